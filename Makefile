@@ -1,0 +1,36 @@
+# Two commands: `make run` (embedded default, no services) and `make test` (real Postgres, Redis,
+# S3 server, Celery worker, sandbox and Chromium on this machine kind).
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+STAMP := $(VENV)/.installed
+
+.PHONY: venv toolchains run test bench migrate clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+toolchains:
+	scripts/install-toolchains
+
+migrate: venv
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py load_samples
+
+run: venv toolchains migrate
+	scripts/run-embedded $(PORT)
+
+test: venv toolchains
+	scripts/test
+
+bench: venv toolchains
+	scripts/bench
+
+clean:
+	rm -rf var/ .pytest_cache

@@ -1,0 +1,238 @@
+"""Command line for the evaluation engine: score a predictions file exactly as a worker does.
+
+    python -m evaluators score --benchmark multi-lcb --dataset RELEASE_OR_ITEMS.jsonl \
+        --predictions preds.jsonl [--concurrency N] [--setting key=value ...] [--seed N] [--out results.json]
+    python -m evaluators items --benchmark multi-lcb --release RELEASE.jsonl --out items.jsonl
+    python -m evaluators list
+
+Bad input (unknown benchmark, unreadable or malformed dataset or predictions, bad setting) prints a
+clear message and exits with status 2; an unavailable sandbox exits with status 1.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from evaluators.core.files import parse_predictions, read_items, write_items
+from evaluators.core.protocol import Evaluator
+from evaluators.core.registry import evaluator_version, get_evaluator, registered_keys
+from evaluators.core.runner import score_items
+from evaluators.core.types import DatasetError, Item, ItemScore, MetricValue, PredictionsError
+
+
+class UsageError(Exception):
+    """Bad input from the user: reported without a traceback, exit status 2."""
+
+
+class InfrastructureError(Exception):
+    """The scoring machinery (the sandbox) failed: exit status 1."""
+
+
+def _parse_settings(pairs: Sequence[str]) -> dict[str, Any]:
+    settings: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--setting {pair!r}: expected key=value")
+        try:
+            value: Any = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        settings[key.strip()] = value
+    return settings
+
+
+def _evaluator(key: str, settings: dict[str, Any]) -> Evaluator:
+    try:
+        evaluator = get_evaluator(key)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    if settings:
+        configure = getattr(evaluator, "configured", None)
+        if configure is None:
+            raise UsageError(f"benchmark '{key}' takes no settings")
+        try:
+            evaluator = configure(settings)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    return evaluator
+
+
+def _first_record(path: Path) -> dict[str, Any]:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if line.strip():
+                    try:
+                        record = json.loads(line)
+                    except json.JSONDecodeError as exc:
+                        raise UsageError(f"{path}: line {number} is not valid JSON ({exc.msg})") from None
+                    if not isinstance(record, dict):
+                        raise UsageError(f"{path}: line {number} is not a JSON object")
+                    return record
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not valid UTF-8") from None
+    raise UsageError(f"{path}: the file is empty")
+
+
+def load_dataset(evaluator: Evaluator, path: Path) -> list[Item]:
+    """Items from a normalized items file or the benchmark's release file (told apart by the first
+    record's keys)."""
+    if path.suffix != ".jsonl":
+        raise UsageError(f"{path}: expected a .jsonl file (a release or a normalized items file)")
+    first = _first_record(path)
+    try:
+        if "id" in first and "payload" in first:
+            items = read_items(path)
+        else:
+            items = list(evaluator.import_release(path))
+    except DatasetError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    if not items:
+        raise UsageError(f"{path}: the dataset holds no items")
+    return items
+
+
+def _fmt(value: float | None, percent: bool) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value * 100:.1f}" if percent else f"{value:+.4f}"
+
+
+def format_table(evaluator: Evaluator, metrics: Sequence[MetricValue]) -> str:
+    """A plain-text table of metrics with their 95% intervals."""
+    percent_keys = {c.key for c in evaluator.metric_columns if c.format == "percent"} | {"verdict_share"}
+    rows = [("metric", "slice", "value", "95% CI", "n")]
+    for m in metrics:
+        percent = m.key in percent_keys
+        where = ", ".join(f"{k}={v}" for k, v in m.slice.items()) or "(all)"
+        ci = f"[{_fmt(m.ci_low, percent)}, {_fmt(m.ci_high, percent)}]" if m.ci_low is not None else "-"
+        rows.append((m.key + (" %" if percent else ""), where, _fmt(m.value, percent), ci, str(m.n)))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    return "\n".join("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(r)).rstrip() for r in rows)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    settings = _parse_settings(args.setting or [])
+    evaluator = _evaluator(args.benchmark, settings)
+    items = load_dataset(evaluator, Path(args.dataset))
+    predictions_path = Path(args.predictions)
+    try:
+        data = predictions_path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{predictions_path}: cannot be read ({exc.strerror})") from None
+    try:
+        predictions = parse_predictions(data, [item.id for item in items], require_all=not args.allow_missing)
+    except PredictionsError as exc:
+        lines = [f"{predictions_path}: {len(exc.problems)} problem(s) found"]
+        for line, fld, message in exc.problems:
+            where = f"line {line}" if line is not None else "file"
+            lines.append(f"  {where}" + (f", field '{fld}'" if fld else "") + f": {message}")
+        raise UsageError("\n".join(lines)) from None
+    if args.concurrency < 1:
+        raise UsageError("--concurrency must be at least 1")
+    started = time.monotonic()
+    try:
+        scores: list[ItemScore] = list(score_items(evaluator, items, predictions, concurrency=args.concurrency))
+    except Exception as exc:  # noqa: BLE001 - the sandbox's own failure is reported, not a traceback
+        if type(exc).__name__ == "SandboxUnavailable":
+            raise InfrastructureError(f"the sandbox is unavailable: {exc}") from None
+        raise
+    order = {item.id: i for i, item in enumerate(items)}
+    scores.sort(key=lambda s: order.get(s.item_id, len(order)))
+    metrics = evaluator.aggregate(scores, seed=args.seed)
+    elapsed = time.monotonic() - started
+    print(f"{evaluator.title}: {len(scores)} item(s), {len(predictions)} prediction(s), {elapsed:.1f}s")
+    print(format_table(evaluator, metrics))
+    if args.out:
+        try:
+            environment = evaluator.environment()
+        except Exception as exc:  # noqa: BLE001 - versions are informative; never lose the scores
+            environment = {"error": f"{type(exc).__name__}: {exc}"}
+        result = {
+            "benchmark": args.benchmark,
+            "evaluator_version": evaluator_version(args.benchmark),
+            "settings": settings,
+            "seed": args.seed,
+            "environment": environment,
+            "metrics": [m.to_dict() for m in metrics],
+            "item_scores": [s.to_dict() for s in scores],
+        }
+        try:
+            Path(args.out).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"{args.out}: cannot be written ({exc.strerror})") from None
+        print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_items(args: argparse.Namespace) -> int:
+    evaluator = _evaluator(args.benchmark, _parse_settings(args.setting or []))
+    release = Path(args.release)
+    if not release.is_file():
+        raise UsageError(f"{release}: no such file")
+    try:
+        count = write_items(evaluator.import_release(release), Path(args.out))
+    except DatasetError as exc:
+        raise UsageError(f"{release}: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"{args.out}: cannot be written ({exc.strerror})") from None
+    print(f"wrote {count} item(s) to {args.out}")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    for key in registered_keys():
+        try:
+            evaluator = get_evaluator(key)
+            print(f"{key}\t{evaluator.title}\t{evaluator.modality}")
+        except Exception as exc:  # noqa: BLE001 - one broken package must not hide the others
+            print(f"{key}\t(unavailable: {type(exc).__name__}: {exc})")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m evaluators", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    score = sub.add_parser("score", help="score a predictions file")
+    score.add_argument("--benchmark", required=True)
+    score.add_argument("--dataset", required=True, help="release file or normalized items file (.jsonl)")
+    score.add_argument("--predictions", required=True)
+    score.add_argument("--concurrency", type=int, default=2)
+    score.add_argument("--setting", action="append", metavar="KEY=VALUE", help="evaluator setting (repeatable)")
+    score.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    score.add_argument("--allow-missing", action="store_true", help="score only the items that have predictions")
+    score.add_argument("--out", help="write item scores and metrics as JSON")
+    score.set_defaults(func=cmd_score)
+    items = sub.add_parser("items", help="import a release into a normalized items file")
+    items.add_argument("--benchmark", required=True)
+    items.add_argument("--release", required=True)
+    items.add_argument("--out", required=True)
+    items.add_argument("--setting", action="append", metavar="KEY=VALUE")
+    items.set_defaults(func=cmd_items)
+    lister = sub.add_parser("list", help="list registered benchmarks")
+    lister.set_defaults(func=cmd_list)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except InfrastructureError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""The evaluator protocol shared by every benchmark: item and result types, the registry, statistics
+and the runner that scores a predictions file."""
+from __future__ import annotations
+
+from evaluators.core.types import (
+    DatasetError,
+    Item,
+    ItemScore,
+    MetricColumn,
+    MetricValue,
+    ModelRequest,
+    Prediction,
+    PredictionsError,
+    SliceDimension,
+)
+from evaluators.core.protocol import Evaluator
+from evaluators.core.registry import evaluator_version, get_evaluator, register, registered_keys
+
+__all__ = [
+    "DatasetError",
+    "Evaluator",
+    "Item",
+    "ItemScore",
+    "MetricColumn",
+    "MetricValue",
+    "ModelRequest",
+    "Prediction",
+    "PredictionsError",
+    "SliceDimension",
+    "evaluator_version",
+    "get_evaluator",
+    "register",
+    "registered_keys",
+]

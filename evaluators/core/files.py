@@ -1,0 +1,113 @@
+"""Reading and writing the two JSONL formats every benchmark shares.
+
+- Items file: one normalized ``Item`` per line (what a DatasetVersion stores).
+- Predictions file: one model output per line, ``{"item_id": ..., "output": ..., "sample_index": 0}``
+  (``sample_index`` optional). ``parse_predictions`` checks it completely against the items and
+  reports every problem with its line and field, so nothing is queued from a bad file.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import IO, Iterable, Iterator
+
+from evaluators.core.types import DatasetError, Item, Prediction, PredictionsError
+
+MAX_PREDICTIONS_BYTES = 64 * 1024 * 1024
+MAX_PROBLEMS_REPORTED = 50
+_ALLOWED_FIELDS = {"item_id", "output", "sample_index"}
+
+
+def write_items(items: Iterable[Item], path: Path) -> int:
+    count = 0
+    with path.open("w", encoding="utf-8") as handle:
+        for item in items:
+            handle.write(json.dumps(item.to_dict(), ensure_ascii=False, sort_keys=True) + "\n")
+            count += 1
+    return count
+
+
+def read_items(path: Path) -> list[Item]:
+    items: list[Item] = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                items.append(Item.from_dict(json.loads(line)))
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                raise DatasetError(f"{path.name} line {number}: not a valid item ({exc})") from exc
+    return items
+
+
+def parse_predictions(data: bytes, item_ids: Iterable[str], *, max_bytes: int = MAX_PREDICTIONS_BYTES,
+                      require_all: bool = True) -> list[Prediction]:
+    """Validate a whole predictions file and return its predictions, or raise PredictionsError
+    listing every problem found (line numbers start at 1)."""
+    if len(data) > max_bytes:
+        raise PredictionsError([(None, None, f"the file is {len(data):,} bytes; the limit is {max_bytes:,} bytes")])
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise PredictionsError([(line, None, f"not valid UTF-8 (byte {exc.start}); save the file as UTF-8")]) from None
+    known = set(item_ids)
+    problems: list[tuple[int | None, str | None, str]] = []
+    predictions: list[Prediction] = []
+    seen: dict[tuple[str, int], int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if len(problems) >= MAX_PROBLEMS_REPORTED:
+            break
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append((number, None, f"not valid JSON ({exc.msg} at column {exc.colno})"))
+            continue
+        if not isinstance(record, dict):
+            problems.append((number, None, "each line must be one JSON object"))
+            continue
+        for extra in sorted(set(record) - _ALLOWED_FIELDS):
+            problems.append((number, extra, "unknown field (allowed: item_id, output, sample_index)"))
+        item_id = record.get("item_id")
+        if not isinstance(item_id, str) or not item_id:
+            problems.append((number, "item_id", "missing or not a non-empty string"))
+            continue
+        if item_id not in known:
+            problems.append((number, "item_id", f"unknown item id '{item_id[:80]}' (not in this dataset version)"))
+            continue
+        output = record.get("output")
+        if not isinstance(output, str):
+            problems.append((number, "output", "missing or not a string"))
+            continue
+        sample_index = record.get("sample_index", 0)
+        if isinstance(sample_index, bool) or not isinstance(sample_index, int) or sample_index < 0:
+            problems.append((number, "sample_index", "must be a non-negative integer"))
+            continue
+        key = (item_id, sample_index)
+        if key in seen:
+            problems.append((number, "item_id", f"duplicate of line {seen[key]} (item '{item_id[:80]}', sample {sample_index})"))
+            continue
+        seen[key] = number
+        predictions.append(Prediction(item_id=item_id, output=output, sample_index=sample_index))
+    if not problems and not predictions:
+        problems.append((None, None, "the file holds no predictions"))
+    if not problems and require_all:
+        missing = sorted(known - {item for item, _ in seen})
+        if missing:
+            shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+            problems.append((None, "item_id", f"{len(missing)} item(s) have no prediction: {shown}"))
+    if problems:
+        raise PredictionsError(problems)
+    return predictions
+
+
+def read_predictions_file(path: Path, item_ids: Iterable[str]) -> list[Prediction]:
+    return parse_predictions(path.read_bytes(), item_ids)
+
+
+def iter_jsonl(handle: IO[str]) -> Iterator[dict]:
+    for line in handle:
+        if line.strip():
+            yield json.loads(line)

@@ -1,0 +1,56 @@
+"""The Evaluator protocol: what every benchmark package implements.
+
+An evaluator turns a benchmark's released files into ``Item`` rows (``import_release``), builds the
+model requests for an item (``build_requests``), scores an item's predictions (``score_item``) and
+aggregates item scores into metrics with 95% intervals (``aggregate``). Items and scores are plain
+data, so the same code runs in a worker, in a test and on the command line.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
+
+from evaluators.core.types import Item, ItemScore, MetricColumn, MetricValue, ModelRequest, Prediction, SliceDimension
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    #: registry key, equal to the Benchmark's ``evaluator_key``
+    key: str
+    #: human name and what it measures, shown on pages
+    title: str
+    description: str
+    #: what the benchmark needs from a model: "text", "image" or "video"
+    modality: str
+    #: leaderboard columns; exactly one is primary
+    metric_columns: Sequence[MetricColumn]
+    #: dimensions a leaderboard can filter by
+    slice_dimensions: Sequence[SliceDimension]
+    #: samples per item expected by default (pass@k needs several)
+    default_samples: int
+
+    def import_release(self, path: Path) -> Iterable[Item]:
+        """Read the benchmark's released format and yield normalized items. Raise DatasetError
+        naming the record and field for anything malformed."""
+        ...
+
+    def sample_dataset(self) -> Path:
+        """Path of the sample release shipped with the package (for ``make run`` and the tests)."""
+        ...
+
+    def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
+        """The chat requests a model must answer for this item."""
+        ...
+
+    def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
+        """Score every prediction of one item. Must not raise on bad model output: a wrong or
+        unparsable answer is a score, not an error."""
+        ...
+
+    def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
+        """Headline and per-slice metrics with 95% intervals."""
+        ...
+
+    def environment(self) -> dict[str, str]:
+        """Versions of whatever the scores depend on beyond Python (compilers, judges...)."""
+        ...

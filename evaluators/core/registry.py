@@ -1,0 +1,55 @@
+"""Registry of evaluators by benchmark key, and the evaluator version (a hash of its code).
+
+Benchmark packages are listed here by dotted path and imported on first use, so importing the core
+stays cheap and a broken benchmark package cannot break the others.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+from functools import lru_cache
+from pathlib import Path
+
+from evaluators.core.protocol import Evaluator
+
+#: benchmark key -> "package.module:ClassName"
+_PATHS: dict[str, str] = {
+    "multi-lcb": "evaluators.multi_lcb.evaluator:MultiLCBEvaluator",
+}
+
+
+def register(key: str, dotted_path: str) -> None:
+    """Add or replace an evaluator (used by plugins and tests)."""
+    _PATHS[key] = dotted_path
+    get_evaluator.cache_clear()
+    evaluator_version.cache_clear()
+
+
+def registered_keys() -> list[str]:
+    return sorted(_PATHS)
+
+
+@lru_cache(maxsize=None)
+def get_evaluator(key: str) -> Evaluator:
+    try:
+        dotted = _PATHS[key]
+    except KeyError:
+        raise KeyError(f"no evaluator is registered for benchmark '{key}' (known: {', '.join(registered_keys())})") from None
+    module_name, _, attr = dotted.partition(":")
+    cls = getattr(importlib.import_module(module_name), attr)
+    return cls()
+
+
+@lru_cache(maxsize=None)
+def evaluator_version(key: str) -> str:
+    """sha256 (first 16 hex digits) over the evaluator package's and the core's Python sources, so
+    a score names the exact code that made it and a code change can trigger re-scoring."""
+    module_name = _PATHS[key].partition(":")[0]
+    package_dir = Path(importlib.import_module(module_name.rsplit(".", 1)[0]).__file__ or "").parent
+    core_dir = Path(__file__).parent
+    digest = hashlib.sha256()
+    for directory in (core_dir, package_dir):
+        for path in sorted(directory.rglob("*.py")):
+            digest.update(str(path.relative_to(directory.parent)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]

@@ -1,0 +1,141 @@
+"""Plain data types that cross process boundaries (site, worker, command line, model server).
+
+Everything here is JSON-serialisable through ``to_dict``/``from_dict`` so it can travel through
+Celery messages, predictions files and the database without pickling.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+class DatasetError(ValueError):
+    """A dataset file or release is malformed. The message names the record and the field."""
+
+
+class PredictionsError(ValueError):
+    """A predictions file is malformed. ``problems`` lists every (line, field, message) found."""
+
+    def __init__(self, problems: list[tuple[int | None, str | None, str]]):
+        self.problems = problems
+        super().__init__("; ".join(_describe(p) for p in problems[:20]))
+
+
+def _describe(problem: tuple[int | None, str | None, str]) -> str:
+    line, fld, message = problem
+    where = f"line {line}" if line is not None else "file"
+    if fld:
+        where += f", field '{fld}'"
+    return f"{where}: {message}"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One scorable unit of a dataset version (for Multi-LCB: one problem in one language).
+
+    ``slices`` are the dimensions a leaderboard can filter or group by (language, difficulty...);
+    ``payload`` is the benchmark's own content (statement, tests, image keys...), JSON only.
+    """
+
+    id: str
+    slices: dict[str, str]
+    payload: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "slices": dict(self.slices), "payload": self.payload}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Item:
+        return cls(id=str(data["id"]), slices={str(k): str(v) for k, v in data.get("slices", {}).items()},
+                   payload=dict(data.get("payload", {})))
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """One chat-completions request an evaluator wants a model to answer for an item."""
+
+    item_id: str
+    messages: list[dict[str, Any]]
+    n: int = 1
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 4096
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One model output for an item. ``sample_index`` distinguishes the n samples of pass@k."""
+
+    item_id: str
+    output: str
+    sample_index: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"item_id": self.item_id, "sample_index": self.sample_index, "output": self.output}
+
+
+@dataclass(frozen=True)
+class ItemScore:
+    """What an evaluator concluded about one item: numeric scores, slice keys and a JSON detail
+    (verdicts, judge calls, extracted answers) that the submission page shows."""
+
+    item_id: str
+    slices: dict[str, str]
+    scores: dict[str, float]
+    detail: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ItemScore:
+        return cls(item_id=data["item_id"], slices=dict(data.get("slices", {})),
+                   scores={k: float(v) for k, v in data.get("scores", {}).items()},
+                   detail=dict(data.get("detail", {})), error=str(data.get("error", "")))
+
+
+@dataclass(frozen=True)
+class MetricValue:
+    """An aggregate over items: value with its 95% interval and the number of items behind it.
+
+    ``slice`` is empty for the headline, or e.g. ``{"language": "rust"}`` for a per-slice figure.
+    """
+
+    key: str
+    value: float
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    slice: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MetricValue:
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class MetricColumn:
+    """A leaderboard column an evaluator publishes."""
+
+    key: str
+    label: str
+    higher_is_better: bool = True
+    format: str = "percent"  # percent | number
+    primary: bool = False
+
+
+@dataclass(frozen=True)
+class SliceDimension:
+    """A dimension a leaderboard can be filtered by, with its values in display order."""
+
+    key: str
+    label: str
+    values: tuple[str, ...] = ()

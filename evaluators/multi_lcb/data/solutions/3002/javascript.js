@@ -1,0 +1,7 @@
+const data = require('fs').readFileSync(0, 'utf8');
+const lines = data.split('\n').map((x) => x.trim()).filter((x) => x.length > 0);
+function str(line) { const a = line.indexOf('"'); const b = line.lastIndexOf('"'); return a >= 0 && b > a ? line.substring(a + 1, b) : ''; }
+const s = lines.length > 0 ? str(lines[0]) : '';
+let ok = true;
+for (let i = 0, j = s.length - 1; i < j; i++, j--) { if (s[i] !== s[j]) { ok = false; break; } }
+console.log(ok ? 'true' : 'false');

@@ -1,0 +1,3 @@
+const data = require('fs').readFileSync(0, 'utf8');
+const t = data.split(/\s+/).filter((x) => x.length > 0);
+console.log((BigInt(t[0]) + BigInt(t[1])).toString());

@@ -1,0 +1,419 @@
+"""The Multi-LCB evaluator: LiveCodeBench problems solved as stdin/stdout programs in twelve languages.
+
+Items are (problem, language) pairs imported from LCB's release format (``release.py``). A model
+answers with a fenced program (``prompts.py``); ``score_item`` compiles each sample once in the
+sandbox and runs every test as a fresh process (public tests first, stopping at the first failure),
+comparing stdout by the Multi-LCB rule (``compare.py``). ``aggregate`` reports pass@1 as the mean over
+languages of per-language pass@1, with 95% bootstrap intervals that resample problems.
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from evaluators.core.stats import BOOTSTRAP_ROUNDS, pass_at_k
+from evaluators.core.types import Item, ItemScore, MetricColumn, MetricValue, ModelRequest, Prediction, SliceDimension
+from evaluators.multi_lcb.compare import first_mismatch, outputs_match
+from evaluators.multi_lcb.prompts import EXTRACTION_RULES, LANGUAGE_KEYS, build_messages, extract_code
+from evaluators.multi_lcb.release import DIFFICULTIES, PLATFORMS, iter_release_items
+
+if TYPE_CHECKING:
+    from evaluators.sandbox import Limits, RunResult, Sandbox
+
+#: every verdict a sample can get, in display order
+VERDICTS: tuple[str, ...] = ("passed", "wrong_answer", "time_limit", "memory_limit", "runtime_error",
+                             "compile_error", "output_limit", "no_code")
+PASS_K: tuple[int, ...] = (5, 10)
+REASON_LIMIT = 2048
+
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "time_limit_seconds": 15.0,
+    "memory_mb": 1024,
+    "extraction": "first",
+    "languages": LANGUAGE_KEYS,
+    "n": 10,
+    "temperature": 0.2,
+    "top_p": 0.95,
+    "max_tokens": 32768,
+}
+_RUN_STATUS_VERDICT = {"timeout": "time_limit", "memory_limit": "memory_limit",
+                       "output_limit": "output_limit", "runtime_error": "runtime_error"}
+
+
+def _number(key: str, value: Any, *, integer: bool, low: float, high: float) -> float | int:
+    if isinstance(value, str):
+        try:
+            value = int(value) if integer else float(value)
+        except ValueError:
+            raise ValueError(f"setting '{key}': {value!r} is not a number") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"setting '{key}': expected a number, got {type(value).__name__}")
+    if integer and not float(value).is_integer():
+        raise ValueError(f"setting '{key}': expected a whole number, got {value!r}")
+    if not (low <= value <= high):
+        raise ValueError(f"setting '{key}': {value!r} is outside {low:g}..{high:g}")
+    return int(value) if integer else float(value)
+
+
+def validate_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """Check and normalize evaluator settings; ValueError names the bad key."""
+    if not isinstance(settings, Mapping):
+        raise ValueError("settings must be a mapping")
+    clean: dict[str, Any] = {}
+    for key, value in settings.items():
+        if key not in DEFAULT_SETTINGS:
+            raise ValueError(f"unknown setting '{key}' (known: {', '.join(DEFAULT_SETTINGS)})")
+        if key == "time_limit_seconds":
+            clean[key] = _number(key, value, integer=False, low=0.1, high=600.0)
+        elif key == "memory_mb":
+            clean[key] = _number(key, value, integer=True, low=64, high=65536)
+        elif key == "n":
+            clean[key] = _number(key, value, integer=True, low=1, high=1000)
+        elif key == "temperature":
+            clean[key] = _number(key, value, integer=False, low=0.0, high=2.0)
+        elif key == "top_p":
+            clean[key] = _number(key, value, integer=False, low=0.0, high=1.0)
+        elif key == "max_tokens":
+            clean[key] = _number(key, value, integer=True, low=1, high=10_000_000)
+        elif key == "extraction":
+            if value not in EXTRACTION_RULES:
+                raise ValueError(f"setting 'extraction': {value!r} is not one of {', '.join(EXTRACTION_RULES)}")
+            clean[key] = value
+        elif key == "languages":
+            names = [part.strip() for part in value.split(",")] if isinstance(value, str) else value
+            if not isinstance(names, (list, tuple)) or not names or not all(isinstance(n, str) for n in names):
+                raise ValueError("setting 'languages': expected a non-empty list of language keys")
+            unknown = [name for name in names if name not in LANGUAGE_KEYS]
+            if unknown:
+                raise ValueError(f"setting 'languages': unknown language(s) {', '.join(unknown)} "
+                                 f"(known: {', '.join(LANGUAGE_KEYS)})")
+            clean[key] = tuple(k for k in LANGUAGE_KEYS if k in set(names))
+    return clean
+
+
+def _truncate(text: str, limit: int = REASON_LIMIT) -> str:
+    data = text.encode("utf-8", errors="replace")
+    if len(data) <= limit:
+        return text
+    return data[: limit - 20].decode("utf-8", errors="ignore") + "\n... (truncated)"
+
+
+def _default_sandbox() -> Sandbox:
+    from evaluators.sandbox import Sandbox
+
+    return Sandbox()
+
+
+class MultiLCBEvaluator:
+    """Evaluator for Multi-LCB (key ``multi-lcb``)."""
+
+    key = "multi-lcb"
+    title = "Multi-LCB"
+    description = ("LiveCodeBench competitive-programming problems (LeetCode, AtCoder, Codeforces) solved as "
+                   "stdin/stdout programs in twelve languages; pass@1 is the mean over languages, with the "
+                   "gap between Python and the other languages shown beside it.")
+    modality = "text"
+    default_samples = 10
+    metric_columns: tuple[MetricColumn, ...] = (
+        MetricColumn("pass@1", "pass@1 (mean of languages)", higher_is_better=True, format="percent", primary=True),
+        MetricColumn("python_gap", "Python gap (Python minus other languages; lower is better)",
+                     higher_is_better=False, format="number"),
+        MetricColumn("pass@5", "pass@5", higher_is_better=True, format="percent"),
+        MetricColumn("pass@10", "pass@10", higher_is_better=True, format="percent"),
+    )
+    slice_dimensions: tuple[SliceDimension, ...] = (
+        SliceDimension("language", "Language", LANGUAGE_KEYS),
+        SliceDimension("difficulty", "Difficulty", DIFFICULTIES),
+        SliceDimension("platform", "Platform", PLATFORMS),
+    )
+
+    def __init__(self, *, time_limit_seconds: float = 15.0, memory_mb: int = 1024, extraction: str = "first",
+                 languages: Sequence[str] = LANGUAGE_KEYS, n: int = 10, temperature: float = 0.2,
+                 top_p: float = 0.95, max_tokens: int = 32768,
+                 sandbox_factory: Callable[[], Any] | None = None) -> None:
+        clean = validate_settings({"time_limit_seconds": time_limit_seconds, "memory_mb": memory_mb,
+                                   "extraction": extraction, "languages": list(languages), "n": n,
+                                   "temperature": temperature, "top_p": top_p, "max_tokens": max_tokens})
+        self.settings: dict[str, Any] = clean
+        self.time_limit_seconds: float = clean["time_limit_seconds"]
+        self.memory_mb: int = clean["memory_mb"]
+        self.extraction: str = clean["extraction"]
+        self.languages: tuple[str, ...] = clean["languages"]
+        self._sandbox_factory: Callable[[], Any] = sandbox_factory or _default_sandbox
+        self._sandbox: Any = None
+
+    # ----------------------------------------------------------------------------- configuration
+    def configured(self, settings: Mapping[str, Any]) -> MultiLCBEvaluator:
+        """A new evaluator with ``settings`` applied over this one's (ValueError names a bad key)."""
+        merged = {**self.settings, **validate_settings(settings)}
+        return MultiLCBEvaluator(**merged, sandbox_factory=self._sandbox_factory)
+
+    def sandbox(self) -> Any:
+        if self._sandbox is None:
+            self._sandbox = self._sandbox_factory()
+        return self._sandbox
+
+    def run_limits(self) -> Limits:
+        from evaluators.sandbox import Limits
+
+        return Limits(wall_seconds=self.time_limit_seconds, cpu_seconds=self.time_limit_seconds,
+                      memory_mb=self.memory_mb, processes=64, file_size_mb=64, output_bytes=8 * 1024 * 1024)
+
+    # ----------------------------------------------------------------------------- dataset
+    def import_release(self, path: Path) -> Iterable[Item]:
+        return iter_release_items(Path(path), self.languages)
+
+    def sample_dataset(self) -> Path:
+        return Path(__file__).resolve().parent / "data" / "sample_release.jsonl"
+
+    def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
+        merged = {**self.settings, **validate_settings(settings or {})}
+        language = item.slices.get("language") or item.payload.get("language", "")
+        if language not in LANGUAGE_KEYS:
+            raise ValueError(f"item {item.id}: unknown language {language!r}")
+        return [ModelRequest(item_id=item.id, messages=build_messages(language, item.payload), n=merged["n"],
+                             temperature=merged["temperature"], top_p=merged["top_p"],
+                             max_tokens=merged["max_tokens"])]
+
+    # ----------------------------------------------------------------------------- scoring
+    def _tests(self, item: Item) -> list[tuple[dict[str, Any], bool]]:
+        public = [(t, True) for t in item.payload.get("public_test_cases") or []]
+        private = [(t, False) for t in item.payload.get("private_test_cases") or []]
+        return public + private
+
+    def _score_sample(self, language: str, tests: list[tuple[dict[str, Any], bool]],
+                      prediction: Prediction) -> dict[str, Any]:
+        started = time.monotonic()
+        code = extract_code(prediction.output, language, self.extraction)
+        result: dict[str, Any] = {"sample_index": prediction.sample_index, "verdict": "passed",
+                                  "failed_test": None, "failed_test_public": None, "reason": "",
+                                  "tests_run": 0, "compile_seconds": 0.0, "wall_seconds": 0.0,
+                                  "extraction": self.extraction}
+        if not code.strip():
+            result.update(verdict="no_code", reason="no fenced code block in the answer")
+            return result
+        limits = self.run_limits()
+        with self.sandbox().program(language, code) as program:
+            compiled = program.compile_result
+            result["compile_seconds"] = round(float(compiled.seconds), 3)
+            if not compiled.ok:
+                note = "" if compiled.status == "compile_error" else f"compilation stopped: {compiled.status}\n"
+                result.update(verdict="compile_error", reason=_truncate(note + (compiled.output or "")))
+                result["wall_seconds"] = round(time.monotonic() - started, 3)
+                return result
+            for index, (test, public) in enumerate(tests):
+                run: RunResult = program.run(test["input"], limits)
+                result["tests_run"] = index + 1
+                verdict, reason = self._judge(run, test, public)
+                if verdict != "passed":
+                    result.update(verdict=verdict, failed_test=index, failed_test_public=public,
+                                  reason=_truncate(reason))
+                    break
+        result["wall_seconds"] = round(time.monotonic() - started, 3)
+        return result
+
+    @staticmethod
+    def _judge(run: RunResult, test: dict[str, Any], public: bool) -> tuple[str, str]:
+        if run.status in _RUN_STATUS_VERDICT:
+            verdict = _RUN_STATUS_VERDICT[run.status]
+            if verdict == "runtime_error":
+                return verdict, f"exit code {run.exit_code}\n{run.stderr or ''}"
+            return verdict, f"{run.status} after {run.wall_seconds:.2f}s wall, {run.cpu_seconds:.2f}s cpu"
+        if run.status != "ok" or run.exit_code != 0:
+            return "runtime_error", f"exit code {run.exit_code}\n{run.stderr or ''}"
+        functional = test.get("testtype") == "functional"
+        if outputs_match(run.stdout, test["output"], functional=functional):
+            return "passed", ""
+        reason = first_mismatch(run.stdout, test["output"]) or "output differs"
+        if public:
+            reason += f"\nexpected: {test['output'][:300]!r}\ngot: {run.stdout[:300]!r}"
+        return "wrong_answer", reason
+
+    def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
+        """Score all samples of one (problem, language); raises only when the sandbox is unavailable."""
+        language = item.slices.get("language") or str(item.payload.get("language", ""))
+        tests = self._tests(item)
+        samples = [self._score_sample(language, tests, p) for p in sorted(predictions, key=lambda p: p.sample_index)]
+        n = len(samples)
+        c = sum(1 for s in samples if s["verdict"] == "passed")
+        scores: dict[str, float] = {"n": float(n), "c": float(c)}
+        if n:
+            scores["pass@1"] = c / n
+            for k in PASS_K:
+                if n >= k:
+                    scores[f"pass@{k}"] = pass_at_k(n, c, k)
+        detail = {"language": language, "extraction": self.extraction, "tests": len(tests),
+                  "public_tests": sum(1 for _, public in tests if public),
+                  "verdicts": dict(Counter(s["verdict"] for s in samples)), "samples": samples}
+        return ItemScore(item_id=item.id, slices=dict(item.slices), scores=scores, detail=detail)
+
+    # ----------------------------------------------------------------------------- metrics
+    def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
+        return aggregate_scores(item_scores, seed=seed)
+
+    def environment(self) -> dict[str, str]:
+        from evaluators.sandbox import toolchain_versions
+
+        versions = toolchain_versions()
+        env = {f"toolchain.{lang}": str(versions.get(lang, "unknown")) for lang in self.languages}
+        env.update({"extraction": self.extraction, "time_limit_seconds": f"{self.time_limit_seconds:g}",
+                    "memory_mb": str(self.memory_mb)})
+        return env
+
+
+# --------------------------------------------------------------------------------- aggregation
+
+def _problem_id(score: ItemScore) -> str:
+    return score.item_id.rsplit("/", 1)[0]
+
+
+class _Table:
+    """Per-problem x per-language values of one score, with problem-resampling bootstrap."""
+
+    def __init__(self, problems: list[str], languages: list[str], cells: Mapping[tuple[str, str], float]) -> None:
+        self.problems, self.languages = problems, languages
+        p_index = {p: i for i, p in enumerate(problems)}
+        l_index = {lang: j for j, lang in enumerate(languages)}
+        self.values = np.zeros((len(problems), len(languages)))
+        self.mask = np.zeros((len(problems), len(languages)))
+        for (problem, language), value in cells.items():
+            self.values[p_index[problem], l_index[language]] = value
+            self.mask[p_index[problem], l_index[language]] = 1.0
+
+    def language_means(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """Per-language means; ``rows`` (rounds x problems) resamples problems. NaN where empty."""
+        if rows is None:
+            sums, counts = self.values.sum(axis=0), self.mask.sum(axis=0)
+        else:
+            sums, counts = self.values[rows].sum(axis=1), self.mask[rows].sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def _interval(samples: np.ndarray) -> tuple[float | None, float | None]:
+    finite = samples[np.isfinite(samples)]
+    if finite.size == 0:
+        return None, None
+    low, high = np.percentile(finite, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _nanmean(values: np.ndarray, axis: int = -1) -> np.ndarray:
+    counts = np.isfinite(values).sum(axis=axis)
+    sums = np.where(np.isfinite(values), values, 0.0).sum(axis=axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def aggregate_scores(item_scores: Sequence[ItemScore], *, seed: int = 0,
+                     rounds: int = BOOTSTRAP_ROUNDS) -> list[MetricValue]:
+    """Multi-LCB metrics: headline, per-language, per-difficulty, per-platform, Python gap, verdict mix."""
+    usable = [s for s in item_scores if not s.error and "pass@1" in s.scores and s.slices.get("language")]
+    if not usable:
+        return []
+    problems = sorted({_problem_id(s) for s in usable})
+    languages = [lang for lang in LANGUAGE_KEYS if any(s.slices["language"] == lang for s in usable)]
+    languages += sorted({s.slices["language"] for s in usable} - set(languages))
+    problem_slices: dict[str, dict[str, str]] = {}
+    for s in usable:
+        problem_slices.setdefault(_problem_id(s), dict(s.slices))
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, len(problems), size=(rounds, len(problems))) if len(problems) > 1 else None
+    metrics: list[MetricValue] = []
+
+    def table(key: str, subset: Sequence[ItemScore], plist: list[str]) -> _Table:
+        return _Table(plist, languages, {(_problem_id(s), s.slices["language"]): s.scores[key] for s in subset})
+
+    def emit_language_metrics(key: str, subset: Sequence[ItemScore], plist: list[str], sub_rows: np.ndarray | None,
+                              extra_slice: dict[str, str], per_language: bool, gap: bool) -> None:
+        tab = table(key, subset, plist)
+        point = tab.language_means()
+        boot = tab.language_means(sub_rows) if sub_rows is not None else None
+        present = [j for j, lang in enumerate(languages) if np.isfinite(point[j])]
+        if not present:
+            return
+        headline = float(np.mean(point[present]))
+        low = high = None
+        if boot is not None:
+            low, high = _interval(_nanmean(boot[:, present]))
+        metrics.append(MetricValue(key, headline, low, high, len(subset), dict(extra_slice)))
+        if per_language:
+            for j in present:
+                n_items = int(tab.mask[:, j].sum())
+                low_j = high_j = None
+                if boot is not None and n_items > 1:
+                    low_j, high_j = _interval(boot[:, j])
+                metrics.append(MetricValue(key, float(point[j]), low_j, high_j, n_items,
+                                           {**extra_slice, "language": languages[j]}))
+        if gap and "python" in languages:
+            py = languages.index("python")
+            others = [j for j in present if j != py]
+            if np.isfinite(point[py]) and others:
+                value = float(point[py] - np.mean(point[others]))
+                low_g = high_g = None
+                if boot is not None:
+                    low_g, high_g = _interval(boot[:, py] - _nanmean(boot[:, others]))
+                metrics.append(MetricValue("python_gap", value, low_g, high_g, len(subset), dict(extra_slice)))
+
+    # headline, per language and the Python gap
+    emit_language_metrics("pass@1", usable, problems, rows, {}, per_language=True, gap=True)
+    for k in PASS_K:
+        key = f"pass@{k}"
+        if all(key in s.scores for s in usable):
+            emit_language_metrics(key, usable, problems, rows, {}, per_language=True, gap=False)
+        else:
+            for lang in languages:
+                subset = [s for s in usable if s.slices["language"] == lang]
+                if subset and all(key in s.scores for s in subset):
+                    tab = table(key, subset, problems)
+                    j = languages.index(lang)
+                    value = float(tab.language_means()[j])
+                    low = high = None
+                    if rows is not None and len(subset) > 1:
+                        low, high = _interval(tab.language_means(rows)[:, j])
+                    metrics.append(MetricValue(key, value, low, high, len(subset), {"language": lang}))
+
+    # per difficulty and per platform: mean over languages, bootstrap over that group's problems
+    for dimension, order in (("difficulty", DIFFICULTIES), ("platform", PLATFORMS)):
+        groups: dict[str, list[str]] = defaultdict(list)
+        for problem in problems:
+            groups[problem_slices[problem].get(dimension, "")].append(problem)
+        for value in list(order) + sorted(set(groups) - set(order)):
+            plist = groups.get(value)
+            if not value or not plist:
+                continue
+            members = set(plist)
+            subset = [s for s in usable if _problem_id(s) in members]
+            sub_rows = (np.random.default_rng(seed).integers(0, len(plist), size=(rounds, len(plist)))
+                        if len(plist) > 1 else None)
+            emit_language_metrics("pass@1", subset, plist, sub_rows, {dimension: value}, per_language=False, gap=False)
+
+    # error mix: share of all samples per verdict, bootstrap over problems
+    counts = np.zeros((len(problems), len(VERDICTS)))
+    p_index = {p: i for i, p in enumerate(problems)}
+    extra_verdicts: Counter[str] = Counter()
+    for s in usable:
+        for sample in s.detail.get("samples", []):
+            verdict = sample.get("verdict", "")
+            if verdict in VERDICTS:
+                counts[p_index[_problem_id(s)], VERDICTS.index(verdict)] += 1
+            else:
+                extra_verdicts[verdict] += 1
+    totals = counts.sum(axis=1)
+    if totals.sum() > 0:
+        share = counts.sum(axis=0) / totals.sum()
+        boot_share = None
+        if rows is not None:
+            boot_counts, boot_totals = counts[rows].sum(axis=1), totals[rows].sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                boot_share = boot_counts / boot_totals[:, None]
+        for v, verdict in enumerate(VERDICTS):
+            low = high = None
+            if boot_share is not None:
+                low, high = _interval(boot_share[:, v])
+            metrics.append(MetricValue("verdict_share", float(share[v]), low, high, len(usable), {"verdict": verdict}))
+    return metrics

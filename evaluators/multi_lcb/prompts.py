@@ -1,0 +1,167 @@
+"""Multi-LCB parity prompts for the twelve languages and extraction of the program from an answer.
+
+``build_messages`` writes the system and user messages Multi-LCB sends (LiveCodeBench's code
+generation prompt with the language swapped in and every task turned into a stdin/stdout program);
+``extract_code`` drops reasoning (``<think>...</think>``) and takes the first fenced block (Multi-LCB)
+or the last one (LiveCodeBench), preferring blocks fenced with the language's name or an alias.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+EXTRACTION_RULES: tuple[str, ...] = ("first", "last")
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    """How prompts name a language, fence its code and comment in it, and the entry-point rule."""
+
+    key: str
+    name: str
+    fence: str
+    aliases: tuple[str, ...]
+    comment: str
+    entry_note: str
+
+
+LANGUAGE_SPECS: dict[str, LanguageSpec] = {spec.key: spec for spec in (
+    LanguageSpec("python", "Python", "python", ("python", "py", "python3", "py3"), "#", ""),
+    LanguageSpec("cpp", "C++", "cpp", ("cpp", "c++", "cxx", "cc", "c"), "//",
+                 "Write a complete program with a `main` function."),
+    LanguageSpec("java", "Java", "java", ("java",), "//",
+                 "Put `public static void main` in a public class named `Main`."),
+    LanguageSpec("csharp", "C#", "csharp", ("csharp", "cs", "c#"), "//",
+                 "Write a complete program with a static `Main` method."),
+    LanguageSpec("go", "Go", "go", ("go", "golang"), "//",
+                 "Write a complete program in `package main` with a `main` function."),
+    LanguageSpec("rust", "Rust", "rust", ("rust", "rs"), "//",
+                 "Write a complete program with a `main` function, using only the standard library."),
+    LanguageSpec("javascript", "JavaScript", "javascript", ("javascript", "js", "node", "nodejs"), "//",
+                 "The program runs with Node.js; read stdin with the `fs` module."),
+    LanguageSpec("typescript", "TypeScript", "typescript", ("typescript", "ts"), "//",
+                 "The program is compiled with tsc and runs with Node.js; read stdin with the `fs` module."),
+    LanguageSpec("ruby", "Ruby", "ruby", ("ruby", "rb"), "#", ""),
+    LanguageSpec("php", "PHP", "php", ("php",), "//", "Start the program with `<?php`."),
+    LanguageSpec("kotlin", "Kotlin", "kotlin", ("kotlin", "kt", "kts"), "//",
+                 "Write a complete program with a top-level `fun main()`."),
+    LanguageSpec("scala", "Scala", "scala", ("scala",), "//",
+                 "Put the `main` method in `object Main`."),
+)}
+
+#: the twelve languages in leaderboard order
+LANGUAGE_KEYS: tuple[str, ...] = tuple(LANGUAGE_SPECS)
+
+
+def system_message(language: str) -> str:
+    name = LANGUAGE_SPECS[language].name
+    return (f"You are an expert {name} programmer. You will be given a question (problem specification) "
+            f"and will generate a correct {name} program that matches the specification and passes all tests.")
+
+
+def _code_template(spec: LanguageSpec) -> str:
+    placeholder = f"{spec.comment} YOUR CODE HERE"
+    if spec.key == "php":
+        placeholder = "<?php\n" + placeholder
+    return f"```{spec.fence}\n{placeholder}\n```"
+
+
+def format_instructions(language: str, *, functional: bool, func_name: str = "", starter_code: str = "") -> str:
+    """The ``### Format:`` section: how the program reads input and writes output."""
+    spec = LANGUAGE_SPECS[language]
+    if functional:
+        call = f"`{func_name}`" if func_name else "the function described above"
+        text = (f"This problem was posed as a function ({call}); solve it as a complete {spec.name} program instead. "
+                "The program reads the function's arguments from stdin, one JSON value per line in the order of "
+                "the parameters (integers, strings in double quotes, lists as JSON arrays), computes the function's "
+                "return value and prints it to stdout as JSON on one line (`true`/`false` for booleans, integers "
+                "plainly, lists as JSON arrays).")
+        if starter_code.strip():
+            signature = " ".join(line.strip() for line in starter_code.strip().splitlines() if line.strip())
+            text += f" For reference, the original Python signature was: `{signature}`."
+        text += " Enclose your code within delimiters as follows."
+    else:
+        text = ("Read the inputs from stdin solve the problem and write the answer to stdout (do not directly test "
+                "on the sample inputs). Enclose your code within delimiters as follows. Ensure that when the "
+                f"{spec.name} program runs, it reads the inputs, runs the algorithm and writes output to STDOUT.")
+    if spec.entry_note:
+        text += " " + spec.entry_note
+    return text
+
+
+def user_message(language: str, problem: Mapping[str, Any]) -> str:
+    tests = list(problem.get("public_test_cases") or []) + list(problem.get("private_test_cases") or [])
+    functional = any(isinstance(t, dict) and t.get("testtype") == "functional" for t in tests)
+    metadata = problem.get("metadata") or {}
+    func_name = str(metadata.get("func_name", "")) if isinstance(metadata, dict) else ""
+    spec = LANGUAGE_SPECS[language]
+    return (f"### Question:\n{problem.get('question_content', '')}\n\n"
+            f"### Format: {format_instructions(language, functional=functional, func_name=func_name, starter_code=str(problem.get('starter_code') or ''))}\n"
+            f"{_code_template(spec)}\n\n"
+            "### Answer: (use the provided format with backticks)\n\n")
+
+
+def build_messages(language: str, problem: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The chat messages for one problem in one language."""
+    return [{"role": "system", "content": system_message(language)},
+            {"role": "user", "content": user_message(language, problem)}]
+
+
+# ------------------------------------------------------------------------------------------- extraction
+
+_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n]*$", re.MULTILINE)
+
+
+def strip_reasoning(text: str) -> str:
+    """Drop ``<think>...</think>`` blocks; an unclosed ``<think>`` hides everything after it unless
+    a ``</think>`` without its opening tag closes a leading block."""
+    text = _THINK_BLOCK.sub("", text)
+    lowered = text.lower()
+    close = lowered.find("</think>")
+    if close != -1:  # reasoning whose opening tag was part of the prompt template
+        text = text[close + len("</think>"):]
+        lowered = text.lower()
+    opening = lowered.find("<think>")
+    if opening != -1:  # a think block that never closed (answer cut off while reasoning)
+        text = text[:opening]
+    return text
+
+
+def fenced_blocks(text: str) -> list[tuple[str, str]]:
+    """Every fenced code block as (info string lower-cased, code), in order. A block left open at the
+    end of the text runs to the end."""
+    blocks: list[tuple[str, str]] = []
+    position = 0
+    while True:
+        match = _FENCE_OPEN.search(text, position)
+        if match is None:
+            return blocks
+        fence, info = match.group(1), match.group(2).lower()
+        body_start = match.end() + 1
+        closing = re.compile(r"^[ \t]*" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$", re.MULTILINE)
+        end = closing.search(text, body_start)
+        if end is None:
+            blocks.append((info, text[body_start:]))
+            return blocks
+        blocks.append((info, text[body_start:end.start()]))
+        position = end.end()
+
+
+def extract_code(text: str, language: str, rule: str = "first") -> str:
+    """The program in a model answer, or "" when there is no fenced block.
+
+    ``rule`` is "first" (Multi-LCB) or "last" (LiveCodeBench). Blocks fenced with the language's
+    name or an alias win; otherwise any fenced block is taken.
+    """
+    if rule not in EXTRACTION_RULES:
+        raise ValueError(f"extraction must be one of {', '.join(EXTRACTION_RULES)}, not {rule!r}")
+    blocks = fenced_blocks(strip_reasoning(text))
+    if not blocks:
+        return ""
+    aliases = set(LANGUAGE_SPECS[language].aliases) if language in LANGUAGE_SPECS else {language}
+    preferred = [code for info, code in blocks if info in aliases]
+    chosen = preferred or [code for _, code in blocks]
+    code = chosen[0] if rule == "first" else chosen[-1]
+    return code.strip("\n") + "\n" if code.strip() else ""

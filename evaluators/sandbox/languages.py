@@ -1,0 +1,196 @@
+"""The twelve Multi-LCB languages: file names, compile and run commands, version probes.
+
+Commands are argument lists run *inside* the sandbox. Placeholders:
+``{prog}`` the program directory (writable while compiling, read-only while running),
+``{tc}`` the read-only project toolchain directory, ``{heap_mb}`` a heap size below the memory
+limit for managed runtimes, ``{mem_mb}`` the memory limit itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+PROG_DIR: str = "/prog"
+TOOLCHAIN_DIR: str = "/opt/toolchains"
+SCALA_LIBRARY: str = "/usr/share/scala/lib/scala-library.jar"
+
+_JVM_RUN_FLAGS: tuple[str, ...] = (
+    "-Xmx{heap_mb}m",
+    "-Xss64m",
+    "-XX:+UseSerialGC",
+    "-XX:ReservedCodeCacheSize=64m",
+    "-XX:MaxMetaspaceSize=128m",
+    "-XX:-UsePerfData",
+    "-XX:TieredStopAtLevel=4",
+)
+_JVM_TOOL_OPTS: str = "-Xmx{heap_mb}m -Xss16m -XX:+UseSerialGC -XX:-UsePerfData"
+
+
+@dataclass(frozen=True)
+class Language:
+    """How one language is compiled, run and identified."""
+
+    key: str
+    display_name: str
+    fence: str
+    source_name: str
+    compile_cmd: tuple[str, ...] | None
+    run_cmd: tuple[str, ...]
+    version_cmd: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+    compile_env: dict[str, str] = field(default_factory=dict)
+    #: stderr fragments a runtime prints when its own heap limit (set below the cgroup limit) is hit
+    oom_markers: tuple[str, ...] = ()
+    #: directories that must exist in the program dir before compiling
+    mkdirs: tuple[str, ...] = ()
+    #: compile succeeded only if this file (relative to the program dir) exists afterwards
+    artifact: str | None = None
+
+
+def _l(*args: str) -> tuple[str, ...]:
+    return tuple(args)
+
+
+LANGUAGES: dict[str, Language] = {
+    "python": Language(
+        key="python",
+        display_name="Python",
+        fence="python",
+        source_name="main.py",
+        compile_cmd=_l("python3", "-c",
+                       "import ast,sys;ast.parse(open(sys.argv[1],'rb').read(),sys.argv[1])",
+                       "{prog}/main.py"),
+        run_cmd=_l("python3", "{prog}/main.py"),
+        version_cmd=_l("python3", "--version"),
+        env={"PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"},
+        oom_markers=("MemoryError",),
+    ),
+    "cpp": Language(
+        key="cpp",
+        display_name="C++",
+        fence="cpp",
+        source_name="main.cpp",
+        compile_cmd=_l("g++", "-O2", "-std=gnu++17", "-pipe", "-o", "{prog}/main", "{prog}/main.cpp"),
+        run_cmd=_l("{prog}/main"),
+        version_cmd=_l("g++", "--version"),
+        oom_markers=("std::bad_alloc",),
+        artifact="main",
+    ),
+    "java": Language(
+        key="java",
+        display_name="Java",
+        fence="java",
+        source_name="Main.java",
+        compile_cmd=_l("javac", "-J-Xmx{heap_mb}m", "-J-XX:+UseSerialGC", "-encoding", "UTF-8",
+                       "-d", "{prog}", "{prog}/Main.java"),
+        run_cmd=_l("java", *_JVM_RUN_FLAGS, "-cp", "{prog}", "Main"),
+        version_cmd=_l("java", "-version"),
+        oom_markers=("java.lang.OutOfMemoryError",),
+        artifact="Main.class",
+    ),
+    "csharp": Language(
+        key="csharp",
+        display_name="C#",
+        fence="csharp",
+        source_name="main.cs",
+        compile_cmd=_l("mcs", "-optimize+", "-out:{prog}/main.exe", "{prog}/main.cs"),
+        run_cmd=_l("mono", "{prog}/main.exe"),
+        version_cmd=_l("mcs", "--version"),
+        env={"MONO_GC_PARAMS": "max-heap-size={heap_mb}m"},
+        oom_markers=("System.OutOfMemoryException", "Out of memory"),
+        artifact="main.exe",
+    ),
+    "go": Language(
+        key="go",
+        display_name="Go",
+        fence="go",
+        source_name="main.go",
+        compile_cmd=_l("go", "build", "-o", "{prog}/main", "{prog}/main.go"),
+        run_cmd=_l("{prog}/main"),
+        version_cmd=_l("go", "version"),
+        compile_env={"GO111MODULE": "off", "GOCACHE": "/gocache", "GOPATH": "/tmp/gopath",
+                     "CGO_ENABLED": "0", "GOTOOLCHAIN": "local", "GOFLAGS": "", "GOPROXY": "off",
+                     "GOTELEMETRY": "off"},
+        oom_markers=("fatal error: runtime: out of memory",),
+        artifact="main",
+    ),
+    "rust": Language(
+        key="rust",
+        display_name="Rust",
+        fence="rust",
+        source_name="main.rs",
+        compile_cmd=_l("rustc", "-O", "--edition", "2021", "-o", "{prog}/main", "{prog}/main.rs"),
+        run_cmd=_l("{prog}/main"),
+        version_cmd=_l("rustc", "--version"),
+        oom_markers=("memory allocation of",),
+        artifact="main",
+    ),
+    "javascript": Language(
+        key="javascript",
+        display_name="JavaScript",
+        fence="javascript",
+        source_name="main.js",
+        compile_cmd=_l("node", "--check", "{prog}/main.js"),
+        run_cmd=_l("node", "--max-old-space-size={heap_mb}", "--stack-size=65500", "{prog}/main.js"),
+        version_cmd=_l("node", "--version"),
+        oom_markers=("JavaScript heap out of memory",),
+    ),
+    "typescript": Language(
+        key="typescript",
+        display_name="TypeScript",
+        fence="typescript",
+        source_name="main.ts",
+        compile_cmd=_l("node", "--max-old-space-size={heap_mb}", "{tc}/node_modules/typescript/bin/tsc",
+                       "--noCheck", "--target", "es2022", "--module", "commonjs", "--skipLibCheck",
+                       "--outDir", "{prog}/out", "{prog}/main.ts"),
+        run_cmd=_l("node", "--max-old-space-size={heap_mb}", "--stack-size=65500", "{prog}/out/main.js"),
+        version_cmd=_l("node", "{tc}/node_modules/typescript/bin/tsc", "--version"),
+        oom_markers=("JavaScript heap out of memory",),
+        artifact="out/main.js",
+    ),
+    "ruby": Language(
+        key="ruby",
+        display_name="Ruby",
+        fence="ruby",
+        source_name="main.rb",
+        compile_cmd=_l("ruby", "-c", "{prog}/main.rb"),
+        run_cmd=_l("ruby", "{prog}/main.rb"),
+        version_cmd=_l("ruby", "--version"),
+        oom_markers=("failed to allocate memory", "NoMemoryError"),
+    ),
+    "php": Language(
+        key="php",
+        display_name="PHP",
+        fence="php",
+        source_name="main.php",
+        compile_cmd=_l("php", "-l", "{prog}/main.php"),
+        run_cmd=_l("php", "-d", "memory_limit={heap_mb}M", "{prog}/main.php"),
+        version_cmd=_l("php", "--version"),
+        oom_markers=("Allowed memory size of",),
+    ),
+    "kotlin": Language(
+        key="kotlin",
+        display_name="Kotlin",
+        fence="kotlin",
+        source_name="main.kt",
+        compile_cmd=_l("kotlinc", "{prog}/main.kt", "-include-runtime", "-nowarn", "-d", "{prog}/main.jar"),
+        run_cmd=_l("java", *_JVM_RUN_FLAGS, "-jar", "{prog}/main.jar"),
+        version_cmd=_l("kotlinc", "-version"),
+        compile_env={"JAVA_OPTS": _JVM_TOOL_OPTS},
+        oom_markers=("java.lang.OutOfMemoryError",),
+        artifact="main.jar",
+    ),
+    "scala": Language(
+        key="scala",
+        display_name="Scala",
+        fence="scala",
+        source_name="main.scala",
+        compile_cmd=_l("scalac", "-nowarn", "-d", "{prog}/out", "{prog}/main.scala"),
+        run_cmd=_l("java", *_JVM_RUN_FLAGS, "-cp", SCALA_LIBRARY + ":{prog}/out", "Main"),
+        version_cmd=_l("scalac", "-version"),
+        compile_env={"JAVA_OPTS": _JVM_TOOL_OPTS},
+        oom_markers=("java.lang.OutOfMemoryError",),
+        mkdirs=("out",),
+        artifact="out/Main.class",
+    ),
+}

@@ -1,0 +1,106 @@
+"""API views: validate, call a selector or service, serialize."""
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, permissions, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from leaderboard.api import serializers as s
+from leaderboard.catalog.models import Benchmark
+from leaderboard.submissions import selectors, services
+
+
+class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
+    queryset = Benchmark.objects.all()
+    serializer_class = s.BenchmarkSerializer
+    lookup_field = "slug"
+
+    @extend_schema(responses=s.LeaderboardRowSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def leaderboard(self, request: Request, slug: str | None = None) -> Response:
+        benchmark = self.get_object()
+        slice_filter = next((f"{d['key']}={request.query_params[d['key']]}" for d in benchmark.slice_dimensions
+                             if request.query_params.get(d["key"]) in d["values"]), "")
+        board = selectors.leaderboard(benchmark=benchmark, user=request.user, sort=request.query_params.get("sort"), slice_filter=slice_filter)
+        rows = [{"rank": r.rank, "model": r.model.name, "model_slug": r.model.slug, "run": r.run.pk,
+                 "evaluator_version": r.run.evaluator_version, "unranked_reason": r.unranked_reason, "flags": r.flags,
+                 "scores": {cid: {"value": c.value, "ci_low": c.ci_low, "ci_high": c.ci_high, "n": c.n} for cid, c in r.cells.items()}}
+                for r in board.rows]
+        return Response({"benchmark": benchmark.slug, "dataset_version": board.dataset.tag if board.dataset else None,
+                         "evaluator_version": board.current_evaluator_version, "sort": board.sort_key, "rows": rows})
+
+
+class ModelViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = s.ModelSerializer
+    lookup_field = "slug"
+
+    def get_queryset(self):
+        return selectors.models_visible(user=self.request.user).select_related("owner")
+
+
+class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    serializer_class = s.SubmissionSerializer
+    parser_classes = [MultiPartParser, FormParser]
+
+    def get_queryset(self):
+        return selectors.submissions_visible(user=self.request.user).prefetch_related("runs__scores", "runs__benchmark", "runs__dataset_version")
+
+    @extend_schema(request={"multipart/form-data": s.PredictionsSubmissionSerializer}, responses={201: s.SubmissionSerializer})
+    def create(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            return Response({"detail": "Sign in or send 'Authorization: Token <key>' to submit."}, status=status.HTTP_401_UNAUTHORIZED)
+        form = s.PredictionsSubmissionSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            submission = services.submission_create_from_predictions(
+                owner=request.user, benchmark=data["benchmark"], model_name=data["model_name"], data=data["predictions"].read(),
+                is_public=data["is_public"], note=data.get("note", ""))
+        except services.QuotaExceeded as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_429_TOO_MANY_REQUESTS)
+        except services.SubmissionRefused as exc:
+            return Response({"detail": str(exc), "field": exc.field,
+                             "problems": [{"line": line, "field": fld, "message": msg} for line, fld, msg in exc.problems]},
+                            status=status.HTTP_400_BAD_REQUEST)
+        return Response(s.SubmissionSerializer(self.get_queryset().get(pk=submission.pk)).data, status=status.HTTP_201_CREATED)
+
+
+class RunViewSet(mixins.RetrieveModelMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
+    serializer_class = s.RunSerializer
+
+    def get_queryset(self):
+        return selectors.runs_visible(user=self.request.user).prefetch_related("scores")
+
+    @extend_schema(request=None, responses=s.RunSerializer)
+    @action(detail=True, methods=["post"], permission_classes=[permissions.IsAuthenticated])
+    def cancel(self, request: Request, pk: str | None = None) -> Response:
+        run = self.get_object()
+        try:
+            services.run_cancel(run=run, user=request.user)
+        except PermissionError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
+        return Response(s.RunSerializer(self.get_queryset().get(pk=run.pk)).data)
+
+    @extend_schema(request=None, responses={201: s.RunSerializer})
+    @action(detail=True, methods=["post"], permission_classes=[permissions.IsAuthenticated])
+    def rerun(self, request: Request, pk: str | None = None) -> Response:
+        run = self.get_object()
+        try:
+            new = services.run_rerun(run=run, user=request.user)
+        except PermissionError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
+        except services.QuotaExceeded as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_429_TOO_MANY_REQUESTS)
+        except services.SubmissionRefused as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(s.RunSerializer(self.get_queryset().get(pk=new.pk)).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses=s.ItemResultSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def items(self, request: Request, pk: str | None = None) -> Response:
+        run = self.get_object()
+        page = self.paginate_queryset(selectors.run_item_results(run=run, failed_only=request.query_params.get("failed") == "1"))
+        return self.get_paginated_response(s.ItemResultSerializer(page, many=True).data)

@@ -1,0 +1,1 @@
+"""Catalog: benchmarks, their dataset versions, and the models people submit."""

@@ -1,0 +1,55 @@
+"""The benchmarks the site hosts from the start, whether or not their evaluator has landed.
+
+A benchmark without an evaluator is listed on the home page with what it will measure and a plain
+"evaluator not available yet" note; its metric columns come from the evaluator once registered.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BenchmarkEntry:
+    slug: str
+    name: str
+    summary: str
+    evaluator_key: str
+    modality: str
+    kind: str = "static"
+
+
+BENCHMARKS: tuple[BenchmarkEntry, ...] = (
+    BenchmarkEntry(
+        "multi-lcb", "Multi-LCB",
+        "LiveCodeBench competitive-programming problems in 12 languages (Python, C++, Java, C#, Go, Rust, "
+        "JavaScript, TypeScript, Ruby, PHP, Kotlin, Scala), executed in a sandbox; pass@1 per language "
+        "within a contest-date window, with contaminated models flagged.",
+        "multi-lcb", "text"),
+    BenchmarkEntry(
+        "policon", "PoliCon",
+        "Drafting consensus resolutions from European Parliament deliberations: a model writes a resolution "
+        "that parties with given stances and seat weights would support, scored by a judge under simple "
+        "majority, two-thirds and veto rules.",
+        "policon", "text"),
+    BenchmarkEntry(
+        "causal-pitfalls", "CausalPitfalls",
+        "Statistical causal-inference pitfalls (confounding, intervention, counterfactuals, mediation, causal "
+        "discovery, external validity) on generated datasets, answered directly or through code, graded "
+        "against rubrics.",
+        "causal-pitfalls", "text"),
+    BenchmarkEntry(
+        "indic-vision", "IndicVisionBench",
+        "OCR, English-to-Indic caption translation and visual question answering in English and 10 Indian "
+        "languages over culturally grounded images.",
+        "indic-vision", "image"),
+    BenchmarkEntry(
+        "video-niah", "Multi-hop Needle-in-a-Video-Haystack",
+        "Finding one or several needle frames inserted at given depths of long videos (up to thousands of "
+        "frames) and answering questions that chain them; accuracy per length x depth cell.",
+        "video-niah", "video"),
+    BenchmarkEntry(
+        "search-arena", "Search Arena",
+        "People compare two anonymous search-augmented models side by side and vote; Bradley-Terry ratings "
+        "with intervals and style control.",
+        "", "text", kind="arena"),
+)

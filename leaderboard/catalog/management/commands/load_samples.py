@@ -1,0 +1,24 @@
+"""Sync the benchmarks and import the sample dataset of every benchmark that has an evaluator."""
+from django.core.management.base import BaseCommand
+
+from evaluators.core import get_evaluator
+from leaderboard.catalog.models import DatasetVersion
+from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+
+SAMPLE_TAG = "sample"
+
+
+class Command(BaseCommand):
+    help = "Create the benchmarks and import each available evaluator's sample dataset (idempotent)."
+
+    def handle(self, *args, **options):
+        for benchmark in benchmarks_sync():
+            if not benchmark.evaluator_key:
+                continue
+            if DatasetVersion.objects.filter(benchmark=benchmark, tag=SAMPLE_TAG).exists():
+                self.stdout.write(f"{benchmark.slug}: sample dataset already imported")
+                continue
+            path = get_evaluator(benchmark.evaluator_key).sample_dataset()
+            make_current = not benchmark.dataset_versions.filter(is_current=True).exists()
+            version = dataset_version_import(benchmark=benchmark, release_path=path, tag=SAMPLE_TAG, make_current=make_current)
+            self.stdout.write(self.style.SUCCESS(f"{benchmark.slug}: imported {version.item_count} sample items"))

@@ -1,0 +1,103 @@
+"""Writes to the catalog: syncing benchmarks with the evaluator registry, importing dataset versions
+and registering models."""
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.utils.text import slugify
+
+from evaluators.core import files as evaluator_files
+from evaluators.core import get_evaluator, registered_keys
+from leaderboard.catalog.catalog import BENCHMARKS
+from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
+
+
+def benchmarks_sync() -> list[Benchmark]:
+    """Create or update the hosted benchmarks; metric columns and slices come from registered evaluators."""
+    available = set(registered_keys())
+    rows = []
+    for position, entry in enumerate(BENCHMARKS):
+        defaults = {"name": entry.name, "summary": entry.summary, "modality": entry.modality,
+                    "kind": entry.kind, "position": position, "evaluator_key": ""}
+        if entry.evaluator_key in available:
+            evaluator = get_evaluator(entry.evaluator_key)
+            defaults.update(
+                evaluator_key=entry.evaluator_key,
+                metric_columns=[asdict(c) for c in evaluator.metric_columns],
+                slice_dimensions=[{"key": d.key, "label": d.label, "values": list(d.values)} for d in evaluator.slice_dimensions],
+            )
+        benchmark, _ = Benchmark.objects.update_or_create(slug=entry.slug, defaults=defaults)
+        rows.append(benchmark)
+    return rows
+
+
+def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str, make_current: bool = True) -> DatasetVersion:
+    """Import a benchmark's released file into a new DatasetVersion (normalized items in storage).
+
+    Raises evaluators.core.DatasetError naming the record and field if the release is malformed;
+    nothing is stored in that case.
+    """
+    if not benchmark.evaluator_key:
+        raise ValueError(f"benchmark '{benchmark.slug}' has no evaluator yet, so its datasets cannot be imported")
+    if DatasetVersion.objects.filter(benchmark=benchmark, tag=tag).exists():
+        raise ValueError(f"dataset version '{tag}' of '{benchmark.slug}' exists already; choose another --tag")
+    evaluator = get_evaluator(benchmark.evaluator_key)
+    items = list(evaluator.import_release(release_path))  # validates everything before any write
+    with tempfile.TemporaryDirectory() as tmp:
+        items_path = Path(tmp) / "items.jsonl"
+        evaluator_files.write_items(items, items_path)
+        data = items_path.read_bytes()
+    content_hash = hashlib.sha256(data).hexdigest()
+    key = default_storage.save(f"datasets/{benchmark.slug}/{tag}-{content_hash[:12]}.jsonl", ContentFile(data))
+    try:
+        with transaction.atomic():
+            if make_current:
+                DatasetVersion.objects.filter(benchmark=benchmark, is_current=True).update(is_current=False)
+            version = DatasetVersion.objects.create(
+                benchmark=benchmark, tag=tag, content_hash=content_hash, storage_key=key, item_count=len(items),
+                item_ids=[item.id for item in items], is_current=make_current, source_name=release_path.name,
+            )
+    except BaseException:
+        default_storage.delete(key)  # no file without its row
+        raise
+    return version
+
+
+def dataset_items_path(version: DatasetVersion, cache_dir: Path) -> Path:
+    """Local copy of a version's items file, fetched from storage once and checked by hash."""
+    path = cache_dir / f"{version.content_hash}.jsonl"
+    if not path.exists():
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        with default_storage.open(version.storage_key, "rb") as handle:
+            data = handle.read()
+        if hashlib.sha256(data).hexdigest() != version.content_hash:
+            raise OSError(f"dataset file {version.storage_key} does not match its recorded hash")
+        partial = path.with_suffix(".part")
+        partial.write_bytes(data)
+        partial.replace(path)
+    return path
+
+
+def model_get_or_create(*, owner: AbstractBaseUser, name: str, is_public: bool = True, organization: str = "",
+                        release_date=None) -> Model:
+    """The owner's model of this name, created on first use with a unique slug."""
+    name = name.strip()
+    if not name:
+        raise ValueError("model name: must not be empty")
+    existing = Model.objects.filter(owner=owner, name=name).first()
+    if existing:
+        return existing
+    base = slugify(name)[:120] or "model"
+    slug, n = base, 1
+    while Model.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return Model.objects.create(owner=owner, name=name, slug=slug, is_public=is_public,
+                                organization=organization, release_date=release_date)

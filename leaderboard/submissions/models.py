@@ -1,0 +1,128 @@
+"""Submission, EvaluationRun, ItemResult, Score and QuotaUsage rows. Rules live in services.py."""
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
+
+
+class Submission(models.Model):
+    model = models.ForeignKey(Model, on_delete=models.CASCADE, related_name="submissions")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions")
+    is_public = models.BooleanField(default=True)
+    predictions_key = models.CharField(max_length=300, blank=True, help_text="Predictions file in storage, if any.")
+    predictions_sha256 = models.CharField(max_length=64, blank=True)
+    predictions_count = models.PositiveIntegerField(default=0)
+    generation_settings = models.JSONField(default=dict, blank=True)
+    note = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.model}"
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+class FailureKind(models.TextChoices):
+    INVALID_INPUT = "invalid_input", "Invalid input"
+    MODEL_LOAD = "model_load", "Model failed to load"
+    OUT_OF_MEMORY = "out_of_memory", "Out of memory"
+    TIMEOUT = "timeout", "Timed out"
+    EVALUATOR_ERROR = "evaluator_error", "Evaluator error"
+    INFRASTRUCTURE = "infrastructure", "Infrastructure"
+
+
+#: failures that are the platform's fault: they do not use up the submitter's daily quota
+PLATFORM_FAILURES = {FailureKind.EVALUATOR_ERROR, FailureKind.INFRASTRUCTURE}
+FINISHED = {RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED}
+
+
+class EvaluationRun(models.Model):
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="runs")
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="runs")
+    dataset_version = models.ForeignKey(DatasetVersion, on_delete=models.PROTECT, related_name="runs")
+    queue = models.CharField(max_length=40, default="cpu")
+    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True)
+    failure_kind = models.CharField(max_length=20, choices=FailureKind.choices, blank=True)
+    failure_message = models.TextField(blank=True)
+    attempt = models.PositiveSmallIntegerField(default=0)
+    max_attempts = models.PositiveSmallIntegerField(default=3)
+    lease_token = models.UUIDField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True)
+    items_total = models.PositiveIntegerField(default=0)
+    items_done = models.PositiveIntegerField(default=0)
+    evaluator_key = models.CharField(max_length=60)
+    evaluator_version = models.CharField(max_length=64, blank=True)
+    evaluator_settings = models.JSONField(default=dict, blank=True)
+    environment = models.JSONField(default=dict, blank=True, help_text="Library, toolchain and GPU versions.")
+    log = models.TextField(blank=True)
+    quota_charged = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    progress_started_at = models.DateTimeField(null=True, blank=True, help_text="Start of the current attempt, for the rate.")
+    progress_started_done = models.PositiveIntegerField(default=0)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    rerun_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reruns")
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["benchmark", "status", "dataset_version"])]
+
+    def __str__(self) -> str:
+        return f"run #{self.pk} {self.benchmark.slug} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in FINISHED
+
+
+class ItemResult(models.Model):
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="item_results")
+    item_id = models.CharField(max_length=200)
+    slices = models.JSONField(default=dict)
+    scores = models.JSONField(default=dict)
+    detail = models.JSONField(default=dict)
+    error = models.TextField(blank=True)
+    primary_score = models.FloatField(null=True, help_text="The benchmark's primary per-item score, for sorting and filters.")
+
+    class Meta:
+        ordering = ["item_id"]
+        constraints = [models.UniqueConstraint(fields=["run", "item_id"], name="one_result_per_item")]
+
+
+class Score(models.Model):
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="scores")
+    key = models.CharField(max_length=60)
+    slice_key = models.CharField(max_length=200, blank=True, help_text="'' for the headline, else 'dim=value'.")
+    value = models.FloatField()
+    ci_low = models.FloatField(null=True)
+    ci_high = models.FloatField(null=True)
+    n = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["key", "slice_key"]
+        constraints = [models.UniqueConstraint(fields=["run", "key", "slice_key"], name="one_score_per_metric")]
+        indexes = [models.Index(fields=["key", "slice_key"])]
+
+
+class QuotaUsage(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quota_usage")
+    day = models.DateField()
+    used = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "day"], name="one_quota_row_per_day")]

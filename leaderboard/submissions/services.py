@@ -1,0 +1,296 @@
+"""Writes for submissions and evaluation runs: creating submissions from predictions files, the
+daily quota, the run life cycle (claim, heartbeat, batches of item results, completion, failure,
+cancel, re-run) and re-queueing runs whose worker vanished.
+
+Every state change is a compare-and-set ``UPDATE ... WHERE`` so that a redelivered Celery message,
+a late worker or a double click does nothing instead of doing it twice.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import IntegrityError, transaction
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce, Concat
+from django.utils import timezone
+
+from evaluators.core import ItemScore, MetricValue, PredictionsError
+from evaluators.core.files import parse_predictions
+from leaderboard.catalog.models import Benchmark, DatasetVersion
+from leaderboard.catalog.services import model_get_or_create
+from leaderboard.submissions.models import (
+    PLATFORM_FAILURES,
+    EvaluationRun,
+    FailureKind,
+    ItemResult,
+    QuotaUsage,
+    RunStatus,
+    Score,
+    Submission,
+)
+
+log = logging.getLogger(__name__)
+EVALUATE_TASK = "workers.tasks.evaluate_run"
+
+
+class SubmissionRefused(ValueError):
+    """A submission that cannot be accepted; ``field`` names the form field at fault, if any."""
+
+    def __init__(self, message: str, *, field: str | None = None, problems: Sequence[tuple[int | None, str | None, str]] = ()):
+        super().__init__(message)
+        self.field = field
+        self.problems = list(problems)
+
+
+class QuotaExceeded(SubmissionRefused):
+    pass
+
+
+def slice_key(slice_: dict[str, str]) -> str:
+    return ",".join(f"{k}={slice_[k]}" for k in sorted(slice_))
+
+
+def evaluator_settings_for(benchmark: Benchmark) -> dict:
+    configured = json.loads(settings.EVALUATOR_SETTINGS or "{}")
+    return dict(configured.get(benchmark.evaluator_key, {}))
+
+
+# --- quota --------------------------------------------------------------------------------------
+
+def quota_take(*, user: AbstractBaseUser, today: dt.date | None = None) -> None:
+    """Use one of the user's daily runs, atomically (a conditional UPDATE, no count-then-insert race).
+    Call inside the transaction that creates the run, so a rollback gives it back."""
+    today = today or timezone.now().date()
+    limit = settings.SUBMISSIONS_PER_DAY
+    if getattr(user, "is_staff", False):
+        return
+    try:
+        with transaction.atomic():
+            QuotaUsage.objects.get_or_create(user=user, day=today)
+    except IntegrityError:
+        pass  # created by a concurrent request
+    taken = QuotaUsage.objects.filter(user=user, day=today, used__lt=limit).update(used=F("used") + 1)
+    if not taken:
+        raise QuotaExceeded(
+            f"You have used all {limit} evaluation runs for today (UTC). The quota resets at midnight UTC; "
+            "runs that fail because of the platform are given back automatically.")
+
+
+def quota_refund(*, run: EvaluationRun) -> None:
+    """Give back the run's quota unit once (the platform failed, not the submitter)."""
+    if EvaluationRun.objects.filter(pk=run.pk, quota_charged=True).update(quota_charged=False):
+        QuotaUsage.objects.filter(user_id=run.submission.owner_id, day=run.created_at.date(), used__gt=0).update(used=F("used") - 1)
+
+
+def quota_remaining(*, user: AbstractBaseUser) -> int:
+    usage = QuotaUsage.objects.filter(user=user, day=timezone.now().date()).values_list("used", flat=True).first() or 0
+    return max(0, settings.SUBMISSIONS_PER_DAY - usage)
+
+
+# --- submissions --------------------------------------------------------------------------------
+
+def _current_dataset(benchmark: Benchmark) -> DatasetVersion:
+    if not benchmark.evaluator_key:
+        raise SubmissionRefused(f"{benchmark.name} does not accept submissions yet: its evaluator has not landed.", field="benchmark")
+    version = benchmark.dataset_versions.filter(is_current=True).first()
+    if version is None:
+        raise SubmissionRefused(f"{benchmark.name} has no dataset imported yet; an operator must run import_dataset first.", field="benchmark")
+    return version
+
+
+def submission_create_from_predictions(*, owner: AbstractBaseUser, benchmark: Benchmark, model_name: str, data: bytes,
+                                       is_public: bool = True, note: str = "") -> Submission:
+    """Validate a predictions file completely, then store it and queue one run, all or nothing.
+
+    Raises SubmissionRefused (with every problem, line and field) or QuotaExceeded; in either case
+    nothing is stored and nothing is queued.
+    """
+    version = _current_dataset(benchmark)
+    if not model_name.strip():
+        raise SubmissionRefused("model name: give the name of the model that wrote these predictions.", field="model_name")
+    try:
+        predictions = parse_predictions(data, version.item_ids, max_bytes=settings.PREDICTIONS_MAX_BYTES)
+    except PredictionsError as exc:
+        raise SubmissionRefused(f"The predictions file was not accepted: {exc}", field="predictions", problems=exc.problems) from None
+    digest = hashlib.sha256(data).hexdigest()
+    stored_key = default_storage.save(f"predictions/{benchmark.slug}/{digest[:16]}-{uuid.uuid4().hex[:8]}.jsonl", ContentFile(data))
+    try:
+        with transaction.atomic():
+            model = model_get_or_create(owner=owner, name=model_name, is_public=is_public)
+            if model.modality != benchmark.modality and benchmark.modality != "text":
+                raise SubmissionRefused(f"{benchmark.name} needs a {benchmark.modality} model; {model.name} is registered as {model.modality}.", field="model_name")
+            submission = Submission.objects.create(
+                model=model, owner=owner, is_public=is_public, predictions_key=stored_key, predictions_sha256=digest,
+                predictions_count=len(predictions), note=note[:200])
+            run_create(submission=submission, benchmark=benchmark, dataset_version=version)
+    except BaseException:
+        default_storage.delete(stored_key)  # nothing half-stored
+        raise
+    return submission
+
+
+def run_create(*, submission: Submission, benchmark: Benchmark, dataset_version: DatasetVersion,
+               rerun_of: EvaluationRun | None = None) -> EvaluationRun:
+    """Create a queued run (charging the quota) and send it to its queue once the transaction commits."""
+    with transaction.atomic():
+        quota_take(user=submission.owner)
+        run = EvaluationRun.objects.create(
+            submission=submission, benchmark=benchmark, dataset_version=dataset_version, queue="cpu",
+            evaluator_key=benchmark.evaluator_key, evaluator_settings=evaluator_settings_for(benchmark),
+            items_total=dataset_version.item_count, max_attempts=settings.RUN_MAX_ATTEMPTS, rerun_of=rerun_of)
+        _enqueue_on_commit(run)
+    return run
+
+
+def _enqueue_on_commit(run: EvaluationRun) -> None:
+    run_id, queue = run.pk, run.queue
+
+    def send() -> None:
+        from workers.celery import app  # imported late: the site can load without a broker
+
+        app.send_task(EVALUATE_TASK, args=[run_id], queue=queue)
+
+    transaction.on_commit(send)
+
+
+# --- run life cycle -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Claim:
+    run_id: int
+    token: uuid.UUID
+    attempt: int
+
+
+def run_claim(*, run_id: int, worker: str) -> Claim | None:
+    """Take a queued run for this worker. Returns None when another worker has it or it is finished
+    (so a redelivered message does nothing)."""
+    token = uuid.uuid4()
+    now = timezone.now()
+    updated = EvaluationRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
+        status=RunStatus.RUNNING, lease_token=token, lease_expires_at=now + dt.timedelta(seconds=settings.RUN_LEASE_SECONDS),
+        heartbeat_at=now, attempt=F("attempt") + 1, worker=worker[:200], started_at=Coalesce(F("started_at"), Value(now)),
+        progress_started_at=now, progress_started_done=F("items_done"))
+    if not updated:
+        return None
+    attempt = EvaluationRun.objects.values_list("attempt", flat=True).get(pk=run_id)
+    return Claim(run_id=run_id, token=token, attempt=attempt)
+
+
+def run_heartbeat(*, claim: Claim) -> bool:
+    """Extend the lease. False means the run was cancelled or taken over: the worker must stop."""
+    now = timezone.now()
+    return bool(EvaluationRun.objects.filter(pk=claim.run_id, lease_token=claim.token, status=RunStatus.RUNNING).update(
+        heartbeat_at=now, lease_expires_at=now + dt.timedelta(seconds=settings.RUN_LEASE_SECONDS)))
+
+
+def run_set_provenance(*, claim: Claim, evaluator_version: str, environment: dict[str, str]) -> bool:
+    return bool(EvaluationRun.objects.filter(pk=claim.run_id, lease_token=claim.token, status=RunStatus.RUNNING).update(
+        evaluator_version=evaluator_version, environment=environment))
+
+
+def run_record_items(*, claim: Claim, item_scores: Sequence[ItemScore], primary_key: str | None) -> bool:
+    """Write a batch of item results and the progress in one transaction, only while this worker
+    holds the lease. Returns False (writing nothing) if it does not."""
+    with transaction.atomic():
+        locked = EvaluationRun.objects.select_for_update().filter(pk=claim.run_id, lease_token=claim.token, status=RunStatus.RUNNING).first()
+        if locked is None:
+            return False
+        ItemResult.objects.bulk_create(
+            [ItemResult(run_id=claim.run_id, item_id=s.item_id, slices=s.slices, scores=s.scores, detail=s.detail,
+                        error=s.error, primary_score=s.scores.get(primary_key) if primary_key else None) for s in item_scores],
+            ignore_conflicts=True)
+        done = ItemResult.objects.filter(run_id=claim.run_id).count()
+        now = timezone.now()
+        EvaluationRun.objects.filter(pk=claim.run_id).update(
+            items_done=done, heartbeat_at=now, lease_expires_at=now + dt.timedelta(seconds=settings.RUN_LEASE_SECONDS))
+    return True
+
+
+def run_complete(*, claim: Claim, metrics: Iterable[MetricValue]) -> bool:
+    """Store the run's scores and mark it succeeded, atomically and only once."""
+    with transaction.atomic():
+        locked = EvaluationRun.objects.select_for_update().filter(pk=claim.run_id, lease_token=claim.token, status=RunStatus.RUNNING).first()
+        if locked is None:
+            return False
+        Score.objects.filter(run_id=claim.run_id).delete()
+        Score.objects.bulk_create([
+            Score(run_id=claim.run_id, key=m.key, slice_key=slice_key(m.slice), value=m.value, ci_low=m.ci_low,
+                  ci_high=m.ci_high, n=m.n) for m in metrics])
+        EvaluationRun.objects.filter(pk=claim.run_id).update(
+            status=RunStatus.SUCCEEDED, finished_at=timezone.now(), lease_token=None, lease_expires_at=None,
+            items_done=ItemResult.objects.filter(run_id=claim.run_id).count())
+    return True
+
+
+def run_fail(*, run_id: int, kind: FailureKind, message: str, claim: Claim | None = None) -> bool:
+    """Mark a run failed with its classified reason; give the quota back when the platform is at fault."""
+    filters: dict = {"pk": run_id, "status__in": [RunStatus.QUEUED, RunStatus.RUNNING]}
+    if claim is not None:
+        filters.update(lease_token=claim.token, status__in=[RunStatus.RUNNING])
+    with transaction.atomic():
+        updated = EvaluationRun.objects.filter(**filters).update(
+            status=RunStatus.FAILED, failure_kind=kind, failure_message=message[:10_000], finished_at=timezone.now(),
+            lease_token=None, lease_expires_at=None)
+        if updated and kind in PLATFORM_FAILURES:
+            quota_refund(run=EvaluationRun.objects.select_related("submission").get(pk=run_id))
+    return bool(updated)
+
+
+def run_append_log(*, run_id: int, line: str) -> None:
+    stamp = timezone.now().strftime("%H:%M:%S")
+    EvaluationRun.objects.filter(pk=run_id).update(log=Concat(F("log"), Value(f"[{stamp}] {line}\n")))
+
+
+def run_cancel(*, run: EvaluationRun, user: AbstractBaseUser) -> bool:
+    """Cancel a queued or running run. The worker notices at its next heartbeat and stops."""
+    _require_owner(run, user)
+    updated = EvaluationRun.objects.filter(pk=run.pk, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
+        status=RunStatus.CANCELLED, finished_at=timezone.now(), lease_token=None, lease_expires_at=None)
+    if updated:
+        run_append_log(run_id=run.pk, line=f"cancelled by {user}")
+    return bool(updated)
+
+
+def run_rerun(*, run: EvaluationRun, user: AbstractBaseUser) -> EvaluationRun:
+    """Queue a fresh run of the same submission and benchmark on the current dataset version."""
+    _require_owner(run, user)
+    if not run.is_finished:
+        raise SubmissionRefused("This run is still in progress; cancel it first or wait for it to finish.")
+    return run_create(submission=run.submission, benchmark=run.benchmark, dataset_version=_current_dataset(run.benchmark), rerun_of=run)
+
+
+def _require_owner(run: EvaluationRun, user: AbstractBaseUser) -> None:
+    if not (getattr(user, "is_staff", False) or run.submission.owner_id == getattr(user, "pk", None)):
+        raise PermissionError("Only the submitter or staff can change this run.")
+
+
+def runs_requeue_expired(*, now: dt.datetime | None = None) -> tuple[int, int]:
+    """Re-queue running runs whose lease expired (their worker died), or fail them after the last
+    attempt. Returns (re-queued, failed)."""
+    now = now or timezone.now()
+    requeued = failed = 0
+    for run in EvaluationRun.objects.filter(status=RunStatus.RUNNING, lease_expires_at__lt=now).only("pk", "queue", "attempt", "max_attempts", "lease_token", "worker", "heartbeat_at"):
+        reason = f"worker {run.worker or '?'} stopped sending heartbeats (last at {run.heartbeat_at:%H:%M:%S} UTC)"
+        if run.attempt < run.max_attempts:
+            with transaction.atomic():
+                if EvaluationRun.objects.filter(pk=run.pk, lease_token=run.lease_token, status=RunStatus.RUNNING).update(
+                        status=RunStatus.QUEUED, lease_token=None, lease_expires_at=None, worker=""):
+                    run_append_log(run_id=run.pk, line=f"{reason}; re-queued (attempt {run.attempt} of {run.max_attempts} used)")
+                    _enqueue_on_commit(run)
+                    requeued += 1
+        else:
+            if EvaluationRun.objects.filter(pk=run.pk, lease_token=run.lease_token).exists() and run_fail(
+                    run_id=run.pk, kind=FailureKind.INFRASTRUCTURE, message=f"{reason}; gave up after {run.attempt} attempts"):
+                failed += 1
+    return requeued, failed

@@ -1,0 +1,15 @@
+"""Forms of the pages. They validate shapes only; rules live in the services."""
+from __future__ import annotations
+
+from django import forms
+
+from leaderboard.catalog.models import Benchmark
+
+
+class PredictionsSubmissionForm(forms.Form):
+    benchmark = forms.ModelChoiceField(queryset=Benchmark.objects.exclude(evaluator_key="").filter(kind=Benchmark.KIND_STATIC),
+                                       empty_label=None)
+    model_name = forms.CharField(max_length=120, help_text="The model that wrote these predictions; a new name registers a new model.")
+    predictions = forms.FileField(help_text="JSONL: one {\"item_id\", \"output\", \"sample_index\"} object per line.")
+    is_public = forms.BooleanField(required=False, initial=True, label="Show on the public leaderboard")
+    note = forms.CharField(max_length=200, required=False, help_text="Optional: settings, prompt, anything readers should know.")

@@ -1,0 +1,51 @@
+"""The predictions-file check: every problem is reported with its line and field."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evaluators.core import Prediction, PredictionsError
+from evaluators.core.files import parse_predictions
+
+IDS = ["p1/python", "p1/cpp", "p2/python"]
+
+
+def lines(*records) -> bytes:
+    return "\n".join(r if isinstance(r, str) else json.dumps(r) for r in records).encode()
+
+
+def full(**extra) -> list[dict]:
+    return [{"item_id": i, "output": "x", **extra} for i in IDS]
+
+
+def test_valid_file_with_samples():
+    data = lines(*full(), *full(sample_index=1))
+    predictions = parse_predictions(data, IDS)
+    assert len(predictions) == 6
+    assert Prediction("p1/cpp", "x", 1) in predictions
+
+
+@pytest.mark.parametrize("data, line, field, words", [
+    (lines({"item_id": "p1/python", "output": "x"}, "{not json", *full()[1:]), 2, None, "not valid JSON"),
+    (lines(["a list"], *full()), 1, None, "one JSON object"),
+    (lines({"item_id": "nope", "output": "x"}, *full()), 1, "item_id", "unknown item id 'nope'"),
+    (lines({"output": "x"}, *full()), 1, "item_id", "missing"),
+    (lines({"item_id": "p1/python", "output": 3}, *full()[1:]), 1, "output", "not a string"),
+    (lines(*full(), {"item_id": "p1/python", "output": "y"}), 4, "item_id", "duplicate of line 1"),
+    (lines({"item_id": "p1/python", "output": "x", "sample_index": -1}, *full()[1:]), 1, "sample_index", "non-negative"),
+    (lines({"item_id": "p1/python", "output": "x", "score": 1}, *full()[1:]), 1, "score", "unknown field"),
+    (lines(*full()[:2]), None, "item_id", "1 item(s) have no prediction: p2/python"),
+    (b"", None, None, "no predictions"),
+])
+def test_problems_name_line_and_field(data, line, field, words):
+    with pytest.raises(PredictionsError) as info:
+        parse_predictions(data, IDS)
+    assert any(p[0] == line and p[1] == field and words in p[2] for p in info.value.problems), info.value.problems
+
+
+def test_encoding_and_size_limits():
+    with pytest.raises(PredictionsError, match="line 2: not valid UTF-8"):
+        parse_predictions(b'{"item_id": "p1/python", "output": "x"}\n\xff\xfe', IDS)
+    with pytest.raises(PredictionsError, match="limit is 10 bytes"):
+        parse_predictions(lines(*full()), IDS, max_bytes=10)

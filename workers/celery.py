@@ -1,0 +1,48 @@
+"""The Celery app. Queues are named by the resource a task needs: ``cpu`` (predictions files, code
+execution, API judges, rankings) and ``gpu-<kind>`` (self-hosted models). Late acks and prefetch 1,
+so a worker killed mid-task leaves its message to be redelivered and takes one task at a time."""
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+from celery.signals import worker_init
+from kombu import Queue
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
+
+app = Celery("leaderboard")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.conf.update(
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    worker_prefetch_multiplier=1,
+    task_default_queue="cpu",
+    task_queues=[Queue("cpu")],
+    task_serializer="json",
+    accept_content=["json"],
+    task_ignore_result=True,
+    broker_connection_retry_on_startup=True,
+    worker_hijack_root_logger=False,
+)
+app.autodiscover_tasks(["workers"], related_name="tasks", force=True)
+
+
+@app.on_after_configure.connect
+def _schedule(sender: Celery, **_: object) -> None:
+    from django.conf import settings
+
+    sender.add_periodic_task(settings.RUN_REAPER_SECONDS, sender.signature("workers.tasks.requeue_expired_runs", queue="cpu",
+                                                                          expires=settings.RUN_REAPER_SECONDS),
+                             name="re-queue runs whose worker died")
+
+
+@worker_init.connect
+def _refuse_concurrent_gpu_worker(sender: object = None, **_: object) -> None:
+    """A GPU worker must run one task at a time: refuse to start otherwise."""
+    worker = sender
+    queues = [q.name for q in getattr(getattr(worker, "app", app).amqp, "queues", {}).values()] if worker else []
+    gpu = [q for q in queues if q.startswith("gpu-")]
+    concurrency = getattr(worker, "concurrency", 1)
+    if gpu and (concurrency or 1) != 1:
+        raise SystemExit(f"refusing to start: GPU queue(s) {', '.join(gpu)} need --concurrency 1 --pool solo (got concurrency {concurrency})")
