@@ -33,6 +33,15 @@ class InfrastructureError(Exception):
     """The scoring machinery (the sandbox) failed: exit status 1."""
 
 
+def _infrastructure_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean the scoring machinery failed (reported as such, exit status 1)."""
+    try:
+        from evaluators.sandbox import SandboxUnavailable
+    except ImportError:
+        return ()
+    return (SandboxUnavailable,)
+
+
 def _parse_settings(pairs: Sequence[str]) -> dict[str, Any]:
     settings: dict[str, Any] = {}
     for pair in pairs:
@@ -141,10 +150,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     started = time.monotonic()
     try:
         scores: list[ItemScore] = list(score_items(evaluator, items, predictions, concurrency=args.concurrency))
-    except Exception as exc:  # noqa: BLE001 - the sandbox's own failure is reported, not a traceback
-        if type(exc).__name__ == "SandboxUnavailable":
-            raise InfrastructureError(f"the sandbox is unavailable: {exc}") from None
-        raise
+    except _infrastructure_errors() as exc:
+        raise InfrastructureError(f"the sandbox is unavailable: {exc}") from None
     order = {item.id: i for i, item in enumerate(items)}
     scores.sort(key=lambda s: order.get(s.item_id, len(order)))
     metrics = evaluator.aggregate(scores, seed=args.seed)

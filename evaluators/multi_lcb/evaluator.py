@@ -8,6 +8,7 @@ languages of per-language pass@1, with 95% bootstrap intervals that resample pro
 """
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -145,6 +146,7 @@ class MultiLCBEvaluator:
         self.languages: tuple[str, ...] = clean["languages"]
         self._sandbox_factory: Callable[[], Any] = sandbox_factory or _default_sandbox
         self._sandbox: Any = None
+        self._sandbox_lock = threading.Lock()
 
     # ----------------------------------------------------------------------------- configuration
     def configured(self, settings: Mapping[str, Any]) -> MultiLCBEvaluator:
@@ -153,9 +155,11 @@ class MultiLCBEvaluator:
         return MultiLCBEvaluator(**merged, sandbox_factory=self._sandbox_factory)
 
     def sandbox(self) -> Any:
-        if self._sandbox is None:
-            self._sandbox = self._sandbox_factory()
-        return self._sandbox
+        """The shared sandbox, made on first use (raises SandboxUnavailable when it cannot run)."""
+        with self._sandbox_lock:
+            if self._sandbox is None:
+                self._sandbox = self._sandbox_factory()
+            return self._sandbox
 
     def run_limits(self) -> Limits:
         from evaluators.sandbox import Limits
@@ -196,6 +200,7 @@ class MultiLCBEvaluator:
         if not code.strip():
             result.update(verdict="no_code", reason="no fenced code block in the answer")
             return result
+        code = code.encode("utf-8", errors="replace").decode("utf-8")  # lone surrogates cannot be written
         limits = self.run_limits()
         with self.sandbox().program(language, code) as program:
             compiled = program.compile_result

@@ -115,7 +115,8 @@ def test_expired_lease_is_requeued_then_failed_after_last_attempt(multi_lcb, use
     EvaluationRun.objects.filter(pk=run.pk).update(max_attempts=2)
     services.run_claim(run_id=run.pk, worker="dead-1")
     assert services.runs_requeue_expired() == (1, 0)
-    assert EvaluationRun.objects.get(pk=run.pk).status == RunStatus.QUEUED and sent == [run.pk]
+    assert EvaluationRun.objects.get(pk=run.pk).status == RunStatus.QUEUED
+    assert sent == [run.pk, run.pk]  # queued at creation, then again by the reaper
     services.run_claim(run_id=run.pk, worker="dead-2")
     assert services.runs_requeue_expired() == (0, 1)
     failed = EvaluationRun.objects.get(pk=run.pk)

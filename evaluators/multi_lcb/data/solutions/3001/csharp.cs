@@ -1,0 +1,63 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Text;
+
+public class Solution
+{
+    public long CountPairs(long[] nums, long k)
+    {
+        var seen = new Dictionary<long, long>();
+        long count = 0;
+        foreach (long x in nums)
+        {
+            long c;
+            if (seen.TryGetValue(k - x, out c)) count += c;
+            seen.TryGetValue(x, out c);
+            seen[x] = c + 1;
+        }
+        return count;
+    }
+}
+
+public class Program
+{
+    public static void Main()
+    {
+        var lines = Io.Lines();
+        long[] nums = Io.IntList(lines[0]);
+        long k = long.Parse(lines[1], CultureInfo.InvariantCulture);
+        Console.WriteLine(new Solution().CountPairs(nums, k));
+    }
+}
+
+static class Io
+{
+    public static List<string> Lines()
+    {
+        string text = Console.In.ReadToEnd();
+        var output = new List<string>();
+        foreach (var line in text.Split('\n'))
+        {
+            var t = line.Trim();
+            if (t.Length > 0) output.Add(t);
+        }
+        return output;
+    }
+
+    public static long[] IntList(string line)
+    {
+        int a = line.IndexOf('['), b = line.LastIndexOf(']');
+        string inner = line.Substring(a + 1, b - a - 1).Trim();
+        if (inner.Length == 0) return new long[0];
+        return inner.Split(',').Select(p => long.Parse(p.Trim(), CultureInfo.InvariantCulture)).ToArray();
+    }
+
+    public static string Str(string line)
+    {
+        int a = line.IndexOf('"'), b = line.LastIndexOf('"');
+        return (a < 0 || b <= a) ? "" : line.Substring(a + 1, b - a - 1);
+    }
+}

@@ -1,0 +1,48 @@
+import java.util.*;
+
+public class Main {
+    static class Solution {
+        long countPairs(long[] nums, long k) {
+            HashMap<Long, Long> seen = new HashMap<>();
+            long count = 0;
+            for (long x : nums) {
+                count += seen.getOrDefault(k - x, 0L);
+                seen.merge(x, 1L, Long::sum);
+            }
+            return count;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        List<String> lines = Io.lines();
+        long[] nums = Io.intList(lines.get(0));
+        long k = Long.parseLong(lines.get(1));
+        System.out.println(new Solution().countPairs(nums, k));
+    }
+}
+
+class Io {
+    static java.util.List<String> lines() throws java.io.IOException {
+        String text = new String(System.in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (String line : text.split("\n")) {
+            String t = line.trim();
+            if (!t.isEmpty()) out.add(t);
+        }
+        return out;
+    }
+
+    static long[] intList(String line) {
+        String inner = line.substring(line.indexOf('[') + 1, line.lastIndexOf(']')).trim();
+        if (inner.isEmpty()) return new long[0];
+        String[] parts = inner.split(",");
+        long[] out = new long[parts.length];
+        for (int i = 0; i < parts.length; i++) out[i] = Long.parseLong(parts[i].trim());
+        return out;
+    }
+
+    static String str(String line) {
+        int a = line.indexOf('"'), b = line.lastIndexOf('"');
+        return (a < 0 || b <= a) ? "" : line.substring(a + 1, b);
+    }
+}

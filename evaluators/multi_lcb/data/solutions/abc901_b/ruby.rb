@@ -1,0 +1,2 @@
+line = (STDIN.read.split("\n")[0] || '').strip
+puts line.split.reverse.join(' ')
