@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -189,7 +190,8 @@ def _decode(data: bytes) -> str:
 class Sandbox:
     """Factory for sandboxed programs; cheap to share between threads."""
 
-    _uid_counter = itertools.count()
+    # random start: concurrent worker processes rarely share a host uid
+    _uid_counter = itertools.count(secrets.randbelow(UID_POOL))
     _uid_lock = threading.Lock()
 
     def __init__(self, *, base_dir: Path | None = None) -> None:
@@ -199,6 +201,8 @@ class Sandbox:
                     f"{tool} is missing: install the Debian packages bubblewrap and util-linux "
                     "(scripts/install-toolchains); refusing to run untrusted code unsandboxed")
         self.is_root: bool = os.geteuid() == 0
+        #: host uids given to sandboxed processes by this instance (for leak checks)
+        self.uids_used: set[int] = set()
         root = Path(base_dir) if base_dir is not None else Path(tempfile.gettempdir()) / "llm-sandbox"
         root.mkdir(parents=True, exist_ok=True)
         os.chmod(root, 0o711)
@@ -251,7 +255,9 @@ class Sandbox:
 
     def _next_uid(self) -> int:
         with self._uid_lock:
-            return UID_BASE + next(self._uid_counter) % UID_POOL
+            uid = UID_BASE + next(self._uid_counter) % UID_POOL
+            self.uids_used.add(uid)
+            return uid
 
     # ------------------------------------------------------------------ public
     def program(self, language: str, source: str, *, compile_limits: Limits | None = None) -> Program:

@@ -9,7 +9,6 @@ import time
 import pytest
 
 from evaluators.sandbox import Limits, RunResult, Sandbox
-from evaluators.sandbox.core import UID_BASE, UID_POOL
 
 SHORT = Limits(wall_seconds=3.0, cpu_seconds=3.0, memory_mb=256, processes=32, file_size_mb=8,
                output_bytes=1024 * 1024)
@@ -24,18 +23,21 @@ def run(sandbox: Sandbox, language: str, source: str, stdin: str = "", limits: L
     return result
 
 
-def sandboxed_host_pids() -> list[str]:
-    out = subprocess.run(["ps", "-eo", "uid=,pid=,args="], capture_output=True, text=True, check=True).stdout
-    return [line for line in out.splitlines()
-            if line.split() and UID_BASE <= int(line.split()[0]) < UID_BASE + UID_POOL]
+def sandboxed_host_pids(sandbox: Sandbox) -> list[str]:
+    """Live (non-zombie) host processes running as any uid this sandbox handed out."""
+    out = subprocess.run(["ps", "-eo", "uid=,stat=,pid=,args="], capture_output=True, text=True,
+                         check=True).stdout
+    rows = [line.split(None, 3) for line in out.splitlines()]
+    return [" ".join(r) for r in rows
+            if len(r) >= 3 and int(r[0]) in sandbox.uids_used and not r[1].startswith("Z")]
 
 
 def assert_healthy(sandbox: Sandbox) -> None:
     """No sandboxed process is left on the host, and a normal program runs normally."""
     deadline = time.monotonic() + 3
-    while sandboxed_host_pids() and time.monotonic() < deadline:
+    while sandboxed_host_pids(sandbox) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert sandboxed_host_pids() == []
+    assert sandboxed_host_pids(sandbox) == []
     with sandbox.program("python", "print(sum(map(int, input().split())))\n") as prog:
         r = prog.run("2 3\n", Limits(wall_seconds=10))
         assert (r.status, r.stdout) == ("ok", "5\n"), r

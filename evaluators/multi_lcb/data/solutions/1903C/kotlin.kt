@@ -1,0 +1,39 @@
+private val input: String = System.`in`.bufferedReader().readText()
+private var pos = 0
+
+private fun skip() {
+    while (pos < input.length && input[pos] <= ' ') pos++
+}
+
+private fun next(): String {
+    skip()
+    val st = pos
+    while (pos < input.length && input[pos] > ' ') pos++
+    return input.substring(st, pos)
+}
+
+private fun nextLong(): Long {
+    skip()
+    var neg = false
+    if (input[pos] == '-') { neg = true; pos++ } else if (input[pos] == '+') pos++
+    var r = 0L
+    while (pos < input.length && input[pos] > ' ') { r = r * 10 + (input[pos] - '0'); pos++ }
+    return if (neg) -r else r
+}
+
+private fun nextInt(): Int = nextLong().toInt()
+
+fun main(args: Array<String>) {
+    val n = nextInt()
+    val tails = LongArray(n + 1)
+    var len = 0
+    for (i in 0 until n) {
+        val v = nextLong()
+        var lo = 0
+        var hi = len
+        while (lo < hi) { val mid = (lo + hi) ushr 1; if (tails[mid] < v) lo = mid + 1 else hi = mid }
+        tails[lo] = v
+        if (lo == len) len++
+    }
+    println(len)
+}

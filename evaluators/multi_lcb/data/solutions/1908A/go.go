@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"sort"
+)
+
+var reader = bufio.NewReaderSize(os.Stdin, 1<<20)
+
+func readInt() int64 {
+	c, _ := reader.ReadByte()
+	for c != '-' && (c < '0' || c > '9') {
+		c, _ = reader.ReadByte()
+	}
+	neg := false
+	if c == '-' {
+		neg = true
+		c, _ = reader.ReadByte()
+	}
+	var r int64
+	for c >= '0' && c <= '9' {
+		r = r*10 + int64(c-'0')
+		var err error
+		c, err = reader.ReadByte()
+		if err != nil {
+			break
+		}
+	}
+	if neg {
+		return -r
+	}
+	return r
+}
+
+func readWord() string {
+	c, _ := reader.ReadByte()
+	for c == ' ' || c == '\n' || c == '\r' || c == '\t' {
+		c, _ = reader.ReadByte()
+	}
+	buf := make([]byte, 0, 16)
+	for c != ' ' && c != '\n' && c != '\r' && c != '\t' {
+		buf = append(buf, c)
+		var err error
+		c, err = reader.ReadByte()
+		if err != nil {
+			break
+		}
+	}
+	return string(buf)
+}
+
+func main() {
+	n := int(readInt())
+	a := make([]int64, n)
+	for i := range a {
+		a[i] = readInt()
+	}
+	sort.Slice(a, func(i, j int) bool { return a[i] < a[j] })
+	hi, lo := a[0]+a[n-1], a[0]+a[n-1]
+	for i := 0; i < n/2; i++ {
+		s := a[i] + a[n-1-i]
+		if s > hi {
+			hi = s
+		}
+		if s < lo {
+			lo = s
+		}
+	}
+	fmt.Println(hi - lo)
+}

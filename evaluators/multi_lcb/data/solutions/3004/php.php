@@ -1,0 +1,27 @@
+<?php
+$data = stream_get_contents(STDIN);
+$lines = array_values(array_filter(array_map('trim', explode("\n", $data)), function ($x) { return $x !== ''; }));
+function str_arg($line) {
+    $a = strpos($line, '"');
+    $b = strrpos($line, '"');
+    if ($a === false || $b === false || $b <= $a) return '';
+    return substr($line, $a + 1, $b - $a - 1);
+}
+function int_list($line) {
+    preg_match_all('/-?\d+/', $line, $m);
+    return array_map('intval', $m[0]);
+}
+$s = count($lines) > 0 ? str_arg($lines[0]) : '';
+$pair = [')' => '(', ']' => '[', '}' => '{'];
+$st = [];
+$ok = true;
+$len = strlen($s);
+for ($i = 0; $i < $len; $i++) {
+    $ch = $s[$i];
+    if ($ch === '(' || $ch === '[' || $ch === '{') $st[] = $ch;
+    elseif (isset($pair[$ch])) {
+        if (count($st) === 0 || array_pop($st) !== $pair[$ch]) { $ok = false; break; }
+    }
+}
+if (count($st) !== 0) $ok = false;
+echo $ok ? 'true' : 'false', "\n";

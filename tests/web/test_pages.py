@@ -1,0 +1,66 @@
+"""Pages render without JavaScript, answer htmx with partials, and use a fixed number of queries
+whatever the number of leaderboard rows."""
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from leaderboard.catalog.services import model_get_or_create
+from leaderboard.submissions import services
+from leaderboard.submissions.models import EvaluationRun, RunStatus, Score, Submission
+
+pytestmark = pytest.mark.django_db
+
+
+def add_scored_model(benchmark, owner, name: str, value: float, *, public: bool = True) -> EvaluationRun:
+    model = model_get_or_create(owner=owner, name=name, is_public=public)
+    submission = Submission.objects.create(model=model, owner=owner, is_public=public)
+    run = EvaluationRun.objects.create(submission=submission, benchmark=benchmark, dataset_version=benchmark.dataset_versions.get(is_current=True),
+                                       status=RunStatus.SUCCEEDED, evaluator_key=benchmark.evaluator_key, items_total=36, items_done=36)
+    Score.objects.bulk_create([Score(run=run, key="pass@1", slice_key="", value=value, ci_low=value - 0.05, ci_high=value + 0.05, n=3),
+                               Score(run=run, key="pass@1", slice_key="language=python", value=value, ci_low=value - 0.1, ci_high=value + 0.1, n=3)])
+    return run
+
+
+def test_home_lists_all_benchmarks_and_says_which_wait(client, multi_lcb):
+    html = client.get("/").content.decode()
+    for name in ["Multi-LCB", "PoliCon", "CausalPitfalls", "IndicVisionBench", "Needle-in-a-Video-Haystack", "Search Arena"]:
+        assert name in html
+    assert html.count("Evaluator not available yet") == 4
+    assert client.get("/benchmarks/policon/").status_code == 200
+
+
+def test_leaderboard_sorted_ranked_with_intervals_and_hidden_private_rows(client, multi_lcb, user, other_user):
+    add_scored_model(multi_lcb, user, "alpha", 0.30)
+    add_scored_model(multi_lcb, user, "beta", 0.80)
+    add_scored_model(multi_lcb, user, "gamma", 0.78)
+    add_scored_model(multi_lcb, other_user, "hidden", 0.99, public=False)
+    html = client.get("/benchmarks/multi-lcb/").content.decode()
+    assert html.index("beta") < html.index("gamma") < html.index("alpha")
+    assert "hidden" not in html
+    assert "[75.0, 85.0]" in html
+    rows = client.get("/api/benchmarks/multi-lcb/leaderboard/").json()["rows"]
+    assert [(r["model"], r["rank"]) for r in rows] == [("beta", 1), ("gamma", 1), ("alpha", 3)]  # overlapping intervals share rank 1
+    ascending = client.get("/benchmarks/multi-lcb/?sort=pass@1|language=python").content.decode()
+    assert "sorted" in ascending
+    partial = client.get("/benchmarks/multi-lcb/", HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in partial and 'id="leaderboard"' in partial
+    assert "beta" in client.get("/benchmarks/multi-lcb/?format=csv").content.decode()
+
+
+def test_leaderboard_queries_do_not_grow_with_rows(client, multi_lcb, user):
+    add_scored_model(multi_lcb, user, "m0", 0.5)
+    with CaptureQueriesContext(connection) as few:
+        client.get("/benchmarks/multi-lcb/")
+    for i in range(1, 30):
+        add_scored_model(multi_lcb, user, f"m{i}", i / 40)
+    with CaptureQueriesContext(connection) as many:
+        assert client.get("/benchmarks/multi-lcb/").status_code == 200
+    assert len(many) == len(few)
+
+
+def test_openapi_schema_and_docs(client):
+    schema = client.get("/api/schema/")
+    assert schema.status_code == 200 and b"/api/submissions/" in schema.content
+    assert client.get("/api/docs/").status_code == 200
