@@ -9,6 +9,7 @@ from leaderboard.web import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
     path("benchmarks/<slug:slug>/", views.benchmark_detail, name="benchmark"),
     path("models/<slug:slug>/", views.model_detail, name="model"),
     path("submissions/<int:pk>/", views.submission_detail, name="submission"),

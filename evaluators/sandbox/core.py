@@ -289,6 +289,7 @@ class Sandbox:
             args += ["--bind" if writable_prog else "--ro-bind", str(prog_dir), PROG_DIR]
         for src, dst, writable in extra_binds:
             args += ["--bind" if writable else "--ro-bind", src, dst]
+        args += ["--remount-ro", "/"]  # the sandbox's own root tmpfs: only /tmp (and /prog when compiling) are writable
         path = ":".join([f"{TOOLCHAIN_DIR}/go/bin", f"{TOOLCHAIN_DIR}/rust/bin", "/usr/local/bin",
                          "/usr/bin", "/bin"])
         base_env = {"PATH": path, "HOME": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",

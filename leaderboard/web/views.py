@@ -158,3 +158,8 @@ def submit(request: HttpRequest) -> HttpResponse:
             return redirect("submission", pk=submission.pk)
     return render(request, "web/submit.html", {"form": form, "problems": problems,
                                                "quota_left": services.quota_remaining(user=request.user)})
+
+
+def healthz(request: HttpRequest) -> HttpResponse:
+    """Liveness check for load balancers; also the trivial baseline view of the benchmarks."""
+    return JsonResponse({"ok": True})

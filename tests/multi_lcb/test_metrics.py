@@ -204,7 +204,6 @@ def answer(code: str) -> str:
 
 @pytest.fixture
 def fake() -> tuple[MultiLCBEvaluator, FakeSandbox]:
-    pytest.importorskip("evaluators.sandbox", reason="Limits comes from the sandbox package")
     sandbox = FakeSandbox()
     return MultiLCBEvaluator(time_limit_seconds=2, sandbox_factory=lambda: sandbox), sandbox
 

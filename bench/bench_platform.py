@@ -1,0 +1,193 @@
+"""Platform benchmarks (not tests): leaderboard page and API latency with 1,000 models x 5 benchmarks
+stored, against the trivial /healthz view served the same way in the same run, with DB queries per
+page at 10 and 1,000 rows; and pipeline overhead: items per second through queue, worker, evaluator
+and database against the same evaluator called in-process.
+
+Run with ``make bench`` (it needs this machine's Postgres and Redis). Results: bench/results/platform.{json,md}.
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+BENCH_DB = "leaderboard_bench"
+os.environ.setdefault("DATABASE_URL", f"postgres://postgres@127.0.0.1:5432/{BENCH_DB}")
+os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/13")
+os.environ.setdefault("LEADERBOARD_VAR_DIR", str(REPO / "var" / "bench"))
+os.environ.setdefault("DJANGO_DEBUG", "0")
+os.environ["DJANGO_SETTINGS_MODULE"] = "leaderboard.settings"
+
+
+def recreate_database() -> None:
+    import psycopg
+
+    with psycopg.connect("postgres://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {BENCH_DB}")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def timed(client, url: str, rounds: int) -> dict:
+    client.get(url)  # warm
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        response = client.get(url)
+        samples.append((time.perf_counter() - start) * 1000)
+        assert response.status_code == 200, (url, response.status_code)
+    return {"median_ms": statistics.median(samples), "p95_ms": percentile(samples, 0.95), "rounds": rounds}
+
+
+def populate(models: int) -> None:
+    from django.contrib.auth.models import User
+
+    from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
+    from leaderboard.submissions.models import EvaluationRun, RunStatus, Score, Submission
+
+    owner, _ = User.objects.get_or_create(username="bench")
+    benchmarks = list(Benchmark.objects.exclude(kind="arena"))
+    versions = {}
+    for b in benchmarks:
+        versions[b.pk] = b.dataset_versions.filter(is_current=True).first() or DatasetVersion.objects.create(
+            benchmark=b, tag="bench", content_hash="0" * 64, storage_key="none", item_count=100, is_current=True)
+    existing = Model.objects.count()
+    new_models = Model.objects.bulk_create([Model(name=f"bench-model-{i}", slug=f"bench-model-{i}", owner=owner)
+                                            for i in range(existing, existing + models)])
+    subs = Submission.objects.bulk_create([Submission(model=m, owner=owner) for m in new_models])
+    runs = EvaluationRun.objects.bulk_create([
+        EvaluationRun(submission=s, benchmark=b, dataset_version=versions[b.pk], status=RunStatus.SUCCEEDED, evaluator_key=b.evaluator_key,
+                      items_total=100, items_done=100, evaluator_version="bench")
+        for s in subs for b in benchmarks])
+    slices = [""] + [f"language={lang}" for lang in ("python", "cpp", "java", "csharp", "go", "rust", "javascript", "typescript", "ruby", "php", "kotlin", "scala")]
+    scores = []
+    for i, run in enumerate(runs):
+        value = (i * 7919 % 1000) / 1000
+        for s_key in slices:
+            scores.append(Score(run=run, key="pass@1", slice_key=s_key, value=value, ci_low=max(0, value - 0.05), ci_high=min(1, value + 0.05), n=100))
+        scores.append(Score(run=run, key="python_gap", slice_key="", value=value / 3, ci_low=None, ci_high=None, n=100))
+    Score.objects.bulk_create(scores, batch_size=5000)
+
+
+def bench_pages(results: dict) -> None:
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client()
+    populate(10)
+    with CaptureQueriesContext(connection) as q10:
+        client.get("/benchmarks/multi-lcb/")
+    populate(990)
+    with CaptureQueriesContext(connection) as q1000:
+        client.get("/benchmarks/multi-lcb/")
+    results["queries_per_page"] = {"rows_10": len(q10), "rows_1000": len(q1000)}
+    trivial = timed(client, "/healthz", 60)
+    page = timed(client, "/benchmarks/multi-lcb/", 30)
+    api = timed(client, "/api/benchmarks/multi-lcb/leaderboard/", 30)
+    results["latency"] = {"trivial_view": trivial, "leaderboard_page": page, "leaderboard_api": api,
+                          "page_ratio_median": page["median_ms"] / trivial["median_ms"],
+                          "api_ratio_median": api["median_ms"] / trivial["median_ms"]}
+
+
+def bench_pipeline(results: dict) -> None:
+    """The sample dataset's Python items with the reference solutions (other languages answer with
+    no code), scored in-process and then through Redis + a Celery worker + Postgres."""
+    from django.contrib.auth.models import User
+    from django.db import connection
+
+    from evaluators.core import get_evaluator
+    from evaluators.core.files import parse_predictions
+    from evaluators.core.runner import score_items
+    from leaderboard.catalog.models import Benchmark
+    from leaderboard.catalog.services import dataset_items_path
+    from leaderboard.submissions.models import EvaluationRun
+    from leaderboard.submissions.services import submission_create_from_predictions
+
+    benchmark = Benchmark.objects.get(slug="multi-lcb")
+    version = benchmark.dataset_versions.get(is_current=True)
+    solutions = REPO / "evaluators" / "multi_lcb" / "data" / "solutions"
+    lines = []
+    for item_id in version.item_ids:
+        qid, lang = item_id.rsplit("/", 1)
+        code = (solutions / qid / "python.py").read_text() if lang == "python" else None
+        lines.append(json.dumps({"item_id": item_id, "output": f"```python\n{code}```" if code else "no code"}))
+    data = ("\n".join(lines) + "\n").encode()
+    concurrency = int(os.environ.get("LEADERBOARD_RUN_CONCURRENCY", "2"))
+    evaluator = get_evaluator("multi-lcb")
+    items = __import__("evaluators.core.files", fromlist=["read_items"]).read_items(dataset_items_path(version, REPO / "var" / "bench" / "cache"))
+    predictions = parse_predictions(data, version.item_ids)
+    start = time.perf_counter()
+    in_process = list(score_items(evaluator, items, predictions, concurrency=concurrency))
+    in_process_s = time.perf_counter() - start
+
+    env = dict(os.environ, LEADERBOARD_RUN_CONCURRENCY=str(concurrency))
+    log = open(REPO / "var" / "bench" / "worker.log", "wb")
+    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.celery", "worker", "-Q", "cpu", "--concurrency", "1",
+                               "--loglevel", "WARNING"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        time.sleep(5)  # worker start-up is not part of the pipeline's per-item cost
+        owner = User.objects.create_user("pipeline", is_staff=True)
+        start = time.perf_counter()
+        submission = submission_create_from_predictions(owner=owner, benchmark=benchmark, model_name="pipeline", data=data)
+        run = submission.runs.get()
+        while True:
+            run.refresh_from_db()
+            if run.is_finished:
+                break
+            time.sleep(0.1)
+        pipeline_s = time.perf_counter() - start
+        assert run.status == "succeeded", (run.failure_kind, run.failure_message)
+    finally:
+        os.killpg(worker.pid, 15)
+        worker.wait(30)
+        connection.close()
+    n = len(in_process)
+    results["pipeline"] = {"items": n, "in_process_s": in_process_s, "pipeline_s": pipeline_s,
+                           "in_process_items_per_s": n / in_process_s, "pipeline_items_per_s": n / pipeline_s,
+                           "overhead": pipeline_s / in_process_s - 1}
+
+
+def main() -> None:
+    recreate_database()
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    call_command("load_samples", verbosity=0)
+    results: dict = {"machine": f"{os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    bench_pages(results)
+    bench_pipeline(results)
+    out = REPO / "bench" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "platform.json").write_text(json.dumps(results, indent=1))
+    lat, pipe = results["latency"], results["pipeline"]
+    md = [
+        f"# Platform benchmark ({results['date']}, {results['machine']})", "",
+        "| request (1,000 models x 5 benchmarks stored) | median ms | p95 ms | median / trivial |", "|---|---|---|---|",
+        f"| trivial view `/healthz` | {lat['trivial_view']['median_ms']:.1f} | {lat['trivial_view']['p95_ms']:.1f} | 1.0 |",
+        f"| leaderboard page | {lat['leaderboard_page']['median_ms']:.1f} | {lat['leaderboard_page']['p95_ms']:.1f} | {lat['page_ratio_median']:.1f} |",
+        f"| leaderboard API | {lat['leaderboard_api']['median_ms']:.1f} | {lat['leaderboard_api']['p95_ms']:.1f} | {lat['api_ratio_median']:.1f} |",
+        "", f"DB queries per leaderboard page: {results['queries_per_page']['rows_10']} with 10 rows, {results['queries_per_page']['rows_1000']} with 1,000 rows.",
+        "", "| pipeline | items | seconds | items/s |", "|---|---|---|---|",
+        f"| evaluator in-process | {pipe['items']} | {pipe['in_process_s']:.1f} | {pipe['in_process_items_per_s']:.1f} |",
+        f"| queue + worker + Postgres | {pipe['items']} | {pipe['pipeline_s']:.1f} | {pipe['pipeline_items_per_s']:.1f} |",
+        "", f"Pipeline overhead: {100 * pipe['overhead']:.1f}%.", ""]
+    (out / "platform.md").write_text("\n".join(md))
+    print("\n".join(md))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,9 @@
+use std::io::Read;
+
+fn main() {
+    let mut s = String::new();
+    std::io::stdin().read_to_string(&mut s).unwrap();
+    let v: Vec<i64> = s.split_ascii_whitespace().map(|x| x.parse().unwrap()).collect();
+    let zero = std::hint::black_box(v[0] - v[0]);
+    println!("{}", (v[0] + v[1]) / zero); // panics: attempt to divide by zero (exit code 101)
+}

@@ -1,0 +1,2 @@
+const t = require('fs').readFileSync(0, 'utf8').split(/\s+/).filter((x) => x.length > 0);
+console.log((BigInt(t[0]) - BigInt(t[1])).toString());
