@@ -53,7 +53,9 @@ def populate(models: int) -> None:
     from django.contrib.auth.models import User
 
     from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
-    from leaderboard.submissions.models import EvaluationRun, RunStatus, Score, Submission
+    from django.utils import timezone
+
+    from leaderboard.submissions.models import EvaluationRun, LeaderboardEntry, RunStatus, Score, Submission
 
     owner, _ = User.objects.get_or_create(username="bench")
     benchmarks = list(Benchmark.objects.exclude(kind="arena"))
@@ -77,6 +79,14 @@ def populate(models: int) -> None:
             scores.append(Score(run=run, key="pass@1", slice_key=s_key, value=value, ci_low=max(0, value - 0.05), ci_high=min(1, value + 0.05), n=100))
         scores.append(Score(run=run, key="python_gap", slice_key="", value=value / 3, ci_low=None, ci_high=None, n=100))
     Score.objects.bulk_create(scores, batch_size=5000)
+    values_by_run: dict[int, dict] = {}
+    for score in scores:
+        cid = f"{score.key}|{score.slice_key}" if score.slice_key else score.key
+        values_by_run.setdefault(score.run_id, {})[cid] = [score.value, score.ci_low, score.ci_high, score.n]
+    now = timezone.now()
+    LeaderboardEntry.objects.bulk_create([
+        LeaderboardEntry(benchmark_id=run.benchmark_id, dataset_version_id=run.dataset_version_id, model_id=run.submission.model_id,
+                         is_public=True, run=run, values=values_by_run[run.pk], finished_at=now) for run in runs], batch_size=2000)
 
 
 def bench_pages(results: dict) -> None:
@@ -159,6 +169,7 @@ def bench_pipeline(results: dict) -> None:
 
 
 def main() -> None:
+    only = sys.argv[1:]
     recreate_database()
     import django
 
@@ -169,6 +180,9 @@ def main() -> None:
     call_command("load_samples", verbosity=0)
     results: dict = {"machine": f"{os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     bench_pages(results)
+    if "--pages-only" in only:
+        print(json.dumps(results, indent=1))
+        return
     bench_pipeline(results)
     out = REPO / "bench" / "results"
     out.mkdir(parents=True, exist_ok=True)

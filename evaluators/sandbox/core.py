@@ -12,8 +12,11 @@ reading in the parent).
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import os
+import resource
+import selectors
 import secrets
 import shutil
 import signal
@@ -22,10 +25,10 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO
 
 from .languages import LANGUAGES, PROG_DIR, TOOLCHAIN_DIR, Language
 
@@ -38,8 +41,6 @@ CGROUP_NAME: str = "llm-sandbox"
 UID_BASE: int = 200_000
 UID_POOL: int = 50_000
 BWRAP: str = "/usr/bin/bwrap"
-SETPRIV: str = "/usr/bin/setpriv"
-PRLIMIT: str = "/usr/bin/prlimit"
 
 _ETC_BINDS: tuple[str, ...] = (
     "/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
@@ -138,28 +139,33 @@ class _CGroup:
             return False
 
     def kill_all(self) -> None:
-        for _ in range(50):
+        deadline = time.monotonic() + 0.5
+        delay = 0.0005
+        while True:
             pids = _read_pids(self.pids / "cgroup.procs") | _read_pids(self.mem / "cgroup.procs")
-            if not pids:
+            if not pids or time.monotonic() > deadline:
                 return
             for pid in pids:
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-            time.sleep(0.01)
+            time.sleep(delay)
+            delay = min(delay * 2, 0.01)
 
     def destroy(self) -> None:
         self.kill_all()
         for path in (self.mem, self.pids):
-            for _ in range(100):
+            delay = 0.0005
+            for _ in range(120):
                 try:
                     path.rmdir()
                     break
                 except FileNotFoundError:
                     break
                 except OSError:
-                    time.sleep(0.01)
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.01)
 
 
 def _usage_near_limit(mem: Path) -> bool:
@@ -187,6 +193,154 @@ def _decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+# ---------------------------------------------------------------------- low-level process setup
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_CLONE_NEWNET = 0x40000000
+_PR_CAPBSET_DROP = 24
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def _cap_last() -> int:
+    try:
+        return int(Path("/proc/sys/kernel/cap_last_cap").read_text())
+    except (OSError, ValueError):
+        return 63
+
+
+def _check(ret: int) -> None:
+    if ret != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+
+def _make_preexec(*, netns_fd: int | None, cgroup_procs: tuple[str, ...],
+                  rlimits: tuple[tuple[int, tuple[int, int]], ...],
+                  uid: int | None) -> Callable[[], None]:
+    """The child's setup between fork and ``exec bwrap`` (replaces the old sh/prlimit/setpriv chain).
+
+    Runs in the forked child only, so it calls nothing but pre-bound system-call wrappers (no
+    imports, no logging, no locks); any failure raises, and subprocess then refuses to exec.
+    Order: join the run's cgroups and the pooled empty network namespace while still root,
+    set the rlimits, then drop the capability bounding set, groups, gid and uid, and finally
+    clear every remaining capability set (what ``setpriv --clear-groups --inh-caps=-all
+    --bounding-set=-all`` did).
+    """
+    libc_setns = _LIBC.setns
+    libc_prctl = _LIBC.prctl
+    libc_capset = _LIBC.capset
+    setrlimit = resource.setrlimit
+    caps = range(_cap_last() + 1)
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    no_caps = (_CapData * 2)()
+    os_open, os_write, os_close, getpid = os.open, os.write, os.close, os.getpid
+
+    def preexec() -> None:
+        pid = str(getpid()).encode()
+        for path in cgroup_procs:
+            fd = os_open(path, os.O_WRONLY)
+            try:
+                os_write(fd, pid)
+            finally:
+                os_close(fd)
+        if netns_fd is not None:
+            _check(libc_setns(netns_fd, _CLONE_NEWNET))
+        for which, value in rlimits:
+            setrlimit(which, value)
+        if uid is not None:
+            for cap in caps:
+                _check(libc_prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0))
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+        libc_prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+        if uid is not None:
+            _check(libc_capset(ctypes.byref(header), no_caps))
+
+    return preexec
+
+
+class _NetnsPool:
+    """Empty network namespaces (only a downed ``lo``), created once and reused run after run.
+
+    Creating a network namespace per run (``bwrap --unshare-net``) costs tens to hundreds of ms on a
+    loaded host (and tearing it down is deferred kernel work), so each concurrently running program
+    borrows one namespace from this pool, exclusively, and gives it back when its process tree is
+    dead. Concurrent runs therefore never share a namespace (no abstract-unix-socket or loopback
+    cross-talk), and nothing of a run survives into the next one (all its processes are killed
+    before the namespace is returned). A namespace is created by unsharing it in a short-lived
+    thread and kept alive by an open ``/proc/thread-self/ns/net`` descriptor: no holder process
+    to keep, kill or restart, and the kernel frees them when this process exits.
+    """
+
+    def __init__(self) -> None:
+        self._free: list[int] = []
+        self._all: set[int] = set()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _create() -> int:
+        box: dict[str, int | BaseException] = {}
+
+        def make() -> None:
+            try:
+                _check(_LIBC.unshare(_CLONE_NEWNET))
+                box["fd"] = os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+            except BaseException as exc:  # reported to the caller below
+                box["error"] = exc
+
+        t = threading.Thread(target=make, name="sandbox-netns", daemon=True)
+        t.start()
+        t.join()  # the thread (the only task in that namespace) is gone; the fd keeps it alive
+        if "error" in box:
+            raise box["error"]  # type: ignore[misc]
+        return box["fd"]  # type: ignore[return-value]
+
+    def acquire(self) -> int:
+        with self._lock:
+            if self._free:
+                return self._free.pop()
+        fd = self._create()
+        with self._lock:
+            self._all.add(fd)
+        return fd
+
+    def release(self, fd: int) -> None:
+        with self._lock:
+            if fd in self._all:
+                self._free.append(fd)
+
+    def discard(self, fd: int) -> None:
+        with self._lock:
+            self._all.discard(fd)
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        with self._lock:
+            fds, self._all, self._free = self._all, set(), []
+        for fd in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def __len__(self) -> int:
+        return len(self._all)
+
+
 class Sandbox:
     """Factory for sandboxed programs; cheap to share between threads."""
 
@@ -195,11 +349,10 @@ class Sandbox:
     _uid_lock = threading.Lock()
 
     def __init__(self, *, base_dir: Path | None = None) -> None:
-        for tool in (BWRAP, SETPRIV, PRLIMIT):
-            if not os.access(tool, os.X_OK):
-                raise SandboxUnavailable(
-                    f"{tool} is missing: install the Debian packages bubblewrap and util-linux "
-                    "(scripts/install-toolchains); refusing to run untrusted code unsandboxed")
+        if not os.access(BWRAP, os.X_OK):
+            raise SandboxUnavailable(
+                f"{BWRAP} is missing: install the Debian package bubblewrap "
+                "(scripts/install-toolchains); refusing to run untrusted code unsandboxed")
         self.is_root: bool = os.geteuid() == 0
         #: host uids given to sandboxed processes by this instance (for leak checks)
         self.uids_used: set[int] = set()
@@ -220,6 +373,15 @@ class Sandbox:
         self._pids_root: Path | None = None
         if self.is_root:
             self._setup_cgroups()
+        #: pooled empty network namespaces (root only; otherwise bwrap makes one per run)
+        self._netns: _NetnsPool | None = None
+        if self.is_root:
+            pool = _NetnsPool()
+            try:
+                pool.release(pool.acquire())
+                self._netns = pool
+            except OSError:
+                pool.close()
         self._probe()
 
     # ------------------------------------------------------------------ setup
@@ -244,7 +406,7 @@ class Sandbox:
         try:
             raw = self._execute(["/bin/true"], limits=Limits(wall_seconds=20.0), prog_dir=None,
                                 writable_prog=False, stdin=b"", env={}, extra_binds=())
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:
             raise SandboxUnavailable(f"cannot start bubblewrap: {exc}") from exc
         if raw.exit_code != 0:
             raise SandboxUnavailable(
@@ -268,10 +430,15 @@ class Sandbox:
     # ------------------------------------------------------------------ execution
     def _bwrap_args(self, *, uid_host: int, prog_dir: Path | None, writable_prog: bool,
                     env: dict[str, str], limits: Limits,
-                    extra_binds: tuple[tuple[str, str, bool], ...], cwd: str) -> list[str]:
+                    extra_binds: tuple[tuple[str, str, bool], ...], cwd: str,
+                    own_netns: bool = True) -> list[str]:
         tmp_size = max(1, min(limits.file_size_mb * 4, limits.memory_mb)) * 1024 * 1024
+        # Every namespace is new; the network one is either bwrap's own (--unshare-all) or, when
+        # own_netns is False, a pooled empty one the child has already joined (see _NetnsPool).
+        unshare = ["--unshare-all"] if own_netns else [
+            "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup"]
         args: list[str] = [
-            BWRAP, "--unshare-all", "--die-with-parent", "--new-session",
+            BWRAP, *unshare, "--die-with-parent", "--new-session",
             "--uid", "65534", "--gid", "65534", "--hostname", "sandbox",
             "--ro-bind", "/usr", "/usr",
             "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
@@ -308,120 +475,151 @@ class Sandbox:
                  uid_host: int | None = None) -> _Raw:
         uid = uid_host if uid_host is not None else self._next_uid()
         cgroup: _CGroup | None = None
-        if self._mem_root is not None and self._pids_root is not None:
-            cgroup = _CGroup(self._mem_root, self._pids_root, limits)
+        netns: int | None = self._netns.acquire() if self._netns is not None else None
         try:
+            if self._mem_root is not None and self._pids_root is not None:
+                cgroup = _CGroup(self._mem_root, self._pids_root, limits)
             return self._spawn(cmd, limits=limits, prog_dir=prog_dir, writable_prog=writable_prog,
                                stdin=stdin, env=env, extra_binds=extra_binds, cwd=cwd, uid=uid,
-                               cgroup=cgroup)
+                               cgroup=cgroup, netns=netns)
+        except BaseException:
+            if netns is not None and self._netns is not None:
+                self._netns.discard(netns)  # unknown state: never hand it to another run
+                netns = None
+            raise
         finally:
             if cgroup is not None:
                 cgroup.destroy()
+            if netns is not None and self._netns is not None:
+                self._netns.release(netns)  # the run's whole process tree is dead by now
 
     def _spawn(self, cmd: list[str], *, limits: Limits, prog_dir: Path | None, writable_prog: bool,
                stdin: bytes, env: dict[str, str], extra_binds: tuple[tuple[str, str, bool], ...],
-               cwd: str, uid: int, cgroup: _CGroup | None) -> _Raw:
+               cwd: str, uid: int, cgroup: _CGroup | None, netns: int | None) -> _Raw:
         cpu = max(1, int(limits.cpu_seconds + 0.999))
         fsize = limits.file_size_mb * 1024 * 1024
-        rl = [PRLIMIT, f"--cpu={cpu}:{cpu + 1}", f"--fsize={fsize}", "--core=0",
-              "--stack=268435456", "--nofile=1024"]
+        rl: list[tuple[int, tuple[int, int]]] = [
+            (resource.RLIMIT_CPU, (cpu, cpu + 1)), (resource.RLIMIT_FSIZE, (fsize, fsize)),
+            (resource.RLIMIT_CORE, (0, 0)), (resource.RLIMIT_STACK, (268435456, 268435456)),
+            (resource.RLIMIT_NOFILE, (1024, 1024))]
         if cgroup is None:
             # Fallback without cgroups: address-space and per-uid process limits.
-            rl += [f"--as={max(limits.memory_mb, 2048) * 1024 * 1024 * 4}",
-                   f"--nproc={limits.processes}"]
-        prefix: list[str] = []
-        if self.is_root:
-            rl += [f"--nproc={max(limits.processes * 2, 256)}"] if cgroup is not None else []
-            prefix = [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-                      "--inh-caps=-all", "--bounding-set=-all"]
-        argv = rl + ["--"] + prefix + self._bwrap_args(
+            mem = max(limits.memory_mb, 2048) * 1024 * 1024 * 4
+            rl += [(resource.RLIMIT_AS, (mem, mem)),
+                   (resource.RLIMIT_NPROC, (limits.processes, limits.processes))]
+        elif self.is_root:
+            nproc = max(limits.processes * 2, 256)
+            rl += [(resource.RLIMIT_NPROC, (nproc, nproc))]
+        preexec = _make_preexec(
+            netns_fd=netns,
+            cgroup_procs=(str(cgroup.mem / "cgroup.procs"), str(cgroup.pids / "cgroup.procs"))
+            if cgroup is not None else (),
+            rlimits=tuple(rl), uid=uid if self.is_root else None)
+        argv = self._bwrap_args(
             uid_host=uid, prog_dir=prog_dir, writable_prog=writable_prog, env=env, limits=limits,
-            extra_binds=extra_binds, cwd=cwd) + ["--"] + cmd
-        if cgroup is not None:
-            argv = ["/bin/sh", "-c",
-                    f'echo $$ > "{cgroup.mem}/cgroup.procs" && echo $$ > "{cgroup.pids}/cgroup.procs"'
-                    ' && exec "$@"', "sandbox-launch"] + argv
+            extra_binds=extra_binds, cwd=cwd, own_netns=netns is None) + ["--"] + cmd
         start = time.monotonic()
+        # preexec_fn instead of a sh/prlimit/setpriv exec chain (see _make_preexec). The netns fd is
+        # O_CLOEXEC and used before exec only: neither bwrap nor the program inherits it.
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True, env={"PATH": "/usr/bin:/bin"})
-        state = {"timed_out": False, "output_exceeded": False}
-        lock = threading.Lock()
+                                stderr=subprocess.PIPE, start_new_session=True,
+                                env={"PATH": "/usr/bin:/bin"}, preexec_fn=preexec)
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        timed_out = output_exceeded = False
 
-        def kill(reason: str) -> None:
-            with lock:
-                if reason:
-                    state[reason] = True
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+        def kill() -> None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
             if cgroup is not None:
                 cgroup.kill_all()
 
-        out_buf: list[bytes] = []
-        err_buf: list[bytes] = []
-
-        def reader(stream: IO[bytes], buf: list[bytes], cap: int, kill_over: bool) -> None:
-            total = 0
-            try:
-                while True:
-                    chunk = stream.read1(65536)  # type: ignore[attr-defined]
-                    if not chunk:
-                        break
-                    if total < cap:
-                        buf.append(chunk[: cap - total])
-                    total += len(chunk)
-                    if total > cap and kill_over:
-                        kill("output_exceeded")
-                        break
-            except (OSError, ValueError):
-                pass
-
-        def writer() -> None:
-            try:
-                assert proc.stdin is not None
-                proc.stdin.write(stdin)
-            except (BrokenPipeError, OSError, ValueError):
-                pass
-            finally:
+        # One thread, one selector: stdout/stderr (capped), stdin, and a pidfd for the exit.
+        sel = selectors.DefaultSelector()
+        pidfd = os.pidfd_open(proc.pid)
+        out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+        bufs: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
+        totals = {out_fd: 0, err_fd: 0}
+        caps = {out_fd: limits.output_bytes, err_fd: STDERR_CAP}
+        for fd in (out_fd, err_fd):
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ)
+        sel.register(pidfd, selectors.EVENT_READ)
+        in_fd = proc.stdin.fileno()
+        pending = memoryview(stdin)
+        if pending:
+            os.set_blocking(in_fd, False)
+            sel.register(in_fd, selectors.EVENT_WRITE)
+        else:
+            proc.stdin.close()
+        deadline = start + limits.wall_seconds
+        exited = False
+        drain_deadline: float | None = None
+        status = 0
+        rusage = None
+        try:
+            while True:
+                if exited and len(sel.get_map()) == 0:
+                    break
+                now = time.monotonic()
+                if not exited and not timed_out and now >= deadline:
+                    timed_out = True
+                    kill()
+                if drain_deadline is not None and now >= drain_deadline:
+                    break  # a stray holder of the pipes after the run: it has been killed
+                limit = deadline if not exited else drain_deadline
+                timeout = max(0.0, (limit or now) - now) if not timed_out else 0.5
+                for key, _ in sel.select(timeout):
+                    fd = key.fd
+                    if fd == pidfd:
+                        sel.unregister(pidfd)
+                        _, status, rusage = os.wait4(proc.pid, 0)
+                        exited = True
+                        kill()  # whatever the run left behind (a stray holder of the pipes too)
+                        drain_deadline = time.monotonic() + 5.0
+                    elif fd == in_fd:
+                        try:
+                            n = os.write(in_fd, pending[:65536])
+                            pending = pending[n:]
+                        except BlockingIOError:
+                            continue
+                        except OSError:  # EPIPE: the program stopped reading
+                            pending = pending[:0]
+                        if not pending:
+                            sel.unregister(in_fd)
+                            proc.stdin.close()
+                    else:
+                        try:
+                            chunk = os.read(fd, 65536)
+                        except BlockingIOError:
+                            continue
+                        except OSError:
+                            chunk = b""
+                        if not chunk:
+                            sel.unregister(fd)
+                            continue
+                        total = totals[fd]
+                        if total < caps[fd]:
+                            bufs[fd].append(chunk[: caps[fd] - total])
+                        totals[fd] = total + len(chunk)
+                        if fd == out_fd and totals[fd] > caps[fd] and not output_exceeded:
+                            output_exceeded = True
+                            kill()
+                            sel.unregister(fd)
+        finally:
+            if not exited:
+                kill()
+                _, status, rusage = os.wait4(proc.pid, 0)
+            sel.close()
+            os.close(pidfd)
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
                 try:
-                    assert proc.stdin is not None
-                    proc.stdin.close()
+                    stream.close()
                 except OSError:
                     pass
-
-        assert proc.stdout is not None and proc.stderr is not None
-        threads = [
-            threading.Thread(target=reader, args=(proc.stdout, out_buf, limits.output_bytes, True), daemon=True),
-            threading.Thread(target=reader, args=(proc.stderr, err_buf, STDERR_CAP, False), daemon=True),
-        ]
-        if stdin:
-            threads.append(threading.Thread(target=writer, daemon=True))
-        else:
-            proc.stdin.close()  # type: ignore[union-attr]
-        for t in threads:
-            t.start()
-        timer = threading.Timer(limits.wall_seconds, kill, args=("timed_out",))
-        timer.daemon = True
-        timer.start()
-        try:
-            _, status, rusage = os.wait4(proc.pid, 0)
-        finally:
-            timer.cancel()
         wall = time.monotonic() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
-        if cgroup is not None:
-            cgroup.kill_all()
-        for t in threads:
-            t.join(timeout=5.0)
-            if t.is_alive():  # a stray holder of the pipe: make sure nothing is left
-                kill("")
-                t.join(timeout=5.0)
-        for stream in (proc.stdout, proc.stderr):
-            try:
-                stream.close()
-            except OSError:
-                pass
         exit_code: int | None = None
         sig: int | None = None
         if os.WIFEXITED(status):
@@ -429,9 +627,9 @@ class Sandbox:
         elif os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
         oom = cgroup.oom_happened() if cgroup is not None else False
-        return _Raw(exit_code=exit_code, signal=sig, stdout=b"".join(out_buf), stderr=b"".join(err_buf),
-                    timed_out=state["timed_out"], output_exceeded=state["output_exceeded"], oom=oom,
-                    wall=wall, cpu=rusage.ru_utime + rusage.ru_stime)
+        return _Raw(exit_code=exit_code, signal=sig, stdout=b"".join(bufs[out_fd]),
+                    stderr=b"".join(bufs[err_fd]), timed_out=timed_out, output_exceeded=output_exceeded,
+                    oom=oom, wall=wall, cpu=rusage.ru_utime + rusage.ru_stime if rusage else None)
 
 
 def _fill(template: tuple[str, ...], limits: Limits) -> list[str]:

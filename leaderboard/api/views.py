@@ -24,13 +24,19 @@ class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
         benchmark = self.get_object()
         slice_filter = next((f"{d['key']}={request.query_params[d['key']]}" for d in benchmark.slice_dimensions
                              if request.query_params.get(d["key"]) in d["values"]), "")
-        board = selectors.leaderboard(benchmark=benchmark, user=request.user, sort=request.query_params.get("sort"), slice_filter=slice_filter)
+        try:
+            page = int(request.query_params.get("page", 1))
+        except ValueError:
+            page = 1
+        board = selectors.leaderboard(benchmark=benchmark, user=request.user, sort=request.query_params.get("sort"),
+                                      slice_filter=slice_filter, page=page)
         rows = [{"rank": r.rank, "model": r.model.name, "model_slug": r.model.slug, "run": r.run.pk,
                  "evaluator_version": r.run.evaluator_version, "unranked_reason": r.unranked_reason, "flags": r.flags,
                  "scores": {cid: {"value": c.value, "ci_low": c.ci_low, "ci_high": c.ci_high, "n": c.n} for cid, c in r.cells.items()}}
                 for r in board.rows]
         return Response({"benchmark": benchmark.slug, "dataset_version": board.dataset.tag if board.dataset else None,
-                         "evaluator_version": board.current_evaluator_version, "sort": board.sort_key, "rows": rows})
+                         "evaluator_version": board.current_evaluator_version, "sort": board.sort_key,
+                         "page": board.page, "pages": board.pages, "total": board.total, "rows": rows})
 
 
 class ModelViewSet(viewsets.ReadOnlyModelViewSet):

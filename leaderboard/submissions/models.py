@@ -126,3 +126,21 @@ class QuotaUsage(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "day"], name="one_quota_row_per_day")]
+
+
+class LeaderboardEntry(models.Model):
+    """One row of a leaderboard, kept up to date when a run succeeds: the latest succeeded run of a
+    model on a dataset version (one public row, and one private row seen by its owner and staff),
+    with every score of that run. Pages read these instead of scanning runs and scores."""
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="entries")
+    dataset_version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="entries")
+    model = models.ForeignKey(Model, on_delete=models.CASCADE, related_name="entries")
+    is_public = models.BooleanField()
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="entries")
+    values = models.JSONField(default=dict, help_text="{column id: [value, ci_low, ci_high, n]}")
+    finished_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["benchmark", "dataset_version", "model", "is_public"], name="one_entry_per_model")]
+        indexes = [models.Index(fields=["benchmark", "dataset_version", "is_public"])]

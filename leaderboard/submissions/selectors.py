@@ -10,11 +10,12 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q, QuerySet
+from django.db.models.fields.json import KeyTransform
 from django.utils import timezone
 
 from evaluators.core import evaluator_version
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
-from leaderboard.submissions.models import EvaluationRun, ItemResult, RunStatus, Score, Submission
+from leaderboard.submissions.models import EvaluationRun, ItemResult, LeaderboardEntry, RunStatus, Score, Submission
 
 
 def _viewer_id(user: Any) -> int | None:
@@ -65,6 +66,7 @@ class LeaderboardRow:
     rank: int | None = None
     unranked_reason: str = ""
     flags: list[str] = field(default_factory=list)
+    is_public: bool = True
 
 
 @dataclass
@@ -76,69 +78,84 @@ class Leaderboard:
     sort_key: str
     slice_filter: str
     current_evaluator_version: str
+    page: int = 1
+    pages: int = 1
+    total: int = 0
 
 
 def column_id(key: str, slice_key: str = "") -> str:
     return f"{key}|{slice_key}" if slice_key else key
 
 
+PAGE_SIZE = 50
+
+
 def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = None, slice_filter: str = "",
-                descending: bool | None = None) -> Leaderboard:
-    """The latest succeeded run of each visible model on the benchmark's current dataset version,
-    with its scores. ``slice_filter`` (e.g. ``difficulty=hard``) selects the per-slice scores
-    shown in the headline columns. Ranks: 1 + the number of rows whose interval lies entirely
-    above this row's (so overlapping intervals share a rank)."""
+                page: int = 1, page_size: int = PAGE_SIZE) -> Leaderboard:
+    """One page of a benchmark's leaderboard on its current dataset version, from the precomputed
+    entries (the latest succeeded run of each model). ``slice_filter`` (e.g. ``difficulty=hard``)
+    selects the per-slice scores shown in the headline columns.
+
+    Ranks count public rows only: 1 + the number of rows whose 95% interval lies entirely above
+    this row's, so rows with overlapping intervals share a rank. Queries: a fixed handful, and the
+    work per request is one small tuple per row plus the rows of the page."""
     dataset = benchmark.dataset_versions.filter(is_current=True).first()
     current_version = evaluator_version(benchmark.evaluator_key) if benchmark.evaluator_key else ""
     columns = _columns(benchmark, slice_filter)
     primary = next((c for c in benchmark.metric_columns if c.get("primary")), None)
-    if dataset is None:
-        return Leaderboard(benchmark, None, columns, [], sort or "", slice_filter, current_version)
-    runs = (EvaluationRun.objects.filter(visible_submissions_q(user, "submission__"), benchmark=benchmark,
-                                         dataset_version=dataset, status=RunStatus.SUCCEEDED)
-            .select_related("submission__model").order_by("submission__model_id", "-finished_at", "-pk"))
-    latest: dict[int, EvaluationRun] = {}
-    for run in runs:
-        latest.setdefault(run.submission.model_id, run)
-    wanted = {(c["key"], c["slice_key"]) for c in columns}
-    scores = Score.objects.filter(run_id__in=[r.pk for r in latest.values()]).values_list(
-        "run_id", "key", "slice_key", "value", "ci_low", "ci_high", "n")
-    cells: dict[int, dict[str, Cell]] = {}
-    for run_id, key, s_key, value, low, high, n in scores:
-        if (key, s_key) in wanted:
-            cells.setdefault(run_id, {})[column_id(key, s_key)] = Cell(value, low, high, n)
-    rows = [LeaderboardRow(model=run.submission.model, run=run, cells=cells.get(run.pk, {})) for run in latest.values()]
-    for row in rows:
-        if row.run.evaluator_version and current_version and row.run.evaluator_version != current_version:
-            row.flags.append(f"scored by evaluator {row.run.evaluator_version}; the current one is {current_version}")
-    sort_id = sort or (column_id(primary["key"], slice_filter) if primary else "")
-    sort_col = next((c for c in columns if c["id"] == sort_id), columns[0] if columns else None)
-    if sort_col is not None:
-        high_first = sort_col["higher_is_better"] if descending is None else descending
-        present = [r for r in rows if sort_col["id"] in r.cells]
-        missing = [r for r in rows if sort_col["id"] not in r.cells]
-        present.sort(key=lambda r: r.cells[sort_col["id"]].value, reverse=high_first)
-        for r in missing:
-            r.unranked_reason = f"no {sort_col['label']} score for this selection"
-        rows = present + missing
-        _rank(present, sort_col["id"], sort_col["higher_is_better"])
-        sort_id = sort_col["id"]
-    return Leaderboard(benchmark, dataset, columns, rows, sort_id, slice_filter, current_version)
-
-
-def _rank(rows: list[LeaderboardRow], col: str, higher_is_better: bool) -> None:
-    """O(n log n): count, by bisection over sorted interval ends, the rows entirely better."""
-    with_ci = [r for r in rows if r.cells[col].ci_low is not None and r.cells[col].ci_high is not None]
-    lows = sorted(r.cells[col].ci_low for r in with_ci)
-    highs = sorted(r.cells[col].ci_high for r in with_ci)
-    for row in rows:
-        cell = row.cells[col]
-        if cell.ci_low is None or cell.ci_high is None:
+    default_sort = column_id(primary["key"], slice_filter) if primary else ""
+    sort_col = next((c for c in columns if c["id"] == (sort or default_sort)), None) or (columns[0] if columns else None)
+    if dataset is None or sort_col is None:
+        return Leaderboard(benchmark, dataset, columns, [], sort or "", slice_filter, current_version)
+    col, higher = sort_col["id"], sort_col["higher_is_better"]
+    entries = LeaderboardEntry.objects.filter(benchmark=benchmark, dataset_version=dataset)
+    if not (user is not None and getattr(user, "is_staff", False)):
+        visible = Q(is_public=True)
+        if (uid := _viewer_id(user)) is not None:
+            visible |= Q(model__owner_id=uid)
+        entries = entries.filter(visible)
+    keyed = list(entries.annotate(sort_cell=KeyTransform(col, "values")).values_list("pk", "is_public", "sort_cell"))
+    present = [(pk, pub, cell) for pk, pub, cell in keyed if cell]
+    present.sort(key=lambda t: t[2][0], reverse=higher)
+    ordered = [pk for pk, _, _ in present] + [pk for pk, _, cell in keyed if not cell]
+    ranks = _ranks([cell for _, pub, cell in present if pub], higher)
+    pages = max(1, -(-len(ordered) // page_size))
+    page = min(max(1, page), pages)
+    page_ids = ordered[(page - 1) * page_size: page * page_size]
+    by_id = {e.pk: e for e in LeaderboardEntry.objects.filter(pk__in=page_ids).select_related("model", "run")
+             .only("pk", "is_public", "values", "model__name", "model__slug", "model__release_date", "run__evaluator_version", "run__submission_id")}
+    wanted = {c["id"] for c in columns}
+    rows = []
+    for pk in page_ids:
+        entry = by_id[pk]
+        cells = {cid: Cell(*vec) for cid, vec in entry.values.items() if cid in wanted}
+        row = LeaderboardRow(model=entry.model, run=entry.run, cells=cells, is_public=entry.is_public)
+        cell = cells.get(col)
+        if cell is None:
+            row.unranked_reason = f"no {sort_col['label']} score for this selection"
+        elif not entry.is_public:
+            row.unranked_reason = "private: visible only to its owner and staff"
+        elif cell.ci_low is None or cell.ci_high is None:
             row.unranked_reason = "no interval (too few items)"
-        elif higher_is_better:
-            row.rank = 1 + len(lows) - bisect_right(lows, cell.ci_high)
         else:
-            row.rank = 1 + bisect_left(highs, cell.ci_low)
+            row.rank = ranks(cell)
+        if entry.run.evaluator_version and current_version and entry.run.evaluator_version != current_version:
+            row.flags.append(f"scored by evaluator {entry.run.evaluator_version}; the current one is {current_version}")
+        rows.append(row)
+    return Leaderboard(benchmark, dataset, columns, rows, col, slice_filter, current_version, page, pages, len(ordered))
+
+
+def _ranks(cells: list[list], higher_is_better: bool):
+    """A function giving a cell's rank among ``cells`` ([value, low, high, n]) in O(log n)."""
+    lows = sorted(c[1] for c in cells if c[1] is not None and c[2] is not None)
+    highs = sorted(c[2] for c in cells if c[1] is not None and c[2] is not None)
+
+    def rank(cell: Cell) -> int:
+        if higher_is_better:
+            return 1 + len(lows) - bisect_right(lows, cell.ci_high)
+        return 1 + bisect_left(highs, cell.ci_low)
+
+    return rank
 
 
 def _columns(benchmark: Benchmark, slice_filter: str) -> list[dict[str, Any]]:

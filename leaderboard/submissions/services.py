@@ -33,6 +33,7 @@ from leaderboard.submissions.models import (
     EvaluationRun,
     FailureKind,
     ItemResult,
+    LeaderboardEntry,
     QuotaUsage,
     RunStatus,
     Score,
@@ -230,7 +231,33 @@ def run_complete(*, claim: Claim, metrics: Iterable[MetricValue]) -> bool:
         EvaluationRun.objects.filter(pk=claim.run_id).update(
             status=RunStatus.SUCCEEDED, finished_at=timezone.now(), lease_token=None, lease_expires_at=None,
             items_done=ItemResult.objects.filter(run_id=claim.run_id).count())
+        leaderboard_entry_refresh(run=EvaluationRun.objects.select_related("submission__model").get(pk=claim.run_id))
     return True
+
+
+def leaderboard_entry_refresh(*, run: EvaluationRun) -> None:
+    """Make this succeeded run the model's leaderboard row unless a newer run is there already."""
+    submission = run.submission
+    is_public = submission.is_public and submission.model.is_public
+    values = {(f"{k}|{sk}" if sk else k): [v, lo, hi, n]
+              for k, sk, v, lo, hi, n in Score.objects.filter(run=run).values_list("key", "slice_key", "value", "ci_low", "ci_high", "n")}
+    key = {"benchmark_id": run.benchmark_id, "dataset_version_id": run.dataset_version_id, "model_id": submission.model_id, "is_public": is_public}
+    current = LeaderboardEntry.objects.select_for_update().filter(**key).first()
+    if current is None:
+        LeaderboardEntry.objects.create(**key, run=run, values=values, finished_at=run.finished_at)
+    elif current.finished_at <= run.finished_at:
+        current.run, current.values, current.finished_at = run, values, run.finished_at
+        current.save(update_fields=["run", "values", "finished_at"])
+
+
+def leaderboards_rebuild() -> int:
+    """Recompute every leaderboard row from the succeeded runs (after an import or a data fix)."""
+    with transaction.atomic():
+        LeaderboardEntry.objects.all().delete()
+        runs = EvaluationRun.objects.filter(status=RunStatus.SUCCEEDED).select_related("submission__model").order_by("finished_at")
+        for run in runs:
+            leaderboard_entry_refresh(run=run)
+        return LeaderboardEntry.objects.count()
 
 
 def run_fail(*, run_id: int, kind: FailureKind, message: str, claim: Claim | None = None) -> bool:

@@ -26,14 +26,24 @@ def home(request: HttpRequest) -> HttpResponse:
 def benchmark_detail(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = get_object_or_404(Benchmark, slug=slug)
     slice_filter = _slice_filter(request, benchmark)
-    board = selectors.leaderboard(benchmark=benchmark, user=request.user, sort=request.GET.get("sort") or None,
-                                  slice_filter=slice_filter)
     fmt = request.GET.get("format")
+    board = selectors.leaderboard(benchmark=benchmark, user=request.user, sort=request.GET.get("sort") or None,
+                                  slice_filter=slice_filter, page=_int(request.GET.get("page"), 1),
+                                  page_size=100_000 if fmt else selectors.PAGE_SIZE)
     if fmt in {"csv", "json"}:
         return _download(board, fmt)
+    for row in board.rows:
+        row.display = [_display(row.cells.get(c["id"]), c.get("format", "percent")) for c in board.columns]
     context = {"benchmark": benchmark, "board": board, "chart": _chart(board)}
     template = "web/benchmark.html#leaderboard" if request.htmx else "web/benchmark.html"
     return render(request, template, context)
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value or default)
+    except ValueError:
+        return default
 
 
 def _slice_filter(request: HttpRequest, benchmark: Benchmark) -> str:
@@ -42,6 +52,16 @@ def _slice_filter(request: HttpRequest, benchmark: Benchmark) -> str:
         if value and value in dim["values"]:
             return f"{dim['key']}={value}"
     return ""
+
+
+def _display(cell: selectors.Cell | None, fmt: str) -> dict[str, str] | None:
+    """Pre-formatted text of a score cell (templates loop over these instead of including a
+    sub-template per cell, which dominated the page's time)."""
+    if cell is None:
+        return None
+    show = (lambda v: f"{100 * v:.1f}") if fmt == "percent" else (lambda v: f"{v:.3f}")
+    ci = f"[{show(cell.ci_low)}, {show(cell.ci_high)}]" if cell.ci_low is not None and cell.ci_high is not None else ""
+    return {"value": show(cell.value), "ci": ci, "n": str(cell.n)}
 
 
 def _chart(board: selectors.Leaderboard) -> list[dict]:

@@ -3,6 +3,7 @@ whatever the number of leaderboard rows."""
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -20,6 +21,9 @@ def add_scored_model(benchmark, owner, name: str, value: float, *, public: bool 
                                        status=RunStatus.SUCCEEDED, evaluator_key=benchmark.evaluator_key, items_total=36, items_done=36)
     Score.objects.bulk_create([Score(run=run, key="pass@1", slice_key="", value=value, ci_low=value - 0.05, ci_high=value + 0.05, n=3),
                                Score(run=run, key="pass@1", slice_key="language=python", value=value, ci_low=value - 0.1, ci_high=value + 0.1, n=3)])
+    EvaluationRun.objects.filter(pk=run.pk).update(finished_at=timezone.now())
+    run.refresh_from_db()
+    services.leaderboard_entry_refresh(run=run)
     return run
 
 
