@@ -11,6 +11,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("benchmarks/<slug:slug>/", views.benchmark_detail, name="benchmark"),
+    path("benchmarks/<slug:slug>/example-predictions.jsonl", views.example_predictions, name="example-predictions"),
     path("models/<slug:slug>/", views.model_detail, name="model"),
     path("submissions/<int:pk>/", views.submission_detail, name="submission"),
     path("runs/<int:pk>/status/", views.run_status, name="run-status"),

@@ -6,15 +6,18 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from django.contrib.auth.models import AnonymousUser
+from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.db.models.fields.json import KeyTransform
 from django.utils import timezone
 
-from evaluators.core import evaluator_version
+from evaluators.core import evaluator_version, get_evaluator
+from evaluators.core.files import read_items
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
+from leaderboard.catalog.services import dataset_items_path
 from leaderboard.submissions.models import EvaluationRun, ItemResult, LeaderboardEntry, RunStatus, Score, Submission
 
 
@@ -214,3 +217,15 @@ def run_item_results(*, run: EvaluationRun, failed_only: bool = False) -> QueryS
     if failed_only:
         qs = qs.filter(primary_score__lt=1)
     return qs
+
+
+def example_predictions(*, benchmark: Benchmark) -> bytes | None:
+    """The evaluator's example predictions file for the current dataset version, if it has one."""
+    dataset = benchmark.dataset_versions.filter(is_current=True).first()
+    if dataset is None or not benchmark.evaluator_key:
+        return None
+    evaluator = get_evaluator(benchmark.evaluator_key)
+    build = getattr(evaluator, "example_predictions", None)
+    if build is None:
+        return None
+    return build(read_items(dataset_items_path(dataset, Path(settings.VAR_DIR) / "cache" / "datasets")))

@@ -180,6 +180,17 @@ def submit(request: HttpRequest) -> HttpResponse:
                                                "quota_left": services.quota_remaining(user=request.user)})
 
 
+def example_predictions(request: HttpRequest, slug: str) -> HttpResponse:
+    """A ready-to-submit predictions file for the benchmark's current dataset version."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    data = selectors.example_predictions(benchmark=benchmark)
+    if data is None:
+        raise Http404("This benchmark has no example predictions.")
+    response = HttpResponse(data, content_type="application/jsonl")
+    response["Content-Disposition"] = f'attachment; filename="{slug}-example-predictions.jsonl"'
+    return response
+
+
 def healthz(request: HttpRequest) -> HttpResponse:
     """Liveness check for load balancers; also the trivial baseline view of the benchmarks."""
     return JsonResponse({"ok": True})

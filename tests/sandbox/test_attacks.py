@@ -293,3 +293,97 @@ def test_python_with_binary_bytes(sandbox: Sandbox) -> None:
     with sandbox.program("python", "print(1)\n\x00\x01\x02\udcff\x7fELF") as prog:
         assert prog.compile_result.status == "compile_error"
     assert_healthy(sandbox)
+
+
+# ------------------------------------------------------------------ concurrent runs, namespaces, capabilities
+LISTENER = """
+import socket, time
+got = []
+abstract = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+abstract.bind('\\0llm-sandbox-crosstalk')
+abstract.listen(8)
+abstract.settimeout(0.2)
+# sanity: the abstract socket works inside this run's own namespace
+probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+probe.connect('\\0llm-sandbox-crosstalk')
+abstract.accept()[0].close()
+probe.close()
+print('self-connect ok', flush=True)
+tcp = None
+try:
+    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    tcp.bind(('127.0.0.1', 47123))
+    tcp.listen(8)
+    tcp.settimeout(0.2)
+    print('tcp listening')
+except OSError as e:
+    print('tcp bind failed', type(e).__name__)
+    tcp = None
+end = time.monotonic() + 3.0
+while time.monotonic() < end:
+    for s in (abstract, tcp):
+        if s is None:
+            continue
+        try:
+            s.accept()
+            got.append('ACCEPTED')
+        except OSError:
+            pass
+print('listener', got or 'nobody')
+"""
+CONNECTOR = """
+import socket, time
+hits = []
+end = time.monotonic() + 3.0
+while time.monotonic() < end:
+    for family, addr in ((socket.AF_UNIX, '\\0llm-sandbox-crosstalk'), (socket.AF_INET, ('127.0.0.1', 47123))):
+        s = socket.socket(family, socket.SOCK_STREAM)
+        s.settimeout(0.2)
+        try:
+            s.connect(addr)
+            hits.append('CONNECTED')
+        except OSError:
+            pass
+        finally:
+            s.close()
+    time.sleep(0.05)
+print('connector', hits or 'nothing')
+"""
+
+
+def test_concurrent_runs_cannot_talk(sandbox: Sandbox) -> None:
+    """Two programs running at the same time get separate network namespaces: no abstract unix
+    socket, no loopback TCP between them (the namespace pool never hands one out twice)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    limits = Limits(wall_seconds=10.0, cpu_seconds=10.0)
+    with sandbox.program("python", LISTENER) as lp, sandbox.program("python", CONNECTOR) as cp:
+        with ThreadPoolExecutor(2) as pool:
+            fl = pool.submit(lp.run, "", limits)
+            fc = pool.submit(cp.run, "", limits)
+            rl, rc = fl.result(), fc.result()
+    assert rl.status == "ok" and rc.status == "ok", (rl, rc)
+    assert "self-connect ok" in rl.stdout, rl
+    assert "listener nobody" in rl.stdout, rl
+    assert "connector nothing" in rc.stdout, rc
+    assert_healthy(sandbox)
+
+
+CAPS_PY = """
+import os
+status = dict(line.split(':\\t') for line in open('/proc/self/status').read().splitlines() if ':\\t' in line)
+for key in ('CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb', 'NoNewPrivs'):
+    print(key, status.get(key, '?').strip())
+print('NET', os.readlink('/proc/self/ns/net'))
+"""
+
+
+def test_no_capabilities_and_private_netns(sandbox: Sandbox) -> None:
+    r = run(sandbox, "python", CAPS_PY)
+    assert r.status == "ok", r
+    lines = dict(line.split(" ", 1) for line in r.stdout.splitlines())
+    for key in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+        assert int(lines[key], 16) == 0, r.stdout
+    assert lines["NoNewPrivs"] == "1", r.stdout
+    assert lines["NET"] != os.readlink("/proc/self/ns/net"), r.stdout

@@ -1,0 +1,30 @@
+"""An example predictions file for any Multi-LCB dataset version: the shipped reference solution
+of each item where there is one, fenced as a model would answer, and a plain "no answer" elsewhere.
+
+Newcomers download it from the submit page to see the format and get a first score."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+from evaluators.core import Item
+
+SOLUTIONS = Path(__file__).parent / "data" / "solutions"
+EXTENSIONS = {"python": "py", "cpp": "cpp", "java": "java", "csharp": "cs", "go": "go", "rust": "rs", "javascript": "js",
+              "typescript": "ts", "ruby": "rb", "php": "php", "kotlin": "kt", "scala": "scala"}
+
+
+def reference_solution(question_id: str, language: str) -> str | None:
+    path = SOLUTIONS / question_id / f"{language}.{EXTENSIONS[language]}"
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def example_predictions(items: Sequence[Item]) -> bytes:
+    lines = []
+    for item in items:
+        question_id, language = item.id.rsplit("/", 1)
+        code = reference_solution(question_id, language)
+        output = f"Here is my solution.\n\n```{language}\n{code.rstrip()}\n```\n" if code else "I don't know."
+        lines.append(json.dumps({"item_id": item.id, "sample_index": 0, "output": output}, ensure_ascii=False))
+    return ("\n".join(lines) + "\n").encode("utf-8")
