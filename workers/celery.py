@@ -3,10 +3,12 @@ execution, API judges, rankings) and ``gpu-<kind>`` (self-hosted models). Late a
 so a worker killed mid-task leaves its message to be redelivered and takes one task at a time."""
 from __future__ import annotations
 
+import logging
 import os
+from typing import Any
 
 from celery import Celery
-from celery.signals import worker_init
+from celery.signals import worker_init, worker_process_init
 from kombu import Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
@@ -38,11 +40,22 @@ def _schedule(sender: Celery, **_: object) -> None:
 
 
 @worker_init.connect
-def _refuse_concurrent_gpu_worker(sender: object = None, **_: object) -> None:
-    """A GPU worker must run one task at a time: refuse to start otherwise."""
-    worker = sender
-    queues = [q.name for q in getattr(getattr(worker, "app", app).amqp, "queues", {}).values()] if worker else []
-    gpu = [q for q in queues if q.startswith("gpu-")]
-    concurrency = getattr(worker, "concurrency", 1)
-    if gpu and (concurrency or 1) != 1:
-        raise SystemExit(f"refusing to start: GPU queue(s) {', '.join(gpu)} need --concurrency 1 --pool solo (got concurrency {concurrency})")
+def _refuse_concurrent_gpu_worker(sender: Any = None, **_: object) -> None:
+    """A GPU worker must run one task at a time (one model load per GPU): refuse to start otherwise."""
+    consumed = getattr(getattr(sender.app.amqp, "queues", None), "consume_from", None) or {}
+    gpu = sorted(name for name in consumed if name.startswith("gpu-"))
+    if gpu and int(sender.concurrency or 0) != 1:
+        raise SystemExit(f"refusing to start: GPU queue(s) {', '.join(gpu)} need one task at a time "
+                         f"(--pool solo --concurrency 1); got concurrency {sender.concurrency}")
+
+
+@worker_process_init.connect
+def _warm_evaluators(**_: object) -> None:
+    """Probe toolchain versions once per worker process, so no run pays for it."""
+    from evaluators.core import get_evaluator, registered_keys
+
+    for key in registered_keys():
+        try:
+            get_evaluator(key).environment()
+        except Exception:  # a missing toolchain is reported by the run that needs it
+            logging.getLogger(__name__).warning("could not warm evaluator %s", key, exc_info=True)

@@ -60,6 +60,7 @@ class PredictionsSubmissionSerializer(serializers.Serializer):
     benchmark = serializers.SlugRelatedField(slug_field="slug", queryset=Benchmark.objects.all())
     model_name = serializers.CharField(max_length=120)
     predictions = serializers.FileField()
+    release_date = serializers.DateField(required=False, allow_null=True, default=None)
     is_public = serializers.BooleanField(default=True)
     note = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 

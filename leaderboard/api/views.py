@@ -64,7 +64,7 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         try:
             submission = services.submission_create_from_predictions(
                 owner=request.user, benchmark=data["benchmark"], model_name=data["model_name"], data=data["predictions"].read(),
-                is_public=data["is_public"], note=data.get("note", ""))
+                is_public=data["is_public"], note=data.get("note", ""), release_date=data.get("release_date"))
         except services.QuotaExceeded as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_429_TOO_MANY_REQUESTS)
         except services.SubmissionRefused as exc:

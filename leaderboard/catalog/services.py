@@ -2,6 +2,7 @@
 and registering models."""
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import tempfile
 from dataclasses import asdict
@@ -86,13 +87,16 @@ def dataset_items_path(version: DatasetVersion, cache_dir: Path) -> Path:
 
 
 def model_get_or_create(*, owner: AbstractBaseUser, name: str, is_public: bool = True, organization: str = "",
-                        release_date=None) -> Model:
+                        release_date: dt.date | None = None) -> Model:
     """The owner's model of this name, created on first use with a unique slug."""
     name = name.strip()
     if not name:
         raise ValueError("model name: must not be empty")
     existing = Model.objects.filter(owner=owner, name=name).first()
     if existing:
+        if release_date and existing.release_date is None:
+            Model.objects.filter(pk=existing.pk).update(release_date=release_date)
+            existing.release_date = release_date
         return existing
     base = slugify(name)[:120] or "model"
     slug, n = base, 1

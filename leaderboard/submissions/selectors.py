@@ -84,6 +84,7 @@ class Leaderboard:
     page: int = 1
     pages: int = 1
     total: int = 0
+    toolchains: dict[str, str] = field(default_factory=dict)
 
 
 def column_id(key: str, slice_key: str = "") -> str:
@@ -126,7 +127,8 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
     page = min(max(1, page), pages)
     page_ids = ordered[(page - 1) * page_size: page * page_size]
     by_id = {e.pk: e for e in LeaderboardEntry.objects.filter(pk__in=page_ids).select_related("model", "run")
-             .only("pk", "is_public", "values", "model__name", "model__slug", "model__release_date", "run__evaluator_version", "run__submission_id")}
+             .only("pk", "is_public", "values", "model__name", "model__slug", "model__release_date", "run__evaluator_version",
+                   "run__submission_id", "run__environment")}
     wanted = {c["id"] for c in columns}
     rows = []
     for pk in page_ids:
@@ -145,7 +147,29 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
         if entry.run.evaluator_version and current_version and entry.run.evaluator_version != current_version:
             row.flags.append(f"scored by evaluator {entry.run.evaluator_version}; the current one is {current_version}")
         rows.append(row)
-    return Leaderboard(benchmark, dataset, columns, rows, col, slice_filter, current_version, page, pages, len(ordered))
+    toolchains = _flag_toolchains(rows)
+    return Leaderboard(benchmark, dataset, columns, rows, col, slice_filter, current_version, page, pages, len(ordered), toolchains)
+
+
+def _toolchains(run: EvaluationRun) -> dict[str, str]:
+    return {k.removeprefix("toolchain."): v for k, v in (run.environment or {}).items() if k.startswith("toolchain.")}
+
+
+def _flag_toolchains(rows: list[LeaderboardRow]) -> dict[str, str]:
+    """The toolchain versions most rows were scored with; rows scored with others are flagged."""
+    seen: dict[tuple, int] = {}
+    for row in rows:
+        key = tuple(sorted(_toolchains(row.run).items()))
+        seen[key] = seen.get(key, 0) + 1
+    if not seen:
+        return {}
+    common = dict(max(seen, key=seen.get))
+    for row in rows:
+        own = _toolchains(row.run)
+        changed = [f"{lang} {own.get(lang, '?')}" for lang in sorted(set(own) | set(common)) if own.get(lang) != common.get(lang)]
+        if changed and own:
+            row.flags.append("scored with other toolchains: " + ", ".join(changed))
+    return common
 
 
 def _ranks(cells: list[list], higher_is_better: bool):

@@ -110,7 +110,7 @@ def _current_dataset(benchmark: Benchmark) -> DatasetVersion:
 
 
 def submission_create_from_predictions(*, owner: AbstractBaseUser, benchmark: Benchmark, model_name: str, data: bytes,
-                                       is_public: bool = True, note: str = "") -> Submission:
+                                       is_public: bool = True, note: str = "", release_date: dt.date | None = None) -> Submission:
     """Validate a predictions file completely, then store it and queue one run, all or nothing.
 
     Raises SubmissionRefused (with every problem, line and field) or QuotaExceeded; in either case
@@ -127,7 +127,7 @@ def submission_create_from_predictions(*, owner: AbstractBaseUser, benchmark: Be
     stored_key = default_storage.save(f"predictions/{benchmark.slug}/{digest[:16]}-{uuid.uuid4().hex[:8]}.jsonl", ContentFile(data))
     try:
         with transaction.atomic():
-            model = model_get_or_create(owner=owner, name=model_name, is_public=is_public)
+            model = model_get_or_create(owner=owner, name=model_name, is_public=is_public, release_date=release_date)
             if model.modality != benchmark.modality and benchmark.modality != "text":
                 raise SubmissionRefused(f"{benchmark.name} needs a {benchmark.modality} model; {model.name} is registered as {model.modality}.", field="model_name")
             submission = Submission.objects.create(

@@ -10,6 +10,9 @@ class PredictionsSubmissionForm(forms.Form):
     benchmark = forms.ModelChoiceField(queryset=Benchmark.objects.exclude(evaluator_key="").filter(kind=Benchmark.KIND_STATIC),
                                        empty_label=None)
     model_name = forms.CharField(max_length=120, help_text="The model that wrote these predictions; a new name registers a new model.")
+    release_date = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}),
+                                   help_text="The model's release date (optional): on date-windowed leaderboards, a model released "
+                                             "after the window starts may have seen the problems and is flagged, not ranked.")
     predictions = forms.FileField(help_text="JSONL: one {\"item_id\", \"output\", \"sample_index\"} object per line.")
     is_public = forms.BooleanField(required=False, initial=True, label="Show on the public leaderboard")
     note = forms.CharField(max_length=200, required=False, help_text="Optional: settings, prompt, anything readers should know.")

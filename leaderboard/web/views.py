@@ -168,7 +168,8 @@ def submit(request: HttpRequest) -> HttpResponse:
         try:
             submission = services.submission_create_from_predictions(
                 owner=request.user, benchmark=form.cleaned_data["benchmark"], model_name=form.cleaned_data["model_name"],
-                data=upload.read(), is_public=form.cleaned_data["is_public"], note=form.cleaned_data["note"])
+                data=upload.read(), is_public=form.cleaned_data["is_public"], note=form.cleaned_data["note"],
+                release_date=form.cleaned_data["release_date"])
         except services.SubmissionRefused as exc:
             form.add_error(exc.field if exc.field in form.fields else None, str(exc) if not exc.problems else
                            f"{len(exc.problems)} problem(s) found; nothing was stored or queued. Fix them and upload again.")
