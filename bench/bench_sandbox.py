@@ -83,9 +83,12 @@ runs at once), the `sh` -> `prlimit` -> `setpriv` exec chain (three extra execs)
 `/etc` bind mounts (each also re-scans `/proc/self/mountinfo` in bwrap), three threads and a
 timer per run, and 10 ms polling sleeps in cgroup teardown.
 
-What remains is dominated by bwrap itself (namespace creation, ~25 mounts, pivot_root, three
-processes): the "bare bwrap" row is a minimal bwrap running `/bin/true` on the same machine in
-the same run, i.e. the floor for any per-test bubblewrap sandbox. On this 2-core machine shared
+What remains: the full bwrap invocation (six namespaces, ~25 mounts and their read-only
+remounts, pivot_root, three processes; measured separately at 35-45 ms under this load, vs the
+"bare bwrap" line above, a minimal bwrap running `/bin/true` in the same run), the fork of the
+evaluator with `preexec_fn`, two cgroup v1 attaches (~4 ms each under load; the kernel's
+threadgroup rwsem) and cgroup mkdir/rmdir (~1 ms). Not yet tried: fewer mounts (e.g. one
+prepared read-only root), reusing per-slot cgroups. On this 2-core machine shared
 with other jobs (load average well above the core count) every process hand-off waits for a CPU,
 so absolute numbers vary by 2x between runs; compare ratios within one run.
 """

@@ -73,6 +73,7 @@ class ItemResultSerializer(serializers.ModelSerializer):
 
 class LeaderboardRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField(allow_null=True)
+    contaminated = serializers.BooleanField()
     model = serializers.CharField()
     model_slug = serializers.CharField()
     run = serializers.IntegerField()

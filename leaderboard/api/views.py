@@ -1,6 +1,8 @@
 """API views: validate, call a selector or service, serialize."""
 from __future__ import annotations
 
+import datetime as dt
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
@@ -28,15 +30,23 @@ class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
             page = int(request.query_params.get("page", 1))
         except ValueError:
             page = 1
+        window = None
+        if selectors.date_slice_of(benchmark) and (request.query_params.get("from") or request.query_params.get("to")):
+            try:
+                window = selectors.DateWindow(*(dt.date.fromisoformat(request.query_params[name]) if request.query_params.get(name) else None
+                                                for name in ("from", "to")))
+            except ValueError:
+                return Response({"detail": "from/to: use dates like 2025-02-01"}, status=status.HTTP_400_BAD_REQUEST)
         board = selectors.leaderboard(benchmark=benchmark, user=request.user, sort=request.query_params.get("sort"),
-                                      slice_filter=slice_filter, page=page)
-        rows = [{"rank": r.rank, "model": r.model.name, "model_slug": r.model.slug, "run": r.run.pk,
+                                      slice_filter=slice_filter, page=page, window=window)
+        rows = [{"rank": r.rank, "contaminated": r.unranked_reason.startswith("contaminated"), "model": r.model.name, "model_slug": r.model.slug, "run": r.run.pk,
                  "evaluator_version": r.run.evaluator_version, "unranked_reason": r.unranked_reason, "flags": r.flags,
                  "scores": {cid: {"value": c.value, "ci_low": c.ci_low, "ci_high": c.ci_high, "n": c.n} for cid, c in r.cells.items()}}
                 for r in board.rows]
         return Response({"benchmark": benchmark.slug, "dataset_version": board.dataset.tag if board.dataset else None,
                          "evaluator_version": board.current_evaluator_version, "sort": board.sort_key,
-                         "page": board.page, "pages": board.pages, "total": board.total, "rows": rows})
+                         "page": board.page, "pages": board.pages, "total": board.total,
+                         "window": {"from": window.start, "to": window.end} if window else None, "rows": rows})
 
 
 class ModelViewSet(viewsets.ReadOnlyModelViewSet):

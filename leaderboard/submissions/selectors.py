@@ -4,6 +4,7 @@ visibility rule (private models and submissions are seen only by their owners an
 Each selector issues a fixed number of queries whatever the number of rows."""
 from __future__ import annotations
 
+import datetime as dt
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,13 +12,15 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import Q, QuerySet
-from django.db.models.fields.json import KeyTransform
+from django.core.cache import cache
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.utils import timezone
 
-from evaluators.core import evaluator_version, get_evaluator
+from evaluators.core import ItemScore, evaluator_version, get_evaluator
 from evaluators.core.files import read_items
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items_path
+from leaderboard.submissions.keys import column_id, slice_key
 from leaderboard.submissions.models import EvaluationRun, ItemResult, LeaderboardEntry, RunStatus, Score, Submission
 
 
@@ -85,24 +88,44 @@ class Leaderboard:
     pages: int = 1
     total: int = 0
     toolchains: dict[str, str] = field(default_factory=dict)
-
-
-def column_id(key: str, slice_key: str = "") -> str:
-    return f"{key}|{slice_key}" if slice_key else key
+    window: DateWindow | None = None
 
 
 PAGE_SIZE = 50
 
 
+@dataclass(frozen=True)
+class DateWindow:
+    """Items whose date slice (e.g. a contest date) lies in [start, end]; either end may be open."""
+
+    start: dt.date | None
+    end: dt.date | None
+
+    @property
+    def key(self) -> str:
+        return f"{self.start or ''}..{self.end or ''}"
+
+
+def date_slice_of(benchmark: Benchmark) -> str | None:
+    """The item slice a benchmark's date window filters on, if its evaluator has one."""
+    if not benchmark.evaluator_key:
+        return None
+    return getattr(get_evaluator(benchmark.evaluator_key), "date_slice", None)
+
+
 def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = None, slice_filter: str = "",
-                page: int = 1, page_size: int = PAGE_SIZE) -> Leaderboard:
+                page: int = 1, page_size: int = PAGE_SIZE, window: DateWindow | None = None) -> Leaderboard:
     """One page of a benchmark's leaderboard on its current dataset version, from the precomputed
     entries (the latest succeeded run of each model). ``slice_filter`` (e.g. ``difficulty=hard``)
     selects the per-slice scores shown in the headline columns.
 
     Ranks count public rows only: 1 + the number of rows whose 95% interval lies entirely above
     this row's, so rows with overlapping intervals share a rank. Queries: a fixed handful, and the
-    work per request is one small tuple per row plus the rows of the page."""
+    work per request is one small tuple per row plus the rows of the page.
+
+    With a date ``window``, every metric is recomputed by the evaluator from the item results
+    inside the window (cached per run and window), and a model released on or after the window's
+    start is flagged as contaminated and not ranked."""
     dataset = benchmark.dataset_versions.filter(is_current=True).first()
     current_version = evaluator_version(benchmark.evaluator_key) if benchmark.evaluator_key else ""
     columns = _columns(benchmark, slice_filter)
@@ -118,11 +141,23 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
         if (uid := _viewer_id(user)) is not None:
             visible |= Q(model__owner_id=uid)
         entries = entries.filter(visible)
-    keyed = list(entries.annotate(sort_cell=KeyTransform(col, "values")).values_list("pk", "is_public", "sort_cell"))
+    windowed: dict[int, dict[str, list]] | None = None
+    contaminated: dict[int, dt.date] = {}
+    date_key = date_slice_of(benchmark) if window else None
+    if window and date_key:
+        all_rows = list(entries.values_list("pk", "is_public", "run_id", "model__release_date"))
+        by_run = _windowed_values(benchmark, date_key, [run_id for _, _, run_id, _ in all_rows], window)
+        windowed = {pk: by_run.get(run_id, {}) for pk, _, run_id, _ in all_rows}
+        if window.start:
+            contaminated = {pk: released for pk, _, _, released in all_rows if released and released >= window.start}
+        keyed = [(pk, pub, windowed[pk].get(col)) for pk, pub, _, _ in all_rows]
+    else:
+        window = None
+        keyed = list(entries.annotate(sort_cell=KeyTransform(col, "values")).values_list("pk", "is_public", "sort_cell"))
     present = [(pk, pub, cell) for pk, pub, cell in keyed if cell]
     present.sort(key=lambda t: t[2][0], reverse=higher)
     ordered = [pk for pk, _, _ in present] + [pk for pk, _, cell in keyed if not cell]
-    ranks = _ranks([cell for _, pub, cell in present if pub], higher)
+    ranks = _ranks([cell for pk, pub, cell in present if pub and pk not in contaminated], higher)
     pages = max(1, -(-len(ordered) // page_size))
     page = min(max(1, page), pages)
     page_ids = ordered[(page - 1) * page_size: page * page_size]
@@ -133,11 +168,15 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
     rows = []
     for pk in page_ids:
         entry = by_id[pk]
-        cells = {cid: Cell(*vec) for cid, vec in entry.values.items() if cid in wanted}
+        values = windowed[pk] if windowed is not None else entry.values
+        cells = {cid: Cell(*vec) for cid, vec in values.items() if cid in wanted}
         row = LeaderboardRow(model=entry.model, run=entry.run, cells=cells, is_public=entry.is_public)
         cell = cells.get(col)
         if cell is None:
             row.unranked_reason = f"no {sort_col['label']} score for this selection"
+        elif pk in contaminated:
+            row.unranked_reason = (f"contaminated: released {contaminated[pk]:%Y-%m-%d}, on or after the window's start "
+                                   f"{window.start:%Y-%m-%d}, so it may have seen these problems")
         elif not entry.is_public:
             row.unranked_reason = "private: visible only to its owner and staff"
         elif cell.ci_low is None or cell.ci_high is None:
@@ -148,7 +187,37 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
             row.flags.append(f"scored by evaluator {entry.run.evaluator_version}; the current one is {current_version}")
         rows.append(row)
     toolchains = _flag_toolchains(rows)
-    return Leaderboard(benchmark, dataset, columns, rows, col, slice_filter, current_version, page, pages, len(ordered), toolchains)
+    return Leaderboard(benchmark, dataset, columns, rows, col, slice_filter, current_version, page, pages, len(ordered), toolchains, window)
+
+
+WINDOW_CACHE_SECONDS = 24 * 3600
+
+
+def _windowed_values(benchmark: Benchmark, date_key: str, run_ids: list[int], window: DateWindow) -> dict[int, dict[str, list]]:
+    """Every metric of each run recomputed by the evaluator over the item results in the window.
+    A succeeded run's item results never change, so results are cached per (run, window)."""
+    evaluator = get_evaluator(benchmark.evaluator_key)
+    keys = {run_id: f"lb-window:{run_id}:{window.key}" for run_id in run_ids}
+    found = cache.get_many(list(keys.values()))
+    out = {run_id: found[key] for run_id, key in keys.items() if key in found}
+    missing = [run_id for run_id in run_ids if run_id not in out]
+    if missing:
+        results = ItemResult.objects.filter(run_id__in=missing).annotate(date=KeyTextTransform(date_key, "slices"))
+        if window.start:
+            results = results.filter(date__gte=window.start.isoformat())
+        if window.end:
+            results = results.filter(date__lte=window.end.isoformat())
+        grouped: dict[int, list[ItemScore]] = {run_id: [] for run_id in missing}
+        for run_id, item_id, slices, scores in results.values_list("run_id", "item_id", "slices", "scores"):
+            grouped[run_id].append(ItemScore(item_id=item_id, slices=slices, scores=scores))
+        fresh = {}
+        for run_id, item_scores in grouped.items():
+            metrics = evaluator.aggregate(item_scores, seed=run_id) if item_scores else []
+            fresh[run_id] = {column_id(m.key, slice_key(m.slice)): [m.value, m.ci_low, m.ci_high, m.n] for m in metrics}
+        cache.set_many({keys[run_id]: values for run_id, values in fresh.items()}, WINDOW_CACHE_SECONDS)
+        out.update(fresh)
+    return out
+
 
 
 def _toolchains(run: EvaluationRun) -> dict[str, str]:
@@ -253,3 +322,15 @@ def example_predictions(*, benchmark: Benchmark) -> bytes | None:
     if build is None:
         return None
     return build(read_items(dataset_items_path(dataset, Path(settings.VAR_DIR) / "cache" / "datasets")))
+
+
+def dataset_date_range(*, dataset: DatasetVersion, date_key: str) -> tuple[str, str] | None:
+    """First and last value of the date slice over the dataset's items (cached by content hash)."""
+    key = f"dataset-dates:{dataset.content_hash}:{date_key}"
+    found = cache.get(key)
+    if found is None:
+        items = read_items(dataset_items_path(dataset, Path(settings.VAR_DIR) / "cache" / "datasets"))
+        dates = sorted(item.slices[date_key] for item in items if item.slices.get(date_key))
+        found = (dates[0], dates[-1]) if dates else ()
+        cache.set(key, found, None)
+    return tuple(found) or None

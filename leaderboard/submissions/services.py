@@ -28,6 +28,7 @@ from evaluators.core import ItemScore, MetricValue, PredictionsError
 from evaluators.core.files import parse_predictions
 from leaderboard.catalog.models import Benchmark, DatasetVersion
 from leaderboard.catalog.services import model_get_or_create
+from leaderboard.submissions.keys import column_id, slice_key
 from leaderboard.submissions.models import (
     PLATFORM_FAILURES,
     EvaluationRun,
@@ -55,10 +56,6 @@ class SubmissionRefused(ValueError):
 
 class QuotaExceeded(SubmissionRefused):
     pass
-
-
-def slice_key(slice_: dict[str, str]) -> str:
-    return ",".join(f"{k}={slice_[k]}" for k in sorted(slice_))
 
 
 def evaluator_settings_for(benchmark: Benchmark) -> dict:
@@ -239,7 +236,7 @@ def leaderboard_entry_refresh(*, run: EvaluationRun) -> None:
     """Make this succeeded run the model's leaderboard row unless a newer run is there already."""
     submission = run.submission
     is_public = submission.is_public and submission.model.is_public
-    values = {(f"{k}|{sk}" if sk else k): [v, lo, hi, n]
+    values = {column_id(k, sk): [v, lo, hi, n]
               for k, sk, v, lo, hi, n in Score.objects.filter(run=run).values_list("key", "slice_key", "value", "ci_low", "ci_high", "n")}
     key = {"benchmark_id": run.benchmark_id, "dataset_version_id": run.dataset_version_id, "model_id": submission.model_id, "is_public": is_public}
     current = LeaderboardEntry.objects.select_for_update().filter(**key).first()

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import csv
-import json
+import datetime as dt
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -27,14 +27,18 @@ def benchmark_detail(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = get_object_or_404(Benchmark, slug=slug)
     slice_filter = _slice_filter(request, benchmark)
     fmt = request.GET.get("format")
+    date_key = selectors.date_slice_of(benchmark)
+    window = _window(request) if date_key else None
     board = selectors.leaderboard(benchmark=benchmark, user=request.user, sort=request.GET.get("sort") or None,
                                   slice_filter=slice_filter, page=_int(request.GET.get("page"), 1),
-                                  page_size=100_000 if fmt else selectors.PAGE_SIZE)
+                                  page_size=100_000 if fmt else selectors.PAGE_SIZE, window=window)
     if fmt in {"csv", "json"}:
         return _download(board, fmt)
     for row in board.rows:
         row.display = [_display(row.cells.get(c["id"]), c.get("format", "percent")) for c in board.columns]
-    context = {"benchmark": benchmark, "board": board, "chart": _chart(board)}
+    date_range = selectors.dataset_date_range(dataset=board.dataset, date_key=date_key) if date_key and board.dataset else None
+    context = {"benchmark": benchmark, "board": board, "chart": _chart(board), "date_range": date_range,
+               "query": _query_without(request, "sort", "page")}
     template = "web/benchmark.html#leaderboard" if request.htmx else "web/benchmark.html"
     return render(request, template, context)
 
@@ -44,6 +48,25 @@ def _int(value: str | None, default: int) -> int:
         return int(value or default)
     except ValueError:
         return default
+
+
+def _window(request: HttpRequest) -> selectors.DateWindow | None:
+    """The date window from ?from=YYYY-MM-DD&to=YYYY-MM-DD (either may be left out)."""
+    bounds = []
+    for name in ("from", "to"):
+        try:
+            bounds.append(dt.date.fromisoformat(request.GET[name]) if request.GET.get(name) else None)
+        except ValueError:
+            bounds.append(None)
+    return selectors.DateWindow(*bounds) if any(bounds) else None
+
+
+def _query_without(request: HttpRequest, *names: str) -> str:
+    """The current query string minus some parameters, for links that change only those."""
+    query = request.GET.copy()
+    for name in names:
+        query.pop(name, None)
+    return query.urlencode()
 
 
 def _slice_filter(request: HttpRequest, benchmark: Benchmark) -> str:

@@ -10,6 +10,9 @@ object Main {
     var i = 0
     while (i < 65536) { sb.append(p(0) + p(1)).append('\n'); i += 1 }
     val bytes = sb.toString.getBytes("UTF-8")
-    while (true) System.out.write(bytes, 0, bytes.length)
+    while (true) {
+      System.out.write(bytes, 0, bytes.length)
+      if (System.out.checkError()) System.exit(1)
+    }
   }
 }
