@@ -54,3 +54,8 @@ class Evaluator(Protocol):
     def environment(self) -> dict[str, str]:
         """Versions of whatever the scores depend on beyond Python (compilers, judges...)."""
         ...
+
+    # Optional, looked up with getattr by the site:
+    #   date_slice: str                      -- item slice holding a date; enables the date window
+    #   example_predictions(items) -> bytes  -- a ready-to-submit predictions file for newcomers
+    #   configured(settings) -> Evaluator    -- a copy with validated per-run settings

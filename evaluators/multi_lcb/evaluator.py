@@ -119,6 +119,8 @@ class MultiLCBEvaluator:
                    "gap between Python and the other languages shown beside it.")
     modality = "text"
     default_samples = 10
+    #: item slice that leaderboards filter by date (contamination window)
+    date_slice = "contest_date"
     metric_columns: tuple[MetricColumn, ...] = (
         MetricColumn("pass@1", "pass@1 (mean of languages)", higher_is_better=True, format="percent", primary=True),
         MetricColumn("python_gap", "Python gap (Python minus other languages; lower is better)",
@@ -259,6 +261,12 @@ class MultiLCBEvaluator:
     # ----------------------------------------------------------------------------- metrics
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         return aggregate_scores(item_scores, seed=seed)
+
+    def example_predictions(self, items: Sequence[Item]) -> bytes:
+        """A ready-to-submit file: the shipped reference solutions, fenced as a model answers."""
+        from evaluators.multi_lcb.examples import example_predictions
+
+        return example_predictions(items)
 
     def environment(self) -> dict[str, str]:
         from evaluators.sandbox import toolchain_versions

@@ -139,8 +139,9 @@ def _score_run(claim: services.Claim, heartbeat: _Heartbeat) -> None:
             batch, last_flush = [], time.monotonic()
     if batch:
         _flush(claim, batch, primary, heartbeat)
-    all_scores = [ItemScore(item_id=r.item_id, slices=r.slices, scores=r.scores, detail={}, error=r.error)
-                  for r in ItemResult.objects.filter(run_id=run.pk).only("item_id", "slices", "scores", "error")]
+    all_scores = [ItemScore(item_id=item_id, slices=slices, scores=scores, detail=detail, error=error)
+                  for item_id, slices, scores, detail, error in ItemResult.objects.filter(run_id=run.pk).values_list(
+                      "item_id", "slices", "scores", "detail", "error")]
     metrics = evaluator.aggregate(all_scores, seed=run.pk)
     if heartbeat.lost.is_set() or not services.run_complete(claim=claim, metrics=metrics):
         raise LeaseLost()

@@ -208,8 +208,8 @@ def _windowed_values(benchmark: Benchmark, date_key: str, run_ids: list[int], wi
         if window.end:
             results = results.filter(date__lte=window.end.isoformat())
         grouped: dict[int, list[ItemScore]] = {run_id: [] for run_id in missing}
-        for run_id, item_id, slices, scores in results.values_list("run_id", "item_id", "slices", "scores"):
-            grouped[run_id].append(ItemScore(item_id=item_id, slices=slices, scores=scores))
+        for run_id, item_id, slices, scores, detail, error in results.values_list("run_id", "item_id", "slices", "scores", "detail", "error"):
+            grouped[run_id].append(ItemScore(item_id=item_id, slices=slices, scores=scores, detail=detail, error=error))
         fresh = {}
         for run_id, item_scores in grouped.items():
             metrics = evaluator.aggregate(item_scores, seed=run_id) if item_scores else []

@@ -68,3 +68,43 @@ def test_openapi_schema_and_docs(client):
     schema = client.get("/api/schema/")
     assert schema.status_code == 200 and b"/api/submissions/" in schema.content
     assert client.get("/api/docs/").status_code == 200
+
+
+def add_item_results(run: EvaluationRun, passes: dict[tuple[str, str], bool]) -> None:
+    from leaderboard.submissions.models import ItemResult
+
+    dates = {"t1_a": "2023-06-01", "t2_a": "2024-03-01", "t3_a": "2025-02-01"}
+    ItemResult.objects.bulk_create([
+        ItemResult(run=run, item_id=f"{problem}/{language}", primary_score=float(ok),
+                   slices={"language": language, "difficulty": "easy", "platform": "atcoder", "contest_date": dates[problem]},
+                   scores={"n": 1.0, "c": float(ok), "pass@1": float(ok)},
+                   detail={"samples": [{"verdict": "passed" if ok else "wrong_answer"}]})
+        for (problem, language), ok in passes.items()])
+
+
+def test_date_window_recomputes_scores_and_flags_contaminated_models(client, multi_lcb, user):
+    from datetime import date
+
+    old_only = {("t1_a", "python"): True, ("t2_a", "python"): True, ("t3_a", "python"): False,
+                ("t1_a", "rust"): True, ("t2_a", "rust"): False, ("t3_a", "rust"): False}
+    all_pass = {key: True for key in old_only}
+    memorizer = add_scored_model(multi_lcb, user, "memorizer", 0.5)
+    add_item_results(memorizer, old_only)
+    fresh = add_scored_model(multi_lcb, user, "fresh", 0.9)
+    add_item_results(fresh, all_pass)
+    late = add_scored_model(multi_lcb, user, "late-release", 0.9)
+    add_item_results(late, all_pass)
+    late.submission.model.__class__.objects.filter(pk=late.submission.model_id).update(release_date=date(2024, 6, 1))
+
+    board = client.get("/api/benchmarks/multi-lcb/leaderboard/?from=2024-01-01").json()
+    rows = {r["model"]: r for r in board["rows"]}
+    assert rows["memorizer"]["scores"]["pass@1"]["value"] == pytest.approx(0.25)  # python 1/2, rust 0/2 in the window
+    assert rows["memorizer"]["scores"]["pass@1"]["n"] == 4  # items (2 problems x 2 languages) in the window
+    assert rows["fresh"]["scores"]["pass@1"]["value"] == 1.0 and rows["fresh"]["rank"] == 1
+    assert rows["late-release"]["contaminated"] and rows["late-release"]["rank"] is None
+    assert "on or after the window's start 2024-01-01" in rows["late-release"]["unranked_reason"]
+    html = client.get("/benchmarks/multi-lcb/?from=2024-01-01").content.decode()
+    assert "contaminated: released 2024-06-01" in html and 'value="2024-01-01"' in html
+    everything = {r["model"]: r for r in client.get("/api/benchmarks/multi-lcb/leaderboard/").json()["rows"]}
+    assert not everything["late-release"]["contaminated"]  # no window: no flag
+    assert client.get("/api/benchmarks/multi-lcb/leaderboard/?from=yesterday").status_code == 400

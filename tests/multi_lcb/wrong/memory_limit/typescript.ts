@@ -4,9 +4,9 @@ export {};
 
 const t: string[] = require('fs').readFileSync(0, 'utf8').split(/\s+/).filter((x: string) => x.length > 0);
 // Keeps allocating 16M-element arrays and writing every element, until killed.
-const keep: Float64Array[] = [];
+// Plain arrays live on the V8 heap, so node's --max-old-space-size (or a cgroup) stops it.
+const keep: number[][] = [];
 for (;;) {
-  const a = new Float64Array(16 * 1024 * 1024);
-  a.fill(keep.length + 1.5);
+  const a: number[] = new Array(16 * 1024 * 1024).fill(keep.length + 0.5);
   keep.push(a);
 }
