@@ -229,7 +229,8 @@ class MultiLCBEvaluator:
             verdict = _RUN_STATUS_VERDICT[run.status]
             if verdict == "runtime_error":
                 return verdict, f"exit code {run.exit_code}\n{run.stderr or ''}"
-            return verdict, f"{run.status} after {run.wall_seconds:.2f}s wall, {run.cpu_seconds:.2f}s cpu"
+            cpu = f", {run.cpu_seconds:.2f}s cpu" if isinstance(run.cpu_seconds, (int, float)) else ""
+            return verdict, f"{run.status} after {float(run.wall_seconds or 0.0):.2f}s wall{cpu}"
         if run.status != "ok" or run.exit_code != 0:
             return "runtime_error", f"exit code {run.exit_code}\n{run.stderr or ''}"
         functional = test.get("testtype") == "functional"

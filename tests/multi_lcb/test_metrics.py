@@ -150,7 +150,7 @@ class FakeRun:
     stdout: str
     stderr: str = ""
     wall_seconds: float = 0.01
-    cpu_seconds: float = 0.01
+    cpu_seconds: float | None = 0.01
 
 
 class FakeProgram:
@@ -176,7 +176,7 @@ class FakeProgram:
         if "SUM_OK_STATUS_EXIT3" in self.source:
             return FakeRun("ok", 3, total + "\n")
         if "SLOW" in self.source:
-            return FakeRun("timeout", None, "", wall_seconds=1.0)
+            return FakeRun("timeout", None, "", wall_seconds=1.0, cpu_seconds=None)
         if "WRONG_ON_BIG" in self.source and len(stdin_text) > 5:
             return FakeRun("ok", 0, "0\n")
         if "ERROR_WORDS" in self.source:
@@ -225,6 +225,7 @@ def test_score_item_verdicts_and_scores(fake: tuple[MultiLCBEvaluator, FakeSandb
     assert wrong["failed_test"] == 1 and wrong["failed_test_public"] is False and wrong["tests_run"] == 2
     slow = result.detail["samples"][3]
     assert slow["failed_test"] == 0 and slow["failed_test_public"] is True
+    assert slow["reason"] == "timeout after 1.00s wall"  # no CPU time reported: none shown
     assert "error: nope" in result.detail["samples"][5]["reason"]
     assert "boom" in result.detail["samples"][1]["reason"]
     assert all(s["extraction"] == "first" for s in result.detail["samples"])

@@ -25,8 +25,8 @@ WRONG_PROBLEM = "abc900_a"
 TIME_LIMIT = 5.0
 
 
-def evaluator() -> MultiLCBEvaluator:
-    return MultiLCBEvaluator(time_limit_seconds=TIME_LIMIT)
+def evaluator(memory_mb: int = 1024) -> MultiLCBEvaluator:
+    return MultiLCBEvaluator(time_limit_seconds=TIME_LIMIT, memory_mb=memory_mb)
 
 
 def all_items() -> dict[str, Item]:
@@ -105,7 +105,8 @@ def test_known_wrong_programs_get_their_verdicts() -> None:
         chosen.append(item)
         predictions.append(Prediction(item.id, fenced(language, path.read_text(encoding="utf-8"))))
         expected[item.id] = verdict
-    scores = list(score_items(evaluator(), chosen, predictions, concurrency=2))
+    # 512 MB: the allocating programs reach the limit well inside the time limit even on a busy machine
+    scores = list(score_items(evaluator(memory_mb=512), chosen, predictions, concurrency=2))
     assert len(scores) == len(cases)
     wrong = []
     for s in scores:
