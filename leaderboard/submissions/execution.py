@@ -39,10 +39,10 @@ class _Heartbeat(threading.Thread):
         super().__init__(daemon=True, name=f"heartbeat-{claim.run_id}")
         self.claim = claim
         self.lost = threading.Event()
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def run(self) -> None:
-        while not self._stop.wait(settings.RUN_HEARTBEAT_SECONDS):
+        while not self._halt.wait(settings.RUN_HEARTBEAT_SECONDS):
             try:
                 if not services.run_heartbeat(claim=self.claim):
                     self.lost.set()
@@ -53,7 +53,7 @@ class _Heartbeat(threading.Thread):
                 close_old_connections()
 
     def stop(self) -> None:
-        self._stop.set()
+        self._halt.set()
 
 
 def worker_name() -> str:
