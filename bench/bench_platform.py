@@ -142,11 +142,16 @@ def bench_pipeline(results: dict) -> None:
     in_process_s = time.perf_counter() - start
 
     env = dict(os.environ, LEADERBOARD_RUN_CONCURRENCY=str(concurrency))
-    log = open(REPO / "var" / "bench" / "worker.log", "wb")
+    log_path = REPO / "var" / "bench" / "worker.log"
+    log = log_path.open("wb")
     worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.celery", "worker", "-Q", "cpu", "--concurrency", "1",
-                               "--loglevel", "WARNING"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                               "--loglevel", "INFO"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        time.sleep(5)  # worker start-up is not part of the pipeline's per-item cost
+        # Worker start-up (including the toolchain probes of each pool process) is not a per-run cost.
+        deadline = time.monotonic() + 120
+        while b" ready." not in log_path.read_bytes() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(3)
         owner = User.objects.create_user("pipeline", is_staff=True)
         start = time.perf_counter()
         submission = submission_create_from_predictions(owner=owner, benchmark=benchmark, model_name="pipeline", data=data)

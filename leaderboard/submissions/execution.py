@@ -124,12 +124,15 @@ def _score_run(claim: services.Claim, heartbeat: _Heartbeat) -> None:
         evaluator = evaluator.configured(run.evaluator_settings)
     services.run_set_provenance(claim=claim, evaluator_version=evaluator_version(run.evaluator_key),
                                 environment=environment_versions(evaluator.environment()))
+    started = time.monotonic()
     items = read_items(dataset_items_path(run.dataset_version, Path(settings.VAR_DIR) / "cache" / "datasets"))
     with default_storage.open(run.submission.predictions_key, "rb") as handle:
         predictions = parse_predictions(handle.read(), (item.id for item in items), max_bytes=settings.PREDICTIONS_MAX_BYTES)
     done = set(ItemResult.objects.filter(run_id=run.pk).values_list("item_id", flat=True))
     primary = next((c.key for c in evaluator.metric_columns if c.primary), None)
-    services.run_append_log(run_id=run.pk, line=f"attempt {claim.attempt}: {len(items) - len(done)} of {len(items)} items to score")
+    services.run_append_log(run_id=run.pk, line=f"attempt {claim.attempt}: {len(items) - len(done)} of {len(items)} items to score "
+                                                 f"(dataset and predictions loaded in {time.monotonic() - started:.1f} s)")
+    started = time.monotonic()
     batch: list[ItemScore] = []
     last_flush = time.monotonic()
     for item_score in score_items(evaluator, items, predictions, concurrency=settings.RUN_CONCURRENCY, skip=done):
@@ -139,13 +142,16 @@ def _score_run(claim: services.Claim, heartbeat: _Heartbeat) -> None:
             batch, last_flush = [], time.monotonic()
     if batch:
         _flush(claim, batch, primary, heartbeat)
+    scored_in = time.monotonic() - started
+    started = time.monotonic()
     all_scores = [ItemScore(item_id=item_id, slices=slices, scores=scores, detail=detail, error=error)
                   for item_id, slices, scores, detail, error in ItemResult.objects.filter(run_id=run.pk).values_list(
                       "item_id", "slices", "scores", "detail", "error")]
     metrics = evaluator.aggregate(all_scores, seed=run.pk)
     if heartbeat.lost.is_set() or not services.run_complete(claim=claim, metrics=metrics):
         raise LeaseLost()
-    services.run_append_log(run_id=run.pk, line=f"succeeded: {len(all_scores)} items scored")
+    services.run_append_log(run_id=run.pk, line=f"succeeded: {len(all_scores)} items; scoring took {scored_in:.1f} s, "
+                                                 f"aggregation {time.monotonic() - started:.1f} s")
 
 
 def _flush(claim: services.Claim, batch: list[ItemScore], primary: str | None, heartbeat: _Heartbeat) -> None:

@@ -34,8 +34,6 @@ def benchmark_detail(request: HttpRequest, slug: str) -> HttpResponse:
                                   page_size=100_000 if fmt else selectors.PAGE_SIZE, window=window)
     if fmt in {"csv", "json"}:
         return _download(board, fmt)
-    for row in board.rows:
-        row.display = [_display(row.cells.get(c["id"]), c.get("format", "percent")) for c in board.columns]
     date_range = selectors.dataset_date_range(dataset=board.dataset, date_key=date_key) if date_key and board.dataset else None
     context = {"benchmark": benchmark, "board": board, "chart": _chart(board), "date_range": date_range,
                "query": _query_without(request, "sort", "page")}
@@ -75,16 +73,6 @@ def _slice_filter(request: HttpRequest, benchmark: Benchmark) -> str:
         if value and value in dim["values"]:
             return f"{dim['key']}={value}"
     return ""
-
-
-def _display(cell: selectors.Cell | None, fmt: str) -> dict[str, str] | None:
-    """Pre-formatted text of a score cell (templates loop over these instead of including a
-    sub-template per cell, which dominated the page's time)."""
-    if cell is None:
-        return None
-    show = (lambda v: f"{100 * v:.1f}") if fmt == "percent" else (lambda v: f"{v:.3f}")
-    ci = f"[{show(cell.ci_low)}, {show(cell.ci_high)}]" if cell.ci_low is not None and cell.ci_high is not None else ""
-    return {"value": show(cell.value), "ci": ci, "n": str(cell.n)}
 
 
 def _chart(board: selectors.Leaderboard) -> list[dict]:
