@@ -122,9 +122,9 @@ class MultiLCBEvaluator:
     #: item slice that leaderboards filter by date (contamination window)
     date_slice = "contest_date"
     metric_columns: tuple[MetricColumn, ...] = (
-        MetricColumn("pass@1", "pass@1 (mean of languages)", higher_is_better=True, format="percent", primary=True),
-        MetricColumn("python_gap", "Python gap (Python minus other languages; lower is better)",
-                     higher_is_better=False, format="number"),
+        MetricColumn("pass@1", "pass@1, mean of languages", higher_is_better=True, format="percent", primary=True),
+        # Python's pass@1 minus the mean of the other languages, shown in percentage points.
+        MetricColumn("python_gap", "Python gap", higher_is_better=False, format="percent"),
         MetricColumn("pass@5", "pass@5", higher_is_better=True, format="percent"),
         MetricColumn("pass@10", "pass@10", higher_is_better=True, format="percent"),
     )

@@ -760,9 +760,9 @@ class Program:
                                     writable_prog=False, stdin=stdin.encode("utf-8", errors="surrogateescape"),
                                     env=_fill_env(lang.env, limits), extra_binds=())
         stderr = _decode(raw.stderr)
-        cpu_exceeded = raw.signal in (signal.SIGXCPU, signal.SIGKILL) and (raw.cpu or 0.0) >= limits.cpu_seconds - 0.05
-        if raw.exit_code is None and raw.signal == signal.SIGXCPU:
-            cpu_exceeded = True
+        # RLIMIT_CPU ends the program with SIGXCPU; bwrap's init reports that as exit code 128 + SIGXCPU.
+        xcpu = raw.signal == signal.SIGXCPU or raw.exit_code == 128 + signal.SIGXCPU
+        cpu_exceeded = xcpu or (raw.signal == signal.SIGKILL and (raw.cpu or 0.0) >= limits.cpu_seconds - 0.05)
         if raw.output_exceeded:
             status = "output_limit"
         elif raw.timed_out or cpu_exceeded:
