@@ -20,7 +20,8 @@ def evaluate_run(run_id: int) -> str:
 
 
 @app.task(name="workers.tasks.requeue_expired_runs", soft_time_limit=60, time_limit=90)
-def requeue_expired_runs() -> tuple[int, int]:
-    from leaderboard.submissions.services import runs_requeue_expired
+def requeue_expired_runs() -> tuple[int, int, int]:
+    from leaderboard.submissions.services import runs_requeue_expired, runs_resend_stale_queued
 
-    return runs_requeue_expired()
+    requeued, failed = runs_requeue_expired()
+    return requeued, failed, runs_resend_stale_queued()

@@ -5,6 +5,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 
@@ -72,6 +73,7 @@ class EvaluationRun(models.Model):
     log = models.TextField(blank=True)
     quota_charged = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    queued_at = models.DateTimeField(default=timezone.now, help_text="When its message was last sent to the queue.")
     started_at = models.DateTimeField(null=True, blank=True)
     progress_started_at = models.DateTimeField(null=True, blank=True, help_text="Start of the current attempt, for the rate.")
     progress_started_done = models.PositiveIntegerField(default=0)

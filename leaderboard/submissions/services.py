@@ -299,6 +299,20 @@ def _require_owner(run: EvaluationRun, user: AbstractBaseUser) -> None:
         raise PermissionError("Only the submitter or staff can change this run.")
 
 
+def runs_resend_stale_queued(*, now: dt.datetime | None = None) -> int:
+    """Send again the runs queued for longer than RUN_QUEUED_RESEND_SECONDS (a lost broker message
+    would otherwise leave them stuck). Harmless when the first message is alive: the claim is a
+    compare-and-set, so only one worker ever runs it."""
+    now = now or timezone.now()
+    stale = list(EvaluationRun.objects.filter(
+        status=RunStatus.QUEUED, queued_at__lt=now - dt.timedelta(seconds=settings.RUN_QUEUED_RESEND_SECONDS)).only("pk", "queue"))
+    for run in stale:
+        with transaction.atomic():
+            if EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(queued_at=now):
+                _enqueue_on_commit(run)
+    return len(stale)
+
+
 def runs_requeue_expired(*, now: dt.datetime | None = None) -> tuple[int, int]:
     """Re-queue running runs whose lease expired (their worker died), or fail them after the last
     attempt. Returns (re-queued, failed)."""
@@ -309,7 +323,7 @@ def runs_requeue_expired(*, now: dt.datetime | None = None) -> tuple[int, int]:
         if run.attempt < run.max_attempts:
             with transaction.atomic():
                 if EvaluationRun.objects.filter(pk=run.pk, lease_token=run.lease_token, status=RunStatus.RUNNING).update(
-                        status=RunStatus.QUEUED, lease_token=None, lease_expires_at=None, worker=""):
+                        status=RunStatus.QUEUED, lease_token=None, lease_expires_at=None, worker="", queued_at=now):
                     run_append_log(run_id=run.pk, line=f"{reason}; re-queued (attempt {run.attempt} of {run.max_attempts} used)")
                     _enqueue_on_commit(run)
                     requeued += 1

@@ -122,3 +122,21 @@ def test_expired_lease_is_requeued_then_failed_after_last_attempt(multi_lcb, use
     failed = EvaluationRun.objects.get(pk=run.pk)
     assert failed.status == RunStatus.FAILED and failed.failure_kind == FailureKind.INFRASTRUCTURE
     assert "gave up after 2 attempts" in failed.failure_message
+
+
+@override_settings(RUN_QUEUED_RESEND_SECONDS=60)
+def test_runs_stuck_in_the_queue_are_sent_again(multi_lcb, user, monkeypatch):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    sent: list[int] = []
+    monkeypatch.setattr(services, "_enqueue_on_commit", lambda run: sent.append(run.pk))
+    run = services.submission_create_from_predictions(owner=user, benchmark=multi_lcb, model_name="m", data=good_file(multi_lcb)).runs.get()
+    assert services.runs_resend_stale_queued() == 0  # fresh: left alone
+    later = timezone.now() + dt.timedelta(seconds=61)
+    assert services.runs_resend_stale_queued(now=later) == 1
+    assert services.runs_resend_stale_queued(now=later) == 0  # its clock restarted
+    assert sent == [run.pk, run.pk]
+    assert services.run_claim(run_id=run.pk, worker="w") is not None
+    assert services.run_claim(run_id=run.pk, worker="w-duplicate") is None  # the second message does nothing
