@@ -16,7 +16,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 PY_SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
-PY_SLOW_SUM = "import time\ntime.sleep(0.4)\na, b = map(int, input().split())\nprint(a + b)\n"
+PY_SLOW_SUM = "import time\ntime.sleep(1.0)\na, b = map(int, input().split())\nprint(a + b)\n"
 
 
 def lcb_problem(question_id: str, *, date: str = "2024-03-01T00:00:00", difficulty: str = "easy", platform: str = "atcoder",

@@ -59,7 +59,7 @@ def test_predictions_file_scored_by_worker_and_ranked(multi_lcb, user, celery_wo
 
 def test_worker_killed_mid_run_finishes_exactly_once(multi_lcb, user, celery_worker):
     item_ids = multi_lcb.dataset_versions.get(is_current=True).item_ids
-    ruby_sum = "a, b = gets.split.map(&:to_i)\nsleep 0.4\nputs a + b\n"
+    ruby_sum = "a, b = gets.split.map(&:to_i)\nsleep 1.0\nputs a + b\n"
     data = predictions_jsonl(item_ids, lambda lang: {"python": PY_SLOW_SUM, "ruby": ruby_sum}.get(lang))
     run_id = submit(api_for(user), multi_lcb, data).json()["runs"][0]["id"]
     wait_for(lambda: EvaluationRun.objects.get(pk=run_id).items_done >= 2, timeout=120, what="the first results")
