@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from evaluators.core.types import (
     DatasetError,
+    InfrastructureError,
     Item,
     ItemScore,
     MetricColumn,
@@ -19,6 +20,7 @@ from evaluators.core.registry import evaluator_version, get_evaluator, register,
 __all__ = [
     "DatasetError",
     "Evaluator",
+    "InfrastructureError",
     "Item",
     "ItemScore",
     "MetricColumn",

@@ -13,6 +13,11 @@ class DatasetError(ValueError):
     """A dataset file or release is malformed. The message names the record and the field."""
 
 
+class InfrastructureError(RuntimeError):
+    """The machine, not the submission, is at fault (a sandbox that cannot start, a missing
+    toolchain...). Workers retry such runs and never charge the submitter for them."""
+
+
 class PredictionsError(ValueError):
     """A predictions file is malformed. ``problems`` lists every (line, field, message) found."""
 

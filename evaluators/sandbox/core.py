@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from evaluators.core.types import InfrastructureError
+
 from .languages import LANGUAGES, PROG_DIR, TOOLCHAIN_DIR, Language
 
 REPO_ROOT: Path = Path(__file__).resolve().parents[2]
@@ -54,7 +56,7 @@ _ETC_BINDS: tuple[str, ...] = (
 )
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(InfrastructureError):
     """Raised when the sandbox cannot be used; code is never run unsandboxed instead."""
 
 

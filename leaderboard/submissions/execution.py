@@ -16,8 +16,9 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import DatabaseError, close_old_connections
+from django.utils import timezone
 
-from evaluators.core import ItemScore, PredictionsError, evaluator_version, get_evaluator
+from evaluators.core import InfrastructureError, ItemScore, PredictionsError, evaluator_version, get_evaluator
 from evaluators.core.files import parse_predictions, read_items
 from evaluators.core.runner import score_items
 from leaderboard.catalog.services import dataset_items_path
@@ -86,7 +87,7 @@ def run_execute(*, run_id: int, worker: str | None = None) -> str:
     except PredictionsError as exc:
         services.run_fail(run_id=run_id, claim=claim, kind=FailureKind.INVALID_INPUT, message=str(exc))
         return "failed: invalid input"
-    except (OSError, DatabaseError) as exc:
+    except (InfrastructureError, OSError, DatabaseError) as exc:
         message = f"{type(exc).__name__}: {exc}"
         if claim.attempt < _max_attempts(run_id):
             services.run_append_log(run_id=run_id, line=f"infrastructure error, will retry: {message}")
@@ -112,8 +113,6 @@ def _max_attempts(run_id: int) -> int:
 
 def _release_for_retry(claim: services.Claim) -> None:
     """Let the reaper re-queue it: expire the lease now."""
-    from django.utils import timezone
-
     EvaluationRun.objects.filter(pk=claim.run_id, lease_token=claim.token).update(lease_expires_at=timezone.now())
 
 
