@@ -86,3 +86,14 @@ def test_big_input_and_output(sandbox: Sandbox) -> None:
     with sandbox.program("python", "import sys\nsys.stdout.write(sys.stdin.read())\n") as prog:
         r = prog.run(data, Limits(wall_seconds=10))
         assert r.status == "ok" and r.stdout == data
+
+
+def test_missing_bubblewrap_is_a_clear_error_not_a_fallback(monkeypatch, tmp_path) -> None:
+    import evaluators.sandbox.core as core
+    from evaluators.core import InfrastructureError
+    from evaluators.sandbox import SandboxUnavailable
+
+    monkeypatch.setattr(core, "BWRAP", str(tmp_path / "no-bwrap-here"))
+    with pytest.raises(SandboxUnavailable, match="install the Debian package bubblewrap.*refusing to run untrusted code unsandboxed") as info:
+        core.Sandbox(base_dir=tmp_path)
+    assert isinstance(info.value, InfrastructureError)  # workers retry it and never charge the submitter
