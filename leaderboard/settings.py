@@ -161,6 +161,10 @@ RUN_SOFT_TIME_LIMIT = int(os.environ.get("LEADERBOARD_RUN_SOFT_TIME_LIMIT", str(
 RUN_HARD_TIME_LIMIT = RUN_SOFT_TIME_LIMIT + 300
 RUN_QUEUED_RESEND_SECONDS = int(os.environ.get("LEADERBOARD_RUN_QUEUED_RESEND_SECONDS", "900"))
 RUN_REAPER_SECONDS = float(os.environ.get("LEADERBOARD_RUN_REAPER_SECONDS", "30"))
+# A run's items are split into chunks that workers claim; the worker that owns a run asks up to
+# RUN_HELPERS other workers on its queue to claim chunks too (one run on many machines).
+RUN_CHUNK_ITEMS = int(os.environ.get("LEADERBOARD_RUN_CHUNK_ITEMS", "64"))
+RUN_HELPERS = int(os.environ.get("LEADERBOARD_RUN_HELPERS", "4"))
 RUN_BATCH_SIZE = int(os.environ.get("LEADERBOARD_RUN_BATCH_SIZE", "16"))
 RUN_CONCURRENCY = int(os.environ.get("LEADERBOARD_RUN_CONCURRENCY", str(os.cpu_count() or 1)))
 # Evaluator settings for every run, as JSON (e.g. {"multi-lcb": {"time_limit_seconds": 5}}).

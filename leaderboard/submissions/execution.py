@@ -7,23 +7,27 @@ from __future__ import annotations
 
 import importlib.metadata
 import logging
+import os
 import platform
 import socket
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import DatabaseError, close_old_connections
 from django.utils import timezone
 
-from evaluators.core import InfrastructureError, ItemScore, PredictionsError, evaluator_version, get_evaluator
+from evaluators.core import (Evaluator, InfrastructureError, Item, ItemScore, Prediction, PredictionsError, evaluator_version,
+                             get_evaluator)
 from evaluators.core.files import parse_predictions, read_items
 from evaluators.core.runner import score_items
 from leaderboard.catalog.services import dataset_items_path
 from leaderboard.submissions import services
-from leaderboard.submissions.models import EvaluationRun, FailureKind, ItemResult
+from leaderboard.submissions.models import EvaluationRun, FailureKind, ItemResult, RunStatus
 
 log = logging.getLogger(__name__)
 LIBRARIES = ("django", "celery", "numpy", "psycopg", "boto3")
@@ -34,22 +38,22 @@ class LeaseLost(RuntimeError):
 
 
 class _Heartbeat(threading.Thread):
-    """Extends the lease every few seconds; sets ``lost`` when the lease is gone."""
+    """Calls ``beat`` every few seconds; sets ``lost`` when it answers False (the lease is gone)."""
 
-    def __init__(self, claim: services.Claim) -> None:
-        super().__init__(daemon=True, name=f"heartbeat-{claim.run_id}")
-        self.claim = claim
+    def __init__(self, name: str, beat: Callable[[], bool]) -> None:
+        super().__init__(daemon=True, name=name)
+        self.beat = beat
         self.lost = threading.Event()
         self._halt = threading.Event()
 
     def run(self) -> None:
         while not self._halt.wait(settings.RUN_HEARTBEAT_SECONDS):
             try:
-                if not services.run_heartbeat(claim=self.claim):
+                if not self.beat():
                     self.lost.set()
                     return
             except DatabaseError:
-                log.warning("heartbeat for run %s failed; retrying", self.claim.run_id, exc_info=True)
+                log.warning("%s failed; retrying", self.name, exc_info=True)
             finally:
                 close_old_connections()
 
@@ -58,7 +62,7 @@ class _Heartbeat(threading.Thread):
 
 
 def worker_name() -> str:
-    return f"{socket.gethostname()}:{threading.get_native_id()}"
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def environment_versions(evaluator_environment: dict[str, str]) -> dict[str, str]:
@@ -77,10 +81,10 @@ def run_execute(*, run_id: int, worker: str | None = None) -> str:
     claim = services.run_claim(run_id=run_id, worker=worker or worker_name())
     if claim is None:
         return "skipped: not queued (already claimed, finished or cancelled)"
-    heartbeat = _Heartbeat(claim)
+    heartbeat = _Heartbeat(f"heartbeat-run-{run_id}", lambda: services.run_heartbeat(claim=claim))
     heartbeat.start()
     try:
-        _score_run(claim, heartbeat)
+        _score_run(claim, heartbeat, worker or worker_name())
         return "succeeded"
     except LeaseLost:
         return "stopped: lease lost (cancelled or taken over)"
@@ -116,43 +120,111 @@ def _release_for_retry(claim: services.Claim) -> None:
     EvaluationRun.objects.filter(pk=claim.run_id, lease_token=claim.token).update(lease_expires_at=timezone.now())
 
 
-def _score_run(claim: services.Claim, heartbeat: _Heartbeat) -> None:
-    run = EvaluationRun.objects.select_related("submission", "dataset_version", "benchmark").get(pk=claim.run_id)
+@dataclass
+class _Work:
+    """What scoring a run needs, loaded once per worker and run."""
+
+    run: EvaluationRun
+    evaluator: Evaluator
+    items: dict[str, Item]
+    predictions: list[Prediction]
+    primary: str | None
+
+
+def _load(run_id: int) -> _Work:
+    run = EvaluationRun.objects.select_related("submission", "dataset_version", "benchmark").get(pk=run_id)
     evaluator = get_evaluator(run.evaluator_key)
     if run.evaluator_settings and hasattr(evaluator, "configured"):
         evaluator = evaluator.configured(run.evaluator_settings)
-    services.run_set_provenance(claim=claim, evaluator_version=evaluator_version(run.evaluator_key),
-                                environment=environment_versions(evaluator.environment()))
-    started = time.monotonic()
     items = read_items(dataset_items_path(run.dataset_version, Path(settings.VAR_DIR) / "cache" / "datasets"))
     with default_storage.open(run.submission.predictions_key, "rb") as handle:
         predictions = parse_predictions(handle.read(), (item.id for item in items), max_bytes=settings.PREDICTIONS_MAX_BYTES)
-    done = set(ItemResult.objects.filter(run_id=run.pk).values_list("item_id", flat=True))
     primary = next((c.key for c in evaluator.metric_columns if c.primary), None)
-    services.run_append_log(run_id=run.pk, line=f"attempt {claim.attempt}: {len(items) - len(done)} of {len(items)} items to score "
+    return _Work(run, evaluator, {item.id: item for item in items}, predictions, primary)
+
+
+def _score_run(claim: services.Claim, heartbeat: _Heartbeat, worker: str) -> None:
+    started = time.monotonic()
+    work = _load(claim.run_id)
+    run = work.run
+    services.run_set_provenance(claim=claim, evaluator_version=evaluator_version(run.evaluator_key),
+                                environment=environment_versions(work.evaluator.environment()))
+    remaining = services.chunks_unfinished(run_id=run.pk)
+    helpers = services.run_request_helpers(run=run, count=settings.RUN_HELPERS)
+    services.run_append_log(run_id=run.pk, line=f"attempt {claim.attempt}: {remaining} chunk(s) to score, {helpers} helper(s) asked "
                                                  f"(dataset and predictions loaded in {time.monotonic() - started:.1f} s)")
     started = time.monotonic()
-    batch: list[ItemScore] = []
-    last_flush = time.monotonic()
-    for item_score in score_items(evaluator, items, predictions, concurrency=settings.RUN_CONCURRENCY, skip=done):
-        batch.append(item_score)
-        if len(batch) >= settings.RUN_BATCH_SIZE or time.monotonic() - last_flush > 2.0:
-            _flush(claim, batch, primary, heartbeat)
-            batch, last_flush = [], time.monotonic()
-    if batch:
-        _flush(claim, batch, primary, heartbeat)
+    while True:
+        _score_chunks(work, worker, stop=heartbeat.lost)
+        if heartbeat.lost.is_set():
+            raise LeaseLost()
+        if services.chunks_unfinished(run_id=run.pk) == 0:
+            break
+        time.sleep(1.0)  # chunks held by helpers: wait for them, or take them over when their claims expire
     scored_in = time.monotonic() - started
     started = time.monotonic()
     all_scores = [ItemScore(item_id=item_id, slices=slices, scores=scores, detail=detail, error=error)
                   for item_id, slices, scores, detail, error in ItemResult.objects.filter(run_id=run.pk).values_list(
                       "item_id", "slices", "scores", "detail", "error")]
-    metrics = evaluator.aggregate(all_scores, seed=run.pk)
+    metrics = work.evaluator.aggregate(all_scores, seed=run.pk)
     if heartbeat.lost.is_set() or not services.run_complete(claim=claim, metrics=metrics):
         raise LeaseLost()
     services.run_append_log(run_id=run.pk, line=f"succeeded: {len(all_scores)} items; scoring took {scored_in:.1f} s, "
                                                  f"aggregation {time.monotonic() - started:.1f} s")
 
 
-def _flush(claim: services.Claim, batch: list[ItemScore], primary: str | None, heartbeat: _Heartbeat) -> None:
-    if heartbeat.lost.is_set() or not services.run_record_items(claim=claim, item_scores=batch, primary_key=primary):
+def _score_chunks(work: _Work, worker: str, *, stop: threading.Event) -> int:
+    """Claim and score chunks of the run until none is left to take. Returns how many."""
+    count = 0
+    while not stop.is_set():
+        chunk = services.chunk_claim(run_id=work.run.pk, worker=worker)
+        if chunk is None:
+            return count
+        beat = _Heartbeat(f"heartbeat-chunk-{chunk.chunk_id}", lambda c=chunk: services.chunk_heartbeat(claim=c))
+        beat.start()
+        try:
+            _score_chunk(work, chunk, beat)
+        except BaseException:
+            services.chunk_release(claim=chunk)
+            raise
+        finally:
+            beat.stop()
+        count += 1
+    return count
+
+
+def _score_chunk(work: _Work, chunk: services.ChunkClaim, beat: _Heartbeat) -> None:
+    done = set(ItemResult.objects.filter(run_id=chunk.run_id, item_id__in=chunk.item_ids).values_list("item_id", flat=True))
+    items = [work.items[item_id] for item_id in chunk.item_ids if item_id in work.items]
+    batch: list[ItemScore] = []
+    last_flush = time.monotonic()
+    for item_score in score_items(work.evaluator, items, work.predictions, concurrency=settings.RUN_CONCURRENCY, skip=done):
+        batch.append(item_score)
+        if len(batch) >= settings.RUN_BATCH_SIZE or time.monotonic() - last_flush > 2.0:
+            _flush(chunk, batch, work.primary, beat)
+            batch, last_flush = [], time.monotonic()
+    if batch:
+        _flush(chunk, batch, work.primary, beat)
+    if not services.chunk_finish(claim=chunk):
         raise LeaseLost()
+
+
+def _flush(chunk: services.ChunkClaim, batch: list[ItemScore], primary: str | None, beat: _Heartbeat) -> None:
+    if beat.lost.is_set() or not services.chunk_record_items(claim=chunk, item_scores=batch, primary_key=primary):
+        raise LeaseLost()
+
+
+def run_help(*, run_id: int, worker: str | None = None) -> str:
+    """Score chunks of a run another worker owns. A helper never fails the run: on any error it
+    gives its chunk back and the owner scores it (and classifies the error if it repeats)."""
+    if not EvaluationRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).exists():
+        return "nothing to help with: the run is not running"
+    try:
+        work = _load(run_id)
+        scored = _score_chunks(work, worker or worker_name(), stop=threading.Event())
+    except LeaseLost:
+        return "stopped: the run ended or the chunk was taken over"
+    except Exception:
+        log.warning("helper for run %s gave its chunk back after an error", run_id, exc_info=True)
+        return "gave up after an error; the owner will score the chunk"
+    return f"helped with {scored} chunk(s)"

@@ -146,3 +146,20 @@ class LeaderboardEntry(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["benchmark", "dataset_version", "model", "is_public"], name="one_entry_per_model")]
         indexes = [models.Index(fields=["benchmark", "dataset_version", "is_public"])]
+
+
+class RunChunk(models.Model):
+    """A slice of a run's items that any worker on the run's queue can claim, so one run can be
+    scored on many machines. A claim is a lease (token and expiry) like the run's own."""
+
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    item_ids = models.JSONField(default=list)
+    done = models.BooleanField(default=False)
+    token = models.UUIDField(null=True, blank=True)
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True, help_text="Who scored it (last claim).")
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [models.UniqueConstraint(fields=["run", "index"], name="one_chunk_per_index")]

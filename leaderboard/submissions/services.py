@@ -20,7 +20,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
-from django.db.models import F, Value
+from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce, Concat
 from django.utils import timezone
 
@@ -36,6 +36,7 @@ from leaderboard.submissions.models import (
     ItemResult,
     LeaderboardEntry,
     QuotaUsage,
+    RunChunk,
     RunStatus,
     Score,
     Submission,
@@ -43,6 +44,7 @@ from leaderboard.submissions.models import (
 
 log = logging.getLogger(__name__)
 EVALUATE_TASK = "workers.tasks.evaluate_run"
+HELP_TASK = "workers.tasks.help_run"
 
 
 class SubmissionRefused(ValueError):
@@ -146,6 +148,9 @@ def run_create(*, submission: Submission, benchmark: Benchmark, dataset_version:
             submission=submission, benchmark=benchmark, dataset_version=dataset_version, queue="cpu",
             evaluator_key=benchmark.evaluator_key, evaluator_settings=evaluator_settings_for(benchmark),
             items_total=dataset_version.item_count, max_attempts=settings.RUN_MAX_ATTEMPTS, rerun_of=rerun_of)
+        size = max(1, settings.RUN_CHUNK_ITEMS)
+        ids = dataset_version.item_ids
+        RunChunk.objects.bulk_create([RunChunk(run=run, index=i // size, item_ids=ids[i:i + size]) for i in range(0, len(ids), size)])
         _enqueue_on_commit(run)
     return run
 
@@ -197,22 +202,76 @@ def run_set_provenance(*, claim: Claim, evaluator_version: str, environment: dic
         evaluator_version=evaluator_version, environment=environment))
 
 
-def run_record_items(*, claim: Claim, item_scores: Sequence[ItemScore], primary_key: str | None) -> bool:
-    """Write a batch of item results and the progress in one transaction, only while this worker
-    holds the lease. Returns False (writing nothing) if it does not."""
+# --- chunks: one run scored by several workers -----------------------------------------------
+
+@dataclass(frozen=True)
+class ChunkClaim:
+    run_id: int
+    chunk_id: int
+    token: uuid.UUID
+    item_ids: tuple[str, ...]
+
+
+def chunk_claim(*, run_id: int, worker: str) -> ChunkClaim | None:
+    """Take the next unfinished chunk of a running run that nobody holds (or whose holder's claim
+    expired). None when there is none left to take."""
+    for _ in range(10):  # lost races with other workers: try the next candidate
+        now = timezone.now()
+        candidate = (RunChunk.objects.filter(run_id=run_id, run__status=RunStatus.RUNNING, done=False)
+                     .filter(Q(token__isnull=True) | Q(claimed_until__lt=now)).order_by("index")
+                     .values_list("pk", "token", "item_ids").first())
+        if candidate is None:
+            return None
+        pk, old_token, item_ids = candidate
+        token = uuid.uuid4()
+        if RunChunk.objects.filter(pk=pk, done=False, token=old_token).update(
+                token=token, worker=worker[:200], claimed_until=now + dt.timedelta(seconds=settings.RUN_LEASE_SECONDS)):
+            return ChunkClaim(run_id=run_id, chunk_id=pk, token=token, item_ids=tuple(item_ids))
+    return None
+
+
+def chunk_heartbeat(*, claim: ChunkClaim) -> bool:
+    """Extend a chunk claim; False when the run stopped or the chunk was taken over."""
+    return bool(RunChunk.objects.filter(pk=claim.chunk_id, token=claim.token, done=False, run__status=RunStatus.RUNNING).update(
+        claimed_until=timezone.now() + dt.timedelta(seconds=settings.RUN_LEASE_SECONDS)))
+
+
+def chunk_record_items(*, claim: ChunkClaim, item_scores: Sequence[ItemScore], primary_key: str | None) -> bool:
+    """Write a batch of a chunk's item results and the run's progress in one transaction, only
+    while this worker holds the chunk and the run is running."""
     with transaction.atomic():
-        locked = EvaluationRun.objects.select_for_update().filter(pk=claim.run_id, lease_token=claim.token, status=RunStatus.RUNNING).first()
-        if locked is None:
+        held = RunChunk.objects.select_for_update().filter(pk=claim.chunk_id, token=claim.token, done=False).first()
+        if held is None or not EvaluationRun.objects.filter(pk=claim.run_id, status=RunStatus.RUNNING).exists():
             return False
         ItemResult.objects.bulk_create(
             [ItemResult(run_id=claim.run_id, item_id=s.item_id, slices=s.slices, scores=s.scores, detail=s.detail,
                         error=s.error, primary_score=s.scores.get(primary_key) if primary_key else None) for s in item_scores],
             ignore_conflicts=True)
-        done = ItemResult.objects.filter(run_id=claim.run_id).count()
-        now = timezone.now()
-        EvaluationRun.objects.filter(pk=claim.run_id).update(
-            items_done=done, heartbeat_at=now, lease_expires_at=now + dt.timedelta(seconds=settings.RUN_LEASE_SECONDS))
+        EvaluationRun.objects.filter(pk=claim.run_id).update(items_done=ItemResult.objects.filter(run_id=claim.run_id).count())
     return True
+
+
+def chunk_finish(*, claim: ChunkClaim) -> bool:
+    return bool(RunChunk.objects.filter(pk=claim.chunk_id, token=claim.token, done=False).update(done=True, claimed_until=None))
+
+
+def chunk_release(*, claim: ChunkClaim) -> None:
+    """Give a chunk back at once (a helper that hit an error), so the run's owner takes it."""
+    RunChunk.objects.filter(pk=claim.chunk_id, token=claim.token, done=False).update(token=None, claimed_until=None)
+
+
+def chunks_unfinished(*, run_id: int) -> int:
+    return RunChunk.objects.filter(run_id=run_id, done=False).count()
+
+
+def run_request_helpers(*, run: EvaluationRun, count: int) -> int:
+    """Ask up to ``count`` other workers on the run's queue to claim chunks of this run."""
+    from workers.celery import app
+
+    count = max(0, min(count, chunks_unfinished(run_id=run.pk) - 1))
+    for _ in range(count):
+        app.send_task(HELP_TASK, args=[run.pk], queue=run.queue)
+    return count
 
 
 def run_complete(*, claim: Claim, metrics: Iterable[MetricValue]) -> bool:

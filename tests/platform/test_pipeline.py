@@ -10,8 +10,10 @@ from django.core.files.storage import default_storage
 from rest_framework.test import APIClient
 
 from leaderboard.catalog.models import Benchmark
-from leaderboard.submissions.models import EvaluationRun, ItemResult, RunStatus, Score
-from tests.conftest import PY_SLOW_SUM, PY_SUM, predictions_jsonl, wait_for
+from django.test import override_settings
+
+from leaderboard.submissions.models import EvaluationRun, ItemResult, RunChunk, RunStatus, Score
+from tests.conftest import PY_SLOW_SUM, PY_SUM, Worker, predictions_jsonl, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.toolchains]
 
@@ -90,3 +92,31 @@ def test_cancel_then_rerun(multi_lcb, user, celery_worker):
     wait_for(lambda: finished(new_id), timeout=180, what="the re-run")
     assert EvaluationRun.objects.get(pk=new_id).status == RunStatus.SUCCEEDED
     assert EvaluationRun.objects.get(pk=run_id).status == RunStatus.CANCELLED
+
+
+SLOW_SUMS = {
+    "python": PY_SLOW_SUM,
+    "ruby": "a, b = gets.split.map(&:to_i)\nsleep 1.0\nputs a + b\n",
+    "javascript": "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\n"
+                  "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);\nconsole.log(a + b);\n",
+    "php": "<?php\n[$a, $b] = array_map('intval', preg_split('/\\s+/', trim(fgets(STDIN))));\nusleep(1000000);\necho $a + $b, \"\\n\";\n",
+}
+
+
+@override_settings(RUN_CHUNK_ITEMS=4)
+def test_one_run_is_scored_by_two_workers(multi_lcb, user, celery_worker, worker_env, tmp_path):
+    second = Worker(worker_env, tmp_path / "second-worker.log")
+    second.start()
+    try:
+        item_ids = multi_lcb.dataset_versions.get(is_current=True).item_ids
+        run_id = submit(api_for(user), multi_lcb, predictions_jsonl(item_ids, SLOW_SUMS.get)).json()["runs"][0]["id"]
+        wait_for(lambda: finished(run_id), timeout=240, what="the shared run to finish")
+    finally:
+        second.stop()
+    run = EvaluationRun.objects.get(pk=run_id)
+    assert run.status == RunStatus.SUCCEEDED, (run.failure_kind, run.failure_message, run.log)
+    chunks = RunChunk.objects.filter(run=run)
+    assert chunks.count() == 9 and all(chunks.values_list("done", flat=True))
+    assert len(set(chunks.values_list("worker", flat=True))) == 2, list(chunks.values_list("worker", flat=True))
+    assert ItemResult.objects.filter(run=run).count() == 36
+    assert Score.objects.get(run=run, key="pass@1", slice_key="").value == pytest.approx(4 / 12)

@@ -100,9 +100,12 @@ def test_claim_is_compare_and_set_and_lease_guards_writes(multi_lcb, user):
     assert claim is not None and claim.attempt == 1
     assert services.run_claim(run_id=run.pk, worker="w2") is None  # a redelivered message does nothing
     assert services.run_heartbeat(claim=claim)
+    chunk = services.chunk_claim(run_id=run.pk, worker="w1")
+    assert chunk is not None and services.chunk_claim(run_id=run.pk, worker="w2") is None  # one chunk (36 items), held
     services.run_cancel(run=run, user=user)
     assert not services.run_heartbeat(claim=claim)  # the worker learns it must stop
-    assert not services.run_record_items(claim=claim, item_scores=[], primary_key="pass@1")
+    assert not services.chunk_heartbeat(claim=chunk)
+    assert not services.chunk_record_items(claim=chunk, item_scores=[], primary_key="pass@1")
     assert EvaluationRun.objects.get(pk=run.pk).status == RunStatus.CANCELLED
 
 
