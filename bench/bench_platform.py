@@ -121,7 +121,6 @@ def bench_pipeline(results: dict) -> None:
     from evaluators.core.runner import score_items
     from leaderboard.catalog.models import Benchmark
     from leaderboard.catalog.services import dataset_items_path
-    from leaderboard.submissions.models import EvaluationRun
     from leaderboard.submissions.services import submission_create_from_predictions
 
     benchmark = Benchmark.objects.get(slug="multi-lcb")

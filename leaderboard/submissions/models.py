@@ -1,7 +1,6 @@
 """Submission, EvaluationRun, ItemResult, Score and QuotaUsage rows. Rules live in services.py."""
 from __future__ import annotations
 
-import uuid
 
 from django.conf import settings
 from django.db import models

@@ -9,12 +9,10 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from leaderboard.catalog.models import Benchmark
 from leaderboard.submissions import selectors, services
-from leaderboard.submissions.models import EvaluationRun
 from leaderboard.web.forms import PredictionsSubmissionForm
 
 
