@@ -12,7 +12,9 @@ import platform
 import socket
 import threading
 import time
-from dataclasses import dataclass
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -24,7 +26,7 @@ from django.utils import timezone
 from evaluators.core import (Evaluator, InfrastructureError, Item, ItemScore, Prediction, PredictionsError, evaluator_version,
                              get_evaluator)
 from evaluators.core.files import parse_predictions, read_items
-from evaluators.core.runner import score_items
+from evaluators.core.runner import group_predictions
 from leaderboard.catalog.services import dataset_items_path
 from leaderboard.submissions import services
 from leaderboard.submissions.models import EvaluationRun, FailureKind, ItemResult, RunStatus
@@ -173,45 +175,85 @@ def _score_run(claim: services.Claim, heartbeat: _Heartbeat, worker: str) -> Non
                                                  f"aggregation {time.monotonic() - started:.1f} s")
 
 
+@dataclass
+class _OpenChunk:
+    """A claimed chunk being scored: its lease heartbeat, items left, and results not yet written."""
+
+    claim: services.ChunkClaim
+    beat: _Heartbeat
+    remaining: int
+    batch: list[ItemScore] = field(default_factory=list)
+    last_flush: float = field(default_factory=time.monotonic)
+
+    def flush(self, primary: str | None) -> None:
+        if self.batch:
+            if self.beat.lost.is_set() or not services.chunk_record_items(claim=self.claim, item_scores=self.batch, primary_key=primary):
+                raise LeaseLost()
+            self.batch, self.last_flush = [], time.monotonic()
+
+
+def _open_chunk(work: _Work, worker: str) -> tuple[_OpenChunk, list[Item]] | None:
+    claim = services.chunk_claim(run_id=work.run.pk, worker=worker)
+    if claim is None:
+        return None
+    done = set(ItemResult.objects.filter(run_id=claim.run_id, item_id__in=claim.item_ids).values_list("item_id", flat=True))
+    todo = [work.items[i] for i in claim.item_ids if i in work.items and i not in done]
+    beat = _Heartbeat(f"heartbeat-chunk-{claim.chunk_id}", lambda: services.chunk_heartbeat(claim=claim))
+    beat.start()
+    return _OpenChunk(claim, beat, len(todo)), todo
+
+
 def _score_chunks(work: _Work, worker: str, *, stop: threading.Event) -> int:
-    """Claim and score chunks of the run until none is left to take. Returns how many."""
-    count = 0
-    while not stop.is_set():
-        chunk = services.chunk_claim(run_id=work.run.pk, worker=worker)
-        if chunk is None:
-            return count
-        beat = _Heartbeat(f"heartbeat-chunk-{chunk.chunk_id}", lambda c=chunk: services.chunk_heartbeat(claim=c))
-        beat.start()
+    """Claim chunks of the run and score their items on one pool of ``RUN_CONCURRENCY`` threads
+    until none is left to take. The next chunk is claimed as soon as the current one has no item
+    left to start, so the pool never idles at a chunk's tail. Returns the chunks finished."""
+    concurrency = max(1, settings.RUN_CONCURRENCY)
+    grouped = group_predictions(work.predictions)
+    waiting: deque[tuple[_OpenChunk, Item]] = deque()
+    in_flight: dict[Future[ItemScore], _OpenChunk] = {}
+    open_chunks: list[_OpenChunk] = []
+    finished, exhausted = 0, False
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="score") as pool:
         try:
-            _score_chunk(work, chunk, beat)
+            while True:
+                while len(in_flight) < concurrency and not stop.is_set():
+                    if not waiting:
+                        opened = None if exhausted else _open_chunk(work, worker)
+                        if opened is None:
+                            exhausted = True
+                            break
+                        chunk, todo = opened
+                        open_chunks.append(chunk)
+                        waiting.extend((chunk, item) for item in todo)
+                        continue
+                    chunk, item = waiting.popleft()
+                    in_flight[pool.submit(work.evaluator.score_item, item, grouped.get(item.id, []))] = chunk
+                for chunk in [c for c in open_chunks if c.remaining == 0]:
+                    chunk.flush(work.primary)
+                    if not services.chunk_finish(claim=chunk.claim):
+                        raise LeaseLost()
+                    chunk.beat.stop()
+                    open_chunks.remove(chunk)
+                    finished += 1
+                if not in_flight:
+                    if stop.is_set() or (exhausted and not waiting):
+                        return finished
+                    continue
+                done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in done:
+                    chunk = in_flight.pop(future)
+                    chunk.batch.append(future.result())
+                    chunk.remaining -= 1
+                    if len(chunk.batch) >= settings.RUN_BATCH_SIZE or time.monotonic() - chunk.last_flush > 2.0:
+                        chunk.flush(work.primary)
         except BaseException:
-            services.chunk_release(claim=chunk)
+            for future in in_flight:
+                future.cancel()
             raise
         finally:
-            beat.stop()
-        count += 1
-    return count
-
-
-def _score_chunk(work: _Work, chunk: services.ChunkClaim, beat: _Heartbeat) -> None:
-    done = set(ItemResult.objects.filter(run_id=chunk.run_id, item_id__in=chunk.item_ids).values_list("item_id", flat=True))
-    items = [work.items[item_id] for item_id in chunk.item_ids if item_id in work.items]
-    batch: list[ItemScore] = []
-    last_flush = time.monotonic()
-    for item_score in score_items(work.evaluator, items, work.predictions, concurrency=settings.RUN_CONCURRENCY, skip=done):
-        batch.append(item_score)
-        if len(batch) >= settings.RUN_BATCH_SIZE or time.monotonic() - last_flush > 2.0:
-            _flush(chunk, batch, work.primary, beat)
-            batch, last_flush = [], time.monotonic()
-    if batch:
-        _flush(chunk, batch, work.primary, beat)
-    if not services.chunk_finish(claim=chunk):
-        raise LeaseLost()
-
-
-def _flush(chunk: services.ChunkClaim, batch: list[ItemScore], primary: str | None, beat: _Heartbeat) -> None:
-    if beat.lost.is_set() or not services.chunk_record_items(claim=chunk, item_scores=batch, primary_key=primary):
-        raise LeaseLost()
+            for chunk in open_chunks:  # interrupted: give unfinished chunks back at once
+                chunk.beat.stop()
+                services.chunk_release(claim=chunk.claim)
 
 
 def run_help(*, run_id: int, worker: str | None = None) -> str:
