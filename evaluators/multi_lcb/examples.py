@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Sequence
 
 from evaluators.core import Item
+from evaluators.sandbox import LANGUAGES
 
 SOLUTIONS = Path(__file__).parent / "data" / "solutions"
-EXTENSIONS = {"python": "py", "cpp": "cpp", "java": "java", "csharp": "cs", "go": "go", "rust": "rs", "javascript": "js",
-              "typescript": "ts", "ruby": "rb", "php": "php", "kotlin": "kt", "scala": "scala"}
+#: file extension of each language's sources (solutions are named ``<question_id>/<language>.<ext>``)
+EXTENSIONS: dict[str, str] = {key: Path(lang.source_name).suffix.lstrip(".") for key, lang in LANGUAGES.items()}
 
 
 def reference_solution(question_id: str, language: str) -> str | None:

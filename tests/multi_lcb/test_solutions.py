@@ -10,17 +10,13 @@ import pytest
 from evaluators.core.runner import score_items
 from evaluators.core.types import Item, ItemScore, Prediction
 from evaluators.multi_lcb.evaluator import VERDICTS, MultiLCBEvaluator
+from evaluators.multi_lcb.examples import EXTENSIONS, SOLUTIONS
 from evaluators.multi_lcb.prompts import LANGUAGE_KEYS, LANGUAGE_SPECS
 from evaluators.multi_lcb.release import iter_problems
 
 pytestmark = pytest.mark.toolchains
 
-ROOT = Path(__file__).resolve().parents[2]
-SOLUTIONS = ROOT / "evaluators" / "multi_lcb" / "data" / "solutions"
 WRONG = Path(__file__).resolve().parent / "wrong"
-EXTENSIONS: dict[str, str] = {"python": "py", "cpp": "cpp", "java": "java", "csharp": "cs", "go": "go", "rust": "rs",
-                              "javascript": "js", "typescript": "ts", "ruby": "rb", "php": "php", "kotlin": "kt",
-                              "scala": "scala"}
 WRONG_PROBLEM = "abc900_a"
 TIME_LIMIT = 5.0
 
