@@ -10,11 +10,6 @@ register = template.Library()
 
 
 @register.filter
-def get_item(mapping: dict, key: str) -> Any:
-    return mapping.get(key) if mapping else None
-
-
-@register.filter
 def pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}"
 
