@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: venv toolchains run test bench migrate clean
+.PHONY: venv toolchains search-index run test bench migrate clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -19,14 +19,17 @@ venv: $(STAMP)
 toolchains:
 	scripts/install-toolchains
 
+search-index: venv
+	scripts/build-search-index
+
 migrate: venv
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_samples
 
-run: venv toolchains migrate
+run: venv toolchains search-index migrate
 	scripts/run-embedded $(PORT)
 
-test: venv toolchains
+test: venv toolchains search-index
 	scripts/test
 
 bench: venv toolchains

@@ -55,6 +55,8 @@ INSTALLED_APPS = [
     "leaderboard.submissions",
     "leaderboard.accounts",
     "leaderboard.web",
+    "leaderboard.modelhost",
+    "leaderboard.arena",
 ]
 
 MIDDLEWARE = [
@@ -171,8 +173,42 @@ RUN_CONCURRENCY = int(os.environ.get("LEADERBOARD_RUN_CONCURRENCY", str(os.cpu_c
 EVALUATOR_SETTINGS = os.environ.get("LEADERBOARD_EVALUATOR_SETTINGS", "{}")
 SUBMISSIONS_PER_DAY = int(os.environ.get("LEADERBOARD_SUBMISSIONS_PER_DAY", "10"))
 PREDICTIONS_MAX_BYTES = int(os.environ.get("LEADERBOARD_PREDICTIONS_MAX_BYTES", str(64 * 1024 * 1024)))
-DATA_UPLOAD_MAX_MEMORY_SIZE = 8 * 1024 * 1024
+# Running models (leaderboard.modelhost): the GPU queue is gpu-<LEADERBOARD_GPU_KIND>; the server kind
+# is "transformers" (CPU, the embedded default and the tests) or "vllm" (GPU workers).
+GPU_KIND = os.environ.get("LEADERBOARD_GPU_KIND", "local")
+MODEL_SERVER = os.environ.get("LEADERBOARD_MODEL_SERVER", "transformers")
+MODEL_SERVER_START_TIMEOUT = float(os.environ.get("LEADERBOARD_MODEL_SERVER_START_TIMEOUT", "600"))
+GENERATION_CONCURRENCY = int(os.environ.get("LEADERBOARD_GENERATION_CONCURRENCY", "8"))
+GENERATION_REQUEST_TIMEOUT = float(os.environ.get("LEADERBOARD_GENERATION_REQUEST_TIMEOUT", "600"))
+# Fernet key for endpoint API keys at rest; derived from SECRET_KEY when not set.
+SECRETS_KEY = os.environ.get("LEADERBOARD_SECRETS_KEY", "")
+UPLOAD_PART_BYTES = int(os.environ.get("LEADERBOARD_UPLOAD_PART_BYTES", str(16 * 1024 * 1024)))
+UPLOAD_MAX_BYTES = int(os.environ.get("LEADERBOARD_UPLOAD_MAX_BYTES", str(2 * 1024 ** 4)))
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(8 * 1024 * 1024, UPLOAD_PART_BYTES + 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 8 * 1024 * 1024
+
+# Search Arena.
+ARENA_MAX_TURNS = int(os.environ.get("LEADERBOARD_ARENA_MAX_TURNS", "50"))
+ARENA_MAX_PROMPT_CHARS = int(os.environ.get("LEADERBOARD_ARENA_MAX_PROMPT_CHARS", "30000"))
+ARENA_VOTES_PER_DAY = int(os.environ.get("LEADERBOARD_ARENA_VOTES_PER_DAY", "200"))  # counted beyond: stored, excluded
+ARENA_ACTIONS_PER_MINUTE = int(os.environ.get("LEADERBOARD_ARENA_ACTIONS_PER_MINUTE", "30"))  # battles+turns+votes; refused beyond
+ARENA_RANDOMIZE_CITATION_STYLE = _env_bool("LEADERBOARD_ARENA_RANDOMIZE_CITATION_STYLE", False)
+ARENA_REFERENCE_MODEL = os.environ.get("LEADERBOARD_ARENA_REFERENCE_MODEL", "")  # "" = the first model by name
+ARENA_MIN_VOTES = int(os.environ.get("LEADERBOARD_ARENA_MIN_VOTES", "30"))  # provisional below
+ARENA_BOOTSTRAP_ROUNDS = int(os.environ.get("LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS", "100"))
+ARENA_FLOOD_MIN_GROUP = int(os.environ.get("LEADERBOARD_ARENA_FLOOD_MIN_GROUP", "5"))  # near-duplicate prompts
+ARENA_ACTIVE_SAMPLING = _env_bool("LEADERBOARD_ARENA_ACTIVE_SAMPLING", False)
+ARENA_RATINGS_DEBOUNCE_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_RATINGS_DEBOUNCE_SECONDS", "5"))
+ARENA_RATINGS_BEAT_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_RATINGS_BEAT_SECONDS", "600"))
+ARENA_STREAM_FLUSH_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_STREAM_FLUSH_SECONDS", "0.2"))
+ARENA_GENERATION_TIME_LIMIT = int(os.environ.get("LEADERBOARD_ARENA_GENERATION_TIME_LIMIT", "300"))
+# Arena models defined in settings (JSON list of {"name", "organization", "description", "responder"});
+# a responder's secret is named by "api_key_ref" (a setting or environment variable), never written here.
+ARENA_MODELS = os.environ.get("LEADERBOARD_ARENA_MODELS", "[]")
+# Voters are a salted hash of the user id or session; client addresses are hashed with it too.
+LEADERBOARD_VOTER_SALT = os.environ.get("LEADERBOARD_VOTER_SALT", "") or SECRET_KEY
+# Reverse proxies whose X-Forwarded-For is believed (comma-separated addresses).
+LEADERBOARD_TRUSTED_PROXIES = [p.strip() for p in os.environ.get("LEADERBOARD_TRUSTED_PROXIES", "").split(",") if p.strip()]
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

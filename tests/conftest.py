@@ -77,16 +77,18 @@ def multi_lcb(db, mini_release):
 class Worker:
     """A real Celery worker (prefork, one process, embedded beat) in its own process group."""
 
-    def __init__(self, env: dict[str, str], log_path: Path) -> None:
+    def __init__(self, env: dict[str, str], log_path: Path, *, queues: str = "cpu", pool: tuple[str, ...] = ("--concurrency", "1"),
+                 beat: bool = True) -> None:
         self.env = env
         self.log_path = log_path
+        self.queues, self.pool, self.beat = queues, pool, beat  # the arena's worker: queues="arena", threads, no beat
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> None:
         beat_schedule = self.log_path.with_suffix(".schedule")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "workers.celery", "worker", "-B", "-Q", "cpu", "--concurrency", "1",
-             "--loglevel", "INFO", "--schedule", str(beat_schedule), "-n", f"test{time.monotonic_ns()}@%h"],
+            [sys.executable, "-m", "celery", "-A", "workers.celery", "worker", *(["-B", "--schedule", str(beat_schedule)] if self.beat else []),
+             "-Q", self.queues, *self.pool, "--loglevel", "INFO", "-n", f"test{time.monotonic_ns()}@%h"],
             cwd=REPO, env=self.env, stdout=self.log_path.open("ab"), stderr=subprocess.STDOUT, start_new_session=True)
 
     def kill(self) -> None:

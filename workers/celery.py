@@ -9,7 +9,7 @@ from typing import Any
 
 from celery import Celery
 from celery.signals import worker_init, worker_process_init
-from kombu import Queue
+from kombu import Exchange, Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
 
@@ -20,7 +20,9 @@ app.conf.update(
     task_reject_on_worker_lost=True,
     worker_prefetch_multiplier=1,
     task_default_queue="cpu",
-    task_queues=[Queue("cpu")],
+    # The arena's queue has its own exchange and key: bound to the default ("cpu", "cpu") it would get a
+    # copy of every cpu task.
+    task_queues=[Queue("cpu"), Queue("arena", Exchange("arena", type="direct"), routing_key="arena")],
     task_serializer="json",
     accept_content=["json"],
     task_ignore_result=True,
@@ -37,6 +39,8 @@ def _schedule(sender: Celery, **_: object) -> None:
     sender.add_periodic_task(settings.RUN_REAPER_SECONDS, sender.signature("workers.tasks.requeue_expired_runs", queue="cpu",
                                                                           expires=settings.RUN_REAPER_SECONDS),
                              name="re-queue runs whose worker died")
+    sender.add_periodic_task(settings.ARENA_RATINGS_BEAT_SECONDS, sender.signature("workers.tasks.arena_maintain", queue="cpu"),
+                             name="arena: flag anomalous voters and floods, recompute ratings")
 
 
 @worker_init.connect
@@ -47,6 +51,10 @@ def _refuse_concurrent_gpu_worker(sender: Any = None, **_: object) -> None:
     if gpu and int(sender.concurrency or 0) != 1:
         raise SystemExit(f"refusing to start: GPU queue(s) {', '.join(gpu)} need one task at a time "
                          f"(--pool solo --concurrency 1); got concurrency {sender.concurrency}")
+    pool = getattr(sender.pool_cls, "__module__", str(sender.pool_cls))
+    if gpu and "solo" not in pool:
+        raise SystemExit(f"refusing to start: GPU queue(s) {', '.join(gpu)} need the solo pool (--pool solo), so the model "
+                         f"server belongs to the worker process itself; got pool {pool}")
 
 
 @worker_process_init.connect

@@ -30,7 +30,52 @@ def help_run(run_id: int) -> str:
 
 @app.task(name="workers.tasks.requeue_expired_runs", soft_time_limit=60, time_limit=90)
 def requeue_expired_runs() -> tuple[int, int, int]:
-    from leaderboard.submissions.services import runs_requeue_expired, runs_resend_stale_queued
+    from leaderboard.submissions.services import generation_jobs_requeue_expired, runs_requeue_expired, runs_resend_stale_queued
 
     requeued, failed = runs_requeue_expired()
+    generation_jobs_requeue_expired()
     return requeued, failed, runs_resend_stale_queued()
+
+
+@app.task(name="workers.tasks.generate_submission", soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
+def generate_submission(job_id: int) -> str:
+    """On ``gpu-<kind>`` (self-hosted weights) or ``cpu`` (endpoints): one model load per submission."""
+    from leaderboard.modelhost.generation import generation_execute
+
+    outcome = generation_execute(job_id=job_id)
+    log.info("generation job %s: %s", job_id, outcome)
+    return outcome
+
+
+@app.task(name="workers.tasks.preflight_model", soft_time_limit=900, time_limit=960)
+def preflight_model(model_id: int) -> str:
+    """On ``cpu``: check a registered model before any GPU time."""
+    from leaderboard.modelhost.services import model_preflight_run
+
+    status = model_preflight_run(model_id=model_id)
+    log.info("pre-flight of model %s: %s", model_id, status)
+    return status
+
+
+# --- Search Arena ---------------------------------------------------------------------------------
+
+@app.task(name="workers.tasks.arena_generate_turn", queue="arena", soft_time_limit=settings.ARENA_GENERATION_TIME_LIMIT,
+          time_limit=settings.ARENA_GENERATION_TIME_LIMIT + 30)
+def arena_generate_turn(turn_id: int) -> str:
+    from leaderboard.arena.services import turn_generate
+
+    return turn_generate(turn_id=turn_id)
+
+
+@app.task(name="workers.tasks.arena_compute_ratings", soft_time_limit=1800, time_limit=1900)
+def arena_compute_ratings() -> int:
+    from leaderboard.arena.services import ratings_compute
+
+    return ratings_compute()
+
+
+@app.task(name="workers.tasks.arena_maintain", soft_time_limit=1800, time_limit=1900)
+def arena_maintain() -> dict[str, int]:
+    from leaderboard.arena.services import arena_maintain as maintain
+
+    return maintain()

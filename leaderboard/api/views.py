@@ -6,13 +6,23 @@ import datetime as dt
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import BaseParser, FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from leaderboard.api import serializers as s
-from leaderboard.catalog.models import Benchmark
+from leaderboard.catalog.models import Benchmark, Model
+from leaderboard.modelhost import services as modelhost
+from leaderboard.modelhost.models import WeightsUpload
 from leaderboard.submissions import selectors, services
+
+
+def _refused(exc: Exception, code: int = status.HTTP_400_BAD_REQUEST) -> Response:
+    return Response({"detail": str(exc), "field": getattr(exc, "field", None)}, status=code)
+
+
+def _signed_out() -> Response:
+    return Response({"detail": "Sign in or send 'Authorization: Token <key>'."}, status=status.HTTP_401_UNAUTHORIZED)
 
 
 class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
@@ -49,12 +59,91 @@ class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
                          "window": {"from": window.start, "to": window.end} if window else None, "rows": rows})
 
 
-class ModelViewSet(viewsets.ReadOnlyModelViewSet):
+class ModelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     serializer_class = s.ModelSerializer
     lookup_field = "slug"
 
     def get_queryset(self):
         return selectors.models_visible(user=self.request.user).select_related("owner")
+
+    @extend_schema(request=s.ModelRegistrationSerializer, responses={201: s.ModelSerializer})
+    def create(self, request: Request) -> Response:
+        """Register a model (HF repo at a revision, uploaded weights, or an endpoint); its pre-flight is queued."""
+        if not request.user.is_authenticated:
+            return _signed_out()
+        form = s.ModelRegistrationSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = dict(form.validated_data)
+        spec = modelhost.ModelSource(source=data.pop("source"), hf_repo=data.pop("hf_repo"), hf_revision=data.pop("hf_revision"),
+                                     weights_upload_id=data.pop("weights_upload"), endpoint_base_url=data.pop("endpoint_base_url"),
+                                     endpoint_model=data.pop("endpoint_model"), endpoint_api_key=data.pop("endpoint_api_key"))
+        try:
+            model = modelhost.model_register(owner=request.user, spec=spec, **data)
+        except modelhost.ModelRefused as exc:
+            return _refused(exc)
+        return Response(s.ModelSerializer(Model.objects.get(pk=model.pk)).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={202: s.ModelSerializer})
+    @action(detail=True, methods=["post"], permission_classes=[permissions.IsAuthenticated])
+    def preflight(self, request: Request, slug: str | None = None) -> Response:
+        """Run the model's pre-flight again (after fixing the model or its endpoint)."""
+        model = self.get_object()
+        try:
+            modelhost.model_preflight_request(model=model, user=request.user)
+        except PermissionError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
+        return Response(s.ModelSerializer(Model.objects.get(pk=model.pk)).data, status=status.HTTP_202_ACCEPTED)
+
+
+class OctetStreamParser(BaseParser):
+    """A part's raw bytes."""
+
+    media_type = "application/octet-stream"
+
+    def parse(self, stream, media_type=None, parser_context=None) -> bytes:  # type: ignore[no-untyped-def]
+        return stream.read() if stream is not None else b""
+
+
+class UploadViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Resumable weight uploads: create (filename, size, sha256) -> id and part size; PUT each part's
+    bytes to parts/<n>/ (1-based; re-sending replaces it); GET the upload to see which parts arrived
+    (resume by sending the others); POST complete/."""
+
+    serializer_class = s.UploadSerializer
+    permission_classes = [permissions.IsAuthenticated]
+    parser_classes = [JSONParser, FormParser, MultiPartParser]
+
+    def get_queryset(self):
+        return WeightsUpload.objects.filter(owner=self.request.user)
+
+    @extend_schema(request=s.UploadCreateSerializer, responses={201: s.UploadSerializer})
+    def create(self, request: Request) -> Response:
+        form = s.UploadCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            upload = modelhost.upload_create(owner=request.user, **form.validated_data)
+        except modelhost.ModelRefused as exc:
+            return _refused(exc)
+        return Response(s.UploadSerializer(upload).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request={"application/octet-stream": bytes}, responses=s.UploadSerializer)
+    @action(detail=True, methods=["put"], url_path=r"parts/(?P<number>[0-9]+)", parser_classes=[OctetStreamParser])
+    def part(self, request: Request, pk: str | None = None, number: str = "0") -> Response:
+        upload = self.get_object()
+        try:
+            modelhost.upload_put_part(upload=upload, user=request.user, number=int(number), data=request.data or b"")
+        except modelhost.ModelRefused as exc:
+            return _refused(exc)
+        return Response(s.UploadSerializer(upload).data)
+
+    @extend_schema(request=None, responses=s.UploadSerializer)
+    @action(detail=True, methods=["post"])
+    def complete(self, request: Request, pk: str | None = None) -> Response:
+        try:
+            upload = modelhost.upload_complete(upload=self.get_object(), user=request.user)
+        except modelhost.ModelRefused as exc:
+            return _refused(exc, status.HTTP_409_CONFLICT)
+        return Response(s.UploadSerializer(upload).data)
 
 
 class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -62,7 +151,8 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     parser_classes = [MultiPartParser, FormParser]
 
     def get_queryset(self):
-        return selectors.submissions_visible(user=self.request.user).prefetch_related("runs__scores", "runs__benchmark", "runs__dataset_version")
+        return selectors.submissions_visible(user=self.request.user).select_related("generation").prefetch_related(
+            "runs__scores", "runs__benchmark", "runs__dataset_version")
 
     @extend_schema(request={"multipart/form-data": s.PredictionsSubmissionSerializer}, responses={201: s.SubmissionSerializer})
     def create(self, request: Request) -> Response:
@@ -81,6 +171,32 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
             return Response({"detail": str(exc), "field": exc.field,
                              "problems": [{"line": line, "field": fld, "message": msg} for line, fld, msg in exc.problems]},
                             status=status.HTTP_400_BAD_REQUEST)
+        return Response(s.SubmissionSerializer(self.get_queryset().get(pk=submission.pk)).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=s.ModelSubmissionSerializer, responses={201: s.SubmissionSerializer})
+    @action(detail=False, methods=["post"], url_path="from-model", parser_classes=[JSONParser])
+    def from_model(self, request: Request) -> Response:
+        """Submit a registered model to benchmarks; a worker generates its predictions, then scores them."""
+        if not request.user.is_authenticated:
+            return _signed_out()
+        form = s.ModelSubmissionSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        model = selectors.models_visible(user=request.user).filter(slug=data["model"]).first()
+        benchmarks = list(Benchmark.objects.filter(slug__in=data["benchmarks"]))
+        unknown = sorted(set(data["benchmarks"]) - {b.slug for b in benchmarks})
+        if model is None:
+            return Response({"detail": f"model: no model '{data['model']}'", "field": "model"}, status=status.HTTP_400_BAD_REQUEST)
+        if unknown:
+            return Response({"detail": f"benchmarks: unknown {', '.join(unknown)}", "field": "benchmarks"}, status=status.HTTP_400_BAD_REQUEST)
+        try:
+            submission = services.submission_create_for_model(
+                owner=request.user, model=model, benchmarks=benchmarks, generation_settings=data["generation_settings"],
+                is_public=data["is_public"], note=data["note"])
+        except services.QuotaExceeded as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_429_TOO_MANY_REQUESTS)
+        except services.SubmissionRefused as exc:
+            return _refused(exc)
         return Response(s.SubmissionSerializer(self.get_queryset().get(pk=submission.pk)).data, status=status.HTTP_201_CREATED)
 
 

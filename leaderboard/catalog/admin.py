@@ -24,3 +24,5 @@ class ModelAdmin(admin.ModelAdmin):
     list_filter = ["source", "modality", "is_public"]
     search_fields = ["name", "organization", "owner__username", "hf_repo"]
     prepopulated_fields = {"slug": ["name"]}
+    #: the endpoint's API key is write-only: ciphertext is no use to staff and never shown
+    exclude = ["endpoint_api_key_encrypted"]

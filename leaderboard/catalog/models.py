@@ -1,4 +1,6 @@
-"""Benchmark, DatasetVersion and Model rows. Rules live in services.py; reads in selectors.py."""
+"""Benchmark, DatasetVersion and Model rows (a model's source: predictions only, a Hugging Face repo
+at a pinned revision, uploaded weights, or an OpenAI-compatible endpoint, and its pre-flight result).
+Rules live in services.py; reads in selectors.py."""
 from __future__ import annotations
 
 from django.conf import settings
@@ -61,6 +63,10 @@ class Model(models.Model):
     SOURCE_HF = "hf"
     SOURCE_WEIGHTS = "weights"
     SOURCE_ENDPOINT = "endpoint"
+    PREFLIGHT_PENDING = "pending"
+    PREFLIGHT_PASSED = "passed"
+    PREFLIGHT_FAILED = "failed"
+    PREFLIGHT_CHOICES = [(PREFLIGHT_PENDING, "Pending"), (PREFLIGHT_PASSED, "Passed"), (PREFLIGHT_FAILED, "Failed")]
     SOURCE_CHOICES = [
         (SOURCE_PREDICTIONS, "Predictions files only"),
         (SOURCE_HF, "Hugging Face repository"),
@@ -73,6 +79,14 @@ class Model(models.Model):
     source = models.CharField(max_length=12, choices=SOURCE_CHOICES, default=SOURCE_PREDICTIONS)
     hf_repo = models.CharField(max_length=200, blank=True)
     hf_revision = models.CharField(max_length=64, blank=True)
+    weights_upload = models.ForeignKey("modelhost.WeightsUpload", null=True, blank=True, on_delete=models.PROTECT, related_name="models",
+                                       help_text="The uploaded tar archive of the model directory (source 'weights').")
+    endpoint_base_url = models.URLField(max_length=300, blank=True, help_text="OpenAI-compatible base URL, ending in /v1.")
+    endpoint_model = models.CharField(max_length=200, blank=True, help_text="The model name sent to the endpoint.")
+    endpoint_api_key_encrypted = models.TextField(blank=True, help_text="Fernet token (leaderboard.modelhost.secrets); never shown.")
+    preflight_status = models.CharField(max_length=10, choices=PREFLIGHT_CHOICES, default=PREFLIGHT_PENDING)
+    preflight_report = models.JSONField(default=dict, blank=True, help_text="{ok, problems: [[field, message]], facts}")
+    preflight_checked_at = models.DateTimeField(null=True, blank=True)
     modality = models.CharField(max_length=10, default="text")
     parameters = models.BigIntegerField(null=True, blank=True)
     license = models.CharField(max_length=60, blank=True)
@@ -87,3 +101,12 @@ class Model(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def has_api_key(self) -> bool:
+        return bool(self.endpoint_api_key_encrypted)
+
+    @property
+    def needs_generation(self) -> bool:
+        """Submissions of this model generate their predictions in a worker."""
+        return self.source != self.SOURCE_PREDICTIONS

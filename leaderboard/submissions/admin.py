@@ -3,7 +3,7 @@ cancel or re-queue from the list."""
 from django.contrib import admin, messages
 
 from leaderboard.submissions import services
-from leaderboard.submissions.models import EvaluationRun, ItemResult, QuotaUsage, Score, Submission
+from leaderboard.submissions.models import EvaluationRun, GenerationJob, ItemResult, QuotaUsage, Score, Submission
 
 
 class RunInline(admin.TabularInline):
@@ -69,3 +69,13 @@ class ItemResultAdmin(admin.ModelAdmin):
 class QuotaUsageAdmin(admin.ModelAdmin):
     list_display = ["user", "day", "used"]
     list_filter = ["day"]
+
+
+@admin.register(GenerationJob)
+class GenerationJobAdmin(admin.ModelAdmin):
+    """One model load per submission: status, progress in requests, environment and log."""
+
+    list_display = ["id", "submission", "queue", "status", "failure_kind", "attempt", "requests_done", "requests_total", "worker", "finished_at"]
+    list_filter = ["status", "failure_kind", "queue"]
+    readonly_fields = ["submission", "lease_token", "lease_expires_at", "heartbeat_at", "worker", "requests_done", "requests_total",
+                       "environment", "log", "queued_at", "started_at", "finished_at"]

@@ -139,7 +139,7 @@ def _load(run_id: int) -> _Work:
     if run.evaluator_settings and hasattr(evaluator, "configured"):
         evaluator = evaluator.configured(run.evaluator_settings)
     items = read_items(dataset_items_path(run.dataset_version, Path(settings.VAR_DIR) / "cache" / "datasets"))
-    with default_storage.open(run.submission.predictions_key, "rb") as handle:
+    with default_storage.open(run.predictions_key or run.submission.predictions_key, "rb") as handle:
         predictions = parse_predictions(handle.read(), (item.id for item in items), max_bytes=settings.PREDICTIONS_MAX_BYTES)
     primary = next((c.key for c in evaluator.metric_columns if c.primary), None)
     return _Work(run, evaluator, {item.id: item for item in items}, predictions, primary)
@@ -149,8 +149,9 @@ def _score_run(claim: services.Claim, heartbeat: _Heartbeat, worker: str) -> Non
     started = time.monotonic()
     work = _load(claim.run_id)
     run = work.run
+    generation = {"generation": run.environment["generation"]} if "generation" in (run.environment or {}) else {}
     services.run_set_provenance(claim=claim, evaluator_version=evaluator_version(run.evaluator_key),
-                                environment=environment_versions(work.evaluator.environment()))
+                                environment={**environment_versions(work.evaluator.environment()), **generation})
     remaining = services.chunks_unfinished(run_id=run.pk)
     helpers = services.run_request_helpers(run=run, count=settings.RUN_HELPERS)
     services.run_append_log(run_id=run.pk, line=f"attempt {claim.attempt}: {remaining} chunk(s) to score, {helpers} helper(s) asked "

@@ -40,6 +40,7 @@ class FailureKind(models.TextChoices):
     MODEL_LOAD = "model_load", "Model failed to load"
     OUT_OF_MEMORY = "out_of_memory", "Out of memory"
     TIMEOUT = "timeout", "Timed out"
+    ENDPOINT_ERROR = "endpoint_error", "Endpoint error"
     EVALUATOR_ERROR = "evaluator_error", "Evaluator error"
     INFRASTRUCTURE = "infrastructure", "Infrastructure"
 
@@ -47,6 +48,15 @@ class FailureKind(models.TextChoices):
 #: failures that are the platform's fault: they do not use up the submitter's daily quota
 PLATFORM_FAILURES = {FailureKind.EVALUATOR_ERROR, FailureKind.INFRASTRUCTURE}
 FINISHED = {RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED}
+
+
+class RunPhase(models.TextChoices):
+    """Where a queued/running run is: "" for a run scored from a predictions file; a run whose model
+    must answer first is "generating" (its submission's GenerationJob owns it), then "scoring"."""
+
+    NONE = "", "-"
+    GENERATING = "generating", "Generating"
+    SCORING = "scoring", "Scoring"
 
 
 class EvaluationRun(models.Model):
@@ -70,6 +80,8 @@ class EvaluationRun(models.Model):
     evaluator_settings = models.JSONField(default=dict, blank=True)
     environment = models.JSONField(default=dict, blank=True, help_text="Library, toolchain and GPU versions.")
     log = models.TextField(blank=True)
+    phase = models.CharField(max_length=12, choices=RunPhase.choices, default=RunPhase.NONE, blank=True)
+    predictions_key = models.CharField(max_length=300, blank=True, help_text="Generated predictions in storage; '' = the submission's file.")
     quota_charged = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
     queued_at = models.DateTimeField(default=timezone.now, help_text="When its message was last sent to the queue.")
@@ -162,3 +174,55 @@ class RunChunk(models.Model):
     class Meta:
         ordering = ["run", "index"]
         constraints = [models.UniqueConstraint(fields=["run", "index"], name="one_chunk_per_index")]
+
+
+class GenerationJob(models.Model):
+    """One model load per submission: a worker on ``queue`` claims it (lease like a run's), serves or
+    reaches the model once, generates the outputs of every run of the submission, then hands each
+    run to scoring. Its progress counts requests (item x sample) over all its runs."""
+
+    submission = models.OneToOneField(Submission, on_delete=models.CASCADE, related_name="generation")
+    queue = models.CharField(max_length=40)
+    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True)
+    failure_kind = models.CharField(max_length=20, choices=FailureKind.choices, blank=True)
+    failure_message = models.TextField(blank=True)
+    attempt = models.PositiveSmallIntegerField(default=0)
+    max_attempts = models.PositiveSmallIntegerField(default=3)
+    lease_token = models.UUIDField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True)
+    requests_total = models.PositiveIntegerField(default=0)
+    requests_done = models.PositiveIntegerField(default=0)
+    environment = models.JSONField(default=dict, blank=True, help_text="Server kind and version, model revision/sha256, settings, usage.")
+    log = models.TextField(blank=True)
+    queued_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"generation for submission #{self.submission_id} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in FINISHED
+
+
+class GeneratedOutput(models.Model):
+    """One model answer for one item and sample of a run, stored as it arrives: a resumed job skips
+    what is here, so nothing is generated twice. ``error`` holds why a bad answer (empty, cut off,
+    invalid) is empty; it is still a prediction and scores as wrong."""
+
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="generated_outputs")
+    item_id = models.CharField(max_length=200)
+    sample_index = models.PositiveIntegerField(default=0)
+    output = models.TextField(blank=True)
+    finish_reason = models.CharField(max_length=40, blank=True)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    latency_s = models.FloatField(default=0.0)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["run", "item_id", "sample_index"]
+        constraints = [models.UniqueConstraint(fields=["run", "item_id", "sample_index"], name="one_output_per_sample")]

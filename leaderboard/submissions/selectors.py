@@ -47,6 +47,13 @@ def models_visible(*, user: Any) -> QuerySet[Model]:
     return Model.objects.filter(q)
 
 
+def models_runnable(*, user: Any) -> QuerySet[Model]:
+    """The user's own models that a worker runs (not predictions-only), for the submit page."""
+    if (uid := _viewer_id(user)) is None:
+        return Model.objects.none()
+    return Model.objects.filter(owner_id=uid).exclude(source=Model.SOURCE_PREDICTIONS).order_by("name")
+
+
 def submissions_visible(*, user: Any) -> QuerySet[Submission]:
     return Submission.objects.filter(visible_submissions_q(user)).select_related("model", "owner")
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from django import forms
 
-from leaderboard.catalog.models import Benchmark
+from leaderboard.catalog.models import Benchmark, Model
+from leaderboard.modelhost.models import WeightsUpload
 
 
 class PredictionsSubmissionForm(forms.Form):
@@ -16,3 +17,42 @@ class PredictionsSubmissionForm(forms.Form):
     predictions = forms.FileField(help_text="JSONL: one {\"item_id\", \"output\", \"sample_index\"} object per line.")
     is_public = forms.BooleanField(required=False, initial=True, label="Show on the public leaderboard")
     note = forms.CharField(max_length=200, required=False, help_text="Optional: settings, prompt, anything readers should know.")
+
+
+class ModelRegistrationForm(forms.Form):
+    """Register a model to run. The API key is write-only: never rendered back, stored encrypted."""
+
+    name = forms.CharField(max_length=120)
+    organization = forms.CharField(max_length=120, required=False)
+    source = forms.ChoiceField(choices=[c for c in Model.SOURCE_CHOICES if c[0] != Model.SOURCE_PREDICTIONS], widget=forms.RadioSelect,
+                               initial=Model.SOURCE_ENDPOINT)
+    modality = forms.ChoiceField(choices=[("text", "text"), ("image", "image"), ("video", "video")], initial="text")
+    hf_repo = forms.CharField(max_length=200, required=False, label="Hugging Face repository", help_text="owner/name")
+    hf_revision = forms.CharField(max_length=64, required=False, label="Revision", help_text="A commit sha or tag (required for a repository).")
+    weights_upload = forms.ModelChoiceField(queryset=WeightsUpload.objects.none(), required=False,
+                                            help_text="A completed upload of a tar archive of the model directory.")
+    endpoint_base_url = forms.CharField(max_length=300, required=False, label="Endpoint base URL", help_text="OpenAI-compatible, ending in /v1.")
+    endpoint_model = forms.CharField(max_length=200, required=False, label="Model name at the endpoint")
+    endpoint_api_key = forms.CharField(max_length=500, required=False, label="API key", widget=forms.PasswordInput(render_value=False),
+                                       help_text="Stored encrypted and never shown again.")
+    is_public = forms.BooleanField(required=False, initial=True, label="Show on the public leaderboards")
+    release_date = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+
+    def __init__(self, *args, owner=None, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        if owner is not None:
+            self.fields["weights_upload"].queryset = WeightsUpload.objects.filter(owner=owner, status=WeightsUpload.STATUS_COMPLETE)
+
+
+class ModelSubmitForm(forms.Form):
+    benchmarks = forms.ModelMultipleChoiceField(queryset=Benchmark.objects.exclude(evaluator_key="").filter(kind=Benchmark.KIND_STATIC),
+                                                widget=forms.CheckboxSelectMultiple)
+    generation_settings = forms.JSONField(required=False, initial=dict, help_text='e.g. {"n": 1, "max_tokens": 2048}')
+    is_public = forms.BooleanField(required=False, initial=True, label="Show on the public leaderboard")
+    note = forms.CharField(max_length=200, required=False)
+
+
+class WeightsUploadForm(forms.Form):
+    """The no-JavaScript fallback for small archives: the whole file in one request."""
+
+    archive = forms.FileField(help_text="A tar archive of the model directory (config.json, tokenizer files, *.safetensors).")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -13,7 +14,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from leaderboard.catalog.models import Benchmark
 from leaderboard.submissions import selectors, services
-from leaderboard.web.forms import PredictionsSubmissionForm
+from leaderboard.modelhost import services as modelhost
+from leaderboard.web.forms import ModelRegistrationForm, ModelSubmitForm, PredictionsSubmissionForm, WeightsUploadForm
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -109,8 +111,86 @@ def _download(board: selectors.Leaderboard, fmt: str) -> HttpResponse:
 
 
 def model_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    model = get_object_or_404(selectors.models_visible(user=request.user).select_related("weights_upload"), slug=slug)
+    can_manage = request.user.is_staff or model.owner_id == getattr(request.user, "pk", None)
+    submit_form = ModelSubmitForm(initial={"generation_settings": {}}) if can_manage and model.preflight_status == model.PREFLIGHT_PASSED else None
+    return render(request, "web/model.html", {"model": model, "results": selectors.model_scores(model=model, user=request.user),
+                                              "can_manage": can_manage, "submit_form": submit_form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def model_register(request: HttpRequest) -> HttpResponse:
+    form = ModelRegistrationForm(request.POST or None, owner=request.user)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        upload = data["weights_upload"]
+        spec = modelhost.ModelSource(source=data["source"], hf_repo=data["hf_repo"], hf_revision=data["hf_revision"],
+                                     weights_upload_id=upload.pk if upload else None, endpoint_base_url=data["endpoint_base_url"],
+                                     endpoint_model=data["endpoint_model"], endpoint_api_key=data["endpoint_api_key"])
+        try:
+            model = modelhost.model_register(owner=request.user, name=data["name"], spec=spec, organization=data["organization"],
+                                             modality=data["modality"], is_public=data["is_public"], release_date=data["release_date"])
+        except modelhost.ModelRefused as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, str(exc))
+        else:
+            messages.success(request, "Registered. A CPU worker is pre-flighting it; this page updates when it is done.")
+            return redirect("model", slug=model.slug)
+    return render(request, "web/model_register.html", {"form": form})
+
+
+@require_http_methods(["GET", "POST"])
+def model_preflight(request: HttpRequest, slug: str) -> HttpResponse:
+    """GET: the pre-flight fragment (htmx polls it while pending). POST: run the pre-flight again."""
     model = get_object_or_404(selectors.models_visible(user=request.user), slug=slug)
-    return render(request, "web/model.html", {"model": model, "results": selectors.model_scores(model=model, user=request.user)})
+    can_manage = request.user.is_staff or model.owner_id == getattr(request.user, "pk", None)
+    if request.method == "POST":
+        try:
+            modelhost.model_preflight_request(model=model, user=request.user)
+        except PermissionError as exc:
+            raise Http404(str(exc))
+        return redirect("model", slug=model.slug)
+    if request.htmx:
+        return render(request, "web/model.html#preflight", {"model": model, "can_manage": can_manage})
+    return redirect("model", slug=model.slug)
+
+
+@require_POST
+@login_required
+def model_submit(request: HttpRequest, slug: str) -> HttpResponse:
+    model = get_object_or_404(selectors.models_visible(user=request.user), slug=slug)
+    form = ModelSubmitForm(request.POST)
+    if form.is_valid():
+        try:
+            submission = services.submission_create_for_model(
+                owner=request.user, model=model, benchmarks=list(form.cleaned_data["benchmarks"]),
+                generation_settings=form.cleaned_data["generation_settings"] or {}, is_public=form.cleaned_data["is_public"],
+                note=form.cleaned_data["note"])
+        except services.SubmissionRefused as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, "Accepted. A worker will generate the predictions, then score them; this page updates as it goes.")
+            return redirect("submission", pk=submission.pk)
+    else:
+        messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+    return redirect("model", slug=model.slug)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def weights_upload(request: HttpRequest) -> HttpResponse:
+    """The upload page: static/js/upload.js sends the archive in parts through the API (resumable);
+    without JavaScript the form posts a small archive in one request."""
+    form = WeightsUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            upload = modelhost.upload_from_file(owner=request.user, file=form.cleaned_data["archive"])
+        except modelhost.ModelRefused as exc:
+            form.add_error("archive", str(exc))
+        else:
+            messages.success(request, f"Upload #{upload.pk} complete; register a model with it below.")
+            return redirect("model-register")
+    return render(request, "web/upload.html", {"form": form, "part_size": settings.UPLOAD_PART_BYTES})
 
 
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -187,7 +267,8 @@ def submit(request: HttpRequest) -> HttpResponse:
             messages.success(request, "Accepted. Your run is queued; this page updates as it progresses.")
             return redirect("submission", pk=submission.pk)
     return render(request, "web/submit.html", {"form": form, "problems": problems,
-                                               "quota_left": services.quota_remaining(user=request.user)})
+                                               "quota_left": services.quota_remaining(user=request.user),
+                                               "runnable_models": selectors.models_runnable(user=request.user)})
 
 
 def example_predictions(request: HttpRequest, slug: str) -> HttpResponse:

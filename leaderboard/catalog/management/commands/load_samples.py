@@ -1,4 +1,5 @@
 """Sync the benchmarks and import the sample dataset of every benchmark that has an evaluator."""
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from evaluators.core import get_evaluator
@@ -22,3 +23,8 @@ class Command(BaseCommand):
             make_current = not benchmark.dataset_versions.filter(is_current=True).exists()
             version = dataset_version_import(benchmark=benchmark, release_path=path, tag=SAMPLE_TAG, make_current=make_current)
             self.stdout.write(self.style.SUCCESS(f"{benchmark.slug}: imported {version.item_count} sample items"))
+        call_command("seed_arena", stdout=self.stdout)
+        from leaderboard.modelhost.services import demo_model_ensure
+
+        demo = demo_model_ensure()
+        self.stdout.write(f"demo model: {demo.name} (pre-flight {demo.preflight_status})")

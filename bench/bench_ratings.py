@@ -1,0 +1,114 @@
+"""Rating time for 1,000,000 votes among 100 models: raw Bradley-Terry with 100 bootstrap rounds,
+raw with the sandwich, and style-controlled (17 features) with sandwich, score-bootstrap and (a few
+rounds of) exact-bootstrap intervals.
+Medians of a few repeats; results in bench/results/ratings.json and .md."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from evaluators.arena.ratings import BattleArrays, BattleRecord, RatingConfig, rate  # noqa: E402
+from evaluators.arena.style import STYLE_FEATURES  # noqa: E402
+
+N_VOTES = 1_000_000
+N_MODELS = 100
+REPEATS = 3
+STYLE_BOOT_ROUNDS = 10
+
+
+def votes(n: int, m: int, seed: int = 0) -> BattleArrays:
+    rng = np.random.default_rng(seed)
+    true = rng.normal(1000, 100, m)
+    a = rng.integers(0, m, n)
+    b = (a + rng.integers(1, m, n)) % m
+    k = len(STYLE_FEATURES)
+    fa, fb = rng.gamma(2.0, 50.0, (n, k)), rng.gamma(2.0, 50.0, (n, k))
+    fa[:, 5:] = fa[:, 5:] > 100  # source-category and citation-style features are 0/1
+    fb[:, 5:] = fb[:, 5:] > 100
+    logit = (true[a] - true[b]) * np.log(10) / 400 + 0.8 * (fa[:, 0] - fb[:, 0]) / (fa[:, 0] + fb[:, 0] + 1)
+    p = 1 / (1 + np.exp(-logit))
+    tie = rng.random(n) < 0.2
+    outcome = np.where(tie, 2, np.where(rng.random(n) < np.clip((p - 0.1) / 0.8, 0, 1), 0, 1))
+    return BattleArrays([f"model-{i:03d}" for i in range(m)], a, b, outcome, fa, fb, STYLE_FEATURES,
+                        rng.uniform(0.5, 2.0, n))
+
+
+def timed(fn, repeats: int = REPEATS) -> tuple[float, list[float], object]:
+    times, result = [], None
+    for _ in range(repeats):
+        t = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times), times, result
+
+
+def main() -> None:
+    arr = votes(N_VOTES, N_MODELS)
+    ref = arr.models[0]
+    cases = {
+        "raw, bootstrap 100 rounds": RatingConfig(reference=ref, robustness=False),
+        "raw, bootstrap 100 rounds + robustness": RatingConfig(reference=ref),
+        "raw, sandwich": RatingConfig(reference=ref, interval="sandwich", robustness=False),
+        "raw, sandwich, inverse-propensity weights": RatingConfig(reference=ref, interval="sandwich", use_weights=True, robustness=False),
+        "style control, sandwich": RatingConfig(reference=ref, interval="sandwich", style_control=True, robustness=False),
+        "style control, score bootstrap 100 rounds": RatingConfig(reference=ref, style_control=True, robustness=False),
+        f"style control, exact bootstrap {STYLE_BOOT_ROUNDS} rounds": RatingConfig(
+            reference=ref, style_control=True, robustness=False, bootstrap_rounds=STYLE_BOOT_ROUNDS, exact_style_bootstrap=True),
+    }
+    rows = []
+    for label, config in cases.items():
+        repeats = 1 if "exact bootstrap" in label else REPEATS
+        median, times, result = timed(lambda: rate(arr, config), repeats)
+        rows.append({"case": label, "median_s": round(median, 3), "runs_s": [round(t, 3) for t in times],
+                     "robustness": result.robustness})
+        print(f"{label}: median {median:.2f} s of {[round(t, 2) for t in times]}", flush=True)
+    style_boot = rows[-1]["median_s"]
+    extrapolated = round(style_boot / STYLE_BOOT_ROUNDS * 100, 1)
+
+    # The BattleRecord path (what the site passes): conversion cost per 100,000 records.
+    sample = 100_000
+    records = [BattleRecord(arr.models[a], arr.models[b], ("model_a", "model_b", "tie", "tie (bothbad)")[o],
+                            dict(zip(STYLE_FEATURES, fa.tolist())), dict(zip(STYLE_FEATURES, fb.tolist())))
+               for a, b, o, fa, fb in zip(arr.a[:sample], arr.b[:sample], arr.outcome[:sample], arr.features_a[:sample], arr.features_b[:sample])]
+    convert, _, _ = timed(lambda: BattleArrays.from_records(records, STYLE_FEATURES))
+    convert_raw, _, _ = timed(lambda: BattleArrays.from_records(records))
+
+    out = {
+        "note": "times include everything rate() does on BattleArrays (counting, matrices, fits, intervals)",
+        "votes": N_VOTES, "models": N_MODELS, "style_features": len(STYLE_FEATURES), "repeats": REPEATS,
+        "cases": rows, "style_bootstrap_100_rounds_extrapolated_s": extrapolated,
+        "records_to_arrays_per_100k_s": {"with style features": round(convert, 3), "without": round(convert_raw, 3)},
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
+                    "load_average": [round(x, 2) for x in os.getloadavg()]},
+    }
+    results = REPO / "bench" / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    (results / "ratings.json").write_text(json.dumps(out, indent=2) + "\n")
+    lines = [f"# Ratings: {N_VOTES:,} votes, {N_MODELS} models", "",
+             f"Medians of {REPEATS} runs (one for the exact style bootstrap); {os.cpu_count()} CPUs, load average at the end "
+             f"{out['machine']['load_average']} (the machine is shared with other work, so times are noisy).", "",
+             "| case | median s | runs s |", "|---|---|---|"]
+    lines += [f"| {r['case']} | {r['median_s']} | {', '.join(map(str, r['runs_s']))} |" for r in rows]
+    robust = rows[1]["robustness"] or {}
+    lines += ["", f"Style control with a 100-round exact bootstrap (refit per round), extrapolated from {STYLE_BOOT_ROUNDS} rounds: "
+              f"{extrapolated} s.",
+              f"BattleRecord -> arrays per 100,000 records: {convert:.2f} s with style features, {convert_raw:.2f} s without.",
+              f"Robustness on this synthetic set: {robust.get('votes_to_flip_top')} removed votes change the top model "
+              f"({robust.get('top_model')} -> {robust.get('new_top_model')}).", ""]
+    (results / "ratings.md").write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

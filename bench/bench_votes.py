@@ -1,0 +1,182 @@
+"""Arena vote acceptance (a benchmark, not a test): votes per second the site accepts on Postgres,
+with median and p95 latency, against the trivial /healthz view served the same way in the same run.
+
+The site is served by gunicorn (gthread workers: several processes, several threads each) and driven
+by concurrent HTTP clients, each with its own session and CSRF token, each voting on its own
+battles. Battles are prepared beforehand with complete answers, so only vote acceptance is measured
+(checks, the vote, its exclusions, locking the battle and queueing the debounced ratings task).
+
+Run: ``.venv/bin/python bench/bench_votes.py`` (needs this machine's Postgres and Redis and
+gunicorn==23.0.0 in the venv). Results: bench/results/votes.{json,md}.
+"""
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+BENCH_DB = "leaderboard_bench_votes"
+ENV = {
+    "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{BENCH_DB}", "CELERY_BROKER_URL": "redis://127.0.0.1:6379/12",
+    "LEADERBOARD_VAR_DIR": str(REPO / "var" / "bench-votes"), "DJANGO_DEBUG": "0", "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+    "LEADERBOARD_ARENA_ACTIONS_PER_MINUTE": "1000000", "LEADERBOARD_ARENA_VOTES_PER_DAY": "1000000", "LEADERBOARD_LOG_LEVEL": "WARNING",
+}
+os.environ.update(ENV)
+CLIENTS = int(os.environ.get("BENCH_CLIENTS", "16"))
+VOTES_PER_CLIENT = int(os.environ.get("BENCH_VOTES_PER_CLIENT", "40"))
+GUNICORN = ["--workers", os.environ.get("BENCH_WORKERS", "2"), "--threads", os.environ.get("BENCH_THREADS", "8"), "--worker-class", "gthread"]
+
+
+def recreate_database() -> None:
+    import psycopg
+
+    with psycopg.connect("postgres://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {BENCH_DB}")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def prepare() -> list[dict]:
+    """One session per client (with a CSRF secret) and VOTES_PER_CLIENT finished battles each."""
+    import django
+
+    django.setup()
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.core.management import call_command
+    from django.middleware.csrf import _get_new_csrf_string
+
+    from leaderboard.arena.identity import salted_hash
+    from leaderboard.arena.models import ArenaModel, Battle, Turn
+
+    call_command("migrate", verbosity=0)
+    a = ArenaModel.objects.create(name="bench-a", organization="bench")
+    b = ArenaModel.objects.create(name="bench-b", organization="bench")
+    answer = {"text": "Install it with apt install [1].", "sources": [{"number": 1, "url": "https://www.debian.org/doc/", "title": "", "snippet": ""}],
+              "searches": [], "citation_style": "standardized", "finish_reason": "stop", "latency_s": 0.1, "usage": {}, "error": ""}
+    clients = []
+    for _ in range(CLIENTS):
+        session = SessionStore()
+        session["arena"] = True
+        session.create()
+        voter = salted_hash(f"session:{session.session_key}")
+        battles = Battle.objects.bulk_create([Battle(model_a=a, model_b=b, propensity=1.0, voter_hash=voter) for _ in range(VOTES_PER_CLIENT)])
+        Turn.objects.bulk_create([Turn(battle=bt, index=0, prompt="How do I install a package?", text_a=answer["text"], text_b=answer["text"],
+                                       answer_a=answer, answer_b=answer, status_a="complete", status_b="complete") for bt in battles])
+        clients.append({"session": session.session_key, "csrf": _get_new_csrf_string(), "battles": [bt.public_id for bt in battles]})
+    return clients
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def drive(port: int, clients: list[dict], request_for) -> dict:
+    """Every client in its own thread, one keep-alive connection each, requests back to back."""
+    latencies: list[float] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+
+    def run(client: dict) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        mine = []
+        for method, path, body, headers, expected in request_for(client):
+            start = time.perf_counter()
+            conn.request(method, path, body=body, headers=headers)
+            response = conn.getresponse()
+            response.read()
+            mine.append((time.perf_counter() - start) * 1000)
+            if response.status != expected:
+                with lock:
+                    errors.append(f"{method} {path}: {response.status}")
+        conn.close()
+        with lock:
+            latencies.extend(mine)
+
+    threads = [threading.Thread(target=run, args=(c,)) for c in clients]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - start
+    return {"requests": len(latencies), "per_second": len(latencies) / wall, "median_ms": statistics.median(latencies),
+            "p95_ms": percentile(latencies, 0.95), "errors": len(errors), "first_errors": errors[:5]}
+
+
+def votes_for(client: dict):
+    cookie = f"sessionid={client['session']}; csrftoken={client['csrf']}"
+    for public_id in client["battles"]:
+        yield ("POST", f"/arena/b/{public_id}/vote/", "winner=model_a",
+               {"Cookie": cookie, "X-CSRFToken": client["csrf"], "Content-Type": "application/x-www-form-urlencoded",
+                "Referer": "http://127.0.0.1/", "Host": "127.0.0.1"}, 302)
+
+
+def trivial_for(client: dict):
+    for _ in client["battles"]:
+        yield ("GET", "/healthz", None, {"Host": "127.0.0.1"}, 200)
+
+
+def main() -> None:
+    recreate_database()
+    clients = prepare()
+    port = free_port()
+    server = subprocess.Popen([str(REPO / ".venv" / "bin" / "gunicorn"), "leaderboard.wsgi:application", "--bind", f"127.0.0.1:{port}",
+                               *GUNICORN, "--log-level", "warning"], cwd=REPO, env={**os.environ, **ENV})
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        drive(port, clients[:2], lambda c: ((m, p, b, h, e) for m, p, b, h, e in list(trivial_for(c))[:20]))  # warm both workers
+        trivial = drive(port, clients, trivial_for)
+        votes = drive(port, clients, votes_for)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    from leaderboard.arena.models import Vote
+
+    stored = Vote.objects.count()
+    import redis
+
+    redis.Redis.from_url(ENV["CELERY_BROKER_URL"]).flushdb()  # the queued ratings tasks nobody consumes here
+    results = {
+        "server": f"gunicorn 23.0.0 {' '.join(GUNICORN)}", "clients": CLIENTS, "votes_per_client": VOTES_PER_CLIENT,
+        "cpus": os.cpu_count(), "trivial_view": trivial, "votes": votes, "votes_stored": stored,
+        "throughput_ratio": votes["per_second"] / trivial["per_second"], "goal": "votes/s >= 0.5 x trivial view's requests/s",
+    }
+    results["goal_met"] = results["throughput_ratio"] >= 0.5 and votes["errors"] == 0 and stored == CLIENTS * VOTES_PER_CLIENT
+    out = REPO / "bench" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "votes.json").write_text(json.dumps(results, indent=1) + "\n")
+    (out / "votes.md").write_text(
+        "# Arena vote acceptance\n\n"
+        f"Served by {results['server']} on Postgres, {CLIENTS} concurrent clients (own session and CSRF token each), "
+        f"{CLIENTS * VOTES_PER_CLIENT} votes on prepared battles whose answers were complete; {os.cpu_count()} CPUs shared with the clients.\n\n"
+        "| | requests/s | median ms | p95 ms | errors |\n|---|---:|---:|---:|---:|\n"
+        f"| trivial view (/healthz) | {trivial['per_second']:.0f} | {trivial['median_ms']:.1f} | {trivial['p95_ms']:.1f} | {trivial['errors']} |\n"
+        f"| vote (POST, 302) | {votes['per_second']:.0f} | {votes['median_ms']:.1f} | {votes['p95_ms']:.1f} | {votes['errors']} |\n\n"
+        f"Votes stored: {stored}. Throughput ratio votes / trivial: {results['throughput_ratio']:.2f} "
+        f"(goal at least 0.5: {'met' if results['goal_met'] else 'NOT met'}).\n")
+    print(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,160 @@
+"""Style features of one arena response, for style control of the ratings.
+
+A response's style (length, citation count, markdown, which kinds of sources it cites, and whether
+its citations were shown in the standardized format) influences votes independently of quality.
+``features`` turns one side's final text and cited URLs into a flat ``{feature: value}`` dict whose
+keys are ``STYLE_FEATURES``; ratings.py turns both sides' dicts into the per-battle covariates
+``(a - b) / (a + b + 1)``, z-scored.
+
+Source categories come from domain rules (``source_category``): a fixed table of well-known domains
+per category, then suffix rules (``.gov``, ``.edu``, ``.ac.xx``, ``.mil``...), then a news heuristic for
+hosts under a country-code top-level domain; anything else is ``other``. The table is checked in
+order, so ``ncbi.nlm.nih.gov`` is an academic source, not a government one.
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+from urllib.parse import urlsplit
+
+SOURCE_CATEGORIES: tuple[str, ...] = (
+    "youtube", "gov_edu", "wiki", "us_news", "foreign_news", "social_media", "community_blog",
+    "tech_coding", "academic_journal", "retail", "other",
+)
+
+STYLE_FEATURES: tuple[str, ...] = (
+    "length", "citation_count", "markdown_headers", "markdown_lists", "markdown_bold",
+    *(f"cites_{category}" for category in SOURCE_CATEGORIES),
+    "citation_style_standardized",
+)
+
+# Domains (the host or any parent of it) per category, checked in this order.
+_DOMAINS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("academic_journal", frozenset({
+        "arxiv.org", "doi.org", "nature.com", "sciencedirect.com", "springer.com", "link.springer.com",
+        "wiley.com", "onlinelibrary.wiley.com", "ncbi.nlm.nih.gov", "pubmed.ncbi.nlm.nih.gov", "jstor.org",
+        "ieee.org", "ieeexplore.ieee.org", "acm.org", "dl.acm.org", "researchgate.net", "semanticscholar.org",
+        "plos.org", "frontiersin.org", "mdpi.com", "tandfonline.com", "sagepub.com", "science.org",
+        "cell.com", "biorxiv.org", "medrxiv.org", "ssrn.com", "scholar.google.com", "thelancet.com",
+        "nejm.org", "bmj.com", "jamanetwork.com", "oup.com", "academic.oup.com", "cambridge.org",
+        "aclanthology.org", "openreview.net", "pnas.org", "acs.org", "iop.org", "aps.org",
+    })),
+    ("youtube", frozenset({"youtube.com", "youtu.be", "youtube-nocookie.com"})),
+    ("wiki", frozenset({
+        "wikipedia.org", "wikimedia.org", "wiktionary.org", "wikidata.org", "wikivoyage.org",
+        "wikiquote.org", "wikihow.com", "fandom.com", "britannica.com",
+    })),
+    ("social_media", frozenset({
+        "twitter.com", "x.com", "facebook.com", "fb.com", "instagram.com", "tiktok.com", "linkedin.com",
+        "threads.net", "pinterest.com", "snapchat.com", "weibo.com", "vk.com", "bsky.app", "mastodon.social",
+        "t.me", "telegram.org",
+    })),
+    ("community_blog", frozenset({
+        "reddit.com", "quora.com", "medium.com", "substack.com", "blogspot.com", "wordpress.com",
+        "tumblr.com", "tripadvisor.com", "goodreads.com", "discord.com", "steamcommunity.com",
+        "news.ycombinator.com", "hubpages.com", "livejournal.com", "ghost.io",
+    })),
+    ("tech_coding", frozenset({
+        "github.com", "gitlab.com", "bitbucket.org", "stackoverflow.com", "stackexchange.com",
+        "superuser.com", "serverfault.com", "askubuntu.com", "dev.to", "readthedocs.io", "readthedocs.org",
+        "pypi.org", "npmjs.com", "crates.io", "docs.rs", "python.org", "developer.mozilla.org",
+        "learn.microsoft.com", "docs.microsoft.com", "developer.apple.com", "developers.google.com",
+        "cloud.google.com", "docs.aws.amazon.com", "kubernetes.io", "docker.com", "huggingface.co",
+        "geeksforgeeks.org", "w3schools.com", "freecodecamp.org", "debian.org", "ubuntu.com",
+        "kernel.org", "rust-lang.org", "go.dev", "nodejs.org", "techcrunch.com", "theverge.com",
+        "arstechnica.com", "wired.com", "tomshardware.com", "anandtech.com", "zdnet.com",
+    })),
+    ("retail", frozenset({
+        "ebay.com", "walmart.com", "target.com", "bestbuy.com", "etsy.com", "aliexpress.com",
+        "alibaba.com", "homedepot.com", "lowes.com", "ikea.com", "costco.com", "newegg.com",
+        "wayfair.com", "temu.com", "shein.com", "zalando.com", "rakuten.com", "flipkart.com",
+        "bhphotovideo.com", "sephora.com", "nike.com", "apple.com",
+    })),
+    ("us_news", frozenset({
+        "nytimes.com", "washingtonpost.com", "cnn.com", "foxnews.com", "nbcnews.com", "cbsnews.com",
+        "abcnews.go.com", "usatoday.com", "wsj.com", "npr.org", "apnews.com", "bloomberg.com",
+        "politico.com", "axios.com", "thehill.com", "latimes.com", "cnbc.com", "forbes.com",
+        "businessinsider.com", "time.com", "newsweek.com", "huffpost.com", "vox.com", "theatlantic.com",
+        "nypost.com", "chicagotribune.com", "sfchronicle.com", "bostonglobe.com", "msnbc.com",
+        "pbs.org", "propublica.org", "espn.com", "marketwatch.com", "fortune.com", "newyorker.com",
+        "usnews.com", "variety.com", "hollywoodreporter.com", "people.com",
+    })),
+    ("foreign_news", frozenset({
+        "bbc.co.uk", "bbc.com", "theguardian.com", "reuters.com", "aljazeera.com", "dw.com", "france24.com",
+        "lemonde.fr", "spiegel.de", "ft.com", "economist.com", "independent.co.uk", "telegraph.co.uk",
+        "scmp.com", "timesofindia.indiatimes.com", "indiatimes.com", "hindustantimes.com", "ndtv.com",
+        "thehindu.com", "abc.net.au", "cbc.ca", "japantimes.co.jp", "nikkei.com", "asahi.com",
+        "koreaherald.com", "straitstimes.com", "euronews.com", "elpais.com", "corriere.it", "lefigaro.fr",
+        "faz.net", "zeit.de", "sueddeutsche.de", "rt.com", "tass.com", "xinhuanet.com", "chinadaily.com.cn",
+        "globaltimes.cn", "theglobeandmail.com", "smh.com.au", "skynews.com", "dailymail.co.uk",
+        "thetimes.co.uk", "irishtimes.com", "haaretz.com", "timesofisrael.com", "nzherald.co.nz",
+    })),
+)
+# Shops whose brand is the registrable label under any top-level domain (amazon.de, ebay.co.uk...).
+_RETAIL_BRANDS = frozenset({"amazon", "ebay", "walmart", "ikea", "aliexpress", "etsy", "mercadolibre"})
+_GOV_EDU_SUFFIXES = (".gov", ".edu", ".mil", ".int")
+_GOV_EDU_LABELS = frozenset({"gov", "edu", "ac", "gouv", "gob", "govt", "mil"})
+_NEWS_WORDS = ("news", "times", "herald", "tribune", "gazette", "post", "journal", "daily")
+_US_HOSTS_TLDS = (".com", ".org", ".net", ".us")
+
+_HEADER = re.compile(r"^\s{0,3}#{1,6}\s+\S", re.MULTILINE)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S", re.MULTILINE)
+_BOLD = re.compile(r"\*\*[^*\n]+?\*\*|__[^_\n]+?__")
+
+
+def _host(url: str) -> str:
+    text = url.strip()
+    if "://" not in text:
+        text = "http://" + text
+    try:
+        host = urlsplit(text).hostname or ""
+    except ValueError:
+        return ""
+    host = host.lower().rstrip(".")
+    return host[4:] if host.startswith("www.") else host
+
+
+def _under(host: str, domains: frozenset[str]) -> bool:
+    labels = host.split(".")
+    return any(".".join(labels[i:]) in domains for i in range(len(labels)))
+
+
+def source_category(url: str) -> str:
+    """The category of a cited URL (one of ``SOURCE_CATEGORIES``), by the rules in the module doc."""
+    host = _host(url)
+    if not host:
+        return "other"
+    for category, domains in _DOMAINS:
+        if _under(host, domains):
+            return category
+    labels = host.split(".")
+    if len(labels) >= 2 and labels[-2] in _RETAIL_BRANDS or len(labels) >= 3 and labels[-3] in _RETAIL_BRANDS:
+        return "retail"
+    if host.endswith(_GOV_EDU_SUFFIXES) or any(label in _GOV_EDU_LABELS for label in labels[1:-1]) \
+            or (len(labels) >= 2 and labels[-2] in _GOV_EDU_LABELS):
+        return "gov_edu"
+    if any(word in host for word in _NEWS_WORDS):
+        return "us_news" if host.endswith(_US_HOSTS_TLDS) else "foreign_news"
+    return "other"
+
+
+def features(text: str, source_urls: Sequence[str], citation_style: str) -> dict[str, float]:
+    """Style features of one side of a battle.
+
+    ``text`` is the side's response text (all assistant turns joined), ``source_urls`` the URLs it
+    cited, ``citation_style`` how its citations were displayed: "standardized" or the provider's own
+    ("original"). Length is in whitespace-separated words; citation count is distinct URLs.
+    """
+    distinct = list(dict.fromkeys(u for u in source_urls if u))
+    cited = {source_category(u) for u in distinct}
+    values: dict[str, float] = {
+        "length": float(len(text.split())),
+        "citation_count": float(len(distinct)),
+        "markdown_headers": float(len(_HEADER.findall(text))),
+        "markdown_lists": float(len(_LIST_ITEM.findall(text))),
+        "markdown_bold": float(len(_BOLD.findall(text))),
+    }
+    for category in SOURCE_CATEGORIES:
+        values[f"cites_{category}"] = 1.0 if category in cited else 0.0
+    values["citation_style_standardized"] = 1.0 if citation_style == "standardized" else 0.0
+    return values

@@ -1,0 +1,81 @@
+"""A tiny model created locally, for tests and the embedded default (nothing can be downloaded here).
+
+``create_tiny_model(path)`` writes a two-layer Llama-architecture model with random weights and a
+small byte-level BPE tokenizer trained on a few strings, with a chat template, via ``save_pretrained``
+(about 100 KB). The same arguments give the same files. ``transformers serve PATH`` and ``vllm serve
+PATH`` load it offline; its answers are noise, which is all the launch-wait-query-stop path needs.
+
+``python -m evaluators.llm.tiny PATH`` creates one from the command line.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+#: A ChatML-style template: enough for both servers to turn messages into a prompt.
+CHAT_TEMPLATE = (
+    "{% for message in messages %}"
+    "{{ '<|im_start|>' + message['role'] + '\n' }}"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for part in message['content'] %}{% if part['type'] == 'text' %}{{ part['text'] }}{% endif %}"
+    "{% endfor %}{% endif %}"
+    "{{ '<|im_end|>\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+_CORPUS = [
+    "Hello! How can I help you today?",
+    "The quick brown fox jumps over the lazy dog.",
+    "def add(a, b):\n    return a + b\n",
+    "print(sum(map(int, input().split())))",
+    "Answer with exactly one of these options: yes, no.",
+    '{"score": 4, "reason": "clear and correct"}',
+    "Paris is the capital of France [1].",
+]
+_SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+
+
+def create_tiny_model(path: Path, *, vocab_size: int = 384, seed: int = 0, hidden_size: int = 32) -> Path:
+    """Write the tiny model to ``path`` (created if needed) and return ``path``."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers.utils import logging as hf_logging
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=_SPECIAL, show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    bpe.train_from_iterator(_CORPUS, trainer=trainer)
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=bpe, bos_token="<|endoftext|>", eos_token="<|im_end|>",
+                                        pad_token="<|endoftext|>", unk_token="<|endoftext|>")
+    tokenizer.chat_template = CHAT_TEMPLATE
+    tokenizer.save_pretrained(path)
+
+    config = LlamaConfig(
+        vocab_size=len(tokenizer), hidden_size=hidden_size, intermediate_size=hidden_size * 2,
+        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id, tie_word_embeddings=True, torch_dtype="float32")
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(config)
+    model.generation_config.max_new_tokens = 16
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        model.save_pretrained(path)
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
+    return path
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m evaluators.llm.tiny PATH")
+    print(create_tiny_model(Path(sys.argv[1])))

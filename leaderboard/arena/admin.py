@@ -1,0 +1,57 @@
+"""Admin for the arena: contestants, battles with their turns, votes with every exclusion (list and
+filter by reason), and rating snapshots."""
+from django.contrib import admin
+
+from leaderboard.arena.models import ArenaModel, Battle, RatingSnapshot, Turn, Vote, VoteExclusion
+
+
+@admin.register(ArenaModel)
+class ArenaModelAdmin(admin.ModelAdmin):
+    list_display = ["name", "organization", "enabled", "imported", "weight", "added_at"]
+    list_filter = ["enabled", "imported"]
+    search_fields = ["name", "organization"]
+
+
+class TurnInline(admin.StackedInline):
+    model = Turn
+    fields = ["index", "prompt", "status_a", "text_a", "status_b", "text_b", "language", "answer_a", "answer_b"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+@admin.register(Battle)
+class BattleAdmin(admin.ModelAdmin):
+    list_display = ["public_id", "model_a", "model_b", "status", "locked", "propensity", "primary_intent", "created_at"]
+    list_filter = ["status", "locked", "primary_intent"]
+    search_fields = ["public_id", "conv_id", "model_a__name", "model_b__name"]
+    readonly_fields = ["public_id", "voter_hash", "ip_hash", "created_at"]
+    inlines = [TurnInline]
+
+
+class ExclusionInline(admin.TabularInline):
+    model = VoteExclusion
+    fields = ["code", "detail", "by", "at"]
+    readonly_fields = ["at"]
+    extra = 0
+
+
+@admin.register(Vote)
+class VoteAdmin(admin.ModelAdmin):
+    list_display = ["battle", "winner", "valid", "exclusion_reasons", "turn_count", "created_at"]
+    list_filter = ["valid", "winner", "exclusions__code"]
+    readonly_fields = ["battle", "voter_hash", "created_at"]
+    inlines = [ExclusionInline]
+
+
+@admin.register(VoteExclusion)
+class VoteExclusionAdmin(admin.ModelAdmin):
+    list_display = ["vote", "code", "detail", "by", "at"]
+    list_filter = ["code", "by"]
+    search_fields = ["detail", "vote__battle__public_id"]
+
+
+@admin.register(RatingSnapshot)
+class RatingSnapshotAdmin(admin.ModelAdmin):
+    list_display = ["kind", "filter_key", "filter_value", "n_votes", "n_excluded", "computed_at"]
+    list_filter = ["kind", "filter_key"]

@@ -1,0 +1,158 @@
+"""Arena API: create a battle, read its state (no names before the vote), add a turn, vote, read the
+latest ratings, download the votes. Voting needs no account: the voter is the session (or the token's
+user); writes from a session must carry its CSRF token, as the pages' forms do."""
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import permissions, serializers, status, viewsets
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from leaderboard.arena import exports, selectors, services
+from leaderboard.arena.identity import voter_of
+from leaderboard.arena.models import Battle, Winner
+
+
+class CsrfForSessions(permissions.BasePermission):
+    """DRF checks CSRF only for signed-in session users; anonymous voters are sessions too, so
+    every unsafe request that is not token-authenticated must pass Django's CSRF check."""
+
+    def has_permission(self, request: Request, view: object) -> bool:
+        if request.method in permissions.SAFE_METHODS or request.auth is not None:
+            return True
+        try:
+            SessionAuthentication().enforce_csrf(request)
+        except Exception as exc:
+            raise PermissionDenied(str(getattr(exc, "detail", exc))) from None
+        return True
+
+
+class PromptSerializer(serializers.Serializer):
+    prompt = serializers.CharField(trim_whitespace=False, allow_blank=True)
+
+
+class VoteSerializer(serializers.Serializer):
+    winner = serializers.ChoiceField(choices=Winner.values)
+
+
+class AnswerStateSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    text = serializers.CharField()
+    sources = serializers.ListField(child=serializers.DictField())
+    searches = serializers.ListField(child=serializers.DictField(), help_text="after the vote only")
+    latency_s = serializers.FloatField(allow_null=True)
+    error = serializers.CharField(help_text="after the vote only")
+
+
+class TurnStateSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    prompt = serializers.CharField()
+    answer_a = AnswerStateSerializer()
+    answer_b = AnswerStateSerializer()
+
+
+class BattleStateSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    status = serializers.CharField()
+    locked = serializers.BooleanField()
+    can_vote = serializers.BooleanField()
+    citation_style = serializers.DictField(child=serializers.CharField())
+    turns = TurnStateSerializer(many=True)
+    reveal = serializers.DictField(required=False, help_text="names, makers and descriptions; present only after the vote")
+    vote = serializers.DictField(required=False, allow_null=True)
+
+
+class RatingSnapshotSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    filter_key = serializers.CharField()
+    filter_value = serializers.CharField()
+    n_votes = serializers.IntegerField()
+    n_excluded = serializers.IntegerField()
+    computed_at = serializers.DateTimeField()
+    config = serializers.DictField()
+    result = serializers.DictField()
+
+
+def _refused(exc: services.ArenaRefused) -> Response:
+    body = {"detail": str(exc)}
+    if exc.field:
+        body["field"] = exc.field
+    return Response(body, status=exc.status)
+
+
+@extend_schema(parameters=[OpenApiParameter("public_id", str, OpenApiParameter.PATH, description="the battle's random public id")])
+class BattleViewSet(viewsets.ViewSet):
+    permission_classes = [CsrfForSessions]
+    lookup_field = "public_id"
+
+    def _battle(self, public_id: str) -> Battle:
+        from django.http import Http404
+
+        battle = selectors.battle_for_page(public_id=public_id)
+        if battle is None:
+            raise Http404("no such battle")
+        return battle
+
+    def _state(self, battle: Battle, code: int = status.HTTP_200_OK) -> Response:
+        battle.refresh_from_db()
+        return Response(selectors.battle_state(battle=battle), status=code)
+
+    @extend_schema(request=PromptSerializer, responses={201: BattleStateSerializer})
+    def create(self, request: Request) -> Response:
+        data = PromptSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            battle = services.battle_create(prompt=data.validated_data["prompt"], voter=voter_of(request._request))
+        except services.ArenaRefused as exc:
+            return _refused(exc)
+        return self._state(battle, status.HTTP_201_CREATED)
+
+    @extend_schema(responses=BattleStateSerializer)
+    def retrieve(self, request: Request, public_id: str | None = None) -> Response:
+        return self._state(self._battle(str(public_id)))
+
+    @extend_schema(request=PromptSerializer, responses={201: BattleStateSerializer})
+    @action(detail=True, methods=["post"])
+    def turns(self, request: Request, public_id: str | None = None) -> Response:
+        battle = self._battle(str(public_id))
+        data = PromptSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            services.turn_add(battle=battle, prompt=data.validated_data["prompt"], voter=voter_of(request._request))
+        except services.ArenaRefused as exc:
+            return _refused(exc)
+        return self._state(battle, status.HTTP_201_CREATED)
+
+    @extend_schema(request=VoteSerializer, responses={201: BattleStateSerializer})
+    @action(detail=True, methods=["post"])
+    def vote(self, request: Request, public_id: str | None = None) -> Response:
+        battle = self._battle(str(public_id))
+        data = VoteSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            services.vote_cast(battle=battle, winner=data.validated_data["winner"], voter=voter_of(request._request))
+        except services.ArenaRefused as exc:
+            return _refused(exc)
+        return self._state(battle, status.HTTP_201_CREATED)
+
+
+class ArenaRatingsViewSet(viewsets.ViewSet):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(parameters=[OpenApiParameter("intent", str), OpenApiParameter("language", str)],
+                   responses=RatingSnapshotSerializer(many=True))
+    def list(self, request: Request) -> Response:
+        key = next((k for k in ("intent", "language") if request.query_params.get(k)), "")
+        board = selectors.latest_snapshots(filter_key=key, filter_value=request.query_params.get(key, "") if key else "")
+        return Response(RatingSnapshotSerializer([s for s in (board.raw, board.style) if s], many=True).data)
+
+    @extend_schema(parameters=[OpenApiParameter("fmt", str, enum=[*exports.FORMATS])], responses={(200, "application/octet-stream"): bytes})
+    @action(detail=False, methods=["get"], url_path="votes")
+    def votes(self, request: Request) -> object:
+        fmt = request.query_params.get("fmt", "jsonl")  # not "format": DRF reserves it for renderers
+        if fmt not in exports.FORMATS:
+            return Response({"detail": f"fmt: use one of {', '.join(exports.FORMATS)}", "field": "fmt"}, status=400)
+        return exports.download_response(fmt)

@@ -1,0 +1,50 @@
+"""Who is voting: a salted hash of the signed-in user's id or of the session, and a hash of the
+client address that believes X-Forwarded-For only from configured proxies."""
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.http import HttpRequest
+
+
+@dataclass(frozen=True)
+class Voter:
+    hash: str
+    ip_hash: str
+
+
+def salted_hash(value: str) -> str:
+    return hashlib.sha256(f"{settings.LEADERBOARD_VOTER_SALT}:{value}".encode()).hexdigest()
+
+
+def client_address(request: HttpRequest) -> str:
+    """REMOTE_ADDR, or when it is a trusted proxy, the right-most X-Forwarded-For hop that is not one."""
+    remote = request.META.get("REMOTE_ADDR", "")
+    trusted = set(settings.LEADERBOARD_TRUSTED_PROXIES)
+    if remote not in trusted:
+        return remote
+    hops = [h.strip() for h in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if h.strip()]
+    for hop in reversed(hops):
+        try:
+            ipaddress.ip_address(hop)
+        except ValueError:
+            return remote  # a forged or broken header: fall back to the proxy itself
+        if hop not in trusted:
+            return hop
+    return remote
+
+
+def voter_of(request: HttpRequest) -> Voter:
+    """The request's voter; an anonymous visitor gets a session so the battle stays theirs."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        identity = f"user:{user.pk}"
+    else:
+        if not request.session.session_key:
+            request.session["arena"] = True
+            request.session.save()
+        identity = f"session:{request.session.session_key}"
+    return Voter(hash=salted_hash(identity), ip_hash=salted_hash(f"ip:{client_address(request)}"))

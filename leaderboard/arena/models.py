@@ -1,0 +1,156 @@
+"""Search Arena storage: contestants, battles with their turns and traces, votes with their
+exclusions (an audit trail), and rating snapshots.
+
+A battle's panes are stored as they were shown: ``model_a`` is pane A (the released dataset's
+``model_a``). The sampler tosses the side coin; ``swapped`` records its outcome as "pane A's name sorts
+after pane B's", so the swap can be audited.
+"""
+from __future__ import annotations
+
+import secrets
+
+from django.db import models
+
+
+class ArenaModel(models.Model):
+    """A contestant. ``responder`` is the JSON config given to the responder factory; secrets are
+    never in it, only the name of the setting/environment variable that holds them (``api_key_ref``)."""
+
+    name = models.CharField(max_length=200, unique=True)
+    organization = models.CharField(max_length=200, blank=True, help_text="the maker, revealed after the vote")
+    description = models.TextField(blank=True, help_text="what it is, shown after the vote")
+    responder = models.JSONField(default=dict, blank=True)
+    enabled = models.BooleanField(default=True, help_text="drawn for new battles")
+    imported = models.BooleanField(default=False, help_text="created by an import; never sampled")
+    weight = models.FloatField(default=1.0)
+    added_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _public_id() -> str:
+    return secrets.token_urlsafe(12)
+
+
+class BattleStatus(models.TextChoices):
+    OPEN = "open"
+    VOTED = "voted"
+    ABANDONED = "abandoned"
+    FAILED = "failed"
+
+
+class Battle(models.Model):
+    public_id = models.CharField(max_length=32, unique=True, default=_public_id, editable=False)
+    conv_id = models.CharField(max_length=100, unique=True, null=True, blank=True, help_text="the released dataset's id")
+    model_a = models.ForeignKey(ArenaModel, on_delete=models.PROTECT, related_name="+")
+    model_b = models.ForeignKey(ArenaModel, on_delete=models.PROTECT, related_name="+")
+    swapped = models.BooleanField(default=False)
+    citation_style_a = models.CharField(max_length=20, default="standardized")
+    citation_style_b = models.CharField(max_length=20, default="standardized")
+    propensity = models.FloatField(null=True, blank=True)
+    voter_hash = models.CharField(max_length=64, db_index=True)
+    ip_hash = models.CharField(max_length=64, blank=True)
+    status = models.CharField(max_length=12, choices=BattleStatus.choices, default=BattleStatus.OPEN, db_index=True)
+    locked = models.BooleanField(default=False)
+    primary_intent = models.CharField(max_length=40, blank=True)
+    secondary_intent = models.CharField(max_length=40, blank=True)
+    languages = models.JSONField(default=list, blank=True)
+    features_a = models.JSONField(default=dict, blank=True)
+    features_b = models.JSONField(default=dict, blank=True)
+    #: released-dataset fields we keep as they came (client_country, llm_config params...)
+    extra = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.public_id
+
+
+class Turn(models.Model):
+    """One prompt and both answers. ``status_*``: pending, streaming, complete, cut_off, failed."""
+
+    battle = models.ForeignKey(Battle, on_delete=models.CASCADE, related_name="turns")
+    index = models.PositiveIntegerField()
+    prompt = models.TextField()
+    text_a = models.TextField(blank=True, help_text="streamed text, then the final answer")
+    text_b = models.TextField(blank=True)
+    status_a = models.CharField(max_length=12, default="pending")
+    status_b = models.CharField(max_length=12, default="pending")
+    answer_a = models.JSONField(null=True, blank=True, help_text="Answer.to_dict(): sources, searches, latency, error")
+    answer_b = models.JSONField(null=True, blank=True)
+    language = models.CharField(max_length=16, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["battle", "index"]
+        constraints = [models.UniqueConstraint(fields=["battle", "index"], name="arena_turn_unique_index")]
+
+    @property
+    def done(self) -> bool:
+        return self.status_a not in {"pending", "streaming"} and self.status_b not in {"pending", "streaming"}
+
+
+class Winner(models.TextChoices):
+    MODEL_A = "model_a", "A is better"
+    MODEL_B = "model_b", "B is better"
+    TIE = "tie", "Tie"
+    BOTH_BAD = "tie (bothbad)", "Both are bad"
+
+
+class Vote(models.Model):
+    #: one-to-one: the database's unique constraint on battle_id is what makes it one vote per battle
+    battle = models.OneToOneField(Battle, on_delete=models.CASCADE, related_name="vote")
+    winner = models.CharField(max_length=16, choices=Winner.choices)
+    turn_count = models.PositiveIntegerField()
+    valid = models.BooleanField(default=True, db_index=True)
+    exclusion_reasons = models.JSONField(default=list, blank=True)
+    voter_hash = models.CharField(max_length=64, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+
+class VoteExclusion(models.Model):
+    """Why a vote does not count, by whom and when: the audit trail staff read."""
+
+    class Code(models.TextChoices):
+        SELF_IDENTIFICATION = "self_identification"
+        RESPONSE_ERROR = "response_error"
+        DAILY_CAP = "daily_cap"
+        ANOMALOUS_VOTER = "anomalous_voter"
+        DUPLICATE_FLOOD = "duplicate_flood"
+        STAFF = "staff"
+
+    vote = models.ForeignKey(Vote, on_delete=models.CASCADE, related_name="exclusions")
+    code = models.CharField(max_length=32, choices=Code.choices, db_index=True)
+    detail = models.TextField(blank=True)
+    by = models.CharField(max_length=100, default="system")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at"]
+        constraints = [models.UniqueConstraint(fields=["vote", "code"], name="arena_exclusion_once_per_code")]
+
+
+class RatingSnapshot(models.Model):
+    """One computed leaderboard: ``kind`` raw or style, for all votes or one intent/language."""
+
+    kind = models.CharField(max_length=8)
+    filter_key = models.CharField(max_length=20, blank=True, help_text="'', 'intent' or 'language'")
+    filter_value = models.CharField(max_length=60, blank=True)
+    result = models.JSONField()
+    n_votes = models.PositiveIntegerField()
+    n_excluded = models.PositiveIntegerField(default=0)
+    fingerprint = models.CharField(max_length=64, blank=True, help_text="the votes it was computed from")
+    config = models.JSONField(default=dict)
+    computed_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-computed_at"]

@@ -1,0 +1,16 @@
+"""Arena URLs (mounted at /arena/)."""
+from django.urls import path
+
+from leaderboard.arena import views
+
+urlpatterns = [
+    path("", views.arena_home, name="arena"),
+    path("leaderboard/", views.leaderboard_page, name="arena-leaderboard"),
+    path("votes.<str:fmt>", views.votes_download, name="arena-votes"),
+    path("exclusions/", views.exclusions_page, name="arena-exclusions"),
+    path("b/<str:public_id>/", views.battle_page, name="arena-battle"),
+    path("b/<str:public_id>/turns/<int:index>/<str:side>/", views.battle_pane, name="arena-pane"),
+    path("b/<str:public_id>/controls/", views.battle_controls, name="arena-controls"),
+    path("b/<str:public_id>/turn/", views.battle_turn, name="arena-turn"),
+    path("b/<str:public_id>/vote/", views.battle_vote, name="arena-vote"),
+]

@@ -1,0 +1,133 @@
+"""Arena pages: the prompt box, the battle page with its per-pane partials (polled while answers
+stream), votes, the ratings page with its downloads, and the staff page of exclusions. Views are
+thin: they read the voter, call a service or selector, and render."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from leaderboard.arena import exports, selectors, services
+from leaderboard.arena.forms import PromptForm, VoteForm
+from leaderboard.arena.identity import voter_of
+from leaderboard.arena.models import Battle, VoteExclusion, Winner
+
+
+def _battle_or_404(public_id: str) -> Battle:
+    battle = selectors.battle_for_page(public_id=public_id)
+    if battle is None:
+        raise Http404("no such battle")
+    return battle
+
+
+@require_http_methods(["GET", "POST"])
+def arena_home(request: HttpRequest) -> HttpResponse:
+    form = PromptForm(request.POST or None)
+    status = 200
+    if request.method == "POST":
+        try:  # the service's checks, not the form's, so every refusal reads the same
+            battle = services.battle_create(prompt=request.POST.get("prompt", ""), voter=voter_of(request))
+        except services.ArenaRefused as exc:
+            form.add_error("prompt" if exc.field == "prompt" else None, str(exc))
+            status = exc.status
+        else:
+            return redirect("arena-battle", public_id=battle.public_id)
+    return render(request, "arena/home.html", {"form": form}, status=status)
+
+
+def _battle_context(request: HttpRequest, battle: Battle) -> dict:
+    turns = selectors.battle_turns(battle)
+    revealed = battle.locked
+    return {"battle": battle, "revealed": revealed, "mine": battle.voter_hash == voter_of(request).hash,
+            "turns": [(t, selectors.pane(t, "a", revealed=revealed), selectors.pane(t, "b", revealed=revealed)) for t in turns],
+            "complete": selectors.battle_complete(turns), "winners": Winner.choices, "prompt_form": PromptForm(),
+            "vote": getattr(battle, "vote", None) if revealed else None}
+
+
+def battle_page(request: HttpRequest, public_id: str) -> HttpResponse:
+    battle = _battle_or_404(public_id)
+    return render(request, "arena/battle.html", _battle_context(request, battle))
+
+
+@require_GET
+def battle_pane(request: HttpRequest, public_id: str, index: int, side: str) -> HttpResponse:
+    """One pane's partial: it re-polls itself while the answer streams in; once both are done it
+    asks the page to refresh the vote controls."""
+    battle = _battle_or_404(public_id)
+    turn = battle.turns.filter(index=index).first()
+    if turn is None or side not in services.SIDES:
+        raise Http404("no such turn")
+    pane = selectors.pane(turn, side, revealed=battle.locked)
+    response = render(request, "arena/battle.html#pane", {"battle": battle, "turn": turn, "pane": pane})
+    if pane.done and turn.done:
+        response["HX-Trigger"] = "arena-turn-done"
+    return response
+
+
+@require_GET
+def battle_controls(request: HttpRequest, public_id: str) -> HttpResponse:
+    battle = _battle_or_404(public_id)
+    return render(request, "arena/battle.html#controls", _battle_context(request, battle))
+
+
+def _refusal(request: HttpRequest, battle: Battle, exc: services.ArenaRefused) -> HttpResponse:
+    if request.htmx:
+        return render(request, "arena/battle.html#refusal", {"message": str(exc)}, status=exc.status)
+    context = _battle_context(request, battle)
+    context["refusal"] = str(exc)
+    return render(request, "arena/battle.html", context, status=exc.status)
+
+
+@require_POST
+def battle_turn(request: HttpRequest, public_id: str) -> HttpResponse:
+    battle = _battle_or_404(public_id)
+    form = PromptForm(request.POST)
+    try:
+        services.turn_add(battle=battle, prompt=form.data.get("prompt", ""), voter=voter_of(request))
+    except services.ArenaRefused as exc:
+        return _refusal(request, battle, exc)
+    return redirect("arena-battle", public_id=battle.public_id)
+
+
+@require_POST
+def battle_vote(request: HttpRequest, public_id: str) -> HttpResponse:
+    battle = _battle_or_404(public_id)
+    form = VoteForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise services.ArenaRefused(f"winner: choose one of {', '.join(Winner.values)}", field="winner")
+        services.vote_cast(battle=battle, winner=form.cleaned_data["winner"], voter=voter_of(request))
+    except services.ArenaRefused as exc:
+        return _refusal(request, battle, exc)
+    messages.success(request, "Thanks, your vote is in. Here are the models.")
+    return redirect("arena-battle", public_id=battle.public_id)
+
+
+def leaderboard_page(request: HttpRequest) -> HttpResponse:
+    key, value = "", ""
+    for name in ("intent", "language"):
+        if request.GET.get(name):
+            key, value = name, request.GET[name]
+            break
+    board = selectors.latest_snapshots(filter_key=key, filter_value=value)
+    context = {"board": board, "raw_rows": selectors.rating_rows(board.raw), "style_rows": selectors.rating_rows(board.style),
+               "coefficients": selectors.coefficient_rows(board.style),
+               "win_rate": selectors.matrix_rows(board.raw, "win_rate"), "counts": selectors.matrix_rows(board.raw, "battle_count")}
+    template = "arena/leaderboard.html#board" if request.htmx else "arena/leaderboard.html"
+    return render(request, template, context)
+
+
+def votes_download(request: HttpRequest, fmt: str) -> HttpResponse:
+    if fmt not in exports.FORMATS:
+        raise Http404("format: use jsonl or parquet")
+    return exports.download_response(fmt)
+
+
+@staff_member_required
+def exclusions_page(request: HttpRequest) -> HttpResponse:
+    code = request.GET.get("code", "")
+    page = Paginator(selectors.exclusions(code=code), 100).get_page(request.GET.get("page"))
+    return render(request, "arena/exclusions.html", {"page": page, "code": code, "codes": VoteExclusion.Code.choices})

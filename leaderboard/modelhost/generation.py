@@ -1,0 +1,389 @@
+"""Generating a submission's predictions in a worker: one GenerationJob per submission, one model
+load for all its runs.
+
+The worker claims the job (compare-and-set lease, like a run), reaches the model once (an
+OpenAI-compatible endpoint as it is, or a model server started in its own process group through
+evaluators.llm.server: ``transformers serve`` on a CPU, ``vllm serve`` on GPU workers; never torch
+or CUDA inside the Celery process), builds each run's requests with the evaluator's
+``build_requests``, sends them with ``ChatClient.chat_many`` (bounded concurrency) and stores each
+answer as it arrives (one GeneratedOutput per run, item and sample, so a resumed job never asks
+twice). A run whose outputs are complete gets its predictions JSONL written to storage and is queued
+for scoring on ``cpu``. The server is stopped at the end, and killed on timeout or cancel.
+
+A bad single answer (empty, cut off, invalid) is a prediction that scores as wrong. A wrong key, an
+unreachable endpoint or a model that does not load fails the job and its waiting runs with a
+classified reason; a self-hosted server that dies mid-run is restarted once, then the runs fail as
+``model_load`` / ``out_of_memory`` with the server's log tail.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import DatabaseError
+
+from evaluators.core import InfrastructureError, ModelRequest, get_evaluator
+from evaluators.core.files import read_items
+from evaluators.llm.types import ChatResult, Endpoint, ModelError
+from leaderboard.catalog.models import Model
+from leaderboard.catalog.services import dataset_items_path
+from leaderboard.modelhost.services import model_endpoint
+from leaderboard.modelhost.uploads import fetch_weights
+from leaderboard.submissions import services
+from leaderboard.submissions.execution import LeaseLost, _Heartbeat, worker_name
+from leaderboard.submissions.models import EvaluationRun, FailureKind, GeneratedOutput, GenerationJob
+
+log = logging.getLogger(__name__)
+
+FAILURE_OF = {"model_load": FailureKind.MODEL_LOAD, "out_of_memory": FailureKind.OUT_OF_MEMORY, "timeout": FailureKind.TIMEOUT,
+              "endpoint": FailureKind.ENDPOINT_ERROR, "output": FailureKind.ENDPOINT_ERROR}
+#: errors of one request that end the job (the rest are bad answers, scored as wrong)
+FATAL_KINDS = {"model_load", "out_of_memory", "endpoint", "timeout"}
+FLUSH_EVERY = 16
+
+
+def generation_execute(*, job_id: int, worker: str | None = None) -> str:
+    """Generate every waiting run of the job's submission. Returns what happened, for the log."""
+    claim = services.generation_claim(job_id=job_id, worker=worker or worker_name())
+    if claim is None:
+        return "skipped: not queued (already claimed, finished or cancelled)"
+    heartbeat = _Heartbeat(f"heartbeat-generation-{job_id}", lambda: services.generation_heartbeat(claim=claim))
+    heartbeat.start()
+    try:
+        handed = _generate(claim, heartbeat)
+        return f"succeeded: {handed} run(s) handed to scoring"
+    except LeaseLost:
+        if services.generation_stop_cancelled(claim=claim):
+            return "stopped: every run was cancelled (model server stopped)"
+        return "stopped: lease lost (taken over)"
+    except ModelError as exc:
+        kind = FAILURE_OF[exc.kind]
+        services.generation_fail(claim=claim, job_id=job_id, kind=kind, message=str(exc))
+        return f"failed: {kind}"
+    except (InfrastructureError, OSError, DatabaseError) as exc:
+        message = f"{type(exc).__name__}: {exc}"
+        job = GenerationJob.objects.only("max_attempts").get(pk=job_id)
+        if claim.attempt < job.max_attempts:
+            services.generation_append_log(job_id=job_id, line=f"infrastructure error, will retry: {message}")
+            services.generation_release_for_retry(claim=claim)
+            return "re-queued after an infrastructure error"
+        services.generation_fail(claim=claim, job_id=job_id, kind=FailureKind.INFRASTRUCTURE, message=message)
+        return "failed: infrastructure"
+    except Exception as exc:
+        if type(exc).__name__ == "SoftTimeLimitExceeded":
+            services.generation_fail(claim=claim, job_id=job_id, kind=FailureKind.TIMEOUT,
+                                     message=f"generation exceeded its time limit of {settings.RUN_SOFT_TIME_LIMIT} s")
+            return "failed: timeout"
+        log.exception("generation job %s failed", job_id)
+        services.generation_fail(claim=claim, job_id=job_id, kind=FailureKind.EVALUATOR_ERROR, message=f"{type(exc).__name__}: {exc}")
+        return "failed: evaluator error"
+    finally:
+        heartbeat.stop()
+
+
+@dataclass
+class _RunPlan:
+    """A run's requests still to send, and how many it has in all."""
+
+    run: EvaluationRun
+    pending: list[ModelRequest]
+    total: int
+    samples: dict[str, int] = field(default_factory=dict)  # item id -> n
+
+
+def _plan(run: EvaluationRun, generation_settings: dict[str, Any]) -> _RunPlan:
+    evaluator = get_evaluator(run.evaluator_key)
+    if run.evaluator_settings and hasattr(evaluator, "configured"):
+        evaluator = evaluator.configured(run.evaluator_settings)
+    items = read_items(dataset_items_path(run.dataset_version, Path(settings.VAR_DIR) / "cache" / "datasets"))
+    requests = [request for item in items for request in evaluator.build_requests(item, generation_settings)]
+    have: dict[str, int] = {}
+    for item_id in GeneratedOutput.objects.filter(run=run).values_list("item_id", flat=True):
+        have[item_id] = have.get(item_id, 0) + 1
+    pending = [r for r in requests if have.get(r.item_id, 0) < r.n]
+    return _RunPlan(run, pending, len(requests), {r.item_id: r.n for r in requests})
+
+
+def _generate(claim: services.Claim, heartbeat: _Heartbeat) -> int:
+    job = GenerationJob.objects.select_related("submission__model__weights_upload").get(pk=claim.run_id)
+    model = job.submission.model
+    settings_ = job.submission.generation_settings or {}
+    plans = [_plan(run, settings_) for run in services.generation_runs_waiting(job=job)]
+    if not plans:
+        services.generation_append_log(job_id=job.pk, line=f"attempt {claim.attempt}: no run waits for outputs; nothing to load")
+        if not services.generation_finish(claim=claim):
+            raise LeaseLost()
+        return 0
+    total = sum(p.total for p in plans)
+    done = total - sum(len(p.pending) for p in plans)
+    services.generation_progress(claim=claim, done=done, total=total)
+    services.generation_append_log(job_id=job.pk, line=f"attempt {claim.attempt}: {len(plans)} run(s), {total - done} of {total} "
+                                                      f"request(s) to send ({model.get_source_display()})")
+    usage = [0, 0]
+    handed = 0
+    with model_access(model, job_id=job.pk) as access:
+        environment = {**access.environment, "generation_settings": job.submission.generation_settings or {}}
+        services.generation_set_environment(claim=claim, environment=environment)
+        seen = {plan.run.pk for plan in plans}
+        while plans:
+            plan = plans.pop(0)
+            done = _send_all(access, plan, claim, heartbeat, done, total, usage)
+            environment["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1]}
+            if services.generation_hand_to_scoring(run_id=plan.run.pk, data=_predictions_jsonl(plan.run),
+                                                   count=sum(plan.samples.values()), environment=environment):
+                handed += 1
+            if not plans:  # a re-run queued while this job ran: same model load
+                plans = [_plan(run, settings_) for run in services.generation_runs_waiting(job=job) if run.pk not in seen]
+                seen |= {plan.run.pk for plan in plans}
+                total += sum(p.total for p in plans)
+    services.generation_set_environment(claim=claim, environment=environment)
+    services.generation_append_log(job_id=job.pk, line=f"done: {handed} run(s) handed to scoring; tokens {usage[0]} in, {usage[1]} out")
+    if not services.generation_finish(claim=claim):
+        raise LeaseLost()
+    return handed
+
+
+def _send_all(access: ModelAccess, plan: _RunPlan, claim: services.Claim, heartbeat: _Heartbeat, done: int, total: int,
+              usage: list[int]) -> int:
+    """Send a run's pending requests, storing answers from this (the Celery) thread as they arrive.
+    A fatal error from a self-hosted server that died restarts it once and sends what is left."""
+    for restart in range(2):
+        fatal, done = _send_once(access, plan, claim, heartbeat, done, total, usage)
+        if heartbeat.lost.is_set():
+            raise LeaseLost()
+        if fatal is None:
+            return done
+        if restart == 0 and access.restartable and not access.alive():
+            services.generation_append_log(job_id=claim.run_id, line=f"the model server died ({fatal}); restarting it once")
+            access.restart()
+            plan.pending = _still_pending(plan)
+            continue
+        raise access.explain(fatal)
+    raise AssertionError("unreachable")
+
+
+def _still_pending(plan: _RunPlan) -> list[ModelRequest]:
+    have: dict[str, int] = {}
+    for item_id in GeneratedOutput.objects.filter(run=plan.run).values_list("item_id", flat=True):
+        have[item_id] = have.get(item_id, 0) + 1
+    return [r for r in plan.pending if have.get(r.item_id, 0) < r.n]
+
+
+def _send_once(access: ModelAccess, plan: _RunPlan, claim: services.Claim, heartbeat: _Heartbeat, done: int, total: int,
+               usage: list[int]) -> tuple[ModelError | None, int]:
+    results: queue.Queue[tuple[ModelRequest, ChatResult | ModelError] | None] = queue.Queue()
+    stop = threading.Event()
+    fatal: list[ModelError] = []
+
+    def on_result(request: ModelRequest, outcome: ChatResult | ModelError) -> None:
+        results.put((request, outcome))
+
+    def send() -> None:
+        try:
+            access.client.chat_many(plan.pending, on_result=on_result, cancel=stop)
+        finally:
+            results.put(None)
+
+    sender = threading.Thread(target=send, name=f"generate-run-{plan.run.pk}", daemon=True)
+    sender.start()
+    batch: list[dict] = []
+    last_flush = time.monotonic()
+    try:
+        while True:
+            try:
+                entry = results.get(timeout=1.0)
+            except queue.Empty:
+                entry = ...
+            if heartbeat.lost.is_set():
+                stop.set()
+            if entry is None:
+                break
+            if entry is not ...:
+                request, outcome = entry
+                if isinstance(outcome, ModelError) and outcome.kind in FATAL_KINDS:
+                    if not fatal:
+                        fatal.append(outcome)
+                    stop.set()
+                else:
+                    batch.extend(_outputs(request, outcome, usage))
+                    done += 1
+            if batch and (len(batch) >= FLUSH_EVERY or time.monotonic() - last_flush > 1.0 or entry is None):
+                services.generation_record_outputs(run_id=plan.run.pk, outputs=batch)
+                services.generation_progress(claim=claim, done=done, total=total)
+                batch, last_flush = [], time.monotonic()
+    finally:
+        stop.set()
+        sender.join()
+        if batch:
+            services.generation_record_outputs(run_id=plan.run.pk, outputs=batch)
+            services.generation_progress(claim=claim, done=done, total=total)
+    return (fatal[0] if fatal else None), done
+
+
+def _outputs(request: ModelRequest, outcome: ChatResult | ModelError, usage: list[int]) -> list[dict]:
+    """The rows for one request's answer: one per sample; a bad answer is an empty output with its reason."""
+    if isinstance(outcome, ModelError):
+        return [{"item_id": request.item_id, "sample_index": i, "output": "", "error": f"{outcome.kind}: {outcome}"[:2000]}
+                for i in range(request.n)]
+    usage[0] += outcome.usage.prompt_tokens
+    usage[1] += outcome.usage.completion_tokens
+    error = "" if outcome.finish_reason in ("stop", "") else f"cut off (finish_reason {outcome.finish_reason})"
+    texts = list(outcome.texts) + [""] * max(0, request.n - len(outcome.texts))
+    return [{"item_id": request.item_id, "sample_index": i, "output": text, "finish_reason": outcome.finish_reason,
+             "prompt_tokens": outcome.usage.prompt_tokens if i == 0 else 0,
+             "completion_tokens": outcome.usage.completion_tokens if i == 0 else 0, "latency_s": outcome.latency_s,
+             "error": error if text else (error or "empty answer")} for i, text in enumerate(texts[:request.n])]
+
+
+def _predictions_jsonl(run: EvaluationRun) -> bytes:
+    rows = GeneratedOutput.objects.filter(run=run).order_by("item_id", "sample_index").values_list("item_id", "sample_index", "output")
+    return "".join(json.dumps({"item_id": i, "sample_index": s, "output": o}) + "\n" for i, s, o in rows).encode()
+
+
+# --- reaching the model ----------------------------------------------------------------------
+
+class ModelAccess:
+    """A chat client for the model, plus (for self-hosted weights) the server behind it."""
+
+    restartable = False
+
+    def __init__(self, endpoint: Endpoint, environment: dict[str, Any]) -> None:
+        self.environment = environment
+        self.client = _client(endpoint)
+
+    def alive(self) -> bool:
+        return True
+
+    def restart(self) -> None:
+        raise NotImplementedError
+
+    def explain(self, error: ModelError) -> ModelError:
+        return error
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _client(endpoint: Endpoint) -> Any:
+    from evaluators.llm.client import ChatClient
+
+    return ChatClient(endpoint, max_concurrency=max(1, settings.GENERATION_CONCURRENCY), timeout_s=settings.GENERATION_REQUEST_TIMEOUT)
+
+
+class ServedModelAccess(ModelAccess):
+    """A model server this worker started from local weights, in its own process group."""
+
+    restartable = True
+
+    def __init__(self, spec: Any, environment: dict[str, Any]) -> None:
+        self.spec = spec
+        self.server = self._start()
+        try:
+            super().__init__(self.server.endpoint(), {**environment, **_server_facts(spec)})
+        except BaseException:
+            self.server.stop()
+            raise
+
+    def _start(self) -> Any:
+        from evaluators.llm.server import ModelServer
+
+        server = ModelServer(self.spec)
+        try:
+            server.start()
+            server.wait_ready(timeout_s=settings.MODEL_SERVER_START_TIMEOUT)
+        except BaseException:
+            server.stop()
+            raise
+        return server
+
+    def alive(self) -> bool:
+        return self.server.running
+
+    def restart(self) -> None:
+        self.client.close()
+        self.server.stop()
+        self.server = self._start()
+        self.client = _client(self.server.endpoint())
+
+    def explain(self, error: ModelError) -> ModelError:
+        """A request error while the server is dead: the server's own classification and log tail."""
+        if self.server.running:
+            return error
+        failure = self.server.failure()
+        if failure is not None:
+            return failure
+        return ModelError("model_load", f"the model server exited mid-run ({error}). Last lines of its log:\n{self.server.log_tail()}")
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self.server.stop()
+
+
+def _server_facts(spec: Any) -> dict[str, Any]:
+    """Server kind and version (read from package metadata: nothing imports torch here)."""
+    import importlib.metadata
+
+    package = "vllm" if spec.kind == "vllm" else "transformers"
+    try:
+        version = importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    return {"server": spec.kind, "server_version": version, "dtype": spec.dtype, "seed": spec.seed,
+            "max_model_len": spec.max_model_len}
+
+
+class model_access:  # noqa: N801 - used as a context manager
+    """Context manager: reach ``model`` (endpoint, uploaded weights or an HF repo), yield a
+    ModelAccess, and stop any server it started, whatever happens."""
+
+    def __init__(self, model: Model, *, job_id: int) -> None:
+        self.model = model
+        self.job_id = job_id
+        self.access: ModelAccess | None = None
+
+    def __enter__(self) -> ModelAccess:
+        model = self.model
+        if model.source == Model.SOURCE_ENDPOINT:
+            endpoint = model_endpoint(model)
+            self.access = ModelAccess(endpoint, {"server": "endpoint", **endpoint.redacted()})
+            return self.access
+        self.access = ServedModelAccess(server_spec(model), _model_facts(model))
+        return self.access
+
+    def __exit__(self, *exc: object) -> None:
+        if self.access is not None:
+            self.access.close()
+
+
+def _model_facts(model: Model) -> dict[str, Any]:
+    if model.source == Model.SOURCE_WEIGHTS:
+        return {"model_sha256": model.weights_upload.sha256 if model.weights_upload else ""}
+    return {"hf_repo": model.hf_repo, "hf_revision": model.hf_revision}
+
+
+def model_path(model: Model) -> str:
+    """What the server loads: the local directory of uploaded weights, or the HF repo id."""
+    if model.source == Model.SOURCE_WEIGHTS:
+        upload = model.weights_upload
+        if upload is None or upload.status != upload.STATUS_COMPLETE:
+            raise ModelError("model_load", "uploaded weights: the model has no completed upload")
+        return str(fetch_weights(storage_key=upload.storage_key, sha256=upload.sha256))
+    return model.hf_repo
+
+
+def server_spec(model: Model) -> Any:
+    from evaluators.llm.server import ServerSpec
+
+    logs = Path(settings.VAR_DIR) / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    return ServerSpec(kind=settings.MODEL_SERVER, model=model_path(model), revision=model.hf_revision or None,
+                      start_timeout_s=settings.MODEL_SERVER_START_TIMEOUT, log_path=str(logs / f"model-server-{model.slug}.log"))

@@ -1,0 +1,274 @@
+"""Writes for running models: registering a model with its source (endpoint key encrypted at rest),
+pre-flight (queued on ``cpu`` when a model is registered, re-runnable), and resumable weight
+uploads (create, put part, complete) over uploads.PartStore."""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.text import slugify
+
+from evaluators.llm.types import Endpoint, ModelError
+from leaderboard.catalog.models import Model
+from leaderboard.modelhost import secrets
+from leaderboard.modelhost.models import UploadPart, WeightsUpload
+from leaderboard.modelhost.uploads import part_store
+
+PREFLIGHT_TASK = "workers.tasks.preflight_model"
+SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+class ModelRefused(ValueError):
+    """A registration or upload that cannot be accepted; ``field`` names the field at fault."""
+
+    def __init__(self, message: str, *, field: str | None = None):
+        super().__init__(message)
+        self.field = field
+
+
+# --- registration --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ModelSource:
+    """What a submitter gives to register a model (validated by model_register)."""
+
+    source: str
+    hf_repo: str = ""
+    hf_revision: str = ""
+    weights_upload_id: int | None = None
+    endpoint_base_url: str = ""
+    endpoint_model: str = ""
+    endpoint_api_key: str = ""
+
+
+def _check_source(owner: AbstractBaseUser, spec: ModelSource) -> WeightsUpload | None:
+    if spec.source == Model.SOURCE_HF:
+        if not re.fullmatch(r"[\w.-]+/[\w.-]+", spec.hf_repo.strip()):
+            raise ModelRefused("hf_repo: give the repository as owner/name, e.g. Qwen/Qwen2.5-0.5B-Instruct.", field="hf_repo")
+        if not spec.hf_revision.strip():
+            raise ModelRefused("hf_revision: pin a revision (a commit sha or a tag) so the scores stay reproducible.", field="hf_revision")
+    elif spec.source == Model.SOURCE_WEIGHTS:
+        upload = WeightsUpload.objects.filter(pk=spec.weights_upload_id, owner=owner).first() if spec.weights_upload_id else None
+        if upload is None:
+            raise ModelRefused("weights_upload: choose one of your uploads.", field="weights_upload")
+        if upload.status != WeightsUpload.STATUS_COMPLETE:
+            raise ModelRefused(f"weights_upload: upload #{upload.pk} is not complete yet; send its remaining parts and complete it.",
+                               field="weights_upload")
+        return upload
+    elif spec.source == Model.SOURCE_ENDPOINT:
+        if not re.match(r"^https?://[^\s/]+", spec.endpoint_base_url.strip()):
+            raise ModelRefused("endpoint_base_url: give the OpenAI-compatible base URL, e.g. https://api.example.com/v1.",
+                               field="endpoint_base_url")
+        if not spec.endpoint_model.strip():
+            raise ModelRefused("endpoint_model: give the model name the endpoint expects.", field="endpoint_model")
+    elif spec.source != Model.SOURCE_PREDICTIONS:
+        raise ModelRefused(f"source: must be one of {', '.join(k for k, _ in Model.SOURCE_CHOICES)}.", field="source")
+    return None
+
+
+def model_register(*, owner: AbstractBaseUser, name: str, spec: ModelSource, organization: str = "", modality: str = "text",
+                   is_public: bool = True, release_date: dt.date | None = None) -> Model:
+    """Register a new model of the owner and queue its pre-flight. The API key is stored encrypted
+    and never returned."""
+    name = name.strip()
+    if not name:
+        raise ModelRefused("name: must not be empty.", field="name")
+    if modality not in ("text", "image", "video"):
+        raise ModelRefused("modality: one of text, image, video.", field="modality")
+    upload = _check_source(owner, spec)
+    base = slugify(name)[:120] or "model"
+    with transaction.atomic():
+        if Model.objects.filter(owner=owner, name=name).exists():
+            raise ModelRefused(f"name: you already have a model named '{name}'.", field="name")
+        slug, n = base, 1
+        while Model.objects.filter(slug=slug).exists():
+            n += 1
+            slug = f"{base}-{n}"
+        try:
+            model = Model.objects.create(
+                owner=owner, name=name, slug=slug, organization=organization, modality=modality, is_public=is_public,
+                release_date=release_date, source=spec.source, hf_repo=spec.hf_repo.strip(), hf_revision=spec.hf_revision.strip(),
+                weights_upload=upload, endpoint_base_url=spec.endpoint_base_url.strip().rstrip("/"),
+                endpoint_model=spec.endpoint_model.strip(), endpoint_api_key_encrypted=secrets.encrypt(spec.endpoint_api_key.strip()),
+                preflight_status=Model.PREFLIGHT_PENDING if spec.source != Model.SOURCE_PREDICTIONS else Model.PREFLIGHT_PASSED)
+        except IntegrityError:
+            raise ModelRefused(f"name: you already have a model named '{name}'.", field="name") from None
+        if model.needs_generation:
+            model_preflight_request(model=model)
+    return model
+
+
+def model_set_api_key(*, model: Model, user: AbstractBaseUser, api_key: str) -> None:
+    """Replace the endpoint's key (write-only) and pre-flight again."""
+    _require_owner(model, user)
+    with transaction.atomic():
+        Model.objects.filter(pk=model.pk).update(endpoint_api_key_encrypted=secrets.encrypt(api_key.strip()))
+        model_preflight_request(model=model)
+
+
+def _require_owner(model: Model, user: AbstractBaseUser) -> None:
+    if not (getattr(user, "is_staff", False) or model.owner_id == getattr(user, "pk", None)):
+        raise PermissionError("Only the model's owner or staff can change it.")
+
+
+# --- pre-flight ----------------------------------------------------------------------------------
+
+def model_preflight_request(*, model: Model, user: AbstractBaseUser | None = None) -> None:
+    """Mark the model pending and queue its pre-flight on ``cpu`` once the transaction commits."""
+    if user is not None:
+        _require_owner(model, user)
+    Model.objects.filter(pk=model.pk).update(preflight_status=Model.PREFLIGHT_PENDING)
+    model_id = model.pk
+
+    def send() -> None:
+        from workers.celery import app
+
+        app.send_task(PREFLIGHT_TASK, args=[model_id], queue="cpu")
+
+    transaction.on_commit(send)
+
+
+def model_endpoint(model: Model) -> Endpoint:
+    """The model's endpoint with its key decrypted (workers only)."""
+    return Endpoint(model.endpoint_base_url, model.endpoint_model, secrets.decrypt(model.endpoint_api_key_encrypted))
+
+
+def model_preflight_run(*, model_id: int) -> str:
+    """Check the model on a CPU (evaluators.llm.preflight) and store the report. Returns the status."""
+    from evaluators.llm import preflight
+    from leaderboard.modelhost.generation import model_path
+
+    model = Model.objects.select_related("weights_upload").get(pk=model_id)
+    try:
+        if model.source == Model.SOURCE_ENDPOINT:
+            report = preflight.preflight_endpoint(model_endpoint(model))
+        elif model.source == Model.SOURCE_WEIGHTS:
+            report = preflight.preflight_weights(model_path(model), required_modalities=(model.modality,))
+        elif model.source == Model.SOURCE_HF:
+            report = preflight.preflight_hf(model.hf_repo, model.hf_revision, required_modalities=(model.modality,))
+        else:
+            return model.preflight_status
+        data: dict[str, Any] = {"ok": bool(report.ok), "problems": [list(p) for p in report.problems], "facts": dict(report.facts)}
+    except ModelError as exc:
+        data = {"ok": False, "problems": [["model", str(exc)]], "facts": {}}
+    status = Model.PREFLIGHT_PASSED if data["ok"] else Model.PREFLIGHT_FAILED
+    updates: dict[str, Any] = {"preflight_status": status, "preflight_report": data, "preflight_checked_at": timezone.now()}
+    if isinstance(data["facts"].get("parameters"), int) and not model.parameters:
+        updates["parameters"] = data["facts"]["parameters"]
+    Model.objects.filter(pk=model.pk).update(**updates)
+    return status
+
+
+# --- resumable weight uploads ---------------------------------------------------------------------
+
+def upload_create(*, owner: AbstractBaseUser, filename: str, size: int, sha256: str) -> WeightsUpload:
+    """Start an upload of a tar archive of ``size`` bytes; returns it with its part size."""
+    filename = filename.strip().replace("/", "_")[:200]
+    sha256 = sha256.strip().lower()
+    if not filename:
+        raise ModelRefused("filename: must not be empty.", field="filename")
+    if not (0 < size <= settings.UPLOAD_MAX_BYTES):
+        raise ModelRefused(f"size: must be between 1 byte and {settings.UPLOAD_MAX_BYTES} bytes.", field="size")
+    if not SHA256.match(sha256):
+        raise ModelRefused("sha256: give the archive's sha256 as 64 hexadecimal digits.", field="sha256")
+    key = f"weights/{owner.pk}/{uuid.uuid4().hex}-{filename}"
+    store = part_store()
+    upload_id = store.begin(key)
+    return WeightsUpload.objects.create(owner=owner, filename=filename, size=size, sha256=sha256, part_size=settings.UPLOAD_PART_BYTES,
+                                        storage_key=key, backend_upload_id=upload_id)
+
+
+def upload_put_part(*, upload: WeightsUpload, user: AbstractBaseUser, number: int, data: bytes) -> UploadPart:
+    """Store part ``number`` (1-based); re-sending a part replaces it."""
+    _require_upload_owner(upload, user)
+    if upload.status != WeightsUpload.STATUS_OPEN:
+        raise ModelRefused(f"upload #{upload.pk} is complete already; start a new upload to change it.", field="part")
+    if not (1 <= number <= upload.part_count):
+        raise ModelRefused(f"part: number {number} is out of range; this upload has parts 1 to {upload.part_count}.", field="part")
+    expected = upload.expected_part_size(number)
+    if len(data) != expected:
+        raise ModelRefused(f"part {number}: got {len(data)} bytes, expected {expected} (parts are {upload.part_size} bytes "
+                           "except the last).", field="part")
+    etag = part_store().put_part(upload.storage_key, upload.backend_upload_id, number, (number - 1) * upload.part_size, data)
+    part, _ = UploadPart.objects.update_or_create(upload=upload, number=number, defaults={
+        "size": len(data), "etag": etag, "sha256": hashlib.sha256(data).hexdigest()})
+    return part
+
+
+def upload_complete(*, upload: WeightsUpload, user: AbstractBaseUser) -> WeightsUpload:
+    """Check that every part is there and the sizes add up, then join them. Idempotent."""
+    _require_upload_owner(upload, user)
+    if upload.status == WeightsUpload.STATUS_COMPLETE:
+        return upload
+    parts = list(upload.parts.order_by("number").values_list("number", "etag", "size"))
+    missing = sorted(set(range(1, upload.part_count + 1)) - {n for n, _, _ in parts})
+    if missing:
+        shown = ", ".join(map(str, missing[:20])) + (" ..." if len(missing) > 20 else "")
+        raise ModelRefused(f"parts: {len(missing)} part(s) missing: {shown}; send them, then complete again.", field="parts")
+    received = sum(size for _, _, size in parts)
+    if received != upload.size:
+        raise ModelRefused(f"size: received {received} bytes in all, but the upload declared {upload.size}.", field="size")
+    part_store().complete(upload.storage_key, upload.backend_upload_id, [(n, e) for n, e, _ in parts], upload.size)
+    WeightsUpload.objects.filter(pk=upload.pk).update(status=WeightsUpload.STATUS_COMPLETE, completed_at=timezone.now())
+    upload.refresh_from_db()
+    return upload
+
+
+def _require_upload_owner(upload: WeightsUpload, user: AbstractBaseUser) -> None:
+    if upload.owner_id != getattr(user, "pk", None) and not getattr(user, "is_staff", False):
+        raise PermissionError("Only the uploader can change this upload.")
+
+
+def upload_from_file(*, owner: AbstractBaseUser, file: Any) -> WeightsUpload:
+    """A whole archive in one request (the no-JavaScript form, the CLI): the same parts and checks
+    as the resumable API, one part at a time from the file."""
+    digest = hashlib.sha256()
+    for block in file.chunks(1024 * 1024):
+        digest.update(block)
+    file.seek(0)
+    upload = upload_create(owner=owner, filename=getattr(file, "name", "weights.tar"), size=file.size, sha256=digest.hexdigest())
+    for number in range(1, upload.part_count + 1):
+        upload_put_part(upload=upload, user=owner, number=number, data=file.read(upload.part_size))
+    return upload_complete(upload=upload, user=owner)
+
+
+DEMO_MODEL = "tiny-llama (random weights, CPU)"
+
+
+def demo_model_ensure() -> Model | None:
+    """The embedded default's demo: a tiny Llama with random weights made here (evaluators.llm.tiny),
+    uploaded like any weights and registered public, so anyone can submit it and watch the whole
+    path (pre-flight, generation by `transformers serve`, scoring). Its answers are noise."""
+    import tarfile
+    import tempfile
+    from pathlib import Path
+
+    from django.contrib.auth import get_user_model
+    from django.core.files import File
+
+    from evaluators.llm.tiny import create_tiny_model
+
+    existing = Model.objects.filter(name=DEMO_MODEL).first()
+    if existing is not None:
+        return existing
+    owner, created = get_user_model().objects.get_or_create(username="demo", defaults={"is_active": False})
+    if created:
+        owner.set_unusable_password()
+        owner.save(update_fields=["password"])
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = create_tiny_model(Path(tmp) / "tiny-llama")
+        archive = Path(tmp) / "tiny-llama.tar"
+        with tarfile.open(archive, "w") as tar:
+            tar.add(directory, arcname="tiny-llama")
+        with archive.open("rb") as handle:
+            upload = upload_from_file(owner=owner, file=File(handle, name=archive.name))
+    return model_register(owner=owner, name=DEMO_MODEL, organization="demo (random weights: scores are near zero)",
+                          spec=ModelSource(source=Model.SOURCE_WEIGHTS, weights_upload_id=upload.pk))
