@@ -98,6 +98,11 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # Web and worker processes share the file: wait for locks instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 30, "transaction_mode": "IMMEDIATE"})
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+elif "postgresql" in DATABASES["default"]["ENGINE"] and _env_bool("LEADERBOARD_DB_PREPARED_STATEMENTS", True):
+    # PostgreSQL plans a prepared statement once per connection. Django's own cursors bind parameters
+    # on the client and are never prepared; only statements that ask for it are (the arena vote's).
+    # Turn it off behind a pooler in transaction mode that does not support prepared statements.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -171,6 +176,11 @@ RUN_BATCH_SIZE = int(os.environ.get("LEADERBOARD_RUN_BATCH_SIZE", "16"))
 RUN_CONCURRENCY = int(os.environ.get("LEADERBOARD_RUN_CONCURRENCY", str(os.cpu_count() or 1)))
 # Evaluator settings for every run, as JSON (e.g. {"multi-lcb": {"time_limit_seconds": 5}}).
 EVALUATOR_SETTINGS = os.environ.get("LEADERBOARD_EVALUATOR_SETTINGS", "{}")
+# Judge models (JSON: key -> {"name", "revision", "prompt_version", "base_url", "model", "api_key_env"});
+# an evaluator with judge_role = key is scored with that judge (leaderboard.modelhost.judging).
+JUDGES = os.environ.get("LEADERBOARD_JUDGES", "{}")
+# Evaluators registered at start-up by the site and every worker (JSON: benchmark key -> "module:Class").
+EXTRA_EVALUATORS = os.environ.get("LEADERBOARD_EXTRA_EVALUATORS", "{}")
 SUBMISSIONS_PER_DAY = int(os.environ.get("LEADERBOARD_SUBMISSIONS_PER_DAY", "10"))
 PREDICTIONS_MAX_BYTES = int(os.environ.get("LEADERBOARD_PREDICTIONS_MAX_BYTES", str(64 * 1024 * 1024)))
 # Running models (leaderboard.modelhost): the GPU queue is gpu-<LEADERBOARD_GPU_KIND>; the server kind
@@ -235,4 +245,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LEADERBOARD_LOG_LEVEL", "INFO")},
+    # one line per model request is noise in a worker's log; failures are logged by the client
+    "loggers": {name: {"level": "WARNING"} for name in ("httpx", "httpcore")},
 }

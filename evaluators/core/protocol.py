@@ -59,3 +59,12 @@ class Evaluator(Protocol):
     #   date_slice: str                      -- item slice holding a date; enables the date window
     #   example_predictions(items) -> bytes  -- a ready-to-submit predictions file for newcomers
     #   configured(settings) -> Evaluator    -- a copy with validated per-run settings
+    #   judge_role: str                      -- the evaluator needs a judge model: the key of the judge
+    #                                           in the LEADERBOARD_JUDGES setting
+    #   with_judge(judge) -> Evaluator       -- a copy that asks ``judge`` (an evaluators.llm.judges.Judge);
+    #                                           called by the worker for evaluators with a judge_role.
+    #                                           score_item must return every JudgeCall's to_dict() in
+    #                                           ``ItemScore.detail["judge_calls"]`` (stored with the item
+    #                                           result and shown on the per-item page); the run records
+    #                                           the judge in ``environment["judge"]`` and the
+    #                                           leaderboard names it.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 from functools import lru_cache
 from pathlib import Path
 
@@ -23,6 +24,25 @@ def register(key: str, dotted_path: str) -> None:
     _PATHS[key] = dotted_path
     get_evaluator.cache_clear()
     evaluator_version.cache_clear()
+
+
+def register_all(paths: dict[str, str] | str) -> list[str]:
+    """Register several evaluators at once from ``{key: "module:Class"}`` or its JSON text (the
+    ``LEADERBOARD_EXTRA_EVALUATORS`` setting, read by the site and every worker at start-up).
+    Returns the keys registered; a malformed entry raises ValueError naming it."""
+    if isinstance(paths, str):
+        try:
+            paths = json.loads(paths or "{}")
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"extra evaluators: not valid JSON ({exc})") from None
+    if not isinstance(paths, dict):
+        raise ValueError("extra evaluators: expected a JSON object of benchmark key -> \"module:Class\"")
+    for key, dotted in paths.items():
+        module, sep, attr = str(dotted).partition(":")
+        if not key or not module or not sep or not attr:
+            raise ValueError(f"extra evaluators: entry {key!r} must be \"package.module:ClassName\", got {dotted!r}")
+        register(str(key), str(dotted))
+    return sorted(paths)
 
 
 def registered_keys() -> list[str]:

@@ -142,6 +142,7 @@ class LeaderboardRowSerializer(serializers.Serializer):
     model_slug = serializers.CharField()
     run = serializers.IntegerField()
     evaluator_version = serializers.CharField()
+    judge = serializers.CharField(allow_null=True, help_text="the judge that scored this row: name@revision (prompt version)")
     unranked_reason = serializers.CharField()
     flags = serializers.ListField(child=serializers.CharField())
     scores = serializers.DictField()

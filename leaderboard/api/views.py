@@ -50,11 +50,11 @@ class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
         board = selectors.leaderboard(benchmark=benchmark, user=request.user, sort=request.query_params.get("sort"),
                                       slice_filter=slice_filter, page=page, window=window)
         rows = [{"rank": r.rank, "contaminated": r.unranked_reason.startswith("contaminated"), "model": r.model.name, "model_slug": r.model.slug, "run": r.run.pk,
-                 "evaluator_version": r.run.evaluator_version, "unranked_reason": r.unranked_reason, "flags": r.flags,
+                 "evaluator_version": r.run.evaluator_version, "judge": r.judge or None, "unranked_reason": r.unranked_reason, "flags": r.flags,
                  "scores": {cid: {"value": c.value, "ci_low": c.ci_low, "ci_high": c.ci_high, "n": c.n} for cid, c in r.cells.items()}}
                 for r in board.rows]
         return Response({"benchmark": benchmark.slug, "dataset_version": board.dataset.tag if board.dataset else None,
-                         "evaluator_version": board.current_evaluator_version, "sort": board.sort_key,
+                         "evaluator_version": board.current_evaluator_version, "judges": board.judges, "sort": board.sort_key,
                          "page": board.page, "pages": board.pages, "total": board.total,
                          "window": {"from": window.start, "to": window.end} if window else None, "rows": rows})
 

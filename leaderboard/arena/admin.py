@@ -1,12 +1,36 @@
-"""Admin for the arena: contestants, battles with their turns, votes with every exclusion (list and
-filter by reason), and rating snapshots."""
+"""Admin for the arena: contestants (a responder config never holds a secret, only the name of the
+setting or environment variable that does), battles with their turns, votes with every exclusion
+(list and filter by reason), and rating snapshots."""
+from typing import Any
+
+from django import forms
 from django.contrib import admin
 
 from leaderboard.arena.models import ArenaModel, Battle, RatingSnapshot, Turn, Vote, VoteExclusion
 
+#: responder keys that would hold a secret in plain text
+_SECRET_KEYS = ("api_key", "key", "secret", "token", "password", "authorization")
+
+
+class ArenaModelForm(forms.ModelForm):
+    class Meta:
+        model = ArenaModel
+        fields = "__all__"
+
+    def clean_responder(self) -> Any:
+        config = self.cleaned_data["responder"]
+        if not isinstance(config, dict):
+            raise forms.ValidationError("responder: must be a JSON object such as {\"kind\": \"extractive\", ...}")
+        secrets = sorted(k for k in config if k.lower() in _SECRET_KEYS or k.lower().endswith(("_key", "_secret", "_token")))
+        if secrets:
+            raise forms.ValidationError(f"responder: {', '.join(secrets)} would store a secret in plain text; put the key in an "
+                                        "environment variable or setting and name it in api_key_ref")
+        return config
+
 
 @admin.register(ArenaModel)
 class ArenaModelAdmin(admin.ModelAdmin):
+    form = ArenaModelForm
     list_display = ["name", "organization", "enabled", "imported", "weight", "added_at"]
     list_filter = ["enabled", "imported"]
     search_fields = ["name", "organization"]

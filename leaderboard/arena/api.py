@@ -30,8 +30,17 @@ class CsrfForSessions(permissions.BasePermission):
         return True
 
 
+class TextField(serializers.CharField):
+    """A CharField that refuses numbers, booleans and the like instead of turning them into text."""
+
+    def to_internal_value(self, data: object) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class PromptSerializer(serializers.Serializer):
-    prompt = serializers.CharField(trim_whitespace=False, allow_blank=True)
+    prompt = TextField(trim_whitespace=False, allow_blank=True, error_messages={"invalid": "prompt: must be text"})
 
 
 class VoteSerializer(serializers.Serializer):
@@ -87,6 +96,7 @@ def _refused(exc: services.ArenaRefused) -> Response:
 class BattleViewSet(viewsets.ViewSet):
     permission_classes = [CsrfForSessions]
     lookup_field = "public_id"
+    lookup_value_regex = "[A-Za-z0-9_-]{1,32}"  # secrets.token_urlsafe; anything else is a 404 before any query
 
     def _battle(self, public_id: str) -> Battle:
         from django.http import Http404

@@ -110,11 +110,13 @@ class Vote(models.Model):
     turn_count = models.PositiveIntegerField()
     valid = models.BooleanField(default=True, db_index=True)
     exclusion_reasons = models.JSONField(default=list, blank=True)
-    voter_hash = models.CharField(max_length=64, db_index=True)
+    voter_hash = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
         ordering = ["-created_at"]
+        #: a voter's recent votes (the rate limit and daily cap, on every vote) without reading their history
+        indexes = [models.Index(fields=["voter_hash", "created_at"], name="arena_vote_voter_recent")]
 
 
 class VoteExclusion(models.Model):

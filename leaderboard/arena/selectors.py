@@ -3,6 +3,7 @@ latest rating snapshots shaped for the leaderboard page, exclusions for staff, a
 dataset's rows for export."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -21,7 +22,13 @@ STATUS_NOTES = {
 }
 
 
+#: what a public id can look like (secrets.token_urlsafe): anything else is not looked up at all
+_PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+
+
 def battle_for_page(*, public_id: str) -> Battle | None:
+    if not _PUBLIC_ID.fullmatch(public_id or ""):
+        return None  # forged ids (NUL bytes, huge, path tricks) never reach the database
     try:
         return Battle.objects.select_related("model_a", "model_b", "vote").get(public_id=public_id)
     except Battle.DoesNotExist:
@@ -152,6 +159,16 @@ def coefficient_rows(snapshot: RatingSnapshot | None) -> list[dict[str, Any]]:
     reach = max((abs(c.get(k) or 0) for c in coefs for k in ("value", "ci_low", "ci_high")), default=1) or 1
     return [{**c, "left": 50 + 50 * (c.get("ci_low", c["value"]) / reach), "width": max(50 * (c.get("ci_high", c["value"]) - c.get("ci_low", c["value"])) / reach, 0.5),
              "dot": 50 + 50 * c["value"] / reach} for c in coefs]
+
+
+def robustness(snapshot: RatingSnapshot | None) -> dict[str, Any] | None:
+    """The snapshot's top-rank robustness with the share of votes as a readable percentage
+    (three significant figures: the interesting shares are tiny)."""
+    found = (snapshot.result.get("robustness") if snapshot is not None else None) or None
+    if found is None:
+        return None
+    share = found.get("share_to_flip_top")
+    return {**found, "share_percent": f"{100 * share:.3g}%" if share is not None else ""}
 
 
 # --- staff -------------------------------------------------------------------------------------

@@ -94,16 +94,16 @@ def battle_turn(request: HttpRequest, public_id: str) -> HttpResponse:
 
 @require_POST
 def battle_vote(request: HttpRequest, public_id: str) -> HttpResponse:
-    battle = _battle_or_404(public_id)
+    """The vote reads the battle itself (one query); the page is loaded only to show a refusal."""
     form = VoteForm(request.POST)
     try:
         if not form.is_valid():
             raise services.ArenaRefused(f"winner: choose one of {', '.join(Winner.values)}", field="winner")
-        services.vote_cast(battle=battle, winner=form.cleaned_data["winner"], voter=voter_of(request))
+        services.vote_cast(battle=public_id, winner=form.cleaned_data["winner"], voter=voter_of(request))
     except services.ArenaRefused as exc:
-        return _refusal(request, battle, exc)
+        return _refusal(request, _battle_or_404(public_id), exc)  # a missing battle is a 404 here
     messages.success(request, "Thanks, your vote is in. Here are the models.")
-    return redirect("arena-battle", public_id=battle.public_id)
+    return redirect("arena-battle", public_id=public_id)
 
 
 def leaderboard_page(request: HttpRequest) -> HttpResponse:
@@ -114,7 +114,7 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
             break
     board = selectors.latest_snapshots(filter_key=key, filter_value=value)
     context = {"board": board, "raw_rows": selectors.rating_rows(board.raw), "style_rows": selectors.rating_rows(board.style),
-               "coefficients": selectors.coefficient_rows(board.style),
+               "coefficients": selectors.coefficient_rows(board.style), "robustness": selectors.robustness(board.raw),
                "win_rate": selectors.matrix_rows(board.raw, "win_rate"), "counts": selectors.matrix_rows(board.raw, "battle_count")}
     template = "arena/leaderboard.html#board" if request.htmx else "arena/leaderboard.html"
     return render(request, template, context)

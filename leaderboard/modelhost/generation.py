@@ -23,16 +23,17 @@ import queue
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError
 
-from evaluators.core import InfrastructureError, ModelRequest, get_evaluator
+from evaluators.core import InfrastructureError, ModelRequest, evaluator_version, get_evaluator
 from evaluators.core.files import read_items
 from evaluators.llm.types import ChatResult, Endpoint, ModelError
-from leaderboard.catalog.models import Model
+from leaderboard.catalog.models import DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items_path
 from leaderboard.modelhost.services import model_endpoint
 from leaderboard.modelhost.uploads import fetch_weights
@@ -98,12 +99,26 @@ class _RunPlan:
     samples: dict[str, int] = field(default_factory=dict)  # item id -> n
 
 
+@lru_cache(maxsize=2)
+def _requests_for(dataset_version_id: int, content_hash: str, evaluator_key: str, evaluator_version_: str,
+                  evaluator_settings: str, generation_settings: str) -> tuple[ModelRequest, ...]:
+    """Every request of a dataset version, built once per worker process: reading a dataset's items
+    (a Multi-LCB sample with its private tests is 126 MB) costs far more than the prompts it yields,
+    and a worker generates the same benchmark for model after model. Keyed by the dataset's content
+    hash, the evaluator's version and both settings, so nothing stale is ever sent."""
+    evaluator = get_evaluator(evaluator_key)
+    run_settings = json.loads(evaluator_settings)
+    if run_settings and hasattr(evaluator, "configured"):
+        evaluator = evaluator.configured(run_settings)
+    version = DatasetVersion.objects.get(pk=dataset_version_id)
+    items = read_items(dataset_items_path(version, Path(settings.VAR_DIR) / "cache" / "datasets"))
+    return tuple(request for item in items for request in evaluator.build_requests(item, json.loads(generation_settings)))
+
+
 def _plan(run: EvaluationRun, generation_settings: dict[str, Any]) -> _RunPlan:
-    evaluator = get_evaluator(run.evaluator_key)
-    if run.evaluator_settings and hasattr(evaluator, "configured"):
-        evaluator = evaluator.configured(run.evaluator_settings)
-    items = read_items(dataset_items_path(run.dataset_version, Path(settings.VAR_DIR) / "cache" / "datasets"))
-    requests = [request for item in items for request in evaluator.build_requests(item, generation_settings)]
+    requests = _requests_for(run.dataset_version_id, run.dataset_version.content_hash, run.evaluator_key,
+                             evaluator_version(run.evaluator_key), json.dumps(run.evaluator_settings or {}, sort_keys=True),
+                             json.dumps(generation_settings, sort_keys=True))
     have: dict[str, int] = {}
     for item_id in GeneratedOutput.objects.filter(run=run).values_list("item_id", flat=True):
         have[item_id] = have.get(item_id, 0) + 1

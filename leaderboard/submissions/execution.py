@@ -28,6 +28,7 @@ from evaluators.core import (Evaluator, InfrastructureError, Item, ItemScore, Pr
 from evaluators.core.files import parse_predictions, read_items
 from evaluators.core.runner import group_predictions
 from leaderboard.catalog.services import dataset_items_path
+from leaderboard.modelhost import judging
 from leaderboard.submissions import services
 from leaderboard.submissions.models import EvaluationRun, FailureKind, ItemResult, RunStatus
 
@@ -93,6 +94,9 @@ def run_execute(*, run_id: int, worker: str | None = None) -> str:
     except PredictionsError as exc:
         services.run_fail(run_id=run_id, claim=claim, kind=FailureKind.INVALID_INPUT, message=str(exc))
         return "failed: invalid input"
+    except judging.JudgeNotConfigured as exc:  # the site's configuration, not the submission, is at fault
+        services.run_fail(run_id=run_id, claim=claim, kind=FailureKind.INFRASTRUCTURE, message=str(exc))
+        return "failed: judge not configured"
     except (InfrastructureError, OSError, DatabaseError) as exc:
         message = f"{type(exc).__name__}: {exc}"
         if claim.attempt < _max_attempts(run_id):
@@ -131,6 +135,7 @@ class _Work:
     items: dict[str, Item]
     predictions: list[Prediction]
     primary: str | None
+    judge: dict[str, str] | None = None  # the judge's record for the run's environment, if it has one
 
 
 def _load(run_id: int) -> _Work:
@@ -138,11 +143,22 @@ def _load(run_id: int) -> _Work:
     evaluator = get_evaluator(run.evaluator_key)
     if run.evaluator_settings and hasattr(evaluator, "configured"):
         evaluator = evaluator.configured(run.evaluator_settings)
+    evaluator, judge = _with_judge(evaluator)
     items = read_items(dataset_items_path(run.dataset_version, Path(settings.VAR_DIR) / "cache" / "datasets"))
     with default_storage.open(run.predictions_key or run.submission.predictions_key, "rb") as handle:
         predictions = parse_predictions(handle.read(), (item.id for item in items), max_bytes=settings.PREDICTIONS_MAX_BYTES)
     primary = next((c.key for c in evaluator.metric_columns if c.primary), None)
-    return _Work(run, evaluator, {item.id: item for item in items}, predictions, primary)
+    return _Work(run, evaluator, {item.id: item for item in items}, predictions, primary, judge)
+
+
+def _with_judge(evaluator: Evaluator) -> tuple[Evaluator, dict[str, str] | None]:
+    """An evaluator with a ``judge_role`` gets the judge configured under that key (see
+    ``evaluators.core.protocol``); returns it with the record the run stores."""
+    role = getattr(evaluator, "judge_role", "")
+    if not role:
+        return evaluator, None
+    judge = judging.judge_for(role)
+    return evaluator.with_judge(judge), judging.judge_record(judge.spec, role)  # type: ignore[attr-defined]
 
 
 def _score_run(claim: services.Claim, heartbeat: _Heartbeat, worker: str) -> None:
@@ -150,8 +166,9 @@ def _score_run(claim: services.Claim, heartbeat: _Heartbeat, worker: str) -> Non
     work = _load(claim.run_id)
     run = work.run
     generation = {"generation": run.environment["generation"]} if "generation" in (run.environment or {}) else {}
+    judge = {"judge": work.judge} if work.judge else {}
     services.run_set_provenance(claim=claim, evaluator_version=evaluator_version(run.evaluator_key),
-                                environment={**environment_versions(work.evaluator.environment()), **generation})
+                                environment={**environment_versions(work.evaluator.environment()), **generation, **judge})
     remaining = services.chunks_unfinished(run_id=run.pk)
     helpers = services.run_request_helpers(run=run, count=settings.RUN_HELPERS)
     services.run_append_log(run_id=run.pk, line=f"attempt {claim.attempt}: {remaining} chunk(s) to score, {helpers} helper(s) asked "

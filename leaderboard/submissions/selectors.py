@@ -80,6 +80,7 @@ class LeaderboardRow:
     unranked_reason: str = ""
     flags: list[str] = field(default_factory=list)
     is_public: bool = True
+    judge: str = ""  # the judge's label ("name@revision (prompt v1)") for judged benchmarks
 
 
 @dataclass
@@ -96,6 +97,7 @@ class Leaderboard:
     total: int = 0
     toolchains: dict[str, str] = field(default_factory=dict)
     window: DateWindow | None = None
+    judges: list[str] = field(default_factory=list)  # the judges behind the rows shown (one, unless they differ)
 
 
 PAGE_SIZE = 50
@@ -177,7 +179,7 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
         entry = by_id[pk]
         values = windowed[pk] if windowed is not None else entry.values
         cells = {cid: Cell(*vec) for cid, vec in values.items() if cid in wanted}
-        row = LeaderboardRow(model=entry.model, run=entry.run, cells=cells, is_public=entry.is_public)
+        row = LeaderboardRow(model=entry.model, run=entry.run, cells=cells, is_public=entry.is_public, judge=judge_label(entry.run))
         cell = cells.get(col)
         if cell is None:
             row.unranked_reason = f"no {sort_col['label']} score for this selection"
@@ -194,7 +196,9 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
             row.flags.append(f"scored by evaluator {entry.run.evaluator_version}; the current one is {current_version}")
         rows.append(row)
     toolchains = _flag_toolchains(rows)
-    return Leaderboard(benchmark, dataset, columns, rows, col, slice_filter, current_version, page, pages, len(ordered), toolchains, window)
+    judges = sorted({row.judge for row in rows if row.judge})
+    return Leaderboard(benchmark, dataset, columns, rows, col, slice_filter, current_version, page, pages, len(ordered), toolchains,
+                       window, judges)
 
 
 WINDOW_CACHE_SECONDS = 24 * 3600
@@ -225,6 +229,12 @@ def _windowed_values(benchmark: Benchmark, date_key: str, run_ids: list[int], wi
         out.update(fresh)
     return out
 
+
+
+def judge_label(run: EvaluationRun) -> str:
+    """The label of the judge that scored a run (its environment's "judge" record), or ""."""
+    judge = (run.environment or {}).get("judge")
+    return str(judge.get("label", "")) if isinstance(judge, dict) else ""
 
 
 def _toolchains(run: EvaluationRun) -> dict[str, str]:

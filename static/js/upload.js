@@ -1,6 +1,7 @@
 // Resumable weight upload: hashes the file (SHA-256), creates or resumes an upload through the API,
 // PUTs each missing part (File.slice + fetch) and completes it. The upload id is kept per file in
-// localStorage, so choosing the same file again after a failure sends only the parts not received.
+// localStorage, so choosing the same file again after a failure (or a reload) sends only the parts not
+// received. The button is disabled while an upload runs, so one click never starts two.
 (function () {
   "use strict";
   const box = document.getElementById("resumable-upload");
@@ -10,6 +11,7 @@
   const input = document.getElementById("upload-file");
   const progress = document.getElementById("upload-progress");
   const status = document.getElementById("upload-status");
+  const button = document.getElementById("upload-start");
   const csrf = (document.querySelector("[name=csrfmiddlewaretoken]") || {}).value || "";
 
   function say(text) { status.textContent = text; }
@@ -53,12 +55,19 @@
     }
     if (upload.status !== "complete") await call("POST", api + upload.id + "/complete/");
     localStorage.removeItem(remembered);
-    say("Upload #" + upload.id + " complete. Register a model with it: " + box.dataset.register);
+    say("Upload #" + upload.id + " complete. ");
+    const link = document.createElement("a");
+    link.href = box.dataset.register;
+    link.textContent = "Register a model with it";
+    status.append(link);
   }
 
-  document.getElementById("upload-start").addEventListener("click", () => {
+  button.addEventListener("click", () => {
     const file = input.files[0];
     if (!file) { say("Choose the archive first."); return; }
-    upload(file).catch((error) => say("Stopped: " + error.message + " Choose the same file again to resume."));
+    button.disabled = true;
+    upload(file)
+      .catch((error) => say("Stopped: " + error.message.replace(/\.?$/, ".") + " Choose the same file again to resume."))
+      .finally(() => { button.disabled = false; });
   });
 })();

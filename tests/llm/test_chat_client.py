@@ -288,3 +288,86 @@ def test_chat_many_raises_an_error_of_on_result_after_the_rest_finish():
         with pytest.raises(RuntimeError, match="database down"):
             client_for(server, max_concurrency=1).chat_many(requests, on_result=on_result)
     assert server.request_count == 2  # nothing started after the failing callback
+
+
+class KeepAliveServer:
+    """A bare HTTP/1.1 server on a real socket that answers every chat completion with "ok" and
+    counts the connections it accepted; with ``requests_per_connection`` it closes each connection
+    after that many answers, without saying so (as servers drop idle keep-alive connections)."""
+
+    def __init__(self, requests_per_connection: int | None = None) -> None:
+        import socket
+
+        self.requests_per_connection = requests_per_connection
+        self.connections = 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.base_url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                sock, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._serve, args=(sock,), daemon=True).start()
+
+    def _serve(self, sock) -> None:
+        import json
+
+        reader = sock.makefile("rb")
+        answered = 0
+        with sock, reader:
+            while self.requests_per_connection is None or answered < self.requests_per_connection:
+                length = None
+                line = reader.readline()
+                if not line:
+                    return
+                while line not in (b"\r\n", b""):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                    line = reader.readline()
+                reader.read(length or 0)
+                body = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
+                                                "finish_reason": "stop"}], "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).encode()
+                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+                answered += 1
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def test_connections_are_kept_alive_and_reused():
+    server = KeepAliveServer()
+    try:
+        with ChatClient(Endpoint(server.base_url, "test-model"), max_concurrency=4) as client:
+            assert [client.chat(HI).text for _ in range(5)] == ["ok"] * 5
+            assert server.connections == 1
+            requests = [ModelRequest(item_id=str(k), messages=HI, max_tokens=4) for k in range(40)]
+            client.chat_many(requests, on_result=lambda request, outcome: None)
+            assert client.completed_count == 45 and client.request_count == 45
+        assert server.connections <= 4  # one pool, bounded by max_concurrency
+    finally:
+        server.close()
+
+
+def test_a_connection_the_server_closed_is_replaced_without_a_retry():
+    server = KeepAliveServer(requests_per_connection=1)
+    try:
+        with ChatClient(Endpoint(server.base_url, "test-model"), max_retries=0) as client:
+            assert [client.chat(HI).text for _ in range(3)] == ["ok"] * 3
+            assert client.request_count == 3  # no attempt was spent on a dead connection
+        assert server.connections == 3
+    finally:
+        server.close()
+
+
+def test_streaming_leaves_the_connection_reusable():
+    with OpenAIServer(lambda request: Reply(text="one two three", chunk_chars=4)) as server:
+        with client_for(server) as client:
+            pieces: list[str] = []
+            assert client.chat(HI, on_delta=pieces.append).text == "one two three"
+            assert client.chat(HI).text == "one two three"  # the same pooled connection, its stream read to the end
+            assert "".join(pieces) == "one two three" and client.request_count == 2
+            assert len(client._http._idle) == 1

@@ -1,0 +1,76 @@
+"""Judges configured for the site: the ``LEADERBOARD_JUDGES`` setting, read into pinned judges.
+
+The setting is a JSON object of judge key -> ``{"name", "revision", "prompt_version", "base_url",
+"model", "api_key_env"}``: ``name`` and ``revision`` (a model revision or an API version) pin the
+model a leaderboard names, ``prompt_version`` the judge prompts, ``base_url``/``model`` where it is
+served (any OpenAI-compatible endpoint), and ``api_key_env`` the environment variable holding its
+key (the key itself is never written in a setting). An evaluator with ``judge_role = "<key>"``
+gets ``Judge(spec, ChatClient(endpoint))`` through its ``with_judge`` hook (see
+``evaluators.core.protocol``); the run records ``judge_record(spec)`` in its environment.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from django.conf import settings
+
+from evaluators.llm.client import ChatClient
+from evaluators.llm.judges import Judge
+from evaluators.llm.types import Endpoint, JudgeSpec
+
+REQUIRED = ("name", "revision", "prompt_version", "base_url", "model")
+
+
+class JudgeNotConfigured(LookupError):
+    """An evaluator asks for a judge the ``LEADERBOARD_JUDGES`` setting does not define (or defines badly)."""
+
+
+def judges_configured() -> dict[str, dict[str, Any]]:
+    """The parsed setting; raises JudgeNotConfigured naming the entry and field that is wrong."""
+    raw = settings.JUDGES
+    try:
+        data = json.loads(raw) if isinstance(raw, str) else raw
+    except json.JSONDecodeError as exc:
+        raise JudgeNotConfigured(f"LEADERBOARD_JUDGES is not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise JudgeNotConfigured("LEADERBOARD_JUDGES must be a JSON object of judge key -> {name, revision, ...}")
+    for key, entry in data.items():
+        if not isinstance(entry, dict):
+            raise JudgeNotConfigured(f"LEADERBOARD_JUDGES[{key!r}] must be an object")
+        missing = [f for f in REQUIRED if not str(entry.get(f) or "").strip()]
+        if missing:
+            raise JudgeNotConfigured(f"LEADERBOARD_JUDGES[{key!r}] lacks {', '.join(missing)}")
+    return data
+
+
+def judge_spec(role: str) -> JudgeSpec:
+    """The pinned judge configured under ``role``, with its endpoint (key read from ``api_key_env``)."""
+    judges = judges_configured()
+    if role not in judges:
+        raise JudgeNotConfigured(f"this benchmark needs the judge {role!r}, but LEADERBOARD_JUDGES does not define it "
+                                 f"(defined: {', '.join(sorted(judges)) or 'none'})")
+    entry = judges[role]
+    api_key = ""
+    if entry.get("api_key_env"):
+        api_key = os.environ.get(entry["api_key_env"], "")
+        if not api_key:
+            raise JudgeNotConfigured(f"LEADERBOARD_JUDGES[{role!r}]: the environment variable {entry['api_key_env']} "
+                                     "holding its API key is not set")
+    return JudgeSpec(name=str(entry["name"]), revision=str(entry["revision"]), prompt_version=str(entry["prompt_version"]),
+                     endpoint=Endpoint(str(entry["base_url"]), str(entry["model"]), api_key))
+
+
+def judge_for(role: str, *, max_concurrency: int | None = None) -> Judge:
+    """A ready Judge for ``role`` (one connection pool, shared by the scoring threads)."""
+    spec = judge_spec(role)
+    assert spec.endpoint is not None
+    client = ChatClient(spec.endpoint, max_concurrency=max_concurrency or max(1, settings.RUN_CONCURRENCY),
+                        timeout_s=settings.GENERATION_REQUEST_TIMEOUT)
+    return Judge(spec, client)
+
+
+def judge_record(spec: JudgeSpec, role: str) -> dict[str, str]:
+    """What a run stores in ``environment["judge"]`` and a leaderboard prints (no endpoint, no key)."""
+    return {**spec.to_dict(), "label": spec.label, "role": role}

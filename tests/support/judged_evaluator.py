@@ -1,0 +1,90 @@
+"""A small judged evaluator for tests: short-answer questions graded by a judge model.
+
+It proves the judge plumbing end to end (``judge_role`` -> the worker's ``with_judge`` -> every
+JudgeCall in ``detail["judge_calls"]`` -> the run's ``environment["judge"]`` -> the leaderboard).
+Its release is JSON lines ``{"id", "question", "reference", "topic"}``; a prediction is a free-text
+answer, which the judge compares with the reference using the ``answer-match`` prompt (yes/no).
+Registered by key ``JUDGED_KEY`` through ``LEADERBOARD_EXTRA_EVALUATORS`` or ``register``.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from evaluators.core.stats import mean_with_ci
+from evaluators.core.types import DatasetError, Item, ItemScore, MetricColumn, MetricValue, ModelRequest, Prediction, SliceDimension
+from evaluators.llm.judges import Judge
+
+JUDGED_KEY = "judged-demo"
+DOTTED_PATH = "tests.support.judged_evaluator:JudgedEvaluator"
+TOPICS = ("geography", "arithmetic")
+SAMPLE = [
+    {"id": "q1", "question": "What is the capital of France?", "reference": "Paris", "topic": "geography"},
+    {"id": "q2", "question": "What is 2 + 2?", "reference": "4", "topic": "arithmetic"},
+    {"id": "q3", "question": "What is the capital of Japan?", "reference": "Tokyo", "topic": "geography"},
+]
+
+
+class JudgedEvaluator:
+    key = JUDGED_KEY
+    title = "Judged short answers (test)"
+    description = "Short answers graded by a judge model against a reference."
+    modality = "text"
+    metric_columns = (MetricColumn("accuracy", "Accuracy", primary=True),)
+    slice_dimensions = (SliceDimension("topic", "Topic", TOPICS),)
+    default_samples = 1
+    judge_role = "demo-judge"
+
+    def __init__(self) -> None:
+        self.judge: Judge | None = None
+
+    def with_judge(self, judge: Judge) -> JudgedEvaluator:
+        configured = copy.copy(self)
+        configured.judge = judge
+        return configured
+
+    def import_release(self, path: Path) -> Iterable[Item]:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            for name in ("id", "question", "reference", "topic"):
+                if not isinstance(record.get(name), str) or not record[name]:
+                    raise DatasetError(f"record {number}: field '{name}' must be a non-empty string")
+            yield Item(id=record["id"], slices={"topic": record["topic"]},
+                       payload={"question": record["question"], "reference": record["reference"]})
+
+    def sample_dataset(self) -> Path:
+        path = Path(tempfile.mkdtemp(prefix="judged-")) / "release.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in SAMPLE))
+        return path
+
+    def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
+        return [ModelRequest(item_id=item.id, messages=[{"role": "user", "content": item.payload["question"]}], max_tokens=64)]
+
+    def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
+        if self.judge is None:
+            raise RuntimeError(f"{self.key} needs a judge: call with_judge(...) first (judge_role {self.judge_role!r})")
+        calls, verdicts = [], []
+        for prediction in predictions:
+            call = self.judge.ask("answer-match", {"question": item.payload["question"], "reference": item.payload["reference"],
+                                                   "answer": prediction.output}, choices=["yes", "no"])
+            calls.append(call.to_dict())
+            verdicts.append({"verdict": "pass" if call.parsed == "yes" else "fail", "reason": call.error or f"judge: {call.parsed}"})
+        accuracy = sum(v["verdict"] == "pass" for v in verdicts) / len(verdicts) if verdicts else 0.0
+        return ItemScore(item_id=item.id, slices=dict(item.slices), scores={"accuracy": accuracy},
+                         detail={"samples": verdicts, "judge_calls": calls})
+
+    def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
+        metrics = [MetricValue("accuracy", *mean_with_ci([s.scores["accuracy"] for s in item_scores], seed=seed), n=len(item_scores))]
+        for topic in TOPICS:
+            values = [s.scores["accuracy"] for s in item_scores if s.slices.get("topic") == topic]
+            if values:
+                metrics.append(MetricValue("accuracy", *mean_with_ci(values, seed=seed), n=len(values), slice={"topic": topic}))
+        return metrics
+
+    def environment(self) -> dict[str, str]:
+        return {}
