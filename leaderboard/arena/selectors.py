@@ -125,14 +125,21 @@ def rating_rows(snapshot: RatingSnapshot | None) -> list[dict[str, Any]]:
     if snapshot is None:
         return []
     models = sorted(snapshot.result.get("models", []), key=lambda m: (m.get("rank_ub", 0), -m.get("rating", 0)))
-    lows = [m["ci_low"] for m in models if m.get("ci_low") is not None]
-    highs = [m["ci_high"] for m in models if m.get("ci_high") is not None]
+    # A model with a note (no votes, no chain of battles to the reference, or only wins or only
+    # losses) has no finite maximum-likelihood rating: it is shown without a number or a bar and
+    # kept off the shared scale, which it would otherwise squash.
+    estimable = [m for m in models if not m.get("note")]
+    lows = [m["ci_low"] for m in estimable if m.get("ci_low") is not None]
+    highs = [m["ci_high"] for m in estimable if m.get("ci_high") is not None]
     lo, hi = (min(lows), max(highs)) if lows and highs else (0.0, 1.0)
     span = (hi - lo) or 1.0
     rows = []
     for m in models:
+        if m.get("note"):
+            rows.append({**m, "estimable": False})
+            continue
         low, high = m.get("ci_low", m["rating"]), m.get("ci_high", m["rating"])
-        rows.append({**m, "bar_left": 100 * (low - lo) / span, "bar_width": max(100 * (high - low) / span, 0.5),
+        rows.append({**m, "estimable": True, "bar_left": 100 * (low - lo) / span, "bar_width": max(100 * (high - low) / span, 0.5),
                      "dot": 100 * (m["rating"] - lo) / span})
     return rows
 

@@ -182,3 +182,19 @@ def test_the_admin_lists_exclusions_and_filters_votes_by_reason(staff_client, ex
     assert change.status_code == 200 and "self_identification" in change.content.decode()
     searched = staff_client.get(f"/admin/arena/voteexclusion/?q={flood_vote.battle.public_id}").content.decode()
     assert "one of 2 near-duplicate prompts" in searched and f"built by {MAKER_A}" not in searched
+
+
+def test_a_model_that_only_won_is_shown_without_a_number(client, seed_votes, settings):
+    """One vote (or only wins) has no finite maximum-likelihood rating: the page says so instead of
+    printing the value the tiny L2 penalty holds it at, and keeps it off the interval scale."""
+    settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS = 1, 20
+    seed_votes(pair_rows("v", "Alpha-Strong", "Beta-Middle", 12, 9, 1) + pair_rows("w", "Alpha-Strong", "Delta-Lucky", 0, 1))
+    services.ratings_compute()
+    lucky = next(m for m in RatingSnapshot.objects.get(kind="raw", filter_key="").result["models"] if m["name"] == "Delta-Lucky")
+    assert lucky["note"] and "unbounded" in lucky["note"]
+    html = board_html(client)
+    row = next(r for r in re.findall(r"<tr.*?</tr>", html, re.S) if "Delta-Lucky" in r)
+    assert "not estimable" in row and "unbounded" in row and "ci-bar" not in row
+    assert str(round(lucky["rating"])) not in text_of(row)
+    other = next(r for r in re.findall(r"<tr.*?</tr>", html, re.S) if "Beta-Middle" in r)
+    assert "ci-bar" in other and "not estimable" not in other
