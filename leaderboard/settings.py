@@ -215,6 +215,8 @@ ARENA_GENERATION_TIME_LIMIT = int(os.environ.get("LEADERBOARD_ARENA_GENERATION_T
 # Arena models defined in settings (JSON list of {"name", "organization", "description", "responder"});
 # a responder's secret is named by "api_key_ref" (a setting or environment variable), never written here.
 ARENA_MODELS = os.environ.get("LEADERBOARD_ARENA_MODELS", "[]")
+# Key of the judge (in LEADERBOARD_JUDGES) that classifies a battle's intent; "" = keyword rules.
+ARENA_INTENT_JUDGE = os.environ.get("LEADERBOARD_ARENA_INTENT_JUDGE", "")
 # Voters are a salted hash of the user id or session; client addresses are hashed with it too.
 LEADERBOARD_VOTER_SALT = os.environ.get("LEADERBOARD_VOTER_SALT", "") or SECRET_KEY
 # Reverse proxies whose X-Forwarded-For is believed (comma-separated addresses).

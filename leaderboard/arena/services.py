@@ -283,6 +283,24 @@ def turn_generate(*, turn_id: int) -> str:
     return f"{turn.status_a}/{turn.status_b}"
 
 
+_intent_judges: dict[str, Any] = {}
+
+
+def _intent_judge() -> tuple[Any, str]:
+    """The configured intent judge (one per process, its connection pool reused), or (None, why not)."""
+    key = settings.ARENA_INTENT_JUDGE
+    if not key:
+        return None, ""
+    if key not in _intent_judges:
+        from leaderboard.modelhost.judging import JudgeNotConfigured, judge_for
+
+        try:
+            _intent_judges[key] = judge_for(key, max_concurrency=2)
+        except JudgeNotConfigured as exc:
+            return None, f"intent judge not usable: {exc}"
+    return _intent_judges[key], ""
+
+
 def _classify(turn: Turn) -> None:
     """Language per turn (offline identification) and, on the first turn, the battle's intent."""
     from evaluators.llm import intent, language
@@ -294,9 +312,13 @@ def _classify(turn: Turn) -> None:
     if lang and lang not in battle.languages:
         updates["languages"] = [*battle.languages, lang]
     if turn.index == 0:
-        found = intent.classify_detailed(turn.prompt, judge=None)
-        updates.update(primary_intent=found.primary or "", secondary_intent=found.secondary or "",
-                       extra={**battle.extra, "intent_method": found.method})
+        judge, problem = _intent_judge()
+        found = intent.classify_detailed(turn.prompt, judge=judge)
+        method = f"{found.method}; {problem}" if problem else found.method
+        extra = {**battle.extra, "intent_method": method}
+        if found.judge_call:
+            extra["intent_judge_call"] = found.judge_call
+        updates.update(primary_intent=found.primary or "", secondary_intent=found.secondary or "", extra=extra)
     if updates:
         Battle.objects.filter(pk=battle.pk).update(**updates)
 

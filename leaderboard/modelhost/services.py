@@ -243,6 +243,11 @@ def upload_from_file(*, owner: AbstractBaseUser, file: Any) -> WeightsUpload:
 DEMO_MODEL = "tiny-llama (random weights, CPU)"
 
 
+#: the demo's answers are noise: one short sample per problem keeps a whole Multi-LCB run to about a
+#: minute on a CPU (the benchmark's own defaults, 10 samples of up to 32k tokens, would take hours)
+DEMO_GENERATION = {"n": 1, "max_tokens": 48}
+
+
 def demo_model_ensure() -> Model | None:
     """The embedded default's demo: a tiny Llama with random weights made here (evaluators.llm.tiny),
     uploaded like any weights and registered public, so anyone can submit it and watch the whole
@@ -258,6 +263,9 @@ def demo_model_ensure() -> Model | None:
 
     existing = Model.objects.filter(name=DEMO_MODEL).first()
     if existing is not None:
+        if not existing.generation_defaults:
+            existing.generation_defaults = DEMO_GENERATION
+            existing.save(update_fields=["generation_defaults"])
         return existing
     owner, created = get_user_model().objects.get_or_create(username="demo", defaults={"is_active": False})
     if created:
@@ -270,5 +278,8 @@ def demo_model_ensure() -> Model | None:
             tar.add(directory, arcname="tiny-llama")
         with archive.open("rb") as handle:
             upload = upload_from_file(owner=owner, file=File(handle, name=archive.name))
-    return model_register(owner=owner, name=DEMO_MODEL, organization="demo (random weights: scores are near zero)",
+    demo = model_register(owner=owner, name=DEMO_MODEL, organization="demo (random weights: scores are near zero)",
                           spec=ModelSource(source=Model.SOURCE_WEIGHTS, weights_upload_id=upload.pk))
+    demo.generation_defaults = DEMO_GENERATION
+    demo.save(update_fields=["generation_defaults"])
+    return demo

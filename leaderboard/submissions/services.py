@@ -203,7 +203,8 @@ def submission_create_for_model(*, owner: AbstractBaseUser, model: Model, benchm
                                     field="benchmarks")
     with transaction.atomic():
         submission = Submission.objects.create(model=model, owner=owner, is_public=is_public and model.is_public,
-                                               generation_settings=dict(generation_settings or {}), note=note[:200])
+                                               generation_settings={**model.generation_defaults, **(generation_settings or {})},
+                                               note=note[:200])
         for benchmark, version in versions:
             run_create(submission=submission, benchmark=benchmark, dataset_version=version)
     return submission

@@ -113,7 +113,7 @@ def _download(board: selectors.Leaderboard, fmt: str) -> HttpResponse:
 def model_detail(request: HttpRequest, slug: str) -> HttpResponse:
     model = get_object_or_404(selectors.models_visible(user=request.user).select_related("weights_upload"), slug=slug)
     can_manage = request.user.is_staff or model.owner_id == getattr(request.user, "pk", None)
-    submit_form = ModelSubmitForm(initial={"generation_settings": {}}) if can_manage and model.preflight_status == model.PREFLIGHT_PASSED else None
+    submit_form = ModelSubmitForm(initial={"generation_settings": model.generation_defaults}) if can_manage and model.preflight_status == model.PREFLIGHT_PASSED else None
     return render(request, "web/model.html", {"model": model, "results": selectors.model_scores(model=model, user=request.user),
                                               "can_manage": can_manage, "submit_form": submit_form})
 

@@ -117,3 +117,29 @@ def test_a_plain_text_key_is_refused_in_settings_and_in_the_admin(db, settings, 
         "responder": json.dumps({"kind": "hosted", "style": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key": KEY})})
     assert response.status_code == 200 and "api_key_ref" in response.content.decode()
     assert not ArenaModel.objects.filter(name="leaky").exists()
+
+
+def test_a_configured_intent_judge_classifies_the_battle_and_is_named(client, sonar, monkeypatch, settings):
+    """LEADERBOARD_ARENA_INTENT_JUDGE names a judge of LEADERBOARD_JUDGES: the battle's intent is its
+    answer (constrained to the classes), the call is kept with the battle, and the method names the judge."""
+    def judge_reply(request: dict) -> Reply:
+        return Reply(text=json.dumps({"primary": "Factual Lookup", "secondary": "Explanation"}))
+
+    monkeypatch.setenv(KEY_REF, KEY)
+    with OpenAIServer(judge_reply) as judge_server:
+        settings.JUDGES = json.dumps({"intent": {"name": "intent-judge", "revision": "2026-11", "prompt_version": "v1",
+                                                 "base_url": judge_server.base_url, "model": "judge"}})
+        settings.ARENA_INTENT_JUDGE = "intent"
+        services._intent_judges.clear()
+        battle = generated_battle(client, hosted(GOOD, sonar, "sonar"), hosted("Other-Hidden", sonar, "sonar"))
+        assert judge_server.request_count == 1
+    battle.refresh_from_db()
+    assert (battle.primary_intent, battle.secondary_intent) == ("Factual Lookup", "Explanation")
+    assert battle.extra["intent_method"] == "judge intent-judge@2026-11 (prompt v1)"
+    assert battle.extra["intent_judge_call"]["raw_answer"]
+
+    settings.ARENA_INTENT_JUDGE = "missing"  # a key the setting lacks: rules, and the method says why
+    battle = generated_battle(client, hosted("Third-Hidden", sonar, "sonar"), hosted("Fourth-Hidden", sonar, "sonar"))
+    battle.refresh_from_db()
+    assert battle.extra["intent_method"].startswith("rules-v1") and "intent judge not usable" in battle.extra["intent_method"]
+    services._intent_judges.clear()

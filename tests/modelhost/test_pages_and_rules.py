@@ -143,9 +143,14 @@ def test_demo_model_is_public_weights_anyone_can_submit_once_preflighted(user, m
     Model.objects.filter(pk=demo.pk).update(preflight_status="passed")
     with django_capture_on_commit_callbacks(execute=True):
         submission = submissions.submission_create_for_model(owner=user, model=Model.objects.get(pk=demo.pk), benchmarks=[multi_lcb],
-                                                             generation_settings={"n": 1, "max_tokens": 16})
+                                                             generation_settings={"max_tokens": 16})
     assert ("workers.tasks.generate_submission", (submission.generation.pk,), "gpu-local") in no_broker
     assert submission.runs.get().phase == "generating"
+    # the model's defaults (one short sample: its answers are noise) under the submitter's own settings
+    assert submission.generation_settings == {"n": 1, "max_tokens": 16}
+    with django_capture_on_commit_callbacks(execute=True):
+        plain = submissions.submission_create_for_model(owner=user, model=Model.objects.get(pk=demo.pk), benchmarks=[multi_lcb])
+    assert plain.generation_settings == services.DEMO_GENERATION
 
 
 def test_nobody_else_can_submit_an_endpoint_model(user, other_user, multi_lcb):
