@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -138,3 +139,22 @@ def wait_for(predicate: Callable[[], bool], *, timeout: float = 120, what: str =
             return
         time.sleep(0.25)
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture
+def page():
+    """A Playwright page in Debian's Chromium (never a downloaded browser), at a phone's size."""
+    from playwright.sync_api import sync_playwright
+
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 390, "height": 844})  # a phone
+        yield context.new_page()
+        context.close()
+        browser.close()

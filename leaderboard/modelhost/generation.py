@@ -28,9 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError
 
-from evaluators.core import InfrastructureError, ModelRequest, evaluator_version, get_evaluator
+from evaluators.core import ModelRequest, evaluator_version, get_evaluator
 from evaluators.core.files import read_items
 from evaluators.llm.types import ChatResult, Endpoint, ModelError
 from leaderboard.catalog.models import DatasetVersion, Model
@@ -38,7 +37,7 @@ from leaderboard.catalog.services import dataset_items_path
 from leaderboard.modelhost.services import model_endpoint
 from leaderboard.modelhost.uploads import fetch_weights
 from leaderboard.submissions import services
-from leaderboard.submissions.execution import LeaseLost, _Heartbeat, worker_name
+from leaderboard.submissions.execution import LeaseLost, _Heartbeat, failure_outcome, worker_name
 from leaderboard.submissions.models import EvaluationRun, FailureKind, GeneratedOutput, GenerationJob
 
 log = logging.getLogger(__name__)
@@ -68,23 +67,16 @@ def generation_execute(*, job_id: int, worker: str | None = None) -> str:
         kind = FAILURE_OF[exc.kind]
         services.generation_fail(claim=claim, job_id=job_id, kind=kind, message=str(exc))
         return f"failed: {kind}"
-    except (InfrastructureError, OSError, DatabaseError) as exc:
-        message = f"{type(exc).__name__}: {exc}"
-        job = GenerationJob.objects.only("max_attempts").get(pk=job_id)
-        if claim.attempt < job.max_attempts:
+    except Exception as exc:
+        def retry(message: str) -> bool:
+            if claim.attempt >= GenerationJob.objects.only("max_attempts").get(pk=job_id).max_attempts:
+                return False
             services.generation_append_log(job_id=job_id, line=f"infrastructure error, will retry: {message}")
             services.generation_release_for_retry(claim=claim)
-            return "re-queued after an infrastructure error"
-        services.generation_fail(claim=claim, job_id=job_id, kind=FailureKind.INFRASTRUCTURE, message=message)
-        return "failed: infrastructure"
-    except Exception as exc:
-        if type(exc).__name__ == "SoftTimeLimitExceeded":
-            services.generation_fail(claim=claim, job_id=job_id, kind=FailureKind.TIMEOUT,
-                                     message=f"generation exceeded its time limit of {settings.RUN_SOFT_TIME_LIMIT} s")
-            return "failed: timeout"
-        log.exception("generation job %s failed", job_id)
-        services.generation_fail(claim=claim, job_id=job_id, kind=FailureKind.EVALUATOR_ERROR, message=f"{type(exc).__name__}: {exc}")
-        return "failed: evaluator error"
+            return True
+
+        return failure_outcome(exc, what=f"generation job {job_id}", retry=retry,
+                               fail=lambda kind, message: services.generation_fail(claim=claim, job_id=job_id, kind=kind, message=message))
     finally:
         heartbeat.stop()
 

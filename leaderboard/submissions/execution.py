@@ -97,24 +97,38 @@ def run_execute(*, run_id: int, worker: str | None = None) -> str:
     except judging.JudgeNotConfigured as exc:  # the site's configuration, not the submission, is at fault
         services.run_fail(run_id=run_id, claim=claim, kind=FailureKind.INFRASTRUCTURE, message=str(exc))
         return "failed: judge not configured"
-    except (InfrastructureError, OSError, DatabaseError) as exc:
-        message = f"{type(exc).__name__}: {exc}"
-        if claim.attempt < _max_attempts(run_id):
+    except Exception as exc:
+        def retry(message: str) -> bool:
+            if claim.attempt >= _max_attempts(run_id):
+                return False
             services.run_append_log(run_id=run_id, line=f"infrastructure error, will retry: {message}")
             _release_for_retry(claim)
-            return "re-queued after an infrastructure error"
-        services.run_fail(run_id=run_id, claim=claim, kind=FailureKind.INFRASTRUCTURE, message=message)
-        return "failed: infrastructure"
-    except Exception as exc:
-        if type(exc).__name__ == "SoftTimeLimitExceeded":
-            services.run_fail(run_id=run_id, claim=claim, kind=FailureKind.TIMEOUT,
-                              message=f"the run exceeded its time limit of {settings.RUN_SOFT_TIME_LIMIT} s")
-            return "failed: timeout"
-        log.exception("evaluator error in run %s", run_id)
-        services.run_fail(run_id=run_id, claim=claim, kind=FailureKind.EVALUATOR_ERROR, message=f"{type(exc).__name__}: {exc}")
-        return "failed: evaluator error"
+            return True
+
+        return failure_outcome(exc, what=f"run {run_id}", retry=retry,
+                               fail=lambda kind, message: services.run_fail(run_id=run_id, claim=claim, kind=kind, message=message))
     finally:
         heartbeat.stop()
+
+
+def failure_outcome(exc: Exception, *, what: str, retry: Callable[[str], bool], fail: Callable[[str, str], None]) -> str:
+    """The last word on an exception that ended a run or a generation job, once the specific cases
+    are handled: the machine's fault (InfrastructureError, OSError, a database error) is retried
+    while ``retry(message)`` allows, then failed as infrastructure; Celery's soft time limit is a
+    timeout; anything else is an evaluator error (logged with its traceback). ``fail(kind, message)``
+    records the failure. Returns what happened, for the task's log line."""
+    if isinstance(exc, (InfrastructureError, OSError, DatabaseError)):
+        message = f"{type(exc).__name__}: {exc}"
+        if retry(message):
+            return "re-queued after an infrastructure error"
+        fail(FailureKind.INFRASTRUCTURE, message)
+        return "failed: infrastructure"
+    if type(exc).__name__ == "SoftTimeLimitExceeded":
+        fail(FailureKind.TIMEOUT, f"{what} exceeded its time limit of {settings.RUN_SOFT_TIME_LIMIT} s")
+        return "failed: timeout"
+    log.exception("evaluator error in %s", what)
+    fail(FailureKind.EVALUATOR_ERROR, f"{type(exc).__name__}: {exc}")
+    return "failed: evaluator error"
 
 
 def _max_attempts(run_id: int) -> int:

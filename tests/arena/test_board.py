@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from leaderboard.arena import services
 from leaderboard.arena.models import RatingSnapshot, Vote, VoteExclusion
-from tests.arena.conftest import MAKER_A, NAME_A, NAME_B, answer, voter_of_client
+from tests.arena.conftest import MAKER_A, answer, voter_of_client
 
 pytestmark = pytest.mark.django_db
 

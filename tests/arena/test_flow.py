@@ -3,8 +3,6 @@
 search index built here, and Debian's Chromium at phone size."""
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,9 +12,6 @@ from tests.conftest import Worker, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 NAME_A, NAME_B = "Ogdrubble-Sentences-3", "Frindlewax-Leads-9"
 
 DOCS = [
@@ -55,18 +50,6 @@ def arena_workers(worker_env, tmp_path):
     for name in ("cpu.log", "arena.log"):
         print(name, (tmp_path / name).read_text()[-3000:])
 
-
-@pytest.fixture
-def page():
-    from playwright.sync_api import sync_playwright
-
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        context = browser.new_context(viewport={"width": 390, "height": 844})  # a phone
-        yield context.new_page()
-        context.close()
-        browser.close()
 
 
 def both_done(page, index: int) -> None:

@@ -2,31 +2,11 @@
 watch the run's live progress, and find the score on the leaderboard."""
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
 from tests.conftest import PY_SLOW_SUM, predictions_jsonl
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser, pytest.mark.toolchains]
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
-
-
-@pytest.fixture
-def page(tmp_path):
-    from playwright.sync_api import sync_playwright
-
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        context = browser.new_context(viewport={"width": 390, "height": 844})  # a phone
-        yield context.new_page()
-        context.close()
-        browser.close()
 
 
 def test_sign_up_submit_watch_progress_and_see_the_score(multi_lcb, live_server, celery_worker, page, tmp_path):

@@ -19,7 +19,6 @@ from leaderboard.catalog.models import Model
 from leaderboard.modelhost.models import WeightsUpload
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for, register
-from tests.web.test_browser import page  # noqa: F401 - the Chromium page fixture
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 PART = 5 * 1024 * 1024  # S3's smallest part (but the last)
