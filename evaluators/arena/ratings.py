@@ -516,7 +516,7 @@ def rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig | 
         elif not rankable[i]:
             note = f"not rankable: no chain of battles connects it to {anchor_name}"
         elif wins[i] + 0.5 * ties[i] in (0, votes[i]) and ties[i] < votes[i]:
-            note = ("won" if wins[i] else "lost") + " every decisive battle: its maximum-likelihood rating is unbounded; the value shown is held finite by a tiny L2 penalty"
+            note = ("won" if wins[i] else "lost") + " every decisive battle: its maximum-likelihood rating is unbounded (the fitted value is held finite only by a tiny L2 penalty)"
         rows.append(ModelRating(name=name, rating=float(point[i]), ci_low=float(low[i]), ci_high=float(high[i]),
                                 rank_ub=int(ranks[i]), votes=int(votes[i]), wins=int(wins[i]), losses=int(losses[i]),
                                 ties=int(ties[i]), provisional=bool(votes[i] < config.min_votes), rankable=bool(rankable[i]),
