@@ -47,6 +47,8 @@ FAILURE_OF = {"model_load": FailureKind.MODEL_LOAD, "out_of_memory": FailureKind
 #: errors of one request that end the job (the rest are bad answers, scored as wrong)
 FATAL_KINDS = {"model_load", "out_of_memory", "endpoint", "timeout"}
 FLUSH_EVERY = 16
+#: seconds between progress UPDATEs while answers arrive
+PROGRESS_EVERY_S = 1.0
 
 
 def generation_execute(*, job_id: int, worker: str | None = None) -> str:
@@ -83,12 +85,16 @@ def generation_execute(*, job_id: int, worker: str | None = None) -> str:
 
 @dataclass
 class _RunPlan:
-    """A run's requests still to send, and how many it has in all."""
+    """A run's requests still to send, how many it has in all, and its stored answers."""
 
     run: EvaluationRun
     pending: list[ModelRequest]
     total: int
     samples: dict[str, int] = field(default_factory=dict)  # item id -> n
+    #: (item id, sample index) -> output, for every row of the run known to be stored as it is here
+    outputs: dict[tuple[str, int], str] = field(default_factory=dict)
+    #: an answer of this attempt met one stored by someone else: the predictions are read back
+    outputs_stale: bool = False
 
 
 @lru_cache(maxsize=2)
@@ -108,14 +114,32 @@ def _requests_for(dataset_version_id: int, content_hash: str, evaluator_key: str
 
 
 def _plan(run: EvaluationRun, generation_settings: dict[str, Any]) -> _RunPlan:
+    """What is left to send for ``run``: one query for the answers an earlier attempt stored."""
     requests = _requests_for(run.dataset_version_id, run.dataset_version.content_hash, run.evaluator_key,
                              evaluator_version(run.evaluator_key), json.dumps(run.evaluator_settings or {}, sort_keys=True),
                              json.dumps(generation_settings, sort_keys=True))
+    outputs = {(i, s): o for i, s, o in GeneratedOutput.objects.filter(run=run).values_list("item_id", "sample_index", "output")}
     have: dict[str, int] = {}
-    for item_id in GeneratedOutput.objects.filter(run=run).values_list("item_id", flat=True):
+    for item_id, _ in outputs:
         have[item_id] = have.get(item_id, 0) + 1
     pending = [r for r in requests if have.get(r.item_id, 0) < r.n]
-    return _RunPlan(run, pending, len(requests), {r.item_id: r.n for r in requests})
+    return _RunPlan(run, pending, len(requests), {r.item_id: r.n for r in requests}, outputs)
+
+
+class _Progress:
+    """The job's requests done/total, written at most every PROGRESS_EVERY_S while answers arrive
+    (and with the job's last UPDATE); a write the lease refuses marks the heartbeat lost."""
+
+    def __init__(self, claim: services.Claim, heartbeat: _Heartbeat, done: int, total: int) -> None:
+        self.claim, self.heartbeat, self.done, self.total = claim, heartbeat, done, total
+        self.written = 0.0
+
+    def write(self, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now - self.written >= PROGRESS_EVERY_S:
+            self.written = now
+            if not services.generation_progress(claim=self.claim, done=self.done, total=self.total):
+                self.heartbeat.lost.set()
 
 
 def _generate(claim: services.Claim, heartbeat: _Heartbeat) -> int:
@@ -124,49 +148,62 @@ def _generate(claim: services.Claim, heartbeat: _Heartbeat) -> int:
     settings_ = job.submission.generation_settings or {}
     plans = [_plan(run, settings_) for run in services.generation_runs_waiting(job=job)]
     if not plans:
-        services.generation_append_log(job_id=job.pk, line=f"attempt {claim.attempt}: no run waits for outputs; nothing to load")
-        if not services.generation_finish(claim=claim):
+        if not services.generation_finish(claim=claim, log_line=f"attempt {claim.attempt}: no run waits for outputs; nothing to load"):
             raise LeaseLost()
         return 0
     total = sum(p.total for p in plans)
-    done = total - sum(len(p.pending) for p in plans)
-    services.generation_progress(claim=claim, done=done, total=total)
-    services.generation_append_log(job_id=job.pk, line=f"attempt {claim.attempt}: {len(plans)} run(s), {total - done} of {total} "
-                                                      f"request(s) to send ({model.get_source_display()})")
+    progress = _Progress(claim, heartbeat, total - sum(len(p.pending) for p in plans), total)
+    line = (f"attempt {claim.attempt}: {len(plans)} run(s), {total - progress.done} of {total} request(s) to send "
+            f"({model.get_source_display()})")
+
+    def announce() -> None:
+        progress.write(force=True)
+        services.generation_append_log(job_id=job.pk, line=line)
+
+    if model.source != Model.SOURCE_ENDPOINT:  # a model load takes a while: say what comes first
+        announce()
     usage = [0, 0]
     handed = 0
     with model_access(model, job_id=job.pk) as access:
         environment = {**access.environment, "generation_settings": job.submission.generation_settings or {}}
-        services.generation_set_environment(claim=claim, environment=environment)
+
+        def started() -> None:  # bookkeeping while the first requests are in flight
+            if model.source == Model.SOURCE_ENDPOINT:
+                announce()
+            services.generation_set_environment(claim=claim, environment=environment)
+
         seen = {plan.run.pk for plan in plans}
+        on_started: Any = started
         while plans:
             plan = plans.pop(0)
-            done = _send_all(access, plan, claim, heartbeat, done, total, usage)
+            _send_all(access, plan, claim, heartbeat, progress, usage, on_started)
+            on_started = None
             environment["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1]}
-            if services.generation_hand_to_scoring(run_id=plan.run.pk, data=_predictions_jsonl(plan.run),
+            if services.generation_hand_to_scoring(run=plan.run, data=_predictions_jsonl(plan),
                                                    count=sum(plan.samples.values()), environment=environment):
                 handed += 1
             if not plans:  # a re-run queued while this job ran: same model load
                 plans = [_plan(run, settings_) for run in services.generation_runs_waiting(job=job) if run.pk not in seen]
                 seen |= {plan.run.pk for plan in plans}
-                total += sum(p.total for p in plans)
-    services.generation_set_environment(claim=claim, environment=environment)
-    services.generation_append_log(job_id=job.pk, line=f"done: {handed} run(s) handed to scoring; tokens {usage[0]} in, {usage[1]} out")
-    if not services.generation_finish(claim=claim):
+                progress.total += sum(p.total for p in plans)
+    if not services.generation_finish(claim=claim, environment=environment, done=progress.done, total=progress.total,
+                                      log_line=f"done: {handed} run(s) handed to scoring; tokens {usage[0]} in, {usage[1]} out"):
         raise LeaseLost()
     return handed
 
 
-def _send_all(access: ModelAccess, plan: _RunPlan, claim: services.Claim, heartbeat: _Heartbeat, done: int, total: int,
-              usage: list[int]) -> int:
+def _send_all(access: ModelAccess, plan: _RunPlan, claim: services.Claim, heartbeat: _Heartbeat, progress: _Progress,
+              usage: list[int], on_started: Any = None) -> None:
     """Send a run's pending requests, storing answers from this (the Celery) thread as they arrive.
     A fatal error from a self-hosted server that died restarts it once and sends what is left."""
     for restart in range(2):
-        fatal, done = _send_once(access, plan, claim, heartbeat, done, total, usage)
+        fatal = _send_once(access, plan, heartbeat, progress, usage, on_started)
+        on_started = None
         if heartbeat.lost.is_set():
             raise LeaseLost()
         if fatal is None:
-            return done
+            return
+        progress.write(force=True)
         if restart == 0 and access.restartable and not access.alive():
             services.generation_append_log(job_id=claim.run_id, line=f"the model server died ({fatal}); restarting it once")
             access.restart()
@@ -183,8 +220,10 @@ def _still_pending(plan: _RunPlan) -> list[ModelRequest]:
     return [r for r in plan.pending if have.get(r.item_id, 0) < r.n]
 
 
-def _send_once(access: ModelAccess, plan: _RunPlan, claim: services.Claim, heartbeat: _Heartbeat, done: int, total: int,
-               usage: list[int]) -> tuple[ModelError | None, int]:
+def _send_once(access: ModelAccess, plan: _RunPlan, heartbeat: _Heartbeat, progress: _Progress, usage: list[int],
+               on_started: Any = None) -> ModelError | None:
+    """One pass of chat_many over the plan's pending requests, in a sender thread; this thread calls
+    ``on_started`` once the first requests are out, then stores the answers in batches."""
     results: queue.Queue[tuple[ModelRequest, ChatResult | ModelError] | None] = queue.Queue()
     stop = threading.Event()
     fatal: list[ModelError] = []
@@ -202,7 +241,21 @@ def _send_once(access: ModelAccess, plan: _RunPlan, claim: services.Claim, heart
     sender.start()
     batch: list[dict] = []
     last_flush = time.monotonic()
+
+    def flush() -> None:
+        nonlocal batch, last_flush
+        stored = services.generation_record_outputs(run_id=plan.run.pk, outputs=batch)
+        for output in batch:
+            key = (output["item_id"], output["sample_index"])
+            if key in stored:
+                plan.outputs[key] = output["output"]
+            else:
+                plan.outputs_stale = True
+        batch, last_flush = [], time.monotonic()
+
     try:
+        if on_started is not None:
+            on_started()
         while True:
             try:
                 entry = results.get(timeout=1.0)
@@ -220,18 +273,16 @@ def _send_once(access: ModelAccess, plan: _RunPlan, claim: services.Claim, heart
                     stop.set()
                 else:
                     batch.extend(_outputs(request, outcome, usage))
-                    done += 1
-            if batch and (len(batch) >= FLUSH_EVERY or time.monotonic() - last_flush > 1.0 or entry is None):
-                services.generation_record_outputs(run_id=plan.run.pk, outputs=batch)
-                services.generation_progress(claim=claim, done=done, total=total)
-                batch, last_flush = [], time.monotonic()
+                    progress.done += 1
+            if batch and (len(batch) >= FLUSH_EVERY or time.monotonic() - last_flush > 1.0):
+                flush()
+                progress.write()
     finally:
         stop.set()
         sender.join()
         if batch:
-            services.generation_record_outputs(run_id=plan.run.pk, outputs=batch)
-            services.generation_progress(claim=claim, done=done, total=total)
-    return (fatal[0] if fatal else None), done
+            flush()
+    return fatal[0] if fatal else None
 
 
 def _outputs(request: ModelRequest, outcome: ChatResult | ModelError, usage: list[int]) -> list[dict]:
@@ -249,8 +300,13 @@ def _outputs(request: ModelRequest, outcome: ChatResult | ModelError, usage: lis
              "error": error if text else (error or "empty answer")} for i, text in enumerate(texts[:request.n])]
 
 
-def _predictions_jsonl(run: EvaluationRun) -> bytes:
-    rows = GeneratedOutput.objects.filter(run=run).order_by("item_id", "sample_index").values_list("item_id", "sample_index", "output")
+def _predictions_jsonl(plan: _RunPlan) -> bytes:
+    """The run's predictions file, one line per stored answer in (item, sample) order: built from the
+    answers this job stored or found, read back only if some answer met one stored by someone else."""
+    if plan.outputs_stale or len(plan.outputs) != sum(plan.samples.values()):
+        rows = GeneratedOutput.objects.filter(run=plan.run).order_by("item_id", "sample_index").values_list("item_id", "sample_index", "output")
+    else:
+        rows = ((i, s, plan.outputs[i, s]) for i, s in sorted(plan.outputs))
     return "".join(json.dumps({"item_id": i, "sample_index": s, "output": o}) + "\n" for i, s, o in rows).encode()
 
 

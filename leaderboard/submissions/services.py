@@ -19,7 +19,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce, Concat
 from django.utils import timezone
@@ -506,27 +506,53 @@ def generation_progress(*, claim: Claim, done: int, total: int) -> bool:
         requests_done=done, requests_total=total))
 
 
-def generation_record_outputs(*, run_id: int, outputs: Sequence[dict]) -> None:
-    """Store answers as they arrive; a (run, item, sample) stored already is kept as it is."""
+#: the columns generation_record_outputs writes, after ``run_id``, each with its model default
+_OUTPUT_FIELDS = ("item_id", "sample_index", "output", "finish_reason", "prompt_tokens", "completion_tokens", "latency_s", "error")
+
+
+def generation_record_outputs(*, run_id: int, outputs: Sequence[dict]) -> set[tuple[str, int]]:
+    """Store answers as they arrive; a (run, item, sample) stored already is kept as it is. One
+    ``INSERT ... ON CONFLICT DO NOTHING RETURNING`` per batch (no transaction around it: one statement
+    is atomic), so the caller learns which answers are the stored ones without reading them back.
+    Returns the (item_id, sample_index) pairs this call stored."""
     from leaderboard.submissions.models import GeneratedOutput
 
-    GeneratedOutput.objects.bulk_create([GeneratedOutput(run_id=run_id, **o) for o in outputs], ignore_conflicts=True)
+    meta = GeneratedOutput._meta
+    defaults = {name: meta.get_field(name).get_default() for name in _OUTPUT_FIELDS}
+    for output in outputs:
+        unknown = output.keys() - defaults.keys()
+        if unknown or "item_id" not in output:
+            raise ValueError(f"generated output for item {output.get('item_id')!r}: unknown field(s) {sorted(unknown)} "
+                             f"or no item_id; allowed: {', '.join(_OUTPUT_FIELDS)}")
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(c) for c in (meta.get_field("run").column, *_OUTPUT_FIELDS))
+    stored: set[tuple[str, int]] = set()
+    with connection.cursor() as cursor:
+        for start in range(0, len(outputs), 500):
+            chunk = outputs[start:start + 500]
+            row = "(" + ", ".join(["%s"] * (1 + len(_OUTPUT_FIELDS))) + ")"
+            params = [value for output in chunk for value in (run_id, *(output.get(f, defaults[f]) for f in _OUTPUT_FIELDS))]
+            cursor.execute(f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {', '.join([row] * len(chunk))} "
+                           f"ON CONFLICT DO NOTHING RETURNING {quote('item_id')}, {quote('sample_index')}", params)
+            stored.update((item_id, sample_index) for item_id, sample_index in cursor.fetchall())
+    return stored
 
 
-def generation_hand_to_scoring(*, run_id: int, data: bytes, count: int, environment: dict) -> bool:
-    """Store the run's generated predictions file and queue the run for scoring, once."""
+def generation_hand_to_scoring(*, run: EvaluationRun, data: bytes, count: int, environment: dict) -> bool:
+    """Store the run's generated predictions file and queue the run for scoring, once: one
+    compare-and-set UPDATE (phase, file, environment, log line). ``run`` is the run as the job read
+    it; nothing else writes a run's environment while it waits for its outputs."""
     digest = hashlib.sha256(data).hexdigest()
-    key = default_storage.save(f"predictions/generated/run-{run_id}-{digest[:16]}.jsonl", ContentFile(data))
+    key = default_storage.save(f"predictions/generated/run-{run.pk}-{digest[:16]}.jsonl", ContentFile(data))
+    line = f"generated {count} prediction(s) (sha256 {digest[:12]}); queued for scoring"
     with transaction.atomic():
-        handed = EvaluationRun.objects.filter(pk=run_id, phase=RunPhase.GENERATING, status=RunStatus.QUEUED).update(
-            phase=RunPhase.SCORING, predictions_key=key, queued_at=timezone.now())
+        handed = EvaluationRun.objects.filter(pk=run.pk, phase=RunPhase.GENERATING, status=RunStatus.QUEUED).update(
+            phase=RunPhase.SCORING, predictions_key=key, queued_at=timezone.now(),
+            environment={**(run.environment or {}), "generation": environment},
+            log=Concat(F("log"), Value(f"[{timezone.now().strftime('%H:%M:%S')}] {line}\n")))
         if not handed:
             transaction.on_commit(lambda: default_storage.delete(key))
             return False
-        run = EvaluationRun.objects.get(pk=run_id)
-        run.environment = {**(run.environment or {}), "generation": environment}
-        run.save(update_fields=["environment"])
-        run_append_log(run_id=run_id, line=f"generated {count} prediction(s) (sha256 {digest[:12]}); queued for scoring")
         _enqueue_on_commit(run)
     return True
 
@@ -540,9 +566,18 @@ def generation_set_environment(*, claim: Claim, environment: dict) -> None:
     GenerationJob.objects.filter(pk=claim.run_id, lease_token=claim.token).update(environment=environment)
 
 
-def generation_finish(*, claim: Claim) -> bool:
-    return bool(GenerationJob.objects.filter(pk=claim.run_id, lease_token=claim.token, status=RunStatus.RUNNING).update(
-        status=RunStatus.SUCCEEDED, finished_at=timezone.now(), lease_token=None, lease_expires_at=None))
+def generation_finish(*, claim: Claim, log_line: str = "", environment: dict | None = None, done: int | None = None,
+                      total: int | None = None) -> bool:
+    """Mark the job succeeded (compare-and-set on its lease), with its last log line, environment and
+    progress in the same UPDATE."""
+    updates: dict = {"status": RunStatus.SUCCEEDED, "finished_at": timezone.now(), "lease_token": None, "lease_expires_at": None}
+    if log_line:
+        updates["log"] = Concat(F("log"), Value(f"[{timezone.now().strftime('%H:%M:%S')}] {log_line}\n"))
+    if environment is not None:
+        updates["environment"] = environment
+    if done is not None and total is not None:
+        updates.update(requests_done=done, requests_total=total)
+    return bool(GenerationJob.objects.filter(pk=claim.run_id, lease_token=claim.token, status=RunStatus.RUNNING).update(**updates))
 
 
 def generation_stop_cancelled(*, claim: Claim) -> bool:
