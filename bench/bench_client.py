@@ -133,6 +133,7 @@ def worker_setup() -> None:
     os.environ["LEADERBOARD_VAR_DIR"] = str(REPO / "var" / "bench-client")
     os.environ["LEADERBOARD_GENERATION_CONCURRENCY"] = str(WORKER_CONCURRENCY)
     os.environ["LEADERBOARD_SUBMISSIONS_PER_DAY"] = "100000"
+    os.environ["LEADERBOARD_ALLOW_PRIVATE_ENDPOINTS"] = "1"  # the scripted server listens on 127.0.0.1
     os.environ.setdefault("DJANGO_DEBUG", "0")
     os.environ["DJANGO_SETTINGS_MODULE"] = "leaderboard.settings"
     with psycopg.connect("postgres://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:

@@ -194,6 +194,19 @@ GENERATION_REQUEST_TIMEOUT = float(os.environ.get("LEADERBOARD_GENERATION_REQUES
 SECRETS_KEY = os.environ.get("LEADERBOARD_SECRETS_KEY", "")
 UPLOAD_PART_BYTES = int(os.environ.get("LEADERBOARD_UPLOAD_PART_BYTES", str(16 * 1024 * 1024)))
 UPLOAD_MAX_BYTES = int(os.environ.get("LEADERBOARD_UPLOAD_MAX_BYTES", str(2 * 1024 ** 4)))
+# Extracting an uploaded archive stops before it writes more than WEIGHTS_MAX_BYTES in all, or more
+# than WEIGHTS_MAX_EXPANSION times the archive's size (a decompression bomb), or WEIGHTS_MAX_ENTRIES files.
+WEIGHTS_MAX_BYTES = int(os.environ.get("LEADERBOARD_WEIGHTS_MAX_BYTES", str(UPLOAD_MAX_BYTES)))
+WEIGHTS_MAX_EXPANSION = float(os.environ.get("LEADERBOARD_WEIGHTS_MAX_EXPANSION", "4"))
+WEIGHTS_MAX_ENTRIES = int(os.environ.get("LEADERBOARD_WEIGHTS_MAX_ENTRIES", "10000"))
+# Endpoint models on loopback, private, link-local... addresses (checked after DNS resolution, at
+# registration and before every pre-flight and generation) are refused unless this is set: a local
+# endpoint in development, the tests' scripted servers. Never set it on a public site.
+ALLOW_PRIVATE_ENDPOINTS = _env_bool("LEADERBOARD_ALLOW_PRIVATE_ENDPOINTS", False)
+# A pre-flight that cannot reach storage (S3 down) is tried again PREFLIGHT_RETRIES times, after
+# PREFLIGHT_RETRY_SECONDS, then twice that..., before it is reported as "could not check".
+PREFLIGHT_RETRIES = int(os.environ.get("LEADERBOARD_PREFLIGHT_RETRIES", "3"))
+PREFLIGHT_RETRY_SECONDS = float(os.environ.get("LEADERBOARD_PREFLIGHT_RETRY_SECONDS", "60"))
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(8 * 1024 * 1024, UPLOAD_PART_BYTES + 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 8 * 1024 * 1024
 
@@ -202,12 +215,17 @@ ARENA_MAX_TURNS = int(os.environ.get("LEADERBOARD_ARENA_MAX_TURNS", "50"))
 ARENA_MAX_PROMPT_CHARS = int(os.environ.get("LEADERBOARD_ARENA_MAX_PROMPT_CHARS", "30000"))
 ARENA_VOTES_PER_DAY = int(os.environ.get("LEADERBOARD_ARENA_VOTES_PER_DAY", "200"))  # counted beyond: stored, excluded
 ARENA_ACTIONS_PER_MINUTE = int(os.environ.get("LEADERBOARD_ARENA_ACTIONS_PER_MINUTE", "30"))  # battles+turns+votes; refused beyond
+# per client address (hashed), above the per-voter limits so a shared address (NAT, office) still works,
+# but clearing cookies no longer resets them: battles+turns refused beyond; votes beyond kept, not counted
+ARENA_VOTES_PER_DAY_PER_IP = int(os.environ.get("LEADERBOARD_ARENA_VOTES_PER_DAY_PER_IP", "1000"))
+ARENA_ACTIONS_PER_MINUTE_PER_IP = int(os.environ.get("LEADERBOARD_ARENA_ACTIONS_PER_MINUTE_PER_IP", "120"))
 ARENA_RANDOMIZE_CITATION_STYLE = _env_bool("LEADERBOARD_ARENA_RANDOMIZE_CITATION_STYLE", False)
 ARENA_REFERENCE_MODEL = os.environ.get("LEADERBOARD_ARENA_REFERENCE_MODEL", "")  # "" = the first model by name
 ARENA_MIN_VOTES = int(os.environ.get("LEADERBOARD_ARENA_MIN_VOTES", "30"))  # provisional below
 ARENA_BOOTSTRAP_ROUNDS = int(os.environ.get("LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS", "100"))
 ARENA_FLOOD_MIN_GROUP = int(os.environ.get("LEADERBOARD_ARENA_FLOOD_MIN_GROUP", "5"))  # near-duplicate prompts
 ARENA_ACTIVE_SAMPLING = _env_bool("LEADERBOARD_ARENA_ACTIVE_SAMPLING", False)
+ARENA_PROPENSITY_WEIGHTS = _env_bool("LEADERBOARD_ARENA_PROPENSITY_WEIGHTS", False)  # inverse-propensity weights in the ratings
 ARENA_RATINGS_DEBOUNCE_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_RATINGS_DEBOUNCE_SECONDS", "5"))
 ARENA_RATINGS_BEAT_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_RATINGS_BEAT_SECONDS", "600"))
 ARENA_STREAM_FLUSH_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_STREAM_FLUSH_SECONDS", "0.2"))

@@ -40,7 +40,7 @@ def _schedule(sender: Celery, **_: object) -> None:
                                                                           expires=settings.RUN_REAPER_SECONDS),
                              name="re-queue runs whose worker died")
     sender.add_periodic_task(settings.ARENA_RATINGS_BEAT_SECONDS, sender.signature("workers.tasks.arena_maintain", queue="cpu"),
-                             name="arena: flag anomalous voters and floods, recompute ratings")
+                             name="arena: fail answers streaming past the time limit, flag anomalous voters and floods, recompute ratings")
 
 
 @worker_init.connect

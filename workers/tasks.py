@@ -62,6 +62,8 @@ def preflight_model(model_id: int) -> str:
 @app.task(name="workers.tasks.arena_generate_turn", queue="arena", soft_time_limit=settings.ARENA_GENERATION_TIME_LIMIT,
           time_limit=settings.ARENA_GENERATION_TIME_LIMIT + 30)
 def arena_generate_turn(turn_id: int) -> str:
+    """Both answers of one turn. The arena worker's threads pool ignores these time limits: the turn's
+    claim time is the guard (a redelivery takes over a stale claim; ``arena_maintain`` fails it)."""
     from leaderboard.arena.services import turn_generate
 
     return turn_generate(turn_id=turn_id)

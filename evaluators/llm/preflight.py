@@ -9,7 +9,10 @@
   answers a one-token chat.
 
 Each returns a :class:`PreflightReport`: ``ok``, ``problems`` as (field, message) pairs a submission
-page can show as they are, and ``facts`` (parameters, estimated GPU memory, modality...).
+page can show as they are, and ``facts`` (parameters, estimated GPU memory, modality...). Whatever a
+submitter's files hold (a config that is a JSON list, a string where a number belongs, garbage
+tokenizer files, a malformed safetensors header), the result is a refusal naming the file, never an
+exception.
 """
 from __future__ import annotations
 
@@ -74,6 +77,9 @@ def preflight_weights(path: Path | str, *, required_modalities: Iterable[str] = 
     except (ValueError, OSError) as exc:
         report.refuse("config", f"config.json is not valid JSON: {exc}")
         return report
+    if not isinstance(raw_config, dict):
+        report.refuse("config", f"config.json must be a JSON object ({{...}}), but it is a JSON {_json_kind(raw_config)}")
+        return report
     config = _check_config(raw_config, path, report)
     _check_tokenizer(path, report)
     _count_parameters(path, raw_config, config, report)
@@ -82,26 +88,44 @@ def preflight_weights(path: Path | str, *, required_modalities: Iterable[str] = 
     return report
 
 
+def _json_kind(value: Any) -> str:
+    return {dict: "object", list: "list", str: "string", bool: "boolean", int: "number", float: "number"}.get(type(value), "null")
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    """A nested config section, or {} when a malformed config has something else there."""
+    return value if isinstance(value, dict) else {}
+
+
+def _first_line(exc: BaseException, limit: int = 300) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return " ".join(lines[:2])[:limit] or type(exc).__name__
+
+
 def _check_config(raw: dict[str, Any], path: Path, report: PreflightReport) -> Any:
     if raw.get("auto_map"):
-        report.refuse("config", "the model needs remote code (config.json has 'auto_map': "
-                                f"{sorted(raw['auto_map'])}); only architectures built into transformers are run")
+        auto_map = raw["auto_map"]
+        shown = sorted(auto_map) if isinstance(auto_map, dict) else repr(auto_map)[:100]
+        report.refuse("config", f"the model needs remote code (config.json has 'auto_map': {shown}); "
+                                "only architectures built into transformers are run")
         return None
     from transformers import AutoConfig
 
+    model_type = raw.get("model_type")
     try:
         config = AutoConfig.from_pretrained(path, trust_remote_code=False)
-    except (ValueError, OSError, KeyError) as exc:
-        model_type = raw.get("model_type")
-        if model_type:
+    except Exception as exc:  # noqa: BLE001 - transformers raises many types (strict field validation too): all the config's fault
+        if model_type and isinstance(exc, (ValueError, KeyError)) and str(model_type) in str(exc):
             report.refuse("config", f"model_type {model_type!r} is not an architecture transformers knows "
-                                    "(custom code is not run): " + str(exc).split("\n")[0][:200])
+                                    f"(custom code is not run): {_first_line(exc, 200)}")
         else:
-            report.refuse("config", f"the config does not load: {str(exc).splitlines()[0][:300]}")
+            report.refuse("config", f"config.json does not load: {_first_line(exc)}")
         return None
-    report.facts["architecture"] = (getattr(config, "architectures", None) or [config.model_type])[0]
-    report.facts["model_type"] = config.model_type
-    dtype = raw.get("torch_dtype") or raw.get("dtype") or (raw.get("text_config") or {}).get("torch_dtype")
+    architectures = getattr(config, "architectures", None)
+    first = architectures[0] if isinstance(architectures, list) and architectures else config.model_type
+    report.facts["architecture"] = str(first)
+    report.facts["model_type"] = str(config.model_type)
+    dtype = raw.get("torch_dtype") or raw.get("dtype") or _as_dict(raw.get("text_config")).get("torch_dtype")
     report.facts["dtype"] = str(dtype or "float32")
     return config
 
@@ -112,7 +136,7 @@ def _check_tokenizer(path: Path, report: PreflightReport) -> None:
     try:
         tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
     except Exception as exc:  # noqa: BLE001 - any failure here is the submission's tokenizer
-        report.refuse("tokenizer", f"the tokenizer does not load without remote code: {str(exc).splitlines()[0][:300]}")
+        report.refuse("tokenizer", f"the tokenizer does not load without remote code: {_first_line(exc)}")
         return
     template = getattr(tokenizer, "chat_template", None) or any(
         (path / name).is_file() for name in ("chat_template.jinja", "chat_template.json"))
@@ -124,12 +148,34 @@ def _check_tokenizer(path: Path, report: PreflightReport) -> None:
 
 
 def safetensors_header(file: Path) -> dict[str, Any]:
-    """The JSON header of a .safetensors file (8-byte little-endian length, then JSON): no tensors read."""
+    """The JSON header of a .safetensors file (8-byte little-endian length, then JSON): no tensors read.
+    Raises ValueError when it is not one."""
     with open(file, "rb") as handle:
-        (length,) = struct.unpack("<Q", handle.read(8))
+        prefix = handle.read(8)
+        if len(prefix) < 8:
+            raise ValueError(f"it is {len(prefix)} bytes long, shorter than a safetensors header")
+        (length,) = struct.unpack("<Q", prefix)
         if length > 100_000_000:
             raise ValueError(f"its header length {length} is not plausible")
-        return json.loads(handle.read(length))
+        header = json.loads(handle.read(length))
+    if not isinstance(header, dict):
+        raise ValueError(f"its header is a JSON {_json_kind(header)}, not an object of tensors")
+    return header
+
+
+def _tensor_size(name: str, tensor: Any) -> tuple[int, int]:
+    """(parameters, bytes) of one header entry; ValueError when the entry is malformed."""
+    if not isinstance(tensor, dict):
+        raise ValueError(f"tensor {name!r} is a JSON {_json_kind(tensor)}, not an object")
+    shape = tensor.get("shape", [1])
+    if not isinstance(shape, list) or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+        raise ValueError(f"tensor {name!r} has shape {shape!r}; a shape is a list of non-negative integers")
+    count = math.prod(shape)
+    offsets = tensor.get("data_offsets", [0, count * DTYPE_BYTES.get(str(tensor.get("dtype", "F32")), 4)])
+    if not (isinstance(offsets, list) and len(offsets) == 2 and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
+            and 0 <= offsets[0] <= offsets[1]):
+        raise ValueError(f"tensor {name!r} has data_offsets {offsets!r}; they are [start, end] with 0 <= start <= end")
+    return count, offsets[1] - offsets[0]
 
 
 def _count_parameters(path: Path, raw: dict[str, Any], config: Any, report: PreflightReport) -> None:
@@ -149,35 +195,36 @@ def _count_parameters(path: Path, raw: dict[str, Any], config: Any, report: Pref
     for file in files:
         try:
             header = safetensors_header(file)
+            for name, tensor in header.items():
+                if name != "__metadata__":
+                    count, size = _tensor_size(name, tensor)
+                    parameters += count
+                    weight_bytes += size
         except (ValueError, OSError, struct.error) as exc:
             report.refuse("weights", f"{file.name} is not a valid safetensors file: {exc}")
             return
-        for name, tensor in header.items():
-            if name == "__metadata__":
-                continue
-            count = math.prod(tensor.get("shape") or [1])
-            parameters += count
-            start, end = tensor.get("data_offsets", [0, count * DTYPE_BYTES.get(tensor.get("dtype", "F32"), 4)])
-            weight_bytes += int(end) - int(start)
     report.facts.update(parameters=parameters, parameters_source="safetensors", weights_bytes=weight_bytes)
 
 
 def _parameters_from_config(config: Any) -> int | None:
     """A rough decoder-only estimate: embeddings plus attention and MLP per layer."""
     text = getattr(config, "text_config", None) or config
-    hidden = getattr(text, "hidden_size", None)
-    layers = getattr(text, "num_hidden_layers", None)
-    vocab = getattr(text, "vocab_size", None)
+
+    def positive(name: str) -> int | None:
+        value = getattr(text, name, None)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+    hidden, layers, vocab = positive("hidden_size"), positive("num_hidden_layers"), positive("vocab_size")
     if not (hidden and layers and vocab):
         return None
-    intermediate = getattr(text, "intermediate_size", None) or 4 * hidden
+    intermediate = positive("intermediate_size") or 4 * hidden
     embeddings = vocab * hidden * (1 if getattr(text, "tie_word_embeddings", False) else 2)
     return int(embeddings + layers * (4 * hidden * hidden + 3 * hidden * intermediate))
 
 
 def model_modalities(raw_config: dict[str, Any]) -> list[str]:
     """What inputs a model takes, from its config: text, plus image and video where it has a vision part."""
-    keys = set(raw_config) | set(raw_config.get("text_config") or {})
+    keys = set(raw_config) | set(_as_dict(raw_config.get("text_config")))
     model_type = str(raw_config.get("model_type", ""))
     found = ["text"]
     if keys & set(_VISION_KEYS) or "vl" in model_type or "llava" in model_type or "vision" in model_type:
@@ -262,7 +309,7 @@ def preflight_endpoint(endpoint: Endpoint, *, timeout_s: float = 30.0) -> Prefli
     if response.status_code == 200:
         try:
             listed = [str(m.get("id")) for m in response.json().get("data", [])]
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, TypeError):
             listed = []
         report.facts["models_listed"] = listed[:50]
         if listed and endpoint.model not in listed:

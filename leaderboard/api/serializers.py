@@ -23,11 +23,22 @@ class BenchmarkSerializer(serializers.ModelSerializer):
 
 
 class ModelSerializer(serializers.ModelSerializer):
-    """A model as shown to anyone; the endpoint's key is never returned, only whether one is set."""
+    """A model as shown to anyone; the endpoint's key is never returned, only whether one is set, and
+    the pre-flight's details only to the owner and staff."""
 
     owner = serializers.CharField(source="owner.username", read_only=True)
     has_api_key = serializers.BooleanField(read_only=True)
     weights_upload = serializers.PrimaryKeyRelatedField(read_only=True)
+    preflight_report = serializers.SerializerMethodField()
+
+    def get_preflight_report(self, model: Model) -> dict:
+        """The whole report (facts, problems: what an endpoint listed or answered) for the owner and
+        staff; anyone else sees only whether it passed."""
+        report = model.preflight_report if isinstance(model.preflight_report, dict) else {}
+        user = getattr(self.context.get("request"), "user", None)
+        if user is not None and (user.is_staff or model.owner_id == user.pk):
+            return report
+        return {"ok": bool(report.get("ok"))} if report else {}
 
     class Meta:
         model = Model

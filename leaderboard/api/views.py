@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
@@ -81,7 +82,7 @@ class ModelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             model = modelhost.model_register(owner=request.user, spec=spec, **data)
         except modelhost.ModelRefused as exc:
             return _refused(exc)
-        return Response(s.ModelSerializer(Model.objects.get(pk=model.pk)).data, status=status.HTTP_201_CREATED)
+        return Response(s.ModelSerializer(Model.objects.get(pk=model.pk), context={"request": request}).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={202: s.ModelSerializer})
     @action(detail=True, methods=["post"], permission_classes=[permissions.IsAuthenticated])
@@ -92,16 +93,18 @@ class ModelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             modelhost.model_preflight_request(model=model, user=request.user)
         except PermissionError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
-        return Response(s.ModelSerializer(Model.objects.get(pk=model.pk)).data, status=status.HTTP_202_ACCEPTED)
+        return Response(s.ModelSerializer(Model.objects.get(pk=model.pk), context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 
 class OctetStreamParser(BaseParser):
-    """A part's raw bytes."""
+    """A part's raw bytes: at most ``parser_context["max_bytes"]`` (the part's size, set by the view
+    before it reads the body), and never more than one part of the current size."""
 
     media_type = "application/octet-stream"
 
     def parse(self, stream, media_type=None, parser_context=None) -> bytes:  # type: ignore[no-untyped-def]
-        return stream.read() if stream is not None else b""
+        limit = (parser_context or {}).get("max_bytes", settings.UPLOAD_PART_BYTES)
+        return stream.read(limit) if stream is not None else b""
 
 
 class UploadViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -130,7 +133,16 @@ class UploadViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     @action(detail=True, methods=["put"], url_path=r"parts/(?P<number>[0-9]+)", parser_classes=[OctetStreamParser])
     def part(self, request: Request, pk: str | None = None, number: str = "0") -> Response:
         upload = self.get_object()
+        declared = request.META.get("CONTENT_LENGTH") or "0"
+        if not declared.isdigit():
+            return Response({"detail": "Content-Length: must be a number of bytes.", "field": "part"}, status=status.HTTP_400_BAD_REQUEST)
         try:
+            expected = modelhost.upload_part_size(upload=upload, user=request.user, number=int(number))
+            if int(declared) > expected:  # refused before a byte of the body is read
+                return Response({"detail": f"part {number}: the request is {declared} bytes (Content-Length), but this part is "
+                                           f"{expected} bytes (parts are {upload.part_size} bytes except the last).", "field": "part"},
+                                status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+            request.parser_context["max_bytes"] = expected
             modelhost.upload_put_part(upload=upload, user=request.user, number=int(number), data=request.data or b"")
         except modelhost.ModelRefused as exc:
             return _refused(exc)

@@ -1,5 +1,6 @@
 """Admin for the arena: contestants (a responder config never holds a secret, only the name of the
-setting or environment variable that does), battles with their turns, votes with every exclusion
+setting or environment variable that does, and that name must start with ARENA_SECRET_ or
+LEADERBOARD_ARENA_SECRET_), battles with their turns, votes with every exclusion
 (list and filter by reason), and rating snapshots."""
 from typing import Any
 
@@ -7,6 +8,7 @@ from django import forms
 from django.contrib import admin
 
 from leaderboard.arena.models import ArenaModel, Battle, RatingSnapshot, Turn, Vote, VoteExclusion
+from leaderboard.arena.services import secret_ref_problem
 
 #: responder keys that would hold a secret in plain text
 _SECRET_KEYS = ("api_key", "key", "secret", "token", "password", "authorization")
@@ -21,6 +23,8 @@ class ArenaModelForm(forms.ModelForm):
         config = self.cleaned_data["responder"]
         if not isinstance(config, dict):
             raise forms.ValidationError("responder: must be a JSON object such as {\"kind\": \"extractive\", ...}")
+        if "api_key_ref" in config and secret_ref_problem(config["api_key_ref"]):
+            raise forms.ValidationError(f"responder: {secret_ref_problem(config['api_key_ref'])}")
         secrets = sorted(k for k in config if k.lower() in _SECRET_KEYS or k.lower().endswith(("_key", "_secret", "_token")))
         if secrets:
             raise forms.ValidationError(f"responder: {', '.join(secrets)} would store a secret in plain text; put the key in an "

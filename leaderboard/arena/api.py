@@ -159,10 +159,18 @@ class ArenaRatingsViewSet(viewsets.ViewSet):
         board = selectors.latest_snapshots(filter_key=key, filter_value=request.query_params.get(key, "") if key else "")
         return Response(RatingSnapshotSerializer([s for s in (board.raw, board.style) if s], many=True).data)
 
-    @extend_schema(parameters=[OpenApiParameter("fmt", str, enum=[*exports.FORMATS])], responses={(200, "application/octet-stream"): bytes})
+    @extend_schema(parameters=[OpenApiParameter("fmt", str, enum=[*exports.FORMATS]), OpenApiParameter("intent", str),
+                               OpenApiParameter("language", str)],
+                   responses={(200, "application/octet-stream"): bytes},
+                   description="The votes behind the latest ratings (with intent or language: behind that board), "
+                               "as written by the ratings task; 404 before the first ratings.")
     @action(detail=False, methods=["get"], url_path="votes")
     def votes(self, request: Request) -> object:
         fmt = request.query_params.get("fmt", "jsonl")  # not "format": DRF reserves it for renderers
         if fmt not in exports.FORMATS:
             return Response({"detail": f"fmt: use one of {', '.join(exports.FORMATS)}", "field": "fmt"}, status=400)
-        return exports.download_response(fmt)
+        key = next((k for k in exports.FILTER_KEYS if request.query_params.get(k)), "")
+        try:
+            return exports.download_response(fmt, filter_key=key, filter_value=request.query_params.get(key, "") if key else "")
+        except exports.NoExport as exc:
+            return Response({"detail": str(exc)}, status=404)

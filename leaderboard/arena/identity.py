@@ -37,14 +37,27 @@ def client_address(request: HttpRequest) -> str:
     return remote
 
 
-def voter_of(request: HttpRequest) -> Voter:
-    """The request's voter; an anonymous visitor gets a session so the battle stays theirs."""
+def _identity(request: HttpRequest) -> str | None:
+    """"user:<id>" for a signed-in user, "session:<key>" for a visitor with a session, else None."""
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
-        identity = f"user:{user.pk}"
-    else:
-        if not request.session.session_key:
-            request.session["arena"] = True
-            request.session.save()
+        return f"user:{user.pk}"
+    key = request.session.session_key
+    return f"session:{key}" if key else None
+
+
+def voter_of(request: HttpRequest) -> Voter:
+    """The request's voter; an anonymous visitor gets a session so the battle stays theirs."""
+    identity = _identity(request)
+    if identity is None:
+        request.session["arena"] = True
+        request.session.save()
         identity = f"session:{request.session.session_key}"
     return Voter(hash=salted_hash(identity), ip_hash=salted_hash(f"ip:{client_address(request)}"))
+
+
+def voter_hash_if_known(request: HttpRequest) -> str | None:
+    """The request's voter hash without creating a session (for reads: a visitor with no session
+    owns no battle), or None."""
+    identity = _identity(request)
+    return salted_hash(identity) if identity is not None else None

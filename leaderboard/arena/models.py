@@ -85,6 +85,10 @@ class Turn(models.Model):
     answer_a = models.JSONField(null=True, blank=True, help_text="Answer.to_dict(): sources, searches, latency, error")
     answer_b = models.JSONField(null=True, blank=True)
     language = models.CharField(max_length=16, blank=True)
+    #: when a worker took the turn on (both sides "streaming"); a claim older than
+    #: ARENA_GENERATION_TIME_LIMIT may be taken over by a redelivered task, and the periodic pass turns
+    #: sides still streaming past it into "failed"
+    claimed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -111,12 +115,17 @@ class Vote(models.Model):
     valid = models.BooleanField(default=True, db_index=True)
     exclusion_reasons = models.JSONField(default=list, blank=True)
     voter_hash = models.CharField(max_length=64)
+    #: the client address's salted hash (copied from the battle, so the vote's one read counts an
+    #: address's votes without a join); "" for imported votes
+    ip_hash = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
         ordering = ["-created_at"]
-        #: a voter's recent votes (the rate limit and daily cap, on every vote) without reading their history
-        indexes = [models.Index(fields=["voter_hash", "created_at"], name="arena_vote_voter_recent")]
+        #: a voter's (and an address's) recent votes, the rate limit and daily caps read on every vote,
+        #: without reading their history
+        indexes = [models.Index(fields=["voter_hash", "created_at"], name="arena_vote_voter_recent"),
+                   models.Index(fields=["ip_hash", "created_at"], name="arena_vote_ip_recent")]
 
 
 class VoteExclusion(models.Model):

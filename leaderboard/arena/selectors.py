@@ -21,6 +21,11 @@ STATUS_NOTES = {
     "failed": "This model failed to answer. A vote on this battle will be kept but not counted.",
 }
 
+#: finish_reason of an answer the periodic pass stopped (services.TIMED_OUT)
+TIMED_OUT = "timeout"
+TIMED_OUT_NOTE = ("This answer did not finish within the time limit and was stopped. "
+                  "A vote on this battle will be kept but not counted.")
+
 
 #: what a public id can look like (secrets.token_urlsafe): anything else is not looked up at all
 _PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -59,7 +64,10 @@ def pane(turn: Turn, side: str, *, revealed: bool) -> Pane:
         html = mark_safe(render_html(answer))
     else:
         html = mark_safe(linebreaks(escape(getattr(turn, f"text_{side}"))))
-    return Pane(side=side, status=status, note=STATUS_NOTES.get(status, ""), html=html,
+    note = STATUS_NOTES.get(status, "")
+    if status == "failed" and answer is not None and answer.finish_reason == TIMED_OUT:
+        note = TIMED_OUT_NOTE  # our own reason (names no model), so it is shown before the vote too
+    return Pane(side=side, status=status, note=note, html=html,
                 done=status not in {"pending", "streaming"}, error=(answer.error if answer and revealed else ""))
 
 
@@ -76,7 +84,7 @@ def battle_state(*, battle: Battle) -> dict[str, Any]:
     turns = battle_turns(battle)
     revealed = battle.locked
     state: dict[str, Any] = {
-        "id": battle.public_id, "status": battle.status, "locked": battle.locked, "can_vote": not battle.locked and battle_complete(turns),
+        "id": battle.public_id, "status": battle.status, "locked": battle.locked, "can_vote": not battle.locked and battle.status == "open" and battle_complete(turns),
         "citation_style": {"a": battle.citation_style_a, "b": battle.citation_style_b},
         "turns": [{"index": t.index, "prompt": t.prompt,
                    **{f"answer_{s}": {"status": getattr(t, f"status_{s}"), "text": getattr(t, f"text_{s}"),
@@ -118,6 +126,11 @@ def latest_snapshots(*, filter_key: str = "", filter_value: str = "") -> Board:
     board.intents = sorted(set(batch.filter(filter_key="intent").values_list("filter_value", flat=True)))
     board.languages = sorted(set(batch.filter(filter_key="language").values_list("filter_value", flat=True)))
     return board
+
+
+def latest_fingerprint() -> str:
+    """The fingerprint of the votes behind the newest ratings ("" before the first)."""
+    return RatingSnapshot.objects.order_by("-computed_at").values_list("fingerprint", flat=True).first() or ""
 
 
 def rating_rows(snapshot: RatingSnapshot | None) -> list[dict[str, Any]]:

@@ -33,6 +33,7 @@ from django.utils import timezone
 from evaluators.llm.types import Answer, SearchCall, Source, Usage
 from leaderboard.arena.identity import Voter
 from leaderboard.arena.models import ArenaModel, Battle, BattleStatus, RatingSnapshot, Turn, Vote, VoteExclusion, Winner
+from leaderboard.arena.selectors import TIMED_OUT  # an answer's finish_reason when the periodic pass stopped it
 
 log = logging.getLogger(__name__)
 GENERATE_TASK = "workers.tasks.arena_generate_turn"
@@ -87,10 +88,17 @@ def prompt_clean(prompt: Any) -> str:
 
 
 def _rate_check(*, voter: Voter, what: str) -> None:
-    """At most ARENA_ACTIONS_PER_MINUTE prompts per voter per minute (votes are counted, separately,
-    in the vote's one read: ``_vote_read``)."""
+    """At most ARENA_ACTIONS_PER_MINUTE prompts per voter and ARENA_ACTIONS_PER_MINUTE_PER_IP per
+    client address per minute, counted in one query (so clearing cookies does not reset the
+    address's count). Votes are counted, separately, in the vote's one read: ``_vote_read``."""
     minute = timezone.now() - dt.timedelta(minutes=1)
-    _rate_refuse(Turn.objects.filter(battle__voter_hash=voter.hash, created_at__gte=minute).count(), what)
+    mine, address = Q(battle__voter_hash=voter.hash), Q(battle__ip_hash=voter.ip_hash) if voter.ip_hash else Q(pk__in=[])
+    counts = Turn.objects.filter(mine | address, created_at__gte=minute).aggregate(
+        mine=Count("id", filter=mine), address=Count("id", filter=address))
+    _rate_refuse(counts["mine"], what)
+    if counts["address"] >= settings.ARENA_ACTIONS_PER_MINUTE_PER_IP:
+        raise RateLimited(f"too many {what}s from your network address in the last minute ({counts['address']}); "
+                          "wait a moment and try again")
 
 
 def _rate_refuse(recent: int, what: str) -> None:
@@ -119,6 +127,9 @@ def arena_models_seed(*, extra: Sequence[dict[str, Any]] | None = None) -> list[
         if "api_key" in spec.get("responder", {}):
             raise ArenaRefused(f"arena model {spec.get('name')!r}: put the key in an environment variable and name it in api_key_ref",
                                field="responder")
+        ref = spec.get("responder", {}).get("api_key_ref")
+        if ref is not None and secret_ref_problem(ref):
+            raise ArenaRefused(f"arena model {spec.get('name')!r}: {secret_ref_problem(ref)}", field="responder")
         model, _ = ArenaModel.objects.update_or_create(name=spec["name"], defaults={
             "organization": spec.get("organization", ""), "description": spec.get("description", ""),
             "responder": spec.get("responder", {}), "weight": float(spec.get("weight", 1.0)), "imported": False})
@@ -129,13 +140,30 @@ def arena_models_seed(*, extra: Sequence[dict[str, Any]] | None = None) -> list[
 def _responder_for(model: ArenaModel) -> Any:
     from evaluators.llm.responders import responder_from_config
 
-    return responder_from_config(dict(model.responder), secrets=_secret, name=model.name)
+    return responder_from_config(_responder_deadline(dict(model.responder)), secrets=_secret, name=model.name)
+
+
+#: the only names a responder's ``api_key_ref`` may use: anything else (SECRET_KEY, AWS_*, the
+#: database URL...) could otherwise be sent by a staff member to a base_url they control
+SECRET_PREFIXES = ("ARENA_SECRET_", "LEADERBOARD_ARENA_SECRET_")
+
+
+def secret_ref_problem(ref: Any) -> str:
+    """Why ``ref`` may not name a responder's key ("" when it may)."""
+    if not isinstance(ref, str) or not ref.startswith(SECRET_PREFIXES) or len(ref) == len(min(SECRET_PREFIXES, key=len)):
+        return (f"api_key_ref: {ref!r} is not allowed; name a setting or environment variable that starts with "
+                f"{' or '.join(SECRET_PREFIXES)} (for example ARENA_SECRET_PERPLEXITY_KEY): only those may hold arena keys")
+    return ""
 
 
 def _secret(ref: str) -> str:
-    """A responder's ``api_key_ref`` names a setting or environment variable; the key lives only there."""
+    """A responder's ``api_key_ref`` names a setting or environment variable whose name starts with
+    one of SECRET_PREFIXES; the key lives only there. Any other name is refused."""
     import os
 
+    problem = secret_ref_problem(ref)
+    if problem:
+        raise ArenaRefused(problem, field="api_key_ref")
     value = getattr(settings, ref, None) or os.environ.get(ref)
     if not value:
         raise KeyError(ref)
@@ -189,8 +217,15 @@ def battle_create(*, prompt: str, voter: Voter, rng: random.Random | None = None
 def _owned_open_battle(battle: Battle, voter: Voter) -> None:
     if battle.voter_hash != voter.hash:
         raise NotYourBattle("this battle belongs to another visitor; start your own")
+    _open_battle(battle)
+
+
+def _open_battle(battle: Battle) -> None:
+    """Refuse a battle that is locked or no longer open (abandoned after a day, failed)."""
     if battle.locked:
         raise AlreadyVoted("this battle is already voted on and locked; start a new one")
+    if battle.status != BattleStatus.OPEN:
+        raise NotReady(f"this battle is {battle.status} and takes no more prompts or votes; start a new one")
 
 
 def turn_add(*, battle: Battle, prompt: str, voter: Voter) -> Turn:
@@ -200,8 +235,7 @@ def turn_add(*, battle: Battle, prompt: str, voter: Voter) -> Turn:
     _rate_check(voter=voter, what="prompt")
     with transaction.atomic():
         locked = Battle.objects.select_for_update().get(pk=battle.pk)
-        if locked.locked:
-            raise AlreadyVoted("this battle is already voted on and locked; start a new one")
+        _open_battle(locked)
         turns = list(locked.turns.order_by("index"))
         if len(turns) >= settings.ARENA_MAX_TURNS:
             raise ArenaRefused(f"prompt: this battle has reached the limit of {settings.ARENA_MAX_TURNS} turns; vote or start a new one",
@@ -235,12 +269,18 @@ def answer_status(answer: Answer) -> str:
     return "cut_off" if answer.finish_reason == "length" and not answer.error else "failed"
 
 
+def _claimed_side(turn_id: int, side: str, claim: dt.datetime) -> Any:
+    """The Turn row for writes by the generation holding ``claim``: once the claim is taken over or
+    the periodic pass has failed the side, a late writer (a worker thought dead) changes nothing."""
+    return Turn.objects.filter(pk=turn_id, claimed_at=claim, **{f"status_{side}__in": ("pending", "streaming")})
+
+
 class _Stream:
     """Collects one side's deltas and writes the text so far to the Turn row at most every
     ARENA_STREAM_FLUSH_SECONDS, so web processes (and other machines) can show it."""
 
-    def __init__(self, turn_id: int, side: str) -> None:
-        self.turn_id, self.side = turn_id, side
+    def __init__(self, turn_id: int, side: str, claim: dt.datetime) -> None:
+        self.turn_id, self.side, self.claim = turn_id, side, claim
         self.parts: list[str] = []
         self.last_flush = 0.0
 
@@ -249,34 +289,66 @@ class _Stream:
         now = time.monotonic()
         if now - self.last_flush >= settings.ARENA_STREAM_FLUSH_SECONDS:
             self.last_flush = now
-            Turn.objects.filter(pk=self.turn_id).update(**{f"text_{self.side}": "".join(self.parts), f"status_{self.side}": "streaming"})
+            _claimed_side(self.turn_id, self.side, self.claim).update(**{f"text_{self.side}": "".join(self.parts),
+                                                                        f"status_{self.side}": "streaming"})
 
 
-def _generate_side(turn: Turn, side: str) -> None:
+def _responder_deadline(config: dict[str, Any]) -> dict[str, Any]:
+    """A networked responder's request timeout capped at the generation time limit (httpx's timeout
+    is per read, so a trickling stream can still run past it: the periodic pass is the guarantee)."""
+    if config.get("kind") in ("hosted", "search_tool"):
+        limit = float(settings.ARENA_GENERATION_TIME_LIMIT)
+        timeout = config.get("timeout_s")
+        if timeout is None:
+            config["timeout_s"] = limit
+        elif isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
+            config["timeout_s"] = min(float(timeout), limit)
+        # anything else is left for the responder factory to refuse, naming the key
+    return config
+
+
+def _generate_side(turn: Turn, side: str, claim: dt.datetime) -> None:
     battle = turn.battle
     model: ArenaModel = getattr(battle, f"model_{side}")
     style = getattr(battle, f"citation_style_{side}")
     started = time.monotonic()
     try:
         responder = _responder_for(model)
-        answer = responder.respond(history_for(turn, side), on_delta=_Stream(turn.pk, side), citation_style=style)
+        answer = responder.respond(history_for(turn, side), on_delta=_Stream(turn.pk, side, claim), citation_style=style)
     except Exception as exc:  # the Responder contract says it does not raise; a broken config still might
         log.exception("arena responder for turn %s side %s raised", turn.pk, side)
         answer = Answer(text="", sources=[], searches=[], citation_style=style, finish_reason="error",
                         latency_s=time.monotonic() - started, error=f"{type(exc).__name__}: {exc}")
-    Turn.objects.filter(pk=turn.pk).update(**{f"text_{side}": answer.text, f"answer_{side}": answer.to_dict(),
-                                             f"status_{side}": answer_status(answer)})
+    _claimed_side(turn.pk, side, claim).update(**{f"text_{side}": answer.text, f"answer_{side}": answer.to_dict(),
+                                                  f"status_{side}": answer_status(answer)})
     connection.close()  # this thread's own connection
 
 
+_UNFINISHED = ("pending", "streaming")
+
+
+def _stale_claim() -> dt.datetime:
+    return timezone.now() - dt.timedelta(seconds=settings.ARENA_GENERATION_TIME_LIMIT)
+
+
 def turn_generate(*, turn_id: int) -> str:
-    """Run both responders at once (the task body). A redelivered message for a finished turn does nothing."""
-    claimed = Turn.objects.filter(pk=turn_id, status_a="pending", status_b="pending").update(status_a="streaming", status_b="streaming")
-    if not claimed:
-        return "already generated"
-    turn = Turn.objects.select_related("battle__model_a", "battle__model_b").get(pk=turn_id)
+    """Run both responders at once (the task body). The turn is claimed (both sides "streaming",
+    ``claimed_at`` now); a redelivered message (late acks: its worker was killed mid-turn) finds the
+    claim and does nothing while it is younger than ARENA_GENERATION_TIME_LIMIT, and takes it over,
+    generating the unfinished sides again, once it is older. A finished turn is left alone."""
+    claim = timezone.now()
+    unfinished = Q(status_a__in=_UNFINISHED) | Q(status_b__in=_UNFINISHED)
+    fresh = Q(status_a="pending", status_b="pending", claimed_at__isnull=True)
+    stale = unfinished & (Q(claimed_at__lt=_stale_claim()) | Q(claimed_at__isnull=True, created_at__lt=_stale_claim()))
+    with transaction.atomic():
+        turn = (Turn.objects.select_for_update(of=("self",)).select_related("battle__model_a", "battle__model_b")
+                .filter(Q(pk=turn_id) & (fresh | stale)).first())
+        if turn is None:
+            return "already generated"
+        sides = [side for side in SIDES if getattr(turn, f"status_{side}") in _UNFINISHED]
+        Turn.objects.filter(pk=turn_id).update(claimed_at=claim, **{f"status_{side}": "streaming" for side in sides})
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix=f"arena-turn-{turn_id}") as pool:
-        list(pool.map(lambda side: _generate_side(turn, side), SIDES))
+        list(pool.map(lambda side: _generate_side(turn, side, claim), sides))
     close_old_connections()
     _classify(turn)
     turn.refresh_from_db()
@@ -327,6 +399,26 @@ def battle_abandon_stale(*, older_than: dt.timedelta = dt.timedelta(days=1)) -> 
     return Battle.objects.filter(status=BattleStatus.OPEN, created_at__lt=timezone.now() - older_than).update(status=BattleStatus.ABANDONED)
 
 
+
+def turns_fail_stale() -> int:
+    """Turn each side still "streaming" past ARENA_GENERATION_TIME_LIMIT since its claim (its worker
+    died or hung; the threads pool enforces no time limit) into "failed", with the reason in its
+    answer, so the battle can be voted on and the panes stop polling. Clearing the claim makes any
+    late write by the old generation a no-op. Returns the number of sides failed."""
+    limit = settings.ARENA_GENERATION_TIME_LIMIT
+    stale = _stale_claim()
+    failed = 0
+    for side in SIDES:
+        rows = Turn.objects.filter(Q(claimed_at__lt=stale) | Q(claimed_at__isnull=True, created_at__lt=stale), **{f"status_{side}": "streaming"})
+        for turn in rows.select_related("battle").only("pk", "claimed_at", f"text_{side}", f"status_{side}", f"battle__citation_style_{side}"):
+            answer = Answer(text=getattr(turn, f"text_{side}"), sources=[], searches=[], finish_reason=TIMED_OUT, latency_s=float(limit),
+                            citation_style=getattr(turn.battle, f"citation_style_{side}"),
+                            error=f"the answer did not finish within the generation time limit of {limit} s and was stopped")
+            failed += Turn.objects.filter(pk=turn.pk, claimed_at=turn.claimed_at, **{f"status_{side}": "streaming"}).update(
+                claimed_at=None, **{f"status_{side}": "failed", f"answer_{side}": answer.to_dict()})
+    return failed
+
+
 # --- votes -------------------------------------------------------------------------------------
 
 def answer_from_dict(data: dict[str, Any] | None) -> Answer | None:
@@ -359,7 +451,9 @@ def style_features(*, texts: Sequence[str], urls: Sequence[str], citation_style:
     return dict(features("\n\n".join(texts), list(urls), citation_style))
 
 
-def _exclusions_at_vote(battle: Battle, turns: Sequence[Turn], earlier: int) -> list[tuple[str, str]]:
+def _exclusions_at_vote(battle: Battle, turns: Sequence[Turn], earlier: int, earlier_ip: int = 0) -> list[tuple[str, str]]:
+    """Why a vote would not count: a failed or cut-off answer, a model naming itself, or the voter's
+    (or their address's) daily cap; ``earlier``/``earlier_ip``: their votes in the last 24 hours."""
     from evaluators.arena.integrity import self_identification
 
     reasons: list[tuple[str, str]] = []
@@ -376,8 +470,13 @@ def _exclusions_at_vote(battle: Battle, turns: Sequence[Turn], earlier: int) -> 
             if why:
                 reasons.append((VoteExclusion.Code.SELF_IDENTIFICATION, f"turn {turn.index + 1}, side {side.upper()}: {why}"))
                 break
+    caps = []  # one daily_cap reason (a vote has each reason once), naming whichever caps it is over
     if earlier >= settings.ARENA_VOTES_PER_DAY:
-        reasons.append((VoteExclusion.Code.DAILY_CAP, f"vote {earlier + 1} in 24 h; the cap is {settings.ARENA_VOTES_PER_DAY}"))
+        caps.append(f"vote {earlier + 1} in 24 h; the cap is {settings.ARENA_VOTES_PER_DAY}")
+    if earlier_ip >= settings.ARENA_VOTES_PER_DAY_PER_IP:
+        caps.append(f"vote {earlier_ip + 1} in 24 h from this network address; the address cap is {settings.ARENA_VOTES_PER_DAY_PER_IP}")
+    if caps:
+        reasons.append((VoteExclusion.Code.DAILY_CAP, "; ".join(caps)))
     return reasons
 
 
@@ -387,12 +486,14 @@ class BattleMissing(ArenaRefused):
 
 #: Everything a vote checks, in one query and without the ORM's per-query compilation (about 1.4 ms
 #: of CPU per vote, most of a vote's cost): the battle with both models, its turns (status, text and
-#: cited sources, not the whole answers) and the voter's votes in the last day and minute. A battle
+#: cited sources, not the whole answers), the voter's votes in the last day and minute and their client
+#: address's votes in the last day (an address never matches imported votes, whose ip_hash is ""). A battle
 #: without turns gives one row of NULL turn fields. Portable SQL (PostgreSQL and SQLite >= 3.38).
 _VOTE_READ_SQL = f"""
-SELECT b.id, b.voter_hash, b.locked, b.citation_style_a, b.citation_style_b, ma.name, ma.organization, mb.name, mb.organization,
+SELECT b.id, b.voter_hash, b.locked, b.status, b.citation_style_a, b.citation_style_b, ma.name, ma.organization, mb.name, mb.organization,
        (SELECT COUNT(*) FROM {Vote._meta.db_table} v WHERE v.voter_hash = %(voter)s AND v.created_at >= %(day)s),
        (SELECT COUNT(*) FROM {Vote._meta.db_table} v WHERE v.voter_hash = %(voter)s AND v.created_at >= %(minute)s),
+       (SELECT COUNT(*) FROM {Vote._meta.db_table} v WHERE v.ip_hash = %(ip)s AND v.ip_hash <> '' AND v.created_at >= %(day)s),
        t.id, t."index", t.status_a, t.status_b, t.text_a, t.text_b, t.answer_a -> 'sources', t.answer_b -> 'sources'
 FROM {Battle._meta.db_table} b
 JOIN {ArenaModel._meta.db_table} ma ON ma.id = b.model_a_id
@@ -422,34 +523,35 @@ def _vote_sql(sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
         return cursor.fetchall() if cursor.description else []
 
 
-def _vote_read(battle: Battle | str, voter: Voter) -> tuple[Battle, list[Turn], int]:
+def _vote_read(battle: Battle | str, voter: Voter) -> tuple[Battle, list[Turn], int, int]:
     """The battle (with both models' names) and its turns as a vote needs them, refusing one that is
-    missing, not the voter's, locked, voted on too fast, or not complete. Returns the battle, its
-    turns (each with ``sources_a``/``sources_b``) and the voter's votes in the last 24 hours."""
+    missing, not the voter's, locked or no longer open, voted on too fast, or not complete. Returns
+    the battle, its turns (each with ``sources_a``/``sources_b``) and the voter's and their
+    address's votes in the last 24 hours."""
     from leaderboard.arena.selectors import _PUBLIC_ID
 
     if isinstance(battle, str) and not _PUBLIC_ID.fullmatch(battle):
         raise BattleMissing("no such battle")  # forged ids (NUL bytes, huge, path tricks) never reach the database
     now = timezone.now()
     adapt = connection.ops.adapt_datetimefield_value
-    params = {"voter": voter.hash, "day": adapt(now - dt.timedelta(days=1)), "minute": adapt(now - dt.timedelta(minutes=1)),
+    params = {"voter": voter.hash, "ip": voter.ip_hash, "day": adapt(now - dt.timedelta(days=1)), "minute": adapt(now - dt.timedelta(minutes=1)),
               "battle": battle if isinstance(battle, str) else battle.pk}
     rows = _vote_sql(_VOTE_READ_SQL.format(key="public_id" if isinstance(battle, str) else "id"), params)
     if not rows:
         raise BattleMissing("no such battle")
-    (pk, voter_hash, locked, style_a, style_b, name_a, org_a, name_b, org_b, day, minute), first_turn = rows[0][:11], rows[0][11]
-    loaded = Battle(pk=pk, voter_hash=voter_hash, locked=bool(locked), citation_style_a=style_a, citation_style_b=style_b,
+    (pk, voter_hash, locked, state, style_a, style_b, name_a, org_a, name_b, org_b, day, minute, day_ip), first_turn = rows[0][:13], rows[0][13]
+    loaded = Battle(pk=pk, voter_hash=voter_hash, locked=bool(locked), status=state, citation_style_a=style_a, citation_style_b=style_b,
                     model_a=ArenaModel(name=name_a, organization=org_a), model_b=ArenaModel(name=name_b, organization=org_b))
     _owned_open_battle(loaded, voter)
     _rate_refuse(minute, "vote")
     turns = []
     for row in rows if first_turn is not None else ():
-        turn = Turn(pk=row[11], battle_id=pk, index=row[12], status_a=row[13], status_b=row[14], text_a=row[15], text_b=row[16])
-        turn.sources_a, turn.sources_b = (json.loads(s) if isinstance(s, str) else s for s in row[17:19])
+        turn = Turn(pk=row[13], battle_id=pk, index=row[14], status_a=row[15], status_b=row[16], text_a=row[17], text_b=row[18])
+        turn.sources_a, turn.sources_b = (json.loads(s) if isinstance(s, str) else s for s in row[19:21])
         turns.append(turn)
     if not turns or not all(t.done for t in turns):
         raise NotReady("both answers must be complete before you vote")
-    return loaded, turns, day
+    return loaded, turns, day, day_ip
 
 
 def vote_cast(*, battle: Battle | str, winner: str, voter: Voter) -> Vote:
@@ -459,11 +561,11 @@ def vote_cast(*, battle: Battle | str, winner: str, voter: Voter) -> Vote:
     in one query, and writes in one statement on PostgreSQL)."""
     if winner not in Winner.values:
         raise ArenaRefused(f"winner: {winner!r} is not one of {', '.join(Winner.values)}", field="winner")
-    loaded, turns, earlier = _vote_read(battle, voter)
-    reasons = _exclusions_at_vote(loaded, turns, earlier)
+    loaded, turns, earlier, earlier_ip = _vote_read(battle, voter)
+    reasons = _exclusions_at_vote(loaded, turns, earlier, earlier_ip)
     features = {side: style_features(texts=[getattr(t, f"text_{side}") for t in turns], citation_style=getattr(loaded, f"citation_style_{side}"),
                                      urls=_unique_urls(getattr(t, f"sources_{side}") for t in turns)) for side in SIDES}
-    vote = Vote(battle_id=loaded.pk, winner=winner, turn_count=len(turns), voter_hash=voter.hash, valid=not reasons,
+    vote = Vote(battle_id=loaded.pk, winner=winner, turn_count=len(turns), voter_hash=voter.hash, ip_hash=voter.ip_hash, valid=not reasons,
                 exclusion_reasons=[code for code, _ in reasons], created_at=timezone.now())
     try:
         if connection.vendor == "postgresql":
@@ -481,7 +583,7 @@ def vote_cast(*, battle: Battle | str, winner: str, voter: Voter) -> Vote:
 def _vote_write_orm(vote: Vote, reasons: Sequence[tuple[str, str]], features: dict[str, dict[str, float]]) -> None:
     """Lock the battle, insert the vote and its exclusions, in one transaction (any database)."""
     with transaction.atomic():
-        if not Battle.objects.filter(pk=vote.battle_id, locked=False).update(locked=True, status=BattleStatus.VOTED,
+        if not Battle.objects.filter(pk=vote.battle_id, locked=False, status=BattleStatus.OPEN).update(locked=True, status=BattleStatus.VOTED,
                                                                              features_a=features["a"], features_b=features["b"]):
             raise AlreadyVoted("this battle already has a vote; nothing was changed")
         vote.save(force_insert=True)
@@ -495,10 +597,10 @@ _VOTE_SQL = f"""
 WITH locked AS (
     UPDATE {Battle._meta.db_table} SET locked = true, status = %(status)s, features_a = %(features_a)s::jsonb,
         features_b = %(features_b)s::jsonb
-    WHERE id = %(battle)s AND NOT locked RETURNING id),
+    WHERE id = %(battle)s AND NOT locked AND status = %(open)s RETURNING id),
 vote AS (
-    INSERT INTO {Vote._meta.db_table} (battle_id, winner, turn_count, valid, exclusion_reasons, voter_hash, created_at)
-    SELECT id, %(winner)s, %(turn_count)s, %(valid)s, %(reasons)s::jsonb, %(voter)s, %(at)s FROM locked RETURNING id),
+    INSERT INTO {Vote._meta.db_table} (battle_id, winner, turn_count, valid, exclusion_reasons, voter_hash, ip_hash, created_at)
+    SELECT id, %(winner)s, %(turn_count)s, %(valid)s, %(reasons)s::jsonb, %(voter)s, %(ip)s, %(at)s FROM locked RETURNING id),
 excluded AS (
     INSERT INTO {VoteExclusion._meta.db_table} (vote_id, code, detail, "by", "at")
     SELECT vote.id, why.code, why.detail, 'system', %(at)s FROM vote, unnest(%(codes)s::text[], %(details)s::text[]) AS why(code, detail))
@@ -506,9 +608,9 @@ SELECT id FROM vote"""
 
 
 def _vote_write_one_statement(vote: Vote, reasons: Sequence[tuple[str, str]], features: dict[str, dict[str, float]]) -> None:
-    params = {"status": BattleStatus.VOTED.value, "features_a": json.dumps(features["a"]), "features_b": json.dumps(features["b"]),
+    params = {"status": BattleStatus.VOTED.value, "open": BattleStatus.OPEN.value, "features_a": json.dumps(features["a"]), "features_b": json.dumps(features["b"]),
               "battle": vote.battle_id, "winner": vote.winner, "turn_count": vote.turn_count, "valid": vote.valid,
-              "reasons": json.dumps(vote.exclusion_reasons), "voter": vote.voter_hash, "at": vote.created_at,
+              "reasons": json.dumps(vote.exclusion_reasons), "voter": vote.voter_hash, "ip": vote.ip_hash, "at": vote.created_at,
               "codes": [code for code, _ in reasons], "details": [detail for _, detail in reasons]}
     # Inside a caller's transaction, a savepoint keeps a refused vote from breaking it.
     with transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext():
@@ -586,7 +688,7 @@ def ratings_schedule() -> None:
 def _fingerprint() -> str:
     valid = Vote.objects.filter(valid=True)
     state = (valid.count(), valid.aggregate(m=Max("id"))["m"], VoteExclusion.objects.aggregate(m=Max("id"))["m"],
-             settings.ARENA_REFERENCE_MODEL, settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS)
+             settings.ARENA_REFERENCE_MODEL, settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS, settings.ARENA_PROPENSITY_WEIGHTS)
     return hashlib.sha256(repr(state).encode()).hexdigest()
 
 
@@ -631,9 +733,17 @@ def ratings_compute(*, force: bool = False) -> int:
     how many snapshots were written (0 when nothing changed since the last)."""
     from evaluators.arena.ratings import RatingConfig, rate
 
+    from leaderboard.arena import exports
+    from leaderboard.arena.selectors import latest_fingerprint
+
     fingerprint = _fingerprint()
     if not force and RatingSnapshot.objects.filter(fingerprint=fingerprint).exists():
+        exports.files_write(fingerprint)  # nothing when they are there (written before this version, or removed)
         return 0
+    previous = latest_fingerprint()
+    # the downloads first: once the snapshots below exist (the download looks for its fingerprint's
+    # files), so do their files
+    exports.files_write(fingerprint, overwrite=force)
     records = battle_records()
     n_excluded = Vote.objects.filter(valid=False).count()
     methods = _intent_methods()
@@ -647,20 +757,21 @@ def ratings_compute(*, force: bool = False) -> int:
             continue
         for kind in ("raw", "style"):
             config = RatingConfig(reference=reference_model(subset), bootstrap_rounds=settings.ARENA_BOOTSTRAP_ROUNDS, seed=0,
-                                  interval="bootstrap", style_control=kind == "style", use_weights=False,
+                                  interval="bootstrap", style_control=kind == "style", use_weights=settings.ARENA_PROPENSITY_WEIGHTS,
                                   min_votes=settings.ARENA_MIN_VOTES)
             result = rate(subset, config)
             snapshots.append(RatingSnapshot(kind=kind, filter_key=filter_key, filter_value=filter_value, result=result.to_dict(),
                                             n_votes=len(subset), n_excluded=n_excluded, fingerprint=fingerprint,
                                             config={**config.to_dict(), "intent_methods": methods.get((filter_key, filter_value), {})}))
     RatingSnapshot.objects.bulk_create(snapshots)
+    exports.files_prune(keep=[fingerprint, previous])  # the previous set may still be being downloaded
     return len(snapshots)
 
 
 def arena_maintain() -> dict[str, int]:
     """The periodic pass: anomalous voters, prompt floods, stale battles, then ratings."""
-    return {"anomalous": voters_flag_anomalous(), "floods": prompts_flag_floods(), "abandoned": battle_abandon_stale(),
-            "snapshots": ratings_compute()}
+    return {"stale_answers": turns_fail_stale(), "anomalous": voters_flag_anomalous(), "floods": prompts_flag_floods(),
+            "abandoned": battle_abandon_stale(), "snapshots": ratings_compute()}
 
 
 # --- import of the released dataset --------------------------------------------------------------

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from leaderboard.arena import exports, selectors, services
 from leaderboard.arena.forms import PromptForm, VoteForm
-from leaderboard.arena.identity import voter_of
+from leaderboard.arena.identity import voter_hash_if_known, voter_of
 from leaderboard.arena.models import Battle, VoteExclusion, Winner
 
 
@@ -41,7 +41,7 @@ def arena_home(request: HttpRequest) -> HttpResponse:
 def _battle_context(request: HttpRequest, battle: Battle) -> dict:
     turns = selectors.battle_turns(battle)
     revealed = battle.locked
-    return {"battle": battle, "revealed": revealed, "mine": battle.voter_hash == voter_of(request).hash,
+    return {"battle": battle, "revealed": revealed, "mine": battle.voter_hash == voter_hash_if_known(request),
             "turns": [(t, selectors.pane(t, "a", revealed=revealed), selectors.pane(t, "b", revealed=revealed)) for t in turns],
             "complete": selectors.battle_complete(turns), "winners": Winner.choices, "prompt_form": PromptForm(),
             "vote": getattr(battle, "vote", None) if revealed else None}
@@ -106,12 +106,16 @@ def battle_vote(request: HttpRequest, public_id: str) -> HttpResponse:
     return redirect("arena-battle", public_id=public_id)
 
 
-def leaderboard_page(request: HttpRequest) -> HttpResponse:
-    key, value = "", ""
-    for name in ("intent", "language"):
+def _board_filter(request: HttpRequest) -> tuple[str, str]:
+    """The leaderboard filter a request asks for: ("intent" or "language", its value), or ("", "")."""
+    for name in exports.FILTER_KEYS:
         if request.GET.get(name):
-            key, value = name, request.GET[name]
-            break
+            return name, request.GET[name]
+    return "", ""
+
+
+def leaderboard_page(request: HttpRequest) -> HttpResponse:
+    key, value = _board_filter(request)
     board = selectors.latest_snapshots(filter_key=key, filter_value=value)
     context = {"board": board, "raw_rows": selectors.rating_rows(board.raw), "style_rows": selectors.rating_rows(board.style),
                "coefficients": selectors.coefficient_rows(board.style), "robustness": selectors.robustness(board.raw),
@@ -120,10 +124,17 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
+@require_GET
 def votes_download(request: HttpRequest, fmt: str) -> HttpResponse:
+    """The file the ratings task wrote for the latest ratings (``?intent=`` / ``?language=``: the
+    votes behind that board); never built here."""
     if fmt not in exports.FORMATS:
         raise Http404("format: use jsonl or parquet")
-    return exports.download_response(fmt)
+    key, value = _board_filter(request)
+    try:
+        return exports.download_response(fmt, filter_key=key, filter_value=value)
+    except exports.NoExport as exc:
+        raise Http404(str(exc)) from None
 
 
 @staff_member_required

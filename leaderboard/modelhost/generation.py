@@ -46,7 +46,8 @@ FAILURE_OF = {"model_load": FailureKind.MODEL_LOAD, "out_of_memory": FailureKind
               "endpoint": FailureKind.ENDPOINT_ERROR, "output": FailureKind.ENDPOINT_ERROR}
 #: errors of one request that end the job (the rest are bad answers, scored as wrong)
 FATAL_KINDS = {"model_load", "out_of_memory", "endpoint", "timeout"}
-FLUSH_EVERY = 16
+#: answers stored per INSERT (or whatever arrived within a second); a crash re-asks at most these on resume
+FLUSH_EVERY = 32
 #: seconds between progress UPDATEs while answers arrive
 PROGRESS_EVERY_S = 1.0
 
@@ -91,8 +92,8 @@ class _RunPlan:
     pending: list[ModelRequest]
     total: int
     samples: dict[str, int] = field(default_factory=dict)  # item id -> n
-    #: (item id, sample index) -> output, for every row of the run known to be stored as it is here
-    outputs: dict[tuple[str, int], str] = field(default_factory=dict)
+    #: (item id, sample index) -> its predictions line, for every row of the run known to be stored as it is here
+    lines: dict[tuple[str, int], str] = field(default_factory=dict)
     #: an answer of this attempt met one stored by someone else: the predictions are read back
     outputs_stale: bool = False
 
@@ -118,12 +119,16 @@ def _plan(run: EvaluationRun, generation_settings: dict[str, Any]) -> _RunPlan:
     requests = _requests_for(run.dataset_version_id, run.dataset_version.content_hash, run.evaluator_key,
                              evaluator_version(run.evaluator_key), json.dumps(run.evaluator_settings or {}, sort_keys=True),
                              json.dumps(generation_settings, sort_keys=True))
-    outputs = {(i, s): o for i, s, o in GeneratedOutput.objects.filter(run=run).values_list("item_id", "sample_index", "output")}
+    lines = {(i, s): _line(i, s, o) for i, s, o in GeneratedOutput.objects.filter(run=run).values_list("item_id", "sample_index", "output")}
     have: dict[str, int] = {}
-    for item_id, _ in outputs:
+    for item_id, _ in lines:
         have[item_id] = have.get(item_id, 0) + 1
     pending = [r for r in requests if have.get(r.item_id, 0) < r.n]
-    return _RunPlan(run, pending, len(requests), {r.item_id: r.n for r in requests}, outputs)
+    return _RunPlan(run, pending, len(requests), {r.item_id: r.n for r in requests}, lines)
+
+
+def _line(item_id: str, sample_index: int, output: str) -> str:
+    return json.dumps({"item_id": item_id, "sample_index": sample_index, "output": output}) + "\n"
 
 
 class _Progress:
@@ -248,7 +253,7 @@ def _send_once(access: ModelAccess, plan: _RunPlan, heartbeat: _Heartbeat, progr
         for output in batch:
             key = (output["item_id"], output["sample_index"])
             if key in stored:
-                plan.outputs[key] = output["output"]
+                plan.lines[key] = _line(*key, output["output"])
             else:
                 plan.outputs_stale = True
         batch, last_flush = [], time.monotonic()
@@ -301,13 +306,12 @@ def _outputs(request: ModelRequest, outcome: ChatResult | ModelError, usage: lis
 
 
 def _predictions_jsonl(plan: _RunPlan) -> bytes:
-    """The run's predictions file, one line per stored answer in (item, sample) order: built from the
-    answers this job stored or found, read back only if some answer met one stored by someone else."""
-    if plan.outputs_stale or len(plan.outputs) != sum(plan.samples.values()):
+    """The run's predictions file, one line per stored answer in (item, sample) order: the lines made
+    as this job stored or found the answers, read back only if some answer met one stored by someone else."""
+    if plan.outputs_stale or len(plan.lines) != sum(plan.samples.values()):
         rows = GeneratedOutput.objects.filter(run=plan.run).order_by("item_id", "sample_index").values_list("item_id", "sample_index", "output")
-    else:
-        rows = ((i, s, plan.outputs[i, s]) for i, s in sorted(plan.outputs))
-    return "".join(json.dumps({"item_id": i, "sample_index": s, "output": o}) + "\n" for i, s, o in rows).encode()
+        return "".join(_line(*row) for row in rows).encode()
+    return "".join(plan.lines[key] for key in sorted(plan.lines)).encode()
 
 
 # --- reaching the model ----------------------------------------------------------------------

@@ -1,11 +1,25 @@
 """Writes for running models: registering a model with its source (endpoint key encrypted at rest),
 pre-flight (queued on ``cpu`` when a model is registered, re-runnable), and resumable weight
-uploads (create, put part, complete) over uploads.PartStore."""
+uploads (create, put part, complete) over uploads.PartStore.
+
+Endpoints are called from the site's own network, so an endpoint on a loopback, private, link-local,
+multicast, reserved or unspecified address is refused (after DNS resolution) at registration and
+again each time it is reached (pre-flight, generation: DNS can change), unless
+``ALLOW_PRIVATE_ENDPOINTS`` is set (development, the tests).
+
+A pre-flight always ends: a passed or failed report naming the field at fault, whatever the model's
+files hold; "could not check" (storage unreachable: not the model's fault) is tried again
+``PREFLIGHT_RETRIES`` times, the model staying pending meanwhile, and then reported as failed with
+that reason; an unexpected error is logged and reported as a failed pre-flight saying so."""
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import ipaddress
+import logging
 import re
+import socket
+import urllib.parse
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +30,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from evaluators.core.types import InfrastructureError
 from evaluators.llm.types import Endpoint, ModelError
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost import secrets
@@ -24,6 +39,7 @@ from leaderboard.modelhost.uploads import part_store
 
 PREFLIGHT_TASK = "workers.tasks.preflight_model"
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
+log = logging.getLogger(__name__)
 
 
 class ModelRefused(ValueError):
@@ -69,6 +85,9 @@ def _check_source(owner: AbstractBaseUser, spec: ModelSource) -> WeightsUpload |
                                field="endpoint_base_url")
         if not spec.endpoint_model.strip():
             raise ModelRefused("endpoint_model: give the model name the endpoint expects.", field="endpoint_model")
+        problem = endpoint_address_problem(spec.endpoint_base_url.strip())
+        if problem:
+            raise ModelRefused(f"endpoint_base_url: {problem}.", field="endpoint_base_url")
     elif spec.source != Model.SOURCE_PREDICTIONS:
         raise ModelRefused(f"source: must be one of {', '.join(k for k, _ in Model.SOURCE_CHOICES)}.", field="source")
     return None
@@ -126,44 +145,121 @@ def model_preflight_request(*, model: Model, user: AbstractBaseUser | None = Non
     if user is not None:
         _require_owner(model, user)
     Model.objects.filter(pk=model.pk).update(preflight_status=Model.PREFLIGHT_PENDING)
-    model_id = model.pk
+    _queue_preflight(model.pk)
 
+
+def _queue_preflight(model_id: int, *, countdown: float | None = None) -> None:
     def send() -> None:
         from workers.celery import app
 
-        app.send_task(PREFLIGHT_TASK, args=[model_id], queue="cpu")
+        options: dict[str, Any] = {"countdown": countdown} if countdown else {}
+        app.send_task(PREFLIGHT_TASK, args=[model_id], queue="cpu", **options)
 
     transaction.on_commit(send)
 
 
+class EndpointNotAllowed(ModelError):
+    """The endpoint's host resolves to an address the site does not call (see the module docstring)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("endpoint", message)
+
+
+def endpoint_address_problem(base_url: str) -> str | None:
+    """Why the site must not call ``base_url`` (its host resolves to a non-public address, or does not
+    resolve), or None when it may. Always None when ALLOW_PRIVATE_ENDPOINTS is set."""
+    if settings.ALLOW_PRIVATE_ENDPOINTS:
+        return None
+    url = urllib.parse.urlsplit(base_url)
+    try:
+        port = url.port or (443 if url.scheme == "https" else 80)
+    except ValueError:
+        return f"the port in {base_url!r} is not a number from 0 to 65535"
+    if url.scheme not in ("http", "https") or not url.hostname:
+        return f"{base_url!r} is not an http(s) URL with a host"
+    try:
+        resolved = socket.getaddrinfo(url.hostname, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        return f"the host {url.hostname!r} does not resolve ({getattr(exc, 'strerror', None) or exc})"
+    for *_, sockaddr in resolved:
+        address = ipaddress.ip_address(str(sockaddr[0]).split("%")[0])
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+            address = address.ipv4_mapped
+        if not address.is_global or address.is_multicast:
+            kind = next((k for k, is_kind in (("loopback", address.is_loopback), ("link-local", address.is_link_local),
+                                              ("multicast", address.is_multicast), ("unspecified", address.is_unspecified),
+                                              ("private", address.is_private)) if is_kind), "reserved")
+            return (f"the host {url.hostname!r} resolves to {address}, a {kind} address; the site only calls endpoints "
+                    "on public addresses")
+    return None
+
+
 def model_endpoint(model: Model) -> Endpoint:
-    """The model's endpoint with its key decrypted (workers only)."""
+    """The model's endpoint with its key decrypted (workers only). Raises EndpointNotAllowed when its
+    host now resolves to an address the site does not call."""
+    problem = endpoint_address_problem(model.endpoint_base_url)
+    if problem:
+        raise EndpointNotAllowed(f"endpoint_base_url: {problem}")
     return Endpoint(model.endpoint_base_url, model.endpoint_model, secrets.decrypt(model.endpoint_api_key_encrypted))
 
 
+#: the field a pre-flight blames when reaching the model fails (ModelError), by source
+_SOURCE_FIELD = {Model.SOURCE_ENDPOINT: "base_url", Model.SOURCE_WEIGHTS: "weights", Model.SOURCE_HF: "hf_repo"}
+
+
 def model_preflight_run(*, model_id: int) -> str:
-    """Check the model on a CPU (evaluators.llm.preflight) and store the report. Returns the status."""
+    """Check the model on a CPU (evaluators.llm.preflight) and store the report. Returns the status;
+    never raises for anything the model, its files or the storage do (see the module docstring)."""
     from evaluators.llm import preflight
     from leaderboard.modelhost.generation import model_path
 
     model = Model.objects.select_related("weights_upload").get(pk=model_id)
+    if model.source not in _SOURCE_FIELD:
+        return model.preflight_status
     try:
         if model.source == Model.SOURCE_ENDPOINT:
             report = preflight.preflight_endpoint(model_endpoint(model))
         elif model.source == Model.SOURCE_WEIGHTS:
             report = preflight.preflight_weights(model_path(model), required_modalities=(model.modality,))
-        elif model.source == Model.SOURCE_HF:
-            report = preflight.preflight_hf(model.hf_repo, model.hf_revision, required_modalities=(model.modality,))
         else:
-            return model.preflight_status
+            report = preflight.preflight_hf(model.hf_repo, model.hf_revision, required_modalities=(model.modality,))
         data: dict[str, Any] = {"ok": bool(report.ok), "problems": [list(p) for p in report.problems], "facts": dict(report.facts)}
+    except InfrastructureError as exc:
+        return _preflight_could_not_check(model, exc)
     except ModelError as exc:
-        data = {"ok": False, "problems": [["model", str(exc)]], "facts": {}}
+        data = {"ok": False, "problems": [[_SOURCE_FIELD[model.source], str(exc)]], "facts": {}}
+    except Exception as exc:  # noqa: BLE001 - a pre-flight must end; the traceback goes to the worker's log
+        log.exception("pre-flight of model %s stopped on an unexpected error", model_id)
+        data = {"ok": False, "facts": {}, "problems": [["preflight", f"the pre-flight stopped on an unexpected error "
+                                                                     f"({type(exc).__name__}: {str(exc)[:300]}); fix what it names "
+                                                                     "and run the pre-flight again, or ask the site's staff"]]}
     status = Model.PREFLIGHT_PASSED if data["ok"] else Model.PREFLIGHT_FAILED
     updates: dict[str, Any] = {"preflight_status": status, "preflight_report": data, "preflight_checked_at": timezone.now()}
     if isinstance(data["facts"].get("parameters"), int) and not model.parameters:
         updates["parameters"] = data["facts"]["parameters"]
     Model.objects.filter(pk=model.pk).update(**updates)
+    return status
+
+
+def _preflight_could_not_check(model: Model, exc: Exception) -> str:
+    """Storage (or another part of the site) failed: not the model's fault. Stay pending and try
+    again later, PREFLIGHT_RETRIES times with a doubling delay; then fail saying the check could not run."""
+    previous = model.preflight_report if isinstance(model.preflight_report, dict) else {}
+    attempt = int(previous.get("infrastructure_attempts", 0)) + 1
+    reason = f"could not check the model: {exc} (a fault of the site, not of the model)"
+    if attempt <= settings.PREFLIGHT_RETRIES:
+        delay = settings.PREFLIGHT_RETRY_SECONDS * 2 ** (attempt - 1)
+        data = {"ok": False, "problems": [], "facts": {}, "infrastructure_attempts": attempt,
+                "notice": f"{reason}; trying again in {delay:g} s (attempt {attempt} of {settings.PREFLIGHT_RETRIES})"}
+        status = Model.PREFLIGHT_PENDING
+    else:
+        data = {"ok": False, "facts": {}, "problems": [["preflight", f"{reason}; tried {attempt} times; run the pre-flight again later"]]}
+        status = Model.PREFLIGHT_FAILED
+    log.warning("pre-flight of model %s: %s", model.pk, data.get("notice") or data["problems"][0][1])
+    with transaction.atomic():
+        Model.objects.filter(pk=model.pk).update(preflight_status=status, preflight_report=data, preflight_checked_at=timezone.now())
+        if status == Model.PREFLIGHT_PENDING:
+            _queue_preflight(model.pk, countdown=delay)
     return status
 
 
@@ -186,14 +282,20 @@ def upload_create(*, owner: AbstractBaseUser, filename: str, size: int, sha256: 
                                         storage_key=key, backend_upload_id=upload_id)
 
 
-def upload_put_part(*, upload: WeightsUpload, user: AbstractBaseUser, number: int, data: bytes) -> UploadPart:
-    """Store part ``number`` (1-based); re-sending a part replaces it."""
+def upload_part_size(*, upload: WeightsUpload, user: AbstractBaseUser, number: int) -> int:
+    """The size part ``number`` must have, once the user may send it (an API view checks the
+    request's Content-Length against it before reading the body)."""
     _require_upload_owner(upload, user)
     if upload.status != WeightsUpload.STATUS_OPEN:
         raise ModelRefused(f"upload #{upload.pk} is complete already; start a new upload to change it.", field="part")
     if not (1 <= number <= upload.part_count):
         raise ModelRefused(f"part: number {number} is out of range; this upload has parts 1 to {upload.part_count}.", field="part")
-    expected = upload.expected_part_size(number)
+    return upload.expected_part_size(number)
+
+
+def upload_put_part(*, upload: WeightsUpload, user: AbstractBaseUser, number: int, data: bytes) -> UploadPart:
+    """Store part ``number`` (1-based); re-sending a part replaces it."""
+    expected = upload_part_size(upload=upload, user=user, number=number)
     if len(data) != expected:
         raise ModelRefused(f"part {number}: got {len(data)} bytes, expected {expected} (parts are {upload.part_size} bytes "
                            "except the last).", field="part")

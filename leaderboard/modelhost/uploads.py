@@ -7,11 +7,18 @@ One interface, :class:`PartStore`, over two back ends: S3's multipart upload whe
 (re-sending a part number replaces it, as S3 does), a local file under the media root otherwise
 (each part written at its offset). The worker fetches a completed archive into
 ``$LEADERBOARD_VAR_DIR/model-cache/<sha256>/``, verifies its sha256, extracts it safely (no absolute
-paths, no ``..``, no links, devices or fifos) and renames it into place atomically, so a cache entry
-is either complete or absent and is reused by every later job.
+paths, no ``..``, no links, devices or fifos, and no more than ``WEIGHTS_MAX_BYTES`` /
+``WEIGHTS_MAX_EXPANSION`` times the archive / ``WEIGHTS_MAX_ENTRIES`` files: no decompression bomb)
+and renames it into place atomically, so a cache entry is either complete or absent and is reused by
+every later job.
+
+Faults are told apart: the submitter's (a checksum mismatch, a bad or hostile archive, the archive no
+longer in storage) raise ModelError("model_load"); the site's (storage unreachable, the disk full)
+raise :class:`StorageUnavailable`, an InfrastructureError, so the work is retried, not blamed on the model.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import shutil
@@ -22,9 +29,22 @@ from typing import Protocol
 
 from django.conf import settings
 
+from evaluators.core.types import InfrastructureError
 from evaluators.llm.types import ModelError
 
 CHUNK = 1024 * 1024
+#: a small archive (configs and tokenizer files compress well) may always unpack to this much
+EXPANSION_FLOOR = 64 * 1024 * 1024
+
+
+class StorageUnavailable(InfrastructureError):
+    """The weights cannot be fetched or unpacked for a reason of the site's (S3 unreachable or
+    refusing, the worker's disk full): try again later; it says nothing about the model."""
+
+
+def _missing(key: str) -> ModelError:
+    return ModelError("model_load", f"uploaded weights: the archive is no longer in storage (key {key!r}); "
+                                    "upload the weights again and register the model with the new upload")
 
 
 class PartStore(Protocol):
@@ -46,11 +66,13 @@ class S3PartStore:
 
     def __init__(self) -> None:
         import boto3
+        from botocore.config import Config
 
         options = settings.STORAGES["default"]["OPTIONS"]
         self.bucket = options["bucket_name"]
         self.client = boto3.client("s3", endpoint_url=options.get("endpoint_url"), region_name=options.get("region_name"),
-                                   aws_access_key_id=options.get("access_key"), aws_secret_access_key=options.get("secret_key"))
+                                   aws_access_key_id=options.get("access_key"), aws_secret_access_key=options.get("secret_key"),
+                                   config=Config(connect_timeout=10, read_timeout=120, retries={"max_attempts": 3, "mode": "standard"}))
 
     def begin(self, key: str) -> str:
         return self.client.create_multipart_upload(Bucket=self.bucket, Key=key)["UploadId"]
@@ -63,7 +85,17 @@ class S3PartStore:
             "Parts": [{"PartNumber": number, "ETag": etag} for number, etag in parts]})
 
     def download(self, key: str, destination: Path) -> None:
-        self.client.download_file(self.bucket, key, str(destination))
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            self.client.download_file(self.bucket, key, str(destination))
+        except ClientError as exc:
+            code = str(exc.response.get("Error", {}).get("Code", ""))
+            if code in ("404", "NoSuchKey", "NotFound"):
+                raise _missing(key) from None
+            raise StorageUnavailable(f"S3 refused to send the uploaded weights ({code or 'error'}: {exc})") from exc
+        except BotoCoreError as exc:
+            raise StorageUnavailable(f"S3 cannot be reached to fetch the uploaded weights: {exc}") from exc
 
 
 class LocalPartStore:
@@ -91,7 +123,10 @@ class LocalPartStore:
         partial.replace(self._path(key))
 
     def download(self, key: str, destination: Path) -> None:
-        shutil.copyfile(self._path(key), destination)
+        try:
+            shutil.copyfile(self._path(key), destination)
+        except FileNotFoundError:
+            raise _missing(key) from None
 
 
 def part_store() -> PartStore:
@@ -132,22 +167,43 @@ def fetch_weights(*, storage_key: str, sha256: str, store: PartStore | None = No
 
 
 def extract_safely(archive: Path, destination: Path) -> None:
-    """Extract regular files and directories only, refusing absolute paths, '..' and links."""
+    """Extract regular files and directories only, refusing absolute paths, '..', links, devices and
+    fifos, and an archive that would unpack to more than the settings allow. Every header is checked
+    before anything is written."""
     destination.mkdir(parents=True)
+    limit = min(settings.WEIGHTS_MAX_BYTES, max(int(archive.stat().st_size * settings.WEIGHTS_MAX_EXPANSION), EXPANSION_FLOOR))
     try:
         with tarfile.open(archive, "r:*") as tar:
-            members = tar.getmembers()
-            for member in members:
-                name = member.name
-                parts = Path(name).parts
-                if name.startswith(("/", "\\")) or ".." in parts or (parts and ":" in parts[0]):
-                    raise ModelError("model_load", f"uploaded weights: the archive entry {name!r} points outside the model directory")
-                if not (member.isfile() or member.isdir()):
-                    raise ModelError("model_load", f"uploaded weights: the archive entry {name!r} is a link or special file; "
-                                                   "only regular files and directories are accepted")
+            members: list[tarfile.TarInfo] = []
+            total = 0
+            for member in tar:  # headers only: tarfile skips the file data it does not extract
+                _check_member(member)
+                members.append(member)
+                total += member.size if member.isfile() else 0
+                if len(members) > settings.WEIGHTS_MAX_ENTRIES:
+                    raise ModelError("model_load", f"uploaded weights: the archive has more than {settings.WEIGHTS_MAX_ENTRIES} "
+                                                   "entries; a model directory has a few dozen files")
+                if total > limit:
+                    raise ModelError("model_load", f"uploaded weights: the archive unpacks to more than {limit} bytes (at most "
+                                                   f"{settings.WEIGHTS_MAX_EXPANSION:g} times the archive's {archive.stat().st_size} bytes or 64 MiB, "
+                                                   f"and at most {settings.WEIGHTS_MAX_BYTES} bytes); upload it uncompressed")
             tar.extractall(destination, members=members, filter="data")
-    except (tarfile.TarError, EOFError, OSError) as exc:
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise StorageUnavailable(f"the worker's disk is full while unpacking the uploaded weights: {exc}") from exc
         raise ModelError("model_load", f"uploaded weights: the archive cannot be read as tar: {exc}") from None
+    except (tarfile.TarError, EOFError) as exc:
+        raise ModelError("model_load", f"uploaded weights: the archive cannot be read as tar: {exc}") from None
+
+
+def _check_member(member: tarfile.TarInfo) -> None:
+    name = member.name
+    parts = Path(name).parts
+    if name.startswith(("/", "\\")) or ".." in parts or (parts and ":" in parts[0]):
+        raise ModelError("model_load", f"uploaded weights: the archive entry {name!r} points outside the model directory")
+    if not (member.isfile() or member.isdir()):
+        raise ModelError("model_load", f"uploaded weights: the archive entry {name!r} is a link or special file; "
+                                       "only regular files and directories are accepted")
 
 
 def model_dir_in(root: Path) -> Path:

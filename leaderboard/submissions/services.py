@@ -545,15 +545,14 @@ def generation_hand_to_scoring(*, run: EvaluationRun, data: bytes, count: int, e
     digest = hashlib.sha256(data).hexdigest()
     key = default_storage.save(f"predictions/generated/run-{run.pk}-{digest[:16]}.jsonl", ContentFile(data))
     line = f"generated {count} prediction(s) (sha256 {digest[:12]}); queued for scoring"
-    with transaction.atomic():
-        handed = EvaluationRun.objects.filter(pk=run.pk, phase=RunPhase.GENERATING, status=RunStatus.QUEUED).update(
-            phase=RunPhase.SCORING, predictions_key=key, queued_at=timezone.now(),
-            environment={**(run.environment or {}), "generation": environment},
-            log=Concat(F("log"), Value(f"[{timezone.now().strftime('%H:%M:%S')}] {line}\n")))
-        if not handed:
-            transaction.on_commit(lambda: default_storage.delete(key))
-            return False
-        _enqueue_on_commit(run)
+    handed = EvaluationRun.objects.filter(pk=run.pk, phase=RunPhase.GENERATING, status=RunStatus.QUEUED).update(
+        phase=RunPhase.SCORING, predictions_key=key, queued_at=timezone.now(),
+        environment={**(run.environment or {}), "generation": environment},
+        log=Concat(F("log"), Value(f"[{timezone.now().strftime('%H:%M:%S')}] {line}\n")))
+    if not handed:
+        transaction.on_commit(lambda: default_storage.delete(key))
+        return False
+    _enqueue_on_commit(run)  # one statement: sent once it commits (now, outside a transaction)
     return True
 
 

@@ -17,7 +17,7 @@ from tests.support.openai_server import OpenAIServer, Reply
 # generation runs both sides in threads with their own connections: they must see committed rows
 pytestmark = pytest.mark.django_db(transaction=True)
 
-KEY, KEY_REF = "sk-hosted-test-Kq81zz", "ARENA_TEST_SONAR_KEY"
+KEY, KEY_REF = "sk-hosted-test-Kq81zz", "ARENA_SECRET_TEST_SONAR_KEY"
 GOOD, BROKEN = "Sonarish-Pro-Hidden", "Sonarish-Cutoff-Hidden"
 CITATIONS = ["https://wiki.debian.org/Apt", "https://www.debian.org/doc/manuals/debian-reference/ch02.html"]
 

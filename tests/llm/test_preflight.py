@@ -123,3 +123,48 @@ def test_endpoint_that_does_not_list_models_is_checked_by_a_chat():
     with OpenAIServer(lambda req: Reply(status=404, error={"message": "no such model"}), models=[]) as server:
         report = preflight_endpoint(Endpoint(server.base_url, "test-model"))
     assert fields(report) == ["model"] and "not found on" in report.problems[0][1]
+
+
+def safetensors_with_header(path: Path, header: bytes) -> None:
+    path.write_bytes(len(header).to_bytes(8, "little") + header)
+
+
+@pytest.mark.parametrize("case, field_name, message", [
+    ("config is a list", "config", "must be a JSON object ({...}), but it is a JSON list"),
+    ("hidden_size is a string", "config", "expected int, got str"),
+    ("config is not JSON", "config", "config.json is not valid JSON"),
+    ("auto_map is a number", "config", "needs remote code"),
+    ("tokenizer files are garbage", "tokenizer", "the tokenizer does not load"),
+    ("safetensors header is garbage", "weights", "is not a valid safetensors file"),
+    ("safetensors header is a list", "weights", "its header is a JSON list"),
+    ("a tensor's shape holds a string", "weights", "a shape is a list of non-negative integers"),
+    ("a tensor's offsets are reversed", "weights", "0 <= start <= end"),
+    ("safetensors file is 3 bytes", "weights", "shorter than a safetensors header"),
+])
+def test_malformed_files_are_refusals_never_exceptions(model_copy: Path, case: str, field_name: str, message: str):
+    config = model_copy / "config.json"
+    weights = model_copy / "model.safetensors"
+    if case == "config is a list":
+        config.write_text("[1, 2]")
+    elif case == "hidden_size is a string":
+        edit_json(config, hidden_size="x")
+    elif case == "config is not JSON":
+        config.write_text("{nope")
+    elif case == "auto_map is a number":
+        edit_json(config, auto_map=5)
+    elif case == "tokenizer files are garbage":
+        for name in ("tokenizer.json", "tokenizer_config.json"):
+            (model_copy / name).write_bytes(b"\x00garbage{")
+    elif case == "safetensors header is garbage":
+        safetensors_with_header(weights, b"[1,2,3,4,5")
+    elif case == "safetensors header is a list":
+        safetensors_with_header(weights, b"[1, 2]")
+    elif case == "a tensor's shape holds a string":
+        safetensors_with_header(weights, json.dumps({"w": {"dtype": "F32", "shape": ["x"], "data_offsets": [0, 4]}}).encode())
+    elif case == "a tensor's offsets are reversed":
+        safetensors_with_header(weights, json.dumps({"w": {"dtype": "F32", "shape": [1], "data_offsets": [8, 4]}}).encode())
+    elif case == "safetensors file is 3 bytes":
+        weights.write_bytes(b"abc")
+    report = preflight_weights(model_copy)
+    assert not report.ok
+    assert field_name in fields(report) and message in dict(report.problems)[field_name], report.problems
