@@ -190,6 +190,10 @@ MODEL_SERVER = os.environ.get("LEADERBOARD_MODEL_SERVER", "transformers")
 MODEL_SERVER_START_TIMEOUT = float(os.environ.get("LEADERBOARD_MODEL_SERVER_START_TIMEOUT", "600"))
 GENERATION_CONCURRENCY = int(os.environ.get("LEADERBOARD_GENERATION_CONCURRENCY", "8"))
 GENERATION_REQUEST_TIMEOUT = float(os.environ.get("LEADERBOARD_GENERATION_REQUEST_TIMEOUT", "600"))
+# A generation job's wall clock (checked by the job itself: a GPU worker's solo pool ignores Celery's
+# time limits) and how many single requests of a job may time out before the server counts as hung.
+GENERATION_TIME_LIMIT = float(os.environ.get("LEADERBOARD_GENERATION_TIME_LIMIT", str(RUN_SOFT_TIME_LIMIT)))
+GENERATION_MAX_TIMEOUTS = int(os.environ.get("LEADERBOARD_GENERATION_MAX_TIMEOUTS", "3"))
 # Fernet key for endpoint API keys at rest; derived from SECRET_KEY when not set.
 SECRETS_KEY = os.environ.get("LEADERBOARD_SECRETS_KEY", "")
 UPLOAD_PART_BYTES = int(os.environ.get("LEADERBOARD_UPLOAD_PART_BYTES", str(16 * 1024 * 1024)))

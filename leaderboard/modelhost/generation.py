@@ -44,8 +44,29 @@ log = logging.getLogger(__name__)
 
 FAILURE_OF = {"model_load": FailureKind.MODEL_LOAD, "out_of_memory": FailureKind.OUT_OF_MEMORY, "timeout": FailureKind.TIMEOUT,
               "endpoint": FailureKind.ENDPOINT_ERROR, "output": FailureKind.ENDPOINT_ERROR}
-#: errors of one request that end the job (the rest are bad answers, scored as wrong)
-FATAL_KINDS = {"model_load", "out_of_memory", "endpoint", "timeout"}
+#: HTTP statuses with which an endpoint refuses one request (a prompt over the context length, a
+#: request this model cannot take): that answer is empty and scores as wrong; the job goes on
+REQUEST_REFUSED = {400, 413, 422}
+
+
+class _Fatality:
+    """Which failed requests end the job. A model that does not load or runs out of memory, a wrong
+    key, a missing model, an endpoint that stays down or a dead server end it; a request the endpoint
+    refuses on its own (REQUEST_REFUSED) and a single request that times out are bad answers, until
+    more than GENERATION_MAX_TIMEOUTS requests of the job have timed out (then the server is hung)."""
+
+    def __init__(self) -> None:
+        self.timeouts = 0
+
+    def __call__(self, error: ModelError) -> bool:
+        if error.kind in ("model_load", "out_of_memory"):
+            return True
+        if error.kind == "endpoint":
+            return error.status not in REQUEST_REFUSED
+        if error.kind == "timeout":
+            self.timeouts += 1
+            return self.timeouts > settings.GENERATION_MAX_TIMEOUTS
+        return False  # "output": an answer that does not satisfy its constraint
 #: answers stored per INSERT (or whatever arrived within a second); a crash re-asks at most these on resume
 FLUSH_EVERY = 32
 #: seconds between progress UPDATEs while answers arrive
@@ -169,6 +190,7 @@ def _generate(claim: services.Claim, heartbeat: _Heartbeat) -> int:
         announce()
     usage = [0, 0]
     handed = 0
+    limits = _Limits(deadline=time.monotonic() + settings.GENERATION_TIME_LIMIT, fatal=_Fatality())
     with model_access(model, job_id=job.pk) as access:
         environment = {**access.environment, "generation_settings": job.submission.generation_settings or {}}
 
@@ -181,7 +203,7 @@ def _generate(claim: services.Claim, heartbeat: _Heartbeat) -> int:
         on_started: Any = started
         while plans:
             plan = plans.pop(0)
-            _send_all(access, plan, claim, heartbeat, progress, usage, on_started)
+            _send_all(access, plan, claim, heartbeat, progress, usage, limits, on_started)
             on_started = None
             environment["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1]}
             if services.generation_hand_to_scoring(run=plan.run, data=_predictions_jsonl(plan),
@@ -197,12 +219,21 @@ def _generate(claim: services.Claim, heartbeat: _Heartbeat) -> int:
     return handed
 
 
+@dataclass
+class _Limits:
+    """The job's wall-clock deadline (enforced here: a GPU worker's solo pool ignores Celery's time
+    limits) and the rule for which failed requests end it."""
+
+    deadline: float
+    fatal: _Fatality
+
+
 def _send_all(access: ModelAccess, plan: _RunPlan, claim: services.Claim, heartbeat: _Heartbeat, progress: _Progress,
-              usage: list[int], on_started: Any = None) -> None:
+              usage: list[int], limits: _Limits, on_started: Any = None) -> None:
     """Send a run's pending requests, storing answers from this (the Celery) thread as they arrive.
     A fatal error from a self-hosted server that died restarts it once and sends what is left."""
     for restart in range(2):
-        fatal = _send_once(access, plan, heartbeat, progress, usage, on_started)
+        fatal = _send_once(access, plan, heartbeat, progress, usage, limits, on_started)
         on_started = None
         if heartbeat.lost.is_set():
             raise LeaseLost()
@@ -226,7 +257,7 @@ def _still_pending(plan: _RunPlan) -> list[ModelRequest]:
 
 
 def _send_once(access: ModelAccess, plan: _RunPlan, heartbeat: _Heartbeat, progress: _Progress, usage: list[int],
-               on_started: Any = None) -> ModelError | None:
+               limits: _Limits, on_started: Any = None) -> ModelError | None:
     """One pass of chat_many over the plan's pending requests, in a sender thread; this thread calls
     ``on_started`` once the first requests are out, then stores the answers in batches."""
     results: queue.Queue[tuple[ModelRequest, ChatResult | ModelError] | None] = queue.Queue()
@@ -268,11 +299,15 @@ def _send_once(access: ModelAccess, plan: _RunPlan, heartbeat: _Heartbeat, progr
                 entry = ...
             if heartbeat.lost.is_set():
                 stop.set()
+            if time.monotonic() > limits.deadline and not fatal:
+                fatal.append(ModelError("timeout", f"generation exceeded its time limit of {settings.GENERATION_TIME_LIMIT:g} s "
+                                                   f"({progress.done} of {progress.total} requests answered); the model server was stopped"))
+                stop.set()
             if entry is None:
                 break
             if entry is not ...:
                 request, outcome = entry
-                if isinstance(outcome, ModelError) and outcome.kind in FATAL_KINDS:
+                if isinstance(outcome, ModelError) and limits.fatal(outcome):
                     if not fatal:
                         fatal.append(outcome)
                     stop.set()
