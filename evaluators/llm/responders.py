@@ -135,6 +135,18 @@ def _failed(message: str, *, searches: Sequence[SearchCall] = (), started: float
                   finish_reason="error", latency_s=time.monotonic() - started, usage=usage, error=message)
 
 
+def _begin(messages: Sequence[Message], citation_style: str) -> tuple[float, list[Message], Answer | None]:
+    """Start answering a turn: the clock, the conversation, and a failed Answer when the
+    conversation does not end with a user prompt."""
+    started = time.monotonic()
+    citations.check_style(citation_style)
+    conversation = _conversation(messages)
+    if not conversation or conversation[-1]["role"] != "user":
+        return started, conversation, _failed("the conversation does not end with a user prompt", started=started,
+                                              citation_style=citation_style)
+    return started, conversation, None
+
+
 # --- extractive (no model) ------------------------------------------------------------------------
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])|\n+")
@@ -322,12 +334,9 @@ class SearchToolResponder:
 
     def respond(self, messages: Sequence[Message], *, on_delta: DeltaCallback | None = None,
                 citation_style: str = "standardized") -> Answer:
-        started = time.monotonic()
-        citations.check_style(citation_style)
-        conversation = _conversation(messages)
-        if not conversation or conversation[-1]["role"] != "user":
-            return _failed("the conversation does not end with a user prompt", started=started,
-                           citation_style=citation_style)
+        started, conversation, refused = _begin(messages, citation_style)
+        if refused is not None:
+            return refused
         usages: list[Usage] = []
         query = self._query(messages, usages)
         call = self.backend.search(query, limit=self.max_sources)
@@ -380,12 +389,9 @@ class HostedSearchResponder:
 
     def respond(self, messages: Sequence[Message], *, on_delta: DeltaCallback | None = None,
                 citation_style: str = "standardized") -> Answer:
-        started = time.monotonic()
-        citations.check_style(citation_style)
-        conversation = _conversation(messages)
-        if not conversation or conversation[-1]["role"] != "user":
-            return _failed("the conversation does not end with a user prompt", started=started,
-                           citation_style=citation_style)
+        started, conversation, refused = _begin(messages, citation_style)
+        if refused is not None:
+            return refused
         # Perplexity's markers can be renumbered as they stream; the others' citations come at the end.
         normalize = ((lambda t: citations.normalize_numbered(t, _ANY_NUMBER, citation_style=citation_style)[0])
                      if self.style == "perplexity" else None)

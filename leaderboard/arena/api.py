@@ -3,6 +3,8 @@ latest ratings, download the votes. Voting needs no account: the voter is the se
 user); writes from a session must carry its CSRF token, as the pages' forms do."""
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.authentication import SessionAuthentication
@@ -127,23 +129,23 @@ class BattleViewSet(viewsets.ViewSet):
     @extend_schema(request=PromptSerializer, responses={201: BattleStateSerializer})
     @action(detail=True, methods=["post"])
     def turns(self, request: Request, public_id: str | None = None) -> Response:
-        battle = self._battle(str(public_id))
-        data = PromptSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            services.turn_add(battle=battle, prompt=data.validated_data["prompt"], voter=voter_of(request._request))
-        except services.ArenaRefused as exc:
-            return _refused(exc)
-        return self._state(battle, status.HTTP_201_CREATED)
+        return self._act(request, public_id, PromptSerializer,
+                         lambda battle, data, voter: services.turn_add(battle=battle, prompt=data["prompt"], voter=voter))
 
     @extend_schema(request=VoteSerializer, responses={201: BattleStateSerializer})
     @action(detail=True, methods=["post"])
     def vote(self, request: Request, public_id: str | None = None) -> Response:
+        return self._act(request, public_id, VoteSerializer,
+                         lambda battle, data, voter: services.vote_cast(battle=battle, winner=data["winner"], voter=voter))
+
+    def _act(self, request: Request, public_id: str | None, serializer: type, act: Any) -> Response:
+        """Validate the body, call the service as this voter, answer with the battle's new state
+        (or the service's refusal)."""
         battle = self._battle(str(public_id))
-        data = VoteSerializer(data=request.data)
+        data = serializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            services.vote_cast(battle=battle, winner=data.validated_data["winner"], voter=voter_of(request._request))
+            act(battle, data.validated_data, voter_of(request._request))
         except services.ArenaRefused as exc:
             return _refused(exc)
         return self._state(battle, status.HTTP_201_CREATED)
