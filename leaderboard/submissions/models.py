@@ -59,11 +59,11 @@ class RunPhase(models.TextChoices):
     SCORING = "scoring", "Scoring"
 
 
-class EvaluationRun(models.Model):
-    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="runs")
-    benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="runs")
-    dataset_version = models.ForeignKey(DatasetVersion, on_delete=models.PROTECT, related_name="runs")
-    queue = models.CharField(max_length=40, default="cpu")
+class LeasedWork(models.Model):
+    """What a run and a generation job share: a status, a classified failure, and a lease (token,
+    expiry, heartbeat, worker) that a worker claims with a compare-and-set and keeps alive, so a
+    redelivered message does nothing and a dead worker's work is re-queued up to ``max_attempts``."""
+
     status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True)
     failure_kind = models.CharField(max_length=20, choices=FailureKind.choices, blank=True)
     failure_message = models.TextField(blank=True)
@@ -73,22 +73,36 @@ class EvaluationRun(models.Model):
     lease_expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True)
+    environment = models.JSONField(default=dict, blank=True, help_text="Versions and settings the results depend on.")
+    log = models.TextField(blank=True)
+    queued_at = models.DateTimeField(default=timezone.now, help_text="When its message was last sent to the queue.")
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in FINISHED
+
+
+class EvaluationRun(LeasedWork):
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="runs")
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="runs")
+    dataset_version = models.ForeignKey(DatasetVersion, on_delete=models.PROTECT, related_name="runs")
+    queue = models.CharField(max_length=40, default="cpu")
     items_total = models.PositiveIntegerField(default=0)
     items_done = models.PositiveIntegerField(default=0)
     evaluator_key = models.CharField(max_length=60)
     evaluator_version = models.CharField(max_length=64, blank=True)
     evaluator_settings = models.JSONField(default=dict, blank=True)
-    environment = models.JSONField(default=dict, blank=True, help_text="Library, toolchain and GPU versions.")
-    log = models.TextField(blank=True)
     phase = models.CharField(max_length=12, choices=RunPhase.choices, default=RunPhase.NONE, blank=True)
     predictions_key = models.CharField(max_length=300, blank=True, help_text="Generated predictions in storage; '' = the submission's file.")
     quota_charged = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    queued_at = models.DateTimeField(default=timezone.now, help_text="When its message was last sent to the queue.")
-    started_at = models.DateTimeField(null=True, blank=True)
     progress_started_at = models.DateTimeField(null=True, blank=True, help_text="Start of the current attempt, for the rate.")
     progress_started_done = models.PositiveIntegerField(default=0)
-    finished_at = models.DateTimeField(null=True, blank=True)
     rerun_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reruns")
 
     class Meta:
@@ -97,10 +111,6 @@ class EvaluationRun(models.Model):
 
     def __str__(self) -> str:
         return f"run #{self.pk} {self.benchmark.slug} ({self.status})"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in FINISHED
 
 
 class ItemResult(models.Model):
@@ -176,36 +186,19 @@ class RunChunk(models.Model):
         constraints = [models.UniqueConstraint(fields=["run", "index"], name="one_chunk_per_index")]
 
 
-class GenerationJob(models.Model):
+class GenerationJob(LeasedWork):
     """One model load per submission: a worker on ``queue`` claims it (lease like a run's), serves or
     reaches the model once, generates the outputs of every run of the submission, then hands each
-    run to scoring. Its progress counts requests (item x sample) over all its runs."""
+    run to scoring. Its progress counts requests (item x sample) over all its runs; its environment
+    holds the server kind and version, the model's revision or sha256, the settings and the usage."""
 
     submission = models.OneToOneField(Submission, on_delete=models.CASCADE, related_name="generation")
     queue = models.CharField(max_length=40)
-    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True)
-    failure_kind = models.CharField(max_length=20, choices=FailureKind.choices, blank=True)
-    failure_message = models.TextField(blank=True)
-    attempt = models.PositiveSmallIntegerField(default=0)
-    max_attempts = models.PositiveSmallIntegerField(default=3)
-    lease_token = models.UUIDField(null=True, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    worker = models.CharField(max_length=200, blank=True)
     requests_total = models.PositiveIntegerField(default=0)
     requests_done = models.PositiveIntegerField(default=0)
-    environment = models.JSONField(default=dict, blank=True, help_text="Server kind and version, model revision/sha256, settings, usage.")
-    log = models.TextField(blank=True)
-    queued_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"generation for submission #{self.submission_id} ({self.status})"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in FINISHED
 
 
 class GeneratedOutput(models.Model):
