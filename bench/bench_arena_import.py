@@ -16,6 +16,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from bench.common import recreate_database  # noqa: E402
+
 DB = "leaderboard_bench_import"
 CONVERSATIONS = int(os.environ.get("BENCH_CONVERSATIONS", "24069"))
 MODELS = [f"model-{i}" for i in range(12)]
@@ -54,11 +58,7 @@ def timed(*command: str) -> tuple[float, str]:
 
 
 def main() -> None:
-    import psycopg
-
-    with psycopg.connect("postgres://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB}")
+    recreate_database(DB)
     python = str(REPO / ".venv" / "bin" / "python")
     subprocess.run([python, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=ENV, check=True)
     path = REPO / "var" / "bench-import" / "conversations.jsonl"

@@ -29,6 +29,8 @@ from urllib.parse import urlsplit
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.common import recreate_database  # noqa: E402
+
 from evaluators.core.types import ModelRequest  # noqa: E402
 from evaluators.llm.client import ChatClient  # noqa: E402
 from evaluators.llm.types import Endpoint  # noqa: E402
@@ -126,8 +128,6 @@ BENCH_DB = "leaderboard_bench_client"
 
 def worker_setup() -> None:
     """A fresh bench database with the Multi-LCB sample dataset (360 items), Django set up."""
-    import psycopg
-
     os.environ["DATABASE_URL"] = f"postgres://postgres@127.0.0.1:5432/{BENCH_DB}"
     os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/13")
     os.environ["LEADERBOARD_VAR_DIR"] = str(REPO / "var" / "bench-client")
@@ -136,9 +136,7 @@ def worker_setup() -> None:
     os.environ["LEADERBOARD_ALLOW_PRIVATE_ENDPOINTS"] = "1"  # the scripted server listens on 127.0.0.1
     os.environ.setdefault("DJANGO_DEBUG", "0")
     os.environ["DJANGO_SETTINGS_MODULE"] = "leaderboard.settings"
-    with psycopg.connect("postgres://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DB}")
+    recreate_database(BENCH_DB)
     import django
 
     django.setup()

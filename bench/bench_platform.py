@@ -17,25 +17,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from bench.common import percentile, recreate_database  # noqa: E402
 BENCH_DB = "leaderboard_bench"
 os.environ.setdefault("DATABASE_URL", f"postgres://postgres@127.0.0.1:5432/{BENCH_DB}")
 os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/13")
 os.environ.setdefault("LEADERBOARD_VAR_DIR", str(REPO / "var" / "bench"))
 os.environ.setdefault("DJANGO_DEBUG", "0")
 os.environ["DJANGO_SETTINGS_MODULE"] = "leaderboard.settings"
-
-
-def recreate_database() -> None:
-    import psycopg
-
-    with psycopg.connect("postgres://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DB}")
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 def timed(client, url: str, rounds: int) -> dict:
@@ -174,7 +163,7 @@ def bench_pipeline(results: dict) -> None:
 
 def main() -> None:
     only = sys.argv[1:]
-    recreate_database()
+    recreate_database(BENCH_DB)
     import django
 
     django.setup()

@@ -25,6 +25,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from bench.common import percentile, recreate_database  # noqa: E402
 BENCH_DB = "leaderboard_bench_votes"
 ENV = {
     "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{BENCH_DB}", "CELERY_BROKER_URL": "redis://127.0.0.1:6379/12",
@@ -42,19 +44,6 @@ TRIVIAL_PER_CLIENT = int(os.environ.get("BENCH_TRIVIAL_PER_CLIENT", "200"))
 WARMUP_VOTES = int(os.environ.get("BENCH_WARMUP_VOTES", "5"))
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
 GUNICORN = ["--workers", os.environ.get("BENCH_WORKERS", "2"), "--threads", os.environ.get("BENCH_THREADS", "8"), "--worker-class", "gthread"]
-
-
-def recreate_database() -> None:
-    import psycopg
-
-    with psycopg.connect("postgres://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DB}")
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 def prepare() -> list[dict]:
@@ -148,7 +137,7 @@ def run_once() -> dict:
         from django.db import connections
 
         connections.close_all()  # the previous run's connection to the database about to be dropped
-    recreate_database()
+    recreate_database(BENCH_DB)
     clients = prepare()
     port = free_port()
     server = subprocess.Popen([str(REPO / ".venv" / "bin" / "gunicorn"), "leaderboard.wsgi:application", "--bind", f"127.0.0.1:{port}",
