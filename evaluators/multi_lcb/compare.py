@@ -1,10 +1,14 @@
 """Output comparison for Multi-LCB: decides whether a program's stdout matches a test's expected output.
 
-The rule is the one in docs/benchmarks/multi-lcb.md: strip the whole output, split it into lines,
-strip each line; the line counts must agree and every line must match, where two lines match when
-they are equal, or equal once ``True``/``true`` and ``False``/``false`` are treated alike, or when
-every whitespace-separated token of both lines is a finite number and corresponding numbers agree
-within an absolute 1e-5 (integers are compared exactly, so huge integers are never rounded).
+The rule, its reasons and a table of edge cases are in docs/multi-lcb-output-comparison.md (the table
+is checked by tests/multi_lcb/test_compare.py). In short, it is Multi-LCB's rule made exact: strip the
+whole output, split it on newlines, strip each line; the line counts must agree and every line must
+match, where two lines match when they are equal, or when each is exactly ``True``/``true`` (or
+``False``/``false``), or when both are the same number of whitespace-separated tokens that all parse
+as decimal numbers (Python's ``Decimal`` syntax, NaN excluded) and agree pairwise within an absolute
+1e-5. Multi-LCB converts the numbers to floats before that check, so ``1e20`` and
+``100000000000000000001`` agree there; here the difference is computed in decimal arithmetic, so an
+integer is never rounded.
 
 For functional (LeetCode-style) tests, whose expected output is one JSON value, ``outputs_match``
 additionally accepts output that parses to the same JSON value (so ``[1,2]`` matches ``[1, 2]``);
@@ -13,53 +17,60 @@ this only ever accepts more, never less, than the line rule.
 from __future__ import annotations
 
 import json
-import math
-import re
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
-ABSOLUTE_TOLERANCE = 1e-5
-
-_INT_RE = re.compile(r"[+-]?\d+\Z")
-_NUMBER_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
-_BOOL_CANON = {"True": "true", "true": "true", "False": "false", "false": "false"}
+ABSOLUTE_TOLERANCE = Decimal("1e-5")
+#: digits of precision beyond which the difference of two numbers is rounded up (away from zero)
+#: instead of computed exactly: only tokens whose magnitudes lie more than 4,096 decimal places apart
+#: (such as ``1e9999`` against ``1``) reach it, and rounding up can only turn a match within a
+#: 10**-4096 relative hair of the tolerance into a mismatch
+EXACT_DIGITS = 4096
+_BOOL_ALIASES: tuple[frozenset[str], ...] = (frozenset({"True", "true"}), frozenset({"False", "false"}))
 
 
 def normalize_lines(text: str) -> list[str]:
-    """Strip the whole text, split it into lines and strip each line."""
+    """Strip the whole text, split it on newlines and strip each line (LiveCodeBench's rule: only
+    ``\\n`` ends a line, so a form feed or U+2028 inside a line stays part of it)."""
     stripped = text.strip()
     if not stripped:
         return []
-    return [line.strip() for line in stripped.splitlines()]
+    return [line.strip() for line in stripped.split("\n")]
 
 
-def _canonical_int(token: str) -> str:
-    sign = "-" if token.startswith("-") else ""
-    digits = token.lstrip("+-").lstrip("0") or "0"
-    return ("" if digits == "0" else sign) + digits
-
-
-def _as_float(token: str) -> float | None:
-    """The token's value if it is a plain finite decimal number (no NaN, inf, underscores or hex)."""
-    if not _NUMBER_RE.match(token):
-        return None
+def parse_number(token: str) -> Decimal | None:
+    """The token's value if it is a decimal number (``12``, ``-0.5``, ``1e-9``, ``1_000``, ``inf``;
+    not NaN, not hex), else None."""
     try:
-        value = float(token)
-    except (ValueError, OverflowError):
+        value = Decimal(token)
+    except (InvalidOperation, ValueError):
         return None
-    return value if math.isfinite(value) else None
+    return None if value.is_nan() else value
 
 
-def tokens_match_numerically(actual: list[str], expected: list[str], tolerance: float = ABSOLUTE_TOLERANCE) -> bool:
+def numbers_close(a: Decimal, b: Decimal, tolerance: Decimal = ABSOLUTE_TOLERANCE) -> bool:
+    """Whether ``|a - b| <= tolerance``, computed without rounding (see EXACT_DIGITS)."""
+    if a == b:
+        return True
+    if a.is_infinite() or b.is_infinite():
+        return False
+    exponent_a, exponent_b = a.as_tuple().exponent, b.as_tuple().exponent
+    assert isinstance(exponent_a, int) and isinstance(exponent_b, int)  # finite numbers
+    top = max(a.adjusted(), b.adjusted(), tolerance.adjusted())
+    bottom = min(exponent_a, exponent_b)
+    context = Context(prec=max(1, min(top - bottom + 2, EXACT_DIGITS)), rounding=ROUND_UP,
+                      Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[])
+    return context.subtract(a, b).copy_abs() <= tolerance
+
+
+def tokens_match_numerically(actual: list[str], expected: list[str],
+                             tolerance: Decimal = ABSOLUTE_TOLERANCE) -> bool:
     """True when both token lists have the same length, all tokens are numbers and they agree."""
     if len(actual) != len(expected) or not expected:
         return False
     for got, want in zip(actual, expected):
-        if _INT_RE.match(got) and _INT_RE.match(want):
-            if _canonical_int(got) != _canonical_int(want):
-                return False
-            continue
-        a, b = _as_float(got), _as_float(want)
-        if a is None or b is None or abs(a - b) > tolerance:
+        a, b = parse_number(got), parse_number(want)
+        if a is None or b is None or not numbers_close(a, b, tolerance):
             return False
     return True
 
@@ -68,11 +79,9 @@ def lines_match(actual: str, expected: str) -> bool:
     """Whether one stripped output line matches one stripped expected line."""
     if actual == expected:
         return True
-    got, want = actual.split(), expected.split()
-    if len(got) == len(want) and got and all(g in _BOOL_CANON for g in got) and all(w in _BOOL_CANON for w in want):
-        if [_BOOL_CANON[g] for g in got] == [_BOOL_CANON[w] for w in want]:
-            return True
-    return tokens_match_numerically(got, want)
+    if any(actual in alias and expected in alias for alias in _BOOL_ALIASES):
+        return True
+    return tokens_match_numerically(actual.split(), expected.split())
 
 
 def first_mismatch(actual: str, expected: str) -> str | None:
@@ -86,13 +95,11 @@ def first_mismatch(actual: str, expected: str) -> str | None:
     return None
 
 
-def _json_equal(a: Any, b: Any, tolerance: float) -> bool:
+def _json_equal(a: Any, b: Any, tolerance: Decimal) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, int) and isinstance(b, int):
-        return a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= tolerance
+    if isinstance(a, Decimal) and isinstance(b, Decimal):
+        return numbers_close(a, b, tolerance)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_json_equal(x, y, tolerance) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
@@ -100,12 +107,15 @@ def _json_equal(a: Any, b: Any, tolerance: float) -> bool:
     return type(a) is type(b) and a == b
 
 
-def json_values_match(actual: str, expected: str, tolerance: float = ABSOLUTE_TOLERANCE) -> bool:
-    """Whether both texts parse as single JSON values that are equal (numbers within tolerance)."""
+def json_values_match(actual: str, expected: str, tolerance: Decimal = ABSOLUTE_TOLERANCE) -> bool:
+    """Whether both texts parse as single JSON values that are equal (numbers within tolerance, in
+    decimal arithmetic like the line rule)."""
     try:
-        got = json.loads(actual.strip(), parse_constant=_reject_constant)
-        want = json.loads(expected.strip(), parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
+        got = json.loads(actual.strip(), parse_constant=_reject_constant, parse_float=Decimal,
+                         parse_int=Decimal)
+        want = json.loads(expected.strip(), parse_constant=_reject_constant, parse_float=Decimal,
+                          parse_int=Decimal)
+    except (ValueError, RecursionError, InvalidOperation):
         return False
     return _json_equal(got, want, tolerance)
 

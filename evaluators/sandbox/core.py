@@ -19,6 +19,7 @@ import atexit
 import ctypes
 import itertools
 import os
+import re
 import resource
 import selectors
 import secrets
@@ -29,6 +30,7 @@ import tempfile
 import threading
 import time
 import uuid
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +49,10 @@ CGROUP_NAME: str = "llm-sandbox"
 UID_BASE: int = 200_000
 UID_POOL: int = 50_000
 BWRAP: str = "/usr/bin/bwrap"
+#: where, inside the sandbox's private staging mount namespace (root only), the toolchains and the
+#: sandbox's base directory are bound, so that bubblewrap, running as an unprivileged uid, reaches
+#: them whatever the permissions of their real parent directories (see _StagingNamespace)
+STAGE_CANDIDATES: tuple[Path, ...] = (Path("/run/leaderboard-sandbox"), Path("/tmp/.leaderboard-sandbox"))
 
 _ETC_BINDS: tuple[str, ...] = (
     "/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
@@ -54,6 +60,18 @@ _ETC_BINDS: tuple[str, ...] = (
     "/etc/localtime", "/etc/nsswitch.conf", "/etc/ruby", "/etc/gemrc", "/etc/scala",
     "/etc/kotlin", "/etc/npmrc", "/etc/host.conf",
 )
+
+
+#: bwrap's message when a bind source cannot be opened: the path and the system's reason
+_BWRAP_UNREACHABLE = re.compile(r"Can't find source path (.+?): (.+)$", re.MULTILINE)
+#: fragments of bwrap's messages when the kernel refuses it namespaces
+_BWRAP_USERNS_MARKERS: tuple[str, ...] = (
+    "No permissions to create new namespace", "Creating new namespace failed", "setting up uid map",
+    "unprivileged_userns_clone", "max_user_namespaces", "Operation not permitted")
+
+
+#: exit status of the probe when the sandbox's uid cannot read the toolchains
+_UNREADABLE = 97
 
 
 class SandboxUnavailable(InfrastructureError):
@@ -114,15 +132,20 @@ class _Raw:
 
 
 class _CGroup:
-    """A per-run cgroup v1 pair (memory + pids)."""
+    """A per-run cgroup v1 set: memory and pids (the limits), and cpuacct where the host has it (the
+    CPU the program really used, counted for every process of the run, even those killed before
+    anyone reaped them)."""
 
-    def __init__(self, mem_root: Path, pids_root: Path, limits: Limits) -> None:
+    def __init__(self, mem_root: Path, pids_root: Path, cpu_root: Path | None, limits: Limits) -> None:
         name = "r" + uuid.uuid4().hex[:16]
         self.mem = mem_root / name
         self.pids = pids_root / name
+        self.cpu: Path | None = cpu_root / name if cpu_root is not None else None
         self.mem.mkdir()
         try:
             self.pids.mkdir()
+            if self.cpu is not None:
+                self.cpu.mkdir()
             limit = limits.memory_mb * 1024 * 1024
             _write(self.mem / "memory.limit_in_bytes", str(limit))
             memsw = self.mem / "memory.memsw.limit_in_bytes"
@@ -144,6 +167,20 @@ class _CGroup:
         except (OSError, ValueError):
             return False
 
+    @property
+    def procs_files(self) -> tuple[str, ...]:
+        groups = (self.mem, self.pids) + ((self.cpu,) if self.cpu is not None else ())
+        return tuple(str(group / "cgroup.procs") for group in groups)
+
+    def cpu_seconds(self) -> float | None:
+        """User plus system CPU of every process that ran in the group (read before destroy)."""
+        if self.cpu is None:
+            return None
+        try:
+            return int((self.cpu / "cpuacct.usage").read_text()) / 1e9
+        except (OSError, ValueError):
+            return None
+
     def kill_all(self) -> None:
         deadline = time.monotonic() + 0.5
         delay = 0.0005
@@ -161,7 +198,7 @@ class _CGroup:
 
     def destroy(self) -> None:
         self.kill_all()
-        for path in (self.mem, self.pids):
+        for path in (self.mem, self.pids) + ((self.cpu,) if self.cpu is not None else ()):
             delay = 0.0005
             for _ in range(120):
                 try:
@@ -207,6 +244,10 @@ def _decode(data: bytes) -> str:
 # ---------------------------------------------------------------------- low-level process setup
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _CLONE_NEWNET = 0x40000000
+_CLONE_NEWNS = 0x00020000
+_MS_BIND = 4096
+_MS_REC = 16384
+_MS_PRIVATE = 1 << 18
 _PR_CAPBSET_DROP = 24
 _PR_CAP_AMBIENT = 47
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
@@ -235,15 +276,16 @@ def _check(ret: int) -> None:
         raise OSError(err, os.strerror(err))
 
 
-def _make_preexec(*, netns_fd: int | None, cgroup_procs: tuple[str, ...],
+def _make_preexec(*, netns_fd: int | None, mntns_fd: int | None, cgroup_procs: tuple[str, ...],
                   rlimits: tuple[tuple[int, tuple[int, int]], ...],
                   uid: int | None) -> Callable[[], None]:
     """The child's setup between fork and ``exec bwrap`` (replaces the old sh/prlimit/setpriv chain).
 
     Runs in the forked child only, so it calls nothing but pre-bound system-call wrappers (no
     imports, no logging, no locks); any failure raises, and subprocess then refuses to exec.
-    Order: join the run's cgroups and the pooled empty network namespace while still root,
-    set the rlimits, then drop the capability bounding set, groups, gid and uid, and finally
+    Order: join the run's cgroups, the pooled empty network namespace and the staging mount
+    namespace (see _StagingNamespace) while still root, set the rlimits and a umask that leaves
+    compiled programs readable by the (different) uid that runs them, then drop the capability bounding set, groups, gid and uid, and finally
     clear every remaining capability set (what ``setpriv --clear-groups --inh-caps=-all
     --bounding-set=-all`` did).
     """
@@ -254,7 +296,7 @@ def _make_preexec(*, netns_fd: int | None, cgroup_procs: tuple[str, ...],
     caps = range(_cap_last() + 1)
     header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
     no_caps = (_CapData * 2)()
-    os_open, os_write, os_close, getpid = os.open, os.write, os.close, os.getpid
+    os_open, os_write, os_close, getpid, os_umask = os.open, os.write, os.close, os.getpid, os.umask
 
     def preexec() -> None:
         pid = str(getpid()).encode()
@@ -266,6 +308,9 @@ def _make_preexec(*, netns_fd: int | None, cgroup_procs: tuple[str, ...],
                 os_close(fd)
         if netns_fd is not None:
             _check(libc_setns(netns_fd, _CLONE_NEWNET))
+        if mntns_fd is not None:
+            _check(libc_setns(mntns_fd, _CLONE_NEWNS))
+        os_umask(0o022)
         for which, value in rlimits:
             setrlimit(which, value)
         if uid is not None:
@@ -352,6 +397,78 @@ class _NetnsPool:
         return len(self._all)
 
 
+class _StagingNamespace:
+    """A private mount namespace, made once per Sandbox (root only), that every run's bwrap starts in.
+
+    Programs run as an unprivileged host uid, and bubblewrap resolves every bind source as that uid:
+    a checkout under ``/root`` or a ``mktemp -d`` directory (mode 0700) cannot be passed through, and
+    making the user's directories world-readable is not an answer. So, as root, a short-lived thread
+    unshares a mount namespace, mounts a small tmpfs on a root-owned, world-traversable staging
+    directory (its real parents: ``/run`` or ``/tmp``) and bind-mounts the toolchains and the base
+    directory (program directories, the private /etc, Go caches) under it. The forked child joins
+    that namespace (``setns``) before it drops privileges and execs bwrap, which then binds the staged
+    paths into the sandbox as before. Nothing is visible to other processes on the host, the
+    namespace costs one ``setns`` per run, and the kernel frees it when the descriptor closes.
+    """
+
+    def __init__(self, *, toolchains: Path | None, base_dir: Path) -> None:
+        self.mountpoint: Path = self._mountpoint()
+        self._sources: dict[str, Path] = {"base": base_dir}
+        if toolchains is not None:
+            self._sources["toolchains"] = toolchains
+        self.fd: int = self._create()
+
+    @staticmethod
+    def _mountpoint() -> Path:
+        for candidate in STAGE_CANDIDATES:
+            try:
+                candidate.mkdir(mode=0o711, exist_ok=True)
+                if candidate.is_symlink() or candidate.stat().st_uid != 0:
+                    continue  # never mount over a directory another user controls
+                os.chmod(candidate, 0o711)
+                return candidate
+            except OSError:
+                continue
+        raise OSError("no staging directory for the sandbox: tried "
+                      + ", ".join(str(c) for c in STAGE_CANDIDATES))
+
+    def path(self, name: str) -> Path:
+        return self.mountpoint / name
+
+    def _create(self) -> int:
+        box: dict[str, int | BaseException] = {}
+        stage = bytes(self.mountpoint)
+        sources = {name: bytes(src) for name, src in self._sources.items()}
+
+        def make() -> None:
+            try:
+                # unshare(CLONE_NEWNS) also gives this thread its own filesystem context, so the
+                # rest of the process keeps the host's mounts
+                _check(_LIBC.unshare(_CLONE_NEWNS))
+                _check(_LIBC.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None))
+                _check(_LIBC.mount(b"leaderboard-sandbox", stage, b"tmpfs", 0, b"mode=0755,size=64k"))
+                for name, src in sources.items():
+                    target = stage + b"/" + name.encode()
+                    os.mkdir(target, 0o755)
+                    _check(_LIBC.mount(src, target, None, _MS_BIND | _MS_REC, None))
+                box["fd"] = os.open("/proc/thread-self/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+            except BaseException as exc:  # reported to the caller below
+                box["error"] = exc
+
+        t = threading.Thread(target=make, name="sandbox-mntns", daemon=True)
+        t.start()
+        t.join()  # the thread is gone; the descriptor keeps the namespace alive
+        if "error" in box:
+            raise box["error"]  # type: ignore[misc]
+        return box["fd"]  # type: ignore[return-value]
+
+    def close(self) -> None:
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
 class Sandbox:
     """Factory for sandboxed programs; cheap to share between threads."""
 
@@ -370,12 +487,23 @@ class Sandbox:
         root = Path(base_dir) if base_dir is not None else Path(tempfile.gettempdir()) / "llm-sandbox"
         root.mkdir(parents=True, exist_ok=True)
         os.chmod(root, 0o711)
+        root = root.resolve()
         self.base_dir: Path = root
         self._etc_dir: Path = self._build_etc(root)
         self._mem_root: Path | None = None
         self._pids_root: Path | None = None
+        self._cpu_root: Path | None = None
         if self.is_root:
             self._setup_cgroups()
+        self._toolchains: Path | None = TOOLCHAINS if TOOLCHAINS.is_dir() else None
+        #: the private mount namespace bwrap starts in (root only: an unprivileged caller runs
+        #: programs as itself, and can reach its own directories)
+        self._staging: _StagingNamespace | None = None
+        if self.is_root:
+            try:
+                self._staging = _StagingNamespace(toolchains=self._toolchains, base_dir=root)
+            except OSError:
+                self._staging = None  # e.g. no CAP_SYS_ADMIN; the probe says what cannot be reached
         #: pooled empty network namespaces (root only; otherwise bwrap makes one per run)
         self._netns: _NetnsPool | None = None
         if self.is_root:
@@ -431,6 +559,12 @@ class Sandbox:
         except OSError:
             return
         self._mem_root, self._pids_root = mem, pids
+        cpu = CGROUP_ROOT / "cpuacct" / CGROUP_NAME
+        try:
+            cpu.mkdir(exist_ok=True)
+            self._cpu_root = cpu
+        except OSError:
+            self._cpu_root = None  # CPU time then comes from bwrap's rusage (see _spawn)
 
     @property
     def uses_cgroups(self) -> bool:
@@ -442,17 +576,58 @@ class Sandbox:
         return self._netns is not None
 
     def _probe(self) -> None:
+        """Start one sandbox, which also checks that its uid can enter and read the toolchains."""
+        cmd = ["/bin/true"]
+        if self._toolchains is not None:
+            cmd = ["/bin/sh", "-c", f"test -r {TOOLCHAIN_DIR} -a -x {TOOLCHAIN_DIR} || exit {_UNREADABLE}"]
         try:
-            raw = self._execute(["/bin/true"], limits=Limits(wall_seconds=20.0), prog_dir=None,
+            raw = self._execute(cmd, limits=Limits(wall_seconds=20.0), prog_dir=None,
                                 writable_prog=False, stdin=b"", env={}, extra_binds=())
         except (OSError, subprocess.SubprocessError) as exc:
             raise SandboxUnavailable(f"cannot start bubblewrap: {exc}") from exc
+        if raw.exit_code == _UNREADABLE and self._toolchains is not None:
+            raise SandboxUnavailable(self._unreachable(str(self._toolchains), "Permission denied"))
         if raw.exit_code != 0:
-            raise SandboxUnavailable(
-                "bubblewrap cannot create its namespaces here (exit "
-                f"{raw.exit_code}): {_decode(raw.stderr).strip()[:500]}. Unprivileged user "
-                "namespaces must be enabled (sysctl kernel.unprivileged_userns_clone=1 / "
-                "user.max_user_namespaces>0); refusing to run untrusted code unsandboxed")
+            raise SandboxUnavailable(self._diagnose(raw.exit_code, _decode(raw.stderr).strip()))
+
+    def _unreachable(self, path: str, reason: str) -> str:
+        who = "the unprivileged uid that runs sandboxed programs" if self.is_root else "this user"
+        return (f"the sandbox cannot reach {path} ({reason}): {who} needs read and search permission "
+                f"on it and on its contents. Make the toolchains readable with `chmod -R a+rX {path}` "
+                "(scripts/install-toolchains does this); refusing to run untrusted code unsandboxed")
+
+    def _diagnose(self, exit_code: int | None, stderr: str) -> str:
+        """Why bubblewrap refused to start, in terms of the real cause and its fix."""
+        refusal = "; refusing to run untrusted code unsandboxed"
+        unreachable = _BWRAP_UNREACHABLE.search(stderr)
+        if unreachable:
+            return self._unreachable(self._host_path(unreachable.group(1)), unreachable.group(2))
+        if any(marker in stderr for marker in _BWRAP_USERNS_MARKERS):
+            return (f"bubblewrap cannot create its namespaces here (exit {exit_code}): {stderr[:500]}. "
+                    "Unprivileged user namespaces must be enabled (sysctl "
+                    "kernel.unprivileged_userns_clone=1 and user.max_user_namespaces>0), or the "
+                    "worker run as root" + refusal)
+        return f"bubblewrap failed to start (exit {exit_code}): {stderr[:500] or 'no message'}" + refusal
+
+    def _source(self, host_path: Path) -> str:
+        """The path bwrap binds ``host_path`` from: its staged twin when there is one (root)."""
+        if self._staging is None:
+            return str(host_path)
+        if self._toolchains is not None and host_path == self._toolchains:
+            return str(self._staging.path("toolchains"))
+        try:
+            return str(self._staging.path("base") / host_path.relative_to(self.base_dir))
+        except ValueError:
+            return str(host_path)
+
+    def _host_path(self, source: str) -> str:
+        """The inverse of _source, for messages that name a path the user can act on."""
+        if self._staging is not None:
+            for name, host in (("toolchains", self._toolchains), ("base", self.base_dir)):
+                staged = str(self._staging.path(name))
+                if host is not None and (source == staged or source.startswith(staged + "/")):
+                    return str(host) + source[len(staged):]
+        return source
 
     def _next_uid(self) -> int:
         with self._uid_lock:
@@ -485,13 +660,13 @@ class Sandbox:
             "--proc", "/proc", "--dev", "/dev",
             "--size", str(tmp_size), "--tmpfs", "/tmp",
         ]
-        args += ["--ro-bind", str(self._etc_dir), "/etc"]  # see _build_etc
-        if TOOLCHAINS.is_dir():
-            args += ["--ro-bind", str(TOOLCHAINS), TOOLCHAIN_DIR]
+        args += ["--ro-bind", self._source(self._etc_dir), "/etc"]  # see _build_etc
+        if self._toolchains is not None:
+            args += ["--ro-bind", self._source(self._toolchains), TOOLCHAIN_DIR]
         if prog_dir is not None:
-            args += ["--bind" if writable_prog else "--ro-bind", str(prog_dir), PROG_DIR]
+            args += ["--bind" if writable_prog else "--ro-bind", self._source(prog_dir), PROG_DIR]
         for src, dst, writable in extra_binds:
-            args += ["--bind" if writable else "--ro-bind", src, dst]
+            args += ["--bind" if writable else "--ro-bind", self._source(Path(src)), dst]
         args += ["--remount-ro", "/"]  # the sandbox's own root tmpfs: only /tmp (and /prog when compiling) are writable
         path = ":".join([f"{TOOLCHAIN_DIR}/go/bin", f"{TOOLCHAIN_DIR}/rust/bin", "/usr/local/bin",
                          "/usr/bin", "/bin"])
@@ -514,7 +689,7 @@ class Sandbox:
         netns: int | None = self._netns.acquire() if self._netns is not None else None
         try:
             if self._mem_root is not None and self._pids_root is not None:
-                cgroup = _CGroup(self._mem_root, self._pids_root, limits)
+                cgroup = _CGroup(self._mem_root, self._pids_root, self._cpu_root, limits)
             return self._spawn(cmd, limits=limits, prog_dir=prog_dir, writable_prog=writable_prog,
                                stdin=stdin, env=env, extra_binds=extra_binds, cwd=cwd, uid=uid,
                                cgroup=cgroup, netns=netns)
@@ -547,9 +722,8 @@ class Sandbox:
             nproc = max(limits.processes * 2, 256)
             rl += [(resource.RLIMIT_NPROC, (nproc, nproc))]
         preexec = _make_preexec(
-            netns_fd=netns,
-            cgroup_procs=(str(cgroup.mem / "cgroup.procs"), str(cgroup.pids / "cgroup.procs"))
-            if cgroup is not None else (),
+            netns_fd=netns, mntns_fd=self._staging.fd if self._staging is not None else None,
+            cgroup_procs=cgroup.procs_files if cgroup is not None else (),
             rlimits=tuple(rl), uid=uid if self.is_root else None)
         argv = self._bwrap_args(
             uid_host=uid, prog_dir=prog_dir, writable_prog=writable_prog, env=env, limits=limits,
@@ -663,9 +837,33 @@ class Sandbox:
         elif os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
         oom = cgroup.oom_happened() if cgroup is not None else False
+        cpu = cgroup.cpu_seconds() if cgroup is not None else None
+        if cpu is None and rusage is not None and not (timed_out or output_exceeded):
+            # Without a cpuacct group, bwrap's rusage holds the program's CPU only when the program
+            # ended on its own (bwrap reaped it); a killed tree's CPU is lost, so it stays unknown.
+            cpu = rusage.ru_utime + rusage.ru_stime
         return _Raw(exit_code=exit_code, signal=sig, stdout=b"".join(bufs[out_fd]),
                     stderr=b"".join(bufs[err_fd]), timed_out=timed_out, output_exceeded=output_exceeded,
-                    oom=oom, wall=wall, cpu=rusage.ru_utime + rusage.ru_stime if rusage else None)
+                    oom=oom, wall=wall, cpu=cpu)
+
+
+def _jar_names_main_class(jar: Path) -> bool:
+    """Whether a jar written inside the sandbox names a Main-Class (read without following links)."""
+    try:
+        fd = os.open(jar, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            with zipfile.ZipFile(handle) as archive:
+                info = archive.getinfo("META-INF/MANIFEST.MF")
+                if info.file_size > 1024 * 1024:
+                    return False
+                manifest = archive.read(info).decode("utf-8", errors="replace")
+        except (KeyError, OSError, zipfile.BadZipFile, RuntimeError, ValueError, EOFError):
+            return False
+    return any(line.startswith("Main-Class:") and line[len("Main-Class:"):].strip()
+               for line in manifest.splitlines())
 
 
 def _fill(template: tuple[str, ...], limits: Limits) -> list[str]:
@@ -724,13 +922,35 @@ class Program:
             status = "output_limit"
         elif raw.oom:
             status = "memory_limit"
-        elif raw.exit_code == 0 and (lang.artifact is None or (self.prog_dir / lang.artifact).exists()):
-            status = "ok"
+        elif raw.exit_code == 0:
+            missing = self._missing_entry_point()
+            status = "compile_error" if missing else "ok"
+            if missing:
+                output = (output.rstrip() + "\n" if output.strip() else "") + missing
         else:
             status = "compile_error"
+        if status == "compile_error" and not output.strip():
+            ended = (f"was killed by signal {raw.signal}" if raw.signal is not None
+                     else f"exited with status {raw.exit_code}")
+            output = f"the compiler ({lang.compile_cmd[0]}) {ended} and printed nothing"
         if lang.key == "go":
             shutil.rmtree(self.root / "gocache", ignore_errors=True)
         return CompileResult(ok=status == "ok", status=status, output=output, seconds=raw.wall)
+
+    def _missing_entry_point(self) -> str | None:
+        """Why a program the compiler accepted cannot be started, or None when it can."""
+        lang = self.language
+        if lang.artifact is None:
+            return None
+        artifact = self.prog_dir / lang.artifact
+        need = f"; the program must declare {lang.entry_point}" if lang.entry_point else ""
+        if not artifact.is_file() or artifact.is_symlink():
+            found = sorted(p.name for p in artifact.parent.glob("*.class"))[:5] if artifact.suffix == ".class" else []
+            seen = f" (it produced {', '.join(found)})" if found else ""
+            return f"compiled, but no {lang.artifact} was produced{seen}{need}"
+        if lang.jar_main_class and not _jar_names_main_class(artifact):
+            return f"compiled, but the program has no entry point{need}"
+        return None
 
     def _prepare_gocache(self, uid: int) -> tuple[str, str, bool]:
         """A private writable Go build cache, hard-linked from the warm one (files stay read-only)."""

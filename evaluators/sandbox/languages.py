@@ -45,6 +45,10 @@ class Language:
     mkdirs: tuple[str, ...] = ()
     #: compile succeeded only if this file (relative to the program dir) exists afterwards
     artifact: str | None = None
+    #: what the program must declare for the runtime to start it (told to the user when it is missing)
+    entry_point: str | None = None
+    #: the artifact is a jar that must name its entry point (kotlinc writes Main-Class only for a main)
+    jar_main_class: bool = False
 
 
 def _l(*args: str) -> tuple[str, ...]:
@@ -87,6 +91,7 @@ LANGUAGES: dict[str, Language] = {
         version_cmd=_l("java", "-version"),
         oom_markers=("java.lang.OutOfMemoryError",),
         artifact="Main.class",
+        entry_point="a class named Main with `public static void main(String[] args)`",
     ),
     "csharp": Language(
         key="csharp",
@@ -179,6 +184,8 @@ LANGUAGES: dict[str, Language] = {
         compile_env={"JAVA_OPTS": _JVM_TOOL_OPTS},
         oom_markers=("java.lang.OutOfMemoryError",),
         artifact="main.jar",
+        entry_point="a top-level `fun main()` (or `fun main(args: Array<String>)`)",
+        jar_main_class=True,
     ),
     "scala": Language(
         key="scala",
@@ -192,5 +199,6 @@ LANGUAGES: dict[str, Language] = {
         oom_markers=("java.lang.OutOfMemoryError",),
         mkdirs=("out",),
         artifact="out/Main.class",
+        entry_point="`object Main` with `def main(args: Array[String]): Unit`",
     ),
 }

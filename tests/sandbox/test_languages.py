@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -97,3 +98,75 @@ def test_missing_bubblewrap_is_a_clear_error_not_a_fallback(monkeypatch, tmp_pat
     with pytest.raises(SandboxUnavailable, match="install the Debian package bubblewrap.*refusing to run untrusted code unsandboxed") as info:
         core.Sandbox(base_dir=tmp_path)
     assert isinstance(info.value, InfrastructureError)  # workers retry it and never charge the submitter
+
+
+@pytest.mark.toolchains
+@pytest.mark.parametrize(("language", "source", "names"), [
+    ("java", "class Solution { public static void main(String[] a) { System.out.println(1); } }",
+     ("no Main.class", "Solution.class", "class named Main", "public static void main")),
+    ("scala", "object Solution { def main(args: Array[String]): Unit = println(1) }",
+     ("no out/Main.class", "Solution.class", "object Main")),
+    ("kotlin", "fun solve() = println(1)\n", ("no entry point", "fun main()")),
+])
+def test_a_program_without_its_entry_point_is_a_compile_error_that_names_it(
+        sandbox: Sandbox, language: str, source: str, names: tuple[str, ...]) -> None:
+    with sandbox.program(language, source) as prog:
+        assert prog.compile_result.status == "compile_error"
+        for name in names:
+            assert name in prog.compile_result.output, prog.compile_result.output
+
+
+def test_a_compiler_that_fails_silently_still_gives_a_reason(sandbox: Sandbox, monkeypatch) -> None:
+    import dataclasses
+
+    import evaluators.sandbox.core as core
+
+    silent = dataclasses.replace(LANGUAGES["python"], compile_cmd=("sh", "-c", "exit 3"))
+    monkeypatch.setitem(core.LANGUAGES, "python", silent)
+    with sandbox.program("python", "print(1)\n") as prog:
+        assert prog.compile_result.status == "compile_error"
+        assert prog.compile_result.output == "the compiler (sh) exited with status 3 and printed nothing"
+
+
+def test_cpu_seconds_are_the_programs_even_when_the_wall_limit_kills_it(sandbox: Sandbox) -> None:
+    # burns at least 0.3 s of CPU, says so, then waits to be killed by the wall limit: bubblewrap's own
+    # rusage never sees a killed program's CPU (nobody reaps it), the run's cpuacct group does
+    source = ("import time\nwhile time.process_time() < 0.3: pass\nprint('burnt', flush=True)\n"
+              "time.sleep(60)\n")
+    with sandbox.program("python", source) as prog:
+        r = prog.run("", Limits(wall_seconds=4, cpu_seconds=10))
+    assert r.status == "timeout" and r.stdout == "burnt\n"
+    if sandbox.uses_cgroups:
+        assert r.cpu_seconds is not None and r.cpu_seconds >= 0.3, r
+    else:
+        assert r.cpu_seconds is None  # unknown rather than bubblewrap's few milliseconds
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="an unprivileged caller runs programs as itself")
+def test_unreachable_toolchains_are_named_with_their_fix(monkeypatch, tmp_path) -> None:
+    import evaluators.sandbox.core as core
+    from evaluators.sandbox import SandboxUnavailable
+
+    toolchains = tmp_path / "toolchains"
+    toolchains.mkdir(mode=0o700)  # the sandbox's uid may not enter it
+    monkeypatch.setattr(core, "TOOLCHAINS", toolchains)
+    with pytest.raises(SandboxUnavailable) as info:
+        core.Sandbox(base_dir=tmp_path / "base")
+    message = str(info.value)
+    assert f"cannot reach {toolchains} (Permission denied)" in message
+    assert f"chmod -R a+rX {toolchains}" in message
+    assert "user namespaces" not in message  # not the cause here
+
+
+def test_bubblewrap_refusals_are_told_apart() -> None:
+    sandbox = Sandbox()
+    userns = sandbox._diagnose(1, "bwrap: No permissions to create new namespace, likely because the "
+                                  "kernel does not allow non-privileged user namespaces.")
+    assert "Unprivileged user namespaces must be enabled" in userns
+    prog_dir = sandbox.base_dir / "python-x" / "prog"
+    unreachable = sandbox._diagnose(
+        1, f"bwrap: Can't find source path {sandbox._source(prog_dir)}: Permission denied")
+    assert f"cannot reach {prog_dir} (Permission denied)" in unreachable  # the host's path, not the staged one
+    assert "user namespaces" not in unreachable
+    other = sandbox._diagnose(1, "")
+    assert "exit 1" in other and "no message" in other
