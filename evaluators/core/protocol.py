@@ -58,6 +58,7 @@ class Evaluator(Protocol):
     # Optional, looked up with getattr by the site:
     #   date_slice: str                      -- item slice holding a date; enables the date window
     #   example_predictions(items) -> bytes  -- a ready-to-submit predictions file for newcomers
+    #   method_notes() -> list[MethodNote]   -- how scores are obtained (rules, toolchains), on the page
     #   configured(settings) -> Evaluator    -- a copy with validated per-run settings
     #   judge_role: str                      -- the evaluator needs a judge model: the key of the judge
     #                                           in the LEADERBOARD_JUDGES setting

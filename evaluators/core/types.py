@@ -144,3 +144,13 @@ class SliceDimension:
     key: str
     label: str
     values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MethodNote:
+    """One part of how a benchmark's scores are obtained, shown on its leaderboard page (a heading,
+    a paragraph, and optional points such as one line per language)."""
+
+    heading: str
+    text: str
+    points: tuple[str, ...] = ()

@@ -20,6 +20,15 @@ import json
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
+#: the rule in a paragraph, for the leaderboard page (docs/multi-lcb-output-comparison.md has it all)
+RULE_SUMMARY = (
+    "A test passes when the program exits with status 0 within its limits and its output matches. "
+    "Both outputs are stripped, split on newlines and stripped line by line; the line counts must agree, "
+    "and two lines match when they are the same text, when each is exactly True/true (or False/false), "
+    "or when both are the same number of numeric tokens that agree within an absolute 1e-5. Multi-LCB's "
+    "rule, except that numbers are compared in exact decimal arithmetic: Multi-LCB rounds them to "
+    "floating point, so there 1e20 equals 100000000000000000001; here it does not.")
+
 ABSOLUTE_TOLERANCE = Decimal("1e-5")
 #: digits of precision beyond which the difference of two numbers is rounded up (away from zero)
 #: instead of computed exactly: only tokens whose magnitudes lie more than 4,096 decimal places apart

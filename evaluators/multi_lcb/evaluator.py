@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from evaluators.core.stats import BOOTSTRAP_ROUNDS, pass_at_k
-from evaluators.core.types import Item, ItemScore, MetricColumn, MetricValue, ModelRequest, Prediction, SliceDimension
-from evaluators.multi_lcb.compare import first_mismatch, outputs_match
-from evaluators.multi_lcb.prompts import EXTRACTION_RULES, LANGUAGE_KEYS, build_messages, extract_code
+from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
+                                   SliceDimension)
+from evaluators.multi_lcb.compare import RULE_SUMMARY, first_mismatch, outputs_match
+from evaluators.multi_lcb.prompts import EXTRACTION_RULES, LANGUAGE_KEYS, LANGUAGE_SPECS, build_messages, extract_code
 from evaluators.multi_lcb.release import DIFFICULTIES, PLATFORMS, iter_release_items
 
 if TYPE_CHECKING:
@@ -268,6 +269,20 @@ class MultiLCBEvaluator:
         from evaluators.multi_lcb.examples import example_predictions
 
         return example_predictions(items)
+
+    def method_notes(self) -> list[MethodNote]:
+        """The comparison rule and each language's toolchain, for the leaderboard page."""
+        toolchains = tuple(
+            f"{spec.name}: {spec.toolchain}" + (f". {spec.toolchain_limits}." if spec.toolchain_limits else "")
+            for spec in (LANGUAGE_SPECS[key] for key in LANGUAGE_KEYS))
+        return [
+            MethodNote("How outputs are compared", RULE_SUMMARY),
+            MethodNote("Toolchains", "Every program is compiled once and each test runs as a fresh process "
+                       "in a sandbox with no network, with these compilers and runtimes (the prompts name "
+                       "them too). Code written for a newer version than the one listed can fail to compile. "
+                       "No C# compiler newer than Mono's installs from the registries the platform builds "
+                       "from, so C# stays at C# 7.", toolchains),
+        ]
 
     def environment(self) -> dict[str, str]:
         from evaluators.sandbox import toolchain_versions

@@ -24,30 +24,39 @@ class LanguageSpec:
     aliases: tuple[str, ...]
     comment: str
     entry_note: str
+    #: the toolchain the platform compiles and runs it with (checked against the installed one by
+    #: tests/sandbox/test_languages.py), and what that version rejects that newer ones accept
+    toolchain: str
+    toolchain_limits: str = ""
 
 
 LANGUAGE_SPECS: dict[str, LanguageSpec] = {spec.key: spec for spec in (
-    LanguageSpec("python", "Python", "python", ("python", "py", "python3", "py3"), "#", ""),
+    LanguageSpec("python", "Python", "python", ("python", "py", "python3", "py3"), "#", "", "Python 3.11"),
     LanguageSpec("cpp", "C++", "cpp", ("cpp", "c++", "cxx", "cc", "c"), "//",
-                 "Write a complete program with a `main` function."),
+                 "Write a complete program with a `main` function.", "GCC 12.2 (g++ -O2 -std=gnu++17)"),
     LanguageSpec("java", "Java", "java", ("java",), "//",
-                 "Put `public static void main` in a public class named `Main`."),
+                 "Put `public static void main` in a public class named `Main`.", "OpenJDK 17"),
     LanguageSpec("csharp", "C#", "csharp", ("csharp", "cs", "c#"), "//",
-                 "Write a complete program with a static `Main` method."),
+                 "Write a complete program with a static `Main` method.", "Mono 6.8 (mcs)",
+                 "mcs accepts C# 7 at most: no top-level statements, records, `using` declarations, "
+                 "switch expressions or `new()` without a type"),
     LanguageSpec("go", "Go", "go", ("go", "golang"), "//",
-                 "Write a complete program in `package main` with a `main` function."),
+                 "Write a complete program in `package main` with a `main` function.", "Go 1.27"),
     LanguageSpec("rust", "Rust", "rust", ("rust", "rs"), "//",
-                 "Write a complete program with a `main` function, using only the standard library."),
+                 "Write a complete program with a `main` function, using only the standard library.",
+                 "Rust 1.95 (edition 2021)"),
     LanguageSpec("javascript", "JavaScript", "javascript", ("javascript", "js", "node", "nodejs"), "//",
-                 "The program runs with Node.js; read stdin with the `fs` module."),
+                 "The program runs with Node.js; read stdin with the `fs` module.", "Node.js 20"),
     LanguageSpec("typescript", "TypeScript", "typescript", ("typescript", "ts"), "//",
-                 "The program is compiled with tsc and runs with Node.js; read stdin with the `fs` module."),
-    LanguageSpec("ruby", "Ruby", "ruby", ("ruby", "rb"), "#", ""),
-    LanguageSpec("php", "PHP", "php", ("php",), "//", "Start the program with `<?php`."),
+                 "The program is compiled with tsc and runs with Node.js; read stdin with the `fs` module.",
+                 "TypeScript 5.9 on Node.js 20"),
+    LanguageSpec("ruby", "Ruby", "ruby", ("ruby", "rb"), "#", "", "Ruby 3.1"),
+    LanguageSpec("php", "PHP", "php", ("php",), "//", "Start the program with `<?php`.", "PHP 8.2"),
     LanguageSpec("kotlin", "Kotlin", "kotlin", ("kotlin", "kt", "kts"), "//",
-                 "Write a complete program with a top-level `fun main()`."),
+                 "Write a complete program with a top-level `fun main()`.", "Kotlin 2.4 on OpenJDK 17"),
     LanguageSpec("scala", "Scala", "scala", ("scala",), "//",
-                 "Put the `main` method in `object Main`."),
+                 "Put the `main` method in `object Main`.", "Scala 2.13 on OpenJDK 17",
+                 "Scala 2.13 is not Scala 3: no `@main` methods, no braceless (indentation) syntax"),
 )}
 
 #: the twelve languages in leaderboard order
@@ -87,6 +96,8 @@ def format_instructions(language: str, *, functional: bool, func_name: str = "",
                 f"{spec.name} program runs, it reads the inputs, runs the algorithm and writes output to STDOUT.")
     if spec.entry_note:
         text += " " + spec.entry_note
+    text += f" It is compiled and run with {spec.toolchain}"
+    text += f" ({spec.toolchain_limits})." if spec.toolchain_limits else "."
     return text
 
 

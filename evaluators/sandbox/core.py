@@ -57,8 +57,7 @@ STAGE_CANDIDATES: tuple[Path, ...] = (Path("/run/leaderboard-sandbox"), Path("/t
 _ETC_BINDS: tuple[str, ...] = (
     "/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
     "/etc/java-17-openjdk", "/etc/mono", "/etc/php", "/etc/ssl", "/etc/ca-certificates",
-    "/etc/localtime", "/etc/nsswitch.conf", "/etc/ruby", "/etc/gemrc", "/etc/scala",
-    "/etc/kotlin", "/etc/npmrc", "/etc/host.conf",
+    "/etc/localtime", "/etc/nsswitch.conf", "/etc/ruby", "/etc/gemrc", "/etc/npmrc", "/etc/host.conf",
 )
 
 

@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 
 PROG_DIR: str = "/prog"
 TOOLCHAIN_DIR: str = "/opt/toolchains"
-SCALA_LIBRARY: str = "/usr/share/scala/lib/scala-library.jar"
+SCALA_JARS: str = TOOLCHAIN_DIR + "/scala"
+SCALA_LIBRARY: str = SCALA_JARS + "/scala-library.jar"
+_SCALA_COMPILER_CP: str = ":".join(f"{SCALA_JARS}/scala-{part}.jar" for part in ("compiler", "library", "reflect"))
+KOTLINC: str = TOOLCHAIN_DIR + "/kotlin/bin/kotlinc"
 
 _JVM_RUN_FLAGS: tuple[str, ...] = (
     "-Xmx{heap_mb}m",
@@ -178,9 +181,9 @@ LANGUAGES: dict[str, Language] = {
         display_name="Kotlin",
         fence="kotlin",
         source_name="main.kt",
-        compile_cmd=_l("kotlinc", "{prog}/main.kt", "-include-runtime", "-nowarn", "-d", "{prog}/main.jar"),
+        compile_cmd=_l(KOTLINC, "{prog}/main.kt", "-include-runtime", "-nowarn", "-d", "{prog}/main.jar"),
         run_cmd=_l("java", *_JVM_RUN_FLAGS, "-jar", "{prog}/main.jar"),
-        version_cmd=_l("kotlinc", "-version"),
+        version_cmd=_l(KOTLINC, "-version"),
         compile_env={"JAVA_OPTS": _JVM_TOOL_OPTS},
         oom_markers=("java.lang.OutOfMemoryError",),
         artifact="main.jar",
@@ -192,10 +195,11 @@ LANGUAGES: dict[str, Language] = {
         display_name="Scala",
         fence="scala",
         source_name="main.scala",
-        compile_cmd=_l("scalac", "-nowarn", "-d", "{prog}/out", "{prog}/main.scala"),
+        compile_cmd=_l("java", "-Xmx{heap_mb}m", "-Xss16m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
+                       "-cp", _SCALA_COMPILER_CP, "scala.tools.nsc.Main", "-usejavacp", "-nowarn",
+                       "-d", "{prog}/out", "{prog}/main.scala"),
         run_cmd=_l("java", *_JVM_RUN_FLAGS, "-cp", SCALA_LIBRARY + ":{prog}/out", "Main"),
-        version_cmd=_l("scalac", "-version"),
-        compile_env={"JAVA_OPTS": _JVM_TOOL_OPTS},
+        version_cmd=_l("java", "-cp", _SCALA_COMPILER_CP, "scala.tools.nsc.Main", "-version"),
         oom_markers=("java.lang.OutOfMemoryError",),
         mkdirs=("out",),
         artifact="out/Main.class",

@@ -16,7 +16,7 @@ from django.core.cache import cache
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.utils import timezone
 
-from evaluators.core import ItemScore, evaluator_version, get_evaluator
+from evaluators.core import ItemScore, MethodNote, evaluator_version, get_evaluator
 from evaluators.core.files import read_items
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items_path
@@ -120,6 +120,14 @@ def date_slice_of(benchmark: Benchmark) -> str | None:
     if not benchmark.evaluator_key:
         return None
     return getattr(get_evaluator(benchmark.evaluator_key), "date_slice", None)
+
+
+def method_notes_of(benchmark: Benchmark) -> list[MethodNote]:
+    """How a benchmark's scores are obtained, as its evaluator describes it (empty when it does not)."""
+    if not benchmark.evaluator_key:
+        return []
+    notes = getattr(get_evaluator(benchmark.evaluator_key), "method_notes", None)
+    return list(notes()) if notes is not None else []
 
 
 def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = None, slice_filter: str = "",

@@ -36,7 +36,7 @@ def benchmark_detail(request: HttpRequest, slug: str) -> HttpResponse:
         return _download(board, fmt)
     date_range = selectors.dataset_date_range(dataset=board.dataset, date_key=date_key) if date_key and board.dataset else None
     context = {"benchmark": benchmark, "board": board, "chart": _chart(board), "date_range": date_range,
-               "query": _query_without(request, "sort", "page")}
+               "query": _query_without(request, "sort", "page"), "method": selectors.method_notes_of(benchmark)}
     template = "web/benchmark.html#leaderboard" if request.htmx else "web/benchmark.html"
     return render(request, template, context)
 

@@ -97,6 +97,8 @@ def test_prompt_shape_for_every_language(language: str) -> None:
     assert content.startswith("### Question:\nPrint A+B.\n")
     assert f"```{spec.fence}\n" in content and "YOUR CODE HERE" in content
     assert "stdin" in content and "STDOUT" in content
+    assert f"It is compiled and run with {spec.toolchain}" in content  # the version the code must suit
+    assert spec.toolchain_limits in content
     assert content.rstrip().endswith("### Answer: (use the provided format with backticks)")
     # the template block itself extracts to the placeholder only (the model must replace it)
     assert "YOUR CODE HERE" in extract_code(content, language)

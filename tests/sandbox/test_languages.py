@@ -170,3 +170,31 @@ def test_bubblewrap_refusals_are_told_apart() -> None:
     assert "user namespaces" not in unreachable
     other = sandbox._diagnose(1, "")
     assert "exit 1" in other and "no message" in other
+
+
+@pytest.mark.toolchains
+def test_the_toolchains_named_in_prompts_and_pages_are_the_installed_ones() -> None:
+    import re
+
+    from evaluators.multi_lcb.prompts import LANGUAGE_SPECS
+
+    versions = toolchain_versions()
+    for key, spec in LANGUAGE_SPECS.items():
+        declared = re.search(r"\d+(?:\.\d+)?", spec.toolchain)
+        assert declared, spec.toolchain
+        pattern = rf"(?<![\d.]){re.escape(declared.group())}(?![\d])"
+        assert re.search(pattern, versions[key]), f"{key}: prompts say {spec.toolchain!r}, installed {versions[key]!r}"
+
+
+@pytest.mark.toolchains
+@pytest.mark.parametrize(("language", "source"), [
+    ("kotlin", "fun main() {\n    val (a, b) = readln().split(' ').map { it.toLong() }\n    println(a + b)\n}\n"),
+    ("scala", "object Main { def main(args: Array[String]): Unit = {\n"
+              "  val Array(a, b) = scala.io.StdIn.readLine().split(' ').flatMap(_.toLongOption)\n"
+              "  println(a + b) } }\n"),
+])
+def test_code_written_for_current_kotlin_and_scala_compiles(sandbox: Sandbox, language: str, source: str) -> None:
+    # readln() needs Kotlin 1.6 and toLongOption Scala 2.13: Debian's 1.3 and 2.11 refused both
+    with sandbox.program(language, source) as prog:
+        assert prog.compile_result.ok, prog.compile_result.output
+        assert prog.run("20 22\n", Limits(wall_seconds=10)).stdout == "42\n"

@@ -33,6 +33,22 @@ def test_home_lists_all_benchmarks_and_says_which_wait(client, multi_lcb):
         assert name in html
     assert html.count("Evaluator not available yet") == 4
     assert client.get("/benchmarks/policon/").status_code == 200
+    assert "soon" not in html  # submitting a model is here
+    assert "Register a model" not in html and 'href="/accounts/signup/"' in html
+
+
+def test_home_leads_a_signed_in_user_to_both_ways_of_submitting(client, multi_lcb, user):
+    client.force_login(user)
+    html = client.get("/").content.decode()
+    assert 'href="/submit/"' in html and 'href="/models/register/"' in html
+
+
+def test_multi_lcb_page_says_how_outputs_are_compared_and_which_toolchains_run(client, multi_lcb):
+    html = client.get("/benchmarks/multi-lcb/").content.decode()
+    assert "How it is scored" in html
+    assert "within an absolute 1e-5" in html and "100000000000000000001" in html
+    assert "Kotlin: Kotlin 2.4 on OpenJDK 17" in html
+    assert "Scala 2.13 is not Scala 3" in html and "C#: Mono 6.8 (mcs). mcs accepts C# 7 at most" in html
 
 
 def test_leaderboard_sorted_ranked_with_intervals_and_hidden_private_rows(client, multi_lcb, user, other_user):
