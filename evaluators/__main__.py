@@ -147,6 +147,11 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise UsageError("\n".join(lines)) from None
     if args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
+    left_out = 0
+    if args.allow_missing:  # an explicit subset; otherwise an unanswered item is scored, as on a worker
+        answered = {prediction.item_id for prediction in predictions}
+        left_out = sum(1 for item in items if item.id not in answered)
+        items = [item for item in items if item.id in answered]
     started = time.monotonic()
     try:
         scores: list[ItemScore] = list(score_items(evaluator, items, predictions, concurrency=args.concurrency))
@@ -156,7 +161,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     scores.sort(key=lambda s: order.get(s.item_id, len(order)))
     metrics = evaluator.aggregate(scores, seed=args.seed)
     elapsed = time.monotonic() - started
-    print(f"{evaluator.title}: {len(scores)} item(s), {len(predictions)} prediction(s), {elapsed:.1f}s")
+    print(f"{evaluator.title}: {len(scores)} item(s), {len(predictions)} prediction(s), {elapsed:.1f}s"
+          + (f" ({left_out} item(s) without predictions left out: --allow-missing)" if left_out else ""))
     print(format_table(evaluator, metrics))
     if args.out:
         try:
@@ -215,7 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--concurrency", type=int, default=2)
     score.add_argument("--setting", action="append", metavar="KEY=VALUE", help="evaluator setting (repeatable)")
     score.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    score.add_argument("--allow-missing", action="store_true", help="score only the items that have predictions")
+    score.add_argument("--allow-missing", action="store_true", help="score only the items that have predictions (without it, every item of the dataset "
+                       "needs one, as on the site)")
     score.add_argument("--out", help="write item scores and metrics as JSON")
     score.set_defaults(func=cmd_score)
     items = sub.add_parser("items", help="import a release into a normalized items file")

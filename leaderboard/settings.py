@@ -6,6 +6,7 @@ and the ``S3_*`` variables switch to Postgres, Redis/RabbitMQ and S3.
 """
 from __future__ import annotations
 
+import json
 import os
 import secrets
 from pathlib import Path
@@ -19,6 +20,22 @@ VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 def _env_bool(name: str, default: bool) -> bool:
     return os.environ.get(name, str(default)).lower() in {"1", "true", "yes", "on"}
+
+
+def _env_json(name: str, default: str, expected: type) -> str:
+    """A JSON setting's text, checked now, so a typo stops the site and every worker at start-up with
+    the variable's name instead of failing a run later (the consumers parse the text)."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    text = os.environ.get(name, default) or default
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ImproperlyConfigured(f"{name} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    if not isinstance(value, expected):
+        kind = "object ({...})" if expected is dict else "array ([...])"
+        raise ImproperlyConfigured(f"{name} must be a JSON {kind}, not {type(value).__name__}")
+    return text
 
 
 def _secret_key() -> str:
@@ -151,12 +168,14 @@ CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 CELERY_BROKER_TRANSPORT_OPTIONS: dict = {"visibility_timeout": 4 * 3600}
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"
-    for sub in ("out", "processed"):
+    for sub in ("out", "processed", "control"):
         (_broker_dir / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "out"),
         "data_folder_out": str(_broker_dir / "out"),
         "processed_folder": str(_broker_dir / "processed"),
+        # the exchange tables; kombu's default is ./control, in whatever directory the process runs
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
 
@@ -175,12 +194,12 @@ RUN_HELPERS = int(os.environ.get("LEADERBOARD_RUN_HELPERS", "4"))
 RUN_BATCH_SIZE = int(os.environ.get("LEADERBOARD_RUN_BATCH_SIZE", "16"))
 RUN_CONCURRENCY = int(os.environ.get("LEADERBOARD_RUN_CONCURRENCY", str(os.cpu_count() or 1)))
 # Evaluator settings for every run, as JSON (e.g. {"multi-lcb": {"time_limit_seconds": 5}}).
-EVALUATOR_SETTINGS = os.environ.get("LEADERBOARD_EVALUATOR_SETTINGS", "{}")
+EVALUATOR_SETTINGS = _env_json("LEADERBOARD_EVALUATOR_SETTINGS", "{}", dict)
 # Judge models (JSON: key -> {"name", "revision", "prompt_version", "base_url", "model", "api_key_env"});
 # an evaluator with judge_role = key is scored with that judge (leaderboard.modelhost.judging).
-JUDGES = os.environ.get("LEADERBOARD_JUDGES", "{}")
+JUDGES = _env_json("LEADERBOARD_JUDGES", "{}", dict)
 # Evaluators registered at start-up by the site and every worker (JSON: benchmark key -> "module:Class").
-EXTRA_EVALUATORS = os.environ.get("LEADERBOARD_EXTRA_EVALUATORS", "{}")
+EXTRA_EVALUATORS = _env_json("LEADERBOARD_EXTRA_EVALUATORS", "{}", dict)
 SUBMISSIONS_PER_DAY = int(os.environ.get("LEADERBOARD_SUBMISSIONS_PER_DAY", "10"))
 PREDICTIONS_MAX_BYTES = int(os.environ.get("LEADERBOARD_PREDICTIONS_MAX_BYTES", str(64 * 1024 * 1024)))
 # Running models (leaderboard.modelhost): the GPU queue is gpu-<LEADERBOARD_GPU_KIND>; the server kind
@@ -236,7 +255,7 @@ ARENA_STREAM_FLUSH_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_STREAM_FLUS
 ARENA_GENERATION_TIME_LIMIT = int(os.environ.get("LEADERBOARD_ARENA_GENERATION_TIME_LIMIT", "300"))
 # Arena models defined in settings (JSON list of {"name", "organization", "description", "responder"});
 # a responder's secret is named by "api_key_ref" (a setting or environment variable), never written here.
-ARENA_MODELS = os.environ.get("LEADERBOARD_ARENA_MODELS", "[]")
+ARENA_MODELS = _env_json("LEADERBOARD_ARENA_MODELS", "[]", list)
 # Key of the judge (in LEADERBOARD_JUDGES) that classifies a battle's intent; "" = keyword rules.
 ARENA_INTENT_JUDGE = os.environ.get("LEADERBOARD_ARENA_INTENT_JUDGE", "")
 # Voters are a salted hash of the user id or session; client addresses are hashed with it too.

@@ -54,6 +54,16 @@ def predictions_jsonl(item_ids: list[str], code_for: Callable[[str], str | None]
 
 
 @pytest.fixture
+def sent_tasks():
+    """What the code under test sends to the queues (``leaderboard.queues.Message``), recorded instead of
+    reaching a broker; sends still wait for their transaction to commit."""
+    from leaderboard import queues
+
+    with queues.record_sends() as sent:
+        yield sent
+
+
+@pytest.fixture
 def user(django_user_model):
     return django_user_model.objects.create_user("ada", password="a-long-test-password")
 

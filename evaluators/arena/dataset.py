@@ -331,9 +331,14 @@ def _side_text(messages: list[Message]) -> str:
     return "\n\n".join(m.content or "" for m in messages if m.role == "assistant")
 
 
+def _ours(row: ConversationRow) -> dict[str, Any]:
+    """The fields this platform adds to a released row (under ``arena``, or at the top level)."""
+    nested = row.extra.get("arena")
+    return nested if isinstance(nested, dict) else row.extra
+
+
 def _propensity(row: ConversationRow) -> float | None:
-    ours = row.extra.get("arena") if isinstance(row.extra.get("arena"), dict) else row.extra
-    value = ours.get("propensity")
+    value = _ours(row).get("propensity")
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
 
 
@@ -343,8 +348,7 @@ def battles_from_rows(rows: Iterable[ConversationRow]) -> list[BattleRecord]:
     are skipped; ``weight`` is 1 / propensity when the row records one."""
     records = []
     for row in rows:
-        ours = row.extra.get("arena") if isinstance(row.extra.get("arena"), dict) else row.extra
-        if row.winner is None or ours.get("valid") is False:
+        if row.winner is None or _ours(row).get("valid") is False:
             continue
         side_features = []
         for messages, meta in ((row.messages_a, row.system_a_metadata), (row.messages_b, row.system_b_metadata)):

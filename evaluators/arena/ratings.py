@@ -255,6 +255,12 @@ class _Design:
     def k(self) -> int:
         return 0 if self.x is None else self.x.shape[1]
 
+    @property
+    def covariates(self) -> np.ndarray:
+        """``x``, for code that runs only when the design has covariates (``k > 0``)."""
+        assert self.x is not None, "this design has no covariates"
+        return self.x
+
 
 def _information(d: _Design, v: np.ndarray) -> np.ndarray:
     """Sum over rows of v_i * z_i z_i^T with z_i = (e_a - e_b, x_i)."""
@@ -265,20 +271,20 @@ def _information(d: _Design, v: np.ndarray) -> np.ndarray:
     out[:m, :m] = -sym
     out[np.arange(m), np.arange(m)] = sym.sum(axis=1)
     if k:
-        xv = d.x * v[:, None]
+        xv = d.covariates * v[:, None]
         cross = np.empty((m, k))
         for j in range(k):
             cross[:, j] = np.bincount(d.a, weights=xv[:, j], minlength=m) - np.bincount(d.b, weights=xv[:, j], minlength=m)
         out[:m, m:] = cross
         out[m:, :m] = cross.T
-        out[m:, m:] = d.x.T @ xv
+        out[m:, m:] = d.covariates.T @ xv
     return out
 
 
 def _eta(d: _Design, params: np.ndarray) -> np.ndarray:
-    eta = params[d.a] - params[d.b]
+    eta: np.ndarray = params[d.a] - params[d.b]
     if d.k:
-        eta = eta + d.x @ params[d.m:]
+        eta = eta + d.covariates @ params[d.m:]
     return eta
 
 
@@ -305,7 +311,7 @@ def _fit(d: _Design, pivot: int, penalty: np.ndarray, start: np.ndarray | None =
         grad = np.zeros(d.m + d.k)
         grad[:d.m] = np.bincount(d.a, weights=r, minlength=d.m) - np.bincount(d.b, weights=r, minlength=d.m)
         if d.k:
-            grad[d.m:] = d.x.T @ r
+            grad[d.m:] = d.covariates.T @ r
         grad -= penalty * params
         info = _information(d, w * p * (1.0 - p)) + np.diag(penalty)
         step = np.zeros_like(params)
@@ -371,9 +377,10 @@ def _style_covariates(arr: BattleArrays, names: tuple[str, ...]) -> np.ndarray:
     missing = [f for f, c in zip(names, col) if c is None]
     if missing:
         raise ValueError(f"style_features: not in the battles' features: {', '.join(missing)}")
-    whole = col == list(range(arr.features_a.shape[1]))
-    fa, fb = (arr.features_a, arr.features_b) if whole else (arr.features_a[:, col], arr.features_b[:, col])
-    x = fa - fb
+    cols = [c for c in col if c is not None]
+    whole = cols == list(range(arr.features_a.shape[1]))
+    fa, fb = (arr.features_a, arr.features_b) if whole else (arr.features_a[:, cols], arr.features_b[:, cols])
+    x: np.ndarray = fa - fb
     x /= fa + fb + 1.0
     mean, std = x.mean(axis=0), x.std(axis=0)
     std[std == 0] = 1.0
@@ -438,7 +445,7 @@ def rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig | 
     pivot = ref_index if ref_index is not None else int(np.argmax(np.where(rankable, votes, -1))) if n else 0
 
     weighted = bool(config.use_weights and arr.weights is not None and n)
-    weights = arr.weights / arr.weights.mean() if weighted else np.ones(n)
+    weights = arr.weights / arr.weights.mean() if weighted and arr.weights is not None else np.ones(n)
 
     raw = _Design(m=m, a=cell_a, b=cell_b, y=_SCORE[cells % len(OUTCOMES)],
                   w=np.bincount(cell_of, weights=weights, minlength=len(cells)),
@@ -451,11 +458,13 @@ def rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig | 
     penalty = np.concatenate([np.full(m, config.rating_l2), np.full(design.k, config.l2)])
 
     def anchored(theta: np.ndarray) -> np.ndarray:
-        ratings = theta[:m] * k_to
+        ratings: np.ndarray = theta[:m] * k_to
         if ref_index is not None:
-            return ratings - ratings[ref_index] + config.reference_rating
-        centre = ratings[rankable].mean() if rankable.any() else 0.0
-        return ratings - centre + config.base
+            shift = config.reference_rating - float(ratings[ref_index])
+        else:
+            shift = config.base - (float(ratings[rankable].mean()) if rankable.any() else 0.0)
+        shifted: np.ndarray = ratings + shift
+        return shifted
 
     params = np.zeros(m + design.k)
     low = high = np.zeros(m + design.k)
@@ -494,7 +503,7 @@ def rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig | 
                     # full-data information (one Newton step with the Hessian held fixed).
                     v = (np.bincount(rng.integers(0, n, n), minlength=n) - 1.0) * scores
                     grad = np.concatenate([np.bincount(design.a, weights=v, minlength=m) - np.bincount(design.b, weights=v, minlength=m),
-                                           design.x.T @ v])
+                                           design.covariates.T @ v])
                     theta = params.copy()
                     theta[free] += bread @ grad[free]
                 else:
@@ -604,7 +613,7 @@ def _top_robustness(raw: _Design, counts: np.ndarray, outcome: np.ndarray, pivot
         "top_model": models[top],
         "votes_to_flip_top": removed if flipped else None,
         "share_to_flip_top": removed / total if flipped else None,
-        "new_top_model": models[new_top] if flipped else None,
+        "new_top_model": models[new_top] if new_top is not None else None,
         "searched_up_to": None if flipped else removed,
         "removed_votes": [{"model_a": models[int(raw.a[c])], "model_b": models[int(raw.b[c])], "winner": OUTCOMES[int(outcome[c])],
                            "count": int(original[c] - counts[c])} for c in np.flatnonzero(original > counts)] if flipped else [],

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import IO, Iterable, Iterator
+from typing import IO, Any, Iterable, Iterator
 
 from evaluators.core.types import DatasetError, Item, Prediction, PredictionsError
 
@@ -49,8 +49,8 @@ def parse_predictions(data: bytes, item_ids: Iterable[str], *, max_bytes: int = 
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise PredictionsError([(line, None, f"not valid UTF-8 (byte {exc.start}); save the file as UTF-8")]) from None
+        bad_line = data[: exc.start].count(b"\n") + 1
+        raise PredictionsError([(bad_line, None, f"not valid UTF-8 (byte {exc.start}); save the file as UTF-8")]) from None
     known = set(item_ids)
     problems: list[tuple[int | None, str | None, str]] = []
     predictions: list[Prediction] = []
@@ -107,7 +107,7 @@ def read_predictions_file(path: Path, item_ids: Iterable[str]) -> list[Predictio
     return parse_predictions(path.read_bytes(), item_ids)
 
 
-def iter_jsonl(handle: IO[str]) -> Iterator[dict]:
+def iter_jsonl(handle: IO[str]) -> Iterator[dict[str, Any]]:
     for line in handle:
         if line.strip():
             yield json.loads(line)

@@ -57,7 +57,8 @@ def get_evaluator(key: str) -> Evaluator:
         raise KeyError(f"no evaluator is registered for benchmark '{key}' (known: {', '.join(registered_keys())})") from None
     module_name, _, attr = dotted.partition(":")
     cls = getattr(importlib.import_module(module_name), attr)
-    return cls()
+    evaluator: Evaluator = cls()
+    return evaluator
 
 
 @lru_cache(maxsize=None)

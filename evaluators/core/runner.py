@@ -1,12 +1,23 @@
-"""Scoring predictions with bounded concurrency: the one path shared by workers and the CLI."""
+"""Scoring predictions with bounded concurrency: the one loop shared by workers and the command line.
+
+``score_batches`` scores items batch by batch on one pool of threads; a worker's batches are the
+chunks it claims under a lease, the command line's is the whole dataset (``score_items``). An item
+with no prediction is scored by the evaluator with none (an unanswered item counts, it is never
+skipped): the command line's ``--allow-missing`` narrows the items explicitly instead.
+"""
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Collection, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from evaluators.core.protocol import Evaluator
 from evaluators.core.types import Item, ItemScore, Prediction
+
+Handle = TypeVar("Handle")
 
 
 def group_predictions(predictions: Sequence[Prediction]) -> dict[str, list[Prediction]]:
@@ -18,30 +29,77 @@ def group_predictions(predictions: Sequence[Prediction]) -> dict[str, list[Predi
     return grouped
 
 
-def score_items(evaluator: Evaluator, items: Sequence[Item], predictions: Sequence[Prediction], *,
-                concurrency: int = 2, skip: Collection[str] = ()) -> Iterator[ItemScore]:
-    """Yield one ItemScore per item (in completion order), at most ``concurrency`` at a time.
+@dataclass(frozen=True)
+class Scored(Generic[Handle]):
+    """One event of ``score_batches``: an item's score (None only for a batch with nothing to score)
+    and whether its batch is now complete."""
 
-    ``skip`` lists item ids already scored (a resumed run) so no item is scored twice.
-    Items without predictions are skipped: partial files are checked before this point.
+    batch: Handle
+    score: ItemScore | None
+    batch_done: bool
+
+
+class _Open(Generic[Handle]):
+    def __init__(self, handle: Handle, remaining: int) -> None:
+        self.handle, self.remaining = handle, remaining
+
+
+def score_batches(evaluator: Evaluator, predictions: Mapping[str, Sequence[Prediction]],
+                  next_batch: Callable[[], tuple[Handle, Sequence[Item]] | None], *, concurrency: int,
+                  stop: threading.Event | None = None) -> Iterator[Scored[Handle]]:
+    """Score the items of each batch ``next_batch`` hands out, at most ``concurrency`` at a time, and
+    yield every result as it completes (in this thread, so the caller may write it).
+
+    The next batch is asked for as soon as the current one has no item left to start, so the pool
+    never idles at a batch's tail; ``next_batch`` returning None means there is no more work. Once
+    ``stop`` is set no item is started and the generator ends when those in flight are done.
+    Closing the generator early cancels what has not started.
     """
-    grouped = group_predictions(predictions)
-    todo = [item for item in items if item.id not in skip and item.id in grouped]
-    if concurrency <= 1:
-        for item in todo:
-            yield evaluator.score_item(item, grouped[item.id])
-        return
+    concurrency = max(1, concurrency)
+    waiting: list[tuple[_Open[Handle], Item]] = []
+    in_flight: dict[Future[ItemScore], _Open[Handle]] = {}
+    exhausted = False
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="score") as pool:
-        pending: set[Future[ItemScore]] = set()
-        queue = iter(todo)
-        for item in queue:
-            pending.add(pool.submit(evaluator.score_item, item, grouped[item.id]))
-            if len(pending) >= concurrency * 2:
-                break
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                yield future.result()
-                nxt = next(queue, None)
-                if nxt is not None:
-                    pending.add(pool.submit(evaluator.score_item, nxt, grouped[nxt.id]))
+        try:
+            while True:
+                while len(in_flight) < concurrency and not (stop is not None and stop.is_set()):
+                    if not waiting:
+                        opened = None if exhausted else next_batch()
+                        if opened is None:
+                            exhausted = True
+                            break
+                        handle, items = opened
+                        batch = _Open(handle, len(items))
+                        if not items:
+                            yield Scored(handle, None, True)
+                        waiting.extend((batch, item) for item in reversed(items))
+                        continue
+                    batch, item = waiting.pop()
+                    in_flight[pool.submit(evaluator.score_item, item, predictions.get(item.id, []))] = batch
+                if not in_flight:
+                    return
+                done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in done:
+                    batch = in_flight.pop(future)
+                    batch.remaining -= 1
+                    yield Scored(batch.handle, future.result(), batch.remaining == 0)
+        finally:
+            for future in in_flight:
+                future.cancel()
+
+
+def score_items(evaluator: Evaluator, items: Sequence[Item], predictions: Sequence[Prediction], *,
+                concurrency: int = 2) -> Iterator[ItemScore]:
+    """Yield one ItemScore per item (in completion order), at most ``concurrency`` at a time."""
+    handed_out = False
+
+    def whole_dataset() -> tuple[None, Sequence[Item]] | None:
+        nonlocal handed_out
+        if handed_out:
+            return None
+        handed_out = True
+        return None, items
+
+    for event in score_batches(evaluator, group_predictions(predictions), whole_dataset, concurrency=concurrency):
+        if event.score is not None:
+            yield event.score

@@ -280,7 +280,8 @@ def normalize(fmt: str, text: str, raw: Mapping[str, Any] | None = None, *,
     if fmt == "perplexity":
         return from_perplexity(text, raw, citation_style=citation_style)
     if fmt == "openai":
-        message = raw.get("message") if isinstance(raw.get("message"), Mapping) else {}
+        found = raw.get("message")
+        message: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
         return from_openai(text, message.get("annotations") or raw.get("annotations"), citation_style=citation_style)
     if fmt == "gemini":
         return from_gemini(text, find_grounding_metadata(raw), citation_style=citation_style)

@@ -104,8 +104,8 @@ def classify_detailed(prompt: str, *, judge: IntentJudge | None = None) -> Inten
     error = getattr(call, "error", "") or ""
     record = call.to_dict() if hasattr(call, "to_dict") else None
     if not error and isinstance(parsed, dict) and parsed.get("primary") in INTENTS:
-        secondary = parsed.get("secondary") if parsed.get("secondary") in INTENTS else "Other"
-        return Intent(parsed["primary"], secondary, f"judge {label}", record)
+        secondary = str(parsed["secondary"]) if parsed.get("secondary") in INTENTS else "Other"
+        return Intent(str(parsed["primary"]), secondary, f"judge {label}", record)
     fallback = classify_by_rules(prompt)
     problem = error or f"answer {str(parsed)[:80]!r} is not one of the classes"
     return Intent(fallback.primary, fallback.secondary, f"{METHOD}; judge {label} failed: {problem}", record)

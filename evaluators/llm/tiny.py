@@ -61,7 +61,7 @@ def create_tiny_model(path: Path, *, vocab_size: int = 384, seed: int = 0, hidde
         vocab_size=len(tokenizer), hidden_size=hidden_size, intermediate_size=hidden_size * 2,
         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id, tie_word_embeddings=True, torch_dtype="float32")
+        pad_token_id=tokenizer.pad_token_id, tie_word_embeddings=True, dtype="float32")
     torch.manual_seed(seed)
     model = LlamaForCausalLM(config)
     model.generation_config.max_new_tokens = 16

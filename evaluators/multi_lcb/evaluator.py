@@ -411,15 +411,15 @@ def aggregate_scores(item_scores: Sequence[ItemScore], *, seed: int = 0,
         groups: dict[str, list[str]] = defaultdict(list)
         for problem in problems:
             groups[problem_slices[problem].get(dimension, "")].append(problem)
-        for value in list(order) + sorted(set(groups) - set(order)):
-            plist = groups.get(value)
-            if not value or not plist:
+        for group in list(order) + sorted(set(groups) - set(order)):
+            plist = groups.get(group)
+            if not group or not plist:
                 continue
             members = set(plist)
             subset = [s for s in usable if _problem_id(s) in members]
             sub_rows = (np.random.default_rng(seed).integers(0, len(plist), size=(rounds, len(plist)))
                         if len(plist) > 1 else None)
-            emit_language_metrics("pass@1", subset, plist, sub_rows, {dimension: value}, per_language=False, gap=False)
+            emit_language_metrics("pass@1", subset, plist, sub_rows, {dimension: group}, per_language=False, gap=False)
 
     # error mix: share of all samples per verdict, bootstrap over problems
     counts = np.zeros((len(problems), len(VERDICTS)))

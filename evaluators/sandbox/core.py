@@ -325,6 +325,30 @@ def _make_preexec(*, netns_fd: int | None, mntns_fd: int | None, cgroup_procs: t
     return preexec
 
 
+def _namespace_in_thread(kind: str, setup: Callable[[], None]) -> int:
+    """A descriptor that keeps alive the ``kind`` ("net", "mnt") namespace ``setup`` unshares.
+
+    ``setup`` runs in a short-lived thread, so the namespace change never touches the rest of the
+    process; once the thread is gone, the descriptor alone holds the namespace, and the kernel frees
+    it when the descriptor is closed (at the latest when this process exits).
+    """
+    box: dict[str, int | BaseException] = {}
+
+    def run() -> None:
+        try:
+            setup()
+            box["fd"] = os.open(f"/proc/thread-self/ns/{kind}", os.O_RDONLY | os.O_CLOEXEC)
+        except BaseException as exc:  # reported to the caller below
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name=f"sandbox-{kind}ns", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["fd"]  # type: ignore[return-value]
+
+
 class _NetnsPool:
     """Empty network namespaces (only a downed ``lo``), created once and reused run after run.
 
@@ -345,21 +369,7 @@ class _NetnsPool:
 
     @staticmethod
     def _create() -> int:
-        box: dict[str, int | BaseException] = {}
-
-        def make() -> None:
-            try:
-                _check(_LIBC.unshare(_CLONE_NEWNET))
-                box["fd"] = os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
-            except BaseException as exc:  # reported to the caller below
-                box["error"] = exc
-
-        t = threading.Thread(target=make, name="sandbox-netns", daemon=True)
-        t.start()
-        t.join()  # the thread (the only task in that namespace) is gone; the fd keeps it alive
-        if "error" in box:
-            raise box["error"]  # type: ignore[misc]
-        return box["fd"]  # type: ignore[return-value]
+        return _namespace_in_thread("net", lambda: _check(_LIBC.unshare(_CLONE_NEWNET)))
 
     def acquire(self) -> int:
         with self._lock:
@@ -435,31 +445,21 @@ class _StagingNamespace:
         return self.mountpoint / name
 
     def _create(self) -> int:
-        box: dict[str, int | BaseException] = {}
         stage = bytes(self.mountpoint)
         sources = {name: bytes(src) for name, src in self._sources.items()}
 
-        def make() -> None:
-            try:
-                # unshare(CLONE_NEWNS) also gives this thread its own filesystem context, so the
-                # rest of the process keeps the host's mounts
-                _check(_LIBC.unshare(_CLONE_NEWNS))
-                _check(_LIBC.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None))
-                _check(_LIBC.mount(b"leaderboard-sandbox", stage, b"tmpfs", 0, b"mode=0755,size=64k"))
-                for name, src in sources.items():
-                    target = stage + b"/" + name.encode()
-                    os.mkdir(target, 0o755)
-                    _check(_LIBC.mount(src, target, None, _MS_BIND | _MS_REC, None))
-                box["fd"] = os.open("/proc/thread-self/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
-            except BaseException as exc:  # reported to the caller below
-                box["error"] = exc
+        def setup() -> None:
+            # unshare(CLONE_NEWNS) also gives this thread its own filesystem context, so the rest
+            # of the process keeps the host's mounts
+            _check(_LIBC.unshare(_CLONE_NEWNS))
+            _check(_LIBC.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None))
+            _check(_LIBC.mount(b"leaderboard-sandbox", stage, b"tmpfs", 0, b"mode=0755,size=64k"))
+            for name, src in sources.items():
+                target = stage + b"/" + name.encode()
+                os.mkdir(target, 0o755)
+                _check(_LIBC.mount(src, target, None, _MS_BIND | _MS_REC, None))
 
-        t = threading.Thread(target=make, name="sandbox-mntns", daemon=True)
-        t.start()
-        t.join()  # the thread is gone; the descriptor keeps the namespace alive
-        if "error" in box:
-            raise box["error"]  # type: ignore[misc]
-        return box["fd"]  # type: ignore[return-value]
+        return _namespace_in_thread("mnt", setup)
 
     def close(self) -> None:
         try:
@@ -836,14 +836,14 @@ class Sandbox:
         elif os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
         oom = cgroup.oom_happened() if cgroup is not None else False
-        cpu = cgroup.cpu_seconds() if cgroup is not None else None
-        if cpu is None and rusage is not None and not (timed_out or output_exceeded):
+        cpu_used = cgroup.cpu_seconds() if cgroup is not None else None
+        if cpu_used is None and rusage is not None and not (timed_out or output_exceeded):
             # Without a cpuacct group, bwrap's rusage holds the program's CPU only when the program
             # ended on its own (bwrap reaped it); a killed tree's CPU is lost, so it stays unknown.
-            cpu = rusage.ru_utime + rusage.ru_stime
+            cpu_used = rusage.ru_utime + rusage.ru_stime
         return _Raw(exit_code=exit_code, signal=sig, stdout=b"".join(bufs[out_fd]),
                     stderr=b"".join(bufs[err_fd]), timed_out=timed_out, output_exceeded=output_exceeded,
-                    oom=oom, wall=wall, cpu=cpu)
+                    oom=oom, wall=wall, cpu=cpu_used)
 
 
 def _jar_names_main_class(jar: Path) -> bool:

@@ -1,10 +1,15 @@
 """API serializers: shapes only."""
 from __future__ import annotations
 
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from leaderboard.accounts import policy
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.modelhost.models import WeightsUpload
+from leaderboard.submissions import selectors
 from leaderboard.submissions.models import EvaluationRun, GenerationJob, ItemResult, Score, Submission
 
 
@@ -36,7 +41,7 @@ class ModelSerializer(serializers.ModelSerializer):
         staff; anyone else sees only whether it passed."""
         report = model.preflight_report if isinstance(model.preflight_report, dict) else {}
         user = getattr(self.context.get("request"), "user", None)
-        if user is not None and (user.is_staff or model.owner_id == user.pk):
+        if policy.can_manage(user, model):
             return report
         return {"ok": bool(report.get("ok"))} if report else {}
 
@@ -146,17 +151,59 @@ class ItemResultSerializer(serializers.ModelSerializer):
         fields = ["item_id", "slices", "scores", "detail", "error"]
 
 
+class ScoreCellSerializer(serializers.Serializer):
+    value = serializers.FloatField()
+    ci_low = serializers.FloatField(allow_null=True, help_text="95% interval")
+    ci_high = serializers.FloatField(allow_null=True)
+    n = serializers.IntegerField(help_text="items behind the value")
+
+
 class LeaderboardRowSerializer(serializers.Serializer):
-    rank = serializers.IntegerField(allow_null=True)
-    contaminated = serializers.BooleanField()
-    model = serializers.CharField()
-    model_slug = serializers.CharField()
-    run = serializers.IntegerField()
-    evaluator_version = serializers.CharField()
-    judge = serializers.CharField(allow_null=True, help_text="the judge that scored this row: name@revision (prompt version)")
+    rank = serializers.IntegerField(allow_null=True, help_text="null when the row is not ranked (see unranked_reason)")
+    contaminated = serializers.SerializerMethodField()
+    model = serializers.CharField(source="model.name")
+    model_slug = serializers.CharField(source="model.slug")
+    run = serializers.IntegerField(source="run.pk")
+    evaluator_version = serializers.CharField(source="run.evaluator_version")
+    judge = serializers.SerializerMethodField(help_text="the judge that scored this row: name@revision (prompt version)")
     unranked_reason = serializers.CharField()
     flags = serializers.ListField(child=serializers.CharField())
-    scores = serializers.DictField()
+    scores = serializers.SerializerMethodField(help_text="column id (metric, or metric|slice) -> value with its interval")
+
+    def get_contaminated(self, row: selectors.LeaderboardRow) -> bool:
+        return row.unranked_reason.startswith("contaminated")
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_judge(self, row: selectors.LeaderboardRow) -> str | None:
+        return row.judge or None
+
+    @extend_schema_field(serializers.DictField(child=ScoreCellSerializer()))
+    def get_scores(self, row: selectors.LeaderboardRow) -> dict[str, Any]:
+        return {column: ScoreCellSerializer(cell).data for column, cell in row.cells.items()}
+
+
+class DateWindowSerializer(serializers.Serializer):
+    """``{"from": date, "to": date}``, either open (null); both ends inclusive."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:  # "from" is a keyword: no class attribute
+        return {"from": serializers.DateField(source="start", allow_null=True),
+                "to": serializers.DateField(source="end", allow_null=True)}
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    """One page of a leaderboard: the API's answer and the page's JSON download."""
+
+    benchmark = serializers.CharField(source="benchmark.slug")
+    dataset_version = serializers.CharField(source="dataset.tag", allow_null=True, default=None)
+    evaluator_version = serializers.CharField(source="current_evaluator_version")
+    judges = serializers.ListField(child=serializers.CharField())
+    sort = serializers.CharField(source="sort_key")
+    slice = serializers.CharField(source="slice_filter", help_text="the slice shown in the headline columns, e.g. language=python")
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    total = serializers.IntegerField(help_text="rows over all pages")
+    window = DateWindowSerializer(allow_null=True, help_text="the contest-date window the scores were recomputed over")
+    rows = LeaderboardRowSerializer(many=True)
 
 
 class ProblemSerializer(serializers.Serializer):

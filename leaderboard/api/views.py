@@ -1,10 +1,8 @@
 """API views: validate, call a selector or service, serialize."""
 from __future__ import annotations
 
-import datetime as dt
-
 from django.conf import settings
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import BaseParser, FormParser, JSONParser, MultiPartParser
@@ -31,33 +29,24 @@ class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = s.BenchmarkSerializer
     lookup_field = "slug"
 
-    @extend_schema(responses=s.LeaderboardRowSerializer(many=True))
+    @extend_schema(responses=s.LeaderboardSerializer, parameters=[
+        OpenApiParameter("sort", str, description="column id to sort by, e.g. pass@1 or pass@1|language=python"),
+        OpenApiParameter("page", int, description="page number, from 1"),
+        OpenApiParameter("from", str, description="date window start, YYYY-MM-DD (benchmarks with a date slice)"),
+        OpenApiParameter("to", str, description="date window end, YYYY-MM-DD"),
+    ])
     @action(detail=True, methods=["get"])
     def leaderboard(self, request: Request, slug: str | None = None) -> Response:
+        """One page of the benchmark's leaderboard; a slice dimension given as a parameter (e.g.
+        ``language=python``) selects the headline columns' slice."""
         benchmark = self.get_object()
-        slice_filter = next((f"{d['key']}={request.query_params[d['key']]}" for d in benchmark.slice_dimensions
-                             if request.query_params.get(d["key"]) in d["values"]), "")
         try:
-            page = int(request.query_params.get("page", 1))
-        except ValueError:
-            page = 1
-        window = None
-        if selectors.date_slice_of(benchmark) and (request.query_params.get("from") or request.query_params.get("to")):
-            try:
-                window = selectors.DateWindow(*(dt.date.fromisoformat(request.query_params[name]) if request.query_params.get(name) else None
-                                                for name in ("from", "to")))
-            except ValueError:
-                return Response({"detail": "from/to: use dates like 2025-02-01"}, status=status.HTTP_400_BAD_REQUEST)
-        board = selectors.leaderboard(benchmark=benchmark, user=request.user, sort=request.query_params.get("sort"),
-                                      slice_filter=slice_filter, page=page, window=window)
-        rows = [{"rank": r.rank, "contaminated": r.unranked_reason.startswith("contaminated"), "model": r.model.name, "model_slug": r.model.slug, "run": r.run.pk,
-                 "evaluator_version": r.run.evaluator_version, "judge": r.judge or None, "unranked_reason": r.unranked_reason, "flags": r.flags,
-                 "scores": {cid: {"value": c.value, "ci_low": c.ci_low, "ci_high": c.ci_high, "n": c.n} for cid, c in r.cells.items()}}
-                for r in board.rows]
-        return Response({"benchmark": benchmark.slug, "dataset_version": board.dataset.tag if board.dataset else None,
-                         "evaluator_version": board.current_evaluator_version, "judges": board.judges, "sort": board.sort_key,
-                         "page": board.page, "pages": board.pages, "total": board.total,
-                         "window": {"from": window.start, "to": window.end} if window else None, "rows": rows})
+            query = selectors.leaderboard_query(benchmark=benchmark, params=request.query_params)
+        except selectors.QueryError as exc:
+            return Response({"detail": str(exc), "field": exc.field}, status=status.HTTP_400_BAD_REQUEST)
+        board = selectors.leaderboard(benchmark=benchmark, user=request.user, sort=query.sort, slice_filter=query.slice_filter,
+                                      page=query.page, window=query.window)
+        return Response(s.LeaderboardSerializer(board).data)
 
 
 class ModelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):

@@ -31,13 +31,12 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from evaluators.llm.types import Answer, SearchCall, Source, Usage
+from leaderboard import queues
 from leaderboard.arena.identity import Voter
 from leaderboard.arena.models import ArenaModel, Battle, BattleStatus, RatingSnapshot, Turn, Vote, VoteExclusion, Winner
 from leaderboard.arena.selectors import TIMED_OUT  # an answer's finish_reason when the periodic pass stopped it
 
 log = logging.getLogger(__name__)
-GENERATE_TASK = "workers.tasks.arena_generate_turn"
-RATINGS_TASK = "workers.tasks.arena_compute_ratings"
 CITATION_STYLES = ("standardized", "original")
 SIDES = ("a", "b")
 
@@ -210,7 +209,7 @@ def battle_create(*, prompt: str, voter: Voter, rng: random.Random | None = None
                                        citation_style_b=styles[1], propensity=pair.propensity, voter_hash=voter.hash,
                                        ip_hash=voter.ip_hash)
         turn = Turn.objects.create(battle=battle, index=0, prompt=prompt)
-        _enqueue_generation(turn)
+        queues.arena_generate_turn(turn.pk)
     return battle
 
 
@@ -243,14 +242,10 @@ def turn_add(*, battle: Battle, prompt: str, voter: Voter) -> Turn:
         if turns and not turns[-1].done:
             raise NotReady("wait until both answers are complete before the next prompt")
         turn = Turn.objects.create(battle=locked, index=len(turns), prompt=prompt)
-        _enqueue_generation(turn)
+        queues.arena_generate_turn(turn.pk)
     return turn
 
 
-def _enqueue_generation(turn: Turn) -> None:
-    from workers.celery import app
-
-    transaction.on_commit(lambda: app.send_task(GENERATE_TASK, args=[turn.pk], queue="arena"))
 
 
 def history_for(turn: Turn, side: str) -> list[dict[str, str]]:
@@ -680,9 +675,7 @@ def ratings_schedule() -> None:
     if now - _last_schedule < settings.ARENA_RATINGS_DEBOUNCE_SECONDS:
         return
     _last_schedule = now
-    from workers.celery import app
-
-    transaction.on_commit(lambda: app.send_task(RATINGS_TASK, queue="cpu", countdown=settings.ARENA_RATINGS_DEBOUNCE_SECONDS))
+    queues.arena_compute_ratings(countdown=settings.ARENA_RATINGS_DEBOUNCE_SECONDS)
 
 
 def _fingerprint() -> str:

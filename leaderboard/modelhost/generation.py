@@ -36,8 +36,8 @@ from leaderboard.catalog.models import DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items_path
 from leaderboard.modelhost.services import model_endpoint
 from leaderboard.modelhost.uploads import fetch_weights
-from leaderboard.submissions import services
-from leaderboard.submissions.execution import LeaseLost, _Heartbeat, failure_outcome, worker_name
+from leaderboard.submissions import leases, services
+from leaderboard.submissions.leases import LeaseLost
 from leaderboard.submissions.models import EvaluationRun, FailureKind, GeneratedOutput, GenerationJob
 
 log = logging.getLogger(__name__)
@@ -73,36 +73,37 @@ FLUSH_EVERY = 32
 PROGRESS_EVERY_S = 1.0
 
 
+def _refusal(exc: Exception) -> leases.Refusal | None:
+    """A model that fails to load, runs out of memory or answers nothing usable fails the job."""
+    if isinstance(exc, ModelError):
+        kind = FAILURE_OF[exc.kind]
+        return leases.Refusal(kind, str(exc), f"failed: {kind}")
+    return None
+
+
+def _lease_lost(claim: leases.Claim) -> str:
+    if services.generation_stop_cancelled(claim=claim):
+        return "stopped: every run was cancelled (model server stopped)"
+    return "stopped: lease lost (taken over)"
+
+
+def _generate_body(claim: leases.Claim, heartbeat: leases.Heartbeat, worker: str) -> str:
+    return f"succeeded: {_generate(claim, heartbeat)} run(s) handed to scoring"
+
+
+GENERATION_TASK = leases.LeasedTask(
+    model=GenerationJob, what="generation job",
+    claim=lambda pk, worker: services.generation_claim(job_id=pk, worker=worker),
+    beat=lambda claim: services.generation_heartbeat(claim=claim),
+    body=_generate_body, refusal=_refusal,
+    fail=lambda claim, kind, message: services.generation_fail(claim=claim, job_id=claim.work_id, kind=FailureKind(kind),
+                                                               message=message),
+    lease_lost=_lease_lost)
+
+
 def generation_execute(*, job_id: int, worker: str | None = None) -> str:
     """Generate every waiting run of the job's submission. Returns what happened, for the log."""
-    claim = services.generation_claim(job_id=job_id, worker=worker or worker_name())
-    if claim is None:
-        return "skipped: not queued (already claimed, finished or cancelled)"
-    heartbeat = _Heartbeat(f"heartbeat-generation-{job_id}", lambda: services.generation_heartbeat(claim=claim))
-    heartbeat.start()
-    try:
-        handed = _generate(claim, heartbeat)
-        return f"succeeded: {handed} run(s) handed to scoring"
-    except LeaseLost:
-        if services.generation_stop_cancelled(claim=claim):
-            return "stopped: every run was cancelled (model server stopped)"
-        return "stopped: lease lost (taken over)"
-    except ModelError as exc:
-        kind = FAILURE_OF[exc.kind]
-        services.generation_fail(claim=claim, job_id=job_id, kind=kind, message=str(exc))
-        return f"failed: {kind}"
-    except Exception as exc:
-        def retry(message: str) -> bool:
-            if claim.attempt >= GenerationJob.objects.only("max_attempts").get(pk=job_id).max_attempts:
-                return False
-            services.generation_append_log(job_id=job_id, line=f"infrastructure error, will retry: {message}")
-            services.generation_release_for_retry(claim=claim)
-            return True
-
-        return failure_outcome(exc, what=f"generation job {job_id}", retry=retry,
-                               fail=lambda kind, message: services.generation_fail(claim=claim, job_id=job_id, kind=kind, message=message))
-    finally:
-        heartbeat.stop()
+    return leases.execute_leased(GENERATION_TASK, pk=job_id, worker=worker)
 
 
 @dataclass
@@ -156,7 +157,7 @@ class _Progress:
     """The job's requests done/total, written at most every PROGRESS_EVERY_S while answers arrive
     (and with the job's last UPDATE); a write the lease refuses marks the heartbeat lost."""
 
-    def __init__(self, claim: services.Claim, heartbeat: _Heartbeat, done: int, total: int) -> None:
+    def __init__(self, claim: leases.Claim, heartbeat: leases.Heartbeat, done: int, total: int) -> None:
         self.claim, self.heartbeat, self.done, self.total = claim, heartbeat, done, total
         self.written = 0.0
 
@@ -168,8 +169,8 @@ class _Progress:
                 self.heartbeat.lost.set()
 
 
-def _generate(claim: services.Claim, heartbeat: _Heartbeat) -> int:
-    job = GenerationJob.objects.select_related("submission__model__weights_upload").get(pk=claim.run_id)
+def _generate(claim: leases.Claim, heartbeat: leases.Heartbeat) -> int:
+    job = GenerationJob.objects.select_related("submission__model__weights_upload").get(pk=claim.work_id)
     model = job.submission.model
     settings_ = job.submission.generation_settings or {}
     plans = [_plan(run, settings_) for run in services.generation_runs_waiting(job=job)]
@@ -228,7 +229,7 @@ class _Limits:
     fatal: _Fatality
 
 
-def _send_all(access: ModelAccess, plan: _RunPlan, claim: services.Claim, heartbeat: _Heartbeat, progress: _Progress,
+def _send_all(access: ModelAccess, plan: _RunPlan, claim: leases.Claim, heartbeat: leases.Heartbeat, progress: _Progress,
               usage: list[int], limits: _Limits, on_started: Any = None) -> None:
     """Send a run's pending requests, storing answers from this (the Celery) thread as they arrive.
     A fatal error from a self-hosted server that died restarts it once and sends what is left."""
@@ -241,7 +242,7 @@ def _send_all(access: ModelAccess, plan: _RunPlan, claim: services.Claim, heartb
             return
         progress.write(force=True)
         if restart == 0 and access.restartable and not access.alive():
-            services.generation_append_log(job_id=claim.run_id, line=f"the model server died ({fatal}); restarting it once")
+            services.generation_append_log(job_id=claim.work_id, line=f"the model server died ({fatal}); restarting it once")
             access.restart()
             plan.pending = _still_pending(plan)
             continue
@@ -256,7 +257,7 @@ def _still_pending(plan: _RunPlan) -> list[ModelRequest]:
     return [r for r in plan.pending if have.get(r.item_id, 0) < r.n]
 
 
-def _send_once(access: ModelAccess, plan: _RunPlan, heartbeat: _Heartbeat, progress: _Progress, usage: list[int],
+def _send_once(access: ModelAccess, plan: _RunPlan, heartbeat: leases.Heartbeat, progress: _Progress, usage: list[int],
                limits: _Limits, on_started: Any = None) -> ModelError | None:
     """One pass of chat_many over the plan's pending requests, in a sender thread; this thread calls
     ``on_started`` once the first requests are out, then stores the answers in batches."""

@@ -32,12 +32,13 @@ from django.utils.text import slugify
 
 from evaluators.core.types import InfrastructureError
 from evaluators.llm.types import Endpoint, ModelError
+from leaderboard import queues
+from leaderboard.accounts import policy
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost import secrets
 from leaderboard.modelhost.models import UploadPart, WeightsUpload
 from leaderboard.modelhost.uploads import part_store
 
-PREFLIGHT_TASK = "workers.tasks.preflight_model"
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 log = logging.getLogger(__name__)
 
@@ -134,7 +135,7 @@ def model_set_api_key(*, model: Model, user: AbstractBaseUser, api_key: str) -> 
 
 
 def _require_owner(model: Model, user: AbstractBaseUser) -> None:
-    if not (getattr(user, "is_staff", False) or model.owner_id == getattr(user, "pk", None)):
+    if not policy.can_manage(user, model):
         raise PermissionError("Only the model's owner or staff can change it.")
 
 
@@ -145,17 +146,9 @@ def model_preflight_request(*, model: Model, user: AbstractBaseUser | None = Non
     if user is not None:
         _require_owner(model, user)
     Model.objects.filter(pk=model.pk).update(preflight_status=Model.PREFLIGHT_PENDING)
-    _queue_preflight(model.pk)
+    queues.preflight_model(model.pk)
 
 
-def _queue_preflight(model_id: int, *, countdown: float | None = None) -> None:
-    def send() -> None:
-        from workers.celery import app
-
-        options: dict[str, Any] = {"countdown": countdown} if countdown else {}
-        app.send_task(PREFLIGHT_TASK, args=[model_id], queue="cpu", **options)
-
-    transaction.on_commit(send)
 
 
 class EndpointNotAllowed(ModelError):
@@ -259,7 +252,7 @@ def _preflight_could_not_check(model: Model, exc: Exception) -> str:
     with transaction.atomic():
         Model.objects.filter(pk=model.pk).update(preflight_status=status, preflight_report=data, preflight_checked_at=timezone.now())
         if status == Model.PREFLIGHT_PENDING:
-            _queue_preflight(model.pk, countdown=delay)
+            queues.preflight_model(model.pk, countdown=delay)
     return status
 
 
@@ -325,8 +318,8 @@ def upload_complete(*, upload: WeightsUpload, user: AbstractBaseUser) -> Weights
 
 
 def _require_upload_owner(upload: WeightsUpload, user: AbstractBaseUser) -> None:
-    if upload.owner_id != getattr(user, "pk", None) and not getattr(user, "is_staff", False):
-        raise PermissionError("Only the uploader can change this upload.")
+    if not policy.can_manage(user, upload):
+        raise PermissionError("Only the uploader or staff can change this upload.")
 
 
 def upload_from_file(*, owner: AbstractBaseUser, file: Any) -> WeightsUpload:

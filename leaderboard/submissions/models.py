@@ -171,14 +171,15 @@ class LeaderboardEntry(models.Model):
 
 class RunChunk(models.Model):
     """A slice of a run's items that any worker on the run's queue can claim, so one run can be
-    scored on many machines. A claim is a lease (token and expiry) like the run's own."""
+    scored on many machines. A claim is a lease with the same columns as the run's own
+    (``lease_token``, ``lease_expires_at``)."""
 
     run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="chunks")
     index = models.PositiveIntegerField()
     item_ids = models.JSONField(default=list)
     done = models.BooleanField(default=False)
-    token = models.UUIDField(null=True, blank=True)
-    claimed_until = models.DateTimeField(null=True, blank=True)
+    lease_token = models.UUIDField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True, help_text="Who scored it (last claim).")
 
     class Meta:

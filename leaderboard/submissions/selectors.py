@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from bisect import bisect_left, bisect_right
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,38 +19,25 @@ from django.utils import timezone
 
 from evaluators.core import ItemScore, MethodNote, evaluator_version, get_evaluator
 from evaluators.core.files import read_items
+from leaderboard.accounts import policy
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items_path
 from leaderboard.submissions.keys import column_id, slice_key
 from leaderboard.submissions.models import EvaluationRun, ItemResult, LeaderboardEntry, RunStatus, Score, Submission
 
 
-def _viewer_id(user: Any) -> int | None:
-    return getattr(user, "pk", None) if user is not None and getattr(user, "is_authenticated", False) else None
-
-
 def visible_submissions_q(user: Any, prefix: str = "") -> Q:
     """Public submissions of public models, plus everything the viewer owns; staff see all."""
-    if user is not None and getattr(user, "is_staff", False):
-        return Q()
-    q = Q(**{f"{prefix}is_public": True, f"{prefix}model__is_public": True})
-    if (uid := _viewer_id(user)) is not None:
-        q |= Q(**{f"{prefix}owner_id": uid})
-    return q
+    return policy.visible_q(user, public=(f"{prefix}is_public", f"{prefix}model__is_public"), owner=f"{prefix}owner_id")
 
 
 def models_visible(*, user: Any) -> QuerySet[Model]:
-    if user is not None and getattr(user, "is_staff", False):
-        return Model.objects.all()
-    q = Q(is_public=True)
-    if (uid := _viewer_id(user)) is not None:
-        q |= Q(owner_id=uid)
-    return Model.objects.filter(q)
+    return Model.objects.filter(policy.visible_q(user))
 
 
 def models_runnable(*, user: Any) -> QuerySet[Model]:
     """The user's own models that a worker runs (not predictions-only), for the submit page."""
-    if (uid := _viewer_id(user)) is None:
+    if (uid := policy.user_id(user)) is None:
         return Model.objects.none()
     return Model.objects.filter(owner_id=uid).exclude(source=Model.SOURCE_PREDICTIONS).order_by("name")
 
@@ -103,6 +91,51 @@ class Leaderboard:
 PAGE_SIZE = 50
 
 
+class QueryError(ValueError):
+    """A leaderboard query parameter that cannot be used; ``field`` names it."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+@dataclass(frozen=True)
+class LeaderboardQuery:
+    """What a visitor asked of a leaderboard: its sort, slice, page and date window."""
+
+    sort: str | None = None
+    slice_filter: str = ""
+    page: int = 1
+    window: DateWindow | None = None
+
+
+def leaderboard_query(*, benchmark: Benchmark, params: Mapping[str, str]) -> LeaderboardQuery:
+    """The one reading of a leaderboard's query string, for the page, its downloads and the API:
+    ``sort``, a slice (``language=python``: the first dimension given a known value), ``page`` and,
+    where the benchmark has a date slice, ``from``/``to`` (YYYY-MM-DD). Raises QueryError naming the
+    parameter that cannot be used."""
+    slice_filter = next((f"{d['key']}={params[d['key']]}" for d in benchmark.slice_dimensions
+                         if params.get(d["key"]) and params[d["key"]] in d["values"]), "")
+    raw_page = params.get("page") or "1"
+    try:
+        page = int(raw_page)
+    except ValueError:
+        raise QueryError("page", f"{raw_page[:20]!r} is not a page number; use a whole number from 1") from None
+    if page < 1:
+        raise QueryError("page", "pages are numbered from 1")
+    window = None
+    if date_slice_of(benchmark):
+        bounds: list[dt.date | None] = []
+        for name in ("from", "to"):
+            text = params.get(name) or ""
+            try:
+                bounds.append(dt.date.fromisoformat(text) if text else None)
+            except ValueError:
+                raise QueryError(name, f"{text[:20]!r} is not a date; use a date like 2025-02-01") from None
+        window = DateWindow(bounds[0], bounds[1]) if any(bounds) else None
+    return LeaderboardQuery(sort=params.get("sort") or None, slice_filter=slice_filter, page=page, window=window)
+
+
 @dataclass(frozen=True)
 class DateWindow:
     """Items whose date slice (e.g. a contest date) lies in [start, end]; either end may be open."""
@@ -153,11 +186,7 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
         return Leaderboard(benchmark, dataset, columns, [], sort or "", slice_filter, current_version)
     col, higher = sort_col["id"], sort_col["higher_is_better"]
     entries = LeaderboardEntry.objects.filter(benchmark=benchmark, dataset_version=dataset)
-    if not (user is not None and getattr(user, "is_staff", False)):
-        visible = Q(is_public=True)
-        if (uid := _viewer_id(user)) is not None:
-            visible |= Q(model__owner_id=uid)
-        entries = entries.filter(visible)
+    entries = entries.filter(policy.visible_q(user, owner="model__owner_id"))
     windowed: dict[int, dict[str, list]] | None = None
     contaminated: dict[int, dt.date] = {}
     date_key = date_slice_of(benchmark) if window else None

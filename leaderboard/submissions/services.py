@@ -13,21 +13,24 @@ import json
 import logging
 import uuid
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Q, Value
-from django.db.models.functions import Coalesce, Concat
+from django.db.models import F, Q
 from django.utils import timezone
 
 from evaluators.core import ItemScore, MetricValue, PredictionsError
 from evaluators.core.files import parse_predictions
+from leaderboard import queues
+from leaderboard.accounts import policy
 from leaderboard.catalog.models import Benchmark, DatasetVersion
 from leaderboard.catalog.services import model_get_or_create
+from leaderboard.submissions import leases
+from leaderboard.submissions.leases import Claim
 from leaderboard.submissions.keys import column_id, slice_key
 from leaderboard.catalog.models import Model
 from leaderboard.submissions.models import (
@@ -46,9 +49,6 @@ from leaderboard.submissions.models import (
 )
 
 log = logging.getLogger(__name__)
-EVALUATE_TASK = "workers.tasks.evaluate_run"
-HELP_TASK = "workers.tasks.help_run"
-GENERATE_TASK = "workers.tasks.generate_submission"
 
 
 class SubmissionRefused(ValueError):
@@ -76,7 +76,7 @@ def quota_take(*, user: AbstractBaseUser, today: dt.date | None = None) -> None:
     Call inside the transaction that creates the run, so a rollback gives it back."""
     today = today or timezone.now().date()
     limit = settings.SUBMISSIONS_PER_DAY
-    if getattr(user, "is_staff", False):
+    if policy.is_staff(user):
         return
     try:
         with transaction.atomic():
@@ -152,7 +152,7 @@ def run_create(*, submission: Submission, benchmark: Benchmark, dataset_version:
     with transaction.atomic():
         quota_take(user=submission.owner)
         run = EvaluationRun.objects.create(
-            submission=submission, benchmark=benchmark, dataset_version=dataset_version, queue="cpu",
+            submission=submission, benchmark=benchmark, dataset_version=dataset_version, queue=queues.CPU,
             evaluator_key=benchmark.evaluator_key, evaluator_settings=evaluator_settings_for(benchmark),
             items_total=dataset_version.item_count, max_attempts=settings.RUN_MAX_ATTEMPTS, rerun_of=rerun_of,
             phase=RunPhase.GENERATING if generating else RunPhase.NONE)
@@ -162,7 +162,7 @@ def run_create(*, submission: Submission, benchmark: Benchmark, dataset_version:
         if generating:
             generation_job_queue(submission=submission)
         else:
-            _enqueue_on_commit(run)
+            queues.evaluate_run(run.pk, queue=run.queue)
     return run
 
 
@@ -170,13 +170,13 @@ def run_create(*, submission: Submission, benchmark: Benchmark, dataset_version:
 
 def generation_queue_for(model: Model) -> str:
     """Self-hosted weights need a GPU worker; endpoints only need the network (cpu)."""
-    return "cpu" if model.source == Model.SOURCE_ENDPOINT else f"gpu-{settings.GPU_KIND}"
+    return queues.CPU if model.source == Model.SOURCE_ENDPOINT else f"gpu-{settings.GPU_KIND}"
 
 
 def model_check_submittable(*, model: Model, owner: AbstractBaseUser) -> None:
     """Refuse a model that cannot be run: another's private model or endpoint, predictions-only, or not pre-flighted."""
     others_may_run = model.is_public and model.source in (Model.SOURCE_HF, Model.SOURCE_WEIGHTS)  # never another's endpoint key
-    if model.owner_id != getattr(owner, "pk", None) and not getattr(owner, "is_staff", False) and not others_may_run:
+    if not policy.can_manage(owner, model) and not others_may_run:
         raise SubmissionRefused(f"model: '{model.name}' belongs to another user (only public self-hosted models can be run by anyone).",
                                 field="model")
     if not model.needs_generation:
@@ -220,62 +220,26 @@ def generation_job_queue(*, submission: Submission) -> GenerationJob:
                 status=RunStatus.QUEUED, attempt=0, failure_kind="", failure_message="", finished_at=None, queued_at=timezone.now(),
                 requests_done=0, requests_total=0):
             return job  # queued or running: it picks up the new run when it starts, or the reaper re-queues it
-    job_id, queue = job.pk, job.queue
-    transaction.on_commit(lambda: _send(GENERATE_TASK, job_id, queue))
+    queues.generate_submission(job.pk, queue=job.queue)
     return job
-
-
-def _send(task: str, object_id: int, queue: str) -> None:
-    from workers.celery import app  # imported late: the site can load without a broker
-
-    app.send_task(task, args=[object_id], queue=queue)
-
-
-def _enqueue_on_commit(run: EvaluationRun) -> None:
-    run_id, queue = run.pk, run.queue
-
-    def send() -> None:
-        from workers.celery import app  # imported late: the site can load without a broker
-
-        app.send_task(EVALUATE_TASK, args=[run_id], queue=queue)
-
-    transaction.on_commit(send)
 
 
 # --- run life cycle -----------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Claim:
-    run_id: int
-    token: uuid.UUID
-    attempt: int
-
-
 def run_claim(*, run_id: int, worker: str) -> Claim | None:
     """Take a queued run for this worker. Returns None when another worker has it or it is finished
-    (so a redelivered message does nothing)."""
-    token = uuid.uuid4()
-    now = timezone.now()
-    updated = EvaluationRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).exclude(phase=RunPhase.GENERATING).update(
-        status=RunStatus.RUNNING, lease_token=token, lease_expires_at=now + dt.timedelta(seconds=settings.RUN_LEASE_SECONDS),
-        heartbeat_at=now, attempt=F("attempt") + 1, worker=worker[:200], started_at=Coalesce(F("started_at"), Value(now)),
-        progress_started_at=now, progress_started_done=F("items_done"))
-    if not updated:
-        return None
-    attempt = EvaluationRun.objects.values_list("attempt", flat=True).get(pk=run_id)
-    return Claim(run_id=run_id, token=token, attempt=attempt)
+    (so a redelivered message does nothing); a run still waiting for its generation job is not ready."""
+    return leases.claim(EvaluationRun, pk=run_id, worker=worker, exclude=Q(phase=RunPhase.GENERATING),
+                        progress_started_at=timezone.now(), progress_started_done=F("items_done"))
 
 
 def run_heartbeat(*, claim: Claim) -> bool:
     """Extend the lease. False means the run was cancelled or taken over: the worker must stop."""
-    now = timezone.now()
-    return bool(EvaluationRun.objects.filter(pk=claim.run_id, lease_token=claim.token, status=RunStatus.RUNNING).update(
-        heartbeat_at=now, lease_expires_at=now + dt.timedelta(seconds=settings.RUN_LEASE_SECONDS)))
+    return leases.heartbeat(EvaluationRun, claim)
 
 
-def run_set_provenance(*, claim: Claim, evaluator_version: str, environment: dict[str, str]) -> bool:
-    return bool(EvaluationRun.objects.filter(pk=claim.run_id, lease_token=claim.token, status=RunStatus.RUNNING).update(
-        evaluator_version=evaluator_version, environment=environment))
+def run_set_provenance(*, claim: Claim, evaluator_version: str, environment: dict[str, Any]) -> bool:
+    return bool(leases.held(EvaluationRun, claim).update(evaluator_version=evaluator_version, environment=environment))
 
 
 # --- chunks: one run scored by several workers -----------------------------------------------
@@ -294,46 +258,46 @@ def chunk_claim(*, run_id: int, worker: str) -> ChunkClaim | None:
     for _ in range(10):  # lost races with other workers: try the next candidate
         now = timezone.now()
         candidate = (RunChunk.objects.filter(run_id=run_id, run__status=RunStatus.RUNNING, done=False)
-                     .filter(Q(token__isnull=True) | Q(claimed_until__lt=now)).order_by("index")
-                     .values_list("pk", "token", "item_ids").first())
+                     .filter(Q(lease_token__isnull=True) | Q(lease_expires_at__lt=now)).order_by("index")
+                     .values_list("pk", "lease_token", "item_ids").first())
         if candidate is None:
             return None
         pk, old_token, item_ids = candidate
         token = uuid.uuid4()
-        if RunChunk.objects.filter(pk=pk, done=False, token=old_token).update(
-                token=token, worker=worker[:200], claimed_until=now + dt.timedelta(seconds=settings.RUN_LEASE_SECONDS)):
+        if RunChunk.objects.filter(pk=pk, done=False, lease_token=old_token).update(
+                lease_token=token, worker=worker[:200], lease_expires_at=leases.lease_expiry(now)):
             return ChunkClaim(run_id=run_id, chunk_id=pk, token=token, item_ids=tuple(item_ids))
     return None
 
 
 def chunk_heartbeat(*, claim: ChunkClaim) -> bool:
     """Extend a chunk claim; False when the run stopped or the chunk was taken over."""
-    return bool(RunChunk.objects.filter(pk=claim.chunk_id, token=claim.token, done=False, run__status=RunStatus.RUNNING).update(
-        claimed_until=timezone.now() + dt.timedelta(seconds=settings.RUN_LEASE_SECONDS)))
+    return bool(RunChunk.objects.filter(pk=claim.chunk_id, lease_token=claim.token, done=False, run__status=RunStatus.RUNNING).update(
+        lease_expires_at=leases.lease_expiry()))
 
 
 def chunk_record_items(*, claim: ChunkClaim, item_scores: Sequence[ItemScore], primary_key: str | None) -> bool:
     """Write a batch of a chunk's item results and the run's progress in one transaction, only
     while this worker holds the chunk and the run is running."""
     with transaction.atomic():
-        held = RunChunk.objects.select_for_update().filter(pk=claim.chunk_id, token=claim.token, done=False).first()
-        if held is None or not EvaluationRun.objects.filter(pk=claim.run_id, status=RunStatus.RUNNING).exists():
+        held = RunChunk.objects.select_for_update().filter(pk=claim.chunk_id, lease_token=claim.token, done=False).first()
+        if held is None or not EvaluationRun.objects.filter(pk=claim.work_id, status=RunStatus.RUNNING).exists():
             return False
         ItemResult.objects.bulk_create(
-            [ItemResult(run_id=claim.run_id, item_id=s.item_id, slices=s.slices, scores=s.scores, detail=s.detail,
+            [ItemResult(run_id=claim.work_id, item_id=s.item_id, slices=s.slices, scores=s.scores, detail=s.detail,
                         error=s.error, primary_score=s.scores.get(primary_key) if primary_key else None) for s in item_scores],
             ignore_conflicts=True)
-        EvaluationRun.objects.filter(pk=claim.run_id).update(items_done=ItemResult.objects.filter(run_id=claim.run_id).count())
+        EvaluationRun.objects.filter(pk=claim.work_id).update(items_done=ItemResult.objects.filter(run_id=claim.work_id).count())
     return True
 
 
 def chunk_finish(*, claim: ChunkClaim) -> bool:
-    return bool(RunChunk.objects.filter(pk=claim.chunk_id, token=claim.token, done=False).update(done=True, claimed_until=None))
+    return bool(RunChunk.objects.filter(pk=claim.chunk_id, lease_token=claim.token, done=False).update(done=True, lease_expires_at=None))
 
 
 def chunk_release(*, claim: ChunkClaim) -> None:
     """Give a chunk back at once (a helper that hit an error), so the run's owner takes it."""
-    RunChunk.objects.filter(pk=claim.chunk_id, token=claim.token, done=False).update(token=None, claimed_until=None)
+    RunChunk.objects.filter(pk=claim.chunk_id, lease_token=claim.token, done=False).update(lease_token=None, lease_expires_at=None)
 
 
 def chunks_unfinished(*, run_id: int) -> int:
@@ -342,28 +306,26 @@ def chunks_unfinished(*, run_id: int) -> int:
 
 def run_request_helpers(*, run: EvaluationRun, count: int) -> int:
     """Ask up to ``count`` other workers on the run's queue to claim chunks of this run."""
-    from workers.celery import app
-
     count = max(0, min(count, chunks_unfinished(run_id=run.pk) - 1))
     for _ in range(count):
-        app.send_task(HELP_TASK, args=[run.pk], queue=run.queue)
+        queues.help_run(run.pk, queue=run.queue)
     return count
 
 
 def run_complete(*, claim: Claim, metrics: Iterable[MetricValue]) -> bool:
     """Store the run's scores and mark it succeeded, atomically and only once."""
     with transaction.atomic():
-        locked = EvaluationRun.objects.select_for_update().filter(pk=claim.run_id, lease_token=claim.token, status=RunStatus.RUNNING).first()
+        locked = EvaluationRun.objects.select_for_update().filter(pk=claim.work_id, lease_token=claim.token, status=RunStatus.RUNNING).first()
         if locked is None:
             return False
-        Score.objects.filter(run_id=claim.run_id).delete()
+        Score.objects.filter(run_id=claim.work_id).delete()
         Score.objects.bulk_create([
-            Score(run_id=claim.run_id, key=m.key, slice_key=slice_key(m.slice), value=m.value, ci_low=m.ci_low,
+            Score(run_id=claim.work_id, key=m.key, slice_key=slice_key(m.slice), value=m.value, ci_low=m.ci_low,
                   ci_high=m.ci_high, n=m.n) for m in metrics])
-        EvaluationRun.objects.filter(pk=claim.run_id).update(
+        EvaluationRun.objects.filter(pk=claim.work_id).update(
             status=RunStatus.SUCCEEDED, finished_at=timezone.now(), lease_token=None, lease_expires_at=None,
-            items_done=ItemResult.objects.filter(run_id=claim.run_id).count())
-        leaderboard_entry_refresh(run=EvaluationRun.objects.select_related("submission__model").get(pk=claim.run_id))
+            items_done=ItemResult.objects.filter(run_id=claim.work_id).count())
+        leaderboard_entry_refresh(run=EvaluationRun.objects.select_related("submission__model").get(pk=claim.work_id))
     return True
 
 
@@ -394,21 +356,15 @@ def leaderboards_rebuild() -> int:
 
 def run_fail(*, run_id: int, kind: FailureKind, message: str, claim: Claim | None = None) -> bool:
     """Mark a run failed with its classified reason; give the quota back when the platform is at fault."""
-    filters: dict = {"pk": run_id, "status__in": [RunStatus.QUEUED, RunStatus.RUNNING]}
-    if claim is not None:
-        filters.update(lease_token=claim.token, status__in=[RunStatus.RUNNING])
     with transaction.atomic():
-        updated = EvaluationRun.objects.filter(**filters).update(
-            status=RunStatus.FAILED, failure_kind=kind, failure_message=message[:10_000], finished_at=timezone.now(),
-            lease_token=None, lease_expires_at=None)
+        updated = leases.mark_failed(EvaluationRun, pk=run_id, kind=kind, message=message, held_claim=claim)
         if updated and kind in PLATFORM_FAILURES:
             quota_refund(run=EvaluationRun.objects.select_related("submission").get(pk=run_id))
-    return bool(updated)
+    return updated
 
 
 def run_append_log(*, run_id: int, line: str) -> None:
-    stamp = timezone.now().strftime("%H:%M:%S")
-    EvaluationRun.objects.filter(pk=run_id).update(log=Concat(F("log"), Value(f"[{stamp}] {line}\n")))
+    leases.append_log(EvaluationRun, pk=run_id, line=line)
 
 
 def run_cancel(*, run: EvaluationRun, user: AbstractBaseUser) -> bool:
@@ -430,7 +386,7 @@ def run_rerun(*, run: EvaluationRun, user: AbstractBaseUser) -> EvaluationRun:
 
 
 def _require_owner(run: EvaluationRun, user: AbstractBaseUser) -> None:
-    if not (getattr(user, "is_staff", False) or run.submission.owner_id == getattr(user, "pk", None)):
+    if not policy.can_manage(user, run):
         raise PermissionError("Only the submitter or staff can change this run.")
 
 
@@ -445,55 +401,37 @@ def runs_resend_stale_queued(*, now: dt.datetime | None = None) -> int:
     for run in stale:
         with transaction.atomic():
             if EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(queued_at=now):
-                _enqueue_on_commit(run)
+                queues.evaluate_run(run.pk, queue=run.queue)
     return len(stale)
 
 
 def runs_requeue_expired(*, now: dt.datetime | None = None) -> tuple[int, int]:
     """Re-queue running runs whose lease expired (their worker died), or fail them after the last
     attempt. Returns (re-queued, failed)."""
-    now = now or timezone.now()
-    requeued = failed = 0
-    for run in EvaluationRun.objects.filter(status=RunStatus.RUNNING, lease_expires_at__lt=now).only("pk", "queue", "attempt", "max_attempts", "lease_token", "worker", "heartbeat_at"):
-        reason = f"worker {run.worker or '?'} stopped sending heartbeats (last at {run.heartbeat_at:%H:%M:%S} UTC)"
-        if run.attempt < run.max_attempts:
-            with transaction.atomic():
-                if EvaluationRun.objects.filter(pk=run.pk, lease_token=run.lease_token, status=RunStatus.RUNNING).update(
-                        status=RunStatus.QUEUED, lease_token=None, lease_expires_at=None, worker="", queued_at=now):
-                    run_append_log(run_id=run.pk, line=f"{reason}; re-queued (attempt {run.attempt} of {run.max_attempts} used)")
-                    _enqueue_on_commit(run)
-                    requeued += 1
-        else:
-            if EvaluationRun.objects.filter(pk=run.pk, lease_token=run.lease_token).exists() and run_fail(
-                    run_id=run.pk, kind=FailureKind.INFRASTRUCTURE, message=f"{reason}; gave up after {run.attempt} attempts"):
-                failed += 1
-    return requeued, failed
+    def give_up(run: EvaluationRun, message: str) -> bool:
+        return run_fail(run_id=run.pk, kind=FailureKind.INFRASTRUCTURE, message=message,
+                        claim=Claim(run.pk, run.lease_token, run.attempt))
+
+    return leases.requeue_expired(
+        EvaluationRun, now=now or timezone.now(),
+        reason=lambda run: f"worker {run.worker or '?'} stopped sending heartbeats (last at {run.heartbeat_at:%H:%M:%S} UTC)",
+        send=lambda run: queues.evaluate_run(run.pk, queue=run.queue), give_up=give_up)
 
 
 # --- generation jobs: one model load per submission ---------------------------------------------
 
 def generation_claim(*, job_id: int, worker: str) -> Claim | None:
     """Take a queued generation job (compare-and-set, like a run). None: someone else has it."""
-    token = uuid.uuid4()
-    now = timezone.now()
-    updated = GenerationJob.objects.filter(pk=job_id, status=RunStatus.QUEUED).update(
-        status=RunStatus.RUNNING, lease_token=token, lease_expires_at=now + dt.timedelta(seconds=settings.RUN_LEASE_SECONDS),
-        heartbeat_at=now, attempt=F("attempt") + 1, worker=worker[:200], started_at=Coalesce(F("started_at"), Value(now)))
-    if not updated:
-        return None
-    attempt = GenerationJob.objects.values_list("attempt", flat=True).get(pk=job_id)
-    return Claim(run_id=job_id, token=token, attempt=attempt)
+    return leases.claim(GenerationJob, pk=job_id, worker=worker)
 
 
 def generation_heartbeat(*, claim: Claim) -> bool:
     """Extend the job's lease. False: the job was taken over, or none of its runs still waits for
     outputs (all cancelled), so the worker must stop and stop the model server."""
-    now = timezone.now()
-    job = GenerationJob.objects.filter(pk=claim.run_id, lease_token=claim.token, status=RunStatus.RUNNING)
-    if not EvaluationRun.objects.filter(submission__generation__pk=claim.run_id, phase=RunPhase.GENERATING,
+    if not EvaluationRun.objects.filter(submission__generation__pk=claim.work_id, phase=RunPhase.GENERATING,
                                         status=RunStatus.QUEUED).exists():
         return False
-    return bool(job.update(heartbeat_at=now, lease_expires_at=now + dt.timedelta(seconds=settings.RUN_LEASE_SECONDS)))
+    return leases.heartbeat(GenerationJob, claim)
 
 
 def generation_runs_waiting(*, job: GenerationJob) -> list[EvaluationRun]:
@@ -502,7 +440,7 @@ def generation_runs_waiting(*, job: GenerationJob) -> list[EvaluationRun]:
 
 
 def generation_progress(*, claim: Claim, done: int, total: int) -> bool:
-    return bool(GenerationJob.objects.filter(pk=claim.run_id, lease_token=claim.token, status=RunStatus.RUNNING).update(
+    return bool(GenerationJob.objects.filter(pk=claim.work_id, lease_token=claim.token, status=RunStatus.RUNNING).update(
         requests_done=done, requests_total=total))
 
 
@@ -548,21 +486,20 @@ def generation_hand_to_scoring(*, run: EvaluationRun, data: bytes, count: int, e
     handed = EvaluationRun.objects.filter(pk=run.pk, phase=RunPhase.GENERATING, status=RunStatus.QUEUED).update(
         phase=RunPhase.SCORING, predictions_key=key, queued_at=timezone.now(),
         environment={**(run.environment or {}), "generation": environment},
-        log=Concat(F("log"), Value(f"[{timezone.now().strftime('%H:%M:%S')}] {line}\n")))
+        log=leases.log_line(line))
     if not handed:
         transaction.on_commit(lambda: default_storage.delete(key))
         return False
-    _enqueue_on_commit(run)  # one statement: sent once it commits (now, outside a transaction)
+    queues.evaluate_run(run.pk, queue=run.queue)  # sent once it commits (now, outside a transaction)
     return True
 
 
 def generation_append_log(*, job_id: int, line: str) -> None:
-    stamp = timezone.now().strftime("%H:%M:%S")
-    GenerationJob.objects.filter(pk=job_id).update(log=Concat(F("log"), Value(f"[{stamp}] {line}\n")))
+    leases.append_log(GenerationJob, pk=job_id, line=line)
 
 
 def generation_set_environment(*, claim: Claim, environment: dict) -> None:
-    GenerationJob.objects.filter(pk=claim.run_id, lease_token=claim.token).update(environment=environment)
+    GenerationJob.objects.filter(pk=claim.work_id, lease_token=claim.token).update(environment=environment)
 
 
 def generation_finish(*, claim: Claim, log_line: str = "", environment: dict | None = None, done: int | None = None,
@@ -571,61 +508,43 @@ def generation_finish(*, claim: Claim, log_line: str = "", environment: dict | N
     progress in the same UPDATE."""
     updates: dict = {"status": RunStatus.SUCCEEDED, "finished_at": timezone.now(), "lease_token": None, "lease_expires_at": None}
     if log_line:
-        updates["log"] = Concat(F("log"), Value(f"[{timezone.now().strftime('%H:%M:%S')}] {log_line}\n"))
+        updates["log"] = leases.log_line(log_line)
     if environment is not None:
         updates["environment"] = environment
     if done is not None and total is not None:
         updates.update(requests_done=done, requests_total=total)
-    return bool(GenerationJob.objects.filter(pk=claim.run_id, lease_token=claim.token, status=RunStatus.RUNNING).update(**updates))
+    return bool(leases.held(GenerationJob, claim).update(**updates))
 
 
 def generation_stop_cancelled(*, claim: Claim) -> bool:
     """The job stopped because none of its runs waits any more (all cancelled): mark it cancelled."""
-    if EvaluationRun.objects.filter(submission__generation__pk=claim.run_id, phase=RunPhase.GENERATING, status=RunStatus.QUEUED).exists():
+    if EvaluationRun.objects.filter(submission__generation__pk=claim.work_id, phase=RunPhase.GENERATING, status=RunStatus.QUEUED).exists():
         return False
-    return bool(GenerationJob.objects.filter(pk=claim.run_id, lease_token=claim.token, status=RunStatus.RUNNING).update(
+    return bool(leases.held(GenerationJob, claim).update(
         status=RunStatus.CANCELLED, finished_at=timezone.now(), lease_token=None, lease_expires_at=None))
 
 
 def generation_fail(*, claim: Claim | None, job_id: int, kind: FailureKind, message: str) -> int:
     """Fail the job and every run of it still waiting for outputs, with the same classified reason.
     Returns the runs failed."""
-    filters: dict = {"pk": job_id, "status__in": [RunStatus.QUEUED, RunStatus.RUNNING]}
-    if claim is not None:
-        filters.update(lease_token=claim.token, status__in=[RunStatus.RUNNING])
     failed = 0
     with transaction.atomic():
-        job = GenerationJob.objects.filter(**filters).first()
-        if job is None:
+        job = GenerationJob.objects.filter(pk=job_id).first()
+        if job is None or not leases.mark_failed(GenerationJob, pk=job_id, kind=kind, message=message, held_claim=claim):
             return 0
-        GenerationJob.objects.filter(pk=job.pk).update(status=RunStatus.FAILED, failure_kind=kind, failure_message=message[:10_000],
-                                                       finished_at=timezone.now(), lease_token=None, lease_expires_at=None)
         for run in generation_runs_waiting(job=job):
             failed += run_fail(run_id=run.pk, kind=kind, message=message)
     return failed
 
 
-def generation_release_for_retry(*, claim: Claim) -> None:
-    """Expire the lease now so the reaper re-queues the job (an infrastructure error)."""
-    GenerationJob.objects.filter(pk=claim.run_id, lease_token=claim.token).update(lease_expires_at=timezone.now())
-
-
 def generation_jobs_requeue_expired(*, now: dt.datetime | None = None) -> tuple[int, int]:
     """Re-queue running generation jobs whose worker died, or fail them after the last attempt."""
     now = now or timezone.now()
-    requeued = failed = 0
-    for job in GenerationJob.objects.filter(status=RunStatus.RUNNING, lease_expires_at__lt=now):
-        reason = f"generation worker {job.worker or '?'} stopped sending heartbeats"
-        if job.attempt < job.max_attempts:
-            with transaction.atomic():
-                if GenerationJob.objects.filter(pk=job.pk, lease_token=job.lease_token, status=RunStatus.RUNNING).update(
-                        status=RunStatus.QUEUED, lease_token=None, lease_expires_at=None, worker="", queued_at=now):
-                    generation_append_log(job_id=job.pk, line=f"{reason}; re-queued (attempt {job.attempt} of {job.max_attempts} used)")
-                    transaction.on_commit(lambda job_id=job.pk, queue=job.queue: _send(GENERATE_TASK, job_id, queue))
-                    requeued += 1
-        elif generation_fail(claim=Claim(job.pk, job.lease_token, job.attempt), job_id=job.pk, kind=FailureKind.INFRASTRUCTURE,
-                             message=f"{reason}; gave up after {job.attempt} attempts"):
-            failed += 1
+    requeued, failed = leases.requeue_expired(
+        GenerationJob, now=now, reason=lambda job: f"generation worker {job.worker or '?'} stopped sending heartbeats",
+        send=lambda job: queues.generate_submission(job.pk, queue=job.queue),
+        give_up=lambda job, message: bool(generation_fail(claim=Claim(job.pk, job.lease_token, job.attempt), job_id=job.pk,
+                                                          kind=FailureKind.INFRASTRUCTURE, message=message)))
     # a run queued just as its submission's job finished (a re-run racing the end): load the model again
     stale = now - dt.timedelta(seconds=settings.RUN_QUEUED_RESEND_SECONDS)
     for submission_id in set(EvaluationRun.objects.filter(

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import csv
-import datetime as dt
 
 from django.conf import settings
 from django.contrib import messages
@@ -12,6 +11,8 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from leaderboard.accounts import policy
+from leaderboard.api.serializers import LeaderboardSerializer
 from leaderboard.catalog.models import Benchmark
 from leaderboard.submissions import selectors, services
 from leaderboard.modelhost import services as modelhost
@@ -25,38 +26,24 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def benchmark_detail(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    slice_filter = _slice_filter(request, benchmark)
     fmt = request.GET.get("format")
-    date_key = selectors.date_slice_of(benchmark)
-    window = _window(request) if date_key else None
-    board = selectors.leaderboard(benchmark=benchmark, user=request.user, sort=request.GET.get("sort") or None,
-                                  slice_filter=slice_filter, page=_int(request.GET.get("page"), 1),
-                                  page_size=100_000 if fmt else selectors.PAGE_SIZE, window=window)
+    problem = ""
+    try:
+        query = selectors.leaderboard_query(benchmark=benchmark, params=request.GET)
+    except selectors.QueryError as exc:
+        query, problem = selectors.LeaderboardQuery(), str(exc)
+        if fmt:
+            return JsonResponse({"detail": problem, "field": exc.field}, status=400)
+    board = selectors.leaderboard(benchmark=benchmark, user=request.user, sort=query.sort, slice_filter=query.slice_filter,
+                                  page=query.page, page_size=100_000 if fmt else selectors.PAGE_SIZE, window=query.window)
     if fmt in {"csv", "json"}:
         return _download(board, fmt)
+    date_key = selectors.date_slice_of(benchmark)
     date_range = selectors.dataset_date_range(dataset=board.dataset, date_key=date_key) if date_key and board.dataset else None
-    context = {"benchmark": benchmark, "board": board, "chart": _chart(board), "date_range": date_range,
+    context = {"benchmark": benchmark, "board": board, "chart": _chart(board), "date_range": date_range, "problem": problem,
                "query": _query_without(request, "sort", "page"), "method": selectors.method_notes_of(benchmark)}
     template = "web/benchmark.html#leaderboard" if request.htmx else "web/benchmark.html"
-    return render(request, template, context)
-
-
-def _int(value: str | None, default: int) -> int:
-    try:
-        return int(value or default)
-    except ValueError:
-        return default
-
-
-def _window(request: HttpRequest) -> selectors.DateWindow | None:
-    """The date window from ?from=YYYY-MM-DD&to=YYYY-MM-DD (either may be left out)."""
-    bounds = []
-    for name in ("from", "to"):
-        try:
-            bounds.append(dt.date.fromisoformat(request.GET[name]) if request.GET.get(name) else None)
-        except ValueError:
-            bounds.append(None)
-    return selectors.DateWindow(*bounds) if any(bounds) else None
+    return render(request, template, context, status=400 if problem else 200)
 
 
 def _query_without(request: HttpRequest, *names: str) -> str:
@@ -65,14 +52,6 @@ def _query_without(request: HttpRequest, *names: str) -> str:
     for name in names:
         query.pop(name, None)
     return query.urlencode()
-
-
-def _slice_filter(request: HttpRequest, benchmark: Benchmark) -> str:
-    for dim in benchmark.slice_dimensions:
-        value = request.GET.get(dim["key"], "")
-        if value and value in dim["values"]:
-            return f"{dim['key']}={value}"
-    return ""
 
 
 def _chart(board: selectors.Leaderboard) -> list[dict]:
@@ -87,32 +66,28 @@ def _chart(board: selectors.Leaderboard) -> list[dict]:
 
 
 def _download(board: selectors.Leaderboard, fmt: str) -> HttpResponse:
-    records = []
-    for row in board.rows:
-        record = {"rank": row.rank, "model": row.model.name, "run": row.run.pk, "dataset_version": board.dataset.tag if board.dataset else "",
-                  "evaluator_version": row.run.evaluator_version, "unranked_reason": row.unranked_reason}
-        for col in board.columns:
-            cell = row.cells.get(col["id"])
-            record[col["id"]] = cell.value if cell else None
-            record[f"{col['id']}:ci_low"] = cell.ci_low if cell else None
-            record[f"{col['id']}:ci_high"] = cell.ci_high if cell else None
-        records.append(record)
+    """The leaderboard as the API serializes it (JSON), or its rows flattened to one line each (CSV)."""
+    data = LeaderboardSerializer(board).data
     name = f"{board.benchmark.slug}-leaderboard"
     if fmt == "json":
-        response = JsonResponse({"benchmark": board.benchmark.slug, "rows": records}, json_dumps_params={"indent": 1})
+        response: HttpResponse = JsonResponse(data, json_dumps_params={"indent": 1})
     else:
         response = HttpResponse(content_type="text/csv")
-        if records:
-            writer = csv.DictWriter(response, fieldnames=list(records[0]))
-            writer.writeheader()
-            writer.writerows(records)
+        columns = [c["id"] for c in board.columns]
+        fields = ["rank", "model", "model_slug", "run", "dataset_version", "evaluator_version", "judge", "unranked_reason"]
+        writer = csv.writer(response)
+        writer.writerow(fields + [f"{column}{part}" for column in columns for part in ("", ":ci_low", ":ci_high", ":n")])
+        for row in data["rows"]:
+            cells = [row["scores"].get(column, {}) for column in columns]
+            writer.writerow([data["dataset_version"] if f == "dataset_version" else row[f] for f in fields]
+                            + [cell.get(part) for cell in cells for part in ("value", "ci_low", "ci_high", "n")])
     response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
     return response
 
 
 def model_detail(request: HttpRequest, slug: str) -> HttpResponse:
     model = get_object_or_404(selectors.models_visible(user=request.user).select_related("weights_upload"), slug=slug)
-    can_manage = request.user.is_staff or model.owner_id == getattr(request.user, "pk", None)
+    can_manage = policy.can_manage(request.user, model)
     submit_form = ModelSubmitForm(initial={"generation_settings": model.generation_defaults}) if can_manage and model.preflight_status == model.PREFLIGHT_PASSED else None
     return render(request, "web/model.html", {"model": model, "results": selectors.model_scores(model=model, user=request.user),
                                               "can_manage": can_manage, "submit_form": submit_form})
@@ -143,7 +118,7 @@ def model_register(request: HttpRequest) -> HttpResponse:
 def model_preflight(request: HttpRequest, slug: str) -> HttpResponse:
     """GET: the pre-flight fragment (htmx polls it while pending). POST: run the pre-flight again."""
     model = get_object_or_404(selectors.models_visible(user=request.user), slug=slug)
-    can_manage = request.user.is_staff or model.owner_id == getattr(request.user, "pk", None)
+    can_manage = policy.can_manage(request.user, model)
     if request.method == "POST":
         try:
             modelhost.model_preflight_request(model=model, user=request.user)
@@ -198,13 +173,13 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     runs = list(submission.runs.select_related("benchmark", "dataset_version"))
     return render(request, "web/submission.html", {
         "submission": submission, "runs": [(run, selectors.run_progress(run=run)) for run in runs],
-        "can_manage": request.user.is_staff or submission.owner_id == getattr(request.user, "pk", None)})
+        "can_manage": policy.can_manage(request.user, submission)})
 
 
 def run_status(request: HttpRequest, pk: int) -> HttpResponse:
     """The progress fragment; it re-polls itself while the run is unfinished."""
     run = get_object_or_404(selectors.runs_visible(user=request.user), pk=pk)
-    can_manage = request.user.is_staff or run.submission.owner_id == getattr(request.user, "pk", None)
+    can_manage = policy.can_manage(request.user, run)
     context = {"run": run, "progress": selectors.run_progress(run=run), "can_manage": can_manage}
     if request.htmx:
         return render(request, "web/submission.html#run-status", context)

@@ -16,6 +16,7 @@ from django.core.files.base import ContentFile
 from django.test import override_settings
 from rest_framework.test import APIClient
 
+from leaderboard import queues
 from leaderboard.api.views import OctetStreamParser
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost import services
@@ -27,18 +28,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def no_broker(monkeypatch):
-    """Nothing is sent to a queue in these tests: record what would be, with its countdown."""
-    sent: list[tuple] = []
-
-    class App:
-        def send_task(self, name, args, queue, countdown=None):
-            sent.append((name, tuple(args), queue, countdown))
-
-    import workers.celery
-
-    monkeypatch.setattr(workers.celery, "app", App())
-    return sent
+def no_broker(sent_tasks):
+    """Nothing is sent to a queue in these tests: record what would be."""
+    return sent_tasks
 
 
 def weights_model(user, name: str = "w") -> Model:
@@ -75,7 +67,7 @@ def test_storage_unreachable_is_retried_then_reported_as_could_not_check(user, n
         first = stored(model)
         assert "could not check the model" in first.preflight_report["notice"] and "not of the model" in first.preflight_report["notice"]
         assert first.preflight_report["problems"] == [] and first.preflight_checked_at is not None
-        assert ("workers.tasks.preflight_model", (model.pk,), "cpu", 30) in no_broker  # tried again later
+        assert queues.Message(queues.PREFLIGHT_MODEL, (model.pk,), "cpu", 30) in no_broker  # tried again later
         with django_capture_on_commit_callbacks(execute=True):
             assert services.model_preflight_run(model_id=model.pk) == Model.PREFLIGHT_FAILED
     report = stored(model).preflight_report

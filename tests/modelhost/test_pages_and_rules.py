@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from evaluators.llm.tiny import create_tiny_model
+from leaderboard import queues
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost import secrets, services
 from leaderboard.modelhost.models import WeightsUpload
@@ -21,18 +22,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def no_broker(monkeypatch):
+def no_broker(sent_tasks):
     """Nothing is sent to a queue in these tests: record what would be."""
-    sent: list[tuple] = []
-
-    class App:
-        def send_task(self, name, args, queue):
-            sent.append((name, tuple(args), queue))
-
-    import workers.celery
-
-    monkeypatch.setattr(workers.celery, "app", App())
-    return sent
+    return sent_tasks
 
 
 def test_registration_names_the_field_at_fault(user):
@@ -50,7 +42,7 @@ def test_key_encrypted_submission_refused_until_preflight_passes(user, multi_lcb
     with django_capture_on_commit_callbacks(execute=True):
         model = services.model_register(owner=user, name="api-model", spec=services.ModelSource(
             source="endpoint", endpoint_base_url="http://127.0.0.1:9/v1", endpoint_model="m", endpoint_api_key="sk-abc-123"))
-    assert ("workers.tasks.preflight_model", (model.pk,), "cpu") in no_broker
+    assert queues.Message(queues.PREFLIGHT_MODEL, (model.pk,), "cpu") in no_broker
     stored = Model.objects.get(pk=model.pk)
     assert "sk-abc-123" not in stored.endpoint_api_key_encrypted and secrets.decrypt(stored.endpoint_api_key_encrypted) == "sk-abc-123"
     with pytest.raises(submissions.SubmissionRefused, match="has not finished yet"):
@@ -108,7 +100,7 @@ def test_upload_weights_command_uploads_and_registers(user, tmp_path, no_broker,
         call_command("upload_weights", str(directory), "--model", "cli-tiny", "--owner", user.username)
     model = Model.objects.get(name="cli-tiny")
     assert model.source == "weights" and model.weights_upload.status == "complete"
-    assert ("workers.tasks.preflight_model", (model.pk,), "cpu") in no_broker
+    assert queues.Message(queues.PREFLIGHT_MODEL, (model.pk,), "cpu") in no_broker
 
 
 def test_api_registration_hides_the_key(user):
@@ -144,7 +136,7 @@ def test_demo_model_is_public_weights_anyone_can_submit_once_preflighted(user, m
     with django_capture_on_commit_callbacks(execute=True):
         submission = submissions.submission_create_for_model(owner=user, model=Model.objects.get(pk=demo.pk), benchmarks=[multi_lcb],
                                                              generation_settings={"max_tokens": 16})
-    assert ("workers.tasks.generate_submission", (submission.generation.pk,), "gpu-local") in no_broker
+    assert queues.Message(queues.GENERATE_SUBMISSION, (submission.generation.pk,), "gpu-local") in no_broker
     assert submission.runs.get().phase == "generating"
     # the model's defaults (one short sample: its answers are noise) under the submitter's own settings
     assert submission.generation_settings == {"n": 1, "max_tokens": 16}
@@ -177,4 +169,4 @@ def test_a_run_left_waiting_by_a_finished_job_gets_the_job_queued_again(user, mu
     with django_capture_on_commit_callbacks(execute=True):
         assert submissions.generation_jobs_requeue_expired() == (1, 0)
     job = GenerationJob.objects.get(submission=submission)
-    assert job.status == "queued" and ("workers.tasks.generate_submission", (job.pk,), "cpu") in no_broker
+    assert job.status == "queued" and queues.Message(queues.GENERATE_SUBMISSION, (job.pk,), "cpu") in no_broker

@@ -9,6 +9,7 @@ from django.db import connection
 from django.test import override_settings
 from rest_framework.test import APIClient
 
+from leaderboard import queues
 from leaderboard.submissions import selectors, services
 from leaderboard.submissions.models import EvaluationRun, FailureKind, QuotaUsage, RunStatus, Submission
 from tests.conftest import PY_SUM, predictions_jsonl
@@ -110,16 +111,14 @@ def test_claim_is_compare_and_set_and_lease_guards_writes(multi_lcb, user):
 
 
 @override_settings(RUN_LEASE_SECONDS=0)
-def test_expired_lease_is_requeued_then_failed_after_last_attempt(multi_lcb, user, monkeypatch):
-    sent: list[int] = []
-    monkeypatch.setattr(services, "_enqueue_on_commit", lambda run: sent.append(run.pk))
+def test_expired_lease_is_requeued_then_failed_after_last_attempt(multi_lcb, user, sent_tasks):
     submission = services.submission_create_from_predictions(owner=user, benchmark=multi_lcb, model_name="m", data=good_file(multi_lcb))
     run = submission.runs.get()
     EvaluationRun.objects.filter(pk=run.pk).update(max_attempts=2)
     services.run_claim(run_id=run.pk, worker="dead-1")
     assert services.runs_requeue_expired() == (1, 0)
     assert EvaluationRun.objects.get(pk=run.pk).status == RunStatus.QUEUED
-    assert sent == [run.pk, run.pk]  # queued at creation, then again by the reaper
+    assert sent_tasks == [queues.Message(queues.EVALUATE_RUN, (run.pk,), "cpu")] * 2  # queued at creation, then by the reaper
     services.run_claim(run_id=run.pk, worker="dead-2")
     assert services.runs_requeue_expired() == (0, 1)
     failed = EvaluationRun.objects.get(pk=run.pk)
@@ -128,18 +127,16 @@ def test_expired_lease_is_requeued_then_failed_after_last_attempt(multi_lcb, use
 
 
 @override_settings(RUN_QUEUED_RESEND_SECONDS=60)
-def test_runs_stuck_in_the_queue_are_sent_again(multi_lcb, user, monkeypatch):
+def test_runs_stuck_in_the_queue_are_sent_again(multi_lcb, user, sent_tasks):
     import datetime as dt
 
     from django.utils import timezone
 
-    sent: list[int] = []
-    monkeypatch.setattr(services, "_enqueue_on_commit", lambda run: sent.append(run.pk))
     run = services.submission_create_from_predictions(owner=user, benchmark=multi_lcb, model_name="m", data=good_file(multi_lcb)).runs.get()
     assert services.runs_resend_stale_queued() == 0  # fresh: left alone
     later = timezone.now() + dt.timedelta(seconds=61)
     assert services.runs_resend_stale_queued(now=later) == 1
     assert services.runs_resend_stale_queued(now=later) == 0  # its clock restarted
-    assert sent == [run.pk, run.pk]
+    assert sent_tasks == [queues.Message(queues.EVALUATE_RUN, (run.pk,), "cpu")] * 2
     assert services.run_claim(run_id=run.pk, worker="w") is not None
     assert services.run_claim(run_id=run.pk, worker="w-duplicate") is None  # the second message does nothing

@@ -34,7 +34,7 @@ def test_home_lists_all_benchmarks_and_says_which_wait(client, multi_lcb):
     assert html.count("Evaluator not available yet") == 4
     assert client.get("/benchmarks/policon/").status_code == 200
     assert "soon" not in html  # submitting a model is here
-    assert "Register a model" not in html and 'href="/accounts/signup/"' in html
+    assert "Register a model" not in html and '<a href="/accounts/signup/">Create an account</a>' in html
 
 
 def test_home_leads_a_signed_in_user_to_both_ways_of_submitting(client, multi_lcb, user):
@@ -121,6 +121,33 @@ def test_date_window_recomputes_scores_and_flags_contaminated_models(client, mul
     assert "on or after the window's start 2024-01-01" in rows["late-release"]["unranked_reason"]
     html = client.get("/benchmarks/multi-lcb/?from=2024-01-01").content.decode()
     assert "contaminated: released 2024-06-01" in html and 'value="2024-01-01"' in html
+    # the htmx filter swaps one region: the window's note, the table and the chart, never nested
+    partial = client.get("/benchmarks/multi-lcb/?from=2024-01-01", HTTP_HX_REQUEST="true").content.decode()
+    assert partial.count('id="leaderboard"') == 1 and "<html" not in partial
+    assert "Scores recomputed over problems dated 2024-01-01" in partial and 'class="chart"' in partial
+    assert 'hx-target="#leaderboard" hx-swap="outerHTML"' in html
     everything = {r["model"]: r for r in client.get("/api/benchmarks/multi-lcb/leaderboard/").json()["rows"]}
     assert not everything["late-release"]["contaminated"]  # no window: no flag
-    assert client.get("/api/benchmarks/multi-lcb/leaderboard/?from=yesterday").status_code == 400
+    # one reading of the query for the page and the API: a bad date is refused by both, naming it
+    refused = client.get("/api/benchmarks/multi-lcb/leaderboard/?from=yesterday")
+    assert refused.status_code == 400 and refused.json()["field"] == "from"
+    page = client.get("/benchmarks/multi-lcb/?from=yesterday")
+    assert page.status_code == 400 and "from: &#x27;yesterday&#x27; is not a date; use a date like 2025-02-01" in page.content.decode()
+    assert client.get("/benchmarks/multi-lcb/?from=yesterday&format=csv").status_code == 400
+
+
+def test_the_api_schema_describes_the_leaderboard_it_returns(client, multi_lcb, user):
+    add_scored_model(multi_lcb, user, "alpha", 0.30)
+    schema = client.get("/api/schema/?format=json").json()
+    operation = schema["paths"]["/api/benchmarks/{slug}/leaderboard/"]["get"]
+    ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    components = schema["components"]["schemas"]
+    board_schema = components[ref.rsplit("/", 1)[1]]
+    row_schema = components[board_schema["properties"]["rows"]["items"]["$ref"].rsplit("/", 1)[1]]
+    board = client.get("/api/benchmarks/multi-lcb/leaderboard/").json()
+    assert set(board) == set(board_schema["properties"])
+    assert set(board["rows"][0]) == set(row_schema["properties"])
+    download = client.get("/benchmarks/multi-lcb/?format=json").json()  # the page's JSON download is the same document
+    assert download["rows"] == board["rows"] and set(download) == set(board)
+    header = client.get("/benchmarks/multi-lcb/?format=csv").content.decode().splitlines()[0]
+    assert header.startswith("rank,model,model_slug,run,dataset_version") and "pass@1:ci_low" in header

@@ -1,0 +1,94 @@
+"""Every task the site sends, as a typed function: the one place that names tasks and their queues.
+
+Each function sends once the current transaction commits (at once outside a transaction), so a
+worker never looks for a row that is not there yet and a rolled-back request sends nothing. The
+task names are the ones ``workers/tasks.py`` registers (it imports them from here). Tests record
+what would be sent with ``record_sends`` (the ``sent_tasks`` fixture) instead of a broker.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from django.db import transaction
+
+EVALUATE_RUN = "workers.tasks.evaluate_run"
+HELP_RUN = "workers.tasks.help_run"
+REQUEUE_EXPIRED = "workers.tasks.requeue_expired_runs"
+GENERATE_SUBMISSION = "workers.tasks.generate_submission"
+PREFLIGHT_MODEL = "workers.tasks.preflight_model"
+ARENA_GENERATE_TURN = "workers.tasks.arena_generate_turn"
+ARENA_COMPUTE_RATINGS = "workers.tasks.arena_compute_ratings"
+ARENA_MAINTAIN = "workers.tasks.arena_maintain"
+
+#: the queue of everything that needs no GPU (predictions files, endpoints, pre-flight, ratings)
+CPU = "cpu"
+#: the arena's answers (its own workers, threads pool)
+ARENA = "arena"
+
+
+@dataclass(frozen=True)
+class Message:
+    """One task to send: its registered name, its arguments (ids), its queue and an optional delay."""
+
+    task: str
+    args: tuple[int, ...]
+    queue: str
+    countdown: float | None = None
+
+
+def _to_broker(message: Message) -> None:
+    from workers.celery import app  # imported late: the site loads without a broker
+
+    options = {"countdown": message.countdown} if message.countdown else {}
+    app.send_task(message.task, args=list(message.args), queue=message.queue, **options)
+
+
+_deliver: Callable[[Message], None] = _to_broker
+
+
+def _send_on_commit(message: Message) -> None:
+    transaction.on_commit(lambda: _deliver(message))
+
+
+@contextmanager
+def record_sends() -> Iterator[list[Message]]:
+    """Within the block, messages are appended to the yielded list instead of reaching a broker."""
+    global _deliver
+    sent: list[Message] = []
+    previous, _deliver = _deliver, sent.append
+    try:
+        yield sent
+    finally:
+        _deliver = previous
+
+
+def evaluate_run(run_id: int, *, queue: str) -> None:
+    """Score a run (any worker on ``queue`` may claim it)."""
+    _send_on_commit(Message(EVALUATE_RUN, (run_id,), queue))
+
+
+def help_run(run_id: int, *, queue: str) -> None:
+    """Ask another worker on ``queue`` to claim chunks of a running run."""
+    _send_on_commit(Message(HELP_RUN, (run_id,), queue))
+
+
+def generate_submission(job_id: int, *, queue: str) -> None:
+    """Generate a submission's answers (``gpu-<kind>`` for weights, ``cpu`` for endpoints)."""
+    _send_on_commit(Message(GENERATE_SUBMISSION, (job_id,), queue))
+
+
+def preflight_model(model_id: int, *, countdown: float | None = None) -> None:
+    """Check a registered model on a CPU before any GPU time (now, or after ``countdown`` seconds)."""
+    _send_on_commit(Message(PREFLIGHT_MODEL, (model_id,), CPU, countdown))
+
+
+def arena_generate_turn(turn_id: int) -> None:
+    """Both answers of one arena turn."""
+    _send_on_commit(Message(ARENA_GENERATE_TURN, (turn_id,), ARENA))
+
+
+def arena_compute_ratings(*, countdown: float) -> None:
+    """Recompute the arena's ratings after ``countdown`` seconds (votes arriving meanwhile share it)."""
+    _send_on_commit(Message(ARENA_COMPUTE_RATINGS, (), CPU, countdown))
