@@ -281,13 +281,13 @@ def chunk_record_items(*, claim: ChunkClaim, item_scores: Sequence[ItemScore], p
     while this worker holds the chunk and the run is running."""
     with transaction.atomic():
         held = RunChunk.objects.select_for_update().filter(pk=claim.chunk_id, lease_token=claim.token, done=False).first()
-        if held is None or not EvaluationRun.objects.filter(pk=claim.work_id, status=RunStatus.RUNNING).exists():
+        if held is None or not EvaluationRun.objects.filter(pk=claim.run_id, status=RunStatus.RUNNING).exists():
             return False
         ItemResult.objects.bulk_create(
-            [ItemResult(run_id=claim.work_id, item_id=s.item_id, slices=s.slices, scores=s.scores, detail=s.detail,
+            [ItemResult(run_id=claim.run_id, item_id=s.item_id, slices=s.slices, scores=s.scores, detail=s.detail,
                         error=s.error, primary_score=s.scores.get(primary_key) if primary_key else None) for s in item_scores],
             ignore_conflicts=True)
-        EvaluationRun.objects.filter(pk=claim.work_id).update(items_done=ItemResult.objects.filter(run_id=claim.work_id).count())
+        EvaluationRun.objects.filter(pk=claim.run_id).update(items_done=ItemResult.objects.filter(run_id=claim.run_id).count())
     return True
 
 
