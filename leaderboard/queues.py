@@ -2,7 +2,7 @@
 
 Each function sends once the current transaction commits (at once outside a transaction), so a
 worker never looks for a row that is not there yet and a rolled-back request sends nothing. The
-task names are the ones ``workers/tasks.py`` registers (it imports them from here). Tests record
+task and queue names are ``workers.routing``'s, which the workers register. Tests record
 what would be sent with ``record_sends`` (the ``sent_tasks`` fixture) instead of a broker.
 """
 from __future__ import annotations
@@ -13,19 +13,9 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-EVALUATE_RUN = "workers.tasks.evaluate_run"
-HELP_RUN = "workers.tasks.help_run"
-REQUEUE_EXPIRED = "workers.tasks.requeue_expired_runs"
-GENERATE_SUBMISSION = "workers.tasks.generate_submission"
-PREFLIGHT_MODEL = "workers.tasks.preflight_model"
-ARENA_GENERATE_TURN = "workers.tasks.arena_generate_turn"
-ARENA_COMPUTE_RATINGS = "workers.tasks.arena_compute_ratings"
-ARENA_MAINTAIN = "workers.tasks.arena_maintain"
-
-#: the queue of everything that needs no GPU (predictions files, endpoints, pre-flight, ratings)
-CPU = "cpu"
-#: the arena's answers (its own workers, threads pool)
-ARENA = "arena"
+# re-exported, so callers and tests need one import
+from workers.routing import (ARENA, ARENA_COMPUTE_RATINGS, ARENA_GENERATE_TURN, ARENA_MAINTAIN, CPU,  # noqa: F401
+                             EVALUATE_RUN, GENERATE_SUBMISSION, HELP_RUN, PREFLIGHT_MODEL, REQUEUE_EXPIRED, gpu_queue)
 
 
 @dataclass(frozen=True)

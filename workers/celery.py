@@ -11,9 +11,9 @@ from celery import Celery
 from celery.signals import worker_init, worker_process_init
 from kombu import Exchange, Queue
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
+from workers import routing
 
-from leaderboard import queues  # noqa: E402 - after the settings module is named
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
 
 app = Celery("leaderboard")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -21,10 +21,10 @@ app.conf.update(
     task_acks_late=True,
     task_reject_on_worker_lost=True,
     worker_prefetch_multiplier=1,
-    task_default_queue=queues.CPU,
+    task_default_queue=routing.CPU,
     # The arena's queue has its own exchange and key: bound to the default ("cpu", "cpu") it would get a
     # copy of every cpu task.
-    task_queues=[Queue(queues.CPU), Queue(queues.ARENA, Exchange(queues.ARENA, type="direct"), routing_key=queues.ARENA)],
+    task_queues=[Queue(routing.CPU), Queue(routing.ARENA, Exchange(routing.ARENA, type="direct"), routing_key=routing.ARENA)],
     task_serializer="json",
     accept_content=["json"],
     task_ignore_result=True,
@@ -38,10 +38,10 @@ app.autodiscover_tasks(["workers"], related_name="tasks", force=True)
 def _schedule(sender: Celery, **_: object) -> None:
     from django.conf import settings
 
-    sender.add_periodic_task(settings.RUN_REAPER_SECONDS, sender.signature(queues.REQUEUE_EXPIRED, queue=queues.CPU,
+    sender.add_periodic_task(settings.RUN_REAPER_SECONDS, sender.signature(routing.REQUEUE_EXPIRED, queue=routing.CPU,
                                                                           expires=settings.RUN_REAPER_SECONDS),
                              name="re-queue runs whose worker died")
-    sender.add_periodic_task(settings.ARENA_RATINGS_BEAT_SECONDS, sender.signature(queues.ARENA_MAINTAIN, queue=queues.CPU),
+    sender.add_periodic_task(settings.ARENA_RATINGS_BEAT_SECONDS, sender.signature(routing.ARENA_MAINTAIN, queue=routing.CPU),
                              name="arena: fail answers streaming past the time limit, flag anomalous voters and floods, recompute ratings")
 
 

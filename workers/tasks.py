@@ -5,13 +5,13 @@ import logging
 
 from django.conf import settings
 
-from leaderboard import queues
+from workers import routing
 from workers.celery import app
 
 log = logging.getLogger(__name__)
 
 
-@app.task(name=queues.EVALUATE_RUN, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
+@app.task(name=routing.EVALUATE_RUN, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
 def evaluate_run(run_id: int) -> str:
     from leaderboard.submissions.execution import run_execute
 
@@ -20,7 +20,7 @@ def evaluate_run(run_id: int) -> str:
     return outcome
 
 
-@app.task(name=queues.HELP_RUN, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
+@app.task(name=routing.HELP_RUN, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
 def help_run(run_id: int) -> str:
     from leaderboard.submissions.execution import run_help
 
@@ -29,7 +29,7 @@ def help_run(run_id: int) -> str:
     return outcome
 
 
-@app.task(name=queues.REQUEUE_EXPIRED, soft_time_limit=60, time_limit=90)
+@app.task(name=routing.REQUEUE_EXPIRED, soft_time_limit=60, time_limit=90)
 def requeue_expired_runs() -> tuple[int, int, int]:
     from leaderboard.submissions.services import generation_jobs_requeue_expired, runs_requeue_expired, runs_resend_stale_queued
 
@@ -38,7 +38,7 @@ def requeue_expired_runs() -> tuple[int, int, int]:
     return requeued, failed, runs_resend_stale_queued()
 
 
-@app.task(name=queues.GENERATE_SUBMISSION, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
+@app.task(name=routing.GENERATE_SUBMISSION, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
 def generate_submission(job_id: int) -> str:
     """On ``gpu-<kind>`` (self-hosted weights) or ``cpu`` (endpoints): one model load per submission."""
     from leaderboard.modelhost.generation import generation_execute
@@ -48,7 +48,7 @@ def generate_submission(job_id: int) -> str:
     return outcome
 
 
-@app.task(name=queues.PREFLIGHT_MODEL, soft_time_limit=900, time_limit=960)
+@app.task(name=routing.PREFLIGHT_MODEL, soft_time_limit=900, time_limit=960)
 def preflight_model(model_id: int) -> str:
     """On ``cpu``: check a registered model before any GPU time."""
     from leaderboard.modelhost.services import model_preflight_run
@@ -60,7 +60,7 @@ def preflight_model(model_id: int) -> str:
 
 # --- Search Arena ---------------------------------------------------------------------------------
 
-@app.task(name=queues.ARENA_GENERATE_TURN, queue=queues.ARENA, soft_time_limit=settings.ARENA_GENERATION_TIME_LIMIT,
+@app.task(name=routing.ARENA_GENERATE_TURN, queue=routing.ARENA, soft_time_limit=settings.ARENA_GENERATION_TIME_LIMIT,
           time_limit=settings.ARENA_GENERATION_TIME_LIMIT + 30)
 def arena_generate_turn(turn_id: int) -> str:
     """Both answers of one turn. The arena worker's threads pool ignores these time limits: the turn's
@@ -70,14 +70,14 @@ def arena_generate_turn(turn_id: int) -> str:
     return turn_generate(turn_id=turn_id)
 
 
-@app.task(name=queues.ARENA_COMPUTE_RATINGS, soft_time_limit=1800, time_limit=1900)
+@app.task(name=routing.ARENA_COMPUTE_RATINGS, soft_time_limit=1800, time_limit=1900)
 def arena_compute_ratings() -> int:
     from leaderboard.arena.services import ratings_compute
 
     return ratings_compute()
 
 
-@app.task(name=queues.ARENA_MAINTAIN, soft_time_limit=1800, time_limit=1900)
+@app.task(name=routing.ARENA_MAINTAIN, soft_time_limit=1800, time_limit=1900)
 def arena_maintain() -> dict[str, int]:
     from leaderboard.arena.services import arena_maintain as maintain
 

@@ -193,6 +193,16 @@ class Answer:
                 "finish_reason": self.finish_reason, "latency_s": self.latency_s, "usage": self.usage.to_dict(),
                 "error": self.error}
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Answer:
+        """The inverse of ``to_dict`` (a stored answer read back)."""
+        return cls(text=data.get("text", ""), sources=[Source(**s) for s in data.get("sources", [])],
+                   searches=[SearchCall(backend=c["backend"], query=c["query"], results=[Source(**r) for r in c.get("results", [])],
+                                        latency_s=c.get("latency_s", 0.0), error=c.get("error", ""))
+                             for c in data.get("searches", [])],
+                   citation_style=data.get("citation_style", "standardized"), finish_reason=data.get("finish_reason", ""),
+                   latency_s=data.get("latency_s", 0.0), usage=Usage(**data.get("usage", {})), error=data.get("error", ""))
+
 
 @runtime_checkable
 class SearchBackend(Protocol):

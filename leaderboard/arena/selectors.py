@@ -11,6 +11,7 @@ from django.db.models import Q, QuerySet
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.html import escape, linebreaks
 
+from evaluators.llm.types import Answer
 from leaderboard.arena.models import Battle, RatingSnapshot, Turn, Vote, VoteExclusion
 
 STATUS_NOTES = {
@@ -53,9 +54,12 @@ class Pane:
     error: str = ""  # only filled after the reveal: an error message may name the model
 
 
-def pane(turn: Turn, side: str, *, revealed: bool) -> Pane:
-    from leaderboard.arena.services import answer_from_dict
+def answer_from_dict(data: dict[str, Any] | None) -> Answer | None:
+    """A turn's stored answer (JSON) as an Answer; None while there is none."""
+    return Answer.from_dict(data) if data else None
 
+
+def pane(turn: Turn, side: str, *, revealed: bool) -> Pane:
     status = getattr(turn, f"status_{side}")
     answer = answer_from_dict(getattr(turn, f"answer_{side}"))
     if answer is not None and answer.text:

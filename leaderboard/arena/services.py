@@ -30,11 +30,11 @@ from django.db import IntegrityError, close_old_connections, connection, transac
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
-from evaluators.llm.types import Answer, SearchCall, Source, Usage
+from evaluators.llm.types import Answer
 from leaderboard import queues
 from leaderboard.arena.identity import Voter
 from leaderboard.arena.models import ArenaModel, Battle, BattleStatus, RatingSnapshot, Turn, Vote, VoteExclusion, Winner
-from leaderboard.arena.selectors import TIMED_OUT  # an answer's finish_reason when the periodic pass stopped it
+from leaderboard.arena.selectors import _PUBLIC_ID, TIMED_OUT, latest_fingerprint
 
 log = logging.getLogger(__name__)
 CITATION_STYLES = ("standardized", "original")
@@ -416,16 +416,6 @@ def turns_fail_stale() -> int:
 
 # --- votes -------------------------------------------------------------------------------------
 
-def answer_from_dict(data: dict[str, Any] | None) -> Answer | None:
-    if not data:
-        return None
-    return Answer(text=data.get("text", ""), sources=[Source(**s) for s in data.get("sources", [])],
-                  searches=[SearchCall(backend=c["backend"], query=c["query"], results=[Source(**r) for r in c.get("results", [])],
-                                       latency_s=c.get("latency_s", 0.0), error=c.get("error", "")) for c in data.get("searches", [])],
-                  citation_style=data.get("citation_style", "standardized"), finish_reason=data.get("finish_reason", ""),
-                  latency_s=data.get("latency_s", 0.0), usage=Usage(**data.get("usage", {})), error=data.get("error", ""))
-
-
 def _side_urls(turns: Sequence[Turn], side: str) -> list[str]:
     return _unique_urls((getattr(turn, f"answer_{side}") or {}).get("sources") for turn in turns)
 
@@ -523,7 +513,6 @@ def _vote_read(battle: Battle | str, voter: Voter) -> tuple[Battle, list[Turn], 
     missing, not the voter's, locked or no longer open, voted on too fast, or not complete. Returns
     the battle, its turns (each with ``sources_a``/``sources_b``) and the voter's and their
     address's votes in the last 24 hours."""
-    from leaderboard.arena.selectors import _PUBLIC_ID
 
     if isinstance(battle, str) and not _PUBLIC_ID.fullmatch(battle):
         raise BattleMissing("no such battle")  # forged ids (NUL bytes, huge, path tricks) never reach the database
@@ -727,7 +716,6 @@ def ratings_compute(*, force: bool = False) -> int:
     from evaluators.arena.ratings import RatingConfig, rate
 
     from leaderboard.arena import exports
-    from leaderboard.arena.selectors import latest_fingerprint
 
     fingerprint = _fingerprint()
     if not force and RatingSnapshot.objects.filter(fingerprint=fingerprint).exists():

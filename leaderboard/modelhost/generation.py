@@ -34,8 +34,7 @@ from evaluators.core.files import read_items
 from evaluators.llm.types import ChatResult, Endpoint, ModelError
 from leaderboard.catalog.models import DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items_path
-from leaderboard.modelhost.services import model_endpoint
-from leaderboard.modelhost.uploads import fetch_weights
+from leaderboard.modelhost.services import model_endpoint, model_path
 from leaderboard.submissions import leases, services
 from leaderboard.submissions.leases import LeaseLost
 from leaderboard.submissions.models import EvaluationRun, FailureKind, GeneratedOutput, GenerationJob
@@ -471,16 +470,6 @@ def _model_facts(model: Model) -> dict[str, Any]:
     if model.source == Model.SOURCE_WEIGHTS:
         return {"model_sha256": model.weights_upload.sha256 if model.weights_upload else ""}
     return {"hf_repo": model.hf_repo, "hf_revision": model.hf_revision}
-
-
-def model_path(model: Model) -> str:
-    """What the server loads: the local directory of uploaded weights, or the HF repo id."""
-    if model.source == Model.SOURCE_WEIGHTS:
-        upload = model.weights_upload
-        if upload is None or upload.status != upload.STATUS_COMPLETE:
-            raise ModelError("model_load", "uploaded weights: the model has no completed upload")
-        return str(fetch_weights(storage_key=upload.storage_key, sha256=upload.sha256))
-    return model.hf_repo
 
 
 def server_spec(model: Model) -> Any:

@@ -37,7 +37,7 @@ from leaderboard.accounts import policy
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost import secrets
 from leaderboard.modelhost.models import UploadPart, WeightsUpload
-from leaderboard.modelhost.uploads import part_store
+from leaderboard.modelhost.uploads import fetch_weights, part_store
 
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 log = logging.getLogger(__name__)
@@ -200,11 +200,20 @@ def model_endpoint(model: Model) -> Endpoint:
 _SOURCE_FIELD = {Model.SOURCE_ENDPOINT: "base_url", Model.SOURCE_WEIGHTS: "weights", Model.SOURCE_HF: "hf_repo"}
 
 
+def model_path(model: Model) -> str:
+    """What the server loads: the local directory of uploaded weights, or the HF repo id."""
+    if model.source == Model.SOURCE_WEIGHTS:
+        upload = model.weights_upload
+        if upload is None or upload.status != upload.STATUS_COMPLETE:
+            raise ModelError("model_load", "uploaded weights: the model has no completed upload")
+        return str(fetch_weights(storage_key=upload.storage_key, sha256=upload.sha256))
+    return model.hf_repo
+
+
 def model_preflight_run(*, model_id: int) -> str:
     """Check the model on a CPU (evaluators.llm.preflight) and store the report. Returns the status;
     never raises for anything the model, its files or the storage do (see the module docstring)."""
     from evaluators.llm import preflight
-    from leaderboard.modelhost.generation import model_path
 
     model = Model.objects.select_related("weights_upload").get(pk=model_id)
     if model.source not in _SOURCE_FIELD:

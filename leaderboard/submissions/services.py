@@ -170,7 +170,7 @@ def run_create(*, submission: Submission, benchmark: Benchmark, dataset_version:
 
 def generation_queue_for(model: Model) -> str:
     """Self-hosted weights need a GPU worker; endpoints only need the network (cpu)."""
-    return queues.CPU if model.source == Model.SOURCE_ENDPOINT else f"gpu-{settings.GPU_KIND}"
+    return queues.CPU if model.source == Model.SOURCE_ENDPOINT else queues.gpu_queue(settings.GPU_KIND)
 
 
 def model_check_submittable(*, model: Model, owner: AbstractBaseUser) -> None:

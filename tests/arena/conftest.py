@@ -41,7 +41,8 @@ def voter_of_client(client) -> Any:
 def make_battle(contestants) -> Callable[..., Any]:
     """A battle with finished turns: ``answers`` is a list of (answer_a, answer_b) dicts per turn."""
     from leaderboard.arena.models import Battle, Turn
-    from leaderboard.arena.services import answer_status, answer_from_dict
+    from leaderboard.arena.selectors import answer_from_dict
+    from leaderboard.arena.services import answer_status
 
     def make(voter, answers=None, *, done: bool = True):
         answers = answers or [(answer("Debian packages are installed with apt [1]."), answer("Use apt install [1]."))]
