@@ -8,8 +8,48 @@ after pane B's", so the swap can be audited.
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from django.db import models
+
+Side = Literal["a", "b"]
+#: the two panes, in display order
+SIDES: tuple[Side, ...] = ("a", "b")
+
+
+@dataclass(frozen=True)
+class SideFields:
+    """The columns that hold one pane's half of a battle and of its turns (written out, not built)."""
+
+    model: str
+    citation_style: str
+    features: str
+    text: str
+    status: str
+    answer: str
+
+
+SIDE_FIELDS: dict[str, SideFields] = {
+    "a": SideFields(model="model_a", citation_style="citation_style_a", features="features_a",
+                    text="text_a", status="status_a", answer="answer_a"),
+    "b": SideFields(model="model_b", citation_style="citation_style_b", features="features_b",
+                    text="text_b", status="status_b", answer="answer_b"),
+}
+
+
+class AnswerStatus(models.TextChoices):
+    """Where one side's answer to a turn stands."""
+
+    PENDING = "pending", "waiting for the model"
+    STREAMING = "streaming", "answering"
+    COMPLETE = "complete", "complete"
+    CUT_OFF = "cut_off", "cut off before it finished"
+    FAILED = "failed", "failed"
+
+
+#: statuses of an answer still being produced
+UNFINISHED: tuple[str, ...] = (AnswerStatus.PENDING, AnswerStatus.STREAMING)
 
 
 class ArenaModel(models.Model):
@@ -71,17 +111,24 @@ class Battle(models.Model):
     def __str__(self) -> str:
         return self.public_id
 
+    def model_of(self, side: str) -> ArenaModel:
+        model: ArenaModel = getattr(self, SIDE_FIELDS[side].model)
+        return model
+
+    def citation_style_of(self, side: str) -> str:
+        return str(getattr(self, SIDE_FIELDS[side].citation_style))
+
 
 class Turn(models.Model):
-    """One prompt and both answers. ``status_*``: pending, streaming, complete, cut_off, failed."""
+    """One prompt and both answers (``status_*`` is an AnswerStatus)."""
 
     battle = models.ForeignKey(Battle, on_delete=models.CASCADE, related_name="turns")
     index = models.PositiveIntegerField()
     prompt = models.TextField()
     text_a = models.TextField(blank=True, help_text="streamed text, then the final answer")
     text_b = models.TextField(blank=True)
-    status_a = models.CharField(max_length=12, default="pending")
-    status_b = models.CharField(max_length=12, default="pending")
+    status_a = models.CharField(max_length=12, choices=AnswerStatus.choices, default=AnswerStatus.PENDING)
+    status_b = models.CharField(max_length=12, choices=AnswerStatus.choices, default=AnswerStatus.PENDING)
     answer_a = models.JSONField(null=True, blank=True, help_text="Answer.to_dict(): sources, searches, latency, error")
     answer_b = models.JSONField(null=True, blank=True)
     language = models.CharField(max_length=16, blank=True)
@@ -97,7 +144,17 @@ class Turn(models.Model):
 
     @property
     def done(self) -> bool:
-        return self.status_a not in {"pending", "streaming"} and self.status_b not in {"pending", "streaming"}
+        return self.status_a not in UNFINISHED and self.status_b not in UNFINISHED
+
+    def text_of(self, side: str) -> str:
+        return str(getattr(self, SIDE_FIELDS[side].text))
+
+    def status_of(self, side: str) -> str:
+        return str(getattr(self, SIDE_FIELDS[side].status))
+
+    def answer_of(self, side: str) -> dict[str, Any] | None:
+        answer: dict[str, Any] | None = getattr(self, SIDE_FIELDS[side].answer)
+        return answer
 
 
 class Winner(models.TextChoices):

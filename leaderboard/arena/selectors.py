@@ -12,14 +12,14 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.html import escape, linebreaks
 
 from evaluators.llm.types import Answer
-from leaderboard.arena.models import Battle, RatingSnapshot, Turn, Vote, VoteExclusion
+from leaderboard.arena.models import UNFINISHED, AnswerStatus, Battle, RatingSnapshot, Turn, Vote, VoteExclusion
 
-STATUS_NOTES = {
-    "pending": "Waiting for the model…",
-    "streaming": "Answering…",
-    "complete": "",
-    "cut_off": "This answer was cut off before it finished. A vote on this battle will be kept but not counted.",
-    "failed": "This model failed to answer. A vote on this battle will be kept but not counted.",
+STATUS_NOTES: dict[str, str] = {
+    AnswerStatus.PENDING: "Waiting for the model…",
+    AnswerStatus.STREAMING: "Answering…",
+    AnswerStatus.COMPLETE: "",
+    AnswerStatus.CUT_OFF: "This answer was cut off before it finished. A vote on this battle will be kept but not counted.",
+    AnswerStatus.FAILED: "This model failed to answer. A vote on this battle will be kept but not counted.",
 }
 
 #: finish_reason of an answer the periodic pass stopped (services.TIMED_OUT)
@@ -60,19 +60,19 @@ def answer_from_dict(data: dict[str, Any] | None) -> Answer | None:
 
 
 def pane(turn: Turn, side: str, *, revealed: bool) -> Pane:
-    status = getattr(turn, f"status_{side}")
-    answer = answer_from_dict(getattr(turn, f"answer_{side}"))
+    status = turn.status_of(side)
+    answer = answer_from_dict(turn.answer_of(side))
     if answer is not None and answer.text:
         from evaluators.llm.citations import render_html
 
         html = mark_safe(render_html(answer))
     else:
-        html = mark_safe(linebreaks(escape(getattr(turn, f"text_{side}"))))
+        html = mark_safe(linebreaks(escape(turn.text_of(side))))
     note = STATUS_NOTES.get(status, "")
-    if status == "failed" and answer is not None and answer.finish_reason == TIMED_OUT:
+    if status == AnswerStatus.FAILED and answer is not None and answer.finish_reason == TIMED_OUT:
         note = TIMED_OUT_NOTE  # our own reason (names no model), so it is shown before the vote too
     return Pane(side=side, status=status, note=note, html=html,
-                done=status not in {"pending", "streaming"}, error=(answer.error if answer and revealed else ""))
+                done=status not in UNFINISHED, error=(answer.error if answer and revealed else ""))
 
 
 def battle_turns(battle: Battle) -> list[Turn]:
@@ -91,17 +91,17 @@ def battle_state(*, battle: Battle) -> dict[str, Any]:
         "id": battle.public_id, "status": battle.status, "locked": battle.locked, "can_vote": not battle.locked and battle.status == "open" and battle_complete(turns),
         "citation_style": {"a": battle.citation_style_a, "b": battle.citation_style_b},
         "turns": [{"index": t.index, "prompt": t.prompt,
-                   **{f"answer_{s}": {"status": getattr(t, f"status_{s}"), "text": getattr(t, f"text_{s}"),
-                                      "sources": (getattr(t, f"answer_{s}") or {}).get("sources", []),
-                                      "searches": (getattr(t, f"answer_{s}") or {}).get("searches", []) if revealed else [],
-                                      "latency_s": (getattr(t, f"answer_{s}") or {}).get("latency_s"),
-                                      "error": (getattr(t, f"answer_{s}") or {}).get("error", "") if revealed else ""}
+                   **{f"answer_{s}": {"status": t.status_of(s), "text": t.text_of(s),
+                                      "sources": (t.answer_of(s) or {}).get("sources", []),
+                                      "searches": (t.answer_of(s) or {}).get("searches", []) if revealed else [],
+                                      "latency_s": (t.answer_of(s) or {}).get("latency_s"),
+                                      "error": (t.answer_of(s) or {}).get("error", "") if revealed else ""}
                       for s in ("a", "b")}} for t in turns],
     }
     if revealed:
         vote = getattr(battle, "vote", None)
-        state["reveal"] = {s: {"name": getattr(battle, f"model_{s}").name, "organization": getattr(battle, f"model_{s}").organization,
-                               "description": getattr(battle, f"model_{s}").description} for s in ("a", "b")}
+        state["reveal"] = {s: {"name": battle.model_of(s).name, "organization": battle.model_of(s).organization,
+                               "description": battle.model_of(s).description} for s in ("a", "b")}
         state["vote"] = {"winner": vote.winner, "counted": vote.valid, "exclusion_reasons": vote.exclusion_reasons} if vote else None
     return state
 
@@ -231,19 +231,19 @@ def battle_row(battle: Battle) -> dict[str, Any]:
         if messages is None:
             messages = []
             for t in turns:
-                messages += [{"role": "user", "content": t.prompt}, {"role": "assistant", "content": getattr(t, f"text_{side}")}]
+                messages += [{"role": "user", "content": t.prompt}, {"role": "assistant", "content": t.text_of(side)}]
         row[f"messages_{side}"] = messages
         meta = {
-            "citation_format_standardized": getattr(battle, f"citation_style_{side}") == "standardized",
+            "citation_format_standardized": battle.citation_style_of(side) == "standardized",
             "client_country": None,
             "conv_id": battle.conv_id or battle.public_id,
             "formatted_messages": messages,
-            "llm_config": {"name": getattr(battle, f"model_{side}").name, "params": {}},
-            "web_search_trace": [[[f"[{s['number']}]", s["url"]] for s in (getattr(t, f"answer_{side}") or {}).get("sources", [])]
+            "llm_config": {"name": battle.model_of(side).name, "params": {}},
+            "web_search_trace": [[[f"[{s['number']}]", s["url"]] for s in (t.answer_of(side) or {}).get("sources", [])]
                                  for t in turns],
         }
         meta.update(extra.get(f"system_{side}_metadata") or {})
-        meta["answers"] = [getattr(t, f"answer_{side}") for t in turns]
+        meta["answers"] = [t.answer_of(side) for t in turns]
         row[f"system_{side}_metadata"] = meta
     row.update(extra.get("row") or {})
     row["arena"] = {"propensity": battle.propensity, "swapped": battle.swapped, "valid": vote.valid if vote else None,

@@ -33,12 +33,12 @@ from django.utils import timezone
 from evaluators.llm.types import Answer
 from leaderboard import queues
 from leaderboard.arena.identity import Voter
-from leaderboard.arena.models import ArenaModel, Battle, BattleStatus, RatingSnapshot, Turn, Vote, VoteExclusion, Winner
+from leaderboard.arena.models import (SIDE_FIELDS, SIDES, UNFINISHED, AnswerStatus, ArenaModel, Battle, BattleStatus, RatingSnapshot,
+                                     Turn, Vote, VoteExclusion, Winner)
 from leaderboard.arena.selectors import _PUBLIC_ID, TIMED_OUT, latest_fingerprint
 
 log = logging.getLogger(__name__)
 CITATION_STYLES = ("standardized", "original")
-SIDES = ("a", "b")
 
 
 class ArenaRefused(ValueError):
@@ -253,21 +253,21 @@ def history_for(turn: Turn, side: str) -> list[dict[str, str]]:
     messages: list[dict[str, str]] = []
     for earlier in turn.battle.turns.filter(index__lt=turn.index).order_by("index"):
         messages.append({"role": "user", "content": earlier.prompt})
-        messages.append({"role": "assistant", "content": getattr(earlier, f"text_{side}")})
+        messages.append({"role": "assistant", "content": earlier.text_of(side)})
     messages.append({"role": "user", "content": turn.prompt})
     return messages
 
 
-def answer_status(answer: Answer) -> str:
+def answer_status(answer: Answer) -> AnswerStatus:
     if answer.complete:
-        return "complete"
-    return "cut_off" if answer.finish_reason == "length" and not answer.error else "failed"
+        return AnswerStatus.COMPLETE
+    return AnswerStatus.CUT_OFF if answer.finish_reason == "length" and not answer.error else AnswerStatus.FAILED
 
 
 def _claimed_side(turn_id: int, side: str, claim: dt.datetime) -> Any:
     """The Turn row for writes by the generation holding ``claim``: once the claim is taken over or
     the periodic pass has failed the side, a late writer (a worker thought dead) changes nothing."""
-    return Turn.objects.filter(pk=turn_id, claimed_at=claim, **{f"status_{side}__in": ("pending", "streaming")})
+    return Turn.objects.filter(pk=turn_id, claimed_at=claim, **{f"{SIDE_FIELDS[side].status}__in": UNFINISHED})
 
 
 class _Stream:
@@ -284,8 +284,9 @@ class _Stream:
         now = time.monotonic()
         if now - self.last_flush >= settings.ARENA_STREAM_FLUSH_SECONDS:
             self.last_flush = now
-            _claimed_side(self.turn_id, self.side, self.claim).update(**{f"text_{self.side}": "".join(self.parts),
-                                                                        f"status_{self.side}": "streaming"})
+            fields = SIDE_FIELDS[self.side]
+            _claimed_side(self.turn_id, self.side, self.claim).update(**{fields.text: "".join(self.parts),
+                                                                        fields.status: AnswerStatus.STREAMING})
 
 
 def _responder_deadline(config: dict[str, Any]) -> dict[str, Any]:
@@ -304,8 +305,8 @@ def _responder_deadline(config: dict[str, Any]) -> dict[str, Any]:
 
 def _generate_side(turn: Turn, side: str, claim: dt.datetime) -> None:
     battle = turn.battle
-    model: ArenaModel = getattr(battle, f"model_{side}")
-    style = getattr(battle, f"citation_style_{side}")
+    model: ArenaModel = battle.model_of(side)
+    style = battle.citation_style_of(side)
     started = time.monotonic()
     try:
         responder = _responder_for(model)
@@ -314,12 +315,10 @@ def _generate_side(turn: Turn, side: str, claim: dt.datetime) -> None:
         log.exception("arena responder for turn %s side %s raised", turn.pk, side)
         answer = Answer(text="", sources=[], searches=[], citation_style=style, finish_reason="error",
                         latency_s=time.monotonic() - started, error=f"{type(exc).__name__}: {exc}")
-    _claimed_side(turn.pk, side, claim).update(**{f"text_{side}": answer.text, f"answer_{side}": answer.to_dict(),
-                                                  f"status_{side}": answer_status(answer)})
+    fields = SIDE_FIELDS[side]
+    _claimed_side(turn.pk, side, claim).update(**{fields.text: answer.text, fields.answer: answer.to_dict(),
+                                                  fields.status: answer_status(answer)})
     connection.close()  # this thread's own connection
-
-
-_UNFINISHED = ("pending", "streaming")
 
 
 def _stale_claim() -> dt.datetime:
@@ -332,16 +331,16 @@ def turn_generate(*, turn_id: int) -> str:
     claim and does nothing while it is younger than ARENA_GENERATION_TIME_LIMIT, and takes it over,
     generating the unfinished sides again, once it is older. A finished turn is left alone."""
     claim = timezone.now()
-    unfinished = Q(status_a__in=_UNFINISHED) | Q(status_b__in=_UNFINISHED)
-    fresh = Q(status_a="pending", status_b="pending", claimed_at__isnull=True)
+    unfinished = Q(status_a__in=UNFINISHED) | Q(status_b__in=UNFINISHED)
+    fresh = Q(status_a=AnswerStatus.PENDING, status_b=AnswerStatus.PENDING, claimed_at__isnull=True)
     stale = unfinished & (Q(claimed_at__lt=_stale_claim()) | Q(claimed_at__isnull=True, created_at__lt=_stale_claim()))
     with transaction.atomic():
         turn = (Turn.objects.select_for_update(of=("self",)).select_related("battle__model_a", "battle__model_b")
                 .filter(Q(pk=turn_id) & (fresh | stale)).first())
         if turn is None:
             return "already generated"
-        sides = [side for side in SIDES if getattr(turn, f"status_{side}") in _UNFINISHED]
-        Turn.objects.filter(pk=turn_id).update(claimed_at=claim, **{f"status_{side}": "streaming" for side in sides})
+        sides = [side for side in SIDES if turn.status_of(side) in UNFINISHED]
+        Turn.objects.filter(pk=turn_id).update(claimed_at=claim, **{SIDE_FIELDS[side].status: AnswerStatus.STREAMING for side in sides})
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix=f"arena-turn-{turn_id}") as pool:
         list(pool.map(lambda side: _generate_side(turn, side, claim), sides))
     close_old_connections()
@@ -404,20 +403,22 @@ def turns_fail_stale() -> int:
     stale = _stale_claim()
     failed = 0
     for side in SIDES:
-        rows = Turn.objects.filter(Q(claimed_at__lt=stale) | Q(claimed_at__isnull=True, created_at__lt=stale), **{f"status_{side}": "streaming"})
-        for turn in rows.select_related("battle").only("pk", "claimed_at", f"text_{side}", f"status_{side}", f"battle__citation_style_{side}"):
-            answer = Answer(text=getattr(turn, f"text_{side}"), sources=[], searches=[], finish_reason=TIMED_OUT, latency_s=float(limit),
-                            citation_style=getattr(turn.battle, f"citation_style_{side}"),
+        fields = SIDE_FIELDS[side]
+        streaming = {fields.status: AnswerStatus.STREAMING}
+        rows = Turn.objects.filter(Q(claimed_at__lt=stale) | Q(claimed_at__isnull=True, created_at__lt=stale), **streaming)
+        for turn in rows.select_related("battle").only("pk", "claimed_at", fields.text, fields.status, f"battle__{fields.citation_style}"):
+            answer = Answer(text=turn.text_of(side), sources=[], searches=[], finish_reason=TIMED_OUT, latency_s=float(limit),
+                            citation_style=turn.battle.citation_style_of(side),
                             error=f"the answer did not finish within the generation time limit of {limit} s and was stopped")
-            failed += Turn.objects.filter(pk=turn.pk, claimed_at=turn.claimed_at, **{f"status_{side}": "streaming"}).update(
-                claimed_at=None, **{f"status_{side}": "failed", f"answer_{side}": answer.to_dict()})
+            failed += Turn.objects.filter(pk=turn.pk, claimed_at=turn.claimed_at, **streaming).update(
+                claimed_at=None, **{fields.status: AnswerStatus.FAILED, fields.answer: answer.to_dict()})
     return failed
 
 
 # --- votes -------------------------------------------------------------------------------------
 
 def _side_urls(turns: Sequence[Turn], side: str) -> list[str]:
-    return _unique_urls((getattr(turn, f"answer_{side}") or {}).get("sources") for turn in turns)
+    return _unique_urls((turn.answer_of(side) or {}).get("sources") for turn in turns)
 
 
 def _unique_urls(source_lists: Iterable[Sequence[dict[str, Any]] | None]) -> list[str]:
@@ -443,15 +444,15 @@ def _exclusions_at_vote(battle: Battle, turns: Sequence[Turn], earlier: int, ear
 
     reasons: list[tuple[str, str]] = []
     for side in SIDES:
-        model: ArenaModel = getattr(battle, f"model_{side}")
+        model: ArenaModel = battle.model_of(side)
         names = [n for n in (model.name, model.organization) if n]
         for turn in turns:
-            status = getattr(turn, f"status_{side}")
-            if status != "complete":
+            status = turn.status_of(side)
+            if status != AnswerStatus.COMPLETE:
                 reasons.append((VoteExclusion.Code.RESPONSE_ERROR, f"turn {turn.index + 1}, side {side.upper()}: answer {status.replace('_', ' ')}"))
                 break
         for turn in turns:
-            why = self_identification(getattr(turn, f"text_{side}"), names)
+            why = self_identification(turn.text_of(side), names)
             if why:
                 reasons.append((VoteExclusion.Code.SELF_IDENTIFICATION, f"turn {turn.index + 1}, side {side.upper()}: {why}"))
                 break
@@ -508,7 +509,7 @@ def _vote_sql(sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
         return cursor.fetchall() if cursor.description else []
 
 
-def _vote_read(battle: Battle | str, voter: Voter) -> tuple[Battle, list[Turn], int, int]:
+def _vote_read(battle: Battle | str, voter: Voter) -> tuple[Battle, list[Turn], list[dict[str, Any]], int, int]:
     """The battle (with both models' names) and its turns as a vote needs them, refusing one that is
     missing, not the voter's, locked or no longer open, voted on too fast, or not complete. Returns
     the battle, its turns (each with ``sources_a``/``sources_b``) and the voter's and their
@@ -528,14 +529,15 @@ def _vote_read(battle: Battle | str, voter: Voter) -> tuple[Battle, list[Turn], 
                     model_a=ArenaModel(name=name_a, organization=org_a), model_b=ArenaModel(name=name_b, organization=org_b))
     _owned_open_battle(loaded, voter)
     _rate_refuse(minute, "vote")
-    turns = []
+    turns: list[Turn] = []
+    sources: list[dict[str, Any]] = []  # per turn, each side's cited sources
     for row in rows if first_turn is not None else ():
         turn = Turn(pk=row[13], battle_id=pk, index=row[14], status_a=row[15], status_b=row[16], text_a=row[17], text_b=row[18])
-        turn.sources_a, turn.sources_b = (json.loads(s) if isinstance(s, str) else s for s in row[19:21])
         turns.append(turn)
+        sources.append(dict(zip(SIDES, (json.loads(s) if isinstance(s, str) else s for s in row[19:21]))))
     if not turns or not all(t.done for t in turns):
         raise NotReady("both answers must be complete before you vote")
-    return loaded, turns, day, day_ip
+    return loaded, turns, sources, day, day_ip
 
 
 def vote_cast(*, battle: Battle | str, winner: str, voter: Voter) -> Vote:
@@ -545,10 +547,10 @@ def vote_cast(*, battle: Battle | str, winner: str, voter: Voter) -> Vote:
     in one query, and writes in one statement on PostgreSQL)."""
     if winner not in Winner.values:
         raise ArenaRefused(f"winner: {winner!r} is not one of {', '.join(Winner.values)}", field="winner")
-    loaded, turns, earlier, earlier_ip = _vote_read(battle, voter)
+    loaded, turns, sources, earlier, earlier_ip = _vote_read(battle, voter)
     reasons = _exclusions_at_vote(loaded, turns, earlier, earlier_ip)
-    features = {side: style_features(texts=[getattr(t, f"text_{side}") for t in turns], citation_style=getattr(loaded, f"citation_style_{side}"),
-                                     urls=_unique_urls(getattr(t, f"sources_{side}") for t in turns)) for side in SIDES}
+    features = {side: style_features(texts=[t.text_of(side) for t in turns], citation_style=loaded.citation_style_of(side),
+                                     urls=_unique_urls(turn_sources[side] for turn_sources in sources)) for side in SIDES}
     vote = Vote(battle_id=loaded.pk, winner=winner, turn_count=len(turns), voter_hash=voter.hash, ip_hash=voter.ip_hash, valid=not reasons,
                 exclusion_reasons=[code for code, _ in reasons], created_at=timezone.now())
     try:
@@ -830,15 +832,15 @@ def battle_import_row(row: dict[str, Any], report: ImportReport) -> Battle | Non
                 trace = (meta[side].get("web_search_trace") or [])
                 answer = answers[side][index] if index < len(answers[side]) and answers[side][index] else {
                     "text": text, "sources": _trace_sources(trace[index] if index < len(trace) else []), "searches": [],
-                    "citation_style": getattr(battle, f"citation_style_{side}"), "finish_reason": "stop", "latency_s": 0.0,
+                    "citation_style": battle.citation_style_of(side), "finish_reason": "stop", "latency_s": 0.0,
                     "usage": {}, "error": ""}
-                fields.update({f"text_{side}": text, f"answer_{side}": answer,
-                               f"status_{side}": statuses[index][side_no] if index < len(statuses) else "complete"})
+                fields.update({SIDE_FIELDS[side].text: text, SIDE_FIELDS[side].answer: answer,
+                               SIDE_FIELDS[side].status: statuses[index][side_no] if index < len(statuses) else AnswerStatus.COMPLETE})
             turns.append(Turn(**fields))
         Turn.objects.bulk_create(turns)
         battle.features_a, battle.features_b = (
-            style_features(texts=[getattr(t, f"text_{side}") for t in turns], urls=_side_urls(turns, side),
-                           citation_style=getattr(battle, f"citation_style_{side}")) for side in SIDES)
+            style_features(texts=[t.text_of(side) for t in turns], urls=_side_urls(turns, side),
+                           citation_style=battle.citation_style_of(side)) for side in SIDES)
         battle.save(update_fields=["features_a", "features_b"])
         if row.get("winner"):
             reasons = list(ours.get("exclusion_reasons") or [])
@@ -892,7 +894,7 @@ def battles_import(*, path: Path) -> ImportReport:
     return report
 
 
-_ANSWER_STATUSES = frozenset({"pending", "streaming", "complete", "cut_off", "failed"})
+_ANSWER_STATUSES = frozenset(AnswerStatus.values)
 
 
 def _check_import_row(row: dict[str, Any], number: int) -> str:
