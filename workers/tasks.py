@@ -31,7 +31,8 @@ def help_run(run_id: int) -> str:
 
 @app.task(name=routing.REQUEUE_EXPIRED, soft_time_limit=60, time_limit=90)
 def requeue_expired_runs() -> tuple[int, int, int]:
-    from leaderboard.submissions.services import generation_jobs_requeue_expired, runs_requeue_expired, runs_resend_stale_queued
+    from leaderboard.submissions.jobs import generation_jobs_requeue_expired
+    from leaderboard.submissions.services import runs_requeue_expired, runs_resend_stale_queued
 
     requeued, failed = runs_requeue_expired()
     generation_jobs_requeue_expired()

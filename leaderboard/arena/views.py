@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from leaderboard.arena import exports, selectors, services
 from leaderboard.arena.forms import PromptForm, VoteForm
 from leaderboard.arena.identity import voter_hash_if_known, voter_of
-from leaderboard.arena.models import Battle, VoteExclusion, Winner
+from leaderboard.arena.models import SIDES, Battle, VoteExclusion, Winner
 
 
 def _battle_or_404(public_id: str) -> Battle:
@@ -58,7 +58,7 @@ def battle_pane(request: HttpRequest, public_id: str, index: int, side: str) -> 
     asks the page to refresh the vote controls."""
     battle = _battle_or_404(public_id)
     turn = battle.turns.filter(index=index).first()
-    if turn is None or side not in services.SIDES:
+    if turn is None or side not in SIDES:
         raise Http404("no such turn")
     pane = selectors.pane(turn, side, revealed=battle.locked)
     response = render(request, "arena/battle.html#pane", {"battle": battle, "turn": turn, "pane": pane})

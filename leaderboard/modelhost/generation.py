@@ -35,7 +35,7 @@ from evaluators.llm.types import ChatResult, Endpoint, ModelError
 from leaderboard.catalog.models import DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items_path
 from leaderboard.modelhost.services import model_endpoint, model_path
-from leaderboard.submissions import leases, services
+from leaderboard.submissions import jobs, leases
 from leaderboard.submissions.leases import LeaseLost
 from leaderboard.submissions.models import EvaluationRun, FailureKind, GeneratedOutput, GenerationJob
 
@@ -81,7 +81,7 @@ def _refusal(exc: Exception) -> leases.Refusal | None:
 
 
 def _lease_lost(claim: leases.Claim) -> str:
-    if services.generation_stop_cancelled(claim=claim):
+    if jobs.generation_stop_cancelled(claim=claim):
         return "stopped: every run was cancelled (model server stopped)"
     return "stopped: lease lost (taken over)"
 
@@ -92,10 +92,10 @@ def _generate_body(claim: leases.Claim, heartbeat: leases.Heartbeat, worker: str
 
 GENERATION_TASK = leases.LeasedTask(
     model=GenerationJob, what="generation job",
-    claim=lambda pk, worker: services.generation_claim(job_id=pk, worker=worker),
-    beat=lambda claim: services.generation_heartbeat(claim=claim),
+    claim=lambda pk, worker: jobs.generation_claim(job_id=pk, worker=worker),
+    beat=lambda claim: jobs.generation_heartbeat(claim=claim),
     body=_generate_body, refusal=_refusal,
-    fail=lambda claim, kind, message: services.generation_fail(claim=claim, job_id=claim.work_id, kind=FailureKind(kind),
+    fail=lambda claim, kind, message: jobs.generation_fail(claim=claim, job_id=claim.work_id, kind=FailureKind(kind),
                                                                message=message),
     lease_lost=_lease_lost)
 
@@ -164,7 +164,7 @@ class _Progress:
         now = time.monotonic()
         if force or now - self.written >= PROGRESS_EVERY_S:
             self.written = now
-            if not services.generation_progress(claim=self.claim, done=self.done, total=self.total):
+            if not jobs.generation_progress(claim=self.claim, done=self.done, total=self.total):
                 self.heartbeat.lost.set()
 
 
@@ -172,9 +172,9 @@ def _generate(claim: leases.Claim, heartbeat: leases.Heartbeat) -> int:
     job = GenerationJob.objects.select_related("submission__model__weights_upload").get(pk=claim.work_id)
     model = job.submission.model
     settings_ = job.submission.generation_settings or {}
-    plans = [_plan(run, settings_) for run in services.generation_runs_waiting(job=job)]
+    plans = [_plan(run, settings_) for run in jobs.generation_runs_waiting(job=job)]
     if not plans:
-        if not services.generation_finish(claim=claim, log_line=f"attempt {claim.attempt}: no run waits for outputs; nothing to load"):
+        if not jobs.generation_finish(claim=claim, log_line=f"attempt {claim.attempt}: no run waits for outputs; nothing to load"):
             raise LeaseLost()
         return 0
     total = sum(p.total for p in plans)
@@ -184,7 +184,7 @@ def _generate(claim: leases.Claim, heartbeat: leases.Heartbeat) -> int:
 
     def announce() -> None:
         progress.write(force=True)
-        services.generation_append_log(job_id=job.pk, line=line)
+        jobs.generation_append_log(job_id=job.pk, line=line)
 
     if model.source != Model.SOURCE_ENDPOINT:  # a model load takes a while: say what comes first
         announce()
@@ -197,7 +197,7 @@ def _generate(claim: leases.Claim, heartbeat: leases.Heartbeat) -> int:
         def started() -> None:  # bookkeeping while the first requests are in flight
             if model.source == Model.SOURCE_ENDPOINT:
                 announce()
-            services.generation_set_environment(claim=claim, environment=environment)
+            jobs.generation_set_environment(claim=claim, environment=environment)
 
         seen = {plan.run.pk for plan in plans}
         on_started: Any = started
@@ -206,14 +206,14 @@ def _generate(claim: leases.Claim, heartbeat: leases.Heartbeat) -> int:
             _send_all(access, plan, claim, heartbeat, progress, usage, limits, on_started)
             on_started = None
             environment["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1]}
-            if services.generation_hand_to_scoring(run=plan.run, data=_predictions_jsonl(plan),
+            if jobs.generation_hand_to_scoring(run=plan.run, data=_predictions_jsonl(plan),
                                                    count=sum(plan.samples.values()), environment=environment):
                 handed += 1
             if not plans:  # a re-run queued while this job ran: same model load
-                plans = [_plan(run, settings_) for run in services.generation_runs_waiting(job=job) if run.pk not in seen]
+                plans = [_plan(run, settings_) for run in jobs.generation_runs_waiting(job=job) if run.pk not in seen]
                 seen |= {plan.run.pk for plan in plans}
                 progress.total += sum(p.total for p in plans)
-    if not services.generation_finish(claim=claim, environment=environment, done=progress.done, total=progress.total,
+    if not jobs.generation_finish(claim=claim, environment=environment, done=progress.done, total=progress.total,
                                       log_line=f"done: {handed} run(s) handed to scoring; tokens {usage[0]} in, {usage[1]} out"):
         raise LeaseLost()
     return handed
@@ -241,7 +241,7 @@ def _send_all(access: ModelAccess, plan: _RunPlan, claim: leases.Claim, heartbea
             return
         progress.write(force=True)
         if restart == 0 and access.restartable and not access.alive():
-            services.generation_append_log(job_id=claim.work_id, line=f"the model server died ({fatal}); restarting it once")
+            jobs.generation_append_log(job_id=claim.work_id, line=f"the model server died ({fatal}); restarting it once")
             access.restart()
             plan.pending = _still_pending(plan)
             continue
@@ -280,7 +280,7 @@ def _send_once(access: ModelAccess, plan: _RunPlan, heartbeat: leases.Heartbeat,
 
     def flush() -> None:
         nonlocal batch, last_flush
-        stored = services.generation_record_outputs(run_id=plan.run.pk, outputs=batch)
+        stored = jobs.generation_record_outputs(run_id=plan.run.pk, outputs=batch)
         for output in batch:
             key = (output["item_id"], output["sample_index"])
             if key in stored:

@@ -17,6 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from leaderboard.arena import services
+from leaderboard.arena.services import battles, contestants
 from leaderboard.arena.identity import Voter
 from leaderboard.arena.models import Battle, RatingSnapshot, Turn, Vote
 from leaderboard.arena.selectors import TIMED_OUT_NOTE
@@ -71,8 +72,8 @@ def test_the_periodic_pass_fails_a_side_streaming_past_the_limit_and_its_vote_is
     assert services.turns_fail_stale() == 0  # a second pass changes nothing
 
     # the old generation, still running somewhere, can no longer write
-    services._Stream(stuck.pk, "a", old_claim)("more text")
-    assert services._claimed_side(stuck.pk, "a", old_claim).update(status_a="complete") == 0
+    battles._Stream(stuck.pk, "a", old_claim)("more text")
+    assert battles._claimed_side(stuck.pk, "a", old_claim).update(status_a="complete") == 0
     stuck.refresh_from_db()
     assert stuck.status_a == "failed" and stuck.text_a == "Use apt ins"
 
@@ -86,10 +87,10 @@ def test_the_periodic_pass_fails_a_side_streaming_past_the_limit_and_its_vote_is
 
 def test_a_networked_responders_timeout_is_capped_at_the_generation_limit(settings):
     settings.ARENA_GENERATION_TIME_LIMIT = 45
-    assert services._responder_deadline({"kind": "hosted", "timeout_s": 600})["timeout_s"] == 45
-    assert services._responder_deadline({"kind": "search_tool"})["timeout_s"] == 45
-    assert services._responder_deadline({"kind": "hosted", "timeout_s": 10})["timeout_s"] == 10
-    assert "timeout_s" not in services._responder_deadline({"kind": "extractive"})
+    assert contestants.responder_deadline({"kind": "hosted", "timeout_s": 600})["timeout_s"] == 45
+    assert contestants.responder_deadline({"kind": "search_tool"})["timeout_s"] == 45
+    assert contestants.responder_deadline({"kind": "hosted", "timeout_s": 10})["timeout_s"] == 10
+    assert "timeout_s" not in contestants.responder_deadline({"kind": "extractive"})
 
 
 # --- 2. per-address limits -------------------------------------------------------------------------
@@ -180,10 +181,10 @@ def test_the_download_is_written_once_per_ratings_and_filtered_like_the_board(cl
 @pytest.mark.django_db
 def test_a_key_reference_outside_the_prefix_is_refused_at_use_in_settings_and_in_the_admin(settings, staff_client, monkeypatch):
     monkeypatch.setenv("ARENA_SECRET_OK_KEY", "sk-fine")
-    assert services._secret("ARENA_SECRET_OK_KEY") == "sk-fine"
+    assert contestants._secret("ARENA_SECRET_OK_KEY") == "sk-fine"
     for ref in ("SECRET_KEY", "AWS_SECRET_ACCESS_KEY", "DATABASE_URL", "ARENA_SECRET_"):
         with pytest.raises(services.ArenaRefused, match="must|is not allowed") as refused:
-            services._secret(ref)
+            contestants._secret(ref)
         assert "ARENA_SECRET_" in str(refused.value) and settings.SECRET_KEY not in str(refused.value)
 
     settings.ARENA_MODELS = json.dumps([{"name": "exfil", "responder": {"kind": "hosted", "style": "openai", "base_url": "http://x.test/v1",

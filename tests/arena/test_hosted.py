@@ -10,6 +10,7 @@ import pytest
 from django.db import connection
 
 from leaderboard.arena import services
+from leaderboard.arena.services import battles
 from leaderboard.arena.models import ArenaModel, Battle, Turn, Vote
 from tests.arena.conftest import voter_of_client
 from tests.support.openai_server import OpenAIServer, Reply
@@ -130,7 +131,7 @@ def test_a_configured_intent_judge_classifies_the_battle_and_is_named(client, so
         settings.JUDGES = json.dumps({"intent": {"name": "intent-judge", "revision": "2026-11", "prompt_version": "v1",
                                                  "base_url": judge_server.base_url, "model": "judge"}})
         settings.ARENA_INTENT_JUDGE = "intent"
-        services._intent_judges.clear()
+        battles._intent_judges.clear()
         battle = generated_battle(client, hosted(GOOD, sonar, "sonar"), hosted("Other-Hidden", sonar, "sonar"))
         assert judge_server.request_count == 1
     battle.refresh_from_db()
@@ -142,4 +143,4 @@ def test_a_configured_intent_judge_classifies_the_battle_and_is_named(client, so
     battle = generated_battle(client, hosted("Third-Hidden", sonar, "sonar"), hosted("Fourth-Hidden", sonar, "sonar"))
     battle.refresh_from_db()
     assert battle.extra["intent_method"].startswith("rules-v1") and "intent judge not usable" in battle.extra["intent_method"]
-    services._intent_judges.clear()
+    battles._intent_judges.clear()

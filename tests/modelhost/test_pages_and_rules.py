@@ -14,6 +14,7 @@ from leaderboard import queues
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost import secrets, services
 from leaderboard.modelhost.models import WeightsUpload
+from leaderboard.submissions import jobs
 from leaderboard.submissions import services as submissions
 from tests.conftest import REPO
 from tests.modelhost.conftest import api_for
@@ -167,6 +168,6 @@ def test_a_run_left_waiting_by_a_finished_job_gets_the_job_queued_again(user, mu
     GenerationJob.objects.filter(submission=submission).update(status="succeeded")
     EvaluationRun.objects.filter(submission=submission).update(queued_at=timezone.now() - dt.timedelta(hours=1))
     with django_capture_on_commit_callbacks(execute=True):
-        assert submissions.generation_jobs_requeue_expired() == (1, 0)
+        assert jobs.generation_jobs_requeue_expired() == (1, 0)
     job = GenerationJob.objects.get(submission=submission)
     assert job.status == "queued" and queues.Message(queues.GENERATE_SUBMISSION, (job.pk,), "cpu") in no_broker

@@ -96,3 +96,10 @@ def test_the_engine_never_imports_django_or_the_site() -> None:
     offenders = {name: sorted(i for i in _imported(path) if i.split(".")[0] in {"django", "rest_framework", "leaderboard", "workers", "celery"})
                  for name, path in _modules().items() if name.startswith("evaluators")}
     assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def test_no_site_module_grows_past_500_lines() -> None:
+    # a module that long mixes concerns (the arena's services were 962 lines before they were split)
+    lengths = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in _modules().items()
+               if name.startswith("leaderboard")}
+    assert {name: n for name, n in lengths.items() if n > 500} == {}
