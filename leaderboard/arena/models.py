@@ -50,6 +50,8 @@ class AnswerStatus(models.TextChoices):
 
 #: statuses of an answer still being produced
 UNFINISHED: tuple[str, ...] = (AnswerStatus.PENDING, AnswerStatus.STREAMING)
+#: the finish_reason of an answer the periodic pass stopped (past the generation time limit)
+TIMED_OUT = "timeout"
 
 
 class ArenaModel(models.Model):

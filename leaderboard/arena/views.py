@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from leaderboard.arena import exports, selectors, services
+from leaderboard.arena import exports, presentation, selectors, services
 from leaderboard.arena.forms import PromptForm, VoteForm
 from leaderboard.arena.identity import voter_hash_if_known, voter_of
 from leaderboard.arena.models import SIDES, Battle, VoteExclusion, Winner
@@ -42,7 +42,7 @@ def _battle_context(request: HttpRequest, battle: Battle) -> dict:
     turns = selectors.battle_turns(battle)
     revealed = battle.locked
     return {"battle": battle, "revealed": revealed, "mine": battle.voter_hash == voter_hash_if_known(request),
-            "turns": [(t, selectors.pane(t, "a", revealed=revealed), selectors.pane(t, "b", revealed=revealed)) for t in turns],
+            "turns": [(t, presentation.pane(t, "a", revealed=revealed), presentation.pane(t, "b", revealed=revealed)) for t in turns],
             "complete": selectors.battle_complete(turns), "winners": Winner.choices, "prompt_form": PromptForm(),
             "vote": getattr(battle, "vote", None) if revealed else None}
 
@@ -60,7 +60,7 @@ def battle_pane(request: HttpRequest, public_id: str, index: int, side: str) -> 
     turn = battle.turns.filter(index=index).first()
     if turn is None or side not in SIDES:
         raise Http404("no such turn")
-    pane = selectors.pane(turn, side, revealed=battle.locked)
+    pane = presentation.pane(turn, side, revealed=battle.locked)
     response = render(request, "arena/battle.html#pane", {"battle": battle, "turn": turn, "pane": pane})
     if pane.done and turn.done:
         response["HX-Trigger"] = "arena-turn-done"
@@ -117,9 +117,9 @@ def _board_filter(request: HttpRequest) -> tuple[str, str]:
 def leaderboard_page(request: HttpRequest) -> HttpResponse:
     key, value = _board_filter(request)
     board = selectors.latest_snapshots(filter_key=key, filter_value=value)
-    context = {"board": board, "raw_rows": selectors.rating_rows(board.raw), "style_rows": selectors.rating_rows(board.style),
-               "coefficients": selectors.coefficient_rows(board.style), "robustness": selectors.robustness(board.raw),
-               "win_rate": selectors.matrix_rows(board.raw, "win_rate"), "counts": selectors.matrix_rows(board.raw, "battle_count")}
+    context = {"board": board, "raw_rows": presentation.rating_rows(board.raw), "style_rows": presentation.rating_rows(board.style),
+               "coefficients": presentation.coefficient_rows(board.style), "robustness": presentation.robustness(board.raw),
+               "win_rate": presentation.matrix_rows(board.raw, "win_rate"), "counts": presentation.matrix_rows(board.raw, "battle_count")}
     template = "arena/leaderboard.html#board" if request.htmx else "arena/leaderboard.html"
     return render(request, template, context)
 

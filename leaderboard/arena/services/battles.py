@@ -21,6 +21,7 @@ from leaderboard.arena.identity import Voter
 from leaderboard.arena.models import (
     SIDE_FIELDS,
     SIDES,
+    TIMED_OUT,
     UNFINISHED,
     AnswerStatus,
     ArenaModel,
@@ -30,7 +31,6 @@ from leaderboard.arena.models import (
     Turn,
     Vote,
 )
-from leaderboard.arena.selectors import TIMED_OUT
 from leaderboard.arena.services.common import (
     CITATION_STYLES,
     AlreadyVoted,

@@ -1,0 +1,117 @@
+"""How the arena's reads look on a page: a pane per side of a turn (the answer as HTML with its
+citation links, the status note), and the rating snapshot's rows placed on shared scales for the
+CSS bars and shaded matrices. Views call these; selectors return data only."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.html import escape, linebreaks
+from django.utils.safestring import SafeString, mark_safe
+
+from leaderboard.arena.models import (
+    TIMED_OUT,
+    UNFINISHED,
+    AnswerStatus,
+    RatingSnapshot,
+    Turn,
+)
+from leaderboard.arena.selectors import answer_from_dict
+
+STATUS_NOTES: dict[str, str] = {
+    AnswerStatus.PENDING: "Waiting for the model…",
+    AnswerStatus.STREAMING: "Answering…",
+    AnswerStatus.COMPLETE: "",
+    AnswerStatus.CUT_OFF: "This answer was cut off before it finished. A vote on this battle will be kept but not counted.",
+    AnswerStatus.FAILED: "This model failed to answer. A vote on this battle will be kept but not counted.",
+}
+
+TIMED_OUT_NOTE = ("This answer did not finish within the time limit and was stopped. "
+                  "A vote on this battle will be kept but not counted.")
+
+
+@dataclass(frozen=True)
+class Pane:
+    """One side of one turn as the page shows it. ``html`` is the answer with [n] links and a source
+    list once complete; while streaming it is the escaped text so far."""
+
+    side: str
+    status: str
+    note: str
+    html: SafeString
+    done: bool
+    error: str = ""  # only filled after the reveal: an error message may name the model
+
+
+def pane(turn: Turn, side: str, *, revealed: bool) -> Pane:
+    status = turn.status_of(side)
+    answer = answer_from_dict(turn.answer_of(side))
+    if answer is not None and answer.text:
+        from evaluators.llm.citations import render_html
+
+        html = mark_safe(render_html(answer))
+    else:
+        html = mark_safe(linebreaks(escape(turn.text_of(side))))
+    note = STATUS_NOTES.get(status, "")
+    if status == AnswerStatus.FAILED and answer is not None and answer.finish_reason == TIMED_OUT:
+        note = TIMED_OUT_NOTE  # our own reason (names no model), so it is shown before the vote too
+    return Pane(side=side, status=status, note=note, html=html,
+                done=status not in UNFINISHED, error=(answer.error if answer and revealed else ""))
+
+
+def rating_rows(snapshot: RatingSnapshot | None) -> list[dict[str, Any]]:
+    """Rows with the interval's position on a shared scale (percent) for the CSS bars."""
+    if snapshot is None:
+        return []
+    models = sorted(snapshot.result.get("models", []), key=lambda m: (m.get("rank_ub", 0), -m.get("rating", 0)))
+    # A model with a note (no votes, no chain of battles to the reference, or only wins or only
+    # losses) has no finite maximum-likelihood rating: it is shown without a number or a bar and
+    # kept off the shared scale, which it would otherwise squash.
+    estimable = [m for m in models if not m.get("note")]
+    lows = [m["ci_low"] for m in estimable if m.get("ci_low") is not None]
+    highs = [m["ci_high"] for m in estimable if m.get("ci_high") is not None]
+    lo, hi = (min(lows), max(highs)) if lows and highs else (0.0, 1.0)
+    span = (hi - lo) or 1.0
+    rows = []
+    for m in models:
+        if m.get("note"):
+            rows.append({**m, "estimable": False})
+            continue
+        low, high = m.get("ci_low", m["rating"]), m.get("ci_high", m["rating"])
+        rows.append({**m, "estimable": True, "bar_left": 100 * (low - lo) / span, "bar_width": max(100 * (high - low) / span, 0.5),
+                     "dot": 100 * (m["rating"] - lo) / span})
+    return rows
+
+
+def matrix_rows(snapshot: RatingSnapshot | None, key: str) -> tuple[list[str], list[dict[str, Any]]]:
+    """A square matrix from the snapshot (``win_rate`` or ``battle_count``) as rows of shaded cells."""
+    if snapshot is None:
+        return [], []
+    names = list(snapshot.result.get("matrix_models") or [])
+    values = snapshot.result.get(key) or []
+    top = max((v for row in values for v in row if v is not None), default=1) or 1
+    rows = []
+    for name, row in zip(names, values):
+        cells = [{"value": v, "shade": (v / top if key == "battle_count" else v) if v is not None else None} for v in row]
+        rows.append({"name": name, "cells": cells})
+    return names, rows
+
+
+def coefficient_rows(snapshot: RatingSnapshot | None) -> list[dict[str, Any]]:
+    """Style coefficients with intervals, placed on a symmetric scale around zero (percent)."""
+    if snapshot is None:
+        return []
+    coefs = [{**c, "name": c["feature"]} for c in snapshot.result.get("coefficients") or []]
+    reach = max((abs(c.get(k) or 0) for c in coefs for k in ("value", "ci_low", "ci_high")), default=1) or 1
+    return [{**c, "left": 50 + 50 * (c.get("ci_low", c["value"]) / reach), "width": max(50 * (c.get("ci_high", c["value"]) - c.get("ci_low", c["value"])) / reach, 0.5),
+             "dot": 50 + 50 * c["value"] / reach} for c in coefs]
+
+
+def robustness(snapshot: RatingSnapshot | None) -> dict[str, Any] | None:
+    """The snapshot's top-rank robustness with the share of votes as a readable percentage
+    (three significant figures: the interesting shares are tiny)."""
+    found = (snapshot.result.get("robustness") if snapshot is not None else None) or None
+    if found is None:
+        return None
+    share = found.get("share_to_flip_top")
+    return {**found, "share_percent": f"{100 * share:.3g}%" if share is not None else ""}
