@@ -23,12 +23,13 @@ import itertools
 import math
 import re
 import zlib
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Hashable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
 from evaluators.arena.ratings import OUTCOMES, BattleArrays, RatingConfig, rate
 
+PromptId = TypeVar("PromptId", bound=Hashable)
 _URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _BLOCKQUOTE = re.compile(r"^\s*>.*$", re.MULTILINE)
@@ -164,8 +165,8 @@ def _lsh_buckets(shingle_sets: list[set[int]]) -> list[list[int]]:
     return buckets
 
 
-def near_duplicate_groups(prompts: Sequence[tuple[Hashable, str]] | Mapping[Hashable, str], *,
-                          threshold: float = 0.8) -> list[list[Hashable]]:
+def near_duplicate_groups(prompts: Sequence[tuple[PromptId, str]] | Mapping[PromptId, str], *,
+                          threshold: float = 0.8) -> list[list[PromptId]]:
     """Groups of prompt ids whose texts have Jaccard similarity >= ``threshold`` (transitively);
     ``prompts`` is ``(id, text)`` pairs or a mapping of id to text."""
     if isinstance(prompts, Mapping):
@@ -196,7 +197,7 @@ def near_duplicate_groups(prompts: Sequence[tuple[Hashable, str]] | Mapping[Hash
                     break
             else:
                 representatives.append(i)
-    groups: dict[int, list[Hashable]] = {}
+    groups: dict[int, list[PromptId]] = {}
     for index, (pid, _) in enumerate(prompts):
         groups.setdefault(find(index), []).append(pid)
     return [g for g in groups.values() if len(g) > 1]

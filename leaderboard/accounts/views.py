@@ -5,15 +5,18 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
-from django.http import HttpRequest, HttpResponse
+from django.contrib.auth.models import User
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 from rest_framework.authtoken.models import Token
 
+from leaderboard.http import HtmxRequest, SignedInRequest
+
 
 @require_http_methods(["GET", "POST"])
-def signup(request: HttpRequest) -> HttpResponse:
-    form = UserCreationForm(request.POST or None)
+def signup(request: HtmxRequest) -> HttpResponse:
+    form: UserCreationForm[User] = UserCreationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user)
@@ -24,7 +27,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def api_token(request: HttpRequest) -> HttpResponse:
+def api_token(request: SignedInRequest) -> HttpResponse:
     if request.method == "POST":
         Token.objects.filter(user=request.user).delete()
         messages.success(request, "A new API token was made; the old one no longer works.")

@@ -33,7 +33,7 @@ class ModelSerializer(serializers.ModelSerializer):
 
     owner = serializers.CharField(source="owner.username", read_only=True)
     has_api_key = serializers.BooleanField(read_only=True)
-    weights_upload = serializers.PrimaryKeyRelatedField(read_only=True)
+    weights_upload: serializers.PrimaryKeyRelatedField[WeightsUpload] = serializers.PrimaryKeyRelatedField(read_only=True)
     preflight_report = serializers.SerializerMethodField()
 
     def get_preflight_report(self, model: Model) -> dict:
@@ -56,7 +56,6 @@ class ModelRegistrationSerializer(serializers.Serializer):
     """Register a model. ``endpoint_api_key`` is write-only: stored encrypted, never shown again."""
 
     name = serializers.CharField(max_length=120)
-    source = serializers.ChoiceField(choices=Model.SOURCE_CHOICES)
     organization = serializers.CharField(max_length=120, required=False, allow_blank=True, default="")
     modality = serializers.ChoiceField(choices=["text", "image", "video"], default="text")
     is_public = serializers.BooleanField(default=True)
@@ -68,6 +67,10 @@ class ModelRegistrationSerializer(serializers.Serializer):
     endpoint_model = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     endpoint_api_key = serializers.CharField(max_length=500, required=False, allow_blank=True, default="", write_only=True,
                                              style={"input_type": "password"})
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # "source" (where the weights come from) is also the name of a Field attribute: added here
+        return {"source": serializers.ChoiceField(choices=Model.SOURCE_CHOICES), **super().get_fields()}
 
 
 class ModelSubmissionSerializer(serializers.Serializer):
@@ -114,8 +117,8 @@ class ScoreSerializer(serializers.ModelSerializer):
 
 
 class RunSerializer(serializers.ModelSerializer):
-    benchmark = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    dataset_version = serializers.SlugRelatedField(slug_field="tag", read_only=True)
+    benchmark: serializers.SlugRelatedField[Benchmark] = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    dataset_version: serializers.SlugRelatedField[DatasetVersion] = serializers.SlugRelatedField(slug_field="tag", read_only=True)
     scores = ScoreSerializer(many=True, read_only=True)
 
     class Meta:
@@ -126,7 +129,7 @@ class RunSerializer(serializers.ModelSerializer):
 
 
 class SubmissionSerializer(serializers.ModelSerializer):
-    model = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    model: serializers.SlugRelatedField[Model] = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     runs = RunSerializer(many=True, read_only=True)
     generation = GenerationSerializer(read_only=True, allow_null=True, default=None)
 

@@ -1,10 +1,15 @@
 """API views: validate, call a selector or service, serialize."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import IO, Any
+
 from django.conf import settings
+from django.contrib.auth.models import User
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotAuthenticated
 from rest_framework.parsers import BaseParser, FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -85,13 +90,21 @@ class ModelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         return Response(s.ModelSerializer(Model.objects.get(pk=model.pk), context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 
+def _signed_in(request: Request) -> User:
+    """The user of a view whose permission class requires one to be signed in."""
+    if not isinstance(request.user, User):
+        raise NotAuthenticated()
+    return request.user
+
+
 class OctetStreamParser(BaseParser):
     """A part's raw bytes: at most ``parser_context["max_bytes"]`` (the part's size, set by the view
     before it reads the body), and never more than one part of the current size."""
 
     media_type = "application/octet-stream"
 
-    def parse(self, stream, media_type=None, parser_context=None) -> bytes:  # type: ignore[no-untyped-def]
+    def parse(self, stream: IO[Any] | None, media_type: str | None = None,
+              parser_context: Mapping[str, Any] | None = None) -> Any:  # the raw bytes, which DRF passes on as request.data
         limit = (parser_context or {}).get("max_bytes", settings.UPLOAD_PART_BYTES)
         return stream.read(limit) if stream is not None else b""
 
@@ -113,7 +126,7 @@ class UploadViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
         form = s.UploadCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         try:
-            upload = modelhost.upload_create(owner=request.user, **form.validated_data)
+            upload = modelhost.upload_create(owner=_signed_in(request), **form.validated_data)
         except modelhost.ModelRefused as exc:
             return _refused(exc)
         return Response(s.UploadSerializer(upload).data, status=status.HTTP_201_CREATED)
@@ -126,13 +139,14 @@ class UploadViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
         if not declared.isdigit():
             return Response({"detail": "Content-Length: must be a number of bytes.", "field": "part"}, status=status.HTTP_400_BAD_REQUEST)
         try:
-            expected = modelhost.upload_part_size(upload=upload, user=request.user, number=int(number))
+            expected = modelhost.upload_part_size(upload=upload, user=_signed_in(request), number=int(number))
             if int(declared) > expected:  # refused before a byte of the body is read
                 return Response({"detail": f"part {number}: the request is {declared} bytes (Content-Length), but this part is "
                                            f"{expected} bytes (parts are {upload.part_size} bytes except the last).", "field": "part"},
                                 status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
             request.parser_context["max_bytes"] = expected
-            modelhost.upload_put_part(upload=upload, user=request.user, number=int(number), data=request.data or b"")
+            data = request.data if isinstance(request.data, bytes) else b""
+            modelhost.upload_put_part(upload=upload, user=_signed_in(request), number=int(number), data=data)
         except modelhost.ModelRefused as exc:
             return _refused(exc)
         return Response(s.UploadSerializer(upload).data)
@@ -141,7 +155,7 @@ class UploadViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     @action(detail=True, methods=["post"])
     def complete(self, request: Request, pk: str | None = None) -> Response:
         try:
-            upload = modelhost.upload_complete(upload=self.get_object(), user=request.user)
+            upload = modelhost.upload_complete(upload=self.get_object(), user=_signed_in(request))
         except modelhost.ModelRefused as exc:
             return _refused(exc, status.HTTP_409_CONFLICT)
         return Response(s.UploadSerializer(upload).data)
@@ -212,7 +226,7 @@ class RunViewSet(mixins.RetrieveModelMixin, mixins.ListModelMixin, viewsets.Gene
     def cancel(self, request: Request, pk: str | None = None) -> Response:
         run = self.get_object()
         try:
-            services.run_cancel(run=run, user=request.user)
+            services.run_cancel(run=run, user=_signed_in(request))
         except PermissionError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
         return Response(s.RunSerializer(self.get_queryset().get(pk=run.pk)).data)
@@ -222,7 +236,7 @@ class RunViewSet(mixins.RetrieveModelMixin, mixins.ListModelMixin, viewsets.Gene
     def rerun(self, request: Request, pk: str | None = None) -> Response:
         run = self.get_object()
         try:
-            new = services.run_rerun(run=run, user=request.user)
+            new = services.run_rerun(run=run, user=_signed_in(request))
         except PermissionError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
         except services.QuotaExceeded as exc:

@@ -42,8 +42,7 @@ class ArenaModelAdmin(admin.ModelAdmin):
 
 class TurnInline(admin.StackedInline):
     model = Turn
-    fields = ["index", "prompt", "status_a", "text_a", "status_b", "text_b", "language", "answer_a", "answer_b"]
-    readonly_fields = fields
+    fields = readonly_fields = ("index", "prompt", "status_a", "text_a", "status_b", "text_b", "language", "answer_a", "answer_b")
     extra = 0
     can_delete = False
 

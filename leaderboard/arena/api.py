@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http.response import HttpResponseBase
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.authentication import SessionAuthentication
@@ -167,7 +168,7 @@ class ArenaRatingsViewSet(viewsets.ViewSet):
                    description="The votes behind the latest ratings (with intent or language: behind that board), "
                                "as written by the ratings task; 404 before the first ratings.")
     @action(detail=False, methods=["get"], url_path="votes")
-    def votes(self, request: Request) -> object:
+    def votes(self, request: Request) -> HttpResponseBase:
         fmt = request.query_params.get("fmt", "jsonl")  # not "format": DRF reserves it for renderers
         if fmt not in exports.FORMATS:
             return Response({"detail": f"fmt: use one of {', '.join(exports.FORMATS)}", "field": "fmt"}, status=400)

@@ -72,8 +72,8 @@ def files_write(fingerprint: str, *, overwrite: bool = False) -> int:
     rows = list(selectors.released_rows())
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {("", ""): rows}
     for row in rows:
-        for key in row_filters(row):
-            groups.setdefault(key, []).append(row)
+        for board in row_filters(row):
+            groups.setdefault(board, []).append(row)
     written = 0
     for fmt in FORMATS:
         # the unfiltered file last: the unfiltered Parquet file, written last of all, marks a complete set

@@ -6,7 +6,8 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -14,6 +15,7 @@ from leaderboard.arena import exports, presentation, selectors, services
 from leaderboard.arena.forms import PromptForm, VoteForm
 from leaderboard.arena.identity import voter_hash_if_known, voter_of
 from leaderboard.arena.models import SIDES, Battle, VoteExclusion, Winner
+from leaderboard.http import HtmxRequest
 
 
 def _battle_or_404(public_id: str) -> Battle:
@@ -24,7 +26,7 @@ def _battle_or_404(public_id: str) -> Battle:
 
 
 @require_http_methods(["GET", "POST"])
-def arena_home(request: HttpRequest) -> HttpResponse:
+def arena_home(request: HtmxRequest) -> HttpResponse:
     form = PromptForm(request.POST or None)
     status = 200
     if request.method == "POST":
@@ -38,7 +40,7 @@ def arena_home(request: HttpRequest) -> HttpResponse:
     return render(request, "arena/home.html", {"form": form}, status=status)
 
 
-def _battle_context(request: HttpRequest, battle: Battle) -> dict:
+def _battle_context(request: HtmxRequest, battle: Battle) -> dict:
     turns = selectors.battle_turns(battle)
     revealed = battle.locked
     return {"battle": battle, "revealed": revealed, "mine": battle.voter_hash == voter_hash_if_known(request),
@@ -47,13 +49,13 @@ def _battle_context(request: HttpRequest, battle: Battle) -> dict:
             "vote": getattr(battle, "vote", None) if revealed else None}
 
 
-def battle_page(request: HttpRequest, public_id: str) -> HttpResponse:
+def battle_page(request: HtmxRequest, public_id: str) -> HttpResponse:
     battle = _battle_or_404(public_id)
     return render(request, "arena/battle.html", _battle_context(request, battle))
 
 
 @require_GET
-def battle_pane(request: HttpRequest, public_id: str, index: int, side: str) -> HttpResponse:
+def battle_pane(request: HtmxRequest, public_id: str, index: int, side: str) -> HttpResponse:
     """One pane's partial: it re-polls itself while the answer streams in; once both are done it
     asks the page to refresh the vote controls."""
     battle = _battle_or_404(public_id)
@@ -68,12 +70,12 @@ def battle_pane(request: HttpRequest, public_id: str, index: int, side: str) -> 
 
 
 @require_GET
-def battle_controls(request: HttpRequest, public_id: str) -> HttpResponse:
+def battle_controls(request: HtmxRequest, public_id: str) -> HttpResponse:
     battle = _battle_or_404(public_id)
     return render(request, "arena/battle.html#controls", _battle_context(request, battle))
 
 
-def _refusal(request: HttpRequest, battle: Battle, exc: services.ArenaRefused) -> HttpResponse:
+def _refusal(request: HtmxRequest, battle: Battle, exc: services.ArenaRefused) -> HttpResponse:
     if request.htmx:
         return render(request, "arena/battle.html#refusal", {"message": str(exc)}, status=exc.status)
     context = _battle_context(request, battle)
@@ -82,7 +84,7 @@ def _refusal(request: HttpRequest, battle: Battle, exc: services.ArenaRefused) -
 
 
 @require_POST
-def battle_turn(request: HttpRequest, public_id: str) -> HttpResponse:
+def battle_turn(request: HtmxRequest, public_id: str) -> HttpResponse:
     battle = _battle_or_404(public_id)
     form = PromptForm(request.POST)
     try:
@@ -93,7 +95,7 @@ def battle_turn(request: HttpRequest, public_id: str) -> HttpResponse:
 
 
 @require_POST
-def battle_vote(request: HttpRequest, public_id: str) -> HttpResponse:
+def battle_vote(request: HtmxRequest, public_id: str) -> HttpResponse:
     """The vote reads the battle itself (one query); the page is loaded only to show a refusal."""
     form = VoteForm(request.POST)
     try:
@@ -106,7 +108,7 @@ def battle_vote(request: HttpRequest, public_id: str) -> HttpResponse:
     return redirect("arena-battle", public_id=public_id)
 
 
-def _board_filter(request: HttpRequest) -> tuple[str, str]:
+def _board_filter(request: HtmxRequest) -> tuple[str, str]:
     """The leaderboard filter a request asks for: ("intent" or "language", its value), or ("", "")."""
     for name in exports.FILTER_KEYS:
         if request.GET.get(name):
@@ -114,7 +116,7 @@ def _board_filter(request: HttpRequest) -> tuple[str, str]:
     return "", ""
 
 
-def leaderboard_page(request: HttpRequest) -> HttpResponse:
+def leaderboard_page(request: HtmxRequest) -> HttpResponse:
     key, value = _board_filter(request)
     board = selectors.latest_snapshots(filter_key=key, filter_value=value)
     context = {"board": board, "raw_rows": presentation.rating_rows(board.raw), "style_rows": presentation.rating_rows(board.style),
@@ -125,7 +127,7 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def votes_download(request: HttpRequest, fmt: str) -> HttpResponse:
+def votes_download(request: HtmxRequest, fmt: str) -> HttpResponseBase:
     """The file the ratings task wrote for the latest ratings (``?intent=`` / ``?language=``: the
     votes behind that board); never built here."""
     if fmt not in exports.FORMATS:
@@ -138,7 +140,7 @@ def votes_download(request: HttpRequest, fmt: str) -> HttpResponse:
 
 
 @staff_member_required
-def exclusions_page(request: HttpRequest) -> HttpResponse:
+def exclusions_page(request: HtmxRequest) -> HttpResponse:
     code = request.GET.get("code", "")
     page = Paginator(selectors.exclusions(code=code), 100).get_page(request.GET.get("page"))
     return render(request, "arena/exclusions.html", {"page": page, "code": code, "codes": VoteExclusion.Code.choices})

@@ -8,7 +8,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
@@ -86,7 +86,7 @@ def dataset_items_path(version: DatasetVersion, cache_dir: Path) -> Path:
     return path
 
 
-def model_get_or_create(*, owner: AbstractBaseUser, name: str, is_public: bool = True, organization: str = "",
+def model_get_or_create(*, owner: User, name: str, is_public: bool = True, organization: str = "",
                         release_date: dt.date | None = None) -> Model:
     """The owner's model of this name, created on first use with a unique slug."""
     name = name.strip()

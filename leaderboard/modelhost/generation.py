@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from types import EllipsisType
 from typing import Any
 
 from django.conf import settings
@@ -293,10 +294,11 @@ def _send_once(access: ModelAccess, plan: _RunPlan, heartbeat: leases.Heartbeat,
         if on_started is not None:
             on_started()
         while True:
+            entry: tuple[ModelRequest, ChatResult | ModelError] | None | EllipsisType
             try:
                 entry = results.get(timeout=1.0)
             except queue.Empty:
-                entry = ...
+                entry = ...  # nothing yet: check the limits and the heartbeat, then wait again
             if heartbeat.lost.is_set():
                 stop.set()
             if time.monotonic() > limits.deadline and not fatal:

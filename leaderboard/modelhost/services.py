@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
@@ -66,7 +66,7 @@ class ModelSource:
     endpoint_api_key: str = ""
 
 
-def _check_source(owner: AbstractBaseUser, spec: ModelSource) -> WeightsUpload | None:
+def _check_source(owner: User, spec: ModelSource) -> WeightsUpload | None:
     if spec.source == Model.SOURCE_HF:
         if not re.fullmatch(r"[\w.-]+/[\w.-]+", spec.hf_repo.strip()):
             raise ModelRefused("hf_repo: give the repository as owner/name, e.g. Qwen/Qwen2.5-0.5B-Instruct.", field="hf_repo")
@@ -94,7 +94,7 @@ def _check_source(owner: AbstractBaseUser, spec: ModelSource) -> WeightsUpload |
     return None
 
 
-def model_register(*, owner: AbstractBaseUser, name: str, spec: ModelSource, organization: str = "", modality: str = "text",
+def model_register(*, owner: User, name: str, spec: ModelSource, organization: str = "", modality: str = "text",
                    is_public: bool = True, release_date: dt.date | None = None) -> Model:
     """Register a new model of the owner and queue its pre-flight. The API key is stored encrypted
     and never returned."""
@@ -126,7 +126,7 @@ def model_register(*, owner: AbstractBaseUser, name: str, spec: ModelSource, org
     return model
 
 
-def model_set_api_key(*, model: Model, user: AbstractBaseUser, api_key: str) -> None:
+def model_set_api_key(*, model: Model, user: User, api_key: str) -> None:
     """Replace the endpoint's key (write-only) and pre-flight again."""
     _require_owner(model, user)
     with transaction.atomic():
@@ -134,14 +134,14 @@ def model_set_api_key(*, model: Model, user: AbstractBaseUser, api_key: str) -> 
         model_preflight_request(model=model)
 
 
-def _require_owner(model: Model, user: AbstractBaseUser) -> None:
+def _require_owner(model: Model, user: User | AnonymousUser) -> None:
     if not policy.can_manage(user, model):
         raise PermissionError("Only the model's owner or staff can change it.")
 
 
 # --- pre-flight ----------------------------------------------------------------------------------
 
-def model_preflight_request(*, model: Model, user: AbstractBaseUser | None = None) -> None:
+def model_preflight_request(*, model: Model, user: User | AnonymousUser | None = None) -> None:
     """Mark the model pending and queue its pre-flight on ``cpu`` once the transaction commits."""
     if user is not None:
         _require_owner(model, user)
@@ -249,6 +249,7 @@ def _preflight_could_not_check(model: Model, exc: Exception) -> str:
     previous = model.preflight_report if isinstance(model.preflight_report, dict) else {}
     attempt = int(previous.get("infrastructure_attempts", 0)) + 1
     reason = f"could not check the model: {exc} (a fault of the site, not of the model)"
+    data: dict[str, Any]
     if attempt <= settings.PREFLIGHT_RETRIES:
         delay = settings.PREFLIGHT_RETRY_SECONDS * 2 ** (attempt - 1)
         data = {"ok": False, "problems": [], "facts": {}, "infrastructure_attempts": attempt,
@@ -267,7 +268,7 @@ def _preflight_could_not_check(model: Model, exc: Exception) -> str:
 
 # --- resumable weight uploads ---------------------------------------------------------------------
 
-def upload_create(*, owner: AbstractBaseUser, filename: str, size: int, sha256: str) -> WeightsUpload:
+def upload_create(*, owner: User, filename: str, size: int, sha256: str) -> WeightsUpload:
     """Start an upload of a tar archive of ``size`` bytes; returns it with its part size."""
     filename = filename.strip().replace("/", "_")[:200]
     sha256 = sha256.strip().lower()
@@ -284,7 +285,7 @@ def upload_create(*, owner: AbstractBaseUser, filename: str, size: int, sha256: 
                                         storage_key=key, backend_upload_id=upload_id)
 
 
-def upload_part_size(*, upload: WeightsUpload, user: AbstractBaseUser, number: int) -> int:
+def upload_part_size(*, upload: WeightsUpload, user: User, number: int) -> int:
     """The size part ``number`` must have, once the user may send it (an API view checks the
     request's Content-Length against it before reading the body)."""
     _require_upload_owner(upload, user)
@@ -295,7 +296,7 @@ def upload_part_size(*, upload: WeightsUpload, user: AbstractBaseUser, number: i
     return upload.expected_part_size(number)
 
 
-def upload_put_part(*, upload: WeightsUpload, user: AbstractBaseUser, number: int, data: bytes) -> UploadPart:
+def upload_put_part(*, upload: WeightsUpload, user: User, number: int, data: bytes) -> UploadPart:
     """Store part ``number`` (1-based); re-sending a part replaces it."""
     expected = upload_part_size(upload=upload, user=user, number=number)
     if len(data) != expected:
@@ -307,7 +308,7 @@ def upload_put_part(*, upload: WeightsUpload, user: AbstractBaseUser, number: in
     return part
 
 
-def upload_complete(*, upload: WeightsUpload, user: AbstractBaseUser) -> WeightsUpload:
+def upload_complete(*, upload: WeightsUpload, user: User) -> WeightsUpload:
     """Check that every part is there and the sizes add up, then join them. Idempotent."""
     _require_upload_owner(upload, user)
     if upload.status == WeightsUpload.STATUS_COMPLETE:
@@ -326,12 +327,12 @@ def upload_complete(*, upload: WeightsUpload, user: AbstractBaseUser) -> Weights
     return upload
 
 
-def _require_upload_owner(upload: WeightsUpload, user: AbstractBaseUser) -> None:
+def _require_upload_owner(upload: WeightsUpload, user: User) -> None:
     if not policy.can_manage(user, upload):
         raise PermissionError("Only the uploader or staff can change this upload.")
 
 
-def upload_from_file(*, owner: AbstractBaseUser, file: Any) -> WeightsUpload:
+def upload_from_file(*, owner: User, file: Any) -> WeightsUpload:
     """A whole archive in one request (the no-JavaScript form, the CLI): the same parts and checks
     as the resumable API, one part at a time from the file."""
     digest = hashlib.sha256()

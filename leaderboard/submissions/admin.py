@@ -8,8 +8,7 @@ from leaderboard.submissions.models import EvaluationRun, GenerationJob, ItemRes
 
 class RunInline(admin.TabularInline):
     model = EvaluationRun
-    fields = ["benchmark", "status", "failure_kind", "attempt", "items_done", "items_total", "finished_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("benchmark", "status", "failure_kind", "attempt", "items_done", "items_total", "finished_at")
     extra = 0
     show_change_link = True
     can_delete = False
@@ -26,8 +25,7 @@ class SubmissionAdmin(admin.ModelAdmin):
 
 class ScoreInline(admin.TabularInline):
     model = Score
-    fields = ["key", "slice_key", "value", "ci_low", "ci_high", "n"]
-    readonly_fields = fields
+    fields = readonly_fields = ("key", "slice_key", "value", "ci_low", "ci_high", "n")
     extra = 0
     can_delete = False
 

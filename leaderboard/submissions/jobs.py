@@ -14,7 +14,7 @@ from typing import Sequence
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from leaderboard import queues
@@ -90,7 +90,8 @@ def generation_record_outputs(*, run_id: int, outputs: Sequence[dict]) -> set[tu
     from leaderboard.submissions.models import GeneratedOutput
 
     meta = GeneratedOutput._meta
-    defaults = {name: meta.get_field(name).get_default() for name in _OUTPUT_FIELDS}
+    fields = [meta.get_field(name) for name in _OUTPUT_FIELDS]
+    defaults = {field.name: field.get_default() for field in fields if isinstance(field, models.Field)}
     for output in outputs:
         unknown = output.keys() - defaults.keys()
         if unknown or "item_id" not in output:
@@ -174,11 +175,13 @@ def generation_fail(*, claim: Claim | None, job_id: int, kind: FailureKind, mess
 def generation_jobs_requeue_expired(*, now: dt.datetime | None = None) -> tuple[int, int]:
     """Re-queue running generation jobs whose worker died, or fail them after the last attempt."""
     now = now or timezone.now()
+    def give_up(job: GenerationJob, message: str) -> bool:
+        return job.lease_token is not None and bool(generation_fail(
+            claim=Claim(job.pk, job.lease_token, job.attempt), job_id=job.pk, kind=FailureKind.INFRASTRUCTURE, message=message))
+
     requeued, failed = leases.requeue_expired(
         GenerationJob, now=now, reason=lambda job: f"generation worker {job.worker or '?'} stopped sending heartbeats",
-        send=lambda job: queues.generate_submission(job.pk, queue=job.queue),
-        give_up=lambda job, message: bool(generation_fail(claim=Claim(job.pk, job.lease_token, job.attempt), job_id=job.pk,
-                                                          kind=FailureKind.INFRASTRUCTURE, message=message)))
+        send=lambda job: queues.generate_submission(job.pk, queue=job.queue), give_up=give_up)
     # a run queued just as its submission's job finished (a re-run racing the end): load the model again
     stale = now - dt.timedelta(seconds=settings.RUN_QUEUED_RESEND_SECONDS)
     for submission_id in set(EvaluationRun.objects.filter(

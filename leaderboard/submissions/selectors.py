@@ -220,7 +220,7 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
         cell = cells.get(col)
         if cell is None:
             row.unranked_reason = f"no {sort_col['label']} score for this selection"
-        elif pk in contaminated:
+        elif pk in contaminated and window is not None and window.start is not None:
             row.unranked_reason = (f"contaminated: released {contaminated[pk]:%Y-%m-%d}, on or after the window's start "
                                    f"{window.start:%Y-%m-%d}, so it may have seen these problems")
         elif not entry.is_public:
@@ -280,13 +280,14 @@ def _toolchains(run: EvaluationRun) -> dict[str, str]:
 
 def _flag_toolchains(rows: list[LeaderboardRow]) -> dict[str, str]:
     """The toolchain versions most rows were scored with; rows scored with others are flagged."""
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[tuple[str, str], ...], int] = {}
     for row in rows:
         key = tuple(sorted(_toolchains(row.run).items()))
         seen[key] = seen.get(key, 0) + 1
     if not seen:
         return {}
-    common = dict(max(seen, key=seen.get))
+    most_common, _ = max(seen.items(), key=lambda entry: entry[1])
+    common = dict(most_common)
     for row in rows:
         own = _toolchains(row.run)
         changed = [f"{lang} {own.get(lang, '?')}" for lang in sorted(set(own) | set(common)) if own.get(lang) != common.get(lang)]

@@ -1,7 +1,10 @@
 """Forms of the pages. They validate shapes only; rules live in the services."""
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
+from django.contrib.auth.models import User
 
 from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.modelhost.models import WeightsUpload
@@ -38,10 +41,11 @@ class ModelRegistrationForm(forms.Form):
     is_public = forms.BooleanField(required=False, initial=True, label="Show on the public leaderboards")
     release_date = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
 
-    def __init__(self, *args, owner=None, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args: Any, owner: User | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if owner is not None:
-            self.fields["weights_upload"].queryset = WeightsUpload.objects.filter(owner=owner, status=WeightsUpload.STATUS_COMPLETE)
+        uploads = self.fields["weights_upload"]
+        if owner is not None and isinstance(uploads, forms.ModelChoiceField):
+            uploads.queryset = WeightsUpload.objects.filter(owner=owner, status=WeightsUpload.STATUS_COMPLETE)
 
 
 class ModelSubmitForm(forms.Form):

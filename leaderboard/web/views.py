@@ -7,24 +7,30 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from leaderboard.accounts import policy
 from leaderboard.api.serializers import LeaderboardSerializer
 from leaderboard.catalog.models import Benchmark
-from leaderboard.submissions import selectors, services
+from leaderboard.http import HtmxRequest, SignedInRequest
 from leaderboard.modelhost import services as modelhost
-from leaderboard.web.forms import ModelRegistrationForm, ModelSubmitForm, PredictionsSubmissionForm, WeightsUploadForm
+from leaderboard.submissions import selectors, services
+from leaderboard.web.forms import (
+    ModelRegistrationForm,
+    ModelSubmitForm,
+    PredictionsSubmissionForm,
+    WeightsUploadForm,
+)
 
 
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: HtmxRequest) -> HttpResponse:
     benchmarks = list(Benchmark.objects.all())
     return render(request, "web/home.html", {"benchmarks": benchmarks})
 
 
-def benchmark_detail(request: HttpRequest, slug: str) -> HttpResponse:
+def benchmark_detail(request: HtmxRequest, slug: str) -> HttpResponse:
     benchmark = get_object_or_404(Benchmark, slug=slug)
     fmt = request.GET.get("format")
     problem = ""
@@ -46,7 +52,7 @@ def benchmark_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, template, context, status=400 if problem else 200)
 
 
-def _query_without(request: HttpRequest, *names: str) -> str:
+def _query_without(request: HtmxRequest, *names: str) -> str:
     """The current query string minus some parameters, for links that change only those."""
     query = request.GET.copy()
     for name in names:
@@ -85,7 +91,7 @@ def _download(board: selectors.Leaderboard, fmt: str) -> HttpResponse:
     return response
 
 
-def model_detail(request: HttpRequest, slug: str) -> HttpResponse:
+def model_detail(request: HtmxRequest, slug: str) -> HttpResponse:
     model = get_object_or_404(selectors.models_visible(user=request.user).select_related("weights_upload"), slug=slug)
     can_manage = policy.can_manage(request.user, model)
     submit_form = ModelSubmitForm(initial={"generation_settings": model.generation_defaults}) if can_manage and model.preflight_status == model.PREFLIGHT_PASSED else None
@@ -95,7 +101,7 @@ def model_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def model_register(request: HttpRequest) -> HttpResponse:
+def model_register(request: SignedInRequest) -> HttpResponse:
     form = ModelRegistrationForm(request.POST or None, owner=request.user)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -115,7 +121,7 @@ def model_register(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def model_preflight(request: HttpRequest, slug: str) -> HttpResponse:
+def model_preflight(request: HtmxRequest, slug: str) -> HttpResponse:
     """GET: the pre-flight fragment (htmx polls it while pending). POST: run the pre-flight again."""
     model = get_object_or_404(selectors.models_visible(user=request.user), slug=slug)
     can_manage = policy.can_manage(request.user, model)
@@ -132,7 +138,7 @@ def model_preflight(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def model_submit(request: HttpRequest, slug: str) -> HttpResponse:
+def model_submit(request: SignedInRequest, slug: str) -> HttpResponse:
     model = get_object_or_404(selectors.models_visible(user=request.user), slug=slug)
     form = ModelSubmitForm(request.POST)
     if form.is_valid():
@@ -147,13 +153,13 @@ def model_submit(request: HttpRequest, slug: str) -> HttpResponse:
             messages.success(request, "Accepted. A worker will generate the predictions, then score them; this page updates as it goes.")
             return redirect("submission", pk=submission.pk)
     else:
-        messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+        messages.error(request, "; ".join(f"{k}: {' '.join(str(e) for e in v)}" for k, v in form.errors.items()))
     return redirect("model", slug=model.slug)
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def weights_upload(request: HttpRequest) -> HttpResponse:
+def weights_upload(request: SignedInRequest) -> HttpResponse:
     """The upload page: static/js/upload.js sends the archive in parts through the API (resumable);
     without JavaScript the form posts a small archive in one request."""
     form = WeightsUploadForm(request.POST or None, request.FILES or None)
@@ -168,7 +174,7 @@ def weights_upload(request: HttpRequest) -> HttpResponse:
     return render(request, "web/upload.html", {"form": form, "part_size": settings.UPLOAD_PART_BYTES})
 
 
-def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def submission_detail(request: HtmxRequest, pk: int) -> HttpResponse:
     submission = get_object_or_404(selectors.submissions_visible(user=request.user), pk=pk)
     runs = list(submission.runs.select_related("benchmark", "dataset_version"))
     return render(request, "web/submission.html", {
@@ -176,7 +182,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "can_manage": policy.can_manage(request.user, submission)})
 
 
-def run_status(request: HttpRequest, pk: int) -> HttpResponse:
+def run_status(request: HtmxRequest, pk: int) -> HttpResponse:
     """The progress fragment; it re-polls itself while the run is unfinished."""
     run = get_object_or_404(selectors.runs_visible(user=request.user), pk=pk)
     can_manage = policy.can_manage(request.user, run)
@@ -186,7 +192,7 @@ def run_status(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("submission", pk=run.submission_id)
 
 
-def run_items(request: HttpRequest, pk: int) -> HttpResponse:
+def run_items(request: HtmxRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(selectors.runs_visible(user=request.user), pk=pk)
     failed_only = request.GET.get("failed") == "1"
     page = Paginator(selectors.run_item_results(run=run, failed_only=failed_only), 50).get_page(request.GET.get("page"))
@@ -196,7 +202,7 @@ def run_items(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+def run_cancel(request: SignedInRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(selectors.runs_visible(user=request.user), pk=pk)
     try:
         changed = services.run_cancel(run=run, user=request.user)
@@ -208,7 +214,7 @@ def run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def run_rerun(request: HttpRequest, pk: int) -> HttpResponse:
+def run_rerun(request: SignedInRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(selectors.runs_visible(user=request.user), pk=pk)
     try:
         services.run_rerun(run=run, user=request.user)
@@ -223,7 +229,7 @@ def run_rerun(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def submit(request: HttpRequest) -> HttpResponse:
+def submit(request: SignedInRequest) -> HttpResponse:
     form = PredictionsSubmissionForm(request.POST or None, request.FILES or None,
                                      initial={"benchmark": request.GET.get("benchmark")})
     problems: list = []
@@ -246,7 +252,7 @@ def submit(request: HttpRequest) -> HttpResponse:
                                                "runnable_models": selectors.models_runnable(user=request.user)})
 
 
-def example_predictions(request: HttpRequest, slug: str) -> HttpResponse:
+def example_predictions(request: HtmxRequest, slug: str) -> HttpResponse:
     """A ready-to-submit predictions file for the benchmark's current dataset version."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
     data = selectors.example_predictions(benchmark=benchmark)
@@ -257,6 +263,6 @@ def example_predictions(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
-def healthz(request: HttpRequest) -> HttpResponse:
+def healthz(request: HtmxRequest) -> HttpResponse:
     """Liveness check for load balancers; also the trivial baseline view of the benchmarks."""
     return JsonResponse({"ok": True})

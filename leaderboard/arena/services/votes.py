@@ -119,7 +119,9 @@ def _vote_sql(sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
 
     connection.close_if_health_check_failed()
     connection.ensure_connection()
-    with connection.make_cursor(psycopg.Cursor(connection.connection)) as cursor:
+    # Django's wrapper around the raw cursor (its errors become Django's); the stubs type it as taking a wrapper
+    raw: Any = psycopg.Cursor(connection.connection)
+    with connection.make_cursor(raw) as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall() if cursor.description else []
 
@@ -164,7 +166,7 @@ def vote_cast(*, battle: Battle | str, winner: str, voter: Voter) -> Vote:
         raise ArenaRefused(f"winner: {winner!r} is not one of {', '.join(Winner.values)}", field="winner")
     loaded, turns, sources, earlier, earlier_ip = _vote_read(battle, voter)
     reasons = _exclusions_at_vote(loaded, turns, earlier, earlier_ip)
-    features = {side: style_features(texts=[t.text_of(side) for t in turns], citation_style=loaded.citation_style_of(side),
+    features: dict[str, dict[str, float]] = {side: style_features(texts=[t.text_of(side) for t in turns], citation_style=loaded.citation_style_of(side),
                                      urls=_unique_urls(turn_sources[side] for turn_sources in sources)) for side in SIDES}
     vote = Vote(battle_id=loaded.pk, winner=winner, turn_count=len(turns), voter_hash=voter.hash, ip_hash=voter.ip_hash, valid=not reasons,
                 exclusion_reasons=[code for code, _ in reasons], created_at=timezone.now())
