@@ -20,7 +20,7 @@ from leaderboard.arena import services
 from leaderboard.arena.services import battles, contestants
 from leaderboard.arena.identity import Voter
 from leaderboard.arena.models import Battle, RatingSnapshot, Turn, Vote
-from leaderboard.arena.selectors import TIMED_OUT_NOTE
+from leaderboard.arena.presentation import TIMED_OUT_NOTE
 from tests.arena.conftest import answer, voter_of_client
 from tests.arena.test_board import pair_rows
 from tests.arena.test_flow import arena_models  # noqa: F401  (a fixture: extractive contestants over a small local index)
