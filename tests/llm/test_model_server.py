@@ -20,14 +20,17 @@ HI = [{"role": "user", "content": "Hello!"}]
 
 def test_vllm_command_carries_every_setting():
     spec = ServerSpec(kind="vllm", model="org/model", revision="abc123", dtype="bfloat16", max_model_len=4096,
-                      seed=7, gpu_memory_utilization=0.85, extra_args=("--enforce-eager",))
-    assert build_command(spec, port=8123, gpu_count=4) == [
-        "vllm", "serve", "org/model", "--revision", "abc123", "--dtype", "bfloat16", "--max-model-len", "4096",
-        "--tensor-parallel-size", "4", "--seed", "7", "--port", "8123", "--host", "127.0.0.1",
-        "--gpu-memory-utilization", "0.85", "--enforce-eager"]
+                      seed=7, gpu_memory_utilization=0.85, extra_args=("--max-num-seqs", "64"))
+    assert build_command(spec, port=8123, gpu_count=4, program="/venv-gpu/bin/python") == [
+        "/venv-gpu/bin/python", "-m", "vllm.entrypoints.openai.api_server", "--model", "org/model",
+        "--revision", "abc123", "--dtype", "bfloat16", "--max-model-len", "4096", "--seed", "7", "--port", "8123",
+        "--host", "127.0.0.1", "--tensor-parallel-size", "4", "--gpu-memory-utilization", "0.85", "--max-num-seqs", "64"]
     pinned = ServerSpec(kind="vllm", model="/m", tensor_parallel_size=2)
     command = build_command(pinned, port=1, gpu_count=8)
     assert command[command.index("--tensor-parallel-size") + 1] == "2" and "--revision" not in command
+    on_cpu = build_command(ServerSpec(kind="vllm", model="/m", cpu_kv_cache_bytes="1G"), port=1, gpu_count=0)
+    assert on_cpu[on_cpu.index("--kv-cache-memory-bytes") + 1] == "1G" and "--enforce-eager" in on_cpu
+    assert "--tensor-parallel-size" not in on_cpu and "--gpu-memory-utilization" not in on_cpu
 
 
 def test_transformers_command_and_served_name():
@@ -44,9 +47,10 @@ def test_bad_spec_names_the_field():
         ServerSpec(kind="tgi", model="m")
 
 
-@pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="this machine has a GPU")
-def test_vllm_without_gpu_or_install_is_unavailable():
-    with pytest.raises(ServerUnavailable, match="vllm serve"):
+def test_vllm_not_installed_for_that_python_is_unavailable_and_says_how_to_install(tmp_path):
+    with pytest.raises(ServerUnavailable, match="vLLM is not installed for .*scripts/install-vllm-cpu"):
+        ModelServer(ServerSpec(kind="vllm", model="/m", python=str(tmp_path / "no-python"))).start()
+    with pytest.raises(ServerUnavailable, match="scripts/install-vllm-cpu"):  # this venv has no vLLM
         ModelServer(ServerSpec(kind="vllm", model="/m")).start()
 
 

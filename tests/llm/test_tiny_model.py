@@ -12,7 +12,7 @@ def test_same_arguments_give_the_same_small_files(tiny_model_dir: Path, tmp_path
     assert {"config.json", "model.safetensors", "tokenizer.json", "chat_template.jinja"} <= set(names)
     assert names == sorted(p.name for p in again.iterdir())
     assert all((tiny_model_dir / n).read_bytes() == (again / n).read_bytes() for n in names)
-    assert sum((tiny_model_dir / n).stat().st_size for n in names) < 1_000_000
+    assert sum((tiny_model_dir / n).stat().st_size for n in names) < 2_000_000  # hidden 128: vLLM's CPU head size
     other_seed = create_tiny_model(tmp_path / "seed1", seed=1)
     assert (other_seed / "model.safetensors").read_bytes() != (tiny_model_dir / "model.safetensors").read_bytes()
 

