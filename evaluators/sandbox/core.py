@@ -332,21 +332,22 @@ def _namespace_in_thread(kind: str, setup: Callable[[], None]) -> int:
     process; once the thread is gone, the descriptor alone holds the namespace, and the kernel frees
     it when the descriptor is closed (at the latest when this process exits).
     """
-    box: dict[str, int | BaseException] = {}
+    opened: list[int] = []
+    failed: list[BaseException] = []
 
     def run() -> None:
         try:
             setup()
-            box["fd"] = os.open(f"/proc/thread-self/ns/{kind}", os.O_RDONLY | os.O_CLOEXEC)
+            opened.append(os.open(f"/proc/thread-self/ns/{kind}", os.O_RDONLY | os.O_CLOEXEC))
         except BaseException as exc:  # reported to the caller below
-            box["error"] = exc
+            failed.append(exc)
 
     thread = threading.Thread(target=run, name=f"sandbox-{kind}ns", daemon=True)
     thread.start()
     thread.join()
-    if "error" in box:
-        raise box["error"]  # type: ignore[misc]
-    return box["fd"]  # type: ignore[return-value]
+    if failed:
+        raise failed[0]
+    return opened[0]
 
 
 class _NetnsPool:

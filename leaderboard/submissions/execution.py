@@ -100,7 +100,8 @@ def _with_judge(evaluator: Evaluator) -> tuple[Evaluator, dict[str, str] | None]
     if not role:
         return evaluator, None
     judge = judging.judge_for(role)
-    return evaluator.with_judge(judge), judging.judge_record(judge.spec, role)  # type: ignore[attr-defined]
+    with_judge = getattr(evaluator, "with_judge")  # an optional hook (evaluators.core.protocol)
+    return with_judge(judge), judging.judge_record(judge.spec, role)
 
 
 def _score_run(claim: leases.Claim, heartbeat: leases.Heartbeat, worker: str) -> None:

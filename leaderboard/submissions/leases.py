@@ -65,20 +65,20 @@ def claim(model: type[Work], *, pk: int, worker: str, exclude: Q | None = None, 
     worker has it, it is finished, or ``exclude`` matches it."""
     token = uuid.uuid4()
     now = timezone.now()
-    queued = model.objects.filter(pk=pk, status=RunStatus.QUEUED)  # type: ignore[attr-defined]
+    queued = model._default_manager.filter(pk=pk, status=RunStatus.QUEUED)
     if exclude is not None:
         queued = queued.exclude(exclude)
     taken = queued.update(status=RunStatus.RUNNING, lease_token=token, lease_expires_at=lease_expiry(now), heartbeat_at=now,
                           attempt=F("attempt") + 1, worker=worker[:200], started_at=Coalesce(F("started_at"), Value(now)), **updates)
     if not taken:
         return None
-    attempt = model.objects.values_list("attempt", flat=True).get(pk=pk)  # type: ignore[attr-defined]
+    attempt = model._default_manager.values_list("attempt", flat=True).get(pk=pk)
     return Claim(work_id=pk, token=token, attempt=attempt)
 
 
 def held(model: type[Work], held_claim: Claim) -> Any:
     """The work's row while this claim holds it (a QuerySet to update or test)."""
-    return model.objects.filter(pk=held_claim.work_id, lease_token=held_claim.token, status=RunStatus.RUNNING)  # type: ignore[attr-defined]
+    return model._default_manager.filter(pk=held_claim.work_id, lease_token=held_claim.token, status=RunStatus.RUNNING)
 
 
 def heartbeat(model: type[Work], held_claim: Claim) -> bool:
@@ -88,17 +88,17 @@ def heartbeat(model: type[Work], held_claim: Claim) -> bool:
 
 
 def append_log(model: type[Work], *, pk: int, line: str) -> None:
-    model.objects.filter(pk=pk).update(log=log_line(line))  # type: ignore[attr-defined]
+    model._default_manager.filter(pk=pk).update(log=log_line(line))
 
 
 def release_for_retry(model: type[Work], held_claim: Claim) -> None:
     """Expire the lease now, so the reaper re-queues the work (after an infrastructure error)."""
-    model.objects.filter(pk=held_claim.work_id, lease_token=held_claim.token).update(lease_expires_at=timezone.now())  # type: ignore[attr-defined]
+    model._default_manager.filter(pk=held_claim.work_id, lease_token=held_claim.token).update(lease_expires_at=timezone.now())
 
 
 def mark_failed(model: type[Work], *, pk: int, kind: FailureKind | str, message: str, held_claim: Claim | None = None) -> bool:
     """Fail queued or running work (only while ``held_claim`` holds it, when given) with its reason."""
-    rows = model.objects.filter(pk=pk, status__in=[RunStatus.QUEUED, RunStatus.RUNNING])  # type: ignore[attr-defined]
+    rows = model._default_manager.filter(pk=pk, status__in=[RunStatus.QUEUED, RunStatus.RUNNING])
     if held_claim is not None:
         rows = held(model, held_claim).filter(pk=pk)
     return bool(rows.update(status=RunStatus.FAILED, failure_kind=kind, failure_message=message[:10_000],
@@ -110,11 +110,11 @@ def requeue_expired(model: type[Work], *, now: dt.datetime, reason: Callable[[Wo
     """Re-queue running work whose lease expired (its worker died) and ``send`` its message again, or,
     after its last attempt, ``give_up`` on it (which fails it). Returns (re-queued, given up)."""
     requeued = failed = 0
-    for work in model.objects.filter(status=RunStatus.RUNNING, lease_expires_at__lt=now):  # type: ignore[attr-defined]
+    for work in model._default_manager.filter(status=RunStatus.RUNNING, lease_expires_at__lt=now):
         why = reason(work)
         if work.attempt < work.max_attempts:
             with transaction.atomic():
-                if model.objects.filter(pk=work.pk, lease_token=work.lease_token, status=RunStatus.RUNNING).update(  # type: ignore[attr-defined]
+                if model._default_manager.filter(pk=work.pk, lease_token=work.lease_token, status=RunStatus.RUNNING).update(
                         status=RunStatus.QUEUED, lease_token=None, lease_expires_at=None, worker="", queued_at=now,
                         log=log_line(f"{why}; re-queued (attempt {work.attempt} of {work.max_attempts} used)")):
                     send(work)
@@ -214,7 +214,7 @@ def execute_leased(task: LeasedTask, *, pk: int, worker: str | None = None) -> s
             return refused.outcome
 
         def retry(message: str) -> bool:
-            max_attempts = task.model.objects.values_list("max_attempts", flat=True).get(pk=pk)  # type: ignore[attr-defined]
+            max_attempts = task.model._default_manager.values_list("max_attempts", flat=True).get(pk=pk)
             if held_claim.attempt >= max_attempts:
                 return False
             append_log(task.model, pk=pk, line=f"infrastructure error, will retry: {message}")

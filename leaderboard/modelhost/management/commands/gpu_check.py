@@ -7,10 +7,15 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from leaderboard.modelhost.gpucheck import GpuCheckRefused, GpuCheckReport, gpu_check_run
+from leaderboard.modelhost.gpucheck import (
+    GpuCheckRefused,
+    GpuCheckReport,
+    gpu_check_run,
+)
 
 
 class Command(BaseCommand):
@@ -18,7 +23,7 @@ class Command(BaseCommand):
             "(generation_execute, run_execute) and print server start time, throughput and GPU memory. "
             "Needs a fresh, throwaway database: use scripts/gpu-check.")
 
-    def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--server", choices=("vllm", "transformers"), default="vllm",
                             help="model server the worker starts (default vllm; transformers runs on a CPU)")
         parser.add_argument("--model", type=Path, help="a local model directory (default: a tiny random model made here)")
@@ -26,7 +31,7 @@ class Command(BaseCommand):
         parser.add_argument("--max-tokens", type=int, default=256, help="max_tokens of each answer (default 256); n=1")
         parser.add_argument("--json", type=Path, help="also write the report to this file as JSON")
 
-    def handle(self, *args, **options) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args: Any, **options: Any) -> None:
         with tempfile.TemporaryDirectory(prefix="gpu-check-") as work:
             try:
                 report = gpu_check_run(server=options["server"], model_dir=options["model"], items=options["items"],

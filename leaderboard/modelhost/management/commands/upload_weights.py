@@ -7,9 +7,10 @@ import hashlib
 import tarfile
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from leaderboard.modelhost import services
 from leaderboard.modelhost.models import WeightsUpload
@@ -18,13 +19,13 @@ from leaderboard.modelhost.models import WeightsUpload
 class Command(BaseCommand):
     help = "Upload a model directory as a tar archive (in parts) and register it as a model."
 
-    def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("directory", type=Path)
         parser.add_argument("--model", required=True, help="Name of the model to register.")
         parser.add_argument("--owner", required=True, help="Username of the model's owner.")
         parser.add_argument("--private", action="store_true")
 
-    def handle(self, *args, **options) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args: Any, **options: Any) -> None:
         directory: Path = options["directory"]
         if not (directory / "config.json").is_file():
             raise CommandError(f"{directory}: not a model directory (no config.json)")
