@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
-import logging
 from typing import Sequence
 
 from django.conf import settings
@@ -18,7 +16,6 @@ from django.db import connection, models, transaction
 from django.utils import timezone
 
 from leaderboard import queues
-from leaderboard.catalog.models import Benchmark
 from leaderboard.submissions import leases
 from leaderboard.submissions.leases import Claim
 from leaderboard.submissions.models import (
@@ -29,28 +26,6 @@ from leaderboard.submissions.models import (
     RunStatus,
     Submission,
 )
-
-log = logging.getLogger(__name__)
-
-
-class SubmissionRefused(ValueError):
-    """A submission that cannot be accepted; ``field`` names the form field at fault, if any."""
-
-    def __init__(self, message: str, *, field: str | None = None, problems: Sequence[tuple[int | None, str | None, str]] = ()):
-        super().__init__(message)
-        self.field = field
-        self.problems = list(problems)
-
-
-class QuotaExceeded(SubmissionRefused):
-    pass
-
-
-def evaluator_settings_for(benchmark: Benchmark) -> dict:
-    configured = json.loads(settings.EVALUATOR_SETTINGS or "{}")
-    return dict(configured.get(benchmark.evaluator_key, {}))
-
-
 from leaderboard.submissions.services import generation_job_queue, run_fail
 
 
