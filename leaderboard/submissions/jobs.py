@@ -49,7 +49,7 @@ def generation_runs_waiting(*, job: GenerationJob) -> list[EvaluationRun]:
 
 
 def generation_progress(*, claim: Claim, done: int, total: int) -> bool:
-    return bool(GenerationJob.objects.filter(pk=claim.work_id, lease_token=claim.token, status=RunStatus.RUNNING).update(
+    return bool(leases.held(GenerationJob, claim).update(
         requests_done=done, requests_total=total))
 
 

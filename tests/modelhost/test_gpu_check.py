@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, vllm_cpu_python
 
 
 def gpu_check(*args: str) -> subprocess.CompletedProcess[str]:
@@ -69,8 +69,7 @@ def test_a_model_that_fails_preflight_is_reported_and_exits_non_zero(tmp_path: P
 
 @pytest.mark.vllm
 def test_vllm_without_a_gpu_checks_the_cpu_build(tmp_path: Path) -> None:
-    if not (REPO / ".venv-vllm-cpu" / "bin" / "python").exists():
-        pytest.skip("scripts/install-vllm-cpu has not run (make test runs it)")
+    vllm_cpu_python()  # installed by make test; scripts/gpu-check would install it otherwise
     env = {**os.environ, "PATH": f"{tmp_path}:/usr/bin:/bin", "LEADERBOARD_VLLM_CPU_KV_CACHE_BYTES": "64M"}
     (tmp_path / "nvidia-smi").write_text("#!/bin/sh\necho 'No devices were found'\n")  # an nvidia-smi that lists no GPU
     (tmp_path / "nvidia-smi").chmod(0o755)

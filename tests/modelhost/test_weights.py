@@ -20,10 +20,9 @@ from evaluators.llm.tiny import create_tiny_model
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost.uploads import S3PartStore
 from leaderboard.submissions.models import EvaluationRun, FailureKind, GeneratedOutput, GenerationJob, RunStatus, Score
-from tests.conftest import wait_for
+from tests.conftest import vllm_cpu_python, wait_for
 from tests.modelhost.conftest import GpuWorker, api_for, register, submit_model
 
-VLLM_PYTHON = Path(__file__).resolve().parents[2] / ".venv-vllm-cpu" / "bin" / "python"
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.toolchains]
 PART = 5 * 1024 * 1024  # S3's smallest part (but the last)
@@ -129,9 +128,7 @@ def test_uploaded_weights_served_by_transformers_from_submission_to_score(multi_
 @pytest.fixture
 def vllm_gpu_worker(worker_env, tmp_path) -> Iterator[GpuWorker]:
     """The GPU queue's worker serving with vLLM; on this machine, its CPU build (scripts/install-vllm-cpu)."""
-    if not VLLM_PYTHON.exists():
-        pytest.skip("scripts/install-vllm-cpu has not run (make test runs it)")
-    env = {**worker_env, "LEADERBOARD_MODEL_SERVER": "vllm", "LEADERBOARD_VLLM_PYTHON": str(VLLM_PYTHON),
+    env = {**worker_env, "LEADERBOARD_MODEL_SERVER": "vllm", "LEADERBOARD_VLLM_PYTHON": str(vllm_cpu_python()),
            "LEADERBOARD_VLLM_CPU_KV_CACHE_BYTES": "64M"}
     worker = GpuWorker(env, tmp_path / "gpu-worker.log")
     worker.start()
