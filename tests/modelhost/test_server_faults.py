@@ -1,5 +1,6 @@
 """A model server killed mid-run: restarted once, then the run fails classified (with the server's
-log), and the same GPU worker goes on to complete the next job."""
+log), and the same GPU worker goes on to complete the next job; with `transformers serve` and with
+vLLM's CPU build."""
 from __future__ import annotations
 
 import os
@@ -19,15 +20,23 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.toolchains]
 
 
 @override_settings(UPLOAD_PART_BYTES=PART)
-def test_killed_server_is_restarted_once_then_classified_and_the_worker_goes_on(multi_lcb, user, celery_worker, gpu_worker, tmp_path):
+@pytest.mark.parametrize(("worker_fixture", "max_tokens"), [
+    ("gpu_worker", 2048),
+    # vLLM refuses a prompt plus max_tokens over the model's 2,048 positions (the prompts take up to 1,186)
+    pytest.param("vllm_gpu_worker", 800, marks=pytest.mark.vllm),
+])
+def test_killed_server_is_restarted_once_then_classified_and_the_worker_goes_on(multi_lcb, user, celery_worker, worker_fixture,
+                                                                                max_tokens, request, tmp_path):
     import hashlib
+
+    gpu_worker = request.getfixturevalue(worker_fixture)
 
     client = api_for(user)
     data = model_archive(tmp_path)
     digest = hashlib.sha256(data).hexdigest()
     model = register(client, name="tiny-llama", source="weights", weights_upload=upload_in_parts(client, data))
     wait_for(lambda: Model.objects.get(slug=model["slug"]).preflight_status != "pending", timeout=120, what="the pre-flight")
-    long_answers = {"n": 1, "max_tokens": 2048, "temperature": 1.0}  # random weights rarely stop: slow enough to kill mid-run
+    long_answers = {"n": 1, "max_tokens": max_tokens, "temperature": 1.0}  # random weights rarely stop: slow enough to kill mid-run
     submission_id = submit_model(client, model["slug"], [multi_lcb.slug], long_answers).json()["id"]
     job = lambda: GenerationJob.objects.get(submission_id=submission_id)  # noqa: E731
     wait_for(lambda: job().requests_done >= 1 or job().is_finished, timeout=240, what="the first answers")

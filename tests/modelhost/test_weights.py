@@ -9,7 +9,6 @@ import io
 import os
 import random
 import tarfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,8 +19,8 @@ from evaluators.llm.tiny import create_tiny_model
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost.uploads import S3PartStore
 from leaderboard.submissions.models import EvaluationRun, FailureKind, GeneratedOutput, GenerationJob, RunStatus, Score
-from tests.conftest import vllm_cpu_python, wait_for
-from tests.modelhost.conftest import GpuWorker, api_for, register, submit_model
+from tests.conftest import wait_for
+from tests.modelhost.conftest import api_for, register, submit_model
 
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.toolchains]
@@ -123,18 +122,6 @@ def _weights_from_submission_to_score(user, multi_lcb, tmp_path: Path, server: s
 @override_settings(UPLOAD_PART_BYTES=PART)
 def test_uploaded_weights_served_by_transformers_from_submission_to_score(multi_lcb, user, celery_worker, gpu_worker, tmp_path):
     _weights_from_submission_to_score(user, multi_lcb, tmp_path, "transformers")
-
-
-@pytest.fixture
-def vllm_gpu_worker(worker_env, tmp_path) -> Iterator[GpuWorker]:
-    """The GPU queue's worker serving with vLLM; on this machine, its CPU build (scripts/install-vllm-cpu)."""
-    env = {**worker_env, "LEADERBOARD_MODEL_SERVER": "vllm", "LEADERBOARD_VLLM_PYTHON": str(vllm_cpu_python()),
-           "LEADERBOARD_VLLM_CPU_KV_CACHE_BYTES": "64M"}
-    worker = GpuWorker(env, tmp_path / "gpu-worker.log")
-    worker.start()
-    yield worker
-    worker.stop()
-    print((tmp_path / "gpu-worker.log").read_text()[-5000:])
 
 
 @pytest.mark.vllm
