@@ -2,17 +2,22 @@
 
     python -m evaluators score --benchmark multi-lcb --dataset RELEASE_OR_ITEMS.jsonl \
         --predictions preds.jsonl [--concurrency N] [--setting key=value ...] [--seed N] [--out results.json]
+    python -m evaluators score --benchmark policon --dataset RELEASE_DIR --predictions preds.jsonl \
+        --judge http://127.0.0.1:8001/v1,MODEL[,API_KEY_ENV] [--judge-revision R] [--judge-prompt-version V]
     python -m evaluators items --benchmark multi-lcb --release RELEASE.jsonl --out items.jsonl
     python -m evaluators list
 
-Bad input (unknown benchmark, unreadable or malformed dataset or predictions, bad setting) prints a
-clear message and exits with status 2; an unavailable sandbox exits with status 1.
+A judged benchmark needs ``--judge``: the same Judge a worker builds from ``LEADERBOARD_JUDGES``, with
+its own bounded concurrency (``--judge-concurrency``). Bad input (unknown benchmark, unreadable or
+malformed dataset or predictions, bad setting, a missing or malformed ``--judge``) prints a clear
+message and exits with status 2; an unavailable sandbox or judge exits with status 1.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -23,6 +28,7 @@ from evaluators.core.protocol import Evaluator
 from evaluators.core.registry import evaluator_version, get_evaluator, registered_keys
 from evaluators.core.runner import score_items
 from evaluators.core.types import DatasetError, Item, ItemScore, MetricValue, PredictionsError
+from evaluators.core.types import InfrastructureError as CoreInfrastructureError
 
 
 class UsageError(Exception):
@@ -30,16 +36,7 @@ class UsageError(Exception):
 
 
 class InfrastructureError(Exception):
-    """The scoring machinery (the sandbox) failed: exit status 1."""
-
-
-def _infrastructure_errors() -> tuple[type[BaseException], ...]:
-    """Exceptions that mean the scoring machinery failed (reported as such, exit status 1)."""
-    try:
-        from evaluators.sandbox import SandboxUnavailable
-    except ImportError:
-        return ()
-    return (SandboxUnavailable,)
+    """The scoring machinery (the sandbox, the judge) failed: exit status 1."""
 
 
 def _parse_settings(pairs: Sequence[str]) -> dict[str, Any]:
@@ -92,11 +89,14 @@ def _first_record(path: Path) -> dict[str, Any]:
 
 
 def load_dataset(evaluator: Evaluator, path: Path) -> list[Item]:
-    """Items from a normalized items file or the benchmark's release file (told apart by the first
-    record's keys)."""
-    if path.suffix != ".jsonl":
-        raise UsageError(f"{path}: expected a .jsonl file (a release or a normalized items file)")
-    first = _first_record(path)
+    """Items from a normalized items file, the benchmark's release file (told apart by the first
+    record's keys) or a release directory (PoliCon's task_datas)."""
+    if path.is_dir():
+        first: dict[str, Any] = {}
+    elif path.suffix != ".jsonl":
+        raise UsageError(f"{path}: expected a .jsonl file or a release directory (a release or a normalized items file)")
+    else:
+        first = _first_record(path)
     try:
         if "id" in first and "payload" in first:
             items = read_items(path)
@@ -131,6 +131,7 @@ def format_table(evaluator: Evaluator, metrics: Sequence[MetricValue]) -> str:
 def cmd_score(args: argparse.Namespace) -> int:
     settings = _parse_settings(args.setting or [])
     evaluator = _evaluator(args.benchmark, settings)
+    evaluator, judge_label = _with_judge(evaluator, args)
     items = load_dataset(evaluator, Path(args.dataset))
     predictions_path = Path(args.predictions)
     try:
@@ -155,20 +156,23 @@ def cmd_score(args: argparse.Namespace) -> int:
     started = time.monotonic()
     try:
         scores: list[ItemScore] = list(score_items(evaluator, items, predictions, concurrency=args.concurrency))
-    except _infrastructure_errors() as exc:
-        raise InfrastructureError(f"the sandbox is unavailable: {exc}") from None
+    except CoreInfrastructureError as exc:  # the sandbox or the judge, not the predictions
+        raise InfrastructureError(f"scoring stopped: {exc}") from None
     order = {item.id: i for i, item in enumerate(items)}
     scores.sort(key=lambda s: order.get(s.item_id, len(order)))
     metrics = evaluator.aggregate(scores, seed=args.seed)
     elapsed = time.monotonic() - started
     print(f"{evaluator.title}: {len(scores)} item(s), {len(predictions)} prediction(s), {elapsed:.1f}s"
-          + (f" ({left_out} item(s) without predictions left out: --allow-missing)" if left_out else ""))
+          + (f" ({left_out} item(s) without predictions left out: --allow-missing)" if left_out else "")
+          + (f", judged by {judge_label}" if judge_label else ""))
     print(format_table(evaluator, metrics))
     if args.out:
         try:
             environment = evaluator.environment()
         except Exception as exc:  # noqa: BLE001 - versions are informative; never lose the scores
             environment = {"error": f"{type(exc).__name__}: {exc}"}
+        if judge_label:
+            environment["judge"] = judge_label
         result = {
             "benchmark": args.benchmark,
             "evaluator_version": evaluator_version(args.benchmark),
@@ -186,11 +190,43 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def _with_judge(evaluator: Evaluator, args: argparse.Namespace) -> tuple[Evaluator, str]:
+    """The evaluator with the judge of ``--judge`` when it has a judge role (as a worker gives it the
+    one of LEADERBOARD_JUDGES), and the judge's label; ("", evaluator) when it needs none."""
+    role = getattr(evaluator, "judge_role", "")
+    if not role:
+        if args.judge:
+            raise UsageError(f"benchmark '{args.benchmark}' is not scored by a judge: leave out --judge")
+        return evaluator, ""
+    if not args.judge:
+        raise UsageError(f"benchmark '{args.benchmark}' needs a judge: pass --judge BASE_URL,MODEL[,API_KEY_ENV] "
+                         "(any OpenAI-compatible server, e.g. http://127.0.0.1:8001/v1,my-judge)")
+    parts = [part.strip() for part in args.judge.split(",")]
+    if len(parts) not in (2, 3) or not parts[0].startswith(("http://", "https://")) or not parts[1]:
+        raise UsageError(f"--judge {args.judge!r}: expected BASE_URL,MODEL[,API_KEY_ENV] with an http(s) base URL")
+    api_key = ""
+    if len(parts) == 3:
+        api_key = os.environ.get(parts[2], "")
+        if not api_key:
+            raise UsageError(f"--judge: the environment variable {parts[2]} holding the judge's API key is not set")
+    if args.judge_concurrency < 1:
+        raise UsageError("--judge-concurrency must be at least 1")
+    from evaluators.llm.client import ChatClient
+    from evaluators.llm.judges import Judge
+    from evaluators.llm.types import Endpoint, JudgeSpec
+
+    spec = JudgeSpec(name=parts[1], revision=args.judge_revision, prompt_version=args.judge_prompt_version,
+                     endpoint=Endpoint(parts[0], parts[1], api_key))
+    client = ChatClient(Endpoint(parts[0], parts[1], api_key), max_concurrency=args.judge_concurrency)
+    judge = Judge(spec, client, concurrency=args.judge_concurrency)
+    return getattr(evaluator, "with_judge")(judge), spec.label
+
+
 def cmd_items(args: argparse.Namespace) -> int:
     evaluator = _evaluator(args.benchmark, _parse_settings(args.setting or []))
     release = Path(args.release)
-    if not release.is_file():
-        raise UsageError(f"{release}: no such file")
+    if not release.exists():
+        raise UsageError(f"{release}: no such file or directory")
     try:
         count = write_items(evaluator.import_release(release), Path(args.out))
     except DatasetError as exc:
@@ -216,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     score = sub.add_parser("score", help="score a predictions file")
     score.add_argument("--benchmark", required=True)
-    score.add_argument("--dataset", required=True, help="release file or normalized items file (.jsonl)")
+    score.add_argument("--dataset", required=True, help="release file or directory, or normalized items file (.jsonl)")
     score.add_argument("--predictions", required=True)
     score.add_argument("--concurrency", type=int, default=2)
     score.add_argument("--setting", action="append", metavar="KEY=VALUE", help="evaluator setting (repeatable)")
@@ -224,6 +260,12 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--allow-missing", action="store_true", help="score only the items that have predictions (without it, every item of the dataset "
                        "needs one, as on the site)")
     score.add_argument("--out", help="write item scores and metrics as JSON")
+    score.add_argument("--judge", metavar="BASE_URL,MODEL[,API_KEY_ENV]",
+                       help="the judge of a judged benchmark: an OpenAI-compatible server and model, and the "
+                            "environment variable holding its API key")
+    score.add_argument("--judge-revision", default="unpinned", help="the judge model's revision, as a page names it")
+    score.add_argument("--judge-prompt-version", default="v1", help="the judge prompts' version (default v1)")
+    score.add_argument("--judge-concurrency", type=int, default=8, help="judge calls in flight (default 8)")
     score.set_defaults(func=cmd_score)
     items = sub.add_parser("items", help="import a release into a normalized items file")
     items.add_argument("--benchmark", required=True)

@@ -198,6 +198,9 @@ EVALUATOR_SETTINGS = _env_json("LEADERBOARD_EVALUATOR_SETTINGS", "{}", dict)
 # Judge models (JSON: key -> {"name", "revision", "prompt_version", "base_url", "model", "api_key_env"});
 # an evaluator with judge_role = key is scored with that judge (leaderboard.modelhost.judging).
 JUDGES = _env_json("LEADERBOARD_JUDGES", "{}", dict)
+# Judge calls in flight per worker (a judged item's calls go out at once), apart from RUN_CONCURRENCY,
+# which bounds the items scored at once (sandboxes, for Multi-LCB).
+JUDGE_CONCURRENCY = int(os.environ.get("LEADERBOARD_JUDGE_CONCURRENCY", "8"))
 # Evaluators registered at start-up by the site and every worker (JSON: benchmark key -> "module:Class").
 EXTRA_EVALUATORS = _env_json("LEADERBOARD_EXTRA_EVALUATORS", "{}", dict)
 SUBMISSIONS_PER_DAY = int(os.environ.get("LEADERBOARD_SUBMISSIONS_PER_DAY", "10"))

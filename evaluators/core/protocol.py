@@ -64,8 +64,15 @@ class Evaluator(Protocol):
     #                                           in the LEADERBOARD_JUDGES setting
     #   with_judge(judge) -> Evaluator       -- a copy that asks ``judge`` (an evaluators.llm.judges.Judge);
     #                                           called by the worker for evaluators with a judge_role.
-    #                                           score_item must return every JudgeCall's to_dict() in
-    #                                           ``ItemScore.detail["judge_calls"]`` (stored with the item
-    #                                           result and shown on the per-item page); the run records
-    #                                           the judge in ``environment["judge"]`` and the
+    #                                           score_item asks through ``judge.ask_many`` and returns
+    #                                           every JudgeBatch's to_dict() in
+    #                                           ``ItemScore.detail["judgements"]`` (stored with the item
+    #                                           result, shown on the per-item page, fallbacks counted by
+    #                                           ``evaluators.llm.judges.judge_fallbacks``); it lets
+    #                                           JudgeUnavailable propagate (the run is retried). The run
+    #                                           records the judge in ``environment["judge"]`` and the
     #                                           leaderboard names it.
+    #   baseline_predictions(items) -> {name: bytes} -- reference predictions (PoliCon's Random and
+    #                                           Greedy), scored like any submission and shown as marked,
+    #                                           unranked rows
+    #   dataset_notes(items) -> list[MethodNote] -- diagnostics of a dataset version, computed at import

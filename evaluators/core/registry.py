@@ -16,6 +16,7 @@ from evaluators.core.protocol import Evaluator
 #: benchmark key -> "package.module:ClassName"
 _PATHS: dict[str, str] = {
     "multi-lcb": "evaluators.multi_lcb.evaluator:MultiLCBEvaluator",
+    "policon": "evaluators.policon.evaluator:PoliConEvaluator",
 }
 
 

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from evaluators.core.types import InfrastructureError
+
 INTENTS = ("Text Processing", "Creative Generation", "Factual Lookup", "Info Synthesis", "Analysis",
            "Recommendation", "Explanation", "Guidance", "Other")
 #: The rule classifier's label, stored with every intent it assigns.
@@ -100,6 +102,9 @@ def classify_detailed(prompt: str, *, judge: IntentJudge | None = None) -> Inten
     except KeyError as exc:  # the judge's prompt version has no intent prompt
         fallback = classify_by_rules(prompt)
         return Intent(fallback.primary, fallback.secondary, f"{METHOD}; judge {label} unusable: {exc.args[0]}")
+    except InfrastructureError as exc:  # the judge is down: a battle's label never waits for it
+        fallback = classify_by_rules(prompt)
+        return Intent(fallback.primary, fallback.secondary, f"{METHOD}; judge {label} unavailable: {exc}")
     parsed = getattr(call, "parsed", None)
     error = getattr(call, "error", "") or ""
     record = call.to_dict() if hasattr(call, "to_dict") else None

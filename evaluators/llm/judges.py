@@ -4,25 +4,42 @@ A judge prompt is versioned text registered under ``(name, version)`` in :data:`
 registered a version never changes (a changed prompt is a new version, so scores made with the old
 one stay explainable). ``Judge(spec, client).ask(name, variables, choices=..., json_schema=...)``
 fills the prompt of the spec's ``prompt_version``, asks the model through :class:`ChatClient`
-(constrained to the choices or the schema where the server can, checked where it cannot), and
-returns a :class:`JudgeCall` to store with the item result. A failing model never raises: its error
-is in ``JudgeCall.error``. A missing prompt or variable is a programming error and does raise.
+(constrained to the choices or the schema where the server can, checked where it cannot) and
+returns a :class:`JudgeCall` to store with the item result. ``ask_many`` asks several questions
+about one answer at once (a vote per party) within the judge's own concurrency bound and returns a
+:class:`JudgeBatch`, which stores what the questions share once.
+
+Two kinds of failure are kept apart:
+
+- a **bad answer** (not one of the choices, not JSON) is asked again (``retries`` times, at a small
+  temperature with a new seed, since a greedy retry repeats itself), then returned as a call with
+  ``error_kind="malformed"``; a request the server refuses for what it holds (400/413/422: too long
+  for its context) is ``error_kind="refused"``. The evaluator scores such a call as its documented
+  fallback, and :func:`judge_fallbacks` counts them for the leaderboard;
+- a **judge outage** (unreachable, timing out, server errors after the client's retries, a wrong key
+  or model) raises :class:`JudgeUnavailable`, an infrastructure error: the run is retried, never
+  scored with a column of fallbacks.
+
+A missing prompt or variable is a programming error and raises ``KeyError``.
 
 Example::
 
     judge = Judge(JudgeSpec("qwen-judge", "rev123", "v1"), ChatClient(endpoint))
     call = judge.ask("answer-match", {"question": q, "reference": ref, "answer": a}, choices=["yes", "no"])
-    call.parsed  # "yes" / "no", or None with call.error set
+    call.parsed  # "yes" / "no", or None with call.error_kind set
 """
 from __future__ import annotations
 
 import string
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from evaluators.core.types import InfrastructureError
 from evaluators.llm.client import ChatClient, parse_json_answer
-from evaluators.llm.types import JudgeCall, JudgeSpec, Message, ModelError
+from evaluators.llm.types import JudgeBatch, JudgeCall, JudgeSpec, Message, ModelError
 
 
 @dataclass(frozen=True)
@@ -80,13 +97,33 @@ register_prompt(JudgePrompt(
          '("Other" when there is none).'))
 
 
-class Judge:
-    """A pinned judge model with its prompt version (see the module docstring)."""
+class JudgeUnavailable(InfrastructureError):
+    """The judge could not answer at all (unreachable, timed out, server errors, wrong key or model):
+    the machine's fault, so the run is retried rather than scored."""
 
-    def __init__(self, spec: JudgeSpec, client: ChatClient, *, max_tokens: int = 512):
+
+#: HTTP statuses with which a judge's server refuses one request for what it holds
+REFUSED_STATUSES = frozenset({400, 413, 422})
+#: the temperature of a retry after an unusable answer (a greedy retry would repeat it)
+RETRY_TEMPERATURE = 0.7
+#: the metric every judged benchmark publishes: the share of judge calls scored as a fallback
+FALLBACK_METRIC = "judge_fallback_rate"
+
+
+class Judge:
+    """A pinned judge model with its prompt version (see the module docstring). ``concurrency``
+    bounds the calls in flight across every ``ask_many`` of this judge, whatever the number of
+    threads scoring items."""
+
+    def __init__(self, spec: JudgeSpec, client: ChatClient, *, max_tokens: int = 512, concurrency: int = 8,
+                 retries: int = 1):
         self.spec = spec
         self.client = client
         self.max_tokens = max_tokens
+        self.retries = retries
+        self.concurrency = max(1, concurrency)
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     def prompt(self, name: str) -> JudgePrompt:
         try:
@@ -96,25 +133,83 @@ class Judge:
             raise KeyError(f"no judge prompt {name!r} at version {self.spec.prompt_version!r} "
                            f"(registered versions: {versions or 'none'})") from None
 
-    def ask(self, prompt_key: str, variables: dict[str, Any], *, choices: Sequence[str] | None = None,
-            json_schema: dict[str, Any] | None = None) -> JudgeCall:
-        """Ask the judge; ``parsed`` is the choice, the JSON value, or the stripped text."""
-        messages = self.prompt(prompt_key).render(variables)
-        record = {**self.spec.to_dict(), "label": self.spec.label, "prompt": prompt_key}
+    def record(self, prompt_key: str) -> dict[str, Any]:
+        """What a stored call says about the judge (never its endpoint or key)."""
+        return {**self.spec.to_dict(), "label": self.spec.label, "prompt": prompt_key}
+
+    def ask(self, prompt_key: str, variables: dict[str, Any], *, shared: dict[str, Any] | None = None,
+            choices: Sequence[str] | None = None, json_schema: dict[str, Any] | None = None,
+            max_tokens: int | None = None, seed: int | None = None) -> JudgeCall:
+        """Ask the judge; ``parsed`` is the choice, the JSON value, or the stripped text. The prompt is
+        filled from ``shared`` and ``variables``; the call stores ``variables`` only."""
+        messages = self.prompt(prompt_key).render({**(shared or {}), **variables})
+        record = self.record(prompt_key)
+        rejected: list[str] = []
         started = time.monotonic()
-        try:
-            result = self.client.chat(messages, temperature=0.0, max_tokens=self.max_tokens, choices=choices,
-                                      json_schema=json_schema)
-        except ModelError as exc:
-            return JudgeCall(judge=record, messages=messages, raw_answer="", parsed=None, usage={},
-                             latency_s=time.monotonic() - started, error=f"{exc.kind}: {exc}")
-        record["constrained"] = result.constrained
-        parsed: Any = result.text.strip()
-        error = ""
-        if json_schema is not None:
+        for attempt in range(1 + self.retries):
             try:
-                parsed = parse_json_answer(result.text)
-            except ValueError as exc:  # the client checked it; kept for answers that changed in between
-                parsed, error = None, f"output: {exc}"
-        return JudgeCall(judge=record, messages=messages, raw_answer=result.text, parsed=parsed,
-                         usage=result.usage.to_dict(), latency_s=result.latency_s, error=error)
+                result = self.client.chat(messages, temperature=0.0 if attempt == 0 else RETRY_TEMPERATURE,
+                                          max_tokens=max_tokens or self.max_tokens, choices=choices,
+                                          json_schema=json_schema, seed=None if seed is None else seed + attempt)
+            except ModelError as exc:
+                if exc.kind == "output":  # the answer, not the judge: ask again
+                    rejected.append(f"output: {exc}")
+                    continue
+                if exc.kind == "endpoint" and exc.status in REFUSED_STATUSES:
+                    return JudgeCall(judge=record, variables=variables, raw_answer="", parsed=None, usage={},
+                                     latency_s=time.monotonic() - started, error=f"refused: {exc}", error_kind="refused",
+                                     attempts=attempt + 1, rejected=rejected)
+                raise JudgeUnavailable(f"the judge {self.spec.label} is unavailable ({exc.kind}: {exc})") from exc
+            parsed: Any = result.text.strip()
+            if json_schema is not None:
+                try:
+                    parsed = parse_json_answer(result.text)
+                except ValueError:  # the client checked it; kept for answers that changed in between
+                    rejected.append(result.text)
+                    continue
+            return JudgeCall(judge={**record, "constrained": result.constrained}, variables=variables,
+                             raw_answer=result.text, parsed=parsed, usage=result.usage.to_dict(),
+                             latency_s=time.monotonic() - started, attempts=attempt + 1, rejected=rejected)
+        return JudgeCall(judge=record, variables=variables, raw_answer="", parsed=None, usage={},
+                         latency_s=time.monotonic() - started, error=f"malformed: {rejected[-1] if rejected else ''}",
+                         error_kind="malformed", attempts=1 + self.retries, rejected=rejected)
+
+    def ask_many(self, prompt_key: str, *, shared: dict[str, Any], each: Sequence[dict[str, Any]],
+                 choices: Sequence[str] | None = None, json_schema: dict[str, Any] | None = None,
+                 max_tokens: int | None = None, seed: int | None = None) -> JudgeBatch:
+        """Ask one question per entry of ``each`` about the same ``shared`` context, all at once within
+        the judge's concurrency. Raises JudgeUnavailable if any call does (the others are dropped)."""
+        step = 1 + self.retries
+        futures = [self._executor().submit(self.ask, prompt_key, variables, shared=shared, choices=choices,
+                                           json_schema=json_schema, max_tokens=max_tokens,
+                                           seed=None if seed is None else seed + index * step)
+                   for index, variables in enumerate(each)]
+        calls: list[JudgeCall] = []
+        try:
+            for future in futures:
+                calls.append(future.result())
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+        return JudgeBatch(judge=self.record(prompt_key), prompt=prompt_key, prompt_version=self.spec.prompt_version,
+                          shared=shared, calls=calls)
+
+    def _executor(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="judge")
+            return self._pool
+
+    def close(self) -> None:
+        with self._pool_lock:
+            if self._pool is not None:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = None
+        self.client.close()
+
+
+def judge_fallbacks(detail: dict[str, Any]) -> tuple[int, int]:
+    """(fallback calls, all calls) in an item result's stored ``judgements``."""
+    calls = [call for batch in detail.get("judgements", []) for call in batch.get("calls", [])]
+    return sum(bool(call.get("error_kind")) for call in calls), len(calls)

@@ -120,18 +120,54 @@ class JudgeSpec:
 
 @dataclass(frozen=True)
 class JudgeCall:
-    """One judge request and its raw answer, stored with the item result."""
+    """One judge question and its raw answer, stored with the item result.
+
+    ``variables`` are the call's own prompt variables (those it shares with the other calls about the
+    same answer are stored once, in its :class:`JudgeBatch`). ``error_kind`` is empty for a usable
+    answer, ``malformed`` when the answers stayed unusable after the retries (the answers are in
+    ``rejected``) and ``refused`` when the judge's server refused the request for what it holds (too
+    long for its context); either way the evaluator scores the call as its documented fallback."""
 
     judge: dict[str, Any]
-    messages: list[Message]
+    variables: dict[str, Any]
     raw_answer: str
     parsed: Any
     usage: dict[str, int]
     latency_s: float
     error: str = ""
+    error_kind: str = ""
+    attempts: int = 1
+    rejected: list[str] = field(default_factory=list)
+
+    @property
+    def fallback(self) -> bool:
+        return bool(self.error_kind)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class JudgeBatch:
+    """The judge's calls about one answer: the prompt and the variables they share (the background,
+    the candidate text) once, then each call with its own variables and raw answer."""
+
+    judge: dict[str, Any]
+    prompt: str
+    prompt_version: str
+    shared: dict[str, Any]
+    calls: list[JudgeCall]
+
+    @property
+    def fallbacks(self) -> int:
+        return sum(call.fallback for call in self.calls)
+
+    def to_dict(self) -> dict[str, Any]:
+        calls = [{k: v for k, v in call.to_dict().items() if k != "judge"} for call in self.calls]
+        for stored, call in zip(calls, self.calls):
+            stored["constrained"] = call.judge.get("constrained", "")
+        return {"judge": {k: v for k, v in self.judge.items() if k != "constrained"}, "prompt": self.prompt,
+                "prompt_version": self.prompt_version, "shared": self.shared, "calls": calls}
 
 
 # --- search and citations (the arena) -------------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from evaluators.core.settings import generation_setting, setting_number
 from evaluators.core.stats import BOOTSTRAP_ROUNDS, pass_at_k
 from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
                                    SliceDimension)
@@ -46,21 +47,6 @@ _RUN_STATUS_VERDICT = {"timeout": "time_limit", "memory_limit": "memory_limit",
                        "output_limit": "output_limit", "runtime_error": "runtime_error"}
 
 
-def _number(key: str, value: Any, *, integer: bool, low: float, high: float) -> float | int:
-    if isinstance(value, str):
-        try:
-            value = int(value) if integer else float(value)
-        except ValueError:
-            raise ValueError(f"setting '{key}': {value!r} is not a number") from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"setting '{key}': expected a number, got {type(value).__name__}")
-    if integer and not float(value).is_integer():
-        raise ValueError(f"setting '{key}': expected a whole number, got {value!r}")
-    if not (low <= value <= high):
-        raise ValueError(f"setting '{key}': {value!r} is outside {low:g}..{high:g}")
-    return int(value) if integer else float(value)
-
-
 def validate_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     """Check and normalize evaluator settings; ValueError names the bad key."""
     if not isinstance(settings, Mapping):
@@ -70,17 +56,17 @@ def validate_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
         if key not in DEFAULT_SETTINGS:
             raise ValueError(f"unknown setting '{key}' (known: {', '.join(DEFAULT_SETTINGS)})")
         if key == "time_limit_seconds":
-            clean[key] = _number(key, value, integer=False, low=0.1, high=600.0)
+            clean[key] = setting_number(key, value, integer=False, low=0.1, high=600.0)
         elif key == "memory_mb":
-            clean[key] = _number(key, value, integer=True, low=64, high=65536)
+            clean[key] = setting_number(key, value, integer=True, low=64, high=65536)
         elif key == "n":
-            clean[key] = _number(key, value, integer=True, low=1, high=1000)
+            clean[key] = generation_setting(key, value)
         elif key == "temperature":
-            clean[key] = _number(key, value, integer=False, low=0.0, high=2.0)
+            clean[key] = generation_setting(key, value)
         elif key == "top_p":
-            clean[key] = _number(key, value, integer=False, low=0.0, high=1.0)
+            clean[key] = generation_setting(key, value)
         elif key == "max_tokens":
-            clean[key] = _number(key, value, integer=True, low=1, high=10_000_000)
+            clean[key] = generation_setting(key, value)
         elif key == "extraction":
             if value not in EXTRACTION_RULES:
                 raise ValueError(f"setting 'extraction': {value!r} is not one of {', '.join(EXTRACTION_RULES)}")

@@ -62,13 +62,14 @@ def judge_spec(role: str) -> JudgeSpec:
                      endpoint=Endpoint(str(entry["base_url"]), str(entry["model"]), api_key))
 
 
-def judge_for(role: str, *, max_concurrency: int | None = None) -> Judge:
-    """A ready Judge for ``role`` (one connection pool, shared by the scoring threads)."""
+def judge_for(role: str, *, concurrency: int | None = None) -> Judge:
+    """A ready Judge for ``role``: one connection pool, at most ``concurrency`` calls in flight
+    (``LEADERBOARD_JUDGE_CONCURRENCY``), shared by the threads that score items."""
     spec = judge_spec(role)
     assert spec.endpoint is not None
-    client = ChatClient(spec.endpoint, max_concurrency=max_concurrency or max(1, settings.RUN_CONCURRENCY),
-                        timeout_s=settings.GENERATION_REQUEST_TIMEOUT)
-    return Judge(spec, client)
+    bound = max(1, concurrency or settings.JUDGE_CONCURRENCY)
+    client = ChatClient(spec.endpoint, max_concurrency=bound, timeout_s=settings.GENERATION_REQUEST_TIMEOUT)
+    return Judge(spec, client, concurrency=bound)
 
 
 def judge_record(spec: JudgeSpec, role: str) -> dict[str, str]:

@@ -1,11 +1,14 @@
 """Judges against the scripted server: versioned prompts, stored raw answers, parsed choices and JSON,
-and model failures kept in the call instead of raised."""
+bad answers retried then counted as fallbacks, outages raised as infrastructure errors, and batches
+of calls about one answer asked at once with their shared context stored once."""
 from __future__ import annotations
 
 import pytest
 
 from evaluators.llm.client import ChatClient
-from evaluators.llm.judges import JUDGE_PROMPTS, Judge, JudgePrompt, register_prompt
+from evaluators.core.types import InfrastructureError
+from evaluators.llm.judges import (JUDGE_PROMPTS, RETRY_TEMPERATURE, Judge, JudgePrompt, JudgeUnavailable,
+                                   judge_fallbacks, register_prompt)
 from evaluators.llm.types import Endpoint, JudgeSpec
 from tests.support.openai_server import OpenAIServer, Reply
 
@@ -19,13 +22,16 @@ def judge_for(server: OpenAIServer, version: str = "v1") -> Judge:
 
 def test_choice_answer_is_parsed_and_the_call_is_stored_whole():
     with OpenAIServer(lambda req: Reply(text="yes", usage=(30, 1))) as server:
-        call = judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"])
-    assert call.parsed == "yes" and call.raw_answer == "yes" and call.error == ""
+        judge = judge_for(server)
+        call = judge.ask("answer-match", MATCH, choices=["yes", "no"], max_tokens=3, seed=7)
+    assert call.parsed == "yes" and call.raw_answer == "yes" and call.error == "" and not call.fallback
     assert call.judge == {"name": "judge-model", "revision": "rev-abc", "prompt_version": "v1",
                           "label": "judge-model@rev-abc (prompt v1)", "prompt": "answer-match", "constrained": "server"}
-    assert "Reference answer:\n4" in call.messages[-1]["content"] and call.messages[0]["role"] == "system"
+    assert call.variables == MATCH and call.attempts == 1 and call.rejected == []
     assert call.usage == {"prompt_tokens": 30, "completion_tokens": 1}
-    assert server.requests[0]["messages"] == call.messages
+    sent = server.requests[0]
+    assert sent["messages"] == judge.prompt("answer-match").render(MATCH) and "Reference answer:\n4" in sent["messages"][-1]["content"]
+    assert (sent["max_tokens"], sent["seed"], sent["temperature"]) == (3, 7, 0.0)
     assert call.to_dict()["raw_answer"] == "yes"
 
 
@@ -38,17 +44,80 @@ def test_json_answer_is_parsed():
     assert call.parsed == {"score": 3, "reason": "partly right"} and call.raw_answer == answer
 
 
-def test_model_failure_is_in_the_call_not_raised():
-    with OpenAIServer(lambda req: Reply(status=500, error={"message": "judge down"})) as server:
-        call = judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"])
-    assert call.parsed is None and call.raw_answer == "" and call.error.startswith("endpoint:")
-    assert "judge down" in call.error
+@pytest.mark.parametrize("reply", [
+    Reply(status=500, error={"message": "judge down"}),  # server errors after the client's retries
+    Reply(status=401, error={"message": "bad key"}),  # a wrong key or model is the configuration's fault
+    Reply(status=404, error={"message": "no such model"}),
+])
+def test_an_unreachable_or_broken_judge_raises_an_infrastructure_error_not_a_bad_answer(reply):
+    with OpenAIServer(lambda req: reply) as server:
+        with pytest.raises(JudgeUnavailable, match="judge-model@rev-abc") as raised:
+            judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"])
+    assert isinstance(raised.value, InfrastructureError) and str(reply.status) in str(raised.value)
 
 
-def test_unmatched_choice_is_an_output_error():
+def test_a_judge_that_times_out_is_unavailable():
+    with OpenAIServer(lambda req: Reply(text="yes", delay_s=2.0)) as server:
+        client = ChatClient(Endpoint(server.base_url, "judge-model"), backoff_s=0.01, max_retries=0, timeout_s=0.3)
+        with pytest.raises(JudgeUnavailable, match="timeout"):
+            Judge(JudgeSpec("judge-model", "rev-abc", "v1"), client).ask("answer-match", MATCH, choices=["yes", "no"])
+    with pytest.raises(JudgeUnavailable, match="endpoint"):  # nothing listens there any more
+        judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"])
+
+
+def test_an_unmatched_choice_is_retried_warmer_with_a_new_seed_then_a_malformed_fallback():
     with OpenAIServer(lambda req: Reply(text="probably")) as server:
+        call = judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"], seed=10)
+    assert call.parsed is None and call.fallback and call.error_kind == "malformed" and call.attempts == 2
+    assert len(call.rejected) == 2 and all("probably" in r for r in call.rejected)
+    sent = [(r.get("seed"), r["temperature"]) for r in server.requests]
+    assert (10, 0.0) in sent and (11, RETRY_TEMPERATURE) in sent  # the retry is not a greedy repeat
+
+
+def test_a_usable_retry_is_kept_with_the_rejected_answer():
+    answers = iter(["maybe"] * 4 + ["no"] * 10)  # the first try (and the client's checked retries) fail
+    with OpenAIServer(lambda req: Reply(text=next(answers))) as server:
         call = judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"])
-    assert call.parsed is None and call.error.startswith("output:")
+    assert (call.parsed, call.error_kind, call.attempts) == ("no", "", 2) and call.rejected and "maybe" in call.rejected[0]
+
+
+def test_a_request_the_judge_refuses_for_its_content_is_a_refused_fallback():
+    with OpenAIServer(lambda req: Reply(status=400, error={"message": "prompt is longer than the context"})) as server:
+        call = judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"])
+    assert call.error_kind == "refused" and call.fallback and "context" in call.error
+    assert server.request_count == 2  # with guided decoding, then checked (a 400 may refuse the guidance); no judge retry
+
+
+def test_ask_many_stores_the_shared_context_once_and_bounds_its_concurrency():
+    def slow_grade(request):
+        return Reply(text="yes" if "four" in request["messages"][-1]["content"] else "no", delay_s=0.2)
+
+    shared = {"question": "2+2?", "reference": "4"}
+    each = [{"answer": a} for a in ("four", "five", "4.0", "four!", "IV", "zero")]
+    with OpenAIServer(slow_grade) as server:
+        client = ChatClient(Endpoint(server.base_url, "judge-model"), max_concurrency=8)
+        judge = Judge(JudgeSpec("judge-model", "rev-abc", "v1"), client, concurrency=3)
+        batch = judge.ask_many("answer-match", shared=shared, each=each, choices=["yes", "no"], seed=100)
+        judge.close()
+    assert [c.parsed for c in batch.calls] == ["yes", "no", "no", "yes", "no", "no"]  # in the order asked
+    assert server.max_in_flight == 3  # all at once, within the judge's own bound
+    assert sorted(r["seed"] for r in server.requests) == [100, 102, 104, 106, 108, 110]  # a seed per call
+    stored = batch.to_dict()
+    assert stored["shared"] == shared and stored["prompt"] == "answer-match" and stored["prompt_version"] == "v1"
+    assert [c["variables"] for c in stored["calls"]] == each and all("judge" not in c for c in stored["calls"])
+    assert judge_fallbacks({"judgements": [stored]}) == (0, 6)
+
+
+def test_ask_many_raises_when_the_judge_goes_down_mid_batch():
+    count = iter(range(100))
+
+    def flaky(request):
+        return Reply(text="yes") if next(count) < 2 else Reply(status=503, error="down")
+
+    with OpenAIServer(flaky) as server:
+        with pytest.raises(JudgeUnavailable):
+            judge_for(server).ask_many("answer-match", shared={"question": "q", "reference": "r"},
+                                       each=[{"answer": str(i)} for i in range(5)], choices=["yes", "no"])
 
 
 def test_prompt_versions_are_pinned_and_immutable():

@@ -99,13 +99,17 @@ def test_a_judged_benchmark_names_its_judge_and_keeps_every_raw_answer(judged_be
 
     results = {r.item_id: r for r in ItemResult.objects.filter(run_id=run_a)}
     assert {i: r.scores["accuracy"] for i, r in results.items()} == {"q1": 1.0, "q2": 0.0, "q3": 1.0}
-    call = results["q2"].detail["judge_calls"][0]
-    assert (call["raw_answer"], call["parsed"], call["judge"]["label"], call["error"]) == ("no", "no", LABEL, "")
-    assert "Answer to grade:\n5\n" in call["messages"][-1]["content"]
+    batch = results["q2"].detail["judgements"][0]
+    assert batch["judge"]["label"] == LABEL and (batch["prompt"], batch["prompt_version"]) == ("answer-match", "v1")
+    assert batch["shared"] == {"question": "What is 2 + 2?", "reference": "4"}  # stored once for all the calls
+    call = batch["calls"][0]
+    assert (call["raw_answer"], call["parsed"], call["error_kind"], call["variables"]) == ("no", "no", "", {"answer": "5"})
+    assert "messages" not in call and "judge" not in call
     assert call["usage"] == {"prompt_tokens": 40, "completion_tokens": 1}
 
     items_page = client.get(f"/runs/{run_a}/items/").content.decode()
-    assert f"Judge {LABEL}: no" in items_page and "<pre>no</pre>" in items_page and "<pre>yes</pre>" in items_page
+    assert f"Judge {LABEL} · prompt answer-match@v1" in items_page
+    assert "<pre>no</pre>" in items_page and "<pre>yes</pre>" in items_page and "<pre>What is 2 + 2?</pre>" in items_page
 
     page = client.get(reverse("benchmark", args=[judged_benchmark.slug])).content.decode()
     assert f"Judge: <strong>{LABEL}</strong>" in page and "judged by" not in page

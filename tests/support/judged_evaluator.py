@@ -1,7 +1,7 @@
 """A small judged evaluator for tests: short-answer questions graded by a judge model.
 
 It proves the judge plumbing end to end (``judge_role`` -> the worker's ``with_judge`` -> every
-JudgeCall in ``detail["judge_calls"]`` -> the run's ``environment["judge"]`` -> the leaderboard).
+JudgeBatch in ``detail["judgements"]`` -> the run's ``environment["judge"]`` -> the leaderboard).
 Its release is JSON lines ``{"id", "question", "reference", "topic"}``; a prediction is a free-text
 answer, which the judge compares with the reference using the ``answer-match`` prompt (yes/no).
 Registered by key ``JUDGED_KEY`` through ``LEADERBOARD_EXTRA_EVALUATORS`` or ``register``.
@@ -68,15 +68,14 @@ class JudgedEvaluator:
     def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
         if self.judge is None:
             raise RuntimeError(f"{self.key} needs a judge: call with_judge(...) first (judge_role {self.judge_role!r})")
-        calls, verdicts = [], []
-        for prediction in predictions:
-            call = self.judge.ask("answer-match", {"question": item.payload["question"], "reference": item.payload["reference"],
-                                                   "answer": prediction.output}, choices=["yes", "no"])
-            calls.append(call.to_dict())
-            verdicts.append({"verdict": "pass" if call.parsed == "yes" else "fail", "reason": call.error or f"judge: {call.parsed}"})
+        batch = self.judge.ask_many("answer-match", shared={"question": item.payload["question"],
+                                                            "reference": item.payload["reference"]},
+                                    each=[{"answer": p.output} for p in predictions], choices=["yes", "no"])
+        verdicts = [{"verdict": "pass" if call.parsed == "yes" else "fail", "reason": call.error or f"judge: {call.parsed}"}
+                    for call in batch.calls]
         accuracy = sum(v["verdict"] == "pass" for v in verdicts) / len(verdicts) if verdicts else 0.0
         return ItemScore(item_id=item.id, slices=dict(item.slices), scores={"accuracy": accuracy},
-                         detail={"samples": verdicts, "judge_calls": calls})
+                         detail={"samples": verdicts, "judgements": [batch.to_dict()]})
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         metrics = [MetricValue("accuracy", *mean_with_ci([s.scores["accuracy"] for s in item_scores], seed=seed), n=len(item_scores))]

@@ -223,7 +223,7 @@ def _intent_judge() -> tuple[Any, str]:
         from leaderboard.modelhost.judging import JudgeNotConfigured, judge_for
 
         try:
-            _intent_judges[key] = judge_for(key, max_concurrency=2)
+            _intent_judges[key] = judge_for(key, concurrency=2)
         except JudgeNotConfigured as exc:
             return None, f"intent judge not usable: {exc}"
     return _intent_judges[key], ""

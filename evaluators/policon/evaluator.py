@@ -1,0 +1,217 @@
+"""The PoliCon evaluator: a model drafts a resolution, a judge votes for each party, the rules decide.
+
+Items are (task, objective) pairs from the released layout (``release``). ``build_requests`` asks for
+one resolution with the objective's prompt (``prompts``), seeded per item. ``score_item`` asks the
+judge once per party, all parties of an item at once (the judge's own bounded concurrency), for one
+digit 0..9; the votes go through the exact rules of ``voting``. An answer the judge gives that is not a
+digit is asked again, then counted as a fallback vote of 0 and shown as the fallback rate; a judge that
+cannot be reached raises ``JudgeUnavailable`` (an infrastructure error: the run is retried, not scored).
+``aggregate`` reports pass rates and welfare means per party count and topic, with 95% intervals from
+a bootstrap that resamples tasks.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import random
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from evaluators.core.settings import generation_settings
+from evaluators.core.stats import ratio_with_ci
+from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
+                                   SliceDimension)
+from evaluators.llm.judges import FALLBACK_METRIC, Judge, judge_fallbacks
+from evaluators.llm.types import JudgeBatch
+from evaluators.policon.prompts import DIGITS, EXAMPLE_RESOLUTION, JUDGE_PROMPT, OPENING, drafting_messages
+from evaluators.policon.release import OBJECTIVES, PARTY_COUNTS, Task, iter_items
+from evaluators.policon.voting import PASS_RULES, VETO_MINIMUM, WELFARE, Outcome, vote
+
+#: objective -> the item score it sets
+SCORE_KEY: dict[str, str] = {**PASS_RULES, **WELFARE}
+DEFAULT_GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.7, "top_p": 0.95, "max_tokens": 512, "seed": 0}
+#: the vote counted for a party whose judge answer stayed unusable after the retry
+FALLBACK_VOTE = 0
+JUDGE_MAX_TOKENS = 2
+
+
+def item_seed(base: int, item_id: str) -> int:
+    """A per-item seed, stable across runs and machines."""
+    return (int.from_bytes(hashlib.sha256(f"{base}:{item_id}".encode()).digest()[:4], "big") & 0x7FFFFFFF)
+
+
+class PoliConEvaluator:
+    """Evaluator for PoliCon (key ``policon``)."""
+
+    key = "policon"
+    title = "PoliCon"
+    description = ("Drafting consensus resolutions: given a deliberation's background, the parties' stances and "
+                   "seat shares, a model writes a resolution; a judge votes for each party and the resolution "
+                   "passes or fails under simple majority, two-thirds and veto rules, or is scored by the least "
+                   "satisfied party (Rawls) and the mean satisfaction (Util).")
+    modality = "text"
+    metric_columns = (
+        MetricColumn("sm_pass", "SM pass", primary=True),
+        MetricColumn("two_thirds_pass", "2/3M pass"),
+        MetricColumn("veto_pass", "VP pass"),
+        MetricColumn("rawls", "Rawls (0-9)", format="number"),
+        MetricColumn("util", "Util (0-9)", format="number"),
+        MetricColumn(FALLBACK_METRIC, "Judge fallbacks", higher_is_better=False),
+    )
+    slice_dimensions = (SliceDimension("parties", "Parties", tuple(str(n) for n in PARTY_COUNTS)),
+                        SliceDimension("topic", "Topic"))
+    default_samples = 1
+    judge_role = "policon"
+
+    def __init__(self) -> None:
+        self.judge: Judge | None = None
+
+    def with_judge(self, judge: Judge) -> PoliConEvaluator:
+        configured = copy.copy(self)
+        configured.judge = judge
+        return configured
+
+    # ----------------------------------------------------------------------------- dataset
+    def import_release(self, path: Path) -> Iterable[Item]:
+        return iter_items(Path(path))
+
+    def sample_dataset(self) -> Path:
+        return Path(__file__).resolve().parent / "data" / "sample"
+
+    def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
+        merged = generation_settings(settings, DEFAULT_GENERATION)
+        task = Task.from_payload(item.payload)
+        return [ModelRequest(item_id=item.id, messages=drafting_messages(task, item.payload["objective"]), n=merged["n"],
+                             temperature=merged["temperature"], top_p=merged["top_p"], max_tokens=merged["max_tokens"],
+                             extra={"seed": item_seed(merged["seed"], item.id)})]
+
+    # ----------------------------------------------------------------------------- scoring
+    def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
+        if self.judge is None:
+            raise RuntimeError(f"{self.key} needs a judge: call with_judge(...) first (judge_role {self.judge_role!r})")
+        task = Task.from_payload(item.payload)
+        objective = item.payload["objective"]
+        veto_index = [p.name for p in task.parties].index(task.veto_party)
+        samples, batches, values = [], [], []
+        for prediction in sorted(predictions, key=lambda p: p.sample_index):
+            batch = self.judge.ask_many(
+                JUDGE_PROMPT.name, shared={"background": task.background, "resolution": prediction.output.strip()},
+                each=[{"party": p.name, "stance": p.stance} for p in task.parties], choices=DIGITS,
+                max_tokens=JUDGE_MAX_TOKENS, seed=item_seed(prediction.sample_index, item.id))
+            votes = [int(call.parsed) if not call.fallback else FALLBACK_VOTE for call in batch.calls]
+            outcome = vote([p.seat_tenths for p in task.parties], votes, veto_index)
+            batches.append(batch.to_dict())
+            values.append(outcome.score(objective))
+            samples.append(_sample_verdict(task, objective, votes, outcome, batch))
+        score = sum(values) / len(values) if values else 0.0
+        return ItemScore(item_id=item.id, slices=dict(item.slices), scores={SCORE_KEY[objective]: score},
+                         detail={"samples": samples, "judgements": batches})
+
+    def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
+        usable = [s for s in item_scores if not s.error and s.slices.get("objective") in SCORE_KEY]
+        metrics: list[MetricValue] = []
+        groups: list[dict[str, str]] = [{}]
+        groups += [{"parties": str(n)} for n in PARTY_COUNTS]
+        groups += [{"topic": t} for t in sorted({s.slices.get("topic", "") for s in usable})]
+        for objective, key in SCORE_KEY.items():
+            for group in groups:
+                subset = [s for s in usable if s.slices["objective"] == objective and key in s.scores
+                          and all(s.slices.get(k) == v for k, v in group.items())]
+                if subset:
+                    value, low, high = ratio_with_ci([s.scores[key] for s in subset], [1.0] * len(subset),
+                                                     [_task_of(s) for s in subset], seed=seed)
+                    metrics.append(MetricValue(key, value, low, high, len(subset), dict(group)))
+        counts = [judge_fallbacks(s.detail) for s in usable]
+        if any(calls for _, calls in counts):
+            value, low, high = ratio_with_ci([f for f, _ in counts], [c for _, c in counts], [_task_of(s) for s in usable],
+                                             seed=seed)
+            metrics.append(MetricValue(FALLBACK_METRIC, value, low, high, sum(c for _, c in counts)))
+        return metrics
+
+    # ----------------------------------------------------------------------------- pages
+    def baseline_predictions(self, items: Sequence[Item]) -> dict[str, bytes]:
+        """PoliCon's reference rows: Random (a random party's stance, seeded per item, as the resolution)
+        and Greedy (the stance of the party with the most seats; the first listed on a tie)."""
+        rows: dict[str, list[str]] = {"Random": [], "Greedy": []}
+        for item in items:
+            parties = Task.from_payload(item.payload).parties
+            chosen = random.Random(item_seed(0, item.id)).choice(parties)
+            largest = max(parties, key=lambda p: p.seat_tenths)
+            for name, party in (("Random", chosen), ("Greedy", largest)):
+                rows[name].append(json.dumps({"item_id": item.id, "output": f"{OPENING} {party.stance}"}) + "\n")
+        return {name: "".join(lines).encode() for name, lines in rows.items()}
+
+    def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:
+        """The diagnostic of a dataset version: with the parties' real choices as the judge's votes, how
+        often the real adopted resolution passes under our rules."""
+        rates = real_vote_pass_rates(items)
+        if not rates:
+            return []
+        points = tuple(f"{OBJECTIVES[o]}: {passed} of {total} real resolutions pass ({passed / total:.0%})"
+                       for o, (passed, total) in rates.items())
+        return [MethodNote("The rules on the real votes (a diagnostic, not a check)",
+                           "Every released resolution was adopted. Voting with each party's real choice (the share of "
+                           "its members who voted for it, in tenths) and the release's seat weights, which are drawn "
+                           "at random rather than taken from the real parliament, gives these pass rates:", points)]
+
+    def method_notes(self) -> list[MethodNote]:
+        return [
+            MethodNote("How a resolution is voted on",
+                       "For each party, the judge reads the background, the model's resolution and the party's stance "
+                       "and answers one digit from 0 to 9 (how far the resolution gives specific, feasible "
+                       "implementation details that capture the stance), constrained to one digit where the judge's "
+                       "server supports guided decoding. Support is the seat-weighted sum of the digits.",
+                       ("SM passes when support is at least 5; 2/3M when it is at least 20/3; VP when the veto party "
+                        f"votes at least {VETO_MINIMUM} and SM passes. Rawls is the lowest vote, Util the mean vote.",
+                        "Seat weights are tenths, so support is computed in integers. PoliCon's released code adds "
+                        "float weights, which flips outcomes exactly at the thresholds (weights .3/.5/.1/.1 with votes "
+                        "9/2/5/8 give 4.999999999999999 there, a fail; 5 here, a pass).",
+                        f"A judge answer that is not a digit is asked once more; if it is still unusable the vote counts "
+                        f"as {FALLBACK_VOTE} and as a fallback. The fallback rate is a column of the leaderboard.",
+                        "A judge that cannot be reached or times out fails the run as an infrastructure error; the run "
+                        "is retried and never scored with fallback votes.")),
+            MethodNote("How a resolution is asked for",
+                       "The prompt gives the background, each party's stance, the objective's requirement (seat shares "
+                       "and the voting rule for SM, 2/3M and VP; one principle for Rawls and Util) and asks for one "
+                       f"paragraph starting \"{OPENING}\". Its example resolution is fixed and fictional, never the "
+                       "task's own adopted text.",
+                       (f"Generation: temperature {DEFAULT_GENERATION['temperature']}, top_p "
+                        f"{DEFAULT_GENERATION['top_p']}, {DEFAULT_GENERATION['max_tokens']} new tokens, a seed per item.",
+                        f"The example: {EXAMPLE_RESOLUTION}")),
+            MethodNote("Intervals", "95% intervals come from a bootstrap that resamples tasks: the five objectives "
+                                    "of one task share its parties and background, so they are not independent."),
+        ]
+
+    def environment(self) -> dict[str, str]:
+        return {"judge_prompt": f"{JUDGE_PROMPT.name}@{JUDGE_PROMPT.version}", "fallback_vote": str(FALLBACK_VOTE)}
+
+
+def _task_of(score: ItemScore) -> str:
+    return score.item_id.rsplit("/", 1)[0]
+
+
+def _sample_verdict(task: Task, objective: str, votes: list[int], outcome: Outcome, batch: JudgeBatch) -> dict[str, str]:
+    named = ", ".join(f"{p.name} {v}" for p, v in zip(task.parties, votes))
+    fallbacks = sum(call.fallback for call in batch.calls)
+    note = f"; {fallbacks} fallback vote(s)" if fallbacks else ""
+    if objective in PASS_RULES:
+        verdict = "pass" if getattr(outcome, objective) else "fail"
+        return {"verdict": verdict, "reason": f"support {float(outcome.support):g} of 9 ({named}){note}"}
+    return {"verdict": "scored", "reason": f"{OBJECTIVES[objective]} {outcome.score(objective):g} ({named}){note}"}
+
+
+def real_vote_pass_rates(items: Sequence[Item]) -> dict[str, tuple[int, int]]:
+    """objective -> (passed, total) for the voting objectives, with the real choices as votes."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for item in items:
+        objective = item.payload.get("objective")
+        if objective not in PASS_RULES:
+            continue
+        task = Task.from_payload(item.payload)
+        veto_index = [p.name for p in task.parties].index(task.veto_party)
+        outcome = vote([p.seat_tenths for p in task.parties], [p.choice for p in task.parties], veto_index)
+        counts[objective][0] += int(outcome.score(objective))
+        counts[objective][1] += 1
+    return {o: (c[0], c[1]) for o, c in counts.items()}
