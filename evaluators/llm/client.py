@@ -24,6 +24,7 @@ import http.client
 import json
 import logging
 import random
+import re
 import select
 import ssl
 import threading
@@ -78,13 +79,26 @@ class _Constraint:
     def check(self, text: str) -> str | None:
         """None when ``text`` satisfies the constraint, else what is wrong with it."""
         if self.choices is not None:
-            return None if text.strip() in self.choices else f"{text.strip()[:80]!r} is not one of {list(self.choices)}"
+            found = extract_choice(text, self.choices)
+            return None if found is not None else f"{text.strip()[:80]!r} is not one of {list(self.choices)}"
         try:
             value = parse_json_answer(text)
         except ValueError as exc:
             return str(exc)
         missing = [k for k in (self.json_schema or {}).get("required", []) if not isinstance(value, dict) or k not in value]
         return f"the JSON answer lacks the required keys {missing}" if missing else None
+
+
+def extract_choice(text: str, choices: Sequence[str]) -> str | None:
+    """The choice an answer gives: the answer itself when it is one of ``choices``, else the one choice
+    it holds as a standalone word ("The party stance is 9." gives "9"); None when it holds none or
+    several ("7 out of 9"). What a server without guided decoding is held to (``constrained`` is then
+    "extracted" and the text is kept as written)."""
+    answer = text.strip()
+    if answer in choices:
+        return answer
+    found = {c for c in choices if re.search(rf"(?<![\w]){re.escape(c)}(?![\w])", answer)}
+    return found.pop() if len(found) == 1 else None
 
 
 def parse_json_answer(text: str) -> Any:
@@ -359,7 +373,8 @@ class ChatClient:
                          self.endpoint.base_url, exc)
                 self._server_constraints = False
             else:
-                if all(constraint.check(t) is None for t in result.texts):
+                if all(constraint.check(t) is None and (constraint.choices is None or t.strip() in constraint.choices)
+                       for t in result.texts):
                     self._server_constraints = True
                     return replace(result, constrained="server")
                 self._server_constraints = False
@@ -369,8 +384,11 @@ class ChatClient:
             result = self._complete({**body, "messages": messages}, on_delta, deadline)
             problems = [p for p in (constraint.check(t) for t in result.texts) if p]
             if not problems:
-                texts = [t.strip() for t in result.texts] if constraint.choices is not None else result.texts
-                return replace(result, texts=texts, constrained="checked")
+                if constraint.choices is None:
+                    return replace(result, constrained="checked")
+                if all(t.strip() in constraint.choices for t in result.texts):
+                    return replace(result, texts=[t.strip() for t in result.texts], constrained="checked")
+                return replace(result, constrained="extracted")  # the texts as written: extract_choice reads them
             problem = problems[0]
         raise ModelError("output", f"the model's answer does not satisfy the constraint after "
                                    f"{1 + CHECKED_RETRIES} tries: {problem}")

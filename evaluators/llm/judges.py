@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from evaluators.core.types import InfrastructureError
-from evaluators.llm.client import ChatClient, parse_json_answer
+from evaluators.llm.client import ChatClient, extract_choice, parse_json_answer
 from evaluators.llm.types import JudgeBatch, JudgeCall, JudgeSpec, Message, ModelError
 
 
@@ -161,7 +161,12 @@ class Judge:
                                      attempts=attempt + 1, rejected=rejected)
                 raise JudgeUnavailable(f"the judge {self.spec.label} is unavailable ({exc.kind}: {exc})") from exc
             parsed: Any = result.text.strip()
-            if json_schema is not None:
+            if choices is not None:
+                parsed = extract_choice(result.text, choices)  # "The stance scores 9." from an unguided judge
+                if parsed is None:  # the client checked it; kept for answers that changed in between
+                    rejected.append(result.text)
+                    continue
+            elif json_schema is not None:
                 try:
                     parsed = parse_json_answer(result.text)
                 except ValueError:  # the client checked it; kept for answers that changed in between

@@ -78,7 +78,8 @@ class ChatResult:
     ``finish_reason`` is the server's ("stop", "length", ...); ``raw`` is the response JSON without
     the message bodies' duplicates, kept for judges and hosted search APIs (citations live there).
     ``constrained`` says how a constraint was honoured: "server" (guided decoding), "checked"
-    (fallback: validated after the fact) or "" (no constraint).
+    (fallback: validated after the fact), "extracted" (an unguided answer holding exactly one of the
+    choices as a word, e.g. "The stance scores 9.") or "" (no constraint).
     """
 
     texts: list[str]

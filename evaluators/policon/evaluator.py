@@ -34,7 +34,8 @@ SCORE_KEY: dict[str, str] = {**PASS_RULES, **WELFARE}
 DEFAULT_GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.7, "top_p": 0.95, "max_tokens": 512, "seed": 0}
 #: the vote counted for a party whose judge answer stayed unusable after the retry
 FALLBACK_VOTE = 0
-JUDGE_MAX_TOKENS = 2
+#: room for a digit (guided decoding stops there) or a short sentence holding one (an unguided judge)
+JUDGE_MAX_TOKENS = 8
 
 
 def item_seed(base: int, item_id: str) -> int:

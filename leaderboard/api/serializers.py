@@ -170,6 +170,7 @@ class LeaderboardRowSerializer(serializers.Serializer):
     evaluator_version = serializers.CharField(source="run.evaluator_version")
     judge = serializers.SerializerMethodField(help_text="the judge that scored this row: name@revision (prompt version)")
     unranked_reason = serializers.CharField()
+    is_reference = serializers.BooleanField(help_text="a baseline row (e.g. PoliCon's Random and Greedy): shown, never ranked")
     flags = serializers.ListField(child=serializers.CharField())
     scores = serializers.SerializerMethodField(help_text="column id (metric, or metric|slice) -> value with its interval")
 

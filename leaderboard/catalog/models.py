@@ -46,6 +46,8 @@ class DatasetVersion(models.Model):
     is_current = models.BooleanField(default=False)
     imported_at = models.DateTimeField(auto_now_add=True)
     source_name = models.CharField(max_length=300, blank=True)
+    notes = models.JSONField(default=list, blank=True,
+                             help_text="The evaluator's diagnostics of this version, computed at import: [{heading, text, points}]")
 
     class Meta:
         ordering = ["benchmark", "-imported_at"]
@@ -95,6 +97,8 @@ class Model(models.Model):
     release_date = models.DateField(null=True, blank=True, help_text="Flags contamination on date-windowed leaderboards.")
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="models")
     is_public = models.BooleanField(default=True)
+    is_reference = models.BooleanField(default=False, help_text="A benchmark's baseline (PoliCon's Random, Greedy): shown marked "
+                                                                "and never ranked.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -51,6 +51,8 @@ def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str
         raise ValueError(f"dataset version '{tag}' of '{benchmark.slug}' exists already; choose another --tag")
     evaluator = get_evaluator(benchmark.evaluator_key)
     items = list(evaluator.import_release(release_path))  # validates everything before any write
+    diagnose = getattr(evaluator, "dataset_notes", None)  # an optional hook (evaluators.core.protocol)
+    notes = [asdict(note) for note in diagnose(items)] if diagnose is not None else []
     with tempfile.TemporaryDirectory() as tmp:
         items_path = Path(tmp) / "items.jsonl"
         evaluator_files.write_items(items, items_path)
@@ -63,7 +65,7 @@ def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str
                 DatasetVersion.objects.filter(benchmark=benchmark, is_current=True).update(is_current=False)
             version = DatasetVersion.objects.create(
                 benchmark=benchmark, tag=tag, content_hash=content_hash, storage_key=key, item_count=len(items),
-                item_ids=[item.id for item in items], is_current=make_current, source_name=release_path.name,
+                item_ids=[item.id for item in items], is_current=make_current, source_name=release_path.name, notes=notes,
             )
     except BaseException:
         default_storage.delete(key)  # no file without its row

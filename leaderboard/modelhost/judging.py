@@ -73,5 +73,21 @@ def judge_for(role: str, *, concurrency: int | None = None) -> Judge:
 
 
 def judge_record(spec: JudgeSpec, role: str) -> dict[str, str]:
-    """What a run stores in ``environment["judge"]`` and a leaderboard prints (no endpoint, no key)."""
-    return {**spec.to_dict(), "label": spec.label, "role": role}
+    """What a run stores in ``environment["judge"]`` and a leaderboard prints (no endpoint, no key),
+    with the setting's optional ``note`` (a caveat every page showing its scores repeats)."""
+    note = str(judges_configured().get(role, {}).get("note") or "")
+    return {**spec.to_dict(), "label": spec.label, "role": role, **({"note": note} if note else {})}
+
+
+#: The embedded default's judge (``make run``): installed by scripts/install-demo-judge, served by
+#: ``manage.py demo_judge``, configured by ``manage.py demo_judge --setting``.
+DEMO_JUDGE_DIR = "models/smollm2-135m-instruct"  # under VAR_DIR
+DEMO_JUDGE = {"name": "SmolLM2-135M-Instruct", "revision": "Q4_1-gguf-b179c95", "prompt_version": "v1",
+              "note": "the embedded demo's judge is SmolLM2-135M-Instruct (Apache-2.0, 135M parameters, served on the CPU "
+                      "without guided decoding). It is a real language model but far too small to judge well: its votes are "
+                      "close to noise, so these figures only show the pipeline working, not the models' quality."}
+
+
+def demo_judge_setting(base_url: str, model: str, roles: tuple[str, ...] = ("policon",)) -> dict[str, dict[str, str]]:
+    """LEADERBOARD_JUDGES for the demo judge served at ``base_url`` under the name ``model``."""
+    return {role: {**DEMO_JUDGE, "base_url": base_url, "model": model} for role in roles}

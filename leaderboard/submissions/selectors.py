@@ -69,6 +69,7 @@ class LeaderboardRow:
     flags: list[str] = field(default_factory=list)
     is_public: bool = True
     judge: str = ""  # the judge's label ("name@revision (prompt v1)") for judged benchmarks
+    is_reference: bool = False  # a baseline row (Model.is_reference): shown, never ranked
 
 
 @dataclass
@@ -86,6 +87,7 @@ class Leaderboard:
     toolchains: dict[str, str] = field(default_factory=dict)
     window: DateWindow | None = None
     judges: list[str] = field(default_factory=list)  # the judges behind the rows shown (one, unless they differ)
+    judge_notes: list[str] = field(default_factory=list)  # what their settings say about them (the demo judge's caveat)
 
 
 PAGE_SIZE = 50
@@ -156,11 +158,16 @@ def date_slice_of(benchmark: Benchmark) -> str | None:
 
 
 def method_notes_of(benchmark: Benchmark) -> list[MethodNote]:
-    """How a benchmark's scores are obtained, as its evaluator describes it (empty when it does not)."""
+    """How a benchmark's scores are obtained, as its evaluator describes it (empty when it does not),
+    then its diagnostics of the current dataset version (``DatasetVersion.notes``)."""
     if not benchmark.evaluator_key:
         return []
     notes = getattr(get_evaluator(benchmark.evaluator_key), "method_notes", None)
-    return list(notes()) if notes is not None else []
+    found = list(notes()) if notes is not None else []
+    version = benchmark.dataset_versions.filter(is_current=True).only("tag", "notes").first()
+    for note in (version.notes if version else []):  # the evaluator's diagnostics of this dataset version
+        found.append(MethodNote(f"{note['heading']} · dataset {version.tag}", note["text"], tuple(note.get("points", ()))))
+    return found
 
 
 def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = None, slice_filter: str = "",
@@ -192,6 +199,7 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
     date_key = date_slice_of(benchmark) if window else None
     if window and date_key:
         all_rows = list(entries.values_list("pk", "is_public", "run_id", "model__release_date"))
+        references = set(entries.filter(model__is_reference=True).values_list("pk", flat=True))
         by_run = _windowed_values(benchmark, date_key, [run_id for _, _, run_id, _ in all_rows], window)
         windowed = {pk: by_run.get(run_id, {}) for pk, _, run_id, _ in all_rows}
         if window.start:
@@ -200,15 +208,16 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
     else:
         window = None
         keyed = list(entries.annotate(sort_cell=KeyTransform(col, "values")).values_list("pk", "is_public", "sort_cell"))
+        references = set(entries.filter(model__is_reference=True).values_list("pk", flat=True))
     present = [(pk, pub, cell) for pk, pub, cell in keyed if cell]
     present.sort(key=lambda t: t[2][0], reverse=higher)
     ordered = [pk for pk, _, _ in present] + [pk for pk, _, cell in keyed if not cell]
-    ranks = _ranks([cell for pk, pub, cell in present if pub and pk not in contaminated], higher)
+    ranks = _ranks([cell for pk, pub, cell in present if pub and pk not in contaminated and pk not in references], higher)
     pages = max(1, -(-len(ordered) // page_size))
     page = min(max(1, page), pages)
     page_ids = ordered[(page - 1) * page_size: page * page_size]
     by_id = {e.pk: e for e in LeaderboardEntry.objects.filter(pk__in=page_ids).select_related("model", "run")
-             .only("pk", "is_public", "values", "model__name", "model__slug", "model__release_date", "run__evaluator_version",
+             .only("pk", "is_public", "values", "model__name", "model__slug", "model__release_date", "model__is_reference", "run__evaluator_version",
                    "run__submission_id", "run__environment")}
     wanted = {c["id"] for c in columns}
     rows = []
@@ -216,9 +225,12 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
         entry = by_id[pk]
         values = windowed[pk] if windowed is not None else entry.values
         cells = {cid: Cell(*vec) for cid, vec in values.items() if cid in wanted}
-        row = LeaderboardRow(model=entry.model, run=entry.run, cells=cells, is_public=entry.is_public, judge=judge_label(entry.run))
+        row = LeaderboardRow(model=entry.model, run=entry.run, cells=cells, is_public=entry.is_public, judge=judge_label(entry.run),
+                             is_reference=entry.model.is_reference)
         cell = cells.get(col)
-        if cell is None:
+        if row.is_reference:
+            row.unranked_reason = "a reference row (the benchmark's baseline), shown for comparison and never ranked"
+        elif cell is None:
             row.unranked_reason = f"no {sort_col['label']} score for this selection"
         elif pk in contaminated and window is not None and window.start is not None:
             row.unranked_reason = (f"contaminated: released {contaminated[pk]:%Y-%m-%d}, on or after the window's start "
@@ -234,8 +246,9 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
         rows.append(row)
     toolchains = _flag_toolchains(rows)
     judges = sorted({row.judge for row in rows if row.judge})
+    judge_notes = sorted({str(note) for row in rows if (note := ((row.run.environment or {}).get("judge") or {}).get("note"))})
     return Leaderboard(benchmark, dataset, columns, rows, col, slice_filter, current_version, page, pages, len(ordered), toolchains,
-                       window, judges)
+                       window, judges, judge_notes)
 
 
 WINDOW_CACHE_SECONDS = 24 * 3600

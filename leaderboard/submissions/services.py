@@ -13,6 +13,7 @@ import json
 import logging
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from django.conf import settings
@@ -140,6 +141,43 @@ def submission_create_from_predictions(*, owner: User, benchmark: Benchmark, mod
         default_storage.delete(stored_key)  # nothing half-stored
         raise
     return submission
+
+
+BASELINE_OWNER = "baselines"
+
+
+def baselines_submit(*, benchmark: Benchmark) -> list[Submission]:
+    """Submit the evaluator's baseline predictions (``baseline_predictions``, an optional hook) for the
+    benchmark's current dataset version, scored like any submission: one reference model per baseline,
+    owned by the inactive staff user "baselines", marked ``is_reference`` (shown, never ranked). A
+    baseline already submitted on this version is left alone, so the call is idempotent."""
+    from django.contrib.auth import get_user_model
+
+    from evaluators.core import get_evaluator
+    from evaluators.core.files import read_items
+    from leaderboard.catalog.services import dataset_items_path
+
+    make = getattr(get_evaluator(benchmark.evaluator_key), "baseline_predictions", None) if benchmark.evaluator_key else None
+    version = benchmark.dataset_versions.filter(is_current=True).first()
+    if make is None or version is None:
+        return []
+    owner, created = get_user_model().objects.get_or_create(username=BASELINE_OWNER, defaults={"is_active": False, "is_staff": True})
+    if created:
+        owner.set_unusable_password()
+        owner.save(update_fields=["password"])
+    items = read_items(dataset_items_path(version, Path(settings.VAR_DIR) / "cache" / "datasets"))
+    submitted = []
+    for name, data in make(items).items():
+        model_name = f"{name} (baseline)"
+        if EvaluationRun.objects.filter(submission__model__owner=owner, submission__model__name=model_name,
+                                        dataset_version=version).exists():
+            continue
+        with transaction.atomic():
+            submission = submission_create_from_predictions(owner=owner, benchmark=benchmark, model_name=model_name, data=data,
+                                                            note="reference predictions written by the evaluator")
+            Model.objects.filter(pk=submission.model_id).update(is_reference=True, organization="reference")
+        submitted.append(submission)
+    return submitted
 
 
 def run_create(*, submission: Submission, benchmark: Benchmark, dataset_version: DatasetVersion,

@@ -74,6 +74,20 @@ def test_an_unmatched_choice_is_retried_warmer_with_a_new_seed_then_a_malformed_
     assert (10, 0.0) in sent and (11, RETRY_TEMPERATURE) in sent  # the retry is not a greedy repeat
 
 
+@pytest.mark.parametrize("answer, parsed, constrained", [
+    ("The party stance is 9.", "9", "extracted"),  # a chatty judge without guided decoding (SmolLM2)
+    (" 4\n", "4", "server"),  # an exact choice: taken as the server's guided answer
+    ("7 out of 9", None, ""),  # two digits: ambiguous, so unusable
+    ("97", None, ""),  # not a standalone digit
+])
+def test_an_unguided_answer_holding_exactly_one_choice_gives_that_choice(answer, parsed, constrained):
+    digits = [str(d) for d in range(10)]
+    with OpenAIServer(lambda req: Reply(text=answer)) as server:
+        call = judge_for(server).ask("answer-match", MATCH, choices=digits)
+    assert call.parsed == parsed and call.judge.get("constrained", "") == constrained
+    assert call.fallback == (parsed is None) and call.raw_answer == ("" if parsed is None else answer)  # kept as written
+
+
 def test_a_usable_retry_is_kept_with_the_rejected_answer():
     answers = iter(["maybe"] * 4 + ["no"] * 10)  # the first try (and the client's checked retries) fail
     with OpenAIServer(lambda req: Reply(text=next(answers))) as server:

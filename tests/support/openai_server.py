@@ -320,14 +320,16 @@ class OpenAIServer:
 def main() -> None:
     """Run the echo server in the foreground (for benchmarks): prints its base URL on stdout.
 
-    ``python -m tests.support.openai_server [DELAY_S]`` answers every request after DELAY_S seconds.
+    ``python -m tests.support.openai_server [DELAY_S [TEXT]]`` answers every request after DELAY_S
+    seconds, with TEXT when given (a judge's digit) or else the echo.
     """
     import sys
 
     delay = float(sys.argv[1]) if len(sys.argv) > 1 else 0.0
+    fixed = sys.argv[2] if len(sys.argv) > 2 else None
 
     def handler(request: dict[str, Any]) -> Reply:
-        reply = echo(request)
+        reply = echo(request) if fixed is None else Reply(text=fixed)
         reply.delay_s = delay
         return reply
 

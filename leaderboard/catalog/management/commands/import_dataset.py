@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from evaluators.core import DatasetError
 from leaderboard.catalog.models import Benchmark
 from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+from leaderboard.submissions.services import baselines_submit
 
 
 class Command(BaseCommand):
@@ -13,7 +14,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("benchmark", help="benchmark slug, e.g. multi-lcb")
-        parser.add_argument("path", type=Path, help="the released file")
+        parser.add_argument("path", type=Path, help="the released file or directory (PoliCon: the folder holding task_datas)")
         parser.add_argument("--tag", required=True, help="version tag, e.g. release_v6")
         parser.add_argument("--not-current", action="store_true", help="import without making it the current version")
 
@@ -23,10 +24,13 @@ class Command(BaseCommand):
             bench = Benchmark.objects.get(slug=benchmark)
         except Benchmark.DoesNotExist:
             raise CommandError(f"unknown benchmark '{benchmark}' (known: {', '.join(Benchmark.objects.values_list('slug', flat=True))})")
-        if not path.is_file():
-            raise CommandError(f"{path}: no such file")
+        if not path.exists():
+            raise CommandError(f"{path}: no such file or directory")
         try:
             version = dataset_version_import(benchmark=bench, release_path=path, tag=tag, make_current=not not_current)
         except (DatasetError, ValueError) as exc:
             raise CommandError(str(exc))
         self.stdout.write(self.style.SUCCESS(f"imported {version.item_count} items as {version}"))
+        if version.is_current:
+            for submission in baselines_submit(benchmark=bench):
+                self.stdout.write(f"baseline queued: {submission.model.name}")

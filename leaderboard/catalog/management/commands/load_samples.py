@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand
 from evaluators.core import get_evaluator
 from leaderboard.catalog.models import DatasetVersion
 from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+from leaderboard.submissions.services import baselines_submit
 
 SAMPLE_TAG = "sample"
 
@@ -23,6 +24,9 @@ class Command(BaseCommand):
             make_current = not benchmark.dataset_versions.filter(is_current=True).exists()
             version = dataset_version_import(benchmark=benchmark, release_path=path, tag=SAMPLE_TAG, make_current=make_current)
             self.stdout.write(self.style.SUCCESS(f"{benchmark.slug}: imported {version.item_count} sample items"))
+            if version.is_current:
+                for submission in baselines_submit(benchmark=benchmark):
+                    self.stdout.write(f"{benchmark.slug}: baseline queued: {submission.model.name}")
         call_command("seed_arena", stdout=self.stdout)
         from leaderboard.modelhost.services import demo_model_ensure
 

