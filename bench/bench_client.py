@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.common import django_bench_setup, request_body  # noqa: E402
+from bench.common import django_bench_setup, generation_job_seconds, request_body, write_results  # noqa: E402
 
 from evaluators.core.types import ModelRequest  # noqa: E402
 from evaluators.llm.client import ChatClient  # noqa: E402
@@ -75,10 +75,11 @@ def raw_baseline(base_url: str, concurrency: int, total: int, bodies: list[bytes
     return time.perf_counter() - started
 
 
-def with_client(base_url: str, concurrency: int, total: int, requests: list[ModelRequest] | None = None) -> float:
+def with_client(base_url: str, concurrency: int, total: int, requests: list[ModelRequest] | None = None,
+                model: str = "test-model") -> float:
     """Seconds for ``ChatClient.chat_many`` to answer ``total`` requests (``requests``, when given) at ``concurrency``."""
     failures: list[object] = []
-    with ChatClient(Endpoint(base_url, "test-model"), max_concurrency=concurrency) as client:
+    with ChatClient(Endpoint(base_url, model), max_concurrency=concurrency) as client:
         if requests is None:
             requests = [ModelRequest(item_id=str(i), messages=MESSAGES, max_tokens=64) for i in range(total)]
         started = time.perf_counter()
@@ -157,8 +158,6 @@ def measure_worker() -> list[dict[str, object]]:
 def _measure_worker_at(service_s: float, benchmark: object, requests: list[ModelRequest], generation: dict[str, object],
                        owner: object) -> dict[str, object]:
     from leaderboard.catalog.models import Model
-    from leaderboard.modelhost.generation import generation_execute
-    from leaderboard.submissions import services
     from workers.celery import app
 
     server, base_url = start_server(service_s)
@@ -169,15 +168,7 @@ def _measure_worker_at(service_s: float, benchmark: object, requests: list[Model
                                      endpoint_base_url=base_url, endpoint_model="test-model", preflight_status=Model.PREFLIGHT_PASSED)
 
         def job_seconds() -> float:
-            submission = services.submission_create_for_model(owner=owner, model=model, benchmarks=[benchmark],
-                                                              generation_settings=generation)
-            job = services.generation_job_queue(submission=submission)
-            started = time.perf_counter()
-            outcome = generation_execute(job_id=job.pk)
-            elapsed = time.perf_counter() - started
-            if not outcome.startswith("succeeded"):
-                raise SystemExit(f"the generation job did not succeed: {outcome}")
-            return elapsed
+            return generation_job_seconds(owner=owner, model=model, benchmark=benchmark, generation=generation)
 
         first_job_s = job_seconds()  # warms up every path
         with_client(base_url, WORKER_CONCURRENCY, len(requests), requests)
@@ -214,7 +205,6 @@ def main() -> None:
     result = {"repeats": REPEATS, "python": platform.python_version(), "cpu_count": os.cpu_count(),
               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rows": rows, "worker": worker,
               "goal": "client_time_over_raw <= 1.05 and job_time_over_raw <= 1.05"}
-    (out / "client.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = ["# Chat client and worker overhead", "",
              "Scripted OpenAI-compatible server in its own process with a fixed service time per request; "
              f"median of {REPEATS} interleaved runs; {result['cpu_count']} CPUs shared by the server, the load "
@@ -241,8 +231,7 @@ def main() -> None:
         lines += ["", "The first job of a worker process also reads the dataset's items (126 MB with the private tests) "
                   "to build its prompts, once per dataset version."]
     lines += ["", "Goal: the client and the worker add at most 5% time (ratios to raw <= 1.05).", ""]
-    (out / "client.md").write_text("\n".join(lines))
-    print("\n".join(lines))
+    write_results("client", result, lines)
 
 
 def raw_with_client(base_url: str, concurrency: int, total: int) -> None:

@@ -26,6 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.bench_client import raw_baseline  # noqa: E402
+from bench.common import write_results  # noqa: E402
 
 from evaluators.core import get_evaluator  # noqa: E402
 from evaluators.core.runner import score_items  # noqa: E402
@@ -89,9 +90,6 @@ def main() -> None:
         rows.append(row)
     result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "python": platform.python_version(),
               "cpu_count": os.cpu_count(), "repeats": REPEATS, "rows": rows, "goal": "ours_over_raw >= 0.9"}
-    out = REPO / "bench" / "results"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "judge.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = ["# Judge calls per second", "",
              f"PoliCon's sample ({len(items)} items, {calls} judge calls, one per party) against a scripted server answering "
              f"\"7\" after a fixed service time; {JUDGE_CONCURRENCY} calls in flight; median of {REPEATS} interleaved runs on "
@@ -101,8 +99,7 @@ def main() -> None:
     lines += [f"| {r['service_time_s'] * 1000:g} ms | {r['server_capacity_cps']:g} | {r['raw_cps']} | {r['ours_cps']} | "
               f"{r['ours_over_raw']} |" for r in rows]
     lines += ["", "Command: `.venv/bin/python bench/bench_judge.py`. Goal: the worker sustains at least 0.9 of plain threads.", ""]
-    (out / "judge.md").write_text("\n".join(lines))
-    print("\n".join(lines))
+    write_results("judge", result, lines)
 
 
 def start_server_answering(service_s: float):

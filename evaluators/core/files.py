@@ -18,6 +18,13 @@ MAX_PROBLEMS_REPORTED = 50
 _ALLOWED_FIELDS = {"item_id", "output", "sample_index"}
 
 
+
+def storable_text(text: str) -> str:
+    """``text`` with NUL characters replaced by U+FFFD: PostgreSQL's text and jsonb cannot hold NUL, and
+    a model with random weights (or a hostile predictions file) does write it. Every model output is
+    passed through here before it is stored or scored."""
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
 def write_items(items: Iterable[Item], path: Path) -> int:
     count = 0
     with path.open("w", encoding="utf-8") as handle:
@@ -90,7 +97,7 @@ def parse_predictions(data: bytes, item_ids: Iterable[str], *, max_bytes: int = 
             problems.append((number, "item_id", f"duplicate of line {seen[key]} (item '{item_id[:80]}', sample {sample_index})"))
             continue
         seen[key] = number
-        predictions.append(Prediction(item_id=item_id, output=output, sample_index=sample_index))
+        predictions.append(Prediction(item_id=item_id, output=storable_text(output), sample_index=sample_index))
     if not problems and not predictions:
         problems.append((None, None, "the file holds no predictions"))
     if not problems and require_all:

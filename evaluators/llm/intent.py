@@ -104,7 +104,7 @@ def classify_detailed(prompt: str, *, judge: IntentJudge | None = None) -> Inten
         return Intent(fallback.primary, fallback.secondary, f"{METHOD}; judge {label} unusable: {exc.args[0]}")
     except InfrastructureError as exc:  # the judge is down: a battle's label never waits for it
         fallback = classify_by_rules(prompt)
-        return Intent(fallback.primary, fallback.secondary, f"{METHOD}; judge {label} unavailable: {exc}")
+        return Intent(fallback.primary, fallback.secondary, f"{METHOD}; judge {label} failed (unavailable): {exc}")
     parsed = getattr(call, "parsed", None)
     error = getattr(call, "error", "") or ""
     record = call.to_dict() if hasattr(call, "to_dict") else None

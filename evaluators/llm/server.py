@@ -327,6 +327,9 @@ class ModelServer:
                 pass
             _signal_group(process.pid, signal.SIGKILL)  # stragglers (workers of the server) too
             process.wait()
+            # an orphaned engine process can hold the server's listening socket: a restart on this
+            # port must not race it, so stopped means every member of the group is gone
+            _wait_group_gone(process.pid)
             self.gpu_memory_released = self._wait_gpu_released()
 
     def _wait_gpu_released(self, timeout_s: float = 30.0) -> bool | None:
@@ -377,6 +380,25 @@ def _group_members(pgid: int) -> set[int]:
         if len(fields) > 2 and fields[2] == str(pgid):
             members.add(int(entry.name))
     return members
+
+
+def _wait_group_gone(pgid: int, timeout_s: float = 30.0) -> bool:
+    """Wait until no live process (zombies aside) is left in group ``pgid``; False on timeout."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        alive = []
+        for pid in _group_members(pgid):
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state not in ("Z", "X"):
+                alive.append(pid)
+        if not alive:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

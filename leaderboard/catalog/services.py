@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from evaluators.core import files as evaluator_files
-from evaluators.core import get_evaluator, registered_keys
+from evaluators.core import Item, get_evaluator, registered_keys
 from leaderboard.catalog.catalog import BENCHMARKS
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 
@@ -29,10 +29,14 @@ def benchmarks_sync() -> list[Benchmark]:
                     "kind": entry.kind, "position": position, "evaluator_key": ""}
         if entry.evaluator_key in available:
             evaluator = get_evaluator(entry.evaluator_key)
+            stored = Benchmark.objects.filter(slug=entry.slug).values_list("slice_dimensions", flat=True).first()
+            known = {d["key"]: d.get("values", []) for d in stored or []}
             defaults.update(
                 evaluator_key=entry.evaluator_key,
                 metric_columns=[asdict(c) for c in evaluator.metric_columns],
-                slice_dimensions=[{"key": d.key, "label": d.label, "values": list(d.values)} for d in evaluator.slice_dimensions],
+                # a dimension without fixed values (PoliCon's topics) keeps those its current dataset has
+                slice_dimensions=[{"key": d.key, "label": d.label, "values": list(d.values) or known.get(d.key, [])}
+                                  for d in evaluator.slice_dimensions],
             )
         benchmark, _ = Benchmark.objects.update_or_create(slug=entry.slug, defaults=defaults)
         rows.append(benchmark)
@@ -63,6 +67,7 @@ def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str
         with transaction.atomic():
             if make_current:
                 DatasetVersion.objects.filter(benchmark=benchmark, is_current=True).update(is_current=False)
+                _open_dimensions_fill(benchmark, items)
             version = DatasetVersion.objects.create(
                 benchmark=benchmark, tag=tag, content_hash=content_hash, storage_key=key, item_count=len(items),
                 item_ids=[item.id for item in items], is_current=make_current, source_name=release_path.name, notes=notes,
@@ -71,6 +76,19 @@ def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str
         default_storage.delete(key)  # no file without its row
         raise
     return version
+
+
+def _open_dimensions_fill(benchmark: Benchmark, items: list[Item]) -> None:
+    """Give each slice dimension the evaluator lists without fixed values (PoliCon's topics) the values
+    the new current dataset has, so the leaderboard can filter by them."""
+    evaluator = get_evaluator(benchmark.evaluator_key)
+    open_keys = {d.key for d in evaluator.slice_dimensions if not d.values}
+    if not open_keys:
+        return
+    dimensions = [dict(d, values=sorted({item.slices[d["key"]] for item in items if d["key"] in item.slices}))
+                  if d["key"] in open_keys else d for d in benchmark.slice_dimensions]
+    Benchmark.objects.filter(pk=benchmark.pk).update(slice_dimensions=dimensions)
+    benchmark.slice_dimensions = dimensions
 
 
 def dataset_items_path(version: DatasetVersion, cache_dir: Path) -> Path:

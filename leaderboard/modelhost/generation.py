@@ -31,7 +31,7 @@ from typing import Any
 from django.conf import settings
 
 from evaluators.core import ModelRequest, evaluator_version, get_evaluator
-from evaluators.core.files import read_items
+from evaluators.core.files import read_items, storable_text
 from evaluators.llm.types import ChatResult, Endpoint, ModelError
 from leaderboard.catalog.models import DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items_path
@@ -335,7 +335,7 @@ def _outputs(request: ModelRequest, outcome: ChatResult | ModelError, usage: lis
     usage[0] += outcome.usage.prompt_tokens
     usage[1] += outcome.usage.completion_tokens
     error = "" if outcome.finish_reason in ("stop", "") else f"cut off (finish_reason {outcome.finish_reason})"
-    texts = list(outcome.texts) + [""] * max(0, request.n - len(outcome.texts))
+    texts = [storable_text(t) for t in outcome.texts] + [""] * max(0, request.n - len(outcome.texts))
     return [{"item_id": request.item_id, "sample_index": i, "output": text, "finish_reason": outcome.finish_reason,
              "prompt_tokens": outcome.usage.prompt_tokens if i == 0 else 0,
              "completion_tokens": outcome.usage.completion_tokens if i == 0 else 0, "latency_s": outcome.latency_s,

@@ -165,8 +165,9 @@ def method_notes_of(benchmark: Benchmark) -> list[MethodNote]:
     notes = getattr(get_evaluator(benchmark.evaluator_key), "method_notes", None)
     found = list(notes()) if notes is not None else []
     version = benchmark.dataset_versions.filter(is_current=True).only("tag", "notes").first()
-    for note in (version.notes if version else []):  # the evaluator's diagnostics of this dataset version
-        found.append(MethodNote(f"{note['heading']} · dataset {version.tag}", note["text"], tuple(note.get("points", ()))))
+    if version is not None:  # the evaluator's diagnostics of this dataset version
+        found += [MethodNote(f"{note['heading']} · dataset {version.tag}", note["text"], tuple(note.get("points", ())))
+                  for note in version.notes]
     return found
 
 

@@ -146,6 +146,21 @@ def test_demo_model_is_public_weights_anyone_can_submit_once_preflighted(user, m
     assert plain.generation_settings == services.DEMO_GENERATION
 
 
+def test_the_demo_model_submits_itself_once_to_each_benchmark_with_a_dataset(user, multi_lcb, no_broker,
+                                                                              django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        demo = services.demo_model_ensure()
+    Model.objects.filter(pk=demo.pk).update(preflight_status="passed")  # what model_preflight_run does before calling it
+    demo = Model.objects.get(pk=demo.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        submission = services.demo_model_submit(model=demo)
+    assert [run.benchmark for run in submission.runs.all()] == [multi_lcb]  # PoliCon has no dataset in this test
+    assert submission.owner == demo.owner and submission.generation_settings == services.DEMO_GENERATION
+    assert services.demo_model_submit(model=demo) is None  # once per benchmark
+    Model.objects.filter(pk=demo.pk).update(owner=user)  # anyone else's model is never submitted for them
+    assert services.demo_model_submit(model=Model.objects.get(pk=demo.pk)) is None
+
+
 def test_nobody_else_can_submit_an_endpoint_model(user, other_user, multi_lcb):
     model = services.model_register(owner=user, name="mine", spec=services.ModelSource(
         source="endpoint", endpoint_base_url="http://127.0.0.1:9/v1", endpoint_model="m", endpoint_api_key="sk-x"))

@@ -26,6 +26,19 @@ def test_valid_file_with_samples():
     assert Prediction("p1/cpp", "x", 1) in predictions
 
 
+def test_a_nul_character_in_an_output_is_replaced_so_postgres_can_store_it():
+    """PostgreSQL's text and jsonb refuse NUL; random-weight models write it (vLLM's tiny model did)."""
+    from leaderboard.modelhost.generation import _outputs
+    from evaluators.core.types import ModelRequest
+    from evaluators.llm.types import ChatResult, Usage
+
+    data = lines({"item_id": "p1/python", "output": "a\u0000b"}, *full()[1:])
+    assert parse_predictions(data, IDS)[0].output == "a\ufffdb"
+    answer = ChatResult(texts=["x\x00y"], finish_reason="stop", usage=Usage(3, 2), model="m", latency_s=0.1)
+    [row] = _outputs(ModelRequest(item_id="p1/python", messages=[]), answer, [0, 0])
+    assert row["output"] == "x\ufffdy"
+
+
 @pytest.mark.parametrize("data, line, field, words", [
     (lines({"item_id": "p1/python", "output": "x"}, "{not json", *full()[1:]), 2, None, "not valid JSON"),
     (lines(["a list"], *full()), 1, None, "one JSON object"),

@@ -134,6 +134,12 @@ def test_policon_from_submission_to_leaderboard_with_baselines_and_every_judge_c
         assert rows[name]["is_reference"] and rows[name]["rank"] is None and "reference row" in rows[name]["unranked_reason"]
     assert board["judges"] == [LABEL]
 
+    policon.refresh_from_db()
+    assert policon.slice_dimensions[1]["key"] == "topic" and len(policon.slice_dimensions[1]["values"]) == 4  # from the dataset
+    by_topic = client.get("/api/benchmarks/policon/leaderboard/", {"topic": "Rail, roads & cycling"}).json()
+    assert by_topic["slice"] == "topic=Rail, roads & cycling"
+    rail = {row["model"]: row for row in by_topic["rows"]}["drafter-1"]["scores"]["sm_pass|topic=Rail, roads & cycling"]
+    assert rail["n"] == 4 and rail["value"] == Score.objects.get(run_id=run_id, key="sm_pass", slice_key="topic=Rail, roads & cycling").value
     page = client.get("/benchmarks/policon/").content.decode()
     assert "SM pass" in page and "Judge fallbacks" in page and f"Judge: <strong>{LABEL}</strong>" in page
     assert "baseline</span>" in page and "not available yet" not in page
