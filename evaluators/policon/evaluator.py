@@ -169,6 +169,8 @@ class PoliConEvaluator:
                         "Seat weights are tenths, so support is computed in integers. PoliCon's released code adds "
                         "float weights, which flips outcomes exactly at the thresholds (weights .3/.5/.1/.1 with votes "
                         "9/2/5/8 give 4.999999999999999 there, a fail; 5 here, a pass).",
+                        "Where the judge's server has no guided decoding, an answer holding exactly one digit as a word "
+                        "(\"The stance scores 9.\") counts as that digit; the raw answer is kept on the per-item page.",
                         f"A judge answer that is not a digit is asked once more; if it is still unusable the vote counts "
                         f"as {FALLBACK_VOTE} and as a fallback. The fallback rate is a column of the leaderboard.",
                         "A judge that cannot be reached or times out fails the run as an infrastructure error; the run "
