@@ -223,6 +223,9 @@ GENERATION_REQUEST_TIMEOUT = float(os.environ.get("LEADERBOARD_GENERATION_REQUES
 # time limits) and how many single requests of a job may time out before the server counts as hung.
 GENERATION_TIME_LIMIT = float(os.environ.get("LEADERBOARD_GENERATION_TIME_LIMIT", str(RUN_SOFT_TIME_LIMIT)))
 GENERATION_MAX_TIMEOUTS = int(os.environ.get("LEADERBOARD_GENERATION_MAX_TIMEOUTS", "3"))
+# Follow-up turns of multi-turn items decided at once by a generating worker (each may run a sandboxed
+# program, e.g. CausalPitfalls' analysis code, while the model answers other requests).
+GENERATION_TOOL_CONCURRENCY = int(os.environ.get("LEADERBOARD_GENERATION_TOOL_CONCURRENCY", "2"))
 # Fernet key for endpoint API keys at rest; derived from SECRET_KEY when not set.
 SECRETS_KEY = os.environ.get("LEADERBOARD_SECRETS_KEY", "")
 UPLOAD_PART_BYTES = int(os.environ.get("LEADERBOARD_UPLOAD_PART_BYTES", str(16 * 1024 * 1024)))

@@ -2,8 +2,10 @@
 
 - Items file: one normalized ``Item`` per line (what a DatasetVersion stores).
 - Predictions file: one model output per line, ``{"item_id": ..., "output": ..., "sample_index": 0}``
-  (``sample_index`` optional). ``parse_predictions`` checks it completely against the items and
-  reports every problem with its line and field, so nothing is queued from a bad file.
+  (``sample_index`` optional), with optional ``error_kind``/``error`` (why the output is not a plain
+  answer) and ``transcript`` (every stage of a multi-turn item; see evaluators.core.turns).
+  ``parse_predictions`` checks it completely against the items and reports every problem with its line
+  and field, so nothing is queued from a bad file.
 """
 from __future__ import annotations
 
@@ -11,12 +13,12 @@ import json
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
-from evaluators.core.types import DatasetError, Item, Prediction, PredictionsError
+from evaluators.core.turns import transcript_problems
+from evaluators.core.types import OUTPUT_ERROR_KINDS, DatasetError, Item, Prediction, PredictionsError, Stage
 
 MAX_PREDICTIONS_BYTES = 64 * 1024 * 1024
 MAX_PROBLEMS_REPORTED = 50
-_ALLOWED_FIELDS = {"item_id", "output", "sample_index"}
-
+_ALLOWED_FIELDS = ("item_id", "output", "sample_index", "error_kind", "error", "transcript")
 
 
 def storable_text(text: str) -> str:
@@ -24,6 +26,7 @@ def storable_text(text: str) -> str:
     a model with random weights (or a hostile predictions file) does write it. Every model output is
     passed through here before it is stored or scored."""
     return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
 
 def write_items(items: Iterable[Item], path: Path) -> int:
     count = 0
@@ -75,8 +78,8 @@ def parse_predictions(data: bytes, item_ids: Iterable[str], *, max_bytes: int = 
         if not isinstance(record, dict):
             problems.append((number, None, "each line must be one JSON object"))
             continue
-        for extra in sorted(set(record) - _ALLOWED_FIELDS):
-            problems.append((number, extra, "unknown field (allowed: item_id, output, sample_index)"))
+        for extra in sorted(set(record) - set(_ALLOWED_FIELDS)):
+            problems.append((number, extra, f"unknown field (allowed: {', '.join(_ALLOWED_FIELDS)})"))
         item_id = record.get("item_id")
         if not isinstance(item_id, str) or not item_id:
             problems.append((number, "item_id", "missing or not a non-empty string"))
@@ -92,12 +95,27 @@ def parse_predictions(data: bytes, item_ids: Iterable[str], *, max_bytes: int = 
         if isinstance(sample_index, bool) or not isinstance(sample_index, int) or sample_index < 0:
             problems.append((number, "sample_index", "must be a non-negative integer"))
             continue
+        error_kind, error = record.get("error_kind", ""), record.get("error", "")
+        if error_kind not in ("", *OUTPUT_ERROR_KINDS):
+            problems.append((number, "error_kind", f"must be empty or one of {', '.join(OUTPUT_ERROR_KINDS)}"))
+            continue
+        if not isinstance(error, str):
+            problems.append((number, "error", "must be a string"))
+            continue
+        transcript: tuple[Stage, ...] = ()
+        if "transcript" in record:
+            found, transcript = transcript_problems(record["transcript"], output)
+            if found:
+                problems.extend((number, fld, message) for fld, message in found)
+                continue
         key = (item_id, sample_index)
         if key in seen:
             problems.append((number, "item_id", f"duplicate of line {seen[key]} (item '{item_id[:80]}', sample {sample_index})"))
             continue
         seen[key] = number
-        predictions.append(Prediction(item_id=item_id, output=storable_text(output), sample_index=sample_index))
+        predictions.append(Prediction(item_id=item_id, output=storable_text(output), sample_index=sample_index,
+                                      error_kind=error_kind, error=storable_text(error),
+                                      transcript=tuple(_storable_stage(stage) for stage in transcript)))
     if not problems and not predictions:
         problems.append((None, None, "the file holds no predictions"))
     if not problems and require_all:
@@ -108,6 +126,21 @@ def parse_predictions(data: bytes, item_ids: Iterable[str], *, max_bytes: int = 
     if problems:
         raise PredictionsError(problems)
     return predictions
+
+
+def _storable_stage(stage: Stage) -> Stage:
+    """A transcript stage with NUL characters out of every text it holds (see storable_text)."""
+    return Stage.from_dict(_storable_json(stage.to_dict()))
+
+
+def _storable_json(value: Any) -> Any:
+    if isinstance(value, str):
+        return storable_text(value)
+    if isinstance(value, list):
+        return [_storable_json(v) for v in value]
+    if isinstance(value, dict):
+        return {storable_text(str(k)): _storable_json(v) for k, v in value.items()}
+    return value
 
 
 def read_predictions_file(path: Path, item_ids: Iterable[str]) -> list[Prediction]:

@@ -44,7 +44,8 @@ class Evaluator(Protocol):
 
     def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
         """Score every prediction of one item. Must not raise on bad model output: a wrong or
-        unparsable answer is a score, not an error."""
+        unparsable answer is a score, not an error. ``Prediction.error_kind`` says why an output is not
+        a plain answer (refused, cut off, empty...), for coverage counts."""
         ...
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
@@ -76,3 +77,16 @@ class Evaluator(Protocol):
     #                                           Greedy), scored like any submission and shown as marked,
     #                                           unranked rows
     #   dataset_notes(items) -> list[MethodNote] -- diagnostics of a dataset version, computed at import
+    #   follow_up(item, transcript, sample_index, settings) -> FollowUp | None
+    #                                        -- a multi-turn item: after each stored stage of a sample
+    #                                           (``transcript``: tuple of Stage, the last one just answered),
+    #                                           the next turn's messages (and the tool run that made them),
+    #                                           or None when the item is finished. Deterministic: a resumed
+    #                                           job asks again for stages it had not stored. Called from the
+    #                                           generating worker's tool threads (it may run sandboxed code);
+    #                                           an InfrastructureError it raises retries the job. The
+    #                                           prediction's ``output`` is the last answer, its
+    #                                           ``transcript`` every stage (evaluators.core.turns).
+    #   max_stages(settings) -> int          -- the most stages follow_up asks for (the progress bar's unit)
+    #   needs_transcript(settings) -> str    -- non-empty: a predictions file without transcripts is refused
+    #                                           with this message (the platform must run the model)

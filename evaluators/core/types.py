@@ -57,7 +57,11 @@ class Item:
 
 @dataclass(frozen=True)
 class ModelRequest:
-    """One chat-completions request an evaluator wants a model to answer for an item."""
+    """One chat-completions request an evaluator wants a model to answer for an item.
+
+    ``stage`` is 0 for what ``build_requests`` returns; a follow-up turn of a multi-turn item is stage
+    1, 2... and answers one sample, ``sample_index``, of its conversation (n is then 1). The n answers
+    of a stage-0 request are samples ``sample_index`` .. ``sample_index + n - 1``."""
 
     item_id: str
     messages: list[dict[str, Any]]
@@ -66,21 +70,78 @@ class ModelRequest:
     top_p: float = 1.0
     max_tokens: int = 4096
     extra: dict[str, Any] = field(default_factory=dict)
+    sample_index: int = 0
+    stage: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
+#: why an output is not a plain answer, as evaluators receive it (``Prediction.error_kind``):
+#: the endpoint refused the request, the answer was cut off at max_tokens (its text is kept), empty,
+#: timed out, did not satisfy its format constraint, or a stage failed otherwise
+OUTPUT_ERROR_KINDS: tuple[str, ...] = ("refused", "cut_off", "empty", "timeout", "invalid", "failed")
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One exchange of a multi-turn item, as kept in its transcript.
+
+    ``messages`` are what this stage added to the conversation (stage 0: the whole first request;
+    later stages: the new user turn, holding e.g. a program's output), ``tool`` what the platform ran
+    on the previous answer to make them (``{"name": "python", "code": ..., "status": ..., ...}``),
+    ``answer`` the model's reply and ``error_kind``/``error`` why it is not a plain answer."""
+
+    messages: list[dict[str, Any]]
+    answer: str
+    tool: dict[str, Any] = field(default_factory=dict)
+    error_kind: str = ""
+    error: str = ""
+    finish_reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Stage:
+        return cls(messages=list(data.get("messages", [])), answer=str(data.get("answer", "")),
+                   tool=dict(data.get("tool") or {}), error_kind=str(data.get("error_kind", "")),
+                   error=str(data.get("error", "")), finish_reason=str(data.get("finish_reason", "")))
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """What an evaluator's ``follow_up`` hook asks next: the messages to add after the model's last
+    answer, the tool run that produced them (kept in the transcript), and optionally its own
+    ``max_tokens`` (otherwise the first request's)."""
+
+    messages: list[dict[str, Any]]
+    tool: dict[str, Any] = field(default_factory=dict)
+    max_tokens: int | None = None
+
+
 @dataclass(frozen=True)
 class Prediction:
-    """One model output for an item. ``sample_index`` distinguishes the n samples of pass@k."""
+    """One model output for an item. ``sample_index`` distinguishes the n samples of pass@k.
+
+    ``error_kind`` (one of OUTPUT_ERROR_KINDS) and ``error`` say why the output is not a plain answer
+    (an evaluator counts coverage with them; a cut-off answer keeps its text); ``transcript`` holds
+    every stage of a multi-turn item, ``output`` being the last stage's answer."""
 
     item_id: str
     output: str
     sample_index: int = 0
+    error_kind: str = ""
+    error: str = ""
+    transcript: tuple[Stage, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"item_id": self.item_id, "sample_index": self.sample_index, "output": self.output}
+        data: dict[str, Any] = {"item_id": self.item_id, "sample_index": self.sample_index, "output": self.output}
+        if self.error_kind:
+            data["error_kind"], data["error"] = self.error_kind, self.error
+        if self.transcript:
+            data["transcript"] = [stage.to_dict() for stage in self.transcript]
+        return data
 
 
 @dataclass(frozen=True)

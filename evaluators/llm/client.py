@@ -296,9 +296,12 @@ class ChatClient:
     def chat(self, messages: Sequence[Message], *, temperature: float = 0.0, top_p: float = 1.0,
              max_tokens: int = 1024, n: int = 1, seed: int | None = None, stop: Sequence[str] | None = None,
              choices: Sequence[str] | None = None, json_schema: dict[str, Any] | None = None,
-             on_delta: DeltaCallback | None = None, extra: dict[str, Any] | None = None) -> ChatResult:
+             on_delta: DeltaCallback | None = None, extra: dict[str, Any] | None = None,
+             checked_tries: int = 1 + CHECKED_RETRIES) -> ChatResult:
         """One chat completion. ``on_delta`` given: streamed, each piece of the first sample's text
-        passed to it as it arrives. ``choices``/``json_schema``: constrained output (see module doc).
+        passed to it as it arrives. ``choices``/``json_schema``: constrained output (see module doc);
+        ``checked_tries`` answers are asked for when the client checks them itself (a caller with its
+        own retry, such as a judge asking again at another temperature, passes 1).
         ``extra`` adds fields to the request body as they are. Raises :class:`ModelError`."""
         body: dict[str, Any] = {"model": self.endpoint.model, "messages": list(messages), "temperature": temperature,
                                 "top_p": top_p, "max_tokens": max_tokens}
@@ -315,7 +318,7 @@ class ChatClient:
         if choices is not None and json_schema is not None:
             raise ValueError("ask for either choices or json_schema, not both")
         constraint = _Constraint(tuple(choices) if choices is not None else None, json_schema)
-        return self._constrained(body, constraint, on_delta, deadline)
+        return self._constrained(body, constraint, on_delta, deadline, max(1, checked_tries))
 
     def chat_many(self, requests: Iterable[ModelRequest], *, on_result: ResultCallback,
                   cancel: threading.Event | None = None) -> int:
@@ -362,7 +365,7 @@ class ChatClient:
 
     # --- constrained outputs -----------------------------------------------------------------
     def _constrained(self, body: dict[str, Any], constraint: _Constraint, on_delta: DeltaCallback | None,
-                     deadline: float) -> ChatResult:
+                     deadline: float, tries: int) -> ChatResult:
         if self._server_constraints is not False:
             try:
                 result = self._complete({**body, **constraint.server_params()}, on_delta, deadline)
@@ -380,7 +383,7 @@ class ChatClient:
                 self._server_constraints = False
         messages = _with_instruction(body["messages"], constraint.instruction())
         problem = ""
-        for _ in range(1 + CHECKED_RETRIES):
+        for _ in range(tries):
             result = self._complete({**body, "messages": messages}, on_delta, deadline)
             problems = [p for p in (constraint.check(t) for t in result.texts) if p]
             if not problems:
@@ -391,7 +394,7 @@ class ChatClient:
                 return replace(result, constrained="extracted")  # the texts as written: extract_choice reads them
             problem = problems[0]
         raise ModelError("output", f"the model's answer does not satisfy the constraint after "
-                                   f"{1 + CHECKED_RETRIES} tries: {problem}")
+                                   f"{tries} {'try' if tries == 1 else 'tries'}: {problem}")
 
     # --- one call with retries -----------------------------------------------------------------
     def _complete(self, body: dict[str, Any], on_delta: DeltaCallback | None, deadline: float) -> ChatResult:

@@ -150,7 +150,8 @@ class Judge:
             try:
                 result = self.client.chat(messages, temperature=0.0 if attempt == 0 else RETRY_TEMPERATURE,
                                           max_tokens=max_tokens or self.max_tokens, choices=choices,
-                                          json_schema=json_schema, seed=None if seed is None else seed + attempt)
+                                          json_schema=json_schema, seed=None if seed is None else seed + attempt,
+                                          checked_tries=1)  # the retry is this loop's, at another temperature
             except ModelError as exc:
                 if exc.kind == "output":  # the answer, not the judge: ask again
                     rejected.append(f"output: {exc}")

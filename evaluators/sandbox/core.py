@@ -38,7 +38,7 @@ from types import TracebackType
 
 from evaluators.core.types import InfrastructureError
 
-from .languages import LANGUAGES, PROG_DIR, TOOLCHAIN_DIR, Language
+from .languages import DATA_DIR, LANGUAGES, PROG_DIR, TOOLCHAIN_DIR, Language
 
 REPO_ROOT: Path = Path(__file__).resolve().parents[2]
 TOOLCHAINS: Path = REPO_ROOT / ".toolchains"
@@ -632,10 +632,21 @@ class Sandbox:
             return uid
 
     # ------------------------------------------------------------------ public
-    def program(self, language: str, source: str, *, compile_limits: Limits | None = None) -> Program:
-        if language not in LANGUAGES:
-            raise ValueError(f"unknown language {language!r}; expected one of {sorted(LANGUAGES)}")
-        return Program(self, LANGUAGES[language], source, compile_limits or DEFAULT_COMPILE_LIMITS)
+    def program(self, language: str | Language, source: str, *, compile_limits: Limits | None = None) -> Program:
+        """A program in one of the twelve LANGUAGES (by key) or in another ``Language`` (the analysis
+        Python of evaluators.sandbox.analysis)."""
+        if isinstance(language, str):
+            if language not in LANGUAGES:
+                raise ValueError(f"unknown language {language!r}; expected one of {sorted(LANGUAGES)}")
+            language = LANGUAGES[language]
+        return Program(self, language, source, compile_limits or DEFAULT_COMPILE_LIMITS)
+
+    def data_dir(self, source: Path) -> DataDir:
+        """A read-only copy of the regular files under ``source`` (a dataset's CSV files), which
+        ``Program.run(..., data=)`` mounts at DATA_DIR. A copy, not a bind of ``source`` itself: the
+        sandbox's uid reaches only its own base directory, and nothing a program does can reach
+        the original."""
+        return DataDir(self, source)
 
     # ------------------------------------------------------------------ execution
     def _bwrap_args(self, *, uid_host: int, prog_dir: Path | None, writable_prog: bool,
@@ -874,6 +885,49 @@ def _fill_env(env: dict[str, str], limits: Limits) -> dict[str, str]:
             for k, v in env.items()}
 
 
+class DataDir:
+    """Files for sandboxed programs, copied under the sandbox's base directory and mounted read-only at
+    DATA_DIR (owned by root, or the caller, and never writable by the program's uid). A context manager."""
+
+    def __init__(self, sandbox: Sandbox, source: Path) -> None:
+        source = Path(source)
+        if not source.is_dir():
+            raise FileNotFoundError(f"data directory {source} does not exist")
+        self.sandbox = sandbox
+        self.closed = False
+        self.root: Path = Path(tempfile.mkdtemp(prefix="data-", dir=sandbox.base_dir))
+        os.chmod(self.root, 0o755)
+        self.path: Path = self.root / "data"
+        try:
+            for dirpath, dirnames, filenames in os.walk(source):
+                dirnames[:] = [d for d in dirnames if not Path(dirpath, d).is_symlink()]
+                target = self.path / Path(dirpath).relative_to(source)
+                target.mkdir(mode=0o755, parents=True, exist_ok=True)
+                for name in filenames:
+                    src = Path(dirpath, name)
+                    if src.is_file() and not src.is_symlink():
+                        shutil.copyfile(src, target / name)
+                        os.chmod(target / name, 0o444)
+                os.chmod(target, 0o555)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            for dirpath, _dirs, _files in os.walk(self.root):
+                os.chmod(dirpath, 0o755)  # read-only directories: make them removable again
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> DataDir:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
 class Program:
     """A program compiled once in its own directory; each ``run`` is a fresh sandboxed process."""
 
@@ -968,15 +1022,19 @@ class Program:
         return (str(dst), "/gocache", True)
 
     # ------------------------------------------------------------------ run
-    def run(self, stdin: str, limits: Limits) -> RunResult:
+    def run(self, stdin: str, limits: Limits, *, data: DataDir | None = None) -> RunResult:
+        """Run the program once; ``data`` is mounted read-only at DATA_DIR for it."""
         if self._closed:
             raise RuntimeError("program already closed")
         if not self.compile_result.ok:
             raise RuntimeError(f"program did not compile: {self.compile_result.status}")
+        if data is not None and (data.sandbox is not self.sandbox or data.closed):
+            raise ValueError("the data directory belongs to another sandbox or is closed")
         lang = self.language
+        binds: tuple[tuple[str, str, bool], ...] = () if data is None else ((str(data.path), DATA_DIR, False),)
         raw = self.sandbox._execute(_fill(lang.run_cmd, limits), limits=limits, prog_dir=self.prog_dir,
                                     writable_prog=False, stdin=stdin.encode("utf-8", errors="surrogateescape"),
-                                    env=_fill_env(lang.env, limits), extra_binds=())
+                                    env=_fill_env(lang.env, limits), extra_binds=binds)
         stderr = _decode(raw.stderr)
         # RLIMIT_CPU ends the program with SIGXCPU; bwrap's init reports that as exit code 128 + SIGXCPU.
         xcpu = raw.signal == signal.SIGXCPU or raw.exit_code == 128 + signal.SIGXCPU

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 PROG_DIR: str = "/prog"
+#: where a program's read-only data (Program.run's ``data``) is mounted
+DATA_DIR: str = "/data"
 TOOLCHAIN_DIR: str = "/opt/toolchains"
 SCALA_JARS: str = TOOLCHAIN_DIR + "/scala"
 SCALA_LIBRARY: str = SCALA_JARS + "/scala-library.jar"

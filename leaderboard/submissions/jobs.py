@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from typing import Sequence
+import json
+from typing import Any, Sequence
 
 from django.conf import settings
 from django.core.files.base import ContentFile
@@ -54,14 +55,16 @@ def generation_progress(*, claim: Claim, done: int, total: int) -> bool:
 
 
 #: the columns generation_record_outputs writes, after ``run_id``, each with its model default
-_OUTPUT_FIELDS = ("item_id", "sample_index", "output", "finish_reason", "prompt_tokens", "completion_tokens", "latency_s", "error")
+_OUTPUT_FIELDS = ("item_id", "sample_index", "stage", "output", "finish_reason", "prompt_tokens", "completion_tokens",
+                  "latency_s", "error_kind", "error", "messages", "tool")
+_JSON_FIELDS = frozenset({"messages", "tool"})
 
 
-def generation_record_outputs(*, run_id: int, outputs: Sequence[dict]) -> set[tuple[str, int]]:
-    """Store answers as they arrive; a (run, item, sample) stored already is kept as it is. One
+def generation_record_outputs(*, run_id: int, outputs: Sequence[dict]) -> set[tuple[str, int, int]]:
+    """Store answers as they arrive; a (run, item, sample, stage) stored already is kept as it is. One
     ``INSERT ... ON CONFLICT DO NOTHING RETURNING`` per batch (no transaction around it: one statement
     is atomic), so the caller learns which answers are the stored ones without reading them back.
-    Returns the (item_id, sample_index) pairs this call stored."""
+    Returns the (item_id, sample_index, stage) keys this call stored."""
     from leaderboard.submissions.models import GeneratedOutput
 
     meta = GeneratedOutput._meta
@@ -74,15 +77,21 @@ def generation_record_outputs(*, run_id: int, outputs: Sequence[dict]) -> set[tu
                              f"or no item_id; allowed: {', '.join(_OUTPUT_FIELDS)}")
     quote = connection.ops.quote_name
     columns = ", ".join(quote(c) for c in (meta.get_field("run").column, *_OUTPUT_FIELDS))
-    stored: set[tuple[str, int]] = set()
+    row = "(%s, " + ", ".join("%s::jsonb" if f in _JSON_FIELDS else "%s" for f in _OUTPUT_FIELDS) + ")"
+
+    def value(output: dict, name: str) -> Any:
+        found = output.get(name, defaults[name])
+        return json.dumps(found) if name in _JSON_FIELDS else found
+
+    stored: set[tuple[str, int, int]] = set()
     with connection.cursor() as cursor:
         for start in range(0, len(outputs), 500):
             chunk = outputs[start:start + 500]
-            row = "(" + ", ".join(["%s"] * (1 + len(_OUTPUT_FIELDS))) + ")"
-            params = [value for output in chunk for value in (run_id, *(output.get(f, defaults[f]) for f in _OUTPUT_FIELDS))]
+            params = [v for output in chunk for v in (run_id, *(value(output, f) for f in _OUTPUT_FIELDS))]
             cursor.execute(f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {', '.join([row] * len(chunk))} "
-                           f"ON CONFLICT DO NOTHING RETURNING {quote('item_id')}, {quote('sample_index')}", params)
-            stored.update((item_id, sample_index) for item_id, sample_index in cursor.fetchall())
+                           f"ON CONFLICT DO NOTHING RETURNING {quote('item_id')}, {quote('sample_index')}, {quote('stage')}",
+                           params)
+            stored.update((item_id, sample_index, stage) for item_id, sample_index, stage in cursor.fetchall())
     return stored
 
 

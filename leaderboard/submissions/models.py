@@ -203,20 +203,27 @@ class GenerationJob(LeasedWork):
 
 
 class GeneratedOutput(models.Model):
-    """One model answer for one item and sample of a run, stored as it arrives: a resumed job skips
-    what is here, so nothing is generated twice. ``error`` holds why a bad answer (empty, cut off,
-    invalid) is empty; it is still a prediction and scores as wrong."""
+    """One model answer for one item, sample and stage of a run, stored as it arrives: a resumed job
+    skips what is here, so nothing is generated twice. ``error_kind`` (evaluators.core.types.
+    OUTPUT_ERROR_KINDS) and ``error`` say why an answer is not a plain one (refused, cut off, empty...);
+    it is still a prediction, and reaches scoring with its kind. A multi-turn item has one row per
+    stage: ``messages`` what the stage added to the conversation, ``tool`` what the platform ran to
+    make them (a single-turn item stores neither)."""
 
     run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="generated_outputs")
     item_id = models.CharField(max_length=200)
     sample_index = models.PositiveIntegerField(default=0)
+    stage = models.PositiveSmallIntegerField(default=0)
     output = models.TextField(blank=True)
     finish_reason = models.CharField(max_length=40, blank=True)
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
     latency_s = models.FloatField(default=0.0)
+    error_kind = models.CharField(max_length=20, blank=True)
     error = models.TextField(blank=True)
+    messages = models.JSONField(default=list, blank=True)
+    tool = models.JSONField(default=dict, blank=True)
 
     class Meta:
-        ordering = ["run", "item_id", "sample_index"]
-        constraints = [models.UniqueConstraint(fields=["run", "item_id", "sample_index"], name="one_output_per_sample")]
+        ordering = ["run", "item_id", "sample_index", "stage"]
+        constraints = [models.UniqueConstraint(fields=["run", "item_id", "sample_index", "stage"], name="one_output_per_stage")]

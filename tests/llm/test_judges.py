@@ -72,6 +72,9 @@ def test_an_unmatched_choice_is_retried_warmer_with_a_new_seed_then_a_malformed_
     assert len(call.rejected) == 2 and all("probably" in r for r in call.rejected)
     sent = [(r.get("seed"), r["temperature"]) for r in server.requests]
     assert (10, 0.0) in sent and (11, RETRY_TEMPERATURE) in sent  # the retry is not a greedy repeat
+    # the guided try, the checked try, then the judge's warmer retry: the client never repeats a greedy
+    # answer on its own under the judge's retry (it once asked 7 times for one malformed answer)
+    assert len(server.requests) == 3, sent
 
 
 @pytest.mark.parametrize("answer, parsed, constrained", [
@@ -89,7 +92,7 @@ def test_an_unguided_answer_holding_exactly_one_choice_gives_that_choice(answer,
 
 
 def test_a_usable_retry_is_kept_with_the_rejected_answer():
-    answers = iter(["maybe"] * 4 + ["no"] * 10)  # the first try (and the client's checked retries) fail
+    answers = iter(["maybe"] * 2 + ["no"] * 10)  # the first try fails (guided, then checked)
     with OpenAIServer(lambda req: Reply(text=next(answers))) as server:
         call = judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"])
     assert (call.parsed, call.error_kind, call.attempts) == ("no", "", 2) and call.rejected and "maybe" in call.rejected[0]

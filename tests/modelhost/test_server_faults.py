@@ -1,6 +1,6 @@
 """A model server killed mid-run: restarted once, then the run fails classified (with the server's
-log), and the same GPU worker goes on to complete the next job; with `transformers serve` and with
-vLLM's CPU build."""
+log), and the same GPU worker goes on to complete the next job from submission to score; with
+`transformers serve` and with vLLM's CPU build (the only end-to-end run of uploaded weights through vLLM)."""
 from __future__ import annotations
 
 import os
@@ -14,7 +14,7 @@ from leaderboard.catalog.models import Model
 from leaderboard.submissions.models import EvaluationRun, FailureKind, GenerationJob, RunStatus
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for, register, submit_model
-from tests.modelhost.test_weights import PART, all_finished, model_archive, server_processes, upload_in_parts
+from tests.modelhost.test_weights import PART, all_finished, model_archive, served_run_checks, server_processes, upload_in_parts
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.toolchains]
 
@@ -71,10 +71,10 @@ def test_killed_server_is_restarted_once_then_classified_and_the_worker_goes_on(
     assert "restarting it once" in job().log, job().log
     assert len(set(killed)) >= 2 and server_processes(digest) == []
 
-    # the same worker process serves the next job to the end
+    # the same worker process serves the next job to the end (from submission to score, as test_weights
+    # checks it for transformers serve)
     pid_before = gpu_worker.proc.pid
-    again = submit_model(client, model["slug"], [multi_lcb.slug], {"n": 1, "max_tokens": 8}).json()["id"]
-    wait_for(lambda: all_finished(again), timeout=300, what="the next job")
-    assert EvaluationRun.objects.get(submission_id=again).status == RunStatus.SUCCEEDED
+    again = submit_model(client, model["slug"], [multi_lcb.slug], {"n": 1, "max_tokens": 8, "temperature": 0.0}).json()["id"]
+    served_run_checks(again, "vllm" if worker_fixture == "vllm_gpu_worker" else "transformers", digest)
     assert gpu_worker.proc.pid == pid_before and gpu_worker.proc.poll() is None
     assert GenerationJob.objects.get(submission_id=again).worker.endswith(f":{pid_before}")
