@@ -141,7 +141,7 @@ class MultiLCBEvaluator:
     def configured(self, settings: Mapping[str, Any]) -> MultiLCBEvaluator:
         """A new evaluator with ``settings`` applied over this one's (ValueError names a bad key)."""
         merged = {**self.settings, **validate_settings(settings)}
-        return MultiLCBEvaluator(**merged, sandbox_factory=self._sandbox_factory)
+        return type(self)(**merged, sandbox_factory=self._sandbox_factory)
 
     def sandbox(self) -> Any:
         """The shared sandbox, made on first use (raises SandboxUnavailable when it cannot run)."""
