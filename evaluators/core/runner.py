@@ -3,7 +3,8 @@
 ``score_batches`` scores items batch by batch on one pool of threads; a worker's batches are the
 chunks it claims under a lease, the command line's is the whole dataset (``score_items``). An item
 with no prediction is scored by the evaluator with none (an unanswered item counts, it is never
-skipped): the command line's ``--allow-missing`` narrows the items explicitly instead.
+skipped): the command line's ``--allow-missing`` narrows the items explicitly instead. A multi-turn
+item's transcripts are added to its score's detail here, for both.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from evaluators.core.protocol import Evaluator
@@ -62,7 +63,7 @@ def score_batches(evaluator: Evaluator, predictions: Mapping[str, Sequence[Predi
     judge_bound = getattr(getattr(evaluator, "judge", None), "concurrency", 0)
     concurrency = max(1, concurrency, judge_bound if isinstance(judge_bound, int) else 0)
     waiting: list[tuple[_Open[Handle], Item]] = []
-    in_flight: dict[Future[ItemScore], _Open[Handle]] = {}
+    in_flight: dict[Future[ItemScore], tuple[_Open[Handle], Item]] = {}
     exhausted = False
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="score") as pool:
         try:
@@ -80,17 +81,28 @@ def score_batches(evaluator: Evaluator, predictions: Mapping[str, Sequence[Predi
                         waiting.extend((batch, item) for item in reversed(items))
                         continue
                     batch, item = waiting.pop()
-                    in_flight[pool.submit(evaluator.score_item, item, predictions.get(item.id, []))] = batch
+                    in_flight[pool.submit(evaluator.score_item, item, predictions.get(item.id, []))] = (batch, item)
                 if not in_flight:
                     return
                 done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
                 for future in done:
-                    batch = in_flight.pop(future)
+                    batch, item = in_flight.pop(future)
                     batch.remaining -= 1
-                    yield Scored(batch.handle, future.result(), batch.remaining == 0)
+                    yield Scored(batch.handle, with_transcripts(future.result(), predictions.get(item.id, [])),
+                                 batch.remaining == 0)
         finally:
             for future in in_flight:
                 future.cancel()
+
+
+def with_transcripts(score: ItemScore, predictions: Sequence[Prediction]) -> ItemScore:
+    """The score with its predictions' transcripts (multi-turn items) in ``detail["transcripts"]``, one
+    per sample, so that the per-item page shows every stage whatever the evaluator keeps."""
+    kept = [{"sample_index": p.sample_index, "stages": [stage.to_dict() for stage in p.transcript]}
+            for p in predictions if p.transcript]
+    if not kept:
+        return score
+    return replace(score, detail={**score.detail, "transcripts": kept})
 
 
 def score_items(evaluator: Evaluator, items: Sequence[Item], predictions: Sequence[Prediction], *,

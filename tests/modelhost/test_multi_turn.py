@@ -13,6 +13,7 @@ from collections import Counter
 
 import pytest
 from django.core.files.storage import default_storage
+from django.test import Client
 
 from evaluators.core import registry
 from evaluators.core.files import parse_predictions
@@ -20,7 +21,8 @@ from leaderboard.catalog.models import Model
 from leaderboard.modelhost import services as modelhost
 from leaderboard.modelhost.generation import generation_execute
 from leaderboard.submissions import services as submissions
-from leaderboard.submissions.models import EvaluationRun, GeneratedOutput, GenerationJob, RunStatus
+from leaderboard.submissions.execution import run_execute
+from leaderboard.submissions.models import EvaluationRun, GeneratedOutput, GenerationJob, ItemResult, RunStatus
 from tests.conftest import Worker, wait_for
 from tests.modelhost.conftest import python_solver
 from tests.support.openai_server import OpenAIServer, Reply
@@ -92,6 +94,16 @@ def test_each_stage_is_stored_with_its_tool_run_and_the_transcript_reaches_scori
     follow = next(r for r in server.requests if stage_of(r) == 1 and "t2_a" in json.dumps(r["messages"]))
     assert [m["role"] for m in follow["messages"]][-3:] == ["user", "assistant", "user"]
     assert follow["messages"][-2]["content"] == "a first answer"
+
+    # scored (in-process, as a worker does): the per-item page shows every stage of the conversation
+    assert run_execute(run_id=run.pk).startswith("succeeded"), EvaluationRun.objects.get(pk=run.pk).log
+    result = ItemResult.objects.get(run=run, item_id="t2_a/python")
+    assert result.scores["pass@1"] == 1.0 and [len(t["stages"]) for t in result.detail["transcripts"]] == [2]
+    client = Client()
+    client.force_login(user)
+    page = client.get(f"/runs/{run.pk}/items/?page=1").content.decode()
+    assert "Conversation" in page and "Stage 1" in page and f"{FOLLOW_UP_MARK} 14 characters" in page
+    assert "cut_off" in page  # t1_a's first stage, cut off, says so
 
 
 def test_a_worker_killed_between_the_stages_resumes_without_asking_the_first_stage_again(two_turns, multi_lcb, user, worker_env,
