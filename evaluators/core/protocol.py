@@ -88,5 +88,5 @@ class Evaluator(Protocol):
     #                                           prediction's ``output`` is the last answer, its
     #                                           ``transcript`` every stage (evaluators.core.turns).
     #   max_stages(settings) -> int          -- the most stages follow_up asks for (the progress bar's unit)
-    #   needs_transcript(settings) -> str    -- non-empty: a predictions file without transcripts is refused
-    #                                           with this message (the platform must run the model)
+    #   needs_transcript() -> str            -- non-empty: a predictions file with a line without a transcript
+    #                                           is refused with this reason (the platform must run the model)

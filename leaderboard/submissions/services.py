@@ -24,7 +24,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from evaluators.core import ItemScore, MetricValue, PredictionsError
+from evaluators.core import ItemScore, MetricValue, Prediction, PredictionsError
 from evaluators.core.files import parse_predictions
 from leaderboard import queues
 from leaderboard.accounts import policy
@@ -126,6 +126,7 @@ def submission_create_from_predictions(*, owner: User, benchmark: Benchmark, mod
         predictions = parse_predictions(data, version.item_ids, max_bytes=settings.PREDICTIONS_MAX_BYTES)
     except PredictionsError as exc:
         raise SubmissionRefused(f"The predictions file was not accepted: {exc}", field="predictions", problems=exc.problems) from None
+    _check_transcripts(benchmark, predictions)
     digest = hashlib.sha256(data).hexdigest()
     stored_key = default_storage.save(f"predictions/{benchmark.slug}/{digest[:16]}-{uuid.uuid4().hex[:8]}.jsonl", ContentFile(data))
     try:
@@ -141,6 +142,22 @@ def submission_create_from_predictions(*, owner: User, benchmark: Benchmark, mod
         default_storage.delete(stored_key)  # nothing half-stored
         raise
     return submission
+
+
+def _check_transcripts(benchmark: Benchmark, predictions: list[Prediction]) -> None:
+    """A benchmark whose protocol is a conversation with the platform (``needs_transcript``, an optional
+    evaluator hook) scores only predictions that carry their transcript: refuse the others, saying why."""
+    from evaluators.core import get_evaluator
+
+    needs = getattr(get_evaluator(benchmark.evaluator_key), "needs_transcript", None)
+    reason = needs() if needs is not None else ""
+    bare = [p for p in predictions if not p.transcript]
+    if reason and bare:
+        raise SubmissionRefused(
+            f"The predictions file was not accepted: {reason} {len(bare)} line(s) have no transcript (the first: item "
+            f"'{bare[0].item_id}'). Register the model and submit it so the platform runs the conversation, or add each "
+            "line's transcript.", field="predictions",
+            problems=[(None, "transcript", f"{len(bare)} line(s) have no transcript; {reason}")])
 
 
 BASELINE_OWNER = "baselines"

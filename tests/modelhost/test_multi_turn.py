@@ -152,3 +152,14 @@ def test_a_worker_killed_between_the_stages_resumes_without_asking_the_first_sta
     assert GeneratedOutput.objects.filter(run=run, stage=1).count() == 36
     assert all(len(p.transcript) == 2 for p in generated_predictions(run))
     assert GenerationJob.objects.get(submission=submission).attempt >= 2
+
+
+def test_a_predictions_file_without_transcripts_is_refused_where_the_protocol_is_a_conversation(two_turns, multi_lcb, user):
+    items = list(multi_lcb.dataset_versions.get(is_current=True).item_ids)
+    bare = "".join(json.dumps({"item_id": i, "output": "print(1)"}) + "\n" for i in items).encode()
+    with pytest.raises(submissions.SubmissionRefused, match="conversation with the platform's tool. 36 line"):
+        submissions.submission_create_from_predictions(owner=user, benchmark=multi_lcb, model_name="bare", data=bare)
+    stage = {"messages": [{"role": "user", "content": "q"}], "answer": "print(1)"}
+    carried = "".join(json.dumps({"item_id": i, "output": "print(1)", "transcript": [stage]}) + "\n" for i in items).encode()
+    submission = submissions.submission_create_from_predictions(owner=user, benchmark=multi_lcb, model_name="carried", data=carried)
+    assert submission.predictions_count == 36

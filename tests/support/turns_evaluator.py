@@ -18,6 +18,9 @@ FOLLOW_UP_MARK = "The length tool says your first answer has"
 
 
 class TwoTurnMultiLCB(MultiLCBEvaluator):
+    def needs_transcript(self) -> str:
+        return "This benchmark's answers come from a conversation with the platform's tool."
+
     def max_stages(self, settings: dict[str, Any]) -> int:
         return 2
 
