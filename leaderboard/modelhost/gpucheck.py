@@ -8,7 +8,9 @@ the Celery tasks call, in this process: ``generation_execute`` (which starts ``v
 ``transformers serve``, sends every prompt and stops the server) and ``run_execute`` (scoring).
 Nothing here sends a request or starts a server itself: a :class:`_Probe` thread only watches the
 server the worker started (its log's command line, then ``/health``), the stored answers and the GPU
-memory (``nvidia-smi``), so the figures describe the real path.
+memory (``nvidia-smi``), so the figures describe the real path. It also runs one analysis program
+(pandas and statsmodels on a small CSV at /data) in the data sandbox, which a generating worker needs
+for code-assisted benchmarks.
 """
 from __future__ import annotations
 
@@ -82,6 +84,8 @@ class GpuCheckReport:
     scoring_s: float | None = None
     run_status: str = ""
     scores: dict[str, float] = field(default_factory=dict)
+    analysis_status: str = ""
+    analysis_s: float | None = None
     failure_kind: str = ""
     failure_message: str = ""
     log_tail: str = ""
@@ -116,6 +120,7 @@ def gpu_check_run(*, server: str, model_dir: Path | None, items: int, max_tokens
         # head_dim 64 (hidden 256, 4 heads): what vLLM's attention kernels support
         model_dir = create_tiny_model(work_dir / "tiny-llama", hidden_size=256)
     report = GpuCheckReport(server=server, model=str(model_dir), max_tokens=max_tokens)
+    _check_analysis(report, work_dir)
     gpu = _gpu_facts()
     if gpu is not None:
         report.gpu_name, report.gpu_memory_total_mib, report.gpu_memory_mib_before = gpu
@@ -140,6 +145,36 @@ def gpu_check_run(*, server: str, model_dir: Path | None, items: int, max_tokens
     _measure_generation(report, probe, job, run)
     _score(report, run)
     return report
+
+
+#: the data sandbox's check: an ordinary least squares fit on a CSV read from /data
+_ANALYSIS_PROGRAM = """
+import pandas as pd, statsmodels.formula.api as smf
+df = pd.read_csv('/data/check.csv')
+print(round(smf.ols('y ~ x', data=df).fit().params['x'], 3))
+"""
+
+
+def _check_analysis(report: GpuCheckReport, work_dir: Path) -> None:
+    """Run one analysis program in the data sandbox (what CausalPitfalls' code-assisted turns run on a
+    generating worker); a missing toolchain or a sandbox that cannot start is a problem of the check."""
+    from evaluators.sandbox import Sandbox, SandboxUnavailable
+    from evaluators.sandbox.analysis import run_analysis
+
+    data = work_dir / "analysis-data"
+    data.mkdir(parents=True, exist_ok=True)
+    (data / "check.csv").write_text("x,y\n" + "".join(f"{i},{2 * i + 1}\n" for i in range(50)))
+    try:
+        sandbox = Sandbox(base_dir=work_dir / "sandbox")
+        with sandbox.data_dir(data) as mounted:
+            run = run_analysis(sandbox, _ANALYSIS_PROGRAM, data=mounted)
+    except SandboxUnavailable as exc:
+        report.analysis_status = "unavailable"
+        report.problems.append(f"the data sandbox cannot run analysis programs: {exc}")
+        return
+    report.analysis_status, report.analysis_s = run.status, run.seconds
+    if not run.ok or run.stdout.strip() != "2.0":
+        report.problems.append(f"the data sandbox's analysis program did not give the expected fit: {run.feedback(1000)}")
 
 
 def _import_problems(items: int, work_dir: Path, report: GpuCheckReport) -> Benchmark:

@@ -77,7 +77,8 @@ def generation_record_outputs(*, run_id: int, outputs: Sequence[dict]) -> set[tu
                              f"or no item_id; allowed: {', '.join(_OUTPUT_FIELDS)}")
     quote = connection.ops.quote_name
     columns = ", ".join(quote(c) for c in (meta.get_field("run").column, *_OUTPUT_FIELDS))
-    row = "(%s, " + ", ".join("%s::jsonb" if f in _JSON_FIELDS else "%s" for f in _OUTPUT_FIELDS) + ")"
+    json_value = "%s::jsonb" if connection.vendor == "postgresql" else "%s"  # SQLite (the embedded default) keeps JSON as text
+    row = "(%s, " + ", ".join(json_value if f in _JSON_FIELDS else "%s" for f in _OUTPUT_FIELDS) + ")"
 
     def value(output: dict, name: str) -> Any:
         found = output.get(name, defaults[name])

@@ -46,6 +46,7 @@ def test_transformers_server_generates_and_scores_one_problem_through_the_worker
     assert report["completion_tokens"] > 0 and report["requests_per_s"] > 0 and report["completion_tokens_per_s"] > 0
     assert report["server_start_s"] > 0 and report["generation_s"] > 0
     assert "pass@1" in report["scores"]
+    assert report["analysis_status"] == "ok" and report["analysis_s"] > 0  # the data sandbox, as a generating worker needs it
     assert report["server_stopped"] is True and serving_on(report["server_port"]) == []
     for label in ("server start:", "requests/s:", "completion tok/s:", "run:               succeeded", "gpu check passed"):
         assert label in done.stdout, done.stdout

@@ -66,6 +66,7 @@ def render(report: GpuCheckReport) -> str:
         f"gpu:               {gpu}",
         f"scoring:           {show(report.scoring_s, ' s')} ({report.scoring_outcome or 'not run'})",
         f"run:               {report.run_status or 'not run'}; " + (", ".join(f"{k} {v:.3f}" for k, v in sorted(report.scores.items())) or "no scores"),
+        f"data sandbox:      {report.analysis_status or 'not run'} ({show(report.analysis_s, ' s')}: pandas and statsmodels on /data)",
     ]
     if report.failure_kind or report.failure_message:
         lines.append(f"failure:           {report.failure_kind}: {report.failure_message[:2000]}")
