@@ -28,7 +28,9 @@ _JVM_RUN_FLAGS: tuple[str, ...] = (
     "-XX:-UsePerfData",
     "-XX:TieredStopAtLevel=4",
 )
-_JVM_TOOL_OPTS: str = "-Xmx{heap_mb}m -Xss16m -XX:+UseSerialGC -XX:-UsePerfData"
+#: compilers (kotlinc, scalac) are short-lived JVMs: the C1 compiler alone starts them faster (Scala's
+#: compile of a sample solution: 3.26 s -> 2.62 s, Kotlin's: 5.64 s -> 5.15 s, idle, this machine kind)
+_JVM_TOOL_OPTS: str = "-Xmx{heap_mb}m -Xss16m -XX:+UseSerialGC -XX:-UsePerfData -XX:TieredStopAtLevel=1"
 
 
 @dataclass(frozen=True)
@@ -197,7 +199,7 @@ LANGUAGES: dict[str, Language] = {
         display_name="Scala",
         fence="scala",
         source_name="main.scala",
-        compile_cmd=_l("java", "-Xmx{heap_mb}m", "-Xss16m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
+        compile_cmd=_l("java", *_JVM_TOOL_OPTS.split(),
                        "-cp", _SCALA_COMPILER_CP, "scala.tools.nsc.Main", "-usejavacp", "-nowarn",
                        "-d", "{prog}/out", "{prog}/main.scala"),
         run_cmd=_l("java", *_JVM_RUN_FLAGS, "-cp", SCALA_LIBRARY + ":{prog}/out", "Main"),
