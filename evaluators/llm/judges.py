@@ -35,7 +35,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from evaluators.core.types import InfrastructureError
 from evaluators.llm.client import ChatClient, extract_choice, parse_json_answer
@@ -139,9 +139,12 @@ class Judge:
 
     def ask(self, prompt_key: str, variables: dict[str, Any], *, shared: dict[str, Any] | None = None,
             choices: Sequence[str] | None = None, json_schema: dict[str, Any] | None = None,
-            max_tokens: int | None = None, seed: int | None = None) -> JudgeCall:
+            max_tokens: int | None = None, seed: int | None = None,
+            check: Callable[[Any], str | None] | None = None) -> JudgeCall:
         """Ask the judge; ``parsed`` is the choice, the JSON value, or the stripped text. The prompt is
-        filled from ``shared`` and ``variables``; the call stores ``variables`` only."""
+        filled from ``shared`` and ``variables``; the call stores ``variables`` only. ``check`` returns
+        what is wrong with a parsed JSON answer beyond the schema's required keys (a rubric's scores of
+        the wrong length): such an answer is rejected and asked again like a malformed one."""
         messages = self.prompt(prompt_key).render({**(shared or {}), **variables})
         record = self.record(prompt_key)
         rejected: list[str] = []
@@ -173,6 +176,10 @@ class Judge:
                 except ValueError:  # the client checked it; kept for answers that changed in between
                     rejected.append(result.text)
                     continue
+                problem = check(parsed) if check is not None else None
+                if problem:
+                    rejected.append(f"{problem}: {result.text.strip()[:300]}")
+                    continue
             return JudgeCall(judge={**record, "constrained": result.constrained}, variables=variables,
                              raw_answer=result.text, parsed=parsed, usage=result.usage.to_dict(),
                              latency_s=time.monotonic() - started, attempts=attempt + 1, rejected=rejected)
@@ -182,13 +189,14 @@ class Judge:
 
     def ask_many(self, prompt_key: str, *, shared: dict[str, Any], each: Sequence[dict[str, Any]],
                  choices: Sequence[str] | None = None, json_schema: dict[str, Any] | None = None,
-                 max_tokens: int | None = None, seed: int | None = None) -> JudgeBatch:
+                 max_tokens: int | None = None, seed: int | None = None,
+                 check: Callable[[Any], str | None] | None = None) -> JudgeBatch:
         """Ask one question per entry of ``each`` about the same ``shared`` context, all at once within
         the judge's concurrency. Raises JudgeUnavailable if any call does (the others are dropped)."""
         step = 1 + self.retries
         futures = [self._executor().submit(self.ask, prompt_key, variables, shared=shared, choices=choices,
                                            json_schema=json_schema, max_tokens=max_tokens,
-                                           seed=None if seed is None else seed + index * step)
+                                           seed=None if seed is None else seed + index * step, check=check)
                    for index, variables in enumerate(each)]
         calls: list[JudgeCall] = []
         try:

@@ -44,6 +44,16 @@ def test_json_answer_is_parsed():
     assert call.parsed == {"score": 3, "reason": "partly right"} and call.raw_answer == answer
 
 
+def test_a_json_answer_failing_the_callers_check_is_asked_again():
+    schema = {"type": "object", "required": ["scores"]}
+    answers = iter(['{"scores": [1, 0]}', '{"scores": [1, 0, 1]}'])  # two criteria given where three were asked for
+    three = lambda value: None if len(value["scores"]) == 3 else f"{len(value['scores'])} scores for 3 criteria"  # noqa: E731
+    with OpenAIServer(lambda req: Reply(text=next(answers))) as server:
+        call = judge_for(server).ask("rubric-score", {"rubric": "r", "question": "q", "answer": "a", "low": 1, "high": 5},
+                                     json_schema=schema, check=three)
+    assert call.parsed == {"scores": [1, 0, 1]} and call.attempts == 2 and "2 scores for 3 criteria" in call.rejected[0]
+
+
 @pytest.mark.parametrize("reply", [
     Reply(status=500, error={"message": "judge down"}),  # server errors after the client's retries
     Reply(status=401, error={"message": "bad key"}),  # a wrong key or model is the configuration's fault
