@@ -17,6 +17,8 @@ from evaluators.core.protocol import Evaluator
 _PATHS: dict[str, str] = {
     "multi-lcb": "evaluators.multi_lcb.evaluator:MultiLCBEvaluator",
     "policon": "evaluators.policon.evaluator:PoliConEvaluator",
+    "causal-pitfalls": "evaluators.causal_pitfalls.evaluator:CausalPitfallsEvaluator",
+    "causal-pitfalls-code": "evaluators.causal_pitfalls.evaluator:CausalPitfallsCodeEvaluator",
 }
 
 

@@ -34,9 +34,15 @@ BENCHMARKS: tuple[BenchmarkEntry, ...] = (
     BenchmarkEntry(
         "causal-pitfalls", "CausalPitfalls",
         "Statistical causal-inference pitfalls (confounding, intervention, counterfactuals, mediation, causal "
-        "discovery, external validity) on generated datasets, answered directly or through code, graded "
-        "against rubrics.",
+        "discovery, external validity) on generated datasets, answered directly from 100 rows of the data, "
+        "graded by a judge against rubrics.",
         "causal-pitfalls", "text"),
+    BenchmarkEntry(
+        "causal-pitfalls-code", "CausalPitfalls (code-assisted)",
+        "The same challenges answered through code: the model writes a Python program, the platform runs it on "
+        "the dataset in a sandbox (pandas, statsmodels, scikit-learn) and the model answers with its output; "
+        "graded by a judge against rubrics, with the code-failure rate.",
+        "causal-pitfalls-code", "text"),
     BenchmarkEntry(
         "indic-vision", "IndicVisionBench",
         "OCR, English-to-Indic caption translation and visual question answering in English and 10 Indian "

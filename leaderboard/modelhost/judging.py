@@ -88,6 +88,10 @@ DEMO_JUDGE = {"name": "SmolLM2-135M-Instruct", "revision": "Q4_1-gguf-b179c95", 
                       "close to noise, so these figures only show the pipeline working, not the models' quality."}
 
 
-def demo_judge_setting(base_url: str, model: str, roles: tuple[str, ...] = ("policon",)) -> dict[str, dict[str, str]]:
+#: the judge roles of the evaluators that ship with the site
+JUDGED_ROLES: tuple[str, ...] = ("policon", "causal-pitfalls")
+
+
+def demo_judge_setting(base_url: str, model: str, roles: tuple[str, ...] = JUDGED_ROLES) -> dict[str, dict[str, str]]:
     """LEADERBOARD_JUDGES for the demo judge served at ``base_url`` under the name ``model``."""
     return {role: {**DEMO_JUDGE, "base_url": base_url, "model": model} for role in roles}

@@ -1,0 +1,362 @@
+"""The CausalPitfalls evaluators: direct (``causal-pitfalls``) and code-assisted (``causal-pitfalls-code``).
+
+Items come from the released challenges (``release``), one per challenge, dataset and difficulty.
+The direct protocol asks the question with 100 rows of the data and no code. The code-assisted one
+asks for a Python program given the file's path, columns and 10 rows; its ``follow_up`` runs the first
+fenced Python block in the data sandbox (``evaluators.sandbox.analysis``) on the dataset mounted at
+/data and gives the code and its output (or the error, or that no block was found) back for the final
+answer; an item whose program is missing or fails still gets its final turn and counts toward the
+code-failure rate. Two leaderboards, because a setting would overwrite a model's row.
+
+Scoring asks the judge once per answer for ``{"scores": [0|1, ...]}`` over the rubric's criteria
+(filled from the answer key, shown to the judge only); a list of the wrong length or with other values
+is asked again, then scored 0 as a fallback. Item score = sum / criteria; the headline "causal
+reliability" is the mean of the category means, with a bootstrap that resamples the challenges'
+datasets within each category; also per category, difficulty and challenge, and the code-failure rate.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import re
+import tempfile
+import threading
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, LIBRARIES, code_messages, direct_messages, final_turn, judge_variables
+from evaluators.causal_pitfalls.release import (CATEGORIES, CATEGORY_LABELS, DIFFICULTIES, DIRECT_ROWS, SAMPLE_ROWS, WITHHELD,
+                                                iter_items)
+from evaluators.core.settings import generation_settings
+from evaluators.core.stats import BOOTSTRAP_ROUNDS, ratio_with_ci
+from evaluators.core.types import (FollowUp, Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
+                                   SliceDimension, Stage)
+from evaluators.llm.judges import FALLBACK_METRIC, Judge, judge_fallbacks
+
+DEFAULT_GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.0, "top_p": 1.0, "max_tokens": 2048, "seed": 0}
+RELIABILITY = "causal_reliability"
+CODE_FAILURE = "code_failure_rate"
+JUDGE_MAX_TOKENS = 200
+#: a fenced block labelled as Python (or not labelled at all): the program the code-assisted turn runs
+_FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
+
+
+def item_seed(base: int, item_id: str) -> int:
+    return int.from_bytes(hashlib.sha256(f"{base}:{item_id}".encode()).digest()[:4], "big") & 0x7FFFFFFF
+
+
+def data_seed(item: Item) -> int:
+    """The shuffle of an item's rows: one per dataset, the same at every difficulty and in both protocols."""
+    return item_seed(0, f"{item.payload['challenge']}/{item.payload['dataset']}")
+
+
+def extract_code(answer: str) -> str | None:
+    """The first fenced Python (or unlabelled) block of an answer, or None."""
+    for match in _FENCE.finditer(answer):
+        label = (match.group(1) or "").lower()
+        if label in ("", "python", "python3", "py") and match.group(2).strip():
+            return match.group(2).strip("\n")
+    return None
+
+
+def scores_schema(count: int) -> dict[str, Any]:
+    return {"type": "object", "required": ["scores"], "additionalProperties": False,
+            "properties": {"scores": {"type": "array", "items": {"type": "integer", "enum": [0, 1]},
+                                      "minItems": count, "maxItems": count}}}
+
+
+def scores_problem(count: int) -> Any:
+    """The check of a judge's parsed answer: exactly ``count`` scores, each 0 or 1."""
+
+    def check(value: Any) -> str | None:
+        scores = value.get("scores") if isinstance(value, dict) else None
+        if not isinstance(scores, list):
+            return "no list of scores"
+        if len(scores) != count:
+            return f"{len(scores)} scores for {count} criteria"
+        if any(s not in (0, 1) or isinstance(s, bool) for s in scores):
+            return "a score is not 0 or 1"
+        return None
+
+    return check
+
+
+class CausalPitfallsEvaluator:
+    """The direct protocol (key ``causal-pitfalls``): the question and 100 rows, answered without code."""
+
+    key = "causal-pitfalls"
+    protocol = "direct"
+    title = "CausalPitfalls"
+    description = ("Statistical causal-inference pitfalls (confounding, intervention, counterfactuals, mediation, "
+                   "causal discovery, external validity): a model answers questions about generated datasets, graded "
+                   "by a judge against each challenge's rubric. Direct protocol: 100 rows in the prompt, no code.")
+    modality = "text"
+    metric_columns: tuple[MetricColumn, ...] = (
+        MetricColumn(RELIABILITY, "Causal reliability", primary=True),
+        MetricColumn(FALLBACK_METRIC, "Judge fallbacks", higher_is_better=False),
+    )
+    slice_dimensions = (SliceDimension("category", "Category", tuple(CATEGORY_LABELS)),
+                        SliceDimension("difficulty", "Difficulty", DIFFICULTIES),
+                        SliceDimension("challenge", "Challenge", tuple(sorted(CATEGORIES))))
+    default_samples = 1
+    judge_role = "causal-pitfalls"
+
+    def __init__(self) -> None:
+        self.judge: Judge | None = None
+
+    def with_judge(self, judge: Judge) -> CausalPitfallsEvaluator:
+        configured = copy.copy(self)
+        configured.judge = judge
+        return configured
+
+    # ----------------------------------------------------------------------------- dataset
+    def import_release(self, path: Path) -> Iterable[Item]:
+        return iter_items(Path(path))
+
+    def sample_dataset(self) -> Path:
+        return Path(__file__).resolve().parent / "data" / "sample"
+
+    def first_messages(self, item: Item) -> list[dict[str, str]]:
+        return direct_messages(item.payload, data_seed(item))
+
+    def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
+        merged = generation_settings(settings, DEFAULT_GENERATION)
+        return [ModelRequest(item_id=item.id, messages=self.first_messages(item), n=merged["n"],
+                             temperature=merged["temperature"], top_p=merged["top_p"], max_tokens=merged["max_tokens"],
+                             extra={"seed": item_seed(merged["seed"], item.id)})]
+
+    # ----------------------------------------------------------------------------- scoring
+    def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
+        if self.judge is None:
+            raise RuntimeError(f"{self.key} needs a judge: call with_judge(...) first (judge_role {self.judge_role!r})")
+        criteria = item.payload["criteria"]
+        samples: list[dict[str, Any]] = []
+        batches: list[dict[str, Any]] = []
+        values: list[float] = []
+        failures: list[float] = []
+        for prediction in sorted(predictions, key=lambda p: p.sample_index):
+            sample: dict[str, Any] = {"sample_index": prediction.sample_index}
+            if self.protocol == "code":
+                status = _code_status(prediction.transcript)
+                sample["code_status"] = status
+                failures.append(0.0 if status == "ok" else 1.0)
+            if not prediction.output.strip():
+                kind = prediction.error_kind or "empty"
+                sample.update(verdict="no answer", reason=f"no answer to grade ({kind}); scored 0", score=0.0)
+                samples.append(sample)
+                values.append(0.0)
+                continue
+            batch = self.judge.ask_many(JUDGE_PROMPT.name, shared={}, each=[judge_variables(criteria, prediction.output)],
+                                        json_schema=scores_schema(len(criteria)), check=scores_problem(len(criteria)),
+                                        max_tokens=JUDGE_MAX_TOKENS, seed=item_seed(prediction.sample_index, item.id))
+            call = batch.calls[0]
+            marks = [0] * len(criteria) if call.fallback else [int(s) for s in call.parsed["scores"]]
+            value = sum(marks) / len(criteria)
+            met = [c["id"] for c, m in zip(criteria, marks) if m]
+            sample.update(verdict="fallback" if call.fallback else "scored", score=value,
+                          reason=(f"judge answer unusable ({call.error_kind}); scored 0" if call.fallback else
+                                  f"{sum(marks)} of {len(criteria)} criteria met" + (f": {', '.join(met)}" if met else "")))
+            if prediction.error_kind:
+                sample["reason"] += f" (the answer was {prediction.error_kind.replace('_', ' ')})"
+            samples.append(sample)
+            batches.append(batch.to_dict())
+            values.append(value)
+        scores = {RELIABILITY: sum(values) / len(values) if values else 0.0}
+        if self.protocol == "code":
+            scores[CODE_FAILURE] = sum(failures) / len(failures) if failures else 1.0
+        return ItemScore(item_id=item.id, slices=dict(item.slices), scores=scores,
+                         detail={"samples": samples, "judgements": batches, "criteria": [c["id"] for c in criteria]})
+
+    def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
+        usable = [s for s in item_scores if not s.error and RELIABILITY in s.scores]
+        if not usable:
+            return []
+        value, low, high = reliability_with_ci(usable, seed=seed)
+        metrics = [MetricValue(RELIABILITY, value, low, high, len(usable))]
+        for dimension in ("category", "difficulty", "challenge"):
+            for key in sorted({s.slices.get(dimension, "") for s in usable}):
+                subset = [s for s in usable if s.slices.get(dimension) == key]
+                if dimension == "difficulty":
+                    v, lo, hi = reliability_with_ci(subset, seed=seed)
+                else:
+                    v, lo, hi = ratio_with_ci([s.scores[RELIABILITY] for s in subset], [1.0] * len(subset),
+                                              [_dataset_of(s) for s in subset], seed=seed)
+                metrics.append(MetricValue(RELIABILITY, v, lo, hi, len(subset), {dimension: key}))
+        if self.protocol == "code":
+            coded = [s for s in usable if CODE_FAILURE in s.scores]
+            if coded:
+                v, lo, hi = ratio_with_ci([s.scores[CODE_FAILURE] for s in coded], [1.0] * len(coded),
+                                          [_dataset_of(s) for s in coded], seed=seed)
+                metrics.append(MetricValue(CODE_FAILURE, v, lo, hi, len(coded)))
+        counts = [judge_fallbacks(s.detail) for s in usable]
+        if any(calls for _, calls in counts):
+            v, lo, hi = ratio_with_ci([f for f, _ in counts], [c for _, c in counts], [_dataset_of(s) for s in usable], seed=seed)
+            metrics.append(MetricValue(FALLBACK_METRIC, v, lo, hi, sum(c for _, c in counts)))
+        return metrics
+
+    # ----------------------------------------------------------------------------- pages
+    def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:
+        categories = sorted({item.slices["category"] for item in items})
+        skipped = sorted({f"{item.payload['challenge']}/{name}" for item in items for name in item.payload.get("skipped_datasets", [])})
+        datasets = {(item.payload["challenge"], item.payload["dataset"]) for item in items}
+        points = [f"{len(items)} items: {len(datasets)} datasets of {len({c for c, _ in datasets})} challenges, each asked at "
+                  f"{len({item.slices['difficulty'] for item in items})} difficulties.",
+                  "Categories present: " + ", ".join(CATEGORY_LABELS[c] for c in categories) +
+                  ("" if len(categories) == len(CATEGORY_LABELS) else
+                   f" ({len(categories)} of {len(CATEGORY_LABELS)}: causal reliability is the mean over these only).")]
+        if skipped:
+            points.append(f"Skipped, having no answer-key entry: {', '.join(skipped)}.")
+        return [MethodNote("This dataset version", "What the items cover.", tuple(points))]
+
+    def method_notes(self) -> list[MethodNote]:
+        protocol = (MethodNote("Direct protocol", f"The question with {DIRECT_ROWS} rows of the dataset (one seeded shuffle per "
+                                                  "dataset) as CSV, answered without code.")
+                    if self.protocol == "direct" else
+                    MethodNote("Code-assisted protocol",
+                               f"Two turns. First the question, the file's path under /data, its columns and {SAMPLE_ROWS} rows, "
+                               "and a request for one Python program. The platform runs the answer's first fenced Python "
+                               f"block in the data sandbox ({LIBRARIES}, pinned; the dataset read-only at /data; no network, "
+                               "nothing installable; one thread; 60 s; 2 GB; 64 KiB of output). Then the code and its output "
+                               "(or the error, or that no block was found) go back to the model for its final answer, "
+                               "which is graded.",
+                               ("A reply without a Python block, or a program that fails, still gets the final turn; "
+                                "the item counts toward the code-failure rate.",
+                                "Scores need the platform's transcript of both turns: a predictions file without "
+                                "transcripts is refused.")))
+        return [
+            protocol,
+            MethodNote("Questions and what never reaches the model",
+                       "Each challenge asks the same question at five difficulties, with fewer hints as they rise. A "
+                       "question's placeholders are filled only from the answer key's public fields (variable, group "
+                       f"and context names, the correction method); any other placeholder reads \"{WITHHELD}\", so true "
+                       "relationships and naive or corrected estimates never reach the model."),
+            MethodNote("Grading",
+                       "A judge reads the challenge's rubric criteria, filled from the answer key, and the final answer "
+                       "(not the question or the data, as in the released scorer) and returns {\"scores\": [0 or 1 per "
+                       "criterion]}. A list of the wrong length or with other values is asked again, then scored 0 and "
+                       "counted as a judge fallback.",
+                       ("Item score = criteria met / criteria.",
+                        "Causal reliability = the mean of the category means (six categories in the full release).",
+                        "95% intervals: a bootstrap that resamples each category's datasets (the five difficulties of "
+                        "one dataset are not independent).")),
+        ]
+
+    def environment(self) -> dict[str, str]:
+        return {"judge_prompt": f"{JUDGE_PROMPT.name}@{JUDGE_PROMPT.version}", "protocol": self.protocol,
+                "rows_shown": str(DIRECT_ROWS if self.protocol == "direct" else SAMPLE_ROWS)}
+
+
+class CausalPitfallsCodeEvaluator(CausalPitfallsEvaluator):
+    """The code-assisted protocol (key ``causal-pitfalls-code``): two turns around a sandboxed program."""
+
+    key = "causal-pitfalls-code"
+    protocol = "code"
+    title = "CausalPitfalls (code-assisted)"
+    description = ("CausalPitfalls' code-assisted protocol: the model writes a Python program, the platform runs it on "
+                   "the dataset in a sandbox (numpy, pandas, scipy, statsmodels, scikit-learn), and the model answers "
+                   "with the output in front of it; graded by a judge against each challenge's rubric.")
+    metric_columns = (
+        MetricColumn(RELIABILITY, "Causal reliability", primary=True),
+        MetricColumn(CODE_FAILURE, "Code failures", higher_is_better=False),
+        MetricColumn(FALLBACK_METRIC, "Judge fallbacks", higher_is_better=False),
+    )
+
+    def __init__(self, sandbox_factory: Any = None) -> None:
+        super().__init__()
+        self._sandbox_factory = sandbox_factory
+        self._sandbox: Any = None
+        self._sandbox_lock = threading.Lock()
+
+    def sandbox(self) -> Any:
+        """The shared sandbox, made on first use (raises SandboxUnavailable when it cannot run)."""
+        with self._sandbox_lock:
+            if self._sandbox is None:
+                from evaluators.sandbox import Sandbox
+
+                self._sandbox = (self._sandbox_factory or Sandbox)()
+            return self._sandbox
+
+    def first_messages(self, item: Item) -> list[dict[str, str]]:
+        return code_messages(item.payload, data_seed(item))
+
+    def max_stages(self, settings: dict[str, Any]) -> int:
+        return 2
+
+    def needs_transcript(self) -> str:
+        return ("The code-assisted protocol is a conversation with the platform, which runs the model's program on the "
+                "dataset between the two turns.")
+
+    def follow_up(self, item: Item, transcript: Sequence[Stage], sample_index: int, settings: dict[str, Any]) -> FollowUp | None:
+        """After the first turn: run its program on the dataset and ask for the final answer."""
+        if len(transcript) != 1:
+            return None
+        code = extract_code(transcript[0].answer)
+        if code is None:
+            tool: dict[str, Any] = {"name": "python", "status": "no_code", "code": "", "output": ""}
+            return FollowUp(messages=[{"role": "user", "content": final_turn(None, "")}], tool=tool)
+        from evaluators.sandbox.analysis import run_analysis
+
+        sandbox = self.sandbox()
+        with tempfile.TemporaryDirectory() as tmp:
+            Path(tmp, item.payload["csv_name"]).write_text(_csv_text(item.payload), encoding="utf-8")
+            with sandbox.data_dir(Path(tmp)) as data:
+                run = run_analysis(sandbox, code, data=data)
+        output = run.feedback()
+        tool = {"name": "python", "status": run.status, "code": code, "output": output, "seconds": run.seconds}
+        return FollowUp(messages=[{"role": "user", "content": final_turn(code, output)}], tool=tool)
+
+    def environment(self) -> dict[str, str]:
+        from evaluators.sandbox.analysis import analysis_versions
+
+        versions = ", ".join(f"{name} {version}" for name, version in analysis_versions().items())
+        return {**super().environment(), "analysis_libraries": versions}
+
+
+def _csv_text(payload: dict[str, Any]) -> str:
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(payload["columns"])
+    writer.writerows(payload["rows"])
+    return out.getvalue()
+
+
+def _code_status(transcript: Sequence[Stage]) -> str:
+    for stage in transcript:
+        if stage.tool.get("name") == "python":
+            return str(stage.tool.get("status") or "unknown")
+    return "no_transcript"
+
+
+def _dataset_of(score: ItemScore) -> str:
+    return score.item_id.rsplit("/", 1)[0]
+
+
+def reliability_with_ci(scores: Sequence[ItemScore], *, seed: int = 0,
+                        rounds: int = BOOTSTRAP_ROUNDS) -> tuple[float, float | None, float | None]:
+    """The mean of the category means, with a 95% interval from a bootstrap that resamples each
+    category's datasets (clusters of items) with replacement, so every round keeps every category."""
+    by_category: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for score in scores:
+        by_category[score.slices.get("category", "")][_dataset_of(score)].append(score.scores[RELIABILITY])
+    if not by_category:
+        return float("nan"), None, None
+    sums = {c: np.array([sum(v) for v in d.values()]) for c, d in by_category.items()}
+    counts = {c: np.array([len(v) for v in d.values()], dtype=float) for c, d in by_category.items()}
+    value = float(np.mean([sums[c].sum() / counts[c].sum() for c in by_category]))
+    if all(len(sums[c]) < 2 for c in by_category):
+        return value, None, None
+    rng = np.random.default_rng(seed)
+    means = np.zeros(rounds)
+    for category in by_category:
+        n = len(sums[category])
+        picks = rng.integers(0, n, size=(rounds, n))
+        means += sums[category][picks].sum(axis=1) / counts[category][picks].sum(axis=1)
+    means /= len(by_category)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return value, float(low), float(high)
