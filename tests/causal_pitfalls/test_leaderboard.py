@@ -79,8 +79,8 @@ def benchmarks(db):
 def test_both_protocols_from_submission_to_leaderboard_with_transcripts(benchmarks, user, judge_server, celery_worker, client):
     api = api_for(user)
     with OpenAIServer(model_reply) as server:
-        model = register(api, name="analyst-1", source="endpoint", endpoint_base_url=server.base_url, endpoint_model="m")
-        assert preflighted(model["slug"]) == Model.PREFLIGHT_PASSED
+        model = register(api, name="analyst-1", source="endpoint", endpoint_base_url=server.base_url, endpoint_model="test-model")
+        assert preflighted(model["slug"]) == Model.PREFLIGHT_PASSED, Model.objects.get(slug=model["slug"]).preflight_report
         response = submit_model(api, model["slug"], [b.slug for b in benchmarks], {"n": 1, "max_tokens": 256})
         assert response.status_code == 201, response.content
         submission_id = response.json()["id"]
