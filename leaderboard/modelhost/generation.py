@@ -26,25 +26,25 @@ import queue
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
+from dataclasses import dataclass
 from types import EllipsisType
 from typing import Any, Sequence
 
 from django.conf import settings
 
-from evaluators.core import ModelRequest, evaluator_version, get_evaluator
-from evaluators.core.files import read_items, storable_text
+from evaluators.core import ModelRequest
+from evaluators.core.files import storable_text
 from evaluators.core.turns import next_request
-from evaluators.core.types import FollowUp, Item, Stage
-from evaluators.llm.types import ChatResult, Endpoint, ModelError
-from leaderboard.catalog.models import DatasetVersion, Model
-from leaderboard.catalog.services import dataset_items_path
-from leaderboard.modelhost.services import model_endpoint, model_path
+from evaluators.core.types import Stage
+from evaluators.llm.types import ChatResult, ModelError
+from leaderboard.catalog.models import Model
+from leaderboard.modelhost.access import ModelAccess, model_access, server_spec
+from leaderboard.modelhost.plans import STAGE_COLUMNS, RunPlan, outstanding, plan_run, predictions_line, stage_of_row
 from leaderboard.submissions import jobs, leases
 from leaderboard.submissions.leases import LeaseLost
-from leaderboard.submissions.models import EvaluationRun, FailureKind, GeneratedOutput, GenerationJob
+from leaderboard.submissions.models import FailureKind, GeneratedOutput, GenerationJob
+
+__all__ = ["generation_execute", "model_access", "server_spec"]
 
 log = logging.getLogger(__name__)
 
@@ -112,130 +112,6 @@ def generation_execute(*, job_id: int, worker: str | None = None) -> str:
     return leases.execute_leased(GENERATION_TASK, pk=job_id, worker=worker)
 
 
-@dataclass(frozen=True)
-class _Turns:
-    """What a multi-turn run needs to decide follow-ups: the configured evaluator, its items and first
-    requests by item id, the generation settings and the most stages an item takes."""
-
-    evaluator: Any
-    items: dict[str, Item]
-    first: dict[str, ModelRequest]
-    settings: dict[str, Any]
-    max_stages: int
-
-
-@dataclass
-class _RunPlan:
-    """A run's requests still to send, how many it has in all, and its stored answers."""
-
-    run: EvaluationRun
-    pending: list[ModelRequest]
-    total: int
-    samples: dict[str, int] = field(default_factory=dict)  # item id -> n
-    #: (item id, sample index) -> its predictions line, for every row of the run known to be stored as it is here
-    lines: dict[tuple[str, int], str] = field(default_factory=dict)
-    #: an answer of this attempt met one stored by someone else: the predictions are read back
-    outputs_stale: bool = False
-    #: multi-turn runs only: the stored stages of each (item, sample), and those whose next stage is undecided
-    turns: _Turns | None = None
-    conversations: dict[tuple[str, int], list[Stage]] = field(default_factory=dict)
-    undecided: list[tuple[str, int]] = field(default_factory=list)
-    #: (item id, sample index, stage) -> the messages and tool run of a follow-up request in flight
-    follow_ups: dict[tuple[str, int, int], FollowUp] = field(default_factory=dict)
-    requests: tuple[ModelRequest, ...] = ()
-
-    def remaining(self) -> int:
-        """Progress units left: requests, or for a multi-turn run, stages of samples not yet stored."""
-        if self.turns is None:
-            return len(self.pending)
-        return self.total - sum(len(stages) for stages in self.conversations.values())
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    requests: tuple[ModelRequest, ...]
-    turns: _Turns | None
-
-
-@lru_cache(maxsize=2)
-def _prepared(dataset_version_id: int, content_hash: str, evaluator_key: str, evaluator_version_: str,
-              evaluator_settings: str, generation_settings: str) -> _Prepared:
-    """Every request of a dataset version, built once per worker process: reading a dataset's items
-    (a Multi-LCB sample with its private tests is 126 MB) costs far more than the prompts it yields,
-    and a worker generates the same benchmark for model after model. Keyed by the dataset's content
-    hash, the evaluator's version and both settings, so nothing stale is ever sent. The items are kept
-    only for a multi-turn evaluator, whose follow-ups need them."""
-    evaluator = get_evaluator(evaluator_key)
-    run_settings = json.loads(evaluator_settings)
-    if run_settings and hasattr(evaluator, "configured"):
-        evaluator = evaluator.configured(run_settings)
-    version = DatasetVersion.objects.get(pk=dataset_version_id)
-    items = read_items(dataset_items_path(version, Path(settings.VAR_DIR) / "cache" / "datasets"))
-    generation = json.loads(generation_settings)
-    requests = tuple(request for item in items for request in evaluator.build_requests(item, generation))
-    turns = None
-    if hasattr(evaluator, "follow_up"):
-        max_stages = int(evaluator.max_stages(generation)) if hasattr(evaluator, "max_stages") else 2
-        turns = _Turns(evaluator, {item.id: item for item in items}, {r.item_id: r for r in requests}, generation,
-                       max(1, max_stages))
-    return _Prepared(requests, turns)
-
-
-def _plan(run: EvaluationRun, generation_settings: dict[str, Any]) -> _RunPlan:
-    """What is left to send for ``run``: one query for the answers an earlier attempt stored."""
-    prepared = _prepared(run.dataset_version_id, run.dataset_version.content_hash, run.evaluator_key,
-                         evaluator_version(run.evaluator_key), json.dumps(run.evaluator_settings or {}, sort_keys=True),
-                         json.dumps(generation_settings, sort_keys=True))
-    requests = prepared.requests
-    turns = prepared.turns
-    samples = {r.item_id: r.n for r in requests}
-    total = len(requests) if turns is None else sum(samples.values()) * turns.max_stages
-    plan = _RunPlan(run, [], total, samples, turns=turns, requests=requests)
-    _outstanding(plan)
-    return plan
-
-
-def _outstanding(plan: _RunPlan) -> None:
-    """Read what the run has stored and set what is left: the first-stage requests not answered and,
-    for a multi-turn run, the conversations whose next stage is still to decide."""
-    rows = GeneratedOutput.objects.filter(run=plan.run)
-    plan.follow_ups = {}
-    have: dict[str, int] = {}
-    if plan.turns is None:
-        plan.lines = {(i, s): _line(i, s, o, k, e)
-                      for i, s, o, k, e in rows.values_list("item_id", "sample_index", "output", "error_kind", "error")}
-        for item_id, _ in plan.lines:
-            have[item_id] = have.get(item_id, 0) + 1
-    else:
-        plan.conversations = {}
-        for row in rows.order_by("item_id", "sample_index", "stage").values(*_STAGE_COLUMNS):
-            plan.conversations.setdefault((row["item_id"], row["sample_index"]), []).append(_stage(row))
-        for item_id, _ in plan.conversations:
-            have[item_id] = have.get(item_id, 0) + 1
-        plan.undecided = [key for key, stages in plan.conversations.items() if len(stages) < plan.turns.max_stages]
-    plan.pending = [r for r in plan.requests if have.get(r.item_id, 0) < r.n]
-
-
-_STAGE_COLUMNS = ("item_id", "sample_index", "stage", "output", "finish_reason", "error_kind", "error", "messages", "tool")
-
-
-def _stage(row: dict[str, Any]) -> Stage:
-    """A stored (or about to be stored) row as a transcript stage."""
-    return Stage(messages=list(row.get("messages") or []), answer=row["output"], tool=dict(row.get("tool") or {}),
-                 error_kind=row.get("error_kind", ""), error=row.get("error", ""), finish_reason=row.get("finish_reason", ""))
-
-
-def _line(item_id: str, sample_index: int, output: str, error_kind: str = "", error: str = "",
-          transcript: Sequence[Stage] = ()) -> str:
-    """One predictions line: the answer, why it is not a plain one (when so), and a multi-turn item's transcript."""
-    line: dict[str, Any] = {"item_id": item_id, "sample_index": sample_index, "output": output}
-    if error_kind:
-        line["error_kind"], line["error"] = error_kind, error
-    if transcript:
-        line["transcript"] = [stage.to_dict() for stage in transcript]
-    return json.dumps(line) + "\n"
-
-
 class _Progress:
     """The job's requests done/total, written at most every PROGRESS_EVERY_S while answers arrive
     (and with the job's last UPDATE); a write the lease refuses marks the heartbeat lost."""
@@ -256,7 +132,7 @@ def _generate(claim: leases.Claim, heartbeat: leases.Heartbeat) -> int:
     job = GenerationJob.objects.select_related("submission__model__weights_upload").get(pk=claim.work_id)
     model = job.submission.model
     settings_ = job.submission.generation_settings or {}
-    plans = [_plan(run, settings_) for run in jobs.generation_runs_waiting(job=job)]
+    plans = [plan_run(run, settings_) for run in jobs.generation_runs_waiting(job=job)]
     if not plans:
         if not jobs.generation_finish(claim=claim, log_line=f"attempt {claim.attempt}: no run waits for outputs; nothing to load"):
             raise LeaseLost()
@@ -294,7 +170,7 @@ def _generate(claim: leases.Claim, heartbeat: leases.Heartbeat) -> int:
                                                    count=sum(plan.samples.values()), environment=environment):
                 handed += 1
             if not plans:  # a re-run queued while this job ran: same model load
-                plans = [_plan(run, settings_) for run in jobs.generation_runs_waiting(job=job) if run.pk not in seen]
+                plans = [plan_run(run, settings_) for run in jobs.generation_runs_waiting(job=job) if run.pk not in seen]
                 seen |= {plan.run.pk for plan in plans}
                 progress.total += sum(p.total for p in plans)
     if not jobs.generation_finish(claim=claim, environment=environment, done=progress.done, total=progress.total,
@@ -312,7 +188,7 @@ class _Limits:
     fatal: _Fatality
 
 
-def _send_all(access: ModelAccess, plan: _RunPlan, claim: leases.Claim, heartbeat: leases.Heartbeat, progress: _Progress,
+def _send_all(access: ModelAccess, plan: RunPlan, claim: leases.Claim, heartbeat: leases.Heartbeat, progress: _Progress,
               usage: list[int], limits: _Limits, on_started: Any = None) -> None:
     """Send a run's pending requests (and its follow-ups), storing answers from this (the Celery)
     thread as they arrive. A fatal error from a self-hosted server that died restarts it once and sends
@@ -328,7 +204,7 @@ def _send_all(access: ModelAccess, plan: _RunPlan, claim: leases.Claim, heartbea
         if restart == 0 and access.restartable and not access.alive():
             jobs.generation_append_log(job_id=claim.work_id, line=f"the model server died ({fatal}); restarting it once")
             access.restart()
-            _outstanding(plan)
+            outstanding(plan)
             continue
         raise access.explain(fatal)
     raise AssertionError("unreachable")
@@ -377,7 +253,7 @@ class _Feed:
                     return
 
 
-def _send_once(access: ModelAccess, plan: _RunPlan, heartbeat: leases.Heartbeat, progress: _Progress, usage: list[int],
+def _send_once(access: ModelAccess, plan: RunPlan, heartbeat: leases.Heartbeat, progress: _Progress, usage: list[int],
                limits: _Limits, on_started: Any = None) -> ModelError | None:
     """One pass of chat_many over the plan's pending requests (and the follow-ups decided meanwhile),
     in a sender thread; this thread calls ``on_started`` once the first requests are out, then stores
@@ -437,15 +313,15 @@ def _send_once(access: ModelAccess, plan: _RunPlan, heartbeat: leases.Heartbeat,
             mine = (*key, output.get("stage", 0)) in stored
             if turns is None:
                 if mine:
-                    plan.lines[key] = _line(*key, output["output"], output.get("error_kind", ""), output.get("error", ""))
+                    plan.lines[key] = predictions_line(*key, output["output"], output.get("error_kind", ""), output.get("error", ""))
                 else:
                     plan.outputs_stale = True
                 continue
             if mine:
-                plan.conversations.setdefault(key, []).append(_stage(output))
+                plan.conversations.setdefault(key, []).append(stage_of_row(output))
             else:  # someone else stored this stage: continue from what is stored
-                plan.conversations[key] = [_stage(row) for row in GeneratedOutput.objects.filter(
-                    run=plan.run, item_id=key[0], sample_index=key[1]).order_by("stage").values(*_STAGE_COLUMNS)]
+                plan.conversations[key] = [stage_of_row(row) for row in GeneratedOutput.objects.filter(
+                    run=plan.run, item_id=key[0], sample_index=key[1]).order_by("stage").values(*STAGE_COLUMNS)]
             decide_later(key)
         batch, last_flush = [], time.monotonic()
         for _ in answered:
@@ -514,7 +390,7 @@ def _error_kind(error: ModelError) -> str:
     return {"timeout": "timeout", "output": "invalid"}.get(error.kind, "failed")
 
 
-def _outputs(request: ModelRequest, outcome: ChatResult | ModelError, usage: list[int], plan: _RunPlan | None = None) -> list[dict]:
+def _outputs(request: ModelRequest, outcome: ChatResult | ModelError, usage: list[int], plan: RunPlan | None = None) -> list[dict]:
     """The rows for one request's answer: one per sample; a bad answer is an empty output with its reason.
     A multi-turn run's rows also hold what their stage added to the conversation and the tool run."""
     common: dict[str, Any] = {"item_id": request.item_id, "stage": request.stage}
@@ -540,147 +416,18 @@ def _outputs(request: ModelRequest, outcome: ChatResult | ModelError, usage: lis
     return rows
 
 
-def _predictions_jsonl(plan: _RunPlan) -> bytes:
+def _predictions_jsonl(plan: RunPlan) -> bytes:
     """The run's predictions file, one line per (item, sample) in that order: the lines made as this
     job stored or found the answers, read back only if some answer met one stored by someone else. A
     multi-turn run's lines carry their transcripts, read back from the stored stages."""
     if plan.turns is not None:
         conversations: dict[tuple[str, int], list[Stage]] = {}
-        for row in GeneratedOutput.objects.filter(run=plan.run).order_by("item_id", "sample_index", "stage").values(*_STAGE_COLUMNS):
-            conversations.setdefault((row["item_id"], row["sample_index"]), []).append(_stage(row))
-        return "".join(_line(*key, stages[-1].answer, stages[-1].error_kind, stages[-1].error, stages)
+        for row in GeneratedOutput.objects.filter(run=plan.run).order_by("item_id", "sample_index", "stage").values(*STAGE_COLUMNS):
+            conversations.setdefault((row["item_id"], row["sample_index"]), []).append(stage_of_row(row))
+        return "".join(predictions_line(*key, stages[-1].answer, stages[-1].error_kind, stages[-1].error, stages)
                        for key, stages in conversations.items()).encode()
     if plan.outputs_stale or len(plan.lines) != sum(plan.samples.values()):
         rows = GeneratedOutput.objects.filter(run=plan.run).order_by("item_id", "sample_index").values_list(
             "item_id", "sample_index", "output", "error_kind", "error")
-        return "".join(_line(*row) for row in rows).encode()
+        return "".join(predictions_line(*row) for row in rows).encode()
     return "".join(plan.lines[key] for key in sorted(plan.lines)).encode()
-
-
-# --- reaching the model ----------------------------------------------------------------------
-
-class ModelAccess:
-    """A chat client for the model, plus (for self-hosted weights) the server behind it."""
-
-    restartable = False
-
-    def __init__(self, endpoint: Endpoint, environment: dict[str, Any]) -> None:
-        self.environment = environment
-        self.client = _client(endpoint)
-
-    def alive(self) -> bool:
-        return True
-
-    def restart(self) -> None:
-        raise NotImplementedError
-
-    def explain(self, error: ModelError) -> ModelError:
-        return error
-
-    def close(self) -> None:
-        self.client.close()
-
-
-def _client(endpoint: Endpoint) -> Any:
-    from evaluators.llm.client import ChatClient
-
-    return ChatClient(endpoint, max_concurrency=max(1, settings.GENERATION_CONCURRENCY), timeout_s=settings.GENERATION_REQUEST_TIMEOUT)
-
-
-class ServedModelAccess(ModelAccess):
-    """A model server this worker started from local weights, in its own process group."""
-
-    restartable = True
-
-    def __init__(self, spec: Any, environment: dict[str, Any]) -> None:
-        self.spec = spec
-        self.server = self._start()
-        try:
-            super().__init__(self.server.endpoint(), {**environment, **_server_facts(spec)})
-        except BaseException:
-            self.server.stop()
-            raise
-
-    def _start(self) -> Any:
-        from evaluators.llm.server import ModelServer
-
-        server = ModelServer(self.spec)
-        try:
-            server.start()
-            server.wait_ready(timeout_s=settings.MODEL_SERVER_START_TIMEOUT)
-        except BaseException:
-            server.stop()
-            raise
-        return server
-
-    def alive(self) -> bool:
-        return self.server.running
-
-    def restart(self) -> None:
-        self.client.close()
-        self.server.stop()
-        self.server = self._start()
-        self.client = _client(self.server.endpoint())
-
-    def explain(self, error: ModelError) -> ModelError:
-        """A request error while the server is dead: the server's own classification and log tail."""
-        if self.server.running:
-            return error
-        failure = self.server.failure()
-        if failure is not None:
-            return failure
-        return ModelError("model_load", f"the model server exited mid-run ({error}). Last lines of its log:\n{self.server.log_tail()}")
-
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            self.server.stop()
-
-
-def _server_facts(spec: Any) -> dict[str, Any]:
-    """Server kind and version (read from package metadata: nothing imports torch here)."""
-    from evaluators.llm.server import server_version
-
-    return {"server": spec.kind, "server_version": server_version(spec), "dtype": spec.dtype, "seed": spec.seed,
-            "max_model_len": spec.max_model_len}
-
-
-class model_access:  # noqa: N801 - used as a context manager
-    """Context manager: reach ``model`` (endpoint, uploaded weights or an HF repo), yield a
-    ModelAccess, and stop any server it started, whatever happens."""
-
-    def __init__(self, model: Model, *, job_id: int) -> None:
-        self.model = model
-        self.job_id = job_id
-        self.access: ModelAccess | None = None
-
-    def __enter__(self) -> ModelAccess:
-        model = self.model
-        if model.source == Model.SOURCE_ENDPOINT:
-            endpoint = model_endpoint(model)
-            self.access = ModelAccess(endpoint, {"server": "endpoint", **endpoint.redacted()})
-            return self.access
-        self.access = ServedModelAccess(server_spec(model), _model_facts(model))
-        return self.access
-
-    def __exit__(self, *exc: object) -> None:
-        if self.access is not None:
-            self.access.close()
-
-
-def _model_facts(model: Model) -> dict[str, Any]:
-    if model.source == Model.SOURCE_WEIGHTS:
-        return {"model_sha256": model.weights_upload.sha256 if model.weights_upload else ""}
-    return {"hf_repo": model.hf_repo, "hf_revision": model.hf_revision}
-
-
-def server_spec(model: Model) -> Any:
-    from evaluators.llm.server import ServerSpec
-
-    logs = Path(settings.VAR_DIR) / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    return ServerSpec(kind=settings.MODEL_SERVER, model=model_path(model), revision=model.hf_revision or None,
-                      start_timeout_s=settings.MODEL_SERVER_START_TIMEOUT, log_path=str(logs / f"model-server-{model.slug}.log"),
-                      python=settings.VLLM_PYTHON or None, cpu_kv_cache_bytes=settings.VLLM_CPU_KV_CACHE_BYTES,
-                      env={"VLLM_CACHE_ROOT": str(Path(settings.VAR_DIR) / "cache" / "vllm")})
