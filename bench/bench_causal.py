@@ -67,12 +67,14 @@ def run(base_url: str, service_s: float) -> tuple[dict, list[str]]:
     program_s = [float(t.get("seconds") or 0.0) for t in tools if t.get("status") == "ok"]
     concurrency, tool_threads = settings.GENERATION_CONCURRENCY, settings.GENERATION_TOOL_CONCURRENCY
     ideal = 2 * items * service_s / concurrency
+    programs_wall = sum(program_s) / max(1, tool_threads)
     overhead_per_item = (wall - ideal) / items
     result = {"items": items, "programs_ok": ok, "service_s": service_s, "concurrency": concurrency,
               "tool_threads": tool_threads, "wall_s": round(wall, 2), "model_only_wall_s": round(ideal, 2),
               "overhead_per_item_s": round(overhead_per_item, 3), "model_time_per_item_s": 2 * service_s,
               "program_median_s": round(statistics.median(program_s), 3) if program_s else None,
               "program_worst_s": round(max(program_s), 3) if program_s else None,
+              "programs_wall_s": round(programs_wall, 2),
               "load_1min_before": round(load_before, 2), "load_1min_after": round(os.getloadavg()[0], 2),
               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpu_count": os.cpu_count()}
     lines = ["# CausalPitfalls: a code-assisted item's platform overhead", "",
@@ -86,7 +88,12 @@ def run(base_url: str, service_s: float) -> tuple[dict, list[str]]:
              f"| platform overhead per item | {overhead_per_item:.2f} |",
              f"| the model's own time per item (two turns) | {2 * service_s:.2f} |",
              f"| one sandboxed program (pandas read and an OLS fit), median / worst | {result['program_median_s']} / "
-             f"{result['program_worst_s']} |", "",
+             f"{result['program_worst_s']} |",
+             f"| the programs' own time, {tool_threads} at once ({ok} x their mean / {tool_threads}) | {programs_wall:.1f} |", "",
+             f"What is left for request plumbing, storage and decisions: {wall - max(ideal, programs_wall):.1f} s over the "
+             f"whole job, at most {(wall - max(ideal, programs_wall)) / items:.2f} s per item (the programs' and the "
+             "model's time overlap). On 2 cores the job is bound by running the programs; bench_analysis.py compares "
+             "one such program sandboxed and unsandboxed.", "",
              "Command: `.venv/bin/python bench/bench_causal.py`.", ""]
     return result, lines
 
