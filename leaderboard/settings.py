@@ -283,7 +283,9 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "leaderboard.api.paging.BoundedLimitOffsetPagination",
+    "DEFAULT_PARSER_CLASSES": ["leaderboard.api.paging.SafeJSONParser", "rest_framework.parsers.FormParser",
+                               "rest_framework.parsers.MultiPartParser"],
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {

@@ -18,6 +18,8 @@ from evaluators.core.types import OUTPUT_ERROR_KINDS, DatasetError, Item, Predic
 
 MAX_PREDICTIONS_BYTES = 64 * 1024 * 1024
 MAX_PROBLEMS_REPORTED = 50
+#: the largest sample index a predictions file may use (pass@k needs a few samples, never 10**30)
+MAX_SAMPLE_INDEX = 1023
 _ALLOWED_FIELDS = ("item_id", "output", "sample_index", "error_kind", "error", "transcript")
 
 
@@ -61,11 +63,16 @@ def parse_predictions(data: bytes, item_ids: Iterable[str], *, max_bytes: int = 
     except UnicodeDecodeError as exc:
         bad_line = data[: exc.start].count(b"\n") + 1
         raise PredictionsError([(bad_line, None, f"not valid UTF-8 (byte {exc.start}); save the file as UTF-8")]) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a byte-order mark some editors write: not part of the first line
     known = set(item_ids)
     problems: list[tuple[int | None, str | None, str]] = []
     predictions: list[Prediction] = []
     seen: dict[tuple[str, int], int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    # lines end at "\n" only: str.splitlines() would also split inside a JSON string holding a raw
+    # U+2028, U+2029 or U+0085 (valid JSON), refusing a valid file and shifting line numbers
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if len(problems) >= MAX_PROBLEMS_REPORTED:
             break
         if not line.strip():
@@ -74,6 +81,9 @@ def parse_predictions(data: bytes, item_ids: Iterable[str], *, max_bytes: int = 
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             problems.append((number, None, f"not valid JSON ({exc.msg} at column {exc.colno})"))
+            continue
+        except RecursionError:
+            problems.append((number, None, "not valid JSON here (nested too deeply)"))
             continue
         if not isinstance(record, dict):
             problems.append((number, None, "each line must be one JSON object"))
@@ -92,8 +102,8 @@ def parse_predictions(data: bytes, item_ids: Iterable[str], *, max_bytes: int = 
             problems.append((number, "output", "missing or not a string"))
             continue
         sample_index = record.get("sample_index", 0)
-        if isinstance(sample_index, bool) or not isinstance(sample_index, int) or sample_index < 0:
-            problems.append((number, "sample_index", "must be a non-negative integer"))
+        if isinstance(sample_index, bool) or not isinstance(sample_index, int) or not 0 <= sample_index <= MAX_SAMPLE_INDEX:
+            problems.append((number, "sample_index", f"must be an integer from 0 to {MAX_SAMPLE_INDEX}"))
             continue
         error_kind, error = record.get("error_kind", ""), record.get("error", "")
         if error_kind not in ("", *OUTPUT_ERROR_KINDS):

@@ -71,6 +71,14 @@ def _chart(board: selectors.Leaderboard) -> list[dict]:
     return groups
 
 
+def _csv_cell(value: object) -> object:
+    """A text cell a spreadsheet would run as a formula (a model named "=HYPERLINK(...)") gets a leading
+    apostrophe, which spreadsheets show as text (OWASP's advice for CSV injection)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
 def _download(board: selectors.Leaderboard, fmt: str) -> HttpResponse:
     """The leaderboard as the API serializes it (JSON), or its rows flattened to one line each (CSV)."""
     data = LeaderboardSerializer(board).data
@@ -85,7 +93,7 @@ def _download(board: selectors.Leaderboard, fmt: str) -> HttpResponse:
         writer.writerow(fields + [f"{column}{part}" for column in columns for part in ("", ":ci_low", ":ci_high", ":n")])
         for row in data["rows"]:
             cells = [row["scores"].get(column, {}) for column in columns]
-            writer.writerow([data["dataset_version"] if f == "dataset_version" else row[f] for f in fields]
+            writer.writerow([_csv_cell(data["dataset_version"] if f == "dataset_version" else row[f]) for f in fields]
                             + [cell.get(part) for cell in cells for part in ("value", "ci_low", "ci_high", "n")])
     response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
     return response

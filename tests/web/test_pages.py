@@ -70,6 +70,17 @@ def test_leaderboard_sorted_ranked_with_intervals_and_hidden_private_rows(client
     assert "beta" in client.get("/benchmarks/multi-lcb/?format=csv").content.decode()
 
 
+def test_the_csv_download_never_hands_a_spreadsheet_a_formula(client, multi_lcb, user):
+    add_scored_model(multi_lcb, user, "=HYPERLINK(\"http://evil.example\",\"x\")", 0.5)
+    add_scored_model(multi_lcb, user, "@SUM(1+1)", 0.4)
+    text = client.get("/benchmarks/multi-lcb/?format=csv").content.decode()
+    import csv
+    import io
+
+    names = [row[1] for row in csv.reader(io.StringIO(text))][1:]
+    assert sorted(names) == sorted(["'=HYPERLINK(\"http://evil.example\",\"x\")", "'@SUM(1+1)"])
+
+
 def test_leaderboard_queries_do_not_grow_with_rows(client, multi_lcb, user):
     add_scored_model(multi_lcb, user, "m0", 0.5)
     with CaptureQueriesContext(connection) as few:
