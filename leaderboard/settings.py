@@ -50,7 +50,9 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
-DEBUG = _env_bool("DJANGO_DEBUG", True)
+# Off unless asked for (DJANGO_DEBUG=1): a debug page shows settings and the URL list. `make run` turns
+# it on for itself and says so.
+DEBUG = _env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",")
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
@@ -271,8 +273,9 @@ ARENA_GENERATION_TIME_LIMIT = int(os.environ.get("LEADERBOARD_ARENA_GENERATION_T
 ARENA_MODELS = _env_json("LEADERBOARD_ARENA_MODELS", "[]", list)
 # Key of the judge (in LEADERBOARD_JUDGES) that classifies a battle's intent; "" = keyword rules.
 ARENA_INTENT_JUDGE = os.environ.get("LEADERBOARD_ARENA_INTENT_JUDGE", "")
-# Voters are a salted hash of the user id or session; client addresses are hashed with it too.
-LEADERBOARD_VOTER_SALT = os.environ.get("LEADERBOARD_VOTER_SALT", "") or SECRET_KEY
+# Voters are a keyed hash of the user id or session, under this salt or, when it is empty, a key derived
+# from SECRET_KEY for that purpose alone (leaderboard.keyring); client addresses under another derived key.
+LEADERBOARD_VOTER_SALT = os.environ.get("LEADERBOARD_VOTER_SALT", "")
 # Reverse proxies whose X-Forwarded-For is believed (comma-separated addresses).
 LEADERBOARD_TRUSTED_PROXIES = [p.strip() for p in os.environ.get("LEADERBOARD_TRUSTED_PROXIES", "").split(",") if p.strip()]
 

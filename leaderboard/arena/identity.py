@@ -1,8 +1,11 @@
-"""Who is voting: a salted hash of the signed-in user's id or of the session, and a hash of the
-client address that believes X-Forwarded-For only from configured proxies."""
+"""Who is voting: a keyed hash of the signed-in user's id or of the session, and a keyed hash of the
+client address that believes X-Forwarded-For only from configured proxies. The two keys are derived
+from SECRET_KEY for their own purposes (leaderboard.keyring), or the voter's is LEADERBOARD_VOTER_SALT
+when set; neither is SECRET_KEY, so a leaked key of one kind maps no vote back to a user."""
 from __future__ import annotations
 
 import hashlib
+import hmac
 import ipaddress
 from dataclasses import dataclass
 
@@ -16,8 +19,13 @@ class Voter:
     ip_hash: str
 
 
-def salted_hash(value: str) -> str:
-    return hashlib.sha256(f"{settings.LEADERBOARD_VOTER_SALT}:{value}".encode()).hexdigest()
+def salted_hash(value: str, purpose: str = "arena.voter") -> str:
+    """HMAC-SHA256 of ``value`` under the purpose's key (the voter's: LEADERBOARD_VOTER_SALT when set)."""
+    from leaderboard.keyring import derived_key
+
+    key = settings.LEADERBOARD_VOTER_SALT.encode() if purpose == "arena.voter" and settings.LEADERBOARD_VOTER_SALT \
+        else derived_key(purpose)
+    return hmac.new(key, value.encode(), hashlib.sha256).hexdigest()
 
 
 def client_address(request: HttpRequest) -> str:
@@ -53,7 +61,7 @@ def voter_of(request: HttpRequest) -> Voter:
         request.session["arena"] = True
         request.session.save()
         identity = f"session:{request.session.session_key}"
-    return Voter(hash=salted_hash(identity), ip_hash=salted_hash(f"ip:{client_address(request)}"))
+    return Voter(hash=salted_hash(identity), ip_hash=salted_hash(f"ip:{client_address(request)}", "arena.ip"))
 
 
 def voter_hash_if_known(request: HttpRequest) -> str | None:

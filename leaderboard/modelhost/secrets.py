@@ -1,21 +1,26 @@
 """Endpoint API keys at rest: Fernet (AES-128-CBC + HMAC) with the key from the
-``LEADERBOARD_SECRETS_KEY`` setting, or one derived from SECRET_KEY when it is not set. A key is
-encrypted when it is stored and decrypted only in the worker that calls the endpoint."""
+``LEADERBOARD_SECRETS_KEY`` setting, or one derived from SECRET_KEY for this purpose alone
+(leaderboard.keyring) when it is not set. A key is encrypted when it is stored and decrypted only in the
+worker that calls the endpoint; keys stored under the earlier derivation (a plain hash of a label and
+SECRET_KEY) still decrypt."""
 from __future__ import annotations
 
 import base64
 import hashlib
 
-from cryptography.fernet import Fernet, InvalidToken
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
 
 
-def _fernet() -> Fernet:
+def _fernet() -> MultiFernet:
     configured = settings.SECRETS_KEY
     if configured:
-        return Fernet(configured.encode())
-    derived = hashlib.sha256(b"leaderboard.modelhost.secrets:" + settings.SECRET_KEY.encode()).digest()
-    return Fernet(base64.urlsafe_b64encode(derived))
+        return MultiFernet([Fernet(configured.encode())])
+    from leaderboard.keyring import derived_key
+
+    earlier = hashlib.sha256(b"leaderboard.modelhost.secrets:" + settings.SECRET_KEY.encode()).digest()
+    return MultiFernet([Fernet(base64.urlsafe_b64encode(derived_key("modelhost.secrets"))),
+                        Fernet(base64.urlsafe_b64encode(earlier))])
 
 
 def encrypt(plain: str) -> str:
