@@ -53,6 +53,21 @@ SECRET_KEY = _secret_key()
 # Off unless asked for (DJANGO_DEBUG=1): a debug page shows settings and the URL list. `make run` turns
 # it on for itself and says so.
 DEBUG = _env_bool("DJANGO_DEBUG", False)
+# A deployment served over HTTPS (DJANGO_HTTPS=1, behind a proxy that sets X-Forwarded-Proto): secure
+# cookies, HSTS for a year, plain HTTP redirected; `manage.py check --deploy` is then clean.
+HTTPS = _env_bool("DJANGO_HTTPS", False)
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = 365 * 24 * 3600
+    # the operator's decisions, since they bind every subdomain and the browsers' preload list
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_bool("DJANGO_HSTS_SUBDOMAINS", False)
+    SECURE_HSTS_PRELOAD = _env_bool("DJANGO_HSTS_PRELOAD", False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
 ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",")
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
@@ -292,6 +307,10 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {
+    # one schema name per "status" choice set (runs, arena battles, weight uploads)
+    "ENUM_NAME_OVERRIDES": {"RunStatusEnum": "leaderboard.submissions.models.RunStatus",
+                            "BattleStatusEnum": "leaderboard.arena.models.BattleStatus",
+                            "UploadStatusEnum": "leaderboard.modelhost.models.WeightsUpload.STATUS_CHOICES"},
     "TITLE": "Leaderboard API",
     "DESCRIPTION": "Benchmarks, models, submissions, evaluation runs and scores.",
     "VERSION": "0.1.0",

@@ -10,11 +10,12 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotAuthenticated
-from rest_framework.parsers import BaseParser, FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import BaseParser, FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from leaderboard.api import serializers as s
+from leaderboard.api.paging import SafeJSONParser
 from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.modelhost import services as modelhost
 from leaderboard.modelhost.models import WeightsUpload
@@ -116,9 +117,11 @@ class UploadViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
 
     serializer_class = s.UploadSerializer
     permission_classes = [permissions.IsAuthenticated]
-    parser_classes = [JSONParser, FormParser, MultiPartParser]
+    parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
 
     def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # the schema generator has no user
+            return WeightsUpload.objects.none()
         return WeightsUpload.objects.filter(owner=self.request.user)
 
     @extend_schema(request=s.UploadCreateSerializer, responses={201: s.UploadSerializer})
@@ -189,7 +192,7 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         return Response(s.SubmissionSerializer(self.get_queryset().get(pk=submission.pk)).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=s.ModelSubmissionSerializer, responses={201: s.SubmissionSerializer})
-    @action(detail=False, methods=["post"], url_path="from-model", parser_classes=[JSONParser])
+    @action(detail=False, methods=["post"], url_path="from-model", parser_classes=[SafeJSONParser])
     def from_model(self, request: Request) -> Response:
         """Submit a registered model to benchmarks; a worker generates its predictions, then scores them."""
         if not request.user.is_authenticated:

@@ -34,6 +34,15 @@ def test_debug_is_off_unless_asked_for(tmp_path: Path) -> None:
     assert default.stdout.strip() == "False" and asked.stdout.strip() == "True"
 
 
+def test_check_deploy_is_clean_for_a_production_configuration(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_DEBUG"}
+    env.update(LEADERBOARD_VAR_DIR=str(tmp_path), DJANGO_SECRET_KEY="p" + "roduction-" * 8, DJANGO_HTTPS="1",
+               DJANGO_HSTS_SUBDOMAINS="1", DJANGO_HSTS_PRELOAD="1")
+    done = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"], cwd=REPO, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "no issues" in done.stdout, done.stdout + done.stderr
+
+
 @pytest.mark.django_db
 def test_a_404_lists_no_urls() -> None:
     page = Client().get("/no-such-page/").content.decode()
