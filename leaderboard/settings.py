@@ -240,6 +240,8 @@ GENERATION_REQUEST_TIMEOUT = float(os.environ.get("LEADERBOARD_GENERATION_REQUES
 # time limits) and how many single requests of a job may time out before the server counts as hung.
 GENERATION_TIME_LIMIT = float(os.environ.get("LEADERBOARD_GENERATION_TIME_LIMIT", str(RUN_SOFT_TIME_LIMIT)))
 GENERATION_MAX_TIMEOUTS = int(os.environ.get("LEADERBOARD_GENERATION_MAX_TIMEOUTS", "3"))
+# A user's new pre-flight request while one is pending queues nothing, unless the pending one is older.
+PREFLIGHT_REQUEUE_AFTER = float(os.environ.get("LEADERBOARD_PREFLIGHT_REQUEUE_AFTER", "600"))
 # Follow-up turns of multi-turn items decided at once by a generating worker (each may run a sandboxed
 # program, e.g. CausalPitfalls' analysis code, while the model answers other requests).
 GENERATION_TOOL_CONCURRENCY = int(os.environ.get("LEADERBOARD_GENERATION_TOOL_CONCURRENCY", "2"))

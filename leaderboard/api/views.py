@@ -6,7 +6,7 @@ from typing import IO, Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotAuthenticated
@@ -79,7 +79,8 @@ class ModelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             return _refused(exc)
         return Response(s.ModelSerializer(Model.objects.get(pk=model.pk), context={"request": request}).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=None, responses={202: s.ModelSerializer})
+    @extend_schema(request=None, responses={202: s.ModelSerializer, 403: OpenApiResponse(description="not the model's owner"),
+                                            409: OpenApiResponse(description="a pre-flight is already queued")})
     @action(detail=True, methods=["post"], permission_classes=[permissions.IsAuthenticated])
     def preflight(self, request: Request, slug: str | None = None) -> Response:
         """Run the model's pre-flight again (after fixing the model or its endpoint)."""
@@ -88,6 +89,8 @@ class ModelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             modelhost.model_preflight_request(model=model, user=request.user)
         except PermissionError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
+        except modelhost.PreflightAlreadyQueued as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         return Response(s.ModelSerializer(Model.objects.get(pk=model.pk), context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 

@@ -89,6 +89,7 @@ class Model(models.Model):
     preflight_status = models.CharField(max_length=10, choices=PREFLIGHT_CHOICES, default=PREFLIGHT_PENDING)
     preflight_report = models.JSONField(default=dict, blank=True, help_text="{ok, problems: [[field, message]], facts}")
     preflight_checked_at = models.DateTimeField(null=True, blank=True)
+    preflight_requested_at = models.DateTimeField(null=True, blank=True, help_text="When the pending pre-flight was queued.")
     generation_defaults = models.JSONField(default=dict, blank=True, help_text='Generation settings a submission starts from, e.g. {"max_tokens": 2048}; '
                                            "the submitter's own settings win.")
     modality = models.CharField(max_length=10, default="text")

@@ -27,6 +27,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -142,11 +143,26 @@ def _require_owner(model: Model, user: User | AnonymousUser) -> None:
 
 # --- pre-flight ----------------------------------------------------------------------------------
 
+class PreflightAlreadyQueued(ModelRefused):
+    """A user asked for a pre-flight while one is queued: nothing new is queued."""
+
+
 def model_preflight_request(*, model: Model, user: User | AnonymousUser | None = None) -> None:
-    """Mark the model pending and queue its pre-flight on ``cpu`` once the transaction commits."""
+    """Mark the model pending and queue its pre-flight on ``cpu`` once the transaction commits.
+
+    A user's request (``user`` given) queues nothing while a pre-flight is pending, unless that one was
+    queued more than PREFLIGHT_REQUEUE_AFTER seconds ago (its message may have been lost): one compare-
+    and-set UPDATE, so repeated clicks or API calls cannot flood the queue the runs share."""
+    now = timezone.now()
+    rows = Model.objects.filter(pk=model.pk)
     if user is not None:
         _require_owner(model, user)
-    Model.objects.filter(pk=model.pk).update(preflight_status=Model.PREFLIGHT_PENDING)
+        stale = now - dt.timedelta(seconds=settings.PREFLIGHT_REQUEUE_AFTER)
+        rows = rows.filter(~Q(preflight_status=Model.PREFLIGHT_PENDING) | Q(preflight_requested_at__isnull=True)
+                           | Q(preflight_requested_at__lt=stale))
+    if not rows.update(preflight_status=Model.PREFLIGHT_PENDING, preflight_requested_at=now):
+        raise PreflightAlreadyQueued("A pre-flight of this model is already queued; its report appears on the model's page "
+                                     "when it ends (ask again in a few minutes if it never does).")
     queues.preflight_model(model.pk)
 
 

@@ -138,6 +138,8 @@ def model_preflight(request: HtmxRequest, slug: str) -> HttpResponse:
             modelhost.model_preflight_request(model=model, user=request.user)
         except PermissionError as exc:
             raise Http404(str(exc))
+        except modelhost.PreflightAlreadyQueued as exc:
+            messages.info(request, str(exc))
         return redirect("model", slug=model.slug)
     if request.htmx:
         return render(request, "web/model.html#preflight", {"model": model, "can_manage": can_manage})

@@ -186,3 +186,22 @@ def test_a_run_left_waiting_by_a_finished_job_gets_the_job_queued_again(user, mu
         assert jobs.generation_jobs_requeue_expired() == (1, 0)
     job = GenerationJob.objects.get(submission=submission)
     assert job.status == "queued" and queues.Message(queues.GENERATE_SUBMISSION, (job.pk,), "cpu") in no_broker
+
+
+def test_a_repeated_preflight_request_queues_nothing_while_one_is_pending(user, monkeypatch, settings):
+    """One token once queued 252 pre-flights on the runs' queue: now a pending one must finish first,
+    unless it was queued long enough ago that its message may have been lost."""
+    queued: list[int] = []
+    monkeypatch.setattr(queues, "preflight_model", queued.append)
+    model = services.model_register(owner=user, name="hosted", spec=services.ModelSource(
+        source=Model.SOURCE_ENDPOINT, endpoint_base_url="http://127.0.0.1:9/v1", endpoint_model="m"))
+    assert len(queued) == 1  # registering queues the first
+    api = api_for(user)
+    for _ in range(5):
+        again = api.post(f"/api/models/{model.slug}/preflight/")
+        assert again.status_code == 409 and "already queued" in again.json()["detail"]
+    assert len(queued) == 1
+    Model.objects.filter(pk=model.pk).update(preflight_status=Model.PREFLIGHT_FAILED)
+    assert api.post(f"/api/models/{model.slug}/preflight/").status_code == 202 and len(queued) == 2  # a finished one: again
+    settings.PREFLIGHT_REQUEUE_AFTER = 0
+    assert api.post(f"/api/models/{model.slug}/preflight/").status_code == 202 and len(queued) == 3  # a stale pending one
