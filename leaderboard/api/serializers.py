@@ -33,7 +33,8 @@ class ModelSerializer(serializers.ModelSerializer):
 
     owner = serializers.CharField(source="owner.username", read_only=True)
     has_api_key = serializers.BooleanField(read_only=True)
-    weights_upload: serializers.PrimaryKeyRelatedField[WeightsUpload] = serializers.PrimaryKeyRelatedField(read_only=True)
+    weights_upload: serializers.PrimaryKeyRelatedField[WeightsUpload] = serializers.PrimaryKeyRelatedField(read_only=True,
+                                                                                                          allow_null=True)
     preflight_report = serializers.SerializerMethodField()
 
     def get_preflight_report(self, model: Model) -> dict:

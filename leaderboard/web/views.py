@@ -257,9 +257,11 @@ def submit(request: SignedInRequest) -> HttpResponse:
         else:
             messages.success(request, "Accepted. Your run is queued; this page updates as it progresses.")
             return redirect("submission", pk=submission.pk)
+    # a refused upload re-renders the form with its problems as a 400, so that clients and tools see the refusal
     return render(request, "web/submit.html", {"form": form, "problems": problems,
                                                "quota_left": services.quota_remaining(user=request.user),
-                                               "runnable_models": selectors.models_runnable(user=request.user)})
+                                               "runnable_models": selectors.models_runnable(user=request.user)},
+                  status=400 if request.method == "POST" else 200)
 
 
 def example_predictions(request: HtmxRequest, slug: str) -> HttpResponse:

@@ -163,3 +163,20 @@ def test_the_api_schema_describes_the_leaderboard_it_returns(client, multi_lcb, 
     assert download["rows"] == board["rows"] and set(download) == set(board)
     header = client.get("/benchmarks/multi-lcb/?format=csv").content.decode().splitlines()[0]
     assert header.startswith("rank,model,model_slug,run,dataset_version") and "pass@1:ci_low" in header
+
+
+def test_a_refused_upload_on_the_submit_page_is_a_400_with_its_problems(client, multi_lcb, user):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client.force_login(user)
+    bad = SimpleUploadedFile("p.jsonl", b'{"item_id": "t1_a/python"}\n', content_type="application/jsonl")
+    response = client.post("/submit/", {"benchmark": multi_lcb.pk, "model_name": "m", "predictions": bad, "is_public": "on"})
+    page = response.content.decode()
+    assert response.status_code == 400 and "missing or not a string" in page and "nothing was stored" in page, page[page.find("<main"):][:3000]
+    assert client.get("/submit/").status_code == 200
+
+
+def test_the_schema_says_a_model_without_an_upload_has_a_null_weights_upload(client):
+    schema = client.get("/api/schema/?format=json").json()
+    model = schema["components"]["schemas"]["Model"]["properties"]["weights_upload"]
+    assert model.get("nullable") is True, model
