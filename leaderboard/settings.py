@@ -249,6 +249,8 @@ GENERATION_TOOL_CONCURRENCY = int(os.environ.get("LEADERBOARD_GENERATION_TOOL_CO
 SECRETS_KEY = os.environ.get("LEADERBOARD_SECRETS_KEY", "")
 UPLOAD_PART_BYTES = int(os.environ.get("LEADERBOARD_UPLOAD_PART_BYTES", str(16 * 1024 * 1024)))
 UPLOAD_MAX_BYTES = int(os.environ.get("LEADERBOARD_UPLOAD_MAX_BYTES", str(2 * 1024 ** 4)))
+# Unfinished weight uploads one account may have at once (each reserves a multipart upload in storage).
+UPLOADS_OPEN_PER_USER = int(os.environ.get("LEADERBOARD_UPLOADS_OPEN_PER_USER", "5"))
 # Extracting an uploaded archive stops before it writes more than WEIGHTS_MAX_BYTES in all, or more
 # than WEIGHTS_MAX_EXPANSION times the archive's size (a decompression bomb), or WEIGHTS_MAX_ENTRIES files.
 WEIGHTS_MAX_BYTES = int(os.environ.get("LEADERBOARD_WEIGHTS_MAX_BYTES", str(UPLOAD_MAX_BYTES)))

@@ -297,6 +297,10 @@ def upload_create(*, owner: User, filename: str, size: int, sha256: str) -> Weig
         raise ModelRefused(f"size: must be between 1 byte and {settings.UPLOAD_MAX_BYTES} bytes.", field="size")
     if not SHA256.match(sha256):
         raise ModelRefused("sha256: give the archive's sha256 as 64 hexadecimal digits.", field="sha256")
+    open_uploads = WeightsUpload.objects.filter(owner=owner, status=WeightsUpload.STATUS_OPEN).count()
+    if open_uploads >= settings.UPLOADS_OPEN_PER_USER:
+        raise ModelRefused(f"You have {open_uploads} unfinished uploads, the most one account may have open: finish one "
+                           "(send its missing parts and complete it) before starting another.", field="filename")
     key = f"weights/{owner.pk}/{uuid.uuid4().hex}-{filename}"
     store = part_store()
     upload_id = store.begin(key)

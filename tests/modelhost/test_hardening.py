@@ -173,3 +173,23 @@ def test_the_part_parser_reads_no_more_than_the_part():
     assert OctetStreamParser().parse(io.BytesIO(b"x" * 100), parser_context={"max_bytes": 10}) == b"x" * 10
     with override_settings(UPLOAD_PART_BYTES=20):
         assert len(OctetStreamParser().parse(io.BytesIO(b"x" * 100), parser_context={})) == 20
+
+
+@override_settings(UPLOADS_OPEN_PER_USER=3)
+def test_one_account_may_have_only_a_few_unfinished_uploads(user, other_user):
+    """A reviewer opened 173 uploads, each declaring up to 2 TiB: an account now has a bounded number open."""
+    client = api_for(user)
+    body = {"filename": "m.tar", "size": 10, "sha256": "0" * 64}
+    made = [client.post("/api/uploads/", body, format="json") for _ in range(3)]
+    assert all(r.status_code == 201 for r in made), [r.content for r in made]
+    refused = client.post("/api/uploads/", body, format="json")
+    assert refused.status_code == 400 and "3 unfinished uploads" in refused.json()["detail"], refused.content
+    assert api_for(other_user).post("/api/uploads/", body, format="json").status_code == 201  # per account
+    data = b"w" * 10
+    finished = client.post("/api/uploads/", {**body, "sha256": hashlib.sha256(data).hexdigest()}, format="json")
+    assert finished.status_code == 400
+    first = made[0].json()["id"]
+    from leaderboard.modelhost.models import WeightsUpload
+
+    WeightsUpload.objects.filter(pk=first).update(status=WeightsUpload.STATUS_COMPLETE)  # one finished: room again
+    assert client.post("/api/uploads/", body, format="json").status_code == 201
