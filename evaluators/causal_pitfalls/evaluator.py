@@ -17,7 +17,6 @@ datasets within each category; also per category, difficulty and challenge, and 
 from __future__ import annotations
 
 import copy
-import hashlib
 import re
 import tempfile
 import threading
@@ -30,7 +29,7 @@ import numpy as np
 from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, LIBRARIES, code_messages, direct_messages, final_turn, judge_variables
 from evaluators.causal_pitfalls.release import (CATEGORIES, CATEGORY_LABELS, DIFFICULTIES, DIRECT_ROWS, SAMPLE_ROWS, WITHHELD,
                                                 iter_items)
-from evaluators.core.settings import generation_settings
+from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import BOOTSTRAP_ROUNDS, ratio_with_ci
 from evaluators.core.types import (FollowUp, Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
                                    SliceDimension, Stage)
@@ -42,10 +41,6 @@ CODE_FAILURE = "code_failure_rate"
 JUDGE_MAX_TOKENS = 200
 #: a fenced block labelled as Python (or not labelled at all): the program the code-assisted turn runs
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
-
-
-def item_seed(base: int, item_id: str) -> int:
-    return int.from_bytes(hashlib.sha256(f"{base}:{item_id}".encode()).digest()[:4], "big") & 0x7FFFFFFF
 
 
 def data_seed(item: Item) -> int:

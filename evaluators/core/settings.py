@@ -3,6 +3,7 @@ settings (n, temperature, top_p, max_tokens, seed) that every benchmark's ``buil
 Errors are ``ValueError`` naming the setting and what is wrong with it."""
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Mapping
 
 #: the generation settings every evaluator accepts, with their bounds (integer?, low, high)
@@ -47,3 +48,8 @@ def generation_settings(settings: Mapping[str, Any] | None, defaults: Mapping[st
             raise ValueError(f"unknown setting '{key}' (known: {', '.join(defaults)})")
         merged[key] = generation_setting(key, value) if key in GENERATION_BOUNDS else value
     return merged
+
+
+def item_seed(base: int, item_id: str) -> int:
+    """A per-item seed from the run's ``seed`` setting, stable across runs and machines."""
+    return int.from_bytes(hashlib.sha256(f"{base}:{item_id}".encode()).digest()[:4], "big") & 0x7FFFFFFF

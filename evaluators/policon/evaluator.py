@@ -12,14 +12,13 @@ a bootstrap that resamples tasks.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import random
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from evaluators.core.settings import generation_settings
+from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
 from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
                                    SliceDimension)
@@ -36,11 +35,6 @@ DEFAULT_GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.7, "top_p": 0.95,
 FALLBACK_VOTE = 0
 #: room for a digit (guided decoding stops there) or a short sentence holding one (an unguided judge)
 JUDGE_MAX_TOKENS = 8
-
-
-def item_seed(base: int, item_id: str) -> int:
-    """A per-item seed, stable across runs and machines."""
-    return (int.from_bytes(hashlib.sha256(f"{base}:{item_id}".encode()).digest()[:4], "big") & 0x7FFFFFFF)
 
 
 class PoliConEvaluator:
