@@ -124,6 +124,10 @@ class Judge:
         self.concurrency = max(1, concurrency)
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
+        #: set by the first call that finds the judge unavailable: every later call of this judge
+        #: (one run's attempt) raises it at once instead of waiting through its own retries, so an
+        #: outage ends the attempt promptly and the run is retried whole
+        self._down: JudgeUnavailable | None = None
 
     def prompt(self, name: str) -> JudgePrompt:
         try:
@@ -150,6 +154,8 @@ class Judge:
         rejected: list[str] = []
         started = time.monotonic()
         for attempt in range(1 + self.retries):
+            if self._down is not None:
+                raise JudgeUnavailable(str(self._down))
             try:
                 result = self.client.chat(messages, temperature=0.0 if attempt == 0 else RETRY_TEMPERATURE,
                                           max_tokens=max_tokens or self.max_tokens, choices=choices,
@@ -163,7 +169,9 @@ class Judge:
                     return JudgeCall(judge=record, variables=variables, raw_answer="", parsed=None, usage={},
                                      latency_s=time.monotonic() - started, error=f"refused: {exc}", error_kind="refused",
                                      attempts=attempt + 1, rejected=rejected)
-                raise JudgeUnavailable(f"the judge {self.spec.label} is unavailable ({exc.kind}: {exc})") from exc
+                down = JudgeUnavailable(f"the judge {self.spec.label} is unavailable ({exc.kind}: {exc})")
+                self._down = down
+                raise down from exc
             parsed: Any = result.text.strip()
             if choices is not None:
                 parsed = extract_choice(result.text, choices)  # "The stance scores 9." from an unguided judge

@@ -156,3 +156,17 @@ def test_prompt_versions_are_pinned_and_immutable():
     with pytest.raises(ValueError, match="needs a new version"):
         register_prompt(JudgePrompt("answer-match", "v1", user="changed text"))
     assert ("arena-intent", "v1") in JUDGE_PROMPTS
+
+
+def test_once_the_judge_is_found_down_its_other_calls_give_up_at_once_instead_of_retrying_each():
+    with OpenAIServer(lambda req: Reply(status=503, error="down")) as server:
+        judge = judge_for(server)
+        with pytest.raises(JudgeUnavailable, match="503"):
+            judge.ask("answer-match", MATCH, choices=["yes", "no"])
+        asked = server.request_count
+        with pytest.raises(JudgeUnavailable, match="503"):  # the same outage, named, without asking again
+            judge.ask_many("answer-match", shared={"question": "q", "reference": "r"},
+                           each=[{"answer": str(i)} for i in range(5)], choices=["yes", "no"])
+        assert server.request_count == asked == 2  # the client's try and its one retry, for the first call only
+    with OpenAIServer(lambda req: Reply(text="yes")) as server:  # the retried run builds a new judge
+        assert judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"]).parsed == "yes"
