@@ -5,6 +5,7 @@
     python -m evaluators score --benchmark policon --dataset RELEASE_DIR --predictions preds.jsonl \
         --judge http://127.0.0.1:8001/v1,MODEL[,API_KEY_ENV] [--judge-revision R] [--judge-prompt-version V]
     python -m evaluators items --benchmark multi-lcb --release RELEASE.jsonl --out items.jsonl
+    python -m evaluators items --benchmark indic-vision-ocr --release RELEASE_DIR_OR.parquet --out items.jsonl --media DIR
     python -m evaluators list
 
 A judged benchmark needs ``--judge``: the same Judge a worker builds from ``LEADERBOARD_JUDGES``, with
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from evaluators.core.files import parse_predictions, read_items, write_items
+from evaluators.core.media import DirectoryMedia
 from evaluators.core.protocol import Evaluator
 from evaluators.core.registry import evaluator_version, get_evaluator, registered_keys
 from evaluators.core.runner import score_items
@@ -90,11 +92,12 @@ def _first_record(path: Path) -> dict[str, Any]:
 
 def load_dataset(evaluator: Evaluator, path: Path) -> list[Item]:
     """Items from a normalized items file, the benchmark's release file (told apart by the first
-    record's keys) or a release directory (PoliCon's task_datas)."""
-    if path.is_dir():
+    record's keys), a release's Parquet file or a release directory (PoliCon's task_datas). Images
+    are only hashed: scoring never reads them."""
+    if path.is_dir() or path.suffix == ".parquet":
         first: dict[str, Any] = {}
     elif path.suffix != ".jsonl":
-        raise UsageError(f"{path}: expected a .jsonl file or a release directory (a release or a normalized items file)")
+        raise UsageError(f"{path}: expected a .jsonl or .parquet file or a release directory (a release or a normalized items file)")
     else:
         first = _first_record(path)
     try:
@@ -228,12 +231,13 @@ def cmd_items(args: argparse.Namespace) -> int:
     if not release.exists():
         raise UsageError(f"{release}: no such file or directory")
     try:
-        count = write_items(evaluator.import_release(release), Path(args.out))
+        media = DirectoryMedia(Path(args.media)) if args.media else None
+        count = write_items(evaluator.import_release(release, media=media), Path(args.out))
     except DatasetError as exc:
         raise UsageError(f"{release}: {exc}") from None
     except OSError as exc:
         raise UsageError(f"{args.out}: cannot be written ({exc.strerror})") from None
-    print(f"wrote {count} item(s) to {args.out}")
+    print(f"wrote {count} item(s) to {args.out}" + (f"; their media are in {args.media}" if args.media else ""))
     return 0
 
 
@@ -271,6 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     items.add_argument("--benchmark", required=True)
     items.add_argument("--release", required=True)
     items.add_argument("--out", required=True)
+    items.add_argument("--media", metavar="DIR", help="keep the release's images here, by content hash (default: hash only)")
     items.add_argument("--setting", action="append", metavar="KEY=VALUE")
     items.set_defaults(func=cmd_items)
     lister = sub.add_parser("list", help="list registered benchmarks")

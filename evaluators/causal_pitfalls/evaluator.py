@@ -29,6 +29,7 @@ import numpy as np
 from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, LIBRARIES, code_messages, direct_messages, final_turn, judge_variables
 from evaluators.causal_pitfalls.release import (CATEGORIES, CATEGORY_LABELS, DIFFICULTIES, DIRECT_ROWS, SAMPLE_ROWS, WITHHELD,
                                                 iter_items)
+from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import BOOTSTRAP_ROUNDS, ratio_with_ci
 from evaluators.core.types import (FollowUp, Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
@@ -108,7 +109,7 @@ class CausalPitfallsEvaluator:
         return configured
 
     # ----------------------------------------------------------------------------- dataset
-    def import_release(self, path: Path) -> Iterable[Item]:
+    def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
         return iter_items(Path(path))
 
     def sample_dataset(self) -> Path:

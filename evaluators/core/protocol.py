@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
 
+from evaluators.core.media import MediaSink
 from evaluators.core.types import Item, ItemScore, MetricColumn, MetricValue, ModelRequest, Prediction, SliceDimension
 
 
@@ -20,7 +21,8 @@ class Evaluator(Protocol):
     #: human name and what it measures, shown on pages
     title: str
     description: str
-    #: what the benchmark needs from a model: "text", "image" or "video"
+    #: what the benchmark needs from a model: "text", "image" or "video" (a capability order: a model
+    #: enters the benchmarks its own modality covers, evaluators.core.modality)
     modality: str
     #: leaderboard columns; exactly one is primary
     metric_columns: Sequence[MetricColumn]
@@ -29,9 +31,11 @@ class Evaluator(Protocol):
     #: samples per item expected by default (pass@k needs several)
     default_samples: int
 
-    def import_release(self, path: Path) -> Iterable[Item]:
+    def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
         """Read the benchmark's released format and yield normalized items. Raise DatasetError
-        naming the record and field for anything malformed."""
+        naming the record and field for anything malformed. A benchmark with images hands each to
+        ``media`` (``put``: kept once by content hash; None: only hashed) and keeps its key in the
+        item's payload; text benchmarks ignore it (evaluators.core.media)."""
         ...
 
     def sample_dataset(self) -> Path:
@@ -88,5 +92,8 @@ class Evaluator(Protocol):
     #                                           prediction's ``output`` is the last answer, its
     #                                           ``transcript`` every stage (evaluators.core.turns).
     #   max_stages(settings) -> int          -- the most stages follow_up asks for (the progress bar's unit)
+    #   server_options(settings) -> ServerOptions -- what a self-hosted model's server must allow for this
+    #                                           benchmark's requests (images per prompt, context length);
+    #                                           passed to the server and recorded with the run
     #   needs_transcript() -> str            -- non-empty: a predictions file with a line without a transcript
     #                                           is refused with this reason (the platform must run the model)

@@ -19,6 +19,9 @@ _PATHS: dict[str, str] = {
     "policon": "evaluators.policon.evaluator:PoliConEvaluator",
     "causal-pitfalls": "evaluators.causal_pitfalls.evaluator:CausalPitfallsEvaluator",
     "causal-pitfalls-code": "evaluators.causal_pitfalls.evaluator:CausalPitfallsCodeEvaluator",
+    "indic-vision-ocr": "evaluators.indic_vision.evaluator:IndicVisionOCREvaluator",
+    "indic-vision-mmt": "evaluators.indic_vision.evaluator:IndicVisionMMTEvaluator",
+    "indic-vision-vqa": "evaluators.indic_vision.evaluator:IndicVisionVQAEvaluator",
 }
 
 

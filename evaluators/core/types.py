@@ -215,3 +215,35 @@ class MethodNote:
     heading: str
     text: str
     points: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    """What an evaluator needs from a model server it does not configure itself: how many images (or
+    videos) one prompt may hold and a context long enough for its prompts (None: the model's own).
+    A generation job serving several benchmarks takes the largest of each (``merged``), passes them to
+    the server (``vllm serve --limit-mm-per-prompt``, ``--max-model-len``) and records them with the run."""
+
+    images_per_prompt: int = 0
+    videos_per_prompt: int = 0
+    max_model_len: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("images_per_prompt", "videos_per_prompt"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
+                raise ValueError(f"{name}: a whole number of 0 or more")
+        if self.max_model_len is not None and (not isinstance(self.max_model_len, int) or self.max_model_len < 1):
+            raise ValueError("max_model_len: a positive whole number, or None for the model's own")
+
+    def merged(self, other: ServerOptions) -> ServerOptions:
+        lengths = [n for n in (self.max_model_len, other.max_model_len) if n is not None]
+        return ServerOptions(images_per_prompt=max(self.images_per_prompt, other.images_per_prompt),
+                             videos_per_prompt=max(self.videos_per_prompt, other.videos_per_prompt),
+                             max_model_len=max(lengths) if lengths else None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ServerOptions:
+        return cls(**{k: data[k] for k in ("images_per_prompt", "videos_per_prompt", "max_model_len") if k in data})

@@ -34,7 +34,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator, Sequence
 from urllib.parse import urlsplit
 
-from evaluators.core.types import ModelRequest
+from evaluators.core.media import MediaSource, inline_media
+from evaluators.core.types import InfrastructureError, ModelRequest
 from evaluators.llm.types import ChatResult, DeltaCallback, Endpoint, Message, ModelError, Usage
 
 log = logging.getLogger(__name__)
@@ -297,13 +298,16 @@ class ChatClient:
              max_tokens: int = 1024, n: int = 1, seed: int | None = None, stop: Sequence[str] | None = None,
              choices: Sequence[str] | None = None, json_schema: dict[str, Any] | None = None,
              on_delta: DeltaCallback | None = None, extra: dict[str, Any] | None = None,
-             checked_tries: int = 1 + CHECKED_RETRIES) -> ChatResult:
+             checked_tries: int = 1 + CHECKED_RETRIES, media: MediaSource | None = None) -> ChatResult:
         """One chat completion. ``on_delta`` given: streamed, each piece of the first sample's text
         passed to it as it arrives. ``choices``/``json_schema``: constrained output (see module doc);
         ``checked_tries`` answers are asked for when the client checks them itself (a caller with its
         own retry, such as a judge asking again at another temperature, passes 1).
-        ``extra`` adds fields to the request body as they are. Raises :class:`ModelError`."""
-        body: dict[str, Any] = {"model": self.endpoint.model, "messages": list(messages), "temperature": temperature,
+        ``extra`` adds fields to the request body as they are. Parts that refer to stored media
+        (``media:<key>``) are read from ``media`` and sent inline, for this call only
+        (:func:`evaluators.core.media.inline_media`). Raises :class:`ModelError`, or
+        :class:`evaluators.core.media.MediaError` when a stored medium cannot be read."""
+        body: dict[str, Any] = {"model": self.endpoint.model, "messages": inline_media(messages, media), "temperature": temperature,
                                 "top_p": top_p, "max_tokens": max_tokens}
         if n != 1:
             body["n"] = n
@@ -321,14 +325,16 @@ class ChatClient:
         return self._constrained(body, constraint, on_delta, deadline, max(1, checked_tries))
 
     def chat_many(self, requests: Iterable[ModelRequest], *, on_result: ResultCallback,
-                  cancel: threading.Event | None = None) -> int:
+                  cancel: threading.Event | None = None, media: MediaSource | None = None) -> int:
         """Answer ``requests`` with at most ``max_concurrency`` in flight, calling ``on_result`` from
         worker threads as each finishes (with the :class:`ChatResult` or the :class:`ModelError`; a
         failure of one request is never raised). Requests are drawn lazily from the iterable.
         Keys ``seed``, ``stop``, ``choices`` and ``json_schema`` in ``ModelRequest.extra`` become
         the arguments of the same name; the rest goes into the body. Once ``cancel`` is set no
         further request starts (those in flight finish); returns how many were started. An
-        exception raised by ``on_result`` stops new requests and is raised once the rest finish."""
+        exception raised by ``on_result`` stops new requests and is raised once the rest finish, and so
+        does an InfrastructureError of one request (stored media that cannot be read: the machine's
+        fault, never the model's answer). ``media`` is where requests' stored images are read from."""
         started = 0
         slots = threading.BoundedSemaphore(self.max_concurrency)
 
@@ -338,9 +344,13 @@ class ChatClient:
                 named = {k: extra.pop(k) for k in ("seed", "stop", "choices", "json_schema") if k in extra}
                 outcome: ChatResult | ModelError = self.chat(
                     request.messages, temperature=request.temperature, top_p=request.top_p,
-                    max_tokens=request.max_tokens, n=request.n, extra=extra, **named)
+                    max_tokens=request.max_tokens, n=request.n, extra=extra, media=media, **named)
             except ModelError as exc:
                 outcome = exc
+            except InfrastructureError as exc:  # not an answer: the job stops and is retried
+                callback_errors.append(exc)
+                slots.release()
+                return
             except Exception as exc:  # noqa: BLE001 - a bug in one request must not stop the rest
                 outcome = ModelError("endpoint", f"{type(exc).__name__}: {exc}")
             try:

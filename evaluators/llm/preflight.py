@@ -26,6 +26,7 @@ from typing import Any, Iterable
 
 import httpx
 
+from evaluators.core.modality import MODALITIES
 from evaluators.llm.types import Endpoint, ModelError
 
 #: Bytes per parameter for the dtypes configs and safetensors name.
@@ -35,7 +36,6 @@ DTYPE_BYTES = {"float32": 4, "F32": 4, "float16": 2, "F16": 2, "bfloat16": 2, "B
 #: The stated overhead on top of the weights: CUDA context, activations and a minimal KV cache.
 MEMORY_OVERHEAD_FACTOR = 1.2
 MEMORY_OVERHEAD_GB = 1.0
-MODALITIES = ("text", "image", "video")
 _VIDEO_KEYS = ("video_token_id", "video_token_index", "video_config", "video_processor")
 _VISION_KEYS = ("vision_config", "image_token_id", "image_token_index", "visual", "vision_tower", "mm_vision_tower")
 

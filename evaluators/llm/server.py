@@ -18,6 +18,7 @@ Example::
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
 import re
 import shutil
@@ -28,12 +29,13 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from evaluators.core.types import ServerOptions
 from evaluators.llm.types import Endpoint, ModelError, ServerUnavailable
 
 KINDS = ("vllm", "transformers")
@@ -71,6 +73,9 @@ class ServerSpec:
     python: str | None = None
     #: vLLM's KV cache on a CPU, e.g. "256M" or "4G" (on a GPU, gpu_memory_utilization decides)
     cpu_kv_cache_bytes: str = "256M"
+    #: how many items of each medium one prompt may hold, e.g. {"image": 1} (vLLM's
+    #: ``--limit-mm-per-prompt``; `transformers serve` takes what a request holds)
+    media_per_prompt: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -112,6 +117,8 @@ def build_command(spec: ServerSpec, *, port: int, gpu_count: int = 1, program: s
         command += ["--dtype", spec.dtype]
         if spec.max_model_len:
             command += ["--max-model-len", str(spec.max_model_len)]
+        if spec.media_per_prompt:
+            command += ["--limit-mm-per-prompt", json.dumps(spec.media_per_prompt, sort_keys=True)]
         command += ["--seed", str(spec.seed), "--port", str(port), "--host", "127.0.0.1"]
         if gpu_count > 0:
             command += ["--tensor-parallel-size", str(spec.tensor_parallel_size or gpu_count),
@@ -123,6 +130,15 @@ def build_command(spec: ServerSpec, *, port: int, gpu_count: int = 1, program: s
                    "--port", str(port), "--dtype", spec.dtype, "--default-seed", str(spec.seed),
                    "--log-level", "info"]
     return command + list(spec.extra_args)
+
+
+def with_options(spec: ServerSpec, options: ServerOptions) -> ServerSpec:
+    """``spec`` serving what the benchmarks' requests need (evaluators' ``server_options``, merged):
+    their images or videos per prompt, and the longest context any of them asks for."""
+    media = {name: count for name, count in (("image", options.images_per_prompt),
+                                             ("video", options.videos_per_prompt)) if count}
+    return replace(spec, max_model_len=options.max_model_len or spec.max_model_len,
+                   media_per_prompt={**spec.media_per_prompt, **media})
 
 
 def server_version(spec: ServerSpec) -> str:

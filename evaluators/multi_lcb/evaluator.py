@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_setting, setting_number
 from evaluators.core.stats import BOOTSTRAP_ROUNDS, pass_at_k
 from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
@@ -157,7 +158,7 @@ class MultiLCBEvaluator:
                       memory_mb=self.memory_mb, processes=64, file_size_mb=64, output_bytes=8 * 1024 * 1024)
 
     # ----------------------------------------------------------------------------- dataset
-    def import_release(self, path: Path) -> Iterable[Item]:
+    def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
         return iter_release_items(Path(path), self.languages)
 
     def sample_dataset(self) -> Path:

@@ -18,6 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
 from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
@@ -69,7 +70,7 @@ class PoliConEvaluator:
         return configured
 
     # ----------------------------------------------------------------------------- dataset
-    def import_release(self, path: Path) -> Iterable[Item]:
+    def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
         return iter_items(Path(path))
 
     def sample_dataset(self) -> Path:

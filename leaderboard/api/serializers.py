@@ -6,6 +6,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from evaluators.core.modality import MODALITIES
 from leaderboard.accounts import policy
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.modelhost.models import WeightsUpload
@@ -58,7 +59,7 @@ class ModelRegistrationSerializer(serializers.Serializer):
 
     name = serializers.CharField(max_length=120)
     organization = serializers.CharField(max_length=120, required=False, allow_blank=True, default="")
-    modality = serializers.ChoiceField(choices=["text", "image", "video"], default="text")
+    modality = serializers.ChoiceField(choices=list(MODALITIES), default="text")
     is_public = serializers.BooleanField(default=True)
     release_date = serializers.DateField(required=False, allow_null=True, default=None)
     hf_repo = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")

@@ -44,10 +44,20 @@ BENCHMARKS: tuple[BenchmarkEntry, ...] = (
         "graded by a judge against rubrics, with the code-failure rate.",
         "causal-pitfalls-code", "text"),
     BenchmarkEntry(
-        "indic-vision", "IndicVisionBench",
-        "OCR, English-to-Indic caption translation and visual question answering in English and 10 Indian "
-        "languages over culturally grounded images.",
-        "indic-vision", "image"),
+        "indic-vision-ocr", "IndicVisionBench OCR",
+        "Transcribing printed pages in English and ten Indian scripts from their image; normalized edit "
+        "distance at character and word level (lower is better), CER and WER, per language.",
+        "indic-vision-ocr", "image"),
+    BenchmarkEntry(
+        "indic-vision-mmt", "IndicVisionBench translation",
+        "Translating the English caption of a culturally grounded image into ten Indian languages with the image "
+        "in view; BLEU as the paper computes it, corpus BLEU, chrF++ and RIBES per language.",
+        "indic-vision-mmt", "image"),
+    BenchmarkEntry(
+        "indic-vision-vqa", "IndicVisionBench VQA",
+        "Questions about culturally grounded images in English and ten Indian languages: multiple choice, "
+        "true/false, short and long answers and false-premise questions, with a language x question-type heatmap.",
+        "indic-vision-vqa", "image"),
     BenchmarkEntry(
         "video-niah", "Multi-hop Needle-in-a-Video-Haystack",
         "Finding one or several needle frames inserted at given depths of long videos (up to thousands of "

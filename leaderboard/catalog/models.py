@@ -48,6 +48,10 @@ class DatasetVersion(models.Model):
     source_name = models.CharField(max_length=300, blank=True)
     notes = models.JSONField(default=list, blank=True,
                              help_text="The evaluator's diagnostics of this version, computed at import: [{heading, text, points}]")
+    media_prefix = models.CharField(max_length=200, blank=True,
+                                    help_text="Where this version's images are kept in file storage, by content hash (empty: none).")
+    media_count = models.PositiveIntegerField(default=0)
+    media_bytes = models.BigIntegerField(default=0)
 
     class Meta:
         ordering = ["benchmark", "-imported_at"]

@@ -17,11 +17,13 @@ from django.utils.text import slugify
 from evaluators.core import files as evaluator_files
 from evaluators.core import Item, get_evaluator, registered_keys
 from leaderboard.catalog.catalog import BENCHMARKS
+from leaderboard.catalog.media import StorageMedia, new_prefix
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 
 
 def benchmarks_sync() -> list[Benchmark]:
-    """Create or update the hosted benchmarks; metric columns and slices come from registered evaluators."""
+    """Create or update the hosted benchmarks; metric columns and slices come from registered evaluators.
+    A benchmark the catalog no longer lists is deleted if it holds no dataset and no run."""
     available = set(registered_keys())
     rows = []
     for position, entry in enumerate(BENCHMARKS):
@@ -40,11 +42,16 @@ def benchmarks_sync() -> list[Benchmark]:
             )
         benchmark, _ = Benchmark.objects.update_or_create(slug=entry.slug, defaults=defaults)
         rows.append(benchmark)
+    # a placeholder the catalog no longer lists (IndicVisionBench's one row became three leaderboards)
+    # goes; a benchmark that holds data stays, whatever the catalog says
+    Benchmark.objects.exclude(slug__in=[entry.slug for entry in BENCHMARKS]).filter(
+        dataset_versions__isnull=True, runs__isnull=True).delete()
     return rows
 
 
 def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str, make_current: bool = True) -> DatasetVersion:
-    """Import a benchmark's released file into a new DatasetVersion (normalized items in storage).
+    """Import a benchmark's released file into a new DatasetVersion (normalized items in storage, and
+    its images, if any, under the version's own media prefix, each once by content hash).
 
     Raises evaluators.core.DatasetError naming the record and field if the release is malformed;
     nothing is stored in that case.
@@ -54,16 +61,19 @@ def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str
     if DatasetVersion.objects.filter(benchmark=benchmark, tag=tag).exists():
         raise ValueError(f"dataset version '{tag}' of '{benchmark.slug}' exists already; choose another --tag")
     evaluator = get_evaluator(benchmark.evaluator_key)
-    items = list(evaluator.import_release(release_path))  # validates everything before any write
-    diagnose = getattr(evaluator, "dataset_notes", None)  # an optional hook (evaluators.core.protocol)
-    notes = [asdict(note) for note in diagnose(items)] if diagnose is not None else []
-    with tempfile.TemporaryDirectory() as tmp:
-        items_path = Path(tmp) / "items.jsonl"
-        evaluator_files.write_items(items, items_path)
-        data = items_path.read_bytes()
-    content_hash = hashlib.sha256(data).hexdigest()
-    key = default_storage.save(f"datasets/{benchmark.slug}/{tag}-{content_hash[:12]}.jsonl", ContentFile(data))
+    media = StorageMedia(new_prefix(benchmark.slug, tag))
+    key = ""
     try:
+        # validates everything before any row is written; images go to storage as they are read
+        items = list(evaluator.import_release(release_path, media=media))
+        diagnose = getattr(evaluator, "dataset_notes", None)  # an optional hook (evaluators.core.protocol)
+        notes = [asdict(note) for note in diagnose(items)] if diagnose is not None else []
+        with tempfile.TemporaryDirectory() as tmp:
+            items_path = Path(tmp) / "items.jsonl"
+            evaluator_files.write_items(items, items_path)
+            data = items_path.read_bytes()
+        content_hash = hashlib.sha256(data).hexdigest()
+        key = default_storage.save(f"datasets/{benchmark.slug}/{tag}-{content_hash[:12]}.jsonl", ContentFile(data))
         with transaction.atomic():
             if make_current:
                 DatasetVersion.objects.filter(benchmark=benchmark, is_current=True).update(is_current=False)
@@ -71,9 +81,12 @@ def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str
             version = DatasetVersion.objects.create(
                 benchmark=benchmark, tag=tag, content_hash=content_hash, storage_key=key, item_count=len(items),
                 item_ids=[item.id for item in items], is_current=make_current, source_name=release_path.name, notes=notes,
+                media_prefix=media.prefix if media.count else "", media_count=media.count, media_bytes=media.bytes,
             )
     except BaseException:
-        default_storage.delete(key)  # no file without its row
+        if key:
+            default_storage.delete(key)  # no file without its row
+        media.delete_written()
         raise
     return version
 
@@ -107,8 +120,8 @@ def dataset_items_path(version: DatasetVersion, cache_dir: Path) -> Path:
 
 
 def model_get_or_create(*, owner: User, name: str, is_public: bool = True, organization: str = "",
-                        release_date: dt.date | None = None) -> Model:
-    """The owner's model of this name, created on first use with a unique slug."""
+                        release_date: dt.date | None = None, modality: str = "text") -> Model:
+    """The owner's model of this name, created on first use with a unique slug (and ``modality``)."""
     name = name.strip()
     if not name:
         raise ValueError("model name: must not be empty")
@@ -124,4 +137,4 @@ def model_get_or_create(*, owner: User, name: str, is_public: bool = True, organ
         n += 1
         slug = f"{base}-{n}"
     return Model.objects.create(owner=owner, name=name, slug=slug, is_public=is_public,
-                                organization=organization, release_date=release_date)
+                                organization=organization, release_date=release_date, modality=modality)

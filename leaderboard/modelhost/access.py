@@ -9,6 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
+from evaluators.core.types import ServerOptions
 from evaluators.llm.types import Endpoint, ModelError
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost.services import model_endpoint, model_path
@@ -103,11 +104,13 @@ def _server_facts(spec: Any) -> dict[str, Any]:
 
 class model_access:  # noqa: N801 - used as a context manager
     """Context manager: reach ``model`` (endpoint, uploaded weights or an HF repo), yield a
-    ModelAccess, and stop any server it started, whatever happens."""
+    ModelAccess, and stop any server it started, whatever happens. A server it starts allows what
+    ``options`` asks (the benchmarks' images per prompt, context length), recorded in its environment."""
 
-    def __init__(self, model: Model, *, job_id: int) -> None:
+    def __init__(self, model: Model, *, job_id: int, options: ServerOptions | None = None) -> None:
         self.model = model
         self.job_id = job_id
+        self.options = options or ServerOptions()
         self.access: ModelAccess | None = None
 
     def __enter__(self) -> ModelAccess:
@@ -116,7 +119,10 @@ class model_access:  # noqa: N801 - used as a context manager
             endpoint = model_endpoint(model)
             self.access = ModelAccess(endpoint, {"server": "endpoint", **endpoint.redacted()})
             return self.access
-        self.access = ServedModelAccess(server_spec(model), _model_facts(model))
+        from evaluators.llm.server import with_options
+
+        self.access = ServedModelAccess(with_options(server_spec(model), self.options),
+                                        {**_model_facts(model), "server_options": self.options.to_dict()})
         return self.access
 
     def __exit__(self, *exc: object) -> None:

@@ -35,7 +35,7 @@ from django.conf import settings
 from evaluators.core import ModelRequest
 from evaluators.core.files import storable_text
 from evaluators.core.turns import next_request
-from evaluators.core.types import Stage
+from evaluators.core.types import ServerOptions, Stage
 from evaluators.llm.types import ChatResult, ModelError
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost.access import ModelAccess, model_access, server_spec
@@ -151,7 +151,10 @@ def _generate(claim: leases.Claim, heartbeat: leases.Heartbeat) -> int:
     usage = [0, 0]
     handed = 0
     limits = _Limits(deadline=time.monotonic() + settings.GENERATION_TIME_LIMIT, fatal=_Fatality())
-    with model_access(model, job_id=job.pk) as access:
+    options = ServerOptions()
+    for plan in plans:
+        options = options.merged(plan.options)
+    with model_access(model, job_id=job.pk, options=options) as access:
         environment = {**access.environment, "generation_settings": job.submission.generation_settings or {}}
 
         def started() -> None:  # bookkeeping while the first requests are in flight
@@ -273,7 +276,7 @@ def _send_once(access: ModelAccess, plan: RunPlan, heartbeat: leases.Heartbeat, 
 
     def send() -> None:
         try:
-            access.client.chat_many(feed, on_result=on_result, cancel=stop)
+            access.client.chat_many(feed, on_result=on_result, cancel=stop, media=plan.media)
         finally:
             results.put(None)
 

@@ -89,7 +89,7 @@ DEMO_JUDGE = {"name": "SmolLM2-135M-Instruct", "revision": "Q4_1-gguf-b179c95", 
 
 
 #: the judge roles of the evaluators that ship with the site
-JUDGED_ROLES: tuple[str, ...] = ("policon", "causal-pitfalls")
+JUDGED_ROLES: tuple[str, ...] = ("policon", "causal-pitfalls", "indic-vision")
 
 
 def demo_judge_setting(base_url: str, model: str, roles: tuple[str, ...] = JUDGED_ROLES) -> dict[str, dict[str, str]]:

@@ -13,7 +13,8 @@ from django.conf import settings
 
 from evaluators.core import ModelRequest, evaluator_version, get_evaluator
 from evaluators.core.files import read_items
-from evaluators.core.types import FollowUp, Item, Stage
+from evaluators.core.types import FollowUp, Item, ServerOptions, Stage
+from leaderboard.catalog.media import StorageMedia
 from leaderboard.catalog.models import DatasetVersion
 from leaderboard.catalog.services import dataset_items_path
 from leaderboard.submissions.models import EvaluationRun, GeneratedOutput
@@ -50,6 +51,10 @@ class RunPlan:
     #: (item id, sample index, stage) -> the messages and tool run of a follow-up request in flight
     follow_ups: dict[tuple[str, int, int], FollowUp] = field(default_factory=dict)
     requests: tuple[ModelRequest, ...] = ()
+    #: what the model's server must allow for these requests (the evaluator's ``server_options``)
+    options: ServerOptions = field(default_factory=ServerOptions)
+    #: where the requests' images are read from when they are sent (None: the dataset has none)
+    media: StorageMedia | None = None
 
     def remaining(self) -> int:
         """Progress units left: requests, or for a multi-turn run, stages of samples not yet stored."""
@@ -62,6 +67,7 @@ class RunPlan:
 class Prepared:
     requests: tuple[ModelRequest, ...]
     turns: Turns | None
+    options: ServerOptions
 
 
 @lru_cache(maxsize=2)
@@ -85,7 +91,8 @@ def _prepared(dataset_version_id: int, content_hash: str, evaluator_key: str, ev
         max_stages = int(evaluator.max_stages(generation)) if hasattr(evaluator, "max_stages") else 2
         turns = Turns(evaluator, {item.id: item for item in items}, {r.item_id: r for r in requests}, generation,
                        max(1, max_stages))
-    return Prepared(requests, turns)
+    options = evaluator.server_options(generation) if hasattr(evaluator, "server_options") else ServerOptions()
+    return Prepared(requests, turns, options)
 
 
 def plan_run(run: EvaluationRun, generation_settings: dict[str, Any]) -> RunPlan:
@@ -97,7 +104,9 @@ def plan_run(run: EvaluationRun, generation_settings: dict[str, Any]) -> RunPlan
     turns = prepared.turns
     samples = {r.item_id: r.n for r in requests}
     total = len(requests) if turns is None else sum(samples.values()) * turns.max_stages
-    plan = RunPlan(run, [], total, samples, turns=turns, requests=requests)
+    prefix = run.dataset_version.media_prefix
+    plan = RunPlan(run, [], total, samples, turns=turns, requests=requests, options=prepared.options,
+                   media=StorageMedia(prefix) if prefix else None)
     outstanding(plan)
     return plan
 

@@ -31,6 +31,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
+from evaluators.core import modality as modalities
 from evaluators.core.types import InfrastructureError
 from evaluators.llm.types import Endpoint, ModelError
 from leaderboard import queues
@@ -103,8 +104,8 @@ def model_register(*, owner: User, name: str, spec: ModelSource, organization: s
     name = name.strip()
     if not name:
         raise ModelRefused("name: must not be empty.", field="name")
-    if modality not in ("text", "image", "video"):
-        raise ModelRefused("modality: one of text, image, video.", field="modality")
+    if modality not in modalities.MODALITIES:
+        raise ModelRefused(f"modality: one of {', '.join(modalities.MODALITIES)}.", field="modality")
     upload = _check_source(owner, spec)
     base = slugify(name)[:120] or "model"
     with transaction.atomic():
@@ -388,7 +389,7 @@ def demo_model_submit(*, model: Model) -> Submission | None:
     if model.owner.username != DEMO_OWNER:
         return None
     done = set(model.submissions.values_list("runs__benchmark_id", flat=True))
-    wanted = [b for b in Benchmark.objects.exclude(evaluator_key="").filter(modality="text", dataset_versions__is_current=True)
+    wanted = [b for b in Benchmark.objects.exclude(evaluator_key="").filter(modality__in=modalities.covered_by(model.modality), dataset_versions__is_current=True)
               if b.pk not in done]
     if not wanted:
         return None

@@ -24,6 +24,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from evaluators.core import modality as modalities
 from evaluators.core import ItemScore, MetricValue, Prediction, PredictionsError
 from evaluators.core.files import parse_predictions
 from leaderboard import queues
@@ -131,9 +132,13 @@ def submission_create_from_predictions(*, owner: User, benchmark: Benchmark, mod
     stored_key = default_storage.save(f"predictions/{benchmark.slug}/{digest[:16]}-{uuid.uuid4().hex[:8]}.jsonl", ContentFile(data))
     try:
         with transaction.atomic():
-            model = model_get_or_create(owner=owner, name=model_name, is_public=is_public, release_date=release_date)
-            if model.modality != benchmark.modality and benchmark.modality != "text":
-                raise SubmissionRefused(f"{benchmark.name} needs a {benchmark.modality} model; {model.name} is registered as {model.modality}.", field="model_name")
+            # a model first named by this upload answered the benchmark's input, so it takes its modality
+            model = model_get_or_create(owner=owner, name=model_name, is_public=is_public, release_date=release_date,
+                                        modality=benchmark.modality)
+            refused = modalities.refusal(model_name=model.name, model_modality=model.modality, benchmark_name=benchmark.name,
+                                       needed=benchmark.modality)
+            if refused:
+                raise SubmissionRefused(refused, field="model_name")
             submission = Submission.objects.create(
                 model=model, owner=owner, is_public=is_public, predictions_key=stored_key, predictions_sha256=digest,
                 predictions_count=len(predictions), note=note[:200])
@@ -252,9 +257,10 @@ def submission_create_for_model(*, owner: User, model: Model, benchmarks: Sequen
         raise SubmissionRefused("benchmarks: choose at least one benchmark.", field="benchmarks")
     versions = [(b, _current_dataset(b)) for b in benchmarks]
     for benchmark, _ in versions:
-        if benchmark.modality != "text" and model.modality != benchmark.modality:
-            raise SubmissionRefused(f"{benchmark.name} needs a {benchmark.modality} model; {model.name} is registered as {model.modality}.",
-                                    field="benchmarks")
+        refused = modalities.refusal(model_name=model.name, model_modality=model.modality, benchmark_name=benchmark.name,
+                                   needed=benchmark.modality)
+        if refused:
+            raise SubmissionRefused(refused, field="benchmarks")
     with transaction.atomic():
         submission = Submission.objects.create(model=model, owner=owner, is_public=is_public and model.is_public,
                                                generation_settings={**model.generation_defaults, **(generation_settings or {})},

@@ -29,7 +29,8 @@ class ModelRegistrationForm(forms.Form):
     organization = forms.CharField(max_length=120, required=False)
     source = forms.ChoiceField(choices=[c for c in Model.SOURCE_CHOICES if c[0] != Model.SOURCE_PREDICTIONS], widget=forms.RadioSelect,
                                initial=Model.SOURCE_ENDPOINT)
-    modality = forms.ChoiceField(choices=[("text", "text"), ("image", "image"), ("video", "video")], initial="text")
+    modality = forms.ChoiceField(choices=[("text", "text only"), ("image", "images and text"), ("video", "video, images and text")],
+                                 initial="text", help_text="What the model takes in: it may enter every benchmark that needs no more.")
     hf_repo = forms.CharField(max_length=200, required=False, label="Hugging Face repository", help_text="owner/name")
     hf_revision = forms.CharField(max_length=64, required=False, label="Revision", help_text="A commit sha or tag (required for a repository).")
     weights_upload = forms.ModelChoiceField(queryset=WeightsUpload.objects.none(), required=False,

@@ -1,0 +1,332 @@
+"""The IndicVisionBench evaluators: three leaderboards over one release, because each task has its own
+primary metric and direction.
+
+- ``indic-vision-ocr``: transcribe a page; normalized edit distance (lower is better), CER, WER.
+- ``indic-vision-mmt``: translate an image's English caption into ten Indian languages; BLEU (the
+  paper's per-sentence definition, and the corpus BLEU per language beside it), chrF++, RIBES.
+- ``indic-vision-vqa``: six question types per image in eleven languages; accuracy for multiple choice
+  and true/false (normalized per language), a judge's 0-10 for short, long and adversarial answers.
+
+Every request is the prompt, then the image (a stored medium: ``evaluators.core.media``); the server
+must allow one image per prompt (``server_options``). An empty, refused or unparsable answer counts
+as wrong and the coverage column says how many answers could be read. Metric definitions are in
+``metrics``, answer normalization in ``languages``, the release's format in ``release``.
+"""
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from evaluators.core.media import MediaSink, sink_or_hashing
+from evaluators.core.settings import generation_settings, item_seed
+from evaluators.core.stats import ratio_with_ci
+from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
+                                   ServerOptions, SliceDimension)
+from evaluators.indic_vision import metrics
+from evaluators.indic_vision.languages import BY_NAME, LANGUAGES, choice_letter, truth_value
+from evaluators.indic_vision.prompts import ADVERSARIAL_PROMPT, GRADES, JUDGE_PROMPT, MAX_TOKENS, request_messages
+from evaluators.indic_vision.release import JUDGED_TYPES, QUESTION_LABELS, QUESTION_TYPES, mmt_items, ocr_items, vqa_items
+from evaluators.llm.judges import FALLBACK_METRIC, Judge, judge_fallbacks
+
+#: 0 for max_tokens means each task's own cap (prompts.MAX_TOKENS)
+DEFAULT_GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.0, "top_p": 1.0, "max_tokens": 0, "seed": 0}
+LANGUAGE_NAMES = tuple(language.name for language in LANGUAGES)
+COVERAGE = MetricColumn("coverage", "Answers read")
+SAMPLE = Path(__file__).resolve().parent / "data" / "sample"
+
+
+class _IndicVision:
+    """What the three leaderboards share: the sample, the requests, coverage and the statistics."""
+
+    key = ""
+    task = ""
+    modality = "image"
+    default_samples = 1
+    metric_columns: Sequence[MetricColumn] = ()
+    slice_dimensions: Sequence[SliceDimension] = ()
+    read_items: Callable[[Path, MediaSink], Iterator[Item]]
+
+    def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
+        return type(self).read_items(Path(path), sink_or_hashing(media))
+
+    def sample_dataset(self) -> Path:
+        return SAMPLE
+
+    def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
+        merged = generation_settings(settings, DEFAULT_GENERATION)
+        kind = item.payload.get("type", item.payload["task"])
+        return [ModelRequest(item_id=item.id, messages=request_messages(item), n=merged["n"],
+                             temperature=merged["temperature"], top_p=merged["top_p"],
+                             max_tokens=merged["max_tokens"] or MAX_TOKENS[kind],
+                             extra={"seed": item_seed(merged["seed"], item.id)})]
+
+    def server_options(self, settings: dict[str, Any]) -> ServerOptions:
+        return ServerOptions(images_per_prompt=1)
+
+    def environment(self) -> dict[str, str]:
+        import nltk
+        import rapidfuzz
+        import sacrebleu
+
+        return {"sacrebleu": sacrebleu.__version__, "rapidfuzz": rapidfuzz.__version__, "nltk": nltk.__version__,
+                "images": "RGB, at most 1080 px, JPEG quality 95"}
+
+    def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:
+        notes = []
+        origins = sorted({str(item.payload["origin"]) for item in items if item.payload.get("origin")})
+        if origins:
+            notes.append(MethodNote("A generated sample", " ".join(origins)))
+        counts = Counter(item.slices.get("language", "") for item in items)
+        notes.append(MethodNote("Items per language", f"{len(items)} items in {len(counts)} languages.",
+                                tuple(f"{name}: {counts[name]}" for name in LANGUAGE_NAMES if counts[name])))
+        return notes
+
+    # ----------------------------------------------------------------------------- helpers
+    def _groups(self, scores: Sequence[ItemScore]) -> list[dict[str, str]]:
+        groups: list[dict[str, str]] = [{}]
+        for dimension in self.slice_dimensions:
+            values = list(dimension.values) or sorted({s.slices.get(dimension.key, "") for s in scores} - {""})
+            groups += [{dimension.key: v} for v in values if any(s.slices.get(dimension.key) == v for s in scores)]
+        return groups
+
+    @staticmethod
+    def _cluster(score: ItemScore) -> str:
+        return score.item_id
+
+    def _means(self, scores: Sequence[ItemScore], keys: Sequence[str], seed: int) -> list[MetricValue]:
+        """Each key's mean over the items that have it, per group, with a bootstrap over clusters."""
+        out = []
+        for group in self._groups(scores):
+            subset = [s for s in scores if all(s.slices.get(k) == v for k, v in group.items())]
+            for key in keys:
+                having = [s for s in subset if key in s.scores]
+                if having:
+                    value, low, high = ratio_with_ci([s.scores[key] for s in having], [1.0] * len(having),
+                                                     [self._cluster(s) for s in having], seed=seed)
+                    out.append(MetricValue(key, value, low, high, len(having), dict(group)))
+        return out
+
+
+def _answer(predictions: Sequence[Prediction]) -> Prediction | None:
+    ordered = sorted(predictions, key=lambda p: p.sample_index)
+    return ordered[0] if ordered else None
+
+
+def _readable(prediction: Prediction | None) -> bool:
+    return prediction is not None and not prediction.error_kind and bool(prediction.output.strip())
+
+
+class IndicVisionOCREvaluator(_IndicVision):
+    """OCR (key ``indic-vision-ocr``): lower is better."""
+
+    key = "indic-vision-ocr"
+    task = "ocr"
+    title = "IndicVisionBench OCR"
+    description = ("Transcribing pages in English and ten Indian scripts from their image; normalized edit distance "
+                   "at character and word level (0-100, lower is better), CER and WER.")
+    metric_columns = (
+        MetricColumn("ned_char", "Char. edit distance (0-100)", higher_is_better=False, format="number", primary=True),
+        MetricColumn("ned_word", "Word edit distance (0-100)", higher_is_better=False, format="number"),
+        MetricColumn("cer", "CER", higher_is_better=False),
+        MetricColumn("wer", "WER", higher_is_better=False),
+        COVERAGE,
+    )
+    slice_dimensions = (SliceDimension("language", "Language", LANGUAGE_NAMES),)
+    read_items = staticmethod(ocr_items)
+
+    def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
+        answer = _answer(predictions)
+        text = answer.output if _readable(answer) and answer is not None else ""
+        scores = metrics.ocr_scores(item.payload["text"], text)
+        scores["coverage"] = float(bool(text))
+        return ItemScore(item.id, dict(item.slices), scores,
+                         {"answer": text[:4000], "error_kind": answer.error_kind if answer else "missing"})
+
+    def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
+        usable = [s for s in item_scores if not s.error]
+        out = self._means(usable, ("ned_char", "ned_word", "coverage"), seed)
+        for group in self._groups(usable):
+            subset = [s for s in usable if all(s.slices.get(k) == v for k, v in group.items())]
+            for key, edits, length in (("cer", "char_edits", "ref_chars"), ("wer", "word_edits", "ref_words")):
+                value, low, high = ratio_with_ci([s.scores[edits] for s in subset], [s.scores[length] for s in subset],
+                                                 [s.item_id for s in subset], seed=seed)
+                if value == value:  # not NaN: some reference text
+                    out.append(MetricValue(key, value, low, high, len(subset), dict(group)))
+        return out
+
+    def method_notes(self) -> list[MethodNote]:
+        return [MethodNote(
+            "How a transcription is scored",
+            "Both texts are normalized (Unicode NFC, zero-width joiners and spaces removed, newlines as spaces). The "
+            "normalized edit distance is rapidfuzz's Levenshtein distance divided by the longer length, times 100: "
+            "0 is a perfect transcription, 100 shares nothing. Two empty texts are 0 (the released code divides by "
+            "zero there). CER and WER are corpus rates: all edits over all reference characters (or words).",
+            ("The prompt: \"Extract the exact text from this image. Reply with only the text, nothing else.\", then "
+             "the image (RGB, at most 1080 px, JPEG quality 95).",
+             "An empty, refused or cut-off-before-any-text answer scores as an empty transcription and is not "
+             "counted in \"Answers read\"."))]
+
+
+class IndicVisionMMTEvaluator(_IndicVision):
+    """Caption translation (key ``indic-vision-mmt``)."""
+
+    key = "indic-vision-mmt"
+    task = "mmt"
+    title = "IndicVisionBench translation"
+    description = ("Translating an image's English caption into ten Indian languages with the image in view; BLEU "
+                   "as the paper computes it per sentence, corpus BLEU per language, chrF++ and RIBES.")
+    metric_columns = (
+        MetricColumn("bleu", "BLEU (paper, per sentence)", format="number", primary=True),
+        MetricColumn("corpus_bleu", "Corpus BLEU", format="number"),
+        MetricColumn("chrf_pp", "chrF++", format="number"),
+        MetricColumn("ribes", "RIBES (0-100)", format="number"),
+        COVERAGE,
+    )
+    slice_dimensions = (SliceDimension("language", "Language", tuple(n for n in LANGUAGE_NAMES if n != "English")),
+                        SliceDimension("topic", "Topic"))
+    read_items = staticmethod(mmt_items)
+
+    @staticmethod
+    def _cluster(score: ItemScore) -> str:
+        return score.item_id.split("/", 2)[2]  # the image: its ten translations are not independent
+
+    def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
+        answer = _answer(predictions)
+        text = answer.output if _readable(answer) and answer is not None else ""
+        found = metrics.translation_scores(item.payload["reference"], text)
+        stats = found.pop("bleu_stats")
+        return ItemScore(item.id, dict(item.slices), {**found, "coverage": float(bool(text))},
+                         {"answer": text[:4000], "bleu_stats": stats, "error_kind": answer.error_kind if answer else "missing"})
+
+    def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
+        usable = [s for s in item_scores if not s.error]
+        out = self._means(usable, ("bleu", "chrf_pp", "ribes", "coverage"), seed)
+        for group in self._groups(usable):
+            subset = [s for s in usable if all(s.slices.get(k) == v for k, v in group.items())]
+            value, low, high = metrics.corpus_bleu_with_ci([s.detail["bleu_stats"] for s in subset], seed=seed)
+            out.append(MetricValue("corpus_bleu", value, low, high, len(subset), dict(group)))
+        return out
+
+    def method_notes(self) -> list[MethodNote]:
+        return [MethodNote(
+            "How a translation is scored",
+            "BLEU uses sacreBLEU's 13a tokenizer. \"BLEU (paper, per sentence)\" is what the released code computes: "
+            "each sentence scored as a corpus of one, without effective order, then averaged. A sentence with no "
+            "matching 4-gram scores 0, so short sentences often score 0 even when they are right (sacreBLEU's "
+            "sentence_bleu would not). \"Corpus BLEU\" sums the n-gram statistics of all sentences of a language and "
+            "is the usual definition; the headline mixes languages and is only a summary.",
+            ("chrF++: sacreBLEU's chrF with word bigrams (word_order=2), per sentence, averaged.",
+             "RIBES: NLTK's sentence RIBES on whitespace tokens, times 100; 0 when undefined (under two words).",
+             "The prompt gives the English caption and asks for the translation alone, then the image.",
+             "Intervals resample images: the ten translations of one caption are not independent."))]
+
+
+class IndicVisionVQAEvaluator(_IndicVision):
+    """Visual question answering (key ``indic-vision-vqa``), judged for free-form answers."""
+
+    key = "indic-vision-vqa"
+    task = "vqa"
+    title = "IndicVisionBench VQA"
+    description = ("Questions about culturally grounded images in English and ten Indian languages: multiple choice and "
+                   "true/false scored exactly after normalization, short, long and adversarial (false-premise) answers "
+                   "graded 0-10 by a judge.")
+    metric_columns = (
+        MetricColumn("overall", "Overall (0-100)", format="number", primary=True),
+        MetricColumn("mcq", "Multiple choice"),
+        MetricColumn("true_false", "True/false"),
+        MetricColumn("short_1", "Short 1 (0-10)", format="number"),
+        MetricColumn("short_2", "Short 2 (0-10)", format="number"),
+        MetricColumn("long", "Long (0-10)", format="number"),
+        MetricColumn("adversarial", "Adversarial (0-10)", format="number"),
+        COVERAGE,
+        MetricColumn(FALLBACK_METRIC, "Judge fallbacks", higher_is_better=False),
+    )
+    slice_dimensions = (SliceDimension("language", "Language", LANGUAGE_NAMES),
+                        SliceDimension("question_type", "Question type", tuple(k for k, _, _, _ in QUESTION_TYPES)),
+                        SliceDimension("set", "Set", ("en", "indic", "parallel")),
+                        SliceDimension("topic", "Topic"))
+    read_items = staticmethod(vqa_items)
+    judge_role = "indic-vision"
+    #: the metrics shown as a language x question-type heatmap on a model's row
+    heatmap = ("language", tuple(k for k, _, _, _ in QUESTION_TYPES))
+
+    def __init__(self) -> None:
+        self.judge: Judge | None = None
+
+    def with_judge(self, judge: Judge) -> IndicVisionVQAEvaluator:
+        configured = copy.copy(self)
+        configured.judge = judge
+        return configured
+
+    @staticmethod
+    def _cluster(score: ItemScore) -> str:
+        return score.item_id.rsplit("/", 1)[0]  # the image and language: its six questions are not independent
+
+    def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
+        payload = item.payload
+        kind = payload["type"]
+        language = BY_NAME[payload["language"]]
+        answer = _answer(predictions)
+        text = answer.output if _readable(answer) and answer is not None else ""
+        detail: dict[str, Any] = {"answer": text[:4000], "error_kind": answer.error_kind if answer else "missing"}
+        if kind in ("mcq", "true_false"):
+            parsed: Any = (choice_letter(text, language, tuple(payload["options"])) if kind == "mcq"
+                           else truth_value(text, language)) if text else None
+            correct = parsed is not None and parsed == payload["gold"]
+            detail.update(parsed=parsed, gold=payload["gold"])
+            value, normalized, covered = float(correct), 100.0 * correct, parsed is not None
+        else:
+            grade, judgements = self._grade(item, text)
+            detail["judgements"] = judgements
+            detail["grade"] = grade
+            value, normalized, covered = grade, 10.0 * grade, bool(text)
+        return ItemScore(item.id, dict(item.slices), {kind: value, "overall": normalized, "coverage": float(covered)}, detail)
+
+    def _grade(self, item: Item, text: str) -> tuple[float, list[dict[str, Any]]]:
+        """The judge's 0-10 for a free-form answer (an empty answer is 0 without asking)."""
+        if not text:
+            return 0.0, []
+        if self.judge is None:
+            raise RuntimeError(f"{self.key} needs a judge: call with_judge(...) first (judge_role {self.judge_role!r})")
+        prompt = ADVERSARIAL_PROMPT if item.payload["type"] == "adversarial" else JUDGE_PROMPT
+        batch = self.judge.ask_many(prompt.name, shared={"question": item.payload["question"], "gold": item.payload["answer"],
+                                                         "language": item.payload["language"]},
+                                    each=[{"answer": text}], choices=GRADES, max_tokens=8, seed=item_seed(0, item.id))
+        call = batch.calls[0]
+        return (0.0 if call.fallback else float(call.parsed)), [batch.to_dict()]
+
+    def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
+        usable = [s for s in item_scores if not s.error]
+        out = self._means(usable, ("overall", *QUESTION_LABELS, "coverage"), seed)
+        counts = [judge_fallbacks(s.detail) for s in usable]
+        if any(calls for _, calls in counts):
+            value, low, high = ratio_with_ci([f for f, _ in counts], [c for _, c in counts],
+                                             [self._cluster(s) for s in usable], seed=seed)
+            out.append(MetricValue(FALLBACK_METRIC, value, low, high, sum(c for _, c in counts)))
+        return out
+
+    def method_notes(self) -> list[MethodNote]:
+        return [MethodNote(
+            "How answers are scored",
+            "Multiple-choice and true/false answers are normalized (brackets, quotes, spaces, full stops, dandas and "
+            "zero-width characters stripped) and mapped to an option letter (a Latin letter, the letter's name in the "
+            "language's script such as ए or বি, or the option's text) or to true/false (the language's own words, "
+            "or the English ones), then compared exactly. Short, long and adversarial answers are graded 0-10 by a "
+            "text-only judge that sees the question, the gold answer and the model's answer; adversarial questions "
+            "rest on a false premise and get 5 points for flagging it or saying it is unsure, 0-5 for the content.",
+            ("An empty, refused or unparsable answer counts as wrong (the released code drops it); \"Answers read\" "
+             "is the share that could be read.",
+             "A judge answer that is not a number 0-10 is asked once more, then counted as 0 and as a fallback.",
+             "Overall: every question on 0-100 (a correct choice 100, a judge grade times 10), averaged.",
+             "Intervals resample images: the six questions about one image in one language are not independent.",
+             f"Judge prompts: {JUDGE_PROMPT.name}@{JUDGE_PROMPT.version}, "
+             f"{ADVERSARIAL_PROMPT.name}@{ADVERSARIAL_PROMPT.version}."))]
+
+    def environment(self) -> dict[str, str]:
+        return {**super().environment(),
+                "judge_prompt": f"{JUDGE_PROMPT.name}@{JUDGE_PROMPT.version},{ADVERSARIAL_PROMPT.name}@{ADVERSARIAL_PROMPT.version}"}
+
+
+__all__ = ["IndicVisionMMTEvaluator", "IndicVisionOCREvaluator", "IndicVisionVQAEvaluator", "JUDGED_TYPES"]

@@ -1,0 +1,104 @@
+"""IndicVisionBench's metrics, from well-kept libraries, computed as the paper computes them.
+
+- OCR: normalized edit distance (rapidfuzz's Levenshtein distance over the longer length, x 100,
+  lower is better) at character and at word level, after NFC, zero-width characters removed and
+  newlines as spaces; two empty strings are a distance of 0 (the released code divides by zero). CER
+  and WER are the corpus rates: edits over reference length, summed over items (:func:`ocr_scores`).
+- Translation: BLEU with sacreBLEU's 13a tokenizer computed per sentence as the released code does
+  (a corpus BLEU of one sentence, without effective order: 0 when a sentence has no 4-gram match,
+  unlike ``sentence_bleu``), and the corpus BLEU of a language from the summed n-gram statistics
+  (:func:`corpus_bleu`); chrF++ (sacreBLEU ``CHRF(word_order=2)``) and RIBES (NLTK) per sentence.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Sequence
+
+import numpy as np
+
+from evaluators.core.stats import BOOTSTRAP_ROUNDS
+from evaluators.indic_vision.languages import normalize_text
+
+
+def ocr_text(text: str) -> str:
+    """A transcription as compared: normalized, newlines as spaces, ends stripped."""
+    return normalize_text(text).replace("\r\n", " ").replace("\n", " ").replace("\r", " ").strip()
+
+
+def ocr_scores(reference: str, hypothesis: str) -> dict[str, float]:
+    """One page: NED at character and word level (0-100), and the edit counts behind CER and WER."""
+    from rapidfuzz.distance import Levenshtein
+
+    ref, hyp = ocr_text(reference), ocr_text(hypothesis)
+    ref_words, hyp_words = ref.split(), hyp.split()
+    char_edits = Levenshtein.distance(ref, hyp)
+    word_edits = Levenshtein.distance(ref_words, hyp_words)
+    return {
+        "ned_char": 100.0 * char_edits / max(len(ref), len(hyp)) if (ref or hyp) else 0.0,
+        "ned_word": 100.0 * word_edits / max(len(ref_words), len(hyp_words)) if (ref_words or hyp_words) else 0.0,
+        "char_edits": float(char_edits), "ref_chars": float(len(ref)),
+        "word_edits": float(word_edits), "ref_words": float(len(ref_words)),
+    }
+
+
+@lru_cache(maxsize=1)
+def _bleu() -> Any:
+    from sacrebleu.metrics.bleu import BLEU
+
+    return BLEU(tokenize="13a")
+
+
+@lru_cache(maxsize=1)
+def _chrf() -> Any:
+    from sacrebleu.metrics.chrf import CHRF
+
+    return CHRF(word_order=2)
+
+
+def translation_scores(reference: str, hypothesis: str) -> dict[str, Any]:
+    """One sentence: the paper's BLEU, chrF++ and RIBES, and the BLEU statistics a corpus BLEU sums."""
+    ref, hyp = normalize_text(reference).strip(), normalize_text(hypothesis).strip()
+    bleu = _bleu().corpus_score([hyp], [[ref]])
+    return {
+        "bleu": float(bleu.score),
+        "chrf_pp": float(_chrf().sentence_score(hyp, [ref]).score),
+        "ribes": 100.0 * ribes(ref, hyp),
+        "bleu_stats": [bleu.sys_len, bleu.ref_len, *bleu.counts, *bleu.totals],
+    }
+
+
+def ribes(reference: str, hypothesis: str) -> float:
+    """NLTK's sentence RIBES (0-1) on whitespace tokens; 0 when it is undefined (fewer than two
+    hypothesis words, or no word in common)."""
+    from nltk.translate.ribes_score import sentence_ribes
+
+    ref, hyp = reference.split(), hypothesis.split()
+    if len(hyp) < 2 or not ref:
+        return 0.0
+    try:
+        return float(sentence_ribes([ref], hyp))
+    except ZeroDivisionError:
+        return 0.0
+
+
+def corpus_bleu(stats: Sequence[Sequence[float]]) -> float:
+    """The corpus BLEU of sentences from their summed statistics (sys_len, ref_len, 4 counts, 4 totals)."""
+    if not stats:
+        return 0.0
+    summed = [sum(column) for column in zip(*stats)]  # sys_len, ref_len, 4 counts, 4 totals
+    score = _bleu().compute_bleu(correct=[int(c) for c in summed[2:6]], total=[int(t) for t in summed[6:10]],
+                                 sys_len=int(summed[0]), ref_len=int(summed[1]))
+    return float(score.score)
+
+
+def corpus_bleu_with_ci(stats: Sequence[Sequence[float]], *, seed: int = 0,
+                        rounds: int = BOOTSTRAP_ROUNDS) -> tuple[float, float | None, float | None]:
+    """Corpus BLEU with a percentile-bootstrap 95% interval over sentences (None with one sentence)."""
+    value = corpus_bleu(stats)
+    if len(stats) < 2:
+        return value, None, None
+    table = np.asarray(stats, dtype=float)
+    rng = np.random.default_rng(seed)
+    draws = [corpus_bleu(table[rng.integers(0, len(table), size=len(table))].tolist()) for _ in range(rounds)]
+    low, high = np.percentile(draws, [2.5, 97.5])
+    return value, float(low), float(high)
