@@ -23,7 +23,7 @@ from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 
 def benchmarks_sync() -> list[Benchmark]:
     """Create or update the hosted benchmarks; metric columns and slices come from registered evaluators.
-    A benchmark the catalog no longer lists is deleted if it holds no dataset and no run."""
+    A placeholder the catalog no longer lists (no evaluator, no dataset, no run) is deleted."""
     available = set(registered_keys())
     rows = []
     for position, entry in enumerate(BENCHMARKS):
@@ -43,9 +43,9 @@ def benchmarks_sync() -> list[Benchmark]:
         benchmark, _ = Benchmark.objects.update_or_create(slug=entry.slug, defaults=defaults)
         rows.append(benchmark)
     # a placeholder the catalog no longer lists (IndicVisionBench's one row became three leaderboards)
-    # goes; a benchmark that holds data stays, whatever the catalog says
+    # goes; a benchmark with an evaluator (one an operator added) or with data stays
     Benchmark.objects.exclude(slug__in=[entry.slug for entry in BENCHMARKS]).filter(
-        dataset_versions__isnull=True, runs__isnull=True).delete()
+        evaluator_key="", dataset_versions__isnull=True, runs__isnull=True).delete()
     return rows
 
 
