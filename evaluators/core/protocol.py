@@ -95,5 +95,8 @@ class Evaluator(Protocol):
     #   server_options(settings) -> ServerOptions -- what a self-hosted model's server must allow for this
     #                                           benchmark's requests (images per prompt, context length);
     #                                           passed to the server and recorded with the run
+    #   heatmap: (dimension, ((metric, full scale), ...)) -- a two-way breakdown shown on each model's
+    #                                           leaderboard row: a row per value of the slice dimension, a
+    #                                           cell per metric (its per-slice score), shaded by value / scale
     #   needs_transcript() -> str            -- non-empty: a predictions file with a line without a transcript
     #                                           is refused with this reason (the platform must run the model)

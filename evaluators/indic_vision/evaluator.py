@@ -141,8 +141,8 @@ class IndicVisionOCREvaluator(_IndicVision):
         text = answer.output if _readable(answer) and answer is not None else ""
         scores = metrics.ocr_scores(item.payload["text"], text)
         scores["coverage"] = float(bool(text))
-        return ItemScore(item.id, dict(item.slices), scores,
-                         {"answer": text[:4000], "error_kind": answer.error_kind if answer else "missing"})
+        return ItemScore(item.id, dict(item.slices), scores, {"image": item.payload["image"], "answer": text[:4000],
+                                                              "error_kind": answer.error_kind if answer else "missing"})
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error]
@@ -198,7 +198,8 @@ class IndicVisionMMTEvaluator(_IndicVision):
         found = metrics.translation_scores(item.payload["reference"], text)
         stats = found.pop("bleu_stats")
         return ItemScore(item.id, dict(item.slices), {**found, "coverage": float(bool(text))},
-                         {"answer": text[:4000], "bleu_stats": stats, "error_kind": answer.error_kind if answer else "missing"})
+                         {"image": item.payload["image"], "answer": text[:4000], "bleu_stats": stats,
+                          "error_kind": answer.error_kind if answer else "missing"})
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error]
@@ -249,8 +250,8 @@ class IndicVisionVQAEvaluator(_IndicVision):
                         SliceDimension("topic", "Topic"))
     read_items = staticmethod(vqa_items)
     judge_role = "indic-vision"
-    #: the metrics shown as a language x question-type heatmap on a model's row
-    heatmap = ("language", tuple(k for k, _, _, _ in QUESTION_TYPES))
+    #: a language x question-type heatmap on a model's row: (slice dimension, ((metric, full scale), ...))
+    heatmap = ("language", tuple((k, 1.0 if k in ("mcq", "true_false") else 10.0) for k, _, _, _ in QUESTION_TYPES))
 
     def __init__(self) -> None:
         self.judge: Judge | None = None
@@ -270,7 +271,8 @@ class IndicVisionVQAEvaluator(_IndicVision):
         language = BY_NAME[payload["language"]]
         answer = _answer(predictions)
         text = answer.output if _readable(answer) and answer is not None else ""
-        detail: dict[str, Any] = {"answer": text[:4000], "error_kind": answer.error_kind if answer else "missing"}
+        detail: dict[str, Any] = {"image": payload["image"], "answer": text[:4000],
+                                  "error_kind": answer.error_kind if answer else "missing"}
         if kind in ("mcq", "true_false"):
             parsed: Any = (choice_letter(text, language, tuple(payload["options"])) if kind == "mcq"
                            else truth_value(text, language)) if text else None

@@ -13,7 +13,8 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.utils.text import slugify
 
-from evaluators.core.media import MediaError, check_key, media_key, verified
+from evaluators.core.media import KEY_RE, MediaError, check_key, media_key, mime_type, verified
+from leaderboard.catalog.models import DatasetVersion
 
 
 def new_prefix(benchmark_slug: str, tag: str) -> str:
@@ -60,3 +61,14 @@ class StorageMedia:
         for key in self.written:
             default_storage.delete(self.name(key))
         self.written = []
+
+
+def dataset_medium(version: DatasetVersion, key: str) -> tuple[bytes, str]:
+    """The bytes and content type of a medium stored with ``version``; LookupError when it has none by
+    that key (or it cannot be read)."""
+    if not version.media_prefix or not isinstance(key, str) or not KEY_RE.match(key):
+        raise LookupError(key)
+    try:
+        return StorageMedia(version.media_prefix).read(key), mime_type(key)
+    except MediaError as exc:
+        raise LookupError(key) from exc

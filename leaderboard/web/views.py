@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from leaderboard.accounts import policy
 from leaderboard.api.serializers import LeaderboardSerializer
+from leaderboard.catalog.media import dataset_medium
 from leaderboard.catalog.models import Benchmark
 from leaderboard.http import HtmxRequest, SignedInRequest
 from leaderboard.modelhost import services as modelhost
@@ -63,12 +64,21 @@ def _query_without(request: HtmxRequest, *names: str) -> str:
 def _chart(board: selectors.Leaderboard) -> list[dict]:
     """Per-slice bars for the chart under the table: one group per model, one bar per slice column."""
     per_slice = [c for c in board.columns if c.get("per_slice")]
+    shown = [(c, row.cells[c["id"]].value) for row in board.rows[:8] for c in per_slice if c["id"] in row.cells]
+    # a share is drawn against 100%; a number (an edit distance, BLEU 0-100) against the largest shown, at least 100
+    full = max([100.0] + [value for c, value in shown if c.get("format") == "number"])
     groups = []
     for row in board.rows[:8]:
-        bars = [{"label": c["label"], "value": row.cells[c["id"]].value} for c in per_slice if c["id"] in row.cells]
+        bars = [_bar(c, row.cells[c["id"]].value, full) for c in per_slice if c["id"] in row.cells]
         if bars:
             groups.append({"model": row.model.name, "bars": bars})
     return groups
+
+
+def _bar(column: dict, value: float, full: float) -> dict:
+    if column.get("format") == "number":
+        return {"label": column["label"], "width": round(100 * max(0.0, value) / full, 1), "text": f"{value:.1f}"}
+    return {"label": column["label"], "width": round(100 * max(0.0, min(1.0, value)), 1), "text": f"{100 * value:.0f}%"}
 
 
 def _csv_cell(value: object) -> object:
@@ -208,6 +218,19 @@ def run_items(request: HtmxRequest, pk: int) -> HttpResponse:
     page = Paginator(selectors.run_item_results(run=run, failed_only=failed_only), 50).get_page(request.GET.get("page"))
     template = "web/run_items.html#items" if request.htmx else "web/run_items.html"
     return render(request, template, {"run": run, "page": page, "failed_only": failed_only})
+
+
+def run_media(request: HtmxRequest, pk: int, key: str) -> HttpResponse:
+    """An image of the run's dataset version (the per-item page shows what the model saw); only keys
+    stored under that version, for those who may see the run."""
+    run = get_object_or_404(selectors.runs_visible(user=request.user).select_related("dataset_version"), pk=pk)
+    try:
+        data, content_type = dataset_medium(run.dataset_version, key)
+    except LookupError:
+        raise Http404("no such image in this run's dataset")
+    response = HttpResponse(data, content_type=content_type)
+    response["Cache-Control"] = "private, max-age=31536000, immutable"  # content-addressed: never changes
+    return response
 
 
 @require_POST

@@ -177,3 +177,17 @@ def test_the_tiny_vision_model_from_one_submission_to_all_three_leaderboards(use
     assert judge_server.request_count == graded
     assert vqa.environment["judge"]["role"] == "indic-vision"
     assert Score.objects.filter(run=vqa, key="mcq", slice_key="language=Hindi").exists()  # a heatmap cell
+    page = client.get("/benchmarks/indic-vision-vqa/").content.decode()
+    assert '<details class="heatmap"><summary>Language × question type</summary>' in page
+    assert "<th>Hindi</th>" in page and "<th>Multiple choice</th>" in page and "<th>Bengali</th>" not in page  # languages it has
+    assert "A generated sample · dataset sample" in page and "not been checked by native speakers" in page
+    items = client.get(f"/runs/{vqa.pk}/items/").content.decode()
+    key = ItemResult.objects.filter(run=vqa).first().detail["image"]
+    assert f'src="/runs/{vqa.pk}/media/{key}"' in items and "expected <code>" in items
+    image = client.get(f"/runs/{vqa.pk}/media/{key}")
+    assert image.status_code == 200 and image["Content-Type"] == "image/jpeg" and image.content[:2] == b"\xff\xd8"
+    ocr_run = EvaluationRun.objects.get(submission_id=submission_id, benchmark__slug="indic-vision-ocr")
+    assert client.get(f"/runs/{ocr_run.pk}/media/{key}").status_code == 404  # another dataset version's image
+    assert client.get(f"/runs/{vqa.pk}/media/..%2F..%2Fsettings.py").status_code == 404
+    ocr_page = client.get("/benchmarks/indic-vision-ocr/").content.decode()
+    assert "Char. edit distance (0-100) ↓" in ocr_page and "heatmap" not in ocr_page
