@@ -177,9 +177,9 @@ def _heatmap(spec: dict[str, Any], values: Mapping[str, list]) -> dict[str, Any]
     for value in dimension["values"]:
         cells = []
         for key, _, scale in spec["metrics"]:
-            vec = values.get(column_id(key, slice_key({dimension["key"]: value})))
-            share = None if not vec or vec[0] is None else max(0.0, min(1.0, vec[0] / scale))
-            cells.append({"value": None if share is None else vec[0], "share": share, "percent": scale == 1.0, "n": vec[3] if vec else 0})
+            vec = values.get(column_id(key, slice_key({dimension["key"]: value}))) or [None, None, None, 0]
+            share = None if vec[0] is None else max(0.0, min(1.0, vec[0] / scale))
+            cells.append({"value": vec[0], "share": share, "percent": scale == 1.0, "n": vec[3]})
         if any(cell["value"] is not None for cell in cells):
             rows.append({"label": value, "cells": cells})
     if not rows:
