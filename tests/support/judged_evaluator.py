@@ -46,7 +46,7 @@ class JudgedEvaluator:
         configured.judge = judge
         return configured
 
-    def import_release(self, path: Path) -> Iterable[Item]:
+    def import_release(self, path: Path, media: Any = None) -> Iterable[Item]:
         for number, line in enumerate(path.read_text().splitlines(), 1):
             if not line.strip():
                 continue
