@@ -44,7 +44,7 @@ def test_the_demo_judge_is_installed_served_and_votes(tmp_path: Path):
     env = {**os.environ, "LEADERBOARD_VAR_DIR": str(model.parents[1])}
     setting = json.loads(subprocess.run([sys.executable, "manage.py", "demo_judge", "--port", str(port), "--setting"], cwd=REPO,
                                         env=env, capture_output=True, text=True, check=True, timeout=120).stdout)
-    assert set(setting) == {"policon", "causal-pitfalls"}  # every judged benchmark of make run
+    assert set(setting) == {"policon", "causal-pitfalls", "indic-vision"}  # every judged benchmark of make run
     entry = setting["policon"]
     assert entry["base_url"] == f"http://127.0.0.1:{port}/v1" and entry["name"] == DEMO_JUDGE["name"]
     assert "close to noise" in entry["note"]
