@@ -22,6 +22,8 @@ _PATHS: dict[str, str] = {
     "indic-vision-ocr": "evaluators.indic_vision.evaluator:IndicVisionOCREvaluator",
     "indic-vision-mmt": "evaluators.indic_vision.evaluator:IndicVisionMMTEvaluator",
     "indic-vision-vqa": "evaluators.indic_vision.evaluator:IndicVisionVQAEvaluator",
+    "video-niah-single": "evaluators.video_niah.evaluator:VideoNIAHSingleEvaluator",
+    "video-niah-multi": "evaluators.video_niah.evaluator:VideoNIAHMultiEvaluator",
 }
 
 

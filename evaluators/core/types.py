@@ -79,8 +79,9 @@ class ModelRequest:
 
 #: why an output is not a plain answer, as evaluators receive it (``Prediction.error_kind``):
 #: the endpoint refused the request, the answer was cut off at max_tokens (its text is kept), empty,
-#: timed out, did not satisfy its format constraint, or a stage failed otherwise
-OUTPUT_ERROR_KINDS: tuple[str, ...] = ("refused", "cut_off", "empty", "timeout", "invalid", "failed")
+#: timed out, did not satisfy its format constraint, or a stage failed otherwise; over_limit: the server
+#: refused the request for its length (its context, or the images per prompt it allows)
+OUTPUT_ERROR_KINDS: tuple[str, ...] = ("refused", "cut_off", "empty", "timeout", "invalid", "failed", "over_limit")
 
 
 @dataclass(frozen=True)
@@ -227,6 +228,8 @@ class ServerOptions:
     images_per_prompt: int = 0
     videos_per_prompt: int = 0
     max_model_len: int | None = None
+    #: a video part must reach the model with every frame (vLLM resamples to 32 frames by default)
+    video_all_frames: bool = False
 
     def __post_init__(self) -> None:
         for name in ("images_per_prompt", "videos_per_prompt"):
@@ -239,11 +242,13 @@ class ServerOptions:
         lengths = [n for n in (self.max_model_len, other.max_model_len) if n is not None]
         return ServerOptions(images_per_prompt=max(self.images_per_prompt, other.images_per_prompt),
                              videos_per_prompt=max(self.videos_per_prompt, other.videos_per_prompt),
-                             max_model_len=max(lengths) if lengths else None)
+                             max_model_len=max(lengths) if lengths else None,
+                             video_all_frames=self.video_all_frames or other.video_all_frames)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ServerOptions:
-        return cls(**{k: data[k] for k in ("images_per_prompt", "videos_per_prompt", "max_model_len") if k in data})
+        return cls(**{k: data[k] for k in ("images_per_prompt", "videos_per_prompt", "max_model_len", "video_all_frames")
+                      if k in data})

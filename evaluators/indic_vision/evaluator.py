@@ -250,8 +250,8 @@ class IndicVisionVQAEvaluator(_IndicVision):
                         SliceDimension("topic", "Topic"))
     read_items = staticmethod(vqa_items)
     judge_role = "indic-vision"
-    #: a language x question-type heatmap on a model's row: (slice dimension, ((metric, full scale), ...))
-    heatmap = ("language", tuple((k, 1.0 if k in ("mcq", "true_false") else 10.0) for k, _, _, _ in QUESTION_TYPES))
+    #: a language x question-type heatmap on a model's row: (rows, columns, metric, its full scale)
+    heatmap = ("language", "question_type", "overall", 100.0)
 
     def __init__(self) -> None:
         self.judge: Judge | None = None
@@ -302,6 +302,14 @@ class IndicVisionVQAEvaluator(_IndicVision):
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error]
         out = self._means(usable, ("overall", *QUESTION_LABELS, "coverage"), seed)
+        for language in LANGUAGE_NAMES:  # the heatmap's cells: every question type on one 0-100 scale
+            for kind in QUESTION_LABELS:
+                cell = {"language": language, "question_type": kind}
+                subset = [s for s in usable if s.slices.get("language") == language and s.slices.get("question_type") == kind]
+                if subset:
+                    value, low, high = ratio_with_ci([s.scores["overall"] for s in subset], [1.0] * len(subset),
+                                                     [self._cluster(s) for s in subset], seed=seed)
+                    out.append(MetricValue("overall", value, low, high, len(subset), cell))
         counts = [judge_fallbacks(s.detail) for s in usable]
         if any(calls for _, calls in counts):
             value, low, high = ratio_with_ci([f for f, _ in counts], [c for _, c in counts],

@@ -10,9 +10,9 @@ to nothing is None: scored as wrong and counted as not covered.
 """
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass
+
+from evaluators.core.answers import LETTERS, normalize_answer, normalize_text, option_letter
 
 
 @dataclass(frozen=True)
@@ -61,12 +61,8 @@ BY_NAME = {language.name: language for language in LANGUAGES}
 _LOOKUP = {**{language.name.lower(): language for language in LANGUAGES},
            **{language.code: language for language in LANGUAGES}, "oriya": BY_NAME["Odia"]}
 INDIC = tuple(language for language in LANGUAGES if language.code != "en")
-LETTERS = ("A", "B", "C", "D")
-
-#: zero-width characters dropped before anything is compared (joiners, non-joiners, spaces, BOM)
-ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
-_STRIP = " \t\r\n\"'`“”‘’<>()[]{}.,:;!?*_।॥"
-_LEADING_LETTER = re.compile(r"^(?:option|answer|ans)?\s*[:\-]?\s*[<(\[]?([A-Da-d])(?:[>)\].:\s-].*)?$", re.IGNORECASE | re.DOTALL)
+__all__ = ["BY_NAME", "INDIC", "LANGUAGES", "LETTERS", "Language", "choice_letter", "language_named", "normalize_answer",
+           "normalize_text", "truth_value"]
 
 
 def language_named(value: str) -> Language | None:
@@ -74,33 +70,10 @@ def language_named(value: str) -> Language | None:
     return _LOOKUP.get(str(value).strip().lower())
 
 
-def normalize_text(text: str) -> str:
-    """NFC, zero-width characters removed: the form every comparison starts from."""
-    return unicodedata.normalize("NFC", str(text)).translate(ZERO_WIDTH)
-
-
-def normalize_answer(text: str) -> str:
-    """A short answer as compared: normalized, then brackets, quotes, spaces, full stops and dandas
-    stripped from both ends."""
-    return normalize_text(text).strip(_STRIP).strip()
-
-
 def choice_letter(answer: str, language: Language, options: tuple[str, ...] = ()) -> str | None:
-    """The option letter A-D an answer (or a released gold answer) names, or None."""
-    text = normalize_answer(answer)
-    if not text:
-        return None
-    if text.upper() in LETTERS:
-        return text.upper()
-    for index, names in enumerate(language.letters):
-        if text in names:
-            return LETTERS[index]
-    folded = text.casefold()
-    for index, option in enumerate(options):
-        if option and normalize_answer(option).casefold() == folded:
-            return LETTERS[index]
-    match = _LEADING_LETTER.match(normalize_text(answer).strip())
-    return match.group(1).upper() if match else None
+    """The option letter A-D an answer (or a released gold answer) names, or None: a Latin letter,
+    the letter's name in the language's script, or an option's text (evaluators.core.answers)."""
+    return option_letter(answer, options, names=language.letters)
 
 
 def truth_value(answer: str, language: Language) -> bool | None:

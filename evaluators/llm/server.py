@@ -76,6 +76,8 @@ class ServerSpec:
     #: how many items of each medium one prompt may hold, e.g. {"image": 1} (vLLM's
     #: ``--limit-mm-per-prompt``; `transformers serve` takes what a request holds)
     media_per_prompt: dict[str, int] = field(default_factory=dict)
+    #: a video reaches the model with every frame (vLLM's ``--media-io-kwargs``)
+    video_all_frames: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -119,6 +121,8 @@ def build_command(spec: ServerSpec, *, port: int, gpu_count: int = 1, program: s
             command += ["--max-model-len", str(spec.max_model_len)]
         if spec.media_per_prompt:
             command += ["--limit-mm-per-prompt", json.dumps(spec.media_per_prompt, sort_keys=True)]
+        if spec.video_all_frames:  # vLLM samples 32 frames of a video unless told to keep them all
+            command += ["--media-io-kwargs", json.dumps({"video": {"num_frames": -1}})]
         command += ["--seed", str(spec.seed), "--port", str(port), "--host", "127.0.0.1"]
         if gpu_count > 0:
             command += ["--tensor-parallel-size", str(spec.tensor_parallel_size or gpu_count),
@@ -138,7 +142,8 @@ def with_options(spec: ServerSpec, options: ServerOptions) -> ServerSpec:
     media = {name: count for name, count in (("image", options.images_per_prompt),
                                              ("video", options.videos_per_prompt)) if count}
     return replace(spec, max_model_len=options.max_model_len or spec.max_model_len,
-                   media_per_prompt={**spec.media_per_prompt, **media})
+                   media_per_prompt={**spec.media_per_prompt, **media},
+                   video_all_frames=spec.video_all_frames or options.video_all_frames)
 
 
 def server_version(spec: ServerSpec) -> str:

@@ -6,6 +6,7 @@ the search backends and the arena responders agree on.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
@@ -39,6 +40,18 @@ class ModelError(RuntimeError):
         self.retryable = retryable
         self.status = status
         super().__init__(message)
+
+    @property
+    def over_limit(self) -> bool:
+        """The server refused this request for its length: more tokens than its context or more images
+        or videos than it allows per prompt (vLLM's and OpenAI's wording), not for what it says."""
+        return self.kind == "endpoint" and self.status in (400, 413, 422) and _OVER_LIMIT.search(str(self)) is not None
+
+
+#: how servers say a request is too long for them (vLLM, OpenAI, transformers serve)
+_OVER_LIMIT = re.compile(r"maximum context length|context_length_exceeded|context length exceeded|"
+                         r"may be provided in one prompt|too many (?:images|videos|tokens)|exceeds the (?:model's )?"
+                         r"(?:maximum|context)|prompt is too long|input is too long", re.IGNORECASE)
 
 
 class ServerUnavailable(InfrastructureError):

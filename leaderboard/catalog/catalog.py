@@ -59,10 +59,15 @@ BENCHMARKS: tuple[BenchmarkEntry, ...] = (
         "true/false, short and long answers and false-premise questions, with a language x question-type heatmap.",
         "indic-vision-vqa", "image"),
     BenchmarkEntry(
-        "video-niah", "Multi-hop Needle-in-a-Video-Haystack",
-        "Finding one or several needle frames inserted at given depths of long videos (up to thousands of "
-        "frames) and answering questions that chain them; accuracy per length x depth cell.",
-        "video-niah", "video"),
+        "video-niah-single", "Video NIAH (single hop)",
+        "Needle-in-a-Video-Haystack: one needle frame inserted at a depth of N frames of a long video (up to "
+        "thousands of frames, sent as images), a question about it; accuracy per depth x N cell as a heatmap.",
+        "video-niah-single", "image"),
+    BenchmarkEntry(
+        "video-niah-multi", "Video NIAH (multi hop)",
+        "Multi-hop Needle-in-a-Video-Haystack: a chain of clue frames with decoys spread over N frames; what the "
+        "chain's last frame shows and a question about it, plotted against N.",
+        "video-niah-multi", "image"),
     BenchmarkEntry(
         "search-arena", "Search Arena",
         "People compare two anonymous search-augmented models side by side and vote; Bradley-Terry ratings "

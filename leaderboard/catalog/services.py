@@ -98,10 +98,18 @@ def _open_dimensions_fill(benchmark: Benchmark, items: list[Item]) -> None:
     open_keys = {d.key for d in evaluator.slice_dimensions if not d.values}
     if not open_keys:
         return
-    dimensions = [dict(d, values=sorted({item.slices[d["key"]] for item in items if d["key"] in item.slices}))
+    dimensions = [dict(d, values=_ordered({item.slices[d["key"]] for item in items if d["key"] in item.slices}))
                   if d["key"] in open_keys else d for d in benchmark.slice_dimensions]
     Benchmark.objects.filter(pk=benchmark.pk).update(slice_dimensions=dimensions)
     benchmark.slice_dimensions = dimensions
+
+
+def _ordered(values: set[str]) -> list[str]:
+    """Slice values in reading order: by number when every one is a number (frame counts: 8, 16, 32), else by text."""
+    try:
+        return sorted(values, key=float)
+    except ValueError:
+        return sorted(values)
 
 
 def dataset_items_path(version: DatasetVersion, cache_dir: Path) -> Path:

@@ -388,6 +388,8 @@ def _send_once(access: ModelAccess, plan: RunPlan, heartbeat: leases.Heartbeat, 
 
 
 def _error_kind(error: ModelError) -> str:
+    if error.over_limit:  # too long for this model: its cell says so, it is no wrong answer
+        return "over_limit"
     if error.kind == "endpoint" and error.status in REQUEST_REFUSED:
         return "refused"
     return {"timeout": "timeout", "output": "invalid"}.get(error.kind, "failed")

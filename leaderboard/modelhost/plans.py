@@ -13,6 +13,7 @@ from django.conf import settings
 
 from evaluators.core import ModelRequest, evaluator_version, get_evaluator
 from evaluators.core.files import read_items
+from evaluators.core.media import media_counts
 from evaluators.core.types import FollowUp, Item, ServerOptions, Stage
 from leaderboard.catalog.media import StorageMedia
 from leaderboard.catalog.models import DatasetVersion
@@ -92,6 +93,9 @@ def _prepared(dataset_version_id: int, content_hash: str, evaluator_key: str, ev
         turns = Turns(evaluator, {item.id: item for item in items}, {r.item_id: r for r in requests}, generation,
                        max(1, max_stages))
     options = evaluator.server_options(generation) if hasattr(evaluator, "server_options") else ServerOptions()
+    counts = [media_counts(request.messages) for request in requests]  # what the requests send, counted
+    options = options.merged(ServerOptions(images_per_prompt=max((i for i, _ in counts), default=0),
+                                           videos_per_prompt=max((v for _, v in counts), default=0)))
     return Prepared(requests, turns, options)
 
 

@@ -22,6 +22,7 @@ from evaluators.core.files import read_items
 from leaderboard.accounts import policy
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items_path
+from leaderboard.submissions import charts
 from leaderboard.submissions.keys import column_id, slice_key
 from leaderboard.submissions.models import EvaluationRun, ItemResult, LeaderboardEntry, RunStatus, Score, Submission
 
@@ -70,7 +71,8 @@ class LeaderboardRow:
     is_public: bool = True
     judge: str = ""  # the judge's label ("name@revision (prompt v1)") for judged benchmarks
     is_reference: bool = False  # a baseline row (Model.is_reference): shown, never ranked
-    heatmap: dict[str, Any] | None = None  # the evaluator's two-way breakdown (IndicVisionBench: language x question type)
+    heatmap: dict[str, Any] | None = None  # the evaluator's two-way breakdown (charts.heatmap)
+    lines: dict[str, Any] | None = None  # the evaluator's metrics against a numeric slice (charts.lines)
 
 
 @dataclass
@@ -158,35 +160,6 @@ def date_slice_of(benchmark: Benchmark) -> str | None:
     return getattr(get_evaluator(benchmark.evaluator_key), "date_slice", None)
 
 
-def _heatmap_spec(benchmark: Benchmark) -> dict[str, Any] | None:
-    """The evaluator's ``heatmap`` (a slice dimension for rows, metrics with their full scale for
-    columns) with the labels the page shows, or None."""
-    declared = getattr(get_evaluator(benchmark.evaluator_key), "heatmap", None) if benchmark.evaluator_key else None
-    dimension = next((d for d in benchmark.slice_dimensions if declared and d["key"] == declared[0]), None)
-    if not declared or dimension is None:
-        return None
-    labels = {c["key"]: c["label"] for c in benchmark.metric_columns}
-    return {"dimension": dimension, "metrics": [(key, labels.get(key, key), scale) for key, scale in declared[1]]}
-
-
-def _heatmap(spec: dict[str, Any], values: Mapping[str, list]) -> dict[str, Any] | None:
-    """One model's heatmap: a row per value of the dimension, a cell per metric, shaded by its share
-    of the metric's full scale (the value is printed too, so the colour is never the only cue)."""
-    dimension = spec["dimension"]
-    rows = []
-    for value in dimension["values"]:
-        cells = []
-        for key, _, scale in spec["metrics"]:
-            vec = values.get(column_id(key, slice_key({dimension["key"]: value}))) or [None, None, None, 0]
-            share = None if vec[0] is None else max(0.0, min(1.0, vec[0] / scale))
-            cells.append({"value": vec[0], "share": share, "percent": scale == 1.0, "n": vec[3]})
-        if any(cell["value"] is not None for cell in cells):
-            rows.append({"label": value, "cells": cells})
-    if not rows:
-        return None
-    return {"dimension": dimension["label"], "columns": [label for _, label, _ in spec["metrics"]], "rows": rows}
-
-
 def method_notes_of(benchmark: Benchmark) -> list[MethodNote]:
     """How a benchmark's scores are obtained, as its evaluator describes it (empty when it does not),
     then its diagnostics of the current dataset version (``DatasetVersion.notes``)."""
@@ -251,14 +224,14 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
              .only("pk", "is_public", "values", "model__name", "model__slug", "model__release_date", "model__is_reference", "run__evaluator_version",
                    "run__submission_id", "run__environment")}
     wanted = {c["id"] for c in columns}
-    spec = _heatmap_spec(benchmark) if not slice_filter else None
+    figures = charts.specs(benchmark) if not slice_filter else {}
     rows = []
     for pk in page_ids:
         entry = by_id[pk]
         values = windowed[pk] if windowed is not None else entry.values
         cells = {cid: Cell(*vec) for cid, vec in values.items() if cid in wanted}
         row = LeaderboardRow(model=entry.model, run=entry.run, cells=cells, is_public=entry.is_public, judge=judge_label(entry.run),
-                             is_reference=entry.model.is_reference, heatmap=_heatmap(spec, values) if spec else None)
+                             is_reference=entry.model.is_reference, **charts.figures(figures, values))
         cell = cells.get(col)
         if row.is_reference:
             row.unranked_reason = "a reference row (the benchmark's baseline), shown for comparison and never ranked"

@@ -25,7 +25,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from evaluators.core import modality as modalities
-from evaluators.core import ItemScore, MetricValue, Prediction, PredictionsError
+from evaluators.core import ItemScore, MetricValue, Prediction, PredictionsError, get_evaluator
 from evaluators.core.files import parse_predictions
 from leaderboard import queues
 from leaderboard.accounts import policy
@@ -68,6 +68,18 @@ class QuotaExceeded(SubmissionRefused):
 def evaluator_settings_for(benchmark: Benchmark) -> dict:
     configured = json.loads(settings.EVALUATOR_SETTINGS or "{}")
     return dict(configured.get(benchmark.evaluator_key, {}))
+
+
+def needed_modality(benchmark: Benchmark) -> str:
+    """What a model must take in to enter ``benchmark`` as this site runs it: the evaluator's modality
+    under the operator's settings (Video NIAH's video mode needs video), else the catalog's."""
+    if not benchmark.evaluator_key:
+        return benchmark.modality
+    evaluator = get_evaluator(benchmark.evaluator_key)
+    run_settings = evaluator_settings_for(benchmark)
+    if run_settings and hasattr(evaluator, "configured"):
+        evaluator = evaluator.configured(run_settings)
+    return str(getattr(evaluator, "modality", benchmark.modality))
 
 
 # --- quota --------------------------------------------------------------------------------------
@@ -133,10 +145,11 @@ def submission_create_from_predictions(*, owner: User, benchmark: Benchmark, mod
     try:
         with transaction.atomic():
             # a model first named by this upload answered the benchmark's input, so it takes its modality
+            needed = needed_modality(benchmark)
             model = model_get_or_create(owner=owner, name=model_name, is_public=is_public, release_date=release_date,
-                                        modality=benchmark.modality)
+                                        modality=needed)
             refused = modalities.refusal(model_name=model.name, model_modality=model.modality, benchmark_name=benchmark.name,
-                                       needed=benchmark.modality)
+                                       needed=needed)
             if refused:
                 raise SubmissionRefused(refused, field="model_name")
             submission = Submission.objects.create(
@@ -152,8 +165,6 @@ def submission_create_from_predictions(*, owner: User, benchmark: Benchmark, mod
 def _check_transcripts(benchmark: Benchmark, predictions: list[Prediction]) -> None:
     """A benchmark whose protocol is a conversation with the platform (``needs_transcript``, an optional
     evaluator hook) scores only predictions that carry their transcript: refuse the others, saying why."""
-    from evaluators.core import get_evaluator
-
     needs = getattr(get_evaluator(benchmark.evaluator_key), "needs_transcript", None)
     reason = needs() if needs is not None else ""
     bare = [p for p in predictions if not p.transcript]
@@ -175,7 +186,6 @@ def baselines_submit(*, benchmark: Benchmark) -> list[Submission]:
     baseline already submitted on this version is left alone, so the call is idempotent."""
     from django.contrib.auth import get_user_model
 
-    from evaluators.core import get_evaluator
     from evaluators.core.files import read_items
     from leaderboard.catalog.services import dataset_items_path
 
@@ -258,7 +268,7 @@ def submission_create_for_model(*, owner: User, model: Model, benchmarks: Sequen
     versions = [(b, _current_dataset(b)) for b in benchmarks]
     for benchmark, _ in versions:
         refused = modalities.refusal(model_name=model.name, model_modality=model.modality, benchmark_name=benchmark.name,
-                                   needed=benchmark.modality)
+                                   needed=needed_modality(benchmark))
         if refused:
             raise SubmissionRefused(refused, field="benchmarks")
     with transaction.atomic():

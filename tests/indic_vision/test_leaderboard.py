@@ -5,10 +5,7 @@ with a message that says what to do; and the tiny vision model, uploaded as weig
 all three leaderboards, with the scripted judge grading the VQA answers."""
 from __future__ import annotations
 
-import hashlib
-import io
 import json
-import tarfile
 from pathlib import Path
 from typing import Iterator
 
@@ -20,7 +17,6 @@ from django.test import override_settings
 
 from evaluators.core.types import DatasetError
 from evaluators.indic_vision.evaluator import IndicVisionOCREvaluator
-from evaluators.llm.tiny import create_tiny_vision_model
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.submissions.models import EvaluationRun, GeneratedOutput, GenerationJob, ItemResult, RunStatus, Score
 from tests.conftest import wait_for
@@ -28,6 +24,7 @@ from tests.indic_vision.test_scoring import grader
 from tests.modelhost.conftest import api_for, gpu_worker, register, submit_model  # noqa: F401 - a fixture
 from tests.modelhost.test_weights import PART, all_finished
 from tests.support.openai_server import OpenAIServer
+from tests.support.vision import upload_vision_model
 
 pytestmark = pytest.mark.django_db(transaction=True)
 SAMPLE = Path(__file__).resolve().parents[2] / "evaluators" / "indic_vision" / "data" / "sample"
@@ -127,32 +124,14 @@ def test_a_text_model_is_refused_from_an_image_benchmark_with_what_to_do(user):
     assert refused.status_code == 400 and "registered as a text model" in refused.content.decode()
 
 
-def vision_archive(tmp_path: Path) -> bytes:
-    directory = create_tiny_vision_model(tmp_path / "tiny-llava")
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        tar.add(directory, arcname="tiny-llava")
-    return buffer.getvalue()
-
-
 @override_settings(UPLOAD_PART_BYTES=PART)
 def test_the_tiny_vision_model_from_one_submission_to_all_three_leaderboards(user, tmp_path, judge_server, celery_worker,
                                                                              gpu_worker, client):
     benchmarks = import_all(trimmed_release(tmp_path))
     api = api_for(user)
-    data = vision_archive(tmp_path)
-    created = api.post("/api/uploads/", {"filename": "tiny-llava.tar", "size": len(data),
-                                         "sha256": hashlib.sha256(data).hexdigest()}, format="json")
-    assert created.status_code == 201, created.content
-    upload = created.json()
-    assert api.put(f"/api/uploads/{upload['id']}/parts/1/", data, content_type="application/octet-stream").status_code == 200
-    assert api.post(f"/api/uploads/{upload['id']}/complete/").json()["status"] == "complete"
-    model = register(api, name="tiny-llava", source="weights", weights_upload=upload["id"], modality="image")
-    wait_for(lambda: Model.objects.get(slug=model["slug"]).preflight_status != "pending", timeout=120, what="the pre-flight")
-    checked = Model.objects.get(slug=model["slug"])
-    assert checked.preflight_status == Model.PREFLIGHT_PASSED and checked.preflight_report["facts"]["modality"] == ["text", "image"]
+    model = upload_vision_model(api, tmp_path)
 
-    response = submit_model(api, model["slug"], list(SLUGS), {"n": 1, "max_tokens": 4, "temperature": 0.0})
+    response = submit_model(api, model.slug, list(SLUGS), {"n": 1, "max_tokens": 4, "temperature": 0.0})
     assert response.status_code == 201, response.content
     submission_id = response.json()["id"]
     wait_for(lambda: all_finished(submission_id), timeout=420, what="generation with images and scoring")
@@ -176,10 +155,11 @@ def test_the_tiny_vision_model_from_one_submission_to_all_three_leaderboards(use
     graded = sum(bool(r.detail.get("judgements")) for r in ItemResult.objects.filter(run=vqa))
     assert judge_server.request_count == graded
     assert vqa.environment["judge"]["role"] == "indic-vision"
-    assert Score.objects.filter(run=vqa, key="mcq", slice_key="language=Hindi").exists()  # a heatmap cell
+    assert Score.objects.filter(run=vqa, key="overall", slice_key="language=Hindi,question_type=mcq").exists()  # a heatmap cell
     page = client.get("/benchmarks/indic-vision-vqa/").content.decode()
-    assert '<details class="heatmap"><summary>Language × question type</summary>' in page
-    assert "<th>Hindi</th>" in page and "<th>Multiple choice</th>" in page and "<th>Bengali</th>" not in page  # languages it has
+    assert '<details class="heatmap"><summary>Overall (0-100): language × question type</summary>' in page
+    assert '<th scope="row">Hindi</th>' in page and '<th scope="col">mcq</th>' in page
+    assert '<th scope="row">Bengali</th>' not in page  # only the languages it was scored on
     assert "A generated sample · dataset sample" in page and "not been checked by native speakers" in page
     items = client.get(f"/runs/{vqa.pk}/items/").content.decode()
     key = ItemResult.objects.filter(run=vqa).first().detail["image"]

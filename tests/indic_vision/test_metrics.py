@@ -125,6 +125,7 @@ def test_every_languages_letters_and_true_false_words_normalize(language):
 
 
 @pytest.mark.parametrize("answer, letter", [("<B>", "B"), ("B. blue", "B"), ("Option C", "C"), ("answer: d", "D"),
-                                            ("(a)", "A"), ("The answer is B", None), ("E", None)])
+                                            ("(a)", "A"), ("The answer is B", "B"), ("B or C", "B"),
+                                            ("E", None), ("I cannot say", None)])
 def test_choice_answers_as_models_write_them(answer, letter):
     assert choice_letter(answer, language_named("en")) == letter

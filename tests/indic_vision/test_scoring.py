@@ -98,7 +98,8 @@ def test_vqa_exact_types_need_no_judge_and_free_form_types_are_graded(tmp_path):
     assert empty.scores == {"long": 0.0, "overall": 0.0, "coverage": 0.0} and empty.detail["judgements"] == []
     metrics = {(m.key, tuple(m.slice.items())): m for m in VQA.aggregate([mcq, wrong, unreadable, true, short, adversarial, empty])}
     assert metrics[("mcq", ())].value == 0.5 and metrics[("mcq", (("language", "Hindi"),))].value == 0.5
-    assert metrics[("adversarial", (("language", "Tamil"),))].value == 4.0  # a heatmap cell
+    assert metrics[("adversarial", (("language", "Tamil"),))].value == 4.0
+    assert metrics[("overall", (("language", "Tamil"), ("question_type", "adversarial")))].value == 40.0  # a heatmap cell
     assert metrics[("coverage", ())].value == pytest.approx(5 / 7)
     assert metrics[(FALLBACK_METRIC, ())].value == 0.0
 

@@ -17,7 +17,7 @@ def test_sign_up_submit_watch_progress_and_see_the_score(multi_lcb, live_server,
     bad.write_text('{"item_id": "t1_a/python"}\n')
 
     page.goto(live_server.url + "/")
-    assert "Multi-LCB" in page.content() and "Evaluator not available yet" in page.content()
+    assert "Multi-LCB" in page.content() and "Video NIAH (single hop)" in page.content()
     page.get_by_role("link", name="Sign up").click()
     page.fill("#id_username", "grace")
     page.fill("#id_password1", "Compilers-Are-Fun-1952")

@@ -46,3 +46,11 @@ def score_cells(row: Any, columns: list[dict]) -> SafeString:
               if cell.ci_low is not None and cell.ci_high is not None else "")
         parts.append(f'<td class="num"><span class="v">{_show(float(cell.value), fmt)}</span>{ci}<span class="n">n={int(cell.n)}</span></td>')
     return mark_safe("".join(parts))
+
+
+@register.simple_tag
+def run_summary(run: Any) -> dict[str, Any]:
+    """A succeeded run's labelled headline scores and pictures (leaderboard.submissions.charts)."""
+    from leaderboard.submissions.charts import run_summary as summary
+
+    return summary(run)
