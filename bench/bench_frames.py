@@ -1,0 +1,108 @@
+"""Video NIAH's frames on their way to the model server: frames per second from the stored haystack and
+the frame cache to request bytes, against decoding the same frames with PyAV alone, and the bytes a
+frame costs on the wire against its raw pixels.
+
+A seeded 1,000-second haystack (224x168, one frame per second, libx264) and one needle are imported
+as the platform imports a release (each frame decoded once, stored once as JPEG by content hash); then
+every request of a 5 x 6 grid (200 to 1,000 frames, depths 0 to 100) is built the way the chat client
+builds it (frames expanded from the manifest, data URLs from the frame cache, the JSON body) with a
+cold cache and then a warm one. The baseline decodes the haystack video with PyAV, frame by frame, as
+a harness without the store would for each request. Medians of repeated rounds.
+
+    .venv/bin/python bench/bench_frames.py [--seconds 1000] [--rounds 3]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import write_results  # noqa: E402
+from evaluators.core import media  # noqa: E402
+from evaluators.core.media import DirectoryMedia, inline_media  # noqa: E402
+from evaluators.core.video import read_frames, write_video  # noqa: E402
+from evaluators.video_niah.evaluator import VideoNIAHSingleEvaluator  # noqa: E402
+from evaluators.video_niah.frames import FRAME_SIZE, haystack_frame, object_card  # noqa: E402
+
+
+def build_all(requests: list, store: DirectoryMedia) -> tuple[float, int]:
+    """Seconds to build every request's body as the client sends it, and the bytes of those bodies."""
+    sent = 0
+    start = time.perf_counter()
+    for request in requests:
+        sent += len(json.dumps({"model": "m", "messages": inline_media(request.messages, store)}))
+    return time.perf_counter() - start, sent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        release = Path(tmp) / "release"
+        (release / "images").mkdir(parents=True)
+        write_video((haystack_frame(3, i) for i in range(args.seconds)), release / "haystack.mp4", fps=1)
+        object_card("red", "star", number="7").save(release / "images" / "needle.png")
+        (release / "needles.json").write_text(json.dumps([{"id": "n", "path": "images/needle.png",
+                                                           "prompt": "What number is on the star?", "answer": "7"}]))
+        counts = [n for n in range(200, args.seconds + 1, 200)]
+        (release / "grid.json").write_text(json.dumps({"frames": counts, "depths": [0, 20, 40, 60, 80, 100]}))
+        store = DirectoryMedia(Path(tmp) / "media")
+        started = time.perf_counter()
+        evaluator = VideoNIAHSingleEvaluator()
+        items = list(evaluator.import_release(release, store))
+        import_s = time.perf_counter() - started
+        requests = [evaluator.build_requests(item, {})[0] for item in items]
+        total_frames = sum(item.payload["count"] for item in items)
+        cold, warm, decode = [], [], []
+        sent_bytes = 0
+        for _ in range(args.rounds):
+            media.FRAME_CACHE = media.DataURLCache(media.FRAME_CACHE.max_bytes)  # a fresh worker
+            seconds, sent_bytes = build_all(requests, store)
+            cold.append(total_frames / seconds)
+            seconds, _ = build_all(requests, store)
+            warm.append(total_frames / seconds)
+            start = time.perf_counter()
+            decoded = sum(1 for _ in read_frames(release / "haystack.mp4", fps=1.0))
+            decode.append(decoded / (time.perf_counter() - start))
+        stored = [p.stat().st_size for p in (Path(tmp) / "media").rglob("*.jpg")]
+    med_cold, med_warm, med_decode = statistics.median(cold), statistics.median(warm), statistics.median(decode)
+    raw = FRAME_SIZE[0] * FRAME_SIZE[1] * 3
+    per_frame_sent = sent_bytes / total_frames
+    load = os.getloadavg()[0]
+    result = {"haystack_seconds": args.seconds, "cells": len(items), "frames_per_round": total_frames, "rounds": args.rounds,
+              "import_s": round(import_s, 2), "build_cold_fps_median": round(med_cold), "build_warm_fps_median": round(med_warm),
+              "pyav_decode_fps_median": round(med_decode), "ratio_warm_to_decode": round(med_warm / med_decode, 1),
+              "raw_bytes_per_frame": raw, "stored_bytes_per_frame_median": int(statistics.median(stored)),
+              "sent_bytes_per_frame": int(per_frame_sent), "load_1min": round(load, 2)}
+    lines = [
+        f"A {args.seconds}-frame haystack ({FRAME_SIZE[0]}x{FRAME_SIZE[1]}), a grid of {len(items)} cells "
+        f"({counts[0]}-{counts[-1]} frames x 6 depths, {total_frames:,} frames a round), {args.rounds} rounds; "
+        f"import (decode, store each frame once) {import_s:.1f} s; load average {load:.2f}",
+        "",
+        "| frames to request bytes | median frames/s | against PyAV decoding |",
+        "|---|---|---|",
+        f"| platform, cold frame cache (read, hash check, base64, JSON) | {med_cold:,.0f} | {med_cold / med_decode:.1f}x |",
+        f"| platform, warm frame cache (a worker's later cells) | {med_warm:,.0f} | {med_warm / med_decode:.1f}x |",
+        f"| PyAV alone: decoding the haystack video, frame by frame | {med_decode:,.0f} | 1 |",
+        "",
+        "| bytes per frame | |",
+        "|---|---|",
+        f"| raw pixels (RGB) | {raw:,} |",
+        f"| stored (JPEG q90, median) | {int(statistics.median(stored)):,} |",
+        f"| sent (base64 data URL in the request body) | {int(per_frame_sent):,} |",
+        "",
+    ]
+    write_results("frames", result, lines)
+
+
+if __name__ == "__main__":
+    main()
