@@ -28,6 +28,7 @@ def refusal(*, model_name: str, model_modality: str, benchmark_name: str, needed
     """Why the model may not enter the benchmark, in words that say what to do, or None when it may."""
     if covers(model_modality, needed):
         return None
-    return (f"{benchmark_name} sends {needed} input, and {model_name} is registered as a {model_modality} model. "
+    article = "an" if model_modality[:1] in "aeiou" else "a"
+    return (f"{benchmark_name} sends {needed} input, and {model_name} is registered as {article} {model_modality} model. "
             f"Register a model that takes {needed} input (modality {needed}"
             f"{' or video' if needed == 'image' else ''}) to enter it.")

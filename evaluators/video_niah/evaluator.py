@@ -151,9 +151,11 @@ class _VideoNIAH:
 
 
     def method_notes(self) -> list[MethodNote]:
+        sent = ("one MP4 video per request, every frame kept (vLLM's frame sampling off)" if self.mode == "video"
+                else "a list of images, one per frame")
         return [MethodNote(
             "How the frames are given",
-            "N is the number of frames given to the model: frames of the haystack video sampled at one per second, "
+            f"This site sends the frames as {sent} (mode {self.mode}). N is the number of frames given to the model: frames of the haystack video sampled at one per second, "
             "with the needle (or the chain's frames) placed among them, so that no sampling can skip it. By default "
             "they arrive as a list of images; the video mode sends one MP4 and asks the server not to resample it "
             "(vLLM: all frames). Each haystack frame is stored once and reused by every cell.",

@@ -20,6 +20,7 @@ from django.utils import timezone
 from evaluators.core import ItemScore, MethodNote, evaluator_version, get_evaluator
 from evaluators.core.files import read_items
 from leaderboard.accounts import policy
+from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items_path
 from leaderboard.submissions import charts
@@ -165,7 +166,7 @@ def method_notes_of(benchmark: Benchmark) -> list[MethodNote]:
     then its diagnostics of the current dataset version (``DatasetVersion.notes``)."""
     if not benchmark.evaluator_key:
         return []
-    notes = getattr(get_evaluator(benchmark.evaluator_key), "method_notes", None)
+    notes = getattr(configured_evaluator(benchmark), "method_notes", None)  # as configured here (Video NIAH's mode)
     found = list(notes()) if notes is not None else []
     version = benchmark.dataset_versions.filter(is_current=True).only("tag", "notes").first()
     if version is not None:  # the evaluator's diagnostics of this dataset version

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import logging
 import uuid
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from evaluators.core import ItemScore, MetricValue, Prediction, PredictionsError
 from evaluators.core.files import parse_predictions
 from leaderboard import queues
 from leaderboard.accounts import policy
+from leaderboard.catalog.evaluators import evaluator_settings_for, needed_modality
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import model_get_or_create
 from leaderboard.submissions import leases
@@ -63,23 +63,6 @@ class SubmissionRefused(ValueError):
 
 class QuotaExceeded(SubmissionRefused):
     pass
-
-
-def evaluator_settings_for(benchmark: Benchmark) -> dict:
-    configured = json.loads(settings.EVALUATOR_SETTINGS or "{}")
-    return dict(configured.get(benchmark.evaluator_key, {}))
-
-
-def needed_modality(benchmark: Benchmark) -> str:
-    """What a model must take in to enter ``benchmark`` as this site runs it: the evaluator's modality
-    under the operator's settings (Video NIAH's video mode needs video), else the catalog's."""
-    if not benchmark.evaluator_key:
-        return benchmark.modality
-    evaluator = get_evaluator(benchmark.evaluator_key)
-    run_settings = evaluator_settings_for(benchmark)
-    if run_settings and hasattr(evaluator, "configured"):
-        evaluator = evaluator.configured(run_settings)
-    return str(getattr(evaluator, "modality", benchmark.modality))
 
 
 # --- quota --------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ accuracy-against-N lines on the leaderboard rows and the run page; and a hosted 
 requests over 16 images (vLLM's own wording) whose 32-frame cells read "over limit", not wrong."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -111,3 +112,20 @@ def test_cells_over_a_models_limit_read_over_limit_not_wrong(user, celery_worker
     assert accuracy["frames=16"] == pytest.approx(2 / 3) and "frames=32" not in accuracy
     page = client.get("/benchmarks/video-niah-single/").content.decode()
     assert page.count('<td class="over">over limit</td>') == 3  # the 32-frame column at depths 0, 50 and 100
+
+
+@override_settings(EVALUATOR_SETTINGS=json.dumps({"video-niah-single": {"mode": "video"}}))
+def test_the_video_mode_is_stated_on_the_page_and_needs_a_video_model(user, client):
+    import_both()
+    page = client.get("/benchmarks/video-niah-single/").content.decode()
+    assert "This site sends the frames as one MP4 video per request, every frame kept" in page and "(mode video)" in page
+    assert "(mode images)" in client.get("/benchmarks/video-niah-multi/").content.decode()
+    api = api_for(user)
+    model = register(api, name="image-only", source="endpoint", endpoint_base_url="http://127.0.0.1:9/v1", endpoint_model="m",
+                     modality="image")
+    from leaderboard.catalog.models import Model
+
+    Model.objects.filter(slug=model["slug"]).update(preflight_status=Model.PREFLIGHT_PASSED)
+    refused = submit_model(api, model["slug"], ["video-niah-single"])
+    assert refused.status_code == 400 and "sends video input, and image-only is registered as an image model" in refused.content.decode()
+    assert submit_model(api, model["slug"], ["video-niah-multi"]).status_code == 201  # images mode: an image model enters
