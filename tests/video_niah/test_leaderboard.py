@@ -57,7 +57,7 @@ def test_the_tiny_vision_model_answers_the_grid_on_both_leaderboards(user, tmp_p
         assert run.status == RunStatus.SUCCEEDED, (slug, run.failure_kind, run.failure_message, run.log, job.log)
         generation = run.environment["generation"]
         assert generation["server"] == "transformers" and generation["server_options"]["images_per_prompt"] == 64
-        assert run.evaluator_settings.get("mode", "images") == "images"
+        assert run.environment["mode"] == "images"  # how the frames were sent, recorded with the run
         assert Score.objects.filter(run=run, key="accuracy", slice_key="").exists()
         assert not ItemResult.objects.filter(run=run, scores__has_key="over_limit", scores__over_limit=1.0).exists()
     single_run = EvaluationRun.objects.get(submission_id=submission_id, benchmark__slug="video-niah-single")
