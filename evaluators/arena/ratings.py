@@ -164,6 +164,8 @@ class RatingConfig:
     min_votes: int = 100
     robustness: bool = True
     exact_style_bootstrap: bool = False  # refit every round (minutes on 1M votes) instead of the score bootstrap
+    #: without a (usable) reference, anchor on the best-connected well-estimated model instead of the mean
+    auto_reference: bool = False
 
     def __post_init__(self) -> None:
         if self.interval not in ("bootstrap", "sandwich"):
@@ -188,8 +190,8 @@ class RatingConfig:
 class ModelRating:
     name: str
     rating: float
-    ci_low: float
-    ci_high: float
+    ci_low: float | None
+    ci_high: float | None
     rank_ub: int
     votes: int
     wins: int
@@ -198,6 +200,9 @@ class ModelRating:
     provisional: bool
     rankable: bool = True
     note: str = ""
+    #: False when the maximum-likelihood rating is infinite (only wins or only losses): ``rating`` is then
+    #: the one-sided 95% bound and the other end of the interval is open (None)
+    bounded: bool = True
 
 
 @dataclass
@@ -221,6 +226,8 @@ class RatingResult:
     config: dict[str, Any]
     method: str
     robustness: dict[str, Any] | None = None
+    #: what the scale is anchored on: {"kind": "reference" | "mean", "model", "rating", "how", "models"}
+    anchor: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -232,7 +239,8 @@ class RatingResult:
             coefficients=[StyleCoefficient(**c) for c in data.get("coefficients", [])],
             matrix_models=list(data["matrix_models"]), win_rate=[list(r) for r in data["win_rate"]],
             battle_count=[list(r) for r in data["battle_count"]], n_battles=int(data["n_battles"]),
-            config=dict(data["config"]), method=str(data["method"]), robustness=data.get("robustness"))
+            config=dict(data["config"]), method=str(data["method"]), robustness=data.get("robustness"),
+            anchor=dict(data.get("anchor") or {}))
 
 
 # ---------------------------------------------------------------- fitting
@@ -389,11 +397,95 @@ def _style_covariates(arr: BattleArrays, names: tuple[str, ...]) -> np.ndarray:
     return x
 
 
+def _well_estimated(rankable: np.ndarray, bounded: np.ndarray, votes: np.ndarray, min_votes: int) -> np.ndarray:
+    """The models that set the scale: connected, bounded and with enough votes; failing any, connected
+    and bounded; failing that, connected (an arena's first days)."""
+    for core in (rankable & bounded & (votes >= min_votes), rankable & bounded, rankable):
+        if core.any():
+            return core
+    return rankable
+
+
+def _anchor(models: list[str], config: RatingConfig, votes: np.ndarray, battle_count: np.ndarray,
+            core: np.ndarray) -> tuple[int | None, dict[str, Any]]:
+    """The reference model's index (None: the mean of the well-estimated models) and what the page
+    says about it. A configured reference that is not well estimated is not used; without a usable one,
+    ``auto_reference`` takes the best-connected well-estimated model (most opponents, then most votes)."""
+    why_not = ""
+    if config.reference in models:
+        index = models.index(config.reference)
+        if core[index]:
+            return index, {"kind": "reference", "model": config.reference, "rating": config.reference_rating, "how": "configured"}
+        why_not = (f"the configured reference {config.reference} is not well estimated "
+                   f"({int(votes[index])} votes, provisional or with only wins or losses), so it is not used")
+    if config.auto_reference and core.any():
+        # counted among the well-estimated models only, so that a new model's votes cannot change the choice
+        among = battle_count[np.ix_(core, core)]
+        opponents, core_votes = (among > 0).sum(axis=1), among.sum(axis=1)
+        ranked = max(range(len(among)), key=lambda j: (int(opponents[j]), int(core_votes[j]), -j))
+        index = int(np.flatnonzero(core)[ranked])
+        how = (f"{why_not}; " if why_not else "") + (f"the best-connected well-estimated model: {int(opponents[ranked])} "
+                                                     f"opponents and {int(core_votes[ranked])} votes among them")
+        return index, {"kind": "reference", "model": models[index], "rating": config.reference_rating, "how": how}
+    return None, {"kind": "mean", "model": "", "rating": config.base, "how": why_not}
+
+
+def _fisher_half_widths(info_free: np.ndarray, pivot: int, centre: np.ndarray, size: int) -> np.ndarray:
+    """95% half-widths (log-odds) of the model-based interval: the inverse information of the free
+    parameters (the pivot fixed), moved to the anchor's scale by ``centre``."""
+    free = np.ones(size, dtype=bool)
+    free[pivot] = False
+    cov = np.zeros((size, size))
+    cov[np.ix_(free, free)] = np.linalg.inv(info_free)
+    cov = centre @ cov @ centre.T
+    half: np.ndarray = 1.959964 * np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    return half
+
+
+#: the one-sided error of an unbounded model's bound (each end of a 95% interval leaves 2.5%)
+_OPEN_ALPHA = 0.025
+
+
+def _open_bounds(raw: _Design, counts: np.ndarray, theta: np.ndarray, bounded: np.ndarray, votes: np.ndarray) -> dict[int, float]:
+    """For each model with only wins (only losses), the log-odds rating below (above) which winning
+    (losing) all its battles against its opponents as fitted has probability under 2.5%: the exact
+    test-inversion bound that replaces an interval the likelihood cannot give."""
+    found: dict[int, float] = {}
+    for i in np.flatnonzero(~bounded & (votes > 0)).tolist():
+        mine = (raw.a == i) | (raw.b == i)
+        opponents = np.where(raw.a[mine] == i, raw.b[mine], raw.a[mine])
+        scored = np.where(raw.a[mine] == i, raw.y[mine], 1.0 - raw.y[mine])  # 1: it won that cell, 0: it lost
+        n = counts[mine]
+        sign = 1.0 if scored.max() > 0.5 else -1.0  # only wins: a lower bound; only losses: an upper bound
+
+        def log_p(x: float) -> float:  # log P(the same results) at rating x
+            return float(np.sum(n * -np.logaddexp(0.0, -sign * (x - theta[opponents]))))
+
+        lo, hi = float(theta[opponents].min()) - 60.0, float(theta[opponents].max()) + 60.0
+        target = math.log(_OPEN_ALPHA)
+        for _ in range(200):  # log_p rises with sign * x: bisect for log_p(x) = target
+            mid = 0.5 * (lo + hi)
+            if (log_p(mid) < target) == (sign > 0):
+                lo = mid
+            else:
+                hi = mid
+        found[i] = 0.5 * (lo + hi)
+    return found
+
+
 # ---------------------------------------------------------------- public entry point
 
 def rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig | None = None) -> RatingResult:
-    """Ratings with 95% intervals, ranks, counts, matrices and (optionally) style coefficients."""
-    config = config or RatingConfig()
+    """Ratings with 95% intervals, ranks, counts, matrices and (optionally) style coefficients. The
+    linear algebra runs on one BLAS thread: the work is many small solves, which threads slow down
+    (2.7x under load), and the limit holds only while this call runs."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _rate(battles, config or RatingConfig())
+
+
+def _rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig) -> RatingResult:
     if isinstance(battles, BattleArrays):
         arr = battles
     else:
@@ -427,22 +519,21 @@ def rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig | 
     cell_n = np.bincount(cell_of, minlength=len(cells)).astype(float)
     cell_a, cell_b = cells // len(OUTCOMES) // m, cells // len(OUTCOMES) % m
 
-    # Which models can be compared with the anchor at all.
+    # Which models can be compared with the anchor at all, and which are well estimated: connected,
+    # with a finite maximum-likelihood rating (not only wins or only losses) and not provisional. Only
+    # those set the scale; the others are placed on it without moving it.
     comp = _components(m, cell_a, cell_b)
-    reference = config.reference if config.reference in arr.models else None
-    ref_index = arr.models.index(reference) if reference is not None else None
-    anchor_note = ""
-    if ref_index is not None and votes[ref_index] == 0:
-        anchor_note = f"; reference {reference} has no votes here, so the mean rating is {config.base:g}"
-        ref_index = None
     if n == 0:
         rankable = np.zeros(m, dtype=bool)
-    elif ref_index is not None:
-        rankable = (comp == comp[ref_index]) & (votes > 0)
     else:
         comp_votes = np.bincount(comp, weights=votes, minlength=m)
-        rankable = (comp == int(np.argmax(comp_votes))) & (votes > 0)
-    pivot = ref_index if ref_index is not None else int(np.argmax(np.where(rankable, votes, -1))) if n else 0
+        configured = arr.models.index(config.reference) if config.reference in arr.models else None
+        home = comp[configured] if configured is not None and votes[configured] else int(np.argmax(comp_votes))
+        rankable = (comp == home) & (votes > 0)
+    bounded = ~((votes > 0) & (ties == 0) & ((wins == 0) | (losses == 0)))
+    core = _well_estimated(rankable, bounded, votes, config.min_votes)
+    ref_index, anchor = _anchor(arr.models, config, votes, battle_count, core)
+    pivot = ref_index if ref_index is not None else int(np.argmax(np.where(core, votes, -1))) if n else 0
 
     weighted = bool(config.use_weights and arr.weights is not None and n)
     weights = arr.weights / arr.weights.mean() if weighted and arr.weights is not None else np.ones(n)
@@ -461,8 +552,8 @@ def rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig | 
         ratings: np.ndarray = theta[:m] * k_to
         if ref_index is not None:
             shift = config.reference_rating - float(ratings[ref_index])
-        else:
-            shift = config.base - (float(ratings[rankable].mean()) if rankable.any() else 0.0)
+        else:  # the mean of the well-estimated models, in the fit and in every bootstrap round
+            shift = config.base - (float(ratings[core].mean()) if core.any() else 0.0)
         shifted: np.ndarray = ratings + shift
         return shifted
 
@@ -475,12 +566,11 @@ def rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig | 
             start[:m] = _fit(raw, pivot, penalty[:m])[0]
         params, info = _fit(design, pivot, penalty, start=start)
         point = np.concatenate([anchored(params), params[m:] * k_to])
+        centre = np.eye(m + design.k)
+        if ref_index is None:  # ratings relative to the mean of the well-estimated models
+            centre[:m, np.flatnonzero(core)] -= 1.0 / max(int(core.sum()), 1)
         if config.interval == "sandwich":
-            cov = _sandwich(design, params, info, pivot)
-            if ref_index is None:  # ratings relative to the rankable mean
-                centre = np.eye(m + design.k)
-                centre[:m, np.flatnonzero(rankable)] -= 1.0 / max(int(rankable.sum()), 1)
-                cov = centre @ cov @ centre.T
+            cov = centre @ _sandwich(design, params, info, pivot) @ centre.T
             half = 1.959964 * np.sqrt(np.clip(np.diag(cov), 0.0, None)) * k_to
             low, high = point - half, point + half
         else:
@@ -511,26 +601,46 @@ def rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig | 
                     theta, _ = _fit(design, pivot, penalty, start=params, w=w)
                 rounds[i] = np.concatenate([anchored(theta), theta[m:] * k_to])
             low, high = np.percentile(rounds, [2.5, 97.5], axis=0)
+        # Never narrower than the model-based (Fisher) interval: the sandwich and the bootstrap cannot
+        # see the uncertainty of a model whose few votes are ties (p = 0.5 scores nothing) or that a
+        # resample leaves out, and all-ties data has no spread at all.
+        fisher = _fisher_half_widths(info, pivot, centre, m + design.k)[:m] * k_to
+        low[:m] = np.minimum(low[:m], point[:m] - fisher)
+        high[:m] = np.maximum(high[:m], point[:m] + fisher)
     else:
         point = np.concatenate([anchored(params), params[m:]])
         low, high = point.copy(), point.copy()
+    bounds = _open_bounds(raw, cell_n, params[:m], bounded, votes) if n else {}
 
-    ranks = _rank_upper_bounds(low[:m], high[:m], rankable)
-    anchor_name = reference if ref_index is not None else "the group holding the most votes"
+    estimable = rankable & bounded
+    ranks = _rank_upper_bounds(low[:m], high[:m], estimable)
+    anchor_name = anchor.get("model") or "the group holding the most votes"
+    shift = float(anchored(params)[0] - params[0] * k_to) if n else 0.0
     rows: list[ModelRating] = []
     for i, name in enumerate(arr.models):
         note = ""
+        rating = float(point[i])
+        ci_low: float | None = float(low[i])
+        ci_high: float | None = float(high[i])
         if votes[i] == 0:
             note = "no votes"
         elif not rankable[i]:
             note = f"not rankable: no chain of battles connects it to {anchor_name}"
-        elif wins[i] + 0.5 * ties[i] in (0, votes[i]) and ties[i] < votes[i]:
-            note = ("won" if wins[i] else "lost") + " every decisive battle: its maximum-likelihood rating is unbounded (the fitted value is held finite only by a tiny L2 penalty)"
-        rows.append(ModelRating(name=name, rating=float(point[i]), ci_low=float(low[i]), ci_high=float(high[i]),
+        elif not bounded[i]:
+            bound = shift + bounds[i] * k_to
+            if wins[i]:
+                rating, ci_low, ci_high = bound, bound, None
+                note = (f"won every battle it had ({int(votes[i])}): its maximum-likelihood rating is unbounded, so it is not "
+                        f"ranked; with 97.5% confidence it is at least {bound:.0f}")
+            else:
+                rating, ci_low, ci_high = bound, None, bound
+                note = (f"lost every battle it had ({int(votes[i])}): its maximum-likelihood rating is unbounded below, so "
+                        f"it is not ranked; with 97.5% confidence it is at most {bound:.0f}")
+        rows.append(ModelRating(name=name, rating=rating, ci_low=ci_low, ci_high=ci_high,
                                 rank_ub=int(ranks[i]), votes=int(votes[i]), wins=int(wins[i]), losses=int(losses[i]),
                                 ties=int(ties[i]), provisional=bool(votes[i] < config.min_votes), rankable=bool(rankable[i]),
-                                note=note))
-    order = sorted(range(m), key=lambda i: (not rows[i].rankable, -rows[i].rating))
+                                note=note, bounded=bool(bounded[i])))
+    order = sorted(range(m), key=lambda i: (not estimable[i], not rankable[i], -rows[i].rating))
     coefficients = [StyleCoefficient(feature=f, value=float(point[m + j]), ci_low=float(low[m + j]), ci_high=float(high[m + j]))
                     for j, f in enumerate(names)] if n else []
     win_rate = [[float(won_total[i, j] / battle_count[i, j]) if battle_count[i, j] else None for j in order] for i in order]
@@ -539,15 +649,17 @@ def rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig | 
     interval = (f"bootstrap {config.bootstrap_rounds} rounds seed {config.seed} (percentile"
                 + (", one-step score bootstrap" if config.style_control and not config.exact_style_bootstrap else "") + ")"
                 if config.interval == "bootstrap" else "sandwich (normal)")
-    anchor = (f"{reference} fixed at {config.reference_rating:g}" if ref_index is not None
-              else f"mean of rankable models {config.base:g}") + anchor_note
-    method = (f"Bradley-Terry MLE, ties as half, scale {config.scale:g}, anchor: {anchor}, 95% intervals: {interval}"
+    anchor_text = (f"{anchor['model']} fixed at {config.reference_rating:g} ({anchor['how']})" if ref_index is not None
+                   else f"mean of the {int(core.sum())} well-estimated models {config.base:g}"
+                        + (f" ({anchor['how']})" if anchor.get("how") else ""))
+    method = (f"Bradley-Terry MLE, ties as half, scale {config.scale:g}, anchor: {anchor_text}, 95% intervals: {interval}"
+              + " (never narrower than the model-based Fisher interval; open for unbounded models)"
               + (f", style control on {len(names)} z-scored features with L2 {config.l2:g}" if config.style_control else "")
               + (", inverse-propensity weights (counts and matrices are unweighted)" if weighted else ""))
-    robustness = _top_robustness(raw, cell_n, cells % len(OUTCOMES), pivot, penalty[:m], arr.models, rankable) if config.robustness and n and rankable.sum() >= 2 else None
+    robustness = _top_robustness(raw, cell_n, cells % len(OUTCOMES), pivot, penalty[:m], arr.models, estimable) if config.robustness and n and estimable.sum() >= 2 else None
     return RatingResult(models=[rows[i] for i in order], coefficients=coefficients, matrix_models=[arr.models[i] for i in order],
                         win_rate=win_rate, battle_count=counts, n_battles=n, config=config.to_dict(), method=method,
-                        robustness=robustness)
+                        robustness=robustness, anchor={**anchor, "models": int(core.sum())})
 
 
 def _top_robustness(raw: _Design, counts: np.ndarray, outcome: np.ndarray, pivot: int, penalty: np.ndarray,

@@ -99,14 +99,16 @@ def test_disconnected_model_is_finite_and_marked_not_rankable():
     assert [m.name for m in rate(island, RatingConfig(reference="m0")).models][-2:] in (["p", "q"], ["q", "p"])
 
 
-def test_model_with_one_vote_is_provisional_with_finite_rating():
+def test_model_with_one_winning_vote_is_provisional_unbounded_and_not_ranked():
     arr = simulate(TRUE8[:4], 2_000, seed=5)
     plus = BattleArrays(arr.models + ["new"], np.r_[arr.a, [4]], np.r_[arr.b, [0]], np.r_[arr.outcome, [0]])
-    new = by_name(rate(plus, RatingConfig(reference="m0", min_votes=50)))["new"]
-    assert new.votes == 1 and new.wins == 1 and new.provisional and new.rankable
-    assert np.isfinite(new.rating) and new.rating > 1000.0
-    assert "unbounded" in new.note
-    assert not by_name(rate(plus, RatingConfig(reference="m0", min_votes=50)))["m1"].provisional
+    result = by_name(rate(plus, RatingConfig(reference="m0", min_votes=50)))
+    new = result["new"]
+    assert new.votes == 1 and new.wins == 1 and new.provisional and new.rankable and not new.bounded
+    # one win over m0 (1000): below 1000 - 400 log10(39) = 364 that win had under 2.5% chance
+    assert new.ci_high is None and new.rating == new.ci_low == pytest.approx(1000 - 400 * np.log10(39), abs=0.5)
+    assert "unbounded" in new.note and new.rank_ub == 5  # after the four estimable models
+    assert not result["m1"].provisional and result["m1"].bounded
 
 
 def test_empty_input_and_json_round_trip():

@@ -51,10 +51,11 @@ def battle_records() -> list[Any]:
 
 
 def reference_model(records: Sequence[Any]) -> str | None:
-    names = sorted({r.model_a for r in records} | {r.model_b for r in records})
-    if settings.ARENA_REFERENCE_MODEL in names:
-        return settings.ARENA_REFERENCE_MODEL
-    return names[0] if names else None
+    """The configured reference (ARENA_REFERENCE_MODEL) when these votes include it, else None: the
+    rating code then anchors on the best-connected well-estimated model (``auto_reference``) and
+    names it; never a model picked by its name."""
+    names = {r.model_a for r in records} | {r.model_b for r in records}
+    return settings.ARENA_REFERENCE_MODEL if settings.ARENA_REFERENCE_MODEL in names else None
 
 
 #: how the intents of imported battles were assigned: they came with the released dataset
@@ -100,7 +101,7 @@ def ratings_compute(*, force: bool = False) -> int:
         if not subset:
             continue
         for kind in ("raw", "style"):
-            config = RatingConfig(reference=reference_model(subset), bootstrap_rounds=settings.ARENA_BOOTSTRAP_ROUNDS, seed=0,
+            config = RatingConfig(reference=reference_model(subset), auto_reference=True, bootstrap_rounds=settings.ARENA_BOOTSTRAP_ROUNDS, seed=0,
                                   interval="bootstrap", style_control=kind == "style", use_weights=settings.ARENA_PROPENSITY_WEIGHTS,
                                   min_votes=settings.ARENA_MIN_VOTES)
             result = rate(subset, config)

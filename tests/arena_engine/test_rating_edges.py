@@ -1,0 +1,138 @@
+"""The cases a live arena meets every week: a new model with one vote, a model with only wins or only
+losses, a reference that is not well estimated (or would be the alphabetically first), votes that are
+mostly ties; the well-voted models' ratings must not move, unbounded models get open intervals and no
+rank above estimable ones, few-vote intervals are at least as wide as the model-based ones, and they
+cover the truth on simulated arenas with new models. The rating work runs on one BLAS thread."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evaluators.arena import ratings
+from evaluators.arena.ratings import BattleArrays, RatingConfig, rate
+from tests.arena_engine.simulation import simulate
+
+TRUE5 = np.array([1000.0, 1100.0, 900.0, 1050.0, 950.0])
+BASE = simulate(TRUE5, 2_000, seed=11)  # 200 votes per pair
+
+
+def with_votes(arr: BattleArrays, name: str, votes: list[tuple[int, int]]) -> BattleArrays:
+    """``arr`` plus a model ``name`` with (opponent, outcome code from the new model's side) votes."""
+    new = len(arr.models)
+    return BattleArrays(arr.models + [name], np.r_[arr.a, [new] * len(votes)], np.r_[arr.b, [o for o, _ in votes]],
+                        np.r_[arr.outcome, [c for _, c in votes]])
+
+
+def by_name(result) -> dict:
+    return {m.name: m for m in result.models}
+
+
+CASES = {
+    "one win": [(0, 0)],
+    "only wins": [(i, 0) for i in range(5)] * 20,
+    "only losses": [(i, 1) for i in range(5)] * 20,
+    "one tie": [(0, 2)],
+    "one loss": [(3, 1)],
+}
+
+
+@pytest.mark.parametrize("interval", ["bootstrap", "sandwich"])
+@pytest.mark.parametrize("anchor", [{"auto_reference": True}, {"reference": "m2"}, {}], ids=["auto", "configured", "mean"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_new_extreme_or_one_vote_model_moves_no_well_voted_rating(interval, anchor, case):
+    config = RatingConfig(interval=interval, bootstrap_rounds=60, robustness=False, **anchor)
+    before = by_name(rate(BASE, config))
+    after = by_name(rate(with_votes(BASE, "new", CASES[case]), config))
+    for i in range(5):
+        old, new = before[f"m{i}"], after[f"m{i}"]
+        assert abs(new.rating - old.rating) < 1.0, (case, old.rating, new.rating)
+        assert abs((new.ci_high - new.ci_low) - (old.ci_high - old.ci_low)) < 10.0  # a resample's noise, not 370 points
+        assert new.rank_ub == old.rank_ub
+    assert after["new"].provisional or not after["new"].bounded  # never one of the models that set the scale
+
+
+def test_unbounded_models_get_open_intervals_and_no_rank_above_estimable_ones():
+    result = rate(with_votes(BASE, "champion", CASES["only wins"]), RatingConfig(auto_reference=True, robustness=False))
+    rows = by_name(result)
+    champion = rows["champion"]
+    assert not champion.bounded and champion.ci_high is None and champion.ci_low is not None
+    assert champion.rating == champion.ci_low and champion.rank_ub == 6 and result.models[-1].name == "champion"
+    assert "won every battle it had (100)" in champion.note and "not ranked" in champion.note
+    # the bound is the exact test inversion: at that rating, winning all 100 had a 2.5% chance
+    theta = {name: rows[name].rating for name in BASE.models}
+    p_all = np.prod([(1 / (1 + 10 ** ((theta[f"m{i}"] - champion.ci_low) / 400))) ** 20 for i in range(5)])
+    assert p_all == pytest.approx(0.025, rel=1e-3)
+    loser = by_name(rate(with_votes(BASE, "zero", CASES["only losses"]), RatingConfig(auto_reference=True)))["zero"]
+    assert loser.ci_low is None and loser.ci_high == loser.rating and "at most" in loser.note
+    assert rows["m1"].rank_ub == 1 and rows["m1"].bounded
+
+
+def test_the_reference_is_the_best_connected_well_estimated_model_never_the_first_name():
+    arena = with_votes(BASE, "a-new-model", [(0, 0)])  # alphabetically first, one vote
+    result = rate(arena, RatingConfig(auto_reference=True, robustness=False))
+    assert result.anchor["kind"] == "reference" and result.anchor["model"] != "a-new-model"
+    assert "best-connected well-estimated model: 4 opponents" in result.anchor["how"]
+    assert f"anchor: {result.anchor['model']} fixed at 1000" in result.method
+    refused = rate(arena, RatingConfig(reference="a-new-model", auto_reference=True, robustness=False))
+    assert refused.anchor["model"] != "a-new-model" and "is not well estimated" in refused.anchor["how"]
+    mean = rate(arena, RatingConfig(reference="a-new-model", robustness=False))
+    assert mean.anchor["kind"] == "mean" and mean.anchor["models"] == 5
+    assert np.mean([by_name(mean)[f"m{i}"].rating for i in range(5)]) == pytest.approx(1000.0)
+
+
+@pytest.mark.parametrize("interval", ["bootstrap", "sandwich"])
+def test_intervals_are_never_narrower_than_the_model_based_one(interval):
+    one_tie = by_name(rate(with_votes(BASE, "new", [(0, 2)]), RatingConfig(auto_reference=True, interval=interval)))["new"]
+    # one tie: the Fisher information is 1/4, a standard error of 2 log-odds, 1.96 x 2 x 400 / ln 10 = 681 points
+    assert one_tie.ci_high - one_tie.ci_low == pytest.approx(2 * 681, rel=0.05)
+    ties = BattleArrays(["x", "y", "z"], [0, 1, 2] * 200, [1, 2, 0] * 200, [2] * 600)
+    rows = by_name(rate(ties, RatingConfig(reference="x", interval=interval, min_votes=10)))
+    for name in ("y", "z"):  # all ties: equal ratings, but 400 votes cannot pin them to a point
+        assert rows[name].rating == pytest.approx(1000.0, abs=1e-6)
+        assert 20 < rows[name].ci_high - rows[name].ci_low < 200
+
+
+def test_new_models_intervals_cover_their_true_rating_on_simulated_arenas():
+    hits = total = 0
+    for seed in range(25):
+        rng = np.random.default_rng(1000 + seed)
+        arena = simulate(TRUE5, 2_000, seed=2000 + seed)
+        truth = list(TRUE5)
+        for k in range(8):
+            rating = float(rng.normal(1000, 150))
+            count = int(rng.integers(1, 21))
+            opponents = rng.integers(0, 5, count)
+            p = 1 / (1 + 10 ** ((TRUE5[opponents] - rating) / 400))
+            tie = rng.random(count) < 0.2
+            won = rng.random(count) < np.clip((p - 0.1) / 0.8, 0, 1)
+            codes = np.where(tie, 2, np.where(won, 0, 1))
+            arena = with_votes(arena, f"new{k}", list(zip(opponents.tolist(), codes.tolist())))
+            truth.append(rating)
+        result = rate(arena, RatingConfig(auto_reference=True, bootstrap_rounds=50, seed=seed, robustness=False))
+        rows = by_name(result)
+        shift = 1000.0 - truth[arena.models.index(result.anchor["model"])]
+        for k in range(8):
+            row = rows[f"new{k}"]
+            true = truth[5 + k] + shift
+            low = -np.inf if row.ci_low is None else row.ci_low
+            high = np.inf if row.ci_high is None else row.ci_high
+            hits += low <= true <= high
+            total += 1
+    assert hits / total >= 0.90, (hits, total)
+
+
+def test_the_rating_work_runs_on_one_blas_thread_and_gives_it_back(monkeypatch):
+    from threadpoolctl import threadpool_info
+
+    seen = []
+    original = ratings._rate
+
+    def spy(battles, config):
+        seen.extend(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+        return original(battles, config)
+
+    monkeypatch.setattr(ratings, "_rate", spy)
+    before = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+    rate(BASE, RatingConfig(reference="m0", bootstrap_rounds=5))
+    assert seen and set(seen) == {1}
+    assert [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"] == before
