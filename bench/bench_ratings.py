@@ -1,7 +1,9 @@
 """Rating time for 1,000,000 votes among 100 models: raw Bradley-Terry with 100 bootstrap rounds,
 raw with the sandwich, and style-controlled (17 features) with sandwich, score-bootstrap and (a few
-rounds of) exact-bootstrap intervals.
-Medians of a few repeats; results in bench/results/ratings.json and .md."""
+rounds of) exact-bootstrap intervals; and FastChat's method on the same votes in the same run
+(bench/fastchat_side.py). Median and worst of 5 runs; results in bench/results/ratings.json and .md.
+
+    .venv/bin/python bench/bench_ratings.py      (needs make toolchains: the data sandbox's pandas and scikit-learn)"""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -23,8 +27,9 @@ from evaluators.arena.style import STYLE_FEATURES  # noqa: E402
 
 N_VOTES = 1_000_000
 N_MODELS = 100
-REPEATS = 3
+REPEATS = 5
 STYLE_BOOT_ROUNDS = 10
+FASTCHAT_STYLE_ROUNDS = 2
 
 
 def votes(n: int, m: int, seed: int = 0) -> BattleArrays:
@@ -53,6 +58,25 @@ def timed(fn, repeats: int = REPEATS) -> tuple[float, list[float], object]:
     return statistics.median(times), times, result
 
 
+def fastchat_runs(arr: BattleArrays, repeats: int) -> list[dict]:
+    """FastChat's method (bench/fastchat_side.py) on the same votes, in a process of its own with the
+    data sandbox's pandas and scikit-learn: raw with 100 bootstrap rounds; style control's fit and two
+    refit rounds, extrapolated to 100 (a run of 100 takes about 20 minutes)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "votes.npz"
+        np.savez(path, a=arr.a, b=arr.b, outcome=arr.outcome, fa=arr.features_a, fb=arr.features_b, m=len(arr.models))
+        env = {**os.environ, "PYTHONPATH": str(REPO / ".toolchains" / "python-analysis"), "PYTHONWARNINGS": "ignore"}
+        runs = []
+        for _ in range(repeats):
+            done = subprocess.run(["/usr/bin/python3", "-s", str(REPO / "bench" / "fastchat_side.py"), str(path), "100",
+                                   str(FASTCHAT_STYLE_ROUNDS)], capture_output=True, text=True, env=env, check=True)
+            run = json.loads(done.stdout.strip().splitlines()[-1])
+            run["style_100_s"] = run["style_fit_s"] + 100 * run["style_round_s"]
+            runs.append(run)
+            print(f"FastChat's method: raw {run['raw_s']:.1f} s, style 100 rounds (extrapolated) {run['style_100_s']:.0f} s", flush=True)
+    return runs
+
+
 def main() -> None:
     arr = votes(N_VOTES, N_MODELS)
     ref = arr.models[0]
@@ -70,11 +94,22 @@ def main() -> None:
     for label, config in cases.items():
         repeats = 1 if "exact bootstrap" in label else REPEATS
         median, times, result = timed(lambda: rate(arr, config), repeats)
-        rows.append({"case": label, "median_s": round(median, 3), "runs_s": [round(t, 3) for t in times],
+        rows.append({"case": label, "median_s": round(median, 3), "worst_s": round(max(times), 3), "runs_s": [round(t, 3) for t in times],
                      "robustness": result.robustness})
         print(f"{label}: median {median:.2f} s of {[round(t, 2) for t in times]}", flush=True)
     style_boot = rows[-1]["median_s"]
     extrapolated = round(style_boot / STYLE_BOOT_ROUNDS * 100, 1)
+    fastchat = fastchat_runs(arr, REPEATS)
+    ours = {r["case"]: r for r in rows}
+    compare = []
+    for label, case, key in (("raw fit + 100 bootstrap rounds", "raw, bootstrap 100 rounds", "raw_s"),
+                             ("style control fit + 100 bootstrap rounds", "style control, score bootstrap 100 rounds", "style_100_s")):
+        theirs = [run[key] for run in fastchat]
+        mine = ours[case]
+        compare.append({"case": label, "ours_median_s": mine["median_s"], "ours_worst_s": mine["worst_s"],
+                        "fastchat_median_s": round(statistics.median(theirs), 2), "fastchat_worst_s": round(max(theirs), 2),
+                        "speedup_median": round(statistics.median(theirs) / mine["median_s"], 1),
+                        "speedup_worst": round(max(theirs) / mine["worst_s"], 1)})
 
     # The BattleRecord path (what the site passes): conversion cost per 100,000 records.
     sample = 100_000
@@ -87,7 +122,8 @@ def main() -> None:
     out = {
         "note": "times include everything rate() does on BattleArrays (counting, matrices, fits, intervals)",
         "votes": N_VOTES, "models": N_MODELS, "style_features": len(STYLE_FEATURES), "repeats": REPEATS,
-        "cases": rows, "style_bootstrap_100_rounds_extrapolated_s": extrapolated,
+        "cases": rows, "style_bootstrap_100_rounds_extrapolated_s": extrapolated, "against_fastchat": compare,
+        "fastchat_runs": fastchat,
         "records_to_arrays_per_100k_s": {"with style features": round(convert, 3), "without": round(convert_raw, 3)},
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
                     "load_average": [round(x, 2) for x in os.getloadavg()]},
@@ -96,10 +132,17 @@ def main() -> None:
     results.mkdir(parents=True, exist_ok=True)
     (results / "ratings.json").write_text(json.dumps(out, indent=2) + "\n")
     lines = [f"# Ratings: {N_VOTES:,} votes, {N_MODELS} models", "",
-             f"Medians of {REPEATS} runs (one for the exact style bootstrap); {os.cpu_count()} CPUs, load average at the end "
+             f"Median and worst of {REPEATS} runs (one for the exact style bootstrap); {os.cpu_count()} CPUs, load average at the end "
              f"{out['machine']['load_average']} (the machine is shared with other work, so times are noisy).", "",
-             "| case | median s | runs s |", "|---|---|---|"]
-    lines += [f"| {r['case']} | {r['median_s']} | {', '.join(map(str, r['runs_s']))} |" for r in rows]
+             "| against FastChat's method, same votes, same run | ours median (worst) s | FastChat median (worst) s | speedup median (worst) |",
+             "|---|---|---|---|"]
+    lines += [f"| {c['case']} | {c['ours_median_s']} ({c['ours_worst_s']}) | {c['fastchat_median_s']} ({c['fastchat_worst_s']}) | "
+              f"{c['speedup_median']}x ({c['speedup_worst']}x) |" for c in compare]
+    lines += ["", "FastChat's method is reproduced in bench/fastchat_side.py (pandas pivot tables and scikit-learn's "
+              "LogisticRegression, the battle table resampled and everything recomputed each round); its style control runs "
+              f"the fit and {FASTCHAT_STYLE_ROUNDS} refit rounds, extrapolated to 100.", "",
+              "| case | median s | worst s | runs s |", "|---|---|---|---|"]
+    lines += [f"| {r['case']} | {r['median_s']} | {r['worst_s']} | {', '.join(map(str, r['runs_s']))} |" for r in rows]
     robust = rows[1]["robustness"] or {}
     lines += ["", f"Style control with a 100-round exact bootstrap (refit per round), extrapolated from {STYLE_BOOT_ROUNDS} rounds: "
               f"{extrapolated} s.",

@@ -270,6 +270,28 @@ class _Design:
         return self.x
 
 
+class _PairDesign:
+    """The raw model's cells (model_a, model_b, outcome) collapsed to unordered pairs: the likelihood,
+    its gradient and its information depend on a pair's total weight and summed score only, so fits and
+    bootstrap rounds run on a quarter of the rows or fewer (the sandwich, which needs each outcome's
+    residual, keeps the cells)."""
+
+    def __init__(self, cells: _Design) -> None:
+        m = cells.m
+        key = np.minimum(cells.a, cells.b) * m + np.maximum(cells.a, cells.b)
+        pairs, self._of = np.unique(key, return_inverse=True)
+        self._m, self._n = m, len(pairs)
+        self._a, self._b = pairs // m, pairs % m
+        self._score = np.where(cells.a < cells.b, cells.y, 1.0 - cells.y)  # the lower-numbered model's share
+
+    def design(self, cell_weights: np.ndarray) -> _Design:
+        """The pair rows for these cell weights (a bootstrap round's resampled counts, or the data's)."""
+        w = np.bincount(self._of, weights=cell_weights, minlength=self._n)
+        won = np.bincount(self._of, weights=cell_weights * self._score, minlength=self._n)
+        y = np.divide(won, w, out=np.zeros_like(won), where=w > 0)
+        return _Design(m=self._m, a=self._a, b=self._b, y=y, w=w, w2=w)
+
+
 def _information(d: _Design, v: np.ndarray) -> np.ndarray:
     """Sum over rows of v_i * z_i z_i^T with z_i = (e_a - e_b, x_i)."""
     m, k = d.m, d.k
@@ -541,6 +563,7 @@ def _rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig) 
     raw = _Design(m=m, a=cell_a, b=cell_b, y=_SCORE[cells % len(OUTCOMES)],
                   w=np.bincount(cell_of, weights=weights, minlength=len(cells)),
                   w2=np.bincount(cell_of, weights=weights * weights, minlength=len(cells)))
+    pairs_of = _PairDesign(raw)  # the raw likelihood on (unordered) pairs: 4,950 rows for 100 models
     names = config.style_features if config.style_control else ()
     if config.style_control and n:
         design = _Design(m=m, a=arr.a, b=arr.b, y=score, w=weights, w2=weights * weights, x=_style_covariates(arr, names))
@@ -563,8 +586,8 @@ def _rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig) 
         start = None
         if design is not raw:  # the cheap raw fit on cells is a good start for the per-vote fit
             start = np.zeros(m + design.k)
-            start[:m] = _fit(raw, pivot, penalty[:m])[0]
-        params, info = _fit(design, pivot, penalty, start=start)
+            start[:m] = _fit(pairs_of.design(raw.w), pivot, penalty[:m])[0]
+        params, info = _fit(pairs_of.design(raw.w) if design is raw else design, pivot, penalty, start=start)
         point = np.concatenate([anchored(params), params[m:] * k_to])
         centre = np.eye(m + design.k)
         if ref_index is None:  # ratings relative to the mean of the well-estimated models
@@ -587,7 +610,7 @@ def _rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig) 
                 bread = np.linalg.inv(info)
             for i in range(config.bootstrap_rounds):
                 if design is raw:
-                    theta, _ = _fit(design, pivot, penalty, start=params, w=resampled[i] * mean_w)
+                    theta, _ = _fit(pairs_of.design(resampled[i] * mean_w), pivot, penalty, start=params)
                 elif linearized:
                     # Score bootstrap: the resampled votes' gradient at the full-data fit, through the
                     # full-data information (one Newton step with the Hessian held fixed).

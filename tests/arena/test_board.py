@@ -120,7 +120,7 @@ def test_the_top_ranks_robustness_is_shown_and_true(client, seed_votes, settings
 
 def test_a_solid_lead_is_reported_as_searched_not_proven(client, seed_votes, settings):
     settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS = 5, 10
-    seed_votes(pair_rows("s", "Alpha-Strong", "Beta-Middle", 60, 0, 0))
+    seed_votes(pair_rows("s", "Alpha-Strong", "Beta-Middle", 60, 2, 0))  # a lead, but a finite one (two losses)
     services.ratings_compute()
     robust = RatingSnapshot.objects.get(kind="raw", filter_key="").result["robustness"]
     assert robust["votes_to_flip_top"] is None
@@ -194,7 +194,22 @@ def test_a_model_that_only_won_is_shown_without_a_number(client, seed_votes, set
     assert lucky["note"] and "unbounded" in lucky["note"]
     html = board_html(client)
     row = next(r for r in re.findall(r"<tr.*?</tr>", html, re.S) if "Delta-Lucky" in r)
-    assert "not estimable" in row and "unbounded" in row and "ci-bar" not in row
-    assert str(round(lucky["rating"])) not in text_of(row)
+    # not the value a penalty holds it at: the exact one-sided bound, the interval open above, no bar
+    assert lucky["ci_high"] is None and lucky["rating"] == lucky["ci_low"] and not lucky["bounded"]
+    assert "unbounded" in row and f"≥ {round(lucky['ci_low'])}" in row and f"{round(lucky['ci_low'])} – open" in row
+    assert "ci-bar" not in row and lucky["rank_ub"] == 3  # not ranked above the two estimable models
     other = next(r for r in re.findall(r"<tr.*?</tr>", html, re.S) if "Beta-Middle" in r)
     assert "ci-bar" in other and "not estimable" not in other
+
+
+def test_without_a_configured_reference_the_page_names_the_best_connected_model_never_a_new_one(client, seed_votes, settings):
+    settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS, settings.ARENA_REFERENCE_MODEL = 5, 10, ""
+    seed_votes(pair_rows("r", "Beta-Middle", "Gamma-Weak", 14, 6, 2) + pair_rows("q", "Delta-Strong", "Beta-Middle", 12, 8, 1)
+               + pair_rows("p", "Delta-Strong", "Gamma-Weak", 15, 5) + pair_rows("n", "Aardvark-New", "Gamma-Weak", 1, 0))
+    services.ratings_compute()
+    result = RatingSnapshot.objects.get(kind="raw", filter_key="").result
+    assert result["anchor"]["model"] == "Beta-Middle"  # two opponents and the most votes among the well-estimated
+    new = next(m for m in result["models"] if m["name"] == "Aardvark-New")
+    assert new["provisional"] and not new["bounded"] and new["rank_ub"] == 4
+    page = text_of(board_html(client))
+    assert "Reference model: Beta-Middle" in page and "fixed at 1000 (the best-connected well-estimated model: 2 opponents" in page
