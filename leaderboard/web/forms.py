@@ -42,6 +42,20 @@ class ModelRegistrationForm(forms.Form):
     is_public = forms.BooleanField(required=False, initial=True, label="Show on the public leaderboards")
     release_date = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
 
+    #: the fields each source needs, shown only when that source is chosen (the page's CSS does it,
+    #: without JavaScript; a browser without :has() shows them all, each under its heading)
+    SOURCE_FIELDS = {Model.SOURCE_HF: ("hf_repo", "hf_revision"), Model.SOURCE_WEIGHTS: ("weights_upload",),
+                     Model.SOURCE_ENDPOINT: ("endpoint_base_url", "endpoint_model", "endpoint_api_key")}
+
+    def common_fields(self) -> list[Any]:
+        specific = {name for names in self.SOURCE_FIELDS.values() for name in names}
+        return [self[name] for name in self.fields if name not in specific]
+
+    def source_groups(self) -> list[dict[str, Any]]:
+        labels = dict(Model.SOURCE_CHOICES)
+        return [{"source": source, "label": labels[source], "fields": [self[name] for name in names]}
+                for source, names in self.SOURCE_FIELDS.items()]
+
     def __init__(self, *args: Any, owner: User | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         uploads = self.fields["weights_upload"]
