@@ -14,6 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from leaderboard.accounts import policy
 from leaderboard.api.serializers import LeaderboardSerializer
 from leaderboard.catalog.media import dataset_medium
+from leaderboard.catalog.reported import reported_figures
 from leaderboard.catalog.models import Benchmark
 from leaderboard.http import HtmxRequest, SignedInRequest
 from leaderboard.modelhost import services as modelhost
@@ -48,7 +49,8 @@ def benchmark_detail(request: HtmxRequest, slug: str) -> HttpResponse:
     date_key = selectors.date_slice_of(benchmark)
     date_range = selectors.dataset_date_range(dataset=board.dataset, date_key=date_key) if date_key and board.dataset else None
     context = {"benchmark": benchmark, "board": board, "chart": _chart(board), "date_range": date_range, "problem": problem,
-               "query": _query_without(request, "sort", "page"), "method": selectors.method_notes_of(benchmark)}
+               "query": _query_without(request, "sort", "page"), "method": selectors.method_notes_of(benchmark),
+               "reported": reported_figures(benchmark.slug, benchmark.metric_columns)}
     template = "web/benchmark.html#leaderboard" if request.htmx else "web/benchmark.html"
     return render(request, template, context, status=400 if problem else 200)
 
