@@ -116,6 +116,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "leaderboard.web.context.unread_notifications",
             ],
             "builtins": ["template_partials.templatetags.partials"],
         },
@@ -277,6 +278,10 @@ ARENA_ACTIONS_PER_MINUTE = int(os.environ.get("LEADERBOARD_ARENA_ACTIONS_PER_MIN
 ARENA_VOTES_PER_DAY_PER_IP = int(os.environ.get("LEADERBOARD_ARENA_VOTES_PER_DAY_PER_IP", "1000"))
 ARENA_ACTIONS_PER_MINUTE_PER_IP = int(os.environ.get("LEADERBOARD_ARENA_ACTIONS_PER_MINUTE_PER_IP", "120"))
 ARENA_RANDOMIZE_CITATION_STYLE = _env_bool("LEADERBOARD_ARENA_RANDOMIZE_CITATION_STYLE", False)
+# Notifications: a run that finishes or fails tells its owner on their page and by email
+EMAIL_BACKEND = os.environ.get("LEADERBOARD_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = os.environ.get("LEADERBOARD_FROM_EMAIL", "leaderboard@localhost")
+SITE_URL = os.environ.get("LEADERBOARD_SITE_URL", "http://127.0.0.1:8000")  # for links in emails
 ARENA_REFERENCE_MODEL = os.environ.get("LEADERBOARD_ARENA_REFERENCE_MODEL", "")  # "": the best-connected well-estimated model
 ARENA_MIN_VOTES = int(os.environ.get("LEADERBOARD_ARENA_MIN_VOTES", "30"))  # provisional below
 ARENA_BOOTSTRAP_ROUNDS = int(os.environ.get("LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS", "100"))

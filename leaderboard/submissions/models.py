@@ -227,3 +227,24 @@ class GeneratedOutput(models.Model):
     class Meta:
         ordering = ["run", "item_id", "sample_index", "stage"]
         constraints = [models.UniqueConstraint(fields=["run", "item_id", "sample_index", "stage"], name="one_output_per_stage")]
+
+
+class Notification(models.Model):
+    """Something a user should know happened to their work (a run finished or failed); shown on their
+    notifications page and sent by email (Django's email backend; the console by default)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
+    run = models.ForeignKey("EvaluationRun", on_delete=models.CASCADE, null=True, blank=True, related_name="notifications")
+    title = models.CharField(max_length=200)
+    body = models.TextField(blank=True)
+    url = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    read_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["user", "read_at"], name="notification_unread")]
+        constraints = [models.UniqueConstraint(fields=["run", "title"], name="one_notification_per_run_outcome")]
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.title}"

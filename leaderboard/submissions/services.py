@@ -34,6 +34,7 @@ from leaderboard.catalog.services import model_get_or_create
 from leaderboard.submissions import leases
 from leaderboard.submissions.keys import column_id, slice_key
 from leaderboard.submissions.leases import Claim
+from leaderboard.submissions.notifications import notify_run_finished
 from leaderboard.submissions.models import (
     PLATFORM_FAILURES,
     EvaluationRun,
@@ -379,6 +380,7 @@ def run_complete(*, claim: Claim, metrics: Iterable[MetricValue]) -> bool:
             status=RunStatus.SUCCEEDED, finished_at=timezone.now(), lease_token=None, lease_expires_at=None,
             items_done=ItemResult.objects.filter(run_id=claim.work_id).count())
         leaderboard_entry_refresh(run=EvaluationRun.objects.select_related("submission__model").get(pk=claim.work_id))
+        notify_run_finished(run_id=claim.work_id)
     return True
 
 
@@ -414,6 +416,8 @@ def run_fail(*, run_id: int, kind: FailureKind, message: str, claim: Claim | Non
         updated = leases.mark_failed(EvaluationRun, pk=run_id, kind=kind, message=message, held_claim=claim)
         if updated and kind in PLATFORM_FAILURES:
             quota_refund(run=EvaluationRun.objects.select_related("submission").get(pk=run_id))
+        if updated:
+            notify_run_finished(run_id=run_id)
     return updated
 
 

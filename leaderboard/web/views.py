@@ -15,6 +15,7 @@ from leaderboard.accounts import policy
 from leaderboard.api.serializers import LeaderboardSerializer
 from leaderboard.catalog.media import dataset_medium
 from leaderboard.catalog.reported import reported_figures
+from leaderboard.submissions.notifications import notifications_for, notifications_mark_read
 from leaderboard.catalog.models import Benchmark
 from leaderboard.http import HtmxRequest, SignedInRequest
 from leaderboard.modelhost import services as modelhost
@@ -220,6 +221,15 @@ def run_items(request: HtmxRequest, pk: int) -> HttpResponse:
     page = Paginator(selectors.run_item_results(run=run, failed_only=failed_only), 50).get_page(request.GET.get("page"))
     template = "web/run_items.html#items" if request.htmx else "web/run_items.html"
     return render(request, template, {"run": run, "page": page, "failed_only": failed_only})
+
+
+@login_required
+def notifications(request: SignedInRequest) -> HttpResponse:
+    """The user's latest notifications (runs finished or failed); viewing them marks them read."""
+    found = notifications_for(user=request.user)
+    unread = {n.pk for n in found if n.read_at is None}
+    notifications_mark_read(user=request.user)
+    return render(request, "web/notifications.html", {"notifications": found, "unread": unread})
 
 
 def run_media(request: HtmxRequest, pk: int, key: str) -> HttpResponse:
