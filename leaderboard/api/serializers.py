@@ -216,3 +216,66 @@ class ProblemSerializer(serializers.Serializer):
     line = serializers.IntegerField(allow_null=True)
     field = serializers.CharField(allow_null=True)
     message = serializers.CharField()
+
+
+class ProfileBenchmarkSerializer(serializers.Serializer):
+    benchmark = serializers.CharField()
+    name = serializers.CharField()
+    metric = serializers.CharField()
+    format = serializers.CharField()
+    higher_is_better = serializers.BooleanField()
+    value = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    n = serializers.IntegerField(allow_null=True)
+    rank = serializers.IntegerField(allow_null=True)
+    ranked_of = serializers.IntegerField()
+    unranked_reason = serializers.CharField()
+    run = serializers.IntegerField()
+    submission = serializers.IntegerField()
+    dataset = serializers.CharField()
+    evaluator_version = serializers.CharField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class ProfileArenaSerializer(serializers.Serializer):
+    rating = serializers.FloatField()
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    rank_ub = serializers.IntegerField()
+    of = serializers.IntegerField()
+    votes = serializers.IntegerField()
+    provisional = serializers.BooleanField()
+    bounded = serializers.BooleanField(default=True)
+    note = serializers.CharField(allow_blank=True)
+
+
+class ProfileRunSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    benchmark = serializers.CharField()
+    status = serializers.CharField()
+    submission = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class ProfileModelSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    slug = serializers.CharField()
+    organization = serializers.CharField(allow_blank=True)
+    provenance = serializers.CharField(help_text="where the predictions come from: a file, HF weights, uploaded weights or an endpoint")
+    hf_repo = serializers.CharField(allow_blank=True)
+    hf_revision = serializers.CharField(allow_blank=True)
+    modality = serializers.CharField()
+    release_date = serializers.DateField(allow_null=True)
+    owner = serializers.CharField(allow_blank=True)
+    submitted_by = serializers.ListField(child=serializers.CharField())
+
+
+class ModelProfileSerializer(serializers.Serializer):
+    """A model's profile (``leaderboard.submissions.profiles``)."""
+
+    model = ProfileModelSerializer()
+    benchmarks = ProfileBenchmarkSerializer(many=True)
+    arena = ProfileArenaSerializer(allow_null=True)
+    runs = ProfileRunSerializer(many=True)

@@ -19,6 +19,7 @@ from leaderboard.api.paging import SafeJSONParser
 from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.modelhost import services as modelhost
 from leaderboard.modelhost.models import WeightsUpload
+from leaderboard.submissions.profiles import model_profile
 from leaderboard.submissions import selectors, services
 
 
@@ -92,6 +93,14 @@ class ModelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         except modelhost.PreflightAlreadyQueued as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         return Response(s.ModelSerializer(Model.objects.get(pk=model.pk), context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(responses={200: s.ModelProfileSerializer})
+    @action(detail=True, methods=["get"])
+    def profile(self, request: Request, slug: str | None = None) -> Response:
+        """The model's profile: each benchmark's headline score with its interval and rank, its arena
+        rating, provenance and latest runs (what its page shows)."""
+        found = model_profile(model=self.get_object(), user=request.user)
+        return Response(s.ModelProfileSerializer(found).data)
 
 
 def _signed_in(request: Request) -> User:

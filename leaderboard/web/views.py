@@ -16,6 +16,7 @@ from leaderboard.api.serializers import LeaderboardSerializer
 from leaderboard.catalog.media import dataset_medium
 from leaderboard.catalog.reported import reported_figures
 from leaderboard.submissions.notifications import notifications_for, notifications_mark_read
+from leaderboard.submissions.profiles import model_profile
 from leaderboard.catalog.models import Benchmark
 from leaderboard.http import HtmxRequest, SignedInRequest
 from leaderboard.modelhost import services as modelhost
@@ -116,7 +117,7 @@ def model_detail(request: HtmxRequest, slug: str) -> HttpResponse:
     model = get_object_or_404(selectors.models_visible(user=request.user).select_related("weights_upload"), slug=slug)
     can_manage = policy.can_manage(request.user, model)
     submit_form = ModelSubmitForm(initial={"generation_settings": model.generation_defaults}) if can_manage and model.preflight_status == model.PREFLIGHT_PASSED else None
-    return render(request, "web/model.html", {"model": model, "results": selectors.model_scores(model=model, user=request.user),
+    return render(request, "web/model.html", {"model": model, "profile": model_profile(model=model, user=request.user),
                                               "can_manage": can_manage, "submit_form": submit_form})
 
 

@@ -1,0 +1,76 @@
+"""A model's profile: every benchmark's headline score with its interval and its rank on the current
+leaderboard, its Search Arena rating (an arena contestant of the same name) with interval and rank,
+its provenance and its runs; for the model page and ``GET /api/models/<slug>/profile/``. Reads only."""
+from __future__ import annotations
+
+from typing import Any
+
+from leaderboard.arena.selectors import latest_snapshots
+from leaderboard.catalog.models import Model
+from leaderboard.submissions.keys import column_id
+from leaderboard.submissions.models import EvaluationRun, LeaderboardEntry
+from leaderboard.submissions.selectors import model_scores, visible_submissions_q
+
+
+def _rank(run: EvaluationRun, primary: dict[str, Any], value: list | None) -> tuple[int | None, int, str]:
+    """(rank, public models ranked, why not) on the benchmark's current board: 1 + the public models
+    whose 95% interval lies entirely above (below, when lower is better), as the leaderboard ranks."""
+    if value is None or value[1] is None or value[2] is None:
+        return None, 0, "no interval"
+    current = run.benchmark.dataset_versions.filter(is_current=True).values_list("pk", flat=True).first()
+    if current != run.dataset_version_id:
+        return None, 0, "scored on an older dataset version"
+    cells = [v.get(column_id(primary["key"])) for v in LeaderboardEntry.objects.filter(
+        benchmark_id=run.benchmark_id, dataset_version_id=current, is_public=True, model__is_reference=False).values_list("values", flat=True)]
+    cells = [c for c in cells if c and c[1] is not None and c[2] is not None]
+    if primary.get("higher_is_better", True):
+        above = sum(c[1] > value[2] for c in cells)
+    else:
+        above = sum(c[2] < value[1] for c in cells)
+    return 1 + above, len(cells), ""
+
+
+def _arena(name: str) -> dict[str, Any] | None:
+    snapshot = latest_snapshots().raw
+    if snapshot is None:
+        return None
+    rows = snapshot.result.get("models", [])
+    row = next((m for m in rows if m.get("name") == name), None)
+    if row is None:
+        return None
+    return {**row, "of": sum(1 for m in rows if m.get("rankable", True) and m.get("bounded", True)), "votes_counted": snapshot.n_votes,
+            "computed_at": snapshot.computed_at}
+
+
+def model_profile(*, model: Model, user: Any) -> dict[str, Any]:
+    """What the model page and the API show about ``model`` to ``user``."""
+    benchmarks = []
+    for benchmark, run, scores in model_scores(model=model, user=user):
+        primary = next((c for c in benchmark.metric_columns if c.get("primary")), None)
+        if primary is None:
+            continue
+        score = next((s for s in scores if s.key == primary["key"] and not s.slice_key), None)
+        value = [score.value, score.ci_low, score.ci_high, score.n] if score else None
+        rank, ranked_of, why = _rank(run, primary, value)
+        percent = primary.get("format", "percent") == "percent"
+        share = None if score is None else max(0.0, min(1.0, score.value if percent else score.value / 100.0))
+        benchmarks.append({
+            "benchmark": benchmark.slug, "name": benchmark.name, "metric": primary["label"], "format": primary.get("format", "percent"),
+            "higher_is_better": primary.get("higher_is_better", True), "value": None if score is None else score.value,
+            "ci_low": None if score is None else score.ci_low, "ci_high": None if score is None else score.ci_high,
+            "n": None if score is None else score.n, "rank": rank, "ranked_of": ranked_of, "unranked_reason": why,
+            "run": run.pk, "submission": run.submission_id, "dataset": run.dataset_version.tag,
+            "evaluator_version": run.evaluator_version, "finished_at": run.finished_at, "bar": share, "run_obj": run})
+    runs = (EvaluationRun.objects.filter(visible_submissions_q(user, "submission__"), submission__model=model)
+            .select_related("benchmark", "submission__owner").order_by("-created_at")[:20])
+    submitted_by = sorted({r.submission.owner.username for r in runs if r.submission.owner_id})
+    return {
+        "model": {"name": model.name, "slug": model.slug, "organization": model.organization, "provenance": model.get_source_display(),
+                  "hf_repo": model.hf_repo, "hf_revision": model.hf_revision, "modality": model.modality,
+                  "release_date": model.release_date, "owner": model.owner.username if model.owner_id else "",
+                  "submitted_by": submitted_by},
+        "benchmarks": benchmarks,
+        "arena": _arena(model.name),
+        "runs": [{"id": r.pk, "benchmark": r.benchmark.name, "status": r.status, "submission": r.submission_id,
+                  "created_at": r.created_at, "finished_at": r.finished_at} for r in runs],
+    }
