@@ -22,6 +22,7 @@ urlpatterns = [
     path("runs/<int:pk>/items/", views.run_items, name="run-items"),
     path("runs/<int:pk>/media/<str:key>", views.run_media, name="run-media"),
     path("notifications/", views.notifications, name="notifications"),
+    path("compare/", views.compare, name="compare"),
     path("runs/<int:pk>/cancel/", views.run_cancel, name="run-cancel"),
     path("runs/<int:pk>/rerun/", views.run_rerun, name="run-rerun"),
     path("submit/", views.submit, name="submit"),

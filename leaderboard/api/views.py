@@ -19,6 +19,7 @@ from leaderboard.api.paging import SafeJSONParser
 from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.modelhost import services as modelhost
 from leaderboard.modelhost.models import WeightsUpload
+from leaderboard.submissions.compare import compare_models
 from leaderboard.submissions.profiles import model_profile
 from leaderboard.submissions import selectors, services
 
@@ -93,6 +94,23 @@ class ModelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         except modelhost.PreflightAlreadyQueued as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         return Response(s.ModelSerializer(Model.objects.get(pk=model.pk), context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(parameters=[OpenApiParameter("a", str, required=True, description="the first model's slug"),
+                               OpenApiParameter("b", str, required=True, description="the second model's slug")],
+                   responses={200: OpenApiResponse(description="per benchmark: the headline and first slice of both with "
+                                                               "intervals and which is better where they do not overlap; the items "
+                                                               "where they differ; their arena head-to-head"),
+                              400: OpenApiResponse(description="a or b missing, the same, or not a visible model")})
+    @action(detail=False, methods=["get"])
+    def compare(self, request: Request) -> Response:
+        """Two models side by side (what /compare/ shows)."""
+        visible = self.get_queryset()
+        a = visible.filter(slug=request.query_params.get("a", "")).first()
+        b = visible.filter(slug=request.query_params.get("b", "")).first()
+        if a is None or b is None or a == b:
+            return Response({"detail": "give two different visible models as ?a=<slug>&b=<slug>", "field": "a" if a is None else "b"},
+                            status=status.HTTP_400_BAD_REQUEST)
+        return Response(compare_models(a=a, b=b, user=request.user))
 
     @extend_schema(responses={200: s.ModelProfileSerializer})
     @action(detail=True, methods=["get"])

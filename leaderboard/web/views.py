@@ -16,6 +16,7 @@ from leaderboard.api.serializers import LeaderboardSerializer
 from leaderboard.catalog.media import dataset_medium
 from leaderboard.catalog.reported import reported_figures
 from leaderboard.submissions.notifications import notifications_for, notifications_mark_read
+from leaderboard.submissions.compare import compare_models
 from leaderboard.submissions.profiles import model_profile
 from leaderboard.catalog.models import Benchmark
 from leaderboard.http import HtmxRequest, SignedInRequest
@@ -222,6 +223,15 @@ def run_items(request: HtmxRequest, pk: int) -> HttpResponse:
     page = Paginator(selectors.run_item_results(run=run, failed_only=failed_only), 50).get_page(request.GET.get("page"))
     template = "web/run_items.html#items" if request.htmx else "web/run_items.html"
     return render(request, template, {"run": run, "page": page, "failed_only": failed_only})
+
+
+def compare(request: HtmxRequest) -> HttpResponse:
+    """Two models side by side (``?a=slug&b=slug``); without both, the form to choose them."""
+    visible = selectors.models_visible(user=request.user).order_by("name")
+    a = visible.filter(slug=request.GET.get("a", "")).first()
+    b = visible.filter(slug=request.GET.get("b", "")).first()
+    result = compare_models(a=a, b=b, user=request.user) if a is not None and b is not None and a != b else None
+    return render(request, "web/compare.html", {"models": visible.only("slug", "name")[:500], "a": a, "b": b, "result": result})
 
 
 @login_required

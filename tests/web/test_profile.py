@@ -82,3 +82,31 @@ def test_the_profile_page_on_a_phone_and_a_desktop(user, celery_worker, live_ser
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
         page.screenshot(path=str(tmp_path / f"profile-{name}.png"), full_page=True)
     assert (tmp_path / "profile-phone.png").stat().st_size > 10_000
+
+
+def test_two_models_compared_side_by_side_with_significant_differences_items_and_the_arena(user, celery_worker, client):
+    scored(user)
+    arena_snapshot()
+    result = client.get("/api/models/compare/", {"a": "frame-reader", "b": "guesser"}).json()
+    niah = next(b for b in result["benchmarks"] if b["benchmark"] == "video-niah-single")
+    headline = niah["rows"][0]
+    assert headline["slice"] == "all" and headline["a"]["value"] == 1.0 and headline["better"] == "a"
+    assert niah["items"]["comparable"] and niah["items"]["a_only"] == 27 and niah["items"]["b_only"] == 0  # 36 items, 9 at 4 frames
+    assert all(row["better"] == "a" for row in niah["items"]["rows"])
+    ocr = next(b for b in result["benchmarks"] if b["benchmark"] == "indic-vision-ocr")
+    assert ocr["rows"][0]["better"] == "a" and not ocr["higher_is_better"]  # lower edit distance is better
+    assert result["arena"] is None  # guesser is no arena contestant
+    assert client.get("/api/models/compare/", {"a": "frame-reader"}).status_code == 400
+
+    page = client.get("/compare/", {"a": "frame-reader", "b": "guesser"}).content.decode()
+    assert "<strong>frame-reader better</strong>" in page and "Items where they differ: frame-reader better on 27" in page
+    assert 'href="/compare/?a=frame-reader"' in client.get("/models/frame-reader/").content.decode()
+    assert "<select name=\"a\">" in client.get("/compare/").content.decode()  # the form, before anything is chosen
+
+    from leaderboard.catalog.services import model_get_or_create
+
+    model_get_or_create(owner=user, name="other")  # the arena's other contestant, by name
+    arena = client.get("/api/models/compare/", {"a": "frame-reader", "b": "other"}).json()["arena"]
+    assert arena["record"] == {"a": 0, "b": 0, "ties": 0}
+    assert arena["predicted"] == pytest.approx(1 / (1 + 10 ** (-43 / 400)))  # 1043 against 1000
+    assert arena["predicted_low"] < arena["predicted"] < arena["predicted_high"]
