@@ -168,6 +168,16 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 
 
 @pytest.fixture
+def artifacts(request) -> Path:
+    """Where a browser test keeps its screenshots after the run: VAR_DIR/artifacts/<test name>/."""
+    from django.conf import settings
+
+    folder = Path(settings.VAR_DIR) / "artifacts" / request.node.name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
 def page():
     """A Playwright page in Debian's Chromium (never a downloaded browser), at a phone's size."""
     from playwright.sync_api import sync_playwright

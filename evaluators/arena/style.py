@@ -119,6 +119,19 @@ def _under(host: str, domains: frozenset[str]) -> bool:
     return any(".".join(labels[i:]) in domains for i in range(len(labels)))
 
 
+def domain_table() -> list[tuple[str, list[str], str]]:
+    """(category, its listed domains, the rules beyond the list) for the findings page: what decides a
+    cited source's category, as the code applies it, in order."""
+    rules = {"gov_edu": f"also any host ending in {', '.join(_GOV_EDU_SUFFIXES)} or with a label among "
+                        f"{', '.join(sorted(_GOV_EDU_LABELS))} (such as .ac.uk)",
+             "us_news": f"also hosts under {', '.join(_US_HOSTS_TLDS)} whose name holds {', '.join(_NEWS_WORDS)}",
+             "foreign_news": f"also hosts under any other top-level domain whose name holds {', '.join(_NEWS_WORDS)}",
+             "retail": f"also hosts naming {', '.join(sorted(_RETAIL_BRANDS))}",
+             "other": "every domain no rule knows: shown as unknown, not guessed"}
+    listed = dict((category, sorted(domains)) for category, domains in _DOMAINS)
+    return [(category, listed.get(category, []), rules.get(category, "")) for category in SOURCE_CATEGORIES]
+
+
 def source_category(url: str) -> str:
     """The category of a cited URL (one of ``SOURCE_CATEGORIES``), by the rules in the module doc."""
     host = _host(url)

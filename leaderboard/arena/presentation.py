@@ -115,3 +115,61 @@ def robustness(snapshot: RatingSnapshot | None) -> dict[str, Any] | None:
         return None
     share = found.get("share_to_flip_top")
     return {**found, "share_percent": f"{100 * share:.3g}%" if share is not None else ""}
+
+
+#: the findings page's groups of style features, with what each group measures
+FINDING_GROUPS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("Citations", ("citation_count", "citation_style_standardized"),
+     "How many sources an answer cites, and whether its citations were shown in the standardized format."),
+    ("Kinds of sources", tuple(f"cites_{c}" for c in ("academic_journal", "gov_edu", "wiki", "us_news", "foreign_news",
+                                                     "community_blog", "social_media", "tech_coding", "youtube", "retail", "other")),
+     "The share of an answer's citations in each category of source (the domain table below), whether or not the "
+     "cited text supports the claim."),
+    ("Length and formatting", ("length", "markdown_headers", "markdown_lists", "markdown_bold"),
+     "The answer's length and its markdown: headers, lists, bold text."),
+)
+
+
+def findings(snapshots: list[RatingSnapshot]) -> dict[str, Any]:
+    """The arena's findings from one set of snapshots (one fingerprint): each style feature's effect in
+    rating points per standard deviation with its interval, for all votes and for each intent and
+    language; and how the ranking moves between the raw and the style-controlled fit."""
+    style = {(s.filter_key, s.filter_value): s for s in snapshots if s.kind == "style"}
+    raw = {(s.filter_key, s.filter_value): s for s in snapshots if s.kind == "raw"}
+    whole = style.get(("", ""))
+    if whole is None:
+        return {}
+    filters = sorted(k for k in style if k != ("", ""))
+
+    def effects(snapshot: RatingSnapshot) -> dict[str, dict[str, Any]]:
+        return {c["feature"]: c for c in snapshot.result.get("coefficients") or []}
+
+    by_filter = {key: effects(snap) for key, snap in style.items()}
+    reach = max((abs(c.get(k) or 0) for c in by_filter[("", "")].values() for k in ("value", "ci_low", "ci_high")), default=1) or 1
+    groups = []
+    for title, features, about in FINDING_GROUPS:
+        rows = []
+        for feature in features:
+            c = by_filter[("", "")].get(feature)
+            if c is None:
+                continue
+            clear = c["ci_low"] > 0 or c["ci_high"] < 0
+            unmeasured = c["ci_low"] == c["ci_high"] == c["value"] == 0  # the feature never differed between the sides
+            direction = ("helps" if c["value"] > 0 else "hurts") if clear else \
+                "not measured: never different between the two answers" if unmeasured else "no clear effect"
+            rows.append({**c, "clear": clear, "direction": direction,
+                         "left": 50 + 50 * c["ci_low"] / reach, "width": max(50 * (c["ci_high"] - c["ci_low"]) / reach, 0.5),
+                         "dot": 50 + 50 * c["value"] / reach,
+                         "by_filter": [by_filter[key].get(feature) for key in filters]})
+        groups.append({"title": title, "about": about, "rows": rows})
+    moves = []
+    raw_rows = {m["name"]: m for m in (raw[("", "")].result.get("models", []) if ("", "") in raw else [])}
+    for m in whole.result.get("models", []):
+        before = raw_rows.get(m["name"])
+        if before is None or not m.get("bounded", True) or not before.get("bounded", True):
+            continue
+        moves.append({"name": m["name"], "raw_rating": before["rating"], "raw_rank": before["rank_ub"], "style_rating": m["rating"],
+                      "style_rank": m["rank_ub"], "change": m["rating"] - before["rating"], "rank_change": before["rank_ub"] - m["rank_ub"]})
+    moves.sort(key=lambda r: -r["style_rating"])
+    return {"groups": groups, "filters": [{"key": k, "value": v} for k, v in filters], "moves": moves,
+            "n_votes": whole.n_votes, "method": whole.result.get("method", ""), "computed_at": whole.computed_at}

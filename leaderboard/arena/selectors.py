@@ -87,6 +87,12 @@ def latest_snapshots(*, filter_key: str = "", filter_value: str = "") -> Board:
     return board
 
 
+def latest_snapshot_set() -> list[RatingSnapshot]:
+    """Every snapshot of the latest computation (raw and style, all votes and each intent and language)."""
+    latest = RatingSnapshot.objects.order_by("-computed_at").first()
+    return [] if latest is None else list(RatingSnapshot.objects.filter(fingerprint=latest.fingerprint))
+
+
 def latest_fingerprint() -> str:
     """The fingerprint of the votes behind the newest ratings ("" before the first)."""
     return RatingSnapshot.objects.order_by("-computed_at").values_list("fingerprint", flat=True).first() or ""

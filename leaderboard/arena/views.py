@@ -126,6 +126,15 @@ def leaderboard_page(request: HtmxRequest) -> HttpResponse:
     return render(request, template, context)
 
 
+def findings_page(request: HtmxRequest) -> HttpResponse:
+    """What voters reward: each style feature's effect with its interval, by intent and language, and
+    how the ranking moves with style control; with the domain table behind the source categories."""
+    from evaluators.arena.style import domain_table
+
+    return render(request, "arena/findings.html", {"findings": presentation.findings(selectors.latest_snapshot_set()),
+                                                   "domains": domain_table()})
+
+
 @require_GET
 def votes_download(request: HtmxRequest, fmt: str) -> HttpResponseBase:
     """The file the ratings task wrote for the latest ratings (``?intent=`` / ``?language=``: the

@@ -1,6 +1,6 @@
 """A model's profile: each benchmark's headline with its interval and rank on the current board, its
 arena rating, provenance and runs, the per-benchmark pictures; the same in the API; and the page in
-Debian's Chromium at a phone's and a desktop's size (screenshots kept with the test's files)."""
+Debian's Chromium at a phone's and a desktop's size (screenshots kept in VAR_DIR/artifacts)."""
 from __future__ import annotations
 
 import json
@@ -70,7 +70,7 @@ def test_the_profile_gathers_scores_ranks_and_the_arena_on_the_page_and_in_the_a
 
 
 @pytest.mark.browser
-def test_the_profile_page_on_a_phone_and_a_desktop(user, celery_worker, live_server, page, tmp_path):
+def test_the_profile_page_on_a_phone_and_a_desktop(user, celery_worker, live_server, page, artifacts):
     scored(user)
     arena_snapshot()
     for width, height, name in ((390, 844, "phone"), (1280, 900, "desktop")):
@@ -80,8 +80,8 @@ def test_the_profile_page_on_a_phone_and_a_desktop(user, celery_worker, live_ser
         assert table.is_visible() and "1 of 2" in table.inner_text() and "Search Arena" in table.inner_text()
         assert page.locator("table.profile-table .bar").count() == 2
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
-        page.screenshot(path=str(tmp_path / f"profile-{name}.png"), full_page=True)
-    assert (tmp_path / "profile-phone.png").stat().st_size > 10_000
+        page.screenshot(path=str(artifacts / f"profile-{name}.png"), full_page=True)
+    assert (artifacts / "profile-phone.png").stat().st_size > 10_000
 
 
 def test_two_models_compared_side_by_side_with_significant_differences_items_and_the_arena(user, celery_worker, client):
@@ -110,3 +110,20 @@ def test_two_models_compared_side_by_side_with_significant_differences_items_and
     assert arena["record"] == {"a": 0, "b": 0, "ties": 0}
     assert arena["predicted"] == pytest.approx(1 / (1 + 10 ** (-43 / 400)))  # 1043 against 1000
     assert arena["predicted_low"] < arena["predicted"] < arena["predicted_high"]
+
+
+@pytest.mark.browser
+def test_the_comparison_on_a_phone_and_a_desktop(user, celery_worker, live_server, page, artifacts):
+    scored(user)
+    for width, height, name in ((390, 844, "phone"), (1280, 900, "desktop")):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(live_server.url + "/compare/")
+        page.select_option("select[name=a]", "frame-reader")
+        page.select_option("select[name=b]", "guesser")
+        page.get_by_role("button", name="Compare").click()
+        page.wait_for_url("**/compare/?a=frame-reader&b=guesser")
+        assert page.locator("td.better").count() >= 2 and page.get_by_text("frame-reader better").first.is_visible()
+        page.get_by_text("Items where they differ").first.click()
+        assert page.locator("details.items table").first.is_visible()
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        page.screenshot(path=str(artifacts / f"compare-{name}.png"), full_page=True)
