@@ -39,16 +39,25 @@ def vote_of(request: dict[str, Any]) -> str:
 
 
 class SwitchableJudge:
-    """The scripted judge, which can be taken down (HTTP 503 to every call) and brought back."""
+    """The scripted judge, which can be taken down (HTTP 503 to every call) and brought back; with
+    ``down_after`` it goes down by itself once it has answered that many calls (mid-run, however fast
+    the run is: a test that waited for a count and then took it down raced the run's last calls)."""
 
     def __init__(self) -> None:
         self.down = threading.Event()
         self.refused = 0
+        self.answered = 0
+        self.down_after: int | None = None
+        self._lock = threading.Lock()
 
     def __call__(self, request: dict[str, Any]) -> Reply:
-        if self.down.is_set():
-            self.refused += 1
-            return Reply(status=503, error={"message": "judge overloaded"})
+        with self._lock:
+            if self.down_after is not None and self.answered >= self.down_after:
+                self.down.set()
+            if self.down.is_set():
+                self.refused += 1
+                return Reply(status=503, error={"message": "judge overloaded"})
+            self.answered += 1
         return Reply(text=vote_of(request), usage=(120, 1))
 
 
@@ -152,12 +161,12 @@ def test_policon_from_submission_to_leaderboard_with_baselines_and_every_judge_c
 @pytest.mark.django_db(transaction=True)
 def test_a_judge_outage_mid_run_is_retried_to_the_scores_of_an_undisturbed_run(policon, user, judge, judge_server,
                                                                                celery_worker):
+    judge.down_after = 40  # the judge goes down mid-run, for longer than the client's own retries
     run_id = submit(api_for(user), "drafter-2")
-    wait_for(lambda: judge_server.request_count >= 40, timeout=120, what="the first judge calls")
-    judge.down.set()  # the judge goes down mid-run, for longer than the client's own retries
     # the run itself says when it gives the attempt up; how long that takes depends on the client's
     # backoff and the machine's load, so the wait is for that state, with room to spare
     wait_for(lambda: "will retry" in EvaluationRun.objects.get(pk=run_id).log, timeout=300, what="the run to give up this attempt")
+    judge.down_after = None
     judge.down.clear()
     wait_for(lambda: finished([run_id]), timeout=240, what="the retried run")
     run = EvaluationRun.objects.get(pk=run_id)
