@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import warnings
+from typing import Any
 
 from evaluators.core.types import DatasetError
 
@@ -31,7 +32,15 @@ def prepared_jpeg(data: bytes, *, where: str, max_side: int = 1080, quality: int
         raise
     except (OSError, ValueError, SyntaxError, Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise DatasetError(f"{where}: not a readable image ({type(exc).__name__}: {exc})") from None
-    if max(image.size) > max_side:
+    return jpeg_of(image, max_side=max_side, quality=quality)
+
+
+def jpeg_of(image: Any, *, max_side: int | None = None, quality: int = 95) -> bytes:
+    """A decoded image (PIL) as an RGB JPEG, shrunk to at most ``max_side`` px (Lanczos) if given."""
+    from PIL import Image
+
+    image = image.convert("RGB")
+    if max_side is not None and max(image.size) > max_side:
         image.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
     out = io.BytesIO()
     image.save(out, "JPEG", quality=quality)

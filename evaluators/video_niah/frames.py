@@ -9,7 +9,6 @@ text "Find a frame of <next caption>".
 """
 from __future__ import annotations
 
-import io
 import math
 import random
 from typing import Any
@@ -96,9 +95,3 @@ def _wrap(text: str, font: Any, width: int) -> list[str]:
         else:
             lines.append(word)
     return lines
-
-
-def jpeg_bytes(image: Any, quality: int = 90) -> bytes:
-    out = io.BytesIO()
-    image.convert("RGB").save(out, "JPEG", quality=quality)
-    return out.getvalue()

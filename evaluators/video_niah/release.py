@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from evaluators.core.answers import LETTERS, option_letter
-from evaluators.core.images import prepared_jpeg
+from evaluators.core.images import jpeg_of, prepared_jpeg
 from evaluators.core.media import MediaSink
 from evaluators.core.types import DatasetError, Item
 from evaluators.core.video import read_frames
@@ -98,7 +98,7 @@ def store_haystack(root: Path, media: MediaSink, needed: int) -> Haystack:
     keys: list[str] = []
     try:
         for index, image in enumerate(read_frames(path, fps=1.0)):
-            keys.append(media.put(_frame_jpeg(image, f"{path.name} frame {index}"), ext="jpg"))
+            keys.append(media.put(jpeg_of(image, max_side=FRAME_MAX_SIDE, quality=90), ext="jpg"))
     except (OSError, ValueError) as exc:  # PyAV's errors are OSErrors; no video stream is a ValueError
         raise DatasetError(f"{path.name}: not a readable video ({exc})") from None
     if len(keys) < needed:
@@ -106,14 +106,6 @@ def store_haystack(root: Path, media: MediaSink, needed: int) -> Haystack:
                            "supply a longer haystack or a smaller grid (grid.json)")
     manifest = media.put(json.dumps(keys).encode(), ext="json")
     return Haystack(manifest, len(keys))
-
-
-def _frame_jpeg(image: Any, where: str) -> bytes:
-    import io
-
-    out = io.BytesIO()
-    image.convert("RGB").save(out, "PNG")
-    return prepared_jpeg(out.getvalue(), where=where, max_side=FRAME_MAX_SIDE, quality=90)
 
 
 def _image(root: Path, record: dict[str, Any], where: str, media: MediaSink) -> str:

@@ -102,9 +102,19 @@ def coefficient_rows(snapshot: RatingSnapshot | None) -> list[dict[str, Any]]:
     if snapshot is None:
         return []
     coefs = [{**c, "name": c["feature"]} for c in snapshot.result.get("coefficients") or []]
-    reach = max((abs(c.get(k) or 0) for c in coefs for k in ("value", "ci_low", "ci_high")), default=1) or 1
-    return [{**c, "left": 50 + 50 * (c.get("ci_low", c["value"]) / reach), "width": max(50 * (c.get("ci_high", c["value"]) - c.get("ci_low", c["value"])) / reach, 0.5),
-             "dot": 50 + 50 * c["value"] / reach} for c in coefs]
+    reach = _reach(coefs)
+    return [{**c, **_centred_bar(c, reach)} for c in coefs]
+
+
+def _reach(coefs: Any) -> float:
+    """The half-width of a shared scale centred on zero that holds every coefficient and interval."""
+    return max((abs(c.get(k) or 0) for c in coefs for k in ("value", "ci_low", "ci_high")), default=1) or 1
+
+
+def _centred_bar(c: dict[str, Any], reach: float) -> dict[str, float]:
+    """A coefficient's interval bar and point on that scale, in percent of its width."""
+    low, high = c.get("ci_low", c["value"]), c.get("ci_high", c["value"])
+    return {"left": 50 + 50 * low / reach, "width": max(50 * (high - low) / reach, 0.5), "dot": 50 + 50 * c["value"] / reach}
 
 
 def robustness(snapshot: RatingSnapshot | None) -> dict[str, Any] | None:
@@ -145,7 +155,7 @@ def findings(snapshots: list[RatingSnapshot]) -> dict[str, Any]:
         return {c["feature"]: c for c in snapshot.result.get("coefficients") or []}
 
     by_filter = {key: effects(snap) for key, snap in style.items()}
-    reach = max((abs(c.get(k) or 0) for c in by_filter[("", "")].values() for k in ("value", "ci_low", "ci_high")), default=1) or 1
+    reach = _reach(by_filter[("", "")].values())
     groups = []
     for title, features, about in FINDING_GROUPS:
         rows = []
@@ -157,9 +167,7 @@ def findings(snapshots: list[RatingSnapshot]) -> dict[str, Any]:
             unmeasured = c["ci_low"] == c["ci_high"] == c["value"] == 0  # the feature never differed between the sides
             direction = ("helps" if c["value"] > 0 else "hurts") if clear else \
                 "not measured: never different between the two answers" if unmeasured else "no clear effect"
-            rows.append({**c, "clear": clear, "direction": direction,
-                         "left": 50 + 50 * c["ci_low"] / reach, "width": max(50 * (c["ci_high"] - c["ci_low"]) / reach, 0.5),
-                         "dot": 50 + 50 * c["value"] / reach,
+            rows.append({**c, **_centred_bar(c, reach), "clear": clear, "direction": direction,
                          "by_filter": [by_filter[key].get(feature) for key in filters]})
         groups.append({"title": title, "about": about, "rows": rows})
     moves = []

@@ -9,12 +9,12 @@ from leaderboard.arena.selectors import latest_snapshots
 from leaderboard.catalog.models import Model
 from leaderboard.submissions.keys import column_id
 from leaderboard.submissions.models import EvaluationRun, LeaderboardEntry
-from leaderboard.submissions.selectors import model_scores, visible_submissions_q
+from leaderboard.submissions.selectors import Cell, model_scores, ranks_among, visible_submissions_q
 
 
 def _rank(run: EvaluationRun, primary: dict[str, Any], value: list | None) -> tuple[int | None, int, str]:
-    """(rank, public models ranked, why not) on the benchmark's current board: 1 + the public models
-    whose 95% interval lies entirely above (below, when lower is better), as the leaderboard ranks."""
+    """(rank, public models ranked, why not) on the benchmark's current board, by the leaderboard's own
+    rule (``selectors.ranks_among``)."""
     if value is None or value[1] is None or value[2] is None:
         return None, 0, "no interval"
     current = run.benchmark.dataset_versions.filter(is_current=True).values_list("pk", flat=True).first()
@@ -23,11 +23,8 @@ def _rank(run: EvaluationRun, primary: dict[str, Any], value: list | None) -> tu
     cells = [v.get(column_id(primary["key"])) for v in LeaderboardEntry.objects.filter(
         benchmark_id=run.benchmark_id, dataset_version_id=current, is_public=True, model__is_reference=False).values_list("values", flat=True)]
     cells = [c for c in cells if c and c[1] is not None and c[2] is not None]
-    if primary.get("higher_is_better", True):
-        above = sum(c[1] > value[2] for c in cells)
-    else:
-        above = sum(c[2] < value[1] for c in cells)
-    return 1 + above, len(cells), ""
+    rank = ranks_among(cells, primary.get("higher_is_better", True))(Cell(*value))
+    return rank, len(cells), ""
 
 
 def _arena(name: str) -> dict[str, Any] | None:

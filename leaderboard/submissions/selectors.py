@@ -217,7 +217,7 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
     present = [(pk, pub, cell) for pk, pub, cell in keyed if cell]
     present.sort(key=lambda t: t[2][0], reverse=higher)
     ordered = [pk for pk, _, _ in present] + [pk for pk, _, cell in keyed if not cell]
-    ranks = _ranks([cell for pk, pub, cell in present if pub and pk not in contaminated and pk not in references], higher)
+    ranks = ranks_among([cell for pk, pub, cell in present if pub and pk not in contaminated and pk not in references], higher)
     pages = max(1, -(-len(ordered) // page_size))
     page = min(max(1, page), pages)
     page_ids = ordered[(page - 1) * page_size: page * page_size]
@@ -315,8 +315,9 @@ def _flag_toolchains(rows: list[LeaderboardRow]) -> dict[str, str]:
     return common
 
 
-def _ranks(cells: list[list], higher_is_better: bool):
-    """A function giving a cell's rank among ``cells`` ([value, low, high, n]) in O(log n)."""
+def ranks_among(cells: list[list], higher_is_better: bool):
+    """A function giving a cell's rank among ``cells`` ([value, low, high, n]) in O(log n): 1 + the
+    cells whose 95% interval lies entirely on the better side of its own (the leaderboard's rule)."""
     lows = sorted(c[1] for c in cells if c[1] is not None and c[2] is not None)
     highs = sorted(c[2] for c in cells if c[1] is not None and c[2] is not None)
 

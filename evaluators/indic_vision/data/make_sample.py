@@ -16,10 +16,11 @@ images are committed, so the sample does not change with font versions; run this
 """
 from __future__ import annotations
 
-import io
 import sys
 from pathlib import Path
 from typing import Any
+
+from evaluators.core.images import jpeg_of
 
 FONT_DIR = Path("/usr/share/fonts/truetype/noto")
 ORIGIN = ("Generated for this platform: page texts, captions, translations and questions were written for the sample "
@@ -163,12 +164,6 @@ def render_scene(shape: str, count: int, rgb: tuple[int, int, int], word: str) -
     return image
 
 
-def _jpeg(image: Any) -> bytes:
-    out = io.BytesIO()
-    image.save(out, "JPEG", quality=95)
-    return out.getvalue()
-
-
 def _write(folder: Path, rows: list[dict[str, Any]]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -182,11 +177,11 @@ def build(out: Path) -> None:
     ocr = []
     for language in ORDER:
         for index, text in enumerate(OCR_TEXTS[language], 1):
-            ocr.append({"id": f"{language.lower()}-{index}", "image": {"bytes": _jpeg(render_text(text, language)),
+            ocr.append({"id": f"{language.lower()}-{index}", "image": {"bytes": jpeg_of(render_text(text, language)),
                                                                        "path": f"{language.lower()}-{index}.jpg"},
                         "text": text, "language": language, "page_url": "", "origin": ORIGIN})
     _write(out / "ocr", ocr)
-    scenes = [_jpeg(render_scene(shape, count, rgb, COLOURS[colour].upper())) for shape, count, colour, rgb in SCENES]
+    scenes = [jpeg_of(render_scene(shape, count, rgb, COLOURS[colour].upper())) for shape, count, colour, rgb in SCENES]
     mmt = []
     for index, caption in enumerate(CAPTIONS):
         mmt.append({"id": f"scene-{index + 1}", "image": {"bytes": scenes[index], "path": f"scene-{index + 1}.jpg"},
