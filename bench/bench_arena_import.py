@@ -18,7 +18,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.common import recreate_database  # noqa: E402
+from bench.common import recreate_database, results_dir  # noqa: E402
 
 DB = "leaderboard_bench_import"
 CONVERSATIONS = int(os.environ.get("BENCH_CONVERSATIONS", "24069"))
@@ -76,7 +76,7 @@ def main() -> None:
                "import_said": first_said, "reimport_s": round(again, 1), "reimport_said": again_said,
                "ratings_s_with_process_start": round(ratings, 1), "ratings_said": ratings_said, "cpus": os.cpu_count(),
                "load_before": os.getloadavg()[0]}
-    out_dir = REPO / "bench" / "results"
+    out_dir = results_dir()
     (out_dir / "arena_import.json").write_text(json.dumps(results, indent=1) + "\n")
     (out_dir / "arena_import.md").write_text(
         "# Seeding the arena from a released dataset\n\n"

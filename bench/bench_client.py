@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.common import django_bench_setup, generation_job_seconds, request_body, write_results  # noqa: E402
+from bench.common import django_bench_setup, generation_job_seconds, request_body, results_dir, write_results  # noqa: E402
 
 from evaluators.core.types import ModelRequest  # noqa: E402
 from evaluators.llm.client import ChatClient  # noqa: E402
@@ -195,7 +195,7 @@ def _measure_worker_at(service_s: float, benchmark: object, requests: list[Model
 
 
 def main() -> None:
-    out = REPO / "bench" / "results"
+    out = results_dir()
     out.mkdir(parents=True, exist_ok=True)
     previous = json.loads((out / "client.json").read_text()) if (out / "client.json").exists() else {}
     only = set(sys.argv[1:])

@@ -18,7 +18,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.common import percentile, recreate_database  # noqa: E402
+from bench.common import percentile, recreate_database, results_dir  # noqa: E402
 BENCH_DB = "leaderboard_bench"
 os.environ.setdefault("DATABASE_URL", f"postgres://postgres@127.0.0.1:5432/{BENCH_DB}")
 os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/13")
@@ -177,7 +177,7 @@ def main() -> None:
         print(json.dumps(results, indent=1))
         return
     bench_pipeline(results)
-    out = REPO / "bench" / "results"
+    out = results_dir()
     out.mkdir(parents=True, exist_ok=True)
     (out / "platform.json").write_text(json.dumps(results, indent=1))
     lat, pipe = results["latency"], results["pipeline"]

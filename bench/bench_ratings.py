@@ -22,6 +22,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.common import results_dir  # noqa: E402
+
 from evaluators.arena.ratings import BattleArrays, BattleRecord, RatingConfig, rate  # noqa: E402
 from evaluators.arena.style import STYLE_FEATURES  # noqa: E402
 
@@ -128,7 +130,7 @@ def main() -> None:
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
                     "load_average": [round(x, 2) for x in os.getloadavg()]},
     }
-    results = REPO / "bench" / "results"
+    results = results_dir()
     results.mkdir(parents=True, exist_ok=True)
     (results / "ratings.json").write_text(json.dumps(out, indent=2) + "\n")
     lines = [f"# Ratings: {N_VOTES:,} votes, {N_MODELS} models", "",

@@ -13,6 +13,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.common import results_dir  # noqa: E402
+
 from evaluators.sandbox import Limits, Sandbox, toolchain_versions  # noqa: E402
 
 N = 50
@@ -109,7 +111,7 @@ def main() -> None:
            "pooled_netns": sandbox.pooled_netns,
            "versions": {k: v for k, v in toolchain_versions().items() if k in PROGRAMS},
            "note": "2-core shared machine; per-test wall time incl. process start, cgroup setup and teardown"}
-    res = REPO / "bench" / "results"
+    res = results_dir()
     res.mkdir(parents=True, exist_ok=True)
     (res / "sandbox.json").write_text(json.dumps(out, indent=2) + "\n")
     md = ["| language | tests | plain median (s) | sandbox median (s) | ratio | overhead (s) | sandbox execs/s |",

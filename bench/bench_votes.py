@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.common import percentile, recreate_database  # noqa: E402
+from bench.common import percentile, recreate_database, results_dir  # noqa: E402
 BENCH_DB = "leaderboard_bench_votes"
 ENV = {
     "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{BENCH_DB}", "CELERY_BROKER_URL": "redis://127.0.0.1:6379/12",
@@ -179,7 +179,7 @@ def main() -> None:
     }
     results["goal_met"] = results["throughput_ratio"] >= 0.5 and all(
         r["votes"]["errors"] == 0 and r["votes_stored"] == r["votes_expected"] for r in runs)
-    out = REPO / "bench" / "results"
+    out = results_dir()
     out.mkdir(parents=True, exist_ok=True)
     (out / "votes.json").write_text(json.dumps(results, indent=1) + "\n")
     rows = "".join(

@@ -76,12 +76,23 @@ def generation_job_seconds(*, owner: Any, model: Any, benchmark: Any, generation
     return elapsed
 
 
+def results_dir() -> Path:
+    """Where a benchmark writes its figures: var/bench/ by default, so running one never rewrites the
+    tracked bench/results/ the README quotes; bench/results/ with ``--publish`` (or BENCH_PUBLISH=1)."""
+    import sys
+
+    repo = Path(__file__).resolve().parent.parent
+    publish = "--publish" in sys.argv or os.environ.get("BENCH_PUBLISH", "") in {"1", "true", "yes"}
+    out = repo / "bench" / "results" if publish else repo / "var" / "bench"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
 def write_results(name: str, result: dict[str, Any], lines: list[str]) -> None:
-    """bench/results/<name>.json (the figures) and <name>.md (the table the README quotes), printed too."""
+    """<name>.json (the figures) and <name>.md (the table the README quotes) in ``results_dir()``, printed too."""
     import json
 
-    out = Path(__file__).resolve().parent / "results"
-    out.mkdir(parents=True, exist_ok=True)
+    out = results_dir()
     (out / f"{name}.json").write_text(json.dumps(result, indent=2) + "\n")
     (out / f"{name}.md").write_text("\n".join(lines))
     print("\n".join(lines))

@@ -117,6 +117,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "leaderboard.web.context.unread_notifications",
+                "leaderboard.pagecache.csrf_slot",
             ],
             "builtins": ["template_partials.templatetags.partials"],
         },
@@ -196,6 +197,16 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
+
+# The cache (rendered public pages, windowed leaderboard values): Redis when LEADERBOARD_CACHE_URL or a
+# Redis broker is configured, shared by the site's processes and the workers that invalidate it; files
+# under var/cache on the embedded default (several processes on one machine).
+CACHE_URL = os.environ.get("LEADERBOARD_CACHE_URL", "") or (CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else "")
+if CACHE_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL, "KEY_PREFIX": "lbcache"}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(VAR_DIR / "cache"),
+                          "OPTIONS": {"MAX_ENTRIES": 5000}}}
 
 # Evaluation runs.
 RUN_LEASE_SECONDS = int(os.environ.get("LEADERBOARD_RUN_LEASE_SECONDS", "120"))

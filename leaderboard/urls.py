@@ -10,6 +10,7 @@ from leaderboard.web import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("ops/status/", views.ops_status, name="ops-status"),
     path("benchmarks/<slug:slug>/", views.benchmark_detail, name="benchmark"),
     path("benchmarks/<slug:slug>/example-predictions.jsonl", views.example_predictions, name="example-predictions"),
     path("models/register/", views.model_register, name="model-register"),

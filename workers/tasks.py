@@ -31,9 +31,11 @@ def help_run(run_id: int) -> str:
 
 @app.task(name=routing.REQUEUE_EXPIRED, soft_time_limit=60, time_limit=90)
 def requeue_expired_runs() -> tuple[int, int, int]:
+    from leaderboard.ops import beat_ticked
     from leaderboard.submissions.jobs import generation_jobs_requeue_expired
     from leaderboard.submissions.services import runs_requeue_expired, runs_resend_stale_queued
 
+    beat_ticked()
     requeued, failed = runs_requeue_expired()
     generation_jobs_requeue_expired()
     return requeued, failed, runs_resend_stale_queued()

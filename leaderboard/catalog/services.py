@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import secrets
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
@@ -16,6 +17,7 @@ from django.utils.text import slugify
 
 from evaluators.core import files as evaluator_files
 from evaluators.core import Item, get_evaluator, registered_keys
+from leaderboard import pagecache
 from leaderboard.catalog.catalog import BENCHMARKS
 from leaderboard.catalog.media import StorageMedia, new_prefix
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
@@ -101,6 +103,7 @@ def _open_dimensions_fill(benchmark: Benchmark, items: list[Item]) -> None:
     dimensions = [dict(d, values=_ordered({item.slices[d["key"]] for item in items if d["key"] in item.slices}))
                   if d["key"] in open_keys else d for d in benchmark.slice_dimensions]
     Benchmark.objects.filter(pk=benchmark.pk).update(slice_dimensions=dimensions)
+    pagecache.boards_changed()
     benchmark.slice_dimensions = dimensions
 
 
@@ -127,6 +130,24 @@ def dataset_items_path(version: DatasetVersion, cache_dir: Path) -> Path:
     return path
 
 
+def model_slug(name: str, *, is_public: bool) -> str:
+    """A free slug for a new model. Slugs are unique across all users, so a private model takes a
+    slug with a random tail (``name-k3x9q2``): a bare or ``-2`` slug would tell anyone registering
+    the same name that a hidden model exists. Public models take the bare name, then ``-2``, ``-3``...
+    since every public slug is visible anyway."""
+    base = slugify(name)[:120] or "model"
+    if not is_public:
+        while True:
+            slug = f"{base}-{secrets.token_hex(4)}"
+            if not Model.objects.filter(slug=slug).exists():
+                return slug
+    slug, n = base, 1
+    while Model.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
 def model_get_or_create(*, owner: User, name: str, is_public: bool = True, organization: str = "",
                         release_date: dt.date | None = None, modality: str = "text") -> Model:
     """The owner's model of this name, created on first use with a unique slug (and ``modality``)."""
@@ -136,13 +157,8 @@ def model_get_or_create(*, owner: User, name: str, is_public: bool = True, organ
     existing = Model.objects.filter(owner=owner, name=name).first()
     if existing:
         if release_date and existing.release_date is None:
-            Model.objects.filter(pk=existing.pk).update(release_date=release_date)
             existing.release_date = release_date
+            existing.save(update_fields=["release_date"])
         return existing
-    base = slugify(name)[:120] or "model"
-    slug, n = base, 1
-    while Model.objects.filter(slug=slug).exists():
-        n += 1
-        slug = f"{base}-{n}"
-    return Model.objects.create(owner=owner, name=name, slug=slug, is_public=is_public,
+    return Model.objects.create(owner=owner, name=name, slug=model_slug(name, is_public=is_public), is_public=is_public,
                                 organization=organization, release_date=release_date, modality=modality)

@@ -29,7 +29,6 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
-from django.utils.text import slugify
 
 from evaluators.core import modality as modalities
 from evaluators.core.types import InfrastructureError
@@ -37,6 +36,7 @@ from evaluators.llm.types import Endpoint, ModelError
 from leaderboard import queues
 from leaderboard.accounts import policy
 from leaderboard.catalog.models import Model
+from leaderboard.catalog.services import model_slug
 from leaderboard.modelhost import secrets
 from leaderboard.modelhost.models import UploadPart, WeightsUpload
 from leaderboard.modelhost.uploads import fetch_weights, part_store
@@ -107,14 +107,10 @@ def model_register(*, owner: User, name: str, spec: ModelSource, organization: s
     if modality not in modalities.MODALITIES:
         raise ModelRefused(f"modality: one of {', '.join(modalities.MODALITIES)}.", field="modality")
     upload = _check_source(owner, spec)
-    base = slugify(name)[:120] or "model"
     with transaction.atomic():
         if Model.objects.filter(owner=owner, name=name).exists():
             raise ModelRefused(f"name: you already have a model named '{name}'.", field="name")
-        slug, n = base, 1
-        while Model.objects.filter(slug=slug).exists():
-            n += 1
-            slug = f"{base}-{n}"
+        slug = model_slug(name, is_public=is_public)
         try:
             model = Model.objects.create(
                 owner=owner, name=name, slug=slug, organization=organization, modality=modality, is_public=is_public,

@@ -26,7 +26,7 @@ from django.utils import timezone
 from evaluators.core import modality as modalities
 from evaluators.core import ItemScore, MetricValue, Prediction, PredictionsError, get_evaluator
 from evaluators.core.files import parse_predictions
-from leaderboard import queues
+from leaderboard import pagecache, queues
 from leaderboard.accounts import policy
 from leaderboard.catalog.evaluators import evaluator_settings_for, needed_modality
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
@@ -192,6 +192,7 @@ def baselines_submit(*, benchmark: Benchmark) -> list[Submission]:
             submission = submission_create_from_predictions(owner=owner, benchmark=benchmark, model_name=model_name, data=data,
                                                             note="reference predictions written by the evaluator")
             Model.objects.filter(pk=submission.model_id).update(is_reference=True, organization="reference")
+            pagecache.boards_changed()
         submitted.append(submission)
     return submitted
 

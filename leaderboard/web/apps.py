@@ -1,6 +1,18 @@
+"""The site's pages. Connects the page cache to the models whose changes a leaderboard page shows."""
 from django.apps import AppConfig
 
 
 class WebConfig(AppConfig):
     name = "leaderboard.web"
     label = "web"
+
+    def ready(self) -> None:
+        from django.db.models.signals import post_delete, post_save
+
+        from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
+        from leaderboard.submissions.models import LeaderboardEntry
+        from leaderboard.pagecache import boards_changed
+
+        for shown in (LeaderboardEntry, Model, DatasetVersion, Benchmark):
+            post_save.connect(boards_changed, sender=shown, dispatch_uid=f"pagecache-save-{shown.__name__}")
+            post_delete.connect(boards_changed, sender=shown, dispatch_uid=f"pagecache-delete-{shown.__name__}")

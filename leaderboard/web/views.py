@@ -5,13 +5,16 @@ import csv
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from leaderboard import ops
 from leaderboard.accounts import policy
+from leaderboard.pagecache import cached_page
 from leaderboard.api.serializers import LeaderboardSerializer
 from leaderboard.catalog.media import dataset_medium
 from leaderboard.catalog.reported import reported_figures
@@ -30,11 +33,13 @@ from leaderboard.web.forms import (
 )
 
 
+@cached_page
 def home(request: HtmxRequest) -> HttpResponse:
     benchmarks = list(Benchmark.objects.all())
     return render(request, "web/home.html", {"benchmarks": benchmarks})
 
 
+@cached_page
 def benchmark_detail(request: HtmxRequest, slug: str) -> HttpResponse:
     benchmark = get_object_or_404(Benchmark, slug=slug)
     fmt = request.GET.get("format")
@@ -319,6 +324,12 @@ def example_predictions(request: HtmxRequest, slug: str) -> HttpResponse:
     response = HttpResponse(data, content_type="application/jsonl")
     response["Content-Disposition"] = f'attachment; filename="{slug}-example-predictions.jsonl"'
     return response
+
+
+@staff_member_required
+def ops_status(request: HtmxRequest) -> HttpResponse:
+    """For operators: workers per queue, queue lengths, runs and jobs in progress, the last beat."""
+    return render(request, "web/ops_status.html", {"status": ops.ops_status()})
 
 
 def healthz(request: HtmxRequest) -> HttpResponse:

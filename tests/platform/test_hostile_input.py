@@ -24,3 +24,22 @@ def test_a_json_body_nested_too_deeply_is_a_400_that_says_so(user) -> None:
     client.force_authenticate(user)
     response = client.post("/api/models/", data="[" * 100_000, content_type="application/json")
     assert response.status_code == 400 and "nested too deeply" in response.json()["detail"]
+
+
+def test_registering_a_name_does_not_reveal_that_someone_has_a_private_model_of_that_name(user, other_user) -> None:
+    """Finding 6: slugs are unique across users, and a private model used to take the bare slug, so
+    the next user registering the same name got ``-2`` and learned the hidden model existed."""
+    from tests.modelhost.conftest import api_for
+
+    hidden = api_for(user).post("/api/models/", {"name": "Secret Model", "source": "predictions", "is_public": False},
+                                format="json")
+    assert hidden.status_code == 201, hidden.content
+    assert hidden.json()["slug"].startswith("secret-model-") and hidden.json()["slug"] != "secret-model-2"
+    probe = api_for(other_user).post("/api/models/", {"name": "Secret Model", "source": "predictions"}, format="json")
+    assert probe.status_code == 201 and probe.json()["slug"] == "secret-model"
+    again = api_for(other_user).post("/api/models/", {"name": "secret model", "source": "predictions", "is_public": False},
+                                     format="json")
+    assert again.json()["slug"] not in {"secret-model-2", hidden.json()["slug"]}
+    # a public name taken by a public model is visible anyway: the second public one is numbered
+    third = api_for(user).post("/api/models/", {"name": "secret  model", "source": "predictions"}, format="json")
+    assert third.json()["slug"] == "secret-model-2"

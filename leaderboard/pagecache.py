@@ -1,0 +1,119 @@
+"""Rendered public pages kept in the cache, so a leaderboard that has not changed is not rendered again.
+
+A page is cached for visitors only (no session or messages cookie: nothing on it depends on who asks),
+under the current *generation* of the boards, the path, the query and whether htmx asked for a
+fragment. The generation is a random token in the cache that changes whenever something a board shows
+changes: a leaderboard row, a model, a dataset version or a benchmark is saved or deleted (signals
+connected in ``leaderboard.web.apps``), once at once and again when the transaction commits, so a page
+rendered from data about to change is never stored under the new generation. The generation is read
+before the page's queries, so a render can only ever be stored under a generation that is older than
+the data it shows.
+
+The CSRF token is the one thing on a visitor's page that belongs to the visitor: the page is rendered
+with a placeholder in its place, stored like that, and every response gets the visitor's own token.
+"""
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
+
+GENERATION_KEY = "pagecache:generation"
+CSRF_SLOT = "csrf-slot-6f1c0d0e6b"
+# A page stays at most this long even when nothing says it changed (code deployed, a clock on the page).
+PAGE_SECONDS = 600
+
+
+def _build_id() -> str:
+    """Templates and static files of this deployment: a new release never serves an older release's pages."""
+    digest = hashlib.sha256()
+    for root in (Path(settings.BASE_DIR) / "templates", Path(settings.BASE_DIR) / "static"):
+        for path in sorted(root.rglob("*")):
+            if path.is_file():
+                stat = path.stat()
+                digest.update(f"{path}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return digest.hexdigest()[:12]
+
+
+BUILD_ID = _build_id()
+
+
+def new_generation() -> None:
+    """Every cached page is out of date from now on."""
+    cache.set(GENERATION_KEY, secrets.token_hex(8), None)
+
+
+def boards_changed(**_: Any) -> None:
+    """Signal receiver: something a board shows changed; now, and again once it is committed."""
+    new_generation()
+    transaction.on_commit(new_generation)
+
+
+def _generation() -> str:
+    found = cache.get(GENERATION_KEY)
+    if found is None:
+        found = secrets.token_hex(8)
+        cache.add(GENERATION_KEY, found, None)
+        found = cache.get(GENERATION_KEY, found)
+    return str(found)
+
+
+def _cacheable(request: HttpRequest) -> bool:
+    return (request.method in {"GET", "HEAD"} and settings.SESSION_COOKIE_NAME not in request.COOKIES
+            and "messages" not in request.COOKIES)
+
+
+def _key(request: HttpRequest, generation: str) -> str:
+    query = "&".join(f"{k}={v}" for k, v in sorted(request.GET.lists()))
+    wanted = f"{BUILD_ID}|{generation}|{request.path}|{query}|{bool(request.headers.get('HX-Request'))}"
+    return "pagecache:page:" + hashlib.sha256(wanted.encode()).hexdigest()
+
+
+def _with_token(request: HttpRequest, stored: tuple[int, str, bytes]) -> HttpResponse:
+    status, content_type, body = stored
+    response = HttpResponse(body.replace(CSRF_SLOT.encode(), get_token(request).encode()), status=status,
+                            content_type=content_type)
+    response["X-Page-Cache"] = "hit"
+    return response
+
+
+def cached_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Serve a visitor's GET from the cache, or render it (with the CSRF placeholder) and keep it.
+    Only a 200 HTML answer is kept; a 400, a 404 or a download is rendered every time."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not _cacheable(request) or request.GET.get("format"):
+            return view(request, *args, **kwargs)
+        key = _key(request, _generation())
+        stored = cache.get(key)
+        if stored is not None:
+            return _with_token(request, stored)
+        request.META["leaderboard.csrf_slot"] = True
+        response = view(request, *args, **kwargs)
+        if getattr(response, "streaming", False):
+            return response
+        stored = (response.status_code, response["Content-Type"], response.content)
+        if response.status_code == 200 and stored[1].startswith("text/html") and not response.cookies:
+            cache.set(key, stored, PAGE_SECONDS)
+        fresh = _with_token(request, stored)
+        for header, value in response.items():
+            fresh.headers.setdefault(header, value)
+        fresh["X-Page-Cache"] = "miss"
+        return fresh
+
+    return wrapper
+
+
+def csrf_slot(request: HttpRequest) -> dict[str, str]:
+    """Context processor: while a page is rendered for the cache, its CSRF token is the placeholder."""
+    return {"csrf_token": CSRF_SLOT} if request.META.get("leaderboard.csrf_slot") else {}
