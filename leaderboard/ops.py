@@ -13,6 +13,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from leaderboard import queues
+from leaderboard.pagecache import quietly
 from leaderboard.submissions.models import EvaluationRun, GenerationJob, RunStatus
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ class OpsStatus:
 
 def beat_ticked() -> None:
     """Called by the beat's periodic task: the time the status page shows as the last beat."""
-    cache.set(BEAT_KEY, timezone.now().isoformat(), None)
+    quietly(lambda: cache.set(BEAT_KEY, timezone.now().isoformat(), None))
 
 
 def _workers_by_queue(timeout: float, problems: list[str]) -> dict[str, list[str]]:
@@ -86,7 +87,7 @@ def ops_status(*, timeout: float = 1.0) -> OpsStatus:
     for name in names:
         if not seen.get(name):
             problems.append(f"no worker answered on queue '{name}'")
-    beat = cache.get(BEAT_KEY)
+    beat = quietly(lambda: cache.get(BEAT_KEY))
     last_beat = dt.datetime.fromisoformat(beat) if beat else None
     late_after = dt.timedelta(seconds=3 * settings.RUN_REAPER_SECONDS + 10)
     beat_late = last_beat is None or timezone.now() - last_beat > late_after

@@ -3,7 +3,7 @@
 A page is cached for visitors only (no session or messages cookie: nothing on it depends on who asks),
 under the current *generation* of the boards, the path, the query and whether htmx asked for a
 fragment. The generation is a random token in the cache that changes whenever something a board shows
-changes: a leaderboard row, a model, a dataset version or a benchmark is saved or deleted (signals
+changes: a leaderboard row, a run, a model, a dataset version or a benchmark is saved or deleted (signals
 connected in ``leaderboard.web.apps``), once at once and again when the transaction commits, so a page
 rendered from data about to change is never stored under the new generation. The generation is read
 before the page's queries, so a render can only ever be stored under a generation that is older than
@@ -15,6 +15,7 @@ with a placeholder in its place, stored like that, and every response gets the v
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from collections.abc import Callable
 from functools import wraps
@@ -27,6 +28,7 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 
+log = logging.getLogger(__name__)
 GENERATION_KEY = "pagecache:generation"
 CSRF_SLOT = "csrf-slot-6f1c0d0e6b"
 # A page stays at most this long even when nothing says it changed (code deployed, a clock on the page).
@@ -47,9 +49,19 @@ def _build_id() -> str:
 BUILD_ID = _build_id()
 
 
+def quietly(action: Callable[[], Any], default: Any = None) -> Any:
+    """A cache call that cannot fail the request: with the cache down (Redis restarting) pages are
+    rendered every time, which is slower, never wrong."""
+    try:
+        return action()
+    except Exception as exc:  # the cache's own connection errors; the page does not depend on it
+        log.warning("page cache unavailable (%s: %s); rendering without it", type(exc).__name__, exc)
+        return default
+
+
 def new_generation() -> None:
     """Every cached page is out of date from now on."""
-    cache.set(GENERATION_KEY, secrets.token_hex(8), None)
+    quietly(lambda: cache.set(GENERATION_KEY, secrets.token_hex(8), None))
 
 
 def boards_changed(**_: Any) -> None:
@@ -58,13 +70,16 @@ def boards_changed(**_: Any) -> None:
     transaction.on_commit(new_generation)
 
 
-def _generation() -> str:
-    found = cache.get(GENERATION_KEY)
-    if found is None:
-        found = secrets.token_hex(8)
-        cache.add(GENERATION_KEY, found, None)
-        found = cache.get(GENERATION_KEY, found)
-    return str(found)
+def _generation() -> str | None:
+    """The current generation (None: the cache is down, nothing is served from it)."""
+    def read() -> str:
+        found = cache.get(GENERATION_KEY)
+        if found is None:
+            cache.add(GENERATION_KEY, secrets.token_hex(8), None)
+            found = cache.get(GENERATION_KEY)
+        return str(found)
+
+    return quietly(read)
 
 
 def _cacheable(request: HttpRequest) -> bool:
@@ -94,8 +109,11 @@ def cached_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not _cacheable(request) or request.GET.get("format"):
             return view(request, *args, **kwargs)
-        key = _key(request, _generation())
-        stored = cache.get(key)
+        generation = _generation()
+        if generation is None:
+            return view(request, *args, **kwargs)
+        key = _key(request, generation)
+        stored = quietly(lambda: cache.get(key))
         if stored is not None:
             return _with_token(request, stored)
         request.META["leaderboard.csrf_slot"] = True
@@ -104,7 +122,7 @@ def cached_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
             return response
         stored = (response.status_code, response["Content-Type"], response.content)
         if response.status_code == 200 and stored[1].startswith("text/html") and not response.cookies:
-            cache.set(key, stored, PAGE_SECONDS)
+            quietly(lambda: cache.set(key, stored, PAGE_SECONDS))
         fresh = _with_token(request, stored)
         for header, value in response.items():
             fresh.headers.setdefault(header, value)

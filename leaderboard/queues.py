@@ -39,7 +39,10 @@ _deliver: Callable[[Message], None] = _to_broker
 
 
 def _send_on_commit(message: Message) -> None:
-    transaction.on_commit(lambda: _deliver(message))
+    # robust: a broker that is down (restarting) must not turn a request whose rows are committed into a
+    # server error; the error is logged, and the periodic passes send unclaimed work again
+    # (runs_resend_stale_queued, generation jobs, arena turns)
+    transaction.on_commit(lambda: _deliver(message), robust=True)
 
 
 @contextmanager

@@ -98,6 +98,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "leaderboard.middleware.refuse_nul_characters",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -205,7 +206,7 @@ CACHE_URL = os.environ.get("LEADERBOARD_CACHE_URL", "") or (CELERY_BROKER_URL if
 if CACHE_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL, "KEY_PREFIX": "lbcache"}}
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(VAR_DIR / "cache"),
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(VAR_DIR / "django-cache"),
                           "OPTIONS": {"MAX_ENTRIES": 5000}}}
 
 # Evaluation runs.
@@ -303,6 +304,8 @@ ARENA_RATINGS_DEBOUNCE_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_RATINGS
 ARENA_RATINGS_BEAT_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_RATINGS_BEAT_SECONDS", "600"))
 ARENA_STREAM_FLUSH_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_STREAM_FLUSH_SECONDS", "0.2"))
 ARENA_GENERATION_TIME_LIMIT = int(os.environ.get("LEADERBOARD_ARENA_GENERATION_TIME_LIMIT", "300"))
+# A turn no arena worker has claimed this long after it was asked is sent again (by the periodic pass)
+ARENA_TURN_RESEND_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_TURN_RESEND_SECONDS", "60"))
 # Arena models defined in settings (JSON list of {"name", "organization", "description", "responder"});
 # a responder's secret is named by "api_key_ref" (a setting or environment variable), never written here.
 ARENA_MODELS = _env_json("LEADERBOARD_ARENA_MODELS", "[]", list)
@@ -331,6 +334,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {"RunStatusEnum": "leaderboard.submissions.models.RunStatus",
                             "BattleStatusEnum": "leaderboard.arena.models.BattleStatus",
                             "UploadStatusEnum": "leaderboard.modelhost.models.WeightsUpload.STATUS_CHOICES"},
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "leaderboard.api.schema.document_errors"],
     "TITLE": "Leaderboard API",
     "DESCRIPTION": "Benchmarks, models, submissions, evaluation runs and scores.",
     "VERSION": "0.1.0",

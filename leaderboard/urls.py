@@ -37,3 +37,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
+
+handler404 = "leaderboard.web.views.not_found"
+handler500 = "leaderboard.web.views.server_error"

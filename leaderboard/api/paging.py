@@ -4,16 +4,18 @@
 ``?limit=9223372036854775808`` no longer reaches the database as an out-of-range integer (it was a
 server error); a value that is not a number falls back to the default, as DRF does. ``SafeJSONParser``:
 a body nested deeper than Python's recursion limit (``'[' * 100000``) is a 400 naming the problem,
-not a RecursionError.
+not a RecursionError; a string holding a NUL character is a 400 naming where (PostgreSQL cannot store it).
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import JSONParser
+
+from leaderboard.middleware import NUL, nul_problem
 
 MAX_LIMIT = 1000
 MAX_OFFSET = 10**9
@@ -29,6 +31,24 @@ class BoundedLimitOffsetPagination(LimitOffsetPagination):
 class SafeJSONParser(JSONParser):
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
         try:
-            return super().parse(stream, media_type, parser_context)
+            data = super().parse(stream, media_type, parser_context)
+            field = _nul_in(data, "body")
         except RecursionError:
             raise ParseError("JSON parse error: the document is nested too deeply") from None
+        if field:  # DRF's shape for a field's problem: {"field": ["message"]}
+            raise ValidationError({field.split(".")[0]: [nul_problem(field)]})
+        return data
+
+
+def _nul_in(value: Any, where: str) -> str | None:
+    """The first place in a parsed JSON document that holds a NUL character, or None."""
+    if isinstance(value, str):
+        return where if NUL in value else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, inner in items:
+        if isinstance(key, str) and NUL in key:
+            return where
+        found = _nul_in(inner, str(key) if where == "body" else f"{where}.{key}")
+        if found:
+            return found
+    return None

@@ -68,6 +68,13 @@ class ModelSource:
     endpoint_model: str = ""
     endpoint_api_key: str = ""
 
+    def only_its_fields(self) -> ModelSource:
+        """This source with the other sources' fields emptied (a form sends them all), so a model never
+        stores, say, an unchecked endpoint address next to its Hugging Face repo."""
+        keep = {"hf": ("hf_repo", "hf_revision"), "weights": ("weights_upload_id",),
+                "endpoint": ("endpoint_base_url", "endpoint_model", "endpoint_api_key")}.get(self.source, ())
+        return ModelSource(source=self.source, **{name: getattr(self, name) for name in keep})
+
 
 def _check_source(owner: User, spec: ModelSource) -> WeightsUpload | None:
     if spec.source == Model.SOURCE_HF:
@@ -106,6 +113,7 @@ def model_register(*, owner: User, name: str, spec: ModelSource, organization: s
         raise ModelRefused("name: must not be empty.", field="name")
     if modality not in modalities.MODALITIES:
         raise ModelRefused(f"modality: one of {', '.join(modalities.MODALITIES)}.", field="modality")
+    spec = spec.only_its_fields()
     upload = _check_source(owner, spec)
     with transaction.atomic():
         if Model.objects.filter(owner=owner, name=name).exists():

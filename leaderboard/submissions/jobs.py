@@ -167,6 +167,9 @@ def generation_jobs_requeue_expired(*, now: dt.datetime | None = None) -> tuple[
     requeued, failed = leases.requeue_expired(
         GenerationJob, now=now, reason=lambda job: f"generation worker {job.worker or '?'} stopped sending heartbeats",
         send=lambda job: queues.generate_submission(job.pk, queue=job.queue), give_up=give_up)
+    # a queued job whose message was lost (a broker restart) or never sent (the broker was down)
+    requeued += leases.resend_stale_queued(GenerationJob.objects.only("pk", "queue"), now=now,
+                                           send=lambda job: queues.generate_submission(job.pk, queue=job.queue))
     # a run queued just as its submission's job finished (a re-run racing the end): load the model again
     stale = now - dt.timedelta(seconds=settings.RUN_QUEUED_RESEND_SECONDS)
     for submission_id in set(EvaluationRun.objects.filter(

@@ -124,6 +124,18 @@ def requeue_expired(model: type[Work], *, now: dt.datetime, reason: Callable[[Wo
     return requeued, failed
 
 
+def resend_stale_queued(rows: Any, *, now: dt.datetime, send: Callable[[Any], None]) -> int:
+    """Send again the queued work in ``rows`` whose message went out more than RUN_QUEUED_RESEND_SECONDS
+    ago (a broker restarted without persistence loses its messages). Harmless when the first message
+    is alive: the claim is a compare-and-set, so only one worker ever runs the work."""
+    stale = list(rows.filter(status=RunStatus.QUEUED, queued_at__lt=now - dt.timedelta(seconds=settings.RUN_QUEUED_RESEND_SECONDS)))
+    for work in stale:
+        with transaction.atomic():
+            if rows.model._default_manager.filter(pk=work.pk, status=RunStatus.QUEUED).update(queued_at=now):
+                send(work)
+    return len(stale)
+
+
 class Heartbeat(threading.Thread):
     """Calls ``beat`` every few seconds; sets ``lost`` when it answers False (the lease is gone)."""
 

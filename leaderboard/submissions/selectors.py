@@ -23,6 +23,7 @@ from leaderboard.accounts import policy
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items_path
+from leaderboard.pagecache import quietly
 from leaderboard.submissions import charts
 from leaderboard.submissions.keys import column_id, slice_key
 from leaderboard.submissions.models import EvaluationRun, ItemResult, LeaderboardEntry, RunStatus, Score, Submission
@@ -265,7 +266,7 @@ def _windowed_values(benchmark: Benchmark, date_key: str, run_ids: list[int], wi
     A succeeded run's item results never change, so results are cached per (run, window)."""
     evaluator = get_evaluator(benchmark.evaluator_key)
     keys = {run_id: f"lb-window:{run_id}:{window.key}" for run_id in run_ids}
-    found = cache.get_many(list(keys.values()))
+    found = quietly(lambda: cache.get_many(list(keys.values())), {})
     out = {run_id: found[key] for run_id, key in keys.items() if key in found}
     missing = [run_id for run_id in run_ids if run_id not in out]
     if missing:
@@ -281,7 +282,7 @@ def _windowed_values(benchmark: Benchmark, date_key: str, run_ids: list[int], wi
         for run_id, item_scores in grouped.items():
             metrics = evaluator.aggregate(item_scores, seed=run_id) if item_scores else []
             fresh[run_id] = {column_id(m.key, slice_key(m.slice)): [m.value, m.ci_low, m.ci_high, m.n] for m in metrics}
-        cache.set_many({keys[run_id]: values for run_id, values in fresh.items()}, WINDOW_CACHE_SECONDS)
+        quietly(lambda: cache.set_many({keys[run_id]: values for run_id, values in fresh.items()}, WINDOW_CACHE_SECONDS))
         out.update(fresh)
     return out
 
@@ -402,10 +403,10 @@ def example_predictions(*, benchmark: Benchmark) -> bytes | None:
 def dataset_date_range(*, dataset: DatasetVersion, date_key: str) -> tuple[str, str] | None:
     """First and last value of the date slice over the dataset's items (cached by content hash)."""
     key = f"dataset-dates:{dataset.content_hash}:{date_key}"
-    found = cache.get(key)
+    found = quietly(lambda: cache.get(key))
     if found is None:
         items = read_items(dataset_items_path(dataset, Path(settings.VAR_DIR) / "cache" / "datasets"))
         dates = sorted(item.slices[date_key] for item in items if item.slices.get(date_key))
         found = (dates[0], dates[-1]) if dates else ()
-        cache.set(key, found, None)
+        quietly(lambda: cache.set(key, found, None))
     return tuple(found) or None

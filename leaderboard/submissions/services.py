@@ -450,18 +450,10 @@ def _require_owner(run: EvaluationRun, user: User) -> None:
 
 
 def runs_resend_stale_queued(*, now: dt.datetime | None = None) -> int:
-    """Send again the runs queued for longer than RUN_QUEUED_RESEND_SECONDS (a lost broker message
-    would otherwise leave them stuck). Harmless when the first message is alive: the claim is a
-    compare-and-set, so only one worker ever runs it."""
-    now = now or timezone.now()
-    stale = list(EvaluationRun.objects.filter(
-        status=RunStatus.QUEUED, queued_at__lt=now - dt.timedelta(seconds=settings.RUN_QUEUED_RESEND_SECONDS))
-        .exclude(phase=RunPhase.GENERATING).only("pk", "queue"))
-    for run in stale:
-        with transaction.atomic():
-            if EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(queued_at=now):
-                queues.evaluate_run(run.pk, queue=run.queue)
-    return len(stale)
+    """Send again the runs whose queue message is older than RUN_QUEUED_RESEND_SECONDS (lost with a broker
+    restart, or never sent while the broker was down)."""
+    return leases.resend_stale_queued(EvaluationRun.objects.exclude(phase=RunPhase.GENERATING).only("pk", "queue"),
+                                      now=now or timezone.now(), send=lambda run: queues.evaluate_run(run.pk, queue=run.queue))
 
 
 def runs_requeue_expired(*, now: dt.datetime | None = None) -> tuple[int, int]:

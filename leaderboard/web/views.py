@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -330,6 +330,20 @@ def example_predictions(request: HtmxRequest, slug: str) -> HttpResponse:
 def ops_status(request: HtmxRequest) -> HttpResponse:
     """For operators: workers per queue, queue lengths, runs and jobs in progress, the last beat."""
     return render(request, "web/ops_status.html", {"status": ops.ops_status()})
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """404: a problem body for API clients (the schema documents it), a page with a way on for people."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return render(request, "404.html", status=404)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """500: a problem body for API clients; a static page (nothing that could fail again) for people."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "A server error occurred; it has been logged. Try again later."}, status=500)
+    return HttpResponse((settings.BASE_DIR / "templates" / "500.html").read_bytes(), status=500, content_type="text/html")
 
 
 def healthz(request: HtmxRequest) -> HttpResponse:

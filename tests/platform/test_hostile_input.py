@@ -43,3 +43,27 @@ def test_registering_a_name_does_not_reveal_that_someone_has_a_private_model_of_
     # a public name taken by a public model is visible anyway: the second public one is numbered
     third = api_for(user).post("/api/models/", {"name": "secret  model", "source": "predictions"}, format="json")
     assert third.json()["slug"] == "secret-model-2"
+
+
+@pytest.mark.parametrize("where", ["query", "form", "json"])
+def test_a_nul_character_anywhere_is_a_400_naming_the_field_not_a_server_error(multi_lcb, user, where) -> None:
+    """Fuzzing found GET /api/models/compare/?a=x%00 and a submission's fields reaching PostgreSQL, which
+    cannot store NUL: a server error."""
+    from tests.modelhost.conftest import api_for
+
+    client = api_for(user)
+    if where == "query":
+        response = client.get("/api/models/compare/", {"a": "x\x00y", "b": "z"})
+        field = "a"
+    elif where == "form":
+        response = client.post("/api/submissions/", {"benchmark": "multi-lcb", "model_name": "nul\x00name"}, format="multipart")
+        field = "model_name"
+    else:
+        response = client.post("/api/models/", {"name": "ok", "source": "predictions", "organization": "a\x00b"}, format="json")
+        field = "organization"
+    assert response.status_code == 400, response.content
+    problem = response.json()
+    message = problem["detail"] if "detail" in problem else problem[field][0]
+    assert message.startswith(f"{field}: contains a NUL character")
+    page = APIClient().get("/benchmarks/multi-lcb/?page=1%00")
+    assert page.status_code == 400 and b"page: contains a NUL" in page.content

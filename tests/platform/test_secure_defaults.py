@@ -46,8 +46,12 @@ def test_check_deploy_is_clean_for_a_production_configuration(tmp_path: Path) ->
 
 @pytest.mark.django_db
 def test_a_404_lists_no_urls() -> None:
-    page = Client().get("/no-such-page/").content.decode()
-    assert "URLconf" not in page and "api/" not in page
+    response = Client().get("/no-such-page/")
+    page = response.content.decode()
+    assert response.status_code == 404 and "URLconf" not in page and "[name=" not in page and "api/schema/" not in page
+    assert "Not found" in page and 'href="/"' in page  # a way on for people
+    api = Client().get("/api/no-such-thing/")
+    assert api.status_code == 404 and api.json() == {"detail": "Not found."}  # the schema's problem body
 
 
 def test_every_derived_secret_is_its_own() -> None:

@@ -256,6 +256,18 @@ def battle_abandon_stale(*, older_than: dt.timedelta = dt.timedelta(days=1)) -> 
 
 
 
+def turns_resend_unclaimed() -> int:
+    """Send again the turns no arena worker has claimed ARENA_TURN_RESEND_SECONDS after they were asked
+    (their message was lost with a broker restart, or never sent while it was down). A duplicate is
+    harmless: ``turn_generate`` claims a turn once. Returns the number of turns sent again."""
+    cutoff = timezone.now() - dt.timedelta(seconds=settings.ARENA_TURN_RESEND_SECONDS)
+    waiting = list(Turn.objects.filter(status_a=AnswerStatus.PENDING, status_b=AnswerStatus.PENDING, claimed_at__isnull=True,
+                                       created_at__lt=cutoff, battle__status=BattleStatus.OPEN).values_list("pk", flat=True)[:500])
+    for turn_id in waiting:
+        queues.arena_generate_turn(turn_id)
+    return len(waiting)
+
+
 def turns_fail_stale() -> int:
     """Turn each side still "streaming" past ARENA_GENERATION_TIME_LIMIT since its claim (its worker
     died or hung; the threads pool enforces no time limit) into "failed", with the reason in its

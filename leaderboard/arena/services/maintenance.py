@@ -1,15 +1,15 @@
-"""The periodic pass the beat schedules: stale answers, anomalous voters, prompt floods, abandoned
+"""The periodic pass the beat schedules: turns whose message was lost, stale answers, anomalous voters, prompt floods, abandoned
 battles, then ratings."""
 from __future__ import annotations
 
-from leaderboard.arena.services.battles import battle_abandon_stale, turns_fail_stale
+from leaderboard.arena.services.battles import battle_abandon_stale, turns_fail_stale, turns_resend_unclaimed
 from leaderboard.arena.services.ratings import ratings_compute
 from leaderboard.arena.services.votes import prompts_flag_floods, voters_flag_anomalous
 
 
 def arena_maintain() -> dict[str, int]:
     """The periodic pass: anomalous voters, prompt floods, stale battles, then ratings."""
-    return {"stale_answers": turns_fail_stale(), "anomalous": voters_flag_anomalous(), "floods": prompts_flag_floods(),
+    return {"resent_turns": turns_resend_unclaimed(), "stale_answers": turns_fail_stale(), "anomalous": voters_flag_anomalous(), "floods": prompts_flag_floods(),
             "abandoned": battle_abandon_stale(), "snapshots": ratings_compute()}
 
 
