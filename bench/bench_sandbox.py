@@ -1,8 +1,18 @@
-"""Sandbox overhead: per-test time of sandboxed runs vs plain subprocess runs (Python and C++)."""
+"""Sandbox overhead per test: sandboxed runs against a fresh unsandboxed process per test (Python and
+C++), on two workloads: A+B (read two numbers, print their sum: the shape of most tests, so the fixed
+cost per test dominates) and a heavy loop (200,000 steps: the program's own time dominates). For Python
+A+B, also LiveCodeBench's in-process method reproduced (its harness is not installed here): one process
+per program, each test run by exec of the compiled program with stdin and stdout swapped for strings,
+no isolation. Interpreters come from fixed paths (/usr/bin/python3), never from PATH, where a shim can
+make a bare start 10x slower.
+
+Run: ``.venv/bin/python bench/bench_sandbox.py [--publish]``; BENCH_REPEATS runs (default 3), medians per
+run, worst run shown. Results: var/bench/sandbox.{json,md}, or bench/results/ with --publish."""
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -17,20 +27,78 @@ from bench.common import results_dir  # noqa: E402
 
 from evaluators.sandbox import Limits, Sandbox, toolchain_versions  # noqa: E402
 
-N = 50
-PROGRAMS: dict[str, str] = {
-    "python": "a, b = map(int, input().split())\nprint(sum(i * i for i in range(a, b)) % 1000003)\n",
-    "cpp": ("#include <cstdio>\nint main(){long long a,b,s=0;scanf(\"%lld %lld\",&a,&b);"
-            "for(long long i=a;i<b;i++)s=(s+i*i)%1000003;printf(\"%lld\\n\",s);}\n"),
+N = int(os.environ.get("BENCH_TESTS", "50"))
+REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
+PYTHON = "/usr/bin/python3"
+WORKLOADS: dict[str, tuple[dict[str, str], str]] = {
+    "a+b": ({"python": "a, b = map(int, input().split())\nprint(a + b)\n",
+             "cpp": "#include <cstdio>\nint main(){long long a,b;scanf(\"%lld %lld\",&a,&b);printf(\"%lld\\n\",a+b);}\n"}, "3 4\n"),
+    "loop": ({"python": "a, b = map(int, input().split())\nprint(sum(i * i for i in range(a, b)) % 1000003)\n",
+              "cpp": ("#include <cstdio>\nint main(){long long a,b,s=0;scanf(\"%lld %lld\",&a,&b);"
+                      "for(long long i=a;i<b;i++)s=(s+i*i)%1000003;printf(\"%lld\\n\",s);}\n")}, "1 200000\n"),
 }
-STDIN = "1 200000\n"
+#: LiveCodeBench's method for stdin problems (lcb_runner's testing_util, grade_stdio), reproduced: one
+#: process per program, the program wrapped as a function once, and per test an alarm, captured stdout
+#: and five mock patches of open/stdin (no process start, no isolation)
+IN_PROCESS = """
+import faulthandler, io, signal, sys, time
+from io import StringIO
+from unittest.mock import mock_open, patch
+
+# LiveCodeBench's stdin method: the program wrapped once as a function; per test an alarm, stdout
+# captured, and builtins.open / sys.stdin and its read functions patched with the test's input
+source = open(sys.argv[1]).read()
+wrapped = "def wrapped_function():\\n" + "".join("    " + line + "\\n" for line in source.splitlines())
+namespace = {}
+exec(compile(wrapped, "main.py", "exec"), namespace)
+method = namespace["wrapped_function"]
+faulthandler.enable()
+signal.signal(signal.SIGALRM, lambda *a: (_ for _ in ()).throw(TimeoutError()))
+stdin, n = sys.argv[2], int(sys.argv[3])
 
 
-def plain(language: str, src: str) -> list[float]:
+def call(inputs):
+    lines = iter(inputs.split("\\n"))
+
+    @patch("builtins.open", mock_open(read_data=inputs))
+    @patch("sys.stdin", StringIO(inputs))
+    @patch("sys.stdin.readline", lambda *args: next(lines))
+    @patch("sys.stdin.readlines", lambda *args: inputs.split("\\n"))
+    @patch("sys.stdin.read", lambda *args: inputs)
+    def run():
+        return method()
+    return run()
+
+
+times = []
+for _ in range(n):
+    started = time.perf_counter()
+    signal.alarm(6)
+    out, real = io.StringIO(), sys.stdout
+    sys.stdout = out
+    try:
+        call(stdin)
+    finally:
+        sys.stdout = real
+    signal.alarm(0)
+    times.append(time.perf_counter() - started)
+print(" ".join(map(str, times)))
+"""
+
+
+def in_process(src: str, stdin: str) -> list[float]:
+    with tempfile.TemporaryDirectory() as d:
+        (Path(d) / "main.py").write_text(src)
+        (Path(d) / "harness.py").write_text(IN_PROCESS)
+        done = subprocess.run([PYTHON, f"{d}/harness.py", f"{d}/main.py", stdin, str(N)], capture_output=True, text=True, check=True)
+        return [float(t) for t in done.stdout.split()]
+
+
+def plain(language: str, src: str, stdin: str) -> list[float]:
     with tempfile.TemporaryDirectory() as d:
         if language == "python":
             (Path(d) / "main.py").write_text(src)
-            cmd = ["/usr/bin/python3", f"{d}/main.py"]
+            cmd = [PYTHON, f"{d}/main.py"]
         else:
             (Path(d) / "main.cpp").write_text(src)
             subprocess.run(["g++", "-O2", "-std=gnu++17", "-o", f"{d}/main", f"{d}/main.cpp"], check=True)
@@ -38,18 +106,18 @@ def plain(language: str, src: str) -> list[float]:
         times = []
         for _ in range(N):
             t = time.perf_counter()
-            subprocess.run(cmd, input=STDIN.encode(), capture_output=True, check=True, timeout=15)
+            subprocess.run(cmd, input=stdin.encode(), capture_output=True, check=True, timeout=15)
             times.append(time.perf_counter() - t)
         return times
 
 
-def sandboxed(sandbox: Sandbox, language: str, src: str) -> list[float]:
+def sandboxed(sandbox: Sandbox, language: str, src: str, stdin: str) -> list[float]:
     with sandbox.program(language, src) as prog:
         assert prog.compile_result.ok, prog.compile_result.output
         times = []
         for _ in range(N):
             t = time.perf_counter()
-            r = prog.run(STDIN, Limits(wall_seconds=15))
+            r = prog.run(stdin, Limits(wall_seconds=15))
             times.append(time.perf_counter() - t)
             assert r.status == "ok", r
         return times
@@ -96,31 +164,55 @@ so absolute numbers vary by 2x between runs; compare ratios within one run.
 """
 
 
+def measure_once(sandbox: Sandbox) -> dict:
+    load = os.getloadavg()[0]
+    rows = []
+    for workload, (programs, stdin) in WORKLOADS.items():
+        for language, src in programs.items():
+            p = statistics.median(plain(language, src, stdin))
+            s = statistics.median(sandboxed(sandbox, language, src, stdin))
+            row = {"workload": workload, "language": language, "tests": N, "plain_median_s": p, "sandbox_median_s": s,
+                   "sandbox_vs_plain_rate": p / s, "overhead_s": s - p, "sandbox_tests_per_s": 1 / s, "plain_tests_per_s": 1 / p}
+            if language == "python" and workload == "a+b":
+                inproc = statistics.median(in_process(src, stdin))
+                row.update(in_process_median_s=inproc, in_process_tests_per_s=1 / inproc, sandbox_vs_in_process_rate=inproc / s)
+            rows.append(row)
+    return {"load_average_before": load, "rows": rows, "bare_bwrap_true_median_s": statistics.median(bare_bwrap())}
+
+
 def main() -> None:
     sandbox = Sandbox()
-    rows = []
-    for language, src in PROGRAMS.items():
-        p = statistics.median(plain(language, src))
-        s = statistics.median(sandboxed(sandbox, language, src))
-        rows.append({"language": language, "tests": N, "plain_median_s": round(p, 4),
-                     "sandbox_median_s": round(s, 4), "ratio": round(s / p, 2),
-                     "overhead_s": round(s - p, 4),
-                     "sandbox_execs_per_s": round(1 / s, 1), "plain_execs_per_s": round(1 / p, 1)})
-    floor = statistics.median(bare_bwrap())
-    out = {"rows": rows, "bare_bwrap_true_median_s": round(floor, 4), "uses_cgroups": sandbox.uses_cgroups,
-           "pooled_netns": sandbox.pooled_netns,
-           "versions": {k: v for k, v in toolchain_versions().items() if k in PROGRAMS},
+    runs = [measure_once(sandbox) for _ in range(REPEATS)]
+    keys = [(r["workload"], r["language"]) for r in runs[0]["rows"]]
+
+    def across(key: tuple[str, str], field: str) -> list[float]:
+        return [next(r for r in run["rows"] if (r["workload"], r["language"]) == key)[field] for run in runs]
+
+    out = {"runs": runs, "tests_per_run": N, "repeats": REPEATS, "uses_cgroups": sandbox.uses_cgroups, "pooled_netns": sandbox.pooled_netns,
+           "versions": {k: v for k, v in toolchain_versions().items() if k in ("python", "cpp")},
+           "load_averages": [round(run["load_average_before"], 2) for run in runs],
            "note": "2-core shared machine; per-test wall time incl. process start, cgroup setup and teardown"}
     res = results_dir()
-    res.mkdir(parents=True, exist_ok=True)
     (res / "sandbox.json").write_text(json.dumps(out, indent=2) + "\n")
-    md = ["| language | tests | plain median (s) | sandbox median (s) | ratio | overhead (s) | sandbox execs/s |",
-          "|---|---|---|---|---|---|---|"]
-    md += [f"| {r['language']} | {r['tests']} | {r['plain_median_s']} | {r['sandbox_median_s']} | "
-           f"{r['ratio']}x | {r['overhead_s']} | {r['sandbox_execs_per_s']} |" for r in rows]
-    md += ["", f"Bare bwrap running /bin/true (floor), same run: median {round(floor, 4)} s.",
-           f"cgroups: {sandbox.uses_cgroups}; pooled network namespaces: {sandbox.pooled_netns}."]
-    (res / "sandbox.md").write_text("# Sandbox overhead\n\n" + "\n".join(md) + "\n" + OVERHEAD_NOTE)
+    md = [f"{N} tests per row and run, {REPEATS} runs; load average before each run: {out['load_averages']}. "
+          "Figures: median of the runs' medians (worst run in brackets). Command: `.venv/bin/python bench/bench_sandbox.py`.", "",
+          "| workload | language | fresh process per test (ms) | sandboxed (ms) | sandboxed tests/s | sandboxed / fresh-process rate |",
+          "|---|---|---:|---:|---:|---:|"]
+    for key in keys:
+        plain_ms = [v * 1000 for v in across(key, "plain_median_s")]
+        sand_ms = [v * 1000 for v in across(key, "sandbox_median_s")]
+        rate = across(key, "sandbox_vs_plain_rate")
+        md.append(f"| {key[0]} | {key[1]} | {statistics.median(plain_ms):.1f} ({max(plain_ms):.1f}) | {statistics.median(sand_ms):.1f} "
+                  f"({max(sand_ms):.1f}) | {1000 / statistics.median(sand_ms):.0f} | {statistics.median(rate):.2f}x ({min(rate):.2f}x) |")
+    inproc = [v * 1000 for v in across(("a+b", "python"), "in_process_median_s")]
+    vs_inproc = across(("a+b", "python"), "sandbox_vs_in_process_rate")
+    floor = [run["bare_bwrap_true_median_s"] * 1000 for run in runs]
+    md += ["", f"Python A+B, LiveCodeBench's in-process method reproduced (no isolation): {statistics.median(inproc):.3f} ms per test "
+           f"({1000 / statistics.median(inproc):.0f} tests/s); the sandbox runs at {statistics.median(vs_inproc):.3f}x that rate "
+           f"(worst run {min(vs_inproc):.3f}x).",
+           f"Bare bwrap running /bin/true (the floor of any one-sandbox-per-test design), same runs: median {statistics.median(floor):.1f} ms "
+           f"(worst {max(floor):.1f}).", f"cgroups: {sandbox.uses_cgroups}; pooled network namespaces: {sandbox.pooled_netns}."]
+    (res / "sandbox.md").write_text("# Sandbox overhead per test\n\n" + "\n".join(md) + "\n" + OVERHEAD_NOTE)
     print("\n".join(md))
 
 

@@ -8,6 +8,8 @@ languages of per-language pass@1, with 95% bootstrap intervals that resample pro
 """
 from __future__ import annotations
 
+import logging
+import os
 import threading
 import time
 from collections import Counter, defaultdict
@@ -44,6 +46,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "top_p": 0.95,
     "max_tokens": 32768,
 }
+log = logging.getLogger(__name__)
 _RUN_STATUS_VERDICT = {"timeout": "time_limit", "memory_limit": "memory_limit",
                        "output_limit": "output_limit", "runtime_error": "runtime_error"}
 
@@ -204,12 +207,35 @@ class MultiLCBEvaluator:
                 run: RunResult = program.run(test["input"], limits)
                 result["tests_run"] = index + 1
                 verdict, reason = self._judge(run, test, public)
+                if verdict == "time_limit" and self._starved(run, limits):
+                    # the wall clock ran out while the program was kept off the CPU by the machine's
+                    # load: a verdict of the load, not the program; the test is run once more
+                    result["rechecked"] = result.get("rechecked", 0) + 1
+                    log.warning("time-limit verdict re-checked: %s test %d got %.2f s of CPU in %.2f s wall with the load at %.1f on "
+                                "%d cores", language, index, run.cpu_seconds or 0.0, run.wall_seconds or 0.0, os.getloadavg()[0],
+                                os.cpu_count() or 1)
+                    run = program.run(test["input"], limits)
+                    verdict, reason = self._judge(run, test, public)
                 if verdict != "passed":
                     result.update(verdict=verdict, failed_test=index, failed_test_public=public,
                                   reason=_truncate(reason))
                     break
         result["wall_seconds"] = round(time.monotonic() - started, 3)
         return result
+
+    @staticmethod
+    def _machine_busy() -> bool:
+        """More runnable work than cores over the last minute."""
+        return os.getloadavg()[0] > (os.cpu_count() or 1)
+
+    def _starved(self, run: RunResult, limits: Limits) -> bool:
+        """A wall-clock time-out (not the CPU limit) during which the program got under 90% of a CPU, while
+        the machine was overloaded. A program that spins gets its CPU and is never re-checked; one that
+        sleeps or waits for input is re-checked only while the machine is overloaded."""
+        cpu, wall = run.cpu_seconds, float(run.wall_seconds or 0.0)
+        if run.status != "timeout" or cpu is None or wall <= 0 or cpu >= limits.cpu_seconds - 0.05:
+            return False
+        return cpu < 0.9 * wall and self._machine_busy()
 
     @staticmethod
     def _judge(run: RunResult, test: dict[str, Any], public: bool) -> tuple[str, str]:

@@ -1,0 +1,183 @@
+"""A whole Multi-LCB run as a newcomer waits for it: the sample's example predictions (the reference
+solution of every problem in all 12 languages, 264 items, as the site's example file has them) scored
+by the command line (``python -m evaluators score``, sandboxed, 2 items at a time), against the same
+programs compiled and run unsandboxed with the same commands, limits and concurrency, in the same run.
+
+Per language: compile seconds, seconds per test and the share of the summed time, for both; the
+verdicts of both must agree (they are printed if not). The unsandboxed side maps the sandbox's paths
+(/prog, /opt/toolchains) to a temporary directory and the project's .toolchains, with the sandbox's
+environment (PATH, HOME, the languages' own variables) and wall limit per test; it stops at a
+program's first failing test, as the evaluator does. Nothing isolates it: run it on trusted code only.
+
+Run: ``.venv/bin/python bench/bench_wholerun.py [--publish]`` (about 15 minutes on 2 cores). Results:
+var/bench/wholerun.{json,md}, or bench/results/ with --publish.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from bench.common import write_results  # noqa: E402
+
+from evaluators.core import get_evaluator  # noqa: E402
+from evaluators.multi_lcb.compare import outputs_match  # noqa: E402
+from evaluators.multi_lcb.prompts import extract_code  # noqa: E402
+from evaluators.sandbox.core import TOOLCHAINS, Limits  # noqa: E402
+from evaluators.sandbox.languages import LANGUAGES, PROG_DIR, TOOLCHAIN_DIR  # noqa: E402
+
+CONCURRENCY = 2
+TIME_LIMIT = float(os.environ.get("BENCH_TIME_LIMIT", "15"))
+
+
+def host(text: str, prog: Path) -> str:
+    return text.replace(TOOLCHAIN_DIR, str(TOOLCHAINS)).replace(PROG_DIR, str(prog))
+
+
+def fill(template: tuple[str, ...] | dict[str, str], limits: Limits, prog: Path) -> Any:
+    heap = max(32, int(limits.memory_mb * 0.7))
+    fmt = {"prog": PROG_DIR, "tc": TOOLCHAIN_DIR, "heap_mb": heap, "mem_mb": limits.memory_mb}
+    if isinstance(template, dict):
+        return {k: host(v.format(**fmt), prog) for k, v in template.items()}
+    return [host(part.format(**fmt), prog) for part in template]
+
+
+def unsandboxed_item(item: Any, output: str, limits: Limits, gocache: Path) -> dict[str, Any]:
+    language = item.slices["language"]
+    lang = LANGUAGES[language]
+    code = extract_code(output, language)
+    tests = [*(item.payload.get("public_test_cases") or []), *(item.payload.get("private_test_cases") or [])]
+    with tempfile.TemporaryDirectory(prefix="wholerun-") as tmp:
+        prog = Path(tmp) / "prog"
+        prog.mkdir()
+        (Path(tmp) / "home").mkdir()
+        for sub in lang.mkdirs:
+            (prog / sub).mkdir(parents=True, exist_ok=True)
+        (prog / lang.source_name).write_text(code)
+        env = {"PATH": f"{TOOLCHAINS}/go/bin:{TOOLCHAINS}/rust/bin:/usr/local/bin:/usr/bin:/bin", "HOME": f"{tmp}/home",
+               "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": tmp, "USER": "bench"}
+        compile_env = {**env, **fill(lang.compile_env, limits, prog)}
+        if "GOCACHE" in compile_env:
+            compile_env.update(GOCACHE=str(gocache), GOPATH=f"{tmp}/gopath")
+        started = time.perf_counter()
+        done = subprocess.run(fill(lang.compile_cmd, limits, prog), env=compile_env, cwd=prog, capture_output=True, timeout=300)
+        compile_s = time.perf_counter() - started
+        result: dict[str, Any] = {"language": language, "compile_s": compile_s, "test_s": [], "verdict": "passed"}
+        if done.returncode != 0:
+            result["verdict"] = "compile_error"
+            return result
+        run_env = {**env, **fill(lang.env, limits, prog)}
+        for test in tests:
+            started = time.perf_counter()
+            try:
+                ran = subprocess.run(fill(lang.run_cmd, limits, prog), input=test["input"].encode(), env=run_env, cwd=tmp,
+                                     capture_output=True, timeout=limits.wall_seconds)
+            except subprocess.TimeoutExpired:
+                result["test_s"].append(time.perf_counter() - started)
+                result["verdict"] = "time_limit"
+                break
+            result["test_s"].append(time.perf_counter() - started)
+            if ran.returncode != 0:
+                result["verdict"] = "runtime_error"
+                break
+            if not outputs_match(ran.stdout.decode(errors="replace"), test["output"], functional=test.get("testtype") == "functional"):
+                result["verdict"] = "wrong_answer"
+                break
+        return result
+
+
+def per_language(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        grouped[row["language"]].append(row)
+    total = sum(r["compile_s"] + sum(r["test_s"]) for r in rows) or 1.0
+    for language, group in sorted(grouped.items()):
+        tests = [t for r in group for t in r["test_s"]]
+        spent = sum(r["compile_s"] + sum(r["test_s"]) for r in group)
+        out[language] = {"items": len(group), "compile_s_median": statistics.median(r["compile_s"] for r in group),
+                         "compile_s_sum": sum(r["compile_s"] for r in group), "tests": len(tests),
+                         "test_s_median": statistics.median(tests) if tests else 0.0, "share": spent / total}
+    return out
+
+
+def main() -> None:
+    evaluator = get_evaluator("multi-lcb")
+    items = list(evaluator.import_release(evaluator.sample_dataset()))
+    work = REPO / "var" / "bench-wholerun"
+    work.mkdir(parents=True, exist_ok=True)
+    predictions = work / "example.jsonl"
+    predictions.write_bytes(evaluator.example_predictions(items))
+    outputs = {json.loads(line)["item_id"]: json.loads(line)["output"] for line in predictions.read_text().splitlines() if line.strip()}
+    load_before = os.getloadavg()
+
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "evaluators", "score", "--benchmark", "multi-lcb", "--dataset", str(evaluator.sample_dataset()),
+                    "--predictions", str(predictions), "--concurrency", str(CONCURRENCY), "--setting", f"time_limit_seconds={TIME_LIMIT:g}",
+                    "--out", str(work / "scores.json")], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+    sandboxed_s = time.perf_counter() - started
+    scores = json.loads((work / "scores.json").read_text())["item_scores"]
+    sandboxed_rows = []
+    for score in scores:
+        for sample in score["detail"]["samples"]:
+            tests_time = max(0.0, sample["wall_seconds"] - sample["compile_seconds"])
+            runs = max(1, sample["tests_run"])
+            sandboxed_rows.append({"item_id": score["item_id"], "language": score["detail"]["language"], "compile_s": sample["compile_seconds"],
+                                   "test_s": [tests_time / runs] * sample["tests_run"], "verdict": sample["verdict"]})
+
+    gocache = work / "gocache"
+    shutil.rmtree(gocache, ignore_errors=True)
+    if (TOOLCHAINS / "gocache").is_dir():
+        shutil.copytree(TOOLCHAINS / "gocache", gocache)
+    limits = Limits(wall_seconds=TIME_LIMIT)
+    started = time.perf_counter()
+    with ThreadPoolExecutor(CONCURRENCY) as pool:
+        plain_rows = list(pool.map(lambda item: {"item_id": item.id, **unsandboxed_item(item, outputs[item.id], limits, gocache)}, items))
+    plain_s = time.perf_counter() - started
+
+    sandboxed_verdicts = {r["item_id"]: r["verdict"] for r in sandboxed_rows}
+    disagreements = [(r["item_id"], sandboxed_verdicts.get(r["item_id"]), r["verdict"]) for r in plain_rows
+                     if sandboxed_verdicts.get(r["item_id"]) != r["verdict"]]
+    sandboxed_lang, plain_lang = per_language(sandboxed_rows), per_language(plain_rows)
+    result = {"items": len(items), "concurrency": CONCURRENCY, "time_limit_s": TIME_LIMIT, "cpus": os.cpu_count(),
+              "load_average_before": load_before, "load_average_after": os.getloadavg(),
+              "sandboxed_cli_s": sandboxed_s, "unsandboxed_s": plain_s, "ratio": sandboxed_s / plain_s,
+              "sandboxed_items_per_s": len(items) / sandboxed_s, "passed_sandboxed": sum(v == "passed" for v in sandboxed_verdicts.values()),
+              "verdict_disagreements": disagreements, "per_language": {"sandboxed": sandboxed_lang, "unsandboxed": plain_lang},
+              "goals": {"ratio_at_most": 1.5, "newcomer_seconds_at_most": 120}}
+    lines = ["# A whole Multi-LCB run: the sample's example predictions", "",
+             f"{len(items)} items (the reference solutions in 12 languages), {CONCURRENCY} at a time, {TIME_LIMIT:g} s per test; "
+             f"{os.cpu_count()} CPUs, load average {load_before[0]:.1f} before and {result['load_average_after'][0]:.1f} after. "
+             "Command: `.venv/bin/python bench/bench_wholerun.py` (one run each way: a whole run takes minutes).", "",
+             f"- Sandboxed, by the command line: **{sandboxed_s:.0f} s** ({result['sandboxed_items_per_s']:.2f} items/s), "
+             f"{result['passed_sandboxed']} of {len(items)} passed.",
+             f"- The same programs unsandboxed, same commands and limits: {plain_s:.0f} s. Ratio {result['ratio']:.2f}x "
+             f"(goal at most 1.5x: {'met' if result['ratio'] <= 1.5 else 'not met'}; a newcomer's example submission in under "
+             f"2 minutes: {'met' if sandboxed_s <= 120 else 'not met'}).",
+             f"- Verdicts that differ between the two: {len(disagreements)}" + (f" ({disagreements[:5]})" if disagreements else "") + ".", "",
+             "| language | compile median (s) sandboxed / unsandboxed | per test median (s) sandboxed / unsandboxed | share of the summed time sandboxed / unsandboxed |",
+             "|---|---:|---:|---:|"]
+    for language in sandboxed_lang:
+        s, p = sandboxed_lang[language], plain_lang.get(language, {})
+        lines.append(f"| {language} | {s['compile_s_median']:.2f} / {p.get('compile_s_median', 0):.2f} | "
+                     f"{s['test_s_median']:.3f} / {p.get('test_s_median', 0):.3f} | {s['share']:.0%} / {p.get('share', 0):.0%} |")
+    compile_share = sum(r["compile_s"] for r in sandboxed_rows) / max(1e-9, sum(r["compile_s"] + sum(r["test_s"]) for r in sandboxed_rows))
+    lines += ["", f"Compiling is {compile_share:.0%} of the sandboxed run's summed time. Per-test times on the sandboxed side are the "
+              "program's test time divided by its tests (the command line records one figure per program).", ""]
+    write_results("wholerun", result, lines)
+
+
+if __name__ == "__main__":
+    main()
