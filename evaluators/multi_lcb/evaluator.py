@@ -203,23 +203,24 @@ class MultiLCBEvaluator:
                 result.update(verdict="compile_error", reason=_truncate(note + (compiled.output or "")))
                 result["wall_seconds"] = round(time.monotonic() - started, 3)
                 return result
-            for index, (test, public) in enumerate(tests):
-                run: RunResult = program.run(test["input"], limits)
-                result["tests_run"] = index + 1
-                verdict, reason = self._judge(run, test, public)
-                if verdict == "time_limit" and self._starved(run, limits):
-                    # the wall clock ran out while the program was kept off the CPU by the machine's
-                    # load: a verdict of the load, not the program; the test is run once more
-                    result["rechecked"] = result.get("rechecked", 0) + 1
-                    log.warning("time-limit verdict re-checked: %s test %d got %.2f s of CPU in %.2f s wall with the load at %.1f on "
-                                "%d cores", language, index, run.cpu_seconds or 0.0, run.wall_seconds or 0.0, os.getloadavg()[0],
-                                os.cpu_count() or 1)
-                    run = program.run(test["input"], limits)
+            with program.session(limits) as session:  # one sandbox, each test its own process
+                for index, (test, public) in enumerate(tests):
+                    run: RunResult = session.run(test["input"])
+                    result["tests_run"] = index + 1
                     verdict, reason = self._judge(run, test, public)
-                if verdict != "passed":
-                    result.update(verdict=verdict, failed_test=index, failed_test_public=public,
-                                  reason=_truncate(reason))
-                    break
+                    if verdict == "time_limit" and self._starved(run, limits):
+                        # the wall clock ran out while the program was kept off the CPU by the machine's
+                        # load: a verdict of the load, not the program; the test is run once more
+                        result["rechecked"] = result.get("rechecked", 0) + 1
+                        log.warning("time-limit verdict re-checked: %s test %d got %.2f s of CPU in %.2f s wall with the load at %.1f "
+                                    "on %d cores", language, index, run.cpu_seconds or 0.0, run.wall_seconds or 0.0,
+                                    os.getloadavg()[0], os.cpu_count() or 1)
+                        run = session.run(test["input"])
+                        verdict, reason = self._judge(run, test, public)
+                    if verdict != "passed":
+                        result.update(verdict=verdict, failed_test=index, failed_test_public=public,
+                                      reason=_truncate(reason))
+                        break
         result["wall_seconds"] = round(time.monotonic() - started, 3)
         return result
 
@@ -295,6 +296,14 @@ class MultiLCBEvaluator:
                        "them too). Code written for a newer version than the one listed can fail to compile. "
                        "No C# compiler newer than Mono's installs from the registries the platform builds "
                        "from, so C# stays at C# 7.", toolchains),
+            MethodNote("TypeScript type errors", "Type errors are not compile errors here: tsc runs with --noCheck, "
+                       "so a program with a syntax error fails to compile and one with only type errors runs as "
+                       "the JavaScript it compiles to. Multi-LCB's own harness type-checks (plain tsc), so its "
+                       "TypeScript pass rates can be lower than these. Chosen because a type error changes no "
+                       "output, and type-checking against Node's types makes every compile slower."),
+            MethodNote("Time limits under load", "A time-limit verdict is run once more when the wall clock ran out "
+                       "while the program got under 90% of a CPU and the machine had more runnable work than "
+                       "cores (the load, not the program); the re-check is recorded with the item's result."),
         ]
 
     def environment(self) -> dict[str, str]:

@@ -16,8 +16,10 @@ reading in the parent).
 from __future__ import annotations
 
 import atexit
+import base64
 import ctypes
 import itertools
+import json
 import os
 import re
 import resource
@@ -25,6 +27,7 @@ import selectors
 import secrets
 import shutil
 import signal
+import struct
 import subprocess
 import tempfile
 import threading
@@ -60,6 +63,15 @@ _ETC_BINDS: tuple[str, ...] = (
     "/etc/localtime", "/etc/nsswitch.conf", "/etc/ruby", "/etc/gemrc", "/etc/npmrc", "/etc/host.conf",
 )
 
+
+#: every sandboxed process's environment, before its language's own variables
+BASE_ENV: dict[str, str] = {"PATH": ":".join([f"{TOOLCHAIN_DIR}/go/bin", f"{TOOLCHAIN_DIR}/rust/bin", "/usr/local/bin", "/usr/bin", "/bin"]),
+                            "HOME": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp", "USER": "sandbox"}
+#: the supervisor that runs a program's tests inside one sandbox (see supervisor.py), and where it is bound
+SUPERVISOR: Path = Path(__file__).resolve().parent / "supervisor.py"
+SUPERVISOR_DIR: str = "/opt/supervisor"
+#: memory the supervisor (and Python's warm starter) may use besides a test's own limit
+SUPERVISOR_MEMORY_MB: int = 64
 
 #: bwrap's message when a bind source cannot be opened: the path and the system's reason
 _BWRAP_UNREACHABLE = re.compile(r"Can't find source path (.+?): (.+)$", re.MULTILINE)
@@ -498,6 +510,7 @@ class Sandbox:
         root = root.resolve()
         self.base_dir: Path = root
         self._etc_dir: Path = self._build_etc(root)
+        self._supervisor_dir: Path = self._install_supervisor(root)
         self._mem_root: Path | None = None
         self._pids_root: Path | None = None
         self._cpu_root: Path | None = None
@@ -554,6 +567,17 @@ class Sandbox:
             os.chmod(etc / name, 0o644)
         os.chmod(etc, 0o755)
         return etc
+
+    @staticmethod
+    def _install_supervisor(root: Path) -> Path:
+        """A private, read-only copy of supervisor.py under the base directory, which bwrap's uid can
+        reach wherever the checkout is (the base directory is staged; the checkout may not be)."""
+        target = Path(tempfile.mkdtemp(prefix="supervisor-", dir=root))
+        shutil.copyfile(SUPERVISOR, target / "supervisor.py")
+        os.chmod(target / "supervisor.py", 0o444)
+        os.chmod(target, 0o555)
+        _rmtree_at_exit(target)
+        return target
 
     def _setup_cgroups(self) -> None:
         mem = CGROUP_ROOT / "memory" / CGROUP_NAME
@@ -675,11 +699,7 @@ class Sandbox:
         for src, dst, writable in extra_binds:
             args += ["--bind" if writable else "--ro-bind", self._source(Path(src)), dst]
         args += ["--remount-ro", "/"]  # the sandbox's own root tmpfs: only /tmp (and /prog when compiling) are writable
-        path = ":".join([f"{TOOLCHAIN_DIR}/go/bin", f"{TOOLCHAIN_DIR}/rust/bin", "/usr/local/bin",
-                         "/usr/bin", "/bin"])
-        base_env = {"PATH": path, "HOME": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-                    "TMPDIR": "/tmp", "USER": "sandbox"}
-        base_env.update(env)
+        base_env = {**BASE_ENV, **env}
         args.append("--clearenv")
         for key, value in base_env.items():
             args += ["--setenv", key, value]
@@ -711,27 +731,34 @@ class Sandbox:
             if netns is not None and self._netns is not None:
                 self._netns.release(netns)  # the run's whole process tree is dead by now
 
+    def _rlimits(self, limits: Limits, *, with_cgroup: bool, cpu: bool = True) -> list[tuple[str, int, int]]:
+        """A process tree's rlimits by name (soft, hard): CPU time (SIGXCPU, then SIGKILL a second later),
+        file size, no core files, a 256 MiB stack, 1024 files; without cgroups also the address space
+        and the uid's processes (with them, the cgroup bounds memory and processes)."""
+        fsize = limits.file_size_mb * 1024 * 1024
+        out = [("RLIMIT_FSIZE", fsize, fsize), ("RLIMIT_CORE", 0, 0), ("RLIMIT_STACK", 268435456, 268435456),
+               ("RLIMIT_NOFILE", 1024, 1024)]
+        if cpu:
+            seconds = max(1, int(limits.cpu_seconds + 0.999))
+            out.insert(0, ("RLIMIT_CPU", seconds, seconds + 1))
+        if not with_cgroup:
+            mem = max(limits.memory_mb, 2048) * 1024 * 1024 * 4
+            out += [("RLIMIT_AS", mem, mem), ("RLIMIT_NPROC", limits.processes, limits.processes)]
+        elif self.is_root:
+            nproc = max(limits.processes * 2, 256)
+            out += [("RLIMIT_NPROC", nproc, nproc)]
+        return out
+
+    def _preexec(self, limits: Limits, *, cgroup: _CGroup | None, netns: int | None, uid: int, cpu: bool = True) -> Callable[[], None]:
+        rl = tuple((getattr(resource, name), (soft, hard)) for name, soft, hard in self._rlimits(limits, with_cgroup=cgroup is not None, cpu=cpu))
+        return _make_preexec(netns_fd=netns, mntns_fd=self._staging.fd if self._staging is not None else None,
+                             cgroup_procs=cgroup.procs_files if cgroup is not None else (), rlimits=rl,
+                             uid=uid if self.is_root else None)
+
     def _spawn(self, cmd: list[str], *, limits: Limits, prog_dir: Path | None, writable_prog: bool,
                stdin: bytes, env: dict[str, str], extra_binds: tuple[tuple[str, str, bool], ...],
                cwd: str, uid: int, cgroup: _CGroup | None, netns: int | None) -> _Raw:
-        cpu = max(1, int(limits.cpu_seconds + 0.999))
-        fsize = limits.file_size_mb * 1024 * 1024
-        rl: list[tuple[int, tuple[int, int]]] = [
-            (resource.RLIMIT_CPU, (cpu, cpu + 1)), (resource.RLIMIT_FSIZE, (fsize, fsize)),
-            (resource.RLIMIT_CORE, (0, 0)), (resource.RLIMIT_STACK, (268435456, 268435456)),
-            (resource.RLIMIT_NOFILE, (1024, 1024))]
-        if cgroup is None:
-            # Fallback without cgroups: address-space and per-uid process limits.
-            mem = max(limits.memory_mb, 2048) * 1024 * 1024 * 4
-            rl += [(resource.RLIMIT_AS, (mem, mem)),
-                   (resource.RLIMIT_NPROC, (limits.processes, limits.processes))]
-        elif self.is_root:
-            nproc = max(limits.processes * 2, 256)
-            rl += [(resource.RLIMIT_NPROC, (nproc, nproc))]
-        preexec = _make_preexec(
-            netns_fd=netns, mntns_fd=self._staging.fd if self._staging is not None else None,
-            cgroup_procs=cgroup.procs_files if cgroup is not None else (),
-            rlimits=tuple(rl), uid=uid if self.is_root else None)
+        preexec = self._preexec(limits, cgroup=cgroup, netns=netns, uid=uid)
         argv = self._bwrap_args(
             uid_host=uid, prog_dir=prog_dir, writable_prog=writable_prog, env=env, limits=limits,
             extra_binds=extra_binds, cwd=cwd, own_netns=netns is None) + ["--"] + cmd
@@ -885,6 +912,184 @@ def _fill_env(env: dict[str, str], limits: Limits) -> dict[str, str]:
             for k, v in env.items()}
 
 
+class _Session:
+    """One sandbox for one program's tests: bubblewrap running the supervisor (supervisor.py), which
+    runs each test as its own process with the test's own limits and a clean /tmp, and answers over
+    a pipe. The session's cgroup (memory, processes, CPU accounting) and network namespace are the
+    program's for as long as the session lasts; its uid is its own. A test that kills or stops the
+    supervisor fails, and the next test starts a new session."""
+
+    def __init__(self, program: Program, limits: Limits, data: DataDir | None) -> None:
+        self.program, self.limits, self.data = program, limits, data
+        self.sandbox = program.sandbox
+        lang = program.language
+        self.env = {**BASE_ENV, **_fill_env(lang.env, limits)}
+        self.argv = _fill(lang.run_cmd, limits)
+        self.rlimits = [list(r) for r in self.sandbox._rlimits(limits, with_cgroup=self.sandbox._mem_root is not None)]
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.cgroup: _CGroup | None = None
+        self.netns: int | None = None
+        self.tests = 0
+
+    def _start(self) -> None:
+        sb = self.sandbox
+        self.netns = sb._netns.acquire() if sb._netns is not None else None
+        if sb._mem_root is not None and sb._pids_root is not None:
+            own = Limits(memory_mb=self.limits.memory_mb + SUPERVISOR_MEMORY_MB, processes=self.limits.processes + 4)
+            self.cgroup = _CGroup(sb._mem_root, sb._pids_root, sb._cpu_root, own)
+        uid = sb._next_uid()
+        binds: tuple[tuple[str, str, bool], ...] = ((str(sb._supervisor_dir), SUPERVISOR_DIR, False),)
+        if self.data is not None:
+            binds += ((str(self.data.path), DATA_DIR, False),)
+        argv = sb._bwrap_args(uid_host=uid, prog_dir=self.program.prog_dir, writable_prog=False, env=self.env, limits=self.limits,
+                              extra_binds=binds, cwd="/tmp", own_netns=self.netns is None)
+        argv += ["--", "/usr/bin/python3", "-I", "-S", "-B", f"{SUPERVISOR_DIR}/supervisor.py",
+                 *(["--warm-python"] if self.program.language.warm_python else [])]
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     start_new_session=True, env={"PATH": "/usr/bin:/bin"},
+                                     preexec_fn=sb._preexec(self.limits, cgroup=self.cgroup, netns=self.netns, uid=uid, cpu=False))
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            assert stream is not None
+            os.set_blocking(stream.fileno(), False)
+        self.tests = 0
+
+    def _exchange(self, request: bytes, deadline: float) -> bytes | None:
+        """Send one frame and read the reply frame; None when the supervisor died or stopped answering."""
+        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
+        out_fd, in_fd = self.proc.stdout.fileno(), self.proc.stdin.fileno()
+        pending = memoryview(struct.pack(">I", len(request)) + request)
+        reply = bytearray()
+        needed: int | None = None
+        with selectors.DefaultSelector() as sel:
+            sel.register(in_fd, selectors.EVENT_WRITE)
+            sel.register(out_fd, selectors.EVENT_READ)
+            while True:
+                now = time.monotonic()
+                if now >= deadline:
+                    return None
+                for key, _ in sel.select(deadline - now):
+                    if key.fd == in_fd:
+                        try:
+                            pending = pending[os.write(in_fd, pending[:1 << 20]):]
+                        except BlockingIOError:
+                            continue
+                        except OSError:
+                            return None
+                        if not pending:
+                            sel.unregister(in_fd)
+                    else:
+                        try:
+                            chunk = os.read(out_fd, 1 << 20)
+                        except BlockingIOError:
+                            continue
+                        if not chunk:
+                            return None
+                        reply += chunk
+                        if needed is None and len(reply) >= 4:
+                            needed = 4 + struct.unpack(">I", bytes(reply[:4]))[0]
+                        if needed is not None and len(reply) >= needed:
+                            return bytes(reply[4:needed])
+
+    def _counters(self) -> tuple[int, int, float | None]:
+        """The cgroup's OOM kills, limit hits and CPU seconds so far (for this test's share)."""
+        if self.cgroup is None:
+            return 0, 0, None
+        oom_kills = failcnt = 0
+        try:
+            for line in (self.cgroup.mem / "memory.oom_control").read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    oom_kills = int(value)
+            failcnt = int((self.cgroup.mem / "memory.failcnt").read_text())
+            _write(self.cgroup.mem / "memory.max_usage_in_bytes", "0", ignore_errors=True)
+        except (OSError, ValueError):
+            pass
+        return oom_kills, failcnt, self.cgroup.cpu_seconds()
+
+    def run(self, stdin: str) -> RunResult:
+        if self.proc is None:
+            self._start()
+        limits = self.limits
+        request = json.dumps({"argv": self.argv, "env": self.env, "cwd": "/tmp", "wall": limits.wall_seconds,
+                              "stdin": base64.b64encode(stdin.encode("utf-8", errors="surrogateescape")).decode(),
+                              "rlimits": self.rlimits, "output_cap": limits.output_bytes, "stderr_cap": STDERR_CAP}).encode()
+        before = self._counters()
+        started = time.monotonic()
+        answer = self._exchange(request, started + limits.wall_seconds + 10.0)
+        self.tests += 1
+        if answer is None:
+            return self._lost(time.monotonic() - started)
+        reply = json.loads(answer)
+        after = self._counters()
+        cpu = after[2] - before[2] if after[2] is not None and before[2] is not None else reply["cpu"]
+        oom = after[0] > before[0] or (after[1] > before[1] and self.cgroup is not None and _usage_near_limit(self.cgroup.mem))
+        raw = _Raw(exit_code=reply["exit_code"], signal=reply["signal"], stdout=base64.b64decode(reply["stdout"]),
+                   stderr=base64.b64decode(reply["stderr"]), timed_out=reply["timed_out"], output_exceeded=reply["output_exceeded"],
+                   oom=oom, wall=reply["wall"], cpu=cpu)
+        if reply.get("restart"):  # the supervisor ended the session (its warm Python was killed)
+            self._close()
+        return self.program._result_of(raw, limits)
+
+    def _lost(self, wall: float) -> RunResult:
+        """The supervisor died (the test killed it) or stopped answering (the test stopped it): this
+        test failed; the session ends and the next test gets a new one. A sandbox that could not start
+        at all is the platform's failure, never the program's."""
+        stderr = self._close()
+        if self.tests == 1 and "bwrap:" in stderr:
+            raise SandboxUnavailable(f"the sandbox did not start: {stderr.strip()[:500]}" + _REFUSAL)
+        timed_out = wall >= self.limits.wall_seconds
+        return RunResult(status="timeout" if timed_out else "runtime_error", exit_code=None, stdout="",
+                         stderr="the test stopped the sandbox's supervisor (killed or suspended it)", wall_seconds=wall,
+                         cpu_seconds=None)
+
+    def _close(self) -> str:
+        """End the session; returns what the supervisor or bwrap printed on stderr."""
+        proc, self.proc = self.proc, None
+        stderr = b""
+        if proc is not None:
+            for stream in (proc.stdin,):
+                try:
+                    stream.close()  # type: ignore[union-attr]
+                except OSError:
+                    pass
+            try:
+                proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            if self.cgroup is not None:
+                self.cgroup.kill_all()
+            proc.wait()
+            try:
+                stderr = os.read(proc.stderr.fileno(), STDERR_CAP)  # type: ignore[union-attr]
+            except OSError:
+                pass
+            for stream in (proc.stdout, proc.stderr):
+                try:
+                    stream.close()  # type: ignore[union-attr]
+                except OSError:
+                    pass
+        if self.cgroup is not None:
+            self.cgroup.destroy()
+            self.cgroup = None
+        if self.netns is not None and self.sandbox._netns is not None:
+            self.sandbox._netns.release(self.netns)
+            self.netns = None
+        return _decode(stderr)
+
+    def close(self) -> None:
+        self._close()
+
+    def __enter__(self) -> _Session:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self._close()
+
+
 class DataDir:
     """Files for sandboxed programs, copied under the sandbox's base directory and mounted read-only at
     DATA_DIR (owned by root, or the caller, and never writable by the program's uid). A context manager."""
@@ -1022,21 +1227,26 @@ class Program:
         return (str(dst), "/gocache", True)
 
     # ------------------------------------------------------------------ run
-    def run(self, stdin: str, limits: Limits, *, data: DataDir | None = None) -> RunResult:
-        """Run the program once; ``data`` is mounted read-only at DATA_DIR for it."""
+    def session(self, limits: Limits, *, data: DataDir | None = None) -> _Session:
+        """One sandbox for many runs of this program (``with program.session(limits) as s: s.run(stdin)``):
+        each run is a fresh process with ``limits``, a clean /tmp and nothing left from the run before."""
         if self._closed:
             raise RuntimeError("program already closed")
         if not self.compile_result.ok:
             raise RuntimeError(f"program did not compile: {self.compile_result.status}")
         if data is not None and (data.sandbox is not self.sandbox or data.closed):
             raise ValueError("the data directory belongs to another sandbox or is closed")
+        return _Session(self, limits, data)
+
+    def run(self, stdin: str, limits: Limits, *, data: DataDir | None = None) -> RunResult:
+        """Run the program once; ``data`` is mounted read-only at DATA_DIR for it."""
+        with self.session(limits, data=data) as session:
+            return session.run(stdin)
+
+    def _result_of(self, raw: _Raw, limits: Limits) -> RunResult:
         lang = self.language
-        binds: tuple[tuple[str, str, bool], ...] = () if data is None else ((str(data.path), DATA_DIR, False),)
-        raw = self.sandbox._execute(_fill(lang.run_cmd, limits), limits=limits, prog_dir=self.prog_dir,
-                                    writable_prog=False, stdin=stdin.encode("utf-8", errors="surrogateescape"),
-                                    env=_fill_env(lang.env, limits), extra_binds=binds)
         stderr = _decode(raw.stderr)
-        # RLIMIT_CPU ends the program with SIGXCPU; bwrap's init reports that as exit code 128 + SIGXCPU.
+        # RLIMIT_CPU ends the program with SIGXCPU (or SIGKILL at the hard limit a second later).
         xcpu = raw.signal == signal.SIGXCPU or raw.exit_code == 128 + signal.SIGXCPU
         cpu_exceeded = xcpu or (raw.signal == signal.SIGKILL and (raw.cpu or 0.0) >= limits.cpu_seconds - 0.05)
         if raw.output_exceeded:

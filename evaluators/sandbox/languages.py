@@ -64,6 +64,9 @@ class Language:
     entry_point: str | None = None
     #: the artifact is a jar that must name its entry point (kotlinc writes Main-Class only for a main)
     jar_main_class: bool = False
+    #: runs are forked from a warm /usr/bin/python3 with the standard library loaded instead of starting
+    #: one (the supervisor's zygote); only where run_cmd is that same interpreter on the program file
+    warm_python: bool = False
 
 
 def _l(*args: str) -> tuple[str, ...]:
@@ -80,6 +83,7 @@ LANGUAGES: dict[str, Language] = {
                        "import ast,sys;ast.parse(open(sys.argv[1],'rb').read(),sys.argv[1])",
                        "{prog}/main.py"),
         run_cmd=_l("python3", "{prog}/main.py"),
+        warm_python=True,
         version_cmd=_l("python3", "--version"),
         env={"PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"},
         oom_markers=("MemoryError",),

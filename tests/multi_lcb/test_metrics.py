@@ -168,7 +168,11 @@ class FakeProgram:
     def __exit__(self, *exc: Any) -> None:
         return None
 
-    def run(self, stdin_text: str, limits: Any) -> FakeRun:
+    def session(self, limits: Any) -> FakeProgram:  # one sandbox for all tests: the same fake
+        self.limits = limits
+        return self
+
+    def run(self, stdin_text: str, limits: Any = None) -> FakeRun:
         self.log.append(stdin_text)
         total = str(sum(int(x) for x in stdin_text.split()))
         if "SUM_THEN_EXIT1" in self.source:
@@ -242,7 +246,7 @@ def test_reason_is_truncated(fake: tuple[MultiLCBEvaluator, FakeSandbox]) -> Non
     evaluator, sandbox = fake
 
     class Loud(FakeProgram):
-        def run(self, stdin_text: str, limits: Any) -> FakeRun:
+        def run(self, stdin_text: str, limits: Any = None) -> FakeRun:
             return FakeRun("runtime_error", 1, "", "x" * 100_000)
 
     evaluator2 = MultiLCBEvaluator(sandbox_factory=lambda: SimpleNamespace(program=lambda lang, src, compile_limits=None: Loud(src, [])))

@@ -1,0 +1,411 @@
+"""The supervisor inside a sandbox: runs one program's tests one after another, each as its own process.
+
+It runs under bubblewrap, as the sandbox's only long-lived process besides bwrap's init, with the
+same isolation as any sandboxed program (see ``evaluators.sandbox.core``); the parent
+(``core._Session``) talks to it over its stdin and stdout with length-prefixed JSON frames: a request
+per test (argv, environment, working directory, input, limits), a reply per test (exit status, capped
+stdout and stderr, wall time, the child's CPU time from its rusage, whether it timed out or wrote too
+much). Stdlib only; started as ``python3 -I -S -B``.
+
+Between tests nothing survives: every other process in the sandbox's PID namespace is killed, and
+/tmp (the working directory and HOME) and /dev/shm are emptied. The supervisor makes itself
+non-dumpable, so a test (same uid) can neither read its memory nor reach its file descriptors through
+/proc: it cannot forge a reply or read another test's input, which the supervisor only receives
+after the previous test ended. A test can still signal it; a killed or stopped supervisor ends the
+session and the parent reports that test as failed.
+
+Python programs can start warm (``--warm-python``): each test is forked from a zygote that started
+before any request was read and imported the standard library's common modules, and the program is
+compiled and run as ``__main__`` in the fork; the zygote itself never runs a program nor sees an
+input, so nothing a program does at module level reaches the next test, and no input is in its memory.
+"""
+from __future__ import annotations
+
+import base64
+import ctypes
+import json
+import os
+import resource
+import selectors
+import shutil
+import signal
+import struct
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+Message = dict[str, Any]
+PR_SET_DUMPABLE = 4
+WIPED = ("/tmp", "/dev/shm")
+HEADER = struct.Struct(">I")
+
+
+def read_exact(fd: int, n: int) -> bytes | None:
+    chunks, got = [], 0
+    while got < n:
+        chunk = os.read(fd, n - got)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(fd: int) -> Message | None:
+    header = read_exact(fd, HEADER.size)
+    if header is None:
+        return None
+    body = read_exact(fd, HEADER.unpack(header)[0])
+    return None if body is None else json.loads(body)
+
+
+def write_frame(fd: int, message: Message) -> None:
+    body = json.dumps(message).encode()
+    data = memoryview(HEADER.pack(len(body)) + body)
+    while data:
+        data = data[os.write(fd, data):]
+
+
+#: bwrap's init, the supervisor, the zygote and the zygote's current runner: never killed between tests
+PROTECTED: set[int] = {1}
+#: exit statuses of children that kill_others reaped, for the caller that waits for them
+REAPED: dict[int, tuple[int, Any]] = {}
+
+
+def wait_for(pid: int) -> tuple[int, Any]:
+    """The child's exit status and rusage, whether it is still to be reaped or kill_others reaped it."""
+    if pid in REAPED:
+        return REAPED.pop(pid)
+    try:
+        _, status, rusage = os.wait4(pid, 0)
+        return status, rusage
+    except ChildProcessError:
+        return REAPED.pop(pid, (signal.SIGKILL, None))
+
+
+def others(spare: int | None = None) -> list[int]:
+    """Every process of the sandbox except the protected ones (a test's, and anything it left)."""
+    keep = PROTECTED | {os.getpid(), spare}
+    return [int(name) for name in os.listdir("/proc") if name.isdigit() and int(name) not in keep]
+
+
+def kill_others(spare: int | None = None) -> None:
+    for _ in range(200):
+        pids = others(spare)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            while True:  # our own killed children stay in /proc until reaped; keep their status
+                pid, status, rusage = os.wait4(-1, os.WNOHANG)
+                if not pid:
+                    break
+                REAPED[pid] = (status, rusage)
+        except ChildProcessError:
+            pass
+        time.sleep(0.001)
+
+
+def _unlock(root: str) -> None:
+    """Make every directory under ``root`` the test may have locked (chmod 0) writable again."""
+    for dirpath, dirnames, _files in os.walk(root, onerror=lambda _exc: None):
+        for name in dirnames:
+            try:
+                os.chmod(os.path.join(dirpath, name), 0o700, follow_symlinks=False)
+            except OSError:
+                pass
+
+
+def wipe() -> bool:
+    """Empty /tmp and /dev/shm; False when something could not be removed (the session then ends, and
+    the next test gets a new sandbox)."""
+    clean = True
+    for root in WIPED:
+        try:
+            entries = list(os.scandir(root))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    os.chmod(entry.path, 0o700)
+                    _unlock(entry.path)
+                    shutil.rmtree(entry.path)
+                else:
+                    os.unlink(entry.path)
+            except (OSError, RecursionError):
+                clean = False
+    return clean
+
+
+def child_setup(request: Message, fds: tuple[int, int, int]) -> None:
+    """In the forked child: its own session, the test's pipes as 0/1/2, the limits, OOM-killed first."""
+    os.setsid()
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+    os.closerange(3, 65536)
+    for name, soft, hard in request["rlimits"]:
+        resource.setrlimit(getattr(resource, name), (soft, hard))
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write("1000")
+    except OSError:
+        pass
+    os.chdir(request["cwd"])
+
+
+def exec_program(request: Message) -> None:
+    os.execvpe(request["argv"][0], request["argv"], request["env"])
+
+
+def run_python(request: Message) -> None:
+    """In a fork of the zygote: the program as ``__main__``, as ``python3 main.py`` would run it."""
+    import io
+    import types
+
+    path = request["argv"][-1]
+    os.environ.clear()
+    os.environ.update(request["env"])
+    encoding = request["env"].get("PYTHONIOENCODING", "utf-8")
+    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding=encoding)
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding=encoding)
+    sys.stderr = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)), encoding=encoding,
+                                  errors="backslashreplace", line_buffering=True)
+    sys.argv = [path]
+    sys.path[0] = os.path.dirname(path)
+    main = types.ModuleType("__main__")
+    main.__file__ = path
+    main.__dict__["__builtins__"] = __builtins__
+    sys.modules["__main__"] = main
+    code = 0
+    try:
+        with open(path, "rb") as handle:
+            source = handle.read()
+        exec(compile(source, path, "exec"), main.__dict__)
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+        if stop.code is not None and not isinstance(stop.code, int):
+            print(stop.code, file=sys.stderr)
+    except BaseException as exc:
+        import traceback
+
+        # as the interpreter prints it: from the program's own frames (not this function's)
+        traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next if exc.__traceback__ else None)
+        code = 1
+    try:
+        sys.stdout.flush()
+    except BaseException:
+        code = code or 120
+    try:
+        sys.stderr.flush()
+    except BaseException:
+        pass
+    os._exit(code & 0xFF)
+
+
+def run_one(request: Message, zygote: bool) -> Message:
+    stdin = base64.b64decode(request["stdin"])
+    r_in, w_in = os.pipe()
+    r_out, w_out = os.pipe()
+    r_err, w_err = os.pipe()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            child_setup(request, (r_in, w_out, w_err))
+            if zygote:
+                # dumpable again, as any freshly started program is (an exec does this by itself):
+                # /proc/self belongs to the program; its parents stay non-dumpable
+                ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+                run_python(request)
+            exec_program(request)
+        except BaseException as exc:
+            try:
+                os.write(2, f"cannot start the program: {exc}\n".encode())
+            finally:
+                os._exit(127)
+    for fd in (r_in, w_out, w_err):
+        os.close(fd)
+    caps = {r_out: request["output_cap"], r_err: request["stderr_cap"]}
+    bufs: dict[int, list[bytes]] = {r_out: [], r_err: []}
+    totals = {r_out: 0, r_err: 0}
+    sel = selectors.DefaultSelector()
+    pidfd = os.pidfd_open(pid)
+    sel.register(pidfd, selectors.EVENT_READ)
+    for fd in (r_out, r_err):
+        os.set_blocking(fd, False)
+        sel.register(fd, selectors.EVENT_READ)
+    pending = memoryview(stdin)
+    if pending:
+        os.set_blocking(w_in, False)
+        sel.register(w_in, selectors.EVENT_WRITE)
+    else:
+        os.close(w_in)
+    deadline = started + request["wall"]
+    timed_out = output_exceeded = exited = False
+    drain_until: float | None = None
+    status, rusage = 0, None
+    while True:
+        if exited and not sel.get_map():
+            break
+        now = time.monotonic()
+        if not exited and not timed_out and now >= deadline:
+            timed_out = True
+            kill_others()
+        if drain_until is not None and now >= drain_until:
+            break
+        limit = drain_until if exited else deadline
+        for key, _ in sel.select(0.5 if timed_out else max(0.0, (limit or now) - now)):
+            fd = key.fd
+            if fd == pidfd:
+                sel.unregister(pidfd)
+                status, rusage = wait_for(pid)
+                exited = True
+                kill_others()  # whatever the test left running, a stray holder of its pipes too
+                drain_until = time.monotonic() + 2.0
+            elif fd == w_in:
+                try:
+                    pending = pending[os.write(w_in, pending[:65536]):]
+                except BlockingIOError:
+                    continue
+                except OSError:  # the program stopped reading
+                    pending = pending[:0]
+                if not pending:
+                    sel.unregister(w_in)
+                    os.close(w_in)
+            else:
+                try:
+                    chunk = os.read(fd, 65536)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    sel.unregister(fd)
+                    continue
+                if totals[fd] < caps[fd]:
+                    bufs[fd].append(chunk[: caps[fd] - totals[fd]])
+                totals[fd] += len(chunk)
+                if fd == r_out and totals[fd] > caps[fd] and not output_exceeded:
+                    output_exceeded = True
+                    kill_others()
+                    sel.unregister(fd)
+    if not exited:
+        kill_others()
+        status, rusage = wait_for(pid)
+    wall = time.monotonic() - started
+    for key in list(sel.get_map().values()):
+        sel.unregister(key.fileobj)
+    sel.close()
+    os.close(pidfd)
+    for fd in (r_out, r_err, w_in):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    return {"exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+            "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+            "stdout": base64.b64encode(b"".join(bufs[r_out])).decode(), "stderr": base64.b64encode(b"".join(bufs[r_err])).decode(),
+            "timed_out": timed_out, "output_exceeded": output_exceeded, "wall": wall,
+            "cpu": (rusage.ru_utime + rusage.ru_stime) if rusage is not None else None}
+
+
+def killed_reply(why: str) -> Message:
+    return {"exit_code": None, "signal": int(signal.SIGKILL), "stdout": "", "stderr": base64.b64encode(why.encode() + b"\n").decode(),
+            "timed_out": False, "output_exceeded": False, "wall": 0.0, "cpu": None}
+
+
+ZYGOTE_MODULES = ("collections", "itertools", "functools", "heapq", "bisect", "math", "re", "string", "decimal",
+                  "fractions", "random", "statistics", "array", "copy", "operator", "typing", "dataclasses", "io",
+                  "json", "datetime", "traceback", "types")
+
+
+def zygote_loop(go: int, requests: int, replies: int) -> None:
+    """The warm Python: imports the common modules once, then for each test forks a runner that reads
+    the request itself, so that no test's input ever enters the zygote (whose memory every later test
+    starts from), and waits for it."""
+    import site
+
+    site.main()  # the site directories a plain ``python3 main.py`` has (the supervisor runs with -S)
+    for name in ZYGOTE_MODULES:
+        try:
+            __import__(name)
+        except ImportError:
+            pass
+    PROTECTED.add(os.getpid())
+    while True:
+        if not os.read(go, 1):  # one byte per test, sent before its request: no runner waits idle
+            os._exit(0)         # while the supervisor cleans up after the test before
+        runner = os.fork()
+        if runner == 0:
+            PROTECTED.add(os.getpid())
+            request = read_frame(requests)
+            if request is None:
+                os._exit(3)
+            reply = run_one(request, zygote=True)
+            reply["runner"] = os.getpid()  # the supervisor spares it while it exits
+            write_frame(replies, reply)
+            os._exit(0)
+        _, status = os.waitpid(runner, 0)
+        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 3:
+            os._exit(0)
+        if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):  # the test killed its runner before it replied
+            write_frame(replies, killed_reply(f"the sandbox's test runner was killed during this test ({status})"))
+
+
+def main() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    PROTECTED.add(os.getpid())
+    # the warm Python starts before any request is read, so that no test's input is in the memory
+    # every Python test is forked from
+    warm = "--warm-python" in sys.argv
+    zygote = start_zygote() if warm else None  # (pid, request fd, reply fd, go fd)
+    while True:
+        request = read_frame(0)
+        if request is None:
+            return
+        if zygote is not None:
+            reply = None
+            try:
+                os.write(zygote[3], b"g")
+                write_frame(zygote[1], request)
+                reply = read_frame(zygote[2])
+            except OSError:
+                pass
+            if reply is None:  # the test killed the zygote; a new one forked from this process could find
+                # earlier inputs in its freed memory, so the session ends and the next test gets a new sandbox
+                reply = killed_reply("the sandbox's Python starter was killed during this test")
+                reply["restart"] = True
+        else:
+            reply = run_one(request, zygote=False)
+        runner = reply.pop("runner", None)
+        kill_others(spare=runner)
+        if not wipe():
+            reply["restart"] = True
+        write_frame(1, reply)
+        if reply.get("restart"):
+            return
+
+
+def start_zygote() -> tuple[int, int, int, int]:
+    to_zygote, from_zygote, go = os.pipe(), os.pipe(), os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        for fd in (to_zygote[1], from_zygote[0], go[1]):
+            os.close(fd)
+        zygote_loop(go[0], to_zygote[0], from_zygote[1])
+    for fd in (to_zygote[0], from_zygote[1], go[0]):
+        os.close(fd)
+    PROTECTED.add(pid)
+    return pid, to_zygote[1], from_zygote[0], go[1]
+
+
+if __name__ == "__main__":
+    main()
