@@ -201,8 +201,9 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 
 # The cache (rendered public pages, windowed leaderboard values): Redis when LEADERBOARD_CACHE_URL or a
 # Redis broker is configured, shared by the site's processes and the workers that invalidate it; files
-# under var/cache on the embedded default (several processes on one machine).
+# under var/django-cache on the embedded default (several processes on one machine).
 CACHE_URL = os.environ.get("LEADERBOARD_CACHE_URL", "") or (CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else "")
+CACHES: dict[str, dict[str, object]]
 if CACHE_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL, "KEY_PREFIX": "lbcache"}}
 else:
