@@ -1,6 +1,7 @@
 """A whole Multi-LCB run as a newcomer waits for it: the sample's example predictions (the reference
 solution of every problem in all 12 languages, 264 items, as the site's example file has them) scored
-by the command line (``python -m evaluators score``, sandboxed, 2 items at a time), against the same
+by the command line (``python -m evaluators score``, sandboxed, 2 items at a time) and, with --worker,
+by a worker of the site, against the same
 programs compiled and run unsandboxed with the same commands, limits and concurrency, in the same run.
 
 Per language: compile seconds, seconds per test and the share of the summed time, for both; the
@@ -9,7 +10,10 @@ verdicts of both must agree (they are printed if not). The unsandboxed side maps
 environment (PATH, HOME, the languages' own variables) and wall limit per test; it stops at a
 program's first failing test, as the evaluator does. Nothing isolates it: run it on trusted code only.
 
-Run: ``.venv/bin/python bench/bench_wholerun.py [--publish]`` (about 15 minutes on 2 cores). Results:
+With ``--worker``, the same file is also submitted on the site (a fresh Postgres database, Redis db 13)
+and scored by a real Celery worker, timed from the upload to the run's success.
+
+Run: ``.venv/bin/python bench/bench_wholerun.py [--worker] [--publish]`` (10-15 minutes on 2 cores). Results:
 var/bench/wholerun.{json,md}, or bench/results/ with --publish.
 """
 from __future__ import annotations
@@ -113,6 +117,51 @@ def per_language(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     return out
 
 
+def by_worker(predictions: bytes) -> float:
+    """Seconds from submitting the example file on the site to its run's success, scored by a real Celery
+    worker on a fresh Postgres database (RUN_CONCURRENCY 2, as the command line's 2 items at a time)."""
+    import signal
+
+    from bench.common import django_bench_setup
+
+    django_bench_setup("leaderboard_bench_wholerun", REPO / "var" / "bench-wholerun" / "site",
+                       LEADERBOARD_RUN_CONCURRENCY=str(CONCURRENCY), LEADERBOARD_EVALUATOR_SETTINGS=json.dumps({"multi-lcb": {"time_limit_seconds": TIME_LIMIT}}))
+    from django.contrib.auth.models import User
+    from django.db import connection
+
+    from leaderboard.catalog.models import Benchmark
+    from leaderboard.submissions.services import submission_create_from_predictions
+
+    import redis
+
+    redis.Redis.from_url(os.environ["CELERY_BROKER_URL"]).flushdb()  # the sample baselines' runs: not this bench's
+    log_path = REPO / "var" / "bench-wholerun" / "worker.log"
+    with log_path.open("wb") as log:
+        worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.celery", "worker", "-Q", "cpu", "--concurrency", "1",
+                                   "--loglevel", "INFO"], cwd=REPO, env=dict(os.environ), stdout=log, stderr=subprocess.STDOUT,
+                                  start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while b" ready." not in log_path.read_bytes() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        owner = User.objects.create_user("newcomer", password="newcomer-password-long")
+        started = time.perf_counter()
+        submission = submission_create_from_predictions(owner=owner, benchmark=Benchmark.objects.get(slug="multi-lcb"),
+                                                        model_name="example", data=predictions)
+        run = submission.runs.get()
+        while not run.is_finished:
+            time.sleep(0.5)
+            run.refresh_from_db()
+        elapsed = time.perf_counter() - started
+        if run.status != "succeeded":
+            raise SystemExit(f"the worker's run did not succeed: {run.failure_kind}: {run.failure_message}")
+        return elapsed
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(60)
+        connection.close()
+
+
 def main() -> None:
     evaluator = get_evaluator("multi-lcb")
     items = list(evaluator.import_release(evaluator.sample_dataset()))
@@ -147,13 +196,15 @@ def main() -> None:
         plain_rows = list(pool.map(lambda item: {"item_id": item.id, **unsandboxed_item(item, outputs[item.id], limits, gocache)}, items))
     plain_s = time.perf_counter() - started
 
+    worker_s = by_worker(predictions.read_bytes()) if "--worker" in sys.argv else None
+
     sandboxed_verdicts = {r["item_id"]: r["verdict"] for r in sandboxed_rows}
     disagreements = [(r["item_id"], sandboxed_verdicts.get(r["item_id"]), r["verdict"]) for r in plain_rows
                      if sandboxed_verdicts.get(r["item_id"]) != r["verdict"]]
     sandboxed_lang, plain_lang = per_language(sandboxed_rows), per_language(plain_rows)
     result = {"items": len(items), "concurrency": CONCURRENCY, "time_limit_s": TIME_LIMIT, "cpus": os.cpu_count(),
               "load_average_before": load_before, "load_average_after": os.getloadavg(),
-              "sandboxed_cli_s": sandboxed_s, "unsandboxed_s": plain_s, "ratio": sandboxed_s / plain_s,
+              "sandboxed_cli_s": sandboxed_s, "sandboxed_worker_s": worker_s, "unsandboxed_s": plain_s, "ratio": sandboxed_s / plain_s,
               "sandboxed_items_per_s": len(items) / sandboxed_s, "passed_sandboxed": sum(v == "passed" for v in sandboxed_verdicts.values()),
               "verdict_disagreements": disagreements, "per_language": {"sandboxed": sandboxed_lang, "unsandboxed": plain_lang},
               "goals": {"ratio_at_most": 1.5, "newcomer_seconds_at_most": 120}}
@@ -163,6 +214,8 @@ def main() -> None:
              "Command: `.venv/bin/python bench/bench_wholerun.py` (one run each way: a whole run takes minutes).", "",
              f"- Sandboxed, by the command line: **{sandboxed_s:.0f} s** ({result['sandboxed_items_per_s']:.2f} items/s), "
              f"{result['passed_sandboxed']} of {len(items)} passed.",
+             *([f"- Sandboxed, submitted on the site and scored by a Celery worker (2 items at a time): **{worker_s:.0f} s** from the "
+                f"upload to the run's success."] if worker_s is not None else []),
              f"- The same programs unsandboxed, same commands and limits: {plain_s:.0f} s. Ratio {result['ratio']:.2f}x "
              f"(goal at most 1.5x: {'met' if result['ratio'] <= 1.5 else 'not met'}; a newcomer's example submission in under "
              f"2 minutes: {'met' if sandboxed_s <= 120 else 'not met'}).",
