@@ -39,8 +39,8 @@ from bench.common import write_results  # noqa: E402
 from evaluators.core import get_evaluator  # noqa: E402
 from evaluators.multi_lcb.compare import outputs_match  # noqa: E402
 from evaluators.multi_lcb.prompts import extract_code  # noqa: E402
-from evaluators.sandbox.core import TOOLCHAINS, Limits  # noqa: E402
-from evaluators.sandbox.languages import LANGUAGES, PROG_DIR, TOOLCHAIN_DIR  # noqa: E402
+from evaluators.sandbox.core import TOOLCHAINS, Limits, _jar_main_class, _placeholders  # noqa: E402
+from evaluators.sandbox.languages import CDS_ARCHIVE_FLAG, LANGUAGES, PROG_DIR, TOOLCHAIN_DIR  # noqa: E402
 
 CONCURRENCY = 2
 TIME_LIMIT = float(os.environ.get("BENCH_TIME_LIMIT", "15"))
@@ -50,12 +50,15 @@ def host(text: str, prog: Path) -> str:
     return text.replace(TOOLCHAIN_DIR, str(TOOLCHAINS)).replace(PROG_DIR, str(prog))
 
 
-def fill(template: tuple[str, ...] | dict[str, str], limits: Limits, prog: Path) -> Any:
-    heap = max(32, int(limits.memory_mb * 0.7))
-    fmt = {"prog": PROG_DIR, "tc": TOOLCHAIN_DIR, "heap_mb": heap, "mem_mb": limits.memory_mb}
+def fill(template: tuple[str, ...] | dict[str, str], limits: Limits, prog: Path, main: str = "") -> Any:
+    """The sandbox's command on the host's paths. Its class-data sharing archives are left out: they
+    were made for the sandbox's paths and would not match here, so the plain JVMs start from the JDK's
+    own archive (and the compilers cold)."""
+    fmt = _placeholders(limits, main)
     if isinstance(template, dict):
-        return {k: host(v.format(**fmt), prog) for k, v in template.items()}
-    return [host(part.format(**fmt), prog) for part in template]
+        return {k: " ".join(part for part in host(v.format(**fmt), prog).split(" ") if not part.startswith(CDS_ARCHIVE_FLAG))
+                for k, v in template.items()}
+    return [host(part.format(**fmt), prog) for part in template if not part.startswith(CDS_ARCHIVE_FLAG)]
 
 
 def unsandboxed_item(item: Any, output: str, limits: Limits, gocache: Path) -> dict[str, Any]:
@@ -83,10 +86,11 @@ def unsandboxed_item(item: Any, output: str, limits: Limits, gocache: Path) -> d
             result["verdict"] = "compile_error"
             return result
         run_env = {**env, **fill(lang.env, limits, prog)}
+        main = (_jar_main_class(prog / lang.artifact) or "") if lang.jar_main_class and lang.artifact else ""
         for test in tests:
             started = time.perf_counter()
             try:
-                ran = subprocess.run(fill(lang.run_cmd, limits, prog), input=test["input"].encode(), env=run_env, cwd=tmp,
+                ran = subprocess.run(fill(lang.run_cmd, limits, prog, main), input=test["input"].encode(), env=run_env, cwd=tmp,
                                      capture_output=True, timeout=limits.wall_seconds)
             except subprocess.TimeoutExpired:
                 result["test_s"].append(time.perf_counter() - started)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import base64
 import ctypes
+import hashlib
 import itertools
 import json
 import os
@@ -41,7 +42,7 @@ from types import TracebackType
 
 from evaluators.core.types import InfrastructureError
 
-from .languages import DATA_DIR, LANGUAGES, PROG_DIR, TOOLCHAIN_DIR, Language
+from .languages import CDS_ARCHIVE_FLAG, DATA_DIR, LANGUAGES, PROG_DIR, TOOLCHAIN_DIR, Language
 
 REPO_ROOT: Path = Path(__file__).resolve().parents[2]
 TOOLCHAINS: Path = REPO_ROOT / ".toolchains"
@@ -72,6 +73,13 @@ SUPERVISOR: Path = Path(__file__).resolve().parent / "supervisor.py"
 SUPERVISOR_DIR: str = "/opt/supervisor"
 #: memory the supervisor (and Python's warm starter) may use besides a test's own limit
 SUPERVISOR_MEMORY_MB: int = 64
+#: the warm compilers' server (CompileServer.java), built into .toolchains/compile-server by
+#: evaluators.sandbox.warm and reached inside the sandbox through the toolchain mount
+COMPILE_SERVER_SOURCE: Path = Path(__file__).resolve().parent / "CompileServer.java"
+COMPILE_SERVER_CLASSES: str = TOOLCHAIN_DIR + "/compile-server"
+COMPILE_SERVER_CLASS: str = "leaderboard.sandbox.CompileServer"
+WARM_COMPILER_IDLE_SECONDS: int = 120
+WARM_COMPILER_RECYCLE: int = 200
 
 #: bwrap's message when a bind source cannot be opened: the path and the system's reason
 _BWRAP_UNREACHABLE = re.compile(r"Can't find source path (.+?): (.+)$", re.MULTILINE)
@@ -496,7 +504,9 @@ class Sandbox:
     _uid_counter = itertools.count(secrets.randbelow(UID_POOL))
     _uid_lock = threading.Lock()
 
-    def __init__(self, *, base_dir: Path | None = None) -> None:
+    def __init__(self, *, base_dir: Path | None = None, warm_compilers: bool | None = None) -> None:
+        """``warm_compilers``: keep the Kotlin and Scala compilers loaded between compiles (default: on
+        unless LEADERBOARD_WARM_COMPILERS=0; off anyway until evaluators.sandbox.warm built the server)."""
         if not os.access(BWRAP, os.X_OK):
             raise SandboxUnavailable(
                 f"{BWRAP} is missing: install the Debian package bubblewrap "
@@ -535,6 +545,10 @@ class Sandbox:
             except OSError:
                 pool.close()
         self._probe()
+        if warm_compilers is None:
+            warm_compilers = os.environ.get("LEADERBOARD_WARM_COMPILERS", "1") != "0"
+        self.warm_compilers: _WarmCompilers | None = (
+            _WarmCompilers(self) if warm_compilers and _WarmCompilers.ready() else None)
 
     # ------------------------------------------------------------------ setup
     @staticmethod
@@ -881,80 +895,86 @@ class Sandbox:
                     oom=oom, wall=wall, cpu=cpu_used)
 
 
-def _jar_names_main_class(jar: Path) -> bool:
-    """Whether a jar written inside the sandbox names a Main-Class (read without following links)."""
+#: a class name as the JVM takes it on its command line
+_JVM_CLASS_NAME = re.compile(r"[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*")
+
+
+def _jar_main_class(jar: Path) -> str | None:
+    """The Main-Class a jar written inside the sandbox names (read without following links), or None."""
     try:
         fd = os.open(jar, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
-        return False
+        return None
     with os.fdopen(fd, "rb") as handle:
         try:
             with zipfile.ZipFile(handle) as archive:
                 info = archive.getinfo("META-INF/MANIFEST.MF")
                 if info.file_size > 1024 * 1024:
-                    return False
+                    return None
                 manifest = archive.read(info).decode("utf-8", errors="replace")
         except (KeyError, OSError, zipfile.BadZipFile, RuntimeError, ValueError, EOFError):
-            return False
-    return any(line.startswith("Main-Class:") and line[len("Main-Class:"):].strip()
-               for line in manifest.splitlines())
+            return None
+    for line in manifest.splitlines():
+        if line.startswith("Main-Class:"):
+            name = line[len("Main-Class:"):].strip()
+            return name if _JVM_CLASS_NAME.fullmatch(name) else None
+    return None
 
 
-def _fill(template: tuple[str, ...], limits: Limits) -> list[str]:
+def _placeholders(limits: Limits, main: str = "") -> dict[str, str | int]:
     heap = max(32, int(limits.memory_mb * 0.7))
-    return [part.format(prog=PROG_DIR, tc=TOOLCHAIN_DIR, heap_mb=heap, mem_mb=limits.memory_mb)
-            for part in template]
+    return {"prog": PROG_DIR, "tc": TOOLCHAIN_DIR, "heap_mb": heap, "mem_mb": limits.memory_mb, "main": main}
+
+
+def _fill(template: tuple[str, ...], limits: Limits, *, main: str = "") -> list[str]:
+    """A command with its placeholders filled; a class-data sharing archive that is not installed is
+    left out (a JVM told to use a missing archive would start without even the JDK's own)."""
+    values = _placeholders(limits, main)
+    filled = [part.format(**values) for part in template]
+    return [part for part in filled if not (part.startswith(CDS_ARCHIVE_FLAG + TOOLCHAIN_DIR + "/") and
+                                            not (TOOLCHAINS / part[len(CDS_ARCHIVE_FLAG + TOOLCHAIN_DIR + "/"):]).is_file())]
 
 
 def _fill_env(env: dict[str, str], limits: Limits) -> dict[str, str]:
-    heap = max(32, int(limits.memory_mb * 0.7))
-    return {k: v.format(prog=PROG_DIR, tc=TOOLCHAIN_DIR, heap_mb=heap, mem_mb=limits.memory_mb)
-            for k, v in env.items()}
+    values = _placeholders(limits)
+    return {k: v.format(**values) for k, v in env.items()}
 
 
-class _Session:
-    """One sandbox for one program's tests: bubblewrap running the supervisor (supervisor.py), which
-    runs each test as its own process with the test's own limits and a clean /tmp, and answers over
-    a pipe. The session's cgroup (memory, processes, CPU accounting) and network namespace are the
-    program's for as long as the session lasts; its uid is its own. A test that kills or stops the
-    supervisor fails, and the next test starts a new session."""
+class _Resident:
+    """A long-lived process in one sandbox that answers framed requests (a 4-byte big-endian length,
+    then the bytes) on its stdin and stdout: the test supervisor of a _Session, a warm compiler of
+    _WarmCompiler. It has its own uid, cgroup and network namespace for as long as it lives."""
 
-    def __init__(self, program: Program, limits: Limits, data: DataDir | None) -> None:
-        self.program, self.limits, self.data = program, limits, data
-        self.sandbox = program.sandbox
-        lang = program.language
-        self.env = {**BASE_ENV, **_fill_env(lang.env, limits)}
-        self.argv = _fill(lang.run_cmd, limits)
-        self.rlimits = [list(r) for r in self.sandbox._rlimits(limits, with_cgroup=self.sandbox._mem_root is not None)]
+    def __init__(self, sandbox: Sandbox, limits: Limits) -> None:
+        self.sandbox, self.limits = sandbox, limits
         self.proc: subprocess.Popen[bytes] | None = None
         self.cgroup: _CGroup | None = None
         self.netns: int | None = None
-        self.tests = 0
+        self.uid: int | None = None
 
-    def _start(self) -> None:
+    def _launch(self, command: list[str], *, env: dict[str, str], cgroup_limits: Limits, prog_dir: Path | None,
+                writable_prog: bool, binds: tuple[tuple[str, str, bool], ...], cwd: str, uid: int | None = None) -> None:
         sb = self.sandbox
         self.netns = sb._netns.acquire() if sb._netns is not None else None
         if sb._mem_root is not None and sb._pids_root is not None:
-            own = Limits(memory_mb=self.limits.memory_mb + SUPERVISOR_MEMORY_MB, processes=self.limits.processes + 4)
-            self.cgroup = _CGroup(sb._mem_root, sb._pids_root, sb._cpu_root, own)
-        uid = sb._next_uid()
-        binds: tuple[tuple[str, str, bool], ...] = ((str(sb._supervisor_dir), SUPERVISOR_DIR, False),)
-        if self.data is not None:
-            binds += ((str(self.data.path), DATA_DIR, False),)
-        argv = sb._bwrap_args(uid_host=uid, prog_dir=self.program.prog_dir, writable_prog=False, env=self.env, limits=self.limits,
-                              extra_binds=binds, cwd="/tmp", own_netns=self.netns is None)
-        argv += ["--", "/usr/bin/python3", "-I", "-S", "-B", f"{SUPERVISOR_DIR}/supervisor.py",
-                 *(["--warm-python"] if self.program.language.warm_python else [])]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     start_new_session=True, env={"PATH": "/usr/bin:/bin"},
-                                     preexec_fn=sb._preexec(self.limits, cgroup=self.cgroup, netns=self.netns, uid=uid, cpu=False))
+            self.cgroup = _CGroup(sb._mem_root, sb._pids_root, sb._cpu_root, cgroup_limits)
+        self.uid = uid if uid is not None else sb._next_uid()
+        argv = sb._bwrap_args(uid_host=self.uid, prog_dir=prog_dir, writable_prog=writable_prog, env=env, limits=self.limits,
+                              extra_binds=binds, cwd=cwd, own_netns=self.netns is None)
+        # no CPU rlimit: it would count the whole life of the process, not one request
+        self.proc = subprocess.Popen(argv + ["--", *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, start_new_session=True, env={"PATH": "/usr/bin:/bin"},
+                                     preexec_fn=sb._preexec(self.limits, cgroup=self.cgroup, netns=self.netns, uid=self.uid, cpu=False))
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             assert stream is not None
             os.set_blocking(stream.fileno(), False)
-        self.tests = 0
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
 
     def _exchange(self, request: bytes, deadline: float) -> bytes | None:
-        """Send one frame and read the reply frame; None when the supervisor died or stopped answering."""
+        """Send one frame and read the reply frame; None when the process died or stopped answering."""
         assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
         out_fd, in_fd = self.proc.stdout.fileno(), self.proc.stdin.fileno()
         pending = memoryview(struct.pack(">I", len(request)) + request)
@@ -991,7 +1011,7 @@ class _Session:
                             return bytes(reply[4:needed])
 
     def _counters(self) -> tuple[int, int, float | None]:
-        """The cgroup's OOM kills, limit hits and CPU seconds so far (for this test's share)."""
+        """The cgroup's OOM kills, limit hits and CPU seconds so far (for one request's share)."""
         if self.cgroup is None:
             return 0, 0, None
         oom_kills = failcnt = 0
@@ -1006,52 +1026,18 @@ class _Session:
             pass
         return oom_kills, failcnt, self.cgroup.cpu_seconds()
 
-    def run(self, stdin: str) -> RunResult:
-        if self.proc is None:
-            self._start()
-        limits = self.limits
-        request = json.dumps({"argv": self.argv, "env": self.env, "cwd": "/tmp", "wall": limits.wall_seconds,
-                              "stdin": base64.b64encode(stdin.encode("utf-8", errors="surrogateescape")).decode(),
-                              "rlimits": self.rlimits, "output_cap": limits.output_bytes, "stderr_cap": STDERR_CAP}).encode()
-        before = self._counters()
-        started = time.monotonic()
-        answer = self._exchange(request, started + limits.wall_seconds + 10.0)
-        self.tests += 1
-        if answer is None:
-            return self._lost(time.monotonic() - started)
-        reply = json.loads(answer)
-        after = self._counters()
-        cpu = after[2] - before[2] if after[2] is not None and before[2] is not None else reply["cpu"]
-        oom = after[0] > before[0] or (after[1] > before[1] and self.cgroup is not None and _usage_near_limit(self.cgroup.mem))
-        raw = _Raw(exit_code=reply["exit_code"], signal=reply["signal"], stdout=base64.b64decode(reply["stdout"]),
-                   stderr=base64.b64decode(reply["stderr"]), timed_out=reply["timed_out"], output_exceeded=reply["output_exceeded"],
-                   oom=oom, wall=reply["wall"], cpu=cpu)
-        if reply.get("restart"):  # the supervisor ended the session (its warm Python was killed)
-            self._close()
-        return self.program._result_of(raw, limits)
-
-    def _lost(self, wall: float) -> RunResult:
-        """The supervisor died (the test killed it) or stopped answering (the test stopped it): this
-        test failed; the session ends and the next test gets a new one. A sandbox that could not start
-        at all is the platform's failure, never the program's."""
-        stderr = self._close()
-        if self.tests == 1 and "bwrap:" in stderr:
-            raise SandboxUnavailable(f"the sandbox did not start: {stderr.strip()[:500]}" + _REFUSAL)
-        timed_out = wall >= self.limits.wall_seconds
-        return RunResult(status="timeout" if timed_out else "runtime_error", exit_code=None, stdout="",
-                         stderr="the test stopped the sandbox's supervisor (killed or suspended it)", wall_seconds=wall,
-                         cpu_seconds=None)
+    def _oom_between(self, before: tuple[int, int, float | None], after: tuple[int, int, float | None]) -> bool:
+        return after[0] > before[0] or (after[1] > before[1] and self.cgroup is not None and _usage_near_limit(self.cgroup.mem))
 
     def _close(self) -> str:
-        """End the session; returns what the supervisor or bwrap printed on stderr."""
+        """End the process and free its cgroup and namespace; returns what it (or bwrap) printed on stderr."""
         proc, self.proc = self.proc, None
         stderr = b""
         if proc is not None:
-            for stream in (proc.stdin,):
-                try:
-                    stream.close()  # type: ignore[union-attr]
-                except OSError:
-                    pass
+            try:
+                proc.stdin.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
             try:
                 proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
@@ -1083,11 +1069,205 @@ class _Session:
     def close(self) -> None:
         self._close()
 
+
+class _Session(_Resident):
+    """One sandbox for one program's tests: bubblewrap running the supervisor (supervisor.py), which
+    runs each test as its own process with the test's own limits and a clean /tmp, and answers over
+    a pipe. The session's cgroup (memory, processes, CPU accounting) and network namespace are the
+    program's for as long as the session lasts; its uid is its own. A test that kills or stops the
+    supervisor fails, and the next test starts a new session."""
+
+    def __init__(self, program: Program, limits: Limits, data: DataDir | None) -> None:
+        super().__init__(program.sandbox, limits)
+        self.program, self.data = program, data
+        lang = program.language
+        self.env = {**BASE_ENV, **_fill_env(lang.env, limits)}
+        self.argv = _fill(lang.run_cmd, limits, main=program.main_class or "")
+        self.rlimits = [list(r) for r in self.sandbox._rlimits(limits, with_cgroup=self.sandbox._mem_root is not None)]
+        self.tests = 0
+
+    def _start(self) -> None:
+        binds: tuple[tuple[str, str, bool], ...] = ((str(self.sandbox._supervisor_dir), SUPERVISOR_DIR, False),)
+        if self.data is not None:
+            binds += ((str(self.data.path), DATA_DIR, False),)
+        own = Limits(memory_mb=self.limits.memory_mb + SUPERVISOR_MEMORY_MB, processes=self.limits.processes + 4)
+        self._launch(["/usr/bin/python3", "-I", "-S", "-B", f"{SUPERVISOR_DIR}/supervisor.py",
+                      *(["--warm-python"] if self.program.language.warm_python else [])],
+                     env=self.env, cgroup_limits=own, prog_dir=self.program.prog_dir, writable_prog=False,
+                     binds=binds, cwd="/tmp")
+        self.tests = 0
+
+    def run(self, stdin: str) -> RunResult:
+        if self.proc is None:
+            self._start()
+        limits = self.limits
+        request = json.dumps({"argv": self.argv, "env": self.env, "cwd": "/tmp", "wall": limits.wall_seconds,
+                              "stdin": base64.b64encode(stdin.encode("utf-8", errors="surrogateescape")).decode(),
+                              "rlimits": self.rlimits, "output_cap": limits.output_bytes, "stderr_cap": STDERR_CAP}).encode()
+        before = self._counters()
+        started = time.monotonic()
+        answer = self._exchange(request, started + limits.wall_seconds + 10.0)
+        self.tests += 1
+        if answer is None:
+            return self._lost(time.monotonic() - started)
+        reply = json.loads(answer)
+        after = self._counters()
+        cpu = after[2] - before[2] if after[2] is not None and before[2] is not None else reply["cpu"]
+        oom = self._oom_between(before, after)
+        raw = _Raw(exit_code=reply["exit_code"], signal=reply["signal"], stdout=base64.b64decode(reply["stdout"]),
+                   stderr=base64.b64decode(reply["stderr"]), timed_out=reply["timed_out"], output_exceeded=reply["output_exceeded"],
+                   oom=oom, wall=reply["wall"], cpu=cpu)
+        if reply.get("restart"):  # the supervisor ended the session (its warm Python was killed)
+            self._close()
+        return self.program._result_of(raw, limits)
+
+    def _lost(self, wall: float) -> RunResult:
+        """The supervisor died (the test killed it) or stopped answering (the test stopped it): this
+        test failed; the session ends and the next test gets a new one. A sandbox that could not start
+        at all is the platform's failure, never the program's."""
+        stderr = self._close()
+        if self.tests == 1 and "bwrap:" in stderr:
+            raise SandboxUnavailable(f"the sandbox did not start: {stderr.strip()[:500]}" + _REFUSAL)
+        timed_out = wall >= self.limits.wall_seconds
+        return RunResult(status="timeout" if timed_out else "runtime_error", exit_code=None, stdout="",
+                         stderr="the test stopped the sandbox's supervisor (killed or suspended it)", wall_seconds=wall,
+                         cpu_seconds=None)
+
     def __enter__(self) -> _Session:
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self._close()
+
+
+class _WarmCompiler(_Resident):
+    """A compiler kept loaded in one sandbox (CompileServer.java), for languages whose compiler is a JVM
+    that spends seconds starting (Kotlin, Scala): the same command and flags as the cold compile, the
+    same /prog directory, the same limits on memory and processes; one compile at a time. Its /prog
+    is emptied before each compile and what the compile made is moved into the program's own
+    directory, out of the server's reach. The compiler runs no code of the program's (neither kotlinc
+    nor scalac 2 runs user code while compiling one source file), so a server is shared by the
+    programs its worker compiles; anything but a normal answer (a crash, an Error thrown, a time-out
+    or memory kill) ends the server, and the program is compiled cold, which answers as before."""
+
+    def __init__(self, sandbox: Sandbox, language: Language, limits: Limits) -> None:
+        super().__init__(sandbox, limits)
+        assert language.compile_cmd is not None and language.compiler_main is not None
+        self.language = language
+        self.compiles = 0
+        self.root: Path = Path(tempfile.mkdtemp(prefix=f"compiler-{language.key}-", dir=sandbox.base_dir))
+        os.chmod(self.root, 0o755)
+        self.work: Path = self.root / "prog"
+        self.work.mkdir()
+        cmd = _fill(language.compile_cmd, limits)
+        at = cmd.index(language.compiler_main)
+        head, self.args = cmd[:at], cmd[at + 1:]
+        classpath = head.index("-cp") + 1
+        head[classpath] += ":" + COMPILE_SERVER_CLASSES
+        uid = sandbox._next_uid()
+        if sandbox.is_root:
+            os.chown(self.work, uid, uid)
+        env = {**BASE_ENV, **_fill_env(language.env, limits), **_fill_env(language.compile_env, limits)}
+        try:
+            self._launch([*head, COMPILE_SERVER_CLASS, language.compiler_main, str(WARM_COMPILER_IDLE_SECONDS)],
+                         env=env, cgroup_limits=limits, prog_dir=self.work, writable_prog=True, binds=(),
+                         cwd=PROG_DIR, uid=uid)
+        except BaseException:
+            self.close()
+            raise
+
+    def compile(self, source: str, into: Path) -> _Raw | None:
+        """Compile ``source`` and move everything in /prog afterwards (the source included) into
+        ``into``; None when this server gave no normal answer (it is closed then)."""
+        lang = self.language
+        (self.work / lang.source_name).write_text(source, encoding="utf-8", errors="surrogateescape")
+        for name in lang.mkdirs:
+            (self.work / name).mkdir(exist_ok=True)
+        if self.sandbox.is_root and self.uid is not None:
+            for path in self.work.iterdir():
+                os.chown(path, self.uid, self.uid)
+        before = self._counters()
+        started = time.monotonic()
+        answer = self._exchange("\0".join(self.args).encode(), started + self.limits.wall_seconds)
+        wall = time.monotonic() - started
+        oom = self._oom_between(before, self._counters())
+        self.compiles += 1
+        head, _, output = (answer or b"").partition(b"\n")
+        if answer is None or oom or head not in (b"0", b"1"):
+            self.close()  # a crash, an Error or an internal error (kotlinc's 2 and 137), a kill: compile cold
+            return None
+        for entry in list(self.work.iterdir()):
+            os.replace(entry, into / entry.name)
+        return _Raw(exit_code=int(head), signal=None, stdout=output, stderr=b"", timed_out=False,
+                    output_exceeded=False, oom=False, wall=wall, cpu=None)
+
+    def close(self) -> None:
+        self._close()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class _WarmCompilers:
+    """A Sandbox's warm compilers, by language and limits, shared by its threads: a compile takes an
+    idle server or starts one (so there are as many as compiles at once), gives it back afterwards,
+    and a server is replaced after WARM_COMPILER_RECYCLE compiles (the compiler's caches only grow).
+    Idle servers exit by themselves after WARM_COMPILER_IDLE_SECONDS, and with the worker."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+        self._idle: dict[tuple[object, ...], list[_WarmCompiler]] = {}
+        self._lock = threading.Lock()
+        atexit.register(self.close)
+
+    @staticmethod
+    def ready() -> bool:
+        """Whether the server's class is installed and built from this checkout's source."""
+        stamp = TOOLCHAINS / "compile-server" / ".source-sha256"
+        try:
+            return stamp.read_text().strip() == hashlib.sha256(COMPILE_SERVER_SOURCE.read_bytes()).hexdigest()
+        except OSError:
+            return False
+
+    def compile(self, language: Language, limits: Limits, source: str, into: Path) -> _Raw | None:
+        """The compile's outcome from a warm server, or None: compile cold."""
+        # the very command, environment and limits: a variant of a language never gets another's server
+        key = (language.compile_cmd, tuple(sorted(language.env.items())), tuple(sorted(language.compile_env.items())), limits)
+        server: _WarmCompiler | None = None
+        with self._lock:
+            idle = self._idle.setdefault(key, [])
+            while idle and server is None:
+                candidate = idle.pop()
+                if candidate.alive:
+                    server = candidate
+                else:
+                    candidate.close()  # it exited while idle
+        if server is None:
+            try:
+                server = _WarmCompiler(self.sandbox, language, limits)
+            except OSError:
+                return None
+        try:
+            raw = server.compile(source, into)
+        except BaseException:
+            server.close()
+            raise
+        if server.alive and server.compiles < WARM_COMPILER_RECYCLE:
+            with self._lock:
+                self._idle[key].append(server)
+        else:
+            server.close()
+        return raw
+
+    def resident_uids(self) -> set[int]:
+        """The host uids of the servers kept between compiles (processes under them are expected)."""
+        with self._lock:
+            return {server.uid for idle in self._idle.values() for server in idle if server.uid is not None}
+
+    def close(self) -> None:
+        with self._lock:
+            servers = [server for idle in self._idle.values() for server in idle]
+            self._idle.clear()
+        for server in servers:
+            server.close()
 
 
 class DataDir:
@@ -1144,6 +1324,8 @@ class Program:
         self.prog_dir: Path = self.root / "prog"
         self.prog_dir.mkdir()
         self._closed = False
+        #: the class a JVM run starts ({main} in run_cmd), read from the jar a compile wrote
+        self.main_class: str | None = None
         try:
             self.compile_result: CompileResult = self._compile(source, compile_limits)
         except BaseException:
@@ -1153,23 +1335,26 @@ class Program:
     # ------------------------------------------------------------------ compile
     def _compile(self, source: str, limits: Limits) -> CompileResult:
         lang = self.language
-        src_path = self.prog_dir / lang.source_name
-        src_path.write_text(source, encoding="utf-8", errors="surrogateescape")
-        for d in lang.mkdirs:
-            (self.prog_dir / d).mkdir(exist_ok=True)
-        uid = self.sandbox._next_uid()
-        extra: tuple[tuple[str, str, bool], ...] = ()
-        if lang.key == "go":
-            extra = (self._prepare_gocache(uid),)
-        if self.sandbox.is_root:
-            for path in [self.prog_dir, *self.prog_dir.rglob("*")]:
-                os.chown(path, uid, uid)
-        if lang.compile_cmd is None:
-            return CompileResult(ok=True, status="ok", output="", seconds=0.0)
-        env = {**_fill_env(lang.env, limits), **_fill_env(lang.compile_env, limits)}
-        raw = self.sandbox._execute(_fill(lang.compile_cmd, limits), limits=limits, prog_dir=self.prog_dir,
-                                    writable_prog=True, stdin=b"", env=env, extra_binds=extra,
-                                    cwd=PROG_DIR, uid_host=uid)
+        warm = self.sandbox.warm_compilers
+        raw = warm.compile(lang, limits, source, self.prog_dir) if warm is not None and lang.compiler_main else None
+        if raw is None:
+            src_path = self.prog_dir / lang.source_name
+            src_path.write_text(source, encoding="utf-8", errors="surrogateescape")
+            for d in lang.mkdirs:
+                (self.prog_dir / d).mkdir(exist_ok=True)
+            uid = self.sandbox._next_uid()
+            extra: tuple[tuple[str, str, bool], ...] = ()
+            if lang.key == "go":
+                extra = (self._prepare_gocache(uid),)
+            if self.sandbox.is_root:
+                for path in [self.prog_dir, *self.prog_dir.rglob("*")]:
+                    os.chown(path, uid, uid)
+            if lang.compile_cmd is None:
+                return CompileResult(ok=True, status="ok", output="", seconds=0.0)
+            env = {**_fill_env(lang.env, limits), **_fill_env(lang.compile_env, limits)}
+            raw = self.sandbox._execute(_fill(lang.compile_cmd, limits), limits=limits, prog_dir=self.prog_dir,
+                                        writable_prog=True, stdin=b"", env=env, extra_binds=extra,
+                                        cwd=PROG_DIR, uid_host=uid)
         output = _decode((raw.stdout + raw.stderr)[:COMPILE_OUTPUT_CAP])
         if raw.timed_out:
             status = "timeout"
@@ -1187,7 +1372,7 @@ class Program:
         if status == "compile_error" and not output.strip():
             ended = (f"was killed by signal {raw.signal}" if raw.signal is not None
                      else f"exited with status {raw.exit_code}")
-            output = f"the compiler ({lang.compile_cmd[0]}) {ended} and printed nothing"
+            output = f"the compiler ({(lang.compile_cmd or ('?',))[0]}) {ended} and printed nothing"
         if lang.key == "go":
             shutil.rmtree(self.root / "gocache", ignore_errors=True)
         return CompileResult(ok=status == "ok", status=status, output=output, seconds=raw.wall)
@@ -1203,8 +1388,10 @@ class Program:
             found = sorted(p.name for p in artifact.parent.glob("*.class"))[:5] if artifact.suffix == ".class" else []
             seen = f" (it produced {', '.join(found)})" if found else ""
             return f"compiled, but no {lang.artifact} was produced{seen}{need}"
-        if lang.jar_main_class and not _jar_names_main_class(artifact):
-            return f"compiled, but the program has no entry point{need}"
+        if lang.jar_main_class:
+            self.main_class = _jar_main_class(artifact)
+            if self.main_class is None:
+                return f"compiled, but the program has no entry point{need}"
         return None
 
     def _prepare_gocache(self, uid: int) -> tuple[str, str, bool]:

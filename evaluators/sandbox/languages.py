@@ -18,6 +18,9 @@ SCALA_JARS: str = TOOLCHAIN_DIR + "/scala"
 SCALA_LIBRARY: str = SCALA_JARS + "/scala-library.jar"
 _SCALA_COMPILER_CP: str = ":".join(f"{SCALA_JARS}/scala-{part}.jar" for part in ("compiler", "library", "reflect"))
 KOTLINC: str = TOOLCHAIN_DIR + "/kotlin/bin/kotlinc"
+#: the compiler jar names the rest of the compiler's class path in its manifest
+KOTLIN_COMPILER_JAR: str = TOOLCHAIN_DIR + "/kotlin/lib/kotlin-compiler.jar"
+KOTLIN_STDLIB: str = TOOLCHAIN_DIR + "/kotlin/lib/kotlin-stdlib.jar"
 
 _JVM_RUN_FLAGS: tuple[str, ...] = (
     "-Xmx{heap_mb}m",
@@ -35,10 +38,16 @@ _JVM_TOOL_OPTS: str = "-Xmx{heap_mb}m -Xss16m -XX:+UseSerialGC -XX:-UsePerfData 
 CDS_ARCHIVE_FLAG: str = "-XX:SharedArchiveFile="
 
 
-def _cds(language: str) -> str:
-    """Start the compiler from its class-data sharing archive when it exists and matches (a missing or
-    stale one is ignored silently: the compile runs cold, with the same result)."""
-    return f"{CDS_ARCHIVE_FLAG}{{tc}}/cds/{language}.jsa -Xshare:auto -Xlog:cds=off -Xlog:cds+dynamic=off"
+def _cds(archive: str) -> str:
+    """Start a JVM from a class-data sharing archive of evaluators.sandbox.warm when it exists and
+    matches (a missing or stale one is ignored silently: the JVM starts cold, with the same result):
+    ``<language>`` a compiler's own classes, ``<language>-run`` what programs load (the JDK's classes
+    and the language's runtime library)."""
+    return f"{CDS_ARCHIVE_FLAG}{{tc}}/cds/{archive}.jsa -Xshare:auto -Xlog:cds=off -Xlog:cds+dynamic=off"
+
+
+def _jvm_run(language: str, classpath: str, main: str) -> tuple[str, ...]:
+    return ("java", *_JVM_RUN_FLAGS, *_cds(f"{language}-run").split(), "-cp", classpath, main)
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,9 @@ class Language:
     #: runs are forked from a warm /usr/bin/python3 with the standard library loaded instead of starting
     #: one (the supervisor's zygote); only where run_cmd is that same interpreter on the program file
     warm_python: bool = False
+    #: the main class in compile_cmd of a JVM compiler that a warm compiler (core._WarmCompiler) can
+    #: keep loaded: compile_cmd is then ``java <flags> -cp <class path> <compiler_main> <arguments>``
+    compiler_main: str | None = None
 
 
 def _l(*args: str) -> tuple[str, ...]:
@@ -106,7 +118,7 @@ LANGUAGES: dict[str, Language] = {
         source_name="Main.java",
         compile_cmd=_l("javac", "-J-Xmx{heap_mb}m", "-J-XX:+UseSerialGC", "-encoding", "UTF-8",
                        "-d", "{prog}", "{prog}/Main.java"),
-        run_cmd=_l("java", *_JVM_RUN_FLAGS, "-cp", "{prog}", "Main"),
+        run_cmd=_jvm_run("java", "{prog}", "Main"),
         version_cmd=_l("java", "-version"),
         oom_markers=("java.lang.OutOfMemoryError",),
         artifact="Main.class",
@@ -197,10 +209,13 @@ LANGUAGES: dict[str, Language] = {
         display_name="Kotlin",
         fence="kotlin",
         source_name="main.kt",
-        compile_cmd=_l(KOTLINC, "{prog}/main.kt", "-include-runtime", "-nowarn", "-d", "{prog}/main.jar"),
-        run_cmd=_l("java", *_JVM_RUN_FLAGS, "-jar", "{prog}/main.jar"),
+        # what bin/kotlinc runs, without its launcher script; the jar holds the program only, and runs
+        # start the Main-Class its manifest names ({main}) with the shared standard library
+        compile_cmd=_l("java", *_JVM_TOOL_OPTS.split(), *_cds("kotlin").split(), "-cp", KOTLIN_COMPILER_JAR,
+                       "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "{prog}/main.kt", "-nowarn", "-d", "{prog}/main.jar"),
+        compiler_main="org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
+        run_cmd=_jvm_run("kotlin", KOTLIN_STDLIB + ":{prog}/main.jar", "{main}"),
         version_cmd=_l(KOTLINC, "-version"),
-        compile_env={"JAVA_OPTS": f"{_JVM_TOOL_OPTS} {_cds('kotlin')}"},
         oom_markers=("java.lang.OutOfMemoryError",),
         artifact="main.jar",
         entry_point="a top-level `fun main()` (or `fun main(args: Array<String>)`)",
@@ -214,7 +229,8 @@ LANGUAGES: dict[str, Language] = {
         compile_cmd=_l("java", *_JVM_TOOL_OPTS.split(), *_cds("scala").split(),
                        "-cp", _SCALA_COMPILER_CP, "scala.tools.nsc.Main", "-usejavacp", "-nowarn",
                        "-d", "{prog}/out", "{prog}/main.scala"),
-        run_cmd=_l("java", *_JVM_RUN_FLAGS, "-cp", SCALA_LIBRARY + ":{prog}/out", "Main"),
+        compiler_main="scala.tools.nsc.Main",
+        run_cmd=_jvm_run("scala", SCALA_LIBRARY + ":{prog}/out", "Main"),
         version_cmd=_l("java", "-cp", _SCALA_COMPILER_CP, "scala.tools.nsc.Main", "-version"),
         oom_markers=("java.lang.OutOfMemoryError",),
         mkdirs=("out",),

@@ -24,12 +24,14 @@ def run(sandbox: Sandbox, language: str, source: str, stdin: str = "", limits: L
 
 
 def sandboxed_host_pids(sandbox: Sandbox) -> list[str]:
-    """Live (non-zombie) host processes running as any uid this sandbox handed out."""
+    """Live (non-zombie) host processes running as any uid this sandbox handed out, but for its warm
+    compilers waiting for the next compile (tests/sandbox/test_warm_compilers.py checks those)."""
+    resident = sandbox.warm_compilers.resident_uids() if sandbox.warm_compilers is not None else set()
     out = subprocess.run(["ps", "-eo", "uid=,stat=,pid=,args="], capture_output=True, text=True,
                          check=True).stdout
     rows = [line.split(None, 3) for line in out.splitlines()]
     return [" ".join(r) for r in rows
-            if len(r) >= 3 and int(r[0]) in sandbox.uids_used and not r[1].startswith("Z")]
+            if len(r) >= 3 and int(r[0]) in sandbox.uids_used - resident and not r[1].startswith("Z")]
 
 
 def assert_healthy(sandbox: Sandbox) -> None:

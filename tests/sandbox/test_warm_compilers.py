@@ -1,0 +1,121 @@
+"""Warm compilers (core._WarmCompiler): Kotlin and Scala compiled by a compiler kept loaded give the very
+outcome of a cold compile (status and message, for a program that compiles, one with a type error and
+one without an entry point); nothing of one program reaches the next program's compile; a server that
+dies is replaced, and the compile it was given is done cold; closing the pool leaves no process."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from evaluators.sandbox import Limits, Sandbox
+
+pytestmark = pytest.mark.toolchains
+
+PROGRAMS: dict[str, dict[str, str]] = {
+    "kotlin": {
+        "ok": "fun main() {\n    val (a, b) = readln().split(\" \").map { it.toLong() }\n    println(a + b)\n}\n",
+        "type_error": "fun main() {\n    val x: Int = \"text\"\n    println(x)\n}\n",
+        "no_entry": "fun helper(x: Int): Int = x + 1\n",
+        # defines a top-level function the next program calls: it must not exist for that compile
+        "leaves": "fun leftByTheFirstProgram(): Long = 41\nfun main() { println(leftByTheFirstProgram()) }\n",
+        "uses": "fun main() { println(leftByTheFirstProgram() + 1) }\n",
+    },
+    "scala": {
+        "ok": "object Main {\n  def main(args: Array[String]): Unit = {\n"
+              "    val Array(a, b) = scala.io.StdIn.readLine().split(\" \").map(_.toLong)\n    println(a + b)\n  }\n}\n",
+        "type_error": "object Main {\n  def main(args: Array[String]): Unit = {\n    val x: Int = \"text\"\n  }\n}\n",
+        "no_entry": "object Helper {\n  def f(x: Int): Int = x + 1\n}\n",
+        "leaves": "object LeftByTheFirstProgram { val value = 41L }\n"
+                  "object Main { def main(args: Array[String]): Unit = println(LeftByTheFirstProgram.value) }\n",
+        "uses": "object Main { def main(args: Array[String]): Unit = println(LeftByTheFirstProgram.value + 1) }\n",
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def warm() -> Sandbox:
+    sandbox = Sandbox(warm_compilers=True)
+    assert sandbox.warm_compilers is not None, "scripts/install-toolchains builds the compile server"
+    yield sandbox
+    sandbox.warm_compilers.close()
+
+
+@pytest.fixture(scope="module")
+def cold() -> Sandbox:
+    sandbox = Sandbox(warm_compilers=False)
+    assert sandbox.warm_compilers is None
+    return sandbox
+
+
+def server_pids(sandbox: Sandbox) -> list[int]:
+    assert sandbox.warm_compilers is not None
+    uids = sandbox.warm_compilers.resident_uids()
+    out = subprocess.run(["ps", "-eo", "uid=,stat=,pid="], capture_output=True, text=True, check=True).stdout
+    return [int(pid) for uid, stat, pid in (line.split() for line in out.splitlines())
+            if int(uid) in uids and not stat.startswith("Z")]
+
+
+@pytest.mark.parametrize("language", sorted(PROGRAMS))
+def test_a_warm_compile_answers_as_a_cold_one(warm: Sandbox, cold: Sandbox, language: str) -> None:
+    for kind in ("ok", "type_error", "no_entry", "ok"):  # the last one on a server that has compiled three
+        source = PROGRAMS[language][kind]
+        with warm.program(language, source) as hot, cold.program(language, source) as plain:
+            assert hot.compile_result.status == plain.compile_result.status, (kind, hot.compile_result.output)
+            assert hot.compile_result.output == plain.compile_result.output, kind
+            assert hot.main_class == plain.main_class
+            if kind == "ok":
+                assert hot.compile_result.ok
+                limits = Limits(wall_seconds=20, cpu_seconds=20, memory_mb=1024)
+                assert hot.run("3 4\n", limits).stdout == plain.run("3 4\n", limits).stdout == "7\n"
+    assert server_pids(warm), "a server waits for the next compile"
+
+
+@pytest.mark.parametrize("language", sorted(PROGRAMS))
+def test_nothing_of_one_program_reaches_the_next_compile(warm: Sandbox, language: str) -> None:
+    with warm.program(language, PROGRAMS[language]["leaves"]) as first:
+        assert first.compile_result.ok, first.compile_result.output
+        assert first.run("", Limits(wall_seconds=20, cpu_seconds=20, memory_mb=1024)).stdout == "41\n"
+        with warm.program(language, PROGRAMS[language]["uses"]) as second:  # the same server
+            assert second.compile_result.status == "compile_error", second.compile_result.output
+            assert "LeftByTheFirstProgram" in second.compile_result.output or \
+                "leftByTheFirstProgram" in second.compile_result.output
+    assert warm.warm_compilers is not None
+    for idle in warm.warm_compilers._idle.values():
+        for server in idle:
+            assert list(server.work.iterdir()) == [], "a server's /prog is empty between compiles"
+
+
+@pytest.mark.parametrize("language", sorted(PROGRAMS))
+def test_a_server_that_died_is_replaced_and_the_compile_done_cold(warm: Sandbox, language: str) -> None:
+    with warm.program(language, PROGRAMS[language]["ok"]) as first:
+        assert first.compile_result.ok
+    pids = server_pids(warm)
+    assert pids
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while server_pids(warm) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    # the pool finds a dead server when it hands it out (or, racing with the kill, loses the reply):
+    # either way the program compiles, with the cold compile's outcome
+    for kind in ("ok", "type_error"):
+        with warm.program(language, PROGRAMS[language][kind]) as program:
+            assert program.compile_result.status == ("ok" if kind == "ok" else "compile_error")
+    assert server_pids(warm), "a new server took the dead one's place"
+
+
+def test_closing_the_pool_ends_every_server() -> None:
+    sandbox = Sandbox(warm_compilers=True)
+    assert sandbox.warm_compilers is not None
+    with sandbox.program("scala", PROGRAMS["scala"]["ok"]) as program:
+        assert program.compile_result.ok
+    uids = sandbox.warm_compilers.resident_uids()
+    assert uids
+    sandbox.warm_compilers.close()
+    out = subprocess.run(["ps", "-eo", "uid=,stat="], capture_output=True, text=True, check=True).stdout
+    assert not [line for line in out.splitlines() if int(line.split()[0]) in uids and not line.split()[1].startswith("Z")]
+    assert sandbox.warm_compilers.resident_uids() == set()
