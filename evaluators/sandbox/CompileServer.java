@@ -1,4 +1,4 @@
-// A warm compiler: one JVM that keeps the Kotlin or Scala compiler loaded and JIT-compiled, and runs
+// A warm compiler: one JVM that keeps the Kotlin, Scala or Java compiler loaded and JIT-compiled, and runs
 // one compile per request, so that a program does not pay the compiler's start-up (4-8 s cold on two
 // cores) for each compile. It runs inside the sandbox like any compile (evaluators/sandbox/compilers.py
 // starts it and owns its limits); this file only speaks the protocol and calls the compiler.
@@ -61,6 +61,17 @@ public final class CompileServer {
         };
     }
 
+    /** javac: com.sun.tools.javac.Main.compile(String[], PrintWriter) returns the exit code. */
+    static Compiler javac(String mainClass) throws ReflectiveOperationException {
+        Method compile = Class.forName(mainClass).getMethod("compile", String[].class, java.io.PrintWriter.class);
+        return (args, out) -> {
+            java.io.PrintWriter writer = new java.io.PrintWriter(out, true);
+            int code = (Integer) compile.invoke(null, args, writer);
+            writer.flush();
+            return code;
+        };
+    }
+
     /** Scala 2: scala.tools.nsc.Main.process(String[]) returns whether it compiled; its reporter prints
      * to scala.Console's streams, which are pointed at the reply for the compile. */
     static Compiler scala(String mainClass) throws ReflectiveOperationException {
@@ -88,7 +99,8 @@ public final class CompileServer {
         // this server's directory.
         String cp = System.getProperty("java.class.path");
         System.setProperty("java.class.path", cp.substring(0, Math.max(0, cp.lastIndexOf(':'))));
-        Compiler compiler = mainClass.startsWith("scala.") ? scala(mainClass) : kotlin(mainClass);
+        Compiler compiler = mainClass.startsWith("scala.") ? scala(mainClass)
+                : mainClass.equals("com.sun.tools.javac.Main") ? javac(mainClass) : kotlin(mainClass);
 
         DataInputStream in = new DataInputStream(System.in);
         DataOutputStream reply = new DataOutputStream(new java.io.FileOutputStream(java.io.FileDescriptor.out));

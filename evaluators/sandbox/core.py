@@ -1142,11 +1142,11 @@ class _Session(_Resident):
 
 class _WarmCompiler(_Resident):
     """A compiler kept loaded in one sandbox (CompileServer.java), for languages whose compiler is a JVM
-    that spends seconds starting (Kotlin, Scala): the same command and flags as the cold compile, the
+    that spends seconds starting (Kotlin, Scala, Java): the same command and flags as the cold compile, the
     same /prog directory, the same limits on memory and processes; one compile at a time. Its /prog
     is emptied before each compile and what the compile made is moved into the program's own
-    directory, out of the server's reach. The compiler runs no code of the program's (neither kotlinc
-    nor scalac 2 runs user code while compiling one source file), so a server is shared by the
+    directory, out of the server's reach. The compiler runs no code of the program's (kotlinc, javac
+    and scalac 2 run no user code while compiling one source file, and are given no plugin), so a server is shared by the
     programs its worker compiles; anything but a normal answer (a crash, an Error thrown, a time-out
     or memory kill) ends the server, and the program is compiled cold, which answers as before."""
 
@@ -1162,8 +1162,10 @@ class _WarmCompiler(_Resident):
         cmd = _fill(language.compile_cmd, limits)
         at = cmd.index(language.compiler_main)
         head, self.args = cmd[:at], cmd[at + 1:]
-        classpath = head.index("-cp") + 1
-        head[classpath] += ":" + COMPILE_SERVER_CLASSES
+        if "-cp" in head:
+            head[head.index("-cp") + 1] += ":" + COMPILE_SERVER_CLASSES
+        else:
+            head += ["-cp", COMPILE_SERVER_CLASSES]
         uid = sandbox._next_uid()
         if sandbox.is_root:
             os.chown(self.work, uid, uid)

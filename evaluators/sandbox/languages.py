@@ -18,6 +18,8 @@ SCALA_JARS: str = TOOLCHAIN_DIR + "/scala"
 SCALA_LIBRARY: str = SCALA_JARS + "/scala-library.jar"
 _SCALA_COMPILER_CP: str = ":".join(f"{SCALA_JARS}/scala-{part}.jar" for part in ("compiler", "library", "reflect"))
 KOTLINC: str = TOOLCHAIN_DIR + "/kotlin/bin/kotlinc"
+#: precompiled C++ headers, searched before the system's (evaluators.sandbox.warm makes them)
+PCH_DIR: str = TOOLCHAIN_DIR + "/pch"
 #: the compiler jar names the rest of the compiler's class path in its manifest
 KOTLIN_COMPILER_JAR: str = TOOLCHAIN_DIR + "/kotlin/lib/kotlin-compiler.jar"
 KOTLIN_STDLIB: str = TOOLCHAIN_DIR + "/kotlin/lib/kotlin-stdlib.jar"
@@ -77,7 +79,7 @@ class Language:
     #: one (the supervisor's zygote); only where run_cmd is that same interpreter on the program file
     warm_python: bool = False
     #: the main class in compile_cmd of a JVM compiler that a warm compiler (core._WarmCompiler) can
-    #: keep loaded: compile_cmd is then ``java <flags> -cp <class path> <compiler_main> <arguments>``
+    #: keep loaded: compile_cmd is then ``java <flags> [-cp <class path>] <compiler_main> <arguments>``
     compiler_main: str | None = None
 
 
@@ -105,7 +107,9 @@ LANGUAGES: dict[str, Language] = {
         display_name="C++",
         fence="cpp",
         source_name="main.cpp",
-        compile_cmd=_l("g++", "-O2", "-std=gnu++17", "-pipe", "-o", "{prog}/main", "{prog}/main.cpp"),
+        # {tc}/pch holds bits/stdc++.h precompiled with these very flags (evaluators.sandbox.warm): the
+        # same header, parsed once at install instead of in every compile; without it, the header itself
+        compile_cmd=_l("g++", "-O2", "-std=gnu++17", "-pipe", "-I" + PCH_DIR, "-o", "{prog}/main", "{prog}/main.cpp"),
         run_cmd=_l("{prog}/main"),
         version_cmd=_l("g++", "--version"),
         oom_markers=("std::bad_alloc",),
@@ -116,8 +120,10 @@ LANGUAGES: dict[str, Language] = {
         display_name="Java",
         fence="java",
         source_name="Main.java",
-        compile_cmd=_l("javac", "-J-Xmx{heap_mb}m", "-J-XX:+UseSerialGC", "-encoding", "UTF-8",
-                       "-d", "{prog}", "{prog}/Main.java"),
+        # what the javac launcher runs; the class path named (javac's default is the working directory)
+        compile_cmd=_l("java", *_JVM_TOOL_OPTS.split(), *_cds("java").split(), "com.sun.tools.javac.Main",
+                       "-cp", "{prog}", "-encoding", "UTF-8", "-d", "{prog}", "{prog}/Main.java"),
+        compiler_main="com.sun.tools.javac.Main",
         run_cmd=_jvm_run("java", "{prog}", "Main"),
         version_cmd=_l("java", "-version"),
         oom_markers=("java.lang.OutOfMemoryError",),

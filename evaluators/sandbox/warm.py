@@ -14,6 +14,11 @@ a static archive of what a representative program of RUN_PROGRAMS loaded (``-XX:
 then ``-Xshare:dump`` with only the runtime library on the class path, so that it matches every
 program's class path, which starts with that library). It holds library classes only, never a program's.
 
+C++ solutions nearly all start with ``#include <bits/stdc++.h>``, which g++ spends 1-3 s parsing. A
+precompiled ``bits/stdc++.h.gch`` (made here with the very flags of the C++ compile, found first through
+``-I{tc}/pch``) replaces that with a read; g++ checks that it matches the compile and otherwise reads the
+header (a one-line ``#include_next`` of the real one), so the program and its binary are the same.
+
 The same module builds the warm compilers' server (CompileServer.java, used by core._WarmCompiler)
 into ``.toolchains/compile-server``, stamped with its source's digest: a server built from another
 source is never started.
@@ -38,6 +43,12 @@ from .languages import CDS_ARCHIVE_FLAG, LANGUAGES, PROG_DIR
 ARCHIVE_DIR = TOOLCHAINS / "cds"
 #: a small program per compiler, enough to load what compiling real solutions loads
 PROGRAMS: dict[str, str] = {
+    "java": "import java.util.*;\nimport java.util.stream.*;\npublic class Main {\n"
+            "  public static void main(String[] args) {\n    Scanner in = new Scanner(System.in);\n"
+            "    List<Long> xs = new ArrayList<>();\n    while (in.hasNextLong()) xs.add(in.nextLong());\n"
+            "    Map<Long, Long> m = xs.stream().collect(Collectors.groupingBy(x -> x % 3, Collectors.summingLong(x -> x)));\n"
+            "    System.out.println(xs.stream().sorted().map(String::valueOf).collect(Collectors.joining(\" \"))"
+            " + m.values().stream().mapToLong(Long::longValue).sum());\n  }\n}\n",
     "scala": "object Main {\n  def main(args: Array[String]): Unit = {\n"
              "    val xs = scala.io.StdIn.readLine().split(\" \").map(_.toLong).toList\n"
              "    val m = xs.groupBy(_ % 3).map { case (k, v) => k -> v.sum }\n"
@@ -170,7 +181,7 @@ def build_archives(sandbox: Sandbox | None = None, *, force: bool = False) -> di
     ARCHIVE_DIR.chmod(0o755)
     done: dict[str, str] = {}
     for language in PROGRAMS:
-        installed = (TOOLCHAINS / language).is_dir()
+        installed = language == "java" or (TOOLCHAINS / language).is_dir()
         done[language] = _compiler_archive(sandbox, language) if installed else "toolchain not installed"
     for language in RUN_PROGRAMS:
         installed = language == "java" or (TOOLCHAINS / language).is_dir()
@@ -202,9 +213,40 @@ def build_compile_server(*, force: bool = False) -> str:
     return "built"
 
 
+def build_precompiled_headers(*, force: bool = False) -> str:
+    """Precompile bits/stdc++.h with the C++ compile's own flags unless that was done for this g++."""
+    target = TOOLCHAINS / "pch"
+    lang = LANGUAGES["cpp"]
+    assert lang.compile_cmd is not None
+    flags = [part for part in lang.compile_cmd[1:lang.compile_cmd.index("-o")] if not part.startswith("-I")]
+    version = subprocess.run([lang.compile_cmd[0], "--version"], capture_output=True, text=True).stdout
+    digest = hashlib.sha256("\n".join([version, *flags]).encode()).hexdigest()
+    stamp = target / ".stamp"
+    if not force and stamp.is_file() and stamp.read_text().strip() == digest:
+        return "up to date"
+    building = Path(str(target) + ".tmp")
+    shutil.rmtree(building, ignore_errors=True)
+    (building / "bits").mkdir(parents=True)
+    header = building / "bits" / "stdc++.h"
+    header.write_text("#include_next <bits/stdc++.h>\n")
+    made = subprocess.run([lang.compile_cmd[0], *flags, f"-I{building}", "-w", "-x", "c++-header", str(header),
+                           "-o", f"{header}.gch"], capture_output=True, text=True)
+    if made.returncode != 0:
+        shutil.rmtree(building, ignore_errors=True)
+        return f"not made (g++: {(made.stdout + made.stderr).strip()[:500]}): the header is parsed in every compile"
+    stamp_file = building / ".stamp"
+    stamp_file.write_text(digest)
+    for path in [building, *building.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o444)
+    shutil.rmtree(target, ignore_errors=True)
+    building.replace(target)
+    return f"made ({(target / 'bits' / 'stdc++.h.gch').stat().st_size // (1024 * 1024)} MB)"
+
+
 def main() -> None:
     force = "--force" in sys.argv
     print(f"[warm] compile server: {build_compile_server(force=force)}", file=sys.stderr)
+    print(f"[warm] C++ precompiled header: {build_precompiled_headers(force=force)}", file=sys.stderr)
     for language, outcome in build_archives(force=force).items():
         print(f"[warm] {language}: {outcome}", file=sys.stderr)
 

@@ -1,4 +1,4 @@
-"""Warm compilers (core._WarmCompiler): Kotlin and Scala compiled by a compiler kept loaded give the very
+"""Warm compilers (core._WarmCompiler): Java, Kotlin and Scala compiled by a compiler kept loaded give the very
 outcome of a cold compile (status and message, for a program that compiles, one with a type error and
 one without an entry point); nothing of one program reaches the next program's compile; a server that
 dies is replaced, and the compile it was given is done cold; closing the pool leaves no process."""
@@ -16,6 +16,18 @@ from evaluators.sandbox import Limits, Sandbox
 pytestmark = pytest.mark.toolchains
 
 PROGRAMS: dict[str, dict[str, str]] = {
+    "java": {
+        "ok": "import java.util.*;\npublic class Main {\n  public static void main(String[] args) {\n"
+              "    Scanner in = new Scanner(System.in);\n    System.out.println(in.nextLong() + in.nextLong());\n  }\n}\n",
+        "type_error": "public class Main {\n  public static void main(String[] args) {\n    int x = \"text\";\n  }\n}\n",
+        "no_entry": "public class Solution {\n  public static void main(String[] args) {}\n}\n",
+        # javac's class path is /prog: a class the first program left there would be found
+        "leaves": "class LeftByTheFirstProgram { static long value = 41; }\n"
+                  "public class Main {\n  public static void main(String[] args) {\n"
+                  "    System.out.println(LeftByTheFirstProgram.value);\n  }\n}\n",
+        "uses": "public class Main {\n  public static void main(String[] args) {\n"
+                "    System.out.println(LeftByTheFirstProgram.value + 1);\n  }\n}\n",
+    },
     "kotlin": {
         "ok": "fun main() {\n    val (a, b) = readln().split(\" \").map { it.toLong() }\n    println(a + b)\n}\n",
         "type_error": "fun main() {\n    val x: Int = \"text\"\n    println(x)\n}\n",
