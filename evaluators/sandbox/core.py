@@ -73,11 +73,14 @@ SUPERVISOR: Path = Path(__file__).resolve().parent / "supervisor.py"
 SUPERVISOR_DIR: str = "/opt/supervisor"
 #: memory the supervisor (and Python's warm starter) may use besides a test's own limit
 SUPERVISOR_MEMORY_MB: int = 64
-#: the warm compilers' server (CompileServer.java), built into .toolchains/compile-server by
-#: evaluators.sandbox.warm and reached inside the sandbox through the toolchain mount
-COMPILE_SERVER_SOURCE: Path = Path(__file__).resolve().parent / "CompileServer.java"
-COMPILE_SERVER_CLASSES: str = TOOLCHAIN_DIR + "/compile-server"
+#: the warm compilers' servers: CompileServer.java for the JVM compilers, compile-server.js for tsc;
+#: evaluators.sandbox.warm builds (javac) and copies them into .toolchains/compile-server, and they are
+#: reached inside the sandbox through the toolchain mount
+COMPILE_SERVER_SOURCES: tuple[Path, ...] = tuple(Path(__file__).resolve().parent / name
+                                                 for name in ("CompileServer.java", "compile-server.js"))
+COMPILE_SERVER_DIR: str = TOOLCHAIN_DIR + "/compile-server"
 COMPILE_SERVER_CLASS: str = "leaderboard.sandbox.CompileServer"
+NODE_COMPILE_SERVER: str = COMPILE_SERVER_DIR + "/compile-server.js"
 WARM_COMPILER_IDLE_SECONDS: int = 120
 WARM_COMPILER_RECYCLE: int = 200
 
@@ -940,6 +943,34 @@ def _fill_env(env: dict[str, str], limits: Limits) -> dict[str, str]:
     return {k: v.format(**values) for k, v in env.items()}
 
 
+def compile_server_digest() -> str:
+    """The digest of the warm compilers' sources, stamped on what evaluators.sandbox.warm installs: a
+    server built from other sources is never started."""
+    digest = hashlib.sha256()
+    for source in COMPILE_SERVER_SOURCES:
+        digest.update(source.name.encode() + b"\0" + source.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _compile_server_command(language: Language, limits: Limits) -> tuple[list[str], list[str], frozenset[bytes]]:
+    """How a warm compiler of ``language`` starts (the cold compile's command up to its compiler, then
+    the server in the compiler's place), the arguments each compile sends it (the cold command's own),
+    and the exit codes that are a compile's normal answers (any other ends the server)."""
+    assert language.compile_cmd is not None and language.compiler_main is not None
+    cmd = _fill(language.compile_cmd, limits)
+    main = _fill((language.compiler_main,), limits)[0]
+    at = cmd.index(main)
+    head, args = cmd[:at], cmd[at + 1:]
+    idle = str(WARM_COMPILER_IDLE_SECONDS)
+    if head[0] == "node":  # tsc: 1 and 2 are errors reported (2: and the output written anyway)
+        return [*head, NODE_COMPILE_SERVER, main, idle], args, frozenset({b"0", b"1", b"2"})
+    if "-cp" in head:  # kotlinc's 2 and 137 are its internal errors
+        head[head.index("-cp") + 1] += ":" + COMPILE_SERVER_DIR
+    else:
+        head += ["-cp", COMPILE_SERVER_DIR]
+    return [*head, COMPILE_SERVER_CLASS, main, idle], args, frozenset({b"0", b"1"})
+
+
 class _Resident:
     """A long-lived process in one sandbox that answers framed requests (a 4-byte big-endian length,
     then the bytes) on its stdin and stdout: the test supervisor of a _Session, a warm compiler of
@@ -1141,14 +1172,15 @@ class _Session(_Resident):
 
 
 class _WarmCompiler(_Resident):
-    """A compiler kept loaded in one sandbox (CompileServer.java), for languages whose compiler is a JVM
-    that spends seconds starting (Kotlin, Scala, Java): the same command and flags as the cold compile, the
-    same /prog directory, the same limits on memory and processes; one compile at a time. Its /prog
-    is emptied before each compile and what the compile made is moved into the program's own
-    directory, out of the server's reach. The compiler runs no code of the program's (kotlinc, javac
-    and scalac 2 run no user code while compiling one source file, and are given no plugin), so a server is shared by the
-    programs its worker compiles; anything but a normal answer (a crash, an Error thrown, a time-out
-    or memory kill) ends the server, and the program is compiled cold, which answers as before."""
+    """A compiler kept loaded in one sandbox, for languages whose compiler spends seconds starting: a JVM
+    (CompileServer.java: Kotlin, Scala, Java) or Node (compile-server.js: TypeScript's tsc). The same
+    command and flags as the cold compile, the same /prog directory, the same limits on memory and
+    processes; one compile at a time. Its /prog is emptied before each compile and what the compile
+    made is moved into the program's own directory, out of the server's reach. The compiler runs no
+    code of the program's (kotlinc, javac and scalac 2 run no user code while compiling one source
+    file, and are given no plugin; tsc only parses and emits), so a server is shared by the programs
+    its worker compiles; anything but a normal answer (a crash, an exception thrown, a time-out or
+    memory kill) ends the server, and the program is compiled cold, which answers as before."""
 
     def __init__(self, sandbox: Sandbox, language: Language, limits: Limits) -> None:
         super().__init__(sandbox, limits)
@@ -1159,20 +1191,13 @@ class _WarmCompiler(_Resident):
         os.chmod(self.root, 0o755)
         self.work: Path = self.root / "prog"
         self.work.mkdir()
-        cmd = _fill(language.compile_cmd, limits)
-        at = cmd.index(language.compiler_main)
-        head, self.args = cmd[:at], cmd[at + 1:]
-        if "-cp" in head:
-            head[head.index("-cp") + 1] += ":" + COMPILE_SERVER_CLASSES
-        else:
-            head += ["-cp", COMPILE_SERVER_CLASSES]
+        command, self.args, self.normal = _compile_server_command(language, limits)
         uid = sandbox._next_uid()
         if sandbox.is_root:
             os.chown(self.work, uid, uid)
         env = {**BASE_ENV, **_fill_env(language.env, limits), **_fill_env(language.compile_env, limits)}
         try:
-            self._launch([*head, COMPILE_SERVER_CLASS, language.compiler_main, str(WARM_COMPILER_IDLE_SECONDS)],
-                         env=env, cgroup_limits=limits, prog_dir=self.work, writable_prog=True, binds=(),
+            self._launch(command, env=env, cgroup_limits=limits, prog_dir=self.work, writable_prog=True, binds=(),
                          cwd=PROG_DIR, uid=uid)
         except BaseException:
             self.close()
@@ -1195,8 +1220,8 @@ class _WarmCompiler(_Resident):
         oom = self._oom_between(before, self._counters())
         self.compiles += 1
         head, _, output = (answer or b"").partition(b"\n")
-        if answer is None or oom or head not in (b"0", b"1"):
-            self.close()  # a crash, an Error or an internal error (kotlinc's 2 and 137), a kill: compile cold
+        if answer is None or oom or head not in self.normal:
+            self.close()  # a crash, an Error or an internal error, a kill: compile cold
             return None
         for entry in list(self.work.iterdir()):
             os.replace(entry, into / entry.name)
@@ -1225,7 +1250,7 @@ class _WarmCompilers:
         """Whether the server's class is installed and built from this checkout's source."""
         stamp = TOOLCHAINS / "compile-server" / ".source-sha256"
         try:
-            return stamp.read_text().strip() == hashlib.sha256(COMPILE_SERVER_SOURCE.read_bytes()).hexdigest()
+            return stamp.read_text().strip() == compile_server_digest()
         except OSError:
             return False
 

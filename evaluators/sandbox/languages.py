@@ -23,6 +23,7 @@ PCH_DIR: str = TOOLCHAIN_DIR + "/pch"
 #: the compiler jar names the rest of the compiler's class path in its manifest
 KOTLIN_COMPILER_JAR: str = TOOLCHAIN_DIR + "/kotlin/lib/kotlin-compiler.jar"
 KOTLIN_STDLIB: str = TOOLCHAIN_DIR + "/kotlin/lib/kotlin-stdlib.jar"
+TSC: str = "{tc}/node_modules/typescript/bin/tsc"
 
 _JVM_RUN_FLAGS: tuple[str, ...] = (
     "-Xmx{heap_mb}m",
@@ -78,8 +79,9 @@ class Language:
     #: runs are forked from a warm /usr/bin/python3 with the standard library loaded instead of starting
     #: one (the supervisor's zygote); only where run_cmd is that same interpreter on the program file
     warm_python: bool = False
-    #: the main class in compile_cmd of a JVM compiler that a warm compiler (core._WarmCompiler) can
-    #: keep loaded: compile_cmd is then ``java <flags> [-cp <class path>] <compiler_main> <arguments>``
+    #: the compiler in compile_cmd that a warm compiler (core._WarmCompiler) can keep loaded: a JVM
+    #: compiler's main class (compile_cmd ``java <flags> [-cp <class path>] <compiler_main> <arguments>``)
+    #: or tsc's script (``node <flags> <compiler_main> <arguments>``)
     compiler_main: str | None = None
 
 
@@ -182,11 +184,12 @@ LANGUAGES: dict[str, Language] = {
         display_name="TypeScript",
         fence="typescript",
         source_name="main.ts",
-        compile_cmd=_l("node", "--max-old-space-size={heap_mb}", "{tc}/node_modules/typescript/bin/tsc",
+        compile_cmd=_l("node", "--max-old-space-size={heap_mb}", TSC,
                        "--noCheck", "--target", "es2022", "--module", "commonjs", "--skipLibCheck",
                        "--outDir", "{prog}/out", "{prog}/main.ts"),
+        compiler_main=TSC,
         run_cmd=_l("node", "--max-old-space-size={heap_mb}", "--stack-size=65500", "{prog}/out/main.js"),
-        version_cmd=_l("node", "{tc}/node_modules/typescript/bin/tsc", "--version"),
+        version_cmd=_l("node", TSC, "--version"),
         oom_markers=("JavaScript heap out of memory",),
         artifact="out/main.js",
     ),

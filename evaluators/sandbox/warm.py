@@ -19,9 +19,9 @@ precompiled ``bits/stdc++.h.gch`` (made here with the very flags of the C++ comp
 ``-I{tc}/pch``) replaces that with a read; g++ checks that it matches the compile and otherwise reads the
 header (a one-line ``#include_next`` of the real one), so the program and its binary are the same.
 
-The same module builds the warm compilers' server (CompileServer.java, used by core._WarmCompiler)
-into ``.toolchains/compile-server``, stamped with its source's digest: a server built from another
-source is never started.
+The same module installs the warm compilers' servers (used by core._WarmCompiler) into
+``.toolchains/compile-server``: CompileServer.java compiled, compile-server.js copied, stamped with
+their sources' digest; a server built from other sources is never started.
 
 ``python -m evaluators.sandbox.warm`` (run by scripts/install-toolchains) makes the archives when the
 JDK or a compiler changed since they were made, and the server when its source changed.
@@ -37,7 +37,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from . import languages as languages_module
-from .core import COMPILE_SERVER_SOURCE, TOOLCHAINS, Limits, Sandbox, _fill, _fill_env
+from .core import COMPILE_SERVER_SOURCES, TOOLCHAINS, Limits, Sandbox, _fill, _fill_env, compile_server_digest
 from .languages import CDS_ARCHIVE_FLAG, LANGUAGES, PROG_DIR
 
 ARCHIVE_DIR = TOOLCHAINS / "cds"
@@ -191,20 +191,25 @@ def build_archives(sandbox: Sandbox | None = None, *, force: bool = False) -> di
 
 
 def build_compile_server(*, force: bool = False) -> str:
-    """Compile CompileServer.java (javac, on the host: it is the project's own code) unless the class
-    there was built from this very source."""
+    """Compile CompileServer.java (javac, on the host: it is the project's own code) and copy
+    compile-server.js beside it, unless what is there was made from these very sources."""
     target = TOOLCHAINS / "compile-server"
-    digest = hashlib.sha256(COMPILE_SERVER_SOURCE.read_bytes()).hexdigest()
+    digest = compile_server_digest()
     stamp = target / ".source-sha256"
     if not force and stamp.is_file() and stamp.read_text().strip() == digest:
         return "up to date"
     building = Path(str(target) + ".tmp")
     shutil.rmtree(building, ignore_errors=True)
-    made = subprocess.run(["javac", "-encoding", "UTF-8", "--release", "17", "-d", str(building), str(COMPILE_SERVER_SOURCE)],
+    building.mkdir(parents=True)
+    java = [source for source in COMPILE_SERVER_SOURCES if source.suffix == ".java"]
+    made = subprocess.run(["javac", "-encoding", "UTF-8", "--release", "17", "-d", str(building), *map(str, java)],
                           capture_output=True, text=True)
     if made.returncode != 0:
         shutil.rmtree(building, ignore_errors=True)
         return f"not built (javac: {(made.stdout + made.stderr).strip()[:500]}): compiles stay cold"
+    for source in COMPILE_SERVER_SOURCES:
+        if source.suffix == ".js":
+            shutil.copyfile(source, building / source.name)
     (building / ".source-sha256").write_text(digest)
     for path in [building, *building.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o444)
