@@ -28,7 +28,7 @@ sys.path.insert(0, str(REPO))
 from bench.common import write_results  # noqa: E402
 
 from evaluators.sandbox import LANGUAGES, Limits, Sandbox, toolchain_versions  # noqa: E402
-from evaluators.sandbox.languages import _JVM_RUN_FLAGS, _JVM_TOOL_OPTS, CDS_ARCHIVE_FLAG, KOTLINC, Language  # noqa: E402
+from evaluators.sandbox.languages import _JVM_RUN_FLAGS, _JVM_TOOL_OPTS, KOTLINC, Language, without_cds  # noqa: E402
 
 N = int(os.environ.get("BENCH_TESTS", "20"))
 COMPILES = int(os.environ.get("BENCH_COMPILES", "6"))
@@ -44,11 +44,6 @@ A_PLUS_B: dict[str, str] = {
 }
 
 
-def _without_run_archive(lang: Language) -> tuple[str, ...]:
-    return tuple(part for part in lang.run_cmd if not part.startswith(CDS_ARCHIVE_FLAG)
-                 and part not in ("-Xshare:auto", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"))
-
-
 def before(language: str) -> Language:
     """The language as it was compiled and run before this change (no warm compiler either)."""
     lang = LANGUAGES[language]
@@ -56,7 +51,7 @@ def before(language: str) -> Language:
         return replace(lang, compile_cmd=(KOTLINC, "{prog}/main.kt", "-include-runtime", "-nowarn", "-d", "{prog}/main.jar"),
                        compile_env={"JAVA_OPTS": _JVM_TOOL_OPTS}, compiler_main=None,
                        run_cmd=("java", *_JVM_RUN_FLAGS, "-jar", "{prog}/main.jar"), jar_main_class=False)
-    return replace(lang, run_cmd=_without_run_archive(lang), compiler_main=None)
+    return replace(lang, run_cmd=without_cds(lang.run_cmd), compiler_main=None)
 
 
 def per_test(sandbox: Sandbox, lang: Language) -> float:

@@ -137,6 +137,27 @@ def one_sandbox_per_test(sandbox: Sandbox, language: str, src: str, stdin: str) 
         return times
 
 
+#: the floor of any design with a process per test: a warm Python forks a child that exits at once, and
+#: reaps it (no isolation, no input or output, no interpreter start)
+FORK_FLOOR = """
+import os, sys, time
+times = []
+for _ in range(int(sys.argv[1])):
+    started = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    times.append(time.perf_counter() - started)
+print(" ".join(map(str, times)))
+"""
+
+
+def fork_floor() -> list[float]:
+    done = subprocess.run([PYTHON, "-I", "-S", "-c", FORK_FLOOR, str(N)], capture_output=True, text=True, check=True)
+    return [float(t) for t in done.stdout.split()]
+
+
 def bare_bwrap() -> list[float]:
     """Floor: a minimal bwrap (user+pid+mount namespaces, /usr only) running /bin/true."""
     cmd = ["/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--ro-bind", "/usr", "/usr",
@@ -157,11 +178,14 @@ A program gets one sandbox for all its tests (evaluators/sandbox/supervisor.py):
 (memory, processes, CPU accounting) and a pooled empty network namespace are set up once, and a small
 supervisor inside runs each test as its own process with its own limits (CPU, file size, memory
 through the cgroup, output), kills whatever the test left running and empties /tmp and /dev/shm
-before the next. Python tests are forked from a warm interpreter that imported the standard library
-before any input arrived. Per test what remains is: a JSON request and reply over a pipe (base64
-input and output), the cgroup counters read before and after (OOM kills, CPU), one fork (C++: and an
-exec; Python: a runner fork and the test's fork), the scan of the sandbox's /proc to kill strays,
-and the wipe.
+before the next. Python tests are forked from a warm interpreter (the zygote) that imported the
+standard library before any input arrived; the supervisor hands it the test's pipe ends and never the
+input, which it writes into the pipe itself. Per test what remains is: a JSON request and reply over a
+pipe (base64 input and output), the cgroup counters read before and after (OOM kills, CPU), one fork
+(C++: and an exec), the exit of the test's process and its reaping, the scan of the sandbox's /proc
+to kill strays, and the wipe. The fork and the exit alone cost about as much as LiveCodeBench's whole
+in-process test (the "fork floor" line above), so a process per test, which is what keeps one test's
+module-level state and memory from the next, cannot reach that harness's rate on this machine.
 
 Starting a sandbox (bwrap's namespaces and ~25 mounts, the cgroup, the supervisor's interpreter) is
 now paid once per program; a single isolated run (`Program.run`) pays it every time, which is the
@@ -185,7 +209,8 @@ def measure_once(sandbox: Sandbox) -> dict:
                 inproc = statistics.median(in_process(src, stdin))
                 row.update(in_process_median_s=inproc, in_process_tests_per_s=1 / inproc, sandbox_vs_in_process_rate=inproc / s)
             rows.append(row)
-    return {"load_average_before": load, "rows": rows, "bare_bwrap_true_median_s": statistics.median(bare_bwrap())}
+    return {"load_average_before": load, "rows": rows, "bare_bwrap_true_median_s": statistics.median(bare_bwrap()),
+            "fork_floor_median_s": statistics.median(fork_floor())}
 
 
 def main() -> None:
@@ -215,12 +240,16 @@ def main() -> None:
     inproc = [v * 1000 for v in across(("a+b", "python"), "in_process_median_s")]
     vs_inproc = across(("a+b", "python"), "sandbox_vs_in_process_rate")
     floor = [run["bare_bwrap_true_median_s"] * 1000 for run in runs]
+    forks = [run["fork_floor_median_s"] * 1000 for run in runs]
     singles = {key: statistics.median(v * 1000 for v in across(key, "one_sandbox_per_test_median_s")) for key in keys if key[0] == "a+b"}
     md += ["", "A single isolated run (a new sandbox and supervisor for it, as `Program.run` does) on A+B: "
            + "; ".join(f"{key[1]} {ms:.1f} ms" for key, ms in singles.items()) + "."]
     md += ["", f"Python A+B, LiveCodeBench's in-process method reproduced (no isolation): {statistics.median(inproc):.3f} ms per test "
            f"({1000 / statistics.median(inproc):.0f} tests/s); the sandbox runs at {statistics.median(vs_inproc):.3f}x that rate "
            f"(worst run {min(vs_inproc):.3f}x).",
+           f"A fork of a Python that exits at once, reaped (the floor of a process per test, no isolation), same runs: "
+           f"median {statistics.median(forks):.3f} ms (worst {max(forks):.3f}); the in-process method takes "
+           f"{statistics.median(inproc) / statistics.median(forks):.2f}x that per test.",
            f"Bare bwrap running /bin/true (the floor of any one-sandbox-per-test design), same runs: median {statistics.median(floor):.1f} ms "
            f"(worst {max(floor):.1f}).", f"cgroups: {sandbox.uses_cgroups}; pooled network namespaces: {sandbox.pooled_netns}."]
     (res / "sandbox.md").write_text("# Sandbox overhead per test\n\n" + "\n".join(md) + "\n" + OVERHEAD_NOTE)

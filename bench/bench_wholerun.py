@@ -40,7 +40,7 @@ from evaluators.core import get_evaluator  # noqa: E402
 from evaluators.multi_lcb.compare import outputs_match  # noqa: E402
 from evaluators.multi_lcb.prompts import extract_code  # noqa: E402
 from evaluators.sandbox.core import TOOLCHAINS, Limits, _jar_main_class, _placeholders  # noqa: E402
-from evaluators.sandbox.languages import CDS_ARCHIVE_FLAG, LANGUAGES, PROG_DIR, TOOLCHAIN_DIR  # noqa: E402
+from evaluators.sandbox.languages import LANGUAGES, PROG_DIR, TOOLCHAIN_DIR, without_cds  # noqa: E402
 
 CONCURRENCY = 2
 TIME_LIMIT = float(os.environ.get("BENCH_TIME_LIMIT", "15"))
@@ -56,9 +56,8 @@ def fill(template: tuple[str, ...] | dict[str, str], limits: Limits, prog: Path,
     own archive (and the compilers cold)."""
     fmt = _placeholders(limits, main)
     if isinstance(template, dict):
-        return {k: " ".join(part for part in host(v.format(**fmt), prog).split(" ") if not part.startswith(CDS_ARCHIVE_FLAG))
-                for k, v in template.items()}
-    return [host(part.format(**fmt), prog) for part in template if not part.startswith(CDS_ARCHIVE_FLAG)]
+        return {k: " ".join(without_cds(host(v.format(**fmt), prog).split(" "))) for k, v in template.items()}
+    return [host(part.format(**fmt), prog) for part in without_cds(template)]
 
 
 def unsandboxed_item(item: Any, output: str, limits: Limits, gocache: Path) -> dict[str, Any]:

@@ -41,12 +41,21 @@ _JVM_TOOL_OPTS: str = "-Xmx{heap_mb}m -Xss16m -XX:+UseSerialGC -XX:-UsePerfData 
 CDS_ARCHIVE_FLAG: str = "-XX:SharedArchiveFile="
 
 
+#: what goes with an archive's flag: use it when it matches, and say nothing when it does not
+_CDS_COMPANIONS: tuple[str, ...] = ("-Xshare:auto", "-Xlog:cds=off", "-Xlog:cds+dynamic=off")
+
+
 def _cds(archive: str) -> str:
     """Start a JVM from a class-data sharing archive of evaluators.sandbox.warm when it exists and
     matches (a missing or stale one is ignored silently: the JVM starts cold, with the same result):
     ``<language>`` a compiler's own classes, ``<language>-run`` what programs load (the JDK's classes
     and the language's runtime library)."""
-    return f"{CDS_ARCHIVE_FLAG}{{tc}}/cds/{archive}.jsa -Xshare:auto -Xlog:cds=off -Xlog:cds+dynamic=off"
+    return " ".join((f"{CDS_ARCHIVE_FLAG}{{tc}}/cds/{archive}.jsa", *_CDS_COMPANIONS))
+
+
+def without_cds(command: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """``command`` without the archive _cds added (the JVM starts from the JDK's own archive)."""
+    return tuple(part for part in command if not part.startswith(CDS_ARCHIVE_FLAG) and part not in _CDS_COMPANIONS)
 
 
 def _jvm_run(language: str, classpath: str, main: str) -> tuple[str, ...]:

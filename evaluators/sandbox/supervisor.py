@@ -16,8 +16,11 @@ session and the parent reports that test as failed.
 
 Python programs can start warm (``--warm-python``): each test is forked from a zygote that started
 before any request was read and imported the standard library's common modules, and the program is
-compiled and run as ``__main__`` in the fork; the zygote itself never runs a program nor sees an
-input, so nothing a program does at module level reaches the next test, and no input is in its memory.
+compiled and run as ``__main__`` in the fork. The supervisor hands the zygote the test's three pipe
+ends (over a Unix socket, SCM_RIGHTS) with the command, environment and limits, never the input, which
+the supervisor writes into the pipe itself; the zygote forks the test, waits for it and reports its
+exit status and CPU time. The zygote never runs a program nor sees an input, so nothing a program
+does at module level reaches the next test, and no input is in its memory.
 """
 from __future__ import annotations
 
@@ -29,10 +32,10 @@ import resource
 import selectors
 import shutil
 import signal
+import socket
 import struct
 import sys
 import time
-from collections.abc import Callable
 from typing import Any
 
 Message = dict[str, Any]
@@ -67,21 +70,27 @@ def write_frame(fd: int, message: Message) -> None:
         data = data[os.write(fd, data):]
 
 
-#: bwrap's init, the supervisor, the zygote and the zygote's current runner: never killed between tests
+#: bwrap's init, the supervisor and the zygote: never killed between tests
 PROTECTED: set[int] = {1}
 #: exit statuses of children that kill_others reaped, for the caller that waits for them
 REAPED: dict[int, tuple[int, Any]] = {}
 
 
-def wait_for(pid: int) -> tuple[int, Any]:
-    """The child's exit status and rusage, whether it is still to be reaped or kill_others reaped it."""
+def cpu_of(rusage: Any) -> float | None:
+    return (rusage.ru_utime + rusage.ru_stime) if rusage is not None else None
+
+
+def wait_for(pid: int) -> tuple[int, float | None]:
+    """The child's exit status and CPU seconds, whether it is still to be reaped or kill_others reaped it."""
     if pid in REAPED:
-        return REAPED.pop(pid)
+        status, rusage = REAPED.pop(pid)
+        return status, cpu_of(rusage)
     try:
         _, status, rusage = os.wait4(pid, 0)
-        return status, rusage
+        return status, cpu_of(rusage)
     except ChildProcessError:
-        return REAPED.pop(pid, (signal.SIGKILL, None))
+        status, rusage = REAPED.pop(pid, (signal.SIGKILL, None))
+        return status, cpu_of(rusage)
 
 
 def others(spare: int | None = None) -> list[int]:
@@ -152,8 +161,11 @@ def child_setup(request: Message, fds: tuple[int, int, int]) -> None:
     for name, soft, hard in request["rlimits"]:
         resource.setrlimit(getattr(resource, name), (soft, hard))
     try:
-        with open("/proc/self/oom_score_adj", "w") as handle:
-            handle.write("1000")
+        fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+        try:
+            os.write(fd, b"1000")
+        finally:
+            os.close(fd)
     except OSError:
         pass
     os.chdir(request["cwd"])
@@ -163,19 +175,42 @@ def exec_program(request: Message) -> None:
     os.execvpe(request["argv"][0], request["argv"], request["env"])
 
 
+def use_environment(env: dict[str, str]) -> None:
+    """``env`` as os.environ, unless it is so already."""
+    if os.environ != env:
+        os.environ.clear()
+        os.environ.update(env)
+
+
+#: the standard streams a program gets, by encoding: made in the zygote, unused there (they name fds 0-2,
+#: which are the test's pipes in each fork), so that a test does not build them
+STREAMS: dict[str, tuple[Any, Any, Any]] = {}
+
+
+def standard_streams(encoding: str) -> tuple[Any, Any, Any]:
+    """sys.stdin, sys.stdout and sys.stderr over fds 0, 1 and 2, as the interpreter makes them for a pipe."""
+    import io
+
+    if encoding not in STREAMS:
+        STREAMS[encoding] = (
+            io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding=encoding),
+            io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding=encoding),
+            io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)), encoding=encoding,
+                             errors="backslashreplace", line_buffering=True))
+    return STREAMS[encoding]
+
+
+def io_encoding(env: dict[str, str]) -> str:
+    return env.get("PYTHONIOENCODING", "utf-8")
+
+
 def run_python(request: Message) -> None:
     """In a fork of the zygote: the program as ``__main__``, as ``python3 main.py`` would run it."""
-    import io
     import types
 
     path = request["argv"][-1]
-    os.environ.clear()
-    os.environ.update(request["env"])
-    encoding = request["env"].get("PYTHONIOENCODING", "utf-8")
-    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding=encoding)
-    sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding=encoding)
-    sys.stderr = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)), encoding=encoding,
-                                  errors="backslashreplace", line_buffering=True)
+    use_environment(request["env"])  # the zygote did it already, for the session's first test
+    sys.stdin, sys.stdout, sys.stderr = standard_streams(io_encoding(request["env"]))
     sys.argv = [path]
     sys.path[0] = os.path.dirname(path)
     main = types.ModuleType("__main__")
@@ -208,35 +243,75 @@ def run_python(request: Message) -> None:
     os._exit(code & 0xFF)
 
 
-def run_one(request: Message, zygote: bool) -> Message:
+class ZygoteLost(Exception):
+    """The zygote died or stopped answering (the test killed or stopped it)."""
+
+
+class Zygote:
+    """The supervisor's end of the warm Python: starts a test (its command, environment, limits and pipe
+    ends; never its input) and hears how it ended."""
+
+    def __init__(self) -> None:
+        self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.pid = os.fork()
+        if self.pid == 0:
+            self.sock.close()
+            zygote_loop(theirs)
+        theirs.close()
+        PROTECTED.add(self.pid)
+
+    def start(self, request: Message, fds: tuple[int, int, int]) -> None:
+        order = {key: request[key] for key in ("argv", "env", "cwd", "rlimits")}
+        try:
+            socket.send_fds(self.sock, [json.dumps(order).encode()], list(fds))
+        except OSError as exc:
+            raise ZygoteLost() from exc
+
+    def ended(self, timeout: float | None = None) -> tuple[int, float | None]:
+        """The test's wait status and CPU seconds (after the zygote reaped it)."""
+        self.sock.settimeout(timeout)
+        try:
+            data = self.sock.recv(4096)
+        except OSError as exc:  # socket.timeout included
+            raise ZygoteLost() from exc
+        finally:
+            self.sock.settimeout(None)
+        if not data:
+            raise ZygoteLost()
+        answer = json.loads(data)
+        return answer["status"], answer["cpu"]
+
+
+def run_one(request: Message, zygote: Zygote | None) -> Message:
     stdin = base64.b64decode(request["stdin"])
     r_in, w_in = os.pipe()
     r_out, w_out = os.pipe()
     r_err, w_err = os.pipe()
     started = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            child_setup(request, (r_in, w_out, w_err))
-            if zygote:
-                # dumpable again, as any freshly started program is (an exec does this by itself):
-                # /proc/self belongs to the program; its parents stay non-dumpable
-                ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
-                run_python(request)
-            exec_program(request)
-        except BaseException as exc:
+    lost = False
+    if zygote is None:
+        pid = os.fork()
+        if pid == 0:
             try:
-                os.write(2, f"cannot start the program: {exc}\n".encode())
-            finally:
-                os._exit(127)
+                child_setup(request, (r_in, w_out, w_err))
+                exec_program(request)
+            except BaseException as exc:
+                start_failed(exc)
+        ended_fd = os.pidfd_open(pid)
+    else:
+        pid = 0
+        try:
+            zygote.start(request, (r_in, w_out, w_err))
+        except ZygoteLost:
+            lost = True
+        ended_fd = zygote.sock.fileno()
     for fd in (r_in, w_out, w_err):
         os.close(fd)
     caps = {r_out: request["output_cap"], r_err: request["stderr_cap"]}
     bufs: dict[int, list[bytes]] = {r_out: [], r_err: []}
     totals = {r_out: 0, r_err: 0}
     sel = selectors.DefaultSelector()
-    pidfd = os.pidfd_open(pid)
-    sel.register(pidfd, selectors.EVENT_READ)
+    sel.register(ended_fd, selectors.EVENT_READ)
     for fd in (r_out, r_err):
         os.set_blocking(fd, False)
         sel.register(fd, selectors.EVENT_READ)
@@ -249,7 +324,10 @@ def run_one(request: Message, zygote: bool) -> Message:
     deadline = started + request["wall"]
     timed_out = output_exceeded = exited = False
     drain_until: float | None = None
-    status, rusage = 0, None
+    status, cpu = 0, None
+    if lost:  # nothing started: the pipes' other ends are closed already
+        exited, status, drain_until = True, int(signal.SIGKILL), started
+        sel.unregister(ended_fd)
     while True:
         if exited and not sel.get_map():
             break
@@ -259,12 +337,20 @@ def run_one(request: Message, zygote: bool) -> Message:
             kill_others()
         if drain_until is not None and now >= drain_until:
             break
+        if timed_out and not exited and now >= deadline + 2.0:
+            break  # killed, yet not reported ended: a zygote the test stopped (ZygoteLost below)
         limit = drain_until if exited else deadline
         for key, _ in sel.select(0.5 if timed_out else max(0.0, (limit or now) - now)):
             fd = key.fd
-            if fd == pidfd:
-                sel.unregister(pidfd)
-                status, rusage = wait_for(pid)
+            if fd == ended_fd:
+                sel.unregister(ended_fd)
+                if zygote is None:
+                    status, cpu = wait_for(pid)
+                else:
+                    try:
+                        status, cpu = zygote.ended()
+                    except ZygoteLost:
+                        status, lost = int(signal.SIGKILL), True
                 exited = True
                 kill_others()  # whatever the test left running, a stray holder of its pipes too
                 drain_until = time.monotonic() + 2.0
@@ -297,22 +383,40 @@ def run_one(request: Message, zygote: bool) -> Message:
                     sel.unregister(fd)
     if not exited:
         kill_others()
-        status, rusage = wait_for(pid)
+        if zygote is None:
+            status, cpu = wait_for(pid)
+        else:
+            try:  # the killed test is the zygote's to reap; a zygote the test stopped never answers
+                status, cpu = zygote.ended(timeout=2.0)
+            except ZygoteLost:
+                status, lost = int(signal.SIGKILL), True
     wall = time.monotonic() - started
     for key in list(sel.get_map().values()):
         sel.unregister(key.fileobj)
     sel.close()
-    os.close(pidfd)
+    if zygote is None:
+        os.close(ended_fd)
     for fd in (r_out, r_err, w_in):
         try:
             os.close(fd)
         except OSError:
             pass
+    if lost:  # a new zygote forked from this process could find earlier inputs in its freed memory,
+        # so the session ends and the next test gets a new sandbox
+        return {**killed_reply("the sandbox's Python starter was killed during this test"), "wall": wall,
+                "timed_out": timed_out, "restart": True}
     return {"exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
             "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
             "stdout": base64.b64encode(b"".join(bufs[r_out])).decode(), "stderr": base64.b64encode(b"".join(bufs[r_err])).decode(),
-            "timed_out": timed_out, "output_exceeded": output_exceeded, "wall": wall,
-            "cpu": (rusage.ru_utime + rusage.ru_stime) if rusage is not None else None}
+            "timed_out": timed_out, "output_exceeded": output_exceeded, "wall": wall, "cpu": cpu}
+
+
+def start_failed(exc: BaseException) -> None:
+    """In a forked child that could not become the test: say why on its stderr, and exit 127."""
+    try:
+        os.write(2, f"cannot start the program: {exc}\n".encode())
+    finally:
+        os._exit(127)
 
 
 def killed_reply(why: str) -> Message:
@@ -325,10 +429,11 @@ ZYGOTE_MODULES = ("collections", "itertools", "functools", "heapq", "bisect", "m
                   "json", "datetime", "traceback", "types")
 
 
-def zygote_loop(go: int, requests: int, replies: int) -> None:
-    """The warm Python: imports the common modules once, then for each test forks a runner that reads
-    the request itself, so that no test's input ever enters the zygote (whose memory every later test
-    starts from), and waits for it."""
+def zygote_loop(sock: socket.socket) -> None:
+    """The warm Python: imports the common modules once, then for each test it is given (a command,
+    its environment and limits, and the test's pipe ends) forks the test, waits for it and reports
+    its exit status and CPU time. It never reads an input: its memory, which every later test starts
+    from, holds none."""
     import site
 
     site.main()  # the site directories a plain ``python3 main.py`` has (the supervisor runs with -S)
@@ -337,25 +442,41 @@ def zygote_loop(go: int, requests: int, replies: int) -> None:
             __import__(name)
         except ImportError:
             pass
-    PROTECTED.add(os.getpid())
+    prctl = ctypes.CDLL(None).prctl  # resolved once, not in every test
     while True:
-        if not os.read(go, 1):  # one byte per test, sent before its request: no runner waits idle
-            os._exit(0)         # while the supervisor cleans up after the test before
-        runner = os.fork()
-        if runner == 0:
-            PROTECTED.add(os.getpid())
-            request = read_frame(requests)
-            if request is None:
-                os._exit(3)
-            reply = run_one(request, zygote=True)
-            reply["runner"] = os.getpid()  # the supervisor spares it while it exits
-            write_frame(replies, reply)
+        try:
+            order, fds, _flags, _addr = socket.recv_fds(sock, 1 << 20, 3)
+        except OSError:
             os._exit(0)
-        _, status = os.waitpid(runner, 0)
-        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 3:
+        if not order or len(fds) != 3:
             os._exit(0)
-        if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):  # the test killed its runner before it replied
-            write_frame(replies, killed_reply(f"the sandbox's test runner was killed during this test ({status})"))
+        request = json.loads(order)
+        use_environment(request["env"])  # once per session, not in every test
+        standard_streams(io_encoding(request["env"]))
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            os.write(fds[2], f"cannot start the program: {exc}\n".encode())
+            pid, status, cpu = -1, 127 << 8, None
+        if pid == 0:
+            try:
+                sock.close()
+                child_setup(request, (fds[0], fds[1], fds[2]))
+                # dumpable again, as any freshly started program is (an exec does this by itself):
+                # /proc/self belongs to the program; its parents stay non-dumpable
+                prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+                run_python(request)
+            except BaseException as exc:
+                start_failed(exc)
+        for fd in fds:
+            os.close(fd)
+        if pid > 0:
+            _, status, rusage = os.wait4(pid, 0)
+            cpu = cpu_of(rusage)
+        try:
+            sock.send(json.dumps({"status": status, "cpu": cpu}).encode())
+        except OSError:
+            os._exit(0)
 
 
 def main() -> None:
@@ -365,46 +486,18 @@ def main() -> None:
     PROTECTED.add(os.getpid())
     # the warm Python starts before any request is read, so that no test's input is in the memory
     # every Python test is forked from
-    warm = "--warm-python" in sys.argv
-    zygote = start_zygote() if warm else None  # (pid, request fd, reply fd, go fd)
+    zygote = Zygote() if "--warm-python" in sys.argv else None
     while True:
         request = read_frame(0)
         if request is None:
             return
-        if zygote is not None:
-            reply = None
-            try:
-                os.write(zygote[3], b"g")
-                write_frame(zygote[1], request)
-                reply = read_frame(zygote[2])
-            except OSError:
-                pass
-            if reply is None:  # the test killed the zygote; a new one forked from this process could find
-                # earlier inputs in its freed memory, so the session ends and the next test gets a new sandbox
-                reply = killed_reply("the sandbox's Python starter was killed during this test")
-                reply["restart"] = True
-        else:
-            reply = run_one(request, zygote=False)
-        runner = reply.pop("runner", None)
-        kill_others(spare=runner)
+        reply = run_one(request, zygote)
+        kill_others()
         if not wipe():
             reply["restart"] = True
         write_frame(1, reply)
         if reply.get("restart"):
             return
-
-
-def start_zygote() -> tuple[int, int, int, int]:
-    to_zygote, from_zygote, go = os.pipe(), os.pipe(), os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        for fd in (to_zygote[1], from_zygote[0], go[1]):
-            os.close(fd)
-        zygote_loop(go[0], to_zygote[0], from_zygote[1])
-    for fd in (to_zygote[0], from_zygote[1], go[0]):
-        os.close(fd)
-    PROTECTED.add(pid)
-    return pid, to_zygote[1], from_zygote[0], go[1]
 
 
 if __name__ == "__main__":

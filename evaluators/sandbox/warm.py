@@ -38,7 +38,7 @@ from pathlib import Path
 
 from . import languages as languages_module
 from .core import COMPILE_SERVER_SOURCES, TOOLCHAINS, Limits, Sandbox, _fill, _fill_env, compile_server_digest
-from .languages import CDS_ARCHIVE_FLAG, LANGUAGES, PROG_DIR
+from .languages import CDS_ARCHIVE_FLAG, LANGUAGES, PROG_DIR, without_cds
 
 ARCHIVE_DIR = TOOLCHAINS / "cds"
 #: a small program per compiler, enough to load what compiling real solutions loads
@@ -154,7 +154,7 @@ def _run_archive(sandbox: Sandbox, language: str) -> str:
             path.chmod(0o777 if path.is_dir() else 0o666)
         (program.prog_dir / "empty").mkdir(mode=0o777)
         argv = _fill(lang.run_cmd, limits, main=program.main_class or "")
-        listing = [part for part in argv if not part.startswith(CDS_ARCHIVE_FLAG)]
+        listing = list(without_cds(argv))
         listing.insert(1, f"-XX:DumpLoadedClassList={PROG_DIR}/classes.lst")
         library = [entry for entry in argv[argv.index("-cp") + 1].split(":") if not entry.startswith(PROG_DIR)]
         dump = ["java", "-Xshare:dump", f"-XX:SharedClassListFile={PROG_DIR}/classes.lst",

@@ -60,6 +60,31 @@ def test_killing_or_stopping_the_supervisor_fails_the_test_and_the_next_test_run
     assert_healthy(sandbox)
 
 
+KILL_ZYGOTE = ("import os, signal\n"
+               "if input() != 'fine':\n"
+               "    os.kill(os.getppid(), signal.{sig})\n"
+               "print('ran')\n")
+
+
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGSTOP"])
+def test_a_test_that_kills_or_stops_the_warm_python_fails_and_the_next_test_passes(sandbox: Sandbox, sig: str) -> None:
+    """A Python test's parent is the zygote (the warm interpreter the tests are forked from): killed or
+    stopped, it takes the test down with it (a new zygote forked from the supervisor could find earlier
+    inputs in its memory), and the next test runs in a new sandbox."""
+    attack = KILL_ZYGOTE.format(sig=sig)
+    limits = Limits(wall_seconds=2.0, cpu_seconds=2.0, memory_mb=256, processes=32)
+    with sandbox.program("python", attack) as program, program.session(limits) as session:
+        before = session.run("fine\n")
+        attacked = session.run("attack\n")
+        after = [session.run("fine\n") for _ in range(2)]
+    assert (before.status, before.stdout) == ("ok", "ran\n"), before
+    assert attacked.status in ("runtime_error", "timeout") and attacked.stdout == "", attacked
+    assert "starter was killed" in attacked.stderr, attacked.stderr
+    for result in after:
+        assert (result.status, result.stdout) == ("ok", "ran\n"), result
+    assert_healthy(sandbox)
+
+
 SNOOP = ("import gc, os, re, sys\n"
          "mine = sys.stdin.read().strip()\nfound = set()\n"
          "for p in os.listdir('/proc'):\n"
