@@ -9,8 +9,10 @@ sending the same requests to the same server.
 The server is the scripted test server (``tests/support/openai_server.py``) in its own process, with
 a fixed service time per request, so its capacity is ``N / service time`` at N concurrent requests.
 The worker part needs this machine's Postgres (database ``leaderboard_bench_client``, recreated)
-and Redis (db 13). Writes bench/results/client.json and client.md. Goal: the client and the worker
-add <= 5% time. ``--client-only`` / ``--worker-only`` run one part (the other's results are kept).
+and Redis (db 13). Every figure is the median of interleaved repeats with the worst run in brackets,
+and the 1-minute load average before each repeat is kept. Writes bench/results/client.json and
+client.md. Goal: the client and the worker add <= 5% time. ``--client-only`` / ``--worker-only`` run
+one part (the other's results are kept).
 """
 from __future__ import annotations
 
@@ -29,7 +31,8 @@ from urllib.parse import urlsplit
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.common import django_bench_setup, generation_job_seconds, request_body, results_dir, write_results  # noqa: E402
+from bench.common import (django_bench_setup, generation_job_seconds, load_average, median_worst, request_body,  # noqa: E402
+                          results_dir, spread, write_results)
 
 from evaluators.core.types import ModelRequest  # noqa: E402
 from evaluators.llm.client import ChatClient  # noqa: E402
@@ -105,16 +108,23 @@ def measure(service_s: float) -> list[dict[str, object]]:
         for concurrency in CONCURRENCY:
             total = requests_for(concurrency)
             raw_with_client(base_url, concurrency, 8)  # warm up both paths
-            raw, client = [], []
+            raw, client, loads = [], [], []
             for _ in range(REPEATS):  # interleaved, so drift hits both alike
+                loads.append(load_average())
                 raw.append(total / raw_baseline(base_url, concurrency, total))
                 client.append(total / with_client(base_url, concurrency, total))
             raw_rps, client_rps = statistics.median(raw), statistics.median(client)
+            ratios = [r / c for r, c in zip(raw, client)]  # each interleaved pair's client time / raw
             rows.append({"service_time_s": service_s, "concurrency": concurrency, "requests": total,
                          "server_capacity_rps": round(concurrency / service_s, 1),
                          "raw_rps": round(raw_rps, 1), "client_rps": round(client_rps, 1),
                          "client_time_over_raw": round(raw_rps / client_rps, 3),
-                         "raw_runs": [round(v, 1) for v in raw], "client_runs": [round(v, 1) for v in client]})
+                         "raw_rps_worst": round(median_worst(raw, higher_is_better=True)[1], 1),
+                         "client_rps_worst": round(median_worst(client, higher_is_better=True)[1], 1),
+                         "client_time_over_raw_runs": [round(v, 3) for v in ratios],
+                         "client_time_over_raw_worst": round(median_worst(ratios, higher_is_better=False)[1], 3),
+                         "raw_runs": [round(v, 1) for v in raw], "client_runs": [round(v, 1) for v in client],
+                         "load_averages": loads})
             print(rows[-1], flush=True)
     finally:
         server.terminate()
@@ -173,8 +183,9 @@ def _measure_worker_at(service_s: float, benchmark: object, requests: list[Model
         first_job_s = job_seconds()  # warms up every path
         with_client(base_url, WORKER_CONCURRENCY, len(requests), requests)
         raw_baseline(base_url, WORKER_CONCURRENCY, len(bodies), bodies)
-        raw, client, job = [], [], []
+        raw, client, job, loads = [], [], [], []
         for _ in range(REPEATS):  # interleaved, so drift hits all three alike
+            loads.append(load_average())
             raw.append(raw_baseline(base_url, WORKER_CONCURRENCY, len(bodies), bodies))
             client.append(with_client(base_url, WORKER_CONCURRENCY, len(requests), requests))
             job.append(job_seconds())
@@ -183,13 +194,20 @@ def _measure_worker_at(service_s: float, benchmark: object, requests: list[Model
         server.wait()
         app.control.purge()  # the scoring tasks the jobs queued (no worker runs here)
     raw_s, client_s, job_s = (statistics.median(v) for v in (raw, client, job))
+    ratios = {"client_time_over_raw": [c / r for c, r in zip(client, raw)],  # each interleaved run's
+              "job_time_over_client": [j / c for j, c in zip(job, client)],
+              "job_time_over_raw": [j / r for j, r in zip(job, raw)]}
     result = {"service_time_s": service_s, "concurrency": WORKER_CONCURRENCY, "requests": len(requests),
               "server_capacity_rps": round(WORKER_CONCURRENCY / service_s, 1), "first_job_s": round(first_job_s, 3),
               "raw_s": round(raw_s, 3), "client_s": round(client_s, 3), "job_s": round(job_s, 3),
               "client_time_over_raw": round(client_s / raw_s, 3), "job_time_over_client": round(job_s / client_s, 3),
               "job_time_over_raw": round(job_s / raw_s, 3),
+              **{f"{name}_worst": round(median_worst(runs, higher_is_better=False)[1], 3)
+                 for name, runs in {"raw_s": raw, "client_s": client, "job_s": job}.items()},
+              **{f"{name}_runs": [round(v, 3) for v in runs] for name, runs in ratios.items()},
+              **{f"{name}_worst": round(median_worst(runs, higher_is_better=False)[1], 3) for name, runs in ratios.items()},
               "raw_runs_s": [round(v, 3) for v in raw], "client_runs_s": [round(v, 3) for v in client],
-              "job_runs_s": [round(v, 3) for v in job]}
+              "job_runs_s": [round(v, 3) for v in job], "load_averages": loads}
     print(result, flush=True)
     return result
 
@@ -207,31 +225,53 @@ def main() -> None:
               "goal": "client_time_over_raw <= 1.05 and job_time_over_raw <= 1.05"}
     lines = ["# Chat client and worker overhead", "",
              "Scripted OpenAI-compatible server in its own process with a fixed service time per request; "
-             f"median of {REPEATS} interleaved runs; {result['cpu_count']} CPUs shared by the server, the load "
+             f"{REPEATS} interleaved runs; {result['cpu_count']} CPUs shared by the server, the load "
              "generator and whatever else the machine runs. Raw: plain threads with one keep-alive http.client "
-             "connection each. Client: ChatClient.chat_many (pooled http.client connections, retries, usage counting).", "",
+             "connection each. Client: ChatClient.chat_many (pooled http.client connections, retries, usage counting). "
+             "Figures: median of the runs (worst run in brackets); a ratio is taken per interleaved run. "
+             f"Load average (1 min) before each run: {_loads(rows)}.", "",
              "| service time | concurrent requests | requests | server capacity (req/s) | raw threads (req/s) "
              "| ChatClient.chat_many (req/s) | client time / raw |",
              "|---|---|---|---|---|---|---|"]
     for row in rows:
+        ratio = spread(_ratio_runs(row, "client_time_over_raw", "raw_runs", "client_runs"), "{:.3f}", higher_is_better=False)
         lines.append(f"| {float(row['service_time_s']) * 1000:g} ms | {row['concurrency']} | {row['requests']} | "
-                     f"{row['server_capacity_rps']:g} | {row['raw_rps']} | {row['client_rps']} | "
-                     f"{row['client_time_over_raw']} |")
+                     f"{row['server_capacity_rps']:g} | {spread(row['raw_runs'], higher_is_better=True)} | "
+                     f"{spread(row['client_runs'], higher_is_better=True)} | {ratio} |")
     if worker:
         lines += ["", "## The worker's whole generation path", "",
                   "A GenerationJob for an endpoint model, run in-process by leaderboard.modelhost.generation on Postgres "
                   "(claim, plan with the evaluator, send, store each answer, write the predictions file, hand the run to "
                   f"scoring), for the Multi-LCB sample's {worker[0]['requests']} prompts; the client and the raw threads send the "
-                  "same request bodies.", "",
+                  "same request bodies. Figures: median of the runs (worst run in brackets); a ratio is taken per interleaved "
+                  f"run. Load average (1 min) before each run: {_loads(worker)}.", "",
                   "| service time | concurrent requests | requests | raw threads (s) | ChatClient.chat_many (s) | GenerationJob (s) "
                   "| client / raw | job / client | job / raw | first job in a worker (s) |", "|---|---|---|---|---|---|---|---|---|---|"]
-        lines += [f"| {float(w['service_time_s']) * 1000:g} ms | {w['concurrency']} | {w['requests']} | "
-                  f"{w['raw_s']} | {w['client_s']} | {w['job_s']} | {w['client_time_over_raw']} | "
-                  f"{w['job_time_over_client']} | {w['job_time_over_raw']} | {w['first_job_s']} |" for w in worker]
+        for w in worker:
+            times = (spread(w[key], "{:.3f}", higher_is_better=False) for key in ("raw_runs_s", "client_runs_s", "job_runs_s"))
+            ratios = (spread(_ratio_runs(w, name, num, den), "{:.3f}", higher_is_better=False)
+                      for name, num, den in (("client_time_over_raw", "client_runs_s", "raw_runs_s"),
+                                             ("job_time_over_client", "job_runs_s", "client_runs_s"),
+                                             ("job_time_over_raw", "job_runs_s", "raw_runs_s")))
+            lines.append(f"| {float(w['service_time_s']) * 1000:g} ms | {w['concurrency']} | {w['requests']} | "
+                         + " | ".join([*times, *ratios]) + f" | {w['first_job_s']} |")
         lines += ["", "The first job of a worker process also reads the dataset's items (126 MB with the private tests) "
                   "to build its prompts, once per dataset version."]
     lines += ["", "Goal: the client and the worker add at most 5% time (ratios to raw <= 1.05).", ""]
     write_results("client", result, lines)
+
+
+def _ratio_runs(row: dict[str, object], name: str, numerator: str, denominator: str) -> list[float]:
+    """Each interleaved run's ``name`` ratio: as measured, or from the runs' figures in results
+    written before the ratios were kept per run (``--client-only`` / ``--worker-only`` keep those)."""
+    runs = row.get(f"{name}_runs")
+    return runs if runs else [n / d for n, d in zip(row[numerator], row[denominator])]
+
+
+def _loads(rows: list[dict[str, object]]) -> str:
+    """The load averages before each run, per row of a table."""
+    return "; ".join(f"{float(r['service_time_s']) * 1000:g} ms at {r['concurrency']}: {r.get('load_averages', 'not recorded')}"
+                     for r in rows)
 
 
 def raw_with_client(base_url: str, concurrency: int, total: int) -> None:

@@ -10,7 +10,8 @@ one per party per item) at the same bound, LEADERBOARD_JUDGE_CONCURRENCY's defau
   votes counted, the detail built), with the worker's RUN_CONCURRENCY of 2 items;
 - **raw**: plain threads, one keep-alive ``http.client`` connection each, sending the same bodies.
 
-Median of interleaved repeats; writes bench/results/judge.json and judge.md. Goal: ours >= 0.9 x raw.
+Median of interleaved repeats, the worst run in brackets, with the 1-minute load average before each;
+writes bench/results/judge.json and judge.md. Goal: ours >= 0.9 x raw.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.bench_client import raw_baseline  # noqa: E402
-from bench.common import write_results  # noqa: E402
+from bench.common import load_average, median_worst, spread, write_results  # noqa: E402
 
 from evaluators.core import get_evaluator  # noqa: E402
 from evaluators.core.runner import score_items  # noqa: E402
@@ -56,7 +57,7 @@ def main() -> None:
             bodies.append(json.dumps({"model": "judge", "messages": messages, "temperature": 0.0, "max_tokens": 2,
                                       "structured_outputs": {"choice": list(DIGITS)}}).encode())
     calls = len(bodies)
-    rows = []
+    rows, cells = [], []  # cells: each row's median (worst) figures, for the table
     for service_s in SERVICE_TIMES_S:
         server, base_url = start_server_answering(service_s)
         try:
@@ -74,30 +75,43 @@ def main() -> None:
 
             ours()  # warm up
             raw_baseline(base_url, JUDGE_CONCURRENCY, calls, bodies)
-            raw_runs, our_runs = [], []
+            raw_runs, our_runs, loads = [], [], []
             for _ in range(REPEATS):
+                loads.append(load_average())
                 raw_runs.append(raw_baseline(base_url, JUDGE_CONCURRENCY, calls, bodies))
                 our_runs.append(ours())
         finally:
             server.terminate()
             server.wait()
         raw_s, our_s = statistics.median(raw_runs), statistics.median(our_runs)
+        raw_cps = [calls / v for v in raw_runs]  # each run's figures, for the tables' median (worst)
+        ours_cps = [calls / v for v in our_runs]
+        ratios = [r / o for r, o in zip(raw_runs, our_runs)]  # each interleaved pair's ours / raw
         row = {"service_time_s": service_s, "judge_concurrency": JUDGE_CONCURRENCY, "calls": calls,
                "server_capacity_cps": round(JUDGE_CONCURRENCY / service_s, 1), "raw_cps": round(calls / raw_s, 1),
                "ours_cps": round(calls / our_s, 1), "ours_over_raw": round(raw_s / our_s, 3),
-               "raw_runs_s": [round(v, 3) for v in raw_runs], "our_runs_s": [round(v, 3) for v in our_runs]}
+               "raw_cps_worst": round(median_worst(raw_cps, higher_is_better=True)[1], 1),
+               "ours_cps_worst": round(median_worst(ours_cps, higher_is_better=True)[1], 1),
+               "ours_over_raw_runs": [round(v, 3) for v in ratios],
+               "ours_over_raw_worst": round(median_worst(ratios, higher_is_better=True)[1], 3),
+               "raw_runs_s": [round(v, 3) for v in raw_runs], "our_runs_s": [round(v, 3) for v in our_runs],
+               "load_averages": loads}
+        cells.append((spread(raw_cps, higher_is_better=True), spread(ours_cps, higher_is_better=True),
+                      spread(ratios, "{:.3f}", higher_is_better=True)))
         print(row, flush=True)
         rows.append(row)
     result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "python": platform.python_version(),
               "cpu_count": os.cpu_count(), "repeats": REPEATS, "rows": rows, "goal": "ours_over_raw >= 0.9"}
     lines = ["# Judge calls per second", "",
              f"PoliCon's sample ({len(items)} items, {calls} judge calls, one per party) against a scripted server answering "
-             f"\"7\" after a fixed service time; {JUDGE_CONCURRENCY} calls in flight; median of {REPEATS} interleaved runs on "
-             f"{result['cpu_count']} CPUs shared with the server.", "",
+             f"\"7\" after a fixed service time; {JUDGE_CONCURRENCY} calls in flight; {REPEATS} interleaved runs on "
+             f"{result['cpu_count']} CPUs shared with the server. Figures: median of the runs (worst run in brackets); "
+             "ours / raw is taken per interleaved run. Load average (1 min) before each run: "
+             + "; ".join(f"{r['service_time_s'] * 1000:g} ms: {r['load_averages']}" for r in rows) + ".", "",
              "| service time | server capacity (calls/s) | plain threads (calls/s) | worker scoring path (calls/s) | ours / raw |",
              "|---|---|---|---|---|"]
-    lines += [f"| {r['service_time_s'] * 1000:g} ms | {r['server_capacity_cps']:g} | {r['raw_cps']} | {r['ours_cps']} | "
-              f"{r['ours_over_raw']} |" for r in rows]
+    lines += [f"| {r['service_time_s'] * 1000:g} ms | {r['server_capacity_cps']:g} | {raw} | {ours} | {ratio} |"
+              for r, (raw, ours, ratio) in zip(rows, cells)]
     lines += ["", "Command: `.venv/bin/python bench/bench_judge.py`. Goal: the worker sustains at least 0.9 of plain threads.", ""]
     write_results("judge", result, lines)
 

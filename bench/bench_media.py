@@ -9,10 +9,14 @@ model server takes them in, on the same machine, and how many bytes an image cos
 - Bytes: photo-like source images (PNG, 1600x1200 and 4000x3000) prepared once at import as the
   paper sends them (RGB, at most 1080 px, JPEG quality 95), then base64 in the request.
 
-Reports medians of repeated rounds and the ratio build rate / intake (how much faster the platform
-builds requests than the server takes them).
+Reports the median of repeated rounds (the worst round in brackets; the 1-minute load average is taken
+before each round) and the ratio build rate / intake (how much faster the platform builds requests than
+the server takes them): the ratio of the medians, and in brackets the slowest build round over the
+fastest intake round (the two are measured apart, so their rounds do not pair up).
 
-    .venv/bin/python bench/bench_media.py [--images 200] [--rounds 5] [--requests 20]
+    .venv/bin/python bench/bench_media.py [--images 200] [--rounds 5] [--requests 20] [--publish]
+
+Results: var/bench/media.{json,md}, or bench/results/ with --publish.
 """
 from __future__ import annotations
 
@@ -31,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from bench.common import write_results  # noqa: E402
+from bench.common import load_average, median_worst, spread, write_results  # noqa: E402
 from evaluators.core.images import prepared_jpeg  # noqa: E402
 from evaluators.core.media import DirectoryMedia, inline_media, media_part  # noqa: E402
 from evaluators.llm.client import ChatClient  # noqa: E402
@@ -76,6 +80,7 @@ def main() -> None:
     parser.add_argument("--images", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--requests", type=int, default=20)
+    parser.add_argument("--publish", action="store_true", help="write bench/results/ (the README's figures) instead of var/bench/")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         store = DirectoryMedia(Path(tmp) / "media")
@@ -90,30 +95,45 @@ def main() -> None:
                         ["content"][0]["image_url"]["url"]) for p in prepared]
             byte_rows.append((label, statistics.median(map(len, sources)), statistics.median(map(len, prepared)),
                               statistics.median(sent)))
-        build = [build_rate(store, keys[: args.images]) for _ in range(args.rounds)]
+        build, build_loads = [], []
+        for _ in range(args.rounds):
+            build_loads.append(load_average())
+            build.append(build_rate(store, keys[: args.images]))
         model = create_tiny_vision_model(Path(tmp) / "tiny-llava")
         spec = ServerSpec(kind="transformers", model=str(model), start_timeout_s=180, log_path=str(Path(tmp) / "server.log"))
         with ModelServer(spec) as server:
             client = ChatClient(server.endpoint(), timeout_s=120, max_concurrency=1)
             intake_rate(client, store, keys[:3])  # warm-up
-            intake = [intake_rate(client, store, keys[: args.requests]) for _ in range(args.rounds)]
+            intake, intake_loads = [], []
+            for _ in range(args.rounds):
+                intake_loads.append(load_average())
+                intake.append(intake_rate(client, store, keys[: args.requests]))
             client.close()
     load = os.getloadavg()[0]
-    med_build, med_intake = statistics.median(build), statistics.median(intake)
+    med_build, worst_build = median_worst(build, higher_is_better=True)
+    med_intake = statistics.median(intake)
+    worst_ratio = worst_build / max(intake)  # the slowest build round over the fastest intake round: the least headroom
     result = {"images": args.images, "rounds": args.rounds, "requests": args.requests,
               "build_images_per_s_median": round(med_build, 1), "intake_requests_per_s_median": round(med_intake, 2),
               "ratio": round(med_build / med_intake, 1), "load_1min": round(load, 2),
+              "load_averages": build_loads + intake_loads, "load_averages_build": build_loads, "load_averages_intake": intake_loads,
+              "build_images_per_s_worst": round(worst_build, 1), "intake_requests_per_s_worst": round(min(intake), 2),
+              "ratio_worst": round(worst_ratio, 1), "build_images_per_s_rounds": [round(v, 1) for v in build],
+              "intake_requests_per_s_rounds": [round(v, 2) for v in intake],
               "bytes": [{"source": label, "source_bytes": int(src), "stored_bytes": int(jpg), "sent_bytes": int(sent)}
                         for label, src, jpg, sent in byte_rows]}
     lines = [
         f"{args.images} stored 1080 px JPEGs, {args.rounds} rounds; intake over {args.requests} requests a round; "
-        f"load average {load:.2f}",
+        f"load average before each round: build {build_loads}, intake {intake_loads}. "
+        "Figures: median of the rounds (worst round in brackets); the ratio is of the medians, in brackets the "
+        "slowest build round over the fastest intake round.",
         "",
-        "| | median | ratio |",
+        "| | median (worst) | ratio |",
         "|---|---|---|",
-        f"| request build (key -> hash-checked read -> base64 data URL -> JSON body) | {med_build:,.0f} images/s | "
-        f"{med_build / med_intake:,.0f}x the intake |",
-        f"| model server intake (tiny LLaVA, `transformers serve`, CPU, 1 image, 1 token) | {med_intake:.2f} requests/s | 1 |",
+        f"| request build (key -> hash-checked read -> base64 data URL -> JSON body) | "
+        f"{spread(build, '{:,.0f}', higher_is_better=True)} images/s | {med_build / med_intake:,.0f}x ({worst_ratio:,.0f}x) the intake |",
+        f"| model server intake (tiny LLaVA, `transformers serve`, CPU, 1 image, 1 token) | "
+        f"{spread(intake, '{:.2f}', higher_is_better=True)} requests/s | 1 |",
         "",
         "| source image | source file | stored (RGB, <=1080 px, JPEG q95) | sent (base64 in the data URL) | sent / source |",
         "|---|---|---|---|---|",

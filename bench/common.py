@@ -1,5 +1,6 @@
-"""What the benchmarks share: a fresh Postgres database per bench (with the site set up on it), and
-the percentile they report."""
+"""What the benchmarks share: a fresh Postgres database per bench (with the site set up on it), the
+percentile they report, and how every quoted figure names its runs' spread (median and worst) and the
+machine's load."""
 from __future__ import annotations
 
 import os
@@ -44,6 +45,24 @@ def percentile(values: list[float], q: float) -> float:
     """The nearest-rank ``q`` quantile (0..1) of ``values``."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def load_average() -> float:
+    """The 1-minute load average now (taken before each run, so that a figure says how busy the machine was)."""
+    return round(os.getloadavg()[0], 2)
+
+
+def median_worst(values: list[float], *, higher_is_better: bool) -> tuple[float, float]:
+    """The median of the runs' figures and the worst of them (the lowest rate, or the longest time)."""
+    import statistics
+
+    return statistics.median(values), (min(values) if higher_is_better else max(values))
+
+
+def spread(values: list[float], fmt: str = "{:.1f}", *, higher_is_better: bool) -> str:
+    """``median (worst)`` of the runs' figures, as the results tables print them."""
+    median, worst = median_worst(values, higher_is_better=higher_is_better)
+    return f"{fmt.format(median)} ({fmt.format(worst)})"
 
 
 def request_body(request: Any, model: str | None = None) -> dict[str, Any]:

@@ -1390,23 +1390,9 @@ class Program:
         warm = self.sandbox.warm_compilers
         raw = warm.compile(lang, limits, source, self.prog_dir) if warm is not None and lang.compiler_main else None
         if raw is None:
-            src_path = self.prog_dir / lang.source_name
-            src_path.write_text(source, encoding="utf-8", errors="surrogateescape")
-            for d in lang.mkdirs:
-                (self.prog_dir / d).mkdir(exist_ok=True)
-            uid = self.sandbox._next_uid()
-            extra: tuple[tuple[str, str, bool], ...] = ()
-            if lang.key == "go":
-                extra = (self._prepare_gocache(uid),)
-            if self.sandbox.is_root:
-                for path in [self.prog_dir, *self.prog_dir.rglob("*")]:
-                    os.chown(path, uid, uid)
-            if lang.compile_cmd is None:
-                return CompileResult(ok=True, status="ok", output="", seconds=0.0)
-            env = {**_fill_env(lang.env, limits), **_fill_env(lang.compile_env, limits)}
-            raw = self.sandbox._execute(_fill(lang.compile_cmd, limits), limits=limits, prog_dir=self.prog_dir,
-                                        writable_prog=True, stdin=b"", env=env, extra_binds=extra,
-                                        cwd=PROG_DIR, uid_host=uid)
+            raw = self._compile_cold(source, limits)
+        if raw is None:
+            return CompileResult(ok=True, status="ok", output="", seconds=0.0)
         output = _decode((raw.stdout + raw.stderr)[:COMPILE_OUTPUT_CAP])
         if raw.timed_out:
             status = "timeout"
@@ -1428,6 +1414,28 @@ class Program:
         if lang.key == "go":
             shutil.rmtree(self.root / "gocache", ignore_errors=True)
         return CompileResult(ok=status == "ok", status=status, output=output, seconds=raw.wall)
+
+    def _compile_cold(self, source: str, limits: Limits) -> _Raw | None:
+        """The source written into the program's directory and compiled by a compiler process of its
+        own; None for a language without a compile step (the source is the program)."""
+        lang = self.language
+        src_path = self.prog_dir / lang.source_name
+        src_path.write_text(source, encoding="utf-8", errors="surrogateescape")
+        for d in lang.mkdirs:
+            (self.prog_dir / d).mkdir(exist_ok=True)
+        uid = self.sandbox._next_uid()
+        extra: tuple[tuple[str, str, bool], ...] = ()
+        if lang.key == "go":
+            extra = (self._prepare_gocache(uid),)
+        if self.sandbox.is_root:
+            for path in [self.prog_dir, *self.prog_dir.rglob("*")]:
+                os.chown(path, uid, uid)
+        if lang.compile_cmd is None:
+            return None
+        env = {**_fill_env(lang.env, limits), **_fill_env(lang.compile_env, limits)}
+        return self.sandbox._execute(_fill(lang.compile_cmd, limits), limits=limits, prog_dir=self.prog_dir,
+                                     writable_prog=True, stdin=b"", env=env, extra_binds=extra,
+                                     cwd=PROG_DIR, uid_host=uid)
 
     def _missing_entry_point(self) -> str | None:
         """Why a program the compiler accepted cannot be started, or None when it can."""
