@@ -242,6 +242,12 @@ class _Feed:
             if self._open == 0:
                 self._queue.put(None)  # wake the iterator: nothing more will come
 
+    def only_answered_open(self, answered: int) -> bool:
+        """Whether every open request is among the ``answered`` ones still to be stored: nothing more
+        comes until they are (so the last answers of a pass are stored at once, not after a wait)."""
+        with self._lock:
+            return self._open <= answered
+
     def __iter__(self) -> Any:
         while not self._stop.is_set():
             try:
@@ -372,7 +378,7 @@ def _send_once(access: ModelAccess, plan: RunPlan, heartbeat: leases.Heartbeat, 
                         progress.done += 1 if turns is None else request.n
             # a multi-turn run stores at once (its next stage waits for it); others in batches
             if batch and (len(batch) >= FLUSH_EVERY or time.monotonic() - last_flush > 1.0
-                          or (turns is not None and results.empty())):
+                          or (turns is not None and results.empty()) or feed.only_answered_open(len(answered))):
                 flush()
                 progress.write()
     finally:
