@@ -257,23 +257,14 @@ def _read_small(path: str) -> str:
         os.close(fd)
 
 
-def _write_small(path: str, value: bytes) -> None:
-    """Write a cgroup control file; errors ignored (a counter that cannot be reset is read as it is)."""
+def _write(path: Path | str, value: str, *, ignore_errors: bool = False) -> None:
+    """Write a cgroup control file with one system call."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        os.write(fd, value)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _write(path: Path, value: str, *, ignore_errors: bool = False) -> None:
-    try:
-        path.write_text(value)
+        try:
+            os.write(fd, value.encode())
+        finally:
+            os.close(fd)
     except OSError:
         if not ignore_errors:
             raise
@@ -1077,7 +1068,7 @@ class _Resident:
                 if key == "oom_kill":
                     oom_kills = int(value)
             failcnt = int(_read_small(mem + "/memory.failcnt"))
-            _write_small(mem + "/memory.max_usage_in_bytes", b"0")
+            _write(mem + "/memory.max_usage_in_bytes", "0", ignore_errors=True)
         except (OSError, ValueError):
             pass
         return oom_kills, failcnt, self.cgroup.cpu_seconds()

@@ -84,13 +84,12 @@ def wait_for(pid: int) -> tuple[int, float | None]:
     """The child's exit status and CPU seconds, whether it is still to be reaped or kill_others reaped it."""
     if pid in REAPED:
         status, rusage = REAPED.pop(pid)
-        return status, cpu_of(rusage)
-    try:
-        _, status, rusage = os.wait4(pid, 0)
-        return status, cpu_of(rusage)
-    except ChildProcessError:
-        status, rusage = REAPED.pop(pid, (signal.SIGKILL, None))
-        return status, cpu_of(rusage)
+    else:
+        try:
+            _, status, rusage = os.wait4(pid, 0)
+        except ChildProcessError:
+            status, rusage = REAPED.pop(pid, (signal.SIGKILL, None))
+    return status, cpu_of(rusage)
 
 
 def others(spare: int | None = None) -> list[int]:
@@ -208,8 +207,7 @@ def run_python(request: Message) -> None:
     """In a fork of the zygote: the program as ``__main__``, as ``python3 main.py`` would run it."""
     import types
 
-    path = request["argv"][-1]
-    use_environment(request["env"])  # the zygote did it already, for the session's first test
+    path = request["argv"][-1]  # os.environ is the request's already: the zygote set it before the fork
     sys.stdin, sys.stdout, sys.stderr = standard_streams(io_encoding(request["env"]))
     sys.argv = [path]
     sys.path[0] = os.path.dirname(path)
@@ -321,6 +319,15 @@ def run_one(request: Message, zygote: Zygote | None) -> Message:
         sel.register(w_in, selectors.EVENT_WRITE)
     else:
         os.close(w_in)
+    def ended(timeout: float | None) -> tuple[int, float | None, bool]:
+        """The test's wait status, CPU seconds, and whether the zygote was lost meanwhile."""
+        if zygote is None:
+            return (*wait_for(pid), False)
+        try:  # a zygote the test stopped never answers
+            return (*zygote.ended(timeout), False)
+        except ZygoteLost:
+            return int(signal.SIGKILL), None, True
+
     deadline = started + request["wall"]
     timed_out = output_exceeded = exited = False
     drain_until: float | None = None
@@ -344,13 +351,7 @@ def run_one(request: Message, zygote: Zygote | None) -> Message:
             fd = key.fd
             if fd == ended_fd:
                 sel.unregister(ended_fd)
-                if zygote is None:
-                    status, cpu = wait_for(pid)
-                else:
-                    try:
-                        status, cpu = zygote.ended()
-                    except ZygoteLost:
-                        status, lost = int(signal.SIGKILL), True
+                status, cpu, lost = ended(None)
                 exited = True
                 kill_others()  # whatever the test left running, a stray holder of its pipes too
                 drain_until = time.monotonic() + 2.0
@@ -383,13 +384,7 @@ def run_one(request: Message, zygote: Zygote | None) -> Message:
                     sel.unregister(fd)
     if not exited:
         kill_others()
-        if zygote is None:
-            status, cpu = wait_for(pid)
-        else:
-            try:  # the killed test is the zygote's to reap; a zygote the test stopped never answers
-                status, cpu = zygote.ended(timeout=2.0)
-            except ZygoteLost:
-                status, lost = int(signal.SIGKILL), True
+        status, cpu, lost = ended(2.0)  # the killed test is the zygote's to reap
     wall = time.monotonic() - started
     for key in list(sel.get_map().values()):
         sel.unregister(key.fileobj)
