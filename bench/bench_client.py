@@ -151,14 +151,14 @@ def measure_worker() -> list[dict[str, object]]:
     from django.conf import settings
     from django.contrib.auth.models import User
 
-    from evaluators.core import get_evaluator
+    from evaluators.core import evaluator_for
     from evaluators.core.files import read_items
     from leaderboard.catalog.models import Benchmark
     from leaderboard.catalog.services import dataset_items_path
 
     generation = {"n": 1, "max_tokens": 64, "temperature": 0.0}
     benchmark = Benchmark.objects.get(slug="multi-lcb")
-    evaluator = get_evaluator("multi-lcb")
+    evaluator = evaluator_for("multi-lcb")
     items = read_items(dataset_items_path(benchmark.dataset_versions.get(is_current=True), Path(settings.VAR_DIR) / "cache" / "datasets"))
     requests = [r for item in items for r in evaluator.build_requests(item, generation)]
     owner = User.objects.create_user("bench-client", is_staff=True)

@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 from bench.bench_client import raw_baseline  # noqa: E402
 from bench.common import load_average, median_worst, spread, write_results  # noqa: E402
 
-from evaluators.core import get_evaluator  # noqa: E402
+from evaluators.core import evaluator_for  # noqa: E402
 from evaluators.core.runner import score_items  # noqa: E402
 from evaluators.core.types import Prediction  # noqa: E402
 from evaluators.llm.client import ChatClient  # noqa: E402
@@ -45,7 +45,7 @@ REPEATS = 5
 
 
 def main() -> None:
-    evaluator = get_evaluator("policon")
+    evaluator = evaluator_for("policon")
     items = list(evaluator.import_release(evaluator.sample_dataset()))
     predictions = [Prediction(i.id, f"The European Parliament raised a plan for {i.payload['title'].lower()}.") for i in items]
     bodies = []

@@ -130,7 +130,7 @@ def bench_pipeline(results: dict) -> None:
     from django.contrib.auth.models import User
     from django.db import connection
 
-    from evaluators.core import get_evaluator
+    from evaluators.core import evaluator_for
     from evaluators.core.files import parse_predictions
     from evaluators.core.runner import score_items
     from leaderboard.catalog.models import Benchmark
@@ -147,7 +147,7 @@ def bench_pipeline(results: dict) -> None:
         lines.append(json.dumps({"item_id": item_id, "output": f"```python\n{code}```" if code else "no code"}))
     data = ("\n".join(lines) + "\n").encode()
     concurrency = int(os.environ.get("LEADERBOARD_RUN_CONCURRENCY", "2"))
-    evaluator = get_evaluator("multi-lcb")
+    evaluator = evaluator_for("multi-lcb")
     items = __import__("evaluators.core.files", fromlist=["read_items"]).read_items(dataset_items_path(version, REPO / "var" / "bench" / "cache"))
     predictions = parse_predictions(data, version.item_ids)
     env = dict(os.environ, LEADERBOARD_RUN_CONCURRENCY=str(concurrency))

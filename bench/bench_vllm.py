@@ -62,7 +62,7 @@ def main() -> None:
     from django.conf import settings
     from django.contrib.auth.models import User
 
-    from evaluators.core import get_evaluator
+    from evaluators.core import evaluator_for
     from evaluators.core.files import read_items
     from evaluators.llm.server import ModelServer, ServerSpec, server_version
     from evaluators.llm.tiny import create_tiny_model
@@ -71,7 +71,7 @@ def main() -> None:
     from workers.celery import app
 
     benchmark = Benchmark.objects.get(slug="multi-lcb")
-    evaluator = get_evaluator("multi-lcb")
+    evaluator = evaluator_for("multi-lcb")
     items = read_items(dataset_items_path(benchmark.dataset_versions.get(is_current=True), Path(settings.VAR_DIR) / "cache" / "datasets"))
     requests = [r for item in items for r in evaluator.build_requests(item, GENERATION)]
     owner = User.objects.create_user("bench-vllm", is_staff=True)

@@ -22,15 +22,18 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from evaluators.core.files import parse_predictions, read_items, write_items
 from evaluators.core.media import DirectoryMedia
-from evaluators.core.protocol import Evaluator
-from evaluators.core.registry import evaluator_version, get_evaluator, registered_keys
+from evaluators.core.evaluator import Evaluator
+from evaluators.core.registry import benchmark_name, evaluator_class, evaluator_for, evaluator_version, registered_keys
 from evaluators.core.runner import score_items
 from evaluators.core.types import DatasetError, Item, ItemScore, MetricValue, PredictionsError
 from evaluators.core.types import InfrastructureError as CoreInfrastructureError
+
+if TYPE_CHECKING:
+    from evaluators.llm.judges import Judge
 
 
 class UsageError(Exception):
@@ -55,20 +58,14 @@ def _parse_settings(pairs: Sequence[str]) -> dict[str, Any]:
     return settings
 
 
-def _evaluator(key: str, settings: dict[str, Any]) -> Evaluator:
+def _evaluator(key: str, settings: dict[str, Any], judge: Judge | None = None) -> Evaluator:
+    """The registry's evaluator as a worker gets it: settings applied, then the judge."""
     try:
-        evaluator = get_evaluator(key)
+        return evaluator_for(key, settings=settings, judge=judge)
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
-    if settings:
-        configure = getattr(evaluator, "configured", None)
-        if configure is None:
-            raise UsageError(f"benchmark '{key}' takes no settings")
-        try:
-            evaluator = configure(settings)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-    return evaluator
+    except ValueError as exc:  # a setting the evaluator does not take
+        raise UsageError(str(exc)) from None
 
 
 def _first_record(path: Path) -> dict[str, Any]:
@@ -133,8 +130,8 @@ def format_table(evaluator: Evaluator, metrics: Sequence[MetricValue]) -> str:
 
 def cmd_score(args: argparse.Namespace) -> int:
     settings = _parse_settings(args.setting or [])
-    evaluator = _evaluator(args.benchmark, settings)
-    evaluator, judge_label = _with_judge(evaluator, args)
+    judge, judge_label = _judge(args)
+    evaluator = _evaluator(args.benchmark, settings, judge)
     items = load_dataset(evaluator, Path(args.dataset))
     predictions_path = Path(args.predictions)
     try:
@@ -165,7 +162,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     scores.sort(key=lambda s: order.get(s.item_id, len(order)))
     metrics = evaluator.aggregate(scores, seed=args.seed)
     elapsed = time.monotonic() - started
-    print(f"{evaluator.title}: {len(scores)} item(s), {len(predictions)} prediction(s), {elapsed:.1f}s"
+    print(f"{benchmark_name(args.benchmark)}: {len(scores)} item(s), {len(predictions)} prediction(s), {elapsed:.1f}s"
           + (f" ({left_out} item(s) without predictions left out: --allow-missing)" if left_out else "")
           + (f", judged by {judge_label}" if judge_label else ""))
     print(format_table(evaluator, metrics))
@@ -193,14 +190,17 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
-def _with_judge(evaluator: Evaluator, args: argparse.Namespace) -> tuple[Evaluator, str]:
-    """The evaluator with the judge of ``--judge`` when it has a judge role (as a worker gives it the
-    one of LEADERBOARD_JUDGES), and the judge's label; ("", evaluator) when it needs none."""
-    role = getattr(evaluator, "judge_role", "")
+def _judge(args: argparse.Namespace) -> tuple[Judge | None, str]:
+    """The judge of ``--judge`` for a benchmark with a judge role (as a worker builds the one of
+    LEADERBOARD_JUDGES), and its label; (None, "") for a benchmark that needs none."""
+    try:
+        role = evaluator_class(args.benchmark).judge_role
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
     if not role:
         if args.judge:
             raise UsageError(f"benchmark '{args.benchmark}' is not scored by a judge: leave out --judge")
-        return evaluator, ""
+        return None, ""
     if not args.judge:
         raise UsageError(f"benchmark '{args.benchmark}' needs a judge: pass --judge BASE_URL,MODEL[,API_KEY_ENV] "
                          "(any OpenAI-compatible server, e.g. http://127.0.0.1:8001/v1,my-judge)")
@@ -221,8 +221,7 @@ def _with_judge(evaluator: Evaluator, args: argparse.Namespace) -> tuple[Evaluat
     spec = JudgeSpec(name=parts[1], revision=args.judge_revision, prompt_version=args.judge_prompt_version,
                      endpoint=Endpoint(parts[0], parts[1], api_key))
     client = ChatClient(Endpoint(parts[0], parts[1], api_key), max_concurrency=args.judge_concurrency)
-    judge = Judge(spec, client, concurrency=args.judge_concurrency)
-    return getattr(evaluator, "with_judge")(judge), spec.label
+    return Judge(spec, client, concurrency=args.judge_concurrency), spec.label
 
 
 def cmd_items(args: argparse.Namespace) -> int:
@@ -244,8 +243,8 @@ def cmd_items(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     for key in registered_keys():
         try:
-            evaluator = get_evaluator(key)
-            print(f"{key}\t{evaluator.title}\t{evaluator.modality}")
+            evaluator = evaluator_for(key)
+            print(f"{key}\t{benchmark_name(key)}\t{evaluator.modality}")
         except Exception as exc:  # noqa: BLE001 - one broken package must not hide the others
             print(f"{key}\t(unavailable: {type(exc).__name__}: {exc})")
     return 0

@@ -62,10 +62,10 @@ def _refuse_concurrent_gpu_worker(sender: Any = None, **_: object) -> None:
 @worker_process_init.connect
 def _warm_evaluators(**_: object) -> None:
     """Probe toolchain versions once per worker process, so no run pays for it."""
-    from evaluators.core import get_evaluator, registered_keys
+    from evaluators.core import evaluator_for, registered_keys
 
     for key in registered_keys():
         try:
-            get_evaluator(key).environment()
+            evaluator_for(key).environment()
         except Exception:  # a missing toolchain is reported by the run that needs it
             logging.getLogger(__name__).warning("could not warm evaluator %s", key, exc_info=True)

@@ -16,7 +16,6 @@ datasets within each category; also per category, difficulty and challenge, and 
 """
 from __future__ import annotations
 
-import copy
 import re
 import tempfile
 import threading
@@ -29,12 +28,13 @@ import numpy as np
 from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, LIBRARIES, code_messages, direct_messages, final_turn, judge_variables
 from evaluators.causal_pitfalls.release import (CATEGORIES, CATEGORY_LABELS, DIFFICULTIES, DIRECT_ROWS, SAMPLE_ROWS, WITHHELD,
                                                 iter_items)
+from evaluators.core.evaluator import Evaluator
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import BOOTSTRAP_ROUNDS, ratio_with_ci
 from evaluators.core.types import (FollowUp, Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
                                    SliceDimension, Stage)
-from evaluators.llm.judges import FALLBACK_METRIC, Judge, judge_fallbacks
+from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks
 
 DEFAULT_GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.0, "top_p": 1.0, "max_tokens": 2048, "seed": 0}
 RELIABILITY = "causal_reliability"
@@ -80,16 +80,11 @@ def scores_problem(count: int) -> Any:
     return check
 
 
-class CausalPitfallsEvaluator:
+class CausalPitfallsEvaluator(Evaluator):
     """The direct protocol (key ``causal-pitfalls``): the question and 100 rows, answered without code."""
 
     key = "causal-pitfalls"
     protocol = "direct"
-    title = "CausalPitfalls"
-    description = ("Statistical causal-inference pitfalls (confounding, intervention, counterfactuals, mediation, "
-                   "causal discovery, external validity): a model answers questions about generated datasets, graded "
-                   "by a judge against each challenge's rubric. Direct protocol: 100 rows in the prompt, no code.")
-    modality = "text"
     metric_columns: tuple[MetricColumn, ...] = (
         MetricColumn(RELIABILITY, "Causal reliability", primary=True),
         MetricColumn(FALLBACK_METRIC, "Judge fallbacks", higher_is_better=False),
@@ -97,23 +92,11 @@ class CausalPitfallsEvaluator:
     slice_dimensions = (SliceDimension("category", "Category", tuple(CATEGORY_LABELS)),
                         SliceDimension("difficulty", "Difficulty", DIFFICULTIES),
                         SliceDimension("challenge", "Challenge", tuple(sorted(CATEGORIES))))
-    default_samples = 1
     judge_role = "causal-pitfalls"
-
-    def __init__(self) -> None:
-        self.judge: Judge | None = None
-
-    def with_judge(self, judge: Judge) -> CausalPitfallsEvaluator:
-        configured = copy.copy(self)
-        configured.judge = judge
-        return configured
 
     # ----------------------------------------------------------------------------- dataset
     def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
         return iter_items(Path(path))
-
-    def sample_dataset(self) -> Path:
-        return Path(__file__).resolve().parent / "data" / "sample"
 
     def first_messages(self, item: Item) -> list[dict[str, str]]:
         return direct_messages(item.payload, data_seed(item))
@@ -126,8 +109,7 @@ class CausalPitfallsEvaluator:
 
     # ----------------------------------------------------------------------------- scoring
     def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
-        if self.judge is None:
-            raise RuntimeError(f"{self.key} needs a judge: call with_judge(...) first (judge_role {self.judge_role!r})")
+        judge = self.require_judge()
         criteria = item.payload["criteria"]
         samples: list[dict[str, Any]] = []
         batches: list[dict[str, Any]] = []
@@ -145,7 +127,7 @@ class CausalPitfallsEvaluator:
                 samples.append(sample)
                 values.append(0.0)
                 continue
-            batch = self.judge.ask_many(JUDGE_PROMPT.name, shared={}, each=[judge_variables(criteria, prediction.output)],
+            batch = judge.ask_many(JUDGE_PROMPT.name, shared={}, each=[judge_variables(criteria, prediction.output)],
                                         json_schema=scores_schema(len(criteria)), check=scores_problem(len(criteria)),
                                         max_tokens=JUDGE_MAX_TOKENS, seed=item_seed(prediction.sample_index, item.id))
             call = batch.calls[0]
@@ -250,10 +232,6 @@ class CausalPitfallsCodeEvaluator(CausalPitfallsEvaluator):
 
     key = "causal-pitfalls-code"
     protocol = "code"
-    title = "CausalPitfalls (code-assisted)"
-    description = ("CausalPitfalls' code-assisted protocol: the model writes a Python program, the platform runs it on "
-                   "the dataset in a sandbox (numpy, pandas, scipy, statsmodels, scikit-learn), and the model answers "
-                   "with the output in front of it; graded by a judge against each challenge's rubric.")
     metric_columns = (
         MetricColumn(RELIABILITY, "Causal reliability", primary=True),
         MetricColumn(CODE_FAILURE, "Code failures", higher_is_better=False),
@@ -261,7 +239,6 @@ class CausalPitfallsCodeEvaluator(CausalPitfallsEvaluator):
     )
 
     def __init__(self, sandbox_factory: Any = None) -> None:
-        super().__init__()
         self._sandbox_factory = sandbox_factory
         self._sandbox: Any = None
         self._sandbox_lock = threading.Lock()

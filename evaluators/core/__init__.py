@@ -1,5 +1,5 @@
-"""The evaluator protocol shared by every benchmark: item and result types, the registry, statistics
-and the runner that scores a predictions file."""
+"""What every benchmark shares: the Evaluator base class, item and result types, the registry,
+statistics and the runner that scores a predictions file."""
 from __future__ import annotations
 
 from evaluators.core.types import (
@@ -15,24 +15,31 @@ from evaluators.core.types import (
     PredictionsError,
     SliceDimension,
 )
-from evaluators.core.protocol import Evaluator
-from evaluators.core.registry import evaluator_version, get_evaluator, register, registered_keys
+from evaluators.core.evaluator import Evaluator, Heatmap, Lines, SettingsRefused
+from evaluators.core.registry import (BENCHMARKS, BenchmarkRow, evaluator_class, evaluator_for, evaluator_version, register,
+                                      registered_keys)
 
 __all__ = [
+    "BENCHMARKS",
+    "BenchmarkRow",
     "DatasetError",
     "Evaluator",
+    "Heatmap",
     "InfrastructureError",
     "Item",
     "ItemScore",
+    "Lines",
     "MethodNote",
     "MetricColumn",
     "MetricValue",
     "ModelRequest",
     "Prediction",
     "PredictionsError",
+    "SettingsRefused",
     "SliceDimension",
+    "evaluator_class",
+    "evaluator_for",
     "evaluator_version",
-    "get_evaluator",
     "register",
     "registered_keys",
 ]

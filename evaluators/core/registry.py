@@ -1,36 +1,101 @@
-"""Registry of evaluators by benchmark key, and the evaluator version (a hash of its code).
+"""The benchmarks this engine scores, one row each, and the one way to get a configured evaluator.
 
-Benchmark packages are listed here by dotted path and imported on first use, so importing the core
-stays cheap and a broken benchmark package cannot break the others.
+A row names a benchmark once: its key, the name and summary the site shows, and its evaluator class by
+dotted path. Classes are imported on first use, so importing the core stays cheap and a broken
+benchmark package cannot break the others. ``evaluator_for`` is how the site, the workers, the
+generation planner and the command line all get an instance: the operator's or the run's settings
+applied (``Evaluator.configured``), then the judge (``Evaluator.with_judge``). ``evaluator_version`` is
+a hash of the code, so a score names the exact code that made it.
 """
 from __future__ import annotations
 
 import hashlib
 import importlib
 import json
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
 
-from evaluators.core.protocol import Evaluator
+from evaluators.core.evaluator import Evaluator
 
-#: benchmark key -> "package.module:ClassName"
-_PATHS: dict[str, str] = {
-    "multi-lcb": "evaluators.multi_lcb.evaluator:MultiLCBEvaluator",
-    "policon": "evaluators.policon.evaluator:PoliConEvaluator",
-    "causal-pitfalls": "evaluators.causal_pitfalls.evaluator:CausalPitfallsEvaluator",
-    "causal-pitfalls-code": "evaluators.causal_pitfalls.evaluator:CausalPitfallsCodeEvaluator",
-    "indic-vision-ocr": "evaluators.indic_vision.evaluator:IndicVisionOCREvaluator",
-    "indic-vision-mmt": "evaluators.indic_vision.evaluator:IndicVisionMMTEvaluator",
-    "indic-vision-vqa": "evaluators.indic_vision.evaluator:IndicVisionVQAEvaluator",
-    "video-niah-single": "evaluators.video_niah.evaluator:VideoNIAHSingleEvaluator",
-    "video-niah-multi": "evaluators.video_niah.evaluator:VideoNIAHMultiEvaluator",
-}
+if TYPE_CHECKING:
+    from evaluators.llm.judges import Judge
+
+
+@dataclass(frozen=True)
+class BenchmarkRow:
+    """One hosted benchmark: what the site shows before it imports any evaluator, and the class."""
+
+    key: str
+    name: str
+    summary: str
+    #: "package.module:ClassName"
+    evaluator: str
+
+
+BENCHMARKS: tuple[BenchmarkRow, ...] = (
+    BenchmarkRow(
+        "multi-lcb", "Multi-LCB",
+        "LiveCodeBench competitive-programming problems in 12 languages (Python, C++, Java, C#, Go, Rust, "
+        "JavaScript, TypeScript, Ruby, PHP, Kotlin, Scala), executed in a sandbox; pass@1 per language "
+        "within a contest-date window, with contaminated models flagged.",
+        "evaluators.multi_lcb.evaluator:MultiLCBEvaluator"),
+    BenchmarkRow(
+        "policon", "PoliCon",
+        "Drafting consensus resolutions from European Parliament deliberations: a model writes a resolution "
+        "that parties with given stances and seat weights would support, scored by a judge under simple "
+        "majority, two-thirds and veto rules.",
+        "evaluators.policon.evaluator:PoliConEvaluator"),
+    BenchmarkRow(
+        "causal-pitfalls", "CausalPitfalls",
+        "Statistical causal-inference pitfalls (confounding, intervention, counterfactuals, mediation, causal "
+        "discovery, external validity) on generated datasets, answered directly from 100 rows of the data, "
+        "graded by a judge against rubrics.",
+        "evaluators.causal_pitfalls.evaluator:CausalPitfallsEvaluator"),
+    BenchmarkRow(
+        "causal-pitfalls-code", "CausalPitfalls (code-assisted)",
+        "The same challenges answered through code: the model writes a Python program, the platform runs it on "
+        "the dataset in a sandbox (pandas, statsmodels, scikit-learn) and the model answers with its output; "
+        "graded by a judge against rubrics, with the code-failure rate.",
+        "evaluators.causal_pitfalls.evaluator:CausalPitfallsCodeEvaluator"),
+    BenchmarkRow(
+        "indic-vision-ocr", "IndicVisionBench OCR",
+        "Transcribing printed pages in English and ten Indian scripts from their image; normalized edit "
+        "distance at character and word level (lower is better), CER and WER, per language.",
+        "evaluators.indic_vision.evaluator:IndicVisionOCREvaluator"),
+    BenchmarkRow(
+        "indic-vision-mmt", "IndicVisionBench translation",
+        "Translating the English caption of a culturally grounded image into ten Indian languages with the image "
+        "in view; BLEU as the paper computes it, corpus BLEU, chrF++ and RIBES per language.",
+        "evaluators.indic_vision.evaluator:IndicVisionMMTEvaluator"),
+    BenchmarkRow(
+        "indic-vision-vqa", "IndicVisionBench VQA",
+        "Questions about culturally grounded images in English and ten Indian languages: multiple choice, "
+        "true/false, short and long answers and false-premise questions, with a language x question-type heatmap.",
+        "evaluators.indic_vision.evaluator:IndicVisionVQAEvaluator"),
+    BenchmarkRow(
+        "video-niah-single", "Video NIAH (single hop)",
+        "Needle-in-a-Video-Haystack: one needle frame inserted at a depth of N frames of a long video (up to "
+        "thousands of frames, sent as images), a question about it; accuracy per depth x N cell as a heatmap.",
+        "evaluators.video_niah.evaluator:VideoNIAHSingleEvaluator"),
+    BenchmarkRow(
+        "video-niah-multi", "Video NIAH (multi hop)",
+        "Multi-hop Needle-in-a-Video-Haystack: a chain of clue frames with decoys spread over N frames; what the "
+        "chain's last frame shows and a question about it, plotted against N.",
+        "evaluators.video_niah.evaluator:VideoNIAHMultiEvaluator"),
+)
+
+#: benchmark key -> "package.module:ClassName": the rows', then whatever ``register`` added or replaced
+_PATHS: dict[str, str] = {row.key: row.evaluator for row in BENCHMARKS}
 
 
 def register(key: str, dotted_path: str) -> None:
-    """Add or replace an evaluator (used by plugins and tests)."""
+    """Add or replace an evaluator class (used by plugins and tests). A new key is scored by the
+    engine; the site hosts it once a Benchmark row names it (the admin, or a row above)."""
     _PATHS[key] = dotted_path
-    get_evaluator.cache_clear()
+    evaluator_class.cache_clear()
+    _default_instance.cache_clear()
     evaluator_version.cache_clear()
 
 
@@ -57,15 +122,40 @@ def registered_keys() -> list[str]:
     return sorted(_PATHS)
 
 
+def benchmark_name(key: str) -> str:
+    """The name a row gives the benchmark (a key ``register`` added without a row: the key)."""
+    return next((row.name for row in BENCHMARKS if row.key == key), key)
+
+
 @lru_cache(maxsize=None)
-def get_evaluator(key: str) -> Evaluator:
+def evaluator_class(key: str) -> type[Evaluator]:
+    """The class registered for ``key`` (KeyError naming the known keys; TypeError for a class that
+    does not derive from Evaluator)."""
     try:
         dotted = _PATHS[key]
     except KeyError:
         raise KeyError(f"no evaluator is registered for benchmark '{key}' (known: {', '.join(registered_keys())})") from None
     module_name, _, attr = dotted.partition(":")
     cls = getattr(importlib.import_module(module_name), attr)
-    evaluator: Evaluator = cls()
+    if not (isinstance(cls, type) and issubclass(cls, Evaluator)):
+        raise TypeError(f"benchmark '{key}': {dotted} is not a subclass of evaluators.core.evaluator.Evaluator")
+    return cls
+
+
+@lru_cache(maxsize=None)
+def _default_instance(key: str) -> Evaluator:
+    return evaluator_class(key)()
+
+
+def evaluator_for(key: str, *, settings: Mapping[str, Any] | None = None, judge: Judge | None = None) -> Evaluator:
+    """The evaluator of benchmark ``key`` with ``settings`` applied (SettingsRefused, a ValueError,
+    names a key it does not take) and asking ``judge`` (refused for a benchmark without a judge role).
+    Without either, one shared instance per key."""
+    evaluator = _default_instance(key)
+    if settings:
+        evaluator = evaluator.configured(settings)
+    if judge is not None:
+        evaluator = evaluator.with_judge(judge)
     return evaluator
 
 

@@ -15,7 +15,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
-from evaluators.core.protocol import Evaluator
+from evaluators.core.evaluator import Evaluator
 from evaluators.core.types import Item, ItemScore, Prediction
 
 Handle = TypeVar("Handle")
@@ -56,12 +56,11 @@ def score_batches(evaluator: Evaluator, predictions: Mapping[str, Sequence[Predi
     ``stop`` is set no item is started and the generator ends when those in flight are done.
     Closing the generator early cancels what has not started.
 
-    An evaluator asking a judge (one with a ``judge`` that has a ``concurrency``) gets at least that
+    An evaluator asking a judge (``Evaluator.judge``, with its ``concurrency``) gets at least that
     many items in flight: its judge calls are bounded by the judge itself, and fewer items would
     leave the judge's bound unused on items with few calls.
     """
-    judge_bound = getattr(getattr(evaluator, "judge", None), "concurrency", 0)
-    concurrency = max(1, concurrency, judge_bound if isinstance(judge_bound, int) else 0)
+    concurrency = max(1, concurrency, evaluator.judge.concurrency if evaluator.judge is not None else 0)
     waiting: list[tuple[_Open[Handle], Item]] = []
     in_flight: dict[Future[ItemScore], tuple[_Open[Handle], Item]] = {}
     exhausted = False

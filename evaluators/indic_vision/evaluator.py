@@ -14,11 +14,11 @@ as wrong and the coverage column says how many answers could be read. Metric def
 """
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from evaluators.core.evaluator import Evaluator, Heatmap
 from evaluators.core.media import MediaSink, sink_or_hashing
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
@@ -28,31 +28,23 @@ from evaluators.indic_vision import metrics
 from evaluators.indic_vision.languages import BY_NAME, LANGUAGES, choice_letter, truth_value
 from evaluators.indic_vision.prompts import ADVERSARIAL_PROMPT, GRADES, JUDGE_PROMPT, MAX_TOKENS, request_messages
 from evaluators.indic_vision.release import JUDGED_TYPES, QUESTION_LABELS, QUESTION_TYPES, mmt_items, ocr_items, vqa_items
-from evaluators.llm.judges import FALLBACK_METRIC, Judge, judge_fallbacks
+from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks
 
 #: 0 for max_tokens means each task's own cap (prompts.MAX_TOKENS)
 DEFAULT_GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.0, "top_p": 1.0, "max_tokens": 0, "seed": 0}
 LANGUAGE_NAMES = tuple(language.name for language in LANGUAGES)
 COVERAGE = MetricColumn("coverage", "Answers read")
-SAMPLE = Path(__file__).resolve().parent / "data" / "sample"
 
 
-class _IndicVision:
+class _IndicVision(Evaluator):
     """What the three leaderboards share: the sample, the requests, coverage and the statistics."""
 
-    key = ""
     task = ""
     modality = "image"
-    default_samples = 1
-    metric_columns: Sequence[MetricColumn] = ()
-    slice_dimensions: Sequence[SliceDimension] = ()
     read_items: Callable[[Path, MediaSink], Iterator[Item]]
 
     def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
         return type(self).read_items(Path(path), sink_or_hashing(media))
-
-    def sample_dataset(self) -> Path:
-        return SAMPLE
 
     def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
         merged = generation_settings(settings, DEFAULT_GENERATION)
@@ -123,9 +115,6 @@ class IndicVisionOCREvaluator(_IndicVision):
 
     key = "indic-vision-ocr"
     task = "ocr"
-    title = "IndicVisionBench OCR"
-    description = ("Transcribing pages in English and ten Indian scripts from their image; normalized edit distance "
-                   "at character and word level (0-100, lower is better), CER and WER.")
     metric_columns = (
         MetricColumn("ned_char", "Char. edit distance (0-100)", higher_is_better=False, format="number", primary=True),
         MetricColumn("ned_word", "Word edit distance (0-100)", higher_is_better=False, format="number"),
@@ -174,9 +163,6 @@ class IndicVisionMMTEvaluator(_IndicVision):
 
     key = "indic-vision-mmt"
     task = "mmt"
-    title = "IndicVisionBench translation"
-    description = ("Translating an image's English caption into ten Indian languages with the image in view; BLEU "
-                   "as the paper computes it per sentence, corpus BLEU per language, chrF++ and RIBES.")
     metric_columns = (
         MetricColumn("bleu", "BLEU (paper, per sentence)", format="number", primary=True),
         MetricColumn("corpus_bleu", "Corpus BLEU", format="number"),
@@ -229,10 +215,6 @@ class IndicVisionVQAEvaluator(_IndicVision):
 
     key = "indic-vision-vqa"
     task = "vqa"
-    title = "IndicVisionBench VQA"
-    description = ("Questions about culturally grounded images in English and ten Indian languages: multiple choice and "
-                   "true/false scored exactly after normalization, short, long and adversarial (false-premise) answers "
-                   "graded 0-10 by a judge.")
     metric_columns = (
         MetricColumn("overall", "Overall (0-100)", format="number", primary=True),
         MetricColumn("mcq", "Multiple choice"),
@@ -250,16 +232,7 @@ class IndicVisionVQAEvaluator(_IndicVision):
                         SliceDimension("topic", "Topic"))
     read_items = staticmethod(vqa_items)
     judge_role = "indic-vision"
-    #: a language x question-type heatmap on a model's row: (rows, columns, metric, its full scale)
-    heatmap = ("language", "question_type", "overall", 100.0)
-
-    def __init__(self) -> None:
-        self.judge: Judge | None = None
-
-    def with_judge(self, judge: Judge) -> IndicVisionVQAEvaluator:
-        configured = copy.copy(self)
-        configured.judge = judge
-        return configured
+    heatmap = Heatmap("language", "question_type", "overall", 100.0)
 
     @staticmethod
     def _cluster(score: ItemScore) -> str:
@@ -290,12 +263,11 @@ class IndicVisionVQAEvaluator(_IndicVision):
         """The judge's 0-10 for a free-form answer (an empty answer is 0 without asking)."""
         if not text:
             return 0.0, []
-        if self.judge is None:
-            raise RuntimeError(f"{self.key} needs a judge: call with_judge(...) first (judge_role {self.judge_role!r})")
+        judge = self.require_judge()
         prompt = ADVERSARIAL_PROMPT if item.payload["type"] == "adversarial" else JUDGE_PROMPT
-        batch = self.judge.ask_many(prompt.name, shared={"question": item.payload["question"], "gold": item.payload["answer"],
-                                                         "language": item.payload["language"]},
-                                    each=[{"answer": text}], choices=GRADES, max_tokens=8, seed=item_seed(0, item.id))
+        batch = judge.ask_many(prompt.name, shared={"question": item.payload["question"], "gold": item.payload["answer"],
+                                                    "language": item.payload["language"]},
+                               each=[{"answer": text}], choices=GRADES, max_tokens=8, seed=item_seed(0, item.id))
         call = batch.calls[0]
         return (0.0 if call.fallback else float(call.parsed)), [batch.to_dict()]
 

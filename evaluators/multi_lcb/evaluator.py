@@ -14,10 +14,11 @@ import threading
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Self, Sequence
 
 import numpy as np
 
+from evaluators.core.evaluator import Evaluator
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_setting, setting_number
 from evaluators.core.stats import BOOTSTRAP_ROUNDS, pass_at_k
@@ -100,16 +101,12 @@ def _default_sandbox() -> Sandbox:
     return Sandbox()
 
 
-class MultiLCBEvaluator:
+class MultiLCBEvaluator(Evaluator):
     """Evaluator for Multi-LCB (key ``multi-lcb``)."""
 
     key = "multi-lcb"
-    title = "Multi-LCB"
-    description = ("LiveCodeBench competitive-programming problems (LeetCode, AtCoder, Codeforces) solved as "
-                   "stdin/stdout programs in twelve languages; pass@1 is the mean over languages, with the "
-                   "gap between Python and the other languages shown beside it.")
-    modality = "text"
     default_samples = 10
+    sample_path = "data/sample_release.jsonl"
     #: item slice that leaderboards filter by date (contamination window)
     date_slice = "contest_date"
     metric_columns: tuple[MetricColumn, ...] = (
@@ -142,7 +139,7 @@ class MultiLCBEvaluator:
         self._sandbox_lock = threading.Lock()
 
     # ----------------------------------------------------------------------------- configuration
-    def configured(self, settings: Mapping[str, Any]) -> MultiLCBEvaluator:
+    def configured(self, settings: Mapping[str, Any]) -> Self:
         """A new evaluator with ``settings`` applied over this one's (ValueError names a bad key)."""
         merged = {**self.settings, **validate_settings(settings)}
         return type(self)(**merged, sandbox_factory=self._sandbox_factory)
@@ -163,9 +160,6 @@ class MultiLCBEvaluator:
     # ----------------------------------------------------------------------------- dataset
     def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
         return iter_release_items(Path(path), self.languages)
-
-    def sample_dataset(self) -> Path:
-        return Path(__file__).resolve().parent / "data" / "sample_release.jsonl"
 
     def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
         merged = {**self.settings, **validate_settings(settings or {})}

@@ -11,19 +11,19 @@ a bootstrap that resamples tasks.
 """
 from __future__ import annotations
 
-import copy
 import json
 import random
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from evaluators.core.evaluator import Evaluator
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
 from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
                                    SliceDimension)
-from evaluators.llm.judges import FALLBACK_METRIC, Judge, judge_fallbacks
+from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks
 from evaluators.llm.types import JudgeBatch
 from evaluators.policon.prompts import DIGITS, EXAMPLE_RESOLUTION, JUDGE_PROMPT, OPENING, drafting_messages
 from evaluators.policon.release import OBJECTIVES, PARTY_COUNTS, Task, iter_items
@@ -38,16 +38,10 @@ FALLBACK_VOTE = 0
 JUDGE_MAX_TOKENS = 8
 
 
-class PoliConEvaluator:
+class PoliConEvaluator(Evaluator):
     """Evaluator for PoliCon (key ``policon``)."""
 
     key = "policon"
-    title = "PoliCon"
-    description = ("Drafting consensus resolutions: given a deliberation's background, the parties' stances and "
-                   "seat shares, a model writes a resolution; a judge votes for each party and the resolution "
-                   "passes or fails under simple majority, two-thirds and veto rules, or is scored by the least "
-                   "satisfied party (Rawls) and the mean satisfaction (Util).")
-    modality = "text"
     metric_columns = (
         MetricColumn("sm_pass", "SM pass", primary=True),
         MetricColumn("two_thirds_pass", "2/3M pass"),
@@ -58,23 +52,11 @@ class PoliConEvaluator:
     )
     slice_dimensions = (SliceDimension("parties", "Parties", tuple(str(n) for n in PARTY_COUNTS)),
                         SliceDimension("topic", "Topic"))
-    default_samples = 1
     judge_role = "policon"
-
-    def __init__(self) -> None:
-        self.judge: Judge | None = None
-
-    def with_judge(self, judge: Judge) -> PoliConEvaluator:
-        configured = copy.copy(self)
-        configured.judge = judge
-        return configured
 
     # ----------------------------------------------------------------------------- dataset
     def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
         return iter_items(Path(path))
-
-    def sample_dataset(self) -> Path:
-        return Path(__file__).resolve().parent / "data" / "sample"
 
     def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
         merged = generation_settings(settings, DEFAULT_GENERATION)
@@ -85,14 +67,13 @@ class PoliConEvaluator:
 
     # ----------------------------------------------------------------------------- scoring
     def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
-        if self.judge is None:
-            raise RuntimeError(f"{self.key} needs a judge: call with_judge(...) first (judge_role {self.judge_role!r})")
+        judge = self.require_judge()
         task = Task.from_payload(item.payload)
         objective = item.payload["objective"]
         veto_index = [p.name for p in task.parties].index(task.veto_party)
         samples, batches, values = [], [], []
         for prediction in sorted(predictions, key=lambda p: p.sample_index):
-            batch = self.judge.ask_many(
+            batch = judge.ask_many(
                 JUDGE_PROMPT.name, shared={"background": task.background, "resolution": prediction.output.strip()},
                 each=[{"party": p.name, "stance": p.stance} for p in task.parties], choices=DIGITS,
                 max_tokens=JUDGE_MAX_TOKENS, seed=item_seed(prediction.sample_index, item.id))

@@ -19,9 +19,10 @@ from __future__ import annotations
 import copy
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Self, Sequence
 
 from evaluators.core.answers import LETTERS, option_letter, states_answer
+from evaluators.core.evaluator import Evaluator, Heatmap, Lines, SettingsRefused
 from evaluators.core.media import MediaSink, frames_part, sink_or_hashing
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
@@ -34,29 +35,24 @@ MODES = ("images", "video")
 #: the share a model must still reach for "largest N at 0.9"
 THRESHOLD = 0.9
 OVER_LIMIT = "over_limit"
-SAMPLE = Path(__file__).resolve().parent / "data" / "sample"
 
 
-class _VideoNIAH:
-    key = ""
+class _VideoNIAH(Evaluator):
     #: frames go as images by default; the video mode needs a model that takes video
     modality = "image"
-    default_samples = 1
-    metric_columns: Sequence[MetricColumn] = ()
-    slice_dimensions: Sequence[SliceDimension] = ()
     read_items: Callable[[Path, MediaSink], Iterator[Item]]
 
     def __init__(self, mode: str = "images") -> None:
         self.mode = mode
 
-    def configured(self, settings: dict[str, Any]) -> _VideoNIAH:
+    def configured(self, settings: Mapping[str, Any]) -> Self:
         """A copy with the run's settings: ``mode`` (images or video) and nothing else."""
         unknown = set(settings) - {"mode"}
         if unknown:
-            raise ValueError(f"unknown setting(s) {', '.join(sorted(unknown))} (known: mode)")
+            raise SettingsRefused(f"unknown setting(s) {', '.join(sorted(unknown))} (known: mode)")
         mode = settings.get("mode", "images")
         if mode not in MODES:
-            raise ValueError(f"setting 'mode': {mode!r} is not one of {', '.join(MODES)}")
+            raise SettingsRefused(f"setting 'mode': {mode!r} is not one of {', '.join(MODES)}")
         configured = copy.copy(self)
         configured.mode = mode
         configured.modality = "video" if mode == "video" else "image"
@@ -64,9 +60,6 @@ class _VideoNIAH:
 
     def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
         return type(self).read_items(Path(path), sink_or_hashing(media))
-
-    def sample_dataset(self) -> Path:
-        return SAMPLE
 
     def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
         merged = generation_settings(settings, DEFAULT_GENERATION)
@@ -171,9 +164,6 @@ class VideoNIAHSingleEvaluator(_VideoNIAH):
     """Single hop (key ``video-niah-single``)."""
 
     key = "video-niah-single"
-    title = "Video NIAH (single hop)"
-    description = ("One needle frame inserted at a depth of N frames of a haystack video; a question about it. "
-                   "Accuracy per depth x N cell, the mean over cells, and the largest N still at 0.9.")
     metric_columns = (
         MetricColumn("accuracy", "Accuracy (mean over cells)", primary=True),
         MetricColumn("frames_at_90", "Largest N at 0.9", format="number"),
@@ -181,7 +171,7 @@ class VideoNIAHSingleEvaluator(_VideoNIAH):
     )
     slice_dimensions = (SliceDimension("frames", "Frames (N)"), SliceDimension("depth", "Depth (%)"))
     read_items = staticmethod(single_hop_items)
-    heatmap = ("depth", "frames", "accuracy", 1.0)
+    heatmap = Heatmap("depth", "frames", "accuracy", 1.0)
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         questions = self._questions([s for s in item_scores if not s.error])
@@ -205,9 +195,6 @@ class VideoNIAHMultiEvaluator(_VideoNIAH):
     """Multi hop (key ``video-niah-multi``)."""
 
     key = "video-niah-multi"
-    title = "Video NIAH (multi hop)"
-    description = ("A chain of clue frames with decoys spread over N frames: Q1 asks what the chain's last frame shows, "
-                   "Q2 a question about it. (Q1 + Q2) / 2 and both correct per N, plotted against N.")
     metric_columns = (
         MetricColumn("accuracy", "(Q1 + Q2) / 2", primary=True),
         MetricColumn("both", "Both correct"),
@@ -216,7 +203,7 @@ class VideoNIAHMultiEvaluator(_VideoNIAH):
     )
     slice_dimensions = (SliceDimension("frames", "Frames (N)"), SliceDimension("question", "Question", ("q1", "q2")))
     read_items = staticmethod(multi_hop_items)
-    lines = ("frames", ("accuracy", "both"))
+    lines = Lines("frames", ("accuracy", "both"))
 
     @staticmethod
     def _pair(score: ItemScore) -> str:

@@ -1,6 +1,6 @@
 """A benchmark's evaluator as this site runs it: the registered evaluator configured with the
-operator's settings for it (``LEADERBOARD_EVALUATOR_SETTINGS``), for the services that create runs and
-check who may enter, and for the selectors that describe how scores are obtained."""
+operator's settings for it (``LEADERBOARD_EVALUATOR_SETTINGS``), for the services that import datasets,
+create runs and check who may enter, and for the selectors that describe how scores are obtained."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,7 @@ from typing import Any
 
 from django.conf import settings
 
-from evaluators.core import get_evaluator
+from evaluators.core import Evaluator, evaluator_for
 from leaderboard.catalog.models import Benchmark
 
 
@@ -18,18 +18,15 @@ def evaluator_settings_for(benchmark: Benchmark) -> dict[str, Any]:
     return dict(configured.get(benchmark.evaluator_key, {}))
 
 
-def configured_evaluator(benchmark: Benchmark) -> Any:
-    """The benchmark's evaluator with the operator's settings applied (None without an evaluator)."""
+def configured_evaluator(benchmark: Benchmark) -> Evaluator:
+    """The benchmark's evaluator with the operator's settings applied (ValueError for a board without
+    one: callers check ``benchmark.evaluator_key`` first)."""
     if not benchmark.evaluator_key:
-        return None
-    evaluator = get_evaluator(benchmark.evaluator_key)
-    run_settings = evaluator_settings_for(benchmark)
-    if run_settings and hasattr(evaluator, "configured"):
-        evaluator = evaluator.configured(run_settings)
-    return evaluator
+        raise ValueError(f"benchmark '{benchmark.slug}' has no evaluator")
+    return evaluator_for(benchmark.evaluator_key, settings=evaluator_settings_for(benchmark))
 
 
 def needed_modality(benchmark: Benchmark) -> str:
     """What a model must take in to enter ``benchmark`` as this site runs it: the configured evaluator's
     modality (Video NIAH's video mode needs video), else the catalog's."""
-    return str(getattr(configured_evaluator(benchmark), "modality", benchmark.modality))
+    return configured_evaluator(benchmark).modality if benchmark.evaluator_key else benchmark.modality

@@ -8,6 +8,7 @@ import secrets
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.files.base import ContentFile
@@ -16,37 +17,35 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from evaluators.core import files as evaluator_files
-from evaluators.core import Item, get_evaluator, registered_keys
+from evaluators.core import BENCHMARKS, Item, evaluator_for
 from leaderboard import pagecache
-from leaderboard.catalog.catalog import BENCHMARKS
+from leaderboard.catalog.catalog import BOARDS
+from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.media import StorageMedia, new_prefix
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 
 
 def benchmarks_sync() -> list[Benchmark]:
-    """Create or update the hosted benchmarks; metric columns and slices come from registered evaluators.
-    A placeholder the catalog no longer lists (no evaluator, no dataset, no run) is deleted."""
-    available = set(registered_keys())
-    rows = []
-    for position, entry in enumerate(BENCHMARKS):
-        defaults = {"name": entry.name, "summary": entry.summary, "modality": entry.modality,
-                    "kind": entry.kind, "position": position, "evaluator_key": ""}
-        if entry.evaluator_key in available:
-            evaluator = get_evaluator(entry.evaluator_key)
-            stored = Benchmark.objects.filter(slug=entry.slug).values_list("slice_dimensions", flat=True).first()
-            known = {d["key"]: d.get("values", []) for d in stored or []}
-            defaults.update(
-                evaluator_key=entry.evaluator_key,
-                metric_columns=[asdict(c) for c in evaluator.metric_columns],
-                # a dimension without fixed values (PoliCon's topics) keeps those its current dataset has
-                slice_dimensions=[{"key": d.key, "label": d.label, "values": list(d.values) or known.get(d.key, [])}
-                                  for d in evaluator.slice_dimensions],
-            )
-        benchmark, _ = Benchmark.objects.update_or_create(slug=entry.slug, defaults=defaults)
-        rows.append(benchmark)
-    # a placeholder the catalog no longer lists (IndicVisionBench's one row became three leaderboards)
+    """Create or update the hosted benchmarks: the registry's rows (name, summary, and the evaluator's
+    modality, metric columns and slices), then the boards no evaluator scores (the arena), in that
+    order. A row neither list names any more (no evaluator, no dataset, no run) is deleted."""
+    fields: list[dict[str, Any]] = []
+    for row in BENCHMARKS:
+        evaluator = evaluator_for(row.key)
+        stored = Benchmark.objects.filter(slug=row.key).values_list("slice_dimensions", flat=True).first()
+        known = {d["key"]: d.get("values", []) for d in stored or []}
+        fields.append(dict(slug=row.key, name=row.name, summary=row.summary, modality=evaluator.modality, kind="static",
+                           evaluator_key=row.key, metric_columns=[asdict(c) for c in evaluator.metric_columns],
+                           # a dimension without fixed values (PoliCon's topics) keeps those its dataset has
+                           slice_dimensions=[{"key": d.key, "label": d.label, "values": list(d.values) or known.get(d.key, [])}
+                                             for d in evaluator.slice_dimensions]))
+    fields += [dict(slug=b.slug, name=b.name, summary=b.summary, modality=b.modality, kind=b.kind, evaluator_key="")
+               for b in BOARDS]
+    rows = [Benchmark.objects.update_or_create(slug=f.pop("slug"), defaults={**f, "position": position})[0]
+            for position, f in enumerate(fields)]
+    # a placeholder neither list names any more (IndicVisionBench's one row became three leaderboards)
     # goes; a benchmark with an evaluator (one an operator added) or with data stays
-    Benchmark.objects.exclude(slug__in=[entry.slug for entry in BENCHMARKS]).filter(
+    Benchmark.objects.exclude(slug__in=[row.slug for row in rows]).filter(
         evaluator_key="", dataset_versions__isnull=True, runs__isnull=True).delete()
     return rows
 
@@ -62,14 +61,13 @@ def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str
         raise ValueError(f"benchmark '{benchmark.slug}' has no evaluator yet, so its datasets cannot be imported")
     if DatasetVersion.objects.filter(benchmark=benchmark, tag=tag).exists():
         raise ValueError(f"dataset version '{tag}' of '{benchmark.slug}' exists already; choose another --tag")
-    evaluator = get_evaluator(benchmark.evaluator_key)
+    evaluator = configured_evaluator(benchmark)
     media = StorageMedia(new_prefix(benchmark.slug, tag))
     key = ""
     try:
         # validates everything before any row is written; images go to storage as they are read
         items = list(evaluator.import_release(release_path, media=media))
-        diagnose = getattr(evaluator, "dataset_notes", None)  # an optional hook (evaluators.core.protocol)
-        notes = [asdict(note) for note in diagnose(items)] if diagnose is not None else []
+        notes = [asdict(note) for note in evaluator.dataset_notes(items)]
         with tempfile.TemporaryDirectory() as tmp:
             items_path = Path(tmp) / "items.jsonl"
             evaluator_files.write_items(items, items_path)
@@ -96,8 +94,7 @@ def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str
 def _open_dimensions_fill(benchmark: Benchmark, items: list[Item]) -> None:
     """Give each slice dimension the evaluator lists without fixed values (PoliCon's topics) the values
     the new current dataset has, so the leaderboard can filter by them."""
-    evaluator = get_evaluator(benchmark.evaluator_key)
-    open_keys = {d.key for d in evaluator.slice_dimensions if not d.values}
+    open_keys = {d.key for d in evaluator_for(benchmark.evaluator_key).slice_dimensions if not d.values}
     if not open_keys:
         return
     dimensions = [dict(d, values=_ordered({item.slices[d["key"]] for item in items if d["key"] in item.slices}))

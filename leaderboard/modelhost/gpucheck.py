@@ -30,7 +30,7 @@ from django.db import close_old_connections, connection
 from django.db.models import Sum
 from django.test import override_settings
 
-from evaluators.core import get_evaluator
+from evaluators.core import evaluator_for
 from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
 from leaderboard.modelhost.generation import generation_execute, server_spec
@@ -181,7 +181,7 @@ def _import_problems(items: int, work_dir: Path, report: GpuCheckReport) -> Benc
     """The first ``items`` problems of the Multi-LCB sample release (12 languages each) as the current dataset."""
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug=BENCHMARK)
-    lines = get_evaluator(benchmark.evaluator_key).sample_dataset().read_text().splitlines(keepends=True)
+    lines = evaluator_for(benchmark.evaluator_key).sample_dataset().read_text().splitlines(keepends=True)
     release = work_dir / "release.jsonl"
     release.write_text("".join(lines[:items]))
     report.problems_imported = min(items, len(lines))

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from django.conf import settings
 
-from evaluators.core import ModelRequest, evaluator_version, get_evaluator
+from evaluators.core import Evaluator, ModelRequest, evaluator_for, evaluator_version
 from evaluators.core.files import read_items
 from evaluators.core.media import media_counts
 from evaluators.core.types import FollowUp, Item, ServerOptions, Stage
@@ -26,7 +26,7 @@ class Turns:
     """What a multi-turn run needs to decide follow-ups: the configured evaluator, its items and first
     requests by item id, the generation settings and the most stages an item takes."""
 
-    evaluator: Any
+    evaluator: Evaluator
     items: dict[str, Item]
     first: dict[str, ModelRequest]
     settings: dict[str, Any]
@@ -79,20 +79,16 @@ def _prepared(dataset_version_id: int, content_hash: str, evaluator_key: str, ev
     and a worker generates the same benchmark for model after model. Keyed by the dataset's content
     hash, the evaluator's version and both settings, so nothing stale is ever sent. The items are kept
     only for a multi-turn evaluator, whose follow-ups need them."""
-    evaluator = get_evaluator(evaluator_key)
-    run_settings = json.loads(evaluator_settings)
-    if run_settings and hasattr(evaluator, "configured"):
-        evaluator = evaluator.configured(run_settings)
+    evaluator = evaluator_for(evaluator_key, settings=json.loads(evaluator_settings))
     version = DatasetVersion.objects.get(pk=dataset_version_id)
     items = read_items(dataset_items_path(version, Path(settings.VAR_DIR) / "cache" / "datasets"))
     generation = json.loads(generation_settings)
     requests = tuple(request for item in items for request in evaluator.build_requests(item, generation))
     turns = None
-    if hasattr(evaluator, "follow_up"):
-        max_stages = int(evaluator.max_stages(generation)) if hasattr(evaluator, "max_stages") else 2
-        turns = Turns(evaluator, {item.id: item for item in items}, {r.item_id: r for r in requests}, generation,
-                       max(1, max_stages))
-    options = evaluator.server_options(generation) if hasattr(evaluator, "server_options") else ServerOptions()
+    max_stages = evaluator.max_stages(generation)
+    if max_stages > 1:  # a multi-turn benchmark: follow_up is asked after each stored stage
+        turns = Turns(evaluator, {item.id: item for item in items}, {r.item_id: r for r in requests}, generation, max_stages)
+    options = evaluator.server_options(generation)
     counts = [media_counts(request.messages) for request in requests]  # what the requests send, counted
     options = options.merged(ServerOptions(images_per_prompt=max((i for i, _ in counts), default=0),
                                            videos_per_prompt=max((v for _, v in counts), default=0)))

@@ -1,14 +1,14 @@
 """The pictures on a model's leaderboard row and run page, shaped from its stored scores (no query):
 a heatmap of a metric over two slice dimensions (IndicVisionBench: language x question type; Video
 NIAH single hop: depth x frames) and lines of metrics against a numeric slice (Video NIAH multi hop:
-accuracy against frames). An evaluator declares them (``heatmap``, ``lines``; see
-evaluators.core.protocol); the templates draw them with a readable table behind every picture."""
+accuracy against frames). An evaluator declares them (``Evaluator.heatmap`` and ``Evaluator.lines``,
+evaluators.core.evaluator); the templates draw them with a readable table behind every picture."""
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from evaluators.core import get_evaluator
+from evaluators.core import evaluator_class
 from leaderboard.catalog.models import Benchmark
 from leaderboard.submissions.keys import column_id, slice_key
 
@@ -19,18 +19,19 @@ WIDTH, HEIGHT, PAD = 260, 110, 26
 
 def specs(benchmark: Benchmark) -> dict[str, Any]:
     """The evaluator's declared pictures with the labels and values the page shows (empty: none)."""
-    evaluator = get_evaluator(benchmark.evaluator_key) if benchmark.evaluator_key else None
+    found: dict[str, Any] = {}
+    if not benchmark.evaluator_key:
+        return found
+    evaluator = evaluator_class(benchmark.evaluator_key)
     dimensions = {d["key"]: d for d in benchmark.slice_dimensions}
     labels = {c["key"]: c["label"] for c in benchmark.metric_columns}
-    found: dict[str, Any] = {}
-    heatmap = getattr(evaluator, "heatmap", None)
-    if heatmap and heatmap[0] in dimensions and heatmap[1] in dimensions:
-        rows, columns, metric, scale = heatmap
-        found["heatmap"] = {"rows": dimensions[rows], "columns": dimensions[columns], "metric": metric,
-                            "label": labels.get(metric, metric), "scale": float(scale)}
-    lines = getattr(evaluator, "lines", None)
-    if lines and lines[0] in dimensions:
-        found["lines"] = {"x": dimensions[lines[0]], "metrics": [(key, labels.get(key, key)) for key in lines[1]]}
+    heat = evaluator.heatmap
+    if heat is not None and heat.rows in dimensions and heat.columns in dimensions:
+        found["heatmap"] = {"rows": dimensions[heat.rows], "columns": dimensions[heat.columns], "metric": heat.metric,
+                            "label": labels.get(heat.metric, heat.metric), "scale": float(heat.scale)}
+    drawn = evaluator.lines
+    if drawn is not None and drawn.dimension in dimensions:
+        found["lines"] = {"x": dimensions[drawn.dimension], "metrics": [(key, labels.get(key, key)) for key in drawn.metrics]}
     return found
 
 

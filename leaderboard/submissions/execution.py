@@ -16,8 +16,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files.storage import default_storage
 
-from evaluators.core import (Evaluator, Item, ItemScore, Prediction, PredictionsError, evaluator_version,
-                             get_evaluator)
+from evaluators.core import (Evaluator, Item, ItemScore, Prediction, PredictionsError, evaluator_class, evaluator_for,
+                             evaluator_version)
 from evaluators.core.files import parse_predictions, read_items
 from evaluators.core.runner import group_predictions, score_batches
 from leaderboard.catalog.services import dataset_items_path
@@ -82,26 +82,15 @@ class _Work:
 
 def _load(run_id: int) -> _Work:
     run = EvaluationRun.objects.select_related("submission", "dataset_version", "benchmark").get(pk=run_id)
-    evaluator = get_evaluator(run.evaluator_key)
-    if run.evaluator_settings and hasattr(evaluator, "configured"):
-        evaluator = evaluator.configured(run.evaluator_settings)
-    evaluator, judge = _with_judge(evaluator)
+    role = evaluator_class(run.evaluator_key).judge_role
+    judge = judging.judge_for(role) if role else None
+    evaluator = evaluator_for(run.evaluator_key, settings=run.evaluator_settings, judge=judge)
     items = read_items(dataset_items_path(run.dataset_version, Path(settings.VAR_DIR) / "cache" / "datasets"))
     with default_storage.open(run.predictions_key or run.submission.predictions_key, "rb") as handle:
         predictions = parse_predictions(handle.read(), (item.id for item in items), max_bytes=settings.PREDICTIONS_MAX_BYTES)
     primary = next((c.key for c in evaluator.metric_columns if c.primary), None)
-    return _Work(run, evaluator, {item.id: item for item in items}, predictions, primary, judge)
-
-
-def _with_judge(evaluator: Evaluator) -> tuple[Evaluator, dict[str, str] | None]:
-    """An evaluator with a ``judge_role`` gets the judge configured under that key (see
-    ``evaluators.core.protocol``); returns it with the record the run stores."""
-    role = getattr(evaluator, "judge_role", "")
-    if not role:
-        return evaluator, None
-    judge = judging.judge_for(role)
-    with_judge = getattr(evaluator, "with_judge")  # an optional hook (evaluators.core.protocol)
-    return with_judge(judge), judging.judge_record(judge.spec, role)
+    record = judging.judge_record(judge.spec, role) if judge is not None else None
+    return _Work(run, evaluator, {item.id: item for item in items}, predictions, primary, record)
 
 
 def _score_run(claim: leases.Claim, heartbeat: leases.Heartbeat, worker: str) -> None:

@@ -17,7 +17,7 @@ from django.core.cache import cache
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.utils import timezone
 
-from evaluators.core import ItemScore, MethodNote, evaluator_version, get_evaluator
+from evaluators.core import ItemScore, MethodNote, evaluator_class, evaluator_version
 from evaluators.core.files import read_items
 from leaderboard.accounts import policy
 from leaderboard.catalog.evaluators import configured_evaluator
@@ -159,7 +159,7 @@ def date_slice_of(benchmark: Benchmark) -> str | None:
     """The item slice a benchmark's date window filters on, if its evaluator has one."""
     if not benchmark.evaluator_key:
         return None
-    return getattr(get_evaluator(benchmark.evaluator_key), "date_slice", None)
+    return evaluator_class(benchmark.evaluator_key).date_slice
 
 
 def method_notes_of(benchmark: Benchmark) -> list[MethodNote]:
@@ -167,8 +167,7 @@ def method_notes_of(benchmark: Benchmark) -> list[MethodNote]:
     then its diagnostics of the current dataset version (``DatasetVersion.notes``)."""
     if not benchmark.evaluator_key:
         return []
-    notes = getattr(configured_evaluator(benchmark), "method_notes", None)  # as configured here (Video NIAH's mode)
-    found = list(notes()) if notes is not None else []
+    found = configured_evaluator(benchmark).method_notes()  # as configured here (Video NIAH's mode)
     version = benchmark.dataset_versions.filter(is_current=True).only("tag", "notes").first()
     if version is not None:  # the evaluator's diagnostics of this dataset version
         found += [MethodNote(f"{note['heading']} · dataset {version.tag}", note["text"], tuple(note.get("points", ())))
@@ -264,7 +263,7 @@ WINDOW_CACHE_SECONDS = 24 * 3600
 def _windowed_values(benchmark: Benchmark, date_key: str, run_ids: list[int], window: DateWindow) -> dict[int, dict[str, list]]:
     """Every metric of each run recomputed by the evaluator over the item results in the window.
     A succeeded run's item results never change, so results are cached per (run, window)."""
-    evaluator = get_evaluator(benchmark.evaluator_key)
+    evaluator = configured_evaluator(benchmark)
     keys = {run_id: f"lb-window:{run_id}:{window.key}" for run_id in run_ids}
     found = quietly(lambda: cache.get_many(list(keys.values())), {})
     out = {run_id: found[key] for run_id, key in keys.items() if key in found}
@@ -393,11 +392,7 @@ def example_predictions(*, benchmark: Benchmark) -> bytes | None:
     dataset = benchmark.dataset_versions.filter(is_current=True).first()
     if dataset is None or not benchmark.evaluator_key:
         return None
-    evaluator = get_evaluator(benchmark.evaluator_key)
-    build = getattr(evaluator, "example_predictions", None)
-    if build is None:
-        return None
-    return build(read_items(dataset_items_path(dataset, Path(settings.VAR_DIR) / "cache" / "datasets")))
+    return configured_evaluator(benchmark).example_predictions(read_items(dataset_items_path(dataset, Path(settings.VAR_DIR) / "cache" / "datasets")))
 
 
 def dataset_date_range(*, dataset: DatasetVersion, date_key: str) -> tuple[str, str] | None:

@@ -24,11 +24,11 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from evaluators.core import modality as modalities
-from evaluators.core import ItemScore, MetricValue, Prediction, PredictionsError, get_evaluator
+from evaluators.core import ItemScore, MetricValue, Prediction, PredictionsError
 from evaluators.core.files import parse_predictions
 from leaderboard import pagecache, queues
 from leaderboard.accounts import policy
-from leaderboard.catalog.evaluators import evaluator_settings_for, needed_modality
+from leaderboard.catalog.evaluators import configured_evaluator, evaluator_settings_for, needed_modality
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import model_get_or_create
 from leaderboard.submissions import leases
@@ -147,10 +147,9 @@ def submission_create_from_predictions(*, owner: User, benchmark: Benchmark, mod
 
 
 def _check_transcripts(benchmark: Benchmark, predictions: list[Prediction]) -> None:
-    """A benchmark whose protocol is a conversation with the platform (``needs_transcript``, an optional
-    evaluator hook) scores only predictions that carry their transcript: refuse the others, saying why."""
-    needs = getattr(get_evaluator(benchmark.evaluator_key), "needs_transcript", None)
-    reason = needs() if needs is not None else ""
+    """A benchmark whose protocol is a conversation with the platform (``Evaluator.needs_transcript``)
+    scores only predictions that carry their transcript: refuse the others, saying why."""
+    reason = configured_evaluator(benchmark).needs_transcript()
     bare = [p for p in predictions if not p.transcript]
     if reason and bare:
         raise SubmissionRefused(
@@ -164,7 +163,7 @@ BASELINE_OWNER = "baselines"
 
 
 def baselines_submit(*, benchmark: Benchmark) -> list[Submission]:
-    """Submit the evaluator's baseline predictions (``baseline_predictions``, an optional hook) for the
+    """Submit the evaluator's baseline predictions (``Evaluator.baseline_predictions``) for the
     benchmark's current dataset version, scored like any submission: one reference model per baseline,
     owned by the inactive staff user "baselines", marked ``is_reference`` (shown, never ranked). A
     baseline already submitted on this version is left alone, so the call is idempotent."""
@@ -173,17 +172,19 @@ def baselines_submit(*, benchmark: Benchmark) -> list[Submission]:
     from evaluators.core.files import read_items
     from leaderboard.catalog.services import dataset_items_path
 
-    make = getattr(get_evaluator(benchmark.evaluator_key), "baseline_predictions", None) if benchmark.evaluator_key else None
     version = benchmark.dataset_versions.filter(is_current=True).first()
-    if make is None or version is None:
+    if not benchmark.evaluator_key or version is None:
+        return []
+    items = read_items(dataset_items_path(version, Path(settings.VAR_DIR) / "cache" / "datasets"))
+    baselines = configured_evaluator(benchmark).baseline_predictions(items)
+    if not baselines:
         return []
     owner, created = get_user_model().objects.get_or_create(username=BASELINE_OWNER, defaults={"is_active": False, "is_staff": True})
     if created:
         owner.set_unusable_password()
         owner.save(update_fields=["password"])
-    items = read_items(dataset_items_path(version, Path(settings.VAR_DIR) / "cache" / "datasets"))
     submitted = []
-    for name, data in make(items).items():
+    for name, data in baselines.items():
         model_name = f"{name} (baseline)"
         if EvaluationRun.objects.filter(submission__model__owner=owner, submission__model__name=model_name,
                                         dataset_version=version).exists():

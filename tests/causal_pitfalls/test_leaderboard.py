@@ -14,7 +14,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from evaluators.causal_pitfalls.evaluator import CODE_FAILURE, RELIABILITY
-from evaluators.core import get_evaluator
+from evaluators.core import evaluator_for
 from leaderboard.catalog.models import Model
 from leaderboard.submissions.models import EvaluationRun, GeneratedOutput, ItemResult, RunStatus, Score
 from tests.conftest import wait_for
@@ -24,7 +24,7 @@ from tests.support.openai_server import OpenAIServer, Reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.toolchains]
 JUDGE = {"name": "rubric-judge", "revision": "2026-12-01", "prompt_version": "v1", "model": "judge"}
-DIRECT = get_evaluator("causal-pitfalls")
+DIRECT = evaluator_for("causal-pitfalls")
 
 
 def model_reply(request: dict[str, Any]) -> Reply:

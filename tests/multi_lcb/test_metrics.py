@@ -288,9 +288,9 @@ def test_build_requests_defaults_and_overrides() -> None:
 
 
 def test_protocol_attributes() -> None:
-    from evaluators.core import Evaluator, get_evaluator
+    from evaluators.core import Evaluator, evaluator_for
 
-    evaluator = get_evaluator("multi-lcb")
+    evaluator = evaluator_for("multi-lcb")
     assert isinstance(evaluator, Evaluator) and isinstance(evaluator, MultiLCBEvaluator)
     assert evaluator.key == "multi-lcb" and evaluator.modality == "text" and evaluator.default_samples == 10
     columns = {c.key: c for c in evaluator.metric_columns}

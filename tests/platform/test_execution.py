@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
-from evaluators.core import InfrastructureError, get_evaluator
+from evaluators.core import InfrastructureError
+from evaluators.multi_lcb.evaluator import MultiLCBEvaluator
 from leaderboard.submissions import execution, services
 from leaderboard.submissions.models import EvaluationRun, FailureKind, RunStatus
 from tests.conftest import PY_SUM, predictions_jsonl
@@ -12,21 +13,22 @@ from tests.conftest import PY_SUM, predictions_jsonl
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-class Broken:
-    """The real Multi-LCB evaluator whose scoring raises the given error."""
+class Broken(MultiLCBEvaluator):
+    """The real Multi-LCB evaluator whose scoring raises ``error``."""
 
-    def __init__(self, error: Exception) -> None:
-        self.real = get_evaluator("multi-lcb")
-        self.error = error
-
-    def __getattr__(self, name):
-        return getattr(self.real, name)
-
-    def configured(self, settings):
-        return self
+    error: Exception = RuntimeError("not set")
 
     def score_item(self, item, predictions):
         raise self.error
+
+
+def broken(error: Exception):
+    """A stand-in for ``evaluator_for`` handing out a Broken evaluator configured as the run asks."""
+    def evaluator_for(key, *, settings=None, judge=None):
+        evaluator = Broken().configured(settings or {})
+        evaluator.error = error
+        return evaluator
+    return evaluator_for
 
 
 @pytest.fixture(autouse=True)
@@ -44,7 +46,7 @@ def queued_run(benchmark, user) -> EvaluationRun:
 def test_infrastructure_errors_are_retried_then_failed_without_charging(multi_lcb, user, monkeypatch):
     run = queued_run(multi_lcb, user)
     EvaluationRun.objects.filter(pk=run.pk).update(max_attempts=2)
-    monkeypatch.setattr(execution, "get_evaluator", lambda key: Broken(InfrastructureError("bwrap cannot start")))
+    monkeypatch.setattr(execution, "evaluator_for", broken(InfrastructureError("bwrap cannot start")))
     assert execution.run_execute(run_id=run.pk) == "re-queued after an infrastructure error"
     assert services.runs_requeue_expired() == (1, 0)
     assert execution.run_execute(run_id=run.pk) == "failed: infrastructure"
@@ -56,7 +58,7 @@ def test_infrastructure_errors_are_retried_then_failed_without_charging(multi_lc
 
 def test_evaluator_bugs_are_classified_and_the_worker_goes_on(multi_lcb, user, monkeypatch):
     run = queued_run(multi_lcb, user)
-    monkeypatch.setattr(execution, "get_evaluator", lambda key: Broken(ZeroDivisionError("division by zero")))
+    monkeypatch.setattr(execution, "evaluator_for", broken(ZeroDivisionError("division by zero")))
     assert execution.run_execute(run_id=run.pk) == "failed: evaluator error"
     failed = EvaluationRun.objects.get(pk=run.pk)
     assert failed.failure_kind == FailureKind.EVALUATOR_ERROR and "ZeroDivisionError" in failed.failure_message

@@ -16,13 +16,13 @@ from tests.modelhost.conftest import api_for
 
 @pytest.fixture
 def niah(db):
-    from evaluators.core import get_evaluator
+    from evaluators.core import evaluator_for
     from leaderboard.catalog.models import Benchmark
     from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
 
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug="video-niah-single")
-    evaluator = get_evaluator("video-niah-single")
+    evaluator = evaluator_for("video-niah-single")
     dataset_version_import(benchmark=benchmark, release_path=evaluator.sample_dataset(), tag="sample")
     return benchmark, list(evaluator.import_release(evaluator.sample_dataset()))
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from evaluators.core import get_evaluator
+from evaluators.core import evaluator_for
 from evaluators.core.types import Prediction
 from evaluators.llm.client import ChatClient
 from evaluators.llm.judges import Judge
@@ -58,7 +58,7 @@ def test_the_demo_judge_is_installed_served_and_votes(tmp_path: Path):
             line = server.stdout.readline()
             assert line or server.poll() is None, "the demo judge exited before it was ready"
         assert "ready" in line, line
-        evaluator = get_evaluator("policon")
+        evaluator = evaluator_for("policon")
         items = [i for i in evaluator.import_release(evaluator.sample_dataset()) if i.slices["parties"] == "2"][:3]
         client = ChatClient(Endpoint(entry["base_url"], entry["model"]), max_concurrency=2, timeout_s=120)
         judge = Judge(JudgeSpec(entry["name"], entry["revision"], entry["prompt_version"]), client, concurrency=2)

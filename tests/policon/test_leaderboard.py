@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from evaluators.core import get_evaluator
+from evaluators.core import evaluator_for
 from evaluators.core.types import Prediction
 from evaluators.llm.client import ChatClient
 from evaluators.llm.judges import FALLBACK_METRIC, Judge
@@ -26,7 +26,7 @@ from tests.support.openai_server import OpenAIServer, Reply
 
 JUDGE = {"name": "scripted-judge", "revision": "2026-12-01", "prompt_version": "v1", "model": "judge"}
 LABEL = "scripted-judge@2026-12-01 (prompt v1)"
-EVALUATOR = get_evaluator("policon")
+EVALUATOR = evaluator_for("policon")
 ITEMS = list(EVALUATOR.import_release(EVALUATOR.sample_dataset()))
 CALLS_PER_MODEL = sum(len(item.payload["parties"]) for item in ITEMS)
 

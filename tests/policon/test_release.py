@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from evaluators.core import get_evaluator
+from evaluators.core import evaluator_for
 from evaluators.core.types import DatasetError
 from evaluators.policon.data.make_sample import build
 from evaluators.policon.release import OBJECTIVES, iter_items, iter_tasks
 
-SAMPLE = Path(get_evaluator("policon").sample_dataset())
+SAMPLE = Path(evaluator_for("policon").sample_dataset())
 FILE = "Coastal fisheries, ports & shipping.json"
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from evaluators.core import get_evaluator
+from evaluators.core import evaluator_for
 from evaluators.core.types import Item, Prediction
 from evaluators.llm.client import ChatClient
 from evaluators.llm.judges import FALLBACK_METRIC, Judge, JudgeUnavailable
@@ -20,7 +20,7 @@ from evaluators.policon.prompts import EXAMPLE_RESOLUTION, OPENING
 from evaluators.policon.release import Task
 from tests.support.openai_server import OpenAIServer, Reply
 
-EVALUATOR: PoliConEvaluator = get_evaluator("policon")  # type: ignore[assignment]
+EVALUATOR: PoliConEvaluator = evaluator_for("policon")  # type: ignore[assignment]
 ITEMS = list(EVALUATOR.import_release(EVALUATOR.sample_dataset()))
 BY_ID = {item.id: item for item in ITEMS}
 

@@ -8,15 +8,14 @@ Registered by key ``JUDGED_KEY`` through ``LEADERBOARD_EXTRA_EVALUATORS`` or ``r
 """
 from __future__ import annotations
 
-import copy
 import json
 import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from evaluators.core.evaluator import Evaluator
 from evaluators.core.stats import mean_with_ci
 from evaluators.core.types import DatasetError, Item, ItemScore, MetricColumn, MetricValue, ModelRequest, Prediction, SliceDimension
-from evaluators.llm.judges import Judge
 
 JUDGED_KEY = "judged-demo"
 DOTTED_PATH = "tests.support.judged_evaluator:JudgedEvaluator"
@@ -28,23 +27,11 @@ SAMPLE = [
 ]
 
 
-class JudgedEvaluator:
+class JudgedEvaluator(Evaluator):
     key = JUDGED_KEY
-    title = "Judged short answers (test)"
-    description = "Short answers graded by a judge model against a reference."
-    modality = "text"
     metric_columns = (MetricColumn("accuracy", "Accuracy", primary=True),)
     slice_dimensions = (SliceDimension("topic", "Topic", TOPICS),)
-    default_samples = 1
     judge_role = "demo-judge"
-
-    def __init__(self) -> None:
-        self.judge: Judge | None = None
-
-    def with_judge(self, judge: Judge) -> JudgedEvaluator:
-        configured = copy.copy(self)
-        configured.judge = judge
-        return configured
 
     def import_release(self, path: Path, media: Any = None) -> Iterable[Item]:
         for number, line in enumerate(path.read_text().splitlines(), 1):
@@ -66,11 +53,9 @@ class JudgedEvaluator:
         return [ModelRequest(item_id=item.id, messages=[{"role": "user", "content": item.payload["question"]}], max_tokens=64)]
 
     def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
-        if self.judge is None:
-            raise RuntimeError(f"{self.key} needs a judge: call with_judge(...) first (judge_role {self.judge_role!r})")
-        batch = self.judge.ask_many("answer-match", shared={"question": item.payload["question"],
-                                                            "reference": item.payload["reference"]},
-                                    each=[{"answer": p.output} for p in predictions], choices=["yes", "no"])
+        batch = self.require_judge().ask_many("answer-match", shared={"question": item.payload["question"],
+                                                                      "reference": item.payload["reference"]},
+                                              each=[{"answer": p.output} for p in predictions], choices=["yes", "no"])
         verdicts = [{"verdict": "pass" if call.parsed == "yes" else "fail", "reason": call.error or f"judge: {call.parsed}"}
                     for call in batch.calls]
         accuracy = sum(v["verdict"] == "pass" for v in verdicts) / len(verdicts) if verdicts else 0.0
@@ -84,6 +69,3 @@ class JudgedEvaluator:
             if values:
                 metrics.append(MetricValue("accuracy", *mean_with_ci(values, seed=seed), n=len(values), slice={"topic": topic}))
         return metrics
-
-    def environment(self) -> dict[str, str]:
-        return {}

@@ -24,13 +24,13 @@ SLUGS = ("video-niah-single", "video-niah-multi")
 
 
 def import_both() -> dict[str, Benchmark]:
-    from evaluators.core import get_evaluator
+    from evaluators.core import evaluator_for
     from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
 
     benchmarks_sync()
     benchmarks = {slug: Benchmark.objects.get(slug=slug) for slug in SLUGS}
     for benchmark in benchmarks.values():
-        dataset_version_import(benchmark=benchmark, release_path=get_evaluator(benchmark.evaluator_key).sample_dataset(),
+        dataset_version_import(benchmark=benchmark, release_path=evaluator_for(benchmark.evaluator_key).sample_dataset(),
                                tag="sample")
     return benchmarks
 

@@ -17,7 +17,7 @@ def predictions(items, answer) -> bytes:
 
 
 def test_the_heatmap_and_the_lines_render_with_a_table_behind_them(user, live_server, celery_worker, page):
-    from evaluators.core import get_evaluator
+    from evaluators.core import evaluator_for
     from leaderboard.catalog.models import Benchmark
     from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
     from leaderboard.submissions.models import EvaluationRun
@@ -27,7 +27,7 @@ def test_the_heatmap_and_the_lines_render_with_a_table_behind_them(user, live_se
     runs = []
     for slug in ("video-niah-single", "video-niah-multi"):
         benchmark = Benchmark.objects.get(slug=slug)
-        evaluator = get_evaluator(slug)
+        evaluator = evaluator_for(slug)
         dataset_version_import(benchmark=benchmark, release_path=evaluator.sample_dataset(), tag="sample")
         items = list(evaluator.import_release(evaluator.sample_dataset()))
         # right on the shorter haystacks, wrong on the longer ones: a picture with both colours

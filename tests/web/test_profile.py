@@ -18,14 +18,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def scored(user) -> None:
     """Two models on Video NIAH (single hop) and IndicVisionBench OCR, scored by the real worker:
     frame-reader answers everything right, guesser only the shortest haystacks and no page."""
-    from evaluators.core import get_evaluator
+    from evaluators.core import evaluator_for
     from leaderboard.catalog.models import Benchmark
     from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
 
     benchmarks_sync()
     runs = []
     for slug in ("video-niah-single", "indic-vision-ocr"):
-        evaluator = get_evaluator(slug)
+        evaluator = evaluator_for(slug)
         dataset_version_import(benchmark=Benchmark.objects.get(slug=slug), release_path=evaluator.sample_dataset(), tag="sample")
         items = list(evaluator.import_release(evaluator.sample_dataset()))
         for name, answer in (("frame-reader", lambda i: str(i.payload.get("answer", i.payload.get("text")))),

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from leaderboard.catalog import reported
-from leaderboard.catalog.catalog import BENCHMARKS
+from evaluators.core import BENCHMARKS
 
 
 @pytest.mark.django_db
@@ -27,14 +27,14 @@ def test_reported_figures_are_shown_apart_with_their_source_and_never_ranked(cli
 
 
 def test_every_figure_in_the_file_names_a_column_its_benchmark_has():
-    from evaluators.core import get_evaluator
+    from evaluators.core import evaluator_for
     from dataclasses import asdict
 
     data = json.loads(reported.FILE.read_text())
-    slugs = {entry.slug: entry for entry in BENCHMARKS}
+    slugs = {row.key: row for row in BENCHMARKS}
     for slug in (k for k in data if not k.startswith("_")):
         assert slug in slugs, slug
-        columns = [asdict(c) for c in get_evaluator(slugs[slug].evaluator_key).metric_columns]
+        columns = [asdict(c) for c in evaluator_for(slugs[slug].key).metric_columns]
         rows = reported.reported_figures(slug, columns)
         assert rows and all(r["source"] and r["date"] for r in rows)
     with pytest.raises(ValueError, match="names the metric 'pass@1', which this benchmark does not have"):

@@ -2,7 +2,7 @@
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from evaluators.core import get_evaluator
+from evaluators.core import evaluator_for
 from leaderboard.catalog.models import DatasetVersion
 from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
 from leaderboard.submissions.services import baselines_submit
@@ -20,7 +20,7 @@ class Command(BaseCommand):
             if DatasetVersion.objects.filter(benchmark=benchmark, tag=SAMPLE_TAG).exists():
                 self.stdout.write(f"{benchmark.slug}: sample dataset already imported")
                 continue
-            path = get_evaluator(benchmark.evaluator_key).sample_dataset()
+            path = evaluator_for(benchmark.evaluator_key).sample_dataset()
             make_current = not benchmark.dataset_versions.filter(is_current=True).exists()
             version = dataset_version_import(benchmark=benchmark, release_path=path, tag=SAMPLE_TAG, make_current=make_current)
             self.stdout.write(self.style.SUCCESS(f"{benchmark.slug}: imported {version.item_count} sample items"))

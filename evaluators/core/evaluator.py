@@ -1,0 +1,182 @@
+"""The Evaluator base class: what every benchmark package implements, and what it may add.
+
+An evaluator turns a benchmark's released files into ``Item`` rows (``import_release``), builds the
+model requests for an item (``build_requests``), scores an item's predictions (``score_item``) and
+aggregates item scores into metrics with 95% intervals (``aggregate``). Items and scores are plain
+data, so the same code runs in a worker, in a test and on the command line.
+
+Those four are abstract. Everything else a benchmark may need is a typed method or attribute here
+with a default that means "this benchmark does not use it", so the site, the workers and the command
+line call it directly (``mypy --strict`` checks every call) and never probe with ``getattr``. The
+registry (``evaluators.core.registry``) names each benchmark and hands out configured instances.
+"""
+from __future__ import annotations
+
+import copy
+import sys
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Self, Sequence
+
+from evaluators.core.media import MediaSink
+from evaluators.core.types import (FollowUp, Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest,
+                                   Prediction, ServerOptions, SliceDimension, Stage)
+
+if TYPE_CHECKING:  # the engine's judges import the core; the core names them only for the type checker
+    from evaluators.llm.judges import Judge
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """A two-way breakdown on each model's leaderboard row and run page: a row per value of the slice
+    dimension ``rows``, a column per value of ``columns``, each cell the per-slice ``metric`` shaded by
+    its value over ``scale`` (1.0 for a share, 100.0 for a score out of 100)."""
+
+    rows: str
+    columns: str
+    metric: str
+    scale: float
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Metrics (0..1) drawn against a numeric slice dimension, one line each, with their table."""
+
+    dimension: str
+    metrics: tuple[str, ...]
+
+
+class SettingsRefused(ValueError):
+    """A run's settings that the evaluator does not take, or takes with another value's type."""
+
+
+class Evaluator(ABC):
+    """One benchmark's scoring. Subclasses set the class attributes and implement the four abstract
+    methods; the hooks below have defaults and are overridden only where the benchmark needs them."""
+
+    #: the registry key, equal to the site's Benchmark ``evaluator_key``
+    key: ClassVar[str] = ""
+    #: what the benchmark needs from a model: "text", "image" or "video" (a capability order: a model
+    #: enters the benchmarks its own modality covers, evaluators.core.modality). An instance may change
+    #: it with its settings (Video NIAH's video mode), so it is read from the configured evaluator.
+    modality: str = "text"
+    #: leaderboard columns; exactly one is primary
+    metric_columns: Sequence[MetricColumn] = ()
+    #: dimensions a leaderboard can filter by
+    slice_dimensions: Sequence[SliceDimension] = ()
+    #: samples per item expected by default (pass@k needs several)
+    default_samples: ClassVar[int] = 1
+    #: the sample release shipped with the package, relative to the evaluator's module directory
+    sample_path: ClassVar[str] = "data/sample"
+    #: an item slice holding a date: enables the leaderboard's date window
+    date_slice: ClassVar[str | None] = None
+    #: non-empty: scores are asked of a judge model, the key of that judge in LEADERBOARD_JUDGES; the
+    #: worker (and ``python -m evaluators score --judge``) hands it over through ``with_judge``
+    judge_role: ClassVar[str] = ""
+    #: pictures with a table behind them on every model's row and run page (submissions/charts.py)
+    heatmap: ClassVar[Heatmap | None] = None
+    lines: ClassVar[Lines | None] = None
+
+    #: the judge ``with_judge`` gave this copy (None until then)
+    judge: Judge | None = None
+
+    # ----------------------------------------------------------------------------- required
+    @abstractmethod
+    def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
+        """Read the benchmark's released format and yield normalized items. Raise DatasetError
+        naming the record and field for anything malformed. A benchmark with images hands each to
+        ``media`` (``put``: kept once by content hash; None: only hashed) and keeps its key in the
+        item's payload; text benchmarks ignore it (evaluators.core.media)."""
+
+    @abstractmethod
+    def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
+        """The chat requests a model must answer for this item."""
+
+    @abstractmethod
+    def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
+        """Score every prediction of one item. Must not raise on bad model output: a wrong or
+        unparsable answer is a score, not an error. ``Prediction.error_kind`` says why an output is not
+        a plain answer (refused, cut off, empty...), for coverage counts. A judged evaluator asks
+        through ``self.require_judge().ask_many``, returns every JudgeBatch's to_dict() in
+        ``detail["judgements"]`` and lets JudgeUnavailable propagate (the run is retried)."""
+
+    @abstractmethod
+    def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
+        """Headline and per-slice metrics with 95% intervals."""
+
+    # ----------------------------------------------------------------------------- set-up
+    def sample_dataset(self) -> Path:
+        """Path of the sample release shipped with the package (for ``make run`` and the tests):
+        ``sample_path`` beside the module of the nearest class in the hierarchy that has it (a subclass
+        living elsewhere, such as a test's variant, keeps its parent's sample)."""
+        found = [Path(sys.modules[cls.__module__].__file__ or "").resolve().parent / self.sample_path
+                 for cls in type(self).__mro__ if issubclass(cls, Evaluator) and cls is not Evaluator]
+        return next((path for path in found if path.exists()), found[0])
+
+    def configured(self, settings: Mapping[str, Any]) -> Self:
+        """A copy with validated per-run settings. The default takes none: any key is refused."""
+        if settings:
+            raise SettingsRefused(f"benchmark '{self.key}' takes no settings (got {', '.join(sorted(settings))})")
+        return self
+
+    def with_judge(self, judge: Judge) -> Self:
+        """A copy that asks ``judge`` (an evaluators.llm.judges.Judge). Refused without a judge role."""
+        if not self.judge_role:
+            raise SettingsRefused(f"benchmark '{self.key}' is not scored by a judge")
+        judged = copy.copy(self)
+        judged.judge = judge
+        return judged
+
+    def require_judge(self) -> Judge:
+        """The judge ``with_judge`` gave; a plain error naming the role when scoring was started without."""
+        if self.judge is None:
+            raise RuntimeError(f"{self.key} needs a judge: call with_judge(...) first (judge_role {self.judge_role!r})")
+        return self.judge
+
+    def environment(self) -> dict[str, str]:
+        """Versions of whatever the scores depend on beyond Python (compilers, judges...)."""
+        return {}
+
+    # ----------------------------------------------------------------------------- pages
+    def method_notes(self) -> list[MethodNote]:
+        """How scores are obtained (rules, toolchains), shown on the benchmark's page."""
+        return []
+
+    def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:
+        """Diagnostics of a dataset version, computed at import and shown on the page."""
+        return []
+
+    def example_predictions(self, items: Sequence[Item]) -> bytes | None:
+        """A ready-to-submit predictions file for newcomers (None: the benchmark offers none)."""
+        return None
+
+    def baseline_predictions(self, items: Sequence[Item]) -> dict[str, bytes]:
+        """Reference predictions by name (PoliCon's Random and Greedy), scored like any submission and
+        shown as marked, unranked rows."""
+        return {}
+
+    # ----------------------------------------------------------------------------- generation
+    def server_options(self, settings: dict[str, Any]) -> ServerOptions:
+        """What a self-hosted model's server must allow for this benchmark's requests (images per
+        prompt, context length); passed to the server and recorded with the run."""
+        return ServerOptions()
+
+    def max_stages(self, settings: dict[str, Any]) -> int:
+        """The most stages ``follow_up`` asks for (the progress bar's unit); above 1 the benchmark is
+        multi-turn and the generating worker asks ``follow_up`` after each stored stage."""
+        return 1
+
+    def follow_up(self, item: Item, transcript: Sequence[Stage], sample_index: int,
+                  settings: dict[str, Any]) -> FollowUp | None:
+        """A multi-turn item's next turn after ``transcript`` (the last stage just answered), or None
+        when the item is finished. Deterministic: a resumed job asks again for stages it had not stored.
+        Called from the generating worker's tool threads (it may run sandboxed code); an
+        InfrastructureError it raises retries the job. The prediction's ``output`` is the last answer,
+        its ``transcript`` every stage (evaluators.core.turns)."""
+        return None
+
+    def needs_transcript(self) -> str:
+        """Non-empty: a predictions file with a line without a transcript is refused with this reason
+        (the platform must run the model)."""
+        return ""
