@@ -9,7 +9,8 @@ per call, streaming, token usage counted, and constrained outputs: a choice amon
 strings or a JSON schema, through the server's guided decoding where it has it and checked after the
 fact where it does not. Every failure is a :class:`ModelError` with a classified ``kind``; the API key
 never appears in a message or a log line. Endpoints are reached directly: proxy environment variables
-(``HTTPS_PROXY``...) are not read.
+(``HTTPS_PROXY``...) are not read. The connection pool is in :mod:`evaluators.llm.connections`, the
+constraints in :mod:`evaluators.llm.constraints`.
 
 Example::
 
@@ -24,27 +25,29 @@ import http.client
 import json
 import logging
 import random
-import re
-import select
-import ssl
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Iterator, Sequence
-from urllib.parse import urlsplit
+from dataclasses import replace
+from typing import Any, Callable, Iterable, Sequence
 
 from evaluators.core.media import MediaSource, inline_media
 from evaluators.core.types import InfrastructureError, ModelRequest
+from evaluators.llm.connections import ConnectionPool, Response, error_detail, response_lines, retry_after
+from evaluators.llm.constraints import Constraint, extract_choice, parse_json_answer, with_instruction
 from evaluators.llm.types import ChatResult, DeltaCallback, Endpoint, Message, ModelError, Usage
 
-log = logging.getLogger(__name__)
+__all__ = ["CHECKED_RETRIES", "ChatClient", "ResultCallback", "extract_choice", "image_part", "parse_json_answer",
+           "retryable_status"]
 
+log = logging.getLogger(__name__)
 
 
 def retryable_status(status: int) -> bool:
     """Rate limits, request timeouts and server-side failures are worth trying again."""
     return status in (408, 429) or status >= 500
+
+
 #: How many times a constraint is retried in the checked mode before giving up.
 CHECKED_RETRIES = 2
 
@@ -57,63 +60,6 @@ def image_part(data: bytes, mime: str = "image/png") -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{encoded}"}}
 
 
-@dataclass(frozen=True)
-class _Constraint:
-    choices: tuple[str, ...] | None
-    json_schema: dict[str, Any] | None
-
-    def server_params(self) -> dict[str, Any]:
-        if self.choices is not None:
-            # vLLM >= 0.10.2 reads structured_outputs; older vLLM reads guided_choice.
-            return {"structured_outputs": {"choice": list(self.choices)}, "guided_choice": list(self.choices)}
-        assert self.json_schema is not None
-        return {"response_format": {"type": "json_schema",
-                                    "json_schema": {"name": "answer", "schema": self.json_schema, "strict": True}}}
-
-    def instruction(self) -> str:
-        if self.choices is not None:
-            options = ", ".join(json.dumps(c) for c in self.choices)
-            return f"Answer with exactly one of these options and nothing else: {options}."
-        return ("Answer with one JSON object and nothing else (no prose, no code fence), matching this JSON "
-                f"schema: {json.dumps(self.json_schema)}")
-
-    def check(self, text: str) -> str | None:
-        """None when ``text`` satisfies the constraint, else what is wrong with it."""
-        if self.choices is not None:
-            found = extract_choice(text, self.choices)
-            return None if found is not None else f"{text.strip()[:80]!r} is not one of {list(self.choices)}"
-        try:
-            value = parse_json_answer(text)
-        except ValueError as exc:
-            return str(exc)
-        missing = [k for k in (self.json_schema or {}).get("required", []) if not isinstance(value, dict) or k not in value]
-        return f"the JSON answer lacks the required keys {missing}" if missing else None
-
-
-def extract_choice(text: str, choices: Sequence[str]) -> str | None:
-    """The choice an answer gives: the answer itself when it is one of ``choices``, else the one choice
-    it holds as a standalone word ("The party stance is 9." gives "9"); None when it holds none or
-    several ("7 out of 9"). What a server without guided decoding is held to (``constrained`` is then
-    "extracted" and the text is kept as written)."""
-    answer = text.strip()
-    if answer in choices:
-        return answer
-    found = {c for c in choices if re.search(rf"(?<![\w]){re.escape(c)}(?![\w])", answer)}
-    return found.pop() if len(found) == 1 else None
-
-
-def parse_json_answer(text: str) -> Any:
-    """The JSON value in a model's answer, tolerating a surrounding Markdown code fence."""
-    body = text.strip()
-    if body.startswith("```"):
-        body = body.split("\n", 1)[1] if "\n" in body else ""
-        body = body.rsplit("```", 1)[0]
-    try:
-        return json.loads(body)
-    except ValueError as exc:
-        raise ValueError(f"the answer is not valid JSON ({exc}): {text.strip()[:80]!r}") from None
-
-
 class _Retry(Exception):
     """One attempt failed in a way worth trying again."""
 
@@ -121,120 +67,6 @@ class _Retry(Exception):
         super().__init__(message)
         self.status = status
         self.wait_s = wait_s
-
-
-@dataclass(frozen=True)
-class _Response:
-    """A fully read HTTP response (what error handling needs)."""
-
-    status_code: int
-    reason_phrase: str
-    headers: http.client.HTTPMessage
-    content: bytes
-
-    @property
-    def text(self) -> str:
-        return self.content.decode("utf-8", errors="replace")
-
-    def json(self) -> Any:
-        return json.loads(self.content)
-
-
-def _dropped(connection: http.client.HTTPConnection) -> bool:
-    """True when an idle keep-alive connection was closed by the server (it reads as ready: EOF)."""
-    sock = connection.sock
-    if sock is None:
-        return True
-    try:
-        if hasattr(select, "poll"):
-            poller = select.poll()
-            poller.register(sock, select.POLLIN)
-            return bool(poller.poll(0))
-        return bool(select.select([sock], [], [], 0)[0])
-    except (OSError, ValueError):
-        return True
-
-
-class _ConnectionPool:
-    """Keep-alive ``http.client`` connections to one origin, shared by threads: a request takes an
-    idle connection (most recently used first, checked for a server-side close) or opens one, and
-    gives it back once its response is fully read. At most ``size`` idle connections are kept."""
-
-    def __init__(self, base_url: str, size: int, headers: dict[str, str]):
-        parts = urlsplit(base_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"endpoint base_url must be an http:// or https:// URL, got {base_url!r}")
-        self.https = parts.scheme == "https"
-        self.host, self.port = parts.hostname, parts.port
-        self.prefix = parts.path.rstrip("/")
-        self.size = size
-        self.headers = headers
-        self._context = ssl.create_default_context() if self.https else None
-        self._idle: list[http.client.HTTPConnection] = []
-        self._lock = threading.Lock()
-        self._closed = False
-
-    def _connect(self, connect_timeout: float) -> http.client.HTTPConnection:
-        connection = (http.client.HTTPSConnection(self.host, self.port, timeout=connect_timeout, context=self._context)
-                      if self.https else http.client.HTTPConnection(self.host, self.port, timeout=connect_timeout))
-        connection.connect()
-        return connection
-
-    def post(self, path: str, body: bytes, *, connect_timeout: float,
-             read_timeout: float) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
-        """Send a POST and return its connection and response (headers read, body not yet). Raises
-        OSError or http.client.HTTPException when the connection fails."""
-        connection = None
-        with self._lock:
-            while self._idle and connection is None:
-                candidate = self._idle.pop()
-                if _dropped(candidate):
-                    candidate.close()
-                else:
-                    connection = candidate
-        reused = connection is not None
-        while True:
-            if connection is None:
-                connection = self._connect(connect_timeout)
-            assert connection.sock is not None
-            connection.sock.settimeout(read_timeout)
-            try:
-                connection.request("POST", self.prefix + path, body, self.headers)
-                return connection, connection.getresponse()
-            except (ConnectionError, http.client.BadStatusLine):
-                connection.close()
-                if not reused:
-                    raise
-                # closed by the server between the check and the request: once more on a new one
-                connection, reused = None, False
-            except BaseException:
-                connection.close()
-                raise
-
-    def give_back(self, connection: http.client.HTTPConnection, response: http.client.HTTPResponse) -> None:
-        """Keep the connection for the next request if its response was read to the end."""
-        if response.isclosed() and connection.sock is not None:
-            with self._lock:
-                if not self._closed and len(self._idle) < self.size:
-                    self._idle.append(connection)
-                    return
-        connection.close()
-
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            idle, self._idle = self._idle, []
-        for connection in idle:
-            connection.close()
-
-
-def _lines(response: http.client.HTTPResponse) -> Iterator[str]:
-    """The response body's lines, decoded, without their line ends."""
-    while True:
-        line = response.readline()
-        if not line:
-            return
-        yield line.decode("utf-8").rstrip("\r\n")
 
 
 class ChatClient:
@@ -257,7 +89,7 @@ class ChatClient:
         headers = {"Content-Type": "application/json", **endpoint.headers}
         if endpoint.api_key:
             headers["Authorization"] = f"Bearer {endpoint.api_key}"
-        self._http = _ConnectionPool(endpoint.base_url, max_concurrency, headers)
+        self._http = ConnectionPool(endpoint.base_url, max_concurrency, headers)
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self._lock = threading.Lock()
         self._usage = Usage()
@@ -321,7 +153,7 @@ class ChatClient:
             return self._complete(body, on_delta, deadline)
         if choices is not None and json_schema is not None:
             raise ValueError("ask for either choices or json_schema, not both")
-        constraint = _Constraint(tuple(choices) if choices is not None else None, json_schema)
+        constraint = Constraint(tuple(choices) if choices is not None else None, json_schema)
         return self._constrained(body, constraint, on_delta, deadline, max(1, checked_tries))
 
     def chat_many(self, requests: Iterable[ModelRequest], *, on_result: ResultCallback,
@@ -374,7 +206,7 @@ class ChatClient:
         return started
 
     # --- constrained outputs -----------------------------------------------------------------
-    def _constrained(self, body: dict[str, Any], constraint: _Constraint, on_delta: DeltaCallback | None,
+    def _constrained(self, body: dict[str, Any], constraint: Constraint, on_delta: DeltaCallback | None,
                      deadline: float, tries: int) -> ChatResult:
         if self._server_constraints is not False:
             try:
@@ -391,7 +223,7 @@ class ChatClient:
                     self._server_constraints = True
                     return replace(result, constrained="server")
                 self._server_constraints = False
-        messages = _with_instruction(body["messages"], constraint.instruction())
+        messages = with_instruction(body["messages"], constraint.instruction())
         problem = ""
         for _ in range(tries):
             result = self._complete({**body, "messages": messages}, on_delta, deadline)
@@ -470,7 +302,7 @@ class ChatClient:
     def _post(self, body: dict[str, Any], deadline: float) -> tuple[list[str], str, Usage, dict[str, Any]]:
         connection, pending = self._send(body, deadline)
         try:
-            response = _Response(pending.status, pending.reason, pending.headers, pending.read())
+            response = Response(pending.status, pending.reason, pending.headers, pending.read())
         except TimeoutError as exc:
             connection.close()
             raise self._timed_out(exc, deadline) from None
@@ -504,8 +336,8 @@ class ChatClient:
         connection, response = self._send(body, deadline)
         try:
             if response.status >= 400:
-                self._check_status(_Response(response.status, response.reason, response.headers, response.read()))
-            for line in _lines(response):
+                self._check_status(Response(response.status, response.reason, response.headers, response.read()))
+            for line in response_lines(response):
                 if time.monotonic() > deadline:
                     raise ModelError("timeout", f"{self._where()}: the stream did not finish within "
                                                 f"{self.timeout_s:g} s", retryable=True)
@@ -563,15 +395,15 @@ class ChatClient:
             return ModelError("timeout", f"{self._where()}: no answer within {self.timeout_s:g} s", retryable=True)
         return _Retry(f"read timed out after {self.attempt_timeout_s:g} s")
 
-    def _check_status(self, response: _Response) -> None:
+    def _check_status(self, response: Response) -> None:
         status = response.status_code
         if status < 400:
             return
-        detail = _error_detail(response)
+        detail = error_detail(response)
         if self.endpoint.api_key:
             detail = detail.replace(self.endpoint.api_key, "***")
         if retryable_status(status):
-            raise _Retry(f"HTTP {status}: {detail}", status=status, wait_s=_retry_after(response))
+            raise _Retry(f"HTTP {status}: {detail}", status=status, wait_s=retry_after(response))
         if status in (401, 403):
             problem = "wrong or missing API key" if status == 401 else "the API key is not allowed to use this model"
             message = f"{self._where()}: {problem} (HTTP {status}: {detail})"
@@ -581,20 +413,6 @@ class ChatClient:
         else:
             message = f"{self._where()} refused the request (HTTP {status}: {detail})"
         raise ModelError("endpoint", message, status=status)
-
-
-def _with_instruction(messages: Sequence[Message], instruction: str) -> list[Message]:
-    """The messages with ``instruction`` appended to the last user message (content parts kept as
-    they are), or as a new user message when the conversation does not end with one."""
-    if not messages or messages[-1].get("role") != "user":
-        return [*messages, {"role": "user", "content": instruction}]
-    *head, last = messages
-    content = last.get("content")
-    if isinstance(content, list):
-        new_content: Any = [*content, {"type": "text", "text": instruction}]
-    else:
-        new_content = f"{content or ''}\n\n{instruction}"
-    return [*head, {**last, "content": new_content}]
 
 
 def _content_text(content: Any) -> str:
@@ -611,26 +429,3 @@ def _usage(data: Any) -> Usage:
     if not isinstance(data, dict):
         return Usage()
     return Usage(int(data.get("prompt_tokens") or 0), int(data.get("completion_tokens") or 0))
-
-
-def _error_detail(response: _Response) -> str:
-    try:
-        data = response.json()
-    except ValueError:
-        return response.text.strip()[:300] or response.reason_phrase
-    if isinstance(data, dict):
-        error = data.get("error", data.get("detail", data))
-        if isinstance(error, dict):
-            return str(error.get("message") or error)[:300]
-        return str(error)[:300]
-    return str(data)[:300]
-
-
-def _retry_after(response: _Response) -> float | None:
-    value = response.headers.get("Retry-After")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        return None  # an HTTP date: fall back to our own backoff

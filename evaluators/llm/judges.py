@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from evaluators.core.types import InfrastructureError
-from evaluators.llm.client import ChatClient, extract_choice, parse_json_answer
+from evaluators.llm.client import ChatClient
+from evaluators.llm.constraints import extract_choice, parse_json_answer
 from evaluators.llm.types import JudgeBatch, JudgeCall, JudgeSpec, Message, ModelError
 
 

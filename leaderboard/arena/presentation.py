@@ -47,7 +47,7 @@ def pane(turn: Turn, side: str, *, revealed: bool) -> Pane:
     status = turn.status_of(side)
     answer = answer_from_dict(turn.answer_of(side))
     if answer is not None and answer.text:
-        from evaluators.llm.citations import render_html
+        from evaluators.arena.citations import render_html
 
         html = mark_safe(render_html(answer))
     else:

@@ -27,7 +27,7 @@ DOCS = [
 
 @pytest.fixture
 def arena_models(tmp_path) -> tuple[ArenaModel, ArenaModel]:
-    from evaluators.llm.search import Document, build_local_index
+    from evaluators.arena.search import Document, build_local_index
 
     index = tmp_path / "index.sqlite"
     build_local_index([Document(url, title, text) for url, title, text in DOCS], index)

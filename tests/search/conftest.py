@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from evaluators.llm.search import Document, LocalIndex, build_local_index
+from evaluators.arena.search import Document, LocalIndex, build_local_index
 
 DOCUMENTS = [
     Document("https://docs.example.org/os.html#environ", "os › os.environ",

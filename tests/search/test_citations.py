@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from evaluators.llm.citations import (find_grounding_metadata, from_gemini, from_openai, from_perplexity, normalize,
-                                      normalize_numbered, render_html, safe_url)
+from evaluators.arena.citations import (find_grounding_metadata, from_gemini, from_openai, from_perplexity, normalize,
+                                        normalize_numbered, render_html, safe_url)
 from evaluators.llm.types import Answer, Source
 
 GIVEN = [Source(1, "https://one.example/a", "One", "s1"), Source(2, "https://two.example/b", "Two"),

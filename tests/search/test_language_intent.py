@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from evaluators.llm import intent, language
+from evaluators.arena import intent, language
 from evaluators.llm.client import ChatClient
 from evaluators.llm.judges import Judge
 from evaluators.llm.types import Endpoint, JudgeSpec

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from evaluators.arena.responders import (DEFAULT_RESPONDERS, ExtractiveResponder, HostedSearchResponder,
+                                         SearchToolResponder, responder_from_config, search_query)
+from evaluators.arena.search import LocalIndex, SearxngBackend
 from evaluators.llm.client import ChatClient
-from evaluators.llm.responders import (DEFAULT_RESPONDERS, ExtractiveResponder, HostedSearchResponder,
-                                       SearchToolResponder, responder_from_config, search_query)
-from evaluators.llm.search import LocalIndex, SearxngBackend
 from evaluators.llm.types import Answer, Endpoint, Responder
 from tests.search.conftest import DOCUMENTS
 from tests.support.openai_server import OpenAIServer, Reply
@@ -58,7 +58,7 @@ def test_the_two_extractive_strategies_differ(small_index: Path) -> None:
 
 
 def test_brackets_in_quoted_text_are_not_citations(tmp_path: Path) -> None:
-    from evaluators.llm.search import Document, build_local_index
+    from evaluators.arena.search import Document, build_local_index
     build_local_index([Document("https://q.example/", "Lists", "Augmented assignment: a_list += [1, 2] extends the "
                                                                  "list in place, and x[0] indexes it [3].")],
                       tmp_path / "q.sqlite")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluators.llm.search import (Document, LocalIndex, SearxngBackend, backend_from_config, build_local_index,
-                                   default_index_path, fts_query, html_documents, html_sections, index_version,
-                                   query_terms)
+from evaluators.arena.search import (Document, LocalIndex, SearxngBackend, backend_from_config, build_local_index,
+                                     default_index_path, fts_query, html_documents, html_sections, index_version,
+                                     query_terms)
 from evaluators.llm.types import SearchBackend
 
 

@@ -231,7 +231,7 @@ def _intent_judge() -> tuple[Any, str]:
 
 def _classify(turn: Turn) -> None:
     """Language per turn (offline identification) and, on the first turn, the battle's intent."""
-    from evaluators.llm import intent, language
+    from evaluators.arena import intent, language
 
     lang = language.detect(turn.prompt) or ""
     Turn.objects.filter(pk=turn.pk).update(language=lang)

@@ -56,7 +56,7 @@ def responder_deadline(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def responder_for(model: ArenaModel) -> Any:
-    from evaluators.llm.responders import responder_from_config
+    from evaluators.arena.responders import responder_from_config
 
     return responder_from_config(responder_deadline(dict(model.responder)), secrets=_secret, name=model.name)
 

@@ -7,7 +7,7 @@ The local index is SQLite FTS5 (BM25 ranking, Porter stemming) over passages of 
 collection. The embedded default is the Python 3.11 documentation from Debian's ``python3.11-doc``
 package (PSF licence; HTML under /usr/share/doc/python3.11/html), one document per section or API
 entry, linked to its page on docs.python.org so citations are clickable. ``scripts/build-search-index``
-installs the package and builds the index; ``python -m evaluators.llm.search query "..."`` asks it.
+installs the package and builds the index; ``python -m evaluators.arena.search query "..."`` asks it.
 """
 from __future__ import annotations
 
@@ -445,7 +445,7 @@ def backend_from_config(config: Mapping[str, Any] | None, *, snippet_tokens: int
 # --- command line ---------------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluators.llm.search", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m evaluators.arena.search", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     build = commands.add_parser("build", help="build the local index from a directory of HTML pages")
     build.add_argument("--html", type=Path, default=PYTHON_DOCS_DIR)

@@ -1,0 +1,158 @@
+"""The arena's contestants: things that answer a conversation with cited sources, streaming.
+
+- :class:`ExtractiveResponder`: no model at all. It searches a backend and quotes what it found,
+  citing each piece. Two strategies that differ in depth and length, so that votes between them
+  mean something: ``"bm25-sentences"`` (the best-matching sentences from the top passages) and
+  ``"lead-passages"`` (the opening snippet of each of the top few results). They make the embedded
+  default arena work with no GPU and no API key, and say honestly what they are.
+- :class:`SearchToolResponder`: a model we serve (vLLM, ``transformers serve``) given search as a
+  tool: we search, put numbered sources in the system prompt, ask for ``[n]`` citations, stream
+  the answer and parse the citations back.
+- :class:`HostedSearchResponder`: a hosted search API (Perplexity Sonar, OpenAI search models,
+  Gemini grounding) reached through its OpenAI-compatible endpoint, its citations normalized.
+
+None of them raises for a failed model or search: the failure is in ``Answer.error`` and
+``finish_reason`` ("error"), with whatever text had streamed. :func:`responder_from_config` builds
+one from the JSON stored on an arena model.
+
+Streaming: ``on_delta`` receives the answer as it is produced. For the extractive and numbered
+formats (our models, Perplexity) the citation markers are renumbered as the text streams, so the
+pieces concatenate to ``Answer.text``. OpenAI annotations and Gemini grounding arrive only at the
+end, so for those the stream is the provider's raw text and ``Answer.text`` (the normalized one)
+replaces it when the answer is complete. A caller should always render the final ``Answer``.
+
+The extractive responder is in :mod:`evaluators.arena.extractive`, the model-backed ones in
+:mod:`evaluators.arena.model_responders`, what they share in :mod:`evaluators.arena.conversation` and
+:mod:`evaluators.arena.streaming`; this module builds one from configuration and names them all.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from evaluators.arena.conversation import search_query
+from evaluators.arena.extractive import STRATEGIES, ExtractiveResponder
+from evaluators.arena.model_responders import HOSTED_STYLES, HostedSearchResponder, SearchToolResponder
+from evaluators.arena.search import backend_from_config
+from evaluators.llm.client import ChatClient
+from evaluators.llm.types import Endpoint, Responder, SearchBackend
+
+__all__ = ["DEFAULT_RESPONDERS", "HOSTED_STYLES", "KINDS", "STRATEGIES", "ExtractiveResponder", "HostedSearchResponder",
+           "SearchToolResponder", "responder_from_config", "search_query"]
+
+KINDS = ("extractive", "search_tool", "hosted")
+
+#: The embedded default arena: two responders that need no GPU and no API key.
+DEFAULT_RESPONDERS: tuple[dict[str, Any], ...] = (
+    {"kind": "extractive", "name": "docs-sentences", "strategy": "bm25-sentences", "index": "default"},
+    {"kind": "extractive", "name": "docs-lead", "strategy": "lead-passages", "index": "default"},
+)
+
+
+# --- configuration --------------------------------------------------------------------------------
+
+_KEYS = {
+    "extractive": {"kind", "name", "strategy", "index", "search", "max_sources", "max_sentences", "delay_s",
+                   "description"},
+    "search_tool": {"kind", "name", "base_url", "model", "api_key_ref", "search", "max_sources", "max_tokens",
+                    "temperature", "timeout_s", "rewrite_query", "description", "max_concurrency"},
+    "hosted": {"kind", "name", "style", "base_url", "model", "api_key_ref", "max_tokens", "temperature",
+               "timeout_s", "extra", "description", "max_concurrency"},
+}
+
+
+def _require(config: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str,
+             default: Any = ...) -> Any:
+    if key not in config:
+        if default is ...:
+            raise ValueError(f"responder config: '{key}' is required ({what})")
+        return default
+    value = config[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind in (int, float, (int, float)):
+        raise ValueError(f"responder config: '{key}' must be {what}, got {value!r}")
+    return value
+
+
+def _client(config: Mapping[str, Any], secrets: Callable[[str], str] | None) -> ChatClient:
+    base_url = _require(config, "base_url", str, "the endpoint's OpenAI-compatible base URL ending in /v1")
+    if not base_url.startswith(("http://", "https://")):
+        raise ValueError(f"responder config: 'base_url' must be an http(s) URL, got {base_url!r}")
+    model = _require(config, "model", str, "the model name the endpoint expects")
+    ref = _require(config, "api_key_ref", str, "the name of a stored secret", default="")
+    if ref and secrets is None:
+        raise ValueError(f"responder config: 'api_key_ref' is {ref!r} but no secret store was given to resolve it")
+    try:
+        api_key = secrets(ref) if ref and secrets is not None else ""
+    except KeyError:
+        raise ValueError(f"responder config: 'api_key_ref' names the secret {ref!r}, which does not exist") from None
+    timeout = _require(config, "timeout_s", (int, float), "a positive number of seconds", default=120.0)
+    concurrency = _require(config, "max_concurrency", int, "a positive integer", default=8)
+    if timeout <= 0 or concurrency < 1:
+        raise ValueError("responder config: 'timeout_s' and 'max_concurrency' must be positive")
+    return ChatClient(Endpoint(base_url, model, api_key), max_concurrency=concurrency, timeout_s=float(timeout),
+                      max_retries=2)
+
+
+def responder_from_config(config: Mapping[str, Any], *, secrets: Callable[[str], str] | None = None,
+                          name: str | None = None) -> Responder:
+    """A responder from an arena model's JSON configuration (see :data:`DEFAULT_RESPONDERS`):
+
+    - ``{"kind": "extractive", "strategy": "bm25-sentences" | "lead-passages", "index": "default" | path}``
+      (or ``"search": {...}`` for another backend);
+    - ``{"kind": "search_tool", "base_url": ..., "model": ..., "api_key_ref": ..., "search":
+      {"backend": "local" | "searxng", ...}, "max_sources": 5}``;
+    - ``{"kind": "hosted", "style": "perplexity" | "openai" | "gemini", "base_url": ..., "model": ...,
+      "api_key_ref": ..., "extra": {request fields, e.g. web_search_options}}``.
+
+    ``secrets`` resolves ``api_key_ref`` to the key. A bad config raises ValueError naming the key.
+    """
+    if not isinstance(config, Mapping):
+        raise ValueError(f"responder config must be a JSON object, got {type(config).__name__}")
+    kind = config.get("kind")
+    if kind not in _KEYS:
+        raise ValueError(f"responder config: 'kind' must be one of {KINDS}, got {kind!r}")
+    unknown = sorted(set(config) - _KEYS[kind])
+    if unknown:
+        raise ValueError(f"responder config: unknown key(s) {unknown} for kind {kind!r} "
+                         f"(allowed: {sorted(_KEYS[kind])})")
+    label = name or _require(config, "name", str, "a display name", default=str(config.get("model") or kind))
+    description = _require(config, "description", str, "text", default=None)
+    search = _require(config, "search", Mapping, "an object like {\"backend\": \"local\"}", default=None)
+    max_sources = _require(config, "max_sources", int, "a positive integer", default=None)
+    if max_sources is not None and not 1 <= max_sources <= 20:
+        raise ValueError(f"responder config: 'max_sources' must be between 1 and 20, got {max_sources}")
+
+    if kind == "extractive":
+        strategy = _require(config, "strategy", str, f"one of {STRATEGIES}", default="bm25-sentences")
+        if strategy not in STRATEGIES:
+            raise ValueError(f"responder config: 'strategy' must be one of {STRATEGIES}, got {strategy!r}")
+        if search is not None and "index" in config:
+            raise ValueError("responder config: give either 'index' or 'search', not both")
+        index = _require(config, "index", str, "'default' or a path to an index", default="default")
+        search_config = search if search is not None else {"backend": "local", "index": index}
+        # sentences are picked from whole passages; lead snippets are the index's own snippets
+        backend = _backend(search_config, snippet_tokens=None if strategy == "bm25-sentences" else 40)
+        return ExtractiveResponder(label, backend, strategy=strategy, max_sources=max_sources,
+                                   max_sentences=_require(config, "max_sentences", int, "a positive integer", default=4),
+                                   delay_s=float(_require(config, "delay_s", (int, float), "seconds", default=0.0)),
+                                   description=description)
+    client = _client(config, secrets)
+    max_tokens = _require(config, "max_tokens", int, "a positive integer", default=1024)
+    temperature = float(_require(config, "temperature", (int, float), "a number", default=0.3))
+    if kind == "search_tool":
+        return SearchToolResponder(label, client, _backend(search or {"backend": "local"}), max_sources=max_sources or 5,
+                                   max_tokens=max_tokens, temperature=temperature,
+                                   rewrite_query=bool(_require(config, "rewrite_query", bool, "true or false",
+                                                               default=False)), description=description)
+    style = _require(config, "style", str, f"one of {HOSTED_STYLES}")
+    if style not in HOSTED_STYLES:
+        raise ValueError(f"responder config: 'style' must be one of {HOSTED_STYLES}, got {style!r}")
+    return HostedSearchResponder(label, client, style, max_tokens=max_tokens, temperature=temperature,
+                                 extra=dict(_require(config, "extra", Mapping, "an object of request fields", default={})),
+                                 description=description)
+
+
+def _backend(config: Mapping[str, Any], *, snippet_tokens: int | None = 40) -> SearchBackend:
+    try:
+        return backend_from_config(config, snippet_tokens=snippet_tokens)
+    except ValueError as exc:
+        raise ValueError(f"responder config: {exc}") from None
