@@ -47,7 +47,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--publish", action="store_true", help="write bench/results/ (the README's figures) instead of var/bench/")
+    parser.add_argument("--publish", action="store_true", help="write bench/results/ (the figures bench/README.md quotes) instead of var/bench/")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         release = Path(tmp) / "release"

@@ -80,7 +80,7 @@ def main() -> None:
     parser.add_argument("--images", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--requests", type=int, default=20)
-    parser.add_argument("--publish", action="store_true", help="write bench/results/ (the README's figures) instead of var/bench/")
+    parser.add_argument("--publish", action="store_true", help="write bench/results/ (the figures bench/README.md quotes) instead of var/bench/")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         store = DirectoryMedia(Path(tmp) / "media")

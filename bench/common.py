@@ -97,7 +97,7 @@ def generation_job_seconds(*, owner: Any, model: Any, benchmark: Any, generation
 
 def results_dir() -> Path:
     """Where a benchmark writes its figures: var/bench/ by default, so running one never rewrites the
-    tracked bench/results/ the README quotes; bench/results/ with ``--publish`` (or BENCH_PUBLISH=1)."""
+    tracked bench/results/ that bench/README.md quotes; bench/results/ with ``--publish`` (or BENCH_PUBLISH=1)."""
     import sys
 
     repo = Path(__file__).resolve().parent.parent
@@ -108,7 +108,7 @@ def results_dir() -> Path:
 
 
 def write_results(name: str, result: dict[str, Any], lines: list[str]) -> None:
-    """<name>.json (the figures) and <name>.md (the table the README quotes) in ``results_dir()``, printed too."""
+    """<name>.json (the figures) and <name>.md (the table bench/README.md quotes) in ``results_dir()``, printed too."""
     import json
 
     out = results_dir()

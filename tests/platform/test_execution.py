@@ -67,7 +67,7 @@ def test_evaluator_bugs_are_classified_and_the_worker_goes_on(multi_lcb, user, m
 
 @pytest.mark.toolchains
 def test_the_command_line_scores_a_file_exactly_as_a_worker_does(multi_lcb, user, tmp_path):
-    """The README's promise: ``python -m evaluators score`` and a worker give every item the same score."""
+    """evaluators/multi_lcb/README.md's promise: ``python -m evaluators score`` and a worker give every item the same score."""
     import json
     import subprocess
     import sys
