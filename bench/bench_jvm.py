@@ -3,7 +3,7 @@ each test its own JVM, as the Multi-LCB evaluator runs them) and per compile, to
 the commands of before (e82cd87..8c25254) rebuilt here: Java without the run archive, Kotlin compiled with
 ``-include-runtime`` by the ``kotlinc`` script and started by ``java -jar``, Scala without the run archive;
 and compiles cold (a JVM per compile, with the compiler's class-data sharing archive) against a warm
-compiler (core._WarmCompiler, the compile server). A fresh unsandboxed JVM per test, with the JDK's own
+compiler (resident._WarmCompiler, the compile server). A fresh unsandboxed JVM per test, with the JDK's own
 archive, is the floor.
 
 Run: ``.venv/bin/python bench/bench_jvm.py [--publish]``; BENCH_REPEATS runs (default 3) of BENCH_TESTS
@@ -27,8 +27,8 @@ sys.path.insert(0, str(REPO))
 
 from bench.common import write_results  # noqa: E402
 
-from evaluators.sandbox import LANGUAGES, Limits, Sandbox, toolchain_versions  # noqa: E402
-from evaluators.sandbox.languages import _JVM_RUN_FLAGS, _JVM_TOOL_OPTS, KOTLINC, Language, without_cds  # noqa: E402
+from evaluators.sandbox import (JVM_RUN_FLAGS, JVM_TOOL_OPTS, KOTLINC, LANGUAGES, PROG_DIR, TOOLCHAIN_DIR, TOOLCHAINS,  # noqa: E402
+                                Language, Limits, Sandbox, fill_command, toolchain_versions, without_cds)
 
 N = int(os.environ.get("BENCH_TESTS", "20"))
 COMPILES = int(os.environ.get("BENCH_COMPILES", "6"))
@@ -49,8 +49,8 @@ def before(language: str) -> Language:
     lang = LANGUAGES[language]
     if language == "kotlin":
         return replace(lang, compile_cmd=(KOTLINC, "{prog}/main.kt", "-include-runtime", "-nowarn", "-d", "{prog}/main.jar"),
-                       compile_env={"JAVA_OPTS": _JVM_TOOL_OPTS}, compiler_main=None,
-                       run_cmd=("java", *_JVM_RUN_FLAGS, "-jar", "{prog}/main.jar"), jar_main_class=False)
+                       compile_env={"JAVA_OPTS": JVM_TOOL_OPTS}, compiler_main=None,
+                       run_cmd=("java", *JVM_RUN_FLAGS, "-jar", "{prog}/main.jar"), jar_main_class=False)
     return replace(lang, run_cmd=without_cds(lang.run_cmd), compiler_main=None)
 
 
@@ -71,11 +71,8 @@ def fresh_jvm(sandbox: Sandbox, language: str) -> float:
     """A fresh unsandboxed JVM per test (the JDK's own archive), on the sandbox's compiled program."""
     lang = before(language)
     with sandbox.program(lang, A_PLUS_B[language]) as program, tempfile.TemporaryDirectory() as tmp:
-        from evaluators.sandbox.core import TOOLCHAINS, _fill
-        from evaluators.sandbox.languages import PROG_DIR, TOOLCHAIN_DIR
-
         cmd = [part.replace(PROG_DIR, str(program.prog_dir)).replace(TOOLCHAIN_DIR, str(TOOLCHAINS))
-               for part in _fill(lang.run_cmd, LIMITS)]
+               for part in fill_command(lang.run_cmd, LIMITS)]
         times = []
         for _ in range(N):
             started = time.perf_counter()

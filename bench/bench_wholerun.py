@@ -39,8 +39,8 @@ from bench.common import write_results  # noqa: E402
 from evaluators.core import get_evaluator  # noqa: E402
 from evaluators.multi_lcb.compare import outputs_match  # noqa: E402
 from evaluators.multi_lcb.prompts import extract_code  # noqa: E402
-from evaluators.sandbox.core import TOOLCHAINS, Limits, _jar_main_class, _placeholders  # noqa: E402
-from evaluators.sandbox.languages import LANGUAGES, PROG_DIR, TOOLCHAIN_DIR, without_cds  # noqa: E402
+from evaluators.sandbox import (LANGUAGES, PROG_DIR, TOOLCHAIN_DIR, TOOLCHAINS, Limits, jar_main_class,  # noqa: E402
+                                placeholders, without_cds)
 
 CONCURRENCY = 2
 TIME_LIMIT = float(os.environ.get("BENCH_TIME_LIMIT", "15"))
@@ -54,7 +54,7 @@ def fill(template: tuple[str, ...] | dict[str, str], limits: Limits, prog: Path,
     """The sandbox's command on the host's paths. Its class-data sharing archives are left out: they
     were made for the sandbox's paths and would not match here, so the plain JVMs start from the JDK's
     own archive (and the compilers cold)."""
-    fmt = _placeholders(limits, main)
+    fmt = placeholders(limits, main)
     if isinstance(template, dict):
         return {k: " ".join(without_cds(host(v.format(**fmt), prog).split(" "))) for k, v in template.items()}
     return [host(part.format(**fmt), prog) for part in without_cds(template)]
@@ -85,7 +85,7 @@ def unsandboxed_item(item: Any, output: str, limits: Limits, gocache: Path) -> d
             result["verdict"] = "compile_error"
             return result
         run_env = {**env, **fill(lang.env, limits, prog)}
-        main = (_jar_main_class(prog / lang.artifact) or "") if lang.jar_main_class and lang.artifact else ""
+        main = (jar_main_class(prog / lang.artifact) or "") if lang.jar_main_class and lang.artifact else ""
         for test in tests:
             started = time.perf_counter()
             try:

@@ -1,10 +1,22 @@
-"""Django-free sandbox that compiles and runs untrusted programs in twelve languages (bubblewrap)."""
+"""Django-free sandbox that compiles and runs untrusted programs in twelve languages (bubblewrap).
+
+This is the package's public face: code outside it imports from here. How the package is split,
+module by module, is in README.md beside this file; the data-analysis sandbox
+(evaluators.sandbox.analysis) and the warm starts (evaluators.sandbox.warm) are modules of their own.
+"""
 
 from __future__ import annotations
 
-from .core import CompileResult, Limits, Program, RunResult, Sandbox, SandboxUnavailable
-from .languages import LANGUAGES, Language
+from .command import TOOLCHAINS, fill_command, placeholders
+from .languages import (JVM_RUN_FLAGS, JVM_TOOL_OPTS, KOTLINC, LANGUAGES, PROG_DIR, TOOLCHAIN_DIR, Language,
+                        without_cds)
+from .limits import Limits
+from .programs import DataDir, Program, jar_main_class
+from .resident import Session
+from .results import CompileResult, RunResult, SandboxUnavailable
+from .sandbox import Sandbox
 from .versions import toolchain_versions
 
-__all__ = ["CompileResult", "LANGUAGES", "Language", "Limits", "Program", "RunResult", "Sandbox",
-           "SandboxUnavailable", "toolchain_versions"]
+__all__ = ["CompileResult", "DataDir", "JVM_RUN_FLAGS", "JVM_TOOL_OPTS", "KOTLINC", "LANGUAGES", "Language", "Limits",
+           "PROG_DIR", "Program", "RunResult", "Sandbox", "SandboxUnavailable", "Session", "TOOLCHAINS", "TOOLCHAIN_DIR",
+           "fill_command", "jar_main_class", "placeholders", "toolchain_versions", "without_cds"]

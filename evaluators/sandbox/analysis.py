@@ -14,8 +14,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .core import TOOLCHAINS, DataDir, Limits, Sandbox, SandboxUnavailable
+from .command import TOOLCHAINS
 from .languages import DATA_DIR, TOOLCHAIN_DIR, Language
+from .limits import Limits
+from .programs import DataDir
+from .results import SandboxUnavailable
+from .sandbox import Sandbox
 
 REQUIREMENTS: Path = Path(__file__).resolve().parent / "analysis-requirements.txt"
 #: the libraries' directory on the host and inside the sandbox

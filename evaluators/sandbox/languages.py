@@ -25,7 +25,7 @@ KOTLIN_COMPILER_JAR: str = TOOLCHAIN_DIR + "/kotlin/lib/kotlin-compiler.jar"
 KOTLIN_STDLIB: str = TOOLCHAIN_DIR + "/kotlin/lib/kotlin-stdlib.jar"
 TSC: str = "{tc}/node_modules/typescript/bin/tsc"
 
-_JVM_RUN_FLAGS: tuple[str, ...] = (
+JVM_RUN_FLAGS: tuple[str, ...] = (
     "-Xmx{heap_mb}m",
     "-Xss64m",
     "-XX:+UseSerialGC",
@@ -36,7 +36,7 @@ _JVM_RUN_FLAGS: tuple[str, ...] = (
 )
 #: compilers (kotlinc, scalac) are short-lived JVMs: the C1 compiler alone starts them faster (Scala's
 #: compile of a sample solution: 3.26 s -> 2.62 s, Kotlin's: 5.64 s -> 5.15 s, idle, this machine kind)
-_JVM_TOOL_OPTS: str = "-Xmx{heap_mb}m -Xss16m -XX:+UseSerialGC -XX:-UsePerfData -XX:TieredStopAtLevel=1"
+JVM_TOOL_OPTS: str = "-Xmx{heap_mb}m -Xss16m -XX:+UseSerialGC -XX:-UsePerfData -XX:TieredStopAtLevel=1"
 #: the flag naming a compiler's class-data sharing archive (evaluators.sandbox.warm makes them)
 CDS_ARCHIVE_FLAG: str = "-XX:SharedArchiveFile="
 
@@ -59,7 +59,7 @@ def without_cds(command: tuple[str, ...] | list[str]) -> tuple[str, ...]:
 
 
 def _jvm_run(language: str, classpath: str, main: str) -> tuple[str, ...]:
-    return ("java", *_JVM_RUN_FLAGS, *_cds(f"{language}-run").split(), "-cp", classpath, main)
+    return ("java", *JVM_RUN_FLAGS, *_cds(f"{language}-run").split(), "-cp", classpath, main)
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ class Language:
     #: runs are forked from a warm /usr/bin/python3 with the standard library loaded instead of starting
     #: one (the supervisor's zygote); only where run_cmd is that same interpreter on the program file
     warm_python: bool = False
-    #: the compiler in compile_cmd that a warm compiler (core._WarmCompiler) can keep loaded: a JVM
+    #: the compiler in compile_cmd that a warm compiler (evaluators.sandbox.resident) can keep loaded: a JVM
     #: compiler's main class (compile_cmd ``java <flags> [-cp <class path>] <compiler_main> <arguments>``)
     #: or tsc's script (``node <flags> <compiler_main> <arguments>``)
     compiler_main: str | None = None
@@ -132,7 +132,7 @@ LANGUAGES: dict[str, Language] = {
         fence="java",
         source_name="Main.java",
         # what the javac launcher runs; the class path named (javac's default is the working directory)
-        compile_cmd=_l("java", *_JVM_TOOL_OPTS.split(), *_cds("java").split(), "com.sun.tools.javac.Main",
+        compile_cmd=_l("java", *JVM_TOOL_OPTS.split(), *_cds("java").split(), "com.sun.tools.javac.Main",
                        "-cp", "{prog}", "-encoding", "UTF-8", "-d", "{prog}", "{prog}/Main.java"),
         compiler_main="com.sun.tools.javac.Main",
         run_cmd=_jvm_run("java", "{prog}", "Main"),
@@ -229,7 +229,7 @@ LANGUAGES: dict[str, Language] = {
         source_name="main.kt",
         # what bin/kotlinc runs, without its launcher script; the jar holds the program only, and runs
         # start the Main-Class its manifest names ({main}) with the shared standard library
-        compile_cmd=_l("java", *_JVM_TOOL_OPTS.split(), *_cds("kotlin").split(), "-cp", KOTLIN_COMPILER_JAR,
+        compile_cmd=_l("java", *JVM_TOOL_OPTS.split(), *_cds("kotlin").split(), "-cp", KOTLIN_COMPILER_JAR,
                        "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "{prog}/main.kt", "-nowarn", "-d", "{prog}/main.jar"),
         compiler_main="org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
         run_cmd=_jvm_run("kotlin", KOTLIN_STDLIB + ":{prog}/main.jar", "{main}"),
@@ -244,7 +244,7 @@ LANGUAGES: dict[str, Language] = {
         display_name="Scala",
         fence="scala",
         source_name="main.scala",
-        compile_cmd=_l("java", *_JVM_TOOL_OPTS.split(), *_cds("scala").split(),
+        compile_cmd=_l("java", *JVM_TOOL_OPTS.split(), *_cds("scala").split(),
                        "-cp", _SCALA_COMPILER_CP, "scala.tools.nsc.Main", "-usejavacp", "-nowarn",
                        "-d", "{prog}/out", "{prog}/main.scala"),
         compiler_main="scala.tools.nsc.Main",

@@ -1,8 +1,8 @@
 """The supervisor inside a sandbox: runs one program's tests one after another, each as its own process.
 
 It runs under bubblewrap, as the sandbox's only long-lived process besides bwrap's init, with the
-same isolation as any sandboxed program (see ``evaluators.sandbox.core``); the parent
-(``core._Session``) talks to it over its stdin and stdout with length-prefixed JSON frames: a request
+same isolation as any sandboxed program (see ``evaluators.sandbox.sandbox``); the parent
+(``resident.Session``) talks to it over its stdin and stdout with length-prefixed JSON frames: a request
 per test (argv, environment, working directory, input, limits), a reply per test (exit status, capped
 stdout and stderr, wall time, the child's CPU time from its rusage, whether it timed out or wrote too
 much). Stdlib only; started as ``python3 -I -S -B``.

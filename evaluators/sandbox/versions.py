@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import threading
 
-from .core import Limits, Sandbox, _decode, _fill
+from .command import fill_command
 from .languages import LANGUAGES
+from .limits import Limits
+from .results import decode_output
+from .sandbox import Sandbox
 
 _cache: dict[str, str] | None = None
 _lock = threading.Lock()
@@ -16,9 +19,9 @@ def _probe(sandbox: Sandbox, key: str) -> str:
     limits = Limits(wall_seconds=60.0, cpu_seconds=60.0, memory_mb=2048, processes=256)
     env = {k: v.format(heap_mb=256, mem_mb=2048, prog="/prog", tc="/opt/toolchains")
            for k, v in {**lang.env, **lang.compile_env}.items()}
-    raw = sandbox._execute(_fill(lang.version_cmd, limits), limits=limits, prog_dir=None,
-                           writable_prog=False, stdin=b"", env=env, extra_binds=())
-    text = _decode(raw.stdout + raw.stderr).strip()
+    raw = sandbox.execute(fill_command(lang.version_cmd, limits), limits=limits, prog_dir=None,
+                          writable_prog=False, stdin=b"", env=env, extra_binds=())
+    text = decode_output(raw.stdout + raw.stderr).strip()
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and "warning" not in ln.lower()]
     if raw.exit_code != 0 and not lines:
         return "unavailable"

@@ -19,7 +19,7 @@ precompiled ``bits/stdc++.h.gch`` (made here with the very flags of the C++ comp
 ``-I{tc}/pch``) replaces that with a read; g++ checks that it matches the compile and otherwise reads the
 header (a one-line ``#include_next`` of the real one), so the program and its binary are the same.
 
-The same module installs the warm compilers' servers (used by core._WarmCompiler) into
+The same module installs the warm compilers' servers (used by evaluators.sandbox.resident) into
 ``.toolchains/compile-server``: CompileServer.java compiled, compile-server.js copied, stamped with
 their sources' digest; a server built from other sources is never started.
 
@@ -37,8 +37,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from . import languages as languages_module
-from .core import COMPILE_SERVER_SOURCES, TOOLCHAINS, Limits, Sandbox, _fill, _fill_env, compile_server_digest
+from .command import COMPILE_SERVER_SOURCES, TOOLCHAINS, compile_server_digest, fill_command, fill_env
 from .languages import CDS_ARCHIVE_FLAG, LANGUAGES, PROG_DIR, without_cds
+from .limits import Limits
+from .sandbox import Sandbox
 
 ARCHIVE_DIR = TOOLCHAINS / "cds"
 #: a small program per compiler, enough to load what compiling real solutions loads
@@ -153,7 +155,7 @@ def _run_archive(sandbox: Sandbox, language: str) -> str:
         for path in [program.prog_dir, *program.prog_dir.rglob("*")]:
             path.chmod(0o777 if path.is_dir() else 0o666)
         (program.prog_dir / "empty").mkdir(mode=0o777)
-        argv = _fill(lang.run_cmd, limits, main=program.main_class or "")
+        argv = fill_command(lang.run_cmd, limits, main=program.main_class or "")
         listing = list(without_cds(argv))
         listing.insert(1, f"-XX:DumpLoadedClassList={PROG_DIR}/classes.lst")
         library = [entry for entry in argv[argv.index("-cp") + 1].split(":") if not entry.startswith(PROG_DIR)]
@@ -161,8 +163,8 @@ def _run_archive(sandbox: Sandbox, language: str) -> str:
                 f"-XX:SharedArchiveFile={PROG_DIR}/run.jsa", "-Xlog:cds=off", "-Xlog:cds+dynamic=off",
                 "-cp", ":".join(library) or f"{PROG_DIR}/empty"]
         for cmd, stdin in ((listing, RUN_INPUT), (dump, b"")):
-            raw = sandbox._execute(cmd, limits=limits, prog_dir=program.prog_dir, writable_prog=True, stdin=stdin,
-                                   env=_fill_env(lang.env, limits), extra_binds=(), cwd=PROG_DIR)
+            raw = sandbox.execute(cmd, limits=limits, prog_dir=program.prog_dir, writable_prog=True, stdin=stdin,
+                                  env=fill_env(lang.env, limits), extra_binds=(), cwd=PROG_DIR)
             if raw.exit_code != 0:
                 return f"not made ({cmd[1]} exited {raw.exit_code}: {(raw.stdout + raw.stderr)[:300]!r})"
         return _install(program.prog_dir / "run.jsa", f"{language}-run")

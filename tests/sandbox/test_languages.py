@@ -90,13 +90,13 @@ def test_big_input_and_output(sandbox: Sandbox) -> None:
 
 
 def test_missing_bubblewrap_is_a_clear_error_not_a_fallback(monkeypatch, tmp_path) -> None:
-    import evaluators.sandbox.core as core
+    import evaluators.sandbox.sandbox as sandbox_module
     from evaluators.core import InfrastructureError
     from evaluators.sandbox import SandboxUnavailable
 
-    monkeypatch.setattr(core, "BWRAP", str(tmp_path / "no-bwrap-here"))
+    monkeypatch.setattr(sandbox_module, "BWRAP", str(tmp_path / "no-bwrap-here"))
     with pytest.raises(SandboxUnavailable, match="install the Debian package bubblewrap.*refusing to run untrusted code unsandboxed") as info:
-        core.Sandbox(base_dir=tmp_path)
+        sandbox_module.Sandbox(base_dir=tmp_path)
     assert isinstance(info.value, InfrastructureError)  # workers retry it and never charge the submitter
 
 
@@ -119,10 +119,10 @@ def test_a_program_without_its_entry_point_is_a_compile_error_that_names_it(
 def test_a_compiler_that_fails_silently_still_gives_a_reason(sandbox: Sandbox, monkeypatch) -> None:
     import dataclasses
 
-    import evaluators.sandbox.core as core
+    import evaluators.sandbox.sandbox as sandbox_module
 
     silent = dataclasses.replace(LANGUAGES["python"], compile_cmd=("sh", "-c", "exit 3"))
-    monkeypatch.setitem(core.LANGUAGES, "python", silent)
+    monkeypatch.setitem(sandbox_module.LANGUAGES, "python", silent)
     with sandbox.program("python", "print(1)\n") as prog:
         assert prog.compile_result.status == "compile_error"
         assert prog.compile_result.output == "the compiler (sh) exited with status 3 and printed nothing"
@@ -144,14 +144,14 @@ def test_cpu_seconds_are_the_programs_even_when_the_wall_limit_kills_it(sandbox:
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="an unprivileged caller runs programs as itself")
 def test_unreachable_toolchains_are_named_with_their_fix(monkeypatch, tmp_path) -> None:
-    import evaluators.sandbox.core as core
+    import evaluators.sandbox.sandbox as sandbox_module
     from evaluators.sandbox import SandboxUnavailable
 
     toolchains = tmp_path / "toolchains"
     toolchains.mkdir(mode=0o700)  # the sandbox's uid may not enter it
-    monkeypatch.setattr(core, "TOOLCHAINS", toolchains)
+    monkeypatch.setattr(sandbox_module, "TOOLCHAINS", toolchains)
     with pytest.raises(SandboxUnavailable) as info:
-        core.Sandbox(base_dir=tmp_path / "base")
+        sandbox_module.Sandbox(base_dir=tmp_path / "base")
     message = str(info.value)
     assert f"cannot reach {toolchains} (Permission denied)" in message
     assert f"chmod -R a+rX {toolchains}" in message

@@ -1,0 +1,120 @@
+"""The commands the sandbox runs: bubblewrap's argument list, a language's command and environment
+with their placeholders filled, and the warm compilers' server command.
+
+Every path here is either on the host (``TOOLCHAINS``, the project's ``.toolchains``) or inside the
+sandbox (``/opt/toolchains``, ``/prog``: see evaluators.sandbox.languages).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+
+from .languages import CDS_ARCHIVE_FLAG, PROG_DIR, TOOLCHAIN_DIR, Language
+from .limits import Limits
+
+REPO_ROOT: Path = Path(__file__).resolve().parents[2]
+#: the toolchains on the host (scripts/install-toolchains), bound read-only at TOOLCHAIN_DIR
+TOOLCHAINS: Path = REPO_ROOT / ".toolchains"
+BWRAP: str = "/usr/bin/bwrap"
+
+#: every sandboxed process's environment, before its language's own variables
+BASE_ENV: dict[str, str] = {"PATH": ":".join([f"{TOOLCHAIN_DIR}/go/bin", f"{TOOLCHAIN_DIR}/rust/bin", "/usr/local/bin", "/usr/bin", "/bin"]),
+                            "HOME": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp", "USER": "sandbox"}
+#: the warm compilers' servers: CompileServer.java for the JVM compilers, compile-server.js for tsc;
+#: evaluators.sandbox.warm builds (javac) and copies them into .toolchains/compile-server, and they are
+#: reached inside the sandbox through the toolchain mount
+COMPILE_SERVER_SOURCES: tuple[Path, ...] = tuple(Path(__file__).resolve().parent / name
+                                                 for name in ("CompileServer.java", "compile-server.js"))
+COMPILE_SERVER_DIR: str = TOOLCHAIN_DIR + "/compile-server"
+COMPILE_SERVER_CLASS: str = "leaderboard.sandbox.CompileServer"
+NODE_COMPILE_SERVER: str = COMPILE_SERVER_DIR + "/compile-server.js"
+WARM_COMPILER_IDLE_SECONDS: int = 120
+
+
+def build_bwrap_args(*, source: Callable[[Path], str], etc_dir: Path, toolchains: Path | None, prog_dir: Path | None,
+                     writable_prog: bool, env: dict[str, str], limits: Limits,
+                     extra_binds: tuple[tuple[str, str, bool], ...], cwd: str,
+                     own_netns: bool = True) -> list[str]:
+    """bubblewrap's arguments (up to the command) for one process tree: ``etc_dir`` bound at /etc,
+    ``toolchains`` at TOOLCHAIN_DIR, ``prog_dir`` at PROG_DIR and each ``(host path, sandbox path,
+    writable)`` of ``extra_binds``, every host path bound from ``source(path)`` (its staged twin: see
+    linux.StagingNamespace)."""
+    tmp_size = max(1, min(limits.file_size_mb * 4, limits.memory_mb)) * 1024 * 1024
+    # Every namespace is new; the network one is either bwrap's own (--unshare-all) or, when
+    # own_netns is False, a pooled empty one the child has already joined (see NetnsPool).
+    unshare = ["--unshare-all"] if own_netns else [
+        "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup"]
+    args: list[str] = [
+        BWRAP, *unshare, "--die-with-parent", "--new-session",
+        "--uid", "65534", "--gid", "65534", "--hostname", "sandbox",
+        "--ro-bind", "/usr", "/usr",
+        "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
+        "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin",
+        "--proc", "/proc", "--dev", "/dev",
+        "--size", str(tmp_size), "--tmpfs", "/tmp",
+    ]
+    args += ["--ro-bind", source(etc_dir), "/etc"]  # see Sandbox._build_etc
+    if toolchains is not None:
+        args += ["--ro-bind", source(toolchains), TOOLCHAIN_DIR]
+    if prog_dir is not None:
+        args += ["--bind" if writable_prog else "--ro-bind", source(prog_dir), PROG_DIR]
+    for src, dst, writable in extra_binds:
+        args += ["--bind" if writable else "--ro-bind", source(Path(src)), dst]
+    args += ["--remount-ro", "/"]  # the sandbox's own root tmpfs: only /tmp (and /prog when compiling) are writable
+    base_env = {**BASE_ENV, **env}
+    args.append("--clearenv")
+    for key, value in base_env.items():
+        args += ["--setenv", key, value]
+    args += ["--chdir", cwd]
+    return args
+
+
+def placeholders(limits: Limits, main: str = "") -> dict[str, str | int]:
+    """The values of a language's placeholders (see evaluators.sandbox.languages) under ``limits``."""
+    heap = max(32, int(limits.memory_mb * 0.7))
+    return {"prog": PROG_DIR, "tc": TOOLCHAIN_DIR, "heap_mb": heap, "mem_mb": limits.memory_mb, "main": main}
+
+
+def fill_command(template: tuple[str, ...], limits: Limits, *, main: str = "") -> list[str]:
+    """A command with its placeholders filled; a class-data sharing archive that is not installed is
+    left out (a JVM told to use a missing archive would start without even the JDK's own)."""
+    values = placeholders(limits, main)
+    filled = [part.format(**values) for part in template]
+    return [part for part in filled if not (part.startswith(CDS_ARCHIVE_FLAG + TOOLCHAIN_DIR + "/") and
+                                            not (TOOLCHAINS / part[len(CDS_ARCHIVE_FLAG + TOOLCHAIN_DIR + "/"):]).is_file())]
+
+
+def fill_env(env: dict[str, str], limits: Limits) -> dict[str, str]:
+    """A language's environment variables with their placeholders filled."""
+    values = placeholders(limits)
+    return {k: v.format(**values) for k, v in env.items()}
+
+
+def compile_server_digest() -> str:
+    """The digest of the warm compilers' sources, stamped on what evaluators.sandbox.warm installs: a
+    server built from other sources is never started."""
+    digest = hashlib.sha256()
+    for source in COMPILE_SERVER_SOURCES:
+        digest.update(source.name.encode() + b"\0" + source.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def compile_server_command(language: Language, limits: Limits) -> tuple[list[str], list[str], frozenset[bytes]]:
+    """How a warm compiler of ``language`` starts (the cold compile's command up to its compiler, then
+    the server in the compiler's place), the arguments each compile sends it (the cold command's own),
+    and the exit codes that are a compile's normal answers (any other ends the server)."""
+    assert language.compile_cmd is not None and language.compiler_main is not None
+    cmd = fill_command(language.compile_cmd, limits)
+    main = fill_command((language.compiler_main,), limits)[0]
+    at = cmd.index(main)
+    head, args = cmd[:at], cmd[at + 1:]
+    idle = str(WARM_COMPILER_IDLE_SECONDS)
+    if head[0] == "node":  # tsc: 1 and 2 are errors reported (2: and the output written anyway)
+        return [*head, NODE_COMPILE_SERVER, main, idle], args, frozenset({b"0", b"1", b"2"})
+    if "-cp" in head:  # kotlinc's 2 and 137 are its internal errors
+        head[head.index("-cp") + 1] += ":" + COMPILE_SERVER_DIR
+    else:
+        head += ["-cp", COMPILE_SERVER_DIR]
+    return [*head, COMPILE_SERVER_CLASS, main, idle], args, frozenset({b"0", b"1"})

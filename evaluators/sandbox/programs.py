@@ -1,0 +1,235 @@
+"""Programs: a source compiled once in its own directory (by a warm compiler or a compiler process of
+its own) and run as often as needed, each run a fresh sandboxed process; the read-only data a run may
+be given (``DataDir``); and how a JVM program's entry point is read from the jar its compile wrote.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from .command import TOOLCHAINS, fill_command, fill_env
+from .languages import PROG_DIR, Language
+from .limits import Limits
+from .resident import Session
+from .results import CompileResult, RawResult, RunResult, decode_output
+
+if TYPE_CHECKING:  # a Sandbox makes programs; they name it only for the type checker
+    from .sandbox import Sandbox
+
+#: the most of a compiler's output read back
+COMPILE_OUTPUT_CAP: int = 64 * 1024
+
+#: a class name as the JVM takes it on its command line
+_JVM_CLASS_NAME = re.compile(r"[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*")
+
+
+def jar_main_class(jar: Path) -> str | None:
+    """The Main-Class a jar written inside the sandbox names (read without following links), or None."""
+    try:
+        fd = os.open(jar, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            with zipfile.ZipFile(handle) as archive:
+                info = archive.getinfo("META-INF/MANIFEST.MF")
+                if info.file_size > 1024 * 1024:
+                    return None
+                manifest = archive.read(info).decode("utf-8", errors="replace")
+        except (KeyError, OSError, zipfile.BadZipFile, RuntimeError, ValueError, EOFError):
+            return None
+    for line in manifest.splitlines():
+        if line.startswith("Main-Class:"):
+            name = line[len("Main-Class:"):].strip()
+            return name if _JVM_CLASS_NAME.fullmatch(name) else None
+    return None
+
+
+class DataDir:
+    """Files for sandboxed programs, copied under the sandbox's base directory and mounted read-only at
+    DATA_DIR (owned by root, or the caller, and never writable by the program's uid). A context manager."""
+
+    def __init__(self, sandbox: Sandbox, source: Path) -> None:
+        source = Path(source)
+        if not source.is_dir():
+            raise FileNotFoundError(f"data directory {source} does not exist")
+        self.sandbox = sandbox
+        self.closed = False
+        self.root: Path = Path(tempfile.mkdtemp(prefix="data-", dir=sandbox.base_dir))
+        os.chmod(self.root, 0o755)
+        self.path: Path = self.root / "data"
+        try:
+            for dirpath, dirnames, filenames in os.walk(source):
+                dirnames[:] = [d for d in dirnames if not Path(dirpath, d).is_symlink()]
+                target = self.path / Path(dirpath).relative_to(source)
+                target.mkdir(mode=0o755, parents=True, exist_ok=True)
+                for name in filenames:
+                    src = Path(dirpath, name)
+                    if src.is_file() and not src.is_symlink():
+                        shutil.copyfile(src, target / name)
+                        os.chmod(target / name, 0o444)
+                os.chmod(target, 0o555)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            for dirpath, _dirs, _files in os.walk(self.root):
+                os.chmod(dirpath, 0o755)  # read-only directories: make them removable again
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> DataDir:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+class Program:
+    """A program compiled once in its own directory; each ``run`` is a fresh sandboxed process."""
+
+    def __init__(self, sandbox: Sandbox, language: Language, source: str, compile_limits: Limits) -> None:
+        self.sandbox = sandbox
+        self.language = language
+        self.root: Path = Path(tempfile.mkdtemp(prefix=f"{language.key}-", dir=sandbox.base_dir))
+        os.chmod(self.root, 0o755)
+        self.prog_dir: Path = self.root / "prog"
+        self.prog_dir.mkdir()
+        self._closed = False
+        #: the class a JVM run starts ({main} in run_cmd), read from the jar a compile wrote
+        self.main_class: str | None = None
+        try:
+            self.compile_result: CompileResult = self._compile(source, compile_limits)
+        except BaseException:
+            self.close()
+            raise
+
+    # ------------------------------------------------------------------ compile
+    def _compile(self, source: str, limits: Limits) -> CompileResult:
+        lang = self.language
+        warm = self.sandbox.warm_compilers
+        raw = warm.compile(lang, limits, source, self.prog_dir) if warm is not None and lang.compiler_main else None
+        if raw is None:
+            raw = self._compile_cold(source, limits)
+        if raw is None:
+            return CompileResult(ok=True, status="ok", output="", seconds=0.0)
+        output = decode_output((raw.stdout + raw.stderr)[:COMPILE_OUTPUT_CAP])
+        if raw.timed_out:
+            status = "timeout"
+        elif raw.output_exceeded:
+            status = "output_limit"
+        elif raw.oom:
+            status = "memory_limit"
+        elif raw.exit_code == 0:
+            missing = self._missing_entry_point()
+            status = "compile_error" if missing else "ok"
+            if missing:
+                output = (output.rstrip() + "\n" if output.strip() else "") + missing
+        else:
+            status = "compile_error"
+        if status == "compile_error" and not output.strip():
+            ended = (f"was killed by signal {raw.signal}" if raw.signal is not None
+                     else f"exited with status {raw.exit_code}")
+            output = f"the compiler ({(lang.compile_cmd or ('?',))[0]}) {ended} and printed nothing"
+        if lang.key == "go":
+            shutil.rmtree(self.root / "gocache", ignore_errors=True)
+        return CompileResult(ok=status == "ok", status=status, output=output, seconds=raw.wall)
+
+    def _compile_cold(self, source: str, limits: Limits) -> RawResult | None:
+        """The source written into the program's directory and compiled by a compiler process of its
+        own; None for a language without a compile step (the source is the program)."""
+        lang = self.language
+        src_path = self.prog_dir / lang.source_name
+        src_path.write_text(source, encoding="utf-8", errors="surrogateescape")
+        for d in lang.mkdirs:
+            (self.prog_dir / d).mkdir(exist_ok=True)
+        uid = self.sandbox.next_uid()
+        extra: tuple[tuple[str, str, bool], ...] = ()
+        if lang.key == "go":
+            extra = (self._prepare_gocache(uid),)
+        if self.sandbox.is_root:
+            for path in [self.prog_dir, *self.prog_dir.rglob("*")]:
+                os.chown(path, uid, uid)
+        if lang.compile_cmd is None:
+            return None
+        env = {**fill_env(lang.env, limits), **fill_env(lang.compile_env, limits)}
+        return self.sandbox.execute(fill_command(lang.compile_cmd, limits), limits=limits, prog_dir=self.prog_dir,
+                                     writable_prog=True, stdin=b"", env=env, extra_binds=extra,
+                                     cwd=PROG_DIR, uid_host=uid)
+
+    def _missing_entry_point(self) -> str | None:
+        """Why a program the compiler accepted cannot be started, or None when it can."""
+        lang = self.language
+        if lang.artifact is None:
+            return None
+        artifact = self.prog_dir / lang.artifact
+        need = f"; the program must declare {lang.entry_point}" if lang.entry_point else ""
+        if not artifact.is_file() or artifact.is_symlink():
+            found = sorted(p.name for p in artifact.parent.glob("*.class"))[:5] if artifact.suffix == ".class" else []
+            seen = f" (it produced {', '.join(found)})" if found else ""
+            return f"compiled, but no {lang.artifact} was produced{seen}{need}"
+        if lang.jar_main_class:
+            self.main_class = jar_main_class(artifact)
+            if self.main_class is None:
+                return f"compiled, but the program has no entry point{need}"
+        return None
+
+    def _prepare_gocache(self, uid: int) -> tuple[str, str, bool]:
+        """A private writable Go build cache, hard-linked from the warm one (files stay read-only)."""
+        dst = self.root / "gocache"
+        warm = TOOLCHAINS / "gocache"
+        copied = False
+        if warm.is_dir():
+            try:
+                subprocess.run(["cp", "-al", str(warm), str(dst)], check=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                copied = True
+            except subprocess.CalledProcessError:
+                shutil.rmtree(dst, ignore_errors=True)
+        if not copied:
+            dst.mkdir(exist_ok=True)
+        if self.sandbox.is_root:
+            for dirpath, _dirs, _files in os.walk(dst):
+                os.chown(dirpath, uid, uid)  # directories only: the files are shared hard links
+        return (str(dst), "/gocache", True)
+
+    # ------------------------------------------------------------------ run
+    def session(self, limits: Limits, *, data: DataDir | None = None) -> Session:
+        """One sandbox for many runs of this program (``with program.session(limits) as s: s.run(stdin)``):
+        each run is a fresh process with ``limits``, a clean /tmp and nothing left from the run before."""
+        if self._closed:
+            raise RuntimeError("program already closed")
+        if not self.compile_result.ok:
+            raise RuntimeError(f"program did not compile: {self.compile_result.status}")
+        if data is not None and (data.sandbox is not self.sandbox or data.closed):
+            raise ValueError("the data directory belongs to another sandbox or is closed")
+        return Session(self, limits, data)
+
+    def run(self, stdin: str, limits: Limits, *, data: DataDir | None = None) -> RunResult:
+        """Run the program once; ``data`` is mounted read-only at DATA_DIR for it."""
+        with self.session(limits, data=data) as session:
+            return session.run(stdin)
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> Program:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()

@@ -1,0 +1,368 @@
+"""Resident processes: long-lived processes in one sandbox each that answer framed requests over their
+stdin and stdout. A ``Session`` runs the supervisor (supervisor.py), which runs one program's tests,
+each as its own process; a warm compiler runs a compile server (CompileServer.java, compile-server.js)
+that keeps a slow-starting compiler loaded between compiles, and ``WarmCompilers`` shares a Sandbox's
+servers between its threads.
+"""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import json
+import os
+import selectors
+import shutil
+import signal
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from .command import BASE_ENV, TOOLCHAINS, compile_server_command, compile_server_digest, fill_command, fill_env
+from .languages import DATA_DIR, PROG_DIR, Language
+from .limits import STDERR_CAP, Limits, rlimits
+from .linux import CGroup, read_kernel_file, usage_near_limit, write_kernel_file
+from .results import REFUSAL, RawResult, RunResult, SandboxUnavailable, decode_output, run_result
+
+if TYPE_CHECKING:  # a Sandbox and its programs start resident processes; they are named only for the type checker
+    from .programs import DataDir, Program
+    from .sandbox import Sandbox
+
+#: where the supervisor (the Sandbox's private copy of supervisor.py) is bound in a session's sandbox
+SUPERVISOR_DIR: str = "/opt/supervisor"
+#: memory the supervisor (and Python's warm starter) may use besides a test's own limit
+SUPERVISOR_MEMORY_MB: int = 64
+#: compiles after which a warm compiler is replaced (the compiler's caches only grow)
+WARM_COMPILER_RECYCLE: int = 200
+
+
+class _Resident:
+    """A long-lived process in one sandbox that answers framed requests (a 4-byte big-endian length,
+    then the bytes) on its stdin and stdout: the test supervisor of a Session, a warm compiler of
+    _WarmCompiler. It has its own uid, cgroup and network namespace for as long as it lives."""
+
+    def __init__(self, sandbox: Sandbox, limits: Limits) -> None:
+        self.sandbox, self.limits = sandbox, limits
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.cgroup: CGroup | None = None
+        self.netns: int | None = None
+        self.uid: int | None = None
+
+    def _launch(self, command: list[str], *, env: dict[str, str], cgroup_limits: Limits, prog_dir: Path | None,
+                writable_prog: bool, binds: tuple[tuple[str, str, bool], ...], cwd: str, uid: int | None = None) -> None:
+        sb = self.sandbox
+        self.netns = sb.netns_pool.acquire() if sb.netns_pool is not None else None
+        self.cgroup = sb.new_cgroup(cgroup_limits)
+        self.uid = uid if uid is not None else sb.next_uid()
+        argv = sb.bwrap_args(prog_dir=prog_dir, writable_prog=writable_prog, env=env, limits=self.limits,
+                             extra_binds=binds, cwd=cwd, own_netns=self.netns is None)
+        # no CPU rlimit: it would count the whole life of the process, not one request
+        self.proc = subprocess.Popen(argv + ["--", *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, start_new_session=True, env={"PATH": "/usr/bin:/bin"},
+                                     preexec_fn=sb.preexec(self.limits, cgroup=self.cgroup, netns=self.netns, uid=self.uid, cpu=False))
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            assert stream is not None
+            os.set_blocking(stream.fileno(), False)
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def _exchange(self, request: bytes, deadline: float) -> bytes | None:
+        """Send one frame and read the reply frame; None when the process died or stopped answering."""
+        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
+        out_fd, in_fd = self.proc.stdout.fileno(), self.proc.stdin.fileno()
+        pending = memoryview(struct.pack(">I", len(request)) + request)
+        reply = bytearray()
+        needed: int | None = None
+        with selectors.DefaultSelector() as sel:
+            sel.register(in_fd, selectors.EVENT_WRITE)
+            sel.register(out_fd, selectors.EVENT_READ)
+            while True:
+                now = time.monotonic()
+                if now >= deadline:
+                    return None
+                for key, _ in sel.select(deadline - now):
+                    if key.fd == in_fd:
+                        try:
+                            pending = pending[os.write(in_fd, pending[:1 << 20]):]
+                        except BlockingIOError:
+                            continue
+                        except OSError:
+                            return None
+                        if not pending:
+                            sel.unregister(in_fd)
+                    else:
+                        try:
+                            chunk = os.read(out_fd, 1 << 20)
+                        except BlockingIOError:
+                            continue
+                        if not chunk:
+                            return None
+                        reply += chunk
+                        if needed is None and len(reply) >= 4:
+                            needed = 4 + struct.unpack(">I", bytes(reply[:4]))[0]
+                        if needed is not None and len(reply) >= needed:
+                            return bytes(reply[4:needed])
+
+    def _counters(self) -> tuple[int, int, float | None]:
+        """The cgroup's OOM kills, limit hits and CPU seconds so far (for one request's share); read
+        twice per test, so with plain system calls."""
+        if self.cgroup is None:
+            return 0, 0, None
+        oom_kills = failcnt = 0
+        mem = str(self.cgroup.mem)
+        try:
+            for line in read_kernel_file(mem + "/memory.oom_control").splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    oom_kills = int(value)
+            failcnt = int(read_kernel_file(mem + "/memory.failcnt"))
+            write_kernel_file(mem + "/memory.max_usage_in_bytes", "0", ignore_errors=True)
+        except (OSError, ValueError):
+            pass
+        return oom_kills, failcnt, self.cgroup.cpu_seconds()
+
+    def _oom_between(self, before: tuple[int, int, float | None], after: tuple[int, int, float | None]) -> bool:
+        return after[0] > before[0] or (after[1] > before[1] and self.cgroup is not None and usage_near_limit(self.cgroup.mem))
+
+    def _close(self) -> str:
+        """End the process and free its cgroup and namespace; returns what it (or bwrap) printed on stderr."""
+        proc, self.proc = self.proc, None
+        stderr = b""
+        if proc is not None:
+            try:
+                proc.stdin.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+            try:
+                proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            if self.cgroup is not None:
+                self.cgroup.kill_all()
+            proc.wait()
+            try:
+                stderr = os.read(proc.stderr.fileno(), STDERR_CAP)  # type: ignore[union-attr]
+            except OSError:
+                pass
+            for stream in (proc.stdout, proc.stderr):
+                try:
+                    stream.close()  # type: ignore[union-attr]
+                except OSError:
+                    pass
+        if self.cgroup is not None:
+            self.cgroup.destroy()
+            self.cgroup = None
+        if self.netns is not None and self.sandbox.netns_pool is not None:
+            self.sandbox.netns_pool.release(self.netns)
+            self.netns = None
+        return decode_output(stderr)
+
+    def close(self) -> None:
+        self._close()
+
+
+class Session(_Resident):
+    """One sandbox for one program's tests: bubblewrap running the supervisor (supervisor.py), which
+    runs each test as its own process with the test's own limits and a clean /tmp, and answers over
+    a pipe. The session's cgroup (memory, processes, CPU accounting) and network namespace are the
+    program's for as long as the session lasts; its uid is its own. A test that kills or stops the
+    supervisor fails, and the next test starts a new session."""
+
+    def __init__(self, program: Program, limits: Limits, data: DataDir | None) -> None:
+        super().__init__(program.sandbox, limits)
+        self.program, self.data = program, data
+        lang = program.language
+        self.env = {**BASE_ENV, **fill_env(lang.env, limits)}
+        self.argv = fill_command(lang.run_cmd, limits, main=program.main_class or "")
+        self.rlimits = [list(r) for r in rlimits(limits, with_cgroup=self.sandbox.uses_cgroups, as_root=self.sandbox.is_root)]
+        self.tests = 0
+
+    def _start(self) -> None:
+        binds: tuple[tuple[str, str, bool], ...] = ((str(self.sandbox.supervisor_dir), SUPERVISOR_DIR, False),)
+        if self.data is not None:
+            binds += ((str(self.data.path), DATA_DIR, False),)
+        own = Limits(memory_mb=self.limits.memory_mb + SUPERVISOR_MEMORY_MB, processes=self.limits.processes + 4)
+        self._launch(["/usr/bin/python3", "-I", "-S", "-B", f"{SUPERVISOR_DIR}/supervisor.py",
+                      *(["--warm-python"] if self.program.language.warm_python else [])],
+                     env=self.env, cgroup_limits=own, prog_dir=self.program.prog_dir, writable_prog=False,
+                     binds=binds, cwd="/tmp")
+        self.tests = 0
+
+    def run(self, stdin: str) -> RunResult:
+        if self.proc is None:
+            self._start()
+        limits = self.limits
+        request = json.dumps({"argv": self.argv, "env": self.env, "cwd": "/tmp", "wall": limits.wall_seconds,
+                              "stdin": base64.b64encode(stdin.encode("utf-8", errors="surrogateescape")).decode(),
+                              "rlimits": self.rlimits, "output_cap": limits.output_bytes, "stderr_cap": STDERR_CAP}).encode()
+        before = self._counters()
+        started = time.monotonic()
+        answer = self._exchange(request, started + limits.wall_seconds + 10.0)
+        self.tests += 1
+        if answer is None:
+            return self._lost(time.monotonic() - started)
+        reply = json.loads(answer)
+        after = self._counters()
+        cpu = after[2] - before[2] if after[2] is not None and before[2] is not None else reply["cpu"]
+        oom = self._oom_between(before, after)
+        raw = RawResult(exit_code=reply["exit_code"], signal=reply["signal"], stdout=base64.b64decode(reply["stdout"]),
+                        stderr=base64.b64decode(reply["stderr"]), timed_out=reply["timed_out"], output_exceeded=reply["output_exceeded"],
+                        oom=oom, wall=reply["wall"], cpu=cpu)
+        if reply.get("restart"):  # the supervisor ended the session (its warm Python was killed)
+            self._close()
+        return run_result(raw, limits, self.program.language)
+
+    def _lost(self, wall: float) -> RunResult:
+        """The supervisor died (the test killed it) or stopped answering (the test stopped it): this
+        test failed; the session ends and the next test gets a new one. A sandbox that could not start
+        at all is the platform's failure, never the program's."""
+        stderr = self._close()
+        if self.tests == 1 and "bwrap:" in stderr:
+            raise SandboxUnavailable(f"the sandbox did not start: {stderr.strip()[:500]}" + REFUSAL)
+        timed_out = wall >= self.limits.wall_seconds
+        return RunResult(status="timeout" if timed_out else "runtime_error", exit_code=None, stdout="",
+                         stderr="the test stopped the sandbox's supervisor (killed or suspended it)", wall_seconds=wall,
+                         cpu_seconds=None)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self._close()
+
+
+class _WarmCompiler(_Resident):
+    """A compiler kept loaded in one sandbox, for languages whose compiler spends seconds starting: a JVM
+    (CompileServer.java: Kotlin, Scala, Java) or Node (compile-server.js: TypeScript's tsc). The same
+    command and flags as the cold compile, the same /prog directory, the same limits on memory and
+    processes; one compile at a time. Its /prog is emptied before each compile and what the compile
+    made is moved into the program's own directory, out of the server's reach. The compiler runs no
+    code of the program's (kotlinc, javac and scalac 2 run no user code while compiling one source
+    file, and are given no plugin; tsc only parses and emits), so a server is shared by the programs
+    its worker compiles; anything but a normal answer (a crash, an exception thrown, a time-out or
+    memory kill) ends the server, and the program is compiled cold, which answers as before."""
+
+    def __init__(self, sandbox: Sandbox, language: Language, limits: Limits) -> None:
+        super().__init__(sandbox, limits)
+        assert language.compile_cmd is not None and language.compiler_main is not None
+        self.language = language
+        self.compiles = 0
+        self.root: Path = Path(tempfile.mkdtemp(prefix=f"compiler-{language.key}-", dir=sandbox.base_dir))
+        os.chmod(self.root, 0o755)
+        self.work: Path = self.root / "prog"
+        self.work.mkdir()
+        command, self.args, self.normal = compile_server_command(language, limits)
+        uid = sandbox.next_uid()
+        if sandbox.is_root:
+            os.chown(self.work, uid, uid)
+        env = {**BASE_ENV, **fill_env(language.env, limits), **fill_env(language.compile_env, limits)}
+        try:
+            self._launch(command, env=env, cgroup_limits=limits, prog_dir=self.work, writable_prog=True, binds=(),
+                         cwd=PROG_DIR, uid=uid)
+        except BaseException:
+            self.close()
+            raise
+
+    def compile(self, source: str, into: Path) -> RawResult | None:
+        """Compile ``source`` and move everything in /prog afterwards (the source included) into
+        ``into``; None when this server gave no normal answer (it is closed then)."""
+        lang = self.language
+        (self.work / lang.source_name).write_text(source, encoding="utf-8", errors="surrogateescape")
+        for name in lang.mkdirs:
+            (self.work / name).mkdir(exist_ok=True)
+        if self.sandbox.is_root and self.uid is not None:
+            for path in self.work.iterdir():
+                os.chown(path, self.uid, self.uid)
+        before = self._counters()
+        started = time.monotonic()
+        answer = self._exchange("\0".join(self.args).encode(), started + self.limits.wall_seconds)
+        wall = time.monotonic() - started
+        oom = self._oom_between(before, self._counters())
+        self.compiles += 1
+        head, _, output = (answer or b"").partition(b"\n")
+        if answer is None or oom or head not in self.normal:
+            self.close()  # a crash, an Error or an internal error, a kill: compile cold
+            return None
+        for entry in list(self.work.iterdir()):
+            os.replace(entry, into / entry.name)
+        return RawResult(exit_code=int(head), signal=None, stdout=output, stderr=b"", timed_out=False,
+                         output_exceeded=False, oom=False, wall=wall, cpu=None)
+
+    def close(self) -> None:
+        self._close()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class WarmCompilers:
+    """A Sandbox's warm compilers, by language and limits, shared by its threads: a compile takes an
+    idle server or starts one (so there are as many as compiles at once), gives it back afterwards,
+    and a server is replaced after WARM_COMPILER_RECYCLE compiles (the compiler's caches only grow).
+    Idle servers exit by themselves after WARM_COMPILER_IDLE_SECONDS, and with the worker."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+        self._idle: dict[tuple[object, ...], list[_WarmCompiler]] = {}
+        self._lock = threading.Lock()
+        atexit.register(self.close)
+
+    @staticmethod
+    def ready() -> bool:
+        """Whether the server's class is installed and built from this checkout's source."""
+        stamp = TOOLCHAINS / "compile-server" / ".source-sha256"
+        try:
+            return stamp.read_text().strip() == compile_server_digest()
+        except OSError:
+            return False
+
+    def compile(self, language: Language, limits: Limits, source: str, into: Path) -> RawResult | None:
+        """The compile's outcome from a warm server, or None: compile cold."""
+        # the very command, environment and limits: a variant of a language never gets another's server
+        key = (language.compile_cmd, tuple(sorted(language.env.items())), tuple(sorted(language.compile_env.items())), limits)
+        server: _WarmCompiler | None = None
+        with self._lock:
+            idle = self._idle.setdefault(key, [])
+            while idle and server is None:
+                candidate = idle.pop()
+                if candidate.alive:
+                    server = candidate
+                else:
+                    candidate.close()  # it exited while idle
+        if server is None:
+            try:
+                server = _WarmCompiler(self.sandbox, language, limits)
+            except OSError:
+                return None
+        try:
+            raw = server.compile(source, into)
+        except BaseException:
+            server.close()
+            raise
+        if server.alive and server.compiles < WARM_COMPILER_RECYCLE:
+            with self._lock:
+                self._idle[key].append(server)
+        else:
+            server.close()
+        return raw
+
+    def resident_uids(self) -> set[int]:
+        """The host uids of the servers kept between compiles (processes under them are expected)."""
+        with self._lock:
+            return {server.uid for idle in self._idle.values() for server in idle if server.uid is not None}
+
+    def close(self) -> None:
+        with self._lock:
+            servers = [server for idle in self._idle.values() for server in idle]
+            self._idle.clear()
+        for server in servers:
+            server.close()

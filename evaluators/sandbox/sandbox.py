@@ -1,0 +1,439 @@
+"""Bubblewrap sandbox: compile once, run each test as a fresh, isolated, resource-limited process.
+
+Isolation: new user, PID, mount, IPC, UTS and cgroup namespaces per run (bwrap) and an empty
+network namespace (only a downed ``lo``) that no other run uses at the same time: as root, taken
+from a per-Sandbox pool (creating one per run is slow on a loaded host), otherwise bwrap's own
+``--unshare-net``. A new session, ``--die-with-parent``, no new privileges, a cleared environment,
+a minimal read-only filesystem (``/usr``, an allow-listed private ``/etc``, the project
+toolchains), a private tmpfs for ``/tmp``, and a distinct unprivileged host uid per run with no
+supplementary groups and empty capability sets including the bounding set (set up in the forked
+child before ``exec bwrap``), so sandboxed code can neither see nor signal host processes. Limits: wall time (parent timer, kills the whole tree), CPU time
+(RLIMIT_CPU), memory and process count (a per-run cgroup v1 when writable; RLIMIT_AS / RLIMIT_NPROC
+fallback otherwise), file size (RLIMIT_FSIZE plus a size-capped tmpfs) and output size (capped
+reading in the parent).
+
+``Sandbox`` sets this up once per instance and runs one process tree at a time per call (``execute``);
+programs (evaluators.sandbox.programs) and resident processes (evaluators.sandbox.resident) are built on it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import os
+import re
+import resource
+import secrets
+import selectors
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from .command import BWRAP, TOOLCHAINS, build_bwrap_args
+from .languages import LANGUAGES, TOOLCHAIN_DIR, Language
+from .limits import DEFAULT_COMPILE_LIMITS, STDERR_CAP, Limits, rlimits
+from .linux import CGroup, NetnsPool, StagingNamespace, make_preexec
+from .programs import DataDir, Program
+from .resident import WarmCompilers
+from .results import REFUSAL, RawResult, SandboxUnavailable, decode_output
+
+CGROUP_ROOT: Path = Path("/sys/fs/cgroup")
+CGROUP_NAME: str = "llm-sandbox"
+UID_BASE: int = 200_000
+UID_POOL: int = 50_000
+
+_ETC_BINDS: tuple[str, ...] = (
+    "/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+    "/etc/java-17-openjdk", "/etc/mono", "/etc/php", "/etc/ssl", "/etc/ca-certificates",
+    "/etc/localtime", "/etc/nsswitch.conf", "/etc/ruby", "/etc/gemrc", "/etc/npmrc", "/etc/host.conf",
+)
+
+#: the supervisor that runs a program's tests inside one sandbox (see supervisor.py); each Sandbox
+#: installs a private copy of it, which resident.Session binds at resident.SUPERVISOR_DIR
+SUPERVISOR: Path = Path(__file__).resolve().parent / "supervisor.py"
+
+#: bwrap's message when a bind source cannot be opened: the path and the system's reason
+_BWRAP_UNREACHABLE = re.compile(r"Can't find source path (.+?): (.+)$", re.MULTILINE)
+#: fragments of bwrap's messages when the kernel refuses it namespaces
+_BWRAP_USERNS_MARKERS: tuple[str, ...] = (
+    "No permissions to create new namespace", "Creating new namespace failed", "setting up uid map",
+    "unprivileged_userns_clone", "max_user_namespaces", "Operation not permitted")
+
+
+#: exit status of the probe when the sandbox's uid cannot read the toolchains
+_UNREADABLE = 97
+
+
+def _rmtree_at_exit(path: Path) -> None:
+    """Remove ``path`` when this process exits (a private per-instance directory)."""
+    atexit.register(shutil.rmtree, str(path), True)
+
+
+class Sandbox:
+    """Factory for sandboxed programs; cheap to share between threads."""
+
+    # random start: concurrent worker processes rarely share a host uid
+    _uid_counter = itertools.count(secrets.randbelow(UID_POOL))
+    _uid_lock = threading.Lock()
+
+    def __init__(self, *, base_dir: Path | None = None, warm_compilers: bool | None = None) -> None:
+        """``warm_compilers``: keep the Kotlin and Scala compilers loaded between compiles (default: on
+        unless LEADERBOARD_WARM_COMPILERS=0; off anyway until evaluators.sandbox.warm built the server)."""
+        if not os.access(BWRAP, os.X_OK):
+            raise SandboxUnavailable(
+                f"{BWRAP} is missing: install the Debian package bubblewrap "
+                "(scripts/install-toolchains)" + REFUSAL)
+        self.is_root: bool = os.geteuid() == 0
+        #: host uids given to sandboxed processes by this instance (for leak checks)
+        self.uids_used: set[int] = set()
+        root = Path(base_dir) if base_dir is not None else Path(tempfile.gettempdir()) / "llm-sandbox"
+        root.mkdir(parents=True, exist_ok=True)
+        os.chmod(root, 0o711)
+        root = root.resolve()
+        self.base_dir: Path = root
+        self._etc_dir: Path = self._build_etc(root)
+        self.supervisor_dir: Path = self._install_supervisor(root)
+        self._mem_root: Path | None = None
+        self._pids_root: Path | None = None
+        self._cpu_root: Path | None = None
+        if self.is_root:
+            self._setup_cgroups()
+        self._toolchains: Path | None = TOOLCHAINS if TOOLCHAINS.is_dir() else None
+        #: the private mount namespace bwrap starts in (root only: an unprivileged caller runs
+        #: programs as itself, and can reach its own directories)
+        self._staging: StagingNamespace | None = None
+        if self.is_root:
+            try:
+                self._staging = StagingNamespace(toolchains=self._toolchains, base_dir=root)
+            except OSError:
+                self._staging = None  # e.g. no CAP_SYS_ADMIN; the probe says what cannot be reached
+        #: pooled empty network namespaces (root only; otherwise bwrap makes one per run)
+        self.netns_pool: NetnsPool | None = None
+        if self.is_root:
+            pool = NetnsPool()
+            try:
+                pool.release(pool.acquire())
+                self.netns_pool = pool
+            except OSError:
+                pool.close()
+        self._probe()
+        if warm_compilers is None:
+            warm_compilers = os.environ.get("LEADERBOARD_WARM_COMPILERS", "1") != "0"
+        self.warm_compilers: WarmCompilers | None = (
+            WarmCompilers(self) if warm_compilers and WarmCompilers.ready() else None)
+
+    # ------------------------------------------------------------------ setup
+    @staticmethod
+    def _build_etc(root: Path) -> Path:
+        """The sandbox's whole /etc as one private directory, bound read-only with a single mount.
+
+        It holds the allow-listed host entries (hard links where possible, else copies; taken once
+        per Sandbox instance) plus our own passwd/group/hosts. One bind instead of ~20 per run saves
+        bwrap a mount and a /proc/self/mountinfo scan per entry. Owned by root (or the caller) and
+        never writable from inside.
+        """
+        etc = Path(tempfile.mkdtemp(prefix="etc-", dir=root))
+        _rmtree_at_exit(etc)
+        for src in _ETC_BINDS:
+            if not os.path.lexists(src):
+                continue
+            dst = etc / os.path.basename(src)
+            done = subprocess.run(["cp", "-a", "-l", src, str(dst)], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL).returncode == 0
+            if not done:
+                if dst.is_dir() and not dst.is_symlink():
+                    shutil.rmtree(dst, ignore_errors=True)
+                subprocess.run(["cp", "-a", src, str(dst)], check=False, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        (etc / "passwd").write_text(
+            "root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:65534:65534:sandbox:/tmp:/usr/sbin/nologin\n")
+        (etc / "group").write_text("root:x:0:\nsandbox:x:65534:\n")
+        (etc / "hosts").write_text("127.0.0.1 localhost\n")
+        for name in ("passwd", "group", "hosts"):
+            os.chmod(etc / name, 0o644)
+        os.chmod(etc, 0o755)
+        return etc
+
+    @staticmethod
+    def _install_supervisor(root: Path) -> Path:
+        """A private, read-only copy of supervisor.py under the base directory, which bwrap's uid can
+        reach wherever the checkout is (the base directory is staged; the checkout may not be)."""
+        target = Path(tempfile.mkdtemp(prefix="supervisor-", dir=root))
+        shutil.copyfile(SUPERVISOR, target / "supervisor.py")
+        os.chmod(target / "supervisor.py", 0o444)
+        os.chmod(target, 0o555)
+        _rmtree_at_exit(target)
+        return target
+
+    def _setup_cgroups(self) -> None:
+        mem = CGROUP_ROOT / "memory" / CGROUP_NAME
+        pids = CGROUP_ROOT / "pids" / CGROUP_NAME
+        try:
+            mem.mkdir(exist_ok=True)
+            pids.mkdir(exist_ok=True)
+            test = mem / ("probe" + uuid.uuid4().hex[:8])
+            test.mkdir()
+            test.rmdir()
+        except OSError:
+            return
+        self._mem_root, self._pids_root = mem, pids
+        cpu = CGROUP_ROOT / "cpuacct" / CGROUP_NAME
+        try:
+            cpu.mkdir(exist_ok=True)
+            self._cpu_root = cpu
+        except OSError:
+            self._cpu_root = None  # CPU time then comes from bwrap's rusage (see _spawn)
+
+    @property
+    def uses_cgroups(self) -> bool:
+        return self._mem_root is not None
+
+    @property
+    def pooled_netns(self) -> bool:
+        """True when runs join pooled empty network namespaces instead of bwrap --unshare-net."""
+        return self.netns_pool is not None
+
+    def _probe(self) -> None:
+        """Start one sandbox, which also checks that its uid can enter and read the toolchains."""
+        cmd = ["/bin/true"]
+        if self._toolchains is not None:
+            cmd = ["/bin/sh", "-c", f"test -r {TOOLCHAIN_DIR} -a -x {TOOLCHAIN_DIR} || exit {_UNREADABLE}"]
+        try:
+            raw = self.execute(cmd, limits=Limits(wall_seconds=20.0), prog_dir=None,
+                                writable_prog=False, stdin=b"", env={}, extra_binds=())
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise SandboxUnavailable(f"cannot start bubblewrap: {exc}") from exc
+        if raw.exit_code == _UNREADABLE and self._toolchains is not None:
+            raise SandboxUnavailable(self._unreachable(str(self._toolchains), "Permission denied"))
+        if raw.exit_code != 0:
+            raise SandboxUnavailable(self._diagnose(raw.exit_code, decode_output(raw.stderr).strip()))
+
+    def _unreachable(self, path: str, reason: str) -> str:
+        who = "the unprivileged uid that runs sandboxed programs" if self.is_root else "this user"
+        return (f"the sandbox cannot reach {path} ({reason}): {who} needs read and search permission "
+                f"on it and on its contents. Make the toolchains readable with `chmod -R a+rX {path}` "
+                "(scripts/install-toolchains does this)" + REFUSAL)
+
+    def _diagnose(self, exit_code: int | None, stderr: str) -> str:
+        """Why bubblewrap refused to start, in terms of the real cause and its fix."""
+        unreachable = _BWRAP_UNREACHABLE.search(stderr)
+        if unreachable:
+            return self._unreachable(self._host_path(unreachable.group(1)), unreachable.group(2))
+        if any(marker in stderr for marker in _BWRAP_USERNS_MARKERS):
+            return (f"bubblewrap cannot create its namespaces here (exit {exit_code}): {stderr[:500]}. "
+                    "Unprivileged user namespaces must be enabled (sysctl "
+                    "kernel.unprivileged_userns_clone=1 and user.max_user_namespaces>0), or the "
+                    "worker run as root" + REFUSAL)
+        return f"bubblewrap failed to start (exit {exit_code}): {stderr[:500] or 'no message'}" + REFUSAL
+
+    def _source(self, host_path: Path) -> str:
+        """The path bwrap binds ``host_path`` from: its staged twin when there is one (root)."""
+        staged = self._staging.staged(host_path) if self._staging is not None else None
+        return str(staged if staged is not None else host_path)
+
+    def _host_path(self, source: str) -> str:
+        """The inverse of _source, for messages that name a path the user can act on."""
+        return self._staging.host(source) if self._staging is not None else source
+
+    def next_uid(self) -> int:
+        """A host uid for one process tree (recorded in ``uids_used``)."""
+        with self._uid_lock:
+            uid = UID_BASE + next(self._uid_counter) % UID_POOL
+            self.uids_used.add(uid)
+            return uid
+
+    # ------------------------------------------------------------------ public
+    def program(self, language: str | Language, source: str, *, compile_limits: Limits | None = None) -> Program:
+        """A program in one of the twelve LANGUAGES (by key) or in another ``Language`` (the analysis
+        Python of evaluators.sandbox.analysis)."""
+        if isinstance(language, str):
+            if language not in LANGUAGES:
+                raise ValueError(f"unknown language {language!r}; expected one of {sorted(LANGUAGES)}")
+            language = LANGUAGES[language]
+        return Program(self, language, source, compile_limits or DEFAULT_COMPILE_LIMITS)
+
+    def data_dir(self, source: Path) -> DataDir:
+        """A read-only copy of the regular files under ``source`` (a dataset's CSV files), which
+        ``Program.run(..., data=)`` mounts at DATA_DIR. A copy, not a bind of ``source`` itself: the
+        sandbox's uid reaches only its own base directory, and nothing a program does can reach
+        the original."""
+        return DataDir(self, source)
+
+    # ------------------------------------------------------------------ execution
+    def bwrap_args(self, *, prog_dir: Path | None, writable_prog: bool, env: dict[str, str], limits: Limits,
+                   extra_binds: tuple[tuple[str, str, bool], ...], cwd: str, own_netns: bool = True) -> list[str]:
+        """bubblewrap's arguments for one process tree of this sandbox (see command.bwrap_args)."""
+        return build_bwrap_args(source=self._source, etc_dir=self._etc_dir, toolchains=self._toolchains, prog_dir=prog_dir,
+                                writable_prog=writable_prog, env=env, limits=limits, extra_binds=extra_binds, cwd=cwd,
+                                own_netns=own_netns)
+
+    def new_cgroup(self, limits: Limits) -> CGroup | None:
+        """A new per-run cgroup with ``limits`` (memory, processes), or None where cgroups are not used."""
+        if self._mem_root is not None and self._pids_root is not None:
+            return CGroup(self._mem_root, self._pids_root, self._cpu_root, limits)
+        return None
+
+    def execute(self, cmd: list[str], *, limits: Limits, prog_dir: Path | None, writable_prog: bool,
+                stdin: bytes, env: dict[str, str],
+                extra_binds: tuple[tuple[str, str, bool], ...], cwd: str = "/tmp",
+                uid_host: int | None = None) -> RawResult:
+        """Run ``cmd`` once as a fresh process tree (its own uid, cgroup and network namespace) with
+        ``prog_dir`` at PROG_DIR, ``stdin`` as its input and ``env`` over BASE_ENV, and wait for it."""
+        uid = uid_host if uid_host is not None else self.next_uid()
+        cgroup: CGroup | None = None
+        netns: int | None = self.netns_pool.acquire() if self.netns_pool is not None else None
+        try:
+            cgroup = self.new_cgroup(limits)
+            return self._spawn(cmd, limits=limits, prog_dir=prog_dir, writable_prog=writable_prog,
+                               stdin=stdin, env=env, extra_binds=extra_binds, cwd=cwd, uid=uid,
+                               cgroup=cgroup, netns=netns)
+        except BaseException:
+            if netns is not None and self.netns_pool is not None:
+                self.netns_pool.discard(netns)  # unknown state: never hand it to another run
+                netns = None
+            raise
+        finally:
+            if cgroup is not None:
+                cgroup.destroy()
+            if netns is not None and self.netns_pool is not None:
+                self.netns_pool.release(netns)  # the run's whole process tree is dead by now
+
+    def preexec(self, limits: Limits, *, cgroup: CGroup | None, netns: int | None, uid: int, cpu: bool = True) -> Callable[[], None]:
+        """The forked child's setup before ``exec bwrap`` (see linux.make_preexec): join ``cgroup``,
+        ``netns`` and the staging namespace, set the rlimits of ``limits`` (CPU time only if ``cpu``),
+        and become ``uid`` (as root)."""
+        rl = tuple((getattr(resource, name), (soft, hard)) for name, soft, hard in rlimits(limits, with_cgroup=cgroup is not None, as_root=self.is_root, cpu=cpu))
+        return make_preexec(netns_fd=netns, mntns_fd=self._staging.fd if self._staging is not None else None,
+                            cgroup_procs=cgroup.procs_files if cgroup is not None else (), rlimits=rl,
+                            uid=uid if self.is_root else None)
+
+    def _spawn(self, cmd: list[str], *, limits: Limits, prog_dir: Path | None, writable_prog: bool,
+               stdin: bytes, env: dict[str, str], extra_binds: tuple[tuple[str, str, bool], ...],
+               cwd: str, uid: int, cgroup: CGroup | None, netns: int | None) -> RawResult:
+        preexec = self.preexec(limits, cgroup=cgroup, netns=netns, uid=uid)
+        argv = self.bwrap_args(
+            prog_dir=prog_dir, writable_prog=writable_prog, env=env, limits=limits,
+            extra_binds=extra_binds, cwd=cwd, own_netns=netns is None) + ["--"] + cmd
+        start = time.monotonic()
+        # preexec_fn instead of a sh/prlimit/setpriv exec chain (see make_preexec). The netns fd is
+        # O_CLOEXEC and used before exec only: neither bwrap nor the program inherits it.
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True,
+                                env={"PATH": "/usr/bin:/bin"}, preexec_fn=preexec)
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        timed_out = output_exceeded = False
+
+        def kill() -> None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            if cgroup is not None:
+                cgroup.kill_all()
+
+        # One thread, one selector: stdout/stderr (capped), stdin, and a pidfd for the exit.
+        sel = selectors.DefaultSelector()
+        pidfd = os.pidfd_open(proc.pid)
+        out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+        bufs: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
+        totals = {out_fd: 0, err_fd: 0}
+        caps = {out_fd: limits.output_bytes, err_fd: STDERR_CAP}
+        for fd in (out_fd, err_fd):
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ)
+        sel.register(pidfd, selectors.EVENT_READ)
+        in_fd = proc.stdin.fileno()
+        pending = memoryview(stdin)
+        if pending:
+            os.set_blocking(in_fd, False)
+            sel.register(in_fd, selectors.EVENT_WRITE)
+        else:
+            proc.stdin.close()
+        deadline = start + limits.wall_seconds
+        exited = False
+        drain_deadline: float | None = None
+        status = 0
+        rusage = None
+        try:
+            while True:
+                if exited and len(sel.get_map()) == 0:
+                    break
+                now = time.monotonic()
+                if not exited and not timed_out and now >= deadline:
+                    timed_out = True
+                    kill()
+                if drain_deadline is not None and now >= drain_deadline:
+                    break  # a stray holder of the pipes after the run: it has been killed
+                limit = deadline if not exited else drain_deadline
+                timeout = max(0.0, (limit or now) - now) if not timed_out else 0.5
+                for key, _ in sel.select(timeout):
+                    fd = key.fd
+                    if fd == pidfd:
+                        sel.unregister(pidfd)
+                        _, status, rusage = os.wait4(proc.pid, 0)
+                        exited = True
+                        kill()  # whatever the run left behind (a stray holder of the pipes too)
+                        drain_deadline = time.monotonic() + 5.0
+                    elif fd == in_fd:
+                        try:
+                            n = os.write(in_fd, pending[:65536])
+                            pending = pending[n:]
+                        except BlockingIOError:
+                            continue
+                        except OSError:  # EPIPE: the program stopped reading
+                            pending = pending[:0]
+                        if not pending:
+                            sel.unregister(in_fd)
+                            proc.stdin.close()
+                    else:
+                        try:
+                            chunk = os.read(fd, 65536)
+                        except BlockingIOError:
+                            continue
+                        except OSError:
+                            chunk = b""
+                        if not chunk:
+                            sel.unregister(fd)
+                            continue
+                        total = totals[fd]
+                        if total < caps[fd]:
+                            bufs[fd].append(chunk[: caps[fd] - total])
+                        totals[fd] = total + len(chunk)
+                        if fd == out_fd and totals[fd] > caps[fd] and not output_exceeded:
+                            output_exceeded = True
+                            kill()
+                            sel.unregister(fd)
+        finally:
+            if not exited:
+                kill()
+                _, status, rusage = os.wait4(proc.pid, 0)
+            sel.close()
+            os.close(pidfd)
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        wall = time.monotonic() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        exit_code: int | None = None
+        sig: int | None = None
+        if os.WIFEXITED(status):
+            exit_code = os.WEXITSTATUS(status)
+        elif os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+        oom = cgroup.oom_happened() if cgroup is not None else False
+        cpu_used = cgroup.cpu_seconds() if cgroup is not None else None
+        if cpu_used is None and rusage is not None and not (timed_out or output_exceeded):
+            # Without a cpuacct group, bwrap's rusage holds the program's CPU only when the program
+            # ended on its own (bwrap reaped it); a killed tree's CPU is lost, so it stays unknown.
+            cpu_used = rusage.ru_utime + rusage.ru_stime
+        return RawResult(exit_code=exit_code, signal=sig, stdout=b"".join(bufs[out_fd]),
+                    stderr=b"".join(bufs[err_fd]), timed_out=timed_out, output_exceeded=output_exceeded,
+                    oom=oom, wall=wall, cpu=cpu_used)
