@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.common import write_results  # noqa: E402
 
-from evaluators.core import get_evaluator  # noqa: E402
+from evaluators.core import evaluator_for  # noqa: E402
 from evaluators.multi_lcb.compare import outputs_match  # noqa: E402
 from evaluators.multi_lcb.prompts import extract_code  # noqa: E402
 from evaluators.sandbox import (LANGUAGES, PROG_DIR, TOOLCHAIN_DIR, TOOLCHAINS, Limits, jar_main_class,  # noqa: E402
@@ -166,7 +166,7 @@ def by_worker(predictions: bytes) -> float:
 
 
 def main() -> None:
-    evaluator = get_evaluator("multi-lcb")
+    evaluator = evaluator_for("multi-lcb")
     items = list(evaluator.import_release(evaluator.sample_dataset()))
     work = REPO / "var" / "bench-wholerun"
     work.mkdir(parents=True, exist_ok=True)
