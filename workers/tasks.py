@@ -32,7 +32,7 @@ def help_run(run_id: int) -> str:
 @app.task(name=routing.REQUEUE_EXPIRED, soft_time_limit=60, time_limit=90)
 def requeue_expired_runs() -> tuple[int, int, int]:
     from leaderboard.ops import beat_ticked
-    from leaderboard.submissions.jobs import generation_jobs_requeue_expired
+    from leaderboard.submissions.generation.jobs import generation_jobs_requeue_expired
     from leaderboard.submissions.services import runs_requeue_expired, runs_resend_stale_queued
 
     beat_ticked()
@@ -44,7 +44,7 @@ def requeue_expired_runs() -> tuple[int, int, int]:
 @app.task(name=routing.GENERATE_SUBMISSION, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
 def generate_submission(job_id: int) -> str:
     """On ``gpu-<kind>`` (self-hosted weights) or ``cpu`` (endpoints): one model load per submission."""
-    from leaderboard.modelhost.generation import generation_execute
+    from leaderboard.submissions.generation.worker import generation_execute
 
     outcome = generation_execute(job_id=job_id)
     log.info("generation job %s: %s", job_id, outcome)

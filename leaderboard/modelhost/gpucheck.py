@@ -33,9 +33,10 @@ from django.test import override_settings
 from evaluators.core import evaluator_for
 from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
-from leaderboard.modelhost.generation import generation_execute, server_spec
+from leaderboard.modelhost.access import server_spec
 from leaderboard.modelhost.services import ModelSource, model_preflight_run, model_register, upload_from_file
 from leaderboard.submissions.execution import run_execute
+from leaderboard.submissions.generation.worker import generation_execute
 from leaderboard.submissions.models import EvaluationRun, GeneratedOutput, GenerationJob, RunStatus
 from leaderboard.submissions.services import submission_create_for_model
 

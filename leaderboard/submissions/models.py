@@ -1,4 +1,5 @@
-"""Submission, EvaluationRun, ItemResult, Score and QuotaUsage rows. Rules live in services.py."""
+"""Submission, EvaluationRun, ItemResult, Score and QuotaUsage rows, and the generation jobs' GenerationJob and
+GeneratedOutput. Rules live in the services package; a generation job's in generation/jobs.py."""
 from __future__ import annotations
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost import services as modelhost
-from leaderboard.modelhost.generation import generation_execute
+from leaderboard.submissions.generation.worker import generation_execute
 from leaderboard.submissions import services as submissions
 from leaderboard.submissions.models import EvaluationRun, FailureKind, GeneratedOutput, RunStatus
 from tests.modelhost.conftest import python_solver

@@ -19,7 +19,7 @@ from evaluators.core import registry
 from evaluators.core.files import parse_predictions
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost import services as modelhost
-from leaderboard.modelhost.generation import generation_execute
+from leaderboard.submissions.generation.worker import generation_execute
 from leaderboard.submissions import services as submissions
 from leaderboard.submissions.execution import run_execute
 from leaderboard.submissions.models import EvaluationRun, GeneratedOutput, GenerationJob, ItemResult, RunStatus

@@ -38,13 +38,14 @@ from evaluators.core.turns import next_request
 from evaluators.core.types import ServerOptions, Stage
 from evaluators.llm.types import ChatResult, ModelError
 from leaderboard.catalog.models import Model
-from leaderboard.modelhost.access import ModelAccess, model_access, server_spec
-from leaderboard.modelhost.plans import STAGE_COLUMNS, RunPlan, outstanding, plan_run, predictions_line, stage_of_row
-from leaderboard.submissions import jobs, leases
+from leaderboard.modelhost.access import ModelAccess, model_access
+from leaderboard.submissions import leases
+from leaderboard.submissions.generation import jobs
+from leaderboard.submissions.generation.plans import STAGE_COLUMNS, RunPlan, outstanding, plan_run, predictions_line, stage_of_row
 from leaderboard.submissions.leases import LeaseLost
 from leaderboard.submissions.models import FailureKind, GeneratedOutput, GenerationJob
 
-__all__ = ["generation_execute", "model_access", "server_spec"]
+__all__ = ["generation_execute"]
 
 log = logging.getLogger(__name__)
 

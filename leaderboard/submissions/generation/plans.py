@@ -1,6 +1,6 @@
 """What a generation job has left to send for a run: its requests (built once per worker process), the
 answers stored so far and, for a multi-turn evaluator, each sample's stored stages and which of them
-wait for a decision on what follows. Used by leaderboard.modelhost.generation."""
+wait for a decision on what follows. Used by leaderboard.submissions.generation.worker."""
 from __future__ import annotations
 
 import json

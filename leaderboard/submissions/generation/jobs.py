@@ -2,7 +2,7 @@
 (``leases``), its answers are stored as they arrive (unique per run, item and sample, so a resumed
 job never asks twice), each run's predictions file is handed to scoring, and a job whose worker died
 is re-queued or failed with every run still waiting for it. The worker's side is
-``leaderboard.modelhost.generation``."""
+``leaderboard.submissions.generation.worker``."""
 from __future__ import annotations
 
 import datetime as dt
