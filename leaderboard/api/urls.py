@@ -5,11 +5,11 @@ from leaderboard.api import views
 from leaderboard.arena import api as arena_api
 
 router = DefaultRouter()
-router.register("benchmarks", views.BenchmarkViewSet, basename="benchmark")
-router.register("models", views.ModelViewSet, basename="model")
-router.register("submissions", views.SubmissionViewSet, basename="submission")
-router.register("runs", views.RunViewSet, basename="run")
-router.register("uploads", views.UploadViewSet, basename="upload")
-router.register("arena/battles", arena_api.BattleViewSet, basename="arena-battle")
-router.register("arena/ratings", arena_api.ArenaRatingsViewSet, basename="arena-ratings")
+router.register("benchmarks", views.BenchmarkViewSet, basename="api-benchmark")
+router.register("models", views.ModelViewSet, basename="api-model")
+router.register("submissions", views.SubmissionViewSet, basename="api-submission")
+router.register("runs", views.RunViewSet, basename="api-run")
+router.register("uploads", views.UploadViewSet, basename="api-upload")
+router.register("arena/battles", arena_api.BattleViewSet, basename="api-arena-battle")
+router.register("arena/ratings", arena_api.ArenaRatingsViewSet, basename="api-arena-ratings")
 urlpatterns = router.urls
