@@ -13,7 +13,7 @@ from evaluators.arena.responders import (DEFAULT_RESPONDERS, ExtractiveResponder
 from evaluators.arena.search import LocalIndex, SearxngBackend
 from evaluators.llm.client import ChatClient
 from evaluators.llm.types import Answer, Endpoint, Responder
-from tests.search.conftest import DOCUMENTS
+from tests.arena_engine.conftest import DOCUMENTS
 from tests.support.openai_server import OpenAIServer, Reply
 
 URLS = {d.url for d in DOCUMENTS}
