@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Self, Sequen
 
 from evaluators.core.media import MediaSink
 from evaluators.core.types import (FollowUp, Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest,
-                                   Prediction, ServerOptions, SliceDimension, Stage)
+                                   Prediction, ProtocolRow, ServerOptions, SliceDimension, Stage)
 
 if TYPE_CHECKING:  # the engine's judges import the core; the core names them only for the type checker
     from evaluators.llm.judges import Judge
@@ -141,6 +141,13 @@ class Evaluator(ABC):
     # ----------------------------------------------------------------------------- pages
     def method_notes(self) -> list[MethodNote]:
         """How scores are obtained (rules, toolchains), shown on the benchmark's page."""
+        return []
+
+    def method_card(self) -> list[ProtocolRow]:
+        """The benchmark's protocol beside the authors' (the paper and their released code), one row per
+        element: prompts, generation settings, the judge and its prompt version, retries and fallbacks,
+        aggregation, counts. Every deviation from the release is a row with its reason; the page and the
+        API show the card as the configured evaluator returns it (a setting may change a row)."""
         return []
 
     def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:

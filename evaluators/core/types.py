@@ -219,6 +219,41 @@ class MethodNote:
 
 
 @dataclass(frozen=True)
+class ProtocolRow:
+    """One line of a benchmark's method card: a protocol element (a prompt, the judge, a retry policy,
+    the aggregation, a count), what the paper or the authors' released code does, what this platform
+    does, and why they differ. ``why`` is empty only where ``here`` is the released protocol; a row
+    that differs without a reason is refused, so a deviation cannot be listed without its reason."""
+
+    element: str
+    released: str
+    here: str
+    why: str = ""
+    #: where the released side was read (a file of the authors' repository, a table of the paper)
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("element", "released", "here"):
+            if not getattr(self, name).strip():
+                raise ValueError(f"ProtocolRow.{name}: empty")
+        if self.deviates and not self.why.strip():
+            raise ValueError(f"ProtocolRow '{self.element}': differs from the release, so 'why' must say why")
+
+    @property
+    def deviates(self) -> bool:
+        """True where this platform does not do what the release does (``here`` is not "as released")."""
+        return self.here.strip().lower() not in AS_RELEASED
+
+    def to_dict(self) -> dict[str, str | bool]:
+        return {"element": self.element, "released": self.released, "here": self.here, "why": self.why,
+                "source": self.source, "deviates": self.deviates}
+
+
+#: what a method card's ``here`` says when the platform does exactly what the release does
+AS_RELEASED = frozenset({"as released", "same", "as in the paper"})
+
+
+@dataclass(frozen=True)
 class ServerOptions:
     """What an evaluator needs from a model server it does not configure itself: how many images (or
     videos) one prompt may hold and a context long enough for its prompts (None: the model's own).

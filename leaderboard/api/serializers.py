@@ -20,12 +20,30 @@ class DatasetVersionSerializer(serializers.ModelSerializer):
         fields = ["tag", "content_hash", "item_count", "imported_at", "is_current"]
 
 
+class ProtocolRowSerializer(serializers.Serializer):
+    """One row of a benchmark's method card (evaluators.core.types.ProtocolRow)."""
+
+    element = serializers.CharField()
+    released = serializers.CharField()
+    here = serializers.CharField()
+    why = serializers.CharField(allow_blank=True)
+    source = serializers.CharField(allow_blank=True)
+    deviates = serializers.BooleanField()
+
+
 class BenchmarkSerializer(serializers.ModelSerializer):
     available = serializers.BooleanField(source="is_available", read_only=True)
+    method_card = serializers.SerializerMethodField()
+
+    @extend_schema_field(ProtocolRowSerializer(many=True))
+    def get_method_card(self, benchmark: Benchmark) -> list[dict[str, str | bool]]:
+        """The release's protocol beside this platform's, row by row, as on the benchmark's page."""
+        return [row.to_dict() for row in selectors.method_card_of(benchmark)]
 
     class Meta:
         model = Benchmark
-        fields = ["slug", "name", "kind", "summary", "modality", "available", "metric_columns", "slice_dimensions"]
+        fields = ["slug", "name", "kind", "summary", "modality", "available", "metric_columns", "slice_dimensions",
+                  "method_card"]
 
 
 class ModelSerializer(serializers.ModelSerializer):

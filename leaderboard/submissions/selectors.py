@@ -17,7 +17,7 @@ from django.core.cache import cache
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.utils import timezone
 
-from evaluators.core import ItemScore, MethodNote, evaluator_class, evaluator_version
+from evaluators.core import ItemScore, MethodNote, ProtocolRow, evaluator_class, evaluator_version
 from evaluators.core.files import read_items
 from leaderboard.accounts import policy
 from leaderboard.catalog.evaluators import configured_evaluator
@@ -173,6 +173,14 @@ def method_notes_of(benchmark: Benchmark) -> list[MethodNote]:
         found += [MethodNote(f"{note['heading']} · dataset {version.tag}", note["text"], tuple(note.get("points", ())))
                   for note in version.notes]
     return found
+
+
+def method_card_of(benchmark: Benchmark) -> list[ProtocolRow]:
+    """The benchmark's method card (the release beside this platform, row by row) as its configured
+    evaluator states it; empty for a board without an evaluator."""
+    if not benchmark.evaluator_key:
+        return []
+    return configured_evaluator(benchmark).method_card()
 
 
 def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = None, slice_filter: str = "",

@@ -58,6 +58,7 @@ def benchmark_detail(request: HtmxRequest, slug: str) -> HttpResponse:
     date_range = selectors.dataset_date_range(dataset=board.dataset, date_key=date_key) if date_key and board.dataset else None
     context = {"benchmark": benchmark, "board": board, "chart": _chart(board), "date_range": date_range, "problem": problem,
                "query": _query_without(request, "sort", "page"), "method": selectors.method_notes_of(benchmark),
+               "card": selectors.method_card_of(benchmark),
                "reported": reported_figures(benchmark.slug, benchmark.metric_columns)}
     template = "web/benchmark.html#leaderboard" if request.htmx else "web/benchmark.html"
     return render(request, template, context, status=400 if problem else 200)
