@@ -23,7 +23,8 @@ from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_setting, setting_number
 from evaluators.core.stats import BOOTSTRAP_ROUNDS, pass_at_k
 from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
-                                   SliceDimension)
+                                   ProtocolRow, SliceDimension)
+from evaluators.multi_lcb.card import multi_lcb_card
 from evaluators.multi_lcb.compare import RULE_SUMMARY, first_mismatch, outputs_match
 from evaluators.multi_lcb.prompts import EXTRACTION_RULES, LANGUAGE_KEYS, LANGUAGE_SPECS, build_messages, extract_code
 from evaluators.multi_lcb.release import DIFFICULTIES, PLATFORMS, iter_release_items
@@ -299,6 +300,12 @@ class MultiLCBEvaluator(Evaluator):
                        "while the program got under 90% of a CPU and the machine had more runnable work than "
                        "cores (the load, not the program); the re-check is recorded with the item's result."),
         ]
+
+    def method_card(self) -> list[ProtocolRow]:
+        s = self.settings
+        return multi_lcb_card(extraction=self.extraction, time_limit_seconds=self.time_limit_seconds,
+                              memory_mb=self.memory_mb, n=s["n"], temperature=s["temperature"], top_p=s["top_p"],
+                              max_tokens=s["max_tokens"])
 
     def environment(self) -> dict[str, str]:
         from evaluators.sandbox import toolchain_versions
