@@ -130,12 +130,14 @@ class Judge:
         #: outage ends the attempt promptly and the run is retried whole
         self._down: JudgeUnavailable | None = None
 
-    def prompt(self, name: str) -> JudgePrompt:
+    def prompt(self, name: str, version: str | None = None) -> JudgePrompt:
+        """The prompt ``name`` at ``version``, by default the spec's ``prompt_version``."""
+        version = version or self.spec.prompt_version
         try:
-            return JUDGE_PROMPTS[(name, self.spec.prompt_version)]
+            return JUDGE_PROMPTS[(name, version)]
         except KeyError:
             versions = sorted(v for n, v in JUDGE_PROMPTS if n == name)
-            raise KeyError(f"no judge prompt {name!r} at version {self.spec.prompt_version!r} "
+            raise KeyError(f"no judge prompt {name!r} at version {version!r} "
                            f"(registered versions: {versions or 'none'})") from None
 
     def record(self, prompt_key: str) -> dict[str, Any]:
@@ -145,16 +147,19 @@ class Judge:
     def ask(self, prompt_key: str, variables: dict[str, Any], *, shared: dict[str, Any] | None = None,
             choices: Sequence[str] | None = None, json_schema: dict[str, Any] | None = None,
             max_tokens: int | None = None, seed: int | None = None,
-            check: Callable[[Any], str | None] | None = None) -> JudgeCall:
+            check: Callable[[Any], str | None] | None = None, prompt_version: str | None = None,
+            retries: int | None = None) -> JudgeCall:
         """Ask the judge; ``parsed`` is the choice, the JSON value, or the stripped text. The prompt is
         filled from ``shared`` and ``variables``; the call stores ``variables`` only. ``check`` returns
         what is wrong with a parsed JSON answer beyond the schema's required keys (a rubric's scores of
-        the wrong length): such an answer is rejected and asked again like a malformed one."""
-        messages = self.prompt(prompt_key).render({**(shared or {}), **variables})
+        the wrong length): such an answer is rejected and asked again like a malformed one. An evaluator
+        that fixes its own protocol passes ``prompt_version`` and ``retries`` (else the judge's own)."""
+        messages = self.prompt(prompt_key, prompt_version).render({**(shared or {}), **variables})
         record = self.record(prompt_key)
         rejected: list[str] = []
         started = time.monotonic()
-        for attempt in range(1 + self.retries):
+        retries = self.retries if retries is None else retries
+        for attempt in range(1 + retries):
             if self._down is not None:
                 raise JudgeUnavailable(str(self._down))
             try:
@@ -194,18 +199,20 @@ class Judge:
                              latency_s=time.monotonic() - started, attempts=attempt + 1, rejected=rejected)
         return JudgeCall(judge=record, variables=variables, raw_answer="", parsed=None, usage={},
                          latency_s=time.monotonic() - started, error=f"malformed: {rejected[-1] if rejected else ''}",
-                         error_kind="malformed", attempts=1 + self.retries, rejected=rejected)
+                         error_kind="malformed", attempts=1 + retries, rejected=rejected)
 
     def ask_many(self, prompt_key: str, *, shared: dict[str, Any], each: Sequence[dict[str, Any]],
                  choices: Sequence[str] | None = None, json_schema: dict[str, Any] | None = None,
                  max_tokens: int | None = None, seed: int | None = None,
-                 check: Callable[[Any], str | None] | None = None) -> JudgeBatch:
+                 check: Callable[[Any], str | None] | None = None, prompt_version: str | None = None,
+                 retries: int | None = None) -> JudgeBatch:
         """Ask one question per entry of ``each`` about the same ``shared`` context, all at once within
         the judge's concurrency. Raises JudgeUnavailable if any call does (the others are dropped)."""
-        step = 1 + self.retries
+        step = 1 + (self.retries if retries is None else retries)
         futures = [self._executor().submit(self.ask, prompt_key, variables, shared=shared, choices=choices,
                                            json_schema=json_schema, max_tokens=max_tokens,
-                                           seed=None if seed is None else seed + index * step, check=check)
+                                           seed=None if seed is None else seed + index * step, check=check,
+                                           prompt_version=prompt_version, retries=retries)
                    for index, variables in enumerate(each)]
         calls: list[JudgeCall] = []
         try:
@@ -215,7 +222,7 @@ class Judge:
             for future in futures:
                 future.cancel()
             raise
-        return JudgeBatch(judge=self.record(prompt_key), prompt=prompt_key, prompt_version=self.spec.prompt_version,
+        return JudgeBatch(judge=self.record(prompt_key), prompt=prompt_key, prompt_version=prompt_version or self.spec.prompt_version,
                           shared=shared, calls=calls)
 
     def _executor(self) -> ThreadPoolExecutor:
