@@ -1,9 +1,10 @@
 """Video files from frames and back, with PyAV (FFmpeg bundled in its wheel): the video mode of a
 frame sequence (evaluators.core.media) sends one MP4 instead of a list of images, and imports read
-an operator's haystack video a frame per second."""
+an operator's haystack video a frame per second of presentation time."""
 from __future__ import annotations
 
 import io
+import math
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -45,8 +46,10 @@ def mp4_from_jpegs(frames: list[bytes], *, fps: int = 1) -> bytes:
 
 
 def read_frames(source: Path | io.BytesIO, *, fps: float = 1.0) -> Iterator[Any]:
-    """The video's frames sampled at ``fps`` (the first frame at or after each 1/fps seconds of
-    presentation time), as PIL images. Raises ValueError for a file with no video stream."""
+    """The video's frames sampled at ``fps`` by presentation time, as PIL images: the first frame of each
+    1/fps-second slot of the timeline that has one. A video that starts late gives its first frame, and a
+    gap in the timestamps gives nothing for the empty slots (never a burst of frames after it). Raises
+    ValueError for a file with no video stream."""
     import av
 
     container: Any
@@ -55,9 +58,9 @@ def read_frames(source: Path | io.BytesIO, *, fps: float = 1.0) -> Iterator[Any]
             raise ValueError("no video stream")
         stream = container.streams.video[0]
         base = stream.time_base or Fraction(1, 1000)
-        next_tick = 0.0
+        last_slot: int | None = None
         for frame in container.decode(stream):
-            seconds = float((frame.pts or 0) * base)
-            if seconds + 1e-6 >= next_tick:
+            slot = math.floor(float((frame.pts or 0) * base) * fps + 1e-6)
+            if last_slot is None or slot > last_slot:
                 yield frame.to_image()
-                next_tick += 1.0 / fps
+                last_slot = slot
