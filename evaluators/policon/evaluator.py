@@ -3,37 +3,41 @@
 Items are (task, objective) pairs from the released layout (``release``). ``build_requests`` asks for
 one resolution with the objective's prompt (``prompts``), seeded per item. ``score_item`` asks the
 judge once per party, all parties of an item at once (the judge's own bounded concurrency), for one
-digit 0..9; the votes go through the exact rules of ``voting``. An answer the judge gives that is not a
-digit is asked again, then counted as a fallback vote of 0 and shown as the fallback rate; a judge that
-cannot be reached raises ``JudgeUnavailable`` (an infrastructure error: the run is retried, not scored).
-``aggregate`` reports pass rates and welfare means per party count and topic, with 95% intervals from
-a bootstrap that resamples tasks.
+digit 0..9; the votes go through the exact rules of ``voting``. The judge protocol is the setting
+``judge_prompt`` (``prompts.PROTOCOLS``): by default ``v2``, PoliCon's released rubric, where an answer
+that is not a digit is asked again up to 10 times and then counts as a fallback vote of 4 (``v1``: once,
+then 0), shown as the fallback rate; a judge that cannot be reached raises ``JudgeUnavailable`` (an
+infrastructure error: the run is retried, not scored). ``aggregate`` reports pass rates and welfare
+means per party count and topic, with 95% intervals from a bootstrap that resamples tasks. The method
+card (``card``) sets this protocol beside the released one; ``validation`` checks the judge against
+the parties' real votes.
 """
 from __future__ import annotations
 
+import copy
 import json
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Self, Sequence
 
-from evaluators.core.evaluator import Evaluator
+from evaluators.core.evaluator import Evaluator, SettingsRefused
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
 from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
-                                   SliceDimension)
+                                   ProtocolRow, SliceDimension)
 from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks
 from evaluators.llm.types import JudgeBatch
-from evaluators.policon.prompts import DIGITS, EXAMPLE_RESOLUTION, JUDGE_PROMPT, OPENING, drafting_messages
-from evaluators.policon.release import OBJECTIVES, PARTY_COUNTS, Task, iter_items
+from evaluators.policon.card import PAPER_TASKS, protocol_card
+from evaluators.policon.prompts import (DEFAULT_PROTOCOL, DIGITS, EXAMPLE_RESOLUTION, OPENING, PROTOCOLS, JudgeProtocol,
+                                        drafting_messages, stance_text)
+from evaluators.policon.release import OBJECTIVES, PARTY_COUNTS, Task, gaps, iter_items
 from evaluators.policon.voting import PASS_RULES, VETO_MINIMUM, WELFARE, Outcome, vote
 
 #: objective -> the item score it sets
 SCORE_KEY: dict[str, str] = {**PASS_RULES, **WELFARE}
 DEFAULT_GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.7, "top_p": 0.95, "max_tokens": 512, "seed": 0}
-#: the vote counted for a party whose judge answer stayed unusable after the retry
-FALLBACK_VOTE = 0
 #: room for a digit (guided decoding stops there) or a short sentence holding one (an unguided judge)
 JUDGE_MAX_TOKENS = 8
 
@@ -53,6 +57,20 @@ class PoliConEvaluator(Evaluator):
     slice_dimensions = (SliceDimension("parties", "Parties", tuple(str(n) for n in PARTY_COUNTS)),
                         SliceDimension("topic", "Topic"))
     judge_role = "policon"
+    #: the judge protocol (prompt version, retries, fallback vote), the setting ``judge_prompt``
+    protocol: JudgeProtocol = PROTOCOLS[DEFAULT_PROTOCOL]
+
+    def configured(self, settings: Mapping[str, Any]) -> Self:
+        """A copy with the operator's settings: ``judge_prompt`` (v2, the released rubric, or v1)."""
+        unknown = set(settings) - {"judge_prompt"}
+        if unknown:
+            raise SettingsRefused(f"unknown setting(s) {', '.join(sorted(unknown))} (known: judge_prompt)")
+        version = settings.get("judge_prompt", DEFAULT_PROTOCOL)
+        if version not in PROTOCOLS:
+            raise SettingsRefused(f"setting 'judge_prompt': {version!r} is not one of {', '.join(PROTOCOLS)}")
+        configured = copy.copy(self)
+        configured.protocol = PROTOCOLS[version]
+        return configured
 
     # ----------------------------------------------------------------------------- dataset
     def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
@@ -73,11 +91,8 @@ class PoliConEvaluator(Evaluator):
         veto_index = [p.name for p in task.parties].index(task.veto_party)
         samples, batches, values = [], [], []
         for prediction in sorted(predictions, key=lambda p: p.sample_index):
-            batch = judge.ask_many(
-                JUDGE_PROMPT.name, shared={"background": task.background, "resolution": prediction.output.strip()},
-                each=[{"party": p.name, "stance": p.stance} for p in task.parties], choices=DIGITS,
-                max_tokens=JUDGE_MAX_TOKENS, seed=item_seed(prediction.sample_index, item.id))
-            votes = [int(call.parsed) if not call.fallback else FALLBACK_VOTE for call in batch.calls]
+            batch = self.ask_votes(task, prediction.output.strip(), seed=item_seed(prediction.sample_index, item.id))
+            votes = self.votes_of(batch)
             outcome = vote([p.seat_tenths for p in task.parties], votes, veto_index)
             batches.append(batch.to_dict())
             values.append(outcome.score(objective))
@@ -85,6 +100,18 @@ class PoliConEvaluator(Evaluator):
         score = sum(values) / len(values) if values else 0.0
         return ItemScore(item_id=item.id, slices=dict(item.slices), scores={SCORE_KEY[objective]: score},
                          detail={"samples": samples, "judgements": batches})
+
+    def ask_votes(self, task: Task, resolution: str, *, seed: int) -> JudgeBatch:
+        """The judge's answer for each party of ``task`` about ``resolution``, under this protocol."""
+        protocol = self.protocol
+        return self.require_judge().ask_many(
+            protocol.prompt.name, shared={"background": task.background, "resolution": resolution},
+            each=[{"party": p.name, "stance": stance_text(p.stance)} for p in task.parties], choices=DIGITS,
+            max_tokens=JUDGE_MAX_TOKENS, seed=seed, prompt_version=protocol.prompt.version, retries=protocol.retries)
+
+    def votes_of(self, batch: JudgeBatch) -> list[int]:
+        """A digit per call; the protocol's fallback vote where the answer stayed unusable."""
+        return [int(call.parsed) if not call.fallback else self.protocol.fallback_vote for call in batch.calls]
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error and s.slices.get("objective") in SCORE_KEY]
@@ -121,14 +148,26 @@ class PoliConEvaluator(Evaluator):
         return {name: "".join(lines).encode() for name, lines in rows.items()}
 
     def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:
-        """The diagnostic of a dataset version: with the parties' real choices as the judge's votes, how
-        often the real adopted resolution passes under our rules."""
-        rates = real_vote_pass_rates(items)
-        if not rates:
+        """The diagnostics of a dataset version: its tasks per party count beside the paper's, what the
+        release leaves empty (each task named), and, with the parties' real choices as the judge's votes,
+        how often the real adopted resolution passes under our rules."""
+        tasks = {item.payload["task"]: Task.from_payload(item.payload) for item in items}
+        if not tasks:
             return []
+        notes = [_count_note(tasks.values())]
+        found = gaps(tasks.values())
+        if found["stance"] or found["resolution"]:
+            notes.append(MethodNote(
+                "What the release leaves empty (imported, not refused)",
+                "Every task imports. A party without a stance is shown to the model and the judge as having none "
+                "(the released code sent the empty text); a task without its adopted resolution loses nothing, "
+                "since no prompt shows a task's own resolution, but judge validation skips it.",
+                tuple(f"No stance: {entry}" for entry in found["stance"])
+                + tuple(f"No resolution: {entry}" for entry in found["resolution"])))
+        rates = real_vote_pass_rates(items)
         points = tuple(f"{OBJECTIVES[o]}: {passed} of {total} real resolutions pass ({passed / total:.0%})"
                        for o, (passed, total) in rates.items())
-        return [MethodNote("The rules on the real votes (a diagnostic, not a check)",
+        return notes + [MethodNote("The rules on the real votes (a diagnostic, not a check)",
                            "Every released resolution was adopted. Voting with each party's real choice (the share of "
                            "its members who voted for it, in tenths) and the release's seat weights, which are drawn "
                            "at random rather than taken from the real parliament, gives these pass rates:", points)]
@@ -136,10 +175,11 @@ class PoliConEvaluator(Evaluator):
     def method_notes(self) -> list[MethodNote]:
         return [
             MethodNote("How a resolution is voted on",
-                       "For each party, the judge reads the background, the model's resolution and the party's stance "
-                       "and answers one digit from 0 to 9 (how far the resolution gives specific, feasible "
-                       "implementation details that capture the stance), constrained to one digit where the judge's "
-                       "server supports guided decoding. Support is the seat-weighted sum of the digits.",
+                       "For each party, a neutral judge reads the background, the model's resolution and the party's "
+                       "stance and answers one digit from 0 to 9 (how far the resolution gives specific, feasible "
+                       "implementation details that capture the stance, with the released rubric's three bands), "
+                       "constrained to one digit where the judge's server supports guided decoding, under the judge "
+                       f"prompt {self.protocol.key}. Support is the seat-weighted sum of the digits.",
                        ("SM passes when support is at least 5; 2/3M when it is at least 20/3; VP when the veto party "
                         f"votes at least {VETO_MINIMUM} and SM passes. Rawls is the lowest vote, Util the mean vote.",
                         "Seat weights are tenths, so support is computed in integers. PoliCon's released code adds "
@@ -147,15 +187,17 @@ class PoliConEvaluator(Evaluator):
                         "9/2/5/8 give 4.999999999999999 there, a fail; 5 here, a pass).",
                         "Where the judge's server has no guided decoding, an answer holding exactly one digit as a word "
                         "(\"The stance scores 9.\") counts as that digit; the raw answer is kept on the per-item page.",
-                        f"A judge answer that is not a digit is asked once more; if it is still unusable the vote counts "
-                        f"as {FALLBACK_VOTE} and as a fallback. The fallback rate is a column of the leaderboard.",
+                        f"A judge answer that is not a digit is asked again, up to {self.protocol.retries} times; if it "
+                        f"is still unusable the vote counts as {self.protocol.fallback_vote} and as a fallback. The "
+                        "fallback rate is a column of the leaderboard.",
                         "A judge that cannot be reached or times out fails the run as an infrastructure error; the run "
                         "is retried and never scored with fallback votes.")),
             MethodNote("How a resolution is asked for",
                        "The prompt gives the background, each party's stance, the objective's requirement (seat shares "
-                       "and the voting rule for SM, 2/3M and VP; one principle for Rawls and Util) and asks for one "
-                       f"paragraph starting \"{OPENING}\". Its example resolution is fixed and fictional, never the "
-                       "task's own adopted text.",
+                       "as weights and the voting rule for SM, 2/3M and VP; one principle for Rawls and Util), the "
+                       "released guidance (remedies for opposing stances, qualified supportive ones, substance without "
+                       f"procedure) and asks for one paragraph starting \"{OPENING}\". Its example resolution is fixed "
+                       "and fictional, never the task's own adopted text.",
                        (f"Generation: temperature {DEFAULT_GENERATION['temperature']}, top_p "
                         f"{DEFAULT_GENERATION['top_p']}, {DEFAULT_GENERATION['max_tokens']} new tokens, a seed per item.",
                         f"The example: {EXAMPLE_RESOLUTION}")),
@@ -163,8 +205,12 @@ class PoliConEvaluator(Evaluator):
                                     "of one task share its parties and background, so they are not independent."),
         ]
 
+    def method_card(self) -> list[ProtocolRow]:
+        return protocol_card(self.protocol, DEFAULT_GENERATION, JUDGE_MAX_TOKENS)
+
     def environment(self) -> dict[str, str]:
-        return {"judge_prompt": f"{JUDGE_PROMPT.name}@{JUDGE_PROMPT.version}", "fallback_vote": str(FALLBACK_VOTE)}
+        return {"judge_prompt": self.protocol.key, "judge_retries": str(self.protocol.retries),
+                "fallback_vote": str(self.protocol.fallback_vote)}
 
 
 def _task_of(score: ItemScore) -> str:
@@ -179,6 +225,14 @@ def _sample_verdict(task: Task, objective: str, votes: list[int], outcome: Outco
         verdict = "pass" if getattr(outcome, objective) else "fail"
         return {"verdict": verdict, "reason": f"support {float(outcome.support):g} of 9 ({named}){note}"}
     return {"verdict": "scored", "reason": f"{OBJECTIVES[objective]} {outcome.score(objective):g} ({named}){note}"}
+
+
+def _count_note(tasks: Iterable[Task]) -> MethodNote:
+    per_count = Counter(len(task.parties) for task in tasks)
+    points = tuple(f"{n} parties: {per_count.get(n, 0):,} tasks ({per_count.get(n, 0) * len(OBJECTIVES):,} items); "
+                   f"the paper: {PAPER_TASKS[n]:,}" for n in PARTY_COUNTS)
+    return MethodNote("Tasks imported beside the paper's counts",
+                      f"{sum(per_count.values()):,} tasks, each asked under {len(OBJECTIVES)} objectives:", points)
 
 
 def real_vote_pass_rates(items: Sequence[Item]) -> dict[str, tuple[int, int]]:

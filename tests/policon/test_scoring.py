@@ -26,12 +26,15 @@ BY_ID = {item.id: item for item in ITEMS}
 
 
 def party_of(request: dict[str, Any]) -> str:
-    return re.search(r"Your party: (.*)\n", request["messages"][-1]["content"]).group(1)
+    """The party a judge request asks about (v2 names it "Party:", v1 "Your party:")."""
+    return re.search(r"(?:Your party|\nParty): (.*)\n", request["messages"][-1]["content"]).group(1)
 
 
-def judge_voting(votes: dict[str, str], server: OpenAIServer, *, concurrency: int = 8) -> PoliConEvaluator:
+def judge_voting(votes: dict[str, str], server: OpenAIServer, *, concurrency: int = 8,
+                 settings: dict[str, str] | None = None) -> PoliConEvaluator:
     client = ChatClient(Endpoint(server.base_url, "judge"), max_concurrency=concurrency, backoff_s=0.01, max_retries=1)
-    return EVALUATOR.with_judge(Judge(JudgeSpec("judge", "r1", "v1"), client, concurrency=concurrency))
+    evaluator = EVALUATOR.configured(settings or {})
+    return evaluator.with_judge(Judge(JudgeSpec("judge", "r1", "v1"), client, concurrency=concurrency))
 
 
 def scripted(votes: dict[str, str]):
@@ -67,14 +70,18 @@ def test_welfare_objectives_score_the_least_and_the_mean_vote(objective, expecte
     assert score.scores == {objective: expected} and score.detail["samples"][0]["verdict"] == "scored"
 
 
-def test_an_unusable_answer_is_retried_then_a_fallback_vote_of_zero_and_counted():
+# the released policy (evals/eval_agent.py): up to 10 retries, then a vote of 4; v1: one retry, then 0
+@pytest.mark.parametrize("settings, attempts, util", [({}, 1 + 10, (4 + 8) / 2), ({"judge_prompt": "v1"}, 1 + 1, (0 + 8) / 2)])
+def test_an_unusable_answer_is_retried_then_the_fallback_vote_and_counted(settings, attempts, util):
     item = BY_ID["2/rail-roads-cycling/1/util"]
     first, second = (p.name for p in Task.from_payload(item.payload).parties)
     with OpenAIServer(scripted({first: "very much", second: "8"})) as server:
-        score = judge_voting({}, server).score_item(item, [Prediction(item.id, "text")])
+        score = judge_voting({}, server, settings=settings).score_item(item, [Prediction(item.id, "text")])
+    asked_first = [r for r in server.requests if party_of(r) == first]
     calls = score.detail["judgements"][0]["calls"]
-    assert [c["error_kind"] for c in calls] == ["malformed", ""] and calls[0]["attempts"] == 2 and calls[0]["rejected"]
-    assert score.scores == {"util": 4.0}  # (0 + 8) / 2: the fallback vote is 0
+    assert [c["error_kind"] for c in calls] == ["malformed", ""] and calls[0]["attempts"] == attempts
+    assert len(calls[0]["rejected"]) == attempts and len({r["seed"] for r in asked_first}) == attempts
+    assert score.scores == {"util": util}
     assert "1 fallback vote(s)" in score.detail["samples"][0]["reason"]
     metrics = {(m.key, tuple(m.slice.items())): m for m in EVALUATOR.aggregate([score])}
     assert metrics[(FALLBACK_METRIC, ())].value == 0.5 and metrics[(FALLBACK_METRIC, ())].n == 2
@@ -135,7 +142,7 @@ def test_baselines_are_a_random_and_the_largest_partys_stance():
 
 
 def test_the_real_vote_diagnostic_counts_real_resolutions_passing_our_rules():
-    [note] = EVALUATOR.dataset_notes(ITEMS)
+    [note] = [n for n in EVALUATOR.dataset_notes(ITEMS) if n.heading.startswith("The rules on the real votes")]
     passed = 0
     for item in (i for i in ITEMS if i.payload["objective"] == "sm"):
         parties = Task.from_payload(item.payload).parties
