@@ -1,18 +1,27 @@
 """The Multi-hop Needle-in-a-Video-Haystack evaluators: two leaderboards over one release.
 
 - ``video-niah-single``: a needle frame at a depth of N haystack frames; a question about it. Cell
-  accuracy per (N, depth), the headline the mean over cells, and the largest N whose accuracy
-  (over depths) still reaches 0.9. Shown as a depth x N heatmap on each model's row.
+  accuracy per (N, depth) and the largest N whose accuracy (over depths) still reaches 0.9. Shown as a
+  depth x N heatmap on each model's row.
 - ``video-niah-multi``: a chain of clue frames with decoys spread over N frames; Q1 asks what the
   chain's last frame shows, Q2 a question about it. Per N: (Q1 + Q2) / 2 and both correct. Shown as
   accuracy against N.
+
+The headline is on the whole grid of the dataset version, as the released code averages every cell: a
+question over the model's limit counts as a miss there, so a model that refuses the long half of the
+grid cannot outrank one that tried it all. Beside it: the accuracy within the model's limit, the share of
+the grid answered and the largest N answered. A slice that fixes N (a heatmap cell, a point of the lines)
+is scored within the limit and reads "over limit" when every request of it was refused; a slice across
+several N (a depth row, Q1 or Q2) counts over-limit questions as misses, like the headline.
 
 The frames reach the model as a list of images (the default: every frame arrives), or with the setting
 ``{"mode": "video"}`` as one MP4 whose frames the server must not resample (``server_options`` asks vLLM
 for all frames); the mode is recorded with the run. N is the number of frames given to the model. A
 request the server refuses for its length (context or images per prompt) is "over the model's limit":
-counted per cell, never as a wrong answer. Option letters come from ``evaluators.core.answers``;
-short answers ("Yellow", "200") count when the answer states them.
+shown per cell. Option letters come from ``evaluators.core.answers`` (never guessed from a sentence);
+short answers ("Yellow", "200") count when the answer states them. A released question is sent as its
+authors wrote it (``verbatim``); this platform's own sample questions are composed here. The method
+card (``card.py``) sets the protocol beside LongVA's and VideoChat-Flash's released code.
 """
 from __future__ import annotations
 
@@ -27,7 +36,8 @@ from evaluators.core.media import MediaSink, frames_part, sink_or_hashing
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
 from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
-                                   ServerOptions, SliceDimension)
+                                   ProtocolRow, ServerOptions, SliceDimension)
+from evaluators.video_niah import card
 from evaluators.video_niah.release import FRAME_MAX_SIDE, multi_hop_items, single_hop_items
 
 DEFAULT_GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.0, "top_p": 1.0, "max_tokens": 16, "seed": 0}
@@ -66,13 +76,17 @@ class _VideoNIAH(Evaluator):
         payload = item.payload
         frames = frames_part(payload["haystack"], payload["count"], {int(p): k for p, k in payload["insert"].items()},
                              as_video=self.mode == "video")
-        lines = [f"These are {payload['count']} frames of a video, in order, one per second.", payload["question"]]
-        if payload["options"]:
-            lines += [f"{letter}. {option}" for letter, option in zip(LETTERS, payload["options"])]
-            lines.append("Answer with the option's letter (A, B, C or D) only.")
+        if payload.get("verbatim"):  # a released question: its text, options and instruction as written
+            text = str(payload["question"])
         else:
-            lines.append("Answer with a single word or number only.")
-        return [ModelRequest(item_id=item.id, messages=[{"role": "user", "content": [frames, {"type": "text", "text": "\n".join(lines)}]}],
+            lines = [f"These are {payload['count']} frames of a video, in order, one per second.", payload["question"]]
+            if payload["options"]:
+                lines += [f"{letter}. {option}" for letter, option in zip(LETTERS, payload["options"])]
+                lines.append("Answer with the option's letter (A, B, C or D) only.")
+            else:
+                lines.append("Answer with a single word or number only.")
+            text = "\n".join(lines)
+        return [ModelRequest(item_id=item.id, messages=[{"role": "user", "content": [frames, {"type": "text", "text": text}]}],
                              n=merged["n"], temperature=merged["temperature"], top_p=merged["top_p"],
                              max_tokens=merged["max_tokens"], extra={"seed": item_seed(merged["seed"], item.id)})]
 
@@ -129,35 +143,88 @@ class _VideoNIAH(Evaluator):
     def _cluster(score: ItemScore) -> str:
         return score.item_id.split("/")[1]  # the needle or the chain
 
-    def _mean(self, key: str, scores: Sequence[ItemScore], group: dict[str, str], seed: int) -> MetricValue | None:
-        answered = [s for s in scores if key in s.scores]
-        if not answered:
+    def _share(self, key: str, scores: Sequence[ItemScore], values: Sequence[float], group: dict[str, str],
+               seed: int) -> MetricValue | None:
+        """The mean of ``values`` (one per score) with its interval, clustered by needle or chain."""
+        if not scores:
             return None
-        value, low, high = ratio_with_ci([s.scores[key] for s in answered], [1.0] * len(answered),
-                                         [self._cluster(s) for s in answered], seed=seed)
-        return MetricValue(key if key != "correct" else "accuracy", value, low, high, len(answered), dict(group))
+        value, low, high = ratio_with_ci(list(values), [1.0] * len(scores), [self._cluster(s) for s in scores], seed=seed)
+        return MetricValue(key, value, low, high, len(scores), dict(group))
 
-    def _largest_n(self, by_n: dict[int, float]) -> MetricValue | None:
-        """The largest N whose accuracy reaches the threshold (0 when none does)."""
-        reached = [n for n, value in by_n.items() if value >= THRESHOLD]
-        return MetricValue("frames_at_90", float(max(reached, default=0)), None, None, len(by_n)) if by_n else None
+    @staticmethod
+    def _over(score: ItemScore) -> bool:
+        return bool(score.scores.get(OVER_LIMIT))
 
+    def _slice(self, key: str, scores: Sequence[ItemScore], group: dict[str, str], seed: int,
+               value: Callable[[ItemScore], float]) -> list[MetricValue]:
+        """``key`` on one slice: within the model's limit where the slice fixes N (absent when every
+        question of it was over the limit: the cell reads "over limit"), over the whole slice otherwise,
+        an over-limit question counting as a miss; and the share over the limit."""
+        if "frames" in group:
+            answered = [s for s in scores if not self._over(s)]
+            metric = self._share(key, answered, [value(s) for s in answered], group, seed)
+        else:
+            metric = self._share(key, scores, [0.0 if self._over(s) else value(s) for s in scores], group, seed)
+        over = self._share(OVER_LIMIT, scores, [float(self._over(s)) for s in scores], group, seed)
+        return [m for m in (metric, over) if m is not None]
+
+    def _headline(self, questions: Sequence[ItemScore], seed: int, by_n: dict[int, list[ItemScore]]) -> list[MetricValue]:
+        """Beside the whole-grid accuracy: the accuracy within the limit, the share of the grid answered,
+        the largest N whose every question was answered, and the largest N at 0.9 (on the whole of N)."""
+        answered = [s for s in questions if not self._over(s)]
+        out = [m for m in (self._share("accuracy_within_limit", answered, [s.scores["correct"] for s in answered], {}, seed),
+                           self._share("answered", questions, [float(not self._over(s)) for s in questions], {}, seed))
+               if m is not None]
+        if by_n:
+            whole = {n: sum(0.0 if self._over(s) else s.scores["correct"] for s in group) / len(group) for n, group in by_n.items()}
+            fully = [n for n, group in by_n.items() if not any(self._over(s) for s in group)]
+            out.append(MetricValue("largest_answered", float(max(fully, default=0)), None, None, len(by_n)))
+            out.append(MetricValue("frames_at_90", float(max((n for n, v in whole.items() if v >= THRESHOLD), default=0)),
+                                   None, None, len(by_n)))
+        return out
+
+    @staticmethod
+    def _by_n(questions: Sequence[ItemScore]) -> dict[int, list[ItemScore]]:
+        groups: dict[int, list[ItemScore]] = defaultdict(list)
+        for score in questions:
+            groups[int(score.slices["frames"])].append(score)
+        return dict(sorted(groups.items()))
 
     def method_notes(self) -> list[MethodNote]:
         sent = ("one MP4 video per request, every frame kept (vLLM's frame sampling off)" if self.mode == "video"
                 else "a list of images, one per frame")
         return [MethodNote(
             "How the frames are given",
-            f"This site sends the frames as {sent} (mode {self.mode}). N is the number of frames given to the model: frames of the haystack video sampled at one per second, "
-            "with the needle (or the chain's frames) placed among them, so that no sampling can skip it. By default "
-            "they arrive as a list of images; the video mode sends one MP4 and asks the server not to resample it "
-            "(vLLM: all frames). Each haystack frame is stored once and reused by every cell.",
-            ("A request the server refuses for its length (its context or its images per prompt) is shown as over the "
-             "model's limit for that cell, not counted as a wrong answer.",
-             "Option letters are read from \"B\", \"<B>\", \"B. red\", \"Option B\", \"the answer is B\" or the option's "
-             "text; a short answer counts when the reply states it as a word or number.",
-             "The official harnesses insert needles as embeddings inside the model; here they are real frames, "
-             "so scores are comparable across servers but not to those papers' figures."))]
+            f"This site sends the frames as {sent} (mode {self.mode}). N is the number of haystack frames, as in "
+            "the released harnesses: frames of the haystack video sampled at one per second, with the needle (or the "
+            "chain's images) placed among them as the released code places them, so a cell of N frames sends N + 1 "
+            "(a chain of K images: N + K). Each haystack frame is stored once and reused by every cell.",
+            ("The headline is the accuracy on the whole grid: a cell the model's server refused as too long counts "
+             "as a miss. Beside it: the accuracy within the model's limit, the share of the grid answered and the "
+             "largest N answered. The heatmap shows a refused cell as \"over limit\".",
+             "Option letters are read from \"B\", \"(B)\", \"B) white\", \"B. <the option's text>\", \"Option B\", "
+             "\"the answer is B\" or the option's text; \"a\" or \"A\" opening a sentence (\"a square\") is not read "
+             "as a letter. A short answer counts when the reply states it as a word or number.",
+             "The official harnesses insert needles as embeddings inside the model and score by teacher forcing; "
+             "here they are real frames and the model answers freely, so scores are comparable across servers but "
+             "not to those papers' figures. The method card lists every difference."))]
+
+    def method_card(self) -> list[ProtocolRow]:
+        return card.rows(self.key, self.mode)
+
+    def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:
+        """The version's grid (its preset, or custom) and the formats its records came in."""
+        if not items:
+            return []
+        grids = sorted({str(i.payload.get("grid", "custom")) for i in items})
+        formats = sorted({str(i.payload.get("format", "platform")) for i in items})
+        frames = sorted({int(i.slices["frames"]) for i in items})
+        depths = sorted({i.slices["depth"] for i in items if "depth" in i.slices}, key=float)
+        points = [f"Grid: {', '.join(grids)} ({card.grid_words(grids)})", f"N: {', '.join(f'{n:,}' for n in frames)} haystack frames"]
+        if depths:
+            points.append(f"Depths: {', '.join(depths)} %")
+        points.append(f"Records in the format of: {', '.join(card.FORMAT_NAMES.get(f, f) for f in formats)}")
+        return [MethodNote("This version's grid", "The grid every model of this version is ranked on.", tuple(points))]
 
 
 class VideoNIAHSingleEvaluator(_VideoNIAH):
@@ -165,9 +232,11 @@ class VideoNIAHSingleEvaluator(_VideoNIAH):
 
     key = "video-niah-single"
     metric_columns = (
-        MetricColumn("accuracy", "Accuracy (mean over cells)", primary=True),
+        MetricColumn("accuracy", "Accuracy on the whole grid (over the limit = miss)", primary=True),
+        MetricColumn("accuracy_within_limit", "Accuracy within the model's limit"),
+        MetricColumn("answered", "Share of the grid answered"),
+        MetricColumn("largest_answered", "Largest N answered", format="number"),
         MetricColumn("frames_at_90", "Largest N at 0.9", format="number"),
-        MetricColumn(OVER_LIMIT, "Over the model's limit", higher_is_better=False),
     )
     slice_dimensions = (SliceDimension("frames", "Frames (N)"), SliceDimension("depth", "Depth (%)"))
     read_items = staticmethod(single_hop_items)
@@ -175,20 +244,14 @@ class VideoNIAHSingleEvaluator(_VideoNIAH):
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         questions = self._questions([s for s in item_scores if not s.error])
-        out: list[MetricValue] = []
-        by_n: dict[int, float] = {}
         cells = sorted({(s.slices["frames"], s.slices["depth"]) for s in questions}, key=lambda c: (int(c[0]), float(c[1])))
         groups: list[dict[str, str]] = [{}] + [{"frames": n} for n in sorted({c[0] for c in cells}, key=int)] + \
-                 [{"depth": d} for d in sorted({c[1] for c in cells}, key=float)] + [{"frames": n, "depth": d} for n, d in cells]
+            [{"depth": d} for d in sorted({c[1] for c in cells}, key=float)] + [{"frames": n, "depth": d} for n, d in cells]
+        out: list[MetricValue] = []
         for group in groups:
             subset = [s for s in questions if all(s.slices.get(k) == v for k, v in group.items())]
-            for metric in (self._mean("correct", subset, group, seed), self._mean(OVER_LIMIT, subset, group, seed)):
-                if metric is not None:
-                    out.append(metric)
-                    if metric.key == "accuracy" and set(group) == {"frames"}:
-                        by_n[int(group["frames"])] = metric.value
-        largest = self._largest_n(by_n)
-        return out + ([largest] if largest else [])
+            out += self._slice("accuracy", subset, group, seed, lambda s: s.scores["correct"])
+        return out + self._headline(questions, seed, self._by_n(questions))
 
 
 class VideoNIAHMultiEvaluator(_VideoNIAH):
@@ -196,10 +259,12 @@ class VideoNIAHMultiEvaluator(_VideoNIAH):
 
     key = "video-niah-multi"
     metric_columns = (
-        MetricColumn("accuracy", "(Q1 + Q2) / 2", primary=True),
+        MetricColumn("accuracy", "(Q1 + Q2) / 2 on the whole grid (over the limit = miss)", primary=True),
         MetricColumn("both", "Both correct"),
+        MetricColumn("accuracy_within_limit", "(Q1 + Q2) / 2 within the model's limit"),
+        MetricColumn("answered", "Share of the grid answered"),
+        MetricColumn("largest_answered", "Largest N answered", format="number"),
         MetricColumn("frames_at_90", "Largest N at 0.9", format="number"),
-        MetricColumn(OVER_LIMIT, "Over the model's limit", higher_is_better=False),
     )
     slice_dimensions = (SliceDimension("frames", "Frames (N)"), SliceDimension("question", "Question", ("q1", "q2")))
     read_items = staticmethod(multi_hop_items)
@@ -214,23 +279,18 @@ class VideoNIAHMultiEvaluator(_VideoNIAH):
         pairs: dict[str, list[ItemScore]] = defaultdict(list)
         for score in questions:
             pairs[self._pair(score)].append(score)
+        # a pair with a question over the limit is over the limit; "both" is 1 when both were answered right
         both = [ItemScore(key, {"frames": group[0].slices["frames"]},
-                          {"both": float(len(group) == 2 and all(s.scores.get("correct") for s in group))})
-                for key, group in pairs.items() if not any(s.scores.get(OVER_LIMIT) for s in group)]
+                          {"both": float(len(group) == 2 and all(s.scores.get("correct") for s in group)),
+                           OVER_LIMIT: float(any(self._over(s) for s in group))})
+                for key, group in pairs.items()]
         out: list[MetricValue] = []
-        by_n: dict[int, float] = {}
         groups: list[dict[str, str]] = [{}] + [{"frames": n} for n in sorted({s.slices["frames"] for s in questions}, key=int)] + \
-                 [{"question": q} for q in ("q1", "q2")]
+            [{"question": q} for q in ("q1", "q2")]
         for group in groups:
             subset = [s for s in questions if all(s.slices.get(k) == v for k, v in group.items())]
-            metrics = [self._mean("correct", subset, group, seed), self._mean(OVER_LIMIT, subset, group, seed)]
+            out += self._slice("accuracy", subset, group, seed, lambda s: s.scores["correct"])
             if "question" not in group:
-                metrics.append(self._mean("both", [b for b in both if all(b.slices.get(k) == v for k, v in group.items())],
-                                          group, seed))
-            for metric in metrics:
-                if metric is not None:
-                    out.append(metric)
-                    if metric.key == "accuracy" and set(group) == {"frames"}:
-                        by_n[int(group["frames"])] = metric.value
-        largest = self._largest_n(by_n)
-        return out + ([largest] if largest else [])
+                chosen = [b for b in both if all(b.slices.get(k) == v for k, v in group.items())]
+                out += [m for m in self._slice("both", chosen, group, seed, lambda b: b.scores["both"]) if m.key == "both"]
+        return out + self._headline(questions, seed, self._by_n(questions))

@@ -2,46 +2,71 @@
 
 A release is a directory:
 
-- a haystack video (``haystack.mp4``, or the one ``.mp4``/``.mkv``/``.webm``/``.mov`` file there),
-  supplied by an operator or generated for the sample; it is sampled at one frame per second, each
+- a haystack video (``haystack.mp4``, or the one ``.mp4``/``.mkv``/``.webm``/``.mov`` file there, such as
+  VideoChat-Flash's ``video_haystack.mkv``), sampled at one frame per second of presentation time, each
   frame stored once by content hash, and their keys stored as the haystack's manifest;
-- ``needles.json``: LongVA's needle records ``{path, prompt, answer}`` (the image beside the file),
-  with an optional ``options`` list of four (then the answer is a letter, or an option's text) and an
-  optional ``id``; without options the answer is short ("Yellow", "200");
-- ``multihop.json`` (optional): chains ``{id, chain: [{path, caption}, ...], decoys: [{path, caption}],
-  distractors: [caption, ...], question: {prompt, options, answer}}``: the chain's frames in order
-  (each clue's image says "Find a frame of <next caption>", the last is plain), decoy frames that
-  lead nowhere, captions for Q1's wrong options, and Q2 about the final frame;
-- ``grid.json`` (optional): ``{"frames": [...], "depths": [...], "multihop_frames": [...],
-  "circular": false}``; the default is LongVA's grid, 200 to 3,000 frames in steps of 200 at depths 0 to
-  100 in steps of 20.
+- single-hop records: ``needles.json``, LongVA's ``dataset.json`` or VideoChat-Flash's
+  ``niah-coco-singlehop_20.json`` (one ``*singlehop*.json``), in any of the formats of ``formats.py``;
+  image paths are relative to the directory (or to its ``images/``, where LongVA keeps them);
+- multi-hop records (optional): ``multihop.json`` or VideoChat-Flash's ``niah-coco-multihop-100.json``
+  (one ``*multihop*.json``); chain ids must be unique;
+- ``grid.json`` (optional): ``{"preset": ..., "frames": [...], "depths": [...], "multihop_frames": [...],
+  "circular": false}``; a preset names a paper's grid (``PRESETS``), fields given beside it replace its
+  own (the grid is then "custom"). Without grid.json: the ``longva`` preset.
 
-A single-hop item is a (needle, N, depth) cell: N frames given to the model, the needle frame at
-``depth`` percent of them. A multi-hop item is a (chain, N, question) pair: the chain's and the decoys'
-frames spread evenly over N frames in a seeded shuffled order. With ``circular``, each question is
-asked four times with its options rotated. Errors name the file, the record and the field.
+N is the number of haystack frames, as in the released harnesses: a single-hop cell sends N + 1 frames,
+the needle before haystack frame floor(depth x N) (LongVA's and VideoChat-Flash's ``int(depth *
+num_frames)``); a multi-hop item sends its K images with the haystack between them, image i after
+``int(i * N / (K - 1))`` haystack frames (VideoChat-Flash's placement), the first image first and the
+last one last. A released chain keeps its image order; this platform's chains are shuffled with a seed.
+With ``circular``, each multiple-choice question is asked four times with its options rotated. Errors
+name the file, the record and the field.
 """
 from __future__ import annotations
 
 import json
+import math
 import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from evaluators.core.answers import LETTERS, option_letter
 from evaluators.core.images import jpeg_of, prepared_jpeg
 from evaluators.core.media import MediaSink
 from evaluators.core.types import DatasetError, Item
 from evaluators.core.video import read_frames
+from evaluators.video_niah.formats import Question, chain_of, needle_of, rotations
 
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".webm", ".mov")
-DEFAULT_GRID: dict[str, Any] = {"frames": list(range(200, 3001, 200)), "depths": list(range(0, 101, 20)),
-                                "multihop_frames": list(range(200, 3001, 400)), "circular": False}
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A grid a paper's released scripts run, and where it was read."""
+
+    frames: tuple[int, ...]
+    depths: tuple[int, ...]
+    multihop_frames: tuple[int, ...]
+    source: str
+
+
+#: depths 0, 20, ..., 100 %: ``--depth_interval 0.2`` in every released script
+_DEPTHS = tuple(range(0, 101, 20))
+PRESETS: dict[str, Preset] = {
+    "longva": Preset(tuple(range(200, 3001, 200)), _DEPTHS, tuple(range(500, 3001, 500)),
+                     "LongVA vision_niah/eval.sh (single hop 200-3,000 frames, step 200); LongVA has no multi hop, so "
+                     "its multi-hop grid is the one VideoChat-Flash ran LongVA on (longva_eval_xtuner_multi.sh: 500-3,000, step 500)"),
+    "videochat-flash": Preset(tuple(range(1000, 10001, 1000)), _DEPTHS, tuple(range(1000, 10001, 1000)),
+                              "VideoChat-Flash xtuner-eval_niah/vision_niah/flash_eval_xtuner_single.sh and _multi.sh "
+                              "(1,000-10,000 frames, step 1,000)"),
+    "videochat-flash-longva": Preset(tuple(range(500, 3001, 500)), _DEPTHS, tuple(range(500, 3001, 500)),
+                                     "VideoChat-Flash xtuner-eval_niah/vision_niah/longva_eval_xtuner_single.sh and _multi.sh "
+                                     "(LongVA-7B in VideoChat-Flash's harness: 500-3,000 frames, step 500)"),
+}
+DEFAULT_PRESET = "longva"
+_GRID_FIELDS = ("frames", "depths", "multihop_frames")
 #: frames are sent at most this large (the haystack's frames and the needles alike)
 FRAME_MAX_SIDE = 448
-MULTIHOP_Q1 = ("Start from the frame showing {start}. Each such frame says which frame to find next; follow the "
-               "frames to the end of the chain. What does the last frame of the chain show?")
 
 
 @dataclass(frozen=True)
@@ -60,19 +85,28 @@ def _load_json(path: Path) -> Any:
 
 
 def grid_of(root: Path) -> dict[str, Any]:
-    """The release's grid (grid.json) over the defaults, checked."""
-    grid = dict(DEFAULT_GRID)
+    """The release's grid: grid.json's preset (default ``longva``) with any fields it gives instead,
+    checked; ``name`` is the preset's, or "custom" where grid.json changes its frames or depths."""
+    given: dict[str, Any] = {}
     if (root / "grid.json").is_file():
-        given = _load_json(root / "grid.json")
-        if not isinstance(given, dict):
+        loaded = _load_json(root / "grid.json")
+        if not isinstance(loaded, dict):
             raise DatasetError("grid.json: expected an object")
-        unknown = set(given) - set(DEFAULT_GRID)
+        unknown = set(loaded) - {"preset", "circular", *_GRID_FIELDS}
         if unknown:
             raise DatasetError(f"grid.json: unknown field(s) {', '.join(sorted(unknown))}")
-        grid.update(given)
-    for name in ("frames", "multihop_frames"):
-        if not isinstance(grid[name], list) or not grid[name] or not all(isinstance(n, int) and n >= 2 for n in grid[name]):
-            raise DatasetError(f"grid.json, field '{name}': a non-empty list of frame counts of at least 2")
+        given = loaded
+    name = given.get("preset", DEFAULT_PRESET)
+    if name not in PRESETS:
+        raise DatasetError(f"grid.json, field 'preset': {name!r} is not one of {', '.join(PRESETS)}")
+    preset = PRESETS[name]
+    own: dict[str, Any] = {"frames": list(preset.frames), "depths": list(preset.depths),
+                           "multihop_frames": list(preset.multihop_frames)}
+    grid: dict[str, Any] = {**own, "circular": False, **{k: v for k, v in given.items() if k != "preset"}}
+    grid["name"] = name if all(grid[f] == own[f] for f in _GRID_FIELDS) else "custom"
+    for field in ("frames", "multihop_frames"):
+        if not isinstance(grid[field], list) or not grid[field] or not all(isinstance(n, int) and n >= 2 for n in grid[field]):
+            raise DatasetError(f"grid.json, field '{field}': a non-empty list of frame counts of at least 2")
     if not isinstance(grid["depths"], list) or not grid["depths"] or not all(
             isinstance(d, (int, float)) and 0 <= d <= 100 for d in grid["depths"]):
         raise DatasetError("grid.json, field 'depths': a non-empty list of percentages 0..100")
@@ -97,7 +131,7 @@ def store_haystack(root: Path, media: MediaSink, needed: int) -> Haystack:
     path = haystack_file(root)
     keys: list[str] = []
     try:
-        for index, image in enumerate(read_frames(path, fps=1.0)):
+        for image in read_frames(path, fps=1.0):
             keys.append(media.put(jpeg_of(image, max_side=FRAME_MAX_SIDE, quality=90), ext="jpg"))
     except (OSError, ValueError) as exc:  # PyAV's errors are OSErrors; no video stream is a ValueError
         raise DatasetError(f"{path.name}: not a readable video ({exc})") from None
@@ -108,131 +142,93 @@ def store_haystack(root: Path, media: MediaSink, needed: int) -> Haystack:
     return Haystack(manifest, len(keys))
 
 
-def _image(root: Path, record: dict[str, Any], where: str, media: MediaSink) -> str:
-    relative = record.get("path")
-    if not isinstance(relative, str) or not relative.strip():
-        raise DatasetError(f"{where}, field 'path': missing")
-    target = (root / relative).resolve()
-    if not target.is_relative_to(root.resolve()):
-        raise DatasetError(f"{where}, field 'path': {relative!r} leads outside the release")
+def _image(root: Path, relative: str, where: str, media: MediaSink) -> str:
+    """The image a record names, stored: its path under the release, or under the release's images/."""
+    candidates = [(root / relative).resolve(), (root / "images" / relative).resolve()]
+    if not all(c.is_relative_to(root.resolve()) for c in candidates):
+        raise DatasetError(f"{where}: {relative!r} leads outside the release")
+    target = next((c for c in candidates if c.is_file()), candidates[0])
     try:
         data = target.read_bytes()
     except OSError as exc:
-        raise DatasetError(f"{where}, field 'path': cannot read {relative!r} ({exc.strerror})") from None
-    return media.put(prepared_jpeg(data, where=f"{where}, field 'path'", max_side=FRAME_MAX_SIDE, quality=90), ext="jpg")
+        raise DatasetError(f"{where}: cannot read {relative!r} ({exc.strerror})") from None
+    return media.put(prepared_jpeg(data, where=where, max_side=FRAME_MAX_SIDE, quality=90), ext="jpg")
 
 
-def _options(record: dict[str, Any], where: str) -> list[str] | None:
-    options = record.get("options")
-    if options is None:
-        return None
-    if not isinstance(options, list) or len(options) != 4 or not all(isinstance(o, str) and o.strip() for o in options):
-        raise DatasetError(f"{where}, field 'options': four non-empty texts")
-    return [o.strip() for o in options]
+def _records(root: Path, names: tuple[str, ...], pattern: str, what: str) -> tuple[str, list[Any]]:
+    """(file name, records) of the first of ``names`` there, or of the one file matching ``pattern``."""
+    found = [root / n for n in names if (root / n).is_file()] or sorted(root.glob(pattern))
+    if len(found) > 1 and not any(f.name in names for f in found):
+        raise DatasetError(f"{root.name}: several {what} files ({', '.join(f.name for f in found)}); keep one")
+    if not found:
+        raise DatasetError(f"{root.name}: no {what} records ({', '.join(names)} or one {pattern} file)")
+    records = _load_json(found[0])
+    if not isinstance(records, list) or not records:
+        raise DatasetError(f"{found[0].name}: expected a non-empty list of {what} records")
+    return found[0].name, records
 
 
-def _answer(record: dict[str, Any], options: list[str] | None, where: str) -> str:
-    answer = record.get("answer")
-    if not isinstance(answer, (str, int)) or isinstance(answer, bool) or not str(answer).strip():
-        raise DatasetError(f"{where}, field 'answer': missing or empty")
-    if options is None:
-        return str(answer).strip()
-    letter = option_letter(str(answer), options)
-    if letter is None:
-        raise DatasetError(f"{where}, field 'answer': {answer!r} names none of the four options")
-    return letter
-
-
-def rotations(options: list[str], answer: str, circular: bool) -> list[tuple[str, list[str], str]]:
-    """(suffix, options, answer letter) per asking: once, or four times with the options rotated."""
-    if not circular:
-        return [("", options, answer)]
-    index = LETTERS.index(answer)
-    return [(f"/r{k}", options[k:] + options[:k], LETTERS[(index - k) % 4]) for k in range(4)]
+def _payload(haystack: Haystack, count: int, insert: dict[str, str], question: Question, grid: dict[str, Any],
+             source: str) -> dict[str, Any]:
+    return {"haystack": haystack.manifest, "count": count, "insert": insert, "question": question.text,
+            "options": question.options, "answer": question.answer, "verbatim": question.verbatim,
+            "grid": grid["name"], "format": source}
 
 
 def single_hop_items(root: Path, media: MediaSink) -> Iterator[Item]:
     root = Path(root)
     grid = grid_of(root)
-    records = _load_json(root / "needles.json") if (root / "needles.json").is_file() else None
-    if not isinstance(records, list) or not records:
-        raise DatasetError(f"{root.name}: needles.json is missing or holds no needle records")
-    haystack = store_haystack(root, media, max(grid["frames"]) - 1)
-    seen: set[str] = set()
+    file, records = _records(root, ("needles.json", "dataset.json"), "*singlehop*.json", "needle")
+    haystack = store_haystack(root, media, max(grid["frames"]))
+    seen: dict[str, int] = {}
     for number, record in enumerate(records, 1):
-        where = f"needles.json record {number}"
+        where = f"{file} record {number}"
         if not isinstance(record, dict):
             raise DatasetError(f"{where}: expected an object")
-        needle_id = str(record.get("id") or Path(str(record.get("path", number))).stem)
-        if needle_id in seen:
-            raise DatasetError(f"{where}, field 'id': {needle_id!r} repeats")
-        seen.add(needle_id)
-        prompt = record.get("prompt")
-        if not isinstance(prompt, str) or not prompt.strip():
-            raise DatasetError(f"{where}, field 'prompt': missing or empty")
-        options = _options(record, where)
-        answer = _answer(record, options, where)
-        needle = _image(root, record, where, media)
+        needle = needle_of(record, where)
+        if needle.id in seen:
+            raise DatasetError(f"{where}, field 'id': {needle.id!r} repeats (record {seen[needle.id]} has it)")
+        seen[needle.id] = number
+        key = _image(root, needle.image, f"{where}, field '{'image' if needle.format == 'videochat-flash' else 'path'}'", media)
         for count in grid["frames"]:
             for depth in grid["depths"]:
-                position = round(depth / 100 * (count - 1))
-                asked = rotations(options, answer, grid["circular"]) if options else [("", None, answer)]
-                for suffix, shown, gold in asked:
-                    yield Item(f"single/{needle_id}/{count}/{depth:g}{suffix}", {"frames": str(count), "depth": f"{depth:g}"},
-                               {"haystack": haystack.manifest, "count": count, "insert": {str(position): needle},
-                                "question": prompt.strip(), "options": shown, "answer": gold, "needle": needle_id})
+                position = math.floor(depth * count / 100 + 1e-9)  # int(depth * num_frames), depth a fraction there
+                for suffix, asked in rotations(needle.question, grid["circular"]):
+                    payload = _payload(haystack, count + 1, {str(position): key}, asked, grid, needle.format)
+                    yield Item(f"single/{needle.id}/{count}/{depth:g}{suffix}", {"frames": str(count), "depth": f"{depth:g}"},
+                               {**payload, "needle": needle.id})
+
+
+def placements(haystack_frames: int, images: int) -> tuple[int, list[int]]:
+    """(frames sent, position of each image) for ``images`` spread over ``haystack_frames``, as
+    VideoChat-Flash places them: image i after int(i * N / (K - 1)) haystack frames."""
+    interval = haystack_frames / (images - 1)
+    used = [int(i * interval) for i in range(images)]
+    return used[-1] + images, [before + i for i, before in enumerate(used)]
 
 
 def multi_hop_items(root: Path, media: MediaSink) -> Iterator[Item]:
     root = Path(root)
     grid = grid_of(root)
-    records = _load_json(root / "multihop.json") if (root / "multihop.json").is_file() else None
-    if not isinstance(records, list) or not records:
-        raise DatasetError(f"{root.name}: multihop.json is missing or holds no chains")
+    file, records = _records(root, ("multihop.json",), "*multihop*.json", "chain")
     haystack = store_haystack(root, media, max(grid["multihop_frames"]))
+    seen: dict[str, int] = {}
     for number, record in enumerate(records, 1):
-        where = f"multihop.json chain {number}"
+        where = f"{file} chain {number}"
         if not isinstance(record, dict):
             raise DatasetError(f"{where}: expected an object")
-        chain_id = str(record.get("id") or number)
-        chain, decoys = record.get("chain"), record.get("decoys", [])
-        if not isinstance(chain, list) or not 2 <= len(chain) <= 12:
-            raise DatasetError(f"{where}, field 'chain': a list of 2 to 12 frames")
-        if not isinstance(decoys, list):
-            raise DatasetError(f"{where}, field 'decoys': a list of frames")
-        frames = [(_image(root, f, f"{where}, chain frame {i}", media), str(f.get("caption", ""))) for i, f in enumerate(chain, 1)]
-        decoy_frames = [_image(root, f, f"{where}, decoy {i}", media) for i, f in enumerate(decoys, 1)]
-        captions = [caption for _, caption in frames]
-        if not all(captions):
-            raise DatasetError(f"{where}, field 'chain': every frame needs a caption")
-        distractors = record.get("distractors")
-        if not isinstance(distractors, list) or len(distractors) != 3 or captions[-1] in distractors:
-            raise DatasetError(f"{where}, field 'distractors': three captions other than the last frame's")
-        question = record.get("question")
-        if not isinstance(question, dict):
-            raise DatasetError(f"{where}, field 'question': an object {{prompt, options, answer}}")
-        q2_options = _options(question, f"{where}, question")
-        if q2_options is None or not str(question.get("prompt", "")).strip():
-            raise DatasetError(f"{where}, field 'question': a prompt and four options")
-        q2_answer = _answer(question, q2_options, f"{where}, question")
-        rng = random.Random(f"{chain_id}:q1")
-        q1_options = [captions[-1], *[str(d) for d in distractors]]
-        rng.shuffle(q1_options)
-        q1_answer = LETTERS[q1_options.index(captions[-1])]
-        inserted = [key for key, _ in frames] + decoy_frames
-        order = list(range(len(inserted)))
-        random.Random(f"{chain_id}:order").shuffle(order)
-        questions = (("q1", MULTIHOP_Q1.format(start=captions[0]), q1_options, q1_answer),
-                     ("q2", f"{MULTIHOP_Q1.format(start=captions[0]).rsplit(' What', 1)[0]} {str(question['prompt']).strip()}",
-                      q2_options, q2_answer))
-        for count in grid["multihop_frames"]:
-            if count < len(inserted):
-                raise DatasetError(f"grid.json, field 'multihop_frames': {count} frames cannot hold the "
-                                   f"{len(inserted)} frames of chain {chain_id!r}")
-            step = (count - 1) / max(1, len(inserted) - 1)
-            insert = {str(round(slot * step)): inserted[frame] for slot, frame in enumerate(order)}
-            for name, prompt, options, answer in questions:
-                for suffix, shown, gold in rotations(options, answer, grid["circular"]):
-                    yield Item(f"multi/{chain_id}/{count}/{name}{suffix}", {"frames": str(count), "question": name},
-                               {"haystack": haystack.manifest, "count": count, "insert": insert, "question": prompt,
-                                "options": shown, "answer": gold, "chain": chain_id})
+        chain = chain_of(record, number, where)
+        if chain.id in seen:
+            raise DatasetError(f"{where}: chain id {chain.id!r} is also chain {seen[chain.id]}'s; two chains with one id "
+                               "would be merged, so ids must be unique")
+        seen[chain.id] = number
+        keys = [_image(root, path, f"{where}, image {i}", media) for i, path in enumerate(chain.images, 1)]
+        if chain.shuffle:
+            random.Random(f"{chain.id}:order").shuffle(keys)
+        for n in grid["multihop_frames"]:
+            count, positions = placements(n, len(keys))
+            insert = {str(p): k for p, k in zip(positions, keys)}
+            for name, question in (("q1", chain.q1), ("q2", chain.q2)):
+                for suffix, asked in rotations(question, grid["circular"]):
+                    yield Item(f"multi/{chain.id}/{n}/{name}{suffix}", {"frames": str(n), "question": name},
+                               {**_payload(haystack, count, insert, asked, grid, chain.format), "chain": chain.id})

@@ -64,9 +64,10 @@ def test_needles_land_at_the_asked_depth_in_the_frames_sent(imported, mode):
     needle = Image.open(SAMPLE / "images" / "star-number.png")
     for item in (i for i in single if i.payload["needle"] == "star-number" and i.slices["frames"] in ("8", "32")):
         frames = sent_frames(evaluator.build_requests(item, {})[0], store)
-        count, depth = int(item.slices["frames"]), float(item.slices["depth"])
+        n, depth = int(item.slices["frames"]), float(item.slices["depth"])
+        count = n + 1  # N haystack frames and the needle, as the released harnesses send them
         assert len(frames) == count
-        expected = round(depth / 100 * (count - 1))
+        expected = int(depth / 100 * n)  # the needle before haystack frame int(depth x N)
         nearest = min(range(count), key=lambda k: distance(frames[k], needle))
         assert nearest == expected, (item.id, nearest)
         assert distance(frames[expected], needle) < 12 and min(distance(f, needle) for k, f in enumerate(frames) if k != expected) > 40
@@ -104,8 +105,10 @@ def test_multi_hop_chains_are_solvable_and_decoys_lead_nowhere(imported):
         else:
             assert item.payload["options"]["ABCD".index(item.payload["answer"])] == definition["number"]
         positions = sorted(int(p) for p in item.payload["insert"])
-        count = item.payload["count"]
-        assert positions[0] == 0 and positions[-1] == count - 1 and len(positions) == 7  # spread over the haystack
+        count, n = item.payload["count"], int(item.slices["frames"])
+        assert count == n + 7 and positions[0] == 0 and positions[-1] == count - 1 and len(positions) == 7
+        # image i after int(i x N / 6) haystack frames (N = 16: after 0, 2, 5, 8, 10, 13, 16)
+        assert positions == [int(i * n / 6) + i for i in range(7)]
 
 
 def make_png_jpeg(path: Path) -> bytes:
@@ -122,7 +125,7 @@ def test_server_options_follow_the_mode_and_the_requests(imported):
     command = build_command(with_options(ServerSpec(kind="vllm", model="/m"), video.server_options({})), port=1)
     assert command[command.index("--media-io-kwargs") + 1] == '{"video": {"num_frames": -1}}'
     largest = max(single, key=lambda i: i.payload["count"])
-    assert media_counts(SINGLE.build_requests(largest, {})[0].messages) == (32, 0)
+    assert media_counts(SINGLE.build_requests(largest, {})[0].messages) == (33, 0)  # N = 32 and the needle
     assert media_counts(video.build_requests(largest, {})[0].messages) == (0, 1)
     with pytest.raises(ValueError, match="'mode': 'audio' is not one of images, video"):
         SINGLE.configured({"mode": "audio"})
@@ -133,12 +136,13 @@ def _copy(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda r: (r / "needles.json").unlink(), "needles.json is missing"),
+    (lambda r: (r / "needles.json").unlink(), "release: no needle records (needles.json, dataset.json or one *singlehop*.json file)"),
     (lambda r: (r / "haystack.mp4").unlink(), "expected one haystack video"),
     (lambda r: (r / "haystack.mp4").write_bytes(b"not a video"), "haystack.mp4: not a readable video"),
-    (lambda r: (r / "grid.json").write_text('{"frames": [4, 200]}'), "64 frames at one per second, but the grid needs 199"),
+    (lambda r: (r / "grid.json").write_text('{"frames": [4, 200]}'), "64 frames at one per second, but the grid needs 200"),
     (lambda r: (r / "grid.json").write_text('{"frames": [1]}'), "grid.json, field 'frames'"),
     (lambda r: (r / "grid.json").write_text('{"speed": 2}'), "grid.json: unknown field(s) speed"),
+    (lambda r: (r / "grid.json").write_text('{"preset": "vnbench"}'), "grid.json, field 'preset': 'vnbench' is not one of"),
     (lambda r: _edit(r / "needles.json", 2, answer="E"), "needles.json record 3, field 'answer': 'E' names none"),
     (lambda r: _edit(r / "needles.json", 0, path="../../etc/passwd"), "needles.json record 1, field 'path': '../../etc/passwd' leads outside"),
     (lambda r: _edit(r / "needles.json", 1, path="images/missing.png"), "record 2, field 'path': cannot read"),
@@ -165,8 +169,8 @@ def test_multi_hop_release_errors(tmp_path):
     (release / "multihop.json").write_text(json.dumps(chains))
     with pytest.raises(DatasetError, match="multihop.json chain 2, field 'distractors'"):
         list(MULTI.import_release(release, HashingSink()))
-    (release / "grid.json").write_text(json.dumps({"multihop_frames": [4]}))
     chains[1]["distractors"].append("a grey cloud")
+    chains[1]["id"] = "chain-a"  # two chains with one id would be merged into one
     (release / "multihop.json").write_text(json.dumps(chains))
-    with pytest.raises(DatasetError, match="4 frames cannot hold the 7 frames of chain 'chain-a'"):
+    with pytest.raises(DatasetError, match="multihop.json chain 2: chain id 'chain-a' is also chain 1's"):
         list(MULTI.import_release(release, HashingSink()))

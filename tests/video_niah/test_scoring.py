@@ -1,7 +1,8 @@
-"""Video NIAH scoring: letters and short answers read robustly, a request over the model's limit kept
-apart from wrong answers (classified from the servers' own refusals), cell accuracies with the
-headline over cells and the largest N still at 0.9, circular evaluation, and multi hop's
-(Q1 + Q2) / 2 and both-correct per N."""
+"""Video NIAH scoring: letters and short answers read without guessing, a request over the model's limit
+shown apart from wrong answers in its cell (classified from the servers' own refusals) and counted as a
+miss on the whole grid, so a model that refuses long cells ranks below one that answers them all; the
+accuracy within the limit, the share answered, the largest N answered and at 0.9, circular evaluation,
+and multi hop's (Q1 + Q2) / 2 and both-correct per N. Expected values are counted by hand."""
 from __future__ import annotations
 
 import pytest
@@ -59,13 +60,49 @@ def test_cells_over_the_limit_are_kept_apart_from_wrong_answers():
                                             [Prediction("x", "", error_kind="over_limit", error="endpoint: At most 16 image(s)")]))
     assert scores[-1].scores == {"over_limit": 1.0} and scores[-1].detail["over_limit"].startswith("endpoint")
     metrics = {(m.key, tuple(sorted(m.slice.items()))): m for m in SINGLE.aggregate(scores)}
-    assert metrics[("accuracy", ())].value == pytest.approx(10 / 12)  # the 32-frame cells count as over, not wrong
-    assert ("accuracy", (("depth", "0"), ("frames", "32"))) not in metrics
+    # 16 questions on the grid: 10 right, 2 wrong, 4 over the limit (misses on the whole grid)
+    assert metrics[("accuracy", ())].value == pytest.approx(10 / 16)
+    assert metrics[("accuracy_within_limit", ())].value == pytest.approx(10 / 12)
+    assert metrics[("answered", ())].value == pytest.approx(12 / 16)
+    assert metrics[("largest_answered", ())].value == 16.0
+    assert ("accuracy", (("depth", "0"), ("frames", "32"))) not in metrics  # the heatmap cell reads "over limit"
     assert metrics[("over_limit", (("depth", "0"), ("frames", "32")))].value == 1.0
     assert metrics[("over_limit", ())].value == pytest.approx(4 / 16)
     assert metrics[("accuracy", (("frames", "8"),))].value == 0.5
+    # a depth row spans every N: its over-limit cell is a miss (depth 0: 5 right of 8)
+    assert metrics[("accuracy", (("depth", "0"),))].value == pytest.approx(5 / 8)
     assert metrics[("frames_at_90", ())].value == 16.0  # 4 and 16 reach 0.9, 8 does not: the largest N that does
     assert metrics[("accuracy", (("depth", "100"), ("frames", "4")))].n == 2
+
+
+def test_a_model_that_refuses_long_cells_ranks_below_one_that_answers_them_all():
+    """Grid 1,000 and 2,000 frames x depths 0 and 100, two needles: 8 questions. The refuser answers the
+    4 short ones right and refuses the 4 long ones (within its limit: 4/4 = 1.0; on the grid 4/8 = 0.5);
+    the other answers all 8 and gets 6 right (0.75). Ranked on the whole grid, 0.75 > 0.5."""
+    def run(reply_for):
+        scores = []
+        for count in ("1000", "2000"):
+            for depth in ("0", "100"):
+                for needle in ("n1", "n2"):
+                    reply, kind = reply_for(count, depth, needle)
+                    scores.append(SINGLE.score_item(item(f"single/{needle}/{count}/{depth}", {"frames": count, "depth": depth}),
+                                                    [Prediction("x", reply, error_kind=kind, error="too long" if kind else "")]))
+        return {m.key: m.value for m in SINGLE.aggregate(scores) if not m.slice}
+
+    refuser = run(lambda count, depth, needle: ("", "over_limit") if count == "2000" else ("B", ""))
+    tries_all = run(lambda count, depth, needle: ("A", "") if (count, depth) == ("2000", "100") else ("B", ""))
+    assert refuser["accuracy_within_limit"] == 1.0 and tries_all["accuracy_within_limit"] == 0.75
+    assert refuser["accuracy"] == 0.5 and tries_all["accuracy"] == 0.75
+    assert tries_all["accuracy"] > refuser["accuracy"]  # the headline ranks the one that answered everything first
+    assert refuser["answered"] == 0.5 and refuser["largest_answered"] == 1000.0
+    assert tries_all["answered"] == 1.0 and tries_all["largest_answered"] == 2000.0
+
+
+@pytest.mark.parametrize("reply", ["a square", "A green circle in the last frame", "The answer is a star",
+                                   "A square with a question mark"])
+def test_a_free_answer_opening_with_a_is_not_option_a(reply):
+    score = SINGLE.score_item(item("single/n/4/0", {"frames": "4", "depth": "0"}, answer="A"), [Prediction("x", reply)])
+    assert score.scores["correct"] == 0.0 and score.detail["parsed"] is None
 
 
 def test_circular_evaluation_counts_a_question_only_when_every_rotation_is_right():
@@ -92,3 +129,17 @@ def test_multi_hop_scores_both_questions_per_n():
     assert metrics[("accuracy", (("frames", "64"),))].value == 0.5 and metrics[("both", ())].value == 0.5
     assert metrics[("accuracy", (("question", "q1"),))].value == 0.75
     assert metrics[("frames_at_90", ())].value == 0.0  # no N reaches 0.9
+
+
+def test_multi_hop_counts_an_n_over_the_limit_as_misses_on_the_whole_grid():
+    def scored(chain, count, q, reply, kind=""):
+        return MULTI.score_item(item(f"multi/{chain}/{count}/{q}", {"frames": count, "question": q}),
+                                [Prediction("x", reply, error_kind=kind)])
+
+    scores = [scored(c, "1000", q, "B") for c in ("a", "b") for q in ("q1", "q2")]
+    scores += [scored(c, "2000", q, "", "over_limit") for c in ("a", "b") for q in ("q1", "q2")]
+    metrics = {(m.key, tuple(m.slice.items())): m.value for m in MULTI.aggregate(scores)}
+    assert metrics[("accuracy", ())] == 0.5 and metrics[("both", ())] == 0.5  # 4 of 8 questions, 2 of 4 pairs
+    assert metrics[("accuracy_within_limit", ())] == 1.0 and metrics[("answered", ())] == 0.5
+    assert metrics[("accuracy", (("frames", "1000"),))] == 1.0 and ("accuracy", (("frames", "2000"),)) not in metrics
+    assert metrics[("accuracy", (("question", "q1"),))] == 0.5 and metrics[("largest_answered", ())] == 1000.0

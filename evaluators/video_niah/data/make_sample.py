@@ -1,6 +1,7 @@
 """Build the Video NIAH sample release (``sample/``) in the release layout ``release.py`` reads: a
 seeded 64-second haystack video written with PyAV (1 frame per second, libx264), three needles in
-LongVA's ``{path, prompt, answer}`` form (a number, a colour, and one with four options), two
+LongVA's ``{path, prompt, answer}`` form (a number and a colour, asked as LongVA asks a short answer, and one
+with its four options listed beside the prompt, this platform's form), two
 multi-hop chains of five frames with two decoys each, and a small grid (4 to 32 frames, depths 0, 50
 and 100; chains over 16 to 64 frames). Everything is drawn by ``frames.py`` and known by construction.
 The files are committed; run this only to change them:
@@ -20,9 +21,11 @@ SEED = 7
 HAYSTACK_SECONDS = 64
 GRID = {"frames": [4, 8, 16, 32], "depths": [0, 50, 100], "multihop_frames": [16, 32, 64], "circular": False}
 NEEDLES: tuple[dict[str, Any], ...] = (
-    {"id": "star-number", "card": ("red", "star", "7"), "prompt": "What number is written on the star in the video?",
+    {"id": "star-number", "card": ("red", "star", "7"), "prompt": "What number is written on the star in the video?"
+               "\nAnswer the question using a single word or phrase.",
      "answer": "7"},
-    {"id": "triangle-colour", "card": ("yellow", "triangle", ""), "prompt": "What colour is the triangle in the video?",
+    {"id": "triangle-colour", "card": ("yellow", "triangle", ""), "prompt": "What colour is the triangle in the video?"
+               "\nAnswer the question using a single word or phrase.",
      "answer": "Yellow"},
     {"id": "square-shape", "card": ("blue", "square", "?"), "prompt": "Which shape with a question mark appears in the video?",
      "options": ["circle", "square", "triangle", "star"], "answer": "B"},
