@@ -13,6 +13,7 @@ urlpatterns = [
     path("ops/status/", views.ops_status, name="ops-status"),
     path("benchmarks/<slug:slug>/", views.benchmark_detail, name="benchmark"),
     path("benchmarks/<slug:slug>/example-predictions.jsonl", views.example_predictions, name="example-predictions"),
+    path("models/", views.models_index, name="models"),
     path("models/register/", views.model_register, name="model-register"),
     path("models/upload/", views.weights_upload, name="weights-upload"),
     path("models/<slug:slug>/", views.model_detail, name="model"),

@@ -27,7 +27,7 @@ class ProtocolRowSerializer(serializers.Serializer):
     released = serializers.CharField()
     here = serializers.CharField()
     why = serializers.CharField(allow_blank=True)
-    source = serializers.CharField(allow_blank=True)
+    source = serializers.CharField(allow_blank=True)  # type: ignore[assignment]  # the API's field is "source", a Field attribute too
     deviates = serializers.BooleanField()
 
 
@@ -297,3 +297,53 @@ class ModelProfileSerializer(serializers.Serializer):
     benchmarks = ProfileBenchmarkSerializer(many=True)
     arena = ProfileArenaSerializer(allow_null=True)
     runs = ProfileRunSerializer(many=True)
+
+
+class IndexHeadlineSerializer(serializers.Serializer):
+    benchmark = serializers.CharField()
+    value = serializers.FloatField()
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    rank = serializers.IntegerField(allow_null=True, help_text="1 + the public models whose interval lies entirely better")
+    format = serializers.ChoiceField(choices=["percent", "number"])
+
+
+class IndexArenaSerializer(serializers.Serializer):
+    rating = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    rank = serializers.IntegerField(allow_null=True, source="rank_ub")
+    votes = serializers.IntegerField(allow_null=True, default=None)
+
+
+class IndexBoardSerializer(serializers.Serializer):
+    slug = serializers.CharField(source="benchmark.slug")
+    name = serializers.CharField(source="benchmark.name")
+    metric = serializers.CharField()
+    format = serializers.SerializerMethodField()
+
+    def get_format(self, board: Any) -> str:
+        return "percent" if board.percent else "number"
+
+
+class IndexRowSerializer(serializers.Serializer):
+    slug = serializers.CharField(source="model.slug")
+    name = serializers.CharField(source="model.name")
+    organization = serializers.CharField(source="model.organization")
+    modality = serializers.CharField(source="model.modality")
+    source = serializers.CharField(source="model.source")  # type: ignore[assignment]  # the API's field is "source", a Field attribute too
+    registered = serializers.DateTimeField(source="model.created_at")
+    headlines = serializers.SerializerMethodField()
+    arena = IndexArenaSerializer(allow_null=True)
+
+    @extend_schema_field(serializers.DictField(child=IndexHeadlineSerializer(allow_null=True)))
+    def get_headlines(self, row: Any) -> dict[str, Any]:
+        """The model's headline on each board by the board's slug (null: no score there)."""
+        return {slug: None if h is None else h.to_dict() for slug, h in row.headlines.items()}
+
+
+class ModelsIndexSerializer(serializers.Serializer):
+    """Every public model with its headline on each board and its arena rating (``/models/``)."""
+
+    boards = IndexBoardSerializer(many=True)
+    rows = IndexRowSerializer(many=True)

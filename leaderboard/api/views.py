@@ -21,7 +21,8 @@ from leaderboard.modelhost import services as modelhost
 from leaderboard.modelhost.models import WeightsUpload
 from leaderboard.submissions.compare import compare_models
 from leaderboard.submissions.profiles import model_profile
-from leaderboard.submissions import selectors, services
+from evaluators.core.modality import MODALITIES
+from leaderboard.submissions import leaders, selectors, services
 
 
 def _refused(exc: Exception, code: int = status.HTTP_400_BAD_REQUEST) -> Response:
@@ -111,6 +112,21 @@ class ModelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             return Response({"detail": "give two different visible models as ?a=<slug>&b=<slug>", "field": "a" if a is None else "b"},
                             status=status.HTTP_400_BAD_REQUEST)
         return Response(compare_models(a=a, b=b, user=request.user))
+
+    @extend_schema(parameters=[OpenApiParameter("sort", str, description="name, registered, arena or a board's slug (best "
+                                                                       "first); a leading - reverses"),
+                               OpenApiParameter("modality", str, enum=list(MODALITIES)),
+                               OpenApiParameter("source", str, enum=[key for key, _ in Model.SOURCE_CHOICES])],
+                   responses={200: s.ModelsIndexSerializer, 400: OpenApiResponse(description="a parameter with a value it does not take")})
+    @action(detail=False, methods=["get"])
+    def index(self, request: Request) -> Response:
+        """Every public model with its headline (95% interval, rank) on each board and its arena rating
+        (what /models/ shows)."""
+        try:
+            query = leaders.index_query(request.query_params)
+        except leaders.IndexQueryError as exc:
+            return _refused(exc)
+        return Response(s.ModelsIndexSerializer(leaders.models_index(query)).data)
 
     @extend_schema(responses={200: s.ModelProfileSerializer})
     @action(detail=True, methods=["get"])

@@ -15,16 +15,17 @@ from django.views.decorators.http import require_http_methods, require_POST
 from leaderboard import ops
 from leaderboard.accounts import policy
 from leaderboard.pagecache import cached_page
-from leaderboard.api.serializers import LeaderboardSerializer
+from leaderboard.api.serializers import LeaderboardSerializer, ModelsIndexSerializer
 from leaderboard.catalog.media import dataset_medium
 from leaderboard.catalog.reported import reported_figures
 from leaderboard.submissions.notifications import notifications_for, notifications_mark_read
 from leaderboard.submissions.compare import compare_models
 from leaderboard.submissions.profiles import model_profile
-from leaderboard.catalog.models import Benchmark
+from evaluators.core.modality import MODALITIES
+from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.http import HtmxRequest, SignedInRequest
 from leaderboard.modelhost import services as modelhost
-from leaderboard.submissions import selectors, services
+from leaderboard.submissions import leaders, selectors, services
 from leaderboard.web.forms import (
     ModelRegistrationForm,
     ModelSubmitForm,
@@ -36,7 +37,23 @@ from leaderboard.web.forms import (
 @cached_page
 def home(request: HtmxRequest) -> HttpResponse:
     benchmarks = list(Benchmark.objects.all())
-    return render(request, "web/home.html", {"benchmarks": benchmarks})
+    return render(request, "web/home.html", {"benchmarks": benchmarks, "leaders": leaders.home_leaders()})
+
+
+@cached_page
+def models_index(request: HtmxRequest) -> HttpResponse:
+    """Every public model with its headline on each board and in the arena (``?format=json``: the API's JSON)."""
+    try:
+        query, problem = leaders.index_query(request.GET), ""
+    except leaders.IndexQueryError as exc:
+        if request.GET.get("format") == "json":
+            return JsonResponse({"detail": str(exc), "field": exc.field}, status=400)
+        query, problem = leaders.IndexQuery(), str(exc)
+    index = leaders.models_index(query)
+    if request.GET.get("format") == "json":
+        return JsonResponse(ModelsIndexSerializer(index).data)
+    return render(request, "web/models.html", {"index": index, "problem": problem, "sources": Model.SOURCE_CHOICES,
+                                               "modalities": MODALITIES}, status=400 if problem else 200)
 
 
 @cached_page

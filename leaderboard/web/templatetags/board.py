@@ -54,3 +54,22 @@ def run_summary(run: Any) -> dict[str, Any]:
     from leaderboard.submissions.charts import run_summary as summary
 
     return summary(run)
+
+
+@register.filter
+def headline(value: Any) -> str:
+    """A board's headline with its 95% interval, in the board's own unit: "72.3% (68.1–76.0)" for a
+    share, "41.2 (39.0–43.5)" for a number (leaders.Headline); "–" when there is none."""
+    if value is None:
+        return "–"
+    scale, unit = (100.0, "%") if value.percent else (1.0, "")
+    text = f"{scale * value.value:.1f}{unit}"
+    if value.ci_low is not None and value.ci_high is not None:
+        text += f" ({scale * value.ci_low:.1f}–{scale * value.ci_high:.1f})"
+    return text
+
+
+@register.filter
+def get_board(boards: dict[str, Any], slug: str) -> Any:
+    """The home page's leaders of one board by its slug (None when it has none)."""
+    return boards.get(slug)
