@@ -9,8 +9,11 @@ primary metric and direction.
 
 Every request is the prompt, then the image (a stored medium: ``evaluators.core.media``); the server
 must allow one image per prompt (``server_options``). An empty, refused or unparsable answer counts
-as wrong and the coverage column says how many answers could be read. Metric definitions are in
-``metrics``, answer normalization in ``languages``, the release's format in ``release``.
+as wrong and the coverage column says how many answers could be read; an answer cut off at its token
+cap (``error_kind`` "cut_off", from the server's ``finish_reason``) is scored on the text it has and
+counted in the "Cut off" column. VQA reports English and Indic apart, each the mean over its
+languages. Metric definitions are in ``metrics``, answer tables in ``languages``, prompts and the
+judge in ``prompts``, the method card in ``card``, the release's format in ``release``.
 """
 from __future__ import annotations
 
@@ -23,17 +26,18 @@ from evaluators.core.media import MediaSink, sink_or_hashing
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
 from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
-                                   ServerOptions, SliceDimension)
-from evaluators.indic_vision import metrics
-from evaluators.indic_vision.languages import BY_NAME, LANGUAGES, choice_letter, truth_value
-from evaluators.indic_vision.prompts import ADVERSARIAL_PROMPT, GRADES, JUDGE_PROMPT, MAX_TOKENS, request_messages
+                                   ProtocolRow, ServerOptions, SliceDimension)
+from evaluators.indic_vision import card, metrics
+from evaluators.indic_vision.languages import BY_NAME, INDIC, LANGUAGES, choice_letter, truth_value
+from evaluators.indic_vision.prompts import (GENERATION, GRADE_SCHEMA, JUDGE_MAX_TOKENS, JUDGE_PROMPTS, MAX_TOKENS,
+                                             grade_of, grade_problem, request_messages)
 from evaluators.indic_vision.release import JUDGED_TYPES, QUESTION_LABELS, QUESTION_TYPES, mmt_items, ocr_items, vqa_items
 from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks
 
-#: 0 for max_tokens means each task's own cap (prompts.MAX_TOKENS)
-DEFAULT_GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.0, "top_p": 1.0, "max_tokens": 0, "seed": 0}
 LANGUAGE_NAMES = tuple(language.name for language in LANGUAGES)
+INDIC_NAMES = tuple(language.name for language in INDIC)
 COVERAGE = MetricColumn("coverage", "Answers read")
+CUT_OFF = MetricColumn("cut_off", "Cut off", higher_is_better=False)
 
 
 class _IndicVision(Evaluator):
@@ -47,7 +51,7 @@ class _IndicVision(Evaluator):
         return type(self).read_items(Path(path), sink_or_hashing(media))
 
     def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
-        merged = generation_settings(settings, DEFAULT_GENERATION)
+        merged = generation_settings(settings, GENERATION)
         kind = item.payload.get("type", item.payload["task"])
         return [ModelRequest(item_id=item.id, messages=request_messages(item), n=merged["n"],
                              temperature=merged["temperature"], top_p=merged["top_p"],
@@ -64,6 +68,9 @@ class _IndicVision(Evaluator):
 
         return {"sacrebleu": sacrebleu.__version__, "rapidfuzz": rapidfuzz.__version__, "nltk": nltk.__version__,
                 "images": "RGB, at most 1080 px, JPEG quality 95"}
+
+    def method_card(self) -> list[ProtocolRow]:
+        return card.rows(self.task)
 
     def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:
         notes = []
@@ -87,6 +94,18 @@ class _IndicVision(Evaluator):
     def _cluster(score: ItemScore) -> str:
         return score.item_id
 
+    def _by_language(self, scores: Sequence[ItemScore], key: str, languages: Sequence[str], out_key: str,
+                     seed: int) -> list[MetricValue]:
+        """``key``'s mean over ``languages``, each language weighing the same (its items' mean), as
+        ``out_key`` on the headline; nothing when none of the languages has the key."""
+        having = [s for s in scores if key in s.scores and s.slices.get("language") in languages]
+        if not having:
+            return []
+        groups = {name: ([s.scores[key] for s in having if s.slices["language"] == name],
+                         [self._cluster(s) for s in having if s.slices["language"] == name]) for name in languages}
+        value, low, high = metrics.mean_over_languages(groups, seed=seed)
+        return [MetricValue(out_key, value, low, high, len(having))]
+
     def _means(self, scores: Sequence[ItemScore], keys: Sequence[str], seed: int) -> list[MetricValue]:
         """Each key's mean over the items that have it, per group, with a bootstrap over clusters."""
         out = []
@@ -107,7 +126,21 @@ def _answer(predictions: Sequence[Prediction]) -> Prediction | None:
 
 
 def _readable(prediction: Prediction | None) -> bool:
-    return prediction is not None and not prediction.error_kind and bool(prediction.output.strip())
+    """An answer with text to score: a plain one, or one cut off at its token cap (its text is kept)."""
+    return prediction is not None and prediction.error_kind in ("", "cut_off") and bool(prediction.output.strip())
+
+
+def _cut_off(prediction: Prediction | None) -> bool:
+    """The server stopped the answer at its token cap (finish_reason "length": ``error_kind`` "cut_off")."""
+    if prediction is None:
+        return False
+    last = prediction.transcript[-1].finish_reason if prediction.transcript else ""
+    return prediction.error_kind == "cut_off" or last == "length"
+
+
+def _answer_detail(item: Item, answer: Prediction | None, text: str) -> dict[str, Any]:
+    return {"image": item.payload["image"], "answer": text[:4000], "error_kind": answer.error_kind if answer else "missing",
+            "cut_off": _cut_off(answer)}
 
 
 class IndicVisionOCREvaluator(_IndicVision):
@@ -117,10 +150,13 @@ class IndicVisionOCREvaluator(_IndicVision):
     task = "ocr"
     metric_columns = (
         MetricColumn("ned_char", "Char. edit distance (0-100)", higher_is_better=False, format="number", primary=True),
+        MetricColumn("ned_char_indic", "Indic char. edit distance", higher_is_better=False, format="number"),
+        MetricColumn("ned_char_english", "English char. edit distance", higher_is_better=False, format="number"),
         MetricColumn("ned_word", "Word edit distance (0-100)", higher_is_better=False, format="number"),
         MetricColumn("cer", "CER", higher_is_better=False),
         MetricColumn("wer", "WER", higher_is_better=False),
         COVERAGE,
+        CUT_OFF,
     )
     slice_dimensions = (SliceDimension("language", "Language", LANGUAGE_NAMES),)
     read_items = staticmethod(ocr_items)
@@ -129,13 +165,14 @@ class IndicVisionOCREvaluator(_IndicVision):
         answer = _answer(predictions)
         text = answer.output if _readable(answer) and answer is not None else ""
         scores = metrics.ocr_scores(item.payload["text"], text)
-        scores["coverage"] = float(bool(text))
-        return ItemScore(item.id, dict(item.slices), scores, {"image": item.payload["image"], "answer": text[:4000],
-                                                              "error_kind": answer.error_kind if answer else "missing"})
+        scores.update(coverage=float(bool(text)), cut_off=float(_cut_off(answer)))
+        return ItemScore(item.id, dict(item.slices), scores, _answer_detail(item, answer, text))
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error]
-        out = self._means(usable, ("ned_char", "ned_word", "coverage"), seed)
+        out = self._means(usable, ("ned_char", "ned_word", "coverage", "cut_off"), seed)
+        out += self._by_language(usable, "ned_char", INDIC_NAMES, "ned_char_indic", seed)
+        out += self._by_language(usable, "ned_char", ("English",), "ned_char_english", seed)
         for group in self._groups(usable):
             subset = [s for s in usable if all(s.slices.get(k) == v for k, v in group.items())]
             for key, edits, length in (("cer", "char_edits", "ref_chars"), ("wer", "word_edits", "ref_words")):
@@ -148,15 +185,15 @@ class IndicVisionOCREvaluator(_IndicVision):
     def method_notes(self) -> list[MethodNote]:
         return [MethodNote(
             "How a transcription is scored",
-            "Both texts are normalized (Unicode NFC, zero-width joiners and spaces removed, newlines as spaces). The "
-            "normalized edit distance is rapidfuzz's Levenshtein distance divided by the longer length, times 100: "
-            "0 is a perfect transcription, 100 shares nothing. Two empty texts are 0 (the released code divides by "
-            "zero there). CER and WER are corpus rates: all edits over all reference characters (or words).",
-            ("The prompt: \"Extract the exact text from this image. Reply with only the text, nothing else.\", then "
-             "the image (RGB, at most 1080 px, JPEG quality 95).",
-             "An empty, refused or cut-off-before-any-text answer scores as an empty transcription and is not "
-             "counted in \"Answers read\"."))]
-
+            "Normalized before scoring: both texts in Unicode NFC with zero-width characters removed and newlines "
+            "as spaces (the released code only turns newlines into spaces). The normalized edit distance is the "
+            "Levenshtein distance over the longer length, times 100: 0 is a perfect transcription, 100 shares "
+            "nothing. Two empty texts are 0 (the released code divides by zero there). CER and WER are corpus "
+            "rates: all edits over all reference characters (or words).",
+            ("The headline pools every page as the released report does; beside it, Indic (the mean over the ten "
+             "Indic languages, each language's pages averaged first) and English.",
+             "An empty or refused answer scores as an empty transcription and is not counted in \"Answers read\"; "
+             "an answer cut off at the token cap is scored on its text and counted in \"Cut off\"."))]
 
 class IndicVisionMMTEvaluator(_IndicVision):
     """Caption translation (key ``indic-vision-mmt``)."""
@@ -169,6 +206,7 @@ class IndicVisionMMTEvaluator(_IndicVision):
         MetricColumn("chrf_pp", "chrF++", format="number"),
         MetricColumn("ribes", "RIBES (0-100)", format="number"),
         COVERAGE,
+        CUT_OFF,
     )
     slice_dimensions = (SliceDimension("language", "Language", tuple(n for n in LANGUAGE_NAMES if n != "English")),
                         SliceDimension("topic", "Topic"))
@@ -183,13 +221,12 @@ class IndicVisionMMTEvaluator(_IndicVision):
         text = answer.output if _readable(answer) and answer is not None else ""
         found = metrics.translation_scores(item.payload["reference"], text)
         stats = found.pop("bleu_stats")
-        return ItemScore(item.id, dict(item.slices), {**found, "coverage": float(bool(text))},
-                         {"image": item.payload["image"], "answer": text[:4000], "bleu_stats": stats,
-                          "error_kind": answer.error_kind if answer else "missing"})
+        return ItemScore(item.id, dict(item.slices), {**found, "coverage": float(bool(text)), "cut_off": float(_cut_off(answer))},
+                         {**_answer_detail(item, answer, text), "bleu_stats": stats})
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error]
-        out = self._means(usable, ("bleu", "chrf_pp", "ribes", "coverage"), seed)
+        out = self._means(usable, ("bleu", "chrf_pp", "ribes", "coverage", "cut_off"), seed)
         for group in self._groups(usable):
             subset = [s for s in usable if all(s.slices.get(k) == v for k, v in group.items())]
             value, low, high = metrics.corpus_bleu_with_ci([s.detail["bleu_stats"] for s in subset], seed=seed)
@@ -199,16 +236,19 @@ class IndicVisionMMTEvaluator(_IndicVision):
     def method_notes(self) -> list[MethodNote]:
         return [MethodNote(
             "How a translation is scored",
-            "BLEU uses sacreBLEU's 13a tokenizer. \"BLEU (paper, per sentence)\" is what the released code computes: "
-            "each sentence scored as a corpus of one, without effective order, then averaged. A sentence with no "
-            "matching 4-gram scores 0, so short sentences often score 0 even when they are right (sacreBLEU's "
-            "sentence_bleu would not). \"Corpus BLEU\" sums the n-gram statistics of all sentences of a language and "
-            "is the usual definition; the headline mixes languages and is only a summary.",
+            "Normalized before every metric: the reference and the translation in Unicode NFC with zero-width "
+            "characters removed and the ends stripped (the released code scores them as written). \"BLEU (paper, "
+            "per sentence)\" is what the released code computes: sacreBLEU's corpus BLEU of one sentence (13a "
+            "tokenizer, exponential smoothing, no effective order), averaged over sentences. Without effective "
+            "order a translation shorter than four tokens has no 4-grams and scores 0 however right it is "
+            "(sacreBLEU's sentence_bleu would not); a longer one with no matching 4-gram is smoothed, not 0. "
+            "\"Corpus BLEU\" sums the n-gram statistics of all sentences of a language, the usual definition.",
             ("chrF++: sacreBLEU's chrF with word bigrams (word_order=2), per sentence, averaged.",
-             "RIBES: NLTK's sentence RIBES on whitespace tokens, times 100; 0 when undefined (under two words).",
-             "The prompt gives the English caption and asks for the translation alone, then the image.",
+             "RIBES: the released formula (NLTK's sentence RIBES, alpha 0.25, beta 0.10) on lower-cased whitespace "
+             "tokens, times 100; 0 where it is undefined.",
+             "Every target language is Indic; the headline is the mean over sentences, which is the mean over the "
+             "languages when every caption has its ten translations.",
              "Intervals resample images: the ten translations of one caption are not independent."))]
-
 
 class IndicVisionVQAEvaluator(_IndicVision):
     """Visual question answering (key ``indic-vision-vqa``), judged for free-form answers."""
@@ -216,7 +256,9 @@ class IndicVisionVQAEvaluator(_IndicVision):
     key = "indic-vision-vqa"
     task = "vqa"
     metric_columns = (
-        MetricColumn("overall", "Overall (0-100)", format="number", primary=True),
+        MetricColumn("indic", "Indic (0-100)", format="number", primary=True),
+        MetricColumn("english", "English (0-100)", format="number"),
+        MetricColumn("overall", "Score (0-100)", format="number"),
         MetricColumn("mcq", "Multiple choice"),
         MetricColumn("true_false", "True/false"),
         MetricColumn("short_1", "Short 1 (0-10)", format="number"),
@@ -224,6 +266,7 @@ class IndicVisionVQAEvaluator(_IndicVision):
         MetricColumn("long", "Long (0-10)", format="number"),
         MetricColumn("adversarial", "Adversarial (0-10)", format="number"),
         COVERAGE,
+        CUT_OFF,
         MetricColumn(FALLBACK_METRIC, "Judge fallbacks", higher_is_better=False),
     )
     slice_dimensions = (SliceDimension("language", "Language", LANGUAGE_NAMES),
@@ -244,8 +287,7 @@ class IndicVisionVQAEvaluator(_IndicVision):
         language = BY_NAME[payload["language"]]
         answer = _answer(predictions)
         text = answer.output if _readable(answer) and answer is not None else ""
-        detail: dict[str, Any] = {"image": payload["image"], "answer": text[:4000],
-                                  "error_kind": answer.error_kind if answer else "missing"}
+        detail = _answer_detail(item, answer, text)
         if kind in ("mcq", "true_false"):
             parsed: Any = (choice_letter(text, language, tuple(payload["options"])) if kind == "mcq"
                            else truth_value(text, language)) if text else None
@@ -257,23 +299,26 @@ class IndicVisionVQAEvaluator(_IndicVision):
             detail["judgements"] = judgements
             detail["grade"] = grade
             value, normalized, covered = grade, 10.0 * grade, bool(text)
-        return ItemScore(item.id, dict(item.slices), {kind: value, "overall": normalized, "coverage": float(covered)}, detail)
+        return ItemScore(item.id, dict(item.slices), {kind: value, "overall": normalized, "coverage": float(covered),
+                                                      "cut_off": float(_cut_off(answer))}, detail)
 
     def _grade(self, item: Item, text: str) -> tuple[float, list[dict[str, Any]]]:
         """The judge's 0-10 for a free-form answer (an empty answer is 0 without asking)."""
         if not text:
             return 0.0, []
         judge = self.require_judge()
-        prompt = ADVERSARIAL_PROMPT if item.payload["type"] == "adversarial" else JUDGE_PROMPT
-        batch = judge.ask_many(prompt.name, shared={"question": item.payload["question"], "gold": item.payload["answer"],
-                                                    "language": item.payload["language"]},
-                               each=[{"answer": text}], choices=GRADES, max_tokens=8, seed=item_seed(0, item.id))
+        prompt = JUDGE_PROMPTS[item.payload["type"]]
+        batch = judge.ask_many(prompt.name, shared={"question": item.payload["question"], "gold": item.payload["answer"]},
+                               each=[{"answer": text}], json_schema=GRADE_SCHEMA, check=grade_problem,
+                               max_tokens=JUDGE_MAX_TOKENS, seed=item_seed(0, item.id))
         call = batch.calls[0]
-        return (0.0 if call.fallback else float(call.parsed)), [batch.to_dict()]
+        return (0.0 if call.fallback else grade_of(call.parsed)), [batch.to_dict()]
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error]
-        out = self._means(usable, ("overall", *QUESTION_LABELS, "coverage"), seed)
+        out = self._means(usable, ("overall", *QUESTION_LABELS, "coverage", "cut_off"), seed)
+        out += self._by_language(usable, "overall", INDIC_NAMES, "indic", seed)
+        out += self._by_language(usable, "overall", ("English",), "english", seed)
         for language in LANGUAGE_NAMES:  # the heatmap's cells: every question type on one 0-100 scale
             for kind in QUESTION_LABELS:
                 cell = {"language": language, "question_type": kind}
@@ -290,25 +335,33 @@ class IndicVisionVQAEvaluator(_IndicVision):
         return out
 
     def method_notes(self) -> list[MethodNote]:
+        short, long, adversarial = (JUDGE_PROMPTS[k] for k in ("short_1", "long", "adversarial"))
         return [MethodNote(
             "How answers are scored",
-            "Multiple-choice and true/false answers are normalized (brackets, quotes, spaces, full stops, dandas and "
-            "zero-width characters stripped) and mapped to an option letter (a Latin letter, the letter's name in the "
-            "language's script such as ए or বি, or the option's text) or to true/false (the language's own words, "
-            "or the English ones), then compared exactly. Short, long and adversarial answers are graded 0-10 by a "
-            "text-only judge that sees the question, the gold answer and the model's answer; adversarial questions "
-            "rest on a false premise and get 5 points for flagging it or saying it is unsure, 0-5 for the content.",
-            ("An empty, refused or unparsable answer counts as wrong (the released code drops it); \"Answers read\" "
-             "is the share that could be read.",
-             "A judge answer that is not a number 0-10 is asked once more, then counted as 0 and as a fallback.",
-             "Overall: every question on 0-100 (a correct choice 100, a judge grade times 10), averaged.",
+            "Multiple-choice and true/false answers are normalized (Unicode NFC, zero-width characters removed, "
+            "brackets, quotes, spaces, full stops and dandas stripped from the ends) and read with the released "
+            "answer tables: an option letter in Latin or in any of the language's released letter forms (such as ए "
+            "or अ for A in Hindi), or the option's text; the language's released words for true and false and their "
+            "synonyms, or English ones. Short, long and adversarial answers are graded 0-10 by a text-only judge "
+            "that sees the question, the gold answer and the model's answer, with one prompt per type as released; "
+            "a decimal grade counts as given. Adversarial questions rest on a false premise: 5 points for catching "
+            "it or saying it cannot be confirmed, 0-5 for what the image really shows.",
+            ("Headlines: Indic is the mean over the ten Indic languages and English the mean over English questions "
+             "(the released code scores each set in its own run); each language's questions are averaged first, "
+             "since the English set has about four images for each Indic one.",
+             "Every question on 0-100 (a correct choice 100, a judge grade times 10). \"Score\" and the per-type "
+             "columns pool all languages; the language x type heatmap shows each cell.",
+             "An empty, refused or unparsable answer counts as wrong (the released code drops it); \"Answers read\" "
+             "is the share that could be read. An answer cut off at the token cap is scored on its text and counted "
+             "in \"Cut off\".",
+             "A judge answer that is not a number is asked once more, then counted as 0 and as a fallback.",
              "Intervals resample images: the six questions about one image in one language are not independent.",
-             f"Judge prompts: {JUDGE_PROMPT.name}@{JUDGE_PROMPT.version}, "
-             f"{ADVERSARIAL_PROMPT.name}@{ADVERSARIAL_PROMPT.version}."))]
+             f"Judge prompts: {short.name}@{short.version}, {long.name}@{long.version}, "
+             f"{adversarial.name}@{adversarial.version}."))]
 
     def environment(self) -> dict[str, str]:
         return {**super().environment(),
-                "judge_prompt": f"{JUDGE_PROMPT.name}@{JUDGE_PROMPT.version},{ADVERSARIAL_PROMPT.name}@{ADVERSARIAL_PROMPT.version}"}
+                "judge_prompt": ",".join(f"{p.name}@{p.version}" for p in dict.fromkeys(JUDGE_PROMPTS.values()))}
 
 
 __all__ = ["IndicVisionMMTEvaluator", "IndicVisionOCREvaluator", "IndicVisionVQAEvaluator", "JUDGED_TYPES"]

@@ -4,15 +4,22 @@
   lower is better) at character and at word level, after NFC, zero-width characters removed and
   newlines as spaces; two empty strings are a distance of 0 (the released code divides by zero). CER
   and WER are the corpus rates: edits over reference length, summed over items (:func:`ocr_scores`).
-- Translation: BLEU with sacreBLEU's 13a tokenizer computed per sentence as the released code does
-  (a corpus BLEU of one sentence, without effective order: 0 when a sentence has no 4-gram match,
-  unlike ``sentence_bleu``), and the corpus BLEU of a language from the summed n-gram statistics
-  (:func:`corpus_bleu`); chrF++ (sacreBLEU ``CHRF(word_order=2)``) and RIBES (NLTK) per sentence.
+- Translation: both texts normalized first (NFC, zero-width characters removed, stripped; the
+  released code scores them raw). BLEU as the released code computes it: sacreBLEU's corpus BLEU of
+  one sentence (13a tokenizer, exponential smoothing, no effective order), averaged over sentences.
+  Without effective order a sentence shorter than four tokens has no 4-grams and scores 0, however
+  right it is (``sentence_bleu``, with effective order, would not); a longer sentence with no
+  matching 4-gram is smoothed, not 0 (0 only when no word matches). Beside it, the corpus BLEU
+  of a language from the summed n-gram statistics (:func:`corpus_bleu`); chrF++ (sacreBLEU
+  ``CHRF(word_order=2)``) per sentence; RIBES (NLTK's, the released formula: alpha 0.25, beta 0.10)
+  on lower-cased whitespace tokens as released.
+- Headlines over languages: the mean of the languages' own means (:func:`mean_over_languages`), so
+  a language with more items (English has about four VQA images for each Indic one) weighs no more.
 """
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -68,11 +75,14 @@ def translation_scores(reference: str, hypothesis: str) -> dict[str, Any]:
 
 
 def ribes(reference: str, hypothesis: str) -> float:
-    """NLTK's sentence RIBES (0-1) on whitespace tokens; 0 when it is undefined (fewer than two
-    hypothesis words, or no word in common)."""
+    """RIBES (0-1) on lower-cased whitespace tokens as the released code computes it: NLTK's sentence
+    RIBES; a one-word hypothesis equal to a one-word reference is 1; otherwise 0 where it is undefined
+    (fewer than two hypothesis words, or fewer than two words matched)."""
     from nltk.translate.ribes_score import sentence_ribes
 
-    ref, hyp = reference.split(), hypothesis.split()
+    ref, hyp = reference.lower().split(), hypothesis.lower().split()
+    if len(ref) == 1 and hyp == ref:
+        return 1.0
     if len(hyp) < 2 or not ref:
         return 0.0
     try:
@@ -101,4 +111,35 @@ def corpus_bleu_with_ci(stats: Sequence[Sequence[float]], *, seed: int = 0,
     rng = np.random.default_rng(seed)
     draws = [corpus_bleu(table[rng.integers(0, len(table), size=len(table))].tolist()) for _ in range(rounds)]
     low, high = np.percentile(draws, [2.5, 97.5])
+    return value, float(low), float(high)
+
+
+def mean_over_languages(by_language: Mapping[str, tuple[Sequence[float], Sequence[str]]], *, seed: int = 0,
+                        rounds: int = BOOTSTRAP_ROUNDS) -> tuple[float, float | None, float | None]:
+    """The mean over languages of each language's mean item value, with a percentile-bootstrap 95%
+    interval that resamples clusters (images) within each language. ``by_language`` maps a language
+    to its (values, clusters); a language without values is left out."""
+    tables = []
+    for values, clusters in by_language.values():
+        if len(values) != len(clusters):
+            raise ValueError("values and clusters must have the same length")
+        if values:
+            keys = sorted(set(clusters))
+            index = {key: i for i, key in enumerate(keys)}
+            sums, counts = np.zeros(len(keys)), np.zeros(len(keys))
+            for value, cluster in zip(values, clusters):
+                sums[index[cluster]] += value
+                counts[index[cluster]] += 1
+            tables.append((sums, counts))
+    if not tables:
+        return float("nan"), None, None
+    value = float(np.mean([sums.sum() / counts.sum() for sums, counts in tables]))
+    if all(len(sums) == 1 for sums, _ in tables):
+        return value, None, None
+    rng = np.random.default_rng(seed)
+    draws = np.zeros(rounds)
+    for sums, counts in tables:
+        picks = rng.integers(0, len(sums), size=(rounds, len(sums)))
+        draws += sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+    low, high = np.percentile(draws / len(tables), [2.5, 97.5])
     return value, float(low), float(high)

@@ -24,7 +24,7 @@ ITEMS = {e.key: list(e.import_release(e.sample_dataset())) for e in (OCR, MMT, V
 def grader(request) -> Reply:
     """A judge that gives 7, or 4 on the adversarial rubric, so each prompt can be told apart."""
     prompt = request["messages"][-1]["content"]
-    return Reply(text="4" if "false premise" in prompt else "7")
+    return Reply(text="4" if "Premise, 0 or 5" in prompt else "7")
 
 
 def judged(server: OpenAIServer) -> IndicVisionVQAEvaluator:
@@ -36,16 +36,16 @@ def test_requests_hold_the_prompt_then_the_image_and_the_tasks_token_budget():
     mcq = next(i for i in ITEMS[VQA.key] if i.id == "vqa_parallel/ta/scene-1/mcq")
     request = VQA.build_requests(mcq, {})[0]
     text, image = request.messages[0]["content"]
-    assert text["type"] == "text" and "<A> வட்டம்" in text["text"] and "exactly one of <A>, <B>, <C> or <D>" in text["text"]
+    assert text["type"] == "text" and "\nA. வட்டம்\n" in text["text"] and "<A>, <B>, <C> or <D>" in text["text"]
     assert image == {"type": "image_url", "image_url": {"url": f"media:{mcq.payload['image']}"}}
-    assert request.max_tokens == 16 and request.temperature == 0.0
+    assert request.max_tokens == 2048 and request.temperature == 0.7  # the release's largest cap; its API temperature
     assert VQA.build_requests(mcq, {"max_tokens": 4})[0].max_tokens == 4
     tf = next(i for i in ITEMS[VQA.key] if i.id == "vqa_parallel/hi/scene-1/true_false")
-    assert "सही (true) or गलत (false)" in VQA.build_requests(tf, {})[0].messages[0]["content"][0]["text"]
+    assert "Reply with one word only, सही or गलत." in VQA.build_requests(tf, {})[0].messages[0]["content"][0]["text"]
     ocr = ITEMS[OCR.key][0]
-    assert OCR.build_requests(ocr, {})[0].max_tokens == 1024
+    assert OCR.build_requests(ocr, {})[0].max_tokens == 4096
     mmt = ITEMS[MMT.key][0]
-    assert "Translate this caption of the image into Bengali" in MMT.build_requests(mmt, {})[0].messages[0]["content"][0]["text"]
+    assert "Give its translation into Bengali" in MMT.build_requests(mmt, {})[0].messages[0]["content"][0]["text"]
     assert OCR.server_options({}) == ServerOptions(images_per_prompt=1)
     with pytest.raises(ValueError, match="unknown setting 'beam'"):
         OCR.build_requests(ocr, {"beam": 2})
@@ -90,12 +90,12 @@ def test_vqa_exact_types_need_no_judge_and_free_form_types_are_graded(tmp_path):
         sent = server.requests[1]["messages"][-1]["content"]
     assert (mcq.scores["mcq"], mcq.scores["overall"], mcq.detail["parsed"]) == (1.0, 100.0, "B")
     assert wrong.scores["mcq"] == 0.0 and wrong.scores["coverage"] == 1.0
-    assert unreadable.scores == {"true_false": 0.0, "overall": 0.0, "coverage": 0.0}
+    assert unreadable.scores == {"true_false": 0.0, "overall": 0.0, "coverage": 0.0, "cut_off": 0.0}
     assert true.scores["true_false"] == 1.0
     assert (short.scores["short_1"], short.scores["overall"]) == (7.0, 70.0)
-    assert adversarial.scores["adversarial"] == 4.0 and "false premise" in sent and "It is red." in sent
-    assert adversarial.detail["judgements"][0]["prompt"] == "indic-vqa-adversarial"
-    assert empty.scores == {"long": 0.0, "overall": 0.0, "coverage": 0.0} and empty.detail["judgements"] == []
+    assert adversarial.scores["adversarial"] == 4.0 and "Premise, 0 or 5" in sent and "It is red." in sent
+    assert adversarial.detail["judgements"][0]["prompt"] == "indic-vqa-false-premise"
+    assert empty.scores == {"long": 0.0, "overall": 0.0, "coverage": 0.0, "cut_off": 0.0} and empty.detail["judgements"] == []
     metrics = {(m.key, tuple(m.slice.items())): m for m in VQA.aggregate([mcq, wrong, unreadable, true, short, adversarial, empty])}
     assert metrics[("mcq", ())].value == 0.5 and metrics[("mcq", (("language", "Hindi"),))].value == 0.5
     assert metrics[("adversarial", (("language", "Tamil"),))].value == 4.0
