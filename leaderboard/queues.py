@@ -15,7 +15,8 @@ from django.db import transaction
 
 # re-exported, so callers and tests need one import
 from workers.routing import (ARENA, ARENA_COMPUTE_RATINGS, ARENA_GENERATE_TURN, ARENA_MAINTAIN, CPU,  # noqa: F401
-                             EVALUATE_RUN, GENERATE_SUBMISSION, HELP_RUN, PREFLIGHT_MODEL, REQUEUE_EXPIRED, gpu_queue)
+                             EVALUATE_RUN, GENERATE_SUBMISSION, HELP_RUN, PREFLIGHT_MODEL, REQUEUE_EXPIRED,
+                             VALIDATE_JUDGE, gpu_queue)
 
 
 @dataclass(frozen=True)
@@ -85,3 +86,8 @@ def arena_generate_turn(turn_id: int) -> None:
 def arena_compute_ratings(*, countdown: float) -> None:
     """Recompute the arena's ratings after ``countdown`` seconds (votes arriving meanwhile share it)."""
     _send_on_commit(Message(ARENA_COMPUTE_RATINGS, (), CPU, countdown))
+
+
+def validate_judge(benchmark_id: int, *, limit: int = 0) -> None:
+    """Validate a benchmark's configured judge against its current dataset's ground truth (0: every task)."""
+    _send_on_commit(Message(VALIDATE_JUDGE, (benchmark_id, limit), CPU))

@@ -14,6 +14,7 @@ PREFLIGHT_MODEL = "workers.tasks.preflight_model"
 ARENA_GENERATE_TURN = "workers.tasks.arena_generate_turn"
 ARENA_COMPUTE_RATINGS = "workers.tasks.arena_compute_ratings"
 ARENA_MAINTAIN = "workers.tasks.arena_maintain"
+VALIDATE_JUDGE = "workers.tasks.validate_judge"
 
 #: everything that needs no GPU
 CPU = "cpu"

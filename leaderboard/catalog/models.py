@@ -52,6 +52,10 @@ class DatasetVersion(models.Model):
                                     help_text="Where this version's images are kept in file storage, by content hash (empty: none).")
     media_count = models.PositiveIntegerField(default=0)
     media_bytes = models.BigIntegerField(default=0)
+    judge_validations = models.JSONField(
+        default=dict, blank=True,
+        help_text="The judge's agreement with this version's ground truth, by judge label: "
+                  "{label: {pairs, pearson_r, band_agreement, prompt, at, ...}} (PoliCon: manage.py validate_judge)")
 
     class Meta:
         ordering = ["benchmark", "-imported_at"]

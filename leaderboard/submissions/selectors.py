@@ -23,6 +23,7 @@ from leaderboard.accounts import policy
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items_path
+from leaderboard.catalog.validation import judge_validation_notes
 from leaderboard.pagecache import quietly
 from leaderboard.submissions import charts
 from leaderboard.submissions.keys import column_id, slice_key
@@ -168,10 +169,11 @@ def method_notes_of(benchmark: Benchmark) -> list[MethodNote]:
     if not benchmark.evaluator_key:
         return []
     found = configured_evaluator(benchmark).method_notes()  # as configured here (Video NIAH's mode)
-    version = benchmark.dataset_versions.filter(is_current=True).only("tag", "notes").first()
-    if version is not None:  # the evaluator's diagnostics of this dataset version
+    version = benchmark.dataset_versions.filter(is_current=True).only("tag", "notes", "judge_validations").first()
+    if version is not None:  # the evaluator's diagnostics of this dataset version, then its judge's validation
         found += [MethodNote(f"{note['heading']} · dataset {version.tag}", note["text"], tuple(note.get("points", ())))
                   for note in version.notes]
+        found += judge_validation_notes(benchmark, version)
     return found
 
 
