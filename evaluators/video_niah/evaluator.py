@@ -232,7 +232,7 @@ class VideoNIAHSingleEvaluator(_VideoNIAH):
 
     key = "video-niah-single"
     metric_columns = (
-        MetricColumn("accuracy", "Accuracy on the whole grid (over the limit = miss)", primary=True),
+        MetricColumn("accuracy", "Accuracy (over the limit = miss)", primary=True),
         MetricColumn("accuracy_within_limit", "Accuracy within the model's limit"),
         MetricColumn("answered", "Share of the grid answered"),
         MetricColumn("largest_answered", "Largest N answered", format="number"),
@@ -259,7 +259,7 @@ class VideoNIAHMultiEvaluator(_VideoNIAH):
 
     key = "video-niah-multi"
     metric_columns = (
-        MetricColumn("accuracy", "(Q1 + Q2) / 2 on the whole grid (over the limit = miss)", primary=True),
+        MetricColumn("accuracy", "(Q1 + Q2) / 2 (over the limit = miss)", primary=True),
         MetricColumn("both", "Both correct"),
         MetricColumn("accuracy_within_limit", "(Q1 + Q2) / 2 within the model's limit"),
         MetricColumn("answered", "Share of the grid answered"),

@@ -2,7 +2,8 @@
 on moto's S3 server), the tiny vision model served by `transformers serve` answering the whole grid (up
 to 64 frames a request) from one submission to both leaderboards, with the depth x N heatmap and the
 accuracy-against-N lines on the leaderboard rows and the run page; and a hosted model that refuses
-requests over 16 images (vLLM's own wording) whose 32-frame cells read "over limit", not wrong."""
+requests over 20 images (vLLM's own wording) whose 32-frame cells read "over limit" and count as misses on
+the whole grid."""
 from __future__ import annotations
 
 import json
@@ -56,7 +57,7 @@ def test_the_tiny_vision_model_answers_the_grid_on_both_leaderboards(user, tmp_p
         run = EvaluationRun.objects.get(submission_id=submission_id, benchmark__slug=slug)
         assert run.status == RunStatus.SUCCEEDED, (slug, run.failure_kind, run.failure_message, run.log, job.log)
         generation = run.environment["generation"]
-        assert generation["server"] == "transformers" and generation["server_options"]["images_per_prompt"] == 64
+        assert generation["server"] == "transformers" and generation["server_options"]["images_per_prompt"] == 64 + 7  # N = 64 and a chain of 7
         assert run.environment["mode"] == "images"  # how the frames were sent, recorded with the run
         assert Score.objects.filter(run=run, key="accuracy", slice_key="").exists()
         assert not ItemResult.objects.filter(run=run, scores__has_key="over_limit", scores__over_limit=1.0).exists()
@@ -65,24 +66,24 @@ def test_the_tiny_vision_model_answers_the_grid_on_both_leaderboards(user, tmp_p
     assert Score.objects.filter(run=single_run, key="frames_at_90", slice_key="").exists()
 
     page = client.get("/benchmarks/video-niah-single/").content.decode()
-    assert '<details class="heatmap"><summary>Accuracy (mean over cells): depth (%) × frames (n)</summary>' in page
+    assert '<details class="heatmap"><summary>Accuracy (over the limit = miss): depth (%) × frames (n)</summary>' in page
     assert '<th scope="col">4</th><th scope="col">8</th><th scope="col">16</th><th scope="col">32</th>' in page  # numeric order
     multi = client.get("/benchmarks/video-niah-multi/").content.decode()
     assert '<svg class="lines-chart"' in multi and "<polyline" in multi and '<th scope="col">64</th>' in multi
     run_page = client.get(f"/submissions/{submission_id}/").content.decode()
     assert '<details class="heatmap" open>' in run_page and '<details class="lines" open>' in run_page
-    assert "Largest N at 0.9" in run_page and "Over the model&#x27;s limit" in run_page
+    assert "Largest N at 0.9" in run_page and "Share of the grid answered" in run_page
 
 
 def limited_vision_api(request: dict[str, Any]) -> Reply:
-    """A hosted vision model that takes at most 16 images a prompt and refuses more in vLLM's words; it
+    """A hosted vision model that takes at most 20 images a prompt and refuses more in vLLM's words; it
     answers B to a multiple-choice question and 7 otherwise."""
     parts = request["messages"][-1]["content"]
     if isinstance(parts, str):  # the pre-flight's plain question
         return Reply(text="ok")
     images = sum(part.get("type") == "image_url" for part in parts)
-    if images > 16:
-        return Reply(status=400, error={"message": "At most 16 image(s) may be provided in one prompt.",
+    if images > 20:  # N = 16 sends 17 frames, N = 32 sends 33
+        return Reply(status=400, error={"message": "At most 20 image(s) may be provided in one prompt.",
                                         "type": "BadRequestError", "code": 400})
     text = next(part["text"] for part in parts if part.get("type") == "text")
     return Reply(text="B" if "A, B, C or D" in text else "7")
@@ -110,6 +111,10 @@ def test_cells_over_a_models_limit_read_over_limit_not_wrong(user, celery_worker
     # the needle answered "7" and the shape question "B" are right; the colour question is wrong everywhere
     accuracy = {s.slice_key: s.value for s in Score.objects.filter(run=run, key="accuracy")}
     assert accuracy["frames=16"] == pytest.approx(2 / 3) and "frames=32" not in accuracy
+    # on the whole grid the 9 refused questions are misses: 6 right at each of N = 4, 8 and 16, of 36
+    assert accuracy[""] == pytest.approx(18 / 36)
+    assert Score.objects.get(run=run, key="answered", slice_key="").value == pytest.approx(27 / 36)
+    assert Score.objects.get(run=run, key="largest_answered", slice_key="").value == 16.0
     page = client.get("/benchmarks/video-niah-single/").content.decode()
     assert page.count('<td class="over">over limit</td>') == 3  # the 32-frame column at depths 0, 50 and 100
 
