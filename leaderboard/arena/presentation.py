@@ -16,6 +16,7 @@ from leaderboard.arena.models import (
     RatingSnapshot,
     Turn,
 )
+from leaderboard.arena.labels import feature_label, filter_label, language_name
 from leaderboard.arena.selectors import answer_from_dict
 
 STATUS_NOTES: dict[str, str] = {
@@ -92,16 +93,23 @@ def matrix_rows(snapshot: RatingSnapshot | None, key: str) -> tuple[list[str], l
     top = max((v for row in values for v in row if v is not None), default=1) or 1
     rows = []
     for name, row in zip(names, values):
-        cells = [{"value": v, "shade": (v / top if key == "battle_count" else v) if v is not None else None} for v in row]
+        shades = [(v / top if key == "battle_count" else v) if v is not None else None for v in row]
+        # text on a cell shaded past half of the blue is white, so it stays readable (WCAG contrast)
+        cells = [{"value": v, "shade": shade, "on_dark": shade is not None and shade > 0.5} for v, shade in zip(row, shades)]
         rows.append({"name": name, "cells": cells})
     return names, rows
+
+
+def language_options(codes: list[str]) -> list[tuple[str, str]]:
+    """The language filter's choices: (code, "German (de)"), in the order of the names."""
+    return sorted(((code, language_name(code)) for code in codes), key=lambda option: option[1])
 
 
 def coefficient_rows(snapshot: RatingSnapshot | None) -> list[dict[str, Any]]:
     """Style coefficients with intervals, placed on a symmetric scale around zero (percent)."""
     if snapshot is None:
         return []
-    coefs = [{**c, "name": c["feature"]} for c in snapshot.result.get("coefficients") or []]
+    coefs = [{**c, "name": feature_label(c["feature"])} for c in snapshot.result.get("coefficients") or []]
     reach = _reach(coefs)
     return [{**c, **_centred_bar(c, reach)} for c in coefs]
 
@@ -167,7 +175,7 @@ def findings(snapshots: list[RatingSnapshot]) -> dict[str, Any]:
             unmeasured = c["ci_low"] == c["ci_high"] == c["value"] == 0  # the feature never differed between the sides
             direction = ("helps" if c["value"] > 0 else "hurts") if clear else \
                 "not measured: never different between the two answers" if unmeasured else "no clear effect"
-            rows.append({**c, **_centred_bar(c, reach), "clear": clear, "direction": direction,
+            rows.append({**c, **_centred_bar(c, reach), "label": feature_label(feature), "clear": clear, "direction": direction,
                          "by_filter": [by_filter[key].get(feature) for key in filters]})
         groups.append({"title": title, "about": about, "rows": rows})
     moves = []
@@ -179,5 +187,5 @@ def findings(snapshots: list[RatingSnapshot]) -> dict[str, Any]:
         moves.append({"name": m["name"], "raw_rating": before["rating"], "raw_rank": before["rank_ub"], "style_rating": m["rating"],
                       "style_rank": m["rank_ub"], "change": m["rating"] - before["rating"], "rank_change": before["rank_ub"] - m["rank_ub"]})
     moves.sort(key=lambda r: -r["style_rating"])
-    return {"groups": groups, "filters": [{"key": k, "value": v} for k, v in filters], "moves": moves,
+    return {"groups": groups, "filters": [{"key": k, "value": v, "label": filter_label(k, v)} for k, v in filters], "moves": moves,
             "n_votes": whole.n_votes, "method": whole.result.get("method", ""), "computed_at": whole.computed_at}

@@ -121,7 +121,8 @@ def leaderboard_page(request: HtmxRequest) -> HttpResponse:
     board = selectors.latest_snapshots(filter_key=key, filter_value=value)
     context = {"board": board, "raw_rows": presentation.rating_rows(board.raw), "style_rows": presentation.rating_rows(board.style),
                "coefficients": presentation.coefficient_rows(board.style), "robustness": presentation.robustness(board.raw),
-               "win_rate": presentation.matrix_rows(board.raw, "win_rate"), "counts": presentation.matrix_rows(board.raw, "battle_count")}
+               "win_rate": presentation.matrix_rows(board.raw, "win_rate"), "counts": presentation.matrix_rows(board.raw, "battle_count"),
+               "language_options": presentation.language_options(board.languages)}
     template = "arena/leaderboard.html#board" if request.htmx else "arena/leaderboard.html"
     return render(request, template, context)
 

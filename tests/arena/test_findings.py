@@ -51,11 +51,14 @@ def test_findings_recover_a_planted_citation_effect_within_its_interval(client, 
 
     page = client.get("/arena/findings/").content.decode()
     text = text_of(page)
-    row = next(r for r in re.findall(r"<tr>(.*?)</tr>", page, re.S) if "<td>citation_count</td>" in r)
+    row = next(r for r in re.findall(r"<tr>(.*?)</tr>", page, re.S) if "<td>Number of citations</td>" in r)
     assert "<strong>helps</strong>" in row and f"{effect['value']:.1f}" in row
-    bold = next(r for r in re.findall(r"<tr>(.*?)</tr>", page, re.S) if "<td>markdown_bold</td>" in r)
+    bold = next(r for r in re.findall(r"<tr>(.*?)</tr>", page, re.S) if "<td>Bold text</td>" in r)
     assert "not measured: never different between the two answers" in bold  # equal on both sides of every battle
-    assert "intent: Factual" in text and "intent: Guidance" in text  # the breakdown's columns
+    assert "Intent: Factual" in text and "Intent: Guidance" in text  # the breakdown's columns
+    # people read words; the code names stay in the API and the downloads (the snapshot above)
+    assert "Cites academic journals" in text and "Headers" in text
+    assert not re.search(r"cites_|markdown_|citation_count", text)
     assert "How the ranking moves with style control" in text and "Alpha" in text
     assert "How a cited source gets its category" in text and "wikipedia.org" in page and "shown as unknown" in text
     assert 'href="/arena/findings/"' in client.get("/arena/leaderboard/").content.decode()
@@ -82,3 +85,15 @@ def test_the_findings_page_reads_on_a_phone_and_a_desktop(live_server, page, see
         assert page.locator("table.findings-table").first.is_visible() and page.locator(".coef-row").count() >= 10
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
         page.screenshot(path=str(artifacts / f"findings-{name}.png"), full_page=True)
+
+
+def test_language_codes_and_matrix_cells_read_as_words_and_stay_legible():
+    from leaderboard.arena.models import RatingSnapshot
+    from leaderboard.arena.presentation import language_options, matrix_rows
+
+    # ISO 639-1 names, written out here
+    assert language_options(["de", "und", "hi", "xx"]) == [("de", "German (de)"), ("hi", "Hindi (hi)"),
+                                                           ("und", "Undetermined (und)"), ("xx", "xx")]
+    snapshot = RatingSnapshot(result={"matrix_models": ["A", "B"], "win_rate": [[None, 0.8], [0.2, None]]})
+    _, rows = matrix_rows(snapshot, "win_rate")
+    assert [[c["on_dark"] for c in r["cells"]] for r in rows] == [[False, True], [False, False]]  # white text past half the blue

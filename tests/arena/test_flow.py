@@ -84,6 +84,8 @@ def test_a_whole_battle_in_the_browser(arena_models, arena_workers, live_server,
 
     vote = Vote.objects.get()
     assert vote.valid and vote.turn_count == 2 and vote.winner == "model_a"
+    # the turn is answered (and the vote open) before the worker labels its intent and language: wait for them
+    wait_for(lambda: Battle.objects.exclude(primary_intent="").exists(), timeout=60, what="the battle's intent")
     battle = Battle.objects.get()
     assert battle.primary_intent and battle.languages == ["en"] and battle.propensity == 1.0
     wait_for(lambda: RatingSnapshot.objects.filter(kind="style", n_votes=1).exists(), timeout=60, what="the ratings task")
