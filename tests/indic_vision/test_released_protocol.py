@@ -227,3 +227,14 @@ def test_each_boards_method_card_states_its_protocol():
     assert "indic-vqa-short@v1" in vqa["Judge prompts"].here and "indic-vqa-false-premise@v1" in vqa["Judge prompts"].here
     assert "English beside it" in vqa["Headline"].here and "Judge" in vqa
     assert "Judge prompts" not in cards["indic-vision-ocr"] and "BLEU" not in cards["indic-vision-vqa"]
+
+
+def test_bleu_and_ribes_as_the_released_code_computes_them():
+    from evaluators.indic_vision.metrics import ribes, translation_scores
+
+    # a corpus BLEU of one sentence, no effective order: under four tokens there is no 4-gram, so 0 even when
+    # exact; a longer sentence with no matching 4-gram is smoothed (12.5% for the 4-gram precision), not 0
+    assert translation_scores("तीन लाल वृत्त", "तीन लाल वृत्त")["bleu"] == 0.0
+    smoothed = translation_scores("the cat sat under the mat today", "the cat sat on a mat today")["bleu"]
+    assert smoothed == pytest.approx(100 * (5 / 7 * 3 / 6 * 1 / 5 * 1 / 8) ** 0.25)
+    assert ribes("Red Circle", "red circle") == 1.0 and ribes("वृत्त", "वृत्त") == 1.0  # lower-cased; one word equal
