@@ -13,7 +13,7 @@ from leaderboard.arena.selectors import latest_snapshots
 from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.submissions.keys import column_id
 from leaderboard.submissions.models import LeaderboardEntry
-from leaderboard.submissions.selectors import Cell, ranks_among
+from leaderboard.submissions.selectors import Cell, public_entries_q, ranks_among
 
 SORTS = ("name", "-name", "registered", "-registered")
 
@@ -61,7 +61,7 @@ def board_headlines() -> list[BoardHeadlines]:
         higher = bool(primary.get("higher_is_better", True))
         board = BoardHeadlines(benchmark, str(primary["label"]), primary.get("format", "percent") == "percent", higher)
         col = column_id(primary["key"])
-        entries = (LeaderboardEntry.objects.filter(is_public=True, model__is_public=True, benchmark=benchmark, dataset_version__is_current=True,
+        entries = (LeaderboardEntry.objects.filter(public_entries_q(), benchmark=benchmark, dataset_version__is_current=True,
                                                    model__is_reference=False).select_related("model")
                    .only("values", "model__name", "model__slug", "model__modality", "model__source", "model__created_at"))
         cells = {entry.model_id: (entry.model, Cell(*entry.values[col])) for entry in entries if entry.values.get(col)}

@@ -154,19 +154,29 @@ class QuotaUsage(models.Model):
 
 class LeaderboardEntry(models.Model):
     """One row of a leaderboard, kept up to date when a run succeeds: the latest succeeded run of a
-    model on a dataset version (one public row, and one private row seen by its owner and staff),
-    with every score of that run. Pages read these instead of scanning runs and scores."""
+    model on a dataset version (one public row, and one private row per submitter, ``owner``, seen
+    by that submitter and staff), with every score of that run. Pages read these instead of scanning
+    runs and scores; they still check the model's and the submission's own flags when they read."""
 
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="entries")
     dataset_version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="entries")
     model = models.ForeignKey(Model, on_delete=models.CASCADE, related_name="entries")
     is_public = models.BooleanField()
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="private_entries",
+                              help_text="The submitter of a private row; empty on the public row.")
     run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="entries")
     values = models.JSONField(default=dict, help_text="{column id: [value, ci_low, ci_high, n]}")
     finished_at = models.DateTimeField()
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["benchmark", "dataset_version", "model", "is_public"], name="one_entry_per_model")]
+        constraints = [
+            models.UniqueConstraint(fields=["benchmark", "dataset_version", "model"], condition=models.Q(is_public=True),
+                                    name="one_public_entry_per_model"),
+            models.UniqueConstraint(fields=["benchmark", "dataset_version", "model", "owner"], condition=models.Q(is_public=False),
+                                    name="one_private_entry_per_submitter"),
+            models.CheckConstraint(condition=models.Q(is_public=True, owner__isnull=True) | models.Q(is_public=False, owner__isnull=False),
+                                   name="private_entry_has_owner"),
+        ]
         indexes = [models.Index(fields=["benchmark", "dataset_version", "is_public"])]
 
 

@@ -9,7 +9,7 @@ from leaderboard.arena.selectors import latest_snapshots
 from leaderboard.catalog.models import Model
 from leaderboard.submissions.keys import column_id
 from leaderboard.submissions.models import EvaluationRun, LeaderboardEntry
-from leaderboard.submissions.selectors import Cell, model_scores, ranks_among, visible_submissions_q
+from leaderboard.submissions.selectors import Cell, model_scores, public_entries_q, ranks_among, visible_submissions_q
 
 
 def _rank(run: EvaluationRun, primary: dict[str, Any], value: list | None) -> tuple[int | None, int, str]:
@@ -21,7 +21,7 @@ def _rank(run: EvaluationRun, primary: dict[str, Any], value: list | None) -> tu
     if current != run.dataset_version_id:
         return None, 0, "scored on an older dataset version"
     cells = [v.get(column_id(primary["key"])) for v in LeaderboardEntry.objects.filter(
-        benchmark_id=run.benchmark_id, dataset_version_id=current, is_public=True, model__is_reference=False).values_list("values", flat=True)]
+        public_entries_q(), benchmark_id=run.benchmark_id, dataset_version_id=current, model__is_reference=False).values_list("values", flat=True)]
     cells = [c for c in cells if c and c[1] is not None and c[2] is not None]
     rank = ranks_among(cells, primary.get("higher_is_better", True))(Cell(*value))
     return rank, len(cells), ""

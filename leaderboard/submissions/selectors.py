@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Q, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet, TextField
+from django.db.models.functions import Cast
 from django.core.cache import cache
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.utils import timezone
@@ -33,6 +34,20 @@ from leaderboard.submissions.models import EvaluationRun, ItemResult, Leaderboar
 def visible_submissions_q(user: Any, prefix: str = "") -> Q:
     """Public submissions of public models, plus everything the viewer owns; staff see all."""
     return policy.visible_q(user, public=(f"{prefix}is_public", f"{prefix}model__is_public"), owner=f"{prefix}owner_id")
+
+
+#: a row is public only while its model and its submission both still are (checked on every read)
+PUBLIC_ENTRY = ("is_public", "model__is_public", "run__submission__is_public")
+
+
+def public_entries_q() -> Q:
+    return Q(**{flag: True for flag in PUBLIC_ENTRY})
+
+
+def visible_entries_q(user: Any) -> Q:
+    """Leaderboard rows ``user`` may see: public rows of public models and submissions, their own private
+    rows (``LeaderboardEntry.owner``, the submitter); staff see every row."""
+    return policy.visible_q(user, public=PUBLIC_ENTRY, owner="owner_id")
 
 
 def models_visible(*, user: Any) -> QuerySet[Model]:
@@ -208,12 +223,12 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
         return Leaderboard(benchmark, dataset, columns, [], sort or "", slice_filter, current_version)
     col, higher = sort_col["id"], sort_col["higher_is_better"]
     entries = LeaderboardEntry.objects.filter(benchmark=benchmark, dataset_version=dataset)
-    entries = entries.filter(policy.visible_q(user, owner="model__owner_id"))
+    entries = entries.filter(visible_entries_q(user)).annotate(shown_public=ExpressionWrapper(public_entries_q(), BooleanField()))
     windowed: dict[int, dict[str, list]] | None = None
     contaminated: dict[int, dt.date] = {}
     date_key = date_slice_of(benchmark) if window else None
     if window and date_key:
-        all_rows = list(entries.values_list("pk", "is_public", "run_id", "model__release_date"))
+        all_rows = list(entries.values_list("pk", "shown_public", "run_id", "model__release_date"))
         references = set(entries.filter(model__is_reference=True).values_list("pk", flat=True))
         by_run = _windowed_values(benchmark, date_key, [run_id for _, _, run_id, _ in all_rows], window)
         windowed = {pk: by_run.get(run_id, {}) for pk, _, run_id, _ in all_rows}
@@ -222,7 +237,7 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
         keyed = [(pk, pub, windowed[pk].get(col)) for pk, pub, _, _ in all_rows]
     else:
         window = None
-        keyed = list(entries.annotate(sort_cell=KeyTransform(col, "values")).values_list("pk", "is_public", "sort_cell"))
+        keyed = list(entries.annotate(sort_cell=KeyTransform(col, "values")).values_list("pk", "shown_public", "sort_cell"))
         references = set(entries.filter(model__is_reference=True).values_list("pk", flat=True))
     present = [(pk, pub, cell) for pk, pub, cell in keyed if cell]
     present.sort(key=lambda t: t[2][0], reverse=higher)
@@ -231,8 +246,9 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
     pages = max(1, -(-len(ordered) // page_size))
     page = min(max(1, page), pages)
     page_ids = ordered[(page - 1) * page_size: page * page_size]
+    shown_public = {pk for pk, pub, _ in keyed if pub}
     by_id = {e.pk: e for e in LeaderboardEntry.objects.filter(pk__in=page_ids).select_related("model", "run")
-             .only("pk", "is_public", "values", "model__name", "model__slug", "model__release_date", "model__is_reference", "run__evaluator_version",
+             .only("pk", "values", "model__name", "model__slug", "model__release_date", "model__is_reference", "run__evaluator_version",
                    "run__submission_id", "run__environment")}
     wanted = {c["id"] for c in columns}
     figures = charts.specs(benchmark) if not slice_filter else {}
@@ -241,7 +257,7 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
         entry = by_id[pk]
         values = windowed[pk] if windowed is not None else entry.values
         cells = {cid: Cell(*vec) for cid, vec in values.items() if cid in wanted}
-        row = LeaderboardRow(model=entry.model, run=entry.run, cells=cells, is_public=entry.is_public, judge=judge_label(entry.run),
+        row = LeaderboardRow(model=entry.model, run=entry.run, cells=cells, is_public=pk in shown_public, judge=judge_label(entry.run),
                              is_reference=entry.model.is_reference, **charts.figures(figures, values))
         cell = cells.get(col)
         if row.is_reference:
@@ -251,7 +267,7 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
         elif pk in contaminated and window is not None and window.start is not None:
             row.unranked_reason = (f"contaminated: released {contaminated[pk]:%Y-%m-%d}, on or after the window's start "
                                    f"{window.start:%Y-%m-%d}, so it may have seen these problems")
-        elif not entry.is_public:
+        elif not row.is_public:
             row.unranked_reason = "private: visible only to its owner and staff"
         elif cell.ci_low is None or cell.ci_high is None:
             row.unranked_reason = "no interval (too few items)"
@@ -279,7 +295,8 @@ def _windowed_values(benchmark: Benchmark, date_key: str, run_ids: list[int], wi
     out = {run_id: found[key] for run_id, key in keys.items() if key in found}
     missing = [run_id for run_id in run_ids if run_id not in out]
     if missing:
-        results = ItemResult.objects.filter(run_id__in=missing).annotate(date=KeyTextTransform(date_key, "slices"))
+        # compared as text: the key transform's own __gte/__lte would read the date as JSON on SQLite
+        results = ItemResult.objects.filter(run_id__in=missing).annotate(date=Cast(KeyTextTransform(date_key, "slices"), TextField()))
         if window.start:
             results = results.filter(date__gte=window.start.isoformat())
         if window.end:

@@ -25,7 +25,7 @@ from leaderboard.submissions.services.chunks import (
                                                      run_request_helpers,
 )
 from leaderboard.submissions.services.common import SubmissionRefused
-from leaderboard.submissions.services.entries import leaderboard_entry_refresh, leaderboards_rebuild
+from leaderboard.submissions.services.entries import leaderboard_entries_resync, leaderboard_entry_refresh, leaderboards_rebuild
 from leaderboard.submissions.services.intake import (
                                                      BASELINE_OWNER,
                                                      baselines_submit,
@@ -53,7 +53,8 @@ from leaderboard.submissions.services.runs import (
 __all__ = [
     "BASELINE_OWNER", "ChunkClaim", "QuotaExceeded", "SubmissionRefused",
     "baselines_submit", "chunk_claim", "chunk_finish", "chunk_heartbeat", "chunk_record_items", "chunk_release",
-    "chunks_unfinished", "generation_job_queue", "generation_queue_for", "leaderboard_entry_refresh", "leaderboards_rebuild",
+    "chunks_unfinished", "generation_job_queue", "generation_queue_for", "leaderboard_entries_resync", "leaderboard_entry_refresh",
+    "leaderboards_rebuild",
     "model_check_submittable", "quota_refund", "quota_remaining", "quota_take", "run_append_log", "run_cancel", "run_claim",
     "run_complete", "run_create", "run_fail", "run_heartbeat", "run_request_helpers", "run_rerun", "run_set_provenance",
     "runs_requeue_expired", "runs_resend_stale_queued", "submission_create_for_model", "submission_create_from_predictions",
