@@ -3,18 +3,25 @@
 A page is cached for visitors only (no session or messages cookie: nothing on it depends on who asks),
 under the current *generation* of the boards, the path, the query and whether htmx asked for a
 fragment. The generation is a random token in the cache that changes whenever something a board shows
-changes: a leaderboard row, a run, a model, a dataset version or a benchmark is saved or deleted (signals
+changes: a leaderboard row, a run, a submission, a model, a dataset version or a benchmark is saved or deleted (signals
 connected in ``leaderboard.web.apps``), once at once and again when the transaction commits, so a page
 rendered from data about to change is never stored under the new generation. The generation is read
 before the page's queries, so a render can only ever be stored under a generation that is older than
 the data it shows.
 
+The key is built from the parsed request: the path, the query's names and values sorted and
+URL-encoded (so no crafted query spells another query's key) and ``request.htmx`` (true only for
+``HX-Request: true``, as django-htmx reads it).
+
 The CSRF token is the one thing on a visitor's page that belongs to the visitor: the page is rendered
 with a placeholder in its place, stored like that, and every response gets the visitor's own token.
+The placeholder is a random nonce drawn for that render and stored with the page, so no text on the
+page (a model named like a placeholder) can be one.
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import secrets
 from collections.abc import Callable
@@ -27,10 +34,13 @@ from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
+from django.utils.http import urlencode
+
+from leaderboard.http import HtmxRequest
 
 log = logging.getLogger(__name__)
 GENERATION_KEY = "pagecache:generation"
-CSRF_SLOT = "csrf-slot-6f1c0d0e6b"
+CSRF_SLOT_META = "leaderboard.csrf_slot"
 # A page stays at most this long even when nothing says it changed (code deployed, a clock on the page).
 PAGE_SECONDS = 600
 
@@ -87,16 +97,19 @@ def _cacheable(request: HttpRequest) -> bool:
             and "messages" not in request.COOKIES)
 
 
-def _key(request: HttpRequest, generation: str) -> str:
-    query = "&".join(f"{k}={v}" for k, v in sorted(request.GET.lists()))
-    wanted = f"{BUILD_ID}|{generation}|{request.path}|{query}|{bool(request.headers.get('HX-Request'))}"
-    return "pagecache:page:" + hashlib.sha256(wanted.encode()).hexdigest()
+def _key(request: HtmxRequest, generation: str) -> str:
+    query = urlencode(sorted(request.GET.lists()), doseq=True)
+    wanted = json.dumps([BUILD_ID, generation, request.path, query, bool(request.htmx)])
+    return "pagecache:page:v2:" + hashlib.sha256(wanted.encode()).hexdigest()
 
 
-def _with_token(request: HttpRequest, stored: tuple[int, str, bytes]) -> HttpResponse:
-    status, content_type, body = stored
-    response = HttpResponse(body.replace(CSRF_SLOT.encode(), get_token(request).encode()), status=status,
-                            content_type=content_type)
+#: what is kept of a page: status, content type, body, and the CSRF placeholder the body was rendered with
+Stored = tuple[int, str, bytes, str]
+
+
+def _with_token(request: HttpRequest, stored: Stored) -> HttpResponse:
+    status, content_type, body, slot = stored
+    response = HttpResponse(body.replace(slot.encode(), get_token(request).encode()), status=status, content_type=content_type)
     response["X-Page-Cache"] = "hit"
     return response
 
@@ -106,21 +119,21 @@ def cached_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
     Only a 200 HTML answer is kept; a 400, a 404 or a download is rendered every time."""
 
     @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapper(request: HtmxRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not _cacheable(request) or request.GET.get("format"):
             return view(request, *args, **kwargs)
         generation = _generation()
         if generation is None:
             return view(request, *args, **kwargs)
         key = _key(request, generation)
-        stored = quietly(lambda: cache.get(key))
-        if stored is not None:
-            return _with_token(request, stored)
-        request.META["leaderboard.csrf_slot"] = True
+        found = quietly(lambda: cache.get(key))
+        if found is not None:
+            return _with_token(request, found)
+        slot = request.META[CSRF_SLOT_META] = f"csrf-slot-{secrets.token_hex(16)}"
         response = view(request, *args, **kwargs)
-        if getattr(response, "streaming", False):
+        if response.streaming:
             return response
-        stored = (response.status_code, response["Content-Type"], response.content)
+        stored: Stored = (response.status_code, response["Content-Type"], response.content, slot)
         if response.status_code == 200 and stored[1].startswith("text/html") and not response.cookies:
             quietly(lambda: cache.set(key, stored, PAGE_SECONDS))
         fresh = _with_token(request, stored)
@@ -134,4 +147,5 @@ def cached_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
 
 def csrf_slot(request: HttpRequest) -> dict[str, str]:
     """Context processor: while a page is rendered for the cache, its CSRF token is the placeholder."""
-    return {"csrf_token": CSRF_SLOT} if request.META.get("leaderboard.csrf_slot") else {}
+    slot = request.META.get(CSRF_SLOT_META)
+    return {"csrf_token": slot} if slot else {}

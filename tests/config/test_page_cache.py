@@ -74,7 +74,7 @@ def test_every_visitor_gets_their_own_csrf_token_from_a_cached_page(multi_lcb):
     page_a, page_b = first.get(BOARD), second.get(BOARD)
     assert page_b["X-Page-Cache"] == "hit"
     token_a, token_b = token_in(page_a.content.decode()), token_in(page_b.content.decode())
-    assert pagecache.CSRF_SLOT not in page_b.content.decode() and token_a != token_b
+    assert "csrf-slot-" not in page_b.content.decode() and token_a != token_b
     assert first.cookies["csrftoken"].value != second.cookies["csrftoken"].value
     # the token on the cached page works with the visitor's own cookie, and not with the other's
     ok = second.post("/accounts/login/", {"username": "x", "password": "y"}, HTTP_X_CSRFTOKEN=token_b)
@@ -91,5 +91,36 @@ def test_signed_in_users_and_errors_are_never_cached(multi_lcb, user, client):
     visitor = Client().get(BOARD).content.decode()
     assert "mine" not in visitor and "ada" not in visitor
     bad = Client().get(BOARD + "?page=nope")
-    assert bad.status_code == 400 and pagecache.CSRF_SLOT not in bad.content.decode()
+    assert bad.status_code == 400 and "csrf-slot-" not in bad.content.decode()
     assert Client().get(BOARD + "?page=nope")["X-Page-Cache"] == "miss"
+
+
+# --- a visitor cannot steer what the cache keeps for others ------------------------------------------
+
+def test_a_crafted_query_name_cannot_spell_another_querys_key(multi_lcb, user):
+    """Names and values used to be joined unescaped: the one parameter ``page=['1']&sort`` = ``x`` gave
+    the key of ``?page=1&sort=x``, so the crafted page would be served to the next visitor of that URL."""
+    add_scored_model(multi_lcb, user, "alpha", 0.3)
+    crafted = Client().get(BOARD, {"page=['1']&sort": "pass@1|language=python"})
+    assert crafted["X-Page-Cache"] == "miss"
+    honest = Client().get(BOARD, {"page": "1", "sort": "pass@1|language=python"})
+    assert honest["X-Page-Cache"] == "miss"
+    assert Client().get(BOARD, {"sort": "pass@1|language=python", "page": "1"})["X-Page-Cache"] == "hit"  # the same query, reordered
+
+
+def test_hx_request_false_is_a_full_page_and_never_the_fragments_entry(multi_lcb, user):
+    add_scored_model(multi_lcb, user, "alpha", 0.3)
+    full = Client().get(BOARD, HTTP_HX_REQUEST="false")
+    assert "<html" in full.content.decode()
+    fragment = Client().get(BOARD, HTTP_HX_REQUEST="true")
+    assert fragment["X-Page-Cache"] == "miss" and "<html" not in fragment.content.decode()
+
+
+def test_a_model_named_like_the_csrf_placeholder_is_shown_as_named(multi_lcb, user):
+    """The placeholder was a fixed string: a model with that name got each visitor's token in its place."""
+    add_scored_model(multi_lcb, user, "csrf-slot-6f1c0d0e6b", 0.3)
+    Client().get(BOARD)
+    cached = Client().get(BOARD)
+    html = cached.content.decode()
+    assert cached["X-Page-Cache"] == "hit" and "csrf-slot-6f1c0d0e6b" in html
+    assert html.count(token_in(html)) == 1  # the token is where it is rendered, and nowhere else
