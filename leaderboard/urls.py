@@ -12,6 +12,7 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("ops/status/", views.ops_status, name="ops-status"),
     path("benchmarks/<slug:slug>/", views.benchmark_detail, name="benchmark"),
+    path("benchmarks/<slug:slug>/items.jsonl", views.benchmark_items, name="benchmark-items"),
     path("benchmarks/<slug:slug>/example-predictions.jsonl", views.example_predictions, name="example-predictions"),
     path("models/", views.models_index, name="models"),
     path("models/register/", views.model_register, name="model-register"),

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -25,7 +25,7 @@ from evaluators.core.modality import MODALITIES
 from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.http import HtmxRequest, SignedInRequest
 from leaderboard.modelhost import services as modelhost
-from leaderboard.submissions import leaders, selectors, services
+from leaderboard.submissions import guide, leaders, selectors, services
 from leaderboard.web.forms import (
     ModelRegistrationForm,
     ModelSubmitForm,
@@ -329,8 +329,19 @@ def submit(request: SignedInRequest) -> HttpResponse:
     # a refused upload re-renders the form with its problems as a 400, so that clients and tools see the refusal
     return render(request, "web/submit.html", {"form": form, "problems": problems,
                                                "quota_left": services.quota_remaining(user=request.user),
-                                               "runnable_models": selectors.models_runnable(user=request.user)},
+                                               "runnable_models": selectors.models_runnable(user=request.user),
+                                               "guides": guide.guides(), "selected": str(form["benchmark"].value() or "")},
                   status=400 if request.method == "POST" else 200)
+
+
+def benchmark_items(request: HtmxRequest, slug: str) -> StreamingHttpResponse:
+    """The current dataset version's requests as JSON lines, to run a text model offline (guide.item_requests)."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    if guide.guide_for(benchmark) is None:
+        raise Http404("This board has no dataset yet.")
+    response = StreamingHttpResponse(guide.item_requests(benchmark), content_type="application/jsonl")
+    response["Content-Disposition"] = f'attachment; filename="{slug}-requests.jsonl"'
+    return response
 
 
 def example_predictions(request: HtmxRequest, slug: str) -> HttpResponse:
