@@ -1,45 +1,54 @@
 """The CausalPitfalls evaluators: direct (``causal-pitfalls``) and code-assisted (``causal-pitfalls-code``).
 
-Items come from the released challenges (``release``), one per challenge, dataset and difficulty.
-The direct protocol asks the question with 100 rows of the data and no code. The code-assisted one
-asks for a Python program given the file's path, columns and 10 rows; its ``follow_up`` runs the first
-fenced Python block in the data sandbox (``evaluators.sandbox.analysis``) on the dataset mounted at
-/data and gives the code and its output (or the error, or that no block was found) back for the final
-answer; an item whose program is missing or fails still gets its final turn and counts toward the
-code-failure rate. Two leaderboards, because a setting would overwrite a model's row.
+Items come from the released challenges (``release``), one per challenge, dataset and difficulty, with
+every placeholder a question shows filled from the answer key (setting ``placeholders``: "filled", the
+default, or "as_released", the question as the authors' code sent it, placeholders unfilled). The
+direct protocol asks the question with 100 rows of the data and no code. The code-assisted one asks for
+a Python program given the file's path, columns and 10 rows; its ``follow_up`` runs the first fenced
+Python block in the data sandbox (``evaluators.sandbox.analysis``, the released harness's imports run
+first) on the dataset mounted at /data, then asks a fresh prompt holding the question, the code and its
+output (or the error, or that no block was found); an item whose program is missing or fails still gets
+its final prompt and counts toward the sandbox-failure rate. Two leaderboards, because a setting would
+overwrite a model's row.
 
 Scoring asks the judge once per answer for ``{"scores": [0|1, ...]}`` over the rubric's criteria
 (filled from the answer key, shown to the judge only); a list of the wrong length or with other values
 is asked again, then scored 0 as a fallback. Item score = sum / criteria; the headline "causal
-reliability" is the mean of the category means, with a bootstrap that resamples the challenges'
-datasets within each category; also per category, difficulty and challenge, and the code-failure rate.
+reliability" is the mean of the category means (each the plain mean of its items), with a bootstrap that
+resamples the challenges' datasets within each category; per difficulty, category and challenge the
+plain item mean, as the released scorer. The code-assisted board also has the sandbox-failure rate and
+the paper's error rate (a final answer matching ``error|exception|failed|traceback``, any case). What
+differs from the release is the method card (``card``).
 """
 from __future__ import annotations
 
+import copy
 import re
 import tempfile
 import threading
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Self, Sequence
 
 import numpy as np
 
-from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, LIBRARIES, code_messages, direct_messages, final_turn, judge_variables
-from evaluators.causal_pitfalls.release import (CATEGORIES, CATEGORY_LABELS, DIFFICULTIES, DIRECT_ROWS, SAMPLE_ROWS, WITHHELD,
-                                                iter_items)
-from evaluators.core.evaluator import Evaluator
+from evaluators.causal_pitfalls.card import ERROR_RATE, PLACEHOLDER_MODES, dataset_notes, method_card, method_notes
+from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, PREAMBLE, code_messages, direct_messages, final_prompt, judge_variables
+from evaluators.causal_pitfalls.release import CATEGORIES, CATEGORY_LABELS, DIFFICULTIES, DIRECT_ROWS, SAMPLE_ROWS, iter_items
+from evaluators.core.evaluator import Evaluator, SettingsRefused
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import BOOTSTRAP_ROUNDS, ratio_with_ci
 from evaluators.core.types import (FollowUp, Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
-                                   SliceDimension, Stage)
+                                   ProtocolRow, SliceDimension, Stage)
 from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks
 
 DEFAULT_GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.0, "top_p": 1.0, "max_tokens": 2048, "seed": 0}
 RELIABILITY = "causal_reliability"
 CODE_FAILURE = "code_failure_rate"
 JUDGE_MAX_TOKENS = 200
+#: the paper's error rate: a graded answer in which this matches (the released get_final_results.py)
+ERROR_WORDS = re.compile(r"error|exception|failed|traceback", re.IGNORECASE)
 #: a fenced block labelled as Python (or not labelled at all): the program the code-assisted turn runs
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 
@@ -94,12 +103,32 @@ class CausalPitfallsEvaluator(Evaluator):
                         SliceDimension("challenge", "Challenge", tuple(sorted(CATEGORIES))))
     judge_role = "causal-pitfalls"
 
+    def __init__(self, placeholders: str = "filled") -> None:
+        #: "filled" (every placeholder a question shows, from the answer key) or "as_released" (unfilled)
+        self.placeholders = placeholders
+
+    def configured(self, settings: Mapping[str, Any]) -> Self:
+        """A copy with the run's settings: ``placeholders`` ("filled" or "as_released") and nothing else."""
+        unknown = set(settings) - {"placeholders"}
+        if unknown:
+            raise SettingsRefused(f"unknown setting(s) {', '.join(sorted(unknown))} (known: placeholders)")
+        mode = settings.get("placeholders", "filled")
+        if mode not in PLACEHOLDER_MODES:
+            raise SettingsRefused(f"setting 'placeholders': {mode!r} is not one of {', '.join(PLACEHOLDER_MODES)}")
+        configured = copy.copy(self)
+        configured.placeholders = mode
+        return configured
+
+    def question(self, item: Item) -> str:
+        """The item's question as this configuration sends it."""
+        return str(item.payload["question_as_released" if self.placeholders == "as_released" else "question"])
+
     # ----------------------------------------------------------------------------- dataset
     def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
         return iter_items(Path(path))
 
     def first_messages(self, item: Item) -> list[dict[str, str]]:
-        return direct_messages(item.payload, data_seed(item))
+        return direct_messages(item.payload, self.question(item), data_seed(item))
 
     def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
         merged = generation_settings(settings, DEFAULT_GENERATION)
@@ -115,12 +144,14 @@ class CausalPitfallsEvaluator(Evaluator):
         batches: list[dict[str, Any]] = []
         values: list[float] = []
         failures: list[float] = []
+        errors: list[float] = []
         for prediction in sorted(predictions, key=lambda p: p.sample_index):
             sample: dict[str, Any] = {"sample_index": prediction.sample_index}
             if self.protocol == "code":
                 status = _code_status(prediction.transcript)
                 sample["code_status"] = status
                 failures.append(0.0 if status == "ok" else 1.0)
+                errors.append(1.0 if ERROR_WORDS.search(prediction.output) else 0.0)
             if not prediction.output.strip():
                 kind = prediction.error_kind or "empty"
                 sample.update(verdict="no answer", reason=f"no answer to grade ({kind}); scored 0", score=0.0)
@@ -128,8 +159,9 @@ class CausalPitfallsEvaluator(Evaluator):
                 values.append(0.0)
                 continue
             batch = judge.ask_many(JUDGE_PROMPT.name, shared={}, each=[judge_variables(criteria, prediction.output)],
-                                        json_schema=scores_schema(len(criteria)), check=scores_problem(len(criteria)),
-                                        max_tokens=JUDGE_MAX_TOKENS, seed=item_seed(prediction.sample_index, item.id))
+                                   json_schema=scores_schema(len(criteria)), check=scores_problem(len(criteria)),
+                                   max_tokens=JUDGE_MAX_TOKENS, seed=item_seed(prediction.sample_index, item.id),
+                                   prompt_version=JUDGE_PROMPT.version)
             call = batch.calls[0]
             marks = [0] * len(criteria) if call.fallback else [int(s) for s in call.parsed["scores"]]
             value = sum(marks) / len(criteria)
@@ -145,6 +177,7 @@ class CausalPitfallsEvaluator(Evaluator):
         scores = {RELIABILITY: sum(values) / len(values) if values else 0.0}
         if self.protocol == "code":
             scores[CODE_FAILURE] = sum(failures) / len(failures) if failures else 1.0
+            scores[ERROR_RATE] = sum(errors) / len(errors) if errors else 0.0
         return ItemScore(item_id=item.id, slices=dict(item.slices), scores=scores,
                          detail={"samples": samples, "judgements": batches, "criteria": [c["id"] for c in criteria]})
 
@@ -154,21 +187,13 @@ class CausalPitfallsEvaluator(Evaluator):
             return []
         value, low, high = reliability_with_ci(usable, seed=seed)
         metrics = [MetricValue(RELIABILITY, value, low, high, len(usable))]
+        rates = (CODE_FAILURE, ERROR_RATE) if self.protocol == "code" else ()
+        for metric in rates:
+            metrics += _item_means(metric, [s for s in usable if metric in s.scores], seed=seed, slices=metric == ERROR_RATE)
         for dimension in ("category", "difficulty", "challenge"):
             for key in sorted({s.slices.get(dimension, "") for s in usable}):
                 subset = [s for s in usable if s.slices.get(dimension) == key]
-                if dimension == "difficulty":
-                    v, lo, hi = reliability_with_ci(subset, seed=seed)
-                else:
-                    v, lo, hi = ratio_with_ci([s.scores[RELIABILITY] for s in subset], [1.0] * len(subset),
-                                              [_dataset_of(s) for s in subset], seed=seed)
-                metrics.append(MetricValue(RELIABILITY, v, lo, hi, len(subset), {dimension: key}))
-        if self.protocol == "code":
-            coded = [s for s in usable if CODE_FAILURE in s.scores]
-            if coded:
-                v, lo, hi = ratio_with_ci([s.scores[CODE_FAILURE] for s in coded], [1.0] * len(coded),
-                                          [_dataset_of(s) for s in coded], seed=seed)
-                metrics.append(MetricValue(CODE_FAILURE, v, lo, hi, len(coded)))
+                metrics += _item_means(RELIABILITY, subset, seed=seed, where={dimension: key})
         counts = [judge_fallbacks(s.detail) for s in usable]
         if any(calls for _, calls in counts):
             v, lo, hi = ratio_with_ci([f for f, _ in counts], [c for _, c in counts], [_dataset_of(s) for s in usable], seed=seed)
@@ -177,54 +202,17 @@ class CausalPitfallsEvaluator(Evaluator):
 
     # ----------------------------------------------------------------------------- pages
     def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:
-        categories = sorted({item.slices["category"] for item in items})
-        skipped = sorted({f"{item.payload['challenge']}/{name}" for item in items for name in item.payload.get("skipped_datasets", [])})
-        datasets = {(item.payload["challenge"], item.payload["dataset"]) for item in items}
-        points = [f"{len(items)} items: {len(datasets)} datasets of {len({c for c, _ in datasets})} challenges, each asked at "
-                  f"{len({item.slices['difficulty'] for item in items})} difficulties.",
-                  "Categories present: " + ", ".join(CATEGORY_LABELS[c] for c in categories) +
-                  ("" if len(categories) == len(CATEGORY_LABELS) else
-                   f" ({len(categories)} of {len(CATEGORY_LABELS)}: causal reliability is the mean over these only).")]
-        if skipped:
-            points.append(f"Skipped, having no answer-key entry: {', '.join(skipped)}.")
-        return [MethodNote("This dataset version", "What the items cover.", tuple(points))]
+        return dataset_notes(items)
 
     def method_notes(self) -> list[MethodNote]:
-        protocol = (MethodNote("Direct protocol", f"The question with {DIRECT_ROWS} rows of the dataset (one seeded shuffle per "
-                                                  "dataset) as CSV, answered without code.")
-                    if self.protocol == "direct" else
-                    MethodNote("Code-assisted protocol",
-                               f"Two turns. First the question, the file's path under /data, its columns and {SAMPLE_ROWS} rows, "
-                               "and a request for one Python program. The platform runs the answer's first fenced Python "
-                               f"block in the data sandbox ({LIBRARIES}, pinned; the dataset read-only at /data; no network, "
-                               "nothing installable; one thread; 60 s; 2 GB; 64 KiB of output). Then the code and its output "
-                               "(or the error, or that no block was found) go back to the model for its final answer, "
-                               "which is graded.",
-                               ("A reply without a Python block, or a program that fails, still gets the final turn; "
-                                "the item counts toward the code-failure rate.",
-                                "Scores need the platform's transcript of both turns: a predictions file without "
-                                "transcripts is refused.")))
-        return [
-            protocol,
-            MethodNote("Questions and what never reaches the model",
-                       "Each challenge asks the same question at five difficulties, with fewer hints as they rise. A "
-                       "question's placeholders are filled only from the answer key's public fields (variable, group "
-                       f"and context names, the correction method); any other placeholder reads \"{WITHHELD}\", so true "
-                       "relationships and naive or corrected estimates never reach the model."),
-            MethodNote("Grading",
-                       "A judge reads the challenge's rubric criteria, filled from the answer key, and the final answer "
-                       "(not the question or the data, as in the released scorer) and returns {\"scores\": [0 or 1 per "
-                       "criterion]}. A list of the wrong length or with other values is asked again, then scored 0 and "
-                       "counted as a judge fallback.",
-                       ("Item score = criteria met / criteria.",
-                        "Causal reliability = the mean of the category means (six categories in the full release).",
-                        "95% intervals: a bootstrap that resamples each category's datasets (the five difficulties of "
-                        "one dataset are not independent).")),
-        ]
+        return method_notes(self.protocol, self.placeholders)
+
+    def method_card(self) -> list[ProtocolRow]:
+        return method_card(self.protocol, self.placeholders)
 
     def environment(self) -> dict[str, str]:
         return {"judge_prompt": f"{JUDGE_PROMPT.name}@{JUDGE_PROMPT.version}", "protocol": self.protocol,
-                "rows_shown": str(DIRECT_ROWS if self.protocol == "direct" else SAMPLE_ROWS)}
+                "placeholders": self.placeholders, "rows_shown": str(DIRECT_ROWS if self.protocol == "direct" else SAMPLE_ROWS)}
 
 
 class CausalPitfallsCodeEvaluator(CausalPitfallsEvaluator):
@@ -234,11 +222,13 @@ class CausalPitfallsCodeEvaluator(CausalPitfallsEvaluator):
     protocol = "code"
     metric_columns = (
         MetricColumn(RELIABILITY, "Causal reliability", primary=True),
-        MetricColumn(CODE_FAILURE, "Code failures", higher_is_better=False),
+        MetricColumn(CODE_FAILURE, "Sandbox failures", higher_is_better=False),
+        MetricColumn(ERROR_RATE, "Error rate (paper's rule)", higher_is_better=False),
         MetricColumn(FALLBACK_METRIC, "Judge fallbacks", higher_is_better=False),
     )
 
-    def __init__(self, sandbox_factory: Any = None) -> None:
+    def __init__(self, sandbox_factory: Callable[[], Any] | None = None, placeholders: str = "filled") -> None:
+        super().__init__(placeholders)
         self._sandbox_factory = sandbox_factory
         self._sandbox: Any = None
         self._sandbox_lock = threading.Lock()
@@ -253,7 +243,7 @@ class CausalPitfallsCodeEvaluator(CausalPitfallsEvaluator):
             return self._sandbox
 
     def first_messages(self, item: Item) -> list[dict[str, str]]:
-        return code_messages(item.payload, data_seed(item))
+        return code_messages(item.payload, self.question(item), data_seed(item))
 
     def max_stages(self, settings: dict[str, Any]) -> int:
         return 2
@@ -263,29 +253,40 @@ class CausalPitfallsCodeEvaluator(CausalPitfallsEvaluator):
                 "dataset between the two turns.")
 
     def follow_up(self, item: Item, transcript: Sequence[Stage], sample_index: int, settings: dict[str, Any]) -> FollowUp | None:
-        """After the first turn: run its program on the dataset and ask for the final answer."""
+        """After the first turn: run its program on the dataset and ask the fresh final prompt."""
         if len(transcript) != 1:
             return None
         code = extract_code(transcript[0].answer)
         if code is None:
             tool: dict[str, Any] = {"name": "python", "status": "no_code", "code": "", "output": ""}
-            return FollowUp(messages=[{"role": "user", "content": final_turn(None, "")}], tool=tool)
+            return FollowUp(messages=[{"role": "user", "content": final_prompt(self.question(item), None, "")}],
+                            tool=tool, fresh=True)
         from evaluators.sandbox.analysis import run_analysis
 
         sandbox = self.sandbox()
         with tempfile.TemporaryDirectory() as tmp:
             Path(tmp, item.payload["csv_name"]).write_text(_csv_text(item.payload), encoding="utf-8")
             with sandbox.data_dir(Path(tmp)) as data:
-                run = run_analysis(sandbox, code, data=data)
+                run = run_analysis(sandbox, with_preamble(code), data=data)
         output = run.feedback()
         tool = {"name": "python", "status": run.status, "code": code, "output": output, "seconds": run.seconds}
-        return FollowUp(messages=[{"role": "user", "content": final_turn(code, output)}], tool=tool)
+        return FollowUp(messages=[{"role": "user", "content": final_prompt(self.question(item), code, output)}],
+                        tool=tool, fresh=True)
 
     def environment(self) -> dict[str, str]:
         from evaluators.sandbox.analysis import analysis_versions
 
         versions = ", ".join(f"{name} {version}" for name, version in analysis_versions().items())
         return {**super().environment(), "analysis_libraries": versions}
+
+
+def with_preamble(code: str) -> str:
+    """The program as the sandbox runs it: the released harness's imports, then the model's code (a
+    ``from __future__`` import, which must come first, stays first)."""
+    lines = code.splitlines(keepends=True)
+    future = [line for line in lines if line.startswith("from __future__ import")]
+    rest = [line for line in lines if not line.startswith("from __future__ import")]
+    return "".join(future) + PREAMBLE + "".join(rest)
 
 
 def _csv_text(payload: dict[str, Any]) -> str:
@@ -310,10 +311,25 @@ def _dataset_of(score: ItemScore) -> str:
     return score.item_id.rsplit("/", 1)[0]
 
 
+def _item_means(metric: str, scores: Sequence[ItemScore], *, seed: int, where: dict[str, str] | None = None,
+                slices: bool = False) -> list[MetricValue]:
+    """``metric``'s plain mean over ``scores`` (the released scorer's per-difficulty figure), with a 95%
+    interval from a bootstrap over datasets; with ``slices`` also per category and per difficulty."""
+    if not scores:
+        return []
+    v, lo, hi = ratio_with_ci([s.scores[metric] for s in scores], [1.0] * len(scores), [_dataset_of(s) for s in scores], seed=seed)
+    metrics = [MetricValue(metric, v, lo, hi, len(scores), dict(where or {}))]
+    for dimension in ("category", "difficulty") if slices else ():
+        for key in sorted({s.slices.get(dimension, "") for s in scores}):
+            metrics += _item_means(metric, [s for s in scores if s.slices.get(dimension) == key], seed=seed, where={dimension: key})
+    return metrics
+
+
 def reliability_with_ci(scores: Sequence[ItemScore], *, seed: int = 0,
                         rounds: int = BOOTSTRAP_ROUNDS) -> tuple[float, float | None, float | None]:
-    """The mean of the category means, with a 95% interval from a bootstrap that resamples each
-    category's datasets (clusters of items) with replacement, so every round keeps every category."""
+    """The mean of the category means (each the plain mean of its items, as the released scorer), with a
+    95% interval from a bootstrap that resamples each category's datasets (clusters of items) with
+    replacement, so every round keeps every category."""
     by_category: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for score in scores:
         by_category[score.slices.get("category", "")][_dataset_of(score)].append(score.scores[RELIABILITY])

@@ -7,14 +7,20 @@ dataset, naming its CSV in ``dataset``), ``rubric.json`` (``{"criteria": [{"id",
 "max_score", ...}``) and the datasets' CSV files. The six categories are not folders: CATEGORIES maps
 each challenge to its category.
 
-One item per (challenge, dataset, difficulty). Its question is filled only where it shows a
-placeholder of a **public** answer-key field (variable names, the correction method...); a placeholder
-of anything else (true relationships, naive and corrected estimates, tolerances: the answer targets)
-is replaced by "[not given]" and never reaches the model. The rubric is filled from the whole answer
-key (``{KEY}`` and ``<KEY>``, lists as "(a, b)") and is only ever shown to the judge. A CSV is matched
-to its answer-key entry by file name, else by a unique name containing it (the released
-``economic_stimulus.csv`` / ``economic_stimulus_interaction.csv``); a CSV with no entry is skipped and
-named in the dataset's notes, never scored against another dataset's key.
+One item per (challenge, dataset, difficulty). A question's placeholders (``{KEY}``, ``<KEY>``, digits
+allowed: ``{VARIABLE_X1}``, ``{GROUP_1}``) are filled from the dataset's answer-key entry, since what a
+level gives away (the confounders, the true effect and its tolerance at the easiest levels) is what
+defines it; the question as released, placeholders unfilled (what the authors' code sent), is kept
+beside it for the ``as_released`` setting. The rubric is filled from the whole entry (lists as
+"(a, b)") and only ever shown to the judge. Where the release names a value differently from its key
+(COLUMN_ALIASES: temporal stability's rubric writes ``{VARIABLE_T} 1`` for the dataset's ``period``
+column, a name its key never gives) the alias fills it when the dataset has that column. Every
+placeholder still unfilled is kept in the payload and named in the dataset's notes; ``{x=1}`` and other
+lower-case braces are notation, not placeholders.
+
+A CSV is matched to its answer-key entry by file name, else by a unique name containing it (the released
+``economic_stimulus.csv`` / ``economic_stimulus_interaction.csv``); a CSV with no entry, or an entry with
+no CSV, is skipped with its reason, never scored against another dataset's key.
 """
 from __future__ import annotations
 
@@ -22,7 +28,7 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,12 +47,13 @@ CATEGORIES: dict[str, str] = {
     "population_shift": "external_validity", "moderation_effect": "external_validity",
     "temporal_stability": "external_validity", "domain_shift": "external_validity",
 }
-#: answer-key fields a question may show: the names of variables, groups and contexts, and the
-#: analysis a hint names. Everything else is an answer target.
-PUBLIC_FIELD = re.compile(r"^(TREATMENT|OUTCOME|CONFOUNDER|LEVEL\d+|VARIABLE_[A-Z0-9]+|COLLIDER_VARIABLE|CAUSAL_ESTIMAND|"
-                          r"CORRECTION_METHOD|GROUP_\d+|CONTEXT_\d+|THRESHOLD|TARGET_[A-Z0-9_]+)$")
-WITHHELD = "[not given]"
 PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}|<([A-Z][A-Z0-9_]*)>")
+#: placeholders a challenge's files use for something its answer key names otherwise: challenge ->
+#: placeholder -> the dataset column it stands for (filled only where the CSV has that column).
+#: temporal_stability's rubric writes "{VARIABLE_T} 1" / "{VARIABLE_T} 2" for the two periods; its key
+#: has no VARIABLE_T (its VARIABLE_X1 is the running ``time``), and every released dataset of it has a
+#: ``period`` column holding 1 and 2.
+COLUMN_ALIASES: dict[str, dict[str, str]] = {"temporal_stability": {"VARIABLE_T": "period"}}
 #: rows shown in the direct protocol's prompt; the code-assisted one shows SAMPLE_ROWS
 DIRECT_ROWS = 100
 SAMPLE_ROWS = 10
@@ -80,29 +87,44 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def fill(text: str, values: dict[str, Any], *, public_only: bool) -> str:
-    """``text`` with each ``{KEY}``/``<KEY>`` of a known field replaced by its value; with
-    ``public_only``, a placeholder of a non-public field (or of no field) becomes WITHHELD."""
+def fill(text: str, values: Mapping[str, Any]) -> str:
+    """``text`` with each ``{KEY}``/``<KEY>`` whose KEY is in ``values`` replaced by its value (lists as
+    "(a, b)", as the released scorer writes them); any other placeholder is left as it is."""
 
     def one(match: re.Match[str]) -> str:
         key = match.group(1) or match.group(2)
-        if public_only and not PUBLIC_FIELD.match(key):
-            return WITHHELD
-        if key in values:
-            return _text(values[key])
-        return WITHHELD if public_only else match.group(0)
+        return _text(values[key]) if key in values else match.group(0)
 
     return PLACEHOLDER.sub(one, text)
 
 
-def _fill_any(value: Any, key: dict[str, Any]) -> Any:
+def unfilled(value: Any) -> list[str]:
+    """The placeholders left in a string, or anywhere in a list or object of them, sorted, each once."""
     if isinstance(value, str):
-        return fill(value, key, public_only=False)
+        return sorted({match.group(0) for match in PLACEHOLDER.finditer(value)})
+    if isinstance(value, list):
+        return sorted({token for entry in value for token in unfilled(entry)})
+    if isinstance(value, dict):
+        return sorted({token for entry in value.values() for token in unfilled(entry)})
+    return []
+
+
+def _fill_any(value: Any, key: Mapping[str, Any]) -> Any:
+    if isinstance(value, str):
+        return fill(value, key)
     if isinstance(value, list):
         return [_fill_any(v, key) for v in value]
     if isinstance(value, dict):
         return {k: _fill_any(v, key) for k, v in value.items()}
     return value
+
+
+def key_values(challenge: str, key: Mapping[str, Any], columns: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The values a dataset's placeholders are filled from: its answer-key entry, plus the challenge's
+    column aliases whose column the dataset has (returned apart, for the notes)."""
+    aliases = {name: column for name, column in COLUMN_ALIASES.get(challenge, {}).items()
+               if name not in key and column in columns}
+    return {**key, **aliases}, aliases
 
 
 def _questions(folder: Path) -> list[dict[str, str]]:
@@ -138,7 +160,7 @@ def _answer_keys(folder: Path) -> list[dict[str, Any]]:
     return data
 
 
-def _rubric(folder: Path) -> list[dict[str, Any]]:
+def _rubric(folder: Path) -> tuple[list[dict[str, Any]], Any]:
     data = _load_json(folder / "rubric.json")
     where = f"{folder.name}/rubric.json"
     criteria = data.get("criteria") if isinstance(data, dict) else None
@@ -150,7 +172,7 @@ def _rubric(folder: Path) -> list[dict[str, Any]]:
         for name in ("id", "desc"):
             if not isinstance(criterion.get(name), str) or not criterion[name].strip():
                 raise DatasetError(f"{where} criterion {index}, field '{name}': missing or empty")
-    return criteria
+    return criteria, data.get("max_score")
 
 
 def _key_for(csv_name: str, keys: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -180,31 +202,41 @@ def read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
 
 
 def iter_items(path: Path) -> Iterator[Item]:
-    """Every item of a release, in (challenge, dataset, difficulty) order."""
+    """Every item of a release, in (challenge, dataset, difficulty) order; each carries the release's list
+    of skipped records (a challenge none of whose CSVs has a key still has its skips named)."""
     root = challenges_dir(path)
     folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not folders:
         raise DatasetError(f"{root}: no challenge folders")
+    plans = []
+    skipped: list[dict[str, str]] = []
     for folder in folders:
         if folder.name not in CATEGORIES:
             raise DatasetError(f"{folder.name}: not a CausalPitfalls challenge (known: {', '.join(sorted(CATEGORIES))})")
-        questions, keys, criteria = _questions(folder), _answer_keys(folder), _rubric(folder)
+        questions, keys = _questions(folder), _answer_keys(folder)
+        criteria, max_score = _rubric(folder)
         csvs = sorted(folder.glob("*.csv"))
         if not csvs:
             raise DatasetError(f"{folder.name}: no CSV datasets")
-        skipped = [p.name for p in csvs if _key_for(p.name, keys) is None]
-        for csv_path in csvs:
-            key = _key_for(csv_path.name, keys)
-            if key is None:
-                continue
+        matched = [(p, _key_for(p.name, keys)) for p in csvs]
+        used = {id(key) for _, key in matched if key is not None}
+        skipped += [{"challenge": folder.name, "record": p.name, "reason": "a CSV without an answer-key entry"}
+                    for p, key in matched if key is None]
+        skipped += [{"challenge": folder.name, "record": f"answer_key.json entry '{key['dataset']}'",
+                     "reason": "an answer-key entry without its CSV"} for key in keys if id(key) not in used]
+        plans.append((folder.name, questions, criteria, max_score, [(p, k) for p, k in matched if k is not None]))
+    for challenge, questions, criteria, max_score, datasets in plans:
+        for csv_path, key in datasets:
             header, rows = read_csv(csv_path)
-            dataset = csv_path.stem
-            filled = _fill_any(criteria, key)
+            values, aliases = key_values(challenge, key, header)
+            filled = _fill_any(criteria, values)
             for entry in questions:
-                difficulty = entry["difficulty"]
+                difficulty, question = entry["difficulty"], fill(entry["prompt"], values)
                 yield Item(
-                    id=f"{folder.name}/{dataset}/{difficulty}",
-                    slices={"category": CATEGORIES[folder.name], "challenge": folder.name, "difficulty": difficulty},
-                    payload={"challenge": folder.name, "dataset": dataset, "csv_name": csv_path.name,
-                             "question": fill(entry["prompt"], key, public_only=True), "columns": header,
-                             "rows": rows, "criteria": filled, "skipped_datasets": skipped})
+                    id=f"{challenge}/{csv_path.stem}/{difficulty}",
+                    slices={"category": CATEGORIES[challenge], "challenge": challenge, "difficulty": difficulty},
+                    payload={"challenge": challenge, "dataset": csv_path.stem, "csv_name": csv_path.name,
+                             "question": question, "question_as_released": entry["prompt"], "columns": header,
+                             "rows": rows, "criteria": filled, "rubric_max_score": max_score, "aliases": aliases,
+                             "unfilled": {"question": unfilled(question), "rubric": unfilled(filled)},
+                             "skipped": skipped})

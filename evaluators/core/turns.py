@@ -32,12 +32,13 @@ def conversation(transcript: Sequence[Stage]) -> list[dict[str, Any]]:
 
 def next_request(first: ModelRequest, transcript: Sequence[Stage], follow_up: FollowUp, sample_index: int) -> ModelRequest:
     """The request for the stage after ``transcript`` of one sample: the conversation so far plus the
-    follow-up's messages, with the first request's sampling settings (a seed moved by the sample, so
-    that samples stay distinct)."""
+    follow-up's messages (only those for a ``fresh`` follow-up), with the first request's sampling
+    settings (a seed moved by the sample, so that samples stay distinct)."""
     extra = dict(first.extra)
     if isinstance(extra.get("seed"), int):
         extra["seed"] = extra["seed"] + sample_index
-    return ModelRequest(item_id=first.item_id, messages=conversation(transcript) + list(follow_up.messages), n=1,
+    earlier = [] if follow_up.fresh else conversation(transcript)
+    return ModelRequest(item_id=first.item_id, messages=earlier + list(follow_up.messages), n=1,
                         temperature=first.temperature, top_p=first.top_p,
                         max_tokens=follow_up.max_tokens or first.max_tokens, extra=extra,
                         sample_index=sample_index, stage=len(transcript))

@@ -114,11 +114,13 @@ class Stage:
 class FollowUp:
     """What an evaluator's ``follow_up`` hook asks next: the messages to add after the model's last
     answer, the tool run that produced them (kept in the transcript), and optionally its own
-    ``max_tokens`` (otherwise the first request's)."""
+    ``max_tokens`` (otherwise the first request's). With ``fresh`` the messages are sent alone, as a new
+    conversation (CausalPitfalls' released final prompt restates the question instead of continuing)."""
 
     messages: list[dict[str, Any]]
     tool: dict[str, Any] = field(default_factory=dict)
     max_tokens: int | None = None
+    fresh: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """Sandboxed data analysis: a model's Python program run on a dataset mounted read-only at /data.
 
 Benchmarks where a model analyses data with code (CausalPitfalls' code-assisted protocol) run the
-program here: Debian's ``python3`` with the pinned numpy, pandas, scipy, statsmodels and scikit-learn
-of ``analysis-requirements.txt`` (installed by ``scripts/install-toolchains`` into
+program here: Debian's ``python3`` with the pinned numpy, pandas, scipy, statsmodels, scikit-learn,
+matplotlib (on its Agg backend: a plot is drawn, never shown) and seaborn of ``analysis-requirements.txt`` (installed by ``scripts/install-toolchains`` into
 ``.toolchains/python-analysis`` and bound read-only), one BLAS/OpenMP thread, no network, nothing
 installable, a wall and CPU time limit, a memory limit numpy can live with, and capped output. The
 program is a fresh process in the same bubblewrap sandbox as the Multi-LCB programs.
@@ -22,6 +22,8 @@ from .results import SandboxUnavailable
 from .sandbox import Sandbox
 
 REQUIREMENTS: Path = Path(__file__).resolve().parent / "analysis-requirements.txt"
+#: the libraries a program is told about and whose versions a score records (the rest are their dependencies)
+ANALYSIS_PACKAGES: tuple[str, ...] = ("numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "matplotlib", "seaborn")
 #: the libraries' directory on the host and inside the sandbox
 HOST_DIR: Path = TOOLCHAINS / "python-analysis"
 SANDBOX_DIR: str = TOOLCHAIN_DIR + "/python-analysis"
@@ -30,7 +32,7 @@ _ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
 
 ANALYSIS_PYTHON: Language = Language(
     key="python-analysis",
-    display_name="Python (numpy, pandas, scipy, statsmodels, scikit-learn)",
+    display_name="Python (numpy, pandas, scipy, statsmodels, scikit-learn, matplotlib, seaborn)",
     fence="python",
     source_name="main.py",
     compile_cmd=None,  # a syntax error is the program's output, shown to the model like any other error
@@ -104,7 +106,7 @@ def analysis_versions() -> dict[str, str]:
     versions: dict[str, str] = {}
     for line in REQUIREMENTS.read_text(encoding="utf-8").splitlines():
         match = re.match(r"\s*([A-Za-z0-9_.-]+)==([^\s#]+)", line)
-        if match and match.group(1) in ("numpy", "pandas", "scipy", "statsmodels", "scikit-learn"):
+        if match and match.group(1) in ANALYSIS_PACKAGES:
             versions[match.group(1)] = match.group(2)
     return versions
 

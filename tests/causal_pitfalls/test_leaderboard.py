@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from evaluators.causal_pitfalls.card import ERROR_RATE
 from evaluators.causal_pitfalls.evaluator import CODE_FAILURE, RELIABILITY
 from evaluators.core import evaluator_for
 from leaderboard.catalog.models import Model
@@ -38,14 +39,14 @@ def model_reply(request: dict[str, Any]) -> Reply:
         if csv.startswith("berkson"):
             return Reply(text="I would compare correlations, but I will not write code.")
         return Reply(text=f"```python\nimport pandas as pd\nprint('rows', len(pd.read_csv('/data/{csv}')))\n```")
-    printed = re.search(r"Its result:\n```\n(.*?)\n```", prompt, re.DOTALL)
+    printed = re.search(r"What it gave:\n(.*)", prompt)
     return Reply(text=f"Final answer: adjusted, positive (my program said: {printed.group(1) if printed else 'nothing ran'}).")
 
 
 def judge_reply(request: dict[str, Any]) -> Reply:
     """The scripted judge: every criterion met when the answer quotes a program's output, the first one otherwise."""
     content = request["messages"][-1]["content"]
-    count = int(re.search(r"exactly (\d+) numbers", content).group(1))
+    count = int(re.search(r"exactly (\d+) of them", content).group(1))
     scores = [1] * count if "my program said: rows" in content else [1] + [0] * (count - 1)
     return Reply(text=json.dumps({"scores": scores}))
 
@@ -85,8 +86,9 @@ def test_both_protocols_from_submission_to_leaderboard_with_transcripts(benchmar
         assert response.status_code == 201, response.content
         submission_id = response.json()["id"]
         wait_for(lambda: all_finished(submission_id), timeout=420, what="generation of both protocols and scoring")
-        stages = [("Write one Python program" in r["messages"][-1]["content"], "Your program was run" in json.dumps(r["messages"])
-                   or "no ```python" in json.dumps(r["messages"])) for r in server.requests if r["messages"]]
+        stages = [("Write one Python program" in r["messages"][-1]["content"],
+                   len(r["messages"]) == 1 and "What it gave:" in r["messages"][0]["content"])  # the fresh final prompt
+                  for r in server.requests if r["messages"]]
     runs = {run.benchmark.slug: run for run in EvaluationRun.objects.filter(submission_id=submission_id).select_related("benchmark")}
     for run in runs.values():
         assert run.status == RunStatus.SUCCEEDED, (run.failure_kind, run.failure_message, run.log)
@@ -111,12 +113,14 @@ def test_both_protocols_from_submission_to_leaderboard_with_transcripts(benchmar
         board = client.get(f"/api/benchmarks/{slug}/leaderboard/").json()
         assert [row["model"] for row in board["rows"]] == ["analyst-1"] and board["rows"][0]["rank"] == 1
     page = client.get("/benchmarks/causal-pitfalls-code/").content.decode()
-    assert "Causal reliability" in page and "Code failures" in page and "Code-assisted protocol" in page
+    assert "Causal reliability" in page and "Sandbox failures" in page and "Code-assisted protocol" in page
+    assert "Error rate (paper&#x27;s rule)" in page or "Error rate (paper's rule)" in page
+    assert score(code_run, ERROR_RATE) == 0.0  # no final answer says error, exception, failed or traceback
     result = ItemResult.objects.get(run=code_run, item_id="simpson_paradox/simpson_paradox_scenario/hard")
     assert [len(t["stages"]) for t in result.detail["transcripts"]] == [2]
     client.force_login(user)
     items = client.get(f"/runs/{code_run.pk}/items/?page=1").content.decode()
-    assert "Conversation" in items and "Code run:" in items and "prompt causal-pitfalls-rubric@v1" in items
+    assert "Conversation" in items and "Code run:" in items and "prompt causal-pitfalls-rubric@v2" in items
 
 
 def test_a_predictions_file_without_transcripts_is_refused_for_the_code_assisted_protocol(benchmarks, user):
