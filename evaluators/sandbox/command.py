@@ -36,23 +36,31 @@ WARM_COMPILER_IDLE_SECONDS: int = 120
 def build_bwrap_args(*, source: Callable[[Path], str], etc_dir: Path, toolchains: Path | None, prog_dir: Path | None,
                      writable_prog: bool, env: dict[str, str], limits: Limits,
                      extra_binds: tuple[tuple[str, str, bool], ...], cwd: str,
-                     own_netns: bool = True) -> list[str]:
+                     own_netns: bool = True, supervisor: bool = False) -> list[str]:
     """bubblewrap's arguments (up to the command) for one process tree: ``etc_dir`` bound at /etc,
     ``toolchains`` at TOOLCHAIN_DIR, ``prog_dir`` at PROG_DIR and each ``(host path, sandbox path,
     writable)`` of ``extra_binds``, every host path bound from ``source(path)`` (its staged twin: see
-    linux.StagingNamespace)."""
+    linux.StagingNamespace).
+
+    ``supervisor``: the command is a session's supervisor, which bwrap execs as the sandbox's pid 1
+    (no bwrap init holding the pipes to the parent) with a POSIX message queue filesystem at
+    /dev/mqueue that it empties between tests.
+
+    /dev is bwrap's minimal one (null, zero, full, random, urandom, tty, ptmx and pts, the fd links),
+    read-only, with a size-capped tmpfs at /dev/shm that the supervisor empties between tests."""
     tmp_size = max(1, min(limits.file_size_mb * 4, limits.memory_mb)) * 1024 * 1024
     # Every namespace is new; the network one is either bwrap's own (--unshare-all) or, when
     # own_netns is False, a pooled empty one the child has already joined (see NetnsPool).
     unshare = ["--unshare-all"] if own_netns else [
         "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup"]
     args: list[str] = [
-        BWRAP, *unshare, "--die-with-parent", "--new-session",
+        BWRAP, *unshare, *(["--as-pid-1"] if supervisor else []), "--die-with-parent", "--new-session",
         "--uid", "65534", "--gid", "65534", "--hostname", "sandbox",
         "--ro-bind", "/usr", "/usr",
         "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
         "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin",
-        "--proc", "/proc", "--dev", "/dev",
+        "--proc", "/proc", "--dev", "/dev", "--size", str(tmp_size), "--tmpfs", "/dev/shm",
+        *(["--mqueue", "/dev/mqueue"] if supervisor else []), "--remount-ro", "/dev",
         "--size", str(tmp_size), "--tmpfs", "/tmp",
     ]
     args += ["--ro-bind", source(etc_dir), "/etc"]  # see Sandbox._build_etc

@@ -104,8 +104,13 @@ LANGUAGES: dict[str, Language] = {
         display_name="Python",
         fence="python",
         source_name="main.py",
+        # the syntax check prints the error as the interpreter would for the program itself: its own
+        # file, line and caret, without this command's frames (<string>, ast.py)
         compile_cmd=_l("python3", "-c",
-                       "import ast,sys;ast.parse(open(sys.argv[1],'rb').read(),sys.argv[1])",
+                       "import ast,sys,traceback\n"
+                       "try:\n ast.parse(open(sys.argv[1],'rb').read(),sys.argv[1])\n"
+                       "except (SyntaxError,ValueError) as e:\n"
+                       " sys.stderr.write(''.join(traceback.format_exception_only(e)));sys.exit(1)",
                        "{prog}/main.py"),
         run_cmd=_l("python3", "{prog}/main.py"),
         warm_python=True,

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import atexit
 import base64
+import dataclasses
 import json
 import os
+import secrets
 import selectors
 import shutil
 import signal
@@ -21,13 +23,14 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .command import BASE_ENV, TOOLCHAINS, compile_server_command, compile_server_digest, fill_command, fill_env
 from .languages import DATA_DIR, PROG_DIR, Language
 from .limits import STDERR_CAP, Limits, rlimits
 from .linux import CGroup, read_kernel_file, usage_near_limit, write_kernel_file
-from .results import REFUSAL, RawResult, RunResult, SandboxUnavailable, decode_output, run_result
+from .results import (READY, REFUSAL, REPLY_OVERHEAD, RawResult, RunResult, SandboxUnavailable, decode_output, parse_reply, reply_cap,
+                      run_result)
 
 if TYPE_CHECKING:  # a Sandbox and its programs start resident processes; they are named only for the type checker
     from .programs import DataDir, Program
@@ -39,6 +42,22 @@ SUPERVISOR_DIR: str = "/opt/supervisor"
 SUPERVISOR_MEMORY_MB: int = 64
 #: compiles after which a warm compiler is replaced (the compiler's caches only grow)
 WARM_COMPILER_RECYCLE: int = 200
+#: how long a supervisor may take to start (bwrap, the interpreter, the warm Python) before its ready frame
+SUPERVISOR_START_SECONDS: float = 60.0
+#: the largest answer a warm compiler may give (a compiler's own output; the compile keeps 64 KiB of it)
+COMPILER_REPLY_CAP: int = 16 << 20
+#: how often, while waiting for an answer, the parent checks that the process is not stopped
+LIVENESS_SECONDS: float = 1.0
+
+
+class Counters(NamedTuple):
+    """A resident's cgroup counters at one moment: OOM kills, memory limit hits, CPU seconds (None
+    without cpuacct) and forks refused at the process limit (pids.events)."""
+
+    oom_kills: int
+    failcnt: int
+    cpu: float | None
+    forks_refused: int
 
 
 class _Resident:
@@ -52,15 +71,18 @@ class _Resident:
         self.cgroup: CGroup | None = None
         self.netns: int | None = None
         self.uid: int | None = None
+        #: why the last _exchange gave no answer
+        self.failure: str = ""
 
     def _launch(self, command: list[str], *, env: dict[str, str], cgroup_limits: Limits, prog_dir: Path | None,
-                writable_prog: bool, binds: tuple[tuple[str, str, bool], ...], cwd: str, uid: int | None = None) -> None:
+                writable_prog: bool, binds: tuple[tuple[str, str, bool], ...], cwd: str, uid: int | None = None,
+                supervisor: bool = False) -> None:
         sb = self.sandbox
         self.netns = sb.netns_pool.acquire() if sb.netns_pool is not None else None
         self.cgroup = sb.new_cgroup(cgroup_limits)
         self.uid = uid if uid is not None else sb.next_uid()
         argv = sb.bwrap_args(prog_dir=prog_dir, writable_prog=writable_prog, env=env, limits=self.limits,
-                             extra_binds=binds, cwd=cwd, own_netns=self.netns is None)
+                             extra_binds=binds, cwd=cwd, own_netns=self.netns is None, supervisor=supervisor)
         # no CPU rlimit: it would count the whole life of the process, not one request
         self.proc = subprocess.Popen(argv + ["--", *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, start_new_session=True, env={"PATH": "/usr/bin:/bin"},
@@ -73,49 +95,83 @@ class _Resident:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def _exchange(self, request: bytes, deadline: float) -> bytes | None:
-        """Send one frame and read the reply frame; None when the process died or stopped answering."""
+    def _stopped(self) -> bool:
+        """Whether the process that answers is stopped (SIGSTOP): it would never answer."""
+        if self.proc is None:
+            return False
+        try:  # bwrap --as-pid-1 forks once: its only child is the command itself
+            with open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children", encoding="ascii") as handle:
+                children = handle.read().split()
+            with open(f"/proc/{children[0]}/stat", encoding="ascii", errors="replace") as handle:
+                return handle.read().rpartition(")")[2].split()[0] in ("T", "t")
+        except (OSError, IndexError):
+            return False
+
+    def _exchange(self, request: bytes | None, deadline: float, max_reply: int) -> bytes | None:
+        """Send one frame (none when ``request`` is None) and read one answer frame of at most
+        ``max_reply`` bytes; None, with ``failure`` saying why, when the process died, stopped or gave
+        no answer in time, or said what it may not: bytes before it was asked, or a frame over the cap
+        (never read: its length is refused from its header)."""
         assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
         out_fd, in_fd = self.proc.stdout.fileno(), self.proc.stdin.fileno()
-        pending = memoryview(struct.pack(">I", len(request)) + request)
+        if request is not None:
+            try:
+                early = os.read(out_fd, 1)
+            except BlockingIOError:
+                early = None
+            if early is not None:
+                self.failure = "answered before it was asked" if early else "ended"
+                return None
+        pending = memoryview(struct.pack(">I", len(request)) + request if request is not None else b"")
         reply = bytearray()
         needed: int | None = None
         with selectors.DefaultSelector() as sel:
-            sel.register(in_fd, selectors.EVENT_WRITE)
+            if pending:
+                sel.register(in_fd, selectors.EVENT_WRITE)
             sel.register(out_fd, selectors.EVENT_READ)
             while True:
                 now = time.monotonic()
                 if now >= deadline:
+                    self.failure = "gave no answer in time"
                     return None
-                for key, _ in sel.select(deadline - now):
+                ready = sel.select(min(deadline - now, LIVENESS_SECONDS))
+                if not ready and self._stopped():
+                    self.failure = "was stopped"
+                    return None
+                for key, _ in ready:
                     if key.fd == in_fd:
                         try:
                             pending = pending[os.write(in_fd, pending[:1 << 20]):]
                         except BlockingIOError:
                             continue
                         except OSError:
+                            self.failure = "ended"
                             return None
                         if not pending:
                             sel.unregister(in_fd)
                     else:
                         try:
-                            chunk = os.read(out_fd, 1 << 20)
+                            chunk = os.read(out_fd, min(1 << 20, (needed or 4) - len(reply)))
                         except BlockingIOError:
                             continue
                         if not chunk:
+                            self.failure = "ended"
                             return None
                         reply += chunk
                         if needed is None and len(reply) >= 4:
                             needed = 4 + struct.unpack(">I", bytes(reply[:4]))[0]
+                            if needed - 4 > max_reply:
+                                self.failure = f"sent a {needed - 4}-byte answer (at most {max_reply} are read)"
+                                return None
                         if needed is not None and len(reply) >= needed:
                             return bytes(reply[4:needed])
 
-    def _counters(self) -> tuple[int, int, float | None]:
-        """The cgroup's OOM kills, limit hits and CPU seconds so far (for one request's share); read
-        twice per test, so with plain system calls."""
+    def _counters(self) -> Counters:
+        """The cgroup's OOM kills, limit hits, CPU seconds and refused forks so far (for one request's
+        share); read twice per test, so with plain system calls."""
         if self.cgroup is None:
-            return 0, 0, None
-        oom_kills = failcnt = 0
+            return Counters(0, 0, None, 0)
+        oom_kills = failcnt = forks_refused = 0
         mem = str(self.cgroup.mem)
         try:
             for line in read_kernel_file(mem + "/memory.oom_control").splitlines():
@@ -124,12 +180,14 @@ class _Resident:
                     oom_kills = int(value)
             failcnt = int(read_kernel_file(mem + "/memory.failcnt"))
             write_kernel_file(mem + "/memory.max_usage_in_bytes", "0", ignore_errors=True)
-        except (OSError, ValueError):
+            forks_refused = int(read_kernel_file(f"{self.cgroup.pids}/pids.events").split()[1])
+        except (OSError, ValueError, IndexError):
             pass
-        return oom_kills, failcnt, self.cgroup.cpu_seconds()
+        return Counters(oom_kills, failcnt, self.cgroup.cpu_seconds(), forks_refused)
 
-    def _oom_between(self, before: tuple[int, int, float | None], after: tuple[int, int, float | None]) -> bool:
-        return after[0] > before[0] or (after[1] > before[1] and self.cgroup is not None and usage_near_limit(self.cgroup.mem))
+    def _oom_between(self, before: Counters, after: Counters) -> bool:
+        return after.oom_kills > before.oom_kills or (
+            after.failcnt > before.failcnt and self.cgroup is not None and usage_near_limit(self.cgroup.mem))
 
     def _close(self) -> str:
         """End the process and free its cgroup and namespace; returns what it (or bwrap) printed on stderr."""
@@ -186,9 +244,11 @@ class Session(_Resident):
         self.env = {**BASE_ENV, **fill_env(lang.env, limits)}
         self.argv = fill_command(lang.run_cmd, limits, main=program.main_class or "")
         self.rlimits = [list(r) for r in rlimits(limits, with_cgroup=self.sandbox.uses_cgroups, as_root=self.sandbox.is_root)]
-        self.tests = 0
 
-    def _start(self) -> None:
+    def _start(self) -> str | None:
+        """Start the sandbox and its supervisor and wait for its ready frame; None once it is ready,
+        else why it is not. Until then no program code ran, so bubblewrap's refusal to start is the
+        platform's failure (SandboxUnavailable), never the program's."""
         binds: tuple[tuple[str, str, bool], ...] = ((str(self.sandbox.supervisor_dir), SUPERVISOR_DIR, False),)
         if self.data is not None:
             binds += ((str(self.data.path), DATA_DIR, False),)
@@ -196,44 +256,63 @@ class Session(_Resident):
         self._launch(["/usr/bin/python3", "-I", "-S", "-B", f"{SUPERVISOR_DIR}/supervisor.py",
                       *(["--warm-python"] if self.program.language.warm_python else [])],
                      env=self.env, cgroup_limits=own, prog_dir=self.program.prog_dir, writable_prog=False,
-                     binds=binds, cwd="/tmp")
-        self.tests = 0
+                     binds=binds, cwd="/tmp", supervisor=True)
+        hello = self._exchange(None, time.monotonic() + SUPERVISOR_START_SECONDS, REPLY_OVERHEAD)
+        if hello is not None and hello == READY:
+            return None
+        why = self.failure if hello is None else "answered something else than its ready frame"
+        stderr = self._close()
+        if "bwrap:" in stderr:
+            raise SandboxUnavailable(f"the sandbox did not start: {stderr.strip()[:500]}" + REFUSAL)
+        return f"the sandbox's supervisor did not start: it {why}" + (f" ({stderr.strip()[:500]})" if stderr.strip() else "")
 
     def run(self, stdin: str) -> RunResult:
         if self.proc is None:
-            self._start()
+            not_started = self._start()
+            if not_started is not None:
+                return self._failed(not_started, 0.0)
         limits = self.limits
+        nonce = secrets.token_hex(16)
         request = json.dumps({"argv": self.argv, "env": self.env, "cwd": "/tmp", "wall": limits.wall_seconds,
                               "stdin": base64.b64encode(stdin.encode("utf-8", errors="surrogateescape")).decode(),
-                              "rlimits": self.rlimits, "output_cap": limits.output_bytes, "stderr_cap": STDERR_CAP}).encode()
+                              "rlimits": self.rlimits, "output_cap": limits.output_bytes, "stderr_cap": STDERR_CAP,
+                              "nonce": nonce}).encode()
         before = self._counters()
         started = time.monotonic()
-        answer = self._exchange(request, started + limits.wall_seconds + 10.0)
-        self.tests += 1
+        answer = self._exchange(request, started + limits.wall_seconds + 10.0, reply_cap(limits.output_bytes, STDERR_CAP))
         if answer is None:
             return self._lost(time.monotonic() - started)
-        reply = json.loads(answer)
-        after = self._counters()
-        cpu = after[2] - before[2] if after[2] is not None and before[2] is not None else reply["cpu"]
-        oom = self._oom_between(before, after)
-        raw = RawResult(exit_code=reply["exit_code"], signal=reply["signal"], stdout=base64.b64decode(reply["stdout"]),
-                        stderr=base64.b64decode(reply["stderr"]), timed_out=reply["timed_out"], output_exceeded=reply["output_exceeded"],
-                        oom=oom, wall=reply["wall"], cpu=cpu)
-        if reply.get("restart"):  # the supervisor ended the session (its warm Python was killed)
+        try:
+            reply = parse_reply(answer, nonce=nonce, output_cap=limits.output_bytes, stderr_cap=STDERR_CAP)
+        except ValueError as exc:
             self._close()
-        return run_result(raw, limits, self.program.language)
+            return self._failed(f"the sandbox's reply to this test was refused ({exc}); only a program "
+                                "that reached the supervisor's channel could have changed it", time.monotonic() - started)
+        after = self._counters()
+        raw = reply.raw
+        raw.cpu = after.cpu - before.cpu if after.cpu is not None and before.cpu is not None else raw.cpu
+        raw.oom = self._oom_between(before, after)
+        if reply.restart:  # the supervisor ended the session (its warm Python was killed)
+            self._close()
+        result = run_result(raw, limits, self.program.language)
+        if after.forks_refused > before.forks_refused and result.status != "ok":
+            note = (f"the program reached the process limit ({limits.processes} processes): "
+                    "a new process or thread was refused")
+            result = dataclasses.replace(result, stderr=(result.stderr.rstrip("\n") + "\n" if result.stderr.strip() else "") + note)
+        return result
+
+    def _failed(self, why: str, wall: float) -> RunResult:
+        return RunResult(status="runtime_error", exit_code=None, stdout="", stderr=why, wall_seconds=wall, cpu_seconds=None)
 
     def _lost(self, wall: float) -> RunResult:
-        """The supervisor died (the test killed it) or stopped answering (the test stopped it): this
-        test failed; the session ends and the next test gets a new one. A sandbox that could not start
-        at all is the platform's failure, never the program's."""
-        stderr = self._close()
-        if self.tests == 1 and "bwrap:" in stderr:
-            raise SandboxUnavailable(f"the sandbox did not start: {stderr.strip()[:500]}" + REFUSAL)
+        """The supervisor died, was stopped, or gave no valid answer: this test failed; the session ends
+        and the next test gets a new one. It said it was ready, so this is the program's failure,
+        whatever its stderr says (a forged "bwrap:" line included)."""
+        why = self.failure
+        self._close()
         timed_out = wall >= self.limits.wall_seconds
         return RunResult(status="timeout" if timed_out else "runtime_error", exit_code=None, stdout="",
-                         stderr="the test stopped the sandbox's supervisor (killed or suspended it)", wall_seconds=wall,
-                         cpu_seconds=None)
+                         stderr=f"the sandbox's supervisor {why} during this test", wall_seconds=wall, cpu_seconds=None)
 
     def __enter__(self) -> Session:
         return self
@@ -286,7 +365,7 @@ class _WarmCompiler(_Resident):
                 os.chown(path, self.uid, self.uid)
         before = self._counters()
         started = time.monotonic()
-        answer = self._exchange("\0".join(self.args).encode(), started + self.limits.wall_seconds)
+        answer = self._exchange("\0".join(self.args).encode(), started + self.limits.wall_seconds, COMPILER_REPLY_CAP)
         wall = time.monotonic() - started
         oom = self._oom_between(before, self._counters())
         self.compiles += 1

@@ -57,6 +57,8 @@ _ETC_BINDS: tuple[str, ...] = (
 #: the supervisor that runs a program's tests inside one sandbox (see supervisor.py); each Sandbox
 #: installs a private copy of it, which resident.Session binds at resident.SUPERVISOR_DIR
 SUPERVISOR: Path = Path(__file__).resolve().parent / "supervisor.py"
+#: the supervisor and the module it imports from its own directory (what it does around each test)
+SUPERVISOR_FILES: tuple[Path, ...] = (SUPERVISOR, SUPERVISOR.parent / "confine.py")
 
 #: bwrap's message when a bind source cannot be opened: the path and the system's reason
 _BWRAP_UNREACHABLE = re.compile(r"Can't find source path (.+?): (.+)$", re.MULTILINE)
@@ -165,8 +167,9 @@ class Sandbox:
         """A private, read-only copy of supervisor.py under the base directory, which bwrap's uid can
         reach wherever the checkout is (the base directory is staged; the checkout may not be)."""
         target = Path(tempfile.mkdtemp(prefix="supervisor-", dir=root))
-        shutil.copyfile(SUPERVISOR, target / "supervisor.py")
-        os.chmod(target / "supervisor.py", 0o444)
+        for source in SUPERVISOR_FILES:
+            shutil.copyfile(source, target / source.name)
+            os.chmod(target / source.name, 0o444)
         os.chmod(target, 0o555)
         _rmtree_at_exit(target)
         return target
@@ -267,11 +270,12 @@ class Sandbox:
 
     # ------------------------------------------------------------------ execution
     def bwrap_args(self, *, prog_dir: Path | None, writable_prog: bool, env: dict[str, str], limits: Limits,
-                   extra_binds: tuple[tuple[str, str, bool], ...], cwd: str, own_netns: bool = True) -> list[str]:
-        """bubblewrap's arguments for one process tree of this sandbox (see command.bwrap_args)."""
+                   extra_binds: tuple[tuple[str, str, bool], ...], cwd: str, own_netns: bool = True,
+                   supervisor: bool = False) -> list[str]:
+        """bubblewrap's arguments for one process tree of this sandbox (see command.build_bwrap_args)."""
         return build_bwrap_args(source=self._source, etc_dir=self._etc_dir, toolchains=self._toolchains, prog_dir=prog_dir,
                                 writable_prog=writable_prog, env=env, limits=limits, extra_binds=extra_binds, cwd=cwd,
-                                own_netns=own_netns)
+                                own_netns=own_netns, supervisor=supervisor)
 
     def new_cgroup(self, limits: Limits) -> CGroup | None:
         """A new per-run cgroup with ``limits`` (memory, processes), or None where cgroups are not used."""

@@ -1,18 +1,22 @@
 """The supervisor inside a sandbox: runs one program's tests one after another, each as its own process.
 
-It runs under bubblewrap, as the sandbox's only long-lived process besides bwrap's init, with the
-same isolation as any sandboxed program (see ``evaluators.sandbox.sandbox``); the parent
-(``resident.Session``) talks to it over its stdin and stdout with length-prefixed JSON frames: a request
-per test (argv, environment, working directory, input, limits), a reply per test (exit status, capped
-stdout and stderr, wall time, the child's CPU time from its rusage, whether it timed out or wrote too
-much). Stdlib only; started as ``python3 -I -S -B``.
+It is the sandbox's init: bubblewrap execs it as pid 1 of the sandbox's PID namespace (``--as-pid-1``),
+so no other process there holds the pipes to the parent, and no signal a test sends reaches it (the
+kernel drops signals from inside the namespace to an init without handlers, SIGKILL and SIGSTOP
+included). It has the same isolation as any sandboxed program (see ``evaluators.sandbox.sandbox``); the
+parent (``resident.Session``) talks to it over its stdin and stdout with length-prefixed JSON frames: a
+ready frame once it started (before it, a failure is bubblewrap's; after it, the program's), then a
+request per test (argv, environment, working directory, input, limits, a nonce) and a reply per test
+(exit status, capped stdout and stderr, wall time, the child's CPU time from its rusage, whether it
+timed out or wrote too much, the request's nonce). Stdlib only; started as ``python3 -I -S -B``.
 
-Between tests nothing survives: every other process in the sandbox's PID namespace is killed, and
-/tmp (the working directory and HOME) and /dev/shm are emptied. The supervisor makes itself
+Each test starts under a seccomp filter (confine.py): no ``ptrace``, ``process_vm_readv``/``writev``,
+``pidfd_open``/``pidfd_getfd`` or ``kcmp``, for it and all it starts. The supervisor is also
 non-dumpable, so a test (same uid) can neither read its memory nor reach its file descriptors through
 /proc: it cannot forge a reply or read another test's input, which the supervisor only receives
-after the previous test ended. A test can still signal it; a killed or stopped supervisor ends the
-session and the parent reports that test as failed.
+after the previous test ended. Between tests nothing survives: every other process in the sandbox's
+PID namespace is killed (and reaped: orphans are the supervisor's), /tmp (the working directory and
+HOME) and /dev/shm are emptied, and every System V IPC object and POSIX message queue is removed.
 
 Python programs can start warm (``--warm-python``): each test is forked from a zygote that started
 before any request was read and imported the standard library's common modules, and the program is
@@ -30,7 +34,6 @@ import json
 import os
 import resource
 import selectors
-import shutil
 import signal
 import socket
 import struct
@@ -38,10 +41,19 @@ import sys
 import time
 from typing import Any
 
+if __package__:
+    from . import confine
+else:  # run as a script inside the sandbox, with confine.py beside it (sandbox.Sandbox installs both)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import confine  # type: ignore[no-redef]
+    del sys.path[0]
+
 Message = dict[str, Any]
 PR_SET_DUMPABLE = 4
-WIPED = ("/tmp", "/dev/shm")
 HEADER = struct.Struct(">I")
+PROTECTED, REAPED, kill_others = confine.PROTECTED, confine.REAPED, confine.kill_others
+#: the seccomp filter every test starts under (built before any request is read)
+CONFINEMENT = confine.Confinement()
 
 
 def read_exact(fd: int, n: int) -> bytes | None:
@@ -70,12 +82,6 @@ def write_frame(fd: int, message: Message) -> None:
         data = data[os.write(fd, data):]
 
 
-#: bwrap's init, the supervisor and the zygote: never killed between tests
-PROTECTED: set[int] = {1}
-#: exit statuses of children that kill_others reaped, for the caller that waits for them
-REAPED: dict[int, tuple[int, Any]] = {}
-
-
 def cpu_of(rusage: Any) -> float | None:
     return (rusage.ru_utime + rusage.ru_stime) if rusage is not None else None
 
@@ -90,65 +96,6 @@ def wait_for(pid: int) -> tuple[int, float | None]:
         except ChildProcessError:
             status, rusage = REAPED.pop(pid, (signal.SIGKILL, None))
     return status, cpu_of(rusage)
-
-
-def others(spare: int | None = None) -> list[int]:
-    """Every process of the sandbox except the protected ones (a test's, and anything it left)."""
-    keep = PROTECTED | {os.getpid(), spare}
-    return [int(name) for name in os.listdir("/proc") if name.isdigit() and int(name) not in keep]
-
-
-def kill_others(spare: int | None = None) -> None:
-    for _ in range(200):
-        pids = others(spare)
-        if not pids:
-            return
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        try:
-            while True:  # our own killed children stay in /proc until reaped; keep their status
-                pid, status, rusage = os.wait4(-1, os.WNOHANG)
-                if not pid:
-                    break
-                REAPED[pid] = (status, rusage)
-        except ChildProcessError:
-            pass
-        time.sleep(0.001)
-
-
-def _unlock(root: str) -> None:
-    """Make every directory under ``root`` the test may have locked (chmod 0) writable again."""
-    for dirpath, dirnames, _files in os.walk(root, onerror=lambda _exc: None):
-        for name in dirnames:
-            try:
-                os.chmod(os.path.join(dirpath, name), 0o700, follow_symlinks=False)
-            except OSError:
-                pass
-
-
-def wipe() -> bool:
-    """Empty /tmp and /dev/shm; False when something could not be removed (the session then ends, and
-    the next test gets a new sandbox)."""
-    clean = True
-    for root in WIPED:
-        try:
-            entries = list(os.scandir(root))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    os.chmod(entry.path, 0o700)
-                    _unlock(entry.path)
-                    shutil.rmtree(entry.path)
-                else:
-                    os.unlink(entry.path)
-            except (OSError, RecursionError):
-                clean = False
-    return clean
 
 
 def child_setup(request: Message, fds: tuple[int, int, int]) -> None:
@@ -168,6 +115,7 @@ def child_setup(request: Message, fds: tuple[int, int, int]) -> None:
     except OSError:
         pass
     os.chdir(request["cwd"])
+    CONFINEMENT.apply()  # last: no ptrace, pidfd_getfd, process_vm_readv... for the test and its children
 
 
 def exec_program(request: Message) -> None:
@@ -282,6 +230,7 @@ class Zygote:
 
 def run_one(request: Message, zygote: Zygote | None) -> Message:
     stdin = base64.b64decode(request["stdin"])
+    REAPED.clear()  # statuses of earlier orphans: a recycled pid must not find one
     r_in, w_in = os.pipe()
     r_out, w_out = os.pipe()
     r_err, w_err = os.pipe()
@@ -482,14 +431,16 @@ def main() -> None:
     # the warm Python starts before any request is read, so that no test's input is in the memory
     # every Python test is forked from
     zygote = Zygote() if "--warm-python" in sys.argv else None
+    write_frame(1, {"ready": True})  # from here on, no failure is bubblewrap's (see resident.Session)
     while True:
         request = read_frame(0)
         if request is None:
             return
         reply = run_one(request, zygote)
         kill_others()
-        if not wipe():
+        if not confine.wipe(libc):
             reply["restart"] = True
+        reply["nonce"] = request["nonce"]  # what only the reader of this request can answer
         write_frame(1, reply)
         if reply.get("restart"):
             return
