@@ -29,6 +29,7 @@ urlpatterns = [
     path("runs/<int:pk>/cancel/", views.run_cancel, name="run-cancel"),
     path("runs/<int:pk>/rerun/", views.run_rerun, name="run-rerun"),
     path("submit/", views.submit, name="submit"),
+    path("queue/", views.queue, name="queue"),
     path("arena/", include("leaderboard.arena.urls")),
     path("accounts/signup/", account_views.signup, name="signup"),
     path("accounts/token/", account_views.api_token, name="api-token"),

@@ -26,6 +26,7 @@ from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.http import HtmxRequest, SignedInRequest
 from leaderboard.modelhost import services as modelhost
 from leaderboard.submissions import guide, leaders, selectors, services
+from leaderboard.submissions import queue as work_queue
 from leaderboard.web.forms import (
     ModelRegistrationForm,
     ModelSubmitForm,
@@ -332,6 +333,14 @@ def submit(request: SignedInRequest) -> HttpResponse:
                                                "runnable_models": selectors.models_runnable(user=request.user),
                                                "guides": guide.guides(), "selected": str(form["benchmark"].value() or "")},
                   status=400 if request.method == "POST" else 200)
+
+
+def queue(request: HtmxRequest) -> HttpResponse:
+    """What runs, waits and failed lately, private work unnamed (``?format=json``: the API's JSON)."""
+    found = work_queue.public_queue(user=request.user)
+    if request.GET.get("format") == "json":
+        return JsonResponse(found.to_dict())
+    return render(request, "web/queue.html", {"queue": found})
 
 
 def benchmark_items(request: HtmxRequest, slug: str) -> StreamingHttpResponse:
