@@ -227,16 +227,17 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
     windowed: dict[int, dict[str, list]] | None = None
     contaminated: dict[int, dt.date] = {}
     date_key = date_slice_of(benchmark) if window else None
-    if window and date_key:
+    window = window if date_key else None
+    within = _within(benchmark, slice_filter)
+    if window or within:
         all_rows = list(entries.values_list("pk", "shown_public", "run_id", "model__release_date"))
         references = set(entries.filter(model__is_reference=True).values_list("pk", flat=True))
-        by_run = _windowed_values(benchmark, date_key, [run_id for _, _, run_id, _ in all_rows], window)
-        windowed = {pk: by_run.get(run_id, {}) for pk, _, run_id, _ in all_rows}
-        if window.start:
+        by_run = _recomputed_values(benchmark, [run_id for _, _, run_id, _ in all_rows], date_key=date_key, window=window, within=within)
+        windowed = {pk: _under_filter(by_run.get(run_id, {}), slice_filter if within else "") for pk, _, run_id, _ in all_rows}
+        if window and window.start:
             contaminated = {pk: released for pk, _, _, released in all_rows if released and released >= window.start}
         keyed = [(pk, pub, windowed[pk].get(col)) for pk, pub, _, _ in all_rows]
     else:
-        window = None
         keyed = list(entries.annotate(sort_cell=KeyTransform(col, "values")).values_list("pk", "shown_public", "sort_cell"))
         references = set(entries.filter(model__is_reference=True).values_list("pk", flat=True))
     present = [(pk, pub, cell) for pk, pub, cell in keyed if cell]
@@ -286,21 +287,48 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
 WINDOW_CACHE_SECONDS = 24 * 3600
 
 
-def _windowed_values(benchmark: Benchmark, date_key: str, run_ids: list[int], window: DateWindow) -> dict[int, dict[str, list]]:
-    """Every metric of each run recomputed by the evaluator over the item results in the window.
-    A succeeded run's item results never change, so results are cached per (run, window)."""
+def _within(benchmark: Benchmark, slice_filter: str) -> tuple[str, str] | None:
+    """A slice filter on another dimension than the board's first (Multi-LCB's difficulty or platform,
+    not its language): its (dimension, value), for which every metric is recomputed over the items in
+    that slice so that the per-language columns stay on the board; None where the stored scores do."""
+    if not slice_filter or not benchmark.slice_dimensions:
+        return None
+    dim, _, value = slice_filter.partition("=")
+    return None if dim == benchmark.slice_dimensions[0]["key"] else (dim, value)
+
+
+def _under_filter(values: dict[str, list], slice_filter: str) -> dict[str, list]:
+    """Recomputed metrics of the items in ``slice_filter`` under the board's column ids: the headline
+    ``pass@1`` of those items is the filtered column ``pass@1|difficulty=hard``; per-slice ids stay."""
+    if not slice_filter:
+        return values
+    out = {column_id(cid, slice_filter): vec for cid, vec in values.items() if "|" not in cid}
+    out.update((cid, vec) for cid, vec in values.items() if "|" in cid)  # the evaluator's own slice figure wins
+    return out
+
+
+def _recomputed_values(benchmark: Benchmark, run_ids: list[int], *, date_key: str | None, window: DateWindow | None,
+                       within: tuple[str, str] | None) -> dict[int, dict[str, list]]:
+    """Every metric of each run recomputed by the evaluator over the item results in the date window
+    and the slice ``within``. A succeeded run's item results never change, so results are cached per
+    (run, window, slice)."""
     evaluator = configured_evaluator(benchmark)
-    keys = {run_id: f"lb-window:{run_id}:{window.key}" for run_id in run_ids}
+    scope = f"{window.key if window else ''}:{'='.join(within) if within else ''}"
+    keys = {run_id: f"lb-window:{run_id}:{scope}" for run_id in run_ids}
     found = quietly(lambda: cache.get_many(list(keys.values())), {})
     out = {run_id: found[key] for run_id, key in keys.items() if key in found}
     missing = [run_id for run_id in run_ids if run_id not in out]
     if missing:
+        results = ItemResult.objects.filter(run_id__in=missing)
         # compared as text: the key transform's own __gte/__lte would read the date as JSON on SQLite
-        results = ItemResult.objects.filter(run_id__in=missing).annotate(date=Cast(KeyTextTransform(date_key, "slices"), TextField()))
-        if window.start:
-            results = results.filter(date__gte=window.start.isoformat())
-        if window.end:
-            results = results.filter(date__lte=window.end.isoformat())
+        if window and date_key:
+            results = results.annotate(date=Cast(KeyTextTransform(date_key, "slices"), TextField()))
+            if window.start:
+                results = results.filter(date__gte=window.start.isoformat())
+            if window.end:
+                results = results.filter(date__lte=window.end.isoformat())
+        if within:
+            results = results.annotate(within=Cast(KeyTextTransform(within[0], "slices"), TextField())).filter(within=within[1])
         grouped: dict[int, list[ItemScore]] = {run_id: [] for run_id in missing}
         for run_id, item_id, slices, scores, detail, error in results.values_list("run_id", "item_id", "slices", "scores", "detail", "error"):
             grouped[run_id].append(ItemScore(item_id=item_id, slices=slices, scores=scores, detail=detail, error=error))
@@ -311,7 +339,6 @@ def _windowed_values(benchmark: Benchmark, date_key: str, run_ids: list[int], wi
         quietly(lambda: cache.set_many({keys[run_id]: values for run_id, values in fresh.items()}, WINDOW_CACHE_SECONDS))
         out.update(fresh)
     return out
-
 
 
 def judge_label(run: EvaluationRun) -> str:
@@ -358,10 +385,11 @@ def ranks_among(cells: list[list], higher_is_better: bool):
 
 def _columns(benchmark: Benchmark, slice_filter: str) -> list[dict[str, Any]]:
     """Headline metric columns (for the chosen slice), then the primary metric per value of the
-    first slice dimension (for Multi-LCB: one column per language)."""
+    first slice dimension (for Multi-LCB: one column per language), kept under a filter on another
+    dimension (the languages within a difficulty, recomputed: ``_within``)."""
     columns = [dict(c, slice_key=slice_filter, id=column_id(c["key"], slice_filter)) for c in benchmark.metric_columns]
     primary = next((c for c in benchmark.metric_columns if c.get("primary")), None)
-    if primary and benchmark.slice_dimensions and not slice_filter:
+    if primary and benchmark.slice_dimensions and (not slice_filter or _within(benchmark, slice_filter)):
         dim = benchmark.slice_dimensions[0]
         for value in dim["values"]:
             s_key = f"{dim['key']}={value}"
