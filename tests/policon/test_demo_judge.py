@@ -58,7 +58,9 @@ def test_the_demo_judge_is_installed_served_and_votes(tmp_path: Path):
             line = server.stdout.readline()
             assert line or server.poll() is None, "the demo judge exited before it was ready"
         assert "ready" in line, line
-        evaluator = evaluator_for("policon")
+        # the project's first protocol (one retry): this checks the served judge votes, and the released one's
+        # ten retries of a 135M model's unusable answers on a CPU (tested in test_scoring) would take minutes
+        evaluator = evaluator_for("policon", settings={"judge_prompt": "v1"})
         items = [i for i in evaluator.import_release(evaluator.sample_dataset()) if i.slices["parties"] == "2"][:3]
         client = ChatClient(Endpoint(entry["base_url"], entry["model"]), max_concurrency=2, timeout_s=120)
         judge = Judge(JudgeSpec(entry["name"], entry["revision"], entry["prompt_version"]), client, concurrency=2)

@@ -34,7 +34,7 @@ CALLS_PER_MODEL = sum(len(item.payload["parties"]) for item in ITEMS)
 def vote_of(request: dict[str, Any]) -> str:
     """The judge: a digit fixed by the party and the resolution, so every score can be recomputed."""
     prompt = request["messages"][-1]["content"]
-    resolution = prompt.split("Draft resolution:\n", 1)[1].split("\n\nYour party:", 1)[0]
+    resolution = prompt.split("Draft resolution:\n", 1)[1].split("\n\nParty:", 1)[0]
     return str((len(party_of(request)) * 7 + len(resolution)) % 10)
 
 
@@ -155,7 +155,7 @@ def test_policon_from_submission_to_leaderboard_with_baselines_and_every_judge_c
     assert "The rules on the real votes (a diagnostic, not a check) · dataset sample" in page  # DatasetVersion.notes
     assert "4.999999999999999" in page  # the float deviation of the released code, stated
     items_page = client.get(f"/runs/{run_id}/items/").content.decode()
-    assert "prompt policon-support@v1" in items_page and "Harbour Alliance" in items_page
+    assert "prompt policon-support@v2" in items_page and "Harbour Alliance" in items_page  # the released rubric by default
 
 
 @pytest.mark.django_db(transaction=True)
