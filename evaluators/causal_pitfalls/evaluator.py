@@ -181,6 +181,10 @@ class CausalPitfallsEvaluator(Evaluator):
         return ItemScore(item_id=item.id, slices=dict(item.slices), scores=scores,
                          detail={"samples": samples, "judgements": batches, "criteria": [c["id"] for c in criteria]})
 
+    def item_passed(self, score: ItemScore) -> bool | None:
+        """Full marks: every sample met every criterion of the rubric."""
+        return score.scores.get(RELIABILITY) == 1.0
+
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error and RELIABILITY in s.scores]
         if not usable:

@@ -105,6 +105,14 @@ class Evaluator(ABC):
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         """Headline and per-slice metrics with 95% intervals."""
 
+    def item_passed(self, score: ItemScore) -> bool | None:
+        """Whether an item got full marks, for the per-item page's "only items not fully passed" (stored
+        on the item's result when it is recorded). None: the benchmark has no notion of full marks (a
+        graded translation), and the page falls back to a primary score below 1. Benchmarks with full
+        marks override it from what their item scores mean; an item scored with an ``error`` is recorded
+        as not passed without asking."""
+        return None
+
     # ----------------------------------------------------------------------------- set-up
     def sample_dataset(self) -> Path:
         """Path of the sample release shipped with the package (for ``make run`` and the tests):

@@ -168,6 +168,10 @@ class IndicVisionOCREvaluator(_IndicVision):
         scores.update(coverage=float(bool(text)), cut_off=float(_cut_off(answer)))
         return ItemScore(item.id, dict(item.slices), scores, _answer_detail(item, answer, text))
 
+    def item_passed(self, score: ItemScore) -> bool | None:
+        """Full marks: a transcription with no character to edit."""
+        return score.scores.get("ned_char") == 0.0
+
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error]
         out = self._means(usable, ("ned_char", "ned_word", "coverage", "cut_off"), seed)
@@ -196,7 +200,8 @@ class IndicVisionOCREvaluator(_IndicVision):
              "an answer cut off at the token cap is scored on its text and counted in \"Cut off\"."))]
 
 class IndicVisionMMTEvaluator(_IndicVision):
-    """Caption translation (key ``indic-vision-mmt``)."""
+    """Caption translation (key ``indic-vision-mmt``). A translation is graded, with no full marks (a right
+    one shorter than four tokens scores 0 BLEU), so ``item_passed`` keeps the default None."""
 
     key = "indic-vision-mmt"
     task = "mmt"
@@ -313,6 +318,10 @@ class IndicVisionVQAEvaluator(_IndicVision):
                                max_tokens=JUDGE_MAX_TOKENS, seed=item_seed(0, item.id))
         call = batch.calls[0]
         return (0.0 if call.fallback else grade_of(call.parsed)), [batch.to_dict()]
+
+    def item_passed(self, score: ItemScore) -> bool | None:
+        """Full marks: the right choice, or a judge's 10 (both are 100 on the common 0-100 scale)."""
+        return score.scores.get("overall") == 100.0
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error]

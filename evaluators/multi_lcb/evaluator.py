@@ -28,6 +28,7 @@ from evaluators.multi_lcb.card import multi_lcb_card
 from evaluators.multi_lcb.compare import RULE_SUMMARY, first_mismatch, outputs_match
 from evaluators.multi_lcb.prompts import EXTRACTION_RULES, LANGUAGE_KEYS, LANGUAGE_SPECS, build_messages, extract_code
 from evaluators.multi_lcb.release import DIFFICULTIES, PLATFORMS, iter_release_items
+from evaluators.multi_lcb.shown import first_difference, kept_program
 
 if TYPE_CHECKING:
     from evaluators.sandbox import Limits, RunResult, Sandbox
@@ -189,6 +190,7 @@ class MultiLCBEvaluator(Evaluator):
             result.update(verdict="no_code", reason="no fenced code block in the answer")
             return result
         code = code.encode("utf-8", errors="replace").decode("utf-8")  # lone surrogates cannot be written
+        result["program"], result["program_truncated"] = kept_program(code)  # shown on the per-item page
         limits = self.run_limits()
         with self.sandbox().program(language, code) as program:
             compiled = program.compile_result
@@ -202,7 +204,7 @@ class MultiLCBEvaluator(Evaluator):
                 for index, (test, public) in enumerate(tests):
                     run: RunResult = session.run(test["input"])
                     result["tests_run"] = index + 1
-                    verdict, reason = self._judge(run, test, public)
+                    verdict, reason = self._judge(run, test)
                     if verdict == "time_limit" and self._starved(run, limits):
                         # the wall clock ran out while the program was kept off the CPU by the machine's
                         # load: a verdict of the load, not the program; the test is run once more
@@ -211,10 +213,12 @@ class MultiLCBEvaluator(Evaluator):
                                     "on %d cores", language, index, run.cpu_seconds or 0.0, run.wall_seconds or 0.0,
                                     os.getloadavg()[0], os.cpu_count() or 1)
                         run = session.run(test["input"])
-                        verdict, reason = self._judge(run, test, public)
+                        verdict, reason = self._judge(run, test)
                     if verdict != "passed":
                         result.update(verdict=verdict, failed_test=index, failed_test_public=public,
                                       reason=_truncate(reason))
+                        if verdict == "wrong_answer" and public:  # a hidden test's data stays hidden
+                            result["difference"] = first_difference(test["output"], run.stdout).to_dict()
                         break
         result["wall_seconds"] = round(time.monotonic() - started, 3)
         return result
@@ -234,7 +238,7 @@ class MultiLCBEvaluator(Evaluator):
         return cpu < 0.9 * wall and self._machine_busy()
 
     @staticmethod
-    def _judge(run: RunResult, test: dict[str, Any], public: bool) -> tuple[str, str]:
+    def _judge(run: RunResult, test: dict[str, Any]) -> tuple[str, str]:
         if run.status in _RUN_STATUS_VERDICT:
             verdict = _RUN_STATUS_VERDICT[run.status]
             if verdict == "runtime_error":
@@ -246,10 +250,7 @@ class MultiLCBEvaluator(Evaluator):
         functional = test.get("testtype") == "functional"
         if outputs_match(run.stdout, test["output"], functional=functional):
             return "passed", ""
-        reason = first_mismatch(run.stdout, test["output"]) or "output differs"
-        if public:
-            reason += f"\nexpected: {test['output'][:300]!r}\ngot: {run.stdout[:300]!r}"
-        return "wrong_answer", reason
+        return "wrong_answer", first_mismatch(run.stdout, test["output"]) or "output differs"
 
     def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
         """Score all samples of one (problem, language); raises only when the sandbox is unavailable."""
@@ -268,6 +269,11 @@ class MultiLCBEvaluator(Evaluator):
                   "public_tests": sum(1 for _, public in tests if public),
                   "verdicts": dict(Counter(s["verdict"] for s in samples)), "samples": samples}
         return ItemScore(item_id=item.id, slices=dict(item.slices), scores=scores, detail=detail)
+
+    def item_passed(self, score: ItemScore) -> bool | None:
+        """Full marks: every sample passed every test."""
+        n = score.scores.get("n", 0.0)
+        return n > 0 and score.scores.get("c") == n
 
     # ----------------------------------------------------------------------------- metrics
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:

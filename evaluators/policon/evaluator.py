@@ -113,6 +113,11 @@ class PoliConEvaluator(Evaluator):
         """A digit per call; the protocol's fallback vote where the answer stayed unusable."""
         return [int(call.parsed) if not call.fallback else self.protocol.fallback_vote for call in batch.calls]
 
+    def item_passed(self, score: ItemScore) -> bool | None:
+        """Full marks on a pass rule: every sample's resolution passed. A welfare objective (0-9) is graded: None."""
+        passes = [value for key, value in score.scores.items() if key in PASS_RULES.values()]
+        return passes[0] == 1.0 if passes else None
+
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error and s.slices.get("objective") in SCORE_KEY]
         metrics: list[MetricValue] = []

@@ -106,7 +106,11 @@ class _VideoNIAH(Evaluator):
         answer = ordered[0] if ordered else None
         payload = item.payload
         detail: dict[str, Any] = {"answer": (answer.output if answer else "")[:2000], "gold": payload["answer"],
-                                  "error_kind": answer.error_kind if answer else "missing"}
+                                  "error_kind": answer.error_kind if answer else "missing",
+                                  # what the per-item page shows beside the answer: the question as sent and the
+                                  # needle (or the chain's images) in the order the model saw them
+                                  "question": payload["question"], "options": list(payload["options"] or []),
+                                  "needles": [payload["insert"][p] for p in sorted(payload["insert"], key=int)]}
         if answer is not None and answer.error_kind == OVER_LIMIT:
             detail["over_limit"] = answer.error
             return ItemScore(item.id, dict(item.slices), {OVER_LIMIT: 1.0}, detail)
@@ -118,6 +122,10 @@ class _VideoNIAH(Evaluator):
         else:
             correct = states_answer(text, payload["answer"])
         return ItemScore(item.id, dict(item.slices), {"correct": float(correct), OVER_LIMIT: 0.0}, detail)
+
+    def item_passed(self, score: ItemScore) -> bool | None:
+        """Full marks: answered right; a question over the model's limit is a miss, as in the headline."""
+        return not score.scores.get(OVER_LIMIT) and score.scores.get("correct") == 1.0
 
     @staticmethod
     def _base(item_id: str) -> str:
