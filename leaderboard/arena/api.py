@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.http.response import HttpResponseBase
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.decorators import action
-from rest_framework.exceptions import PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -21,15 +21,14 @@ from leaderboard.arena.models import Battle, Winner
 
 class CsrfForSessions(permissions.BasePermission):
     """DRF checks CSRF only for signed-in session users; anonymous voters are sessions too, so
-    every unsafe request that is not token-authenticated must pass Django's CSRF check."""
+    every unsafe request that is not token-authenticated must pass Django's CSRF check. The check
+    reads the body (a form's token field): a body that cannot be read is refused as it is for a
+    token, 400 or 415, by the parser's own exception; only a CSRF failure is a 403."""
 
     def has_permission(self, request: Request, view: object) -> bool:
         if request.method in permissions.SAFE_METHODS or request.auth is not None:
             return True
-        try:
-            SessionAuthentication().enforce_csrf(request)
-        except Exception as exc:
-            raise PermissionDenied(str(getattr(exc, "detail", exc))) from None
+        SessionAuthentication().enforce_csrf(request)  # raises PermissionDenied on a CSRF failure
         return True
 
 
@@ -164,7 +163,7 @@ class ArenaRatingsViewSet(viewsets.ViewSet):
 
     @extend_schema(parameters=[OpenApiParameter("fmt", str, enum=[*exports.FORMATS]), OpenApiParameter("intent", str),
                                OpenApiParameter("language", str)],
-                   responses={(200, "application/octet-stream"): bytes},
+                   responses={(200, media_type): OpenApiTypes.BINARY for media_type in exports.CONTENT_TYPES.values()},
                    description="The votes behind the latest ratings (with intent or language: behind that board), "
                                "as written by the ratings task; 404 before the first ratings.")
     @action(detail=False, methods=["get"], url_path="votes")
