@@ -2,7 +2,8 @@
 
 ``BoundedLimitOffsetPagination``: ``limit`` is capped at MAX_LIMIT and ``offset`` at MAX_OFFSET, so a
 ``?limit=9223372036854775808`` no longer reaches the database as an out-of-range integer (it was a
-server error); a value that is not a number falls back to the default, as DRF does. ``SafeJSONParser``:
+server error); a value that is not a whole number, a ``limit`` under 1 or an ``offset`` under 0 is a 400
+naming the parameter, and the schema says so (minimum and maximum). ``SafeJSONParser``:
 a body nested deeper than Python's recursion limit (``'[' * 100000``) is a 400 naming the problem,
 not a RecursionError; a string holding a NUL character is a 400 naming where (PostgreSQL cannot store it).
 """
@@ -21,11 +22,36 @@ MAX_LIMIT = 1000
 MAX_OFFSET = 10**9
 
 
+def _whole_number(request: Any, name: str, default: int, low: int, high: int) -> int:
+    """A query parameter as a whole number of at least ``low`` (capped at ``high``); absent: ``default``."""
+    text = request.query_params.get(name, "")
+    if text == "":
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValidationError({"detail": f"{name}: {text[:20]!r} is not a whole number", "field": name}) from None
+    if value < low:
+        raise ValidationError({"detail": f"{name}: must be at least {low}", "field": name})
+    return min(value, high)
+
+
 class BoundedLimitOffsetPagination(LimitOffsetPagination):
     max_limit = MAX_LIMIT
 
+    def get_limit(self, request: Any) -> int:
+        return _whole_number(request, self.limit_query_param, self.default_limit or MAX_LIMIT, 1, MAX_LIMIT)
+
     def get_offset(self, request: Any) -> int:
-        return min(super().get_offset(request), MAX_OFFSET)
+        return _whole_number(request, self.offset_query_param, 0, 0, MAX_OFFSET)
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        bounds = {self.limit_query_param: (1, MAX_LIMIT), self.offset_query_param: (0, MAX_OFFSET)}
+        parameters: list[dict[str, Any]] = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            low, high = bounds[parameter["name"]]
+            parameter["schema"] = {**parameter["schema"], "minimum": low, "maximum": high}
+        return parameters
 
 
 class SafeJSONParser(JSONParser):

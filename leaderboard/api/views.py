@@ -6,6 +6,7 @@ from typing import IO, Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
@@ -40,9 +41,9 @@ class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(responses=s.LeaderboardSerializer, parameters=[
         OpenApiParameter("sort", str, description="column id to sort by, e.g. pass@1 or pass@1|language=python"),
-        OpenApiParameter("page", int, description="page number, from 1"),
-        OpenApiParameter("from", str, description="date window start, YYYY-MM-DD (benchmarks with a date slice)"),
-        OpenApiParameter("to", str, description="date window end, YYYY-MM-DD"),
+        OpenApiParameter("page", {"type": "integer", "minimum": 1}, description="page number, from 1"),
+        OpenApiParameter("from", OpenApiTypes.DATE, description="date window start, YYYY-MM-DD (benchmarks with a date slice)"),
+        OpenApiParameter("to", OpenApiTypes.DATE, description="date window end, YYYY-MM-DD"),
     ])
     @action(detail=True, methods=["get"])
     def leaderboard(self, request: Request, slug: str | None = None) -> Response:

@@ -10,13 +10,21 @@ from leaderboard.api.paging import MAX_LIMIT
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("query", ["limit=9223372036854775808", "offset=9223372036854775808", "limit=-1&offset=-5",
-                                   "limit=abc&offset=1e9", f"limit={MAX_LIMIT * 10}"])
-def test_any_limit_and_offset_give_a_page(multi_lcb, query: str) -> None:
+@pytest.mark.parametrize("query", ["limit=9223372036854775808", "offset=9223372036854775808", f"limit={MAX_LIMIT * 10}"])
+def test_a_limit_or_offset_past_any_page_gives_a_clamped_page(multi_lcb, query: str) -> None:
     for path in ("/api/benchmarks/", "/api/models/", "/api/runs/"):
         response = APIClient().get(f"{path}?{query}")
         assert response.status_code == 200, (path, query, response.content[:300])
         assert "results" in response.json()
+
+
+@pytest.mark.parametrize(("query", "field"), [("limit=-1&offset=5", "limit"), ("limit=0", "limit"), ("offset=-5", "offset"),
+                                              ("limit=abc", "limit"), ("offset=1e9", "offset")])
+def test_an_invalid_limit_or_offset_is_a_400_naming_it(multi_lcb, query: str, field: str) -> None:
+    """They used to fall back to the default silently, while the schema promised nothing either way."""
+    for path in ("/api/benchmarks/", "/api/models/", "/api/runs/"):
+        response = APIClient().get(f"{path}?{query}")
+        assert response.status_code == 400 and response.json()["field"] == field, (path, query, response.content[:300])
 
 
 def test_a_json_body_nested_too_deeply_is_a_400_that_says_so(user) -> None:

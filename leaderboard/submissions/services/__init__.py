@@ -28,7 +28,10 @@ from leaderboard.submissions.services.common import SubmissionRefused
 from leaderboard.submissions.services.entries import leaderboard_entries_resync, leaderboard_entry_refresh, leaderboards_rebuild
 from leaderboard.submissions.services.intake import (
                                                      BASELINE_OWNER,
+                                                     SETTINGS_MAX_DEPTH,
+                                                     SETTINGS_MAX_KEYS,
                                                      baselines_submit,
+                                                     generation_settings_problem,
                                                      model_check_submittable,
                                                      submission_create_for_model,
                                                      submission_create_from_predictions,
@@ -51,10 +54,10 @@ from leaderboard.submissions.services.runs import (
 )
 
 __all__ = [
-    "BASELINE_OWNER", "ChunkClaim", "QuotaExceeded", "SubmissionRefused",
+    "BASELINE_OWNER", "ChunkClaim", "QuotaExceeded", "SETTINGS_MAX_DEPTH", "SETTINGS_MAX_KEYS", "SubmissionRefused",
     "baselines_submit", "chunk_claim", "chunk_finish", "chunk_heartbeat", "chunk_record_items", "chunk_release",
-    "chunks_unfinished", "generation_job_queue", "generation_queue_for", "leaderboard_entries_resync", "leaderboard_entry_refresh",
-    "leaderboards_rebuild",
+    "chunks_unfinished", "generation_job_queue", "generation_queue_for", "generation_settings_problem", "leaderboard_entries_resync",
+    "leaderboard_entry_refresh", "leaderboards_rebuild",
     "model_check_submittable", "quota_refund", "quota_remaining", "quota_take", "run_append_log", "run_cancel", "run_claim",
     "run_complete", "run_create", "run_fail", "run_heartbeat", "run_request_helpers", "run_rerun", "run_set_provenance",
     "runs_requeue_expired", "runs_resend_stale_queued", "submission_create_for_model", "submission_create_from_predictions",
