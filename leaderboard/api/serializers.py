@@ -189,7 +189,7 @@ class PredictionsSubmissionSerializer(serializers.Serializer):
 class ItemResultSerializer(serializers.ModelSerializer):
     class Meta:
         model = ItemResult
-        fields = ["item_id", "slices", "scores", "detail", "error"]
+        fields = ["item_id", "slices", "scores", "detail", "error", "passed"]
 
 
 class ScoreCellSerializer(serializers.Serializer):

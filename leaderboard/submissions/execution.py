@@ -134,9 +134,10 @@ class _OpenChunk:
     batch: list[ItemScore] = field(default_factory=list)
     last_flush: float = field(default_factory=time.monotonic)
 
-    def flush(self, primary: str | None) -> None:
+    def flush(self, work: _Work) -> None:
         if self.batch:
-            if self.beat.lost.is_set() or not services.chunk_record_items(claim=self.claim, item_scores=self.batch, primary_key=primary):
+            if self.beat.lost.is_set() or not services.chunk_record_items(claim=self.claim, item_scores=self.batch, primary_key=work.primary,
+                                                                         item_passed=work.evaluator.item_passed):
                 raise LeaseLost()
             self.batch, self.last_flush = [], time.monotonic()
 
@@ -172,9 +173,9 @@ def _score_chunks(work: _Work, worker: str, *, stop: threading.Event) -> int:
             if event.score is not None:
                 chunk.batch.append(event.score)
                 if len(chunk.batch) >= settings.RUN_BATCH_SIZE or time.monotonic() - chunk.last_flush > 2.0:
-                    chunk.flush(work.primary)
+                    chunk.flush(work)
             if event.batch_done:
-                chunk.flush(work.primary)
+                chunk.flush(work)
                 if not services.chunk_finish(claim=chunk.claim):
                     raise LeaseLost()
                 chunk.beat.stop()

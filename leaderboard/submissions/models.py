@@ -122,6 +122,8 @@ class ItemResult(models.Model):
     detail = models.JSONField(default=dict)
     error = models.TextField(blank=True)
     primary_score = models.FloatField(null=True, help_text="The benchmark's primary per-item score, for sorting and filters.")
+    passed = models.BooleanField(null=True, help_text="Full marks (Evaluator.item_passed), for the failed-only filter; null: "
+                                                      "the benchmark has none, or the result was stored before it was recorded.")
 
     class Meta:
         ordering = ["item_id"]

@@ -436,9 +436,12 @@ def run_progress(*, run: EvaluationRun) -> Progress:
 
 
 def run_item_results(*, run: EvaluationRun, failed_only: bool = False) -> QuerySet[ItemResult]:
+    """A run's item results. ``failed_only``: those without full marks as the evaluator recorded them
+    (``passed``, from Evaluator.item_passed); where it recorded none (a result stored before it did, or a
+    benchmark without full marks), a primary score below 1."""
     qs = run.item_results.all()
     if failed_only:
-        qs = qs.filter(primary_score__lt=1)
+        qs = qs.filter(Q(passed=False) | Q(passed__isnull=True, primary_score__lt=1))
     return qs
 
 

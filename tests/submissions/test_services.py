@@ -106,7 +106,7 @@ def test_claim_is_compare_and_set_and_lease_guards_writes(multi_lcb, user):
     services.run_cancel(run=run, user=user)
     assert not services.run_heartbeat(claim=claim)  # the worker learns it must stop
     assert not services.chunk_heartbeat(claim=chunk)
-    assert not services.chunk_record_items(claim=chunk, item_scores=[], primary_key="pass@1")
+    assert not services.chunk_record_items(claim=chunk, item_scores=[], primary_key="pass@1", item_passed=lambda score: None)
     assert EvaluationRun.objects.get(pk=run.pk).status == RunStatus.CANCELLED
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from django.db import transaction
 from django.db.models import Q
@@ -49,16 +49,25 @@ def chunk_heartbeat(*, claim: ChunkClaim) -> bool:
         lease_expires_at=leases.lease_expiry()))
 
 
-def chunk_record_items(*, claim: ChunkClaim, item_scores: Sequence[ItemScore], primary_key: str | None) -> bool:
-    """Write a batch of a chunk's item results and the run's progress in one transaction, only
-    while this worker holds the chunk and the run is running."""
+def item_result_row(*, run_id: int, score: ItemScore, primary_key: str | None,
+                    item_passed: Callable[[ItemScore], bool | None]) -> ItemResult:
+    """The row recorded for one item score: its primary score (for sorting) and whether it got full marks
+    (the evaluator's ``item_passed``, for the failed-only filter; an item scored with an error did not)."""
+    return ItemResult(run_id=run_id, item_id=score.item_id, slices=score.slices, scores=score.scores, detail=score.detail,
+                      error=score.error, primary_score=score.scores.get(primary_key) if primary_key else None,
+                      passed=False if score.error else item_passed(score))
+
+
+def chunk_record_items(*, claim: ChunkClaim, item_scores: Sequence[ItemScore], primary_key: str | None,
+                       item_passed: Callable[[ItemScore], bool | None]) -> bool:
+    """Write a batch of a chunk's item results (``item_result_row``) and the run's progress in one
+    transaction, only while this worker holds the chunk and the run is running."""
     with transaction.atomic():
         held = RunChunk.objects.select_for_update().filter(pk=claim.chunk_id, lease_token=claim.token, done=False).first()
         if held is None or not EvaluationRun.objects.filter(pk=claim.run_id, status=RunStatus.RUNNING).exists():
             return False
         ItemResult.objects.bulk_create(
-            [ItemResult(run_id=claim.run_id, item_id=s.item_id, slices=s.slices, scores=s.scores, detail=s.detail,
-                        error=s.error, primary_score=s.scores.get(primary_key) if primary_key else None) for s in item_scores],
+            [item_result_row(run_id=claim.run_id, score=s, primary_key=primary_key, item_passed=item_passed) for s in item_scores],
             ignore_conflicts=True)
         EvaluationRun.objects.filter(pk=claim.run_id).update(items_done=ItemResult.objects.filter(run_id=claim.run_id).count())
     return True
