@@ -91,6 +91,7 @@ INSTALLED_APPS = [
     "leaderboard.web",
     "leaderboard.modelhost",
     "leaderboard.arena",
+    "leaderboard.history",
 ]
 
 MIDDLEWARE = [
@@ -295,6 +296,10 @@ ARENA_RANDOMIZE_CITATION_STYLE = _env_bool("LEADERBOARD_ARENA_RANDOMIZE_CITATION
 EMAIL_BACKEND = os.environ.get("LEADERBOARD_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = os.environ.get("LEADERBOARD_FROM_EMAIL", "leaderboard@localhost")
 SITE_URL = os.environ.get("LEADERBOARD_SITE_URL", "http://127.0.0.1:8000")  # for links in emails
+# Scheduled snapshots (leaderboard.history): the boards frozen by the beat (comma-separated slugs; "" none) and when
+# (a crontab: minute hour day-of-month month day-of-week, UTC; the default is 03:00 on the first of each month)
+SNAPSHOT_SCHEDULE_BOARDS = [s for s in os.environ.get("LEADERBOARD_SNAPSHOT_BOARDS", "").split(",") if s.strip()]
+SNAPSHOT_SCHEDULE_CRONTAB = os.environ.get("LEADERBOARD_SNAPSHOT_CRONTAB", "0 3 1 * *")
 ARENA_REFERENCE_MODEL = os.environ.get("LEADERBOARD_ARENA_REFERENCE_MODEL", "")  # "": the best-connected well-estimated model
 ARENA_MIN_VOTES = int(os.environ.get("LEADERBOARD_ARENA_MIN_VOTES", "30"))  # provisional below
 ARENA_BOOTSTRAP_ROUNDS = int(os.environ.get("LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS", "100"))

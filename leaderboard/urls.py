@@ -31,6 +31,7 @@ urlpatterns = [
     path("submit/", views.submit, name="submit"),
     path("queue/", views.queue, name="queue"),
     path("arena/", include("leaderboard.arena.urls")),
+    path("", include("leaderboard.history.urls")),  # snapshots and changelog: pages and API
     path("accounts/signup/", account_views.signup, name="signup"),
     path("accounts/token/", account_views.api_token, name="api-token"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),

@@ -8,6 +8,7 @@ import os
 from typing import Any
 
 from celery import Celery
+from celery.schedules import crontab
 from celery.signals import worker_init, worker_process_init
 from kombu import Exchange, Queue
 
@@ -43,6 +44,11 @@ def _schedule(sender: Celery, **_: object) -> None:
                              name="re-queue runs whose worker died")
     sender.add_periodic_task(settings.ARENA_RATINGS_BEAT_SECONDS, sender.signature(routing.ARENA_MAINTAIN, queue=routing.CPU),
                              name="arena: fail answers streaming past the time limit, flag anomalous voters and floods, recompute ratings")
+    if settings.SNAPSHOT_SCHEDULE_BOARDS:
+        minute, hour, day, month, weekday = settings.SNAPSHOT_SCHEDULE_CRONTAB.split()
+        sender.add_periodic_task(crontab(minute=minute, hour=hour, day_of_month=day, month_of_year=month, day_of_week=weekday),
+                                 sender.signature(routing.SNAPSHOT_BOARDS, args=(settings.SNAPSHOT_SCHEDULE_BOARDS,), queue=routing.CPU),
+                                 name="freeze the scheduled boards' snapshots")
 
 
 @worker_init.connect

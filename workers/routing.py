@@ -15,6 +15,7 @@ ARENA_GENERATE_TURN = "workers.tasks.arena_generate_turn"
 ARENA_COMPUTE_RATINGS = "workers.tasks.arena_compute_ratings"
 ARENA_MAINTAIN = "workers.tasks.arena_maintain"
 VALIDATE_JUDGE = "workers.tasks.validate_judge"
+SNAPSHOT_BOARDS = "workers.tasks.snapshot_boards"
 
 #: everything that needs no GPU
 CPU = "cpu"

@@ -69,6 +69,14 @@ def validate_judge(benchmark_id: int, limit: int = 0) -> dict[str, object]:
     return judge_validation_run(benchmark_id=benchmark_id, limit=limit or None)
 
 
+@app.task(name=routing.SNAPSHOT_BOARDS, soft_time_limit=600, time_limit=660)
+def snapshot_boards(slugs: list[str]) -> list[int]:
+    """On ``cpu``, from the beat (``settings.SNAPSHOT_SCHEDULE_BOARDS``): freeze each named board."""
+    from leaderboard.history.services import snapshots_freeze_scheduled
+
+    return [snapshot.pk for snapshot in snapshots_freeze_scheduled(slugs=slugs)]
+
+
 # --- Search Arena ---------------------------------------------------------------------------------
 
 @app.task(name=routing.ARENA_GENERATE_TURN, queue=routing.ARENA, soft_time_limit=settings.ARENA_GENERATION_TIME_LIMIT,

@@ -10,6 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
@@ -23,6 +24,7 @@ from leaderboard.catalog.catalog import BOARDS
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.media import StorageMedia, new_prefix
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
+from leaderboard.history.changelog import changelog_dataset_version
 
 
 def benchmarks_sync() -> list[Benchmark]:
@@ -83,11 +85,25 @@ def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str
                 item_ids=[item.id for item in items], is_current=make_current, source_name=release_path.name, notes=notes,
                 media_prefix=media.prefix if media.count else "", media_count=media.count, media_bytes=media.bytes,
             )
+            changelog_dataset_version(version=version, added=True)
     except BaseException:
         if key:
             default_storage.delete(key)  # no file without its row
         media.delete_written()
         raise
+    return version
+
+
+def dataset_version_make_current(*, version: DatasetVersion) -> DatasetVersion:
+    """Make an imported version its benchmark's current one (the board then shows the runs scored on it)."""
+    with transaction.atomic():
+        DatasetVersion.objects.filter(benchmark=version.benchmark, is_current=True).exclude(pk=version.pk).update(is_current=False)
+        if not version.is_current:
+            version.is_current = True
+            version.save(update_fields=["is_current"])
+            _open_dimensions_fill(version.benchmark, evaluator_files.read_items(dataset_items_path(
+                version, Path(settings.VAR_DIR) / "cache" / "datasets")))
+            changelog_dataset_version(version=version, added=False)
     return version
 
 

@@ -10,9 +10,10 @@ class WebConfig(AppConfig):
         from django.db.models.signals import post_delete, post_save
 
         from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
+        from leaderboard.history.models import ChangelogEntry, Snapshot
         from leaderboard.submissions.models import EvaluationRun, LeaderboardEntry, Submission
         from leaderboard.pagecache import boards_changed
 
-        for shown in (LeaderboardEntry, EvaluationRun, Submission, Model, DatasetVersion, Benchmark):
+        for shown in (LeaderboardEntry, EvaluationRun, Submission, Model, DatasetVersion, Benchmark, Snapshot, ChangelogEntry):
             post_save.connect(boards_changed, sender=shown, dispatch_uid=f"pagecache-save-{shown.__name__}")
             post_delete.connect(boards_changed, sender=shown, dispatch_uid=f"pagecache-delete-{shown.__name__}")

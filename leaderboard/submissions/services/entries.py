@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.catalog.models import Model
+from leaderboard.history.changelog import changelog_row_filed, changelog_rows_refiled
 from leaderboard.submissions.keys import column_id
 from leaderboard.submissions.models import EvaluationRun, LeaderboardEntry, RunStatus, Score, Submission
 
@@ -41,6 +42,8 @@ def leaderboard_entry_refresh(*, run: EvaluationRun) -> None:
     values = _values([run.pk])[run.pk]
     current = LeaderboardEntry.objects.select_for_update().filter(**key).first()
     finished_at = run.finished_at or timezone.now()  # set when the run succeeded, before it reaches a board
+    if public and (current is None or current.finished_at <= finished_at):
+        changelog_row_filed(run=run, values=values, previous=current)  # the board's changelog, before the row changes
     if current is None:
         LeaderboardEntry.objects.create(**key, run=run, values=values, finished_at=finished_at)
     elif current.finished_at <= finished_at:
@@ -62,6 +65,7 @@ def leaderboard_entries_resync(*, model_id: int) -> int:
         for run in runs:
             latest[_slot(run, run.submission, model)] = run  # the latest finished run of each slot wins
         values = _values([run.pk for run in latest.values()])
+        changelog_rows_refiled(model=model, latest=latest)  # the boards' changelogs, while the old rows are still there
         LeaderboardEntry.objects.filter(model_id=model_id).delete()
         LeaderboardEntry.objects.bulk_create([
             LeaderboardEntry(benchmark_id=benchmark_id, dataset_version_id=dataset_id, model_id=model_id, is_public=public,

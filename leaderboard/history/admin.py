@@ -1,0 +1,84 @@
+"""Admin for snapshots and the changelog. A snapshot is added through its form (the board, a reason,
+the snapshot it corrects) or the benchmarks' action "Freeze a snapshot", both through
+``snapshot_freeze``; stored snapshots and changelog entries are read-only and cannot be deleted."""
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from leaderboard.catalog.models import Benchmark
+from leaderboard.history.models import ChangelogEntry, Snapshot
+from leaderboard.history.services import SnapshotRefused, snapshot_freeze
+
+
+class SnapshotForm(forms.ModelForm):
+    class Meta:
+        model = Snapshot
+        fields = ["benchmark", "reason", "corrects"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        corrects, benchmark = data.get("corrects"), data.get("benchmark")
+        if corrects is not None and benchmark is not None and corrects.benchmark_id != benchmark.pk:
+            self.add_error("corrects", f"snapshot #{corrects.pk} is of another board ({corrects.benchmark.slug})")
+        return data
+
+
+@admin.register(Snapshot)
+class SnapshotAdmin(admin.ModelAdmin):
+    list_display = ["pk", "benchmark", "frozen_at", "reason", "corrects", "dataset_version", "json_sha256"]
+    list_filter = ["benchmark"]
+    readonly_fields = ["benchmark", "dataset_version", "frozen_at", "created_by", "reason", "corrects", "csv_sha256", "json_sha256",
+                       "parquet_sha256"]
+    exclude = ["columns", "rows", "csv_bytes", "json_bytes", "parquet_bytes"]
+    form = SnapshotForm
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Snapshot | None = None) -> list[str]:
+        return self.readonly_fields if obj is not None else []
+
+    def get_exclude(self, request: HttpRequest, obj: Snapshot | None = None) -> list[str]:
+        return self.exclude if obj is not None else [f.name for f in Snapshot._meta.fields if f.name not in SnapshotForm.Meta.fields]
+
+    def has_change_permission(self, request: HttpRequest, obj: Snapshot | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Snapshot | None = None) -> bool:
+        return False
+
+    def save_model(self, request: HttpRequest, obj: Snapshot, form: Any, change: bool) -> None:
+        frozen = snapshot_freeze(benchmark=obj.benchmark, reason=obj.reason, user=request.user, corrects=obj.corrects)  # type: ignore[arg-type]
+        obj.pk, obj._state.adding = frozen.pk, False
+
+
+@admin.register(ChangelogEntry)
+class ChangelogEntryAdmin(admin.ModelAdmin):
+    list_display = ["at", "benchmark", "kind", "text", "is_public"]
+    list_filter = ["benchmark", "kind", "is_public"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: ChangelogEntry | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: ChangelogEntry | None = None) -> bool:
+        return False
+
+
+@admin.action(description="Freeze a snapshot of the selected boards")
+def freeze_snapshots(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Benchmark]) -> None:
+    for benchmark in queryset:
+        try:
+            snapshot = snapshot_freeze(benchmark=benchmark, reason=f"frozen from the admin by {request.user}", user=request.user)  # type: ignore[arg-type]
+        except SnapshotRefused as exc:
+            modeladmin.message_user(request, f"{benchmark.slug}: {exc}", messages.ERROR)
+        else:
+            modeladmin.message_user(request, f"{benchmark.slug}: snapshot #{snapshot.pk} frozen ({len(snapshot.rows)} rows)")
+
+
+_benchmarks = admin.site.get_model_admin(Benchmark)
+_benchmarks.actions = [*(_benchmarks.actions or []), freeze_snapshots]

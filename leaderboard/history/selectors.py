@@ -1,0 +1,203 @@
+"""Reads of a board's history: its snapshots, its public changelog, and rank history (each model's rank
+and headline over time, from the snapshots and the changelog). Private models never appear: changelog
+entries are read only while written public and their model and runs' submissions are still public, and
+rank history names only models that are public now. Each selector issues a fixed number of queries."""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Q, QuerySet
+from django.urls import reverse
+
+from leaderboard.accounts import policy
+from leaderboard.catalog.models import Benchmark, Model
+from leaderboard.history.changelog import headline_of, headline_text
+from leaderboard.history.models import ChangeKind, ChangelogEntry, Snapshot
+
+#: how many snapshots rank history reads per board (the latest ones)
+HISTORY_SNAPSHOTS = 24
+#: how many models the board's rank history follows (the best ranked in its latest snapshot)
+HISTORY_MODELS = 6
+
+
+def snapshots_of(*, benchmark: Benchmark) -> QuerySet[Snapshot]:
+    """A board's snapshots, newest first, without their bytes."""
+    return Snapshot.objects.filter(benchmark=benchmark).defer("csv_bytes", "json_bytes", "parquet_bytes", "rows")
+
+
+def snapshot_latest(*, benchmark: Benchmark) -> Snapshot | None:
+    return snapshots_of(benchmark=benchmark).defer("columns").first()
+
+
+def snapshot_get(*, benchmark: Benchmark, snapshot_id: int) -> Snapshot | None:
+    return (Snapshot.objects.filter(benchmark=benchmark, pk=snapshot_id).select_related("benchmark", "dataset_version", "corrects")
+            .first())
+
+
+def snapshot_download(*, snapshot: Snapshot, fmt: str) -> tuple[bytes, str] | None:
+    """The stored bytes of a download and their sha256 (None: no such format for this snapshot)."""
+    found = {"csv": (snapshot.csv_bytes, snapshot.csv_sha256), "json": (snapshot.json_bytes, snapshot.json_sha256),
+             "parquet": (snapshot.parquet_bytes, snapshot.parquet_sha256)}.get(fmt)
+    if found is None or found[0] is None:
+        return None
+    return bytes(found[0]), found[1]
+
+
+def site_address(path: str) -> str:
+    """A path on this site as a full address (``settings.SITE_URL``)."""
+    return settings.SITE_URL.rstrip("/") + path
+
+
+def snapshot_url(snapshot: Snapshot) -> str:
+    """The snapshot's permanent address on this site."""
+    return site_address(reverse("snapshot", args=[snapshot.benchmark.slug, snapshot.pk]))
+
+
+@dataclass(frozen=True)
+class Citation:
+    key: str
+    bibtex: str
+    text: str
+
+
+def snapshot_citation(snapshot: Snapshot) -> Citation:
+    """How to cite a snapshot: a BibTeX entry and the same in plain text, each with its permanent URL,
+    the dataset version behind it and the sha256 of its JSON download."""
+    benchmark = snapshot.benchmark
+    when = snapshot.frozen_at.astimezone(dt.timezone.utc)
+    key = f"{benchmark.slug.replace('-', '_')}_snapshot_{snapshot.pk}"
+    url = snapshot_url(snapshot)
+    dataset = snapshot.dataset_version.tag if snapshot.dataset_version else "none"
+    title = f"{benchmark.name} leaderboard, snapshot {snapshot.pk} of {when:%Y-%m-%d}"
+    bibtex = "\n".join([
+        f"@misc{{{key},",
+        f"  title = {{{{{title}}}}},",
+        f"  year = {{{when:%Y}}},",
+        f"  month = {{{when:%b}}}".lower() + ",",
+        f"  howpublished = {{\\url{{{url}}}}},",
+        f"  note = {{Dataset version {dataset}; {len(snapshot.rows)} rows; JSON sha256 {snapshot.json_sha256}}}",
+        "}",
+    ])
+    text = (f"{title} (frozen {when:%Y-%m-%d %H:%M} UTC). {url}. Dataset version {dataset}; {len(snapshot.rows)} rows; "
+            f"JSON sha256 {snapshot.json_sha256}.")
+    return Citation(key, bibtex, text)
+
+
+def _public_entries_q(user: Any) -> Q:
+    """Entries written public about work that is still public (the model, and the submissions of the runs
+    it names, checked on every read as the board's rows are); staff read every entry."""
+    if policy.is_staff(user):
+        return Q()
+    return (Q(is_public=True) & (Q(model__isnull=True) | Q(model__is_public=True))
+            & (Q(run__isnull=True) | Q(run__submission__is_public=True))
+            & (Q(previous_run__isnull=True) | Q(previous_run__submission__is_public=True)))
+
+
+def changelog_of(*, benchmark: Benchmark, user: Any = None, limit: int = 50) -> list[ChangelogEntry]:
+    """A board's changelog, newest first, as ``user`` may read it."""
+    return list(ChangelogEntry.objects.filter(_public_entries_q(user), benchmark=benchmark)
+                .select_related("model", "dataset_version")[:limit])
+
+
+@dataclass
+class HistoryPoint:
+    at: dt.datetime
+    rank: int | None
+    headline: list[float | int | None] | None
+    headline_text: str
+    source: str  # "snapshot #3" or the changelog's words
+    snapshot: Snapshot | None = None
+
+
+@dataclass
+class BoardHistory:
+    """One model's history on one board, oldest first, with its chart's bars (heights in %)."""
+
+    benchmark: Benchmark
+    points: list[HistoryPoint]
+    bars: list[dict[str, Any]] = field(default_factory=list)
+
+
+def model_rank_history(*, model: Model, user: Any = None) -> list[BoardHistory]:
+    """A public model's rank and headline on each board over time: every snapshot it is in (rank and
+    headline) and every public changelog entry with a new headline (rank unknown between snapshots)."""
+    if not model.is_public:
+        return []
+    by_board: dict[int, BoardHistory] = {}
+    # boards the model has been on (a row now, or a changelog entry); JSON containment is not portable to SQLite
+    seen_on = (set(model.entries.values_list("benchmark_id", flat=True))
+               | set(ChangelogEntry.objects.filter(model=model).values_list("benchmark_id", flat=True)))
+    snapshots = Snapshot.objects.filter(benchmark_id__in=seen_on).select_related("benchmark").defer(
+        "csv_bytes", "json_bytes", "parquet_bytes").order_by("frozen_at", "pk")
+    for snapshot in snapshots:
+        row = next((r for r in snapshot.rows if r["model_slug"] == model.slug), None)
+        if row is None:
+            continue
+        headline = headline_of(snapshot.benchmark, row["values"])
+        by_board.setdefault(snapshot.benchmark_id, BoardHistory(snapshot.benchmark, [])).points.append(
+            HistoryPoint(snapshot.frozen_at, row["rank"], headline, headline_text(snapshot.benchmark, headline), f"snapshot #{snapshot.pk}",
+                         snapshot))
+    entries = (ChangelogEntry.objects.filter(_public_entries_q(user), model=model, headline__isnull=False,
+                                             kind__in=[ChangeKind.MODEL_ADDED, ChangeKind.RUN_REPLACED, ChangeKind.MODEL_RETURNED])
+               .select_related("benchmark").order_by("at", "pk"))
+    for entry in entries:
+        by_board.setdefault(entry.benchmark_id, BoardHistory(entry.benchmark, [])).points.append(
+            HistoryPoint(entry.at, None, entry.headline, headline_text(entry.benchmark, entry.headline), entry.text))
+    boards = sorted(by_board.values(), key=lambda b: (b.benchmark.position, b.benchmark.name))
+    for board in boards:
+        board.points.sort(key=lambda p: p.at)
+        board.bars = _bars(board)
+    return boards
+
+
+def _bars(board: BoardHistory) -> list[dict[str, Any]]:
+    """One bar per point: a share against 100%, a number against the largest shown."""
+    percent = (board.benchmark.primary_metric or {}).get("format", "percent") == "percent"
+    values = [float(p.headline[0]) for p in board.points if p.headline and p.headline[0] is not None]
+    full = 1.0 if percent else max([abs(v) for v in values] + [1e-9])
+    return [{"height": round(100 * max(0.0, min(1.0, float(p.headline[0]) / full)), 1) if p.headline and p.headline[0] is not None else 0,
+             "label": p.headline_text, "rank": p.rank, "at": p.at} for p in board.points]
+
+
+@dataclass
+class BoardRankHistory:
+    """The board's best models' ranks across its latest snapshots (oldest first): a table and an SVG."""
+
+    snapshots: list[Snapshot]
+    models: list[dict[str, Any]]  # {name, slug, ranks: [rank | None per snapshot], texts: [...], points: "x,y ..."}
+    width: int = 0
+    height: int = 0
+    max_rank: int = 1
+
+
+def board_rank_history(*, benchmark: Benchmark) -> BoardRankHistory | None:
+    """Rank over the board's latest snapshots of the models best ranked in the latest one, public models
+    only (None: fewer than one snapshot). Two queries."""
+    snapshots = list(Snapshot.objects.filter(benchmark=benchmark).defer("csv_bytes", "json_bytes", "parquet_bytes")
+                     .order_by("-frozen_at", "-pk")[:HISTORY_SNAPSHOTS])[::-1]
+    if not snapshots:
+        return None
+    latest = [r for r in snapshots[-1].rows if r["rank"] is not None]
+    latest.sort(key=lambda r: (r["rank"], r["model"]))
+    slugs = [r["model_slug"] for r in latest]
+    public = set(Model.objects.filter(slug__in=slugs, is_public=True).values_list("slug", flat=True))
+    chosen = [r for r in latest if r["model_slug"] in public][:HISTORY_MODELS]
+    step, top = 60, 20
+    max_rank = max([r["rank"] for s in snapshots for r in s.rows if r["rank"] is not None] + [1])
+    height = top * 2 + 24 * max(max_rank - 1, 1)
+    models = []
+    for row in chosen:
+        ranks: list[int | None] = []
+        texts: list[str] = []
+        for snapshot in snapshots:
+            found = next((r for r in snapshot.rows if r["model_slug"] == row["model_slug"]), None)
+            ranks.append(found["rank"] if found else None)
+            texts.append(headline_text(benchmark, headline_of(benchmark, found["values"])) if found else "")
+        points = " ".join(f"{40 + i * step},{top + 24 * (rank - 1)}" for i, rank in enumerate(ranks) if rank is not None)
+        models.append({"name": row["model"], "slug": row["model_slug"], "cells": list(zip(ranks, texts)), "points": points,
+                       "dots": [{"x": 40 + i * step, "y": top + 24 * (rank - 1), "rank": rank}
+                                for i, rank in enumerate(ranks) if rank is not None]})
+    return BoardRankHistory(snapshots, models, 80 + step * max(len(snapshots) - 1, 1), height, max_rank)
