@@ -157,3 +157,24 @@ def test_the_schema_documents_the_history_api(client):
     schema = client.get("/api/schema/").content.decode()
     for path in ("/api/benchmarks/{slug}/snapshots/", "/api/benchmarks/{slug}/snapshots/{id}/", "/api/benchmarks/{slug}/changelog/"):
         assert path in schema
+
+
+def test_the_beat_freezes_the_boards_an_operator_names(settings):
+    from celery import Celery
+    from celery.schedules import crontab
+
+    from workers.celery import _schedule
+
+    name = "freeze the scheduled boards' snapshots"
+    settings.SNAPSHOT_SCHEDULE_BOARDS = []
+    idle = Celery("probe-idle")
+    idle.conf.update(beat_schedule={})
+    _schedule(idle)
+    assert name not in idle.conf.beat_schedule
+    settings.SNAPSHOT_SCHEDULE_BOARDS, settings.SNAPSHOT_SCHEDULE_CRONTAB = ["multi-lcb", "policon"], "30 4 * * 1"
+    app = Celery("probe")
+    app.conf.update(beat_schedule={})
+    _schedule(app)
+    entry = app.conf.beat_schedule[name]
+    assert (entry["task"], entry["args"]) == ("workers.tasks.snapshot_boards", (["multi-lcb", "policon"],))
+    assert entry["schedule"] == crontab(minute="30", hour="4", day_of_month="*", month_of_year="*", day_of_week="1")
