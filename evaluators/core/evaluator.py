@@ -113,6 +113,11 @@ class Evaluator(ABC):
         as not passed without asking."""
         return None
 
+    def companion_items(self, item_id: str) -> list[str]:
+        """Items scored apart that belong with this one, shown beside it on the per-item page (Video NIAH
+        multi hop: the chain's other hop at the same N). Ids that were not scored are left out there."""
+        return []
+
     # ----------------------------------------------------------------------------- set-up
     def sample_dataset(self) -> Path:
         """Path of the sample release shipped with the package (for ``make run`` and the tests):

@@ -278,6 +278,12 @@ class VideoNIAHMultiEvaluator(_VideoNIAH):
     read_items = staticmethod(multi_hop_items)
     lines = Lines("frames", ("accuracy", "both"))
 
+    def companion_items(self, item_id: str) -> list[str]:
+        """The chain's other hop at the same N (each of its rotations, when asked circularly)."""
+        head, _, question = self._base(item_id).rpartition("/")
+        other = {"q1": "q2", "q2": "q1"}.get(question)
+        return [f"{head}/{other}{suffix}" for suffix in ["", *(f"/r{k}" for k in range(len(LETTERS)))]] if other else []
+
     @staticmethod
     def _pair(score: ItemScore) -> str:
         return score.item_id.rsplit("/", 1)[0]  # multi/<chain>/<N>

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from django.core.cache import cache
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.utils import timezone
 
-from evaluators.core import ItemScore, MethodNote, ProtocolRow, evaluator_class, evaluator_version
+from evaluators.core import ItemScore, MethodNote, ProtocolRow, evaluator_class, evaluator_for, evaluator_version
 from evaluators.core.files import read_items
 from leaderboard.accounts import policy
 from leaderboard.catalog.evaluators import configured_evaluator
@@ -443,6 +443,16 @@ def run_item_results(*, run: EvaluationRun, failed_only: bool = False) -> QueryS
     if failed_only:
         qs = qs.filter(Q(passed=False) | Q(passed__isnull=True, primary_score__lt=1))
     return qs
+
+
+def item_companions(*, run: EvaluationRun, item_ids: Sequence[str]) -> dict[str, list[ItemResult]]:
+    """For each of ``item_ids``, the run's results of the items that belong with it
+    (Evaluator.companion_items: Video NIAH's other hop), in one query."""
+    evaluator = evaluator_for(run.evaluator_key)
+    wanted = {item_id: evaluator.companion_items(item_id) for item_id in item_ids}
+    every = {other for others in wanted.values() for other in others}
+    found = {r.item_id: r for r in run.item_results.filter(item_id__in=every)} if every else {}
+    return {item_id: [found[other] for other in others if other in found] for item_id, others in wanted.items()}
 
 
 def example_predictions(*, benchmark: Benchmark) -> bytes | None:

@@ -242,11 +242,16 @@ def run_status(request: HtmxRequest, pk: int) -> HttpResponse:
 
 
 def run_items(request: HtmxRequest, pk: int) -> HttpResponse:
+    """A run's item results, 50 a page, each with the work behind its scores and the items that belong with
+    it (Video NIAH's other hop); ``?failed=1``: only those without full marks."""
     run = get_object_or_404(selectors.runs_visible(user=request.user), pk=pk)
     failed_only = request.GET.get("failed") == "1"
     page = Paginator(selectors.run_item_results(run=run, failed_only=failed_only), 50).get_page(request.GET.get("page"))
+    results = list(page)
+    companions = selectors.item_companions(run=run, item_ids=[r.item_id for r in results])
     template = "web/run_items.html#items" if request.htmx else "web/run_items.html"
-    return render(request, template, {"run": run, "page": page, "failed_only": failed_only})
+    return render(request, template, {"run": run, "page": page, "failed_only": failed_only,
+                                      "rows": [(r, companions[r.item_id]) for r in results]})
 
 
 def compare(request: HtmxRequest) -> HttpResponse:

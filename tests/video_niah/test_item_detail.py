@@ -3,7 +3,7 @@ the needle images in the order the model saw them, beside the answer, its readin
 from __future__ import annotations
 
 from evaluators.core import Item, Prediction
-from evaluators.video_niah.evaluator import VideoNIAHMultiEvaluator
+from evaluators.video_niah.evaluator import VideoNIAHMultiEvaluator, VideoNIAHSingleEvaluator
 
 
 def test_the_detail_holds_the_question_options_and_needles_in_order() -> None:
@@ -16,3 +16,10 @@ def test_the_detail_holds_the_question_options_and_needles_in_order() -> None:
     assert score.detail["options"] == ["cat", "dog", "owl", "fox"]
     assert score.detail["needles"] == ["a" * 64 + ".jpg", "b" * 64 + ".jpg", "c" * 64 + ".jpg"]  # by position, not as stored
     assert (score.detail["answer"], score.detail["parsed"], score.detail["gold"]) == ("B", "B", "C")
+
+
+def test_a_hop_belongs_with_the_chains_other_hop_at_the_same_n() -> None:
+    multi = VideoNIAHMultiEvaluator()
+    assert multi.companion_items("multi/c1/32/q2")[0] == "multi/c1/32/q1"
+    assert multi.companion_items("multi/c1/32/q1/r2") == ["multi/c1/32/q2", *(f"multi/c1/32/q2/r{k}" for k in range(4))]
+    assert VideoNIAHSingleEvaluator().companion_items("single/n1/16/40") == []

@@ -89,6 +89,10 @@ def test_niah_multi_hop_lists_a_wrong_hop_under_failed_only_with_its_question_an
     assert "read as <code>A</code> · expected <code>C</code>" in html
     assert f'src="/runs/{run.pk}/media/{NEEDLE}"' in html and f'src="/runs/{run.pk}/media/{CLUE}"' in html
     assert "The chain's 2 images" in html
+    other = html[html.index('<div class="companion">'):]  # the wrong hop shows the chain's other hop beside it
+    other = other[:other.index("</div>")]
+    assert "Hop 1 (<code>multi/c1/32/q1</code>)" in other and "What does the chain&#x27;s last frame show?" in other
+    assert 'expected <code>D</code>' in other and '<span class="badge passed">right</span>' in other
     api = client.get(f"/api/runs/{run.pk}/items/?failed=1").json()["results"]  # the API's filter is the same
     assert [(r["item_id"], r["passed"]) for r in api] == [("multi/c1/32/q2", False)]
 
