@@ -4,7 +4,8 @@ A response's style (length, citation count, markdown, which kinds of sources it 
 its citations were shown in the standardized format) influences votes independently of quality.
 ``features`` turns one side's final text and cited URLs into a flat ``{feature: value}`` dict whose
 keys are ``STYLE_FEATURES``; ratings.py turns both sides' dicts into the per-battle covariates
-``(a - b) / (a + b + 1)``, z-scored.
+``(a - b) / (a + b + 1)``, z-scored. The counts of supported and unsupported citations
+(``ATTRIBUTION_FEATURES``) come from the citation attribution, not from the text.
 
 Source categories come from domain rules (``source_category``): a fixed table of well-known domains
 per category, then suffix rules (``.gov``, ``.edu``, ``.ac.xx``, ``.mil``...), then a news heuristic for
@@ -14,7 +15,7 @@ order, so ``ncbi.nlm.nih.gov`` is an academic source, not a government one.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Mapping, Sequence
 from urllib.parse import urlsplit
 
 SOURCE_CATEGORIES: tuple[str, ...] = (
@@ -22,10 +23,16 @@ SOURCE_CATEGORIES: tuple[str, ...] = (
     "tech_coding", "academic_journal", "retail", "other",
 )
 
+#: per-turn counts of an answer's (claim, cited source) pairs that the cited text supports, and that it
+#: does not (irrelevant or contradicting), from ``attribution.py``: not in the text, so ``features``
+#: gives 0 unless told them; the site adds them from the stored attributions
+ATTRIBUTION_FEATURES: tuple[str, ...] = ("supported_citations", "unsupported_citations")
+
 STYLE_FEATURES: tuple[str, ...] = (
     "length", "citation_count", "markdown_headers", "markdown_lists", "markdown_bold",
     *(f"cites_{category}" for category in SOURCE_CATEGORIES),
     "citation_style_standardized",
+    *ATTRIBUTION_FEATURES,
 )
 
 # Domains (the host or any parent of it) per category, checked in this order.
@@ -151,12 +158,14 @@ def source_category(url: str) -> str:
     return "other"
 
 
-def features(text: str, source_urls: Sequence[str], citation_style: str) -> dict[str, float]:
+def features(text: str, source_urls: Sequence[str], citation_style: str,
+             attributed: Mapping[str, float] | None = None) -> dict[str, float]:
     """Style features of one side of a battle.
 
     ``text`` is the side's response text (all assistant turns joined), ``source_urls`` the URLs it
     cited, ``citation_style`` how its citations were displayed: "standardized" or the provider's own
     ("original"). Length is in whitespace-separated words; citation count is distinct URLs.
+    ``attributed`` holds the ``ATTRIBUTION_FEATURES`` when known (0 otherwise).
     """
     distinct = list(dict.fromkeys(u for u in source_urls if u))
     cited = {source_category(u) for u in distinct}
@@ -170,4 +179,6 @@ def features(text: str, source_urls: Sequence[str], citation_style: str) -> dict
     for category in SOURCE_CATEGORIES:
         values[f"cites_{category}"] = 1.0 if category in cited else 0.0
     values["citation_style_standardized"] = 1.0 if citation_style == "standardized" else 0.0
+    for name in ATTRIBUTION_FEATURES:
+        values[name] = float((attributed or {}).get(name, 0.0))
     return values

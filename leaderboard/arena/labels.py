@@ -21,6 +21,8 @@ FEATURE_LABELS: dict[str, str] = {
     "cites_youtube": "Cites YouTube",
     "cites_retail": "Cites shops",
     "cites_other": "Cites other sites",
+    "supported_citations": "Supported citations",
+    "unsupported_citations": "Unsupported citations (irrelevant or contradicting)",
 }
 
 LANGUAGE_NAMES: dict[str, str] = {

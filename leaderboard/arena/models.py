@@ -224,3 +224,24 @@ class RatingSnapshot(models.Model):
 
     class Meta:
         ordering = ["-computed_at"]
+
+
+class TurnAttribution(models.Model):
+    """One side's answer to one turn broken into (claim, cited source) pairs, each labelled supported,
+    irrelevant, contradicting or unchecked (``evaluators.arena.attribution``), with the method and every
+    raw judge call behind the labels. Written after the turn is answered; never read by the vote."""
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="attributions")
+    side = models.CharField(max_length=1)
+    method = models.TextField()
+    pairs = models.JSONField(default=list, blank=True)
+    supported = models.PositiveIntegerField(default=0)
+    irrelevant = models.PositiveIntegerField(default=0)
+    contradicting = models.PositiveIntegerField(default=0)
+    unchecked = models.PositiveIntegerField(default=0)
+    judge_calls = models.JSONField(default=list, blank=True)
+    computed_at = models.DateTimeField(auto_now=True, db_index=True)
+
+    class Meta:
+        ordering = ["turn", "side"]
+        constraints = [models.UniqueConstraint(fields=["turn", "side"], name="arena_attribution_once_per_side")]

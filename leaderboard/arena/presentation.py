@@ -42,6 +42,10 @@ class Pane:
     html: SafeString
     done: bool
     error: str = ""  # only filled after the reveal: an error message may name the model
+    #: after the reveal only (labels shown before the vote would tell voters what the paper finds they
+    #: do not check): each (claim, cited source) pair with its label, and the method behind them
+    attribution: tuple[dict[str, Any], ...] = ()
+    attribution_method: str = ""
 
 
 def pane(turn: Turn, side: str, *, revealed: bool) -> Pane:
@@ -56,8 +60,16 @@ def pane(turn: Turn, side: str, *, revealed: bool) -> Pane:
     note = STATUS_NOTES.get(status, "")
     if status == AnswerStatus.FAILED and answer is not None and answer.finish_reason == TIMED_OUT:
         note = TIMED_OUT_NOTE  # our own reason (names no model), so it is shown before the vote too
+    found = next((a for a in turn.attributions.all() if a.side == side), None) if revealed else None
+    pairs = tuple({**p, "word": ATTRIBUTION_WORDS.get(p["label"], p["label"])} for p in (found.pairs if found else []))
     return Pane(side=side, status=status, note=note, html=html,
-                done=status not in UNFINISHED, error=(answer.error if answer and revealed else ""))
+                done=status not in UNFINISHED, error=(answer.error if answer and revealed else ""),
+                attribution=pairs, attribution_method=found.method if found else "")
+
+
+#: a pair's label as the reveal and the profile say it
+ATTRIBUTION_WORDS: dict[str, str] = {"supported": "supported", "irrelevant": "irrelevant", "contradicting": "contradicting",
+                                     "unchecked": "not checked (no text of the page stored)"}
 
 
 def rating_rows(snapshot: RatingSnapshot | None) -> list[dict[str, Any]]:
@@ -143,6 +155,9 @@ FINDING_GROUPS: tuple[tuple[str, tuple[str, ...], str], ...] = (
                                                      "community_blog", "social_media", "tech_coding", "youtube", "retail", "other")),
      "The share of an answer's citations in each category of source (the domain table below), whether or not the "
      "cited text supports the claim."),
+    ("Citation attribution", ("supported_citations", "unsupported_citations"),
+     "How many of an answer's citations the cited text supports, and how many it does not (irrelevant or "
+     "contradicting), per turn, from the citation attribution (a judge, or the crude word-overlap rule)."),
     ("Length and formatting", ("length", "markdown_headers", "markdown_lists", "markdown_bold"),
      "The answer's length and its markdown: headers, lists, bold text."),
 )
@@ -188,4 +203,28 @@ def findings(snapshots: list[RatingSnapshot]) -> dict[str, Any]:
                       "style_rank": m["rank_ub"], "change": m["rating"] - before["rating"], "rank_change": before["rank_ub"] - m["rank_ub"]})
     moves.sort(key=lambda r: -r["style_rating"])
     return {"groups": groups, "filters": [{"key": k, "value": v, "label": filter_label(k, v)} for k, v in filters], "moves": moves,
+            "attribution": attribution_question(by_filter[("", "")]),
             "n_votes": whole.n_votes, "method": whole.result.get("method", ""), "computed_at": whole.computed_at}
+
+
+def attribution_question(effects: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The paper's question on these votes: does an unsupported citation raise the win rate as much as a
+    supported one? Both coefficients with their intervals, and a reading that claims no more than the
+    intervals allow: a difference only when they do not overlap, equality never (only "not told apart")."""
+    supported, unsupported = effects.get("supported_citations"), effects.get("unsupported_citations")
+    if supported is None or unsupported is None:
+        return None
+    rows = [{**c, "label": feature_label(c["feature"])} for c in (supported, unsupported)]
+    if all(c["ci_low"] == c["ci_high"] == c["value"] == 0 for c in rows):
+        reading = ("Not measured yet: no counted vote has attributed citations that differ between the two answers.")
+    elif unsupported["ci_low"] > supported["ci_high"]:
+        reading = "Voters reward an unsupported citation more than a supported one: the intervals do not overlap."
+    elif supported["ci_low"] > unsupported["ci_high"]:
+        reading = "Voters reward a supported citation more than an unsupported one: the intervals do not overlap."
+    else:
+        positive = [c["label"].lower() for c in rows if c["ci_low"] > 0]
+        also = (" Both raise the win rate (each interval lies above zero)." if len(positive) == 2 else
+                f" Only one interval lies above zero ({positive[0]})." if positive else " Neither interval lies clearly above zero.")
+        reading = ("These votes cannot tell the two apart: the intervals overlap, so an unsupported citation may raise the "
+                   "win rate as much as a supported one, or more, or less." + also)
+    return {"rows": rows, "reading": reading, "difference": unsupported["value"] - supported["value"]}

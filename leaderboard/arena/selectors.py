@@ -7,10 +7,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from django.db.models import Q, QuerySet
+from django.db.models import Q, QuerySet, Sum
 
 from evaluators.llm.types import Answer
-from leaderboard.arena.models import Battle, RatingSnapshot, Turn, Vote, VoteExclusion
+from leaderboard.arena.models import Battle, RatingSnapshot, Turn, TurnAttribution, Vote, VoteExclusion
 
 #: what a public id can look like (secrets.token_urlsafe): anything else is not looked up at all
 _PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -30,8 +30,10 @@ def answer_from_dict(data: dict[str, Any] | None) -> Answer | None:
     return Answer.from_dict(data) if data else None
 
 
-def battle_turns(battle: Battle) -> list[Turn]:
-    return list(battle.turns.order_by("index"))
+def battle_turns(battle: Battle, *, with_attributions: bool = False) -> list[Turn]:
+    """The battle's turns in order; with their citation attributions for a revealed battle's panes."""
+    turns = battle.turns.order_by("index")
+    return list(turns.prefetch_related("attributions") if with_attributions else turns)
 
 
 def battle_complete(turns: list[Turn]) -> bool:
@@ -153,3 +155,23 @@ def battle_row(battle: Battle) -> dict[str, Any]:
                     "exclusion_reasons": list(vote.exclusion_reasons) if vote else [],
                     "statuses": [[t.status_a, t.status_b] for t in turns], "turn_languages": [t.language for t in turns]}
     return row
+
+
+def model_attribution(*, name: str) -> dict[str, Any] | None:
+    """A contestant's checked citations: count and share of each label, with Wilson 95% intervals, over
+    every stored attribution of its answers (either pane), and the methods that labelled them."""
+    from evaluators.arena.attribution import LABELS, wilson
+
+    rows = TurnAttribution.objects.filter(Q(side="a", turn__battle__model_a__name=name) | Q(side="b", turn__battle__model_b__name=name))
+    totals = rows.aggregate(**{label: Sum(label) for label in LABELS}, unchecked=Sum("unchecked"))
+    checked = sum(int(totals[label] or 0) for label in LABELS)
+    if checked == 0:
+        return None
+    methods = sorted({m.split(";")[0] for m in rows.values_list("method", flat=True).distinct()})
+    shares = []
+    for label in LABELS:
+        k = int(totals[label] or 0)
+        low, high = wilson(k, checked)
+        shares.append({"label": label, "count": k, "share": k / checked, "ci_low": low, "ci_high": high})
+    return {"checked": checked, "unchecked": int(totals["unchecked"] or 0), "answers": rows.count(), "shares": shares,
+            "methods": methods}

@@ -41,8 +41,8 @@ def arena_home(request: HtmxRequest) -> HttpResponse:
 
 
 def _battle_context(request: HtmxRequest, battle: Battle) -> dict:
-    turns = selectors.battle_turns(battle)
     revealed = battle.locked
+    turns = selectors.battle_turns(battle, with_attributions=revealed)
     return {"battle": battle, "revealed": revealed, "mine": battle.voter_hash == voter_hash_if_known(request),
             "turns": [(t, presentation.pane(t, "a", revealed=revealed), presentation.pane(t, "b", revealed=revealed)) for t in turns],
             "complete": selectors.battle_complete(turns), "winners": Winner.choices, "prompt_form": PromptForm(),

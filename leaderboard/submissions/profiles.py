@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from leaderboard.arena.selectors import latest_snapshots
+from leaderboard.arena.selectors import latest_snapshots, model_attribution
 from leaderboard.catalog.models import Model
 from leaderboard.submissions.keys import column_id
 from leaderboard.submissions.models import EvaluationRun, LeaderboardEntry
@@ -36,7 +36,7 @@ def _arena(name: str) -> dict[str, Any] | None:
     if row is None:
         return None
     return {**row, "of": sum(1 for m in rows if m.get("rankable", True) and m.get("bounded", True)), "votes_counted": snapshot.n_votes,
-            "computed_at": snapshot.computed_at}
+            "computed_at": snapshot.computed_at, "attribution": model_attribution(name=name)}
 
 
 def model_profile(*, model: Model, user: Any) -> dict[str, Any]:

@@ -35,7 +35,7 @@ def test_source_category(url, category):
 
 
 def test_feature_names_and_values():
-    assert len(STYLE_FEATURES) == 5 + len(SOURCE_CATEGORIES) + 1 and "citation_style_standardized" in STYLE_FEATURES
+    assert len(STYLE_FEATURES) == 5 + len(SOURCE_CATEGORIES) + 1 + 2 and "citation_style_standardized" in STYLE_FEATURES
     text = "# Title\n\nSome **bold** and __more__ words.\n\n- one\n- two\n1. three\n"
     urls = ["https://en.wikipedia.org/wiki/A", "https://en.wikipedia.org/wiki/A", "https://github.com/x/y"]
     got = features(text, urls, "standardized")
@@ -43,4 +43,7 @@ def test_feature_names_and_values():
     assert got["length"] == len(text.split()) and got["citation_count"] == 2
     assert (got["markdown_headers"], got["markdown_lists"], got["markdown_bold"]) == (1, 3, 2)
     assert got["cites_wiki"] == got["cites_tech_coding"] == 1 and got["cites_retail"] == 0
+    assert got["supported_citations"] == got["unsupported_citations"] == 0  # not in the text: told, or 0
+    told = features(text, urls, "standardized", {"supported_citations": 2.5, "unsupported_citations": 1.0})
+    assert (told["supported_citations"], told["unsupported_citations"]) == (2.5, 1.0)
     assert got["citation_style_standardized"] == 1 and features("", [], "original")["citation_style_standardized"] == 0

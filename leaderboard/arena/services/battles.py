@@ -1,5 +1,5 @@
 """Battles and turns: the pair drawn and sides swapped, both answers generated at once and streamed into the
-database, the intent classified, and stale turns and battles ended."""
+database, the intent classified, the citations attributed, and stale turns and battles ended."""
 from __future__ import annotations
 
 import datetime as dt
@@ -207,6 +207,10 @@ def turn_generate(*, turn_id: int) -> str:
         list(pool.map(lambda side: _generate_side(turn, side, claim), sides))
     close_old_connections()
     _classify(turn)
+    # after both answers are stored, so the vote never waits for the attribution's judge calls
+    from leaderboard.arena.services.attribution import turn_attribute_quietly
+
+    turn_attribute_quietly(turn.pk)
     turn.refresh_from_db()
     return f"{turn.status_a}/{turn.status_b}"
 

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db.models import Max
 
 from leaderboard import queues
-from leaderboard.arena.models import RatingSnapshot, Vote, VoteExclusion
+from leaderboard.arena.models import RatingSnapshot, TurnAttribution, Vote, VoteExclusion
 from leaderboard.arena.selectors import latest_fingerprint
 
 # --- ratings -----------------------------------------------------------------------------------
@@ -34,6 +34,7 @@ def ratings_schedule() -> None:
 def _fingerprint() -> str:
     valid = Vote.objects.filter(valid=True)
     state = (valid.count(), valid.aggregate(m=Max("id"))["m"], VoteExclusion.objects.aggregate(m=Max("id"))["m"],
+             TurnAttribution.objects.count(), TurnAttribution.objects.aggregate(m=Max("computed_at"))["m"],
              settings.ARENA_REFERENCE_MODEL, settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS, settings.ARENA_PROPENSITY_WEIGHTS)
     return hashlib.sha256(repr(state).encode()).hexdigest()
 
@@ -41,13 +42,17 @@ def _fingerprint() -> str:
 def battle_records() -> list[Any]:
     """The valid votes as the rating code's BattleRecords, weighted by inverse sampling propensity."""
     from evaluators.arena.ratings import BattleRecord
+    from leaderboard.arena.services.attribution import battle_attribution_features
 
     rows = Vote.objects.filter(valid=True).values_list(
         "winner", "battle__model_a__name", "battle__model_b__name", "battle__features_a", "battle__features_b",
-        "battle__propensity", "battle__primary_intent", "battle__languages")
-    return [BattleRecord(model_a=a, model_b=b, winner=winner, features_a=fa or {}, features_b=fb or {},
+        "battle__propensity", "battle__primary_intent", "battle__languages", "battle_id")
+    # the attribution counts join the features stored at the vote: an attribution may finish after it
+    attributed = battle_attribution_features()
+    return [BattleRecord(model_a=a, model_b=b, winner=winner, features_a={**(fa or {}), **attributed.get((battle, "a"), {})},
+                         features_b={**(fb or {}), **attributed.get((battle, "b"), {})},
                          weight=(1.0 / p) if p else 1.0, intent=intent or "", language=(langs or [""])[0])
-            for winner, a, b, fa, fb, p, intent, langs in rows]
+            for winner, a, b, fa, fb, p, intent, langs, battle in rows]
 
 
 def reference_model(records: Sequence[Any]) -> str | None:
