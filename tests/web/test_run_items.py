@@ -126,3 +126,11 @@ def test_a_transcript_spans_the_table_and_no_template_comment_leaks(client, user
     assert "One sample's transcript" not in html and "{#" not in html
     work = html[html.index('<tr class="work"><td colspan="4">'):]
     assert work.index('<details class="transcript">') < work.index("</td>")  # inside the row that spans all four columns
+
+
+def test_the_board_rows_link_to_their_per_item_pages(client, multi_lcb, user):
+    from tests.web.test_pages import add_scored_model
+
+    run = add_scored_model(multi_lcb, user, "linked-model", 0.5)
+    html = client.get("/benchmarks/multi-lcb/").content.decode()
+    assert f'href="/runs/{run.pk}/items/"' in html
