@@ -77,7 +77,8 @@ def freeze_snapshots(modeladmin: admin.ModelAdmin, request: HttpRequest, queryse
         except SnapshotRefused as exc:
             modeladmin.message_user(request, f"{benchmark.slug}: {exc}", messages.ERROR)
         else:
-            modeladmin.message_user(request, f"{benchmark.slug}: snapshot #{snapshot.pk} frozen ({len(snapshot.rows)} rows)")
+            rows = len(snapshot.rows)
+            modeladmin.message_user(request, f"Snapshot #{snapshot.pk} of {benchmark.slug} frozen ({rows} row{'s' if rows != 1 else ''})")
 
 
 _benchmarks = admin.site.get_model_admin(Benchmark)
