@@ -10,8 +10,9 @@ request per test (argv, environment, working directory, input, limits, a nonce) 
 (exit status, capped stdout and stderr, wall time, the child's CPU time from its rusage, whether it
 timed out or wrote too much, the request's nonce). Stdlib only; started as ``python3 -I -S -B``.
 
-Each test starts under a seccomp filter (confine.py): no ``ptrace``, ``process_vm_readv``/``writev``,
-``pidfd_open``/``pidfd_getfd`` or ``kcmp``, for it and all it starts. The supervisor is also
+Every test runs under a seccomp filter (confine.py) that the supervisor installed on itself before it
+started anything: no ``ptrace``, ``process_vm_readv``/``writev``, ``pidfd_getfd``, ``process_madvise``
+or ``kcmp``, for the test and all it starts. The supervisor is also
 non-dumpable, so a test (same uid) can neither read its memory nor reach its file descriptors through
 /proc: it cannot forge a reply or read another test's input, which the supervisor only receives
 after the previous test ended. Between tests nothing survives: every other process in the sandbox's
@@ -52,8 +53,6 @@ Message = dict[str, Any]
 PR_SET_DUMPABLE = 4
 HEADER = struct.Struct(">I")
 PROTECTED, REAPED, kill_others = confine.PROTECTED, confine.REAPED, confine.kill_others
-#: the seccomp filter every test starts under (built before any request is read)
-CONFINEMENT = confine.Confinement()
 
 
 def read_exact(fd: int, n: int) -> bytes | None:
@@ -115,7 +114,6 @@ def child_setup(request: Message, fds: tuple[int, int, int]) -> None:
     except OSError:
         pass
     os.chdir(request["cwd"])
-    CONFINEMENT.apply()  # last: no ptrace, pidfd_getfd, process_vm_readv... for the test and its children
 
 
 def exec_program(request: Message) -> None:
@@ -202,6 +200,10 @@ class Zygote:
         self.pid = os.fork()
         if self.pid == 0:
             self.sock.close()
+            null = os.open("/dev/null", os.O_RDWR)
+            for fd in (0, 1, 2):  # the platform's pipes are the supervisor's alone
+                os.dup2(null, fd)
+            os.close(null)
             zygote_loop(theirs)
         theirs.close()
         PROTECTED.add(self.pid)
@@ -428,6 +430,8 @@ def main() -> None:
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     PROTECTED.add(os.getpid())
+    # no ptrace, pidfd_getfd, process_vm_readv... for anything started from here on (every test)
+    confine.Confinement().apply()
     # the warm Python starts before any request is read, so that no test's input is in the memory
     # every Python test is forked from
     zygote = Zygote() if "--warm-python" in sys.argv else None

@@ -106,6 +106,36 @@ def test_no_test_can_ptrace_or_read_the_memory_of_pid_1_or_the_supervisor(sandbo
     assert_healthy(sandbox)
 
 
+#: its own child, which any process may trace without the filter
+PY_TRACE_OWN_CHILD = """import ctypes, os, signal, time
+libc = ctypes.CDLL(None, use_errno=True)
+child = os.fork()
+if child == 0:
+    time.sleep(30)
+    os._exit(0)
+seized = libc.ptrace(0x4206, child, None, None) == 0
+errno = ctypes.get_errno()
+os.kill(child, signal.SIGKILL)
+mode = open('/proc/self/status').read().split('Seccomp:')[1].split()[0]
+print('SEIZED' if seized else 'refused', errno, 'seccomp', mode)
+"""
+
+
+@toolchains
+@pytest.mark.parametrize("language", ["python", "cpp"])
+def test_every_test_runs_under_the_seccomp_filter(sandbox: Sandbox, language: str) -> None:
+    cpp = ("#include <cstdio>\n#include <cerrno>\n#include <csignal>\n#include <unistd.h>\n#include <sys/ptrace.h>\n"
+           "int main(){pid_t c=fork();if(c==0){sleep(30);return 0;}long r=ptrace((__ptrace_request)0x4206,c,0,0);"
+           "int e=errno;kill(c,SIGKILL);printf(\"%s %d\\n\",r==0?\"SEIZED\":\"refused\",e);}\n")
+    with sandbox.program(language, PY_TRACE_OWN_CHILD if language == "python" else cpp) as program, \
+            program.session(SHORT) as session:
+        results = [session.run("") for _ in range(2)]
+    for result in results:
+        assert result.stdout.startswith("refused 1"), result  # EPERM
+        if language == "python":
+            assert result.stdout.split()[-1] == "2", result.stdout  # seccomp mode: filter
+
+
 #: writes a reply saying "passed, 42" on pid 1's stdout (the platform's pipe under bwrap's own init),
 #: then prints a wrong answer and fails
 FORGE_REPLY = """import base64, ctypes, json, os, struct, sys

@@ -49,6 +49,8 @@ KILL_SUPERVISOR = ("import os, signal\n"
 
 @pytest.mark.parametrize("sig", ["SIGKILL", "SIGSTOP"])
 def test_killing_or_stopping_the_supervisor_fails_the_test_and_the_next_test_runs(sandbox: Sandbox, sig: str) -> None:
+    """Every process but pid 1 (the supervisor itself, which no signal from a test reaches: see
+    test_control_channel.py) and the test: the warm Python the test was forked from goes, and with it the test."""
     limits = Limits(wall_seconds=2.0, cpu_seconds=2.0, memory_mb=256, processes=32)
     with sandbox.program("python", KILL_SUPERVISOR.format(sig=sig)) as attacker:
         with attacker.session(limits) as session:
