@@ -9,6 +9,8 @@ import io
 import json
 from typing import Any
 
+from leaderboard.spreadsheet import spreadsheet_safe
+
 #: the cells of each row before its values, in the CSV and Parquet files
 ROW_FIELDS = ("rank", "model", "model_slug", "run", "dataset_version", "dataset_sha256", "evaluator_version", "judge",
               "judge_prompt_version", "unranked_reason")
@@ -20,13 +22,6 @@ def value_columns(columns: list[dict[str, Any]], rows: list[dict[str, Any]]) -> 
     shown = [c["id"] for c in columns]
     extra = sorted({cid for row in rows for cid in row["values"]} - set(shown))
     return shown + extra
-
-
-def _safe(value: object) -> object:
-    """A text cell a spreadsheet would run as a formula gets a leading apostrophe (OWASP's CSV injection advice)."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
 
 
 def table(columns: list[dict[str, Any]], rows: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
@@ -46,7 +41,7 @@ def render(header: dict[str, Any], columns: list[dict[str, Any]], rows: list[dic
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(names)
-    writer.writerows([[_safe(cell) for cell in line] for line in lines])
+    writer.writerows([[spreadsheet_safe(cell) for cell in line] for line in lines])
     files = {"csv": text.getvalue().encode(),
              "json": json.dumps({**header, "columns": columns, "rows": rows}, sort_keys=True, indent=1, ensure_ascii=False).encode()}
     if importlib.util.find_spec("pyarrow") is not None:

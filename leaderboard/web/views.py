@@ -15,6 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from leaderboard import ops
 from leaderboard.accounts import policy
 from leaderboard.pagecache import cached_page
+from leaderboard.spreadsheet import spreadsheet_safe
 from leaderboard.api.serializers import LeaderboardSerializer, ModelsIndexSerializer
 from leaderboard.catalog.media import dataset_medium
 from leaderboard.catalog.reported import reported_figures
@@ -110,14 +111,6 @@ def _bar(column: dict, value: float, full: float) -> dict:
     return {"label": column["label"], "width": round(100 * max(0.0, min(1.0, value)), 1), "text": f"{100 * value:.0f}%"}
 
 
-def _csv_cell(value: object) -> object:
-    """A text cell a spreadsheet would run as a formula (a model named "=HYPERLINK(...)") gets a leading
-    apostrophe, which spreadsheets show as text (OWASP's advice for CSV injection)."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
-
-
 def _download(board: selectors.Leaderboard, fmt: str) -> HttpResponse:
     """The leaderboard as the API serializes it (JSON), or its rows flattened to one line each (CSV)."""
     data = LeaderboardSerializer(board).data
@@ -132,7 +125,7 @@ def _download(board: selectors.Leaderboard, fmt: str) -> HttpResponse:
         writer.writerow(fields + [f"{column}{part}" for column in columns for part in ("", ":ci_low", ":ci_high", ":n")])
         for row in data["rows"]:
             cells = [row["scores"].get(column, {}) for column in columns]
-            writer.writerow([_csv_cell(data["dataset_version"] if f == "dataset_version" else row[f]) for f in fields]
+            writer.writerow([spreadsheet_safe(data["dataset_version"] if f == "dataset_version" else row[f]) for f in fields]
                             + [cell.get(part) for cell in cells for part in ("value", "ci_low", "ci_high", "n")])
     response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
     return response
