@@ -176,14 +176,16 @@ OVERHEAD_NOTE = """
 
 A program gets one sandbox for all its tests (evaluators/sandbox/supervisor.py): bubblewrap, its cgroup
 (memory, processes, CPU accounting) and a pooled empty network namespace are set up once, and a small
-supervisor inside runs each test as its own process with its own limits (CPU, file size, memory
-through the cgroup, output), kills whatever the test left running and empties /tmp and /dev/shm
-before the next. Python tests are forked from a warm interpreter (the zygote) that imported the
-standard library before any input arrived; the supervisor hands it the test's pipe ends and never the
-input, which it writes into the pipe itself. Per test what remains is: a JSON request and reply over a
-pipe (base64 input and output), the cgroup counters read before and after (OOM kills, CPU), one fork
-(C++: and an exec), the exit of the test's process and its reaping, the scan of the sandbox's /proc
-to kill strays, and the wipe. The fork and the exit alone cost about as much as LiveCodeBench's whole
+supervisor inside (the sandbox's pid 1) runs each test as its own process with its own limits (CPU,
+file size, memory through the cgroup, output) under a seccomp filter, kills whatever the test left
+running, empties /tmp and /dev/shm and removes every IPC object before the next. Python tests are
+forked from a warm interpreter (the zygote) that imported the standard library before any input
+arrived; the supervisor hands it the test's pipe ends and never the input, which it writes into the
+pipe itself. Per test what remains is: a JSON request and reply over a pipe (base64 input and output,
+the reply checked: its nonce, fields and sizes), the cgroup counters read before and after (OOM kills,
+CPU, refused forks), one fork (C++: and an exec), the exit of the test's process
+and its reaping, the scan of the sandbox's /proc to kill strays, and the wipe (files, then
+/proc/sysvipc and /dev/mqueue). The fork and the exit alone cost about as much as LiveCodeBench's whole
 in-process test (the "fork floor" line above), so a process per test, which is what keeps one test's
 module-level state and memory from the next, cannot reach that harness's rate on this machine.
 
