@@ -35,7 +35,7 @@ import numpy as np
 from evaluators.causal_pitfalls.card import ERROR_RATE, PLACEHOLDER_MODES, dataset_notes, method_card, method_notes
 from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, PREAMBLE, code_messages, direct_messages, final_prompt, judge_variables
 from evaluators.causal_pitfalls.release import CATEGORIES, CATEGORY_LABELS, DIFFICULTIES, DIRECT_ROWS, SAMPLE_ROWS, iter_items
-from evaluators.core.evaluator import Evaluator, SettingsRefused
+from evaluators.core.evaluator import Evaluator, one_choice
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import BOOTSTRAP_ROUNDS, ratio_with_ci
@@ -109,12 +109,7 @@ class CausalPitfallsEvaluator(Evaluator):
 
     def configured(self, settings: Mapping[str, Any]) -> Self:
         """A copy with the run's settings: ``placeholders`` ("filled" or "as_released") and nothing else."""
-        unknown = set(settings) - {"placeholders"}
-        if unknown:
-            raise SettingsRefused(f"unknown setting(s) {', '.join(sorted(unknown))} (known: placeholders)")
-        mode = settings.get("placeholders", "filled")
-        if mode not in PLACEHOLDER_MODES:
-            raise SettingsRefused(f"setting 'placeholders': {mode!r} is not one of {', '.join(PLACEHOLDER_MODES)}")
+        mode = one_choice(settings, "placeholders", tuple(PLACEHOLDER_MODES), "filled")
         configured = copy.copy(self)
         configured.placeholders = mode
         return configured

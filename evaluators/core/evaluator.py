@@ -51,6 +51,18 @@ class SettingsRefused(ValueError):
     """A run's settings that the evaluator does not take, or takes with another value's type."""
 
 
+def one_choice(settings: Mapping[str, Any], name: str, choices: Sequence[str], default: str) -> str:
+    """The value of the one setting a benchmark takes, ``name``, among ``choices`` (``default`` when
+    absent); SettingsRefused names any other key, or a value that is not among the choices."""
+    unknown = set(settings) - {name}
+    if unknown:
+        raise SettingsRefused(f"unknown setting(s) {', '.join(sorted(unknown))} (known: {name})")
+    value = settings.get(name, default)
+    if value not in choices:
+        raise SettingsRefused(f"setting '{name}': {value!r} is not one of {', '.join(choices)}")
+    return str(value)
+
+
 class Evaluator(ABC):
     """One benchmark's scoring. Subclasses set the class attributes and implement the four abstract
     methods; the hooks below have defaults and are overridden only where the benchmark needs them."""

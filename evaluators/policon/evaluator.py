@@ -21,7 +21,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Self, Sequence
 
-from evaluators.core.evaluator import Evaluator, SettingsRefused
+from evaluators.core.evaluator import Evaluator, one_choice
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
@@ -62,12 +62,7 @@ class PoliConEvaluator(Evaluator):
 
     def configured(self, settings: Mapping[str, Any]) -> Self:
         """A copy with the operator's settings: ``judge_prompt`` (v2, the released rubric, or v1)."""
-        unknown = set(settings) - {"judge_prompt"}
-        if unknown:
-            raise SettingsRefused(f"unknown setting(s) {', '.join(sorted(unknown))} (known: judge_prompt)")
-        version = settings.get("judge_prompt", DEFAULT_PROTOCOL)
-        if version not in PROTOCOLS:
-            raise SettingsRefused(f"setting 'judge_prompt': {version!r} is not one of {', '.join(PROTOCOLS)}")
+        version = one_choice(settings, "judge_prompt", tuple(PROTOCOLS), DEFAULT_PROTOCOL)
         configured = copy.copy(self)
         configured.protocol = PROTOCOLS[version]
         return configured

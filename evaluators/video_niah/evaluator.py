@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Self, Sequence
 
 from evaluators.core.answers import LETTERS, option_letter, states_answer
-from evaluators.core.evaluator import Evaluator, Heatmap, Lines, SettingsRefused
+from evaluators.core.evaluator import Evaluator, Heatmap, Lines, one_choice
 from evaluators.core.media import MediaSink, frames_part, sink_or_hashing
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
@@ -57,12 +57,7 @@ class _VideoNIAH(Evaluator):
 
     def configured(self, settings: Mapping[str, Any]) -> Self:
         """A copy with the run's settings: ``mode`` (images or video) and nothing else."""
-        unknown = set(settings) - {"mode"}
-        if unknown:
-            raise SettingsRefused(f"unknown setting(s) {', '.join(sorted(unknown))} (known: mode)")
-        mode = settings.get("mode", "images")
-        if mode not in MODES:
-            raise SettingsRefused(f"setting 'mode': {mode!r} is not one of {', '.join(MODES)}")
+        mode = one_choice(settings, "mode", tuple(MODES), "images")
         configured = copy.copy(self)
         configured.mode = mode
         configured.modality = "video" if mode == "video" else "image"
