@@ -244,7 +244,11 @@ class MultiLCBEvaluator(Evaluator):
             if verdict == "runtime_error":
                 return verdict, f"exit code {run.exit_code}\n{run.stderr or ''}"
             cpu = f", {run.cpu_seconds:.2f}s cpu" if isinstance(run.cpu_seconds, (int, float)) else ""
-            return verdict, f"{run.status} after {float(run.wall_seconds or 0.0):.2f}s wall{cpu}"
+            # a fork bomb runs out of time after its forks were refused: say which limit it met first
+            from evaluators.sandbox import PROCESS_LIMIT_NOTE
+
+            forks = next((line for line in (run.stderr or "").splitlines() if line.startswith(PROCESS_LIMIT_NOTE)), "")
+            return verdict, f"{run.status} after {float(run.wall_seconds or 0.0):.2f}s wall{cpu}" + (f"; {forks}" if forks else "")
         if run.status != "ok" or run.exit_code != 0:
             return "runtime_error", f"exit code {run.exit_code}\n{run.stderr or ''}"
         functional = test.get("testtype") == "functional"

@@ -13,10 +13,10 @@ from .languages import (JVM_RUN_FLAGS, JVM_TOOL_OPTS, KOTLINC, LANGUAGES, PROG_D
 from .limits import Limits
 from .programs import DataDir, Program, jar_main_class
 from .resident import Session
-from .results import CompileResult, RunResult, SandboxUnavailable
+from .results import PROCESS_LIMIT_NOTE, CompileResult, RunResult, SandboxUnavailable
 from .sandbox import Sandbox
 from .versions import toolchain_versions
 
-__all__ = ["CompileResult", "DataDir", "JVM_RUN_FLAGS", "JVM_TOOL_OPTS", "KOTLINC", "LANGUAGES", "Language", "Limits",
+__all__ = ["PROCESS_LIMIT_NOTE", "CompileResult", "DataDir", "JVM_RUN_FLAGS", "JVM_TOOL_OPTS", "KOTLINC", "LANGUAGES", "Language", "Limits",
            "PROG_DIR", "Program", "RunResult", "Sandbox", "SandboxUnavailable", "Session", "TOOLCHAINS", "TOOLCHAIN_DIR",
            "fill_command", "jar_main_class", "placeholders", "toolchain_versions", "without_cds"]

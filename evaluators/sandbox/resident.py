@@ -29,7 +29,7 @@ from .command import BASE_ENV, TOOLCHAINS, compile_server_command, compile_serve
 from .languages import DATA_DIR, PROG_DIR, Language
 from .limits import STDERR_CAP, Limits, rlimits
 from .linux import CGroup, read_kernel_file, usage_near_limit, write_kernel_file
-from .results import (READY, REFUSAL, REPLY_OVERHEAD, RawResult, RunResult, SandboxUnavailable, decode_output, parse_reply, reply_cap,
+from .results import (PROCESS_LIMIT_NOTE, READY, REFUSAL, REPLY_OVERHEAD, RawResult, RunResult, SandboxUnavailable, decode_output, parse_reply, reply_cap,
                       run_result)
 
 if TYPE_CHECKING:  # a Sandbox and its programs start resident processes; they are named only for the type checker
@@ -296,7 +296,7 @@ class Session(_Resident):
             self._close()
         result = run_result(raw, limits, self.program.language)
         if after.forks_refused > before.forks_refused and result.status != "ok":
-            note = (f"the program reached the process limit ({limits.processes} processes): "
+            note = (f"{PROCESS_LIMIT_NOTE} ({limits.processes} processes): "
                     "a new process or thread was refused")
             result = dataclasses.replace(result, stderr=(result.stderr.rstrip("\n") + "\n" if result.stderr.strip() else "") + note)
         return result

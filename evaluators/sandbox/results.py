@@ -17,6 +17,8 @@ from .limits import Limits
 
 #: how every refusal to start the sandbox ends: code is never run without it
 REFUSAL = "; refusing to run untrusted code unsandboxed"
+#: how a run's stderr ends when the program was refused a new process or thread (a fork bomb)
+PROCESS_LIMIT_NOTE = "the program reached the process limit"
 
 
 class SandboxUnavailable(InfrastructureError):

@@ -302,3 +302,16 @@ def test_protocol_attributes() -> None:
                                 "ruby", "php", "kotlin", "scala")
     assert set(dims) == {"language", "difficulty", "platform"}
     assert evaluator.sample_dataset().is_file()
+
+
+def test_a_fork_bomb_that_runs_out_of_time_names_the_process_limit() -> None:
+    from evaluators.multi_lcb.evaluator import MultiLCBEvaluator
+    from evaluators.sandbox import PROCESS_LIMIT_NOTE, RunResult
+
+    bomb = RunResult(status="timeout", exit_code=None, stdout="", wall_seconds=15.2, cpu_seconds=1.1,
+                     stderr=f"{PROCESS_LIMIT_NOTE} (64 processes): a new process or thread was refused")
+    verdict, reason = MultiLCBEvaluator._judge(bomb, {"input": "", "output": "1", "testtype": "stdin"})
+    assert verdict == "time_limit" and reason.startswith("timeout after 15.20s wall, 1.10s cpu")
+    assert "the program reached the process limit (64 processes)" in reason
+    slow = RunResult(status="timeout", exit_code=None, stdout="", stderr="", wall_seconds=15.2, cpu_seconds=15.1)
+    assert "process limit" not in MultiLCBEvaluator._judge(slow, {"input": "", "output": "1", "testtype": "stdin"})[1]

@@ -28,7 +28,7 @@ def data(sandbox: Sandbox, tmp_path: Path):
 
 def test_the_libraries_are_installed_and_pinned() -> None:
     assert analysis_unavailable() is None
-    assert set(analysis_versions()) == {"numpy", "pandas", "scipy", "statsmodels", "scikit-learn"}
+    assert set(analysis_versions()) == {"numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "matplotlib", "seaborn"}
 
 
 def test_pandas_statsmodels_and_sklearn_analyse_the_mounted_data(sandbox: Sandbox, data) -> None:
