@@ -184,7 +184,7 @@ class MultiLCBEvaluator(Evaluator):
         code = extract_code(prediction.output, language, self.extraction)
         result: dict[str, Any] = {"sample_index": prediction.sample_index, "verdict": "passed",
                                   "failed_test": None, "failed_test_public": None, "reason": "",
-                                  "tests_run": 0, "compile_seconds": 0.0, "wall_seconds": 0.0,
+                                  "tests_run": 0, "compile_seconds": 0.0, "wall_seconds": 0.0, "cpu_seconds": 0.0,
                                   "extraction": self.extraction}
         if not code.strip():
             result.update(verdict="no_code", reason="no fenced code block in the answer")
@@ -203,6 +203,7 @@ class MultiLCBEvaluator(Evaluator):
             with program.session(limits) as session:  # one sandbox, each test its own process
                 for index, (test, public) in enumerate(tests):
                     run: RunResult = session.run(test["input"])
+                    result["cpu_seconds"] += run.cpu_seconds or 0.0
                     result["tests_run"] = index + 1
                     verdict, reason = self._judge(run, test)
                     if verdict == "time_limit" and self._starved(run, limits):
@@ -213,6 +214,7 @@ class MultiLCBEvaluator(Evaluator):
                                     "on %d cores", language, index, run.cpu_seconds or 0.0, run.wall_seconds or 0.0,
                                     os.getloadavg()[0], os.cpu_count() or 1)
                         run = session.run(test["input"])
+                        result["cpu_seconds"] += run.cpu_seconds or 0.0
                         verdict, reason = self._judge(run, test)
                     if verdict != "passed":
                         result.update(verdict=verdict, failed_test=index, failed_test_public=public,
@@ -221,6 +223,7 @@ class MultiLCBEvaluator(Evaluator):
                             result["difference"] = first_difference(test["output"], run.stdout).to_dict()
                         break
         result["wall_seconds"] = round(time.monotonic() - started, 3)
+        result["cpu_seconds"] = round(result["cpu_seconds"], 3)
         return result
 
     @staticmethod

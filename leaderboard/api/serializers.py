@@ -163,7 +163,7 @@ class RunSerializer(serializers.ModelSerializer):
         model = EvaluationRun
         fields = ["id", "submission", "benchmark", "dataset_version", "queue", "status", "phase", "failure_kind", "failure_message",
                   "attempt", "max_attempts", "items_done", "items_total", "evaluator_key", "evaluator_version",
-                  "evaluator_settings", "environment", "created_at", "started_at", "finished_at", "rerun_of", "scores"]
+                  "evaluator_settings", "environment", "cost", "created_at", "started_at", "finished_at", "rerun_of", "scores"]
 
 
 class SubmissionSerializer(serializers.ModelSerializer):
@@ -308,6 +308,11 @@ class ProfileModelSerializer(serializers.Serializer):
     submitted_by = serializers.ListField(child=serializers.CharField())
 
 
+class ProfileCostSerializer(serializers.Serializer):
+    total = serializers.DictField(child=serializers.FloatField(), help_text="each cost figure added up over the runs (submissions.costs)")
+    runs = serializers.IntegerField(help_text="the succeeded runs with a recorded cost")
+
+
 class ModelProfileSerializer(serializers.Serializer):
     """A model's profile (``leaderboard.submissions.profiles``)."""
 
@@ -315,6 +320,7 @@ class ModelProfileSerializer(serializers.Serializer):
     benchmarks = ProfileBenchmarkSerializer(many=True)
     arena = ProfileArenaSerializer(allow_null=True)
     runs = ProfileRunSerializer(many=True)
+    cost = ProfileCostSerializer()
 
 
 class IndexHeadlineSerializer(serializers.Serializer):

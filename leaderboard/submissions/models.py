@@ -105,6 +105,7 @@ class EvaluationRun(LeasedWork):
     progress_started_at = models.DateTimeField(null=True, blank=True, help_text="Start of the current attempt, for the rate.")
     progress_started_done = models.PositiveIntegerField(default=0)
     rerun_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reruns")
+    cost = models.JSONField(default=dict, blank=True, help_text="What the run cost, recorded when it succeeded (submissions.costs).")
 
     class Meta:
         ordering = ["-created_at"]

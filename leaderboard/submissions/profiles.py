@@ -8,7 +8,8 @@ from typing import Any
 from leaderboard.arena.selectors import latest_snapshots, model_attribution
 from leaderboard.catalog.models import Model
 from leaderboard.submissions.keys import column_id
-from leaderboard.submissions.models import EvaluationRun, LeaderboardEntry
+from leaderboard.submissions.costs import summed
+from leaderboard.submissions.models import EvaluationRun, LeaderboardEntry, RunStatus
 from leaderboard.submissions.selectors import Cell, model_scores, public_entries_q, ranks_among, visible_submissions_q
 
 
@@ -70,4 +71,13 @@ def model_profile(*, model: Model, user: Any) -> dict[str, Any]:
         "arena": _arena(model.name),
         "runs": [{"id": r.pk, "benchmark": r.benchmark.name, "status": r.status, "submission": r.submission_id,
                   "created_at": r.created_at, "finished_at": r.finished_at} for r in runs],
+        "cost": _cost(model, user),
     }
+
+
+def _cost(model: Model, user: Any) -> dict[str, Any]:
+    """What the model's succeeded runs visible to ``user`` cost, added up (runs before costs were recorded
+    are not counted: ``runs`` says how many are)."""
+    costs = list(EvaluationRun.objects.filter(visible_submissions_q(user, "submission__"), submission__model=model,
+                                              status=RunStatus.SUCCEEDED).exclude(cost={}).values_list("cost", flat=True))
+    return {"total": summed(costs), "runs": len(costs)}

@@ -250,7 +250,7 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
     shown_public = {pk for pk, pub, _ in keyed if pub}
     by_id = {e.pk: e for e in LeaderboardEntry.objects.filter(pk__in=page_ids).select_related("model", "run")
              .only("pk", "values", "model__name", "model__slug", "model__release_date", "model__is_reference", "run__evaluator_version",
-                   "run__submission_id", "run__environment")}
+                   "run__submission_id", "run__environment", "run__cost")}
     wanted = {c["id"] for c in columns}
     figures = charts.specs(benchmark) if not slice_filter else {}
     rows = []

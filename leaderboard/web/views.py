@@ -27,6 +27,7 @@ from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.http import HtmxRequest, SignedInRequest
 from leaderboard.modelhost import services as modelhost
 from leaderboard.submissions import guide, leaders, selectors, services
+from leaderboard.submissions.costs import COST_COLUMNS
 from leaderboard.submissions import queue as work_queue
 from leaderboard.web.forms import (
     ModelRegistrationForm,
@@ -78,6 +79,8 @@ def benchmark_detail(request: HtmxRequest, slug: str) -> HttpResponse:
     context = {"benchmark": benchmark, "board": board, "chart": _chart(board), "date_range": date_range, "problem": problem,
                "query": _query_without(request, "sort", "page"), "method": selectors.method_notes_of(benchmark),
                "card": selectors.method_card_of(benchmark),
+               "show_costs": request.GET.get("costs") == "1", "cost_columns": COST_COLUMNS,
+               "query_without_costs": _query_without(request, "costs"),
                "reported": reported_figures(benchmark.slug, benchmark.metric_columns)}
     template = "web/benchmark.html#leaderboard" if request.htmx else "web/benchmark.html"
     return render(request, template, context, status=400 if problem else 200)

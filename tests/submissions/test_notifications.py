@@ -44,7 +44,7 @@ def test_a_finished_run_tells_its_owner_on_the_page_and_by_email(niah, user, cel
     wait_for(lambda: Notification.objects.filter(run_id=run_id).exists(), timeout=120, what="the notification")
     note = Notification.objects.get(run_id=run_id)
     assert note.user == user and note.title == f"Run #{run_id} finished: frame-reader on Video NIAH (single hop)"
-    assert note.body.startswith("Accuracy (mean over cells): 100.0%") and "over 36 items" in note.body
+    assert note.body.startswith("Accuracy (over the limit = miss): 100.0%") and "over 36 items" in note.body
     assert note.url.endswith(f"#run-{run_id}")
     wait_for(lambda: f"Subject: Run #{run_id} finished" in (tmp_path / "worker.log").read_text(), timeout=30,
              what="the email in the worker's console backend")

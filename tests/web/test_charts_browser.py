@@ -37,7 +37,7 @@ def test_the_heatmap_and_the_lines_render_with_a_table_behind_them(user, live_se
     wait_for(lambda: all(EvaluationRun.objects.get(submission=s).is_finished for s in runs), timeout=120, what="the two runs")
 
     page.goto(live_server.url + "/benchmarks/video-niah-single/")
-    page.get_by_text("Accuracy (mean over cells): depth (%) × frames (n)").click()
+    page.get_by_text("Accuracy (over the limit = miss): depth (%) × frames (n)").click()
     heat = page.locator("table.heat").first
     assert heat.is_visible()
     text = heat.inner_text()

@@ -25,6 +25,7 @@ from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.submissions import leases
 from leaderboard.submissions.keys import slice_key
 from leaderboard.submissions.leases import Claim
+from leaderboard.submissions.costs import run_cost
 from leaderboard.submissions.models import (
     PLATFORM_FAILURES,
     EvaluationRun,
@@ -115,9 +116,10 @@ def run_complete(*, claim: Claim, metrics: Iterable[MetricValue]) -> bool:
         Score.objects.bulk_create([
             Score(run_id=claim.work_id, key=m.key, slice_key=slice_key(m.slice), value=m.value, ci_low=m.ci_low,
                   ci_high=m.ci_high, n=m.n) for m in metrics])
+        finished = timezone.now()
         EvaluationRun.objects.filter(pk=claim.work_id).update(
-            status=RunStatus.SUCCEEDED, finished_at=timezone.now(), lease_token=None, lease_expires_at=None,
-            items_done=ItemResult.objects.filter(run_id=claim.work_id).count())
+            status=RunStatus.SUCCEEDED, finished_at=finished, lease_token=None, lease_expires_at=None,
+            items_done=ItemResult.objects.filter(run_id=claim.work_id).count(), cost=run_cost(locked, finished_at=finished).to_dict())
         leaderboard_entry_refresh(run=EvaluationRun.objects.select_related("submission__model").get(pk=claim.work_id))
         notify_run_finished(run_id=claim.work_id)
     return True

@@ -73,3 +73,9 @@ def headline(value: Any) -> str:
 def get_board(boards: dict[str, Any], slug: str) -> Any:
     """The home page's leaders of one board by its slug (None when it has none)."""
     return boards.get(slug)
+
+
+@register.filter
+def item(mapping: Any, key: str) -> Any:
+    """``mapping[key]`` in a template (None when it is not a mapping or has no such key)."""
+    return mapping.get(key) if isinstance(mapping, dict) else None
