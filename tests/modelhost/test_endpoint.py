@@ -54,6 +54,9 @@ def test_endpoint_model_generated_scored_ranked_and_key_never_shown(multi_lcb, u
     assert len(prompts) == 36 and set(prompts.values()) == {1}  # each item asked exactly once
     assert GeneratedOutput.objects.filter(run=run).count() == 36
     assert run.environment["generation"]["server"] == "endpoint" and run.environment["generation"]["usage"]["prompt_tokens"] == 36 * 50
+    # the run's cost counts the tokens the server reported (50 prompt tokens a request) and the job's time
+    assert run.cost["prompt_tokens"] == 36 * 50 and run.cost["completion_tokens"] == run.environment["generation"]["usage"]["completion_tokens"] > 0
+    assert run.cost["generation_seconds"] is not None and run.cost["generation_seconds"] > 0 and run.cost["judge_calls"] == 0
     assert Score.objects.get(run=run, key="pass@1", slice_key="").value == pytest.approx(1 / 12)
     board = client.get(f"/api/benchmarks/{multi_lcb.slug}/leaderboard/").json()
     assert [row["model"] for row in board["rows"]] == ["hosted-coder"]

@@ -96,6 +96,9 @@ def test_a_judged_benchmark_names_its_judge_and_keeps_every_raw_answer(judged_be
         assert run.environment["judge"] == {**{k: JUDGE[k] for k in ("name", "revision", "prompt_version")}, "label": LABEL,
                                             "role": "demo-judge"}
     assert judge_server.request_count == 6  # one judge call per item and model, none repeated
+    # what each run cost: the judge server's own count of calls (three per run) and its usage (40 + 1 tokens a call)
+    costs = {run.pk: run.cost for run in EvaluationRun.objects.filter(pk__in=[run_a, run_b])}
+    assert [(c["judge_calls"], c["judge_prompt_tokens"], c["judge_completion_tokens"]) for c in costs.values()] == [(3, 120, 3)] * 2
 
     results = {r.item_id: r for r in ItemResult.objects.filter(run_id=run_a)}
     assert {i: r.scores["accuracy"] for i, r in results.items()} == {"q1": 1.0, "q2": 0.0, "q3": 1.0}
