@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 DEFAULT_BOOST = 4.0
+#: a model counts as new (its weight boosted) while it has fewer counted votes than this
+DEFAULT_NEW_MODEL_VOTES = 300
 
 
 @dataclass
@@ -64,7 +66,7 @@ def _scores(models: Sequence[ModelStats], new_model_votes: int, boost: float, ac
     return out
 
 
-def pair_probabilities(models: Sequence[ModelStats], *, new_model_votes: int = 300, boost: float = DEFAULT_BOOST,
+def pair_probabilities(models: Sequence[ModelStats], *, new_model_votes: int = DEFAULT_NEW_MODEL_VOTES, boost: float = DEFAULT_BOOST,
                        active: bool = False) -> dict[tuple[str, str], float]:
     """Probability of each unordered pair, keyed by the names in ``models`` order; sums to 1."""
     scores = _scores(models, new_model_votes, boost, active)
@@ -72,7 +74,7 @@ def pair_probabilities(models: Sequence[ModelStats], *, new_model_votes: int = 3
     return {(x, y): s / total for x, y, s in scores}
 
 
-def choose_pair(models: Sequence[ModelStats], *, rng: random.Random, new_model_votes: int = 300,
+def choose_pair(models: Sequence[ModelStats], *, rng: random.Random, new_model_votes: int = DEFAULT_NEW_MODEL_VOTES,
                 boost: float = DEFAULT_BOOST, active: bool = False) -> Pair:
     """Draw a pair under the policy and swap sides at random; see the module doc for the propensity."""
     probabilities = pair_probabilities(models, new_model_votes=new_model_votes, boost=boost, active=active)

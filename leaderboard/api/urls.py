@@ -3,6 +3,7 @@ from rest_framework.routers import DefaultRouter
 
 from leaderboard.api import views
 from leaderboard.arena import api as arena_api
+from leaderboard.arena import report_api as arena_reports
 
 router = DefaultRouter()
 router.register("benchmarks", views.BenchmarkViewSet, basename="api-benchmark")
@@ -12,4 +13,6 @@ router.register("runs", views.RunViewSet, basename="api-run")
 router.register("uploads", views.UploadViewSet, basename="api-upload")
 router.register("arena/battles", arena_api.BattleViewSet, basename="api-arena-battle")
 router.register("arena/ratings", arena_api.ArenaRatingsViewSet, basename="api-arena-ratings")
+router.register("arena/transparency", arena_reports.TransparencyViewSet, basename="api-arena-transparency")
+router.register("arena/distribution", arena_reports.DistributionViewSet, basename="api-arena-distribution")
 urlpatterns = router.urls

@@ -1,14 +1,17 @@
 """Admin for the arena: contestants (a responder config never holds a secret, only the name of the
 setting or environment variable that does, and that name must start with ARENA_SECRET_ or
 LEADERBOARD_ARENA_SECRET_), battles with their turns, votes with every exclusion
-(list and filter by reason), and rating snapshots."""
+(list and filter by reason), rating snapshots, and each turn's citation attributions. A contestant is
+retired by the admin action (the reason given in the form's "retire reason" field) or ``manage.py arena_retire``."""
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
-from leaderboard.arena.models import ArenaModel, Battle, RatingSnapshot, Turn, Vote, VoteExclusion
-from leaderboard.arena.services import secret_ref_problem
+from leaderboard.arena.models import ArenaModel, Battle, RatingSnapshot, Turn, TurnAttribution, Vote, VoteExclusion
+from leaderboard.arena.services import ArenaRefused, secret_ref_problem
 
 #: responder keys that would hold a secret in plain text
 _SECRET_KEYS = ("api_key", "key", "secret", "token", "password", "authorization")
@@ -35,9 +38,23 @@ class ArenaModelForm(forms.ModelForm):
 @admin.register(ArenaModel)
 class ArenaModelAdmin(admin.ModelAdmin):
     form = ArenaModelForm
-    list_display = ["name", "organization", "enabled", "imported", "weight", "added_at"]
-    list_filter = ["enabled", "imported"]
+    list_display = ["name", "organization", "enabled", "imported", "weight", "added_at", "prerelease", "retired_at"]
+    list_filter = ["enabled", "imported", "prerelease"]
     search_fields = ["name", "organization"]
+    readonly_fields = ["retired_at", "final_rating", "released_at"]
+    actions = ["retire"]
+
+    @admin.action(description="Retire the selected models (the reason: each one's retire reason field, required)")
+    def retire(self, request: HttpRequest, queryset: QuerySet[ArenaModel]) -> None:
+        from leaderboard.arena.services.lifecycle import model_retire
+
+        for model in queryset:
+            try:
+                model_retire(name=model.name, reason=model.retire_reason)
+            except ArenaRefused as exc:
+                self.message_user(request, f"{model.name}: {exc}", level=messages.ERROR)
+            else:
+                self.message_user(request, f"retired {model.name}")
 
 
 class TurnInline(admin.StackedInline):
@@ -82,3 +99,12 @@ class VoteExclusionAdmin(admin.ModelAdmin):
 class RatingSnapshotAdmin(admin.ModelAdmin):
     list_display = ["kind", "filter_key", "filter_value", "n_votes", "n_excluded", "computed_at"]
     list_filter = ["kind", "filter_key"]
+
+
+@admin.register(TurnAttribution)
+class TurnAttributionAdmin(admin.ModelAdmin):
+    list_display = ["turn", "side", "supported", "irrelevant", "contradicting", "unchecked", "computed_at"]
+    list_filter = ["side"]
+    search_fields = ["turn__battle__public_id", "method"]
+    readonly_fields = ["turn", "side", "method", "pairs", "supported", "irrelevant", "contradicting", "unchecked", "judge_calls",
+                       "computed_at"]

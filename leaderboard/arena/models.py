@@ -66,6 +66,15 @@ class ArenaModel(models.Model):
     imported = models.BooleanField(default=False, help_text="created by an import; never sampled")
     weight = models.FloatField(default=1.0)
     added_at = models.DateTimeField(auto_now_add=True)
+    #: its life after the draw (``services.lifecycle``): when and why it stopped being drawn, and the
+    #: latest ratings frozen at that moment (its counted votes stay in every later fit)
+    retired_at = models.DateTimeField(null=True, blank=True)
+    retire_reason = models.TextField(blank=True)
+    final_rating = models.JSONField(null=True, blank=True, help_text="raw and style rows frozen at retirement or release")
+    #: anonymous pre-release testing: drawn only while ARENA_PRERELEASE_TESTING is on; its maker and
+    #: count are public from the start, its score from ``released_at`` (the provider's release)
+    prerelease = models.BooleanField(default=False, help_text="a provider's variant under anonymous pre-release testing")
+    released_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["name"]

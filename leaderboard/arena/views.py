@@ -132,8 +132,17 @@ def findings_page(request: HtmxRequest) -> HttpResponse:
     how the ranking moves with style control; with the domain table behind the source categories."""
     from evaluators.arena.style import domain_table
 
+    from leaderboard.arena.distribution import prompt_distribution
+
     return render(request, "arena/findings.html", {"findings": presentation.findings(selectors.latest_snapshot_set()),
-                                                   "domains": domain_table()})
+                                                   "domains": domain_table(), "distribution": prompt_distribution()})
+
+
+def transparency_page(request: HtmxRequest) -> HttpResponse:
+    """The transparency report (``leaderboard.arena.transparency``)."""
+    from leaderboard.arena.transparency import transparency_report
+
+    return render(request, "arena/transparency.html", {"report": transparency_report()})
 
 
 @require_GET

@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 import logging
 from collections import defaultdict
-from typing import Any
+from typing import Any, Callable
+
+from django.db import connection
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from evaluators.arena.attribution import JUDGE_ROLE, attribute
 from evaluators.llm.judges import Judge
-from leaderboard.arena.models import SIDES, AnswerStatus, Turn, TurnAttribution
+from leaderboard.arena.models import SIDE_FIELDS, SIDES, AnswerStatus, Turn, TurnAttribution
 from leaderboard.arena.selectors import answer_from_dict
 
 log = logging.getLogger(__name__)
@@ -44,19 +47,86 @@ def turn_attribute(*, turn_id: int) -> int:
         return 0
     stored = 0
     for side in SIDES:
-        answer = answer_from_dict(turn.answer_of(side))
-        if turn.status_of(side) != AnswerStatus.COMPLETE or answer is None or not answer.sources:
-            continue
-        judge, problem = attribution_judge()
-        found = attribute(answer, judge=judge)
-        counts = found.counts()
-        TurnAttribution.objects.update_or_create(turn=turn, side=side, defaults={
-            "method": f"{found.method}; {problem}" if problem else found.method,
+        found = side_attribution(turn, side)
+        if found is not None:
+            TurnAttribution.objects.update_or_create(turn=turn, side=side, defaults=found)
+            stored += 1
+    return stored
+
+
+def side_attribution(turn: Turn, side: str) -> dict[str, Any] | None:
+    """One side's attribution as the stored row's fields, or None when the side has nothing to check
+    (not complete, or no sources)."""
+    answer = answer_from_dict(turn.answer_of(side))
+    if turn.status_of(side) != AnswerStatus.COMPLETE or answer is None or not answer.sources:
+        return None
+    judge, problem = attribution_judge()
+    found = attribute(answer, judge=judge)
+    counts = found.counts()
+    return {"method": f"{found.method}; {problem}" if problem else found.method,
             "pairs": [p.to_dict() for p in found.pairs], "judge_calls": found.judge_calls,
             "supported": counts["supported"], "irrelevant": counts["irrelevant"],
-            "contradicting": counts["contradicting"], "unchecked": counts["unchecked"]})
-        stored += 1
-    return stored
+            "contradicting": counts["contradicting"], "unchecked": counts["unchecked"]}
+
+
+def _missing(side: str) -> Q:
+    """Turns whose ``side`` answered completely with sources and has no stored attribution."""
+    fields = SIDE_FIELDS[side]
+    return (Q(**{fields.status: AnswerStatus.COMPLETE, f"{fields.answer}__sources__0__isnull": False})
+            & ~Q(Exists(TurnAttribution.objects.filter(turn=OuterRef("pk"), side=side))))
+
+
+def turns_missing_attribution() -> QuerySet[Turn]:
+    """Turns with at least one side to attribute (complete, citing sources, nothing stored yet)."""
+    return Turn.objects.filter(_missing("a") | _missing("b"))
+
+
+#: the advisory lock that lets one backfill run at a time (so no turn is sent to the judge twice)
+BACKFILL_LOCK = 0x61726E61  # "arna"
+
+
+class BackfillRunning(RuntimeError):
+    """Another attribution backfill holds the lock."""
+
+
+def attributions_backfill(*, batch_size: int = 100, limit: int | None = None,
+                          progress: Callable[[dict[str, int]], None] | None = None) -> dict[str, int]:
+    """Attribute the older turns that lack it, oldest first, ``batch_size`` turns per batch, at most
+    ``limit`` turns. Resumable: each batch reads the turns still missing, so an interrupted run goes on
+    where it stopped; idempotent: a side with a stored row is never attributed again, and one run at a
+    time (a Postgres advisory lock, else ``BackfillRunning``). ``progress`` gets the counts after each batch."""
+    if batch_size < 1:
+        raise ValueError("batch_size: must be at least 1")
+    done = {"batches": 0, "turns": 0, "sides": 0, "remaining": turns_missing_attribution().count()}
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [BACKFILL_LOCK])
+        if not cursor.fetchone()[0]:
+            raise BackfillRunning("another attribution backfill is running; wait for it to finish")
+    try:
+        last = 0
+        while limit is None or done["turns"] < limit:
+            size = batch_size if limit is None else min(batch_size, limit - done["turns"])
+            batch = list(turns_missing_attribution().filter(pk__gt=last).order_by("pk")[:size])
+            if not batch:
+                break
+            for turn in batch:
+                for side in SIDES:
+                    if TurnAttribution.objects.filter(turn=turn, side=side).exists():
+                        continue  # stored by the turn's own task since the batch was read
+                    found = side_attribution(turn, side)
+                    if found is not None:
+                        _, created = TurnAttribution.objects.get_or_create(turn=turn, side=side, defaults=found)
+                        done["sides"] += int(created)
+                last = turn.pk
+            done["batches"] += 1
+            done["turns"] += len(batch)
+            done["remaining"] = turns_missing_attribution().count()
+            if progress is not None:
+                progress(dict(done))
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [BACKFILL_LOCK])
+    return done
 
 
 def turn_attribute_quietly(turn_id: int) -> None:

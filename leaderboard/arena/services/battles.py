@@ -47,11 +47,14 @@ log = logging.getLogger(__name__)
 
 # --- battles -----------------------------------------------------------------------------------
 
-def _model_stats() -> list[Any]:
-    """The sampler's view of every enabled model: weight, valid votes, and its latest interval width."""
+def sampler_models() -> list[Any]:
+    """The sampler's view of every enabled model (not retired; pre-release variants only when allowed):
+    weight, valid votes, and its latest interval width."""
     from evaluators.arena.sampling import ModelStats
 
-    models = list(ArenaModel.objects.filter(enabled=True, imported=False))
+    models = ArenaModel.objects.filter(enabled=True, imported=False, retired_at__isnull=True)
+    if not settings.ARENA_PRERELEASE_TESTING:  # an operator's choice: anonymous pre-release variants are off by default
+        models = models.exclude(prerelease=True, released_at__isnull=True)
     latest = RatingSnapshot.objects.filter(kind="raw", filter_key="").first()
     widths = {}
     if latest:
@@ -71,7 +74,7 @@ def battle_create(*, prompt: str, voter: Voter, rng: random.Random | None = None
     from evaluators.arena.sampling import choose_pair
 
     rng = rng or random.SystemRandom()
-    stats = _model_stats()
+    stats = sampler_models()
     if len(stats) < 2:
         raise ArenaRefused("the arena needs at least two enabled models; an operator must add them", status=503)
     pair = choose_pair(stats, rng=rng, active=settings.ARENA_ACTIVE_SAMPLING)

@@ -1,0 +1,192 @@
+"""API views of the arena's published reports: the transparency report (``transparency``) and the prompt
+distribution (``distribution``), each the same figures as its page, described in the OpenAPI schema."""
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import permissions, serializers, viewsets
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+
+class ShareSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    share = serializers.FloatField()
+    ci_low = serializers.FloatField(help_text="Wilson 95% interval")
+    ci_high = serializers.FloatField()
+
+
+class ModelShareSerializer(ShareSerializer):
+    name = serializers.CharField()
+    provider = serializers.CharField()
+    weight = serializers.FloatField()
+    battles = serializers.IntegerField()
+    target = serializers.FloatField(allow_null=True, help_text="the policy's share of seats now; null: not drawn")
+
+
+class ProviderShareSerializer(ShareSerializer):
+    provider = serializers.CharField()
+    models = serializers.IntegerField()
+    battles = serializers.IntegerField()
+    target = serializers.FloatField(allow_null=True)
+
+
+class SharesSerializer(serializers.Serializer):
+    battles = serializers.IntegerField(help_text="battles the sampler drew (imported ones excluded)")
+    seats = serializers.IntegerField(help_text="two per battle; shares are of seats")
+    models = ModelShareSerializer(many=True)
+    providers = ProviderShareSerializer(many=True)
+    prerelease_seats = serializers.IntegerField(help_text="seats of pre-release variants still under test (not named)")
+
+
+class LifeSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    provider = serializers.CharField()
+    status = serializers.CharField()
+    added_at = serializers.DateTimeField()
+    first_counted_vote_at = serializers.DateTimeField(allow_null=True)
+    retired_at = serializers.DateTimeField(allow_null=True)
+    retire_reason = serializers.CharField()
+    final_rating = serializers.DictField(allow_null=True, help_text="raw and style rows frozen at retirement or release")
+    votes_in_fit = serializers.IntegerField(help_text="its counted votes, kept in the fit after retirement")
+    prerelease = serializers.BooleanField()
+    released_at = serializers.DateTimeField(allow_null=True)
+
+
+class WeekSerializer(serializers.Serializer):
+    week = serializers.DateField(help_text="Monday, UTC")
+    votes = serializers.IntegerField()
+    excluded = serializers.IntegerField()
+    excluded_share = ShareSerializer()
+    by_code = serializers.DictField(child=serializers.IntegerField())
+    reasons = serializers.ListField(child=serializers.IntegerField(), help_text="in the order of codes")
+
+
+class ExclusionsSerializer(serializers.Serializer):
+    codes = serializers.ListField(child=serializers.CharField())
+    labels = serializers.ListField(child=serializers.CharField())
+    weeks = WeekSerializer(many=True)
+
+
+class FlipsSerializer(serializers.Serializer):
+    upper = serializers.CharField()
+    lower = serializers.CharField()
+    upper_rating = serializers.FloatField()
+    lower_rating = serializers.FloatField()
+    upper_wins = serializers.IntegerField()
+    lower_wins = serializers.IntegerField()
+    ties = serializers.IntegerField()
+    head_to_head = serializers.IntegerField()
+    needed = serializers.IntegerField(allow_null=True, help_text="the flips to swap; null: flipping all head-to-head votes is not enough")
+    refits = serializers.IntegerField()
+
+
+class FlipsListSerializer(serializers.Serializer):
+    pairs = FlipsSerializer(many=True)
+    fingerprint = serializers.CharField()
+
+
+class SpreadSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    rating = serializers.FloatField()
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    votes = serializers.IntegerField()
+    provisional = serializers.BooleanField()
+    note = serializers.CharField()
+    best = serializers.IntegerField(allow_null=True)
+    worst = serializers.IntegerField(allow_null=True)
+
+
+class SpreadsSerializer(serializers.Serializer):
+    raw = SpreadSerializer(many=True)
+    style = SpreadSerializer(many=True)
+
+
+class ReleasedVariantSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    released_at = serializers.DateTimeField()
+    battles = serializers.IntegerField()
+    final_rating = serializers.DictField(allow_null=True)
+    was_released = serializers.BooleanField()
+    retire_reason = serializers.CharField()
+
+
+class PrereleaseProviderSerializer(serializers.Serializer):
+    provider = serializers.CharField()
+    testing = serializers.IntegerField()
+    testing_battles = serializers.IntegerField()
+    released = ReleasedVariantSerializer(many=True)
+
+
+class PrereleaseSerializer(serializers.Serializer):
+    allowed = serializers.BooleanField()
+    providers = PrereleaseProviderSerializer(many=True)
+
+
+class TransparencySerializer(serializers.Serializer):
+    policy = serializers.CharField(help_text="the sampling policy in words")
+    shares = SharesSerializer()
+    lives = LifeSerializer(many=True)
+    exclusions = ExclusionsSerializer()
+    flips = FlipsListSerializer()
+    rank_spreads = SpreadsSerializer()
+    provisional_below = serializers.IntegerField()
+    prerelease = PrereleaseSerializer()
+    computed_at = serializers.DateTimeField(allow_null=True)
+
+
+class DistributionRowSerializer(ShareSerializer):
+    label = serializers.CharField()
+    bar = serializers.FloatField(help_text="percent of the largest row, for the chart")
+
+
+class LengthSummarySerializer(serializers.Serializer):
+    n = serializers.IntegerField()
+    q1 = serializers.FloatField()
+    median = serializers.FloatField()
+    q3 = serializers.FloatField()
+    p99 = serializers.FloatField()
+    mean = serializers.FloatField()
+
+
+class LengthByIntentSerializer(LengthSummarySerializer):
+    intent = serializers.CharField()
+
+
+class DistributionWeekSerializer(serializers.Serializer):
+    week = serializers.DateField()
+    count = serializers.IntegerField()
+    by_intent = serializers.ListField(child=serializers.IntegerField(), help_text="in the order of intent_order")
+
+
+class DistributionSerializer(serializers.Serializer):
+    n = serializers.IntegerField(help_text="conversations behind the counted votes")
+    intents = DistributionRowSerializer(many=True, required=False)
+    languages = DistributionRowSerializer(many=True, required=False)
+    turns = DistributionRowSerializer(many=True, required=False)
+    lengths = DistributionRowSerializer(many=True, required=False)
+    length_summary = LengthSummarySerializer(required=False, allow_null=True)
+    length_by_intent = LengthByIntentSerializer(many=True, required=False)
+    weeks = DistributionWeekSerializer(many=True, required=False)
+    intent_order = serializers.ListField(child=serializers.CharField(), required=False)
+    method = serializers.CharField(required=False)
+
+
+class TransparencyViewSet(viewsets.ViewSet):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(responses=TransparencySerializer, description="The arena's transparency report, as on /arena/transparency/.")
+    def list(self, request: Request) -> Response:
+        from leaderboard.arena.transparency import transparency_report
+
+        return Response(TransparencySerializer(transparency_report()).data)
+
+
+class DistributionViewSet(viewsets.ViewSet):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(responses=DistributionSerializer, description="The prompt distribution, as on /arena/findings/.")
+    def list(self, request: Request) -> Response:
+        from leaderboard.arena.distribution import prompt_distribution
+
+        return Response(DistributionSerializer(prompt_distribution()).data)

@@ -1,0 +1,262 @@
+"""The arena's transparency report (``/arena/transparency/`` and the API): reads, no writes.
+
+Each part answers one criticism of arena leaderboards with a live figure from the database:
+
+* ``battle_shares``: battles per model and per provider against the sampling policy's target;
+* ``model_lives``: when each model was added, first counted, retired and why, its frozen final rating;
+* ``exclusions_by_week``: votes excluded, by reason, per week;
+* ``neighbour_flips``: for each adjacent pair on the leaderboard, how many votes would have to flip to
+  swap them (``evaluators.arena.flips`` has the definition and why the search is exact);
+* ``rank_spreads``: the ranks each model's interval allows, with the provisional mark;
+* ``prerelease``: anonymous pre-release testing, per provider, with every tested variant's final score
+  once the provider released.
+
+Shares come with Wilson 95% intervals. The flips are cached under the latest ratings' fingerprint (they
+refit the votes a few times per pair); the rest is read on each request.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections import Counter, defaultdict
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Count, Min, Q
+from django.db.models.functions import TruncWeek
+
+from leaderboard.arena.models import ArenaModel, Battle, RatingSnapshot, Vote, VoteExclusion
+from leaderboard.arena.selectors import latest_fingerprint, latest_snapshots
+
+
+def share_row(count: int, total: int) -> dict[str, Any]:
+    """A count as a share of ``total`` with its Wilson 95% interval."""
+    from evaluators.arena.attribution import wilson
+
+    low, high = wilson(count, total)
+    return {"count": count, "share": count / total if total else 0.0, "ci_low": low, "ci_high": high}
+
+
+# --- the sampling policy ------------------------------------------------------------------------
+
+def sampling_policy() -> str:
+    """The policy ``evaluators.arena.sampling`` applies, in words, with this site's settings."""
+    from evaluators.arena.sampling import DEFAULT_BOOST, DEFAULT_NEW_MODEL_VOTES
+
+    active = ("Active sampling is on: each pair's score is further multiplied by the mean width of the two models' 95% "
+              "rating intervals (a model without one counts as the widest), so votes go where the ratings are least certain. "
+              if settings.ARENA_ACTIVE_SAMPLING else "Active sampling is off: the interval widths play no part. ")
+    prerelease = ("Anonymous pre-release variants may be drawn (the operator allows it). " if settings.ARENA_PRERELEASE_TESTING
+                  else "Anonymous pre-release variants are never drawn (the operator does not allow it). ")
+    return (f"Every new battle draws one pair among the models that are enabled, not imported and not retired. Each "
+            f"model has a weight set by the operator (1 unless said otherwise below), multiplied by {DEFAULT_BOOST:g} while it "
+            f"has fewer than {DEFAULT_NEW_MODEL_VOTES} counted votes, so new models catch up. Every unordered pair scores the "
+            f"product of its two weights. {active}The pair is drawn with probability its score divided by the sum of all "
+            f"scores, and a fair coin decides which model is answer A. {prerelease}The target below is the share of battle "
+            f"seats (two per battle) the policy gives each model now: half the probability that the drawn pair includes it. "
+            f"Observed shares cover every battle the sampler ever drew, so a model added later, or boosted while new, "
+            f"differs from today's target by design; imported battles were not drawn here and are not counted.")
+
+
+def _targets() -> dict[str, float]:
+    """Each model's share of battle seats under the policy now (half its probability of being drawn)."""
+    from evaluators.arena.sampling import pair_probabilities
+    from leaderboard.arena.services.battles import sampler_models
+
+    models = sampler_models()
+    if len(models) < 2:
+        return {}
+    seats: Counter[str] = Counter()
+    for (x, y), probability in pair_probabilities(models, active=settings.ARENA_ACTIVE_SAMPLING).items():
+        seats[x] += probability / 2
+        seats[y] += probability / 2
+    return dict(seats)
+
+
+def battle_shares() -> dict[str, Any]:
+    """Battle seats per model and per provider (the maker) among the battles the sampler drew, with
+    their shares (Wilson 95%) and the policy's target share now."""
+    drawn = Battle.objects.filter(conv_id__isnull=True)
+    total = drawn.count()
+    seats: Counter[int] = Counter()
+    for side in ("model_a", "model_b"):
+        seats.update(dict(drawn.values_list(side).annotate(n=Count("id")).values_list(side, "n")))
+    targets = _targets()
+    models = ArenaModel.objects.filter(Q(pk__in=list(seats)) | Q(name__in=list(targets))).exclude(
+        prerelease=True, released_at__isnull=True).order_by("name")
+    rows = []
+    for model in models:
+        rows.append({"name": model.name, "provider": model.organization or "(not given)", "weight": model.weight,
+                     "battles": seats[model.pk], **share_row(seats[model.pk], 2 * total), "target": targets.get(model.name)})
+    hidden = ArenaModel.objects.filter(prerelease=True, released_at__isnull=True)
+    hidden_seats = sum(seats[pk] for pk in hidden.values_list("pk", flat=True))
+    by_provider: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        entry = by_provider.setdefault(row["provider"], {"provider": row["provider"], "battles": 0, "target": None, "models": 0})
+        entry["battles"] += row["battles"]
+        entry["models"] += 1
+        if row["target"] is not None:
+            entry["target"] = (entry["target"] or 0.0) + row["target"]
+    providers = [{**p, **share_row(p["battles"], 2 * total)} for p in by_provider.values()]
+    providers.sort(key=lambda p: (-p["battles"], p["provider"]))
+    rows.sort(key=lambda r: (-r["battles"], r["name"]))
+    return {"battles": total, "seats": 2 * total, "models": rows, "providers": providers, "prerelease_seats": hidden_seats}
+
+
+# --- each model's life ----------------------------------------------------------------------------
+
+def _counted_votes() -> tuple[Counter[int], dict[int, dt.datetime]]:
+    """Per model id: its counted votes, and the time of its first."""
+    counts: Counter[int] = Counter()
+    first: dict[int, dt.datetime] = {}
+    for side in ("battle__model_a", "battle__model_b"):
+        for pk, n, at in Vote.objects.filter(valid=True).values_list(side).annotate(n=Count("id"), at=Min("created_at")).values_list(side, "n", "at"):
+            counts[pk] += n
+            first[pk] = min(first.get(pk, at), at)
+    return counts, first
+
+
+def model_status(model: ArenaModel) -> str:
+    """Where a model stands, in words."""
+    if model.retired_at is not None:
+        return "retired"
+    if model.imported:
+        return "imported (never drawn here)"
+    if model.prerelease and model.released_at is None:
+        return "pre-release testing"
+    return "drawn" if model.enabled else "paused (not drawn)"
+
+
+def model_lives() -> list[dict[str, Any]]:
+    """Every model except pre-release variants not yet released (counted under ``prerelease``): added,
+    first counted vote, retired and why, the final rating frozen then, and the counted votes it keeps
+    in the fit (retiring a model removes none)."""
+    counts, first = _counted_votes()
+    lives = []
+    for model in ArenaModel.objects.exclude(prerelease=True, released_at__isnull=True).order_by("added_at", "name"):
+        lives.append({"name": model.name, "provider": model.organization, "status": model_status(model), "added_at": model.added_at,
+                      "first_counted_vote_at": first.get(model.pk), "retired_at": model.retired_at,
+                      "retire_reason": model.retire_reason, "final_rating": model.final_rating,
+                      "votes_in_fit": counts[model.pk], "prerelease": model.prerelease, "released_at": model.released_at})
+    return lives
+
+
+# --- excluded votes -------------------------------------------------------------------------------
+
+def exclusions_by_week() -> dict[str, Any]:
+    """Per week (Monday, UTC) of the vote: votes cast, votes not counted, and exclusions by reason (a
+    vote may have several reasons, so the reasons can add up to more than the votes not counted)."""
+    codes = [code for code, _ in VoteExclusion.Code.choices]
+    weeks: dict[dt.date, dict[str, Any]] = defaultdict(lambda: {"votes": 0, "excluded": 0, "by_code": dict.fromkeys(codes, 0)})
+    for week, valid, n in Vote.objects.annotate(week=TruncWeek("created_at")).values_list("week", "valid").annotate(n=Count("id")):
+        weeks[week.date()]["votes"] += n
+        if not valid:
+            weeks[week.date()]["excluded"] += n
+    for week, code, n in (VoteExclusion.objects.annotate(week=TruncWeek("vote__created_at")).values_list("week", "code")
+                          .annotate(n=Count("id"))):
+        weeks[week.date()]["by_code"][code] = weeks[week.date()]["by_code"].get(code, 0) + n
+    rows = [{"week": week, **data, "excluded_share": share_row(data["excluded"], data["votes"]),
+             "reasons": [data["by_code"][c] for c in codes]} for week, data in sorted(weeks.items())]
+    return {"codes": codes, "labels": [label for _, label in VoteExclusion.Code.choices], "weeks": rows}
+
+
+# --- ranks ----------------------------------------------------------------------------------------
+
+def hidden_variants() -> set[str]:
+    """The pre-release variants still under test: anonymous, so left out of the ranks and the flips."""
+    return set(ArenaModel.objects.filter(prerelease=True, released_at__isnull=True).values_list("name", flat=True))
+
+
+def rank_spreads(snapshot: RatingSnapshot | None) -> list[dict[str, Any]]:
+    """The ranks each estimable model's 95% interval allows on this board, among the models shown (not
+    the pre-release variants under test): best = 1 + the models whose interval lies wholly above its own;
+    worst = 1 + the other models whose upper end lies above its lower end. Models with a note (no finite
+    rating) have no spread."""
+    if snapshot is None:
+        return []
+    hidden = hidden_variants()
+    models = [m for m in snapshot.result.get("models", []) if m.get("name") not in hidden]
+    estimable = [m for m in models if not m.get("note")]
+    rows = []
+    for m in models:
+        row = {"name": m["name"], "rating": m["rating"], "ci_low": m.get("ci_low"), "ci_high": m.get("ci_high"),
+               "votes": m.get("votes", 0), "provisional": bool(m.get("provisional")), "note": m.get("note", ""),
+               "best": None, "worst": None}
+        if not m.get("note"):
+            row["best"] = 1 + sum(1 for o in estimable if o["ci_low"] > m["ci_high"])
+            row["worst"] = 1 + sum(1 for o in estimable if o is not m and o["ci_high"] > m["ci_low"])
+        rows.append(row)
+    rows.sort(key=lambda r: (r["best"] is None, -r["rating"]))
+    return rows
+
+
+def neighbour_flips() -> dict[str, Any]:
+    """For each adjacent pair of estimable models on the raw board (pre-release variants under test left
+    out), the flips to swap them
+    (``evaluators.arena.flips``), on the counted votes; cached under the latest ratings' fingerprint."""
+    fingerprint = latest_fingerprint()
+    if not fingerprint:
+        return {"pairs": [], "fingerprint": ""}
+    hidden = ",".join(sorted(hidden_variants()))  # a release changes who is shown, not the votes
+    key = f"arena-transparency-flips:{fingerprint}:{hashlib.sha256(hidden.encode()).hexdigest()[:16]}"
+    found = cache.get(key)
+    if found is None:
+        found = {"pairs": [f.to_dict() for f in _flips(latest_snapshots().raw)], "fingerprint": fingerprint}
+        cache.set(key, found, timeout=7 * 24 * 3600)
+    return dict(found)
+
+
+def _flips(raw: RatingSnapshot | None) -> list[Any]:
+    from evaluators.arena.flips import adjacent_flips, ratings
+    from evaluators.arena.ratings import BattleArrays, BattleRecord
+
+    if raw is None:
+        return []
+    votes = [BattleRecord(model_a=a, model_b=b, winner=w) for w, a, b in
+             Vote.objects.filter(valid=True).values_list("winner", "battle__model_a__name", "battle__model_b__name").order_by("id")]
+    if not votes:
+        return []
+    arr = BattleArrays.from_records(votes)
+    fitted = ratings(arr)
+    hidden = hidden_variants()
+    order = sorted((m["name"] for m in raw.result.get("models", [])
+                    if not m.get("note") and m["name"] in fitted and m["name"] not in hidden),
+                   key=lambda name: -fitted[name])
+    return adjacent_flips(arr, order)
+
+
+# --- pre-release testing --------------------------------------------------------------------------
+
+def prerelease() -> dict[str, Any]:
+    """Anonymous pre-release testing per provider: variants under test now (how many, with their
+    battles; no names or scores), and every variant tested before a release with its frozen final
+    score."""
+    seats: Counter[int] = Counter()
+    variants = list(ArenaModel.objects.filter(prerelease=True).order_by("organization", "name"))
+    drawn = Battle.objects.filter(Q(model_a__prerelease=True) | Q(model_b__prerelease=True))
+    for side in ("model_a", "model_b"):
+        seats.update(dict(drawn.values_list(side).annotate(n=Count("id")).values_list(side, "n")))
+    providers: dict[str, dict[str, Any]] = {}
+    for v in variants:
+        entry = providers.setdefault(v.organization or "(not given)", {"provider": v.organization or "(not given)", "testing": 0,
+                                                                       "testing_battles": 0, "released": []})
+        if v.released_at is None:
+            entry["testing"] += 1
+            entry["testing_battles"] += seats[v.pk]
+        else:
+            entry["released"].append({"name": v.name, "released_at": v.released_at, "battles": seats[v.pk],
+                                      "final_rating": v.final_rating, "was_released": not v.retire_reason,
+                                      "retire_reason": v.retire_reason})
+    return {"allowed": settings.ARENA_PRERELEASE_TESTING, "providers": list(providers.values())}
+
+
+def transparency_report() -> dict[str, Any]:
+    """The whole report: the policy, the shares, the lives, the exclusions, the flips, the rank spreads
+    (raw and style-controlled boards, all votes) and pre-release testing."""
+    board = latest_snapshots()
+    min_votes = (board.raw.config.get("min_votes") if board.raw else None) or settings.ARENA_MIN_VOTES
+    return {"policy": sampling_policy(), "shares": battle_shares(), "lives": model_lives(), "exclusions": exclusions_by_week(),
+            "flips": neighbour_flips(), "rank_spreads": {"raw": rank_spreads(board.raw), "style": rank_spreads(board.style)},
+            "provisional_below": int(min_votes), "prerelease": prerelease(),
+            "computed_at": board.raw.computed_at if board.raw else None}
