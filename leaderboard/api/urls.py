@@ -1,4 +1,5 @@
 """API routes."""
+from django.urls import path
 from rest_framework.routers import DefaultRouter
 
 from leaderboard.api import views
@@ -13,6 +14,7 @@ router.register("runs", views.RunViewSet, basename="api-run")
 router.register("uploads", views.UploadViewSet, basename="api-upload")
 router.register("arena/battles", arena_api.BattleViewSet, basename="api-arena-battle")
 router.register("arena/ratings", arena_api.ArenaRatingsViewSet, basename="api-arena-ratings")
-router.register("arena/transparency", arena_reports.TransparencyViewSet, basename="api-arena-transparency")
-router.register("arena/distribution", arena_reports.DistributionViewSet, basename="api-arena-distribution")
-urlpatterns = router.urls
+urlpatterns = router.urls + [
+    path("arena/transparency/", arena_reports.TransparencyView.as_view(), name="api-arena-transparency"),
+    path("arena/distribution/", arena_reports.DistributionView.as_view(), name="api-arena-distribution"),
+]

@@ -29,6 +29,8 @@ TURN_BINS = 6
 #: the first prompt's length in words, binned: (lowest, highest) with None for no upper end
 LENGTH_BINS: tuple[tuple[int, int | None], ...] = ((1, 5), (6, 10), (11, 20), (21, 50), (51, 100), (101, 200), (201, 500), (501, None))
 UNCLASSIFIED = "not classified"
+#: the colours of the intents in the per-week chart, in the order of the intents (most asked first)
+PALETTE = ("#2563eb", "#f59e0b", "#10b981", "#9333ea", "#e11d48", "#0891b2", "#65a30d", "#475569", "#a16207", "#db2777")
 
 
 def words(text: str) -> int:
@@ -51,9 +53,8 @@ def _week(at: dt.datetime) -> dt.date:
     return day - dt.timedelta(days=day.weekday())
 
 
-def _timestamp(extra: dict[str, Any] | None, created: dt.datetime) -> dt.datetime:
+def _timestamp(stamp: Any, created: dt.datetime) -> dt.datetime:
     """When the conversation happened: an imported one's released timestamp, else when it was created."""
-    stamp = (extra or {}).get("timestamp")
     if isinstance(stamp, str):
         try:
             parsed = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
@@ -65,7 +66,7 @@ def _timestamp(extra: dict[str, Any] | None, created: dt.datetime) -> dt.datetim
 
 def _rows(counter: Counter[str], total: int, order: list[str]) -> list[dict[str, Any]]:
     top = max(counter.values(), default=0) or 1
-    return [{"label": label, **share_row(counter[label], total), "bar": 100 * counter[label] / top} for label in order]
+    return [{"value": label, **share_row(counter[label], total), "bar": 100 * counter[label] / top} for label in order]
 
 
 def prompt_distribution() -> dict[str, Any]:
@@ -81,7 +82,7 @@ def prompt_distribution() -> dict[str, Any]:
 
 def _distribution() -> dict[str, Any]:
     rows = list(Vote.objects.filter(valid=True).values_list("battle_id", "battle__primary_intent", "battle__languages",
-                                                              "battle__extra", "battle__created_at"))
+                                                              "battle__extra__timestamp", "battle__created_at"))
     total = len(rows)
     if not total:
         return {"n": 0}
@@ -97,7 +98,7 @@ def _distribution() -> dict[str, Any]:
     weeks: dict[dt.date, Counter[str]] = defaultdict(Counter)
     bin_labels = [f"{low}–{high}" if high else f"more than {low - 1}" for low, high in LENGTH_BINS]
     turn_labels = [str(i) for i in range(1, TURN_BINS + 1)] + [f"more than {TURN_BINS}"]
-    for battle, intent, langs, extra, created in rows:
+    for battle, intent, langs, stamp, created in rows:
         intent = intent or UNCLASSIFIED
         intents[intent] += 1
         languages[language_name(langs[0]) if langs else "Undetermined (und)"] += 1
@@ -106,7 +107,7 @@ def _distribution() -> dict[str, Any]:
         length = lengths.get(battle, 0)
         by_intent[intent].append(length)
         length_bins[next(label for (low, high), label in zip(LENGTH_BINS, bin_labels) if high is None or length <= high)] += 1
-        weeks[_week(_timestamp(extra, created))][intent] += 1
+        weeks[_week(_timestamp(stamp, created))][intent] += 1
     intent_order = [label for label, _ in intents.most_common()]
     named = [label for label, _ in languages.most_common(TOP_LANGUAGES)]
     if len(languages) > TOP_LANGUAGES:
@@ -115,7 +116,8 @@ def _distribution() -> dict[str, Any]:
     top_week = max((sum(c.values()) for c in weeks.values()), default=1)
     week_rows = [{"week": week, "count": sum(counter.values()), "bar": 100 * sum(counter.values()) / top_week,
                   "by_intent": [counter[i] for i in intent_order],
-                  "segments": [{"intent": i, "width": 100 * counter[i] / top_week} for i in intent_order if counter[i]]}
+                  "segments": [{"intent": i, "width": 100 * counter[i] / top_week, "colour": PALETTE[k % len(PALETTE)]}
+                               for k, i in enumerate(intent_order) if counter[i]]}
                  for week, counter in sorted(weeks.items())]
     return {"n": total,
             "intents": _rows(intents, total, intent_order),
@@ -125,6 +127,7 @@ def _distribution() -> dict[str, Any]:
             "length_summary": quantiles(list(lengths.get(r[0], 0) for r in rows)),
             "length_by_intent": [{"intent": i, **(quantiles(by_intent[i]) or {})} for i in intent_order],
             "weeks": week_rows, "intent_order": intent_order,
+            "legend": [{"intent": i, "colour": PALETTE[k % len(PALETTE)]} for k, i in enumerate(intent_order)],
             "method": ("the conversations behind the counted votes; intent: the battle's primary intent (its classifier is named "
                        "with the ratings); language: the first language detected in the prompts; length: the first prompt's "
                        "words, split on white space; week: Monday to Sunday, UTC, by the conversation's time (an imported "

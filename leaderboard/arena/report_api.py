@@ -3,9 +3,10 @@ distribution (``distribution``), each the same figures as its page, described in
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import permissions, serializers, viewsets
+from rest_framework import permissions, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 
 class ShareSerializer(serializers.Serializer):
@@ -99,7 +100,7 @@ class SpreadSerializer(serializers.Serializer):
 
 class SpreadsSerializer(serializers.Serializer):
     raw = SpreadSerializer(many=True)
-    style = SpreadSerializer(many=True)
+    style_controlled = SpreadSerializer(many=True)
 
 
 class ReleasedVariantSerializer(serializers.Serializer):
@@ -136,7 +137,7 @@ class TransparencySerializer(serializers.Serializer):
 
 
 class DistributionRowSerializer(ShareSerializer):
-    label = serializers.CharField()
+    value = serializers.CharField(help_text="the intent, language, turns or length bin")
     bar = serializers.FloatField(help_text="percent of the largest row, for the chart")
 
 
@@ -172,21 +173,23 @@ class DistributionSerializer(serializers.Serializer):
     method = serializers.CharField(required=False)
 
 
-class TransparencyViewSet(viewsets.ViewSet):
+class TransparencyView(APIView):
+    """One object (not a list), so a plain view rather than a router's list."""
+
     permission_classes = [permissions.AllowAny]
 
     @extend_schema(responses=TransparencySerializer, description="The arena's transparency report, as on /arena/transparency/.")
-    def list(self, request: Request) -> Response:
+    def get(self, request: Request) -> Response:
         from leaderboard.arena.transparency import transparency_report
 
         return Response(TransparencySerializer(transparency_report()).data)
 
 
-class DistributionViewSet(viewsets.ViewSet):
+class DistributionView(APIView):
     permission_classes = [permissions.AllowAny]
 
     @extend_schema(responses=DistributionSerializer, description="The prompt distribution, as on /arena/findings/.")
-    def list(self, request: Request) -> Response:
+    def get(self, request: Request) -> Response:
         from leaderboard.arena.distribution import prompt_distribution
 
         return Response(DistributionSerializer(prompt_distribution()).data)

@@ -67,7 +67,7 @@ def _targets() -> dict[str, float]:
     models = sampler_models()
     if len(models) < 2:
         return {}
-    seats: Counter[str] = Counter()
+    seats: dict[str, float] = defaultdict(float)
     for (x, y), probability in pair_probabilities(models, active=settings.ARENA_ACTIVE_SAMPLING).items():
         seats[x] += probability / 2
         seats[y] += probability / 2
@@ -257,6 +257,6 @@ def transparency_report() -> dict[str, Any]:
     board = latest_snapshots()
     min_votes = (board.raw.config.get("min_votes") if board.raw else None) or settings.ARENA_MIN_VOTES
     return {"policy": sampling_policy(), "shares": battle_shares(), "lives": model_lives(), "exclusions": exclusions_by_week(),
-            "flips": neighbour_flips(), "rank_spreads": {"raw": rank_spreads(board.raw), "style": rank_spreads(board.style)},
+            "flips": neighbour_flips(), "rank_spreads": {"raw": rank_spreads(board.raw), "style_controlled": rank_spreads(board.style)},
             "provisional_below": int(min_votes), "prerelease": prerelease(),
             "computed_at": board.raw.computed_at if board.raw else None}

@@ -30,11 +30,11 @@ def test_the_distribution_counts_what_the_counted_votes_asked(seed_votes, client
 
     data = client.get("/api/arena/distribution/").json()
     assert data["n"] == 4  # the excluded vote's conversation is not counted
-    assert [(r["label"], r["count"]) for r in data["intents"]] == [("Factual Lookup", 3), ("Analysis", 1)]
+    assert [(r["value"], r["count"]) for r in data["intents"]] == [("Factual Lookup", 3), ("Analysis", 1)]
     assert data["intents"][0]["share"] == pytest.approx(0.75) and data["intents"][0]["ci_low"] < 0.75 < data["intents"][0]["ci_high"]
-    assert [(r["label"], r["count"]) for r in data["languages"]] == [("English (en)", 3), ("German (de)", 1)]
-    assert {r["label"]: r["count"] for r in data["turns"]} == {"1": 2, "2": 0, "3": 1, "4": 0, "5": 0, "6": 0, "more than 6": 1}
-    assert {r["label"]: r["count"] for r in data["lengths"] if r["count"]} == {"1–5": 1, "6–10": 1, "11–20": 1, "21–50": 1}
+    assert [(r["value"], r["count"]) for r in data["languages"]] == [("English (en)", 3), ("German (de)", 1)]
+    assert {r["value"]: r["count"] for r in data["turns"]} == {"1": 2, "2": 0, "3": 1, "4": 0, "5": 0, "6": 0, "more than 6": 1}
+    assert {r["value"]: r["count"] for r in data["lengths"] if r["count"]} == {"1–5": 1, "6–10": 1, "11–20": 1, "21–50": 1}
     # first prompts of 3, 7, 12 and 25 words: median (7 + 12) / 2, quartiles by linear interpolation
     assert data["length_summary"]["median"] == 9.5 and data["length_summary"]["q1"] == 6.0 and data["length_summary"]["q3"] == 15.25
     by_intent = {r["intent"]: r for r in data["length_by_intent"]}
