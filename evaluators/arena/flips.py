@@ -13,28 +13,33 @@ its votes flip does not matter, only how much the score drops. A flip of an uppe
 the most any flip can, and a flip of a tie by 1/2; so the fewest flips for any drop flip upper wins
 first, then ties. The fitted gap between the two falls monotonically as the score drops (the
 Bradley-Terry likelihood's strict concavity), so the swap point is found by bisection over k.
+
+The fit is the ratings' own Newton fit (:func:`evaluators.arena.bradley_terry.penalised_fit`, with the
+same tiny L2 on the ratings) on the votes collapsed to unordered pairs, so a refit costs milliseconds
+whatever the number of votes; each refit starts from the unchanged fit.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 
-from evaluators.arena.rating_types import BattleArrays, RatingConfig
+from evaluators.arena.bradley_terry import Design, penalised_fit
+from evaluators.arena.rating_types import OUTCOMES, RatingConfig
 
-_A_WINS, _B_WINS = 0, 1
+_POINTS = 400.0 / math.log(10.0)  # log-odds -> rating points at the ratings' scale
 
 
 @dataclass(frozen=True)
 class Flips:
     """One adjacent pair: ``needed`` flips (None: flipping all their head-to-head votes is not enough),
-    their head-to-head record (upper's wins, lower's wins, ties) and the refits the search took."""
+    the fitted gap in rating points, their head-to-head record and the refits the search took."""
 
     upper: str
     lower: str
-    upper_rating: float
-    lower_rating: float
+    gap: float
     upper_wins: int
     lower_wins: int
     ties: int
@@ -49,49 +54,89 @@ class Flips:
         return {**asdict(self), "head_to_head": self.head_to_head}
 
 
-def _config() -> RatingConfig:
-    return RatingConfig(interval="sandwich", robustness=False, bootstrap_rounds=1)
+class PairTable:
+    """The counted votes as head-to-head records of unordered pairs: per pair (i < j by index), i's
+    wins, j's wins and ties. Built from (model_a, model_b, winner, count) cells."""
+
+    def __init__(self, cells: Iterable[tuple[str, str, str, int]]) -> None:
+        rows = list(cells)
+        self.models: list[str] = sorted({r[0] for r in rows} | {r[1] for r in rows})
+        index = {name: i for i, name in enumerate(self.models)}
+        self.records: dict[tuple[int, int], list[int]] = {}
+        for line, (a, b, winner, count) in enumerate(rows):
+            if winner not in OUTCOMES:
+                raise ValueError(f"cell {line}: winner {winner!r} is not one of {', '.join(OUTCOMES)}")
+            if a == b:
+                raise ValueError(f"cell {line}: model_a and model_b are the same model")
+            i, j = index[a], index[b]
+            record = self.records.setdefault((min(i, j), max(i, j)), [0, 0, 0])
+            if winner in ("model_a", "model_b"):
+                won = i if winner == "model_a" else j
+                record[0 if won == min(i, j) else 1] += int(count)
+            else:
+                record[2] += int(count)
+        self._keys = sorted(self.records)
+        self._row = {key: row for row, key in enumerate(self._keys)}
+        self._a = np.array([k[0] for k in self._keys], dtype=np.int64)
+        self._b = np.array([k[1] for k in self._keys], dtype=np.int64)
+        self._w = np.array([sum(self.records[k]) for k in self._keys], dtype=float)
+        self._won = np.array([self.records[k][0] + 0.5 * self.records[k][2] for k in self._keys], dtype=float)
+        votes = np.zeros(len(self.models))
+        for (i, j), (x, y, t) in self.records.items():
+            votes[i] += x + y + t
+            votes[j] += x + y + t
+        self._pivot = int(np.argmax(votes)) if len(self.models) else 0
+        self._penalty = np.full(len(self.models), RatingConfig().rating_l2)
+        self._base: np.ndarray | None = None
+
+    def fit(self, changed: dict[tuple[int, int], list[int]] | None = None) -> np.ndarray:
+        """The log-odds ratings (pivot at 0) with some pairs' records replaced."""
+        w, won = self._w.copy(), self._won.copy()
+        for key, (first, second, ties) in (changed or {}).items():
+            w[self._row[key]] = first + second + ties
+            won[self._row[key]] = first + 0.5 * ties
+        y = np.divide(won, w, out=np.zeros_like(won), where=w > 0)
+        design = Design(m=len(self.models), a=self._a, b=self._b, y=y, w=w, w2=w)
+        theta, _ = penalised_fit(design, self._pivot, self._penalty, start=self._base)
+        if changed is None:
+            self._base = theta
+        return theta
+
+    def ratings(self) -> dict[str, float]:
+        """Each model's rating in points relative to the pivot (only the differences mean anything)."""
+        theta = self.fit() if self._base is None else self._base
+        return {name: float(theta[i]) * _POINTS for i, name in enumerate(self.models)}
 
 
-def ratings(arr: BattleArrays) -> dict[str, float]:
-    """The raw fit's point ratings (ties as half, unweighted)."""
-    from evaluators.arena.ratings import rate
-
-    return {m.name: m.rating for m in rate(arr, _config()).models}
-
-
-def flips_to_swap(arr: BattleArrays, upper: str, lower: str) -> Flips:
+def flips_to_swap(table: PairTable, upper: str, lower: str) -> Flips:
     """The flips to swap ``upper`` and ``lower`` (module doc), by bisection over refits."""
-    if upper not in arr.models or lower not in arr.models:
+    if upper not in table.models or lower not in table.models:
         raise ValueError(f"models: {upper!r} and {lower!r} must both be among the rated models")
-    u, low = arr.models.index(upper), arr.models.index(lower)
-    forward = (arr.a == u) & (arr.b == low)
-    backward = (arr.a == low) & (arr.b == u)
-    upper_won = np.flatnonzero((forward & (arr.outcome == _A_WINS)) | (backward & (arr.outcome == _B_WINS)))
-    lower_won = np.flatnonzero((forward & (arr.outcome == _B_WINS)) | (backward & (arr.outcome == _A_WINS)))
-    tied = np.flatnonzero((forward | backward) & (arr.outcome >= 2))
-    order = np.concatenate([upper_won, tied])  # the fewest flips for any drop: upper wins first (module doc)
-    lower_wins_code = np.where(arr.a[order] == low, _A_WINS, _B_WINS)
+    u, low = table.models.index(upper), table.models.index(lower)
+    key = (min(u, low), max(u, low))
+    first_wins, second_wins, ties = table.records.get(key, [0, 0, 0])
+    upper_wins, lower_wins = (first_wins, second_wins) if u < low else (second_wins, first_wins)
+    base = table.fit() if table._base is None else table._base
     refits = 0
-    first = ratings(arr)
 
     def swapped(k: int) -> bool:
         nonlocal refits
         refits += 1
-        outcome = arr.outcome.copy()
-        outcome[order[:k]] = lower_wins_code[:k]
-        fitted = ratings(BattleArrays(arr.models, arr.a, arr.b, outcome))
-        return fitted[lower] >= fitted[upper]
+        moved, untied = min(k, upper_wins), max(0, k - upper_wins)  # upper wins first, then ties (module doc)
+        uw, lw, t = upper_wins - moved, lower_wins + moved + untied, ties - untied
+        theta = table.fit({key: [uw, lw, t] if u < low else [lw, uw, t]})
+        return bool(theta[low] >= theta[u])
 
     def result(needed: int | None) -> Flips:
-        return Flips(upper=upper, lower=lower, upper_rating=first[upper], lower_rating=first[lower], upper_wins=len(upper_won),
-                     lower_wins=len(lower_won), ties=len(tied), needed=needed, refits=refits)
+        return Flips(upper=upper, lower=lower, gap=float(base[u] - base[low]) * _POINTS, upper_wins=upper_wins,
+                     lower_wins=lower_wins, ties=ties, needed=needed, refits=refits)
 
-    if first[lower] >= first[upper]:
+    if base[low] >= base[u]:
         return result(0)
-    if len(order) == 0 or not swapped(len(order)):
+    flippable = upper_wins + ties
+    if flippable == 0 or not swapped(flippable):
         return result(None)
-    low_k, high_k = 0, len(order)  # not swapped at low_k, swapped at high_k
+    low_k, high_k = 0, flippable  # not swapped at low_k, swapped at high_k
     while high_k - low_k > 1:
         middle = (low_k + high_k) // 2
         if swapped(middle):
@@ -101,6 +146,6 @@ def flips_to_swap(arr: BattleArrays, upper: str, lower: str) -> Flips:
     return result(high_k)
 
 
-def adjacent_flips(arr: BattleArrays, order: list[str]) -> list[Flips]:
+def adjacent_flips(table: PairTable, order: list[str]) -> list[Flips]:
     """The flips to swap each pair of neighbours in ``order`` (the leaderboard, best first)."""
-    return [flips_to_swap(arr, upper, lower) for upper, lower in zip(order, order[1:])]
+    return [flips_to_swap(table, upper, lower) for upper, lower in zip(order, order[1:])]

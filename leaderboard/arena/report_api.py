@@ -71,8 +71,7 @@ class ExclusionsSerializer(serializers.Serializer):
 class FlipsSerializer(serializers.Serializer):
     upper = serializers.CharField()
     lower = serializers.CharField()
-    upper_rating = serializers.FloatField()
-    lower_rating = serializers.FloatField()
+    gap = serializers.FloatField(help_text="the upper model's lead in the raw fit, rating points")
     upper_wins = serializers.IntegerField()
     lower_wins = serializers.IntegerField()
     ties = serializers.IntegerField()

@@ -208,22 +208,21 @@ def neighbour_flips() -> dict[str, Any]:
 
 
 def _flips(raw: RatingSnapshot | None) -> list[Any]:
-    from evaluators.arena.flips import adjacent_flips, ratings
-    from evaluators.arena.ratings import BattleArrays, BattleRecord
+    from evaluators.arena.flips import PairTable, adjacent_flips
 
     if raw is None:
         return []
-    votes = [BattleRecord(model_a=a, model_b=b, winner=w) for w, a, b in
-             Vote.objects.filter(valid=True).values_list("winner", "battle__model_a__name", "battle__model_b__name").order_by("id")]
-    if not votes:
+    cells = (Vote.objects.filter(valid=True).values_list("battle__model_a__name", "battle__model_b__name", "winner")
+             .annotate(n=Count("id")).order_by())
+    table = PairTable(cells)
+    if not table.records:
         return []
-    arr = BattleArrays.from_records(votes)
-    fitted = ratings(arr)
+    fitted = table.ratings()
     hidden = hidden_variants()
     order = sorted((m["name"] for m in raw.result.get("models", [])
                     if not m.get("note") and m["name"] in fitted and m["name"] not in hidden),
                    key=lambda name: -fitted[name])
-    return adjacent_flips(arr, order)
+    return adjacent_flips(table, order)
 
 
 # --- pre-release testing --------------------------------------------------------------------------
