@@ -213,3 +213,24 @@ def test_flips_to_swap_match_a_brute_force_count_on_simulated_votes(seed_votes, 
         assert (p["upper_wins"], p["ties"], p["head_to_head"]) == (upper_wins, sum(1 for *_, w in h2h if w == "tie"), len(h2h))
     page = client.get("/arena/transparency/").content.decode()
     assert "flips to swap" in page and all(p["upper"] in page for p in pairs)
+
+
+def test_staff_retire_from_the_admin_and_the_command(staff_client):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    from leaderboard.arena.models import ArenaModel
+
+    old = ArenaModel.objects.create(name="Old-1", retire_reason="superseded by Old-2")
+    ArenaModel.objects.create(name="Old-3")
+    response = staff_client.post("/admin/arena/arenamodel/", {"action": "retire", "_selected_action": [old.pk]})
+    assert response.status_code == 302
+    old.refresh_from_db()
+    assert old.retired_at is not None and not old.enabled and old.retire_reason == "superseded by Old-2"
+    with pytest.raises(CommandError, match="reason"):
+        call_command("arena_retire", "Old-3")
+    out = StringIO()
+    call_command("arena_retire", "Old-3", "--reason", "its API was shut down", stdout=out)
+    assert "retired Old-3" in out.getvalue() and ArenaModel.objects.get(name="Old-3").retire_reason == "its API was shut down"
+    assert staff_client.get("/admin/arena/turnattribution/").status_code == 200
