@@ -31,6 +31,7 @@ class Guide:
     dataset_tag: str
     items: int
     samples: int
+    checks: int  # the checks scoring runs over one answer to every item (Multi-LCB: test cases); 0: none counted
     first_ids: tuple[str, ...]
     slices: tuple[str, ...]
     example_line: str
@@ -50,18 +51,19 @@ class _Facts:
     """What a dataset version holds, as the guide shows it (cached: a version's items never change)."""
 
     items: int
+    checks: int
     first_ids: tuple[str, ...]
     slices: tuple[str, ...]
     has_example: bool
 
 
 def _dataset_facts(benchmark: Benchmark, dataset: DatasetVersion) -> _Facts:
-    key = f"submit-guide:v1:{dataset.content_hash}:{benchmark.slug}"
+    key = f"submit-guide:v2:{dataset.content_hash}:{benchmark.slug}"
     found = quietly(lambda: cache.get(key))
     if not isinstance(found, _Facts):
         evaluator = configured_evaluator(benchmark)
         items = read_items(_items_path(dataset))
-        found = _Facts(items=len(items), first_ids=tuple(item.id for item in items[:3]),
+        found = _Facts(items=len(items), checks=sum(evaluator.item_checks(item) for item in items), first_ids=tuple(item.id for item in items[:3]),
                        slices=tuple(sorted({k for item in items for k in item.slices})),
                        has_example=bool(items) and evaluator.example_predictions(items[:1]) is not None)
         quietly(lambda: cache.set(key, found, None))
@@ -80,7 +82,7 @@ def guide_for(benchmark: Benchmark) -> Guide | None:
     example: dict[str, object] = {"item_id": first_ids[0] if first_ids else "ITEM_ID", "output": "the model's answer, as it wrote it"}
     if samples > 1:
         example["sample_index"] = 0
-    return Guide(benchmark=benchmark, dataset_tag=dataset.tag, items=facts.items, samples=samples, first_ids=first_ids,
+    return Guide(benchmark=benchmark, dataset_tag=dataset.tag, items=facts.items, samples=samples, checks=facts.checks, first_ids=first_ids,
                  slices=facts.slices, example_line=json.dumps(example, ensure_ascii=False),
                  file_refused=evaluator.needs_transcript(), has_example=facts.has_example, requests_download=evaluator.modality == "text",
                  typical=Typical.of(run_durations(benchmark_id=benchmark.pk, dataset_version_id=dataset.pk)),
