@@ -110,3 +110,27 @@ def test_the_runs_page_and_the_api_say_it(client, boards, history, user, other_u
     assert data["estimate"]["seconds"] == {"low": 600.0, "median": 800.0, "high": 1000.0}
     assert data["own_duration"] == {"runs": 3, "seconds": {"low": 60.0, "median": 120.0, "high": 300.0}}
     assert "median" in data["method"] and data["no_estimate_because"] is None
+
+
+def test_a_run_whose_model_must_answer_first_waits_for_its_generation_job(boards, user, other_user):
+    """Generation jobs on gpu-local took 100 and 300 s (median 200); one job is queued ahead of this run's."""
+    from leaderboard.submissions.models import GenerationJob, RunPhase
+
+    lcb = boards[0]
+    for seconds in (100, 300):
+        done = _run(lcb, other_user, RunStatus.SUCCEEDED, seconds=30)
+        GenerationJob.objects.create(submission=done.submission, queue="gpu-local", status=RunStatus.SUCCEEDED,
+                                     started_at=T - dt.timedelta(hours=1), finished_at=T - dt.timedelta(hours=1) + dt.timedelta(seconds=seconds))
+    ahead = _run(lcb, other_user, RunStatus.QUEUED, queued_ago=100)
+    EvaluationRun.objects.filter(pk=ahead.pk).update(phase=RunPhase.GENERATING)
+    GenerationJob.objects.create(submission=ahead.submission, queue="gpu-local", queued_at=T - dt.timedelta(seconds=100))
+    mine = _run(lcb, user, RunStatus.QUEUED, queued_ago=10)
+    EvaluationRun.objects.filter(pk=mine.pk).update(phase=RunPhase.GENERATING)
+    GenerationJob.objects.create(submission=mine.submission, queue="gpu-local", queued_at=T - dt.timedelta(seconds=10))
+    mine.refresh_from_db()
+    wait = run_wait(run=mine, now=T)
+    assert wait is not None and wait.what == "generating" and wait.queue == "gpu-local" and wait.position == 2
+    assert [(a.work, a.board, a.kind) for a in wait.ahead] == [("generating", lcb.name, "user")]
+    assert wait.seconds == Span(100, 200, 300)
+    assert wait.own is not None and wait.own.span == Span(30, 30, 30)  # its own scoring: the two 30 s Multi-LCB runs
+    assert wait.own.n == 2
