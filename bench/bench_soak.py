@@ -126,7 +126,8 @@ def main() -> None:
                           "--worker-class", "gthread", "--workers", "2", "--threads", "8", "--log-level", "warning"],
                          cwd=REPO, env=env, stdout=(logs / "gunicorn.log").open("wb"), stderr=subprocess.STDOUT),
         subprocess.Popen([str(REPO / ".venv/bin/celery"), "-A", "workers.celery", "worker", "-B", "--schedule", str(logs / "beat.schedule"),
-                          "-Q", "cpu", "--concurrency", "2", "-n", "soak-cpu@%h", "--loglevel", "INFO"],
+                          # the interactive queue too (the reaper, the arena's ratings), as before they had a queue of their own
+                          "-Q", "cpu,interactive", "--concurrency", "2", "-n", "soak-cpu@%h", "--loglevel", "INFO"],
                          cwd=REPO, env=env, stdout=(logs / "cpu.log").open("wb"), stderr=subprocess.STDOUT),
         subprocess.Popen([str(REPO / ".venv/bin/celery"), "-A", "workers.celery", "worker", "-Q", "arena", "--pool", "threads",
                           "--concurrency", "4", "-n", "soak-arena@%h", "--loglevel", "INFO"],

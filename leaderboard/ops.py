@@ -82,7 +82,7 @@ def _waiting(names: list[str], problems: list[str]) -> dict[str, int | None]:
 def ops_status(*, timeout: float = 1.0) -> OpsStatus:
     problems: list[str] = []
     seen = _workers_by_queue(timeout, problems)
-    names = sorted({queues.CPU, queues.ARENA, queues.gpu_queue(settings.GPU_KIND), *seen})
+    names = sorted({queues.CPU, queues.BASELINE, queues.INTERACTIVE, queues.ARENA, queues.gpu_queue(settings.GPU_KIND), *seen})
     waiting = _waiting(names, problems)
     for name in names:
         if not seen.get(name):

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from django.db import transaction
 
 # re-exported, so callers and tests need one import
-from workers.routing import (ARENA, ARENA_COMPUTE_RATINGS, ARENA_GENERATE_TURN, ARENA_MAINTAIN, CPU,  # noqa: F401
-                             EVALUATE_RUN, GENERATE_SUBMISSION, HELP_RUN, PREFLIGHT_MODEL, REQUEUE_EXPIRED,
+from workers.routing import (ARENA, ARENA_COMPUTE_RATINGS, ARENA_GENERATE_TURN, ARENA_MAINTAIN, BASELINE, CPU,  # noqa: F401
+                             EVALUATE_RUN, GENERATE_SUBMISSION, HELP_RUN, INTERACTIVE, PREFLIGHT_MODEL, REQUEUE_EXPIRED,
                              VALIDATE_JUDGE, gpu_queue)
 
 
@@ -74,8 +74,9 @@ def generate_submission(job_id: int, *, queue: str) -> None:
 
 
 def preflight_model(model_id: int, *, countdown: float | None = None) -> None:
-    """Check a registered model on a CPU before any GPU time (now, or after ``countdown`` seconds)."""
-    _send_on_commit(Message(PREFLIGHT_MODEL, (model_id,), CPU, countdown))
+    """Check a registered model on a CPU before any GPU time (now, or after ``countdown`` seconds); on the
+    interactive queue, so the registrant never waits behind an evaluation run."""
+    _send_on_commit(Message(PREFLIGHT_MODEL, (model_id,), INTERACTIVE, countdown))
 
 
 def arena_generate_turn(turn_id: int) -> None:
@@ -84,8 +85,9 @@ def arena_generate_turn(turn_id: int) -> None:
 
 
 def arena_compute_ratings(*, countdown: float) -> None:
-    """Recompute the arena's ratings after ``countdown`` seconds (votes arriving meanwhile share it)."""
-    _send_on_commit(Message(ARENA_COMPUTE_RATINGS, (), CPU, countdown))
+    """Recompute the arena's ratings after ``countdown`` seconds (votes arriving meanwhile share it), on the
+    interactive queue: a vote reaches the board without waiting behind an evaluation run."""
+    _send_on_commit(Message(ARENA_COMPUTE_RATINGS, (), INTERACTIVE, countdown))
 
 
 def validate_judge(benchmark_id: int, *, limit: int = 0) -> None:

@@ -122,10 +122,15 @@ def multi_lcb(db, mini_release):
     return benchmark
 
 
+#: the tests' default worker consumes every queue but the arena's and the GPU's (people's runs, the site's
+#: baselines, the interactive work); a test of the deployed layout starts one worker per queue instead
+WORKER_QUEUES = "cpu,baseline,interactive"
+
+
 class Worker:
     """A real Celery worker (prefork, one process, embedded beat) in its own process group."""
 
-    def __init__(self, env: dict[str, str], log_path: Path, *, queues: str = "cpu", pool: tuple[str, ...] = ("--concurrency", "1"),
+    def __init__(self, env: dict[str, str], log_path: Path, *, queues: str = WORKER_QUEUES, pool: tuple[str, ...] = ("--concurrency", "1"),
                  beat: bool = True) -> None:
         self.env = env
         self.log_path = log_path

@@ -1,5 +1,5 @@
-"""The Celery app. Queues are named by the resource a task needs: ``cpu`` (predictions files, code
-execution, API judges, rankings) and ``gpu-<kind>`` (self-hosted models). Late acks and prefetch 1,
+"""The Celery app. Queues are ``workers.routing``'s: ``cpu`` (people's runs), ``baseline`` (the site's
+own runs), ``interactive`` (ratings, pre-flights, the reaper), ``arena`` and ``gpu-<kind>``. Late acks and prefetch 1,
 so a worker killed mid-task leaves its message to be redelivered and takes one task at a time."""
 from __future__ import annotations
 
@@ -23,9 +23,10 @@ app.conf.update(
     task_reject_on_worker_lost=True,
     worker_prefetch_multiplier=1,
     task_default_queue=routing.CPU,
-    # The arena's queue has its own exchange and key: bound to the default ("cpu", "cpu") it would get a
-    # copy of every cpu task.
-    task_queues=[Queue(routing.CPU), Queue(routing.ARENA, Exchange(routing.ARENA, type="direct"), routing_key=routing.ARENA)],
+    # Each queue but the default has its own exchange and key: bound to the default ("cpu", "cpu") it would
+    # get a copy of every cpu task.
+    task_queues=[Queue(routing.CPU), *(Queue(name, Exchange(name, type="direct"), routing_key=name)
+                                       for name in (routing.BASELINE, routing.INTERACTIVE, routing.ARENA))],
     task_serializer="json",
     accept_content=["json"],
     task_ignore_result=True,
@@ -39,10 +40,10 @@ app.autodiscover_tasks(["workers"], related_name="tasks", force=True)
 def _schedule(sender: Celery, **_: object) -> None:
     from django.conf import settings
 
-    sender.add_periodic_task(settings.RUN_REAPER_SECONDS, sender.signature(routing.REQUEUE_EXPIRED, queue=routing.CPU,
+    sender.add_periodic_task(settings.RUN_REAPER_SECONDS, sender.signature(routing.REQUEUE_EXPIRED, queue=routing.INTERACTIVE,
                                                                           expires=settings.RUN_REAPER_SECONDS),
                              name="re-queue runs whose worker died")
-    sender.add_periodic_task(settings.ARENA_RATINGS_BEAT_SECONDS, sender.signature(routing.ARENA_MAINTAIN, queue=routing.CPU),
+    sender.add_periodic_task(settings.ARENA_RATINGS_BEAT_SECONDS, sender.signature(routing.ARENA_MAINTAIN, queue=routing.INTERACTIVE),
                              name="arena: fail answers streaming past the time limit, flag anomalous voters and floods, recompute ratings")
     if settings.SNAPSHOT_SCHEDULE_BOARDS:
         minute, hour, day, month, weekday = settings.SNAPSHOT_SCHEDULE_CRONTAB.split()

@@ -179,6 +179,11 @@ class Evaluator(ABC):
         """Diagnostics of a dataset version, computed at import and shown on the page."""
         return []
 
+    def item_checks(self, item: Item) -> int:
+        """How many separate checks scoring one answer to ``item`` runs (Multi-LCB: the problem's test
+        cases, each a run of the program), for the submit page's expected work; 0: none to count."""
+        return 0
+
     def example_predictions(self, items: Sequence[Item]) -> bytes | None:
         """A ready-to-submit predictions file for newcomers (None: the benchmark offers none)."""
         return None

@@ -173,6 +173,10 @@ class MultiLCBEvaluator(Evaluator):
                              max_tokens=merged["max_tokens"])]
 
     # ----------------------------------------------------------------------------- scoring
+    def item_checks(self, item: Item) -> int:
+        """The problem's test cases (public and private): each answer's program runs against all of them."""
+        return len(self._tests(item))
+
     def _tests(self, item: Item) -> list[tuple[dict[str, Any], bool]]:
         public = [(t, True) for t in item.payload.get("public_test_cases") or []]
         private = [(t, False) for t in item.payload.get("private_test_cases") or []]

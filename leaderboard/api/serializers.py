@@ -11,6 +11,7 @@ from leaderboard.accounts import policy
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.modelhost.models import WeightsUpload
 from leaderboard.submissions import selectors
+from leaderboard.submissions.eta import run_wait
 from leaderboard.submissions.models import EvaluationRun, GenerationJob, ItemResult, Score, Submission
 from leaderboard.submissions.services import SETTINGS_MAX_DEPTH, SETTINGS_MAX_KEYS, generation_settings_problem
 
@@ -154,16 +155,60 @@ class ScoreSerializer(serializers.ModelSerializer):
         fields = ["key", "slice_key", "value", "ci_low", "ci_high", "n"]
 
 
+class SpanSerializer(serializers.Serializer):
+    low = serializers.FloatField(help_text="seconds, if everything goes as quickly as the quickest recent run")
+    median = serializers.FloatField(help_text="seconds, as the median recent run")
+    high = serializers.FloatField(help_text="seconds, if everything goes as slowly as the slowest recent run")
+
+
+class AheadSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["baseline", "user"], help_text="baseline: the site's own work (baselines, the demo model)")
+    work = serializers.ChoiceField(choices=["scoring", "generating"])
+    board = serializers.CharField(help_text="the benchmark (a generation job: its submission's benchmarks)")
+    status = serializers.ChoiceField(choices=["running", "queued"])
+    seconds_left = SpanSerializer(allow_null=True, help_text="null: no run like it has finished yet")
+
+
+class WaitEstimateSerializer(serializers.Serializer):
+    seconds = SpanSerializer(help_text="until it should start")
+    start_earliest = serializers.DateTimeField()
+    start = serializers.DateTimeField()
+    start_latest = serializers.DateTimeField()
+
+
+class OwnDurationSerializer(serializers.Serializer):
+    runs = serializers.IntegerField(help_text="recent finished runs of its board on its dataset version")
+    seconds = SpanSerializer()
+
+
+class WaitSerializer(serializers.Serializer):
+    waiting_for = serializers.ChoiceField(choices=["scoring", "generating"], help_text="a worker to score it, or its model's generation job to be taken")
+    queue = serializers.CharField()
+    position = serializers.IntegerField(help_text="1-based, among the queue's waiting work")
+    ahead = AheadSerializer(many=True, help_text="running work first, then the waiting work ahead, in order")
+    estimate = WaitEstimateSerializer(allow_null=True, help_text="null: no estimate yet (see no_estimate_because)")
+    no_estimate_because = serializers.CharField(allow_null=True)
+    own_duration = OwnDurationSerializer(allow_null=True, help_text="how long runs like it took once started")
+    method = serializers.CharField(help_text="how the estimate is made")
+    estimated_at = serializers.DateTimeField()
+
+
 class RunSerializer(serializers.ModelSerializer):
     benchmark: serializers.SlugRelatedField[Benchmark] = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     dataset_version: serializers.SlugRelatedField[DatasetVersion] = serializers.SlugRelatedField(slug_field="tag", read_only=True)
     scores = ScoreSerializer(many=True, read_only=True)
+    wait = serializers.SerializerMethodField(help_text="a queued run: its place, what is ahead and when it should start; else null")
 
     class Meta:
         model = EvaluationRun
         fields = ["id", "submission", "benchmark", "dataset_version", "queue", "status", "phase", "failure_kind", "failure_message",
                   "attempt", "max_attempts", "items_done", "items_total", "evaluator_key", "evaluator_version",
-                  "evaluator_settings", "environment", "cost", "created_at", "started_at", "finished_at", "rerun_of", "scores"]
+                  "evaluator_settings", "environment", "cost", "created_at", "started_at", "finished_at", "rerun_of", "wait", "scores"]
+
+    @extend_schema_field(WaitSerializer(allow_null=True))
+    def get_wait(self, run: EvaluationRun) -> dict[str, Any] | None:
+        wait = run_wait(run=run)
+        return wait.to_dict() if wait else None
 
 
 class SubmissionSerializer(serializers.ModelSerializer):

@@ -41,6 +41,7 @@ from leaderboard.modelhost import secrets
 from leaderboard.modelhost.models import UploadPart, WeightsUpload
 from leaderboard.modelhost.uploads import fetch_weights, part_store
 from leaderboard.submissions.models import Submission
+from leaderboard.submissions.sitework import DEMO_OWNER
 
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 log = logging.getLogger(__name__)
@@ -374,7 +375,6 @@ def upload_from_file(*, owner: User, file: Any) -> WeightsUpload:
 
 
 DEMO_MODEL = "tiny-llama (random weights, CPU)"
-DEMO_OWNER = "demo"
 
 
 #: the demo's answers are noise: one short sample per problem keeps a whole Multi-LCB run to about a

@@ -4,11 +4,10 @@ predictions line for it, whether a file is accepted at all, where to get an exam
 requests themselves, and how long recent runs of the board took with how many are waiting now.
 
 The dataset's figures are computed once per dataset version (cached by its content hash); the
-timings are a query over recent runs."""
+timings are ``eta``'s: the recorded durations of recent runs."""
 from __future__ import annotations
 
 import json
-import statistics
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,11 +20,8 @@ from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion
 from leaderboard.catalog.services import dataset_items_path
 from leaderboard.pagecache import quietly
+from leaderboard.submissions.eta import Typical, run_durations
 from leaderboard.submissions.models import EvaluationRun, RunStatus
-
-#: recent runs whose duration makes the estimate
-RECENT_RUNS = 20
-
 
 @dataclass(frozen=True)
 class Guide:
@@ -35,14 +31,14 @@ class Guide:
     dataset_tag: str
     items: int
     samples: int
+    checks: int  # the checks scoring runs over one answer to every item (Multi-LCB: test cases); 0: none counted
     first_ids: tuple[str, ...]
     slices: tuple[str, ...]
     example_line: str
     file_refused: str
     has_example: bool
     requests_download: bool
-    median_seconds: float | None
-    recent_runs: int
+    typical: Typical | None  # how long recent runs on this dataset version took once started
     waiting: int
 
 
@@ -55,18 +51,19 @@ class _Facts:
     """What a dataset version holds, as the guide shows it (cached: a version's items never change)."""
 
     items: int
+    checks: int
     first_ids: tuple[str, ...]
     slices: tuple[str, ...]
     has_example: bool
 
 
 def _dataset_facts(benchmark: Benchmark, dataset: DatasetVersion) -> _Facts:
-    key = f"submit-guide:v1:{dataset.content_hash}:{benchmark.slug}"
+    key = f"submit-guide:v2:{dataset.content_hash}:{benchmark.slug}"
     found = quietly(lambda: cache.get(key))
     if not isinstance(found, _Facts):
         evaluator = configured_evaluator(benchmark)
         items = read_items(_items_path(dataset))
-        found = _Facts(items=len(items), first_ids=tuple(item.id for item in items[:3]),
+        found = _Facts(items=len(items), checks=sum(evaluator.item_checks(item) for item in items), first_ids=tuple(item.id for item in items[:3]),
                        slices=tuple(sorted({k for item in items for k in item.slices})),
                        has_example=bool(items) and evaluator.example_predictions(items[:1]) is not None)
         quietly(lambda: cache.set(key, found, None))
@@ -85,14 +82,10 @@ def guide_for(benchmark: Benchmark) -> Guide | None:
     example: dict[str, object] = {"item_id": first_ids[0] if first_ids else "ITEM_ID", "output": "the model's answer, as it wrote it"}
     if samples > 1:
         example["sample_index"] = 0
-    runs = (EvaluationRun.objects.filter(benchmark=benchmark, dataset_version=dataset, status=RunStatus.SUCCEEDED,
-                                         progress_started_at__isnull=False, finished_at__isnull=False)
-            .order_by("-finished_at").values_list("progress_started_at", "finished_at")[:RECENT_RUNS])
-    durations = [(end - start).total_seconds() for start, end in runs if start is not None and end is not None]
-    return Guide(benchmark=benchmark, dataset_tag=dataset.tag, items=facts.items, samples=samples, first_ids=first_ids,
+    return Guide(benchmark=benchmark, dataset_tag=dataset.tag, items=facts.items, samples=samples, checks=facts.checks, first_ids=first_ids,
                  slices=facts.slices, example_line=json.dumps(example, ensure_ascii=False),
                  file_refused=evaluator.needs_transcript(), has_example=facts.has_example, requests_download=evaluator.modality == "text",
-                 median_seconds=statistics.median(durations) if durations else None, recent_runs=len(durations),
+                 typical=Typical.of(run_durations(benchmark_id=benchmark.pk, dataset_version_id=dataset.pk)),
                  waiting=EvaluationRun.objects.filter(benchmark=benchmark, status=RunStatus.QUEUED).count())
 
 

@@ -27,6 +27,7 @@ from leaderboard.catalog.services import dataset_items_path
 from leaderboard.catalog.validation import judge_validation_notes
 from leaderboard.pagecache import quietly
 from leaderboard.submissions import charts
+from leaderboard.submissions.eta import Wait, run_wait
 from leaderboard.submissions.keys import column_id, slice_key
 from leaderboard.submissions.models import EvaluationRun, ItemResult, LeaderboardEntry, RunStatus, Score, Submission
 
@@ -417,7 +418,7 @@ class Progress:
     percent: float
     rate_per_second: float | None
     seconds_left: float | None
-    queue_position: int | None
+    wait: Wait | None  # a queued run: its place, what is ahead and when it should start (submissions.eta)
 
 
 def run_progress(*, run: EvaluationRun) -> Progress:
@@ -429,10 +430,7 @@ def run_progress(*, run: EvaluationRun) -> Progress:
         if elapsed > 0 and scored > 0:
             rate = scored / elapsed
             left = (run.items_total - run.items_done) / rate
-    position = None
-    if run.status == RunStatus.QUEUED:
-        position = EvaluationRun.objects.filter(status=RunStatus.QUEUED, queue=run.queue, created_at__lt=run.created_at).count() + 1
-    return Progress(run.items_done, run.items_total, 100.0 * run.items_done / total, rate, left, position)
+    return Progress(run.items_done, run.items_total, 100.0 * run.items_done / total, rate, left, run_wait(run=run))
 
 
 def run_item_results(*, run: EvaluationRun, failed_only: bool = False) -> QuerySet[ItemResult]:

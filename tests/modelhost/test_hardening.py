@@ -67,7 +67,7 @@ def test_storage_unreachable_is_retried_then_reported_as_could_not_check(user, n
         first = stored(model)
         assert "could not check the model" in first.preflight_report["notice"] and "not of the model" in first.preflight_report["notice"]
         assert first.preflight_report["problems"] == [] and first.preflight_checked_at is not None
-        assert queues.Message(queues.PREFLIGHT_MODEL, (model.pk,), "cpu", 30) in no_broker  # tried again later
+        assert queues.Message(queues.PREFLIGHT_MODEL, (model.pk,), "interactive", 30) in no_broker  # tried again later
         with django_capture_on_commit_callbacks(execute=True):
             assert services.model_preflight_run(model_id=model.pk) == Model.PREFLIGHT_FAILED
     report = stored(model).preflight_report

@@ -43,7 +43,7 @@ def test_key_encrypted_submission_refused_until_preflight_passes(user, multi_lcb
     with django_capture_on_commit_callbacks(execute=True):
         model = services.model_register(owner=user, name="api-model", spec=services.ModelSource(
             source="endpoint", endpoint_base_url="http://127.0.0.1:9/v1", endpoint_model="m", endpoint_api_key="sk-abc-123"))
-    assert queues.Message(queues.PREFLIGHT_MODEL, (model.pk,), "cpu") in no_broker
+    assert queues.Message(queues.PREFLIGHT_MODEL, (model.pk,), "interactive") in no_broker
     stored = Model.objects.get(pk=model.pk)
     assert "sk-abc-123" not in stored.endpoint_api_key_encrypted and secrets.decrypt(stored.endpoint_api_key_encrypted) == "sk-abc-123"
     with pytest.raises(submissions.SubmissionRefused, match="has not finished yet"):
@@ -101,7 +101,7 @@ def test_upload_weights_command_uploads_and_registers(user, tmp_path, no_broker,
         call_command("upload_weights", str(directory), "--model", "cli-tiny", "--owner", user.username)
     model = Model.objects.get(name="cli-tiny")
     assert model.source == "weights" and model.weights_upload.status == "complete"
-    assert queues.Message(queues.PREFLIGHT_MODEL, (model.pk,), "cpu") in no_broker
+    assert queues.Message(queues.PREFLIGHT_MODEL, (model.pk,), "interactive") in no_broker
 
 
 def test_api_registration_hides_the_key(user):

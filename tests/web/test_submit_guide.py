@@ -41,9 +41,10 @@ def test_each_board_says_what_it_expects_and_how_long_it_takes(client, multi_lcb
     html = client.get(f"/submit/?benchmark={multi_lcb.pk}").content.decode()
     guide = _guide(html, "multi-lcb")
     assert re.search(r'<details id="guide-multi-lcb" open>', html)
-    assert "36 items × 10 samples (dataset mini)" in guide  # 3 problems x 12 languages, n=10
+    assert "36 items × 10 samples, 72 tests (dataset mini)" in guide  # 3 problems x 12 languages, n=10; 2 tests a problem
+    assert "against its item's tests: 72 over the 36 items, for each of the 10 samples" in guide
     assert "<code>t1_a/" in guide and "sample_index</code> 0 to 9" in guide
-    assert "median of 4 min 0 s once started (last 3)" in guide and "1 run waiting" in guide
+    assert "median of 4 min 0 s once started (from 2 min 0 s to 9 min 0 s, last 3)" in guide and "1 run waiting" in guide
     assert 'href="/benchmarks/multi-lcb/example-predictions.jsonl"' in guide
     assert 'href="/benchmarks/multi-lcb/items.jsonl"' in guide
 

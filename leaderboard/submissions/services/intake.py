@@ -27,6 +27,7 @@ from leaderboard.catalog.services import model_get_or_create
 from leaderboard.submissions.models import EvaluationRun, Submission
 from leaderboard.submissions.services.common import SubmissionRefused, current_dataset
 from leaderboard.submissions.services.runs import run_create
+from leaderboard.submissions.sitework import BASELINE_OWNER
 
 
 # --- predictions files --------------------------------------------------------------------------
@@ -80,8 +81,6 @@ def _check_transcripts(benchmark: Benchmark, predictions: list[Prediction]) -> N
             "line's transcript.", field="predictions",
             problems=[(None, "transcript", f"{len(bare)} line(s) have no transcript; {reason}")])
 
-
-BASELINE_OWNER = "baselines"
 
 
 def baselines_submit(*, benchmark: Benchmark) -> list[Submission]:

@@ -39,6 +39,7 @@ from leaderboard.submissions.models import (
     Submission,
 )
 from leaderboard.submissions.notifications import notify_run_finished
+from leaderboard.submissions.sitework import scoring_queue_for
 from leaderboard.submissions.services.common import SubmissionRefused, current_dataset
 from leaderboard.submissions.services.entries import leaderboard_entry_refresh
 from leaderboard.submissions.services.quota import quota_refund, quota_take
@@ -46,14 +47,15 @@ from leaderboard.submissions.services.quota import quota_refund, quota_take
 
 def run_create(*, submission: Submission, benchmark: Benchmark, dataset_version: DatasetVersion,
                rerun_of: EvaluationRun | None = None) -> EvaluationRun:
-    """Create a queued run (charging the quota) and send it to its queue once the transaction commits.
+    """Create a queued run (charging the quota) and send it to its queue once the transaction commits:
+    ``baseline`` for the site's own submissions (sitework), ``cpu`` for people's.
     A run of a model that must answer first starts in phase "generating": its submission's
     GenerationJob (created or re-queued here) hands it to scoring once its predictions exist."""
     generating = submission.model.needs_generation
     with transaction.atomic():
         quota_take(user=submission.owner)
         run = EvaluationRun.objects.create(
-            submission=submission, benchmark=benchmark, dataset_version=dataset_version, queue=queues.CPU,
+            submission=submission, benchmark=benchmark, dataset_version=dataset_version, queue=scoring_queue_for(submission),
             evaluator_key=benchmark.evaluator_key, evaluator_settings=evaluator_settings_for(benchmark),
             items_total=dataset_version.item_count, max_attempts=settings.RUN_MAX_ATTEMPTS, rerun_of=rerun_of,
             phase=RunPhase.GENERATING if generating else RunPhase.NONE)

@@ -1,0 +1,229 @@
+"""When a waiting run should start: its place on its worker queue, the work ahead of it (running and
+waiting, each as "baseline" or "user" with its board; never a model's name) and an estimated start
+from the recorded durations of similar finished work. Shown on the run's page and in the runs API.
+
+How it is estimated (``METHOD``, printed with every estimate): each piece of work ahead is expected
+to take what the last ``RECENT`` finished runs of its board on its dataset version took (from the
+start of their last attempt to their end; a generation job: the last jobs on its queue), as the
+median, and as the quickest and the slowest of them for the range. Work already running is expected
+to need that minus the time it has run (never below zero). The queue's work is assumed to be taken
+one at a time in order; more workers on the queue make the real wait shorter. When any work ahead has
+no finished run to go by, there is no estimate ("no estimate yet"), and the page says which board
+has none. Reads only."""
+from __future__ import annotations
+
+import datetime as dt
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils import timezone
+
+from leaderboard.submissions.models import EvaluationRun, GenerationJob, RunPhase, RunStatus
+from leaderboard.submissions.sitework import work_kind
+
+#: recent finished runs whose durations make a board's estimate
+RECENT = 20
+
+METHOD = (f"Each run ahead is expected to take what the last {RECENT} finished runs of its board on its dataset "
+          "version took (the median; the range runs from the quickest to the slowest of them), less the time it "
+          "has already run; the queue's worker is assumed to take them one at a time, in order.")
+
+
+@dataclass(frozen=True)
+class Span:
+    """A number of seconds with its range: as quick as the quickest, typical (median), as slow as the slowest."""
+
+    low: float
+    median: float
+    high: float
+
+    def __add__(self, other: Span) -> Span:
+        return Span(self.low + other.low, self.median + other.median, self.high + other.high)
+
+    def to_dict(self) -> dict[str, float]:
+        return {"low": round(self.low, 1), "median": round(self.median, 1), "high": round(self.high, 1)}
+
+
+ZERO = Span(0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class Typical:
+    """The recorded durations (seconds) of similar finished work: how many, and their span."""
+
+    n: int
+    span: Span
+
+    @staticmethod
+    def of(durations: Sequence[float]) -> Typical | None:
+        if not durations:
+            return None
+        return Typical(len(durations), Span(min(durations), statistics.median(durations), max(durations)))
+
+    def left_after(self, elapsed: float) -> Span:
+        """What is left of work like this that has run ``elapsed`` seconds (never below zero)."""
+        return Span(*(max(0.0, s - elapsed) for s in (self.span.low, self.span.median, self.span.high)))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"runs": self.n, "seconds": self.span.to_dict()}
+
+
+def run_durations(*, benchmark_id: int, dataset_version_id: int) -> list[float]:
+    """Seconds the last ``RECENT`` succeeded runs of a board on a dataset version took (their last attempt)."""
+    rows = (EvaluationRun.objects.filter(benchmark_id=benchmark_id, dataset_version_id=dataset_version_id, status=RunStatus.SUCCEEDED,
+                                         progress_started_at__isnull=False, finished_at__isnull=False)
+            .order_by("-finished_at").values_list("progress_started_at", "finished_at")[:RECENT])
+    return [(end - start).total_seconds() for start, end in rows if start is not None and end is not None]
+
+
+def generation_durations(*, queue: str) -> list[float]:
+    """Seconds the last ``RECENT`` succeeded generation jobs on a queue took."""
+    rows = (GenerationJob.objects.filter(queue=queue, status=RunStatus.SUCCEEDED, started_at__isnull=False, finished_at__isnull=False)
+            .order_by("-finished_at").values_list("started_at", "finished_at")[:RECENT])
+    return [(end - start).total_seconds() for start, end in rows if start is not None and end is not None]
+
+
+Work = EvaluationRun | GenerationJob
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """One piece of work ahead of a waiting run, as anyone may see it."""
+
+    kind: str  # "baseline" (the site's own) or "user"
+    work: str  # "scoring" or "generating"
+    board: str  # the benchmark (a generation job: every benchmark of its submission)
+    status: str  # "running" or "queued"
+    seconds_left: Span | None  # None: nothing like it has finished yet
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "work": self.work, "board": self.board, "status": self.status,
+                "seconds_left": self.seconds_left.to_dict() if self.seconds_left else None}
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Where a waiting run stands: ``what`` it waits for (a worker to score it, or its model's generation
+    job to be taken), its ``position`` among the waiting work of ``queue``, the work ``ahead``, and the
+    seconds until it should start (``seconds``; None: no estimate yet, ``no_history`` names the boards
+    with nothing to go by). ``own``: how long runs like it took once started."""
+
+    what: str
+    queue: str
+    position: int
+    ahead: list[Ahead]
+    seconds: Span | None
+    no_history: tuple[str, ...]
+    own: Typical | None
+    estimated_at: dt.datetime
+
+    @property
+    def method(self) -> str:
+        return METHOD
+
+    @property
+    def running_ahead(self) -> list[Ahead]:
+        return [a for a in self.ahead if a.status == RunStatus.RUNNING]
+
+    @property
+    def queued_ahead(self) -> list[Ahead]:
+        return [a for a in self.ahead if a.status == RunStatus.QUEUED]
+
+    @property
+    def starts(self) -> tuple[dt.datetime, dt.datetime, dt.datetime] | None:
+        """The estimated start: earliest, typical, latest."""
+        if self.seconds is None:
+            return None
+        at = self.estimated_at
+        return (at + dt.timedelta(seconds=self.seconds.low), at + dt.timedelta(seconds=self.seconds.median),
+                at + dt.timedelta(seconds=self.seconds.high))
+
+    def to_dict(self) -> dict[str, Any]:
+        starts = self.starts
+        return {"waiting_for": self.what, "queue": self.queue, "position": self.position,
+                "ahead": [a.to_dict() for a in self.ahead],
+                "estimate": None if self.seconds is None or starts is None else {
+                    "seconds": self.seconds.to_dict(), "start_earliest": starts[0].isoformat(),
+                    "start": starts[1].isoformat(), "start_latest": starts[2].isoformat()},
+                "no_estimate_because": (f"no run of {', '.join(self.no_history)} has finished yet" if self.no_history else None),
+                "own_duration": self.own.to_dict() if self.own else None, "method": METHOD,
+                "estimated_at": self.estimated_at.isoformat()}
+
+
+class _History:
+    """Each board's (and queue's) recorded durations, read once per estimate."""
+
+    def __init__(self) -> None:
+        self.runs: dict[tuple[int, int], Typical | None] = {}
+        self.jobs: dict[str, Typical | None] = {}
+
+    def of(self, work: Work) -> Typical | None:
+        if isinstance(work, EvaluationRun):
+            key = (work.benchmark_id, work.dataset_version_id)
+            if key not in self.runs:
+                self.runs[key] = Typical.of(run_durations(benchmark_id=key[0], dataset_version_id=key[1]))
+            return self.runs[key]
+        if work.queue not in self.jobs:
+            self.jobs[work.queue] = Typical.of(generation_durations(queue=work.queue))
+        return self.jobs[work.queue]
+
+
+def _board(work: Work) -> str:
+    if isinstance(work, EvaluationRun):
+        return work.benchmark.name
+    return ", ".join(sorted(run.benchmark.name for run in work.submission.runs.all())) or "answers"
+
+
+def _on_queue(queue: str, status: str) -> list[Work]:
+    runs = (EvaluationRun.objects.filter(queue=queue, status=status).exclude(status=RunStatus.QUEUED, phase=RunPhase.GENERATING)
+            .select_related("benchmark", "submission__owner", "submission__model"))
+    jobs = (GenerationJob.objects.filter(queue=queue, status=status).select_related("submission__owner", "submission__model")
+            .prefetch_related("submission__runs__benchmark"))
+    return sorted([*runs, *jobs], key=lambda w: (w.queued_at, w.pk))
+
+
+def _waited_on(run: EvaluationRun) -> Work | None:
+    """What the run waits for a worker to take: itself, or its model's generation job; None when nothing waits."""
+    if run.status != RunStatus.QUEUED:
+        return None
+    if run.phase != RunPhase.GENERATING:
+        return run
+    job = GenerationJob.objects.filter(submission_id=run.submission_id, status=RunStatus.QUEUED).first()
+    return job
+
+
+def run_wait(*, run: EvaluationRun, now: dt.datetime | None = None) -> Wait | None:
+    """Where a queued run stands and when it should start; None unless it waits for a worker."""
+    waiting = _waited_on(run)
+    if waiting is None:
+        return None
+    now = now or timezone.now()
+    history = _History()
+    ahead: list[Ahead] = []
+    total: Span | None = ZERO
+    missing: list[str] = []
+
+    def count(work: Work, left: Span | None) -> None:
+        nonlocal total
+        board = _board(work)
+        if left is None:
+            missing.append(board)
+            total = None
+        elif total is not None:
+            total = total + left
+        ahead.append(Ahead(kind=work_kind(work.submission), work="scoring" if isinstance(work, EvaluationRun) else "generating",
+                           board=board, status=work.status, seconds_left=left))
+
+    for work in _on_queue(waiting.queue, RunStatus.RUNNING):
+        typical = history.of(work)
+        began = (work.progress_started_at if isinstance(work, EvaluationRun) else None) or work.started_at or now
+        count(work, typical.left_after(max(0.0, (now - began).total_seconds())) if typical else None)
+    queued = _on_queue(waiting.queue, RunStatus.QUEUED)
+    place = next((i for i, w in enumerate(queued) if type(w) is type(waiting) and w.pk == waiting.pk), len(queued))
+    for work in queued[:place]:
+        typical = history.of(work)
+        count(work, typical.span if typical else None)
+    return Wait(what="scoring" if isinstance(waiting, EvaluationRun) else "generating", queue=waiting.queue, position=place + 1,
+                ahead=ahead, seconds=total, no_history=tuple(dict.fromkeys(missing)), own=history.of(run), estimated_at=now)
