@@ -164,3 +164,23 @@ def test_the_chat_setting_draws_only_contestants_that_answer_without_search_and_
     assert state["setting"] == "chat" and "Hidden" not in json.dumps(state)
     response = client.post("/api/arena/battles/", {"prompt": "Capital of Italy?", "setting": "web"}, content_type="application/json")
     assert response.status_code == 400 and "setting" in response.json()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.browser
+def test_the_comparison_reads_on_a_phone_and_a_desktop(live_server, page, seed_votes, settings, artifacts):
+    settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS, settings.ARENA_REFERENCE_MODEL = 10, 20, "Ref"
+    rng = np.random.default_rng(5)
+    seed_votes(simulate(SEARCH, 800, rng, "s"))
+    Battle.objects.filter(vote__in=seed_votes(simulate(CHAT, 800, rng, "c"))).update(setting="chat")
+    services.ratings_compute(force=True)
+    for width, height, name in ((390, 844, "phone"), (1280, 900, "desktop")):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(live_server.url + "/arena/findings/#cross-setting")
+        section = page.locator("#cross-setting")
+        assert section.get_by_role("heading", name="With search and in plain chat: each model in both settings").is_visible()
+        assert page.locator(".cross-row").count() == 4 and page.locator("table.cross-table tbody tr").count() == 4
+        assert page.locator(".cross-row .ci-track.chat .ci-bar").first.bounding_box()["width"] > 1  # the chart is drawn
+        assert section.get_by_role("heading", name="How this differs from the paper").is_visible()
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")  # nothing sticks out
+        section.screenshot(path=str(artifacts / f"cross-setting-{name}.png"))
