@@ -10,15 +10,13 @@ from django.conf import settings
 from leaderboard.arena.models import Setting
 
 
-def setting_groups(search_records: Sequence[Any]) -> tuple[dict[str, list[Any]], str | None]:
-    """Each setting's counted votes (``search_records`` are the search setting's, already read) and the
+def setting_groups(search_records: Sequence[Any], chat_records: Sequence[Any]) -> tuple[dict[str, list[Any]], str | None]:
+    """Each setting's counted votes (read by the ratings task: ``battle_records(setting=...)``) and the
     model to anchor both on; nothing while the plain-chat setting has no counted votes (the search
     setting's board is then the arena's own)."""
     from evaluators.arena.cross_setting import common_reference
-    from leaderboard.arena.services.ratings import battle_records
 
-    chat = battle_records(setting=Setting.CHAT)
-    if not chat:
+    if not chat_records:
         return {}, None
-    by_setting = {Setting.SEARCH.value: list(search_records), Setting.CHAT.value: chat}
+    by_setting = {Setting.SEARCH.value: list(search_records), Setting.CHAT.value: list(chat_records)}
     return by_setting, common_reference(by_setting, configured=settings.ARENA_REFERENCE_MODEL or None)

@@ -104,7 +104,7 @@ def ratings_compute(*, force: bool = False) -> int:
         values = sorted({getattr(r, attr) for r in records if getattr(r, attr)})
         groups += [(key, value, [r for r in records if getattr(r, attr) == value]) for value in values]
     # each setting's board, both anchored on one model voted on in both, so that ratings compare across them
-    by_setting, common = setting_groups(records)
+    by_setting, common = setting_groups(records, battle_records(setting="chat"))
     groups += [("setting", value, subset) for value, subset in by_setting.items()]
     snapshots = []
     for filter_key, filter_value, subset in groups:
