@@ -104,8 +104,9 @@ def compare(search: Mapping[str, Any], chat: Mapping[str, Any]) -> SettingCompar
     names = [a.get("model", "") if a.get("kind") == "reference" else "" for a in anchors]
     rated = [_estimable(search), _estimable(chat)]
     only_in = {"search": sorted(set(rated[0]) - set(rated[1])), "chat": sorted(set(rated[1]) - set(rated[0]))}
-    if not names[0] or names[0] != names[1]:
-        why = ("no model was voted on in both settings, so the two scales cannot be tied together" if not any(names) else
+    if not set(rated[0]) & set(rated[1]) or not names[0] or names[0] != names[1]:
+        why = ("no model has a rating in both settings yet, so the two scales cannot be tied together"
+               if not set(rated[0]) & set(rated[1]) else
                f"the settings are anchored on different models ({names[0] or 'the mean'} with search, "
                f"{names[1] or 'the mean'} in plain chat), so their ratings do not compare")
         return SettingComparison(reference="", comparable=False, why_not=why, only_in=only_in, method=METHOD)

@@ -103,6 +103,9 @@ def test_the_comparison_refuses_scales_anchored_on_different_models_and_picks_a_
     refused = compare(result("A", "A", "B"), result("B", "A", "B"))
     assert not refused.comparable and "anchored on different models (A with search, B in plain chat)" in refused.why_not
     assert refused.rows == []
+    alone = compare({"models": []}, result("B", "A", "B"))  # no search votes yet
+    assert not alone.comparable and alone.why_not.startswith("no model has a rating in both settings")
+    assert alone.only_in == {"search": [], "chat": ["A", "B"]}
     # quadrature by hand: chat 1050 [1020, 1090], search 1000 [990, 1030] -> 50, [50 - hypot(30, 30), 50 + hypot(40, 10)]
     search = result("A", "A")
     search["models"].append({"name": "B", "rating": 1000.0, "ci_low": 990.0, "ci_high": 1030.0, "votes": 10})
