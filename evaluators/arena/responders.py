@@ -10,6 +10,8 @@
   the answer and parse the citations back.
 - :class:`HostedSearchResponder`: a hosted search API (Perplexity Sonar, OpenAI search models,
   Gemini grounding) reached through its OpenAI-compatible endpoint, its citations normalized.
+- :class:`PlainChatResponder`: a model answering without search (a plain ``chat`` contestant, or any
+  model contestant in the plain-chat setting: :mod:`evaluators.arena.plain_chat`).
 
 None of them raises for a failed model or search: the failure is in ``Answer.error`` and
 ``finish_reason`` ("error"), with whatever text had streamed. :func:`responder_from_config` builds
@@ -32,14 +34,15 @@ from typing import Any, Callable, Mapping
 from evaluators.arena.conversation import search_query
 from evaluators.arena.extractive import STRATEGIES, ExtractiveResponder
 from evaluators.arena.model_responders import HOSTED_STYLES, HostedSearchResponder, SearchToolResponder
+from evaluators.arena.plain_chat import PlainChatResponder, check_setting, settings_of
 from evaluators.arena.search import backend_from_config
 from evaluators.llm.client import ChatClient
 from evaluators.llm.types import Endpoint, Responder, SearchBackend
 
 __all__ = ["DEFAULT_RESPONDERS", "HOSTED_STYLES", "KINDS", "STRATEGIES", "ExtractiveResponder", "HostedSearchResponder",
-           "SearchToolResponder", "responder_from_config", "search_query"]
+           "PlainChatResponder", "SearchToolResponder", "responder_from_config", "search_query", "settings_of"]
 
-KINDS = ("extractive", "search_tool", "hosted")
+KINDS = ("extractive", "search_tool", "hosted", "chat")
 
 #: The embedded default arena: two responders that need no GPU and no API key.
 DEFAULT_RESPONDERS: tuple[dict[str, Any], ...] = (
@@ -56,7 +59,9 @@ _KEYS = {
     "search_tool": {"kind", "name", "base_url", "model", "api_key_ref", "search", "max_sources", "max_tokens",
                     "temperature", "timeout_s", "rewrite_query", "description", "max_concurrency"},
     "hosted": {"kind", "name", "style", "base_url", "model", "api_key_ref", "max_tokens", "temperature",
-               "timeout_s", "extra", "description", "max_concurrency"},
+               "timeout_s", "extra", "description", "max_concurrency", "without_search"},
+    "chat": {"kind", "name", "base_url", "model", "api_key_ref", "max_tokens", "temperature", "timeout_s", "extra",
+             "description", "max_concurrency"},
 }
 
 
@@ -93,7 +98,7 @@ def _client(config: Mapping[str, Any], secrets: Callable[[str], str] | None) -> 
 
 
 def responder_from_config(config: Mapping[str, Any], *, secrets: Callable[[str], str] | None = None,
-                          name: str | None = None) -> Responder:
+                          name: str | None = None, setting: str = "search") -> Responder:
     """A responder from an arena model's JSON configuration (see :data:`DEFAULT_RESPONDERS`):
 
     - ``{"kind": "extractive", "strategy": "bm25-sentences" | "lead-passages", "index": "default" | path}``
@@ -101,7 +106,12 @@ def responder_from_config(config: Mapping[str, Any], *, secrets: Callable[[str],
     - ``{"kind": "search_tool", "base_url": ..., "model": ..., "api_key_ref": ..., "search":
       {"backend": "local" | "searxng", ...}, "max_sources": 5}``;
     - ``{"kind": "hosted", "style": "perplexity" | "openai" | "gemini", "base_url": ..., "model": ...,
-      "api_key_ref": ..., "extra": {request fields, e.g. web_search_options}}``.
+      "api_key_ref": ..., "extra": {request fields, e.g. web_search_options},
+      "without_search": {"model": ..., "extra": {...}} (optional: how to ask it without search)}``;
+    - ``{"kind": "chat", "base_url": ..., "model": ..., "api_key_ref": ..., "extra": {...}}``: a plain model.
+
+    ``setting`` is the arena setting of the battle ("search" or "chat"): in "chat" a model contestant
+    answers without search (:mod:`evaluators.arena.plain_chat`); a contestant that cannot is refused.
 
     ``secrets`` resolves ``api_key_ref`` to the key. A bad config raises ValueError naming the key.
     """
@@ -120,6 +130,9 @@ def responder_from_config(config: Mapping[str, Any], *, secrets: Callable[[str],
     max_sources = _require(config, "max_sources", int, "a positive integer", default=None)
     if max_sources is not None and not 1 <= max_sources <= 20:
         raise ValueError(f"responder config: 'max_sources' must be between 1 and 20, got {max_sources}")
+    if setting not in settings_of(config):
+        raise ValueError(f"setting: a {kind!r} contestant cannot answer in the {check_setting(setting)!r} setting"
+                         + (" (give 'without_search' to name its non-search model)" if kind == "hosted" else ""))
 
     if kind == "extractive":
         strategy = _require(config, "strategy", str, f"one of {STRATEGIES}", default="bm25-sentences")
@@ -135,9 +148,13 @@ def responder_from_config(config: Mapping[str, Any], *, secrets: Callable[[str],
                                    max_sentences=_require(config, "max_sentences", int, "a positive integer", default=4),
                                    delay_s=float(_require(config, "delay_s", (int, float), "seconds", default=0.0)),
                                    description=description)
-    client = _client(config, secrets)
     max_tokens = _require(config, "max_tokens", int, "a positive integer", default=1024)
     temperature = float(_require(config, "temperature", (int, float), "a number", default=0.3))
+    if kind == "chat" or setting == "chat":
+        plain, extra = _without_search(config)
+        return PlainChatResponder(label, _client(plain, secrets), max_tokens=max_tokens, temperature=temperature,
+                                  extra=extra, description=description if kind == "chat" else None)
+    client = _client(config, secrets)
     if kind == "search_tool":
         return SearchToolResponder(label, client, _backend(search or {"backend": "local"}), max_sources=max_sources or 5,
                                    max_tokens=max_tokens, temperature=temperature,
@@ -149,6 +166,21 @@ def responder_from_config(config: Mapping[str, Any], *, secrets: Callable[[str],
     return HostedSearchResponder(label, client, style, max_tokens=max_tokens, temperature=temperature,
                                  extra=dict(_require(config, "extra", Mapping, "an object of request fields", default={})),
                                  description=description)
+
+
+def _without_search(config: Mapping[str, Any]) -> tuple[Mapping[str, Any], dict[str, Any]]:
+    """The endpoint configuration and request fields of a model contestant asked without search: a plain
+    model's own; a search tool's model without the results; a hosted model's ``without_search``."""
+    if config["kind"] == "chat":
+        return config, dict(_require(config, "extra", Mapping, "an object of request fields", default={}))
+    if config["kind"] == "search_tool":
+        return config, {}
+    overrides = _require(config, "without_search", Mapping, "an object like {\"model\": ..., \"extra\": {...}}")
+    unknown = sorted(set(overrides) - {"model", "extra"})
+    if unknown:
+        raise ValueError(f"responder config: unknown key(s) {unknown} in 'without_search' (allowed: ['extra', 'model'])")
+    model = _require(overrides, "model", str, "the model name to ask without search", default=config.get("model"))
+    return {**config, "model": model}, dict(_require(overrides, "extra", Mapping, "an object of request fields", default={}))
 
 
 def _backend(config: Mapping[str, Any], *, snippet_tokens: int | None = 40) -> SearchBackend:

@@ -14,9 +14,9 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from leaderboard.arena import exports, selectors, services
+from leaderboard.arena import exports, selectors, services, settings_comparison
 from leaderboard.arena.identity import voter_of
-from leaderboard.arena.models import Battle, Winner
+from leaderboard.arena.models import Battle, Setting, Winner
 
 
 class CsrfForSessions(permissions.BasePermission):
@@ -45,6 +45,11 @@ class PromptSerializer(serializers.Serializer):
     prompt = TextField(trim_whitespace=False, allow_blank=True, error_messages={"invalid": "prompt: must be text"})
 
 
+class NewBattleSerializer(PromptSerializer):
+    setting = serializers.ChoiceField(choices=Setting.values, default=Setting.SEARCH.value,
+                                      help_text="search: contestants search the web and cite; chat: every contestant answers without search")
+
+
 class VoteSerializer(serializers.Serializer):
     winner = serializers.ChoiceField(choices=Winner.values)
 
@@ -71,6 +76,7 @@ class BattleStateSerializer(serializers.Serializer):
     locked = serializers.BooleanField()
     can_vote = serializers.BooleanField()
     citation_style = serializers.DictField(child=serializers.CharField())
+    setting = serializers.ChoiceField(choices=Setting.values)
     turns = TurnStateSerializer(many=True)
     reveal = serializers.DictField(required=False, help_text="names, makers and descriptions; present only after the vote")
     vote = serializers.DictField(required=False, allow_null=True)
@@ -112,12 +118,13 @@ class BattleViewSet(viewsets.ViewSet):
         battle.refresh_from_db()
         return Response(selectors.battle_state(battle=battle), status=code)
 
-    @extend_schema(request=PromptSerializer, responses={201: BattleStateSerializer})
+    @extend_schema(request=NewBattleSerializer, responses={201: BattleStateSerializer})
     def create(self, request: Request) -> Response:
-        data = PromptSerializer(data=request.data)
+        data = NewBattleSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            battle = services.battle_create(prompt=data.validated_data["prompt"], voter=voter_of(request._request))
+            battle = services.battle_create(prompt=data.validated_data["prompt"], voter=voter_of(request._request),
+                                            setting=data.validated_data["setting"])
         except services.ArenaRefused as exc:
             return _refused(exc)
         return self._state(battle, status.HTTP_201_CREATED)
@@ -151,15 +158,60 @@ class BattleViewSet(viewsets.ViewSet):
         return self._state(battle, status.HTTP_201_CREATED)
 
 
+class ComparedModelSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    search_rating = serializers.FloatField()
+    search_low = serializers.FloatField()
+    search_high = serializers.FloatField()
+    search_votes = serializers.IntegerField()
+    chat_rating = serializers.FloatField()
+    chat_low = serializers.FloatField()
+    chat_high = serializers.FloatField()
+    chat_votes = serializers.IntegerField()
+    difference = serializers.FloatField(help_text="chat minus search, both relative to the reference model")
+    difference_low = serializers.FloatField()
+    difference_high = serializers.FloatField()
+    clear = serializers.BooleanField(help_text="the difference's 95% interval excludes zero")
+    reference = serializers.BooleanField(help_text="the model both settings are anchored on (difference 0 by construction)")
+
+
+class SettingComparisonSerializer(serializers.Serializer):
+    reference = serializers.CharField()
+    comparable = serializers.BooleanField()
+    why_not = serializers.CharField(allow_blank=True)
+    rows = ComparedModelSerializer(many=True)
+    only_in = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    method = serializers.CharField()
+    votes = serializers.DictField(child=serializers.IntegerField())
+    computed_at = serializers.DateTimeField()
+    paper_protocol = serializers.CharField(help_text="what the Search Arena paper did")
+    differences = serializers.ListField(child=serializers.CharField(), help_text="where our protocol differs from the paper's")
+
+
 class ArenaRatingsViewSet(viewsets.ViewSet):
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(parameters=[OpenApiParameter("intent", str), OpenApiParameter("language", str)],
+    @extend_schema(parameters=[OpenApiParameter("intent", str), OpenApiParameter("language", str),
+                               OpenApiParameter("setting", str, enum=[Setting.CHAT.value],
+                                                description="chat: the plain-chat setting's board (default: the Search Arena's)")],
                    responses=RatingSnapshotSerializer(many=True))
     def list(self, request: Request) -> Response:
         key = next((k for k in ("intent", "language") if request.query_params.get(k)), "")
-        board = selectors.latest_snapshots(filter_key=key, filter_value=request.query_params.get(key, "") if key else "")
+        value = request.query_params.get(key, "") if key else ""
+        if request.query_params.get("setting") == Setting.CHAT:
+            key, value = "setting", Setting.CHAT.value
+        board = selectors.latest_snapshots(filter_key=key, filter_value=value)
         return Response(RatingSnapshotSerializer([s for s in (board.raw, board.style) if s], many=True).data)
+
+    @extend_schema(responses={200: SettingComparisonSerializer, 404: OpenApiTypes.OBJECT},
+                   description="Each model's rating with web search and in plain chat with 95% intervals, and the "
+                               "difference (the findings page's comparison); 404 before the plain-chat setting has counted votes.")
+    @action(detail=False, methods=["get"], url_path="settings")
+    def by_setting(self, request: Request) -> Response:
+        found = settings_comparison.comparison(selectors.latest_snapshot_set())
+        if found is None:
+            return Response({"detail": "no comparison yet: the plain-chat setting has no counted votes"}, status=404)
+        return Response(SettingComparisonSerializer(found).data)
 
     @extend_schema(parameters=[OpenApiParameter("fmt", str, enum=[*exports.FORMATS]), OpenApiParameter("intent", str),
                                OpenApiParameter("language", str)],

@@ -50,4 +50,6 @@ def language_name(code: str) -> str:
 
 def filter_label(key: str, value: str) -> str:
     """A sub-board's filter in words: "Language: German (de)", "Intent: Analysis"."""
+    if key == "setting":
+        return "Setting: plain chat (no search)" if value == "chat" else "Setting: with search"
     return f"{key.capitalize()}: {language_name(value) if key == 'language' else value}"

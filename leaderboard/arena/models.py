@@ -87,6 +87,14 @@ def _public_id() -> str:
     return secrets.token_urlsafe(12)
 
 
+class Setting(models.TextChoices):
+    """Where a battle was fought: the Search Arena (contestants search the web and cite) or the plain-chat
+    setting (the same flow, every contestant answers from what it knows: no search, no citations)."""
+
+    SEARCH = "search", "with web search"
+    CHAT = "chat", "plain chat, no search"
+
+
 class BattleStatus(models.TextChoices):
     OPEN = "open"
     VOTED = "voted"
@@ -100,6 +108,7 @@ class Battle(models.Model):
     model_a = models.ForeignKey(ArenaModel, on_delete=models.PROTECT, related_name="+")
     model_b = models.ForeignKey(ArenaModel, on_delete=models.PROTECT, related_name="+")
     swapped = models.BooleanField(default=False)
+    setting = models.CharField(max_length=8, choices=Setting.choices, default=Setting.SEARCH, db_index=True)
     citation_style_a = models.CharField(max_length=20, default="standardized")
     citation_style_b = models.CharField(max_length=20, default="standardized")
     propensity = models.FloatField(null=True, blank=True)
@@ -206,6 +215,8 @@ class VoteExclusion(models.Model):
         ANOMALOUS_VOTER = "anomalous_voter"
         DUPLICATE_FLOOD = "duplicate_flood"
         STAFF = "staff"
+        #: an imported Text Arena vote cast with the model names shown (its ``anony`` flag false)
+        NOT_ANONYMOUS = "not_anonymous"
 
     vote = models.ForeignKey(Vote, on_delete=models.CASCADE, related_name="exclusions")
     code = models.CharField(max_length=32, choices=Code.choices, db_index=True)

@@ -46,7 +46,7 @@ def battle_state(*, battle: Battle) -> dict[str, Any]:
     revealed = battle.locked
     state: dict[str, Any] = {
         "id": battle.public_id, "status": battle.status, "locked": battle.locked, "can_vote": not battle.locked and battle.status == "open" and battle_complete(turns),
-        "citation_style": {"a": battle.citation_style_a, "b": battle.citation_style_b},
+        "citation_style": {"a": battle.citation_style_a, "b": battle.citation_style_b}, "setting": battle.setting,
         "turns": [{"index": t.index, "prompt": t.prompt,
                    **{f"answer_{s}": {"status": t.status_of(s), "text": t.text_of(s),
                                       "sources": (t.answer_of(s) or {}).get("sources", []),
@@ -151,7 +151,7 @@ def battle_row(battle: Battle) -> dict[str, Any]:
         meta["answers"] = [t.answer_of(side) for t in turns]
         row[f"system_{side}_metadata"] = meta
     row.update(extra.get("row") or {})
-    row["arena"] = {"propensity": battle.propensity, "swapped": battle.swapped, "valid": vote.valid if vote else None,
+    row["arena"] = {"propensity": battle.propensity, "swapped": battle.swapped, "setting": battle.setting, "valid": vote.valid if vote else None,
                     "exclusion_reasons": list(vote.exclusion_reasons) if vote else [],
                     "statuses": [[t.status_a, t.status_b] for t in turns], "turn_languages": [t.language for t in turns]}
     return row

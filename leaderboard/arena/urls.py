@@ -5,6 +5,7 @@ from leaderboard.arena import views
 
 urlpatterns = [
     path("", views.arena_home, name="arena"),
+    path("chat/", views.arena_home, {"setting": "chat"}, name="arena-chat"),
     path("leaderboard/", views.leaderboard_page, name="arena-leaderboard"),
     path("findings/", views.findings_page, name="arena-findings"),
     path("transparency/", views.transparency_page, name="arena-transparency"),

@@ -11,10 +11,10 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from leaderboard.arena import exports, presentation, selectors, services
+from leaderboard.arena import exports, presentation, selectors, services, settings_comparison
 from leaderboard.arena.forms import PromptForm, VoteForm
 from leaderboard.arena.identity import voter_hash_if_known, voter_of
-from leaderboard.arena.models import SIDES, Battle, VoteExclusion, Winner
+from leaderboard.arena.models import SIDES, Battle, Setting, VoteExclusion, Winner
 from leaderboard.http import HtmxRequest
 
 
@@ -26,18 +26,21 @@ def _battle_or_404(public_id: str) -> Battle:
 
 
 @require_http_methods(["GET", "POST"])
-def arena_home(request: HtmxRequest) -> HttpResponse:
+def arena_home(request: HtmxRequest, setting: str = Setting.SEARCH) -> HttpResponse:
+    """The prompt box of one setting: ``/arena/`` (with web search) or ``/arena/chat/`` (plain chat)."""
     form = PromptForm(request.POST or None)
+    if setting == Setting.CHAT:
+        form.fields["prompt"].widget.attrs["placeholder"] = "Ask anything…"
     status = 200
     if request.method == "POST":
         try:  # the service's checks, not the form's, so every refusal reads the same
-            battle = services.battle_create(prompt=request.POST.get("prompt", ""), voter=voter_of(request))
+            battle = services.battle_create(prompt=request.POST.get("prompt", ""), voter=voter_of(request), setting=setting)
         except services.ArenaRefused as exc:
             form.add_error("prompt" if exc.field == "prompt" else None, str(exc))
             status = exc.status
         else:
             return redirect("arena-battle", public_id=battle.public_id)
-    return render(request, "arena/home.html", {"form": form}, status=status)
+    return render(request, "arena/home.html", {"form": form, "setting": setting, "chat": setting == Setting.CHAT}, status=status)
 
 
 def _battle_context(request: HtmxRequest, battle: Battle) -> dict:
@@ -117,7 +120,8 @@ def _board_filter(request: HtmxRequest) -> tuple[str, str]:
 
 
 def leaderboard_page(request: HtmxRequest) -> HttpResponse:
-    key, value = _board_filter(request)
+    """The Search Arena's board (``?intent=`` / ``?language=``: a sub-board), or the plain-chat setting's (``?setting=chat``)."""
+    key, value = ("setting", Setting.CHAT.value) if request.GET.get("setting") == Setting.CHAT else _board_filter(request)
     board = selectors.latest_snapshots(filter_key=key, filter_value=value)
     context = {"board": board, "raw_rows": presentation.rating_rows(board.raw), "style_rows": presentation.rating_rows(board.style),
                "coefficients": presentation.coefficient_rows(board.style), "robustness": presentation.robustness(board.raw),
@@ -134,8 +138,10 @@ def findings_page(request: HtmxRequest) -> HttpResponse:
 
     from leaderboard.arena.distribution import prompt_distribution
 
-    return render(request, "arena/findings.html", {"findings": presentation.findings(selectors.latest_snapshot_set()),
-                                                   "domains": domain_table(), "distribution": prompt_distribution()})
+    snapshots = selectors.latest_snapshot_set()
+    return render(request, "arena/findings.html", {"findings": presentation.findings(snapshots), "domains": domain_table(),
+                                                   "comparison": settings_comparison.comparison(snapshots),
+                                                   "distribution": prompt_distribution()})
 
 
 def transparency_page(request: HtmxRequest) -> HttpResponse:

@@ -43,8 +43,10 @@ def test_the_api_answers_every_fuzzed_request_within_its_schema(multi_lcb, user,
 
     with transaction.atomic():
         run = add_scored_model(multi_lcb, user, "fuzzed-model", 0.5)
-    ArenaModel.objects.create(name="fuzz-a", organization="A")  # battles can start (two enabled models)
-    ArenaModel.objects.create(name="fuzz-b", organization="B")
+    # battles can start in both settings (two enabled models that can answer without search; never called: sends are recorded)
+    plain = {"kind": "chat", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    ArenaModel.objects.create(name="fuzz-a", organization="A", responder=plain)
+    ArenaModel.objects.create(name="fuzz-b", organization="B", responder=plain)
     token = Token.objects.create(user=user).key
     real = {"slug": run.submission.model.slug, "benchmark": "multi-lcb", "id": run.pk, "pk": run.pk}
     schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application())

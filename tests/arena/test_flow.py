@@ -3,12 +3,14 @@
 search index built here, and Debian's Chromium at phone size."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from leaderboard.arena.models import ArenaModel, Battle, RatingSnapshot, Vote
 from tests.conftest import Worker, wait_for
+from tests.support.openai_server import Reply
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -109,3 +111,68 @@ def test_a_failing_responder_is_shown_and_not_counted(arena_models, arena_worker
     client.post(f"/arena/b/{battle.public_id}/vote/", {"winner": "tie (bothbad)"})
     vote = Vote.objects.get()
     assert not vote.valid and vote.exclusion_reasons == ["response_error"]
+
+
+CHAT_SEARCHY, CHAT_PLAIN = "Gribbleton-Search-5", "Wumplefax-Plain-8"
+
+
+def plain_replies(request: dict) -> Reply:
+    last = request["messages"][-1]["content"]
+    if "Who made you" in last and request["model"] == "plain":
+        return Reply(text="I was made by Wumple Labs, and happy to help.", chunk_chars=4)
+    return Reply(text=f"From memory ({request['model']}): apt installs packages; run apt update first.", chunk_chars=4)
+
+
+def test_a_chat_setting_battle_through_the_worker(arena_models, arena_workers, client):
+    """The plain-chat setting end to end on the real arena worker: only the contestants that can answer
+    without search are drawn (never the extractive ones), a search model is asked without search results,
+    no answer has sources, the names stay hidden until the vote, a model naming its maker is not counted,
+    and a counted vote rates on the chat setting's board, not the Search Arena's."""
+    from evaluators.arena.plain_chat import PLAIN_CHAT_PROMPT
+    from tests.support.openai_server import OpenAIServer
+
+    with OpenAIServer(plain_replies) as server:
+        ArenaModel.objects.create(name=CHAT_SEARCHY, organization="Gribble Search Co", responder={
+            "kind": "search_tool", "base_url": server.base_url, "model": "searchy",
+            "search": {"backend": "local", "index": arena_models[0].responder["index"]}})
+        ArenaModel.objects.create(name=CHAT_PLAIN, organization="Wumple Labs", responder={"kind": "chat", "base_url": server.base_url, "model": "plain"})
+        assert 'action="/arena/chat/"' in client.get("/arena/chat/").content.decode()
+        response = client.post("/arena/chat/", {"prompt": "How do I install a package with apt?"})
+        battle = Battle.objects.get()
+        assert response.status_code == 302 and response["Location"] == f"/arena/b/{battle.public_id}/"
+        assert battle.setting == "chat" and {battle.model_a.name, battle.model_b.name} == {CHAT_SEARCHY, CHAT_PLAIN}
+        wait_for(lambda: battle.turns.get().done, timeout=60, what="both plain answers")
+        client.post(f"/arena/b/{battle.public_id}/turn/", {"prompt": "Who made you?"})
+        wait_for(lambda: battle.turns.count() == 2 and battle.turns.get(index=1).done, timeout=60, what="the second turn")
+        requests = list(server.requests)
+        assert len(requests) == 4 and {r["model"] for r in requests} == {"searchy", "plain"}
+        assert all(r["messages"][0] == {"role": "system", "content": PLAIN_CHAT_PROMPT} for r in requests)
+        assert not any("Search results" in str(r["messages"]) for r in requests)
+        second = [r for r in requests if r["messages"][-1]["content"] == "Who made you?"]
+        assert all(r["messages"][2]["content"].startswith(f"From memory ({r['model']})") for r in second)  # each side's own history
+        for turn in battle.turns.all():
+            for side in "ab":
+                assert turn.status_of(side) == "complete" and turn.answer_of(side)["sources"] == turn.answer_of(side)["searches"] == []
+
+        page = client.get(f"/arena/b/{battle.public_id}/").content.decode()
+        assert "without searching the web" in page and 'class="answer-sources"' not in page
+        for secret in (CHAT_SEARCHY, CHAT_PLAIN, "Gribble Search Co", server.base_url):
+            assert secret not in page
+        state = json.dumps(client.get(f"/api/arena/battles/{battle.public_id}/").json())
+        assert state.count('"setting": "chat"') == 1 and CHAT_SEARCHY not in state and CHAT_PLAIN not in state
+        client.post(f"/arena/b/{battle.public_id}/vote/", {"winner": "model_a"})
+        vote = Vote.objects.get()
+        assert not vote.valid and vote.exclusion_reasons == ["self_identification"]  # the plain model named its maker
+        revealed = client.get(f"/arena/b/{battle.public_id}/").content.decode()
+        assert CHAT_SEARCHY in revealed and CHAT_PLAIN in revealed
+
+        client.post("/arena/chat/", {"prompt": "And how do I remove a package?"})
+        counted = Battle.objects.exclude(pk=battle.pk).get()
+        wait_for(lambda: counted.turns.get().done, timeout=60, what="the second battle's answers")
+        client.post(f"/arena/b/{counted.public_id}/vote/", {"winner": "tie"})
+        assert Vote.objects.get(battle=counted).valid
+    wait_for(lambda: RatingSnapshot.objects.filter(filter_key="setting", filter_value="chat", n_votes=1).exists(), timeout=60,
+             what="the chat setting's board")
+    assert not RatingSnapshot.objects.filter(filter_key="").exists()  # the Search Arena has no counted votes
+    board = client.get("/arena/leaderboard/?setting=chat").content.decode()
+    assert CHAT_SEARCHY in board and CHAT_PLAIN in board and "1 counted votes" in board

@@ -4,7 +4,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('arena', '0005_turn_attribution'),
+        ('arena', '0006_battle_setting'),
     ]
 
     operations = [

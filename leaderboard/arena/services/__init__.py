@@ -12,8 +12,9 @@ Nothing here puts a model's name in an error message: those messages reach the b
 
 The writes live in modules by concern, each importing only those before it: ``common`` (refusals,
 the prompt check, rate limits), ``contestants``, ``battles`` (turns and their generation),
-``ratings``, ``votes``, then ``maintenance`` (the periodic pass) and ``transfer`` (the released
-dataset). This package is their public face: pages, the API, tasks and commands import from here.
+``ratings`` (with ``cross_setting``: the per-setting boards), ``votes``, then ``maintenance`` (the
+periodic pass), ``transfer`` (the released dataset) and ``text_arena`` (the released Text Arena battles,
+into the plain-chat setting). This package is their public face: pages, the API, tasks and commands import from here.
 """
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ from leaderboard.arena.services.transfer import (
                                                 battle_import_row,
                                                 battles_import,
 )
+from leaderboard.arena.services.text_arena import text_arena_import, text_arena_rows
 from leaderboard.arena.services.votes import (
                                                 prompts_flag_floods,
                                                 style_features,
@@ -60,6 +62,7 @@ __all__ = [
     "AlreadyVoted", "ArenaRefused", "BattleMissing", "ImportReport", "NotReady", "NotYourBattle", "RateLimited",
     "answer_status", "arena_maintain", "arena_models_seed", "battle_abandon_stale", "battle_create", "battle_import_row",
     "battle_records", "battles_import", "history_for", "prompt_clean", "prompts_flag_floods", "ratings_compute",
-    "ratings_schedule", "reference_model", "secret_ref_problem", "style_features", "turn_add", "turn_generate",
+    "ratings_schedule", "reference_model", "secret_ref_problem", "style_features", "text_arena_import", "text_arena_rows",
+    "turn_add", "turn_generate",
     "turns_fail_stale", "vote_cast", "vote_exclude", "voters_flag_anomalous",
 ]

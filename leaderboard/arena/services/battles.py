@@ -28,6 +28,7 @@ from leaderboard.arena.models import (
     Battle,
     BattleStatus,
     RatingSnapshot,
+    Setting,
     Turn,
     Vote,
 )
@@ -47,15 +48,19 @@ log = logging.getLogger(__name__)
 
 # --- battles -----------------------------------------------------------------------------------
 
-def sampler_models() -> list[Any]:
-    """The sampler's view of every enabled model (not retired; pre-release variants only when allowed):
-    weight, valid votes, and its latest interval width."""
+def sampler_models(setting: str = Setting.SEARCH) -> list[Any]:
+    """The sampler's view of every enabled model that can answer in ``setting`` (not retired;
+    pre-release variants only when allowed): weight, valid votes in that setting, and its latest
+    interval width there."""
     from evaluators.arena.sampling import ModelStats
+    from leaderboard.arena.services.contestants import takes_part_in
 
-    models = ArenaModel.objects.filter(enabled=True, imported=False, retired_at__isnull=True)
+    candidates = ArenaModel.objects.filter(enabled=True, imported=False, retired_at__isnull=True)
     if not settings.ARENA_PRERELEASE_TESTING:  # an operator's choice: anonymous pre-release variants are off by default
-        models = models.exclude(prerelease=True, released_at__isnull=True)
-    latest = RatingSnapshot.objects.filter(kind="raw", filter_key="").first()
+        candidates = candidates.exclude(prerelease=True, released_at__isnull=True)
+    models = [m for m in candidates if takes_part_in(m, setting)]
+    board = {"filter_key": "", "filter_value": ""} if setting == Setting.SEARCH else {"filter_key": "setting", "filter_value": setting}
+    latest = RatingSnapshot.objects.filter(kind="raw", **board).first()
     widths = {}
     if latest:
         for row in latest.result.get("models", []):
@@ -63,30 +68,36 @@ def sampler_models() -> list[Any]:
                 widths[row["name"]] = float(row["ci_high"]) - float(row["ci_low"])
     votes: Counter[int] = Counter()
     for side in ("battle__model_a", "battle__model_b"):
-        votes.update(dict(Vote.objects.filter(valid=True).values_list(side).annotate(n=Count("id")).values_list(side, "n")))
+        votes.update(dict(Vote.objects.filter(valid=True, battle__setting=setting).values_list(side).annotate(n=Count("id")).values_list(side, "n")))
     return [ModelStats(name=m.name, weight=m.weight, votes=votes[m.pk], ci_width=widths.get(m.name)) for m in models]
 
 
-def battle_create(*, prompt: str, voter: Voter, rng: random.Random | None = None) -> Battle:
-    """Draw a pair (sides swapped at random by the sampler), pick each side's citation style, and start the first turn."""
+def battle_create(*, prompt: str, voter: Voter, rng: random.Random | None = None, setting: str = Setting.SEARCH) -> Battle:
+    """Draw a pair among the models that can answer in ``setting`` (sides swapped at random by the
+    sampler), pick each side's citation style (search setting only: plain answers cite nothing), and
+    start the first turn."""
+    if setting not in Setting.values:
+        raise ArenaRefused(f"setting: {setting!r} is not one of {', '.join(Setting.values)}", field="setting")
     prompt = prompt_clean(prompt)
     rate_check(voter=voter, what="prompt")
     from evaluators.arena.sampling import choose_pair
 
     rng = rng or random.SystemRandom()
-    stats = sampler_models()
+    stats = sampler_models(setting)
     if len(stats) < 2:
-        raise ArenaRefused("the arena needs at least two enabled models; an operator must add them", status=503)
+        where = "" if setting == Setting.SEARCH else " that can answer without search"
+        raise ArenaRefused(f"the arena needs at least two enabled models{where}; an operator must add them", status=503)
     pair = choose_pair(stats, rng=rng, active=settings.ARENA_ACTIVE_SAMPLING)
     by_name = {m.name: m for m in ArenaModel.objects.filter(name__in=[pair.a, pair.b])}
     # choose_pair has already tossed the side coin; ``swapped`` records its outcome against name order.
     first, second = by_name[pair.a], by_name[pair.b]
     swapped = pair.a > pair.b
-    styles = [rng.choice(CITATION_STYLES) if settings.ARENA_RANDOMIZE_CITATION_STYLE else "standardized" for _ in SIDES]
+    randomize = settings.ARENA_RANDOMIZE_CITATION_STYLE and setting == Setting.SEARCH
+    styles = [rng.choice(CITATION_STYLES) if randomize else "standardized" for _ in SIDES]
     with transaction.atomic():
         battle = Battle.objects.create(model_a=first, model_b=second, swapped=swapped, citation_style_a=styles[0],
                                        citation_style_b=styles[1], propensity=pair.propensity, voter_hash=voter.hash,
-                                       ip_hash=voter.ip_hash)
+                                       ip_hash=voter.ip_hash, setting=setting)
         turn = Turn.objects.create(battle=battle, index=0, prompt=prompt)
         queues.arena_generate_turn(turn.pk)
     return battle
@@ -174,7 +185,7 @@ def _generate_side(turn: Turn, side: str, claim: dt.datetime) -> None:
     style = battle.citation_style_of(side)
     started = time.monotonic()
     try:
-        responder = responder_for(model)
+        responder = responder_for(model, battle.setting)
         answer = responder.respond(history_for(turn, side), on_delta=_Stream(turn.pk, side, claim), citation_style=style)
     except Exception as exc:  # the Responder contract says it does not raise; a broken config still might
         log.exception("arena responder for turn %s side %s raised", turn.pk, side)

@@ -43,7 +43,7 @@ def arena_models_seed(*, extra: Sequence[dict[str, Any]] | None = None) -> list[
 def responder_deadline(config: dict[str, Any]) -> dict[str, Any]:
     """A networked responder's request timeout capped at the generation time limit (httpx's timeout
     is per read, so a trickling stream can still run past it: the periodic pass is the guarantee)."""
-    if config.get("kind") in ("hosted", "search_tool"):
+    if config.get("kind") in ("hosted", "search_tool", "chat"):
         limit = float(settings.ARENA_GENERATION_TIME_LIMIT)
         timeout = config.get("timeout_s")
         if timeout is None:
@@ -55,10 +55,18 @@ def responder_deadline(config: dict[str, Any]) -> dict[str, Any]:
 
 
 
-def responder_for(model: ArenaModel) -> Any:
+def responder_for(model: ArenaModel, setting: str = "search") -> Any:
+    """The contestant's responder for a battle in ``setting`` (in "chat" it answers without search)."""
     from evaluators.arena.responders import responder_from_config
 
-    return responder_from_config(responder_deadline(dict(model.responder)), secrets=_secret, name=model.name)
+    return responder_from_config(responder_deadline(dict(model.responder)), secrets=_secret, name=model.name, setting=setting)
+
+
+def takes_part_in(model: ArenaModel, setting: str) -> bool:
+    """Whether the contestant's responder can answer in ``setting`` (an extractive one cannot chat)."""
+    from evaluators.arena.plain_chat import settings_of
+
+    return isinstance(model.responder, dict) and setting in settings_of(model.responder)
 
 
 #: the only names a responder's ``api_key_ref`` may use: anything else (SECRET_KEY, AWS_*, the

@@ -13,6 +13,7 @@ from django.db.models import Max
 from leaderboard import queues
 from leaderboard.arena.models import RatingSnapshot, TurnAttribution, Vote, VoteExclusion
 from leaderboard.arena.selectors import latest_fingerprint
+from leaderboard.arena.services.cross_setting import setting_groups
 
 # --- ratings -----------------------------------------------------------------------------------
 
@@ -39,12 +40,13 @@ def _fingerprint() -> str:
     return hashlib.sha256(repr(state).encode()).hexdigest()
 
 
-def battle_records() -> list[Any]:
-    """The valid votes as the rating code's BattleRecords, weighted by inverse sampling propensity."""
+def battle_records(*, setting: str = "search") -> list[Any]:
+    """The valid votes of one arena setting (the Search Arena's by default: its boards never mix in the
+    plain-chat setting's) as the rating code's BattleRecords, weighted by inverse sampling propensity."""
     from evaluators.arena.ratings import BattleRecord
     from leaderboard.arena.services.attribution import battle_attribution_features
 
-    rows = Vote.objects.filter(valid=True).values_list(
+    rows = Vote.objects.filter(valid=True, battle__setting=setting).values_list(
         "winner", "battle__model_a__name", "battle__model_b__name", "battle__features_a", "battle__features_b",
         "battle__propensity", "battle__primary_intent", "battle__languages", "battle_id")
     # the attribution counts join the features stored at the vote: an attribution may finish after it
@@ -71,7 +73,7 @@ def _intent_methods() -> dict[tuple[str, str], dict[str, int]]:
     """How the intents of the counted votes were assigned (the classifier's method: a judge or the
     keyword rules), as {method: votes} for all votes and for each intent and language filter."""
     methods: dict[tuple[str, str], Counter[str]] = {}
-    rows = Vote.objects.filter(valid=True).values_list("battle__primary_intent", "battle__languages",
+    rows = Vote.objects.filter(valid=True, battle__setting="search").values_list("battle__primary_intent", "battle__languages",
                                                        "battle__extra__intent_method", "battle__conv_id")
     for intent_value, langs, method, conv_id in rows:
         label = method or (IMPORTED_INTENT_METHOD if conv_id else "not recorded")
@@ -101,12 +103,16 @@ def ratings_compute(*, force: bool = False) -> int:
     for key, attr in (("intent", "intent"), ("language", "language")):
         values = sorted({getattr(r, attr) for r in records if getattr(r, attr)})
         groups += [(key, value, [r for r in records if getattr(r, attr) == value]) for value in values]
+    # each setting's board, both anchored on one model voted on in both, so that ratings compare across them
+    by_setting, common = setting_groups(records, battle_records(setting="chat"))
+    groups += [("setting", value, subset) for value, subset in by_setting.items()]
     snapshots = []
     for filter_key, filter_value, subset in groups:
         if not subset:
             continue
         for kind in ("raw", "style"):
-            config = RatingConfig(reference=reference_model(subset), auto_reference=True, bootstrap_rounds=settings.ARENA_BOOTSTRAP_ROUNDS, seed=0,
+            reference = common if filter_key == "setting" and common else reference_model(subset)
+            config = RatingConfig(reference=reference, auto_reference=True, bootstrap_rounds=settings.ARENA_BOOTSTRAP_ROUNDS, seed=0,
                                   interval="bootstrap", style_control=kind == "style", use_weights=settings.ARENA_PROPENSITY_WEIGHTS,
                                   min_votes=settings.ARENA_MIN_VOTES)
             result = rate(subset, config)

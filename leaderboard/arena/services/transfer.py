@@ -18,6 +18,7 @@ from leaderboard.arena.models import (
     ArenaModel,
     Battle,
     BattleStatus,
+    Setting,
     Turn,
     Vote,
     VoteExclusion,
@@ -82,7 +83,7 @@ def battle_import_row(row: dict[str, Any], report: ImportReport) -> Battle | Non
     with transaction.atomic():
         battle = Battle.objects.create(
             conv_id=conv_id, model_a=_imported_model(row["model_a"], report), model_b=_imported_model(row["model_b"], report),
-            swapped=bool(ours.get("swapped", False)), propensity=ours.get("propensity"),
+            swapped=bool(ours.get("swapped", False)), propensity=ours.get("propensity"), setting=ours.get("setting") or Setting.SEARCH,
             citation_style_a="standardized" if meta["a"].get("citation_format_standardized", True) else "original",
             citation_style_b="standardized" if meta["b"].get("citation_format_standardized", True) else "original",
             voter_hash=str(row.get("judge") or ""), status=BattleStatus.VOTED if row.get("winner") else BattleStatus.ABANDONED,
@@ -192,6 +193,8 @@ def _check_import_row(row: dict[str, Any], number: int) -> str:
     propensity = ours.get("propensity")
     if propensity is not None and (isinstance(propensity, bool) or not isinstance(propensity, (int, float)) or not 0 < propensity <= 1):
         raise fail("arena.propensity", f"expected a probability in (0, 1] or null, got {propensity!r:.40}")
+    if ours.get("setting") is not None and ours["setting"] not in Setting.values:
+        raise fail("arena.setting", f"expected one of {', '.join(Setting.values)} or null, got {ours['setting']!r:.40}")
     for key in ("swapped", "valid"):
         if ours.get(key) is not None and not isinstance(ours[key], bool):
             raise fail(f"arena.{key}", f"expected true, false or null, got {ours[key]!r:.40}")

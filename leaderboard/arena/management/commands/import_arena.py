@@ -1,24 +1,29 @@
-"""Import a released Search Arena dataset file (JSONL or Parquet) as battles, turns and votes."""
+"""Import a released dataset file as battles, turns and votes: the Search Arena's (JSONL or Parquet) into the
+search setting, or a Text Arena battles file (JSON array, JSONL or Parquet) into the plain-chat setting."""
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard.arena.services import battles_import
+from leaderboard.arena.services import battles_import, text_arena_import
+
+SCHEMAS = {"search-arena": battles_import, "text-arena": text_arena_import}
 
 
 class Command(BaseCommand):
-    help = "Import the released dataset's rows; idempotent by conv_id; a malformed row (named) imports nothing."
+    help = "Import the released dataset's rows; idempotent by conv_id (question_id); a malformed row (named) imports nothing."
 
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path)
+        parser.add_argument("--schema", choices=sorted(SCHEMAS), default="search-arena",
+                            help="search-arena: the Search Arena's released rows; text-arena: Text Arena battles (plain-chat setting)")
 
-    def handle(self, *args, file: Path, **options):
+    def handle(self, *args, file: Path, schema: str, **options):
         from evaluators.arena.dataset import DatasetError
 
         if not file.exists():
             raise CommandError(f"{file}: no such file")
         try:
-            report = battles_import(path=file)
+            report = SCHEMAS[schema](path=file)
         except DatasetError as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(self.style.SUCCESS(
