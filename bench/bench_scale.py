@@ -16,17 +16,20 @@ private tests in the official compressed encoding). Each size is
   per-test cost is the subset's scoring time over the tests it ran.
 
 PoliCon: its release's size (2,172 / 2,022 / 1,530 tasks with 2 / 4 / 6 parties, five items a task:
-28,620 items, 108,060 judge calls), the sample's tasks repeated, scored by the command line against
-a scripted judge over HTTP (``tests.support.openai_server`` in its own process, answering "7").
+28,620 items, 108,060 judge calls), the sample's tasks repeated, imported whole, and the items of every
+k-th task (``--policon-every``, 10 by default; the others left out with ``--allow-missing``) scored by the
+command line against a scripted judge over HTTP (``tests.support.openai_server`` in its own process,
+answering "7" at once).
 
 Peak memory is each command's own maximum resident set (``getrusage(RUSAGE_SELF)`` in a child process
 that runs the command line's ``main``; the sandboxed programs and the judge are other processes).
 The 1-minute load average is taken before each step; scoring runs ``--repeats`` times (median and
 worst); imports run once.
 
-    .venv/bin/python bench/bench_scale.py [--sizes 1,10,50,v6] [--policon] [--repeats 2] [--publish]
+    .venv/bin/python bench/bench_scale.py [--sizes 1,10,50,v6] [--policon [--policon-every 10]] [--repeats 2] [--publish]
 
-Results: var/bench/scale.{json,md}, or bench/results/ with --publish.
+Results: var/bench/scale.{json,md} (``--sizes ""``: the PoliCon run alone, in scale_policon.{json,md}), or
+bench/results/ with --publish.
 """
 from __future__ import annotations
 
@@ -216,7 +219,7 @@ def main() -> None:
         return
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="bench-scale-", dir=REPO / "var") as tmp:
-        for size in args.sizes.split(","):
+        for size in [size for size in args.sizes.split(",") if size]:
             folder = Path(tmp) / size
             folder.mkdir()
             rows.append(multi_lcb_size(size, folder, args.repeats))
@@ -246,13 +249,16 @@ def main() -> None:
                      f"{r['import_load']}; {', '.join(map(str, r['score_loads']))} |")
     for r in (r for r in rows if r["size"] == "PoliCon"):
         lines += ["", f"PoliCon-sized ({r['tasks']:,} tasks, {r['items']:,} items, {r['release_judge_calls']:,} judge calls in all): "
-                  f"the whole release imported; the items of every {r['every']}th task judged ({r['judged_items']:,} items, "
-                  f"{r['judge_calls']:,} calls against a scripted judge answering at once, 8 calls in flight, 2 items at a "
-                  f"time, the other items left out with --allow-missing): items file {r['items_file_mb']} MB, import "
+                  + ("every item judged" if r["every"] == 1 else f"the whole release imported; the items of every "
+                     f"{r['every']}th task judged ({r['judged_items']:,} items, the others left out with --allow-missing)")
+                  + f" ({r['judge_calls']:,} calls against a scripted judge answering at once, 8 calls in flight, 2 items at a "
+                  f"time): items file {r['items_file_mb']} MB, import "
                   f"{r['import_s']} s at {r['import_peak_mb']} MB peak; scoring {r['score_s']} s ({r['score_s_worst']}) "
                   f"at {r['score_peak_mb']} MB ({r['score_peak_mb_worst']}) peak, {r['ms_per_call']} ms a judge call "
                   f"({r['ms_per_call_worst']}); load {r['import_load']}; {', '.join(map(str, r['score_loads']))}."]
-    write_results("scale", result, lines + [""])
+    if not lcb:  # the PoliCon run alone (--sizes ""): its own results file, the Multi-LCB table kept
+        lines = [lines[0] + ": PoliCon", *lines[-2:]]
+    write_results("scale" if lcb else "scale_policon", result, lines + [""])
 
 
 if __name__ == "__main__":

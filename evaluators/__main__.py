@@ -70,15 +70,15 @@ def _evaluator(key: str, settings: dict[str, Any], judge: Judge | None = None) -
 
 
 def _is_items_file(path: Path) -> bool:
-    """Whether ``path`` is a normalized items file rather than a release, told by its first record:
-    an items file's begins with an item's id or a shared part's key (read from the line's head, as
-    the first line of an items file can hold a whole problem's tests)."""
+    """Whether ``path`` is a normalized items file rather than a release, told by its first record: an
+    item (``id`` and ``payload``) or a shared part (told from the line's head: it can hold a whole
+    problem's tests)."""
     try:
         with path.open("rb") as handle:
             for number, raw in enumerate(handle, start=1):
                 if not raw.strip():
                     continue
-                if raw.startswith((b'{"id": "', b'{"shared": "')):
+                if raw.startswith(b'{"shared": "'):  # a shared part, written first: its head is enough
                     return True
                 try:
                     record = json.loads(raw)

@@ -74,8 +74,9 @@ class Prepared:
 def _prepared(dataset_version_id: int, content_hash: str, evaluator_key: str, evaluator_version_: str,
               evaluator_settings: str, generation_settings: str) -> Prepared:
     """Every request of a dataset version, built once per worker process: reading a dataset's items
-    (a Multi-LCB sample with its private tests is 126 MB) costs far more than the prompts it yields,
-    and a worker generates the same benchmark for model after model. Keyed by the dataset's content
+    (decoding every problem's private tests: 10 MB for the Multi-LCB sample, 182 MB at LiveCodeBench
+    v6's size; the items are read a chunk at a time, never held) costs far more than the prompts it
+    yields, and a worker generates the same benchmark for model after model. Keyed by the dataset's content
     hash, the evaluator's version and both settings, so nothing stale is ever sent. The items are kept
     only for a multi-turn evaluator, whose follow-ups need them."""
     evaluator = evaluator_for(evaluator_key, settings=json.loads(evaluator_settings))
