@@ -20,16 +20,17 @@ import json
 import math
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from evaluators.core.files import parse_predictions, read_items, write_items
+from evaluators.core.files import ItemsFile, open_items, parse_predictions, write_items
 from evaluators.core.media import DirectoryMedia
 from evaluators.core.evaluator import Evaluator
 from evaluators.core.registry import benchmark_name, evaluator_class, evaluator_for, evaluator_version, registered_keys
 from evaluators.core.runner import score_items
-from evaluators.core.types import DatasetError, Item, ItemScore, MetricValue, PredictionsError
+from evaluators.core.types import DatasetError, ItemScore, MetricValue, PredictionsError
 from evaluators.core.types import InfrastructureError as CoreInfrastructureError
 
 if TYPE_CHECKING:
@@ -68,43 +69,47 @@ def _evaluator(key: str, settings: dict[str, Any], judge: Judge | None = None) -
         raise UsageError(str(exc)) from None
 
 
-def _first_record(path: Path) -> dict[str, Any]:
+def _is_items_file(path: Path) -> bool:
+    """Whether ``path`` is a normalized items file rather than a release, told by its first record: an
+    item (``id`` and ``payload``) or a shared part (told from the line's head: it can hold a whole
+    problem's tests)."""
     try:
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if line.strip():
-                    try:
-                        record = json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise UsageError(f"{path}: line {number} is not valid JSON ({exc.msg})") from None
-                    if not isinstance(record, dict):
-                        raise UsageError(f"{path}: line {number} is not a JSON object")
-                    return record
+        with path.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                if not raw.strip():
+                    continue
+                if raw.startswith(b'{"shared": "'):  # a shared part, written first: its head is enough
+                    return True
+                try:
+                    record = json.loads(raw)
+                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                    raise UsageError(f"{path}: line {number} is not valid JSON ({exc})") from None
+                if not isinstance(record, dict):
+                    raise UsageError(f"{path}: line {number} is not a JSON object")
+                return ("id" in record or "shared" in record) and "payload" in record
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path}: not valid UTF-8") from None
     raise UsageError(f"{path}: the file is empty")
 
 
-def load_dataset(evaluator: Evaluator, path: Path) -> list[Item]:
+def load_dataset(evaluator: Evaluator, path: Path, workdir: Path) -> ItemsFile:
     """Items from a normalized items file, the benchmark's release file (told apart by the first
-    record's keys), a release's Parquet file or a release directory (PoliCon's task_datas). Images
-    are only hashed: scoring never reads them."""
-    if path.is_dir() or path.suffix == ".parquet":
-        first: dict[str, Any] = {}
-    elif path.suffix != ".jsonl":
+    record's keys), a release's Parquet file or a release directory (PoliCon's task_datas), read on
+    demand: a release is imported into an items file in ``workdir`` first (streamed, as the site
+    imports it), so only the items being scored are ever in memory. Images are only hashed: scoring
+    never reads them."""
+    if path.suffix not in (".jsonl", ".parquet") and not path.is_dir():
         raise UsageError(f"{path}: expected a .jsonl or .parquet file or a release directory (a release or a normalized items file)")
-    else:
-        first = _first_record(path)
     try:
-        if "id" in first and "payload" in first:
-            items = read_items(path)
+        if path.suffix == ".jsonl" and not path.is_dir() and _is_items_file(path):
+            items = open_items(path)
         else:
-            items = list(evaluator.import_release(path))
+            imported = workdir / "items.jsonl"
+            write_items(evaluator.import_release(path), imported)
+            items = open_items(imported)
     except DatasetError as exc:
         raise UsageError(f"{path}: {exc}") from None
-    if not items:
+    if not len(items):
         raise UsageError(f"{path}: the dataset holds no items")
     return items
 
@@ -132,14 +137,19 @@ def cmd_score(args: argparse.Namespace) -> int:
     settings = _parse_settings(args.setting or [])
     judge, judge_label = _judge(args)
     evaluator = _evaluator(args.benchmark, settings, judge)
-    items = load_dataset(evaluator, Path(args.dataset))
+    with tempfile.TemporaryDirectory(prefix="evaluators-score-") as workdir:
+        return _score(args, settings, evaluator, load_dataset(evaluator, Path(args.dataset), Path(workdir)), judge_label)
+
+
+def _score(args: argparse.Namespace, settings: dict[str, Any], evaluator: Evaluator, items: ItemsFile,
+           judge_label: str) -> int:
     predictions_path = Path(args.predictions)
     try:
         data = predictions_path.read_bytes()
     except OSError as exc:
         raise UsageError(f"{predictions_path}: cannot be read ({exc.strerror})") from None
     try:
-        predictions = parse_predictions(data, [item.id for item in items], require_all=not args.allow_missing)
+        predictions = parse_predictions(data, items.ids(), require_all=not args.allow_missing)
     except PredictionsError as exc:
         lines = [f"{predictions_path}: {len(exc.problems)} problem(s) found"]
         for line, fld, message in exc.problems:
@@ -151,14 +161,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     left_out = 0
     if args.allow_missing:  # an explicit subset; otherwise an unanswered item is scored, as on a worker
         answered = {prediction.item_id for prediction in predictions}
-        left_out = sum(1 for item in items if item.id not in answered)
-        items = [item for item in items if item.id in answered]
+        left_out = sum(1 for item_id in items.ids() if item_id not in answered)
+        items = items.select(item_id for item_id in items.ids() if item_id in answered)
     started = time.monotonic()
     try:
         scores: list[ItemScore] = list(score_items(evaluator, items, predictions, concurrency=args.concurrency))
     except CoreInfrastructureError as exc:  # the sandbox or the judge, not the predictions
         raise InfrastructureError(f"scoring stopped: {exc}") from None
-    order = {item.id: i for i, item in enumerate(items)}
+    order = {item_id: i for i, item_id in enumerate(items.ids())}
     scores.sort(key=lambda s: order.get(s.item_id, len(order)))
     metrics = evaluator.aggregate(scores, seed=args.seed)
     elapsed = time.monotonic() - started

@@ -177,6 +177,9 @@ if S3_BUCKET:
             "default_acl": None,
             "file_overwrite": False,
             "querystring_auth": True,
+            # a file read from the bucket is spooled to disk past 8 MB (django-storages keeps it all in memory
+            # by default): a dataset's items file is hundreds of MB, and is read a chunk at a time
+            "max_memory_size": 8 * 1024 * 1024,
         },
     }
 STORAGES = {

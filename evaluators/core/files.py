@@ -1,6 +1,7 @@
 """Reading and writing the two JSONL formats every benchmark shares.
 
-- Items file: one normalized ``Item`` per line (what a DatasetVersion stores).
+- Items file: normalized ``Item``s, one a line, with the parts several items share written once
+  (what a DatasetVersion stores; written and read by ``evaluators.core.itemstore``, re-exported here).
 - Predictions file: one model output per line, ``{"item_id": ..., "output": ..., "sample_index": 0}``
   (``sample_index`` optional), with optional ``error_kind``/``error`` (why the output is not a plain
   answer) and ``transcript`` (every stage of a multi-turn item; see evaluators.core.turns).
@@ -13,13 +14,16 @@ import json
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
+from evaluators.core.itemstore import CHUNK_BYTES, ItemsFile, file_sha256, open_items, read_items, write_items
 from evaluators.core.turns import transcript_problems
-from evaluators.core.types import OUTPUT_ERROR_KINDS, DatasetError, Item, Prediction, PredictionsError, Stage
+from evaluators.core.types import OUTPUT_ERROR_KINDS, Prediction, PredictionsError, Stage
 
 MAX_PREDICTIONS_BYTES = 64 * 1024 * 1024
 MAX_PROBLEMS_REPORTED = 50
 #: the largest sample index a predictions file may use (pass@k needs a few samples, never 10**30)
 MAX_SAMPLE_INDEX = 1023
+__all__ = ["CHUNK_BYTES", "ItemsFile", "MAX_PREDICTIONS_BYTES", "file_sha256", "iter_jsonl", "open_items", "parse_predictions", "read_items",
+           "read_predictions_file", "storable_text", "write_items"]
 _ALLOWED_FIELDS = ("item_id", "output", "sample_index", "error_kind", "error", "transcript")
 
 
@@ -28,28 +32,6 @@ def storable_text(text: str) -> str:
     a model with random weights (or a hostile predictions file) does write it. Every model output is
     passed through here before it is stored or scored."""
     return text.replace("\x00", "\ufffd") if "\x00" in text else text
-
-
-def write_items(items: Iterable[Item], path: Path) -> int:
-    count = 0
-    with path.open("w", encoding="utf-8") as handle:
-        for item in items:
-            handle.write(json.dumps(item.to_dict(), ensure_ascii=False, sort_keys=True) + "\n")
-            count += 1
-    return count
-
-
-def read_items(path: Path) -> list[Item]:
-    items: list[Item] = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                items.append(Item.from_dict(json.loads(line)))
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                raise DatasetError(f"{path.name} line {number}: not a valid item ({exc})") from exc
-    return items
 
 
 def parse_predictions(data: bytes, item_ids: Iterable[str], *, max_bytes: int = MAX_PREDICTIONS_BYTES,

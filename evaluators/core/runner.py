@@ -1,7 +1,7 @@
 """Scoring predictions with bounded concurrency: the one loop shared by workers and the command line.
 
 ``score_batches`` scores items batch by batch on one pool of threads; a worker's batches are the
-chunks it claims under a lease, the command line's is the whole dataset (``score_items``). An item
+chunks it claims under a lease, the command line's are the dataset's items 64 at a time (``score_items``). An item
 with no prediction is scored by the evaluator with none (an unanswered item counts, it is never
 skipped): the command line's ``--allow-missing`` narrows the items explicitly instead. A multi-turn
 item's transcripts are added to its score's detail here, for both.
@@ -104,18 +104,20 @@ def with_transcripts(score: ItemScore, predictions: Sequence[Prediction]) -> Ite
     return replace(score, detail={**score.detail, "transcripts": kept})
 
 
+#: items the command line reads at a time (a worker's chunks are claimed 64 at a time too)
+SCORE_BATCH = 64
+
+
 def score_items(evaluator: Evaluator, items: Sequence[Item], predictions: Sequence[Prediction], *,
                 concurrency: int = 2) -> Iterator[ItemScore]:
-    """Yield one ItemScore per item (in completion order), at most ``concurrency`` at a time."""
-    handed_out = False
+    """Yield one ItemScore per item (in completion order), at most ``concurrency`` at a time. ``items``
+    is read ``SCORE_BATCH`` at a time (an ``ItemsFile`` reads only those from disk)."""
+    starts = iter(range(0, len(items), SCORE_BATCH))
 
-    def whole_dataset() -> tuple[None, Sequence[Item]] | None:
-        nonlocal handed_out
-        if handed_out:
-            return None
-        handed_out = True
-        return None, items
+    def next_part() -> tuple[None, Sequence[Item]] | None:
+        start = next(starts, None)
+        return None if start is None else (None, items[start:start + SCORE_BATCH])
 
-    for event in score_batches(evaluator, group_predictions(predictions), whole_dataset, concurrency=concurrency):
+    for event in score_batches(evaluator, group_predictions(predictions), next_part, concurrency=concurrency):
         if event.score is not None:
             yield event.score

@@ -40,11 +40,18 @@ class Item:
 
     ``slices`` are the dimensions a leaderboard can filter or group by (language, difficulty...);
     ``payload`` is the benchmark's own content (statement, tests, image keys...), JSON only.
+
+    ``shared_key`` names a part of the payload this item has in common with other items (a Multi-LCB
+    problem's statement and tests, the same for its twelve language items): the payload fields
+    ``shared_fields`` (sorted) are written once under that key in an items file and merged back into
+    ``payload`` when an item is read (``evaluators.core.itemstore``). In memory ``payload`` is always whole.
     """
 
     id: str
     slices: dict[str, str]
     payload: dict[str, Any]
+    shared_key: str = ""
+    shared_fields: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "slices": dict(self.slices), "payload": self.payload}

@@ -353,14 +353,24 @@ class _Table:
             self.values[p_index[problem], l_index[language]] = value
             self.mask[p_index[problem], l_index[language]] = 1.0
 
-    def language_means(self, rows: np.ndarray | None = None) -> np.ndarray:
-        """Per-language means; ``rows`` (rounds x problems) resamples problems. NaN where empty."""
-        if rows is None:
+    def language_means(self, draws: np.ndarray | None = None) -> np.ndarray:
+        """Per-language means; ``draws`` (rounds x problems: how often each round drew each problem, see
+        ``_draw_counts``) resamples problems. NaN where empty."""
+        if draws is None:
             sums, counts = self.values.sum(axis=0), self.mask.sum(axis=0)
         else:
-            sums, counts = self.values[rows].sum(axis=1), self.mask[rows].sum(axis=1)
+            sums, counts = draws @ self.values, draws @ self.mask
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def _draw_counts(rows: np.ndarray) -> np.ndarray:
+    """How many times each round of a bootstrap drew each problem (rounds x problems), from the drawn
+    problem indices (rounds x problems). Sums over a round's draws are then one matrix product, and
+    never a rounds x problems x languages copy of the table (200 MB for LiveCodeBench v6's size)."""
+    rounds, problems = rows.shape
+    offsets = rows + problems * np.arange(rounds)[:, None]
+    return np.bincount(offsets.ravel(), minlength=rounds * problems).reshape(rounds, problems).astype(float)
 
 
 def _interval(samples: np.ndarray) -> tuple[float | None, float | None]:
@@ -391,7 +401,7 @@ def aggregate_scores(item_scores: Sequence[ItemScore], *, seed: int = 0,
     for s in usable:
         problem_slices.setdefault(_problem_id(s), dict(s.slices))
     rng = np.random.default_rng(seed)
-    rows = rng.integers(0, len(problems), size=(rounds, len(problems))) if len(problems) > 1 else None
+    rows = _draw_counts(rng.integers(0, len(problems), size=(rounds, len(problems)))) if len(problems) > 1 else None
     metrics: list[MetricValue] = []
 
     def table(key: str, subset: Sequence[ItemScore], plist: list[str]) -> _Table:
@@ -457,7 +467,7 @@ def aggregate_scores(item_scores: Sequence[ItemScore], *, seed: int = 0,
                 continue
             members = set(plist)
             subset = [s for s in usable if _problem_id(s) in members]
-            sub_rows = (np.random.default_rng(seed).integers(0, len(plist), size=(rounds, len(plist)))
+            sub_rows = (_draw_counts(np.random.default_rng(seed).integers(0, len(plist), size=(rounds, len(plist))))
                         if len(plist) > 1 else None)
             emit_language_metrics("pass@1", subset, plist, sub_rows, {dimension: group}, per_language=False, gap=False)
 
@@ -477,7 +487,7 @@ def aggregate_scores(item_scores: Sequence[ItemScore], *, seed: int = 0,
         share = counts.sum(axis=0) / totals.sum()
         boot_share = None
         if rows is not None:
-            boot_counts, boot_totals = counts[rows].sum(axis=1), totals[rows].sum(axis=1)
+            boot_counts, boot_totals = rows @ counts, rows @ totals
             with np.errstate(invalid="ignore", divide="ignore"):
                 boot_share = boot_counts / boot_totals[:, None]
         for v, verdict in enumerate(VERDICTS):

@@ -7,7 +7,9 @@ as a JSON string or in the official compressed encoding ``base64 -> zlib -> pick
 the pickle is read with ``_NoGlobalsUnpickler``, whose ``find_class`` always raises, so a pickle can
 only ever produce plain strings, numbers and containers and no code named by the file can run.
 
-Each problem becomes one ``Item`` per language, id ``f"{question_id}/{language}"``.
+Each problem becomes one ``Item`` per language, id ``f"{question_id}/{language}"``; the problem's
+fields are the items' shared part (``Item.shared_key`` is the question id), so an items file holds
+each problem's tests once, not once per language.
 """
 from __future__ import annotations
 
@@ -202,14 +204,17 @@ def iter_problems(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def problem_items(problem: dict[str, Any], languages: Sequence[str]) -> Iterator[Item]:
-    """One item per language for a decoded problem."""
+    """One item per language for a decoded problem. The problem's fields (statement, tests) are the
+    items' shared part, kept once in an items file under the question id; each item adds its language."""
     day = problem.get("contest_day") or str(problem["contest_date"])[:10]
+    shared_fields = tuple(sorted(key for key in problem if key != "language"))
     for language in languages:
         yield Item(
             id=f"{problem['question_id']}/{language}",
             slices={"language": language, "difficulty": str(problem["difficulty"]),
                     "platform": str(problem["platform"]), "contest_date": day},
             payload={**problem, "language": language},
+            shared_key=str(problem["question_id"]), shared_fields=shared_fields,
         )
 
 

@@ -8,11 +8,11 @@ import secrets
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.files.base import ContentFile
+from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils.text import slugify
@@ -67,25 +67,26 @@ def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str
     media = StorageMedia(new_prefix(benchmark.slug, tag))
     key = ""
     try:
-        # validates everything before any row is written; images go to storage as they are read
-        items = list(evaluator.import_release(release_path, media=media))
-        notes = [asdict(note) for note in evaluator.dataset_notes(items)]
         with tempfile.TemporaryDirectory() as tmp:
+            # validates everything before any row is written; images go to storage as they are read, and
+            # items to a local file as they are made: only the item being imported is ever in memory
             items_path = Path(tmp) / "items.jsonl"
-            evaluator_files.write_items(items, items_path)
-            data = items_path.read_bytes()
-        content_hash = hashlib.sha256(data).hexdigest()
-        key = default_storage.save(f"datasets/{benchmark.slug}/{tag}-{content_hash[:12]}.jsonl", ContentFile(data))
-        with transaction.atomic():
-            if make_current:
-                DatasetVersion.objects.filter(benchmark=benchmark, is_current=True).update(is_current=False)
-                _open_dimensions_fill(benchmark, items)
-            version = DatasetVersion.objects.create(
-                benchmark=benchmark, tag=tag, content_hash=content_hash, storage_key=key, item_count=len(items),
-                item_ids=[item.id for item in items], is_current=make_current, source_name=release_path.name, notes=notes,
-                media_prefix=media.prefix if media.count else "", media_count=media.count, media_bytes=media.bytes,
-            )
-            changelog_dataset_version(version=version, added=True)
+            evaluator_files.write_items(evaluator.import_release(release_path, media=media), items_path)
+            items = evaluator_files.open_items(items_path)
+            notes = [asdict(note) for note in evaluator.dataset_notes(items)]
+            content_hash = evaluator_files.file_sha256(items_path)
+            with items_path.open("rb") as handle:  # streamed to storage, never read whole
+                key = default_storage.save(f"datasets/{benchmark.slug}/{tag}-{content_hash[:12]}.jsonl", File(handle))
+            with transaction.atomic():
+                if make_current:
+                    DatasetVersion.objects.filter(benchmark=benchmark, is_current=True).update(is_current=False)
+                    _open_dimensions_fill(benchmark, items)
+                version = DatasetVersion.objects.create(
+                    benchmark=benchmark, tag=tag, content_hash=content_hash, storage_key=key, item_count=len(items),
+                    item_ids=items.ids(), is_current=make_current, source_name=release_path.name, notes=notes,
+                    media_prefix=media.prefix if media.count else "", media_count=media.count, media_bytes=media.bytes,
+                )
+                changelog_dataset_version(version=version, added=True)
     except BaseException:
         if key:
             default_storage.delete(key)  # no file without its row
@@ -101,20 +102,23 @@ def dataset_version_make_current(*, version: DatasetVersion) -> DatasetVersion:
         if not version.is_current:
             version.is_current = True
             version.save(update_fields=["is_current"])
-            _open_dimensions_fill(version.benchmark, evaluator_files.read_items(dataset_items_path(
-                version, Path(settings.VAR_DIR) / "cache" / "datasets")))
+            _open_dimensions_fill(version.benchmark, dataset_items(version))
             changelog_dataset_version(version=version, added=False)
     return version
 
 
-def _open_dimensions_fill(benchmark: Benchmark, items: list[Item]) -> None:
+def _open_dimensions_fill(benchmark: Benchmark, items: Iterable[Item]) -> None:
     """Give each slice dimension the evaluator lists without fixed values (PoliCon's topics) the values
     the new current dataset has, so the leaderboard can filter by them."""
     open_keys = {d.key for d in evaluator_for(benchmark.evaluator_key).slice_dimensions if not d.values}
     if not open_keys:
         return
-    dimensions = [dict(d, values=_ordered({item.slices[d["key"]] for item in items if d["key"] in item.slices}))
-                  if d["key"] in open_keys else d for d in benchmark.slice_dimensions]
+    found: dict[str, set[str]] = {key: set() for key in open_keys}
+    for item in items:  # one pass over the items
+        for key in open_keys:
+            if key in item.slices:
+                found[key].add(item.slices[key])
+    dimensions = [dict(d, values=_ordered(found[d["key"]])) if d["key"] in open_keys else d for d in benchmark.slice_dimensions]
     Benchmark.objects.filter(pk=benchmark.pk).update(slice_dimensions=dimensions)
     pagecache.boards_changed()
     benchmark.slice_dimensions = dimensions
@@ -128,19 +132,36 @@ def _ordered(values: set[str]) -> list[str]:
         return sorted(values)
 
 
-def dataset_items_path(version: DatasetVersion, cache_dir: Path) -> Path:
-    """Local copy of a version's items file, fetched from storage once and checked by hash."""
+def dataset_items_path(version: DatasetVersion, cache_dir: Path | None = None) -> Path:
+    """Local copy of a version's items file (by default in ``VAR_DIR/cache/datasets``), fetched from
+    storage once, streamed to disk and hashed as it comes, and checked against its recorded hash."""
+    cache_dir = cache_dir or Path(settings.VAR_DIR) / "cache" / "datasets"
     path = cache_dir / f"{version.content_hash}.jsonl"
     if not path.exists():
         cache_dir.mkdir(parents=True, exist_ok=True)
-        with default_storage.open(version.storage_key, "rb") as handle:
-            data = handle.read()
-        if hashlib.sha256(data).hexdigest() != version.content_hash:
+        digest = hashlib.sha256()
+        # a name of its own: two workers of one machine may fetch the same version at once
+        with tempfile.NamedTemporaryFile(dir=cache_dir, prefix=f"{version.content_hash}.", suffix=".part", delete=False) as partial, \
+                default_storage.open(version.storage_key, "rb") as handle:
+            try:
+                while chunk := handle.read(evaluator_files.CHUNK_BYTES):
+                    digest.update(chunk)
+                    partial.write(chunk)
+            except BaseException:
+                Path(partial.name).unlink(missing_ok=True)
+                raise
+        if digest.hexdigest() != version.content_hash:
+            Path(partial.name).unlink(missing_ok=True)
             raise OSError(f"dataset file {version.storage_key} does not match its recorded hash")
-        partial = path.with_suffix(".part")
-        partial.write_bytes(data)
-        partial.replace(path)
+        Path(partial.name).replace(path)
     return path
+
+
+def dataset_items(version: DatasetVersion) -> evaluator_files.ItemsFile:
+    """A version's items, read on demand from the local copy through its index (built on first use,
+    from the copy, when the copy was just fetched). Items files written before shared parts existed
+    (each Multi-LCB language item holding its problem's tests) are read the same way."""
+    return evaluator_files.open_items(dataset_items_path(version))
 
 
 def model_slug(name: str, *, is_public: bool) -> str:

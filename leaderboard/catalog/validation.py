@@ -18,14 +18,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from evaluators.core import MethodNote
-from evaluators.core.files import read_items
 from evaluators.policon.card import PAPER_JUDGE_R
 from evaluators.policon.evaluator import PoliConEvaluator
 from evaluators.policon.validation import validate_judge, validation_tasks
 from leaderboard import pagecache
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion
-from leaderboard.catalog.services import dataset_items_path
+from leaderboard.catalog.services import dataset_items
 from leaderboard.modelhost import judging
 
 
@@ -52,7 +51,7 @@ def judge_validation_run(*, benchmark_id: int, limit: int | None = None, now: dt
     version = benchmark.dataset_versions.filter(is_current=True).first()
     if version is None:
         raise ValidationUnavailable(f"benchmark '{benchmark.slug}' has no current dataset version; import one first")
-    items = read_items(dataset_items_path(version, Path(settings.VAR_DIR) / "cache" / "datasets"))
+    items = dataset_items(version)
     judge = judging.judge_for(evaluator.judge_role)
     try:
         result = validate_judge(evaluator.with_judge(judge), validation_tasks([i.payload for i in items], limit),

@@ -18,9 +18,9 @@ from django.core.files.storage import default_storage
 
 from evaluators.core import (Evaluator, Item, ItemScore, Prediction, PredictionsError, evaluator_class, evaluator_for,
                              evaluator_version)
-from evaluators.core.files import parse_predictions, read_items
+from evaluators.core.files import ItemsFile, parse_predictions
 from evaluators.core.runner import group_predictions, score_batches
-from leaderboard.catalog.services import dataset_items_path
+from leaderboard.catalog.services import dataset_items
 from leaderboard.modelhost import judging
 from leaderboard.submissions import leases, services
 from leaderboard.submissions.leases import LeaseLost
@@ -74,7 +74,7 @@ class _Work:
 
     run: EvaluationRun
     evaluator: Evaluator
-    items: dict[str, Item]
+    items: ItemsFile  # read a chunk at a time, through the file's index
     predictions: list[Prediction]
     primary: str | None
     judge: dict[str, str] | None = None  # the judge's record for the run's environment, if it has one
@@ -85,12 +85,12 @@ def _load(run_id: int) -> _Work:
     role = evaluator_class(run.evaluator_key).judge_role
     judge = judging.judge_for(role) if role else None
     evaluator = evaluator_for(run.evaluator_key, settings=run.evaluator_settings, judge=judge)
-    items = read_items(dataset_items_path(run.dataset_version, Path(settings.VAR_DIR) / "cache" / "datasets"))
+    items = dataset_items(run.dataset_version)
     with default_storage.open(run.predictions_key or run.submission.predictions_key, "rb") as handle:
-        predictions = parse_predictions(handle.read(), (item.id for item in items), max_bytes=settings.PREDICTIONS_MAX_BYTES)
+        predictions = parse_predictions(handle.read(), items.ids(), max_bytes=settings.PREDICTIONS_MAX_BYTES)
     primary = next((c.key for c in evaluator.metric_columns if c.primary), None)
     record = judging.judge_record(judge.spec, role) if judge is not None else None
-    return _Work(run, evaluator, {item.id: item for item in items}, predictions, primary, record)
+    return _Work(run, evaluator, items, predictions, primary, record)
 
 
 def _score_run(claim: leases.Claim, heartbeat: leases.Heartbeat, worker: str) -> None:
@@ -147,7 +147,7 @@ def _open_chunk(work: _Work, worker: str) -> tuple[_OpenChunk, list[Item]] | Non
     if claim is None:
         return None
     done = set(ItemResult.objects.filter(run_id=claim.run_id, item_id__in=claim.item_ids).values_list("item_id", flat=True))
-    todo = [work.items[i] for i in claim.item_ids if i in work.items and i not in done]
+    todo = work.items.get_many([i for i in claim.item_ids if work.items.has(i) and i not in done])
     beat = leases.Heartbeat(f"heartbeat-chunk-{claim.chunk_id}", lambda: services.chunk_heartbeat(claim=claim))
     beat.start()
     return _OpenChunk(claim, beat), todo

@@ -15,10 +15,9 @@ from pathlib import Path
 from django.conf import settings
 from django.core.cache import cache
 
-from evaluators.core.files import read_items
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion
-from leaderboard.catalog.services import dataset_items_path
+from leaderboard.catalog.services import dataset_items
 from leaderboard.pagecache import quietly
 from leaderboard.submissions.eta import Typical, run_durations
 from leaderboard.submissions.models import EvaluationRun, RunStatus
@@ -42,10 +41,6 @@ class Guide:
     waiting: int
 
 
-def _items_path(dataset: DatasetVersion) -> Path:
-    return dataset_items_path(dataset, Path(settings.VAR_DIR) / "cache" / "datasets")
-
-
 @dataclass(frozen=True)
 class _Facts:
     """What a dataset version holds, as the guide shows it (cached: a version's items never change)."""
@@ -62,7 +57,7 @@ def _dataset_facts(benchmark: Benchmark, dataset: DatasetVersion) -> _Facts:
     found = quietly(lambda: cache.get(key))
     if not isinstance(found, _Facts):
         evaluator = configured_evaluator(benchmark)
-        items = read_items(_items_path(dataset))
+        items = dataset_items(dataset)
         found = _Facts(items=len(items), checks=sum(evaluator.item_checks(item) for item in items), first_ids=tuple(item.id for item in items[:3]),
                        slices=tuple(sorted({k for item in items for k in item.slices})),
                        has_example=bool(items) and evaluator.example_predictions(items[:1]) is not None)
@@ -103,7 +98,7 @@ def item_requests(benchmark: Benchmark) -> Iterator[bytes]:
     if dataset is None or not benchmark.evaluator_key:
         return
     evaluator = configured_evaluator(benchmark)
-    for item in read_items(_items_path(dataset)):
+    for item in dataset_items(dataset):
         requests = [{"messages": r.messages, "n": r.n, "temperature": r.temperature, "top_p": r.top_p,
                      "max_tokens": r.max_tokens} for r in evaluator.build_requests(item, {})]
         yield (json.dumps({"item_id": item.id, "slices": item.slices, "requests": requests}, ensure_ascii=False) + "\n").encode()

@@ -19,11 +19,10 @@ from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.utils import timezone
 
 from evaluators.core import ItemScore, MethodNote, ProtocolRow, evaluator_class, evaluator_for, evaluator_version
-from evaluators.core.files import read_items
 from leaderboard.accounts import policy
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
-from leaderboard.catalog.services import dataset_items_path
+from leaderboard.catalog.services import dataset_items
 from leaderboard.catalog.validation import judge_validation_notes
 from leaderboard.pagecache import quietly
 from leaderboard.submissions import charts
@@ -458,7 +457,7 @@ def example_predictions(*, benchmark: Benchmark) -> bytes | None:
     dataset = benchmark.dataset_versions.filter(is_current=True).first()
     if dataset is None or not benchmark.evaluator_key:
         return None
-    return configured_evaluator(benchmark).example_predictions(read_items(dataset_items_path(dataset, Path(settings.VAR_DIR) / "cache" / "datasets")))
+    return configured_evaluator(benchmark).example_predictions(dataset_items(dataset))
 
 
 def dataset_date_range(*, dataset: DatasetVersion, date_key: str) -> tuple[str, str] | None:
@@ -466,7 +465,7 @@ def dataset_date_range(*, dataset: DatasetVersion, date_key: str) -> tuple[str, 
     key = f"dataset-dates:{dataset.content_hash}:{date_key}"
     found = quietly(lambda: cache.get(key))
     if found is None:
-        items = read_items(dataset_items_path(dataset, Path(settings.VAR_DIR) / "cache" / "datasets"))
+        items = dataset_items(dataset)
         dates = sorted(item.slices[date_key] for item in items if item.slices.get(date_key))
         found = (dates[0], dates[-1]) if dates else ()
         quietly(lambda: cache.set(key, found, None))

@@ -47,8 +47,12 @@ def test_items_subcommand(release: Path, tmp_path: Path) -> None:
     result = cli("items", "--benchmark", "multi-lcb", "--release", str(release), "--out", str(out))
     assert result.returncode == 0, result.stderr
     records = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(records) == 24 and records[0]["id"] == "abc900_a/python"
+    # each problem's statement and tests once, then its twelve language items referring to them
+    assert [r.get("shared") for r in records if "id" not in r] == ["abc900_a", "1901A"]
+    assert len(records) == 2 + 24 and records[1]["id"] == "abc900_a/python" and records[1]["shared"] == "abc900_a"
     assert isinstance(records[0]["payload"]["private_test_cases"], list)
+    assert records[1]["payload"] == {"language": "python"}
+    assert "wrote 24 item(s)" in result.stdout
 
 
 @pytest.mark.toolchains

@@ -120,3 +120,32 @@ def test_the_command_line_scores_a_file_exactly_as_a_worker_does(multi_lcb, user
     cli_headline = next(m for m in cli["metrics"] if m["key"] == "pass@1" and not m["slice"])
     assert (cli_headline["value"], cli_headline["ci_low"], cli_headline["ci_high"]) == pytest.approx(
         (headline.value, headline.ci_low, headline.ci_high))
+
+
+@pytest.mark.toolchains
+def test_a_version_stored_before_shared_parts_still_scores(multi_lcb, user):
+    """A dataset version imported before items files kept each problem's tests once (every language item
+    whole on its line, keys sorted) is fetched, indexed and scored as it is."""
+    import hashlib
+    import json
+
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+
+    from evaluators.core.files import read_items
+    from leaderboard.catalog.models import DatasetVersion
+    from leaderboard.catalog.services import dataset_items_path
+    from leaderboard.submissions.models import ItemResult
+
+    version = multi_lcb.dataset_versions.get(is_current=True)
+    old = "".join(json.dumps(item.to_dict(), ensure_ascii=False, sort_keys=True) + "\n"
+                  for item in read_items(dataset_items_path(version))).encode()
+    assert old.count(b'"private_test_cases"') == 36  # the tests once per language item, as it was stored
+    key = default_storage.save("datasets/multi-lcb/before-shared-parts.jsonl", ContentFile(old))
+    DatasetVersion.objects.filter(pk=version.pk).update(storage_key=key, content_hash=hashlib.sha256(old).hexdigest())
+    run = queued_run(multi_lcb, user)  # a+b in Python, fenced in every item's language
+    assert execution.run_execute(run_id=run.pk) == "succeeded"
+    scores = {r.item_id: r.scores for r in ItemResult.objects.filter(run=run)}
+    assert len(scores) == 36
+    assert [scores[f"{p}/python"]["c"] for p in ("t1_a", "t2_a", "t3_a")] == [1.0, 1.0, 1.0]
+    assert scores["t1_a/cpp"]["c"] == 0.0  # Python is not C++

@@ -12,12 +12,11 @@ from typing import Any, Sequence
 from django.conf import settings
 
 from evaluators.core import Evaluator, ModelRequest, evaluator_for, evaluator_version
-from evaluators.core.files import read_items
 from evaluators.core.media import media_counts
 from evaluators.core.types import FollowUp, Item, ServerOptions, Stage
 from leaderboard.catalog.media import StorageMedia
 from leaderboard.catalog.models import DatasetVersion
-from leaderboard.catalog.services import dataset_items_path
+from leaderboard.catalog.services import dataset_items
 from leaderboard.submissions.models import EvaluationRun, GeneratedOutput
 
 
@@ -75,13 +74,14 @@ class Prepared:
 def _prepared(dataset_version_id: int, content_hash: str, evaluator_key: str, evaluator_version_: str,
               evaluator_settings: str, generation_settings: str) -> Prepared:
     """Every request of a dataset version, built once per worker process: reading a dataset's items
-    (a Multi-LCB sample with its private tests is 126 MB) costs far more than the prompts it yields,
-    and a worker generates the same benchmark for model after model. Keyed by the dataset's content
+    (decoding every problem's private tests: 10 MB for the Multi-LCB sample, 182 MB at LiveCodeBench
+    v6's size; the items are read a chunk at a time, never held) costs far more than the prompts it
+    yields, and a worker generates the same benchmark for model after model. Keyed by the dataset's content
     hash, the evaluator's version and both settings, so nothing stale is ever sent. The items are kept
     only for a multi-turn evaluator, whose follow-ups need them."""
     evaluator = evaluator_for(evaluator_key, settings=json.loads(evaluator_settings))
     version = DatasetVersion.objects.get(pk=dataset_version_id)
-    items = read_items(dataset_items_path(version, Path(settings.VAR_DIR) / "cache" / "datasets"))
+    items = dataset_items(version)
     generation = json.loads(generation_settings)
     requests = tuple(request for item in items for request in evaluator.build_requests(item, generation))
     turns = None

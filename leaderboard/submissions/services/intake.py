@@ -90,13 +90,12 @@ def baselines_submit(*, benchmark: Benchmark) -> list[Submission]:
     baseline already submitted on this version is left alone, so the call is idempotent."""
     from django.contrib.auth import get_user_model
 
-    from evaluators.core.files import read_items
-    from leaderboard.catalog.services import dataset_items_path
+    from leaderboard.catalog.services import dataset_items
 
     version = benchmark.dataset_versions.filter(is_current=True).first()
     if not benchmark.evaluator_key or version is None:
         return []
-    items = read_items(dataset_items_path(version, Path(settings.VAR_DIR) / "cache" / "datasets"))
+    items = dataset_items(version)
     baselines = configured_evaluator(benchmark).baseline_predictions(items)
     if not baselines:
         return []

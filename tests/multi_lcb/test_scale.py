@@ -1,0 +1,61 @@
+"""Importing and scoring a Multi-LCB release twice the size holds no more memory: the import streams
+items to the items file, and scoring (the command line's path, a worker's chunks alike) reads the
+items it scores, a batch at a time, through the file's index."""
+from __future__ import annotations
+
+import re
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from evaluators.__main__ import main
+from evaluators.core.itemstore import file_sha256, open_items, write_items
+from evaluators.multi_lcb.evaluator import MultiLCBEvaluator
+from evaluators.multi_lcb.prompts import LANGUAGE_KEYS
+from evaluators.multi_lcb.synthetic import Shape, write_predictions, write_release
+
+
+def peaks(tmp_path: Path, problems: int) -> tuple[int, int, int]:
+    """Traced peak bytes of importing a generated release of ``problems`` problems (as the site does:
+    items to a file, notes, hash, ids) and of scoring it with the command line (the Python solutions of
+    its first two problems run; every other item answered without code); and the tests' bytes."""
+    folder = tmp_path / str(problems)
+    folder.mkdir()
+    # about 240 kB of tests a problem: the larger release's tests are 11 MB decoded
+    release = write_release(Shape(problems=problems, tests=6, test_bytes=40_000), folder / "release.jsonl", seed=problems)
+    programs = write_predictions(release, folder / "predictions.jsonl", LANGUAGE_KEYS, release.question_ids[:2])
+    assert programs == 2
+    evaluator = MultiLCBEvaluator()
+    items_path = folder / "items.jsonl"
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        write_items(evaluator.import_release(release.path), items_path)
+        items = open_items(items_path)
+        evaluator.dataset_notes(items)
+        file_sha256(items_path)
+        assert len(items.ids()) == problems * 12
+        imported = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        assert main(["score", "--benchmark", "multi-lcb", "--dataset", str(items_path), "--predictions",
+                     str(folder / "predictions.jsonl"), "--concurrency", "2"]) == 0
+        scored = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return imported, scored, release.test_bytes
+
+
+@pytest.mark.toolchains
+def test_a_release_twice_the_size_is_imported_and_scored_in_no_more_memory(tmp_path, capsys):
+    small_import, small_score, small_tests = peaks(tmp_path, 24)
+    large_import, large_score, large_tests = peaks(tmp_path, 48)
+    out = capsys.readouterr().out
+    # both python items passed (the two solutions are right); pass@1 of python is 2 of 24, then 2 of 48
+    assert re.search(r"pass@1 %\s+language=python\s+8\.3\s", out) and re.search(r"pass@1 %\s+language=python\s+4\.2\s", out), out
+    assert large_tests > 2 * small_tests * 0.95 and large_tests > 10_000_000
+    # holding the items (as before: the whole release decoded, or each problem's tests twelve times)
+    # would take more than the release's tests; reading a batch at a time takes what a batch needs
+    assert large_import < 1.25 * small_import and large_score < 1.25 * small_score, (
+        small_import, large_import, small_score, large_score)
+    assert large_score < large_tests / 2 and large_import < large_tests / 4, (large_import, large_score, large_tests)
