@@ -255,14 +255,16 @@ class Sandbox:
             return uid
 
     # ------------------------------------------------------------------ public
-    def program(self, language: str | Language, source: str, *, compile_limits: Limits | None = None) -> Program:
+    def program(self, language: str | Language, source: str, *, compile_limits: Limits | None = None,
+                run_limits: Limits | None = None) -> Program:
         """A program in one of the twelve LANGUAGES (by key) or in another ``Language`` (the analysis
-        Python of evaluators.sandbox.analysis)."""
+        Python of evaluators.sandbox.analysis). ``run_limits``: its session's limits, when known (a
+        Python program's syntax check then runs in that session: see Program)."""
         if isinstance(language, str):
             if language not in LANGUAGES:
                 raise ValueError(f"unknown language {language!r}; expected one of {sorted(LANGUAGES)}")
             language = LANGUAGES[language]
-        return Program(self, language, source, compile_limits or DEFAULT_COMPILE_LIMITS)
+        return Program(self, language, source, compile_limits or DEFAULT_COMPILE_LIMITS, run_limits)
 
     def data_dir(self, source: Path) -> DataDir:
         """A read-only copy of the regular files under ``source`` (a dataset's CSV files), which

@@ -150,21 +150,28 @@ def io_encoding(env: dict[str, str]) -> str:
 
 
 def run_python(request: Message) -> None:
-    """In a fork of the zygote: the program as ``__main__``, as ``python3 main.py`` would run it."""
+    """In a fork of the zygote: the program as ``__main__``, as ``python3 main.py`` would run it, or a
+    command as ``python3 -c CODE ARG...`` would (the language's syntax check, Program's first request)."""
     import types
 
-    path = request["argv"][-1]  # os.environ is the request's already: the zygote set it before the fork
+    argv = request["argv"]  # os.environ is the request's already: the zygote set it before the fork
+    command = len(argv) >= 3 and argv[1] == "-c"
+    path = "<string>" if command else argv[-1]
     sys.stdin, sys.stdout, sys.stderr = standard_streams(io_encoding(request["env"]))
-    sys.argv = [path]
-    sys.path[0] = os.path.dirname(path)
+    sys.argv = ["-c", *argv[3:]] if command else [path]
+    sys.path[0] = "" if command else os.path.dirname(path)
     main = types.ModuleType("__main__")
-    main.__file__ = path
+    if not command:
+        main.__file__ = path
     main.__dict__["__builtins__"] = __builtins__
     sys.modules["__main__"] = main
     code = 0
     try:
-        with open(path, "rb") as handle:
-            source = handle.read()
+        if command:
+            source = argv[2].encode()
+        else:
+            with open(path, "rb") as handle:
+                source = handle.read()
         exec(compile(source, path, "exec"), main.__dict__)
     except SystemExit as stop:
         code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
