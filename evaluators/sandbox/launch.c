@@ -5,8 +5,13 @@
  *
  * Built by evaluators.sandbox.linux (Launcher) with the host's C compiler, once per source digest.
  *
- *   launch -e FD [-c CGROUP_PROCS]... [-n NETNS_FD] [-m MNTNS_FD] [-r RESOURCE:SOFT:HARD]...
- *          [-u UID -k LAST_CAP] -- PROGRAM ARG...
+ *   launch [-e FD] [-c CGROUP_PROCS]... [-n NETNS_FD] [-m MNTNS_FD] [-r RESOURCE:SOFT:HARD]...
+ *          [-u UID -k LAST_CAP] [-o OOM_SCORE_ADJ] [-d DIR] [-x] -- PROGRAM ARG...
+ *
+ * Inside a sandbox the supervisor (supervisor.py) starts each compiled test the same way
+ * (posix_spawn of its copy of this program, which sets the test's rlimits, makes it the first to be
+ * OOM-killed (-o), enters its working directory (-d), closes every descriptor above 2 (-x) and execs
+ * it), instead of forking itself; PROGRAM is looked up in PATH as execvp does.
  *
  * In this order (what linux.make_preexec did in the forked child): join the run's cgroups (our pid
  * into each cgroup.procs), the pooled empty network namespace and the staging mount namespace while
@@ -14,8 +19,9 @@
  * rlimits, then (-u) drop the capability bounding set, the groups, the gid and the uid, clear the
  * ambient capabilities and (-u) every remaining capability set, and exec PROGRAM. The namespace
  * descriptors are closed before the exec. A failure is written to the error descriptor (-e, made
- * close-on-exec here, so that it reaches EOF at the exec) and the launcher exits 127: the parent
- * raises it as an OSError, as it did for a failed preexec_fn.
+ * close-on-exec here, so that it reaches EOF at the exec; stderr without -e) and the launcher exits
+ * 127: the scoring process raises it as an OSError, as it did for a failed preexec_fn; a test's
+ * failure to start is on its stderr, a runtime error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -64,12 +70,18 @@ int main(int argc, char **argv) {
     const char *cgroups[MAX_CGROUPS];
     int n_cgroups = 0, n_rlimits = 0, netns = -1, mntns = -1, last_cap = -1, i;
     long long uid = -1;
+    const char *oom_score_adj = NULL, *dir = NULL;
+    int close_others = 0;
     struct { int resource; rlim_t soft, hard; } rlimits[MAX_RLIMITS];
     for (i = 1; i < argc; i++) {
         const char *flag = argv[i];
         if (strcmp(flag, "--") == 0) {
             i++;
             break;
+        }
+        if (strcmp(flag, "-x") == 0) {
+            close_others = 1;
+            continue;
         }
         if (i + 1 >= argc || flag[0] != '-' || flag[1] == '\0' || flag[2] != '\0') {
             errno = EINVAL;
@@ -86,6 +98,8 @@ int main(int argc, char **argv) {
         case 'm': mntns = (int)number(value, "-m"); break;
         case 'u': uid = number(value, "-u"); break;
         case 'k': last_cap = (int)number(value, "-k"); break;
+        case 'o': oom_score_adj = value; break;
+        case 'd': dir = value; break;
         case 'r': {
             char copy[96], *soft, *hard;
             if (n_rlimits == MAX_RLIMITS || strlen(value) >= sizeof copy) { errno = E2BIG; fail("bad rlimit", value); }
@@ -146,7 +160,26 @@ int main(int argc, char **argv) {
         memset(none, 0, sizeof none);
         if (syscall(SYS_capset, &header, none) != 0) fail("cannot clear the capabilities", NULL);
     }
-    execv(argv[i], &argv[i]);
+    if (oom_score_adj != NULL) {  /* best effort, as before: a kernel without it still runs the test */
+        int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            ssize_t ignored = write(fd, oom_score_adj, strlen(oom_score_adj));
+            (void)ignored;
+            close(fd);
+        }
+    }
+    if (dir != NULL && chdir(dir) != 0) fail("cannot enter", dir);
+    if (close_others) {  /* all but the error descriptor (close-on-exec already) */
+        unsigned keep = err_fd > 2 ? (unsigned)err_fd : ~0U;
+        if ((keep > 3 && syscall(SYS_close_range, 3U, keep - 1, 0U) != 0) ||
+            (keep != ~0U && syscall(SYS_close_range, keep + 1, ~0U, 0U) != 0)) {
+            struct rlimit files;
+            rlim_t top = getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY ? files.rlim_cur : 65536;
+            for (rlim_t fd = 3; fd < top; fd++)
+                if (fd != (rlim_t)err_fd) close((int)fd);
+        }
+    }
+    execvp(argv[i], &argv[i]);
     fail("cannot start", argv[i]);
     return 127;
 }

@@ -211,8 +211,13 @@ class Launcher:
             raise OSError(f"no C compiler ({' or '.join(C_COMPILERS)}) to build the sandbox's launcher "
                           f"({LAUNCHER_SOURCE.name}): install gcc (scripts/install-toolchains installs g++, which brings it)")
         building = cache_dir / f".{name}-{uuid.uuid4().hex[:8]}"
-        made = subprocess.run([compiler, "-O2", "-Wall", "-o", str(building), str(LAUNCHER_SOURCE)],
-                              capture_output=True, text=True)
+        # static where the C library allows it: no dynamic loader at each start (inside the sandbox it
+        # starts every compiled test)
+        for flags in (["-static"], []):
+            made = subprocess.run([compiler, "-O2", "-Wall", *flags, "-o", str(building), str(LAUNCHER_SOURCE)],
+                                  capture_output=True, text=True)
+            if made.returncode == 0:
+                break
         if made.returncode != 0:
             building.unlink(missing_ok=True)
             raise OSError(f"cannot build the sandbox's launcher with {compiler}: {made.stderr.strip()[:500]}")

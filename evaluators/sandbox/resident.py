@@ -73,6 +73,9 @@ class _Resident:
         self.uid: int | None = None
         #: why the last _exchange gave no answer
         self.failure: str = ""
+        #: the counters read after the last request (a Session's: nothing runs in its sandbox between
+        #: requests, so they are the next request's "before" too)
+        self._previous: Counters | None = None
 
     def _launch(self, command: list[str], *, env: dict[str, str], cgroup_limits: Limits, prog_dir: Path | None,
                 writable_prog: bool, binds: tuple[tuple[str, str, bool], ...], cwd: str, uid: int | None = None,
@@ -190,6 +193,7 @@ class _Resident:
     def _close(self) -> str:
         """End the process and free its cgroup and namespace; returns what it (or bwrap) printed on stderr."""
         proc, self.proc = self.proc, None
+        self._previous = None
         stderr = b""
         if proc is not None:
             try:
@@ -306,7 +310,10 @@ class Session(_Resident):
                               "stdin": base64.b64encode(stdin.encode("utf-8", errors="surrogateescape")).decode(),
                               "rlimits": own_rlimits, "output_cap": limits.output_bytes, "stderr_cap": STDERR_CAP,
                               "nonce": nonce}).encode()
-        before = self._counters()
+        # between two requests the supervisor waits for the next and its tests are dead (killed and
+        # reaped before it replied): the counters read after the last request stand for "before"
+        before = self._previous if self._previous is not None else self._counters()
+        self._previous = None
         started = time.monotonic()
         answer = self._exchange(request, started + limits.wall_seconds + 10.0, reply_cap(limits.output_bytes, STDERR_CAP))
         if answer is None:
@@ -323,6 +330,8 @@ class Session(_Resident):
         raw.oom = self._oom_between(before, after)
         if reply.restart:  # the supervisor ended the session (its warm Python was killed)
             self._close()
+        else:
+            self._previous = after
         return raw, after.forks_refused > before.forks_refused
 
     def _failed(self, why: str, wall: float) -> RunResult:

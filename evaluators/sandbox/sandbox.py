@@ -58,6 +58,8 @@ _ETC_BINDS: tuple[str, ...] = (
 SUPERVISOR: Path = Path(__file__).resolve().parent / "supervisor.py"
 #: the supervisor and the module it imports from its own directory (what it does around each test)
 SUPERVISOR_FILES: tuple[Path, ...] = (SUPERVISOR, SUPERVISOR.parent / "confine.py")
+#: the launcher's name beside them (linux.Launcher's binary: the supervisor starts compiled tests with it)
+SUPERVISOR_LAUNCHER: str = "launch"
 
 #: bwrap's message when a bind source cannot be opened: the path and the system's reason
 _BWRAP_UNREACHABLE = re.compile(r"Can't find source path (.+?): (.+)$", re.MULTILINE)
@@ -99,7 +101,11 @@ class Sandbox:
         root = root.resolve()
         self.base_dir: Path = root
         self._etc_dir: Path = self._build_etc(root)
-        self.supervisor_dir: Path = self._install_supervisor(root)
+        try:
+            self._launcher: Launcher = Launcher(root)
+        except OSError as exc:
+            raise SandboxUnavailable(str(exc) + REFUSAL) from exc
+        self.supervisor_dir: Path = self._install_supervisor(root, Path(self._launcher.path))
         self._mem_root: Path | None = None
         self._pids_root: Path | None = None
         self._cpu_root: Path | None = None
@@ -123,10 +129,6 @@ class Sandbox:
                 self.netns_pool = pool
             except OSError:
                 pool.close()
-        try:
-            self._launcher: Launcher = Launcher(root)
-        except OSError as exc:
-            raise SandboxUnavailable(str(exc) + REFUSAL) from exc
         self._probe()
         if warm_compilers is None:
             warm_compilers = os.environ.get("LEADERBOARD_WARM_COMPILERS", "1") != "0"
@@ -166,13 +168,16 @@ class Sandbox:
         return etc
 
     @staticmethod
-    def _install_supervisor(root: Path) -> Path:
-        """A private, read-only copy of supervisor.py under the base directory, which bwrap's uid can
-        reach wherever the checkout is (the base directory is staged; the checkout may not be)."""
+    def _install_supervisor(root: Path, launcher: Path) -> Path:
+        """A private, read-only copy of supervisor.py (and confine.py, and the launcher it starts
+        compiled tests with, as ``launch``) under the base directory, which bwrap's uid can reach
+        wherever the checkout is (the base directory is staged; the checkout may not be)."""
         target = Path(tempfile.mkdtemp(prefix="supervisor-", dir=root))
         for source in SUPERVISOR_FILES:
             shutil.copyfile(source, target / source.name)
             os.chmod(target / source.name, 0o444)
+        shutil.copyfile(launcher, target / SUPERVISOR_LAUNCHER)
+        os.chmod(target / SUPERVISOR_LAUNCHER, 0o555)
         os.chmod(target, 0o555)
         _rmtree_at_exit(target)
         return target

@@ -150,3 +150,38 @@ def test_no_compiler_is_a_clear_refusal(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr("evaluators.sandbox.linux.C_COMPILERS", ("/nonexistent/cc",))
     with pytest.raises(SandboxUnavailable, match="no C compiler"):
         Sandbox(base_dir=tmp_path, warm_compilers=False)
+
+
+#: prints what the supervisor's launcher set up for a compiled test, as the program sees it
+SETUP_PROBE = r"""
+#include <cstdio>
+#include <dirent.h>
+#include <sys/resource.h>
+#include <unistd.h>
+int main() {
+    char cwd[256], oom[16] = {0};
+    FILE *f = fopen("/proc/self/oom_score_adj", "r");
+    if (f) { fscanf(f, "%15s", oom); fclose(f); }
+    int fds = 0;
+    DIR *d = opendir("/proc/self/fd");
+    for (struct dirent *e; (e = readdir(d)) != nullptr;) if (e->d_name[0] != '.') fds++;
+    closedir(d);
+    struct rlimit cpu, fsize;
+    getrlimit(RLIMIT_CPU, &cpu);
+    getrlimit(RLIMIT_FSIZE, &fsize);
+    printf("%s %s %d %d %llu %llu\n", getcwd(cwd, sizeof cwd), oom, getsid(0) == getpid(), fds - 1,
+           (unsigned long long)cpu.rlim_cur, (unsigned long long)fsize.rlim_cur);
+}
+"""
+
+
+def test_a_compiled_test_is_set_up_by_the_launcher_in_the_sandbox(sandbox: Sandbox) -> None:
+    """Inside the sandbox the supervisor posix_spawns the launcher for each compiled test instead of
+    forking itself: the test still gets /tmp as its directory, is the first to be OOM-killed, leads a
+    session of its own, holds only its three standard descriptors (the opendir's aside) and has its
+    limits (3 s of CPU: soft 3; 5 MiB files)."""
+    with sandbox.program("cpp", SETUP_PROBE) as program:
+        assert program.compile_result.ok, program.compile_result.output
+        with program.session(Limits(wall_seconds=10, cpu_seconds=3, file_size_mb=5)) as session:
+            first, second = session.run(""), session.run("")
+    assert first.stdout == second.stdout == f"/tmp 1000 1 3 3 {5 << 20}\n", first
