@@ -355,8 +355,8 @@ class StagingNamespace:
     making the user's directories world-readable is not an answer. So, as root, a short-lived thread
     unshares a mount namespace, mounts a small tmpfs on a root-owned, world-traversable staging
     directory (its real parents: ``/run`` or ``/tmp``) and bind-mounts the toolchains and the base
-    directory (program directories, the private /etc, Go caches) under it. The forked child joins
-    that namespace (``setns``: the launcher) before it drops privileges and execs bwrap, which then binds the staged
+    directory (program directories, the private /etc, Go caches) under it. The launcher joins
+    that namespace (``setns``) before it drops privileges and execs bwrap, which then binds the staged
     paths into the sandbox as before. Nothing is visible to other processes on the host, the
     namespace costs one ``setns`` per run, and the kernel frees it when the descriptor closes.
     """

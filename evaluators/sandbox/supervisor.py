@@ -19,6 +19,10 @@ after the previous test ended. Between tests nothing survives: every other proce
 PID namespace is killed (and reaped: orphans are the supervisor's), /tmp (the working directory and
 HOME) and /dev/shm are emptied, and every System V IPC object and POSIX message queue is removed.
 
+A compiled test (any program but the warm Python's) is started with ``posix_spawn`` of the launcher
+installed beside this file (launch.c: the test's rlimits, OOM score, directory, no other descriptor,
+then exec), so the supervisor does not fork itself per test.
+
 Python programs can start warm (``--warm-python``): each test is forked from a zygote that started
 before any request was read and imported the standard library's common modules, and the program is
 compiled and run as ``__main__`` in the fork. The supervisor hands the zygote the test's three pipe
@@ -98,7 +102,7 @@ def wait_for(pid: int) -> tuple[int, float | None]:
 
 
 def child_setup(request: Message, fds: tuple[int, int, int]) -> None:
-    """In the forked child: its own session, the test's pipes as 0/1/2, the limits, OOM-killed first."""
+    """In a fork of the warm Python: its own session, the test's pipes as 0/1/2, the limits, OOM-killed first."""
     os.setsid()
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
