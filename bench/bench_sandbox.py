@@ -225,8 +225,10 @@ running, empties /tmp and /dev/shm and removes every IPC object before the next.
 forked from a warm interpreter (the zygote) that imported the standard library before any input
 arrived; the supervisor hands it the test's pipe ends and never the input, which it writes into the
 pipe itself. Per test what remains is: a JSON request and reply over a pipe (base64 input and output,
-the reply checked: its nonce, fields and sizes), the cgroup counters read before and after (OOM kills,
-CPU, refused forks), one fork (C++: and an exec), the exit of the test's process
+the reply checked: its nonce, fields and sizes), the cgroup counters read once after the test (OOM
+kills, CPU, refused forks; the last test's reading stands for "before"), one fork of the warm Python
+(C++: a posix_spawn of the launcher, which sets the test's limits and execs it: the supervisor itself
+is not forked), the exit of the test's process
 and its reaping, the scan of the sandbox's /proc to kill strays, and the wipe (files, then
 /proc/sysvipc and /dev/mqueue). The fork and the exit alone cost about as much as LiveCodeBench's whole
 in-process test (the "fork floor" line above), so a process per test, which is what keeps one test's
