@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -30,6 +31,9 @@ from evaluators.sandbox import Limits, Sandbox, toolchain_versions  # noqa: E402
 N = int(os.environ.get("BENCH_TESTS", "50"))
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
 PYTHON = "/usr/bin/python3"
+#: memory held by the scoring process while it starts sandboxes (MB above its own), and runs per size
+SPAWN_EXTRA_MB: tuple[int, ...] = tuple(int(mb) for mb in os.environ.get("BENCH_SPAWN_MB", "0,2048").split(","))
+SPAWN_RUNS = int(os.environ.get("BENCH_SPAWN_RUNS", "5"))
 WORKLOADS: dict[str, tuple[dict[str, str], str]] = {
     "a+b": ({"python": "a, b = map(int, input().split())\nprint(a + b)\n",
              "cpp": "#include <cstdio>\nint main(){long long a,b;scanf(\"%lld %lld\",&a,&b);printf(\"%lld\\n\",a+b);}\n"}, "3 4\n"),
@@ -94,7 +98,7 @@ def in_process(src: str, stdin: str) -> list[float]:
         return [float(t) for t in done.stdout.split()]
 
 
-def plain(language: str, src: str, stdin: str) -> list[float]:
+def plain(language: str, src: str, stdin: str, cpu: list[float] | None = None) -> list[float]:
     with tempfile.TemporaryDirectory() as d:
         if language == "python":
             (Path(d) / "main.py").write_text(src)
@@ -104,25 +108,40 @@ def plain(language: str, src: str, stdin: str) -> list[float]:
             subprocess.run(["g++", "-O2", "-std=gnu++17", "-o", f"{d}/main", f"{d}/main.cpp"], check=True)
             cmd = [f"{d}/main"]
         times = []
+        mine, children = time.process_time(), _children_cpu()
         for _ in range(N):
             t = time.perf_counter()
             subprocess.run(cmd, input=stdin.encode(), capture_output=True, check=True, timeout=15)
             times.append(time.perf_counter() - t)
+        if cpu is not None:
+            cpu.append((time.process_time() - mine + _children_cpu() - children) / N)
         return times
 
 
-def sandboxed(sandbox: Sandbox, language: str, src: str, stdin: str) -> list[float]:
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def sandboxed(sandbox: Sandbox, language: str, src: str, stdin: str, cpu: list[float] | None = None) -> list[float]:
     """One sandbox for the program's N tests (a session, as the Multi-LCB evaluator runs them): each
-    test its own process with its own limits, under the sandbox's supervisor."""
+    test its own process with its own limits, under the sandbox's supervisor. ``cpu`` gets the CPU
+    seconds per test of everything involved: this process and the session's cgroup (the supervisor,
+    the warm Python, the tests)."""
     with sandbox.program(language, src) as prog:
         assert prog.compile_result.ok, prog.compile_result.output
         times = []
         with prog.session(Limits(wall_seconds=15)) as session:
+            session.run(stdin)  # started outside the clock: the per-test cost, not the sandbox's start
+            group = session.cgroup.cpu_seconds() if session.cgroup is not None else None
+            mine = time.process_time()
             for _ in range(N):
                 t = time.perf_counter()
                 r = session.run(stdin)
                 times.append(time.perf_counter() - t)
                 assert r.status == "ok", r
+            if cpu is not None and group is not None and session.cgroup is not None:
+                cpu.append((time.process_time() - mine + (session.cgroup.cpu_seconds() or 0.0) - group) / N)
         return times
 
 
@@ -140,8 +159,9 @@ def one_sandbox_per_test(sandbox: Sandbox, language: str, src: str, stdin: str) 
 #: the floor of any design with a process per test: a warm Python forks a child that exits at once, and
 #: reaps it (no isolation, no input or output, no interpreter start)
 FORK_FLOOR = """
-import os, sys, time
+import os, resource, sys, time
 times = []
+cpu = time.process_time()
 for _ in range(int(sys.argv[1])):
     started = time.perf_counter()
     pid = os.fork()
@@ -149,13 +169,36 @@ for _ in range(int(sys.argv[1])):
         os._exit(0)
     os.waitpid(pid, 0)
     times.append(time.perf_counter() - started)
+children = resource.getrusage(resource.RUSAGE_CHILDREN)
+times.append((time.process_time() - cpu + children.ru_utime + children.ru_stime) / int(sys.argv[1]))
 print(" ".join(map(str, times)))
 """
 
 
-def fork_floor() -> list[float]:
+def fork_floor(cpu: list[float] | None = None) -> list[float]:
+    """Per fork, reaped: wall seconds (and the CPU seconds of both processes per fork into ``cpu``)."""
     done = subprocess.run([PYTHON, "-I", "-S", "-c", FORK_FLOOR, str(N)], capture_output=True, text=True, check=True)
-    return [float(t) for t in done.stdout.split()]
+    values = [float(t) for t in done.stdout.split()]
+    if cpu is not None:
+        cpu.append(values[-1])
+    return values[:-1]
+
+
+def spawn_at_rss(sandbox: Sandbox, extra_mb: int, runs: int) -> list[float]:
+    """Seconds for one isolated C++ run (a new sandbox: bubblewrap started by the scoring process, one
+    test) while this process holds ``extra_mb`` more memory, touched page by page: a fork of the
+    scoring process copies its page tables, a vfork does not."""
+    held = bytearray(extra_mb << 20)
+    held[::4096] = b"\x01" * len(range(0, len(held), 4096))
+    src, stdin = WORKLOADS["a+b"][0]["cpp"], WORKLOADS["a+b"][1]
+    times = []
+    with sandbox.program("cpp", src) as prog:
+        for _ in range(runs):
+            t = time.perf_counter()
+            assert prog.run(stdin, Limits(wall_seconds=15)).status == "ok"
+            times.append(time.perf_counter() - t)
+    del held
+    return times
 
 
 def bare_bwrap() -> list[float]:
@@ -182,8 +225,10 @@ running, empties /tmp and /dev/shm and removes every IPC object before the next.
 forked from a warm interpreter (the zygote) that imported the standard library before any input
 arrived; the supervisor hands it the test's pipe ends and never the input, which it writes into the
 pipe itself. Per test what remains is: a JSON request and reply over a pipe (base64 input and output,
-the reply checked: its nonce, fields and sizes), the cgroup counters read before and after (OOM kills,
-CPU, refused forks), one fork (C++: and an exec), the exit of the test's process
+the reply checked: its nonce, fields and sizes), the cgroup counters read once after the test (OOM
+kills, CPU, refused forks; the last test's reading stands for "before"), one fork of the warm Python
+(C++: a posix_spawn of the launcher, which sets the test's limits and execs it: the supervisor itself
+is not forked), the exit of the test's process
 and its reaping, the scan of the sandbox's /proc to kill strays, and the wipe (files, then
 /proc/sysvipc and /dev/mqueue). The fork and the exit alone cost about as much as LiveCodeBench's whole
 in-process test (the "fork floor" line above), so a process per test, which is what keeps one test's
@@ -201,18 +246,24 @@ def measure_once(sandbox: Sandbox) -> dict:
     rows = []
     for workload, (programs, stdin) in WORKLOADS.items():
         for language, src in programs.items():
-            p = statistics.median(plain(language, src, stdin))
-            s = statistics.median(sandboxed(sandbox, language, src, stdin))
+            plain_cpu: list[float] = []
+            sandbox_cpu: list[float] = []
+            p = statistics.median(plain(language, src, stdin, plain_cpu))
+            s = statistics.median(sandboxed(sandbox, language, src, stdin, sandbox_cpu))
             row = {"workload": workload, "language": language, "tests": N, "plain_median_s": p, "sandbox_median_s": s,
-                   "sandbox_vs_plain_rate": p / s, "overhead_s": s - p, "sandbox_tests_per_s": 1 / s, "plain_tests_per_s": 1 / p}
+                   "sandbox_vs_plain_rate": p / s, "overhead_s": s - p, "sandbox_tests_per_s": 1 / s, "plain_tests_per_s": 1 / p,
+                   "plain_cpu_s": plain_cpu[0], "sandbox_cpu_s": sandbox_cpu[0] if sandbox_cpu else None}
             if workload == "a+b":
                 row["one_sandbox_per_test_median_s"] = statistics.median(one_sandbox_per_test(sandbox, language, src, stdin))
             if language == "python" and workload == "a+b":
                 inproc = statistics.median(in_process(src, stdin))
                 row.update(in_process_median_s=inproc, in_process_tests_per_s=1 / inproc, sandbox_vs_in_process_rate=inproc / s)
             rows.append(row)
-    return {"load_average_before": load, "rows": rows, "bare_bwrap_true_median_s": statistics.median(bare_bwrap()),
-            "fork_floor_median_s": statistics.median(fork_floor())}
+    floor_cpu: list[float] = []
+    return {"load_average_before": load, "load_average_after": os.getloadavg()[0], "rows": rows,
+            "bare_bwrap_true_median_s": statistics.median(bare_bwrap()),
+            "fork_floor_median_s": statistics.median(fork_floor(floor_cpu)), "fork_floor_cpu_s": floor_cpu[0],
+            "spawn_s": {str(mb): statistics.median(spawn_at_rss(sandbox, mb, SPAWN_RUNS)) for mb in SPAWN_EXTRA_MB}}
 
 
 def main() -> None:
@@ -226,19 +277,29 @@ def main() -> None:
     out = {"runs": runs, "tests_per_run": N, "repeats": REPEATS, "uses_cgroups": sandbox.uses_cgroups, "pooled_netns": sandbox.pooled_netns,
            "versions": {k: v for k, v in toolchain_versions().items() if k in ("python", "cpp")},
            "load_averages": [round(run["load_average_before"], 2) for run in runs],
+           "load_averages_after": [round(run["load_average_after"], 2) for run in runs],
            "note": "2-core shared machine; per-test wall time incl. process start, cgroup setup and teardown"}
     res = results_dir()
     (res / "sandbox.json").write_text(json.dumps(out, indent=2) + "\n")
-    md = [f"{N} tests per row and run, {REPEATS} runs; load average before each run: {out['load_averages']}. "
-          "Figures: median of the runs' medians (worst run in brackets). Command: `.venv/bin/python bench/bench_sandbox.py`.", "",
-          "| workload | language | fresh process per test (ms) | sandboxed, one sandbox per program (ms) | sandboxed tests/s | sandboxed / fresh-process rate |",
-          "|---|---|---:|---:|---:|---:|"]
+    md = [f"{N} tests per row and run, {REPEATS} runs; load average before each run: {out['load_averages']}, after: "
+          f"{out['load_averages_after']}. Figures: median of the runs' medians (worst run in brackets). CPU: the CPU "
+          "seconds per test of every process involved (the scoring process, and the session's cgroup: supervisor, "
+          "warm Python, test; for a fresh process, it and its parent), which the load moves far less than the wall clock. "
+          "Command: `.venv/bin/python bench/bench_sandbox.py`.", "",
+          "| workload | language | fresh process per test (ms) | sandboxed, one sandbox per program (ms) | sandboxed tests/s "
+          "| sandboxed / fresh-process rate | CPU per test, fresh / sandboxed (ms) |",
+          "|---|---|---:|---:|---:|---:|---:|"]
     for key in keys:
         plain_ms = [v * 1000 for v in across(key, "plain_median_s")]
         sand_ms = [v * 1000 for v in across(key, "sandbox_median_s")]
         rate = across(key, "sandbox_vs_plain_rate")
+        plain_cpu = [v * 1000 for v in across(key, "plain_cpu_s")]
+        sand_cpu = [v * 1000 for v in across(key, "sandbox_cpu_s") if v is not None]
+        cpu_cell = (f"{statistics.median(plain_cpu):.2f} / {statistics.median(sand_cpu):.2f} ({max(sand_cpu):.2f})"
+                    if sand_cpu else f"{statistics.median(plain_cpu):.2f} / -")
         md.append(f"| {key[0]} | {key[1]} | {statistics.median(plain_ms):.1f} ({max(plain_ms):.1f}) | {statistics.median(sand_ms):.1f} "
-                  f"({max(sand_ms):.1f}) | {1000 / statistics.median(sand_ms):.0f} | {statistics.median(rate):.2f}x ({min(rate):.2f}x) |")
+                  f"({max(sand_ms):.1f}) | {1000 / statistics.median(sand_ms):.0f} | {statistics.median(rate):.2f}x ({min(rate):.2f}x) "
+                  f"| {cpu_cell} |")
     inproc = [v * 1000 for v in across(("a+b", "python"), "in_process_median_s")]
     vs_inproc = across(("a+b", "python"), "sandbox_vs_in_process_rate")
     floor = [run["bare_bwrap_true_median_s"] * 1000 for run in runs]
@@ -254,6 +315,18 @@ def main() -> None:
            f"{statistics.median(inproc) / statistics.median(forks):.2f}x that per test.",
            f"Bare bwrap running /bin/true (the floor of any one-sandbox-per-test design), same runs: median {statistics.median(floor):.1f} ms "
            f"(worst {max(floor):.1f}).", f"cgroups: {sandbox.uses_cgroups}; pooled network namespaces: {sandbox.pooled_netns}."]
+    floor_cpu = [run["fork_floor_cpu_s"] * 1000 for run in runs]
+    py = [v * 1000 for v in across(("a+b", "python"), "sandbox_median_s")]
+    py_cpu = [v * 1000 for v in across(("a+b", "python"), "sandbox_cpu_s") if v is not None]
+    md += ["", f"Python A+B against the fork floor, same runs: {statistics.median(py) / statistics.median(forks):.1f}x its wall time "
+           f"(worst run {max(p / f for p, f in zip(py, forks)):.1f}x)"
+           + (f", {statistics.median(py_cpu) / statistics.median(floor_cpu):.1f}x its CPU ({statistics.median(floor_cpu):.2f} ms per fork "
+              "of both processes)" if py_cpu else "") + "."]
+    sizes = sorted({mb for run in runs for mb in run["spawn_s"]}, key=int)
+    md += ["", f"Starting a sandbox while the scoring process holds more memory (one isolated C++ A+B run, a new sandbox each, "
+           f"{SPAWN_RUNS} per size and run; median of the runs' medians, worst run in brackets): "
+           + "; ".join(f"+{mb} MB: {statistics.median(run['spawn_s'][mb] * 1000 for run in runs):.1f} ms "
+                       f"({max(run['spawn_s'][mb] * 1000 for run in runs):.1f})" for mb in sizes) + "."]
     (res / "sandbox.md").write_text("# Sandbox overhead per test\n\n" + "\n".join(md) + "\n" + OVERHEAD_NOTE)
     print("\n".join(md))
 

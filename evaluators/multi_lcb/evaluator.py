@@ -196,7 +196,7 @@ class MultiLCBEvaluator(Evaluator):
         code = code.encode("utf-8", errors="replace").decode("utf-8")  # lone surrogates cannot be written
         result["program"], result["program_truncated"] = kept_program(code)  # shown on the per-item page
         limits = self.run_limits()
-        with self.sandbox().program(language, code) as program:
+        with self.sandbox().program(language, code, run_limits=limits) as program:  # Python's syntax check in its session
             compiled = program.compile_result
             result["compile_seconds"] = round(float(compiled.seconds), 3)
             if not compiled.ok:

@@ -92,6 +92,10 @@ class Language:
     #: compiler's main class (compile_cmd ``java <flags> [-cp <class path>] <compiler_main> <arguments>``)
     #: or tsc's script (``node <flags> <compiler_main> <arguments>``)
     compiler_main: str | None = None
+    #: the compile only checks the source and writes nothing (Python's syntax check): when the run's
+    #: limits are known (``Sandbox.program(..., run_limits=)``), it runs as the first request of the
+    #: program's own session, not in a sandbox of its own
+    check_in_session: bool = False
 
 
 def _l(*args: str) -> tuple[str, ...]:
@@ -114,6 +118,7 @@ LANGUAGES: dict[str, Language] = {
                        "{prog}/main.py"),
         run_cmd=_l("python3", "{prog}/main.py"),
         warm_python=True,
+        check_in_session=True,
         version_cmd=_l("python3", "--version"),
         env={"PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"},
         oom_markers=("MemoryError",),

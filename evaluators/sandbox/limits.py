@@ -2,7 +2,7 @@
 
 Memory and processes are bounded by a per-run cgroup where the host has one (evaluators.sandbox.linux),
 and by rlimits otherwise; CPU time, file size, core files, the stack and open files always by rlimits,
-set in the forked child before bubblewrap starts (or by the supervisor for each test).
+set by the launcher before bubblewrap starts (launch.c), or for each test inside the sandbox.
 """
 
 from __future__ import annotations

@@ -99,9 +99,15 @@ class DataDir:
 class Program:
     """A program compiled once in its own directory; each ``run`` is a fresh sandboxed process."""
 
-    def __init__(self, sandbox: Sandbox, language: Language, source: str, compile_limits: Limits) -> None:
+    def __init__(self, sandbox: Sandbox, language: Language, source: str, compile_limits: Limits,
+                 run_limits: Limits | None = None) -> None:
+        """``run_limits``: the limits its session will have, when known; a language whose compile only
+        checks the source (``Language.check_in_session``) then checks it in that session, which
+        ``session(run_limits)`` hands over, instead of in a sandbox of its own."""
         self.sandbox = sandbox
         self.language = language
+        #: the session the source was checked in (check_in_session), until session() hands it over
+        self._session: Session | None = None
         self.root: Path = Path(tempfile.mkdtemp(prefix=f"{language.key}-", dir=sandbox.base_dir))
         os.chmod(self.root, 0o755)
         self.prog_dir: Path = self.root / "prog"
@@ -110,16 +116,18 @@ class Program:
         #: the class a JVM run starts ({main} in run_cmd), read from the jar a compile wrote
         self.main_class: str | None = None
         try:
-            self.compile_result: CompileResult = self._compile(source, compile_limits)
+            self.compile_result: CompileResult = self._compile(source, compile_limits, run_limits)
         except BaseException:
             self.close()
             raise
 
     # ------------------------------------------------------------------ compile
-    def _compile(self, source: str, limits: Limits) -> CompileResult:
+    def _compile(self, source: str, limits: Limits, run_limits: Limits | None) -> CompileResult:
         lang = self.language
         warm = self.sandbox.warm_compilers
         raw = warm.compile(lang, limits, source, self.prog_dir) if warm is not None and lang.compiler_main else None
+        if raw is None and run_limits is not None and lang.check_in_session:
+            raw = self._check_in_session(source, limits, run_limits)
         if raw is None:
             raw = self._compile_cold(source, limits)
         if raw is None:
@@ -168,6 +176,26 @@ class Program:
                                      writable_prog=True, stdin=b"", env=env, extra_binds=extra,
                                      cwd=PROG_DIR, uid_host=uid)
 
+    def _check_in_session(self, source: str, limits: Limits, run_limits: Limits) -> RawResult | None:
+        """The check (compile_cmd) run as the first request of the session the tests will run in
+        (started here with ``run_limits``), with the compile's time and output limits: one sandbox per
+        program instead of two. The session is kept for ``session(run_limits)`` when the check passed;
+        None when the session gave no answer (the check then runs in a sandbox of its own)."""
+        lang = self.language
+        assert lang.compile_cmd is not None
+        (self.prog_dir / lang.source_name).write_text(source, encoding="utf-8", errors="surrogateescape")
+        session = Session(self, run_limits, None)
+        try:
+            raw = session.check(fill_command(lang.compile_cmd, limits), limits)
+        except BaseException:
+            session.close()
+            raise
+        if raw is not None and raw.exit_code == 0 and not (raw.timed_out or raw.output_exceeded or raw.oom):
+            self._session = session
+        else:
+            session.close()
+        return raw
+
     def _missing_entry_point(self) -> str | None:
         """Why a program the compiler accepted cannot be started, or None when it can."""
         lang = self.language
@@ -214,6 +242,11 @@ class Program:
             raise RuntimeError(f"program did not compile: {self.compile_result.status}")
         if data is not None and (data.sandbox is not self.sandbox or data.closed):
             raise ValueError("the data directory belongs to another sandbox or is closed")
+        checked, self._session = self._session, None
+        if checked is not None:
+            if checked.limits == limits and data is None and checked.alive:
+                return checked  # the session the check ran in
+            checked.close()
         return Session(self, limits, data)
 
     def run(self, stdin: str, limits: Limits, *, data: DataDir | None = None) -> RunResult:
@@ -225,6 +258,9 @@ class Program:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
+            if self._session is not None:
+                self._session.close()
+                self._session = None
             shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> Program:

@@ -73,6 +73,9 @@ class _Resident:
         self.uid: int | None = None
         #: why the last _exchange gave no answer
         self.failure: str = ""
+        #: the counters read after the last request (a Session's: nothing runs in its sandbox between
+        #: requests, so they are the next request's "before" too)
+        self._previous: Counters | None = None
 
     def _launch(self, command: list[str], *, env: dict[str, str], cgroup_limits: Limits, prog_dir: Path | None,
                 writable_prog: bool, binds: tuple[tuple[str, str, bool], ...], cwd: str, uid: int | None = None,
@@ -84,9 +87,7 @@ class _Resident:
         argv = sb.bwrap_args(prog_dir=prog_dir, writable_prog=writable_prog, env=env, limits=self.limits,
                              extra_binds=binds, cwd=cwd, own_netns=self.netns is None, supervisor=supervisor)
         # no CPU rlimit: it would count the whole life of the process, not one request
-        self.proc = subprocess.Popen(argv + ["--", *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, start_new_session=True, env={"PATH": "/usr/bin:/bin"},
-                                     preexec_fn=sb.preexec(self.limits, cgroup=self.cgroup, netns=self.netns, uid=self.uid, cpu=False))
+        self.proc = sb.launch(argv + ["--", *command], self.limits, cgroup=self.cgroup, netns=self.netns, uid=self.uid, cpu=False)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             assert stream is not None
             os.set_blocking(stream.fileno(), False)
@@ -192,6 +193,7 @@ class _Resident:
     def _close(self) -> str:
         """End the process and free its cgroup and namespace; returns what it (or bwrap) printed on stderr."""
         proc, self.proc = self.proc, None
+        self._previous = None
         stderr = b""
         if proc is not None:
             try:
@@ -243,7 +245,7 @@ class Session(_Resident):
         lang = program.language
         self.env = {**BASE_ENV, **fill_env(lang.env, limits)}
         self.argv = fill_command(lang.run_cmd, limits, main=program.main_class or "")
-        self.rlimits = [list(r) for r in rlimits(limits, with_cgroup=self.sandbox.uses_cgroups, as_root=self.sandbox.is_root)]
+        self.rlimits: list[list[object]] = [list(r) for r in rlimits(limits, with_cgroup=self.sandbox.uses_cgroups, as_root=self.sandbox.is_root)]
 
     def _start(self) -> str | None:
         """Start the sandbox and its supervisor and wait for its ready frame; None once it is ready,
@@ -267,17 +269,51 @@ class Session(_Resident):
         return f"the sandbox's supervisor did not start: it {why}" + (f" ({stderr.strip()[:500]})" if stderr.strip() else "")
 
     def run(self, stdin: str) -> RunResult:
+        asked = self._ask(self.argv, self.env, stdin, self.limits, self.rlimits)
+        if isinstance(asked, RunResult):
+            return asked
+        raw, forks_refused = asked
+        limits = self.limits
+        result = run_result(raw, limits, self.program.language)
+        if forks_refused and result.status != "ok":
+            note = (f"{PROCESS_LIMIT_NOTE} ({limits.processes} processes): "
+                    "a new process or thread was refused")
+            result = dataclasses.replace(result, stderr=(result.stderr.rstrip("\n") + "\n" if result.stderr.strip() else "") + note)
+        return result
+
+    def check(self, argv: list[str], limits: Limits) -> RawResult | None:
+        """Run ``argv`` (the language's check of the source: Python's syntax check) as this session's
+        request with ``limits``' time, CPU and output limits (memory, processes and the file size
+        stay within the session's), in the session's environment; None when the session gave no answer (it is closed
+        then: the caller checks in a sandbox of its own)."""
+        # the session's own rlimits are the ceiling (a process cannot raise a hard limit)
+        limits = dataclasses.replace(limits, memory_mb=self.limits.memory_mb, processes=self.limits.processes,
+                                     file_size_mb=min(limits.file_size_mb, self.limits.file_size_mb))
+        own: list[list[object]] = [list(r) for r in rlimits(limits, with_cgroup=self.sandbox.uses_cgroups, as_root=self.sandbox.is_root)]
+        asked = self._ask(argv, self.env, "", limits, own)
+        if isinstance(asked, RunResult):
+            self._close()
+            return None
+        return asked[0]
+
+    def _ask(self, argv: list[str], env: dict[str, str], stdin: str, limits: Limits,
+             own_rlimits: list[list[object]]) -> tuple[RawResult, bool] | RunResult:
+        """One request to the supervisor (started first if need be): the process's raw result and
+        whether a fork was refused at the process limit meanwhile, or a failed RunResult when the
+        supervisor did not start or gave no valid answer (the session is closed then)."""
         if self.proc is None:
             not_started = self._start()
             if not_started is not None:
                 return self._failed(not_started, 0.0)
-        limits = self.limits
         nonce = secrets.token_hex(16)
-        request = json.dumps({"argv": self.argv, "env": self.env, "cwd": "/tmp", "wall": limits.wall_seconds,
+        request = json.dumps({"argv": argv, "env": env, "cwd": "/tmp", "wall": limits.wall_seconds,
                               "stdin": base64.b64encode(stdin.encode("utf-8", errors="surrogateescape")).decode(),
-                              "rlimits": self.rlimits, "output_cap": limits.output_bytes, "stderr_cap": STDERR_CAP,
+                              "rlimits": own_rlimits, "output_cap": limits.output_bytes, "stderr_cap": STDERR_CAP,
                               "nonce": nonce}).encode()
-        before = self._counters()
+        # between two requests the supervisor waits for the next and its tests are dead (killed and
+        # reaped before it replied): the counters read after the last request stand for "before"
+        before = self._previous if self._previous is not None else self._counters()
+        self._previous = None
         started = time.monotonic()
         answer = self._exchange(request, started + limits.wall_seconds + 10.0, reply_cap(limits.output_bytes, STDERR_CAP))
         if answer is None:
@@ -294,12 +330,9 @@ class Session(_Resident):
         raw.oom = self._oom_between(before, after)
         if reply.restart:  # the supervisor ended the session (its warm Python was killed)
             self._close()
-        result = run_result(raw, limits, self.program.language)
-        if after.forks_refused > before.forks_refused and result.status != "ok":
-            note = (f"{PROCESS_LIMIT_NOTE} ({limits.processes} processes): "
-                    "a new process or thread was refused")
-            result = dataclasses.replace(result, stderr=(result.stderr.rstrip("\n") + "\n" if result.stderr.strip() else "") + note)
-        return result
+        else:
+            self._previous = after
+        return raw, after.forks_refused > before.forks_refused
 
     def _failed(self, why: str, wall: float) -> RunResult:
         return RunResult(status="runtime_error", exit_code=None, stdout="", stderr=why, wall_seconds=wall, cpu_seconds=None)

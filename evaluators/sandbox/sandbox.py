@@ -6,8 +6,8 @@ from a per-Sandbox pool (creating one per run is slow on a loaded host), otherwi
 ``--unshare-net``. A new session, ``--die-with-parent``, no new privileges, a cleared environment,
 a minimal read-only filesystem (``/usr``, an allow-listed private ``/etc``, the project
 toolchains), a private tmpfs for ``/tmp``, and a distinct unprivileged host uid per run with no
-supplementary groups and empty capability sets including the bounding set (set up in the forked
-child before ``exec bwrap``), so sandboxed code can neither see nor signal host processes. Limits: wall time (parent timer, kills the whole tree), CPU time
+supplementary groups and empty capability sets including the bounding set (set up by the launcher,
+linux.Launcher, before it execs bwrap: the scoring process is never forked), so sandboxed code can neither see nor signal host processes. Limits: wall time (parent timer, kills the whole tree), CPU time
 (RLIMIT_CPU), memory and process count (a per-run cgroup v1 when writable; RLIMIT_AS / RLIMIT_NPROC
 fallback otherwise), file size (RLIMIT_FSIZE plus a size-capped tmpfs) and output size (capped
 reading in the parent).
@@ -32,13 +32,12 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 from .command import BWRAP, TOOLCHAINS, build_bwrap_args
 from .languages import LANGUAGES, TOOLCHAIN_DIR, Language
 from .limits import DEFAULT_COMPILE_LIMITS, STDERR_CAP, Limits, rlimits
-from .linux import CGroup, NetnsPool, StagingNamespace, make_preexec
+from .linux import CGroup, Launcher, NetnsPool, StagingNamespace
 from .programs import DataDir, Program
 from .resident import WarmCompilers
 from .results import REFUSAL, RawResult, SandboxUnavailable, decode_output
@@ -59,6 +58,8 @@ _ETC_BINDS: tuple[str, ...] = (
 SUPERVISOR: Path = Path(__file__).resolve().parent / "supervisor.py"
 #: the supervisor and the module it imports from its own directory (what it does around each test)
 SUPERVISOR_FILES: tuple[Path, ...] = (SUPERVISOR, SUPERVISOR.parent / "confine.py")
+#: the launcher's name beside them (linux.Launcher's binary: the supervisor starts compiled tests with it)
+SUPERVISOR_LAUNCHER: str = "launch"
 
 #: bwrap's message when a bind source cannot be opened: the path and the system's reason
 _BWRAP_UNREACHABLE = re.compile(r"Can't find source path (.+?): (.+)$", re.MULTILINE)
@@ -100,7 +101,11 @@ class Sandbox:
         root = root.resolve()
         self.base_dir: Path = root
         self._etc_dir: Path = self._build_etc(root)
-        self.supervisor_dir: Path = self._install_supervisor(root)
+        try:
+            self._launcher: Launcher = Launcher(root)
+        except OSError as exc:
+            raise SandboxUnavailable(str(exc) + REFUSAL) from exc
+        self.supervisor_dir: Path = self._install_supervisor(root, Path(self._launcher.path))
         self._mem_root: Path | None = None
         self._pids_root: Path | None = None
         self._cpu_root: Path | None = None
@@ -163,13 +168,16 @@ class Sandbox:
         return etc
 
     @staticmethod
-    def _install_supervisor(root: Path) -> Path:
-        """A private, read-only copy of supervisor.py under the base directory, which bwrap's uid can
-        reach wherever the checkout is (the base directory is staged; the checkout may not be)."""
+    def _install_supervisor(root: Path, launcher: Path) -> Path:
+        """A private, read-only copy of supervisor.py (and confine.py, and the launcher it starts
+        compiled tests with, as ``launch``) under the base directory, which bwrap's uid can reach
+        wherever the checkout is (the base directory is staged; the checkout may not be)."""
         target = Path(tempfile.mkdtemp(prefix="supervisor-", dir=root))
         for source in SUPERVISOR_FILES:
             shutil.copyfile(source, target / source.name)
             os.chmod(target / source.name, 0o444)
+        shutil.copyfile(launcher, target / SUPERVISOR_LAUNCHER)
+        os.chmod(target / SUPERVISOR_LAUNCHER, 0o555)
         os.chmod(target, 0o555)
         _rmtree_at_exit(target)
         return target
@@ -252,14 +260,16 @@ class Sandbox:
             return uid
 
     # ------------------------------------------------------------------ public
-    def program(self, language: str | Language, source: str, *, compile_limits: Limits | None = None) -> Program:
+    def program(self, language: str | Language, source: str, *, compile_limits: Limits | None = None,
+                run_limits: Limits | None = None) -> Program:
         """A program in one of the twelve LANGUAGES (by key) or in another ``Language`` (the analysis
-        Python of evaluators.sandbox.analysis)."""
+        Python of evaluators.sandbox.analysis). ``run_limits``: its session's limits, when known (a
+        Python program's syntax check then runs in that session: see Program)."""
         if isinstance(language, str):
             if language not in LANGUAGES:
                 raise ValueError(f"unknown language {language!r}; expected one of {sorted(LANGUAGES)}")
             language = LANGUAGES[language]
-        return Program(self, language, source, compile_limits or DEFAULT_COMPILE_LIMITS)
+        return Program(self, language, source, compile_limits or DEFAULT_COMPILE_LIMITS, run_limits)
 
     def data_dir(self, source: Path) -> DataDir:
         """A read-only copy of the regular files under ``source`` (a dataset's CSV files), which
@@ -308,28 +318,25 @@ class Sandbox:
             if netns is not None and self.netns_pool is not None:
                 self.netns_pool.release(netns)  # the run's whole process tree is dead by now
 
-    def preexec(self, limits: Limits, *, cgroup: CGroup | None, netns: int | None, uid: int, cpu: bool = True) -> Callable[[], None]:
-        """The forked child's setup before ``exec bwrap`` (see linux.make_preexec): join ``cgroup``,
-        ``netns`` and the staging namespace, set the rlimits of ``limits`` (CPU time only if ``cpu``),
-        and become ``uid`` (as root)."""
+    def launch(self, command: list[str], limits: Limits, *, cgroup: CGroup | None, netns: int | None, uid: int,
+               cpu: bool = True) -> subprocess.Popen[bytes]:
+        """Start ``command`` (bwrap and its arguments) without forking this process (linux.Launcher): in
+        ``cgroup``, ``netns`` and the staging namespace, with the rlimits of ``limits`` (CPU time only if
+        ``cpu``), as ``uid`` (as root); raises OSError when the set-up failed."""
         rl = tuple((getattr(resource, name), (soft, hard)) for name, soft, hard in rlimits(limits, with_cgroup=cgroup is not None, as_root=self.is_root, cpu=cpu))
-        return make_preexec(netns_fd=netns, mntns_fd=self._staging.fd if self._staging is not None else None,
-                            cgroup_procs=cgroup.procs_files if cgroup is not None else (), rlimits=rl,
-                            uid=uid if self.is_root else None)
+        return self._launcher.popen(command, netns_fd=netns, mntns_fd=self._staging.fd if self._staging is not None else None,
+                                    cgroup_procs=cgroup.procs_files if cgroup is not None else (), rlimits=rl,
+                                    uid=uid if self.is_root else None)
 
     def _spawn(self, cmd: list[str], *, limits: Limits, prog_dir: Path | None, writable_prog: bool,
                stdin: bytes, env: dict[str, str], extra_binds: tuple[tuple[str, str, bool], ...],
                cwd: str, uid: int, cgroup: CGroup | None, netns: int | None) -> RawResult:
-        preexec = self.preexec(limits, cgroup=cgroup, netns=netns, uid=uid)
         argv = self.bwrap_args(
             prog_dir=prog_dir, writable_prog=writable_prog, env=env, limits=limits,
             extra_binds=extra_binds, cwd=cwd, own_netns=netns is None) + ["--"] + cmd
         start = time.monotonic()
-        # preexec_fn instead of a sh/prlimit/setpriv exec chain (see make_preexec). The netns fd is
-        # O_CLOEXEC and used before exec only: neither bwrap nor the program inherits it.
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True,
-                                env={"PATH": "/usr/bin:/bin"}, preexec_fn=preexec)
+        # the launcher joins the netns and closes it before exec: neither bwrap nor the program inherits it
+        proc = self.launch(argv, limits, cgroup=cgroup, netns=netns, uid=uid)
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         timed_out = output_exceeded = False
 

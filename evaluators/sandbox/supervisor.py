@@ -19,6 +19,10 @@ after the previous test ended. Between tests nothing survives: every other proce
 PID namespace is killed (and reaped: orphans are the supervisor's), /tmp (the working directory and
 HOME) and /dev/shm are emptied, and every System V IPC object and POSIX message queue is removed.
 
+A compiled test (any program but the warm Python's) is started with ``posix_spawn`` of the launcher
+installed beside this file (launch.c: the test's rlimits, OOM score, directory, no other descriptor,
+then exec), so the supervisor does not fork itself per test.
+
 Python programs can start warm (``--warm-python``): each test is forked from a zygote that started
 before any request was read and imported the standard library's common modules, and the program is
 compiled and run as ``__main__`` in the fork. The supervisor hands the zygote the test's three pipe
@@ -98,7 +102,7 @@ def wait_for(pid: int) -> tuple[int, float | None]:
 
 
 def child_setup(request: Message, fds: tuple[int, int, int]) -> None:
-    """In the forked child: its own session, the test's pipes as 0/1/2, the limits, OOM-killed first."""
+    """In a fork of the warm Python: its own session, the test's pipes as 0/1/2, the limits, OOM-killed first."""
     os.setsid()
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
@@ -116,8 +120,22 @@ def child_setup(request: Message, fds: tuple[int, int, int]) -> None:
     os.chdir(request["cwd"])
 
 
-def exec_program(request: Message) -> None:
-    os.execvpe(request["argv"][0], request["argv"], request["env"])
+#: the launcher (launch.c, built on the host) that Sandbox installs beside this file
+LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch")
+
+
+def spawn_test(request: Message, fds: tuple[int, int, int]) -> int:
+    """Start a test that is a program of its own: posix_spawn (vfork and exec: nothing of this
+    process is copied, nor can the test run in its memory) of the launcher with the test's pipes as
+    0/1/2 in a session of its own; the launcher sets the limits, makes it OOM-killed first, enters
+    its working directory, closes every other descriptor and execs the program (PATH lookup in the
+    test's environment). What child_setup does for the warm Python's forks, without a fork of this
+    process per test."""
+    args = [LAUNCHER, "-x", "-o", "1000", "-d", request["cwd"]]
+    for name, soft, hard in request["rlimits"]:
+        args += ["-r", f"{getattr(resource, name)}:{soft}:{hard}"]
+    return os.posix_spawn(LAUNCHER, [*args, "--", *request["argv"]], request["env"], setsid=True,
+                          file_actions=[(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(fds)])
 
 
 def use_environment(env: dict[str, str]) -> None:
@@ -150,21 +168,28 @@ def io_encoding(env: dict[str, str]) -> str:
 
 
 def run_python(request: Message) -> None:
-    """In a fork of the zygote: the program as ``__main__``, as ``python3 main.py`` would run it."""
+    """In a fork of the zygote: the program as ``__main__``, as ``python3 main.py`` would run it, or a
+    command as ``python3 -c CODE ARG...`` would (the language's syntax check, Program's first request)."""
     import types
 
-    path = request["argv"][-1]  # os.environ is the request's already: the zygote set it before the fork
+    argv = request["argv"]  # os.environ is the request's already: the zygote set it before the fork
+    command = len(argv) >= 3 and argv[1] == "-c"
+    path = "<string>" if command else argv[-1]
     sys.stdin, sys.stdout, sys.stderr = standard_streams(io_encoding(request["env"]))
-    sys.argv = [path]
-    sys.path[0] = os.path.dirname(path)
+    sys.argv = ["-c", *argv[3:]] if command else [path]
+    sys.path[0] = "" if command else os.path.dirname(path)
     main = types.ModuleType("__main__")
-    main.__file__ = path
+    if not command:
+        main.__file__ = path
     main.__dict__["__builtins__"] = __builtins__
     sys.modules["__main__"] = main
     code = 0
     try:
-        with open(path, "rb") as handle:
-            source = handle.read()
+        if command:
+            source = argv[2].encode()
+        else:
+            with open(path, "rb") as handle:
+                source = handle.read()
         exec(compile(source, path, "exec"), main.__dict__)
     except SystemExit as stop:
         code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
@@ -239,12 +264,11 @@ def run_one(request: Message, zygote: Zygote | None) -> Message:
     started = time.monotonic()
     lost = False
     if zygote is None:
-        pid = os.fork()
-        if pid == 0:
-            try:
-                child_setup(request, (r_in, w_out, w_err))
-                exec_program(request)
-            except BaseException as exc:
+        try:
+            pid = spawn_test(request, (r_in, w_out, w_err))
+        except OSError as exc:  # the launcher could not be started: the test fails as it would have
+            pid = os.fork()
+            if pid == 0:
                 start_failed(exc)
         ended_fd = os.pidfd_open(pid)
     else:

@@ -192,7 +192,7 @@ class FakeSandbox:
     def __init__(self) -> None:
         self.log: list[str] = []
 
-    def program(self, language: str, source: str, compile_limits: Any = None) -> FakeProgram:
+    def program(self, language: str, source: str, compile_limits: Any = None, run_limits: Any = None) -> FakeProgram:
         return FakeProgram(source, self.log)
 
 
@@ -249,7 +249,7 @@ def test_reason_is_truncated(fake: tuple[MultiLCBEvaluator, FakeSandbox]) -> Non
         def run(self, stdin_text: str, limits: Any = None) -> FakeRun:
             return FakeRun("runtime_error", 1, "", "x" * 100_000)
 
-    evaluator2 = MultiLCBEvaluator(sandbox_factory=lambda: SimpleNamespace(program=lambda lang, src, compile_limits=None: Loud(src, [])))
+    evaluator2 = MultiLCBEvaluator(sandbox_factory=lambda: SimpleNamespace(program=lambda lang, src, compile_limits=None, run_limits=None: Loud(src, [])))
     result = evaluator2.score_item(ITEM, [Prediction("abc/python", answer("print(1)"))])
     assert len(result.detail["samples"][0]["reason"].encode()) <= 2048
 

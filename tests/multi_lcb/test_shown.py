@@ -14,7 +14,7 @@ from tests.multi_lcb.test_metrics import ITEM, FakeProgram, FakeRun, answer
 
 def evaluator_running(program: type[FakeProgram]) -> MultiLCBEvaluator:
     return MultiLCBEvaluator(sandbox_factory=lambda: SimpleNamespace(
-        program=lambda language, source, compile_limits=None: program(source, [])))
+        program=lambda language, source, compile_limits=None, run_limits=None: program(source, [])))
 
 
 class WrongOnPublic(FakeProgram):
