@@ -210,8 +210,9 @@ class CausalPitfallsEvaluator(Evaluator):
         """The reference rows, which show what the judge makes of known answers: "No analysis" (the same
         non-answer for every item: a sound judge scores it 0) and "Rubric restated" (each item's criteria,
         filled from its answer key, written out as the answer: a sound judge gives it full marks)."""
-        answers = {NO_ANALYSIS: lambda item: NO_ANALYSIS_ANSWER,
-                   RUBRIC_RESTATED: lambda item: " ".join(str(c["desc"]) for c in item.payload["criteria"])}
+        answers: dict[str, Callable[[Item], str]] = {
+            NO_ANALYSIS: lambda item: NO_ANALYSIS_ANSWER,
+            RUBRIC_RESTATED: lambda item: " ".join(str(c["desc"]) for c in item.payload["criteria"])}
         return {name: "".join(json.dumps(self.baseline_line(item, answer(item))) + "\n" for item in items).encode()
                 for name, answer in answers.items()}
 
