@@ -67,4 +67,6 @@ class Command(BaseCommand):
 
 
 def _exit(*_: object) -> None:
+    for sig in (signal.SIGTERM, signal.SIGINT):  # a second signal must not cut the server's stop short
+        signal.signal(sig, signal.SIG_IGN)
     raise SystemExit(0)
