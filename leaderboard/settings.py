@@ -120,6 +120,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "leaderboard.web.context.unread_notifications",
                 "leaderboard.pagecache.csrf_slot",
+                "leaderboard.setup_status.setup_status",
             ],
             "builtins": ["template_partials.templatetags.partials"],
         },

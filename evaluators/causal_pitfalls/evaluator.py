@@ -23,6 +23,7 @@ differs from the release is the method card (``card``).
 from __future__ import annotations
 
 import copy
+import json
 import re
 import tempfile
 import threading
@@ -49,6 +50,11 @@ CODE_FAILURE = "code_failure_rate"
 JUDGE_MAX_TOKENS = 200
 #: the paper's error rate: a graded answer in which this matches (the released get_final_results.py)
 ERROR_WORDS = re.compile(r"error|exception|failed|traceback", re.IGNORECASE)
+#: the reference rows (``baseline_predictions``): the floor (an answer that analyses nothing, which a sound judge
+#: gives 0) and the ceiling (the rubric's own statements as the answer, which a sound judge gives full marks)
+NO_ANALYSIS = "No analysis"
+RUBRIC_RESTATED = "Rubric restated"
+NO_ANALYSIS_ANSWER = "I cannot draw a conclusion from these data."
 #: a fenced block labelled as Python (or not labelled at all): the program the code-assisted turn runs
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 
@@ -200,6 +206,20 @@ class CausalPitfallsEvaluator(Evaluator):
         return metrics
 
     # ----------------------------------------------------------------------------- pages
+    def baseline_predictions(self, items: Sequence[Item]) -> dict[str, bytes]:
+        """The reference rows, which show what the judge makes of known answers: "No analysis" (the same
+        non-answer for every item: a sound judge scores it 0) and "Rubric restated" (each item's criteria,
+        filled from its answer key, written out as the answer: a sound judge gives it full marks)."""
+        answers: dict[str, Callable[[Item], str]] = {
+            NO_ANALYSIS: lambda item: NO_ANALYSIS_ANSWER,
+            RUBRIC_RESTATED: lambda item: " ".join(str(c["desc"]) for c in item.payload["criteria"])}
+        return {name: "".join(json.dumps(self.baseline_line(item, answer(item))) + "\n" for item in items).encode()
+                for name, answer in answers.items()}
+
+    def baseline_line(self, item: Item, answer: str) -> dict[str, Any]:
+        """A predictions line answering ``item`` with ``answer`` (the code-assisted board adds its transcript)."""
+        return {"item_id": item.id, "output": answer}
+
     def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:
         return dataset_notes(items)
 
@@ -271,6 +291,15 @@ class CausalPitfallsCodeEvaluator(CausalPitfallsEvaluator):
         tool = {"name": "python", "status": run.status, "code": code, "output": output, "seconds": run.seconds}
         return FollowUp(messages=[{"role": "user", "content": final_prompt(self.question(item), code, output)}],
                         tool=tool, fresh=True)
+
+    def baseline_line(self, item: Item, answer: str) -> dict[str, Any]:
+        """The conversation a model answering ``answer`` to both turns has (no program, so nothing runs:
+        the final prompt says none was found, exactly as ``follow_up`` asks it)."""
+        first = Stage(messages=self.first_messages(item), answer=answer)
+        asked = self.follow_up(item, [first], 0, {})
+        assert asked is not None and asked.tool.get("status") == "no_code"
+        final = Stage(messages=asked.messages, answer=answer, tool=asked.tool)
+        return {"item_id": item.id, "output": answer, "transcript": [first.to_dict(), final.to_dict()]}
 
     def environment(self) -> dict[str, str]:
         from evaluators.sandbox.analysis import analysis_versions

@@ -208,6 +208,7 @@ class ChatClient:
     # --- constrained outputs -----------------------------------------------------------------
     def _constrained(self, body: dict[str, Any], constraint: Constraint, on_delta: DeltaCallback | None,
                      deadline: float, tries: int) -> ChatResult:
+        problem, total = "", tries
         if self._server_constraints is not False:
             try:
                 result = self._complete({**body, **constraint.server_params()}, on_delta, deadline)
@@ -223,20 +224,31 @@ class ChatClient:
                     self._server_constraints = True
                     return replace(result, constrained="server")
                 self._server_constraints = False
+                # the server took the guidance and ignored it: this answer is the first checked try (a
+                # caller that owns its retries, such as a judge, gets one request per call, never two)
+                problems = [p for p in (constraint.check(t) for t in result.texts) if p]
+                if not problems:
+                    return self._checked(result, constraint)
+                problem = problems[0]
+                tries -= 1
         messages = with_instruction(body["messages"], constraint.instruction())
-        problem = ""
         for _ in range(tries):
             result = self._complete({**body, "messages": messages}, on_delta, deadline)
             problems = [p for p in (constraint.check(t) for t in result.texts) if p]
             if not problems:
-                if constraint.choices is None:
-                    return replace(result, constrained="checked")
-                if all(t.strip() in constraint.choices for t in result.texts):
-                    return replace(result, texts=[t.strip() for t in result.texts], constrained="checked")
-                return replace(result, constrained="extracted")  # the texts as written: extract_choice reads them
+                return self._checked(result, constraint)
             problem = problems[0]
         raise ModelError("output", f"the model's answer does not satisfy the constraint after "
-                                   f"{tries} {'try' if tries == 1 else 'tries'}: {problem}")
+                                   f"{total} {'try' if total == 1 else 'tries'}: {problem}")
+
+    @staticmethod
+    def _checked(result: ChatResult, constraint: Constraint) -> ChatResult:
+        """A result the client checked itself (its texts satisfy ``constraint``), marked how."""
+        if constraint.choices is None:
+            return replace(result, constrained="checked")
+        if all(t.strip() in constraint.choices for t in result.texts):
+            return replace(result, texts=[t.strip() for t in result.texts], constrained="checked")
+        return replace(result, constrained="extracted")  # the texts as written: extract_choice reads them
 
     # --- one call with retries -----------------------------------------------------------------
     def _complete(self, body: dict[str, Any], on_delta: DeltaCallback | None, deadline: float) -> ChatResult:

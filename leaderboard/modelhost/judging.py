@@ -80,18 +80,33 @@ def judge_record(spec: JudgeSpec, role: str) -> dict[str, str]:
 
 
 #: The embedded default's judge (``make run``): installed by scripts/install-demo-judge, served by
-#: ``manage.py demo_judge``, configured by ``manage.py demo_judge --setting``.
+#: ``manage.py demo_judge`` (vLLM's CPU build where it is installed: batched, with guided decoding;
+#: else `transformers serve`, one request at a time), configured by ``manage.py demo_judge --setting``.
 DEMO_JUDGE_DIR = "models/smollm2-135m-instruct"  # under VAR_DIR
-DEMO_JUDGE = {"name": "SmolLM2-135M-Instruct", "revision": "Q4_1-gguf-b179c95", "prompt_version": "v1",
-              "note": "the embedded demo's judge is SmolLM2-135M-Instruct (Apache-2.0, 135M parameters, served on the CPU "
-                      "without guided decoding). It is a real language model but far too small to judge well: its votes are "
-                      "close to noise, so these figures only show the pipeline working, not the models' quality."}
+DEMO_JUDGE = {"name": "SmolLM2-135M-Instruct", "revision": "Q4_1-gguf-b179c95", "prompt_version": "v1"}
+#: how the demo judge's server constrains its answers, by server kind (the note's middle)
+DEMO_JUDGE_SERVED = {"vllm": "served on the CPU by vLLM with guided decoding, so it always answers in the asked form",
+                     "transformers": "served on the CPU without guided decoding"}
+
+
+def demo_judge_note(server: str) -> str:
+    """The caveat every page showing the demo judge's scores repeats, for its ``server`` kind."""
+    return (f"the embedded demo's judge is SmolLM2-135M-Instruct (Apache-2.0, 135M parameters, {DEMO_JUDGE_SERVED[server]}). "
+            "It is a real language model but far too small to judge well: its votes are close to noise, so these figures "
+            "only show the pipeline working, not the models' quality.")
+
+
+def demo_judge_server() -> str:
+    """The server the demo judge runs on: vLLM where its Python is installed (``VLLM_PYTHON``), which batches
+    concurrent calls and constrains answers, else `transformers serve`."""
+    return "vllm" if settings.VLLM_PYTHON else "transformers"
 
 
 #: the judge roles of the evaluators that ship with the site
 JUDGED_ROLES: tuple[str, ...] = ("policon", "causal-pitfalls", "indic-vision")
 
 
-def demo_judge_setting(base_url: str, model: str, roles: tuple[str, ...] = JUDGED_ROLES) -> dict[str, dict[str, str]]:
-    """LEADERBOARD_JUDGES for the demo judge served at ``base_url`` under the name ``model``."""
-    return {role: {**DEMO_JUDGE, "base_url": base_url, "model": model} for role in roles}
+def demo_judge_setting(base_url: str, model: str, server: str = "transformers",
+                       roles: tuple[str, ...] = JUDGED_ROLES) -> dict[str, dict[str, str]]:
+    """LEADERBOARD_JUDGES for the demo judge served at ``base_url`` under the name ``model`` by ``server``."""
+    return {role: {**DEMO_JUDGE, "note": demo_judge_note(server), "base_url": base_url, "model": model} for role in roles}

@@ -82,9 +82,9 @@ def test_an_unmatched_choice_is_retried_warmer_with_a_new_seed_then_a_malformed_
     assert len(call.rejected) == 2 and all("probably" in r for r in call.rejected)
     sent = [(r.get("seed"), r["temperature"]) for r in server.requests]
     assert (10, 0.0) in sent and (11, RETRY_TEMPERATURE) in sent  # the retry is not a greedy repeat
-    # the guided try, the checked try, then the judge's warmer retry: the client never repeats a greedy
+    # the first try (its guidance ignored), then the judge's warmer retry: the client never repeats a greedy
     # answer on its own under the judge's retry (it once asked 7 times for one malformed answer)
-    assert len(server.requests) == 3, sent
+    assert len(server.requests) == 2, sent
 
 
 @pytest.mark.parametrize("answer, parsed, constrained", [
@@ -102,7 +102,7 @@ def test_an_unguided_answer_holding_exactly_one_choice_gives_that_choice(answer,
 
 
 def test_a_usable_retry_is_kept_with_the_rejected_answer():
-    answers = iter(["maybe"] * 2 + ["no"] * 10)  # the first try fails (guided, then checked)
+    answers = iter(["maybe"] + ["no"] * 10)  # the first try fails (its guidance ignored)
     with OpenAIServer(lambda req: Reply(text=next(answers))) as server:
         call = judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"])
     assert (call.parsed, call.error_kind, call.attempts) == ("no", "", 2) and call.rejected and "maybe" in call.rejected[0]
@@ -170,3 +170,42 @@ def test_once_the_judge_is_found_down_its_other_calls_give_up_at_once_instead_of
         assert server.request_count == asked == 2  # the client's try and its one retry, for the first call only
     with OpenAIServer(lambda req: Reply(text="yes")) as server:  # the retried run builds a new judge
         assert judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"]).parsed == "yes"
+
+
+@pytest.mark.parametrize("unusable, retries, requests, parsed", [
+    (0, 1, 1, "yes"),  # a usable first answer: one request
+    (1, 1, 2, "yes"),  # one unusable answer, one retry: two requests
+    (2, 1, 2, None),  # still unusable after the retry: a fallback after 1 + retries requests, never more
+    (3, 10, 4, "yes"),  # PoliCon's released protocol (10 retries): one request per retry taken
+    (11, 10, 11, None),
+])
+def test_the_judge_owns_its_retries_one_request_per_try(unusable, retries, requests, parsed):
+    """A judge over HTTP that answers unusable text ``unusable`` times, then a usable answer: every try of
+    the judge is exactly one request (the client neither repeats an answer nor probes again), so an
+    unusable answer costs 1 + retries requests at most, whatever the server does with guided decoding."""
+    answered = iter(range(100))
+
+    def judge_server(request):
+        return Reply(text="I am not sure." if next(answered) < unusable else "yes")
+
+    with OpenAIServer(judge_server) as server:
+        judge = judge_for(server)
+        call = judge.ask("answer-match", MATCH, choices=["yes", "no"], retries=retries, seed=0)
+        assert server.request_count == requests == call.attempts
+        assert call.parsed == parsed and call.fallback == (parsed is None) and len(call.rejected) == min(unusable, 1 + retries)
+        second = judge.ask("answer-match", MATCH, choices=["yes", "no"], retries=retries, seed=0)
+        assert server.request_count == requests + second.attempts == requests + 1
+        if unusable:  # later calls (the server found not to guide) cost one request a try too, instruction included
+            assert "exactly one of these options" in server.requests[-1]["messages"][-1]["content"]
+            assert all("guided_choice" not in r for r in server.requests[requests:])
+
+
+def test_a_judge_server_that_guides_needs_no_retry():
+    """A server with guided decoding (vLLM, which serves the demo judge) answers a choice: one request."""
+    def guided(request):
+        return Reply(text=request["guided_choice"][0] if "guided_choice" in request else "Well, maybe.")
+
+    with OpenAIServer(guided) as server:
+        calls = [judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"], retries=10) for _ in range(3)]
+    assert [c.parsed for c in calls] == ["yes"] * 3 and server.request_count == 3
+    assert {c.judge["constrained"] for c in calls} == {"server"}

@@ -30,7 +30,7 @@ from leaderboard.submissions.services.intake import (
                                                      BASELINE_OWNER,
                                                      SETTINGS_MAX_DEPTH,
                                                      SETTINGS_MAX_KEYS,
-                                                     baselines_submit,
+                                                     baselines_submit, baselines_submit_interleaved,
                                                      generation_settings_problem,
                                                      model_check_submittable,
                                                      submission_create_for_model,
@@ -55,7 +55,7 @@ from leaderboard.submissions.services.runs import (
 
 __all__ = [
     "BASELINE_OWNER", "ChunkClaim", "QuotaExceeded", "SETTINGS_MAX_DEPTH", "SETTINGS_MAX_KEYS", "SubmissionRefused",
-    "baselines_submit", "chunk_claim", "chunk_finish", "chunk_heartbeat", "chunk_record_items", "chunk_release",
+    "baselines_submit", "baselines_submit_interleaved", "chunk_claim", "chunk_finish", "chunk_heartbeat", "chunk_record_items", "chunk_release",
     "chunks_unfinished", "generation_job_queue", "generation_queue_for", "generation_settings_problem", "leaderboard_entries_resync",
     "leaderboard_entry_refresh", "leaderboards_rebuild",
     "model_check_submittable", "quota_refund", "quota_remaining", "quota_take", "run_append_log", "run_cancel", "run_claim",

@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import uuid
-from pathlib import Path
 from typing import Sequence
 
 from django.conf import settings
@@ -83,13 +82,19 @@ def _check_transcripts(benchmark: Benchmark, predictions: list[Prediction]) -> N
 
 
 
-def baselines_submit(*, benchmark: Benchmark) -> list[Submission]:
-    """Submit the evaluator's baseline predictions (``Evaluator.baseline_predictions``) for the
-    benchmark's current dataset version, scored like any submission: one reference model per baseline,
-    owned by the inactive staff user "baselines", marked ``is_reference`` (shown, never ranked). A
-    baseline already submitted on this version is left alone, so the call is idempotent."""
+def _baselines_owner() -> User:
     from django.contrib.auth import get_user_model
 
+    owner, created = get_user_model().objects.get_or_create(username=BASELINE_OWNER, defaults={"is_active": False, "is_staff": True})
+    if created:
+        owner.set_unusable_password()
+        owner.save(update_fields=["password"])
+    return owner
+
+
+def baselines_pending(*, benchmark: Benchmark) -> list[tuple[str, bytes]]:
+    """The evaluator's baseline predictions (``Evaluator.baseline_predictions``) for the benchmark's current
+    dataset version that are not submitted on it yet, as (model name, predictions file)."""
     from leaderboard.catalog.services import dataset_items
 
     version = benchmark.dataset_versions.filter(is_current=True).first()
@@ -97,24 +102,40 @@ def baselines_submit(*, benchmark: Benchmark) -> list[Submission]:
         return []
     items = dataset_items(version)
     baselines = configured_evaluator(benchmark).baseline_predictions(items)
-    if not baselines:
-        return []
-    owner, created = get_user_model().objects.get_or_create(username=BASELINE_OWNER, defaults={"is_active": False, "is_staff": True})
-    if created:
-        owner.set_unusable_password()
-        owner.save(update_fields=["password"])
-    submitted = []
-    for name, data in baselines.items():
-        model_name = f"{name} (baseline)"
-        if EvaluationRun.objects.filter(submission__model__owner=owner, submission__model__name=model_name,
-                                        dataset_version=version).exists():
-            continue
-        with transaction.atomic():
-            submission = submission_create_from_predictions(owner=owner, benchmark=benchmark, model_name=model_name, data=data,
-                                                            note="reference predictions written by the evaluator")
-            Model.objects.filter(pk=submission.model_id).update(is_reference=True, organization="reference")
-            pagecache.boards_changed()
-        submitted.append(submission)
+    submitted = set(EvaluationRun.objects.filter(submission__model__owner__username=BASELINE_OWNER, dataset_version=version)
+                    .values_list("submission__model__name", flat=True))
+    return [(f"{name} (baseline)", data) for name, data in baselines.items() if f"{name} (baseline)" not in submitted]
+
+
+def _baseline_submit(benchmark: Benchmark, model_name: str, data: bytes, owner: User) -> Submission:
+    with transaction.atomic():
+        submission = submission_create_from_predictions(owner=owner, benchmark=benchmark, model_name=model_name, data=data,
+                                                        note="reference predictions written by the evaluator")
+        Model.objects.filter(pk=submission.model_id).update(is_reference=True, organization="reference")
+        pagecache.boards_changed()
+    return submission
+
+
+def baselines_submit(*, benchmark: Benchmark) -> list[Submission]:
+    """Submit the evaluator's baseline predictions for the benchmark's current dataset version, scored
+    like any submission: one reference model per baseline, owned by the inactive staff user "baselines",
+    marked ``is_reference`` (shown, never ranked). A baseline already submitted on this version is left
+    alone, so the call is idempotent."""
+    return [submission for _, submission in baselines_submit_interleaved(benchmarks=[benchmark])]
+
+
+def baselines_submit_interleaved(*, benchmarks: Sequence[Benchmark]) -> list[tuple[Benchmark, Submission]]:
+    """``baselines_submit`` for several benchmarks, queued in turns: every benchmark's first baseline, then
+    every benchmark's second, and so on. The runs are scored in the order they are queued, so each board
+    gets its first reference row after one run of each board ahead of it, not after all their baselines."""
+    pending = [(benchmark, baselines_pending(benchmark=benchmark)) for benchmark in benchmarks]
+    owner = _baselines_owner() if any(rows for _, rows in pending) else None
+    submitted: list[tuple[Benchmark, Submission]] = []
+    for turn in range(max((len(rows) for _, rows in pending), default=0)):
+        for benchmark, rows in pending:
+            if turn < len(rows):
+                assert owner is not None
+                submitted.append((benchmark, _baseline_submit(benchmark, *rows[turn], owner)))
     return submitted
 
 

@@ -1,11 +1,12 @@
-"""Sync the benchmarks and import the sample dataset of every benchmark that has an evaluator."""
+"""Sync the benchmarks, import the sample dataset of every benchmark that has an evaluator, then queue their
+baselines in turns (every board's first reference row before any board's second)."""
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from evaluators.core import evaluator_for
 from leaderboard.catalog.models import DatasetVersion
 from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
-from leaderboard.submissions.services import baselines_submit
+from leaderboard.submissions.services import baselines_submit_interleaved
 
 SAMPLE_TAG = "sample"
 
@@ -14,6 +15,7 @@ class Command(BaseCommand):
     help = "Create the benchmarks and import each available evaluator's sample dataset (idempotent)."
 
     def handle(self, *args, **options):
+        imported = []
         for benchmark in benchmarks_sync():
             if not benchmark.evaluator_key:
                 continue
@@ -25,8 +27,10 @@ class Command(BaseCommand):
             version = dataset_version_import(benchmark=benchmark, release_path=path, tag=SAMPLE_TAG, make_current=make_current)
             self.stdout.write(self.style.SUCCESS(f"{benchmark.slug}: imported {version.item_count} sample items"))
             if version.is_current:
-                for submission in baselines_submit(benchmark=benchmark):
-                    self.stdout.write(f"{benchmark.slug}: baseline queued: {submission.model.name}")
+                imported.append(benchmark)
+        # in turns, so the cpu worker scores one reference row of every judged board before any board's second
+        for benchmark, submission in baselines_submit_interleaved(benchmarks=imported):
+            self.stdout.write(f"{benchmark.slug}: baseline queued: {submission.model.name}")
         call_command("seed_arena", stdout=self.stdout)
         from leaderboard.modelhost.services import demo_model_ensure
 
