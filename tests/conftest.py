@@ -2,6 +2,7 @@
 consuming the real broker against the test database (never eager mode)."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -149,7 +150,7 @@ class Worker:
         self.piped = True
         self.started_at = time.monotonic()
         out = self.proc.stdout
-        assert out is not None
+        assert isinstance(out, io.BufferedReader)  # held by the thread until the worker's end (EOF)
 
         def copy() -> None:
             for chunk in iter(lambda: out.read1(65536), b""):
@@ -194,8 +195,8 @@ class WorkerPool:
     worker fixture with the same settings (environment, queues, pool): starting a worker (Celery, Django,
     the toolchain probes) and stopping it cost seconds under load, and most worker tests in a module
     want the same one. A worker is stopped, as before, when the next test does not ask for it, is in
-    another module or wants other settings, when a test has stopped or killed it, and at the end of the
-    session (before the test database is dropped). A kept worker is idle between tests; before each test
+    another module or wants other settings, when the test failed or stopped or killed it, when it is
+    KEEP_FOR_S old, and at the end of the session (before the test database is dropped). A kept worker is idle between tests; before each test
     the ``workers_not_asked_for_stop`` autouse fixture stops any kept worker that test does not ask for,
     and the worker fixture replaces one of other settings when it is set up, so a test's tasks are
     consumed by a worker of its own settings only."""
@@ -233,12 +234,20 @@ class WorkerPool:
 
 _POOL: list[WorkerPool] = []  # the session's pool, once a worker test made it
 _NEXT_ITEM: list[pytest.Item | None] = [None]
+_FAILED = pytest.StashKey[bool]()
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     _NEXT_ITEM[0] = nextitem
     yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call):
+    outcome = yield
+    if outcome.get_result().failed:
+        item.stash[_FAILED] = True  # a failed test's worker is not kept: it may be mid-task
 
 
 @pytest.fixture(scope="session")
@@ -260,8 +269,8 @@ def workers_not_asked_for_stop(request) -> None:
 
 def pooled_worker(request, pool: WorkerPool, log_path: Path, make: Callable[[Path], Worker]) -> Iterator[Worker]:
     """The worker fixture ``request.fixturename``: a kept one with the same settings, else a new one made
-    by ``make(log_path)``; kept after the test when the next test of this module asks for this fixture too.
-    Its output during the test goes to ``log_path`` (the test's own file, as with a new worker), printed
+    by ``make(log_path)``; kept after the test when it passed and the next test of this module asks for
+    this fixture too. Its output during the test goes to ``log_path`` (the test's own file, as with a new worker), printed
     at the end (shown when the test fails)."""
     fixture = request.fixturename
     probe = make(log_path)
@@ -272,8 +281,8 @@ def pooled_worker(request, pool: WorkerPool, log_path: Path, make: Callable[[Pat
     log_path.touch()
     yield worker
     nextitem = _NEXT_ITEM[0]
-    keep = (worker.piped and nextitem is not None and nextitem.module is request.node.module
-            and fixture in getattr(nextitem, "fixturenames", ()))
+    keep = (worker.piped and not request.node.stash.get(_FAILED, False) and isinstance(nextitem, pytest.Function)
+            and nextitem.path == request.node.path and fixture in nextitem.fixturenames)
     pool.give_back(fixture, key, worker, keep=keep)
     print(log_path.read_text(errors="replace")[-5000:])
 
