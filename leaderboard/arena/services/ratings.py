@@ -12,6 +12,7 @@ from typing import Any, Iterator
 import numpy as np
 from django.conf import settings
 from django.db.models import Max
+from django.db.models.fields.json import KeyTextTransform
 
 from leaderboard import queues
 from leaderboard.arena.models import ArenaModel, RatingSnapshot, TurnAttribution, Vote, VoteExclusion
@@ -59,10 +60,11 @@ def battle_records() -> list[Any]:
             for winner, a, b, fa, fb, p, intent, langs, battle in rows]
 
 
-#: the leaderboard's vote groups besides all votes: filter key -> the battle's value (one per vote; empty: none)
-GROUP_FIELDS: dict[str, str] = {"intent": "battle__primary_intent", "language": "battle__languages__0"}
+#: the leaderboard's vote groups besides all votes: filter key -> the battle's value (one per vote; empty: none),
+#: a field path or an expression (JSON read as text: no JSON decoding per vote)
+GROUP_FIELDS: dict[str, Any] = {"intent": "battle__primary_intent", "language": KeyTextTransform("0", "battle__languages")}
 #: votes read from the database per round trip (a server-side cursor)
-_CHUNK = 20_000
+_CHUNK = 5_000
 
 
 @dataclass
@@ -121,7 +123,8 @@ def vote_table() -> VoteTable:
     valid = Vote.objects.filter(valid=True)
     rows = valid.order_by("pk").values_list(
         "pk", "winner", "battle__model_a", "battle__model_b", "battle__propensity", "battle_id", "battle__features_a",
-        "battle__features_b", "battle__extra__intent_method", "battle__conv_id", *GROUP_FIELDS.values()).iterator(chunk_size=_CHUNK)
+        "battle__features_b", KeyTextTransform("intent_method", "battle__extra"), "battle__conv_id",
+        *GROUP_FIELDS.values()).iterator(chunk_size=_CHUNK)
     k = len(STYLE_FEATURES)
     size = valid.count()
     a: np.ndarray = np.empty(size, dtype=np.int64)
