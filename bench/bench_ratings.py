@@ -31,6 +31,8 @@ from evaluators.arena.style import STYLE_FEATURES  # noqa: E402
 
 N_VOTES = int(os.environ.get("BENCH_VOTES", "1000000"))
 N_MODELS = 100
+#: BENCH_RAW_ONLY=1: only the raw cases and FastChat's raw method (compute_bt, compute_bootstrap_bt): the anchor
+RAW_ONLY = os.environ.get("BENCH_RAW_ONLY", "") == "1"
 REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))
 STYLE_BOOT_ROUNDS = 10
 FASTCHAT_STYLE_ROUNDS = 2
@@ -75,7 +77,7 @@ def fastchat_runs(arr: BattleArrays, repeats: int) -> list[dict]:
         runs = []
         for i in range(repeats):
             for pool in (0, 1):
-                style = ["--style-rounds", str(FASTCHAT_STYLE_ROUNDS)] if i == 0 and pool == 0 else []
+                style = ["--style-rounds", str(FASTCHAT_STYLE_ROUNDS)] if i == 0 and pool == 0 and not RAW_ONLY else []
                 load = os.getloadavg()[0]
                 done = subprocess.run(["/usr/bin/python3", "-s", str(REPO / "bench" / "fastchat_side.py"), str(path), "--rounds", "100",
                                        "--num-cpu", str(pool), *style], capture_output=True, text=True, env=env, check=True)
@@ -102,6 +104,8 @@ def main() -> None:
         f"style control, exact bootstrap {STYLE_BOOT_ROUNDS} rounds": RatingConfig(
             reference=ref, style_control=True, robustness=False, bootstrap_rounds=STYLE_BOOT_ROUNDS, exact_style_bootstrap=True),
     }
+    if RAW_ONLY:
+        cases = {label: config for label, config in cases.items() if label.startswith("raw")}
     rows = []
     for label, config in cases.items():
         repeats = 1 if "exact bootstrap" in label else REPEATS
@@ -109,8 +113,7 @@ def main() -> None:
         rows.append({"case": label, "median_s": round(median, 3), "worst_s": round(max(times), 3), "runs_s": [round(t, 3) for t in times],
                      "robustness": result.robustness})
         print(f"{label}: median {median:.2f} s of {[round(t, 2) for t in times]}", flush=True)
-    style_boot = rows[-1]["median_s"]
-    extrapolated = round(style_boot / STYLE_BOOT_ROUNDS * 100, 1)
+    extrapolated = None if RAW_ONLY else round(rows[-1]["median_s"] / STYLE_BOOT_ROUNDS * 100, 1)
     fastchat = fastchat_runs(arr, REPEATS)
     ours = {r["case"]: r for r in rows}
     mine = ours["raw, bootstrap 100 rounds"]
@@ -123,12 +126,14 @@ def main() -> None:
                         "speedup_median": round(statistics.median(theirs) / mine["median_s"], 1),
                         "speedup_worst": round(min(theirs) / mine["worst_s"], 1)})
     anchor = min(compare, key=lambda c: c["fastchat_median_s"])  # the faster of FastChat's two ways: the honest anchor
-    styled = next(run for run in fastchat if "style_100_s" in run)
-    style_mine = ours["style control, score bootstrap 100 rounds"]
-    style_compare = {"case": "style control fit + 100 bootstrap rounds (FastChat refits each round; ours: score bootstrap)",
-                     "ours_median_s": style_mine["median_s"], "fastchat_s": round(styled["style_100_s"], 1),
-                     "speedup": round(styled["style_100_s"] / style_mine["median_s"], 1),
-                     "ours_exact_100_extrapolated_s": extrapolated}
+    style_compare = None
+    if not RAW_ONLY:
+        styled = next(run for run in fastchat if "style_100_s" in run)
+        style_mine = ours["style control, score bootstrap 100 rounds"]
+        style_compare = {"case": "style control fit + 100 bootstrap rounds (FastChat refits each round; ours: score bootstrap)",
+                         "ours_median_s": style_mine["median_s"], "fastchat_s": round(styled["style_100_s"], 1),
+                         "speedup": round(styled["style_100_s"] / style_mine["median_s"], 1),
+                         "ours_exact_100_extrapolated_s": extrapolated}
     # agreement: FastChat's compute_bt against our fit anchored the same way (the mean at 1000)
     mean_fit = rate(arr, RatingConfig(robustness=False, interval="sandwich", min_votes=1))
     ours_points = {m.name: m.rating for m in mean_fit.models}
@@ -164,8 +169,9 @@ def main() -> None:
              "|---|---|---|---|"]
     lines += [f"| {c['case']} | {c['ours_median_s']} ({c['ours_worst_s']}) | {c['fastchat_median_s']} ({c['fastchat_worst_s']}) | "
               f"{c['speedup_median']}x ({c['speedup_worst']}x) |" for c in compare]
-    lines += [f"| {style_compare['case']} | {style_compare['ours_median_s']} | {style_compare['fastchat_s']} (one run, 2 refits "
-              f"extrapolated) | {style_compare['speedup']}x |"]
+    if style_compare:
+        lines += [f"| {style_compare['case']} | {style_compare['ours_median_s']} | {style_compare['fastchat_s']} (one run, 2 refits "
+                  f"extrapolated) | {style_compare['speedup']}x |"]
     lines += ["", f"The anchor is the faster of FastChat's two ways: {anchor['case']}, {anchor['speedup_median']}x. FastChat's "
               "method is reproduced in bench/fastchat_side.py (FastChat's current compute_bt and compute_bootstrap_bt: unique "
               "(model_a, model_b, outcome) rows counted, scipy's L-BFGS-B from zeros per fit, 100 multinomial bootstrap rounds "
@@ -175,9 +181,10 @@ def main() -> None:
               "| case | median s | worst s | runs s |", "|---|---|---|---|"]
     lines += [f"| {r['case']} | {r['median_s']} | {r['worst_s']} | {', '.join(map(str, r['runs_s']))} |" for r in rows]
     robust = rows[1]["robustness"] or {}
-    lines += ["", f"Style control with a 100-round exact bootstrap (refit per round), extrapolated from {STYLE_BOOT_ROUNDS} rounds: "
-              f"{extrapolated} s.",
-              f"BattleRecord -> arrays per 100,000 records: {convert:.2f} s with style features, {convert_raw:.2f} s without.",
+    if extrapolated is not None:
+        lines += ["", f"Style control with a 100-round exact bootstrap (refit per round), extrapolated from {STYLE_BOOT_ROUNDS} "
+                  f"rounds: {extrapolated} s."]
+    lines += ["", f"BattleRecord -> arrays per 100,000 records: {convert:.2f} s with style features, {convert_raw:.2f} s without.",
               f"Robustness on this synthetic set: {robust.get('votes_to_flip_top')} removed votes change the top model "
               f"({robust.get('top_model')} -> {robust.get('new_top_model')}).", ""]
     (results / "ratings.md").write_text("\n".join(lines))
