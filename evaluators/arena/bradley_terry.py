@@ -50,16 +50,28 @@ class PairDesign:
         m = cells.m
         key = np.minimum(cells.a, cells.b) * m + np.maximum(cells.a, cells.b)
         pairs, self._of = np.unique(key, return_inverse=True)
-        self._m, self._n = m, len(pairs)
-        self._a, self._b = pairs // m, pairs % m
+        self.m, self._n = m, len(pairs)
+        #: the pairs' models, ``a < b``
+        self.a, self.b = pairs // m, pairs % m
         self._score = np.where(cells.a < cells.b, cells.y, 1.0 - cells.y)  # the lower-numbered model's share
+
+    def totals(self, cell_weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each pair's total weight and the lower-numbered model's weighted score, for one set of cell
+        weights (1-d) or many (a row each)."""
+        spread = np.zeros((*cell_weights.shape[:-1], self._n))
+        weights = cell_weights.reshape(-1, cell_weights.shape[-1])
+        w = spread.reshape(-1, self._n)
+        won = np.zeros_like(w)
+        for i, row in enumerate(weights):
+            w[i] = np.bincount(self._of, weights=row, minlength=self._n)
+            won[i] = np.bincount(self._of, weights=row * self._score, minlength=self._n)
+        return spread, won.reshape(spread.shape)
 
     def design(self, cell_weights: np.ndarray) -> Design:
         """The pair rows for these cell weights (a bootstrap round's resampled counts, or the data's)."""
-        w = np.bincount(self._of, weights=cell_weights, minlength=self._n)
-        won = np.bincount(self._of, weights=cell_weights * self._score, minlength=self._n)
+        w, won = self.totals(cell_weights)
         y = np.divide(won, w, out=np.zeros_like(won), where=w > 0)
-        return Design(m=self._m, a=self._a, b=self._b, y=y, w=w, w2=w)
+        return Design(m=self.m, a=self.a, b=self.b, y=y, w=w, w2=w)
 
 
 def information(d: Design, v: np.ndarray) -> np.ndarray:
@@ -130,6 +142,74 @@ def penalised_fit(d: Design, pivot: int, penalty: np.ndarray, start: np.ndarray 
     p = 1.0 / (1.0 + np.exp(-eta))
     info = information(d, w * p * (1.0 - p)) + np.diag(penalty)
     return params, info[np.ix_(free, free)]
+
+
+#: at most this many entries (rounds x models x models) in one batch of :func:`pair_fits`
+_BATCH_ENTRIES = 4_000_000
+
+
+def pair_fits(pairs: PairDesign, cell_weights: np.ndarray, pivot: int, penalty: np.ndarray, start: np.ndarray,
+              tol: float = 1e-9, max_iter: int = 200) -> np.ndarray:
+    """:func:`penalised_fit` of the raw model for many sets of cell weights at once (rows of
+    ``cell_weights``: a bootstrap's resampled counts), all started from ``start``: the same Newton
+    steps with the same backtracking, round by round, but each step taken for every round still moving
+    with one batched solve. Returns the parameters, a row per round."""
+    m = pairs.m
+    batch = max(1, _BATCH_ENTRIES // (m * m))
+    return np.concatenate([_pair_fits(pairs, cell_weights[i:i + batch], pivot, penalty, start, tol, max_iter)
+                           for i in range(0, len(cell_weights), batch)]) if len(cell_weights) else np.zeros((0, m))
+
+
+def _pair_fits(pairs: PairDesign, cell_weights: np.ndarray, pivot: int, penalty: np.ndarray, start: np.ndarray,
+               tol: float, max_iter: int) -> np.ndarray:
+    m = pairs.m
+    w, won = pairs.totals(cell_weights)  # (rounds, pairs) each
+    a, b = pairs.a, pairs.b
+    flat = a * m + b  # unordered pairs: each (a, b) once, a < b
+    free = np.ones(m, dtype=bool)
+    free[pivot] = False
+    diagonal = np.arange(m)
+
+    def objective(theta: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        eta = theta[:, a] - theta[:, b]
+        loglik = np.einsum("rp,rp->r", won[rows], eta) - np.einsum("rp,rp->r", w[rows], np.logaddexp(0.0, eta))
+        return loglik - 0.5 * (theta * theta) @ penalty, eta
+
+    def per_pair(values: np.ndarray) -> np.ndarray:  # (rounds, pairs) -> (rounds, m, m), upper triangle
+        out = np.zeros((len(values), m * m))
+        out[:, flat] = values
+        return out.reshape(len(values), m, m)
+
+    params = np.repeat(start[None, :m], len(w), axis=0)
+    params[:, pivot] = 0.0
+    moving = np.arange(len(w))
+    obj, eta = objective(params, moving)
+    for _ in range(max_iter):
+        if not len(moving):
+            break
+        theta = params[moving]
+        p = 1.0 / (1.0 + np.exp(-eta))
+        r = per_pair(won[moving] - w[moving] * p)
+        grad = r.sum(axis=2) - r.sum(axis=1) - penalty * theta
+        v = per_pair(w[moving] * p * (1.0 - p))
+        sym = v + v.transpose(0, 2, 1)
+        info = -sym
+        info[:, diagonal, diagonal] = sym.sum(axis=2) + penalty
+        step = np.zeros_like(theta)
+        step[:, free] = np.linalg.solve(info[:, free][:, :, free], grad[:, free, None])[..., 0]
+        t = np.ones(len(moving))
+        new = theta + step
+        new_obj, new_eta = objective(new, moving)
+        short = (new_obj < obj - 1e-12 * np.abs(obj)) & (t >= 1e-6)
+        while short.any():  # backtracking, for the rounds whose full step did not raise the objective
+            t[short] *= 0.5
+            new[short] = theta[short] + t[short, None] * step[short]
+            new_obj[short], new_eta[short] = objective(new[short], moving[short])
+            short &= (new_obj < obj - 1e-12 * np.abs(obj)) & (t >= 1e-6)
+        params[moving] = new
+        still = np.max(np.abs(t[:, None] * step), axis=1) >= tol
+        moving, obj, eta = moving[still], new_obj[still], new_eta[still]
+    return params
 
 
 def sandwich_covariance(d: Design, params: np.ndarray, info_free: np.ndarray, pivot: int) -> np.ndarray:

@@ -19,20 +19,16 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Sequence
 
-from evaluators.arena.rating_types import BattleRecord
+import numpy as np
+
+from evaluators.arena.rating_types import BattleArrays, BattleRecord
 
 
-def common_reference(records_by_setting: Mapping[str, Sequence[BattleRecord]], configured: str | None = None) -> str | None:
+def common_reference(votes_by_setting: Mapping[str, Sequence[BattleRecord] | BattleArrays], configured: str | None = None) -> str | None:
     """The model both settings' fits are anchored on: ``configured`` when it has votes in every setting,
     else the model with the most votes in its least-voted setting (then most votes in all, then name);
-    None when no model has votes in every setting."""
-    counts = []
-    for records in records_by_setting.values():
-        votes: Counter[str] = Counter()
-        for r in records:
-            votes[r.model_a] += 1
-            votes[r.model_b] += 1
-        counts.append(votes)
+    None when no model has votes in every setting. Each setting's votes as BattleRecords or BattleArrays."""
+    counts = [_votes_per_model(votes) for votes in votes_by_setting.values()]
     if not counts:
         return None
     shared = sorted(set.intersection(*(set(c) for c in counts)))
@@ -41,6 +37,18 @@ def common_reference(records_by_setting: Mapping[str, Sequence[BattleRecord]], c
     if not shared:
         return None
     return max(shared, key=lambda name: (min(c[name] for c in counts), sum(c[name] for c in counts)))
+
+
+def _votes_per_model(votes: Sequence[BattleRecord] | BattleArrays) -> Counter[str]:
+    """How many of these votes each model took part in."""
+    if isinstance(votes, BattleArrays):
+        seats = np.bincount(votes.a, minlength=len(votes.models)) + np.bincount(votes.b, minlength=len(votes.models))
+        return Counter({name: int(n) for name, n in zip(votes.models, seats.tolist()) if n})
+    counted: Counter[str] = Counter()
+    for r in votes:
+        counted[r.model_a] += 1
+        counted[r.model_b] += 1
+    return counted
 
 
 @dataclass

@@ -81,6 +81,17 @@ class BattleArrays:
     def __len__(self) -> int:
         return len(self.a)
 
+    def subset(self, rows: np.ndarray) -> BattleArrays:
+        """The votes at ``rows`` (a boolean mask or indexes) with only the models they name, numbered in
+        order of first appearance (model_a, then model_b, vote by vote), as :meth:`from_records` numbers
+        them: the same votes as records or as a subset rate the same."""
+        a, b = self.a[rows], self.b[rows]
+        order, renumber = first_appearance(a, b, len(self.models))
+        return BattleArrays([self.models[i] for i in order.tolist()], renumber[a], renumber[b], self.outcome[rows],
+                            None if self.features_a is None else self.features_a[rows],
+                            None if self.features_b is None else self.features_b[rows], self.feature_names,
+                            None if self.weights is None else self.weights[rows])
+
     @classmethod
     def from_records(cls, records: Sequence[BattleRecord], feature_names: Sequence[str] = ()) -> BattleArrays:
         """Index the records; a missing style feature counts as 0."""
@@ -99,13 +110,26 @@ class BattleArrays:
         names = tuple(feature_names)
         fa = fb = None
         if names:
-            fa = _feature_matrix([r.features_a for r in records], names)
-            fb = _feature_matrix([r.features_b for r in records], names)
+            fa = feature_matrix([r.features_a for r in records], names)
+            fb = feature_matrix([r.features_b for r in records], names)
         weights = np.array([r.weight for r in records], dtype=float)
         return cls(list(index), a, b, outcome, fa, fb, names, weights)
 
 
-def _feature_matrix(dicts: list[dict[str, float]], names: tuple[str, ...]) -> np.ndarray:
+def first_appearance(a: np.ndarray, b: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The models (indexes below ``m``) that votes ``a``/``b`` name, in order of first appearance (model_a,
+    then model_b, vote by vote), and the new number of each old index (-1: not named)."""
+    seen = np.empty(2 * len(a), dtype=np.int64)
+    seen[0::2], seen[1::2] = a, b
+    used, first = np.unique(seen, return_index=True)
+    order = used[np.argsort(first, kind="stable")]
+    renumber = np.full(m, -1, dtype=np.int64)
+    renumber[order] = np.arange(len(order))
+    return order, renumber
+
+
+def feature_matrix(dicts: Sequence[dict[str, float]], names: tuple[str, ...]) -> np.ndarray:
+    """Style features as an (n, len(names)) matrix, a row per dict; a missing feature counts as 0."""
     getter = itemgetter(*names)
     try:
         rows = [getter(d) for d in dicts]

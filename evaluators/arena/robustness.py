@@ -1,6 +1,7 @@
 """How robust the arena's top rating is: the fewest votes whose removal changes the leader.
 
-A greedy upper bound. Each step ranks every cell by the first-order (influence-function) change in
+A greedy upper bound; the leader changes when another model is strictly ahead of it (an exact tie is no
+change). Each step ranks every cell by the first-order (influence-function) change in
 the gap between the leader and its closest challenger per removed vote, removes as many votes from
 the best cell as the linear estimate needs, refits, and repeats; the final step is trimmed by
 bisection. A cleverer removal may need fewer. Capped at :data:`ROBUSTNESS_CAP` of the votes and
@@ -20,6 +21,8 @@ from evaluators.arena.rating_types import OUTCOMES
 
 ROBUSTNESS_CAP = 0.10
 ROBUSTNESS_STEPS = 200
+#: how far (log-odds) another model must be above the leader to count as ahead: an exact tie is no change
+_AHEAD = 1e-9
 
 
 def top_robustness(raw: Design, counts: np.ndarray, outcome: np.ndarray, pivot: int, penalty: np.ndarray,
@@ -38,6 +41,11 @@ def top_robustness(raw: Design, counts: np.ndarray, outcome: np.ndarray, pivot: 
 
     theta = fit(counts, None)
     top = leader(theta)
+
+    def overtaken(theta: np.ndarray) -> bool:  # another model strictly ahead of ``top``, not tied with it
+        others = np.where(rankable, theta, -np.inf)
+        others[top] = -np.inf
+        return bool(others.max() > theta[top] + _AHEAD)
     removed = 0
     new_top: int | None = None
     for _ in range(ROBUSTNESS_STEPS):
@@ -64,13 +72,13 @@ def top_robustness(raw: Design, counts: np.ndarray, outcome: np.ndarray, pivot: 
         trial = counts.copy()
         trial[best] -= take
         theta_trial = fit(trial, theta)
-        if leader(theta_trial) != top:
+        if overtaken(theta_trial):
             lo, hi = 0, take  # bisection: fewest votes from this cell that still flip
             while hi - lo > 1:
                 mid = (lo + hi) // 2
                 probe = counts.copy()
                 probe[best] -= mid
-                if leader(fit(probe, theta)) != top:
+                if overtaken(fit(probe, theta)):
                     hi = mid
                 else:
                     lo = mid

@@ -43,6 +43,7 @@ from leaderboard.arena.services.ratings import (
                                                 ratings_compute,
                                                 ratings_schedule,
                                                 reference_model,
+                                                vote_table,
 )
 from leaderboard.arena.services.transfer import (
                                                 ImportReport,
@@ -64,5 +65,5 @@ __all__ = [
     "battle_records", "battles_import", "history_for", "prompt_clean", "prompts_flag_floods", "ratings_compute",
     "ratings_schedule", "reference_model", "secret_ref_problem", "style_features", "text_arena_import", "text_arena_rows",
     "turn_add", "turn_generate",
-    "turns_fail_stale", "vote_cast", "vote_exclude", "voters_flag_anomalous",
+    "turns_fail_stale", "vote_cast", "vote_exclude", "vote_table", "voters_flag_anomalous",
 ]

@@ -1,19 +1,23 @@
 """Rating snapshots: raw and style-controlled Bradley-Terry, per intent and language, recomputed when the
-votes change, with the vote downloads written once per snapshot."""
+votes change, with the vote downloads written once per snapshot. The votes are read once into arrays
+(:func:`vote_table`) and each group's ratings are fitted on a slice of them."""
 from __future__ import annotations
 
 import hashlib
 import time
-from collections import Counter
-from typing import Any, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any, Iterator
 
+import numpy as np
 from django.conf import settings
 from django.db.models import Max
+from django.db.models.fields.json import KeyTextTransform
 
 from leaderboard import queues
-from leaderboard.arena.models import RatingSnapshot, TurnAttribution, Vote, VoteExclusion
+from leaderboard.arena.models import ArenaModel, RatingSnapshot, TurnAttribution, Vote, VoteExclusion
 from leaderboard.arena.selectors import latest_fingerprint
-from leaderboard.arena.services.cross_setting import setting_groups
+from leaderboard.arena.services.cross_setting import setting_reference
 
 # --- ratings -----------------------------------------------------------------------------------
 
@@ -42,11 +46,12 @@ def _fingerprint() -> str:
 
 def battle_records(*, setting: str = "search") -> list[Any]:
     """The valid votes of one arena setting (the Search Arena's by default: its boards never mix in the
-    plain-chat setting's) as the rating code's BattleRecords, weighted by inverse sampling propensity."""
+    plain-chat setting's) as the rating code's BattleRecords, weighted by inverse sampling propensity: a
+    Python object per vote, for small uses and checks; the ratings task reads :func:`vote_table`."""
     from evaluators.arena.ratings import BattleRecord
     from leaderboard.arena.services.attribution import battle_attribution_features
 
-    rows = Vote.objects.filter(valid=True, battle__setting=setting).values_list(
+    rows = Vote.objects.filter(valid=True, battle__setting=setting).order_by("pk").values_list(
         "winner", "battle__model_a__name", "battle__model_b__name", "battle__features_a", "battle__features_b",
         "battle__propensity", "battle__primary_intent", "battle__languages", "battle_id")
     # the attribution counts join the features stored at the vote: an attribution may finish after it
@@ -57,29 +62,138 @@ def battle_records(*, setting: str = "search") -> list[Any]:
             for winner, a, b, fa, fb, p, intent, langs, battle in rows]
 
 
-def reference_model(records: Sequence[Any]) -> str | None:
-    """The configured reference (ARENA_REFERENCE_MODEL) when these votes include it, else None: the
-    rating code then anchors on the best-connected well-estimated model (``auto_reference``) and
-    names it; never a model picked by its name."""
-    names = {r.model_a for r in records} | {r.model_b for r in records}
+#: the leaderboard's vote groups besides all votes: filter key -> the battle's value (one per vote; empty: none),
+#: a field path or an expression (JSON read as text: no JSON decoding per vote)
+GROUP_FIELDS: dict[str, Any] = {"intent": "battle__primary_intent", "language": KeyTextTransform("0", "battle__languages")}
+#: votes read from the database per round trip (a server-side cursor)
+_CHUNK = 5_000
+
+
+@dataclass
+class VoteTable:
+    """The counted votes as arrays, read from the database once: the rating code's ``BattleArrays``
+    (every style feature, inverse-propensity weights), and per vote the code of its value in each group
+    of ``GROUP_FIELDS`` (-1: none) and of how its intent was assigned. The groups are slices of it."""
+
+    battles: Any  # evaluators.arena.ratings.BattleArrays
+    groups: dict[str, tuple[np.ndarray, list[str]]]
+    intent_method: tuple[np.ndarray, list[str]]
+
+    def slices(self) -> Iterator[tuple[str, str, np.ndarray | None]]:
+        """(filter key, value, the votes' mask) for all votes (mask None), then each group's values in order."""
+        yield "", "", None
+        for key, (codes, values) in self.groups.items():
+            for code in sorted(range(len(values)), key=values.__getitem__):
+                yield key, values[code], codes == code
+
+    def intent_methods(self, rows: np.ndarray | None) -> dict[str, int]:
+        """How the intents of these votes (None: all) were assigned, as {method: votes}."""
+        codes, labels = self.intent_method
+        counted = np.bincount(codes if rows is None else codes[rows], minlength=len(labels))
+        return {label: int(c) for label, c in zip(labels, counted.tolist()) if c}
+
+
+class _Codes:
+    """Strings to small integer codes, in order of first appearance; empty or None: -1."""
+
+    def __init__(self) -> None:
+        self.values: list[str] = []
+        self._of: dict[str, int] = {}
+
+    def __call__(self, value: str | None) -> int:
+        if not value:
+            return -1
+        code = self._of.get(value)
+        if code is None:
+            code = self._of[value] = len(self.values)
+            self.values.append(value)
+        return code
+
+
+def vote_table(*, setting: str = "search") -> VoteTable:
+    """The valid votes of one arena setting (the Search Arena's by default) as a :class:`VoteTable`, in vote order, read in chunks through a server-side
+    cursor straight into preallocated arrays: per vote only the arrays' entries stay (about 300 bytes
+    with the style features), never a Python object. The attribution counts join the features stored at
+    the vote (an attribution may finish after it)."""
+    from evaluators.arena.rating_types import OUTCOMES, BattleArrays, feature_matrix, first_appearance
+    from evaluators.arena.style import STYLE_FEATURES
+    from leaderboard.arena.services.attribution import battle_attribution_features
+
+    attributed = battle_attribution_features()
+    names = dict(ArenaModel.objects.values_list("pk", "name"))
+    outcome_of = {o: i for i, o in enumerate(OUTCOMES)}
+    valid = Vote.objects.filter(valid=True, battle__setting=setting)
+    rows = valid.order_by("pk").values_list(
+        "pk", "winner", "battle__model_a", "battle__model_b", "battle__propensity", "battle_id", "battle__features_a",
+        "battle__features_b", KeyTextTransform("intent_method", "battle__extra"), "battle__conv_id",
+        *GROUP_FIELDS.values()).iterator(chunk_size=_CHUNK)
+    k = len(STYLE_FEATURES)
+    size = valid.count()
+    a: np.ndarray = np.empty(size, dtype=np.int64)
+    b: np.ndarray = np.empty(size, dtype=np.int64)
+    outcome: np.ndarray = np.empty(size, dtype=np.int64)
+    method_codes: np.ndarray = np.empty(size, dtype=np.int64)
+    weights: np.ndarray = np.empty(size)
+    fa: np.ndarray = np.empty((size, k))
+    fb: np.ndarray = np.empty((size, k))
+    group_codes = {key: np.empty(size, dtype=np.int64) for key in GROUP_FIELDS}
+    coders = {key: _Codes() for key in GROUP_FIELDS}
+    methods = _Codes()
+    filled = 0
+    while chunk := list(islice(rows, _CHUNK)):
+        end = filled + len(chunk)
+        if end > len(a):  # votes counted after the count above: grow (rare)
+            grow = max(end, len(a) + len(a) // 4)
+            a, b, outcome, weights, fa, fb, method_codes = (_grown(x, grow) for x in (a, b, outcome, weights, fa, fb, method_codes))
+            group_codes = {key: _grown(x, grow) for key, x in group_codes.items()}
+        pks, winners, model_a, model_b, propensity, battles, features_a, features_b, method, conv, *groups = zip(*chunk)
+        try:
+            outcome[filled:end] = [outcome_of[w] for w in winners]
+        except KeyError:
+            bad = next(pk for pk, w in zip(pks, winners) if w not in outcome_of)
+            raise ValueError(f"vote {bad}: winner {dict(zip(pks, winners))[bad]!r} is not one of {', '.join(OUTCOMES)}") from None
+        a[filled:end], b[filled:end] = model_a, model_b
+        p = np.array(propensity, dtype=float)  # None (not recorded) -> nan
+        weights[filled:end] = 1.0
+        drawn = p > 0
+        weights[filled:end][drawn] = 1.0 / p[drawn]
+        for side, features, out in (("a", features_a, fa), ("b", features_b, fb)):
+            out[filled:end] = feature_matrix([{**(f or {}), **attributed[(battle, side)]} if (battle, side) in attributed else (f or {})
+                                              for f, battle in zip(features, battles)], STYLE_FEATURES)
+        for key, values in zip(GROUP_FIELDS, groups):
+            group_codes[key][filled:end] = [coders[key](v) for v in values]
+        method_codes[filled:end] = [methods(m or (IMPORTED_INTENT_METHOD if c else "not recorded")) for m, c in zip(method, conv)]
+        filled = end
+    a, b, outcome, weights, fa, fb, method_codes = (x[:filled] for x in (a, b, outcome, weights, fa, fb, method_codes))
+    ids = np.array(sorted(names), dtype=np.int64)
+    dense = np.zeros(int(ids.max()) + 1 if len(ids) else 1, dtype=np.int64)
+    dense[ids] = np.arange(len(ids))
+    a, b = dense[a], dense[b]
+    order, renumber = first_appearance(a, b, len(ids))  # the models numbered as BattleArrays.from_records numbers them
+    battles_arrays = BattleArrays([names[int(ids[i])] for i in order.tolist()], renumber[a], renumber[b], outcome, fa, fb,
+                                  STYLE_FEATURES, weights)
+    return VoteTable(battles=battles_arrays, groups={key: (codes[:filled], coders[key].values) for key, codes in group_codes.items()},
+                     intent_method=(method_codes, methods.values))
+
+
+def _grown(x: np.ndarray, size: int) -> np.ndarray:
+    out = np.empty((size, *x.shape[1:]), dtype=x.dtype)
+    out[:len(x)] = x
+    return out
+
+
+def reference_model(battles: Any) -> str | None:
+    """The configured reference (ARENA_REFERENCE_MODEL) when these votes (BattleRecords or
+    BattleArrays) include it, else None: the rating code then anchors on the best-connected
+    well-estimated model (``auto_reference``) and names it; never a model picked by its name."""
+    from evaluators.arena.rating_types import BattleArrays
+
+    names = set(battles.models) if isinstance(battles, BattleArrays) else {r.model_a for r in battles} | {r.model_b for r in battles}
     return settings.ARENA_REFERENCE_MODEL if settings.ARENA_REFERENCE_MODEL in names else None
 
 
 #: how the intents of imported battles were assigned: they came with the released dataset
 IMPORTED_INTENT_METHOD = "as released with the imported dataset"
-
-
-def _intent_methods() -> dict[tuple[str, str], dict[str, int]]:
-    """How the intents of the counted votes were assigned (the classifier's method: a judge or the
-    keyword rules), as {method: votes} for all votes and for each intent and language filter."""
-    methods: dict[tuple[str, str], Counter[str]] = {}
-    rows = Vote.objects.filter(valid=True, battle__setting="search").values_list("battle__primary_intent", "battle__languages",
-                                                       "battle__extra__intent_method", "battle__conv_id")
-    for intent_value, langs, method, conv_id in rows:
-        label = method or (IMPORTED_INTENT_METHOD if conv_id else "not recorded")
-        for key in (("", ""), ("intent", intent_value or ""), ("language", (langs or [""])[0])):
-            methods.setdefault(key, Counter())[label] += 1
-    return {key: dict(counter) for key, counter in methods.items()}
 
 
 def ratings_compute(*, force: bool = False) -> int:
@@ -96,20 +210,20 @@ def ratings_compute(*, force: bool = False) -> int:
     # the downloads first: once the snapshots below exist (the download looks for its fingerprint's
     # files), so do their files
     exports.files_write(fingerprint, overwrite=force)
-    records = battle_records()
+    table = vote_table()
     n_excluded = Vote.objects.filter(valid=False).count()
-    methods = _intent_methods()
-    groups: list[tuple[str, str, list[Any]]] = [("", "", records)]
-    for key, attr in (("intent", "intent"), ("language", "language")):
-        values = sorted({getattr(r, attr) for r in records if getattr(r, attr)})
-        groups += [(key, value, [r for r in records if getattr(r, attr) == value]) for value in values]
     # each setting's board, both anchored on one model voted on in both, so that ratings compare across them
-    by_setting, common = setting_groups(records, battle_records(setting="chat"))
-    groups += [("setting", value, subset) for value, subset in by_setting.items()]
+    chat = vote_table(setting="chat")
+    common = setting_reference({"search": table.battles, "chat": chat.battles})
+    groups: list[tuple[str, str, VoteTable, np.ndarray | None]] = [(key, value, table, rows) for key, value, rows in table.slices()]
+    if len(chat.battles):
+        groups += [("setting", "search", table, None), ("setting", "chat", chat, None)]
     snapshots = []
-    for filter_key, filter_value, subset in groups:
-        if not subset:
+    for filter_key, filter_value, source, rows in groups:
+        subset = source.battles if rows is None else source.battles.subset(rows)
+        if not len(subset):
             continue
+        methods = source.intent_methods(rows)
         for kind in ("raw", "style"):
             reference = common if filter_key == "setting" and common else reference_model(subset)
             config = RatingConfig(reference=reference, auto_reference=True, bootstrap_rounds=settings.ARENA_BOOTSTRAP_ROUNDS, seed=0,
@@ -118,7 +232,7 @@ def ratings_compute(*, force: bool = False) -> int:
             result = rate(subset, config)
             snapshots.append(RatingSnapshot(kind=kind, filter_key=filter_key, filter_value=filter_value, result=result.to_dict(),
                                             n_votes=len(subset), n_excluded=n_excluded, fingerprint=fingerprint,
-                                            config={**config.to_dict(), "intent_methods": methods.get((filter_key, filter_value), {})}))
+                                            config={**config.to_dict(), "intent_methods": methods}))
     RatingSnapshot.objects.bulk_create(snapshots)
     exports.files_prune(keep=[fingerprint, previous])  # the previous set may still be being downloaded
     return len(snapshots)

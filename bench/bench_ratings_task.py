@@ -1,0 +1,212 @@
+"""The arena's ratings task at scale (issue 35 point 4): generated votes in Postgres (100 models, 17
+style features, 5 intents, 2 languages; made by SQL on the server, no dataset downloaded), grown from
+the smallest size to the largest, and at each size the task's rating work in a fresh process of its own:
+``ratings_compute(force=True)``: the votes read into arrays once (``vote_table``), raw and
+style-controlled ratings with 100 bootstrap rounds for all votes and each intent and language (16
+snapshots), stored. Time (the read and the whole), peak RSS (``ru_maxrss``) and the RSS after Django's
+set-up, per size; at the smallest size also the previous path (``battle_records`` and
+``BattleArrays.from_records``: a Python object per vote) for contrast. One run per size (minutes at
+5M), with the load average before and after each. Results in bench/results/ratings_task.json and .md.
+
+The vote downloads that the task writes first (``exports.files_write``: every released row held in
+memory) are left out here (replaced by a no-op in the measuring process): their memory is the issue's
+"import never reading its output back" part, not the ratings'.
+
+    .venv/bin/python bench/bench_ratings_task.py               (sizes 250000,1000000,5000000)
+    BENCH_SIZES=20000,40000 .venv/bin/python bench/bench_ratings_task.py
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench.common import recreate_database, results_dir  # noqa: E402
+
+DB = "leaderboard_bench_ratings_task"
+SIZES = [int(s) for s in os.environ.get("BENCH_SIZES", "250000,1000000,5000000").split(",")]
+MODELS = 100
+INTENTS = ("Factual Lookup", "Guidance", "Analysis", "Recommendation", "Creative")
+BATCH = 500_000
+
+
+def env() -> dict[str, str]:
+    return {**os.environ, "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB}", "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+            "LEADERBOARD_VAR_DIR": str(REPO / "var" / "bench-ratings-task"), "CELERY_BROKER_URL": "redis://127.0.0.1:6379/3",
+            "DJANGO_DEBUG": "0", "LEADERBOARD_LOG_LEVEL": "WARNING", "LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS": "100"}
+
+
+def features_sql() -> str:
+    """A jsonb object of every style feature: counts and 0/1 flags drawn per battle and side."""
+    from evaluators.arena.style import ATTRIBUTION_FEATURES, STYLE_FEATURES
+
+    parts = []
+    for name in STYLE_FEATURES:
+        if name == "length":
+            value = "floor(random() * 600)"
+        elif name in ("citation_count", "markdown_headers", "markdown_lists", "markdown_bold"):
+            value = "floor(random() * 10)"
+        elif name in ATTRIBUTION_FEATURES:
+            value = "0"
+        elif name == "citation_style_standardized":
+            value = "(random() < 0.5)::int"
+        else:
+            value = "(random() < 0.3)::int"
+        parts.append(f"'{name}', {value}")
+    return f"jsonb_build_object({', '.join(parts)})"
+
+
+def grow(conn, have: int, want: int, ids: list[int]) -> None:
+    """Add battles and their votes up to ``want``: model_b differs from model_a; model i is 4i points
+    stronger than model 0 (P(a wins) = 1 / (1 + 10^((b - a) / 100)) by index), 20% ties."""
+    features = features_sql()
+    intents = "ARRAY[" + ", ".join(f"'{i}'" for i in INTENTS) + "]"
+    for lo in range(have + 1, want + 1, BATCH):
+        hi = min(want, lo + BATCH - 1)
+        conn.execute(f"""
+            INSERT INTO arena_battle (public_id, swapped, citation_style_a, citation_style_b, propensity, voter_hash, ip_hash, status,
+                                      locked, primary_intent, secondary_intent, languages, features_a, features_b, extra, created_at,
+                                      model_a_id, model_b_id)
+            SELECT 'bench' || g, false, 'standardized', 'standardized', 1.0 / 4950, 'v' || (g %% 100000), '', 'voted', true,
+                   ({intents})[1 + g %% 5], '', jsonb_build_array((ARRAY['en', 'de'])[1 + (g / 7) %% 2]), {features}, {features},
+                   '{{"intent_method": "rules-v1 (keyword rules, no model)"}}'::jsonb, now(),
+                   (%(ids)s::bigint[])[1 + a], (%(ids)s::bigint[])[1 + (a + 1 + floor(random() * {MODELS - 1})::int) %% {MODELS}]
+            FROM (SELECT g, floor(random() * {MODELS})::int AS a FROM generate_series(%(lo)s::bigint, %(hi)s::bigint) g) s""",
+                     {"ids": ids, "lo": lo, "hi": hi})
+        conn.execute(f"""
+            INSERT INTO arena_vote (winner, turn_count, valid, exclusion_reasons, voter_hash, ip_hash, created_at, battle_id)
+            SELECT CASE WHEN r < 0.15 THEN 'tie' WHEN r < 0.2 THEN 'tie (bothbad)'
+                        WHEN random() < 1 / (1 + power(10, (array_position(%(ids)s::bigint[], model_b_id)
+                                                            - array_position(%(ids)s::bigint[], model_a_id)) / 100.0))
+                        THEN 'model_a' ELSE 'model_b' END,
+                   1, true, '[]'::jsonb, voter_hash, '', now(), id
+            FROM (SELECT id, model_a_id, model_b_id, voter_hash, random() AS r FROM arena_battle
+                  WHERE public_id LIKE 'bench%%' AND id > (SELECT coalesce(max(battle_id), 0) FROM arena_vote)) s""", {"ids": ids})
+        conn.commit()
+        print(f"  {hi:,} votes", flush=True)
+    conn.execute("ANALYZE arena_battle")
+    conn.execute("ANALYZE arena_vote")
+    conn.commit()
+
+
+def measure(mode: str) -> None:
+    """In a fresh process: Django set up, then the ratings task's rating work (or the records path)."""
+    import django
+
+    django.setup()
+    base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    from leaderboard.arena import exports
+    from leaderboard.arena.models import RatingSnapshot, Vote
+    from leaderboard.arena.services import ratings as service
+
+    out: dict[str, object] = {"mode": mode, "votes": Vote.objects.filter(valid=True).count(), "rss_after_setup_mb": base_rss / 1024}
+    if mode == "records":
+        from evaluators.arena.rating_types import BattleArrays
+        from evaluators.arena.style import STYLE_FEATURES
+
+        start = time.perf_counter()
+        records = service.battle_records()
+        out["read_s"] = time.perf_counter() - start
+        BattleArrays.from_records(records, STYLE_FEATURES)
+        out["read_and_convert_s"] = time.perf_counter() - start
+    else:
+        exports.files_write = lambda *args, **kwargs: 0  # type: ignore[assignment]  # not measured here (module doc)
+        exports.files_prune = lambda *args, **kwargs: 0  # type: ignore[assignment]
+        read = service.vote_table
+
+        def timed_read():  # type: ignore[no-untyped-def]
+            start, cpu = time.perf_counter(), time.process_time()
+            table = read()
+            out["read_s"], out["read_cpu_s"] = time.perf_counter() - start, time.process_time() - cpu
+            out["rss_after_read_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            return table
+
+        service.vote_table = timed_read  # type: ignore[assignment]
+        RatingSnapshot.objects.all().delete()
+        start = time.perf_counter()
+        out["snapshots"] = service.ratings_compute(force=True)
+        out["task_s"] = time.perf_counter() - start
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    out["peak_rss_mb"] = usage.ru_maxrss / 1024
+    out["cpu_s"] = usage.ru_utime + usage.ru_stime  # this process's CPU (Django's set-up included), not Postgres's
+    print(json.dumps(out))
+
+
+def run_measure(mode: str) -> dict:
+    load = os.getloadavg()[0]
+    done = subprocess.run([sys.executable, __file__, "--measure", mode], env=env(), capture_output=True, text=True, cwd=REPO)
+    if done.returncode:
+        raise SystemExit(done.stderr[-3000:])
+    found: dict = json.loads(done.stdout.strip().splitlines()[-1])
+    found["load_before"], found["load_after"] = round(load, 2), round(os.getloadavg()[0], 2)
+    print(json.dumps(found), flush=True)
+    return found
+
+
+def main() -> None:
+    import psycopg
+
+    os.environ.update(env())
+    recreate_database(DB)
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], env=env(), cwd=REPO, check=True)
+    runs = []
+    with psycopg.connect(env()["DATABASE_URL"]) as conn:
+        conn.execute("DELETE FROM arena_vote")
+        conn.execute("INSERT INTO arena_arenamodel (name, organization, description, responder, enabled, imported, weight, added_at) "
+                     f"SELECT 'model-' || lpad(i::text, 3, '0'), 'bench', '', '{{}}'::jsonb, true, true, 1.0, now() "
+                     f"FROM generate_series(0, {MODELS - 1}) i")
+        ids = [row[0] for row in conn.execute("SELECT id FROM arena_arenamodel WHERE organization = 'bench' ORDER BY name")]
+        conn.commit()
+        have = 0
+        for size in sorted(SIZES):
+            start = time.perf_counter()
+            grow(conn, have, size, ids)
+            print(f"{size:,} votes generated in {time.perf_counter() - start:.0f} s", flush=True)
+            have = size
+            if size == min(SIZES):
+                runs.append(run_measure("records"))
+            runs.append(run_measure("arrays"))
+    write(runs)
+
+
+def write(runs: list[dict]) -> None:
+    results = results_dir()
+    results.mkdir(parents=True, exist_ok=True)
+    out = {"runs": runs, "cpus": os.cpu_count(), "note": "one run per size; exports.files_write left out (module doc)"}
+    (results / "ratings_task.json").write_text(json.dumps(out, indent=2) + "\n")
+    arrays = [r for r in runs if r["mode"] == "arrays"]
+    lines = ["# The arena's ratings task at scale", "",
+             f"Generated votes in Postgres: {MODELS} models, 17 style features, 5 intents, 2 languages. One run per size in a fresh "
+             "process (`ratings_compute(force=True)`: the votes read into arrays once, raw and style-controlled ratings with 100 "
+             "bootstrap rounds for all votes and each intent and language, 16 snapshots stored; the vote downloads left out). "
+             f"{os.cpu_count()} CPUs shared with other work.", "",
+             "| votes | read into arrays s | whole task s | task s per 1M votes | peak RSS MB | RSS after set-up MB | peak - set-up, bytes per vote | load before / after |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in arrays:
+        per_vote = (r["peak_rss_mb"] - r["rss_after_setup_mb"]) * 1024 * 1024 / r["votes"]
+        lines.append(f"| {r['votes']:,} | {r['read_s']:.1f} | {r['task_s']:.1f} | {r['task_s'] / r['votes'] * 1e6:.1f} | "
+                     f"{r['peak_rss_mb']:.0f} | {r['rss_after_setup_mb']:.0f} | {per_vote:.0f} | {r['load_before']} / {r['load_after']} |")
+    for r in runs:
+        if r["mode"] == "records":
+            per_vote = (r["peak_rss_mb"] - r["rss_after_setup_mb"]) * 1024 * 1024 / r["votes"]
+            lines += ["", f"The previous path at {r['votes']:,} votes (`battle_records()` then `BattleArrays.from_records`, a Python "
+                          f"object per vote): read {r['read_s']:.1f} s, read and convert {r['read_and_convert_s']:.1f} s, peak RSS "
+                          f"{r['peak_rss_mb']:.0f} MB ({per_vote:.0f} bytes per vote above the set-up), load {r['load_before']} / "
+                          f"{r['load_after']}."]
+    lines.append("")
+    (results / "ratings_task.md").write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--measure"]:
+        measure(sys.argv[2])
+    else:
+        main()
