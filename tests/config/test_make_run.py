@@ -22,7 +22,7 @@ import pytest
 
 from tests.conftest import REPO
 
-pytestmark = [pytest.mark.vllm, pytest.mark.timeout(3600)]
+pytestmark = [pytest.mark.vllm, pytest.mark.first_hour, pytest.mark.timeout(3600)]
 
 JUDGED_BOARDS = ("policon", "causal-pitfalls", "causal-pitfalls-code")
 #: how long the test waits for the boards at most (the machine is shared: minutes vary with the load)
