@@ -149,7 +149,9 @@ class Worker:
 
     def launch(self, argv: list[str]) -> None:
         """Start ``argv`` in its own process group; a thread appends its output to whichever file
-        ``log_path`` names at the time (a worker kept for the next test writes to that test's log)."""
+        ``log_path`` names at the time (a worker kept for the next test writes to that test's log). The file
+        exists from the start, as it did when the worker wrote to it itself: a test may read it at once."""
+        self.log_path.touch()
         self.proc = subprocess.Popen(argv, cwd=REPO, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         self.piped = True

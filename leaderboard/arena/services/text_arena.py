@@ -17,7 +17,6 @@ import datetime as dt
 from pathlib import Path
 from typing import Any, Iterator
 
-from django.db import transaction
 
 from leaderboard.arena.labels import LANGUAGE_NAMES
 from leaderboard.arena.models import (
@@ -31,8 +30,7 @@ from leaderboard.arena.models import (
     Vote,
     VoteExclusion,
 )
-from leaderboard.arena.services.ratings import ratings_schedule
-from leaderboard.arena.services.transfer import ImportReport, _imported_model
+from leaderboard.arena.services.transfer import ImportReport, _imported_model, rows_import
 from leaderboard.arena.services.votes import style_features
 
 #: the fields of a row that our tables hold (the rest is kept as given)
@@ -55,21 +53,9 @@ def _plain_answer(text: str) -> dict[str, Any]:
 def text_arena_import(*, path: Path) -> ImportReport:
     """Import a released Text Arena battles file (.json array, .jsonl or .parquet) into the plain-chat setting."""
     from evaluators.arena import text_arena
-    from evaluators.core.types import DatasetError
 
     rows = text_arena.read_rows(path)
-    seen: dict[str, int] = {}
-    for number, row in enumerate(rows, start=1):
-        if row.question_id in seen:
-            raise DatasetError(f"row {number}: field 'question_id': {row.question_id!r} repeats row {seen[row.question_id]}")
-        seen[row.question_id] = number
-    report = ImportReport()
-    with transaction.atomic():
-        for row in rows:
-            _import_row(row, report)
-    if report.created:
-        ratings_schedule()
-    return report
+    return rows_import(rows, keys=[row.question_id for row in rows], key_field="question_id", import_row=_import_row)
 
 
 def _import_row(row: Any, report: ImportReport) -> None:

@@ -6,7 +6,7 @@ import datetime as dt
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 from django.db import transaction
 from django.db.models import Q
@@ -25,6 +25,8 @@ from leaderboard.arena.models import (
 )
 from leaderboard.arena.services.ratings import ratings_schedule
 from leaderboard.arena.services.votes import side_urls, style_features
+
+Row = TypeVar("Row")
 
 # --- import of the released dataset --------------------------------------------------------------
 
@@ -148,16 +150,26 @@ def battles_import(*, path: Path) -> ImportReport:
     from evaluators.arena import dataset
 
     rows = [_row_dict(r) for r in dataset.read_rows(path)]
+    keys = [_check_import_row(row, number) for number, row in enumerate(rows, start=1)]
+    return rows_import(rows, keys=keys, key_field="system_a_metadata.conv_id", import_row=battle_import_row)
+
+
+def rows_import(rows: Sequence[Row], *, keys: Sequence[str], key_field: str,
+                import_row: Callable[[Row, ImportReport], object]) -> ImportReport:
+    """Import checked rows of a released file in one transaction, once no key repeats (a repeat is named
+    with its row numbers and ``key_field``, and imports nothing); the ratings are scheduled when a battle
+    was created."""
+    from evaluators.core.types import DatasetError
+
     seen: dict[str, int] = {}
-    for number, row in enumerate(rows, start=1):
-        conv_id = _check_import_row(row, number)
-        if conv_id in seen:
-            raise dataset.DatasetError(f"row {number}: field 'system_a_metadata.conv_id': {conv_id!r} repeats row {seen[conv_id]}")
-        seen[conv_id] = number
+    for number, key in enumerate(keys, start=1):
+        if key in seen:
+            raise DatasetError(f"row {number}: field '{key_field}': {key!r} repeats row {seen[key]}")
+        seen[key] = number
     report = ImportReport()
     with transaction.atomic():
         for row in rows:
-            battle_import_row(row, report)
+            import_row(row, report)
     if report.created:
         ratings_schedule()
     return report
