@@ -344,7 +344,8 @@ SPECTACULAR_SETTINGS = {
     # one schema name per "status" choice set (runs, arena battles, weight uploads)
     "ENUM_NAME_OVERRIDES": {"RunStatusEnum": "leaderboard.submissions.models.RunStatus",
                             "BattleStatusEnum": "leaderboard.arena.models.BattleStatus",
-                            "UploadStatusEnum": "leaderboard.modelhost.models.WeightsUpload.STATUS_CHOICES"},
+                            "UploadStatusEnum": "leaderboard.modelhost.models.WeightsUpload.STATUS_CHOICES",
+                            "WorkKindEnum": "leaderboard.submissions.eta.WORK_KINDS"},
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "leaderboard.api.schema.document_errors"],
     "TITLE": "Leaderboard API",
     "DESCRIPTION": "Benchmarks, models, submissions, evaluation runs and scores.",

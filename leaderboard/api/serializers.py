@@ -11,7 +11,7 @@ from leaderboard.accounts import policy
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.modelhost.models import WeightsUpload
 from leaderboard.submissions import selectors
-from leaderboard.submissions.eta import run_wait
+from leaderboard.submissions.eta import WORK_KINDS, run_wait
 from leaderboard.submissions.models import EvaluationRun, GenerationJob, ItemResult, Score, Submission
 from leaderboard.submissions.services import SETTINGS_MAX_DEPTH, SETTINGS_MAX_KEYS, generation_settings_problem
 
@@ -163,7 +163,7 @@ class SpanSerializer(serializers.Serializer):
 
 class AheadSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=["baseline", "user"], help_text="baseline: the site's own work (baselines, the demo model)")
-    work = serializers.ChoiceField(choices=["scoring", "generating"])
+    work = serializers.ChoiceField(choices=WORK_KINDS)
     board = serializers.CharField(help_text="the benchmark (a generation job: its submission's benchmarks)")
     status = serializers.ChoiceField(choices=["running", "queued"])
     seconds_left = SpanSerializer(allow_null=True, help_text="null: no run like it has finished yet")
@@ -182,7 +182,7 @@ class OwnDurationSerializer(serializers.Serializer):
 
 
 class WaitSerializer(serializers.Serializer):
-    waiting_for = serializers.ChoiceField(choices=["scoring", "generating"], help_text="a worker to score it, or its model's generation job to be taken")
+    waiting_for = serializers.ChoiceField(choices=WORK_KINDS, help_text="a worker to score it, or its model's generation job to be taken")
     queue = serializers.CharField()
     position = serializers.IntegerField(help_text="1-based, among the queue's waiting work")
     ahead = AheadSerializer(many=True, help_text="running work first, then the waiting work ahead, in order")

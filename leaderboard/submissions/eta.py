@@ -25,6 +25,8 @@ from leaderboard.submissions.sitework import work_kind
 
 #: recent finished runs whose durations make a board's estimate
 RECENT = 20
+#: what a run waits for, or what a piece of work ahead of it is (the API's ``work`` and ``waiting_for``)
+WORK_KINDS = ["scoring", "generating"]
 
 METHOD = (f"Each run ahead is expected to take what the last {RECENT} finished runs of its board on its dataset "
           "version took (the median; the range runs from the quickest to the slowest of them), less the time it "
