@@ -219,9 +219,21 @@ class RatingResult:
     robustness: dict[str, Any] | None = None
     #: what the scale is anchored on: {"kind": "reference" | "mean", "model", "rating", "how", "models"}
     anchor: dict[str, Any] = field(default_factory=dict)
+    #: the rows of the models fitted but withheld from everything above (``rate(withheld=...)``): never
+    #: to be shown while they are withheld; ``public_dict`` leaves them out
+    withheld: list[ModelRating] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def public_dict(self) -> dict[str, Any]:
+        """Everything but the withheld rows (``withheld_dicts``), as stored for the public board."""
+        data = self.to_dict()
+        del data["withheld"]
+        return data
+
+    def withheld_dicts(self) -> list[dict[str, Any]]:
+        return [asdict(m) for m in self.withheld]
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RatingResult:
@@ -231,4 +243,4 @@ class RatingResult:
             matrix_models=list(data["matrix_models"]), win_rate=[list(r) for r in data["win_rate"]],
             battle_count=[list(r) for r in data["battle_count"]], n_battles=int(data["n_battles"]),
             config=dict(data["config"]), method=str(data["method"]), robustness=data.get("robustness"),
-            anchor=dict(data.get("anchor") or {}))
+            anchor=dict(data.get("anchor") or {}), withheld=[ModelRating(**m) for m in data.get("withheld", [])])

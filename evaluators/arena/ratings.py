@@ -33,6 +33,12 @@ way. Internally ratings are natural-log odds ``theta`` (R = anchor + theta * sca
   by bisection. It is an upper bound: a cleverer removal may need fewer. Capped at 10% of the votes
   and 200 steps (then ``searched_up_to`` says how many were removed without a change). The votes it
   removed are listed (by pair and outcome), so the figure can be checked by refitting without them.
+* Withheld models (``withheld``: pre-release variants under anonymous testing): their votes stay in the
+  fit (they are real battles, and leaving them out would move every opponent's rating), but nothing
+  public is about them: they are never the anchor nor among the well-estimated models that set the
+  scale, ranks count only the models shown, the matrices leave them out, the robustness search never
+  names them as leader (a removed vote against one names "a withheld model"), and their rows come back
+  apart, in ``RatingResult.withheld``, ranked as if shown among the others (for publishing at release).
 
 The votes, configuration and results are defined in :mod:`evaluators.arena.rating_types` (and named
 here), the Newton fit and its intervals in :mod:`evaluators.arena.bradley_terry`, the robustness
@@ -41,7 +47,7 @@ search in :mod:`evaluators.arena.robustness`; this module anchors, ranks and ass
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 import numpy as np
 
@@ -77,9 +83,11 @@ def _components(m: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.array([find(i) for i in range(m)])
 
 
-def _rank_upper_bounds(low: np.ndarray, high: np.ndarray, rankable: np.ndarray) -> np.ndarray:
+def _rank_upper_bounds(low: np.ndarray, high: np.ndarray, rankable: np.ndarray, among: np.ndarray | None = None) -> np.ndarray:
+    """1 + the models of ``among`` (default: the rankable ones) whose lower bound is above this one's
+    upper bound, for each rankable model; the others rank after all of ``among``."""
     ranks = np.empty(len(low), dtype=np.int64)
-    ok = np.flatnonzero(rankable)
+    ok = np.flatnonzero(rankable if among is None else among)
     for i in range(len(low)):
         ranks[i] = 1 + int(np.sum(low[ok] > high[i])) if rankable[i] else len(ok) + 1
     return ranks
@@ -114,12 +122,15 @@ def _well_estimated(rankable: np.ndarray, bounded: np.ndarray, votes: np.ndarray
 
 
 def _anchor(models: list[str], config: RatingConfig, votes: np.ndarray, battle_count: np.ndarray,
-            core: np.ndarray) -> tuple[int | None, dict[str, Any]]:
+            core: np.ndarray, shown: np.ndarray) -> tuple[int | None, dict[str, Any]]:
     """The reference model's index (None: the mean of the well-estimated models) and what the page
     says about it. A configured reference that is not well estimated is not used; without a usable one,
-    ``auto_reference`` takes the best-connected well-estimated model (most opponents, then most votes)."""
+    ``auto_reference`` takes the best-connected well-estimated model (most opponents, then most votes).
+    ``core`` holds only shown models; a withheld reference is not used and not named."""
     why_not = ""
-    if config.reference in models:
+    if config.reference in models and not shown[models.index(config.reference)]:
+        why_not = "the configured reference is withheld from the board, so it is not used"
+    elif config.reference in models:
         index = models.index(config.reference)
         if core[index]:
             return index, {"kind": "reference", "model": config.reference, "rating": config.reference_rating, "how": "configured"}
@@ -168,17 +179,23 @@ def _raw_bootstrap(raw: Design, cell_n: np.ndarray, weighted: bool, rng: np.rand
 
 # ---------------------------------------------------------------- public entry point
 
-def rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig | None = None) -> RatingResult:
-    """Ratings with 95% intervals, ranks, counts, matrices and (optionally) style coefficients. The
-    linear algebra runs on one BLAS thread: the work is many small solves, which threads slow down
-    (2.7x under load), and the limit holds only while this call runs."""
+def rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig | None = None, *,
+         withheld: Collection[str] = ()) -> RatingResult:
+    """Ratings with 95% intervals, ranks, counts, matrices and (optionally) style coefficients; the
+    models named in ``withheld`` are fitted but kept apart (module doc). The linear algebra runs on one
+    BLAS thread: the work is many small solves, which threads slow down (2.7x under load), and the limit
+    holds only while this call runs. ``withheld`` is not part of the config: the config is published."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):
-        return _rate(battles, config or RatingConfig())
+        return _rate(battles, config or RatingConfig(), frozenset(withheld))
 
 
-def _rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig) -> RatingResult:
+#: how a withheld model is named where the public result must mention one (a robustness search's removed votes)
+WITHHELD_NAME = "a withheld model"
+
+
+def _rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig, withheld: frozenset[str]) -> RatingResult:
     if isinstance(battles, BattleArrays):
         arr = battles
     else:
@@ -223,8 +240,10 @@ def _rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig) 
         home = comp[configured] if configured is not None and votes[configured] else int(np.argmax(comp_votes))
         rankable = (comp == home) & (votes > 0)
     bounded = ~((votes > 0) & (ties == 0) & ((wins == 0) | (losses == 0)))
-    core = _well_estimated(rankable, bounded, votes, config.min_votes)
-    ref_index, anchor = _anchor(arr.models, config, votes, battle_count, core)
+    shown = np.array([name not in withheld for name in arr.models], dtype=bool)
+    # only shown models set the scale: a withheld one is never the anchor nor in the mean
+    core = _well_estimated(rankable & shown, bounded, votes, config.min_votes)
+    ref_index, anchor = _anchor(arr.models, config, votes, battle_count, core, shown)
     pivot = ref_index if ref_index is not None else int(np.argmax(np.where(core, votes, -1))) if n else 0
 
     weighted = bool(config.use_weights and arr.weights is not None and n)
@@ -312,7 +331,8 @@ def _rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig) 
     bounds = open_bounds(raw, cell_n, params[:m], bounded, votes) if n else {}
 
     estimable = rankable & bounded
-    ranks = _rank_upper_bounds(low[:m], high[:m], estimable)
+    # ranks among the shown models; a withheld model's rank is where it would stand among them
+    ranks = _rank_upper_bounds(low[:m], high[:m], estimable, among=estimable & shown)
     anchor_name = anchor.get("model") or "the group holding the most votes"
     shift = float(anchored(params)[0] - params[0] * k_to) if n else 0.0
     rows: list[ModelRating] = []
@@ -339,7 +359,8 @@ def _rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig) 
                                 rank_ub=int(ranks[i]), votes=int(votes[i]), wins=int(wins[i]), losses=int(losses[i]),
                                 ties=int(ties[i]), provisional=bool(votes[i] < config.min_votes), rankable=bool(rankable[i]),
                                 note=note, bounded=bool(bounded[i])))
-    order = sorted(range(m), key=lambda i: (not estimable[i], not rankable[i], -rows[i].rating))
+    order = sorted((i for i in range(m) if shown[i]), key=lambda i: (not estimable[i], not rankable[i], -rows[i].rating))
+    apart = sorted((i for i in range(m) if not shown[i]), key=lambda i: (not estimable[i], not rankable[i], -rows[i].rating))
     coefficients = [StyleCoefficient(feature=f, value=float(point[m + j]), ci_low=float(low[m + j]), ci_high=float(high[m + j]))
                     for j, f in enumerate(names)] if n else []
     win_rate = [[float(won_total[i, j] / battle_count[i, j]) if battle_count[i, j] else None for j in order] for i in order]
@@ -355,7 +376,11 @@ def _rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig) 
               + " (never narrower than the model-based Fisher interval; open for unbounded models)"
               + (f", style control on {len(names)} z-scored features with L2 {config.l2:g}" if config.style_control else "")
               + (", inverse-propensity weights (counts and matrices are unweighted)" if weighted else ""))
-    robustness = top_robustness(raw, cell_n, cells % len(OUTCOMES), pivot, penalty[:m], arr.models, estimable) if config.robustness and n and estimable.sum() >= 2 else None
+    leaders = estimable & shown
+    robustness = None
+    if config.robustness and n and leaders.sum() >= 2:
+        public_names = [name if shown[i] else WITHHELD_NAME for i, name in enumerate(arr.models)]
+        robustness = top_robustness(raw, cell_n, cells % len(OUTCOMES), pivot, penalty[:m], public_names, leaders)
     return RatingResult(models=[rows[i] for i in order], coefficients=coefficients, matrix_models=[arr.models[i] for i in order],
                         win_rate=win_rate, battle_count=counts, n_battles=n, config=config.to_dict(), method=method,
-                        robustness=robustness, anchor={**anchor, "models": int(core.sum())})
+                        robustness=robustness, anchor={**anchor, "models": int(core.sum())}, withheld=[rows[i] for i in apart])

@@ -241,6 +241,10 @@ class RatingSnapshot(models.Model):
     fingerprint = models.CharField(max_length=64, blank=True, help_text="the votes it was computed from")
     config = models.JSONField(default=dict)
     computed_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    #: the fitted rows of the pre-release variants under test (their votes are in the fit, their rows are
+    #: not in ``result``): never served publicly; read only to freeze a variant's score at its release
+    withheld = models.JSONField(default=list, blank=True,
+                                help_text="rows of pre-release variants under test: fitted, never shown (frozen at release)")
 
     class Meta:
         ordering = ["-computed_at"]

@@ -8,6 +8,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from leaderboard.arena.models import Setting
+
 
 class ShareSerializer(serializers.Serializer):
     count = serializers.IntegerField()
@@ -32,7 +34,8 @@ class ProviderShareSerializer(ShareSerializer):
 
 
 class SharesSerializer(serializers.Serializer):
-    battles = serializers.IntegerField(help_text="battles the sampler drew (imported ones excluded)")
+    setting = serializers.ChoiceField(choices=Setting.values, help_text="the arena setting these battles were drawn in")
+    battles = serializers.IntegerField(help_text="battles the sampler drew in this setting (imported ones excluded)")
     seats = serializers.IntegerField(help_text="two per battle; shares are of seats")
     models = ModelShareSerializer(many=True)
     providers = ProviderShareSerializer(many=True)
@@ -48,7 +51,8 @@ class LifeSerializer(serializers.Serializer):
     retired_at = serializers.DateTimeField(allow_null=True)
     retire_reason = serializers.CharField()
     final_rating = serializers.DictField(allow_null=True, help_text="raw and style rows frozen at retirement or release")
-    votes_in_fit = serializers.IntegerField(help_text="its counted votes, kept in the fit after retirement")
+    votes_in_fit = serializers.IntegerField(help_text="its counted Search Arena votes, kept in the fit after retirement")
+    chat_votes_in_fit = serializers.IntegerField(help_text="its counted votes in the plain-chat setting (that board's fit)")
     prerelease = serializers.BooleanField()
     released_at = serializers.DateTimeField(allow_null=True)
 
@@ -105,8 +109,9 @@ class SpreadsSerializer(serializers.Serializer):
 class ReleasedVariantSerializer(serializers.Serializer):
     name = serializers.CharField()
     released_at = serializers.DateTimeField()
-    battles = serializers.IntegerField()
-    final_rating = serializers.DictField(allow_null=True)
+    battles = serializers.IntegerField(help_text="Search Arena battles")
+    chat_battles = serializers.IntegerField(help_text="plain-chat battles")
+    final_rating = serializers.DictField(allow_null=True, help_text="the Search Arena board's rows frozen at release")
     was_released = serializers.BooleanField()
     retire_reason = serializers.CharField()
 
@@ -114,7 +119,8 @@ class ReleasedVariantSerializer(serializers.Serializer):
 class PrereleaseProviderSerializer(serializers.Serializer):
     provider = serializers.CharField()
     testing = serializers.IntegerField()
-    testing_battles = serializers.IntegerField()
+    testing_battles = serializers.IntegerField(help_text="Search Arena battles of the variants under test")
+    testing_chat_battles = serializers.IntegerField(help_text="their plain-chat battles")
     released = ReleasedVariantSerializer(many=True)
 
 
@@ -125,7 +131,8 @@ class PrereleaseSerializer(serializers.Serializer):
 
 class TransparencySerializer(serializers.Serializer):
     policy = serializers.CharField(help_text="the sampling policy in words")
-    shares = SharesSerializer()
+    shares = SharesSerializer(help_text="the Search Arena's battles")
+    chat_shares = SharesSerializer(help_text="the plain-chat setting's battles, counted apart (another target)")
     lives = LifeSerializer(many=True)
     exclusions = ExclusionsSerializer()
     flips = FlipsListSerializer()

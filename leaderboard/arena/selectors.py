@@ -10,7 +10,7 @@ from typing import Any, Iterator
 from django.db.models import Q, QuerySet, Sum
 
 from evaluators.llm.types import Answer
-from leaderboard.arena.models import Battle, RatingSnapshot, Turn, TurnAttribution, Vote, VoteExclusion
+from leaderboard.arena.models import ArenaModel, Battle, RatingSnapshot, Turn, TurnAttribution, Vote, VoteExclusion
 
 #: what a public id can look like (secrets.token_urlsafe): anything else is not looked up at all
 _PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -65,6 +65,20 @@ def battle_state(*, battle: Battle) -> dict[str, Any]:
 
 # --- ratings -----------------------------------------------------------------------------------
 
+def withheld_variants() -> set[str]:
+    """The pre-release variants still under test (not yet released): their votes are fitted, but their
+    names and ratings are withheld from every public board, matrix, anchor and download until release.
+    Whether the operator allows drawing them now (ARENA_PRERELEASE_TESTING) does not matter: one tested
+    before the setting was turned off stays withheld until its provider releases."""
+    return set(ArenaModel.objects.filter(prerelease=True, released_at__isnull=True).values_list("name", flat=True))
+
+
+def withheld_battles_q() -> Q:
+    """Battles in which a withheld variant (:func:`withheld_variants`) fought."""
+    hidden = Q(prerelease=True, released_at__isnull=True)
+    return Q(model_a__in=ArenaModel.objects.filter(hidden)) | Q(model_b__in=ArenaModel.objects.filter(hidden))
+
+
 @dataclass
 class Board:
     raw: RatingSnapshot | None
@@ -112,9 +126,10 @@ def exclusions(*, code: str = "") -> QuerySet[VoteExclusion]:
 def released_rows() -> Iterator[dict[str, Any]]:
     """Every voted or imported battle as a row of the released dataset (voters hashed), with our
     extras: each turn's full answer (searches, latencies, errors) under ``system_*_metadata.answers``
-    and propensity, validity and statuses under ``arena``."""
-    battles = (Battle.objects.filter(Q(vote__isnull=False) | Q(conv_id__isnull=False)).select_related("model_a", "model_b", "vote")
-               .prefetch_related("turns").order_by("created_at", "id"))
+    and propensity, validity and statuses under ``arena``. The battles of pre-release variants under
+    test are left out until their provider releases (:func:`withheld_variants`)."""
+    battles = (Battle.objects.filter(Q(vote__isnull=False) | Q(conv_id__isnull=False)).exclude(withheld_battles_q())
+               .select_related("model_a", "model_b", "vote").prefetch_related("turns").order_by("created_at", "id"))
     for battle in battles.iterator(chunk_size=500):
         yield battle_row(battle)
 

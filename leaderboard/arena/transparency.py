@@ -2,14 +2,18 @@
 
 Each part answers one criticism of arena leaderboards with a live figure from the database:
 
-* ``battle_shares``: battles per model and per provider against the sampling policy's target;
-* ``model_lives``: when each model was added, first counted, retired and why, its frozen final rating;
+* ``battle_shares``: battles per model and per provider against the sampling policy's target, per
+  setting: the Search Arena's battles are the report's own, the plain-chat setting's are counted apart
+  (its pairs are drawn among other models, so its seats answer to another target);
+* ``model_lives``: when each model was added, first counted, retired and why, its frozen final rating,
+  and the counted votes it keeps in each setting's fit;
 * ``exclusions_by_week``: votes excluded, by reason, per week;
 * ``neighbour_flips``: for each adjacent pair on the leaderboard, how many votes would have to flip to
   swap them (``evaluators.arena.flips`` has the definition and why the search is exact);
 * ``rank_spreads``: the ranks each model's interval allows, with the provisional mark;
 * ``prerelease``: anonymous pre-release testing, per provider, with every tested variant's final score
-  once the provider released.
+  once the provider released. A variant under test is fitted with everyone (``ratings_compute``) and
+  withheld from every public figure; the ranks and the flips here leave it out too.
 
 Shares come with Wilson 95% intervals. The flips are cached under the latest ratings' fingerprint (they
 refit the votes a few times per pair); the rest is read on each request.
@@ -26,8 +30,8 @@ from django.core.cache import cache
 from django.db.models import Count, Min, Q
 from django.db.models.functions import TruncWeek
 
-from leaderboard.arena.models import ArenaModel, Battle, RatingSnapshot, Vote, VoteExclusion
-from leaderboard.arena.selectors import latest_fingerprint, latest_snapshots
+from leaderboard.arena.models import ArenaModel, Battle, RatingSnapshot, Setting, Vote, VoteExclusion
+from leaderboard.arena.selectors import latest_fingerprint, latest_snapshots, withheld_variants
 
 
 def share_row(count: int, total: int) -> dict[str, Any]:
@@ -56,15 +60,18 @@ def sampling_policy() -> str:
             f"scores, and a fair coin decides which model is answer A. {prerelease}The target below is the share of battle "
             f"seats (two per battle) the policy gives each model now: half the probability that the drawn pair includes it. "
             f"Observed shares cover every battle the sampler ever drew, so a model added later, or boosted while new, "
-            f"differs from today's target by design; imported battles were not drawn here and are not counted.")
+            f"differs from today's target by design; imported battles were not drawn here and are not counted. "
+            f"Seats are counted per setting: the Search Arena's battles first; the plain-chat setting's apart, after "
+            f"them, since its pairs are drawn only among the models that can answer without search (the same policy "
+            f"over other models), so pooling them would set seats against the wrong target.")
 
 
-def _targets() -> dict[str, float]:
-    """Each model's share of battle seats under the policy now (half its probability of being drawn)."""
+def _targets(setting: str) -> dict[str, float]:
+    """Each model's share of the setting's battle seats under the policy now (half its probability of being drawn)."""
     from evaluators.arena.sampling import pair_probabilities
     from leaderboard.arena.services.battles import sampler_models
 
-    models = sampler_models()
+    models = sampler_models(setting)
     if len(models) < 2:
         return {}
     seats: dict[str, float] = defaultdict(float)
@@ -74,15 +81,21 @@ def _targets() -> dict[str, float]:
     return dict(seats)
 
 
-def battle_shares() -> dict[str, Any]:
-    """Battle seats per model and per provider (the maker) among the battles the sampler drew, with
-    their shares (Wilson 95%) and the policy's target share now."""
-    drawn = Battle.objects.filter(conv_id__isnull=True)
-    total = drawn.count()
+def _seats(battles: Any) -> Counter[int]:
+    """Battle seats per model id among ``battles`` (a Battle queryset): one per side."""
     seats: Counter[int] = Counter()
     for side in ("model_a", "model_b"):
-        seats.update(dict(drawn.values_list(side).annotate(n=Count("id")).values_list(side, "n")))
-    targets = _targets()
+        seats.update(dict(battles.values_list(side).annotate(n=Count("id")).values_list(side, "n")))
+    return seats
+
+
+def battle_shares(setting: str = Setting.SEARCH) -> dict[str, Any]:
+    """Battle seats per model and per provider (the maker) among the battles the sampler drew in one
+    setting, with their shares (Wilson 95%) and the policy's target share there now."""
+    drawn = Battle.objects.filter(conv_id__isnull=True, setting=setting)
+    total = drawn.count()
+    seats = _seats(drawn)
+    targets = _targets(setting)
     models = ArenaModel.objects.filter(Q(pk__in=list(seats)) | Q(name__in=list(targets))).exclude(
         prerelease=True, released_at__isnull=True).order_by("name")
     rows = []
@@ -101,18 +114,21 @@ def battle_shares() -> dict[str, Any]:
     providers = [{**p, **share_row(p["battles"], 2 * total)} for p in by_provider.values()]
     providers.sort(key=lambda p: (-p["battles"], p["provider"]))
     rows.sort(key=lambda r: (-r["battles"], r["name"]))
-    return {"battles": total, "seats": 2 * total, "models": rows, "providers": providers, "prerelease_seats": hidden_seats}
+    return {"setting": setting, "battles": total, "seats": 2 * total, "models": rows, "providers": providers,
+            "prerelease_seats": hidden_seats}
 
 
 # --- each model's life ----------------------------------------------------------------------------
 
-def _counted_votes() -> tuple[Counter[int], dict[int, dt.datetime]]:
-    """Per model id: its counted votes, and the time of its first."""
-    counts: Counter[int] = Counter()
+def _counted_votes() -> tuple[dict[str, Counter[int]], dict[int, dt.datetime]]:
+    """Per setting, per model id: its counted votes (each setting's board fits only its own); and per
+    model id the time of its first counted vote in either."""
+    counts: dict[str, Counter[int]] = {setting: Counter() for setting in Setting.values}
     first: dict[int, dt.datetime] = {}
     for side in ("battle__model_a", "battle__model_b"):
-        for pk, n, at in Vote.objects.filter(valid=True).values_list(side).annotate(n=Count("id"), at=Min("created_at")).values_list(side, "n", "at"):
-            counts[pk] += n
+        for setting, pk, n, at in (Vote.objects.filter(valid=True).values_list("battle__setting", side)
+                                   .annotate(n=Count("id"), at=Min("created_at")).values_list("battle__setting", side, "n", "at")):
+            counts[setting][pk] += n
             first[pk] = min(first.get(pk, at), at)
     return counts, first
 
@@ -131,14 +147,15 @@ def model_status(model: ArenaModel) -> str:
 def model_lives() -> list[dict[str, Any]]:
     """Every model except pre-release variants not yet released (counted under ``prerelease``): added,
     first counted vote, retired and why, the final rating frozen then, and the counted votes it keeps
-    in the fit (retiring a model removes none)."""
+    in each setting's fit (retiring a model removes none)."""
     counts, first = _counted_votes()
     lives = []
     for model in ArenaModel.objects.exclude(prerelease=True, released_at__isnull=True).order_by("added_at", "name"):
         lives.append({"name": model.name, "provider": model.organization, "status": model_status(model), "added_at": model.added_at,
                       "first_counted_vote_at": first.get(model.pk), "retired_at": model.retired_at,
                       "retire_reason": model.retire_reason, "final_rating": model.final_rating,
-                      "votes_in_fit": counts[model.pk], "prerelease": model.prerelease, "released_at": model.released_at})
+                      "votes_in_fit": counts[Setting.SEARCH][model.pk], "chat_votes_in_fit": counts[Setting.CHAT][model.pk],
+                      "prerelease": model.prerelease, "released_at": model.released_at})
     return lives
 
 
@@ -163,19 +180,15 @@ def exclusions_by_week() -> dict[str, Any]:
 
 # --- ranks ----------------------------------------------------------------------------------------
 
-def hidden_variants() -> set[str]:
-    """The pre-release variants still under test: anonymous, so left out of the ranks and the flips."""
-    return set(ArenaModel.objects.filter(prerelease=True, released_at__isnull=True).values_list("name", flat=True))
-
-
 def rank_spreads(snapshot: RatingSnapshot | None) -> list[dict[str, Any]]:
     """The ranks each estimable model's 95% interval allows on this board, among the models shown (not
     the pre-release variants under test): best = 1 + the models whose interval lies wholly above its own;
     worst = 1 + the other models whose upper end lies above its lower end. Models with a note (no finite
-    rating) have no spread."""
+    rating) have no spread. The snapshot's rows hold no withheld variant (``ratings_compute``); one
+    written before that is filtered here too."""
     if snapshot is None:
         return []
-    hidden = hidden_variants()
+    hidden = withheld_variants()
     models = [m for m in snapshot.result.get("models", []) if m.get("name") not in hidden]
     estimable = [m for m in models if not m.get("note")]
     rows = []
@@ -198,7 +211,7 @@ def neighbour_flips() -> dict[str, Any]:
     fingerprint = latest_fingerprint()
     if not fingerprint:
         return {"pairs": [], "fingerprint": ""}
-    hidden = ",".join(sorted(hidden_variants()))  # a release changes who is shown, not the votes
+    hidden = ",".join(sorted(withheld_variants()))  # a release changes who is shown, not the votes
     key = f"arena-transparency-flips:{fingerprint}:{hashlib.sha256(hidden.encode()).hexdigest()[:16]}"
     found = cache.get(key)
     if found is None:
@@ -212,13 +225,14 @@ def _flips(raw: RatingSnapshot | None) -> list[Any]:
 
     if raw is None:
         return []
-    cells = (Vote.objects.filter(valid=True).values_list("battle__model_a__name", "battle__model_b__name", "winner")
+    # the Search Arena's votes, as the raw board it orders: the plain-chat setting's are another board's
+    cells = (Vote.objects.filter(valid=True, battle__setting=Setting.SEARCH).values_list("battle__model_a__name", "battle__model_b__name", "winner")
              .annotate(n=Count("id")).order_by())
     table = PairTable(cells)
     if not table.records:
         return []
     fitted = table.ratings()
-    hidden = hidden_variants()
+    hidden = withheld_variants()
     order = sorted((m["name"] for m in raw.result.get("models", [])
                     if not m.get("note") and m["name"] in fitted and m["name"] not in hidden),
                    key=lambda name: -fitted[name])
@@ -229,33 +243,35 @@ def _flips(raw: RatingSnapshot | None) -> list[Any]:
 
 def prerelease() -> dict[str, Any]:
     """Anonymous pre-release testing per provider: variants under test now (how many, with their
-    battles; no names or scores), and every variant tested before a release with its frozen final
-    score."""
-    seats: Counter[int] = Counter()
+    battles per setting; no names or scores), and every variant tested before a release with its frozen
+    final score (the search board's fit, where its votes counted while its row was withheld)."""
     variants = list(ArenaModel.objects.filter(prerelease=True).order_by("organization", "name"))
     drawn = Battle.objects.filter(Q(model_a__prerelease=True) | Q(model_b__prerelease=True))
-    for side in ("model_a", "model_b"):
-        seats.update(dict(drawn.values_list(side).annotate(n=Count("id")).values_list(side, "n")))
+    seats, chat_seats = _seats(drawn.filter(setting=Setting.SEARCH)), _seats(drawn.filter(setting=Setting.CHAT))
     providers: dict[str, dict[str, Any]] = {}
     for v in variants:
         entry = providers.setdefault(v.organization or "(not given)", {"provider": v.organization or "(not given)", "testing": 0,
-                                                                       "testing_battles": 0, "released": []})
+                                                                       "testing_battles": 0, "testing_chat_battles": 0,
+                                                                       "released": []})
         if v.released_at is None:
             entry["testing"] += 1
             entry["testing_battles"] += seats[v.pk]
+            entry["testing_chat_battles"] += chat_seats[v.pk]
         else:
-            entry["released"].append({"name": v.name, "released_at": v.released_at, "battles": seats[v.pk],
+            entry["released"].append({"name": v.name, "released_at": v.released_at, "battles": seats[v.pk], "chat_battles": chat_seats[v.pk],
                                       "final_rating": v.final_rating, "was_released": not v.retire_reason,
                                       "retire_reason": v.retire_reason})
     return {"allowed": settings.ARENA_PRERELEASE_TESTING, "providers": list(providers.values())}
 
 
 def transparency_report() -> dict[str, Any]:
-    """The whole report: the policy, the shares, the lives, the exclusions, the flips, the rank spreads
-    (raw and style-controlled boards, all votes) and pre-release testing."""
+    """The whole report: the policy, the shares (the Search Arena's, and the plain-chat setting's apart),
+    the lives, the exclusions, the flips, the rank spreads (raw and style-controlled boards, all votes)
+    and pre-release testing."""
     board = latest_snapshots()
     min_votes = (board.raw.config.get("min_votes") if board.raw else None) or settings.ARENA_MIN_VOTES
-    return {"policy": sampling_policy(), "shares": battle_shares(), "lives": model_lives(), "exclusions": exclusions_by_week(),
+    return {"policy": sampling_policy(), "shares": battle_shares(Setting.SEARCH), "chat_shares": battle_shares(Setting.CHAT),
+            "lives": model_lives(), "exclusions": exclusions_by_week(),
             "flips": neighbour_flips(), "rank_spreads": {"raw": rank_spreads(board.raw), "style_controlled": rank_spreads(board.style)},
             "provisional_below": int(min_votes), "prerelease": prerelease(),
             "computed_at": board.raw.computed_at if board.raw else None}

@@ -61,20 +61,22 @@ def make_battle(contestants) -> Callable[..., Any]:
 def seed_votes(db) -> Callable[..., list[Any]]:
     """Voted battles straight into the tables (as the vote path leaves them, features included), for
     the periodic checks and the ratings: ``seed_votes([(voter, model_a, model_b, winner, prompt), ...],
-    intent=..., languages=[...])``. Models are created on first use. Returns the Votes in order."""
+    intent=..., languages=[...], setting="search" or "chat")``. Models are created on first use. Returns
+    the Votes in order."""
     from leaderboard.arena.models import ArenaModel, Battle, BattleStatus, Turn, Vote
     from leaderboard.arena.services import style_features
 
     features = style_features(texts=["Use apt [1]."], urls=["https://www.debian.org/doc/"], citation_style="standardized")
 
-    def seed(rows, *, intent: str = "Guidance", languages: tuple[str, ...] = ("en",), intent_method: str = "rules-v1 (keyword rules, no model)") -> list[Any]:
+    def seed(rows, *, intent: str = "Guidance", languages: tuple[str, ...] = ("en",), intent_method: str = "rules-v1 (keyword rules, no model)",
+             setting: str = "search") -> list[Any]:
         models = {}
         for name in sorted({r[1] for r in rows} | {r[2] for r in rows}):
             models[name], _ = ArenaModel.objects.get_or_create(name=name, defaults={"organization": f"{name} maker"})
         battles = Battle.objects.bulk_create([
             Battle(model_a=models[a], model_b=models[b], voter_hash=voter, status=BattleStatus.VOTED, locked=True, propensity=1.0,
                    primary_intent=intent, secondary_intent="Other", languages=list(languages), features_a=features, features_b=features,
-                   extra={"intent_method": intent_method})
+                   extra={"intent_method": intent_method}, setting=setting)
             for voter, a, b, _, _ in rows])
         Turn.objects.bulk_create([
             Turn(battle=battle, index=0, prompt=prompt, text_a="Use apt [1].", text_b="Use apt [1].", status_a="complete",

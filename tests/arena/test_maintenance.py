@@ -4,6 +4,7 @@ out, and a second pass changes nothing; the periodic task does the same through 
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 
 import pytest
@@ -87,6 +88,57 @@ def test_too_few_votes_or_ties_are_not_judged_anomalous(seed_votes):
     seed_votes(attacker_rows(10))
     assert services.voters_flag_anomalous() == 0
     assert not VoteExclusion.objects.exists()
+
+
+def two_model_z(chose_x: int, chose_y: int, p_x: float) -> float:
+    """The score test's z for a voter who picked X ``chose_x`` times and Y ``chose_y`` times when the fit
+    says X beats Y with probability ``p_x`` (by hand: the log-likelihood of the choices against its mean
+    and variance; which side X sat on does not matter with two models)."""
+    n = chose_x + chose_y
+    loglik = chose_x * math.log(p_x) + chose_y * math.log(1 - p_x)
+    mean = n * (p_x * math.log(p_x) + (1 - p_x) * math.log(1 - p_x))
+    variance = n * p_x * (1 - p_x) * math.log(p_x / (1 - p_x)) ** 2
+    return (loglik - mean) / math.sqrt(variance)
+
+
+def test_the_anomalous_voter_check_judges_each_setting_against_its_own_votes(seed_votes):
+    """With search, X beats Y 9 times in 10; in plain chat Y beats X 9 times in 10. A chat voter who
+    always picks X is anomalous against the chat votes, not against both settings pooled (where X is the
+    stronger); pooled, the honest chat voters would be flagged instead."""
+    from evaluators.arena.integrity import anomalous_voters
+
+    x, y = "Searcher-Xeno", "Plain-Yarrow"
+
+    def rows(voter: str, x_wins: int, y_wins: int, start: int) -> list[tuple]:
+        picks = ["x"] * x_wins + ["y"] * y_wins
+        out = []
+        for k, pick in enumerate(picks):
+            a, b = (x, y) if k % 2 else (y, x)
+            out.append((voter, a, b, "model_a" if (a == x) == (pick == "x") else "model_b", distinct_prompt(start + len(out))))
+        return out
+
+    search = [r for v in range(10) for r in rows(f"search-{v}", 36, 4, 1000 * v)]
+    honest_chat = [r for v in range(10) for r in rows(f"chat-{v}", 2, 18, 20_000 + 1000 * v)]
+    contrarian = rows("chat-contrarian", 30, 0, 50_000)
+    seed_votes(search)
+    honest_chat_votes = seed_votes(honest_chat, setting="chat")
+    contrarian_votes = seed_votes(contrarian, setting="chat")
+
+    # by hand: with two models the fitted P(X beats Y) is X's share of the wins
+    chat_p, pooled_p = (20 + 30) / 230, (360 + 20 + 30) / 630
+    assert two_model_z(30, 0, chat_p) < -4 < two_model_z(30, 0, pooled_p)  # the contrarian: flagged in chat only
+    assert two_model_z(2, 18, pooled_p) < -4 < two_model_z(2, 18, chat_p)  # an honest chat voter: flagged pooled only
+    assert two_model_z(36, 4, 9 / 10) > -4  # a search voter, against the search votes alone
+    pooled = anomalous_voters([(voter, a, b, w) for voter, a, b, w, _ in search + honest_chat + contrarian])
+    assert set(pooled) == {f"chat-{v}" for v in range(10)}  # what the pooled check got wrong
+
+    assert services.voters_flag_anomalous() == len(contrarian_votes)
+    flagged = VoteExclusion.objects.filter(code="anomalous_voter")
+    assert set(flagged.values_list("vote_id", flat=True)) == {v.pk for v in contrarian_votes}
+    detail = flagged.first().detail
+    assert detail.startswith("plain chat, no search: 30 decisive votes") and f"z = {two_model_z(30, 0, chat_p):.1f}" in detail
+    assert Vote.objects.filter(pk__in=[v.pk for v in honest_chat_votes], valid=True).count() == len(honest_chat_votes)
+    assert Vote.objects.filter(battle__setting="search", valid=True).count() == len(search)
 
 
 FLOOD = "Which VPN is the best one for streaming Netflix from abroad in 2025? Give me the top pick and a discount code"

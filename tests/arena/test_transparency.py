@@ -101,6 +101,54 @@ def test_shares_targets_lives_exclusions_and_spreads_match_the_database(seed_vot
     assert api["shares"]["battles"] == 6 and api["lives"][0]["name"] in {"M1", "M2", "M3", "M4"}
 
 
+def test_battle_seats_votes_in_the_fit_and_flips_are_counted_per_setting(seed_votes, settings, client):
+    """Search battles are the report's own; the plain-chat setting's are counted apart, against their own
+    target (drawn among the models that can answer without search). Pooled, M2 would sit in 8 of 18."""
+    from django.db.models import Q
+
+    from leaderboard.arena.models import ArenaModel, Battle
+    from leaderboard.arena.transparency import transparency_report
+
+    settings.ARENA_ACTIVE_SAMPLING = False
+    seed_votes([("s1", "M1", "M2", "model_a", "p1"), ("s2", "M2", "M1", "model_b", "p2"), ("s3", "M1", "M2", "model_b", "p3"),
+                ("s4", "M1", "M3", "model_a", "p4")])
+    seed_votes([("c1", "M1", "M2", "model_b", "q1"), ("c2", "M2", "M1", "model_a", "q2"), ("c3", "M2", "M4", "model_a", "q3"),
+                ("c4", "M4", "M2", "model_a", "q4"), ("c5", "M2", "M4", "tie", "q5")], setting="chat")
+    ArenaModel.objects.filter(name__in=["M1", "M2", "M4"]).update(responder={"kind": "chat"})  # M3 answers only with search
+    snapshot([("M1", 1010.0, 980.0, 1040.0, 4), ("M2", 990.0, 960.0, 1020.0, 3)])
+
+    report = transparency_report()
+    search, chat = report["shares"], report["chat_shares"]
+    # by hand: search 4 battles (M1 in 4, M2 in 3, M3 in 1); chat 5 battles (M1 in 2, M2 in 5, M4 in 3)
+    assert (search["setting"], search["battles"], search["seats"]) == ("search", 4, 8)
+    assert (chat["setting"], chat["battles"], chat["seats"]) == ("chat", 5, 10)
+    assert {r["name"]: r["battles"] for r in search["models"]} == {"M1": 4, "M2": 3, "M3": 1, "M4": 0}
+    assert {r["name"]: r["battles"] for r in chat["models"]} == {"M1": 2, "M2": 5, "M4": 3}
+    for part in (search, chat):  # and from the database, setting by setting
+        drawn = Battle.objects.filter(setting=part["setting"], conv_id__isnull=True)
+        assert part["battles"] == drawn.count()
+        for row in part["models"]:
+            assert row["battles"] == drawn.filter(Q(model_a__name=row["name"]) | Q(model_b__name=row["name"])).count()
+            assert row["share"] == pytest.approx(row["battles"] / part["seats"])
+    # the targets: search draws among all four (each in 3 of 6 equal pairs: seat share 1/4); chat among
+    # M1, M2 and M4 (each in 2 of 3 pairs: 1/3), and never M3
+    assert {r["name"]: r["target"] for r in search["models"]} == pytest.approx({"M1": 0.25, "M2": 0.25, "M3": 0.25, "M4": 0.25})
+    assert {r["name"]: r["target"] for r in chat["models"]} == pytest.approx({"M1": 1 / 3, "M2": 1 / 3, "M4": 1 / 3})
+
+    lives = {m["name"]: m for m in report["lives"]}
+    assert {n: (m["votes_in_fit"], m["chat_votes_in_fit"]) for n, m in lives.items()} == {
+        "M1": (4, 2), "M2": (3, 5), "M3": (1, 0), "M4": (0, 3)}
+    # the flips order the search board on the search votes: M1 and M2 met 3 times there (5 with chat's)
+    (pair,) = report["flips"]["pairs"]
+    assert {pair["upper"], pair["lower"]} == {"M1", "M2"} and pair["head_to_head"] == 3
+
+    api = client.get("/api/arena/transparency/").json()
+    assert api["shares"]["battles"] == 4 and api["chat_shares"]["battles"] == 5
+    page = client.get("/arena/transparency/").content.decode()
+    assert 'id="shares-models"' in page and 'id="chat-shares-models"' in page and "4 battles drawn in the Search Arena" in page
+    assert "5 battles drawn in the plain-chat setting" in page
+
+
 def snapshot_latest():
     from leaderboard.arena.selectors import latest_snapshots
 

@@ -80,6 +80,34 @@ def test_the_reference_is_the_best_connected_well_estimated_model_never_the_firs
     assert np.mean([by_name(mean)[f"m{i}"].rating for i in range(5)]) == pytest.approx(1000.0)
 
 
+def test_a_withheld_model_is_fitted_but_never_shown_anchored_on_or_ranked_against():
+    """Pre-release testing: m1 (planted strongest, 1100) is withheld. Its votes stay in the fit, so with
+    the same anchor its row is the one it has when shown; the public part holds the other four only
+    (rows, matrix, ranks, robustness leader), and it is never the anchor, configured or automatic."""
+    config = RatingConfig(reference="m0", bootstrap_rounds=40, robustness=True)
+    shown = rate(BASE, config)
+    hidden = rate(BASE, config, withheld={"m1"})
+    assert [m.name for m in hidden.withheld] == ["m1"]
+    assert {m.name for m in hidden.models} == set(hidden.matrix_models) == {"m0", "m2", "m3", "m4"}
+    assert len(hidden.win_rate) == len(hidden.battle_count) == 4 and all(len(r) == 4 for r in hidden.battle_count)
+    m1_shown, m1_hidden = by_name(shown)["m1"], hidden.withheld[0]
+    assert (m1_hidden.rating, m1_hidden.ci_low, m1_hidden.ci_high, m1_hidden.votes) == pytest.approx(
+        (m1_shown.rating, m1_shown.ci_low, m1_shown.ci_high, m1_shown.votes))
+    for name in ("m0", "m2", "m3", "m4"):  # the other ratings do not move: the same votes, the same fit
+        assert by_name(hidden)[name].rating == pytest.approx(by_name(shown)[name].rating)
+    # ranks among the shown: m3 (planted 1050) leads them; m1 would rank first among them too
+    assert hidden.models[0].name == "m3" and by_name(hidden)["m3"].rank_ub == 1 and m1_hidden.rank_ub == 1
+    assert shown.robustness["top_model"] == "m1" and hidden.robustness["top_model"] == "m3"
+    assert "m1" not in repr(hidden.public_dict()) and "withheld" not in hidden.public_dict()
+    # never the anchor: not when configured (and then not named), not chosen automatically, not in the mean
+    configured = rate(BASE, RatingConfig(reference="m1", auto_reference=True, robustness=False), withheld={"m1"})
+    assert configured.anchor["model"] != "m1" and "m1" not in configured.anchor["how"] + configured.method
+    chosen = rate(BASE, RatingConfig(auto_reference=True, robustness=False)).anchor["model"]
+    assert rate(BASE, RatingConfig(auto_reference=True, robustness=False), withheld={chosen}).anchor["model"] not in ("", chosen)
+    mean = rate(BASE, RatingConfig(robustness=False), withheld={"m1"})
+    assert mean.anchor["models"] == 4 and np.mean([m.rating for m in mean.models]) == pytest.approx(1000.0)
+
+
 @pytest.mark.parametrize("interval", ["bootstrap", "sandwich"])
 def test_intervals_are_never_narrower_than_the_model_based_one(interval):
     one_tie = by_name(rate(with_votes(BASE, "new", [(0, 2)]), RatingConfig(auto_reference=True, interval=interval)))["new"]
@@ -127,9 +155,9 @@ def test_the_rating_work_runs_on_one_blas_thread_and_gives_it_back(monkeypatch):
     seen = []
     original = ratings._rate
 
-    def spy(battles, config):
+    def spy(battles, config, *rest):
         seen.extend(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
-        return original(battles, config)
+        return original(battles, config, *rest)
 
     monkeypatch.setattr(ratings, "_rate", spy)
     before = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from leaderboard.arena.models import ArenaModel
 from leaderboard.arena.services.common import ArenaRefused
+from leaderboard.arena.services.ratings import ratings_schedule
 
 #: the figures of a leaderboard row that are frozen
 FROZEN_KEYS = ("rating", "ci_low", "ci_high", "rank_ub", "votes", "provisional", "note")
@@ -19,7 +20,9 @@ FROZEN_KEYS = ("rating", "ci_low", "ci_high", "rank_ub", "votes", "provisional",
 
 def frozen_rating(name: str) -> dict[str, Any] | None:
     """The model's rows (raw and style-controlled, all votes) of the latest ratings, with when they
-    were computed and from how many votes; None when it has none yet."""
+    were computed and from how many votes; None when it has none yet. A pre-release variant under test
+    has its rows in the snapshots' withheld part (fitted with everyone, never shown): read from there,
+    on the same scale as the public rows of that snapshot."""
     from leaderboard.arena.selectors import latest_snapshots
 
     board = latest_snapshots()
@@ -27,7 +30,8 @@ def frozen_rating(name: str) -> dict[str, Any] | None:
     for kind, snapshot in (("raw", board.raw), ("style", board.style)):
         if snapshot is None:
             continue
-        row = next((m for m in snapshot.result.get("models", []) if m.get("name") == name), None)
+        rows = [*snapshot.result.get("models", []), *(snapshot.withheld or [])]
+        row = next((m for m in rows if m.get("name") == name), None)
         if row is not None:
             frozen[kind] = {key: row.get(key) for key in FROZEN_KEYS}
             frozen["computed_at"] = snapshot.computed_at.isoformat()
@@ -61,8 +65,11 @@ def model_retire(*, name: str, reason: str) -> ArenaModel:
 
 def prerelease_release(*, name: str) -> list[ArenaModel]:
     """The provider of pre-release variant ``name`` releases it: every variant of that provider still
-    under pre-release testing gets ``released_at`` and its frozen score (published from now on); the
-    others are retired as "tested before release, not released". Returns the variants released."""
+    under pre-release testing gets ``released_at`` and its frozen score (published from now on: the
+    withheld rows of the latest ratings); the others are retired as "tested before release, not
+    released". The ratings are then recomputed (what is shown changed), with the variants on the board
+    and their battles in the downloads. Returns the variants released."""
+
     now = timezone.now()
     with transaction.atomic():
         released = _locked_model(name)
@@ -81,4 +88,5 @@ def prerelease_release(*, name: str) -> list[ArenaModel]:
                 variant.retire_reason = f"tested before release, not released (the provider released {released.name})"
                 fields += ["retired_at", "enabled", "retire_reason"]
             variant.save(update_fields=fields)
+        transaction.on_commit(ratings_schedule)
     return variants

@@ -16,7 +16,7 @@ from django.db.models.fields.json import KeyTextTransform
 
 from leaderboard import queues
 from leaderboard.arena.models import ArenaModel, RatingSnapshot, TurnAttribution, Vote, VoteExclusion
-from leaderboard.arena.selectors import latest_fingerprint
+from leaderboard.arena.selectors import latest_fingerprint, withheld_variants
 from leaderboard.arena.services.cross_setting import setting_reference
 
 # --- ratings -----------------------------------------------------------------------------------
@@ -40,7 +40,8 @@ def _fingerprint() -> str:
     valid = Vote.objects.filter(valid=True)
     state = (valid.count(), valid.aggregate(m=Max("id"))["m"], VoteExclusion.objects.aggregate(m=Max("id"))["m"],
              TurnAttribution.objects.count(), TurnAttribution.objects.aggregate(m=Max("computed_at"))["m"],
-             settings.ARENA_REFERENCE_MODEL, settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS, settings.ARENA_PROPENSITY_WEIGHTS)
+             settings.ARENA_REFERENCE_MODEL, settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS, settings.ARENA_PROPENSITY_WEIGHTS,
+             sorted(withheld_variants()))  # a release changes what is shown (and what the downloads hold)
     return hashlib.sha256(repr(state).encode()).hexdigest()
 
 
@@ -198,7 +199,12 @@ IMPORTED_INTENT_METHOD = "as released with the imported dataset"
 
 def ratings_compute(*, force: bool = False) -> int:
     """Raw and style-controlled snapshots for all valid votes and per intent and language. Returns
-    how many snapshots were written (0 when nothing changed since the last)."""
+    how many snapshots were written (0 when nothing changed since the last).
+
+    The pre-release variants under test (``selectors.withheld_variants``) are fitted with everyone
+    else (their votes are real battles: leaving them out would move their opponents' ratings), but
+    ``rate(withheld=...)`` keeps them out of every public part (rows, matrices, anchor, ranks,
+    robustness); their rows go to ``RatingSnapshot.withheld``, never served, read at release."""
     from evaluators.arena.ratings import RatingConfig, rate
     from leaderboard.arena import exports
 
@@ -210,6 +216,7 @@ def ratings_compute(*, force: bool = False) -> int:
     # the downloads first: once the snapshots below exist (the download looks for its fingerprint's
     # files), so do their files
     exports.files_write(fingerprint, overwrite=force)
+    withheld = withheld_variants()
     table = vote_table()
     n_excluded = Vote.objects.filter(valid=False).count()
     # each setting's board, both anchored on one model voted on in both, so that ratings compare across them
@@ -229,8 +236,9 @@ def ratings_compute(*, force: bool = False) -> int:
             config = RatingConfig(reference=reference, auto_reference=True, bootstrap_rounds=settings.ARENA_BOOTSTRAP_ROUNDS, seed=0,
                                   interval="bootstrap", style_control=kind == "style", use_weights=settings.ARENA_PROPENSITY_WEIGHTS,
                                   min_votes=settings.ARENA_MIN_VOTES)
-            result = rate(subset, config)
-            snapshots.append(RatingSnapshot(kind=kind, filter_key=filter_key, filter_value=filter_value, result=result.to_dict(),
+            result = rate(subset, config, withheld=withheld)
+            snapshots.append(RatingSnapshot(kind=kind, filter_key=filter_key, filter_value=filter_value, result=result.public_dict(),
+                                            withheld=result.withheld_dicts(),
                                             n_votes=len(subset), n_excluded=n_excluded, fingerprint=fingerprint,
                                             config={**config.to_dict(), "intent_methods": methods}))
     RatingSnapshot.objects.bulk_create(snapshots)

@@ -18,6 +18,7 @@ from leaderboard.arena.models import (
     ArenaModel,
     Battle,
     BattleStatus,
+    Setting,
     Turn,
     Vote,
     VoteExclusion,
@@ -237,17 +238,23 @@ def vote_exclude(*, vote: Vote, code: str, detail: str, by: str = "system") -> b
 
 
 def voters_flag_anomalous() -> int:
-    """Exclude the votes of voters whose votes are unlikely under the current pair win rates."""
+    """Exclude the votes of voters whose votes are unlikely under the current pair win rates, judged
+    per arena setting: each setting's votes are fitted on their own and a voter's votes there are
+    scored against that fit only (with search a model may beat the one it loses to in plain chat, so a
+    chat voter judged against a pooled fit would be judged against the wrong baseline). A voter flagged
+    in one setting loses the votes of that setting only; the reason names it."""
     from evaluators.arena.integrity import anomalous_voters
 
-    votes = list(Vote.objects.select_related("battle__model_a", "battle__model_b").order_by("id"))
-    # every vote informs the fitted ratings; an imported vote without a judge has no voter to flag
-    records = [(v.voter_hash or ("", v.pk), v.battle.model_a.name, v.battle.model_b.name, v.winner) for v in votes]
-    flagged = anomalous_voters(records)
     changed = 0
-    for vote in votes:
-        if vote.voter_hash and vote.voter_hash in flagged:
-            changed += vote_exclude(vote=vote, code=VoteExclusion.Code.ANOMALOUS_VOTER, detail=str(flagged[vote.voter_hash]))
+    for setting, label in Setting.choices:
+        votes = list(Vote.objects.filter(battle__setting=setting).select_related("battle__model_a", "battle__model_b").order_by("id"))
+        # every vote informs the fitted ratings; an imported vote without a judge has no voter to flag
+        records = [(v.voter_hash or ("", v.pk), v.battle.model_a.name, v.battle.model_b.name, v.winner) for v in votes]
+        flagged = anomalous_voters(records)
+        for vote in votes:
+            if vote.voter_hash and vote.voter_hash in flagged:
+                changed += vote_exclude(vote=vote, code=VoteExclusion.Code.ANOMALOUS_VOTER,
+                                        detail=f"{label}: {flagged[vote.voter_hash]}")
     return changed
 
 
