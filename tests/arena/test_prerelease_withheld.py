@@ -44,7 +44,7 @@ def _download(client, url: str) -> bytes:
 
 def public_texts(client) -> dict[str, str]:
     """Everything an anonymous visitor can read about the ratings: pages, API answers and downloads."""
-    urls = ["/", "/arena/leaderboard/", "/arena/leaderboard/?intent=Guidance", "/arena/leaderboard/?language=en", "/arena/findings/",
+    urls = ["/", "/arena/", "/arena/leaderboard/", "/arena/leaderboard/?intent=Guidance", "/arena/leaderboard/?language=en", "/arena/findings/",
             "/arena/transparency/", "/api/arena/ratings/", "/api/arena/ratings/?intent=Guidance", "/api/arena/ratings/?language=en",
             "/api/arena/transparency/"]
     texts = {}

@@ -49,6 +49,7 @@ def test_the_transparency_report_reads_on_a_phone_and_a_desktop(live_server, pag
 
     settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS = 35, 10
     votes(seed_votes)
+    seed_votes([(f"c{k % 3}", "Alpha", "Beta", "model_b" if k % 3 else "model_a", f"chat {k}") for k in range(6)], setting="chat")
     services.ratings_compute(force=True)
     model_retire(name="Gamma", reason="its maker withdrew it")
     for width, height, name in SIZES:
@@ -64,6 +65,8 @@ def test_the_transparency_report_reads_on_a_phone_and_a_desktop(live_server, pag
         assert flips.count() == 2 and "Alpha" in flips.first.inner_text()
         assert "provisional" in page.locator("table.rank-spreads").first.inner_text()  # Gamma has 30 votes, fewer than 35
         assert page.locator("#shares-models tbody tr").count() == 3
+        assert page.locator("#chat-shares-models tbody tr").count() == 2  # the plain-chat setting's seats, apart
+        assert "6 battles drawn in the plain-chat setting" in page.locator("#sampling").inner_text()
         assert no_sideways_scroll(page)
         page.screenshot(path=str(artifacts / f"transparency-{name}.png"), full_page=True)
 
