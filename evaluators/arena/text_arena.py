@@ -18,7 +18,8 @@ the Search Arena paper's ``text_arena_battles.jsonl``):
   ``category_tag``, ``is_code``, ``is_refusal``, ``openai_moderation``, ``toxic_chat_tag``, and the paper's
   ``intent``.
 
-Files: a JSON array (FastChat writes ``clean_battle_conv_<date>.json`` that way), JSON lines, or Parquet.
+Files: a JSON array (FastChat writes ``clean_battle_conv_<date>.json`` that way), JSON lines, or Parquet
+(where a column a row lacks reads as null: an optional field given as null counts as absent).
 Nothing is dropped: :class:`TextArenaRow` keeps the row as given (``row``) next to its checked fields.
 """
 from __future__ import annotations
@@ -132,16 +133,16 @@ def validate_row(row: Any, line: int) -> TextArenaRow:
     turns_b = conversation_turns(row["conversation_b"], line, "conversation_b")
     if [p for p, _ in turns_a] != [p for p, _ in turns_b]:
         raise _fail(line, "conversation_b", "its prompts differ from conversation_a's; both sides answer the same prompts")
-    turn = row.get("turn", len(turns_a))
+    turn = _given(row, "turn", len(turns_a))
     if isinstance(turn, bool) or not isinstance(turn, int) or turn < 1:
         raise _fail(line, "turn", f"expected a positive whole number, got {turn!r:.40}")
-    anony = row.get("anony", True)
+    anony = _given(row, "anony", True)
     if not isinstance(anony, bool):
         raise _fail(line, "anony", f"expected true or false, got {anony!r:.40}")
     tstamp = row.get("tstamp")
     if tstamp is not None and (isinstance(tstamp, bool) or not isinstance(tstamp, (int, float)) or tstamp < 0):
         raise _fail(line, "tstamp", f"expected epoch seconds, got {tstamp!r:.40}")
-    judge = row.get("judge", row.get("judge_hash"))
+    judge = _given(row, "judge", row.get("judge_hash"))
     for name, value in (("judge", judge), ("language", row.get("language")), ("intent", row.get("intent"))):
         if value is not None and not isinstance(value, str):
             raise _fail(line, name, f"expected text, got {_kind(value)}")
@@ -149,6 +150,13 @@ def validate_row(row: Any, line: int) -> TextArenaRow:
                         turns_a=turns_a, turns_b=turns_b, turn=turn, anony=anony, language=row.get("language") or "",
                         tstamp=float(tstamp) if tstamp is not None else None, dedup_sampled=_dedup_sampled(row.get("dedup_tag"), line),
                         intent=row.get("intent") or "", row=dict(row))
+
+
+def _given(row: dict[str, Any], name: str, default: Any) -> Any:
+    """A field's value, or ``default`` when the row lacks it or gives it as null (a Parquet file has every
+    column in every row: a row of the 140k release without ``judge`` or ``anony`` reads as null there)."""
+    value = row.get(name)
+    return default if value is None else value
 
 
 def _dedup_sampled(tag: Any, line: int) -> bool:

@@ -188,6 +188,39 @@ class SettingComparisonSerializer(serializers.Serializer):
     differences = serializers.ListField(child=serializers.CharField(), help_text="where our protocol differs from the paper's")
 
 
+class IntentTestSerializer(serializers.Serializer):
+    intent = serializers.CharField()
+    wins = serializers.IntegerField(help_text="votes for the side with search")
+    losses = serializers.IntegerField(help_text="votes for the side without search")
+    ties = serializers.IntegerField(help_text="ties and both-bad: not in n")
+    n = serializers.IntegerField(help_text="wins + losses")
+    share = serializers.FloatField(allow_null=True, help_text="wins / n; null when n is 0")
+    share_low = serializers.FloatField(allow_null=True, help_text="Wilson 95% interval")
+    share_high = serializers.FloatField(allow_null=True)
+    leaning = serializers.ChoiceField(choices=["search", "no search", "neither"], help_text="the side with more wins")
+    p_value = serializers.FloatField(allow_null=True, help_text="the paper's: exact binomial, one-sided toward the leaning side")
+    p_two_sided = serializers.FloatField(allow_null=True)
+    p_holm = serializers.FloatField(allow_null=True, help_text="two-sided, Holm-adjusted across the setting's intents; "
+                                                               "null for all intents together")
+
+
+class SettingHeadToHeadSerializer(serializers.Serializer):
+    setting = serializers.ChoiceField(choices=Setting.values)
+    title = serializers.CharField(help_text="the setting in words")
+    holds = serializers.CharField(help_text="which battles this setting's table counts")
+    battles = serializers.IntegerField()
+    rows = IntentTestSerializer(many=True, help_text="one per primary intent")
+    overall = IntentTestSerializer(help_text="all intents together")
+
+
+class HeadToHeadSerializer(serializers.Serializer):
+    settings = SettingHeadToHeadSerializer(many=True)
+    battles = serializers.IntegerField()
+    method = serializers.CharField()
+    paper_protocol = serializers.CharField(help_text="what the Search Arena paper did")
+    differences = serializers.ListField(child=serializers.CharField(), help_text="where our protocol differs from the paper's")
+
+
 class ArenaRatingsViewSet(viewsets.ViewSet):
     permission_classes = [permissions.AllowAny]
 
@@ -212,6 +245,14 @@ class ArenaRatingsViewSet(viewsets.ViewSet):
         if found is None:
             return Response({"detail": "no comparison yet: the plain-chat setting has no counted votes"}, status=404)
         return Response(SettingComparisonSerializer(found).data)
+
+    @extend_schema(responses=HeadToHeadSerializer,
+                   description="The Search Arena paper's head-to-head test, from the counted votes: per setting and "
+                               "primary intent, the battles between a side with search and a side without, the search "
+                               "side's wins, losses and ties, its win share with a 95% interval and the binomial p-values.")
+    @action(detail=False, methods=["get"], url_path="head-to-head")
+    def head_to_head(self, request: Request) -> Response:
+        return Response(HeadToHeadSerializer(settings_comparison.head_to_head()).data)
 
     @extend_schema(parameters=[OpenApiParameter("fmt", str, enum=[*exports.FORMATS]), OpenApiParameter("intent", str),
                                OpenApiParameter("language", str)],

@@ -141,6 +141,7 @@ def findings_page(request: HtmxRequest) -> HttpResponse:
     snapshots = selectors.latest_snapshot_set()
     return render(request, "arena/findings.html", {"findings": presentation.findings(snapshots), "domains": domain_table(),
                                                    "comparison": settings_comparison.comparison(snapshots),
+                                                   "head_to_head": settings_comparison.head_to_head(),
                                                    "distribution": prompt_distribution()})
 
 

@@ -177,6 +177,8 @@ def test_the_comparison_reads_on_a_phone_and_a_desktop(live_server, page, seed_v
     seed_votes(simulate(SEARCH, 800, rng, "s"))
     Battle.objects.filter(vote__in=seed_votes(simulate(CHAT, 800, rng, "c"))).update(setting="chat")
     services.ratings_compute(force=True)
+    # Steady a plain chat contestant: its search-setting battles (all "Guidance") fill the head-to-head table
+    ArenaModel.objects.filter(name="Steady").update(responder={"kind": "chat"})
     for width, height, name in ((390, 844, "phone"), (1280, 900, "desktop")):
         page.set_viewport_size({"width": width, "height": height})
         page.goto(live_server.url + "/arena/findings/#cross-setting")
@@ -185,5 +187,7 @@ def test_the_comparison_reads_on_a_phone_and_a_desktop(live_server, page, seed_v
         assert page.locator(".cross-row").count() == 4 and page.locator("table.cross-table tbody tr").count() == 4
         assert page.locator(".cross-row .ci-track.chat .ci-bar").first.bounding_box()["width"] > 1  # the chart is drawn
         assert section.get_by_role("heading", name="How this differs from the paper").is_visible()
+        assert page.locator('table.head-to-head[data-setting="search"] tbody tr').count() == 1  # Guidance
+        assert page.locator('table.head-to-head[data-setting="search"] tfoot td').first.is_visible()
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")  # nothing sticks out
         section.screenshot(path=str(artifacts / f"cross-setting-{name}.png"))

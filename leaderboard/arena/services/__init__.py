@@ -37,6 +37,7 @@ from leaderboard.arena.services.common import (
                                                 prompt_clean,
 )
 from leaderboard.arena.services.contestants import arena_models_seed, secret_ref_problem
+from leaderboard.arena.services.cross_setting import head_to_head
 from leaderboard.arena.services.maintenance import arena_maintain
 from leaderboard.arena.services.ratings import (
                                                 battle_records,
@@ -62,7 +63,7 @@ from leaderboard.arena.services.votes import (
 __all__ = [
     "AlreadyVoted", "ArenaRefused", "BattleMissing", "ImportReport", "NotReady", "NotYourBattle", "RateLimited",
     "answer_status", "arena_maintain", "arena_models_seed", "battle_abandon_stale", "battle_create", "battle_import_row",
-    "battle_records", "battles_import", "history_for", "prompt_clean", "prompts_flag_floods", "ratings_compute",
+    "battle_records", "battles_import", "head_to_head", "history_for", "prompt_clean", "prompts_flag_floods", "ratings_compute",
     "ratings_schedule", "reference_model", "secret_ref_problem", "style_features", "text_arena_import", "text_arena_rows",
     "turn_add", "turn_generate",
     "turns_fail_stale", "vote_cast", "vote_exclude", "vote_table", "voters_flag_anomalous",

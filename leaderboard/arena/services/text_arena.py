@@ -63,7 +63,8 @@ def _import_row(row: Any, report: ImportReport) -> None:
         report.skipped += 1
         return
     code = _CODES.get(row.language.lower(), "")
-    kept = {key: value for key, value in row.row.items() if key not in _MODELLED}
+    # a modelled field given as null (a Parquet column the row lacks) is kept too, so that the export gives it back
+    kept = {key: value for key, value in row.row.items() if key not in _MODELLED or value is None}
     battle = Battle.objects.create(
         conv_id=row.question_id, setting=Setting.CHAT, model_a=_imported_model(row.model_a, report),
         model_b=_imported_model(row.model_b, report), voter_hash=row.judge, status=BattleStatus.VOTED, locked=True,
