@@ -118,7 +118,9 @@ static void exec_in_path(const char *file, char *const argv[], char *const envp[
     fail("cannot start", file, last);
 }
 
-/* Start a compiled test (see above); its pid, or -errno when vfork itself failed.
+/* Start a compiled test (see above); its pid, or -errno when vfork itself failed. ``caught``: the
+ * signals this process has handlers for (reset to the default in the child before anything can be
+ * delivered to it, so that no handler of the caller runs in its memory).
  *
  * The vfork child shares the supervisor's memory, which is not dumpable, so /proc/self is not its
  * own and it cannot write its OOM score: the supervisor's own score (oom_fd, its
@@ -126,7 +128,7 @@ static void exec_in_path(const char *file, char *const argv[], char *const envp[
  * created, which inherits it, and ``restore`` again afterwards (no test runs meanwhile). */
 pid_t spawn_test(const char *file, char *const argv[], char *const envp[], const int fds[3], int n_limits,
                  const int *resources, const long long *soft, const long long *hard, const char *dir,
-                 int oom_fd, const char *restore) {
+                 int oom_fd, const char *restore, const int *caught, int n_caught) {
     sigset_t all, old;
     /* volatile: the vfork child runs on this stack, and what sits in registers may not survive it */
     volatile int raised = oom_fd >= 0 && pwrite(oom_fd, "1000", 4, 0) == 4;
@@ -134,14 +136,14 @@ pid_t spawn_test(const char *file, char *const argv[], char *const envp[], const
     pthread_sigmask(SIG_SETMASK, &all, &old);  /* no handler of the supervisor's runs in the child */
     pid_t pid = vfork();
     if (pid == 0) {
-        /* the signal dispositions are the child's own (no CLONE_SIGHAND): caught ones back to default */
-        for (int sig = 1; sig < _NSIG; sig++) {
+        /* the signal dispositions are the child's own (no CLONE_SIGHAND): the caught ones (the
+         * caller's list: its interpreter's handlers) back to default, ignored ones stay ignored as
+         * posix_spawn leaves them */
+        for (int c = 0; c < n_caught; c++) {
             struct sigaction action;
-            if (sigaction(sig, NULL, &action) == 0 && action.sa_handler != SIG_IGN && action.sa_handler != SIG_DFL) {
-                action.sa_handler = SIG_DFL;
-                action.sa_flags = 0;
-                sigaction(sig, &action, NULL);
-            }
+            memset(&action, 0, sizeof action);
+            action.sa_handler = SIG_DFL;
+            sigaction(caught[c], &action, NULL);
         }
         sigprocmask(SIG_SETMASK, &old, NULL);
         const char *failed = NULL;

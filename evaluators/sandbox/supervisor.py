@@ -157,10 +157,21 @@ class Spawner:
             self.oom_restore = os.pread(self.oom_fd, 16, 0).strip() or b"0"
         except OSError:
             self.oom_fd, self.oom_restore = -1, b"0"
+        # the signals the interpreter has handlers for (SIGINT's, at least), reset in each child
+        caught = [sig for sig in range(1, signal.NSIG) if _has_handler(sig)]
+        self.caught = (ctypes.c_int * max(1, len(caught)))(*caught)
+        self.n_caught = len(caught)
         self.spawn_test = lib.spawn_test
         self.spawn_test.restype = ctypes.c_int
         self.set_up_test = lib.set_up_test
         self.set_up_test.restype = ctypes.c_int
+
+
+def _has_handler(sig: int) -> bool:
+    try:
+        return callable(signal.getsignal(sig))
+    except (ValueError, OSError):
+        return False
 
 
 def load_spawner() -> Spawner | None:
@@ -215,7 +226,7 @@ def spawn_test(config: Config, fds: tuple[int, int, int], spawner: Spawner | Non
     if spawner is not None:
         pid = spawner.spawn_test(config.c_file, config.c_argv, config.c_env, (ctypes.c_int * 3)(*fds),
                                  len(config.rlimits), config.c_resources, config.c_soft, config.c_hard, config.c_cwd,
-                                 spawner.oom_fd, spawner.oom_restore)
+                                 spawner.oom_fd, spawner.oom_restore, spawner.caught, spawner.n_caught)
         if pid < 0:
             raise OSError(-pid, os.strerror(-pid))
         return int(pid)
