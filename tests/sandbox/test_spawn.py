@@ -205,3 +205,20 @@ def test_a_python_test_is_set_up_as_a_compiled_one(sandbox: Sandbox) -> None:
         with program.session(Limits(wall_seconds=10, cpu_seconds=3, file_size_mb=5)) as session:
             first, second = session.run(""), session.run("")
     assert first.stdout == second.stdout == f"/tmp 1000 1 3 3 {5 << 20}\n", first
+
+
+def test_without_the_spawn_library_tests_are_set_up_the_same(tmp_path, monkeypatch) -> None:
+    """Where spawn.so cannot be built, the supervisor falls back on the launcher for compiled tests and
+    on the interpreter's own calls for Python's: the same set-up."""
+    broken = tmp_path / "spawn.c"
+    broken.write_text("this is not C\n")
+    monkeypatch.setattr("evaluators.sandbox.linux.SPAWN_SOURCE", broken)
+    own = Sandbox(base_dir=tmp_path / "base", warm_compilers=False)
+    assert own._launcher.library is None
+    for language, probe in (("cpp", SETUP_PROBE), ("python", PY_SETUP_PROBE)):
+        with own.program(language, probe) as program:
+            assert program.compile_result.ok, program.compile_result.output
+            with program.session(Limits(wall_seconds=10, cpu_seconds=3, file_size_mb=5)) as session:
+                first, second = session.run(""), session.run("")
+        # the launcher sets the OOM score itself; a fork of the warm Python once it is dumpable again
+        assert first.stdout == second.stdout == f"/tmp 1000 1 3 3 {5 << 20}\n", (language, first)
