@@ -27,6 +27,10 @@ sys.path.insert(0, str(REPO))
 from bench.common import results_dir  # noqa: E402
 
 from evaluators.sandbox import Limits, Sandbox, toolchain_versions  # noqa: E402
+from evaluators.sandbox.supervisor import ZYGOTE_MODULES  # noqa: E402
+
+#: what the sandbox's warm Python imports before the first test (its fork floor imports them too)
+WARM_MODULES: tuple[str, ...] = ("site", *ZYGOTE_MODULES)
 
 N = int(os.environ.get("BENCH_TESTS", "50"))
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
@@ -157,9 +161,12 @@ def one_sandbox_per_test(sandbox: Sandbox, language: str, src: str, stdin: str) 
 
 
 #: the floor of any design with a process per test: a warm Python forks a child that exits at once, and
-#: reaps it (no isolation, no input or output, no interpreter start)
+#: reaps it (no isolation, no input or output, no interpreter start); with arguments after the count,
+#: it imports those modules first (the warm fork floor: the sandbox's warm Python holds them)
 FORK_FLOOR = """
 import os, resource, sys, time
+for name in sys.argv[2:]:
+    __import__(name)
 times = []
 cpu = time.process_time()
 for _ in range(int(sys.argv[1])):
@@ -175,9 +182,10 @@ print(" ".join(map(str, times)))
 """
 
 
-def fork_floor(cpu: list[float] | None = None) -> list[float]:
-    """Per fork, reaped: wall seconds (and the CPU seconds of both processes per fork into ``cpu``)."""
-    done = subprocess.run([PYTHON, "-I", "-S", "-c", FORK_FLOOR, str(N)], capture_output=True, text=True, check=True)
+def fork_floor(cpu: list[float] | None = None, modules: tuple[str, ...] = ()) -> list[float]:
+    """Per fork, reaped: wall seconds (and the CPU seconds of both processes per fork into ``cpu``),
+    from a Python that imported ``modules`` first."""
+    done = subprocess.run([PYTHON, "-I", "-S", "-c", FORK_FLOOR, str(N), *modules], capture_output=True, text=True, check=True)
     values = [float(t) for t in done.stdout.split()]
     if cpu is not None:
         cpu.append(values[-1])
@@ -223,16 +231,21 @@ supervisor inside (the sandbox's pid 1) runs each test as its own process with i
 file size, memory through the cgroup, output) under a seccomp filter, kills whatever the test left
 running, empties /tmp and /dev/shm and removes every IPC object before the next. Python tests are
 forked from a warm interpreter (the zygote) that imported the standard library before any input
-arrived; the supervisor hands it the test's pipe ends and never the input, which it writes into the
-pipe itself. Per test what remains is: a JSON request and reply over a pipe (base64 input and output,
-the reply checked: its nonce, fields and sizes), the cgroup counters read once after the test (OOM
-kills, CPU, refused forks; the last test's reading stands for "before"), one fork of the warm Python
-(C++: a posix_spawn of the launcher, which sets the test's limits and execs it: the supervisor itself
-is not forked), the exit of the test's process
-and its reaping, the scan of the sandbox's /proc to kill strays, and the wipe (files, then
-/proc/sysvipc and /dev/mqueue). The fork and the exit alone cost about as much as LiveCodeBench's whole
-in-process test (the "fork floor" line above), so a process per test, which is what keeps one test's
-module-level state and memory from the next, cannot reach that harness's rate on this machine.
+arrived, and compiled the program once; the supervisor hands it the test's pipe ends and never the
+input, which it writes into the pipe itself. Per test what remains is: a binary request and reply
+over a pipe (fixed fields, then the raw input or output; the command, environment and limits only
+once per session; the reply checked: its nonce, lengths and ranges), the cgroup counters read once
+after the test from descriptors kept open (OOM kills, CPU, refused forks; the last test's reading
+stands for "before"), one fork of the warm Python and one call of the spawn library in the child
+(its set-up), or for a compiled test a vfork of the supervisor whose child sets the test up and execs
+it (spawn.so: no launcher exec, no fork of the supervisor), the exit of the test's process and its
+reaping, the scan of the sandbox's /proc to kill strays, and the wipe (a stat of /tmp, /dev/shm and
+/dev/mqueue, whose tmpfs and mqueue sizes say whether they are empty, and one call per kind of
+System V IPC object that says whether any exists; a scan only when something is there). The fork and
+the exit alone cost about as much as LiveCodeBench's whole in-process test (the "fork floor" line
+above), and a fork of the warm interpreter, which holds the standard library's common modules, costs
+more than that of a bare one (the "warm fork floor" line), so a process per test, which is what keeps
+one test's module-level state and memory from the next, cannot reach that harness's rate on this machine.
 
 Starting a sandbox (bwrap's namespaces and ~25 mounts, the cgroup, the supervisor's interpreter) is
 now paid once per program; a single isolated run (`Program.run`) pays it every time, which is the
@@ -260,9 +273,11 @@ def measure_once(sandbox: Sandbox) -> dict:
                 row.update(in_process_median_s=inproc, in_process_tests_per_s=1 / inproc, sandbox_vs_in_process_rate=inproc / s)
             rows.append(row)
     floor_cpu: list[float] = []
+    warm_cpu: list[float] = []
     return {"load_average_before": load, "load_average_after": os.getloadavg()[0], "rows": rows,
             "bare_bwrap_true_median_s": statistics.median(bare_bwrap()),
             "fork_floor_median_s": statistics.median(fork_floor(floor_cpu)), "fork_floor_cpu_s": floor_cpu[0],
+            "warm_fork_floor_median_s": statistics.median(fork_floor(warm_cpu, WARM_MODULES)), "warm_fork_floor_cpu_s": warm_cpu[0],
             "spawn_s": {str(mb): statistics.median(spawn_at_rss(sandbox, mb, SPAWN_RUNS)) for mb in SPAWN_EXTRA_MB}}
 
 
@@ -322,6 +337,12 @@ def main() -> None:
            f"(worst run {max(p / f for p, f in zip(py, forks)):.1f}x)"
            + (f", {statistics.median(py_cpu) / statistics.median(floor_cpu):.1f}x its CPU ({statistics.median(floor_cpu):.2f} ms per fork "
               "of both processes)" if py_cpu else "") + "."]
+    warm = [run["warm_fork_floor_median_s"] * 1000 for run in runs]
+    warm_cpu = [run["warm_fork_floor_cpu_s"] * 1000 for run in runs]
+    md += ["", f"Warm fork floor (the same, from a Python that imported what the sandbox's warm Python imports: "
+           f"{len(WARM_MODULES)} modules), same runs: median {statistics.median(warm):.3f} ms wall (worst {max(warm):.3f}), "
+           f"{statistics.median(warm_cpu):.2f} ms CPU; Python A+B is {statistics.median(py) / statistics.median(warm):.1f}x its wall time"
+           + (f" and {statistics.median(py_cpu) / statistics.median(warm_cpu):.1f}x its CPU" if py_cpu else "") + "."]
     sizes = sorted({mb for run in runs for mb in run["spawn_s"]}, key=int)
     md += ["", f"Starting a sandbox while the scoring process holds more memory (one isolated C++ A+B run, a new sandbox each, "
            f"{SPAWN_RUNS} per size and run; median of the runs' medians, worst run in brackets): "

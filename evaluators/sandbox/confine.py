@@ -139,11 +139,50 @@ def _unlock(root: str) -> None:
                 pass
 
 
+#: file systems whose directories' size counts their entries (20 bytes each, "." and ".." included:
+#: tmpfs, and the POSIX message queues' mqueue), so that a directory's size says whether it is empty
+_COUNTING_SIZE = frozenset({"tmpfs", "mqueue"})
+#: by directory: whether it is the root of such a mount (read once)
+_COUNTS: dict[str, bool] = {}
+#: by directory: its size when a scan last found it empty
+_EMPTY_SIZE: dict[str, int] = {}
+
+
+def _counts_entries(path: str) -> bool:
+    if not _COUNTS:
+        mounts: dict[str, str] = {}
+        try:
+            with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as listing:
+                for line in listing:
+                    fields, _, rest = line.partition(" - ")
+                    parts = fields.split()
+                    if len(parts) > 4 and rest:
+                        mounts[parts[4]] = rest.split()[0]
+        except OSError:
+            pass
+        for root in (*WIPED, MQUEUE_DIR):
+            _COUNTS[root] = mounts.get(root) in _COUNTING_SIZE
+    return _COUNTS.get(path, False)
+
+
+def _entries(path: str) -> list[os.DirEntry[str]]:
+    """What ``path`` holds: nothing, without a scan, when it is a tmpfs or mqueue mount whose size is
+    the one it had when a scan last found it empty (its size grows with each entry); else a scan."""
+    counts = _counts_entries(path)
+    size = os.stat(path).st_size if counts else -1
+    if counts and _EMPTY_SIZE.get(path) == size:
+        return []
+    entries = list(os.scandir(path))
+    if counts and not entries:
+        _EMPTY_SIZE[path] = size
+    return entries
+
+
 def _wipe_files() -> bool:
     clean = True
     for root in WIPED:
         try:
-            entries = list(os.scandir(root))
+            entries = _entries(root)
         except OSError:
             continue
         for entry in entries:
@@ -164,11 +203,25 @@ _IPC_RMID = 0
 _SYSV = (("shm", "shmctl"), ("msg", "msgctl"), ("sem", "semctl"))
 
 
+#: the IPC_INFO-like commands that say how many objects of a kind exist: (call, command, the int's index)
+_IN_USE = (("shmctl", 14, 0), ("msgctl", 12, 0), ("semctl", 19, 7))  # SHM_INFO used_ids, MSG_INFO msgpool, SEM_INFO semusz
+
+
+def _sysv_in_use(libc: Any) -> bool:
+    """Whether any System V IPC object exists in this IPC namespace (True when it cannot tell)."""
+    info = (ctypes.c_int * 32)()
+    for call, command, index in _IN_USE:
+        args = (0, 0, command, info) if call == "semctl" else (0, command, info)
+        if getattr(libc, call)(*args) < 0 or info[index] != 0:
+            return True
+    return False
+
+
 def _wipe_ipc(libc: Any) -> bool:
     """Remove every System V IPC object (the sandbox has its own IPC namespace, so each one is a
     test's) and every POSIX message queue."""
     clean = True
-    for kind, call in _SYSV:
+    for kind, call in _SYSV if _sysv_in_use(libc) else ():
         try:
             with open(f"/proc/sysvipc/{kind}", encoding="ascii") as listing:
                 rows = listing.read().splitlines()[1:]
@@ -180,7 +233,7 @@ def _wipe_ipc(libc: Any) -> bool:
             if getattr(libc, call)(*args) != 0:
                 clean = False
     try:
-        queues = os.listdir(MQUEUE_DIR)
+        queues = [entry.name for entry in _entries(MQUEUE_DIR)]
     except OSError:
         queues = []
     for name in queues:

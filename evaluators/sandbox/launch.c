@@ -8,7 +8,8 @@
  *   launch [-e FD] [-c CGROUP_PROCS]... [-n NETNS_FD] [-m MNTNS_FD] [-r RESOURCE:SOFT:HARD]...
  *          [-u UID -k LAST_CAP] [-o OOM_SCORE_ADJ] [-d DIR] [-x] -- PROGRAM ARG...
  *
- * Inside a sandbox the supervisor (supervisor.py) starts each compiled test the same way
+ * Inside a sandbox, where its spawn library (spawn.c) is missing, the supervisor (supervisor.py) starts each
+ * compiled test the same way
  * (posix_spawn of its copy of this program, which sets the test's rlimits, makes it the first to be
  * OOM-killed (-o), enters its working directory (-d), closes every descriptor above 2 (-x) and execs
  * it), instead of forking itself; PROGRAM is looked up in PATH as execvp does.

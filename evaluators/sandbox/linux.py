@@ -170,6 +170,8 @@ def _check(ret: int) -> None:
 
 #: the launcher's source (see Launcher)
 LAUNCHER_SOURCE: Path = Path(__file__).resolve().parent / "launch.c"
+#: the supervisor's spawn library's source (loaded with ctypes inside each sandbox; see Launcher)
+SPAWN_SOURCE: Path = Path(__file__).resolve().parent / "spawn.c"
 #: the C compilers tried, in order, to build it (scripts/install-toolchains installs g++, hence gcc)
 C_COMPILERS: tuple[str, ...] = ("/usr/bin/gcc", "/usr/bin/cc")
 
@@ -181,12 +183,24 @@ class Launcher:
     run's uid and every capability, and execs bwrap; a fork of the scoring process copied its page
     tables instead (8-29 ms at 53 MB, 180 ms at 2 GB) and stalled its other threads meanwhile.
 
-    The binary is kept in ``cache_dir`` (the sandbox's base directory) when that directory is this
+    Built beside it: the supervisor's spawn library (``spawn.c``, a shared object the supervisor loads
+    with ctypes to start each test without exec'ing the launcher first); ``library`` is None when the
+    compiler cannot build a shared object, and the supervisor then starts tests through the launcher.
+
+    Both are kept in ``cache_dir`` (the sandbox's base directory) when that directory is this
     user's and nobody else can write to it, else in a private directory of this instance."""
 
     def __init__(self, cache_dir: Path) -> None:
         self.last_cap: int = _cap_last()
-        self.path: str = str(self._build(cache_dir))
+        if not self._private(cache_dir):
+            cache_dir = Path(tempfile.mkdtemp(prefix="launcher-"))
+            atexit.register(shutil.rmtree, str(cache_dir), True)
+        # static where the C library allows it: no dynamic loader at each start
+        self.path: str = str(self._build(cache_dir, LAUNCHER_SOURCE, "launch", (["-static"], [])))
+        try:
+            self.library: str | None = str(self._build(cache_dir, SPAWN_SOURCE, "spawn", (["-shared", "-fPIC"],), ".so"))
+        except OSError:
+            self.library = None
 
     @staticmethod
     def _private(path: Path) -> bool:
@@ -197,30 +211,28 @@ class Launcher:
             return False
         return st.st_uid == os.geteuid() and not st.st_mode & 0o022
 
-    def _build(self, cache_dir: Path) -> Path:
-        source = LAUNCHER_SOURCE.read_bytes()
-        name = "launch-" + hashlib.sha256(source).hexdigest()[:16]
-        if not self._private(cache_dir):
-            cache_dir = Path(tempfile.mkdtemp(prefix="launcher-"))
-            atexit.register(shutil.rmtree, str(cache_dir), True)
+    def _build(self, cache_dir: Path, source_path: Path, stem: str, flag_choices: tuple[list[str], ...],
+               suffix: str = "") -> Path:
+        """``source_path`` built into ``cache_dir`` once per source digest, with the first of
+        ``flag_choices`` the compiler accepts."""
+        source = source_path.read_bytes()
+        name = f"{stem}-{hashlib.sha256(source).hexdigest()[:16]}{suffix}"
         target = cache_dir / name
         if self._private(target) and target.is_file():
             return target
         compiler = next((c for c in C_COMPILERS if os.access(c, os.X_OK)), None)
         if compiler is None:
             raise OSError(f"no C compiler ({' or '.join(C_COMPILERS)}) to build the sandbox's launcher "
-                          f"({LAUNCHER_SOURCE.name}): install gcc (scripts/install-toolchains installs g++, which brings it)")
+                          f"({source_path.name}): install gcc (scripts/install-toolchains installs g++, which brings it)")
         building = cache_dir / f".{name}-{uuid.uuid4().hex[:8]}"
-        # static where the C library allows it: no dynamic loader at each start (inside the sandbox it
-        # starts every compiled test)
-        for flags in (["-static"], []):
-            made = subprocess.run([compiler, "-O2", "-Wall", *flags, "-o", str(building), str(LAUNCHER_SOURCE)],
+        for flags in flag_choices:
+            made = subprocess.run([compiler, "-O2", "-Wall", *flags, "-o", str(building), str(source_path)],
                                   capture_output=True, text=True)
             if made.returncode == 0:
                 break
         if made.returncode != 0:
             building.unlink(missing_ok=True)
-            raise OSError(f"cannot build the sandbox's launcher with {compiler}: {made.stderr.strip()[:500]}")
+            raise OSError(f"cannot build the sandbox's {source_path.name} with {compiler}: {made.stderr.strip()[:500]}")
         os.chmod(building, 0o755)
         os.replace(building, target)  # atomic: concurrent builders leave one complete binary
         return target

@@ -8,12 +8,10 @@ servers between its threads.
 from __future__ import annotations
 
 import atexit
-import base64
 import dataclasses
 import json
 import os
-import secrets
-import selectors
+import select
 import shutil
 import signal
 import struct
@@ -28,7 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from .command import BASE_ENV, TOOLCHAINS, compile_server_command, compile_server_digest, fill_command, fill_env
 from .languages import DATA_DIR, PROG_DIR, Language
 from .limits import STDERR_CAP, Limits, rlimits
-from .linux import CGroup, read_kernel_file, usage_near_limit, write_kernel_file
+from .linux import CGroup, usage_near_limit
 from .results import (PROCESS_LIMIT_NOTE, READY, REFUSAL, REPLY_OVERHEAD, RawResult, RunResult, SandboxUnavailable, decode_output, parse_reply, reply_cap,
                       run_result)
 
@@ -48,6 +46,10 @@ SUPERVISOR_START_SECONDS: float = 60.0
 COMPILER_REPLY_CAP: int = 16 << 20
 #: how often, while waiting for an answer, the parent checks that the process is not stopped
 LIVENESS_SECONDS: float = 1.0
+#: a request's fixed fields, as supervisor.py reads them (supervisor.REQUEST): nonce, wall limit,
+#: stdout cap, stderr cap, length of the configuration (JSON; 0: the previous request's) that follows;
+#: then the configuration, then the input
+REQUEST_FIELDS = struct.Struct(">16sdqqI")
 
 
 class Counters(NamedTuple):
@@ -58,6 +60,61 @@ class Counters(NamedTuple):
     failcnt: int
     cpu: float | None
     forks_refused: int
+
+
+class _CounterFiles:
+    """A cgroup's counter files, open for as long as a resident lives: memory.oom_control (OOM kills),
+    memory.failcnt (limit hits), memory.max_usage_in_bytes (reset to 0 after each reading, so that
+    the next peak is the next request's), pids.events (forks refused), cpuacct.usage (CPU). Each is
+    read from offset 0, one system call per file and request, where opening, reading and closing it
+    each time took three."""
+
+    def __init__(self, cgroup: CGroup) -> None:
+        self._fds: list[int] = []
+        self.oom, self.failcnt, self.events = (self._open(f"{path}", os.O_RDONLY) for path in (
+            cgroup.mem / "memory.oom_control", cgroup.mem / "memory.failcnt", cgroup.pids / "pids.events"))
+        self.peak = self._open(f"{cgroup.mem}/memory.max_usage_in_bytes", os.O_WRONLY)
+        self.cpu = self._open(f"{cgroup.cpu}/cpuacct.usage", os.O_RDONLY) if cgroup.cpu is not None else -1
+
+    def _open(self, path: str, flags: int) -> int:
+        try:
+            fd = os.open(path, flags | os.O_CLOEXEC)
+        except OSError:
+            return -1
+        self._fds.append(fd)
+        return fd
+
+    @staticmethod
+    def _read(fd: int) -> bytes:
+        return os.pread(fd, 512, 0) if fd >= 0 else b""
+
+    def read(self) -> Counters:
+        oom_kills = failcnt = forks_refused = 0
+        cpu: float | None = None
+        try:
+            for line in self._read(self.oom).splitlines():
+                key, _, value = line.partition(b" ")
+                if key == b"oom_kill":
+                    oom_kills = int(value)
+            failcnt = int(self._read(self.failcnt) or 0)
+            if self.peak >= 0:
+                try:
+                    os.pwrite(self.peak, b"0", 0)
+                except OSError:
+                    pass
+            forks_refused = int(self._read(self.events).split()[1])
+        except (OSError, ValueError, IndexError):
+            pass
+        try:
+            cpu = int(self._read(self.cpu)) / 1e9 if self.cpu >= 0 else None
+        except (OSError, ValueError):
+            cpu = None
+        return Counters(oom_kills, failcnt, cpu, forks_refused)
+
+    def close(self) -> None:
+        for fd in self._fds:
+            os.close(fd)
+        self._fds = []
 
 
 class _Resident:
@@ -76,6 +133,8 @@ class _Resident:
         #: the counters read after the last request (a Session's: nothing runs in its sandbox between
         #: requests, so they are the next request's "before" too)
         self._previous: Counters | None = None
+        #: the cgroup's counter files, opened once (read from offset 0 for each request)
+        self._counter_fds: _CounterFiles | None = None
 
     def _launch(self, command: list[str], *, env: dict[str, str], cgroup_limits: Limits, prog_dir: Path | None,
                 writable_prog: bool, binds: tuple[tuple[str, str, bool], ...], cwd: str, uid: int | None = None,
@@ -111,10 +170,11 @@ class _Resident:
     def _exchange(self, request: bytes | None, deadline: float, max_reply: int) -> bytes | None:
         """Send one frame (none when ``request`` is None) and read one answer frame of at most
         ``max_reply`` bytes; None, with ``failure`` saying why, when the process died, stopped or gave
-        no answer in time, or said what it may not: bytes before it was asked, or a frame over the cap
-        (never read: its length is refused from its header)."""
+        no answer in time, or said what it may not: bytes before it was asked, more than one frame,
+        or a frame over the cap (never read past its header: its length is refused from it)."""
         assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
         out_fd, in_fd = self.proc.stdout.fileno(), self.proc.stdin.fileno()
+        pending = memoryview(b"")
         if request is not None:
             try:
                 early = os.read(out_fd, 1)
@@ -123,68 +183,68 @@ class _Resident:
             if early is not None:
                 self.failure = "answered before it was asked" if early else "ended"
                 return None
-        pending = memoryview(struct.pack(">I", len(request)) + request if request is not None else b"")
+            pending = memoryview(struct.pack(">I", len(request)) + request)
+            try:  # most requests fit in the pipe: written at once, without waiting to be asked
+                pending = pending[os.write(in_fd, pending[:1 << 20]):]
+            except BlockingIOError:
+                pass
+            except OSError:
+                self.failure = "ended"
+                return None
         reply = bytearray()
         needed: int | None = None
-        with selectors.DefaultSelector() as sel:
-            if pending:
-                sel.register(in_fd, selectors.EVENT_WRITE)
-            sel.register(out_fd, selectors.EVENT_READ)
-            while True:
-                now = time.monotonic()
-                if now >= deadline:
-                    self.failure = "gave no answer in time"
+        poller = select.poll()
+        if pending:
+            poller.register(in_fd, select.POLLOUT)
+        poller.register(out_fd, select.POLLIN)
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                self.failure = "gave no answer in time"
+                return None
+            ready = poller.poll(min(deadline - now, LIVENESS_SECONDS) * 1000.0)
+            if not ready and self._stopped():
+                self.failure = "was stopped"
+                return None
+            for fd, _event in ready:
+                if fd == in_fd:
+                    try:
+                        pending = pending[os.write(in_fd, pending[:1 << 20]):]
+                    except BlockingIOError:
+                        continue
+                    except OSError:
+                        self.failure = "ended"
+                        return None
+                    if not pending:
+                        poller.unregister(in_fd)
+                    continue
+                try:  # the header and what may follow it (at most the cap), then the rest of the frame
+                    chunk = os.read(out_fd, min(1 << 20, (needed if needed is not None else 4 + min(max_reply, 65536)) - len(reply)))
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    self.failure = "ended"
                     return None
-                ready = sel.select(min(deadline - now, LIVENESS_SECONDS))
-                if not ready and self._stopped():
-                    self.failure = "was stopped"
-                    return None
-                for key, _ in ready:
-                    if key.fd == in_fd:
-                        try:
-                            pending = pending[os.write(in_fd, pending[:1 << 20]):]
-                        except BlockingIOError:
-                            continue
-                        except OSError:
-                            self.failure = "ended"
-                            return None
-                        if not pending:
-                            sel.unregister(in_fd)
-                    else:
-                        try:
-                            chunk = os.read(out_fd, min(1 << 20, (needed or 4) - len(reply)))
-                        except BlockingIOError:
-                            continue
-                        if not chunk:
-                            self.failure = "ended"
-                            return None
-                        reply += chunk
-                        if needed is None and len(reply) >= 4:
-                            needed = 4 + struct.unpack(">I", bytes(reply[:4]))[0]
-                            if needed - 4 > max_reply:
-                                self.failure = f"sent a {needed - 4}-byte answer (at most {max_reply} are read)"
-                                return None
-                        if needed is not None and len(reply) >= needed:
-                            return bytes(reply[4:needed])
+                reply += chunk
+                if needed is None and len(reply) >= 4:
+                    needed = 4 + struct.unpack_from(">I", reply)[0]
+                    if needed - 4 > max_reply:
+                        self.failure = f"sent a {needed - 4}-byte answer (at most {max_reply} are read)"
+                        return None
+                if needed is not None and len(reply) >= needed:
+                    if len(reply) > needed or pending:
+                        self.failure = "answered more than one frame" if len(reply) > needed else "answered before it was asked"
+                        return None
+                    return bytes(reply[4:needed])
 
     def _counters(self) -> Counters:
         """The cgroup's OOM kills, limit hits, CPU seconds and refused forks so far (for one request's
-        share); read twice per test, so with plain system calls."""
+        share), from its counter files, opened once per cgroup and read with one system call each."""
         if self.cgroup is None:
             return Counters(0, 0, None, 0)
-        oom_kills = failcnt = forks_refused = 0
-        mem = str(self.cgroup.mem)
-        try:
-            for line in read_kernel_file(mem + "/memory.oom_control").splitlines():
-                key, _, value = line.partition(" ")
-                if key == "oom_kill":
-                    oom_kills = int(value)
-            failcnt = int(read_kernel_file(mem + "/memory.failcnt"))
-            write_kernel_file(mem + "/memory.max_usage_in_bytes", "0", ignore_errors=True)
-            forks_refused = int(read_kernel_file(f"{self.cgroup.pids}/pids.events").split()[1])
-        except (OSError, ValueError, IndexError):
-            pass
-        return Counters(oom_kills, failcnt, self.cgroup.cpu_seconds(), forks_refused)
+        if self._counter_fds is None:
+            self._counter_fds = _CounterFiles(self.cgroup)
+        return self._counter_fds.read()
 
     def _oom_between(self, before: Counters, after: Counters) -> bool:
         return after.oom_kills > before.oom_kills or (
@@ -194,6 +254,9 @@ class _Resident:
         """End the process and free its cgroup and namespace; returns what it (or bwrap) printed on stderr."""
         proc, self.proc = self.proc, None
         self._previous = None
+        if self._counter_fds is not None:
+            self._counter_fds.close()
+            self._counter_fds = None
         stderr = b""
         if proc is not None:
             try:
@@ -246,6 +309,10 @@ class Session(_Resident):
         self.env = {**BASE_ENV, **fill_env(lang.env, limits)}
         self.argv = fill_command(lang.run_cmd, limits, main=program.main_class or "")
         self.rlimits: list[list[object]] = [list(r) for r in rlimits(limits, with_cgroup=self.sandbox.uses_cgroups, as_root=self.sandbox.is_root)]
+        #: the configuration the running supervisor has (it is sent again only when it changes)
+        self._config_sent: bytes | None = None
+        self._config_key: tuple[object, ...] | None = None
+        self._config_bytes: bytes = b""
 
     def _start(self) -> str | None:
         """Start the sandbox and its supervisor and wait for its ready frame; None once it is ready,
@@ -302,14 +369,15 @@ class Session(_Resident):
         whether a fork was refused at the process limit meanwhile, or a failed RunResult when the
         supervisor did not start or gave no valid answer (the session is closed then)."""
         if self.proc is None:
+            self._config_sent = None
             not_started = self._start()
             if not_started is not None:
                 return self._failed(not_started, 0.0)
-        nonce = secrets.token_hex(16)
-        request = json.dumps({"argv": argv, "env": env, "cwd": "/tmp", "wall": limits.wall_seconds,
-                              "stdin": base64.b64encode(stdin.encode("utf-8", errors="surrogateescape")).decode(),
-                              "rlimits": own_rlimits, "output_cap": limits.output_bytes, "stderr_cap": STDERR_CAP,
-                              "nonce": nonce}).encode()
+        nonce = os.urandom(16)
+        config = self._config(argv, env, own_rlimits)
+        sent = b"" if config == self._config_sent else config
+        request = b"".join((REQUEST_FIELDS.pack(nonce, limits.wall_seconds, limits.output_bytes, STDERR_CAP, len(sent)), sent,
+                            stdin.encode("utf-8", errors="surrogateescape")))
         # between two requests the supervisor waits for the next and its tests are dead (killed and
         # reaped before it replied): the counters read after the last request stand for "before"
         before = self._previous if self._previous is not None else self._counters()
@@ -318,6 +386,7 @@ class Session(_Resident):
         answer = self._exchange(request, started + limits.wall_seconds + 10.0, reply_cap(limits.output_bytes, STDERR_CAP))
         if answer is None:
             return self._lost(time.monotonic() - started)
+        self._config_sent = config
         try:
             reply = parse_reply(answer, nonce=nonce, output_cap=limits.output_bytes, stderr_cap=STDERR_CAP)
         except ValueError as exc:
@@ -333,6 +402,14 @@ class Session(_Resident):
         else:
             self._previous = after
         return raw, after.forks_refused > before.forks_refused
+
+    def _config(self, argv: list[str], env: dict[str, str], own_rlimits: list[list[object]]) -> bytes:
+        """The tests' configuration as the supervisor reads it (JSON), encoded once per configuration."""
+        key = (tuple(argv), env, tuple(tuple(r) for r in own_rlimits))  # env: the session's own dict, compared by identity first
+        if self._config_key != key:
+            self._config_key = key
+            self._config_bytes = json.dumps({"argv": argv, "env": env, "cwd": "/tmp", "rlimits": own_rlimits}).encode()
+        return self._config_bytes
 
     def _failed(self, why: str, wall: float) -> RunResult:
         return RunResult(status="runtime_error", exit_code=None, stdout="", stderr=why, wall_seconds=wall, cpu_seconds=None)

@@ -3,12 +3,10 @@ process before it is judged, and ``SandboxUnavailable`` when it cannot run code 
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import signal
+import struct
 from dataclasses import dataclass
-from typing import Any
 
 from evaluators.core.types import InfrastructureError
 
@@ -64,8 +62,14 @@ class RawResult:
 
 #: the supervisor's first frame, once it started (supervisor.py writes it)
 READY: bytes = json.dumps({"ready": True}).encode()
-#: what a reply frame may hold besides the test's output and stderr (base64: 4/3 of them): the other fields
+#: what a reply frame may hold besides the test's output and stderr: the other fields
 REPLY_OVERHEAD: int = 4096
+#: a reply's fixed fields, as supervisor.py packs them (supervisor.REPLY): nonce, exit code (-1: none),
+#: signal (-1: none), flags, wall seconds, CPU seconds (-1.0: unknown), stdout length, stderr length;
+#: the stdout and stderr bytes follow
+REPLY_FIELDS = struct.Struct(">16siiBddII")
+#: the reply's flag bits (supervisor.py's TIMED_OUT, OUTPUT_EXCEEDED, RESTART)
+_TIMED_OUT, _OUTPUT_EXCEEDED, _RESTART = 1, 2, 4
 
 
 @dataclass(frozen=True)
@@ -79,51 +83,37 @@ class Reply:
 
 def reply_cap(output_cap: int, stderr_cap: int) -> int:
     """The largest reply frame a supervisor can send for a test with these output caps."""
-    return (output_cap + stderr_cap) * 4 // 3 + 8 + REPLY_OVERHEAD
+    return output_cap + stderr_cap + REPLY_OVERHEAD
 
 
-def _field(reply: dict[str, Any], key: str, kinds: tuple[type, ...]) -> Any:
-    value = reply.get(key)
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        raise ValueError(f"{key} is {type(value).__name__}")
-    return value
-
-
-def _output(reply: dict[str, Any], key: str, cap: int) -> bytes:
-    try:
-        data = base64.b64decode(_field(reply, key, (str,)), validate=True)
-    except binascii.Error as exc:
-        raise ValueError(f"{key} is not base64") from exc
-    if len(data) > cap:
-        raise ValueError(f"{key} holds {len(data)} bytes, more than the {cap} the supervisor keeps")
-    return data
-
-
-def parse_reply(answer: bytes, *, nonce: str, output_cap: int, stderr_cap: int) -> Reply:
+def parse_reply(answer: bytes, *, nonce: bytes, output_cap: int, stderr_cap: int) -> Reply:
     """The supervisor's reply to the request that carried ``nonce``; ValueError when it is not one:
-    not a JSON object, another request's (or no) nonce, a field of the wrong type, an output over
-    its cap, an exit status or signal no process can have."""
-    try:
-        reply = json.loads(answer)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError("not JSON") from exc
-    if not isinstance(reply, dict):
-        raise ValueError("not a JSON object")
-    if reply.get("nonce") != nonce:
+    shorter or longer than its fields say, another request's nonce, an output over its cap, an exit
+    status or signal no process can have (or both, or neither), a wall or CPU time out of range, a
+    flag that does not exist."""
+    if len(answer) < REPLY_FIELDS.size:
+        raise ValueError(f"{len(answer)} bytes, fewer than a reply's fields")
+    got, exit_code, sig, flags, wall, cpu, out_len, err_len = REPLY_FIELDS.unpack_from(answer)
+    if got != nonce:
         raise ValueError("not the answer to this request")
-    exit_code = _field(reply, "exit_code", (int, type(None)))
-    sig = _field(reply, "signal", (int, type(None)))
-    if (exit_code is None) == (sig is None) or not 0 <= (exit_code if exit_code is not None else sig) <= 255:
+    if len(answer) != REPLY_FIELDS.size + out_len + err_len:
+        raise ValueError(f"{len(answer)} bytes, where its fields say {REPLY_FIELDS.size + out_len + err_len}")
+    if out_len > output_cap:
+        raise ValueError(f"stdout holds {out_len} bytes, more than the {output_cap} the supervisor keeps")
+    if err_len > stderr_cap:
+        raise ValueError(f"stderr holds {err_len} bytes, more than the {stderr_cap} the supervisor keeps")
+    if (exit_code == -1) == (sig == -1) or not 0 <= (exit_code if exit_code != -1 else sig) <= 255:
         raise ValueError(f"exit code {exit_code} and signal {sig}")
-    wall = float(_field(reply, "wall", (int, float)))
-    cpu = _field(reply, "cpu", (int, float, type(None)))
-    if not 0 <= wall < 1e6 or (cpu is not None and not 0 <= cpu < 1e6):
+    if flags & ~(_TIMED_OUT | _OUTPUT_EXCEEDED | _RESTART):
+        raise ValueError(f"flags {flags:#x}")
+    if not 0 <= wall < 1e6 or not (cpu == -1.0 or 0 <= cpu < 1e6):
         raise ValueError(f"wall {wall} s, cpu {cpu} s")
-    raw = RawResult(exit_code=exit_code, signal=sig, stdout=_output(reply, "stdout", output_cap),
-                    stderr=_output(reply, "stderr", stderr_cap), timed_out=_field(reply, "timed_out", (bool,)),
-                    output_exceeded=_field(reply, "output_exceeded", (bool,)), oom=False, wall=wall,
-                    cpu=float(cpu) if cpu is not None else None)
-    return Reply(raw=raw, restart=reply.get("restart") is True)
+    start = REPLY_FIELDS.size
+    raw = RawResult(exit_code=None if exit_code == -1 else exit_code, signal=None if sig == -1 else sig,
+                    stdout=answer[start:start + out_len], stderr=answer[start + out_len:],
+                    timed_out=bool(flags & _TIMED_OUT), output_exceeded=bool(flags & _OUTPUT_EXCEEDED), oom=False,
+                    wall=wall, cpu=None if cpu == -1.0 else cpu)
+    return Reply(raw=raw, restart=bool(flags & _RESTART))
 
 
 def decode_output(data: bytes) -> str:

@@ -60,6 +60,8 @@ SUPERVISOR: Path = Path(__file__).resolve().parent / "supervisor.py"
 SUPERVISOR_FILES: tuple[Path, ...] = (SUPERVISOR, SUPERVISOR.parent / "confine.py")
 #: the launcher's name beside them (linux.Launcher's binary: the supervisor starts compiled tests with it)
 SUPERVISOR_LAUNCHER: str = "launch"
+#: the spawn library's name beside them (spawn.c: the supervisor starts tests with it, through ctypes)
+SUPERVISOR_SPAWN_LIBRARY: str = "spawn.so"
 
 #: bwrap's message when a bind source cannot be opened: the path and the system's reason
 _BWRAP_UNREACHABLE = re.compile(r"Can't find source path (.+?): (.+)$", re.MULTILINE)
@@ -105,7 +107,7 @@ class Sandbox:
             self._launcher: Launcher = Launcher(root)
         except OSError as exc:
             raise SandboxUnavailable(str(exc) + REFUSAL) from exc
-        self.supervisor_dir: Path = self._install_supervisor(root, Path(self._launcher.path))
+        self.supervisor_dir: Path = self._install_supervisor(root, Path(self._launcher.path), self._launcher.library)
         self._mem_root: Path | None = None
         self._pids_root: Path | None = None
         self._cpu_root: Path | None = None
@@ -168,16 +170,20 @@ class Sandbox:
         return etc
 
     @staticmethod
-    def _install_supervisor(root: Path, launcher: Path) -> Path:
-        """A private, read-only copy of supervisor.py (and confine.py, and the launcher it starts
-        compiled tests with, as ``launch``) under the base directory, which bwrap's uid can reach
-        wherever the checkout is (the base directory is staged; the checkout may not be)."""
+    def _install_supervisor(root: Path, launcher: Path, library: str | None) -> Path:
+        """A private, read-only copy of supervisor.py (and confine.py, the spawn library it starts
+        tests with, as ``spawn.so``, and the launcher, as ``launch``, it falls back on without the
+        library) under the base directory, which bwrap's uid can reach wherever the checkout is (the
+        base directory is staged; the checkout may not be)."""
         target = Path(tempfile.mkdtemp(prefix="supervisor-", dir=root))
         for source in SUPERVISOR_FILES:
             shutil.copyfile(source, target / source.name)
             os.chmod(target / source.name, 0o444)
         shutil.copyfile(launcher, target / SUPERVISOR_LAUNCHER)
         os.chmod(target / SUPERVISOR_LAUNCHER, 0o555)
+        if library is not None:
+            shutil.copyfile(library, target / SUPERVISOR_SPAWN_LIBRARY)
+            os.chmod(target / SUPERVISOR_SPAWN_LIBRARY, 0o555)
         os.chmod(target, 0o555)
         _rmtree_at_exit(target)
         return target

@@ -221,23 +221,31 @@ def test_a_supervisor_stopped_from_outside_is_reported_as_stopped(sandbox: Sandb
 
 def test_a_reply_is_checked_before_it_is_believed() -> None:
     from evaluators.sandbox.results import parse_reply
+    from evaluators.sandbox.supervisor import reply_body
 
-    good = {"exit_code": 0, "signal": None, "stdout": "NDIK", "stderr": "", "timed_out": False,
-            "output_exceeded": False, "wall": 0.1, "cpu": 0.05, "nonce": "abc"}
+    nonce = b"n" * 16
+    good = {"exit_code": 0, "signal_number": None, "flags": 0, "wall": 0.1, "cpu": 0.05, "stdout": b"42\n", "stderr": b""}
 
-    def parse(reply: dict[str, object], cap: int = 100) -> object:
-        return parse_reply(json.dumps(reply).encode(), nonce="abc", output_cap=cap, stderr_cap=cap)
+    def parse(reply: dict[str, object], cap: int = 100, of: bytes = nonce, tail: bytes = b"") -> object:
+        return parse_reply(reply_body(of, **reply) + tail, nonce=nonce, output_cap=cap,  # type: ignore[arg-type]
+                           stderr_cap=cap)
 
-    assert parse(good).raw.stdout == b"42\n"  # type: ignore[attr-defined]
-    for bad in ({**good, "nonce": "other"}, {k: v for k, v in good.items() if k != "nonce"},
-                {**good, "exit_code": None}, {**good, "exit_code": "0"}, {**good, "exit_code": 300},
-                {**good, "timed_out": 0}, {**good, "wall": -1}, {**good, "stdout": "not base64!"}):
+    parsed = parse(good)
+    assert (parsed.raw.stdout, parsed.raw.exit_code, parsed.raw.cpu, parsed.restart) == (b"42\n", 0, 0.05, False)  # type: ignore[attr-defined]
+    assert parse({**good, "exit_code": None, "signal_number": 9, "cpu": None, "flags": 4}).raw.signal == 9  # type: ignore[attr-defined]
+    for bad in ({**good, "exit_code": None}, {**good, "signal_number": 9}, {**good, "exit_code": 300},
+                {**good, "exit_code": -5, "signal_number": None}, {**good, "flags": 8}, {**good, "wall": -1.0},
+                {**good, "wall": float("nan")}, {**good, "cpu": 2e6}):
         with pytest.raises(ValueError):
             parse(bad)
     with pytest.raises(ValueError):
+        parse(good, of=b"o" * 16)  # another request's nonce
+    with pytest.raises(ValueError):
+        parse(good, tail=b"x")  # longer than its fields say
+    with pytest.raises(ValueError):
         parse(good, cap=2)  # more output than the supervisor keeps
     with pytest.raises(ValueError):
-        parse_reply(b"[1]", nonce="abc", output_cap=100, stderr_cap=100)
+        parse_reply(b"[1]", nonce=nonce, output_cap=100, stderr_cap=100)
 
 
 #: a reply of 8 MB of output written on pid 1's stdout (the data sandbox reads back 64 KiB)

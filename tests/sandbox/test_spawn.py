@@ -176,12 +176,49 @@ int main() {
 
 
 def test_a_compiled_test_is_set_up_by_the_launcher_in_the_sandbox(sandbox: Sandbox) -> None:
-    """Inside the sandbox the supervisor posix_spawns the launcher for each compiled test instead of
-    forking itself: the test still gets /tmp as its directory, is the first to be OOM-killed, leads a
-    session of its own, holds only its three standard descriptors (the opendir's aside) and has its
-    limits (3 s of CPU: soft 3; 5 MiB files)."""
+    """Inside the sandbox the supervisor starts each compiled test with spawn.so (a vfork whose child
+    sets the test up and execs it) instead of forking itself: the test still gets /tmp as its
+    directory, is the first to be OOM-killed, leads a session of its own, holds only its three
+    standard descriptors (the opendir's aside) and has its limits (3 s of CPU: soft 3; 5 MiB files)."""
     with sandbox.program("cpp", SETUP_PROBE) as program:
         assert program.compile_result.ok, program.compile_result.output
         with program.session(Limits(wall_seconds=10, cpu_seconds=3, file_size_mb=5)) as session:
             first, second = session.run(""), session.run("")
     assert first.stdout == second.stdout == f"/tmp 1000 1 3 3 {5 << 20}\n", first
+
+
+#: the same probe as a Python program (forked from the warm Python, set up by spawn.so's set_up_test)
+PY_SETUP_PROBE = """import os, resource
+oom = open('/proc/self/oom_score_adj').read().strip()
+fds = len(os.listdir('/proc/self/fd')) - 1
+print(os.getcwd(), oom, int(os.getsid(0) == os.getpid()), fds, resource.getrlimit(resource.RLIMIT_CPU)[0],
+      resource.getrlimit(resource.RLIMIT_FSIZE)[0])
+"""
+
+
+def test_a_python_test_is_set_up_as_a_compiled_one(sandbox: Sandbox) -> None:
+    """A fork of the warm Python gets the same set-up: /tmp, the first to be OOM-killed (its /proc/self
+    is its own once it is dumpable again, so it can say so), its own session, three descriptors
+    (the listdir's aside), its limits."""
+    with sandbox.program("python", PY_SETUP_PROBE) as program:
+        assert program.compile_result.ok, program.compile_result.output
+        with program.session(Limits(wall_seconds=10, cpu_seconds=3, file_size_mb=5)) as session:
+            first, second = session.run(""), session.run("")
+    assert first.stdout == second.stdout == f"/tmp 1000 1 3 3 {5 << 20}\n", first
+
+
+def test_without_the_spawn_library_tests_are_set_up_the_same(tmp_path, monkeypatch) -> None:
+    """Where spawn.so cannot be built, the supervisor falls back on the launcher for compiled tests and
+    on the interpreter's own calls for Python's: the same set-up."""
+    broken = tmp_path / "spawn.c"
+    broken.write_text("this is not C\n")
+    monkeypatch.setattr("evaluators.sandbox.linux.SPAWN_SOURCE", broken)
+    own = Sandbox(base_dir=tmp_path / "base", warm_compilers=False)
+    assert own._launcher.library is None
+    for language, probe in (("cpp", SETUP_PROBE), ("python", PY_SETUP_PROBE)):
+        with own.program(language, probe) as program:
+            assert program.compile_result.ok, program.compile_result.output
+            with program.session(Limits(wall_seconds=10, cpu_seconds=3, file_size_mb=5)) as session:
+                first, second = session.run(""), session.run("")
+        # the launcher sets the OOM score itself; a fork of the warm Python once it is dumpable again
+        assert first.stdout == second.stdout == f"/tmp 1000 1 3 3 {5 << 20}\n", (language, first)

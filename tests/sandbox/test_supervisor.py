@@ -142,3 +142,21 @@ def test_a_session_gives_the_same_verdicts_and_each_test_its_own_cpu_time(sandbo
         native = session.run("")
     for result in (warm, native):
         assert (result.status, result.exit_code, result.stdout) == ("runtime_error", 3, "partial\n"), result
+
+
+def test_what_compiling_prints_reaches_every_tests_stderr(sandbox: Sandbox) -> None:
+    """The warm Python compiles a program once, unless compiling it says something: a source with a
+    SyntaxWarning is compiled in each test's fork, so that each test's stderr shows the warning, as
+    ``python3 main.py`` prints it at every start; the program's annotations are evaluated as there
+    (no ``from __future__ import annotations`` of the supervisor's leaks into the program)."""
+    warned = "x = int(input())\nif x is 1:\n    print('one')\n"
+    with sandbox.program("python", warned) as program, program.session(SHORT) as session:
+        results = [session.run("1\n") for _ in range(2)]
+    for result in results:
+        assert result.status == "ok" and result.stdout == "one\n", result
+        assert "SyntaxWarning" in result.stderr and '"is" with a literal' in result.stderr, result.stderr
+    annotated = "def f(x: Undefined) -> None:\n    pass\nprint('defined')\n"
+    with sandbox.program("python", annotated) as program, program.session(SHORT) as session:
+        results = [session.run("") for _ in range(2)]
+    for result in results:  # NameError at the definition, as the interpreter raises it
+        assert result.status == "runtime_error" and "NameError" in result.stderr, result
