@@ -7,7 +7,8 @@ to take what the last ``RECENT`` finished runs of its board on its dataset versi
 start of their last attempt to their end; a generation job: the last jobs on its queue), as the
 median, and as the quickest and the slowest of them for the range. Work already running is expected
 to need that minus the time it has run (never below zero). The queue's work is assumed to be taken
-one at a time in order; more workers on the queue make the real wait shorter. When any work ahead has
+one at a time in order (the site's own generation jobs last: they are sent at the lowest priority);
+more workers on the queue make the real wait shorter. When any work ahead has
 no finished run to go by, there is no estimate ("no estimate yet"), and the page says which board
 has none. The public queue page gives the same estimate for every piece of work on it (``queue_schedules``):
 when waiting work should start and finish, when running work should finish, and the durations it went by.
@@ -23,7 +24,7 @@ from typing import Any
 from django.utils import timezone
 
 from leaderboard.submissions.models import EvaluationRun, GenerationJob, RunPhase, RunStatus
-from leaderboard.submissions.sitework import BASELINE, work_kind
+from leaderboard.submissions.sitework import BASELINE, is_site_work, work_kind
 
 #: recent finished runs whose durations make a board's estimate
 RECENT = 20
@@ -197,7 +198,8 @@ def _work(status: str, queue: str | None = None) -> list[Work]:
             .prefetch_related("submission__runs__benchmark"))
     if queue is not None:
         runs, jobs = runs.filter(queue=queue), jobs.filter(queue=queue)
-    return sorted([*runs, *jobs], key=lambda w: (w.queued_at, w.pk))
+    # the site's own generation jobs are sent at the lowest priority: the queue takes everything else first
+    return sorted([*runs, *jobs], key=lambda w: (isinstance(w, GenerationJob) and is_site_work(w.submission), w.queued_at, w.pk))
 
 
 def _waited_on(run: EvaluationRun) -> Work | None:

@@ -192,3 +192,29 @@ def test_the_queue_page_shows_the_estimates_without_javascript(client, boards, h
     assert "1 running, 0 waiting any moment now (the work ahead has already run as long as the slowest like it)" in html  # PoliCon starts
     assert "any moment now (it has already run as long as the slowest like it) from Multi-LCB runs" in html  # the running one
     assert "Each run ahead is expected to take what the last 20 finished runs" in html
+
+
+def test_the_demos_generation_jobs_wait_behind_a_persons_on_the_gpu_queue(boards, user):
+    """The demo's jobs are sent at the broker's lowest priority (queues.SITE_WORK_PRIORITY): a person's job
+    queued after two of them is first in line, and they come after it, in the order they came."""
+    from leaderboard.submissions.models import GenerationJob, RunPhase
+    from leaderboard.submissions.sitework import DEMO_OWNER
+
+    lcb = boards[0]
+    demo = get_user_model().objects.create(username=DEMO_OWNER, is_active=False)
+
+    def waiting(owner, queued_ago: float) -> EvaluationRun:
+        run = _run(lcb, owner, RunStatus.QUEUED, queued_ago=queued_ago)
+        EvaluationRun.objects.filter(pk=run.pk).update(phase=RunPhase.GENERATING)
+        GenerationJob.objects.create(submission=run.submission, queue="gpu-local", queued_at=T - dt.timedelta(seconds=queued_ago))
+        run.refresh_from_db()
+        return run
+
+    first, second = waiting(demo, 300), waiting(demo, 200)
+    mine = waiting(user, 10)
+    wait = run_wait(run=mine, now=T)
+    assert wait is not None and wait.position == 1 and wait.ahead == []
+    second_wait = run_wait(run=second, now=T)
+    assert second_wait is not None and second_wait.position == 3
+    assert [(a.kind, a.status) for a in second_wait.ahead] == [("user", "queued"), ("baseline", "queued")]
+    assert run_wait(run=first, now=T).position == 2
