@@ -27,12 +27,15 @@ class Message:
     args: tuple[int, ...]
     queue: str
     countdown: float | None = None
+    priority: int | None = None  # the broker's (Redis: 0, the default, taken first; 9 last)
 
 
 def _to_broker(message: Message) -> None:
     from workers.celery import app  # imported late: the site loads without a broker
 
-    options = {"countdown": message.countdown} if message.countdown else {}
+    options: dict[str, float | int] = {"countdown": message.countdown} if message.countdown else {}
+    if message.priority is not None:
+        options["priority"] = message.priority
     app.send_task(message.task, args=list(message.args), queue=message.queue, **options)
 
 
@@ -68,9 +71,16 @@ def help_run(run_id: int, *, queue: str) -> None:
     _send_on_commit(Message(HELP_RUN, (run_id,), queue))
 
 
-def generate_submission(job_id: int, *, queue: str) -> None:
-    """Generate a submission's answers (``gpu-<kind>`` for weights, ``cpu`` for endpoints)."""
-    _send_on_commit(Message(GENERATE_SUBMISSION, (job_id,), queue))
+#: the broker priority of the site's own generation jobs (the demo model's baselines): with Redis, the lowest, so a
+#: worker of the queue takes any person's job (sent at the default, the highest) before them; the GPU has one
+#: worker, so a queue of their own would need a second model on it
+SITE_WORK_PRIORITY = 9
+
+
+def generate_submission(job_id: int, *, queue: str, site_work: bool = False) -> None:
+    """Generate a submission's answers (``gpu-<kind>`` for weights, ``cpu`` for endpoints); the site's own
+    (``site_work``) after every person's waiting on the same queue."""
+    _send_on_commit(Message(GENERATE_SUBMISSION, (job_id,), queue, priority=SITE_WORK_PRIORITY if site_work else None))
 
 
 def preflight_model(model_id: int, *, countdown: float | None = None) -> None:

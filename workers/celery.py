@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from typing import Any
 
 from celery import Celery
 from celery.schedules import crontab
-from celery.signals import worker_init, worker_process_init
+from celery.signals import worker_init, worker_process_init, worker_shutting_down
 from kombu import Exchange, Queue
 
 from workers import routing
@@ -64,6 +65,28 @@ def _refuse_concurrent_gpu_worker(sender: Any = None, **_: object) -> None:
     if gpu and "solo" not in pool:
         raise SystemExit(f"refusing to start: GPU queue(s) {', '.join(gpu)} need the solo pool (--pool solo), so the model "
                          f"server belongs to the worker process itself; got pool {pool}")
+
+
+@worker_shutting_down.connect
+def _stop_model_servers(**_: object) -> None:
+    """A worker told to stop (SIGTERM, SIGINT, SIGQUIT) while a generation job has its model server up
+    (``transformers serve``, ``vllm serve``, in their own process group, so no signal to the worker's
+    group reaches them) stops the server now, killed and reaped, and exits at once, as a crash would: a
+    warm shutdown would otherwise wait for the whole generation, and a worker killed meanwhile leaves the
+    server running. The task is not acknowledged, and the job's lease lapses; the reaper queues it again,
+    and it resumes from its stored answers. A worker without a server shuts down as usual."""
+    from evaluators.llm.server import live_servers, stop_live_servers
+
+    if not live_servers():
+        return
+    # in a thread: this handler interrupts the main thread, which may hold a server's lock (stopping it itself)
+    stopping = threading.Thread(target=stop_live_servers, name="stop model servers", daemon=True)
+    stopping.start()
+    stopping.join(timeout=60)
+    logging.getLogger(__name__).warning("worker stopping: model server(s) stopped (%s left); the generation job will be "
+                                        "queued again", len(live_servers()))
+    logging.shutdown()
+    os._exit(1)
 
 
 @worker_process_init.connect

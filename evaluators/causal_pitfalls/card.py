@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+from evaluators.causal_pitfalls.baselines import baselines_row
 from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, LIBRARIES
 from evaluators.causal_pitfalls.release import CATEGORY_LABELS, DIRECT_ROWS, SAMPLE_ROWS
 from evaluators.core.types import Item, MethodNote, ProtocolRow
@@ -80,6 +81,7 @@ def method_card(protocol: str, placeholders: str) -> list[ProtocolRow]:
                     "skipped.",
                     "dag_structure_markequi_sem.csv has no answer-key entry; the released scorer graded it with "
                     "another dataset's rubric.", PAPER),
+        baselines_row(protocol),
     ]
     return rows
 

@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable, Mapping, Self, Sequence
 
 import numpy as np
 
+from evaluators.causal_pitfalls.baselines import BASELINE_ANSWERS
 from evaluators.causal_pitfalls.card import ERROR_RATE, PLACEHOLDER_MODES, dataset_notes, method_card, method_notes
 from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, PREAMBLE, code_messages, direct_messages, final_prompt, judge_variables
 from evaluators.causal_pitfalls.release import CATEGORIES, CATEGORY_LABELS, DIFFICULTIES, DIRECT_ROWS, SAMPLE_ROWS, iter_items
@@ -50,11 +51,6 @@ CODE_FAILURE = "code_failure_rate"
 JUDGE_MAX_TOKENS = 200
 #: the paper's error rate: a graded answer in which this matches (the released get_final_results.py)
 ERROR_WORDS = re.compile(r"error|exception|failed|traceback", re.IGNORECASE)
-#: the reference rows (``baseline_predictions``): the floor (an answer that analyses nothing, which a sound judge
-#: gives 0) and the ceiling (the rubric's own statements as the answer, which a sound judge gives full marks)
-NO_ANALYSIS = "No analysis"
-RUBRIC_RESTATED = "Rubric restated"
-NO_ANALYSIS_ANSWER = "I cannot draw a conclusion from these data."
 #: a fenced block labelled as Python (or not labelled at all): the program the code-assisted turn runs
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 
@@ -210,11 +206,8 @@ class CausalPitfallsEvaluator(Evaluator):
         """The reference rows, which show what the judge makes of known answers: "No analysis" (the same
         non-answer for every item: a sound judge scores it 0) and "Rubric restated" (each item's criteria,
         filled from its answer key, written out as the answer: a sound judge gives it full marks)."""
-        answers: dict[str, Callable[[Item], str]] = {
-            NO_ANALYSIS: lambda item: NO_ANALYSIS_ANSWER,
-            RUBRIC_RESTATED: lambda item: " ".join(str(c["desc"]) for c in item.payload["criteria"])}
         return {name: "".join(json.dumps(self.baseline_line(item, answer(item))) + "\n" for item in items).encode()
-                for name, answer in answers.items()}
+                for name, answer in BASELINE_ANSWERS.items()}
 
     def baseline_line(self, item: Item, answer: str) -> dict[str, Any]:
         """A predictions line answering ``item`` with ``answer`` (the code-assisted board adds its transcript)."""

@@ -206,15 +206,24 @@ class MetricColumn:
     higher_is_better: bool = True
     format: str = "percent"  # percent | number
     primary: bool = False
+    #: the header of a narrow column where the board is wide ("" : the label), the label being its title
+    short: str = ""
 
 
 @dataclass(frozen=True)
 class SliceDimension:
-    """A dimension a leaderboard can be filtered by, with its values in display order."""
+    """A dimension a leaderboard can be filtered by, with its values in display order, and how a column
+    header names each value (``value_labels``: (abbreviation, full name) in the values' order; none: the
+    value as it is)."""
 
     key: str
     label: str
     values: tuple[str, ...] = ()
+    value_labels: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.value_labels and len(self.value_labels) != len(self.values):
+            raise ValueError(f"SliceDimension '{self.key}': {len(self.value_labels)} value_labels for {len(self.values)} values")
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,9 @@ The server always runs as a separate program in its own process group (never CUD
 which is usually a Celery worker): ``start()`` launches it with ``HF_HUB_OFFLINE=1`` and its output
 in a log file, ``wait_ready()`` polls ``/health`` and ``/v1/models`` while watching for an early exit,
 ``endpoint()`` says where to send chat requests, and ``stop()`` ends the whole group (SIGTERM, then
-SIGKILL), from any thread, any number of times. Failures are classified into :class:`ModelError`
+SIGKILL) and reaps it, from any thread, any number of times. The servers a process started and has not
+stopped are ``live_servers()``; ``stop_live_servers()`` ends them all (a worker that is shutting down),
+and runs by itself when the process exits normally (``atexit``), so a server never outlives its caller. Failures are classified into :class:`ModelError`
 kinds from the exit status and the log's tail (``model_load``, ``out_of_memory``, ``timeout``), and a
 machine that cannot launch the server at all raises :class:`ServerUnavailable`.
 
@@ -26,6 +28,7 @@ import signal
 import socket
 import subprocess
 import sys
+import atexit
 import tempfile
 import threading
 import time
@@ -265,6 +268,8 @@ class ModelServer:
             log.flush()
             self._process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT,
                                              stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+        with _LIVE_LOCK:
+            _LIVE.add(self)
         return self
 
     def _program(self) -> str:
@@ -351,6 +356,8 @@ class ModelServer:
             # an orphaned engine process can hold the server's listening socket: a restart on this
             # port must not race it, so stopped means every member of the group is gone
             _wait_group_gone(process.pid)
+            with _LIVE_LOCK:
+                _LIVE.discard(self)
             self.gpu_memory_released = self._wait_gpu_released()
 
     def _wait_gpu_released(self, timeout_s: float = 30.0) -> bool | None:
@@ -387,6 +394,32 @@ class ModelServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+#: the servers this process started and has not stopped yet
+_LIVE: set[ModelServer] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def live_servers() -> list[ModelServer]:
+    """The model servers this process started and has not stopped."""
+    with _LIVE_LOCK:
+        return list(_LIVE)
+
+
+def stop_live_servers(grace_s: float = 5.0) -> list[int]:
+    """Stop every server this process started and has not stopped (SIGTERM to its group, SIGKILL after
+    ``grace_s``, reaped); the pids of those it stopped. For a worker shutting down, and at exit."""
+    stopped = []
+    for server in live_servers():
+        pid = server.pid
+        server.stop(grace_s=grace_s)
+        if pid is not None:
+            stopped.append(pid)
+    return stopped
+
+
+atexit.register(stop_live_servers)
 
 
 def _group_members(pgid: int) -> set[int]:

@@ -103,6 +103,10 @@ def _default_sandbox() -> Sandbox:
     return Sandbox()
 
 
+#: the column headers of the languages whose names are long, where the language table must fit a desktop window
+LANGUAGE_ABBREVIATIONS = {"javascript": "JS", "typescript": "TS"}
+
+
 class MultiLCBEvaluator(Evaluator):
     """Evaluator for Multi-LCB (key ``multi-lcb``)."""
 
@@ -112,14 +116,16 @@ class MultiLCBEvaluator(Evaluator):
     #: item slice that leaderboards filter by date (contamination window)
     date_slice = "contest_date"
     metric_columns: tuple[MetricColumn, ...] = (
-        MetricColumn("pass@1", "pass@1, mean of languages", higher_is_better=True, format="percent", primary=True),
+        MetricColumn("pass@1", "pass@1, mean of languages", higher_is_better=True, format="percent", primary=True, short="Mean"),
         # Python's pass@1 minus the mean of the other languages, shown in percentage points.
-        MetricColumn("python_gap", "Python gap", higher_is_better=False, format="percent"),
+        MetricColumn("python_gap", "Python gap", higher_is_better=False, format="percent", short="Py gap"),
         MetricColumn("pass@5", "pass@5", higher_is_better=True, format="percent"),
         MetricColumn("pass@10", "pass@10", higher_is_better=True, format="percent"),
     )
     slice_dimensions: tuple[SliceDimension, ...] = (
-        SliceDimension("language", "Language", LANGUAGE_KEYS),
+        SliceDimension("language", "Language", LANGUAGE_KEYS,
+                       tuple((LANGUAGE_ABBREVIATIONS.get(key, LANGUAGE_SPECS[key].name), LANGUAGE_SPECS[key].name)
+                             for key in LANGUAGE_KEYS)),
         SliceDimension("difficulty", "Difficulty", DIFFICULTIES),
         SliceDimension("platform", "Platform", PLATFORMS),
     )

@@ -7,9 +7,12 @@ to take what the last ``RECENT`` finished runs of its board on its dataset versi
 start of their last attempt to their end; a generation job: the last jobs on its queue), as the
 median, and as the quickest and the slowest of them for the range. Work already running is expected
 to need that minus the time it has run (never below zero). The queue's work is assumed to be taken
-one at a time in order; more workers on the queue make the real wait shorter. When any work ahead has
+one at a time in order (the site's own generation jobs last: they are sent at the lowest priority);
+more workers on the queue make the real wait shorter. When any work ahead has
 no finished run to go by, there is no estimate ("no estimate yet"), and the page says which board
-has none. Reads only."""
+has none. The public queue page gives the same estimate for every piece of work on it (``queue_schedules``):
+when waiting work should start and finish, when running work should finish, and the durations it went by.
+Reads only."""
 from __future__ import annotations
 
 import datetime as dt
@@ -21,7 +24,7 @@ from typing import Any
 from django.utils import timezone
 
 from leaderboard.submissions.models import EvaluationRun, GenerationJob, RunPhase, RunStatus
-from leaderboard.submissions.sitework import work_kind
+from leaderboard.submissions.sitework import BASELINE, is_site_work, work_kind
 
 #: recent finished runs whose durations make a board's estimate
 RECENT = 20
@@ -49,6 +52,13 @@ class Span:
 
 
 ZERO = Span(0.0, 0.0, 0.0)
+
+
+def moments(at: dt.datetime, span: Span | None) -> tuple[dt.datetime, dt.datetime, dt.datetime] | None:
+    """``span`` seconds after ``at``: earliest, typical, latest (None for no span)."""
+    if span is None:
+        return None
+    return (at + dt.timedelta(seconds=span.low), at + dt.timedelta(seconds=span.median), at + dt.timedelta(seconds=span.high))
 
 
 @dataclass(frozen=True)
@@ -136,11 +146,7 @@ class Wait:
     @property
     def starts(self) -> tuple[dt.datetime, dt.datetime, dt.datetime] | None:
         """The estimated start: earliest, typical, latest."""
-        if self.seconds is None:
-            return None
-        at = self.estimated_at
-        return (at + dt.timedelta(seconds=self.seconds.low), at + dt.timedelta(seconds=self.seconds.median),
-                at + dt.timedelta(seconds=self.seconds.high))
+        return moments(self.estimated_at, self.seconds)
 
     def to_dict(self) -> dict[str, Any]:
         starts = self.starts
@@ -171,6 +177,11 @@ class _History:
             self.jobs[work.queue] = Typical.of(generation_durations(queue=work.queue))
         return self.jobs[work.queue]
 
+    @staticmethod
+    def label(work: Work) -> str:
+        """What the durations of work like this are the durations of, in words."""
+        return f"{work.benchmark.name} runs" if isinstance(work, EvaluationRun) else f"generation jobs on {work.queue}"
+
 
 def _board(work: Work) -> str:
     if isinstance(work, EvaluationRun):
@@ -178,12 +189,17 @@ def _board(work: Work) -> str:
     return ", ".join(sorted(run.benchmark.name for run in work.submission.runs.all())) or "answers"
 
 
-def _on_queue(queue: str, status: str) -> list[Work]:
-    runs = (EvaluationRun.objects.filter(queue=queue, status=status).exclude(status=RunStatus.QUEUED, phase=RunPhase.GENERATING)
+def _work(status: str, queue: str | None = None) -> list[Work]:
+    """The runs and generation jobs in ``status`` (on ``queue``, or on every queue) in the order their queues
+    take them; a run whose model is still answering is left out (its generation job stands for it)."""
+    runs = (EvaluationRun.objects.filter(status=status).exclude(status=RunStatus.QUEUED, phase=RunPhase.GENERATING)
             .select_related("benchmark", "submission__owner", "submission__model"))
-    jobs = (GenerationJob.objects.filter(queue=queue, status=status).select_related("submission__owner", "submission__model")
+    jobs = (GenerationJob.objects.filter(status=status).select_related("submission__owner", "submission__model")
             .prefetch_related("submission__runs__benchmark"))
-    return sorted([*runs, *jobs], key=lambda w: (w.queued_at, w.pk))
+    if queue is not None:
+        runs, jobs = runs.filter(queue=queue), jobs.filter(queue=queue)
+    # the site's own generation jobs are sent at the lowest priority: the queue takes everything else first
+    return sorted([*runs, *jobs], key=lambda w: (isinstance(w, GenerationJob) and is_site_work(w.submission), w.queued_at, w.pk))
 
 
 def _waited_on(run: EvaluationRun) -> Work | None:
@@ -196,6 +212,127 @@ def _waited_on(run: EvaluationRun) -> Work | None:
     return job
 
 
+@dataclass(frozen=True)
+class Estimate:
+    """What is said of one piece of work on its queue, as anyone may see it (seconds from ``estimated_at``):
+    the work ``ahead`` of it (none for running work), when it should ``start`` (running work: now) and
+    ``finish`` (None: no estimate; ``no_history`` names the boards ahead with nothing to go by, ``own`` is
+    None when work like it has never finished), and the recorded durations the figures come from
+    (``basis``: what they are the durations of, and how many there were and how long they took)."""
+
+    status: str
+    ahead: tuple[Ahead, ...]
+    start: Span | None
+    finish: Span | None
+    no_history: tuple[str, ...]
+    own: Typical | None
+    basis: tuple[tuple[str, Typical], ...]
+    estimated_at: dt.datetime
+
+    @property
+    def method(self) -> str:
+        return METHOD
+
+    @property
+    def running_ahead(self) -> int:
+        return sum(1 for a in self.ahead if a.status == RunStatus.RUNNING)
+
+    @property
+    def queued_ahead(self) -> int:
+        return sum(1 for a in self.ahead if a.status == RunStatus.QUEUED)
+
+    @property
+    def baseline_ahead(self) -> int:
+        return sum(1 for a in self.ahead if a.kind == BASELINE)
+
+    @property
+    def starts(self) -> tuple[dt.datetime, dt.datetime, dt.datetime] | None:
+        """The estimated start: earliest, typical, latest."""
+        return moments(self.estimated_at, self.start)
+
+    @property
+    def finishes(self) -> tuple[dt.datetime, dt.datetime, dt.datetime] | None:
+        """The estimated end: earliest, typical, latest."""
+        return moments(self.estimated_at, self.finish)
+
+    def to_dict(self) -> dict[str, Any]:
+        def moment(span: Span | None) -> dict[str, Any] | None:
+            at = moments(self.estimated_at, span)
+            if span is None or at is None:
+                return None
+            return {"seconds": span.to_dict(), "earliest": at[0].isoformat(), "typical": at[1].isoformat(),
+                    "latest": at[2].isoformat()}
+
+        return {"ahead": {"running": self.running_ahead, "queued": self.queued_ahead, "baseline": self.baseline_ahead},
+                "start": moment(self.start), "finish": moment(self.finish),
+                "no_estimate_because": (f"no run of {', '.join(self.no_history)} has finished yet" if self.no_history else None),
+                "basis": [{"of": label, **typical.to_dict()} for label, typical in self.basis],
+                "method": METHOD, "estimated_at": self.estimated_at.isoformat()}
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One piece of work on a worker queue, its place among the queue's waiting work (None: running) and
+    its estimate."""
+
+    work: Work
+    position: int | None
+    estimate: Estimate
+
+
+def _schedule(running: Sequence[Work], queued: Sequence[Work], history: _History, now: dt.datetime) -> list[Slot]:
+    """Every piece of work on one queue with its estimate: running work needs what is left of work like it;
+    waiting work starts once everything ahead of it (all the running work, then the waiting work before it,
+    taken one at a time) is done, and needs what work like it takes."""
+    slots: list[Slot] = []
+    ahead: list[Ahead] = []
+    total: Span | None = ZERO
+    missing: list[str] = []
+    basis: dict[str, Typical] = {}
+
+    def add(work: Work, left: Span | None) -> None:
+        nonlocal total
+        ahead.append(Ahead(kind=work_kind(work.submission), work="scoring" if isinstance(work, EvaluationRun) else "generating",
+                           board=_board(work), status=work.status, seconds_left=left))
+        if left is None:
+            missing.append(_board(work))
+            total = None
+        elif total is not None:
+            total = total + left
+
+    for work in running:
+        typical = history.of(work)
+        began = (work.progress_started_at if isinstance(work, EvaluationRun) else None) or work.started_at or now
+        left = typical.left_after(max(0.0, (now - began).total_seconds())) if typical else None
+        own = {history.label(work): typical} if typical else {}
+        slots.append(Slot(work, None, Estimate(status=work.status, ahead=(), start=ZERO, finish=left, no_history=(),
+                                               own=typical, basis=tuple(own.items()), estimated_at=now)))
+        add(work, left)
+        basis.update(own)
+    for place, work in enumerate(queued, start=1):
+        typical = history.of(work)
+        used = {**basis, **({history.label(work): typical} if typical else {})}
+        finish = total + typical.span if total is not None and typical else None
+        slots.append(Slot(work, place, Estimate(status=work.status, ahead=tuple(ahead), start=total, finish=finish,
+                                                no_history=tuple(dict.fromkeys(missing)), own=typical,
+                                                basis=tuple(used.items()), estimated_at=now)))
+        add(work, typical.span if typical else None)
+        if typical:
+            basis[history.label(work)] = typical
+    return slots
+
+
+def queue_schedules(*, now: dt.datetime | None = None) -> dict[str, list[Slot]]:
+    """Every worker queue's running and waiting work with its estimate (running work first, then the waiting
+    work in the order the queue takes it), for the public queue page."""
+    now = now or timezone.now()
+    history = _History()
+    running, queued = _work(RunStatus.RUNNING), _work(RunStatus.QUEUED)
+    names = sorted({w.queue for w in [*running, *queued]})
+    return {name: _schedule([w for w in running if w.queue == name], [w for w in queued if w.queue == name], history, now)
+            for name in names}
+
+
 def run_wait(*, run: EvaluationRun, now: dt.datetime | None = None) -> Wait | None:
     """Where a queued run stands and when it should start; None unless it waits for a worker."""
     waiting = _waited_on(run)
@@ -203,29 +340,9 @@ def run_wait(*, run: EvaluationRun, now: dt.datetime | None = None) -> Wait | No
         return None
     now = now or timezone.now()
     history = _History()
-    ahead: list[Ahead] = []
-    total: Span | None = ZERO
-    missing: list[str] = []
-
-    def count(work: Work, left: Span | None) -> None:
-        nonlocal total
-        board = _board(work)
-        if left is None:
-            missing.append(board)
-            total = None
-        elif total is not None:
-            total = total + left
-        ahead.append(Ahead(kind=work_kind(work.submission), work="scoring" if isinstance(work, EvaluationRun) else "generating",
-                           board=board, status=work.status, seconds_left=left))
-
-    for work in _on_queue(waiting.queue, RunStatus.RUNNING):
-        typical = history.of(work)
-        began = (work.progress_started_at if isinstance(work, EvaluationRun) else None) or work.started_at or now
-        count(work, typical.left_after(max(0.0, (now - began).total_seconds())) if typical else None)
-    queued = _on_queue(waiting.queue, RunStatus.QUEUED)
+    queued = _work(RunStatus.QUEUED, waiting.queue)
     place = next((i for i, w in enumerate(queued) if type(w) is type(waiting) and w.pk == waiting.pk), len(queued))
-    for work in queued[:place]:
-        typical = history.of(work)
-        count(work, typical.span if typical else None)
+    slot = _schedule(_work(RunStatus.RUNNING, waiting.queue), [*queued[:place], waiting], history, now)[-1]
+    found = slot.estimate
     return Wait(what="scoring" if isinstance(waiting, EvaluationRun) else "generating", queue=waiting.queue, position=place + 1,
-                ahead=ahead, seconds=total, no_history=tuple(dict.fromkeys(missing)), own=history.of(run), estimated_at=now)
+                ahead=list(found.ahead), seconds=found.start, no_history=found.no_history, own=history.of(run), estimated_at=now)

@@ -1,5 +1,7 @@
 """The public queue (``/queue/``, ``GET /api/queue/``): what is running (with progress), what waits
-(in order, per worker queue) and what failed lately, with the failure's kind in words. Public models
+(in order, per worker queue) and what failed lately, with the failure's kind in words. Waiting work says
+what is ahead of it and when it should start and finish, running work when it should finish, each with the
+recorded durations the estimate went by (``eta.queue_schedules``; kinds and boards only). Public models
 are named; any other work is "a private model" with nothing more, except to its own submitter, who
 sees their work named, linked and placed in its queue. Staff see names too. Reads only."""
 from __future__ import annotations
@@ -12,6 +14,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from leaderboard.accounts import policy
+from leaderboard.submissions.eta import METHOD, Estimate, Slot, queue_schedules
 from leaderboard.submissions.models import PLATFORM_FAILURES, EvaluationRun, FailureKind, GenerationJob, RunPhase, RunStatus
 
 #: failed work listed, and for how long
@@ -46,11 +49,13 @@ class QueueEntry:
     percent: float | None
     since: dt.datetime
     failure: str
+    estimate: Estimate | None = None  # running and waiting work: what is ahead, when it should start and finish
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "what": self.what, "model": self.model, "model_slug": self.model_slug or None,
                 "yours": self.yours, "queue": self.queue, "status": self.status, "position": self.position,
-                "percent": self.percent, "since": self.since.isoformat(), "failure": self.failure or None}
+                "percent": self.percent, "since": self.since.isoformat(), "failure": self.failure or None,
+                "estimate": self.estimate.to_dict() if self.estimate else None}
 
 
 @dataclass(frozen=True)
@@ -60,14 +65,20 @@ class QueueView:
     waiting_total: int
     failed: list[QueueEntry]
     yours_waiting: list[QueueEntry]
+    estimated_at: dt.datetime
+
+    @property
+    def method(self) -> str:
+        return METHOD
 
     def to_dict(self) -> dict[str, Any]:
         return {"running": [e.to_dict() for e in self.running], "waiting": [e.to_dict() for e in self.waiting],
                 "waiting_total": self.waiting_total, "failed": [e.to_dict() for e in self.failed],
-                "yours_waiting": [e.to_dict() for e in self.yours_waiting]}
+                "yours_waiting": [e.to_dict() for e in self.yours_waiting], "method": METHOD,
+                "estimated_at": self.estimated_at.isoformat()}
 
 
-def _entry(work: EvaluationRun | GenerationJob, user: Any, position: int | None) -> QueueEntry:
+def _entry(work: EvaluationRun | GenerationJob, user: Any, position: int | None, estimate: Estimate | None = None) -> QueueEntry:
     submission = work.submission
     model = submission.model
     uid = policy.user_id(user)
@@ -87,7 +98,8 @@ def _entry(work: EvaluationRun | GenerationJob, user: Any, position: int | None)
                       model_slug=model.slug if named and model.is_public else "", yours=yours,
                       link=f"/submissions/{submission.pk}/" if yours or policy.is_staff(user) else "", queue=work.queue,
                       status=work.status, position=position, percent=percent, since=since,
-                      failure=FAILURE_WORDS.get(work.failure_kind, "failed") if work.status == RunStatus.FAILED else "")
+                      failure=FAILURE_WORDS.get(work.failure_kind, "failed") if work.status == RunStatus.FAILED else "",
+                      estimate=estimate)
 
 
 def _runs() -> QuerySet[EvaluationRun]:
@@ -100,22 +112,21 @@ def _jobs() -> QuerySet[GenerationJob]:
     return GenerationJob.objects.select_related("submission__model").prefetch_related("submission__runs__benchmark")
 
 
-def _both(status: str) -> list[EvaluationRun | GenerationJob]:
-    return [*_runs().filter(status=status), *_jobs().filter(status=status)]
+def public_queue(*, user: Any, now: dt.datetime | None = None) -> QueueView:
+    """The queue as ``user`` may see it, estimated as of ``now``."""
+    now = now or timezone.now()
+    slots = [slot for schedule in queue_schedules(now=now).values() for slot in schedule]
 
+    def entry(slot: Slot) -> QueueEntry:
+        return _entry(slot.work, user, slot.position, slot.estimate)
 
-def public_queue(*, user: Any) -> QueueView:
-    """The queue as ``user`` may see it."""
-    running = [_entry(w, user, None) for w in sorted(_both(RunStatus.RUNNING), key=lambda w: (w.started_at or w.queued_at, w.pk))]
-    places: dict[str, int] = {}
-    waiting = []
-    for work in sorted(_both(RunStatus.QUEUED), key=lambda w: (w.queue, w.queued_at, w.pk)):
-        places[work.queue] = places.get(work.queue, 0) + 1
-        waiting.append(_entry(work, user, places[work.queue]))
-    since = timezone.now() - FAILED_WITHIN
+    running = [entry(s) for s in sorted((s for s in slots if s.position is None),
+                                        key=lambda s: (s.work.started_at or s.work.queued_at, s.work.pk))]
+    waiting = [entry(s) for s in slots if s.position is not None]
+    since = now - FAILED_WITHIN
     recent: list[EvaluationRun | GenerationJob] = [
         *_runs().filter(status=RunStatus.FAILED, finished_at__gte=since).order_by("-finished_at")[:RECENT_FAILURES],
         *_jobs().filter(status=RunStatus.FAILED, finished_at__gte=since).order_by("-finished_at")[:RECENT_FAILURES]]
     failed = sorted((_entry(w, user, None) for w in recent), key=lambda e: e.since, reverse=True)[:RECENT_FAILURES]
     return QueueView(running=running, waiting=waiting[:SHOWN], waiting_total=len(waiting), failed=failed,
-                     yours_waiting=[e for e in waiting if e.yours])
+                     yours_waiting=[e for e in waiting if e.yours], estimated_at=now)

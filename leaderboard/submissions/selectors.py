@@ -110,8 +110,16 @@ class Leaderboard:
     judges: list[str] = field(default_factory=list)  # the judges behind the rows shown (one, unless they differ)
     judge_notes: list[str] = field(default_factory=list)  # what their settings say about them (the demo judge's caveat)
 
+    @property
+    def wide(self) -> bool:
+        """Too many figure columns for full headers and intervals (Multi-LCB's model x language table): the page
+        shows abbreviated headers and compact intervals so that the table fits a desktop window."""
+        return len(self.columns) > WIDE_COLUMNS
+
 
 PAGE_SIZE = 50
+#: figure columns beyond which a board is shown compactly (``Leaderboard.wide``)
+WIDE_COLUMNS = 8
 
 
 class QueryError(ValueError):
@@ -386,14 +394,20 @@ def ranks_among(cells: list[list], higher_is_better: bool):
 def _columns(benchmark: Benchmark, slice_filter: str) -> list[dict[str, Any]]:
     """Headline metric columns (for the chosen slice), then the primary metric per value of the
     first slice dimension (for Multi-LCB: one column per language), kept under a filter on another
-    dimension (the languages within a difficulty, recomputed: ``_within``)."""
-    columns = [dict(c, slice_key=slice_filter, id=column_id(c["key"], slice_filter)) for c in benchmark.metric_columns]
+    dimension (the languages within a difficulty, recomputed: ``_within``). Each names its header:
+    ``title`` (the full name: the metric's label, the slice value's name) and ``short`` (an abbreviation
+    for a wide board, "" for none)."""
+    columns = [dict(c, slice_key=slice_filter, id=column_id(c["key"], slice_filter), title=c["label"], short=c.get("short") or "")
+               for c in benchmark.metric_columns]
     primary = next((c for c in benchmark.metric_columns if c.get("primary")), None)
     if primary and benchmark.slice_dimensions and (not slice_filter or _within(benchmark, slice_filter)):
         dim = benchmark.slice_dimensions[0]
+        named = dict(zip(dim["values"], dim.get("value_labels") or []))
         for value in dim["values"]:
             s_key = f"{dim['key']}={value}"
-            columns.append(dict(primary, label=value, slice_key=s_key, id=column_id(primary["key"], s_key), per_slice=True, primary=False))
+            short, name = named.get(value, ("", value))
+            columns.append(dict(primary, label=value, title=name, short=short, slice_key=s_key, id=column_id(primary["key"], s_key),
+                                per_slice=True, primary=False))
     return columns
 
 

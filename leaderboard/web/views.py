@@ -109,9 +109,10 @@ def _chart(board: selectors.Leaderboard) -> list[dict]:
 
 
 def _bar(column: dict, value: float, full: float) -> dict:
+    label = column.get("title") or column["label"]
     if column.get("format") == "number":
-        return {"label": column["label"], "width": round(100 * max(0.0, value) / full, 1), "text": f"{value:.1f}"}
-    return {"label": column["label"], "width": round(100 * max(0.0, min(1.0, value)), 1), "text": f"{100 * value:.0f}%"}
+        return {"label": label, "width": round(100 * max(0.0, value) / full, 1), "text": f"{value:.1f}"}
+    return {"label": label, "width": round(100 * max(0.0, min(1.0, value)), 1), "text": f"{100 * value:.0f}%"}
 
 
 def _download(board: selectors.Leaderboard, fmt: str) -> HttpResponse:

@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from evaluators.causal_pitfalls.evaluator import NO_ANALYSIS_ANSWER, RELIABILITY
+from evaluators.causal_pitfalls.baselines import NO_ANALYSIS_ANSWER
+from evaluators.causal_pitfalls.evaluator import RELIABILITY
 from evaluators.core import evaluator_for
 from evaluators.core.files import parse_predictions
 from evaluators.core.runner import score_items

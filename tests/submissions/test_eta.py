@@ -134,3 +134,87 @@ def test_a_run_whose_model_must_answer_first_waits_for_its_generation_job(boards
     assert wait.seconds == Span(100, 200, 300)
     assert wait.own is not None and wait.own.span == Span(30, 30, 30)  # its own scoring: the two 30 s Multi-LCB runs
     assert wait.own.n == 2
+
+
+def test_the_queue_page_estimates_every_run_from_the_planted_durations(boards, history, user, other_user):
+    """By hand, as of T (Multi-LCB took 60/120/300 s, PoliCon 600/1000 s, Video NIAH never finished):
+    cpu: the running Multi-LCB run (100 s in) finishes in (0, 20, 200); PoliCon, first in line, starts
+    then and finishes 600-1000 s later: (600, 820, 1200); mine starts there and needs a Multi-LCB run:
+    (660, 940, 1500). baseline: the Video NIAH baseline is next but nothing like it has finished; the
+    Multi-LCB baseline behind it has no start (Video NIAH ahead has no history) and so no finish."""
+    from leaderboard.submissions.queue import public_queue
+
+    lcb, policon, niah = boards
+    owner = get_user_model().objects.create(username=BASELINE_OWNER, is_active=False, is_staff=True)
+    _run(lcb, other_user, RunStatus.RUNNING, queued_ago=300, started_ago=100)
+    _run(policon, other_user, RunStatus.QUEUED, queued_ago=50)
+    mine = _run(lcb, user, RunStatus.QUEUED, queued_ago=10)
+    _run(niah, owner, RunStatus.QUEUED, queue="baseline", queued_ago=40)
+    _run(lcb, owner, RunStatus.QUEUED, queue="baseline", queued_ago=30)
+    found = public_queue(user=user, now=T)
+    running, = found.running
+    assert running.estimate.finish == Span(0, 20, 200) and running.estimate.start == Span(0, 0, 0)
+    assert [(e.queue, e.position, e.what) for e in found.waiting] == [
+        ("baseline", 1, niah.name), ("baseline", 2, lcb.name), ("cpu", 1, policon.name), ("cpu", 2, lcb.name)]
+    niah_first, lcb_behind, policon_first, own = (e.estimate for e in found.waiting)
+    assert policon_first.start == Span(0, 20, 200) and policon_first.finish == Span(600, 820, 1200)
+    assert (policon_first.running_ahead, policon_first.queued_ahead) == (1, 0)
+    assert own.start == Span(600, 820, 1200) and own.finish == Span(660, 940, 1500)
+    assert (own.running_ahead, own.queued_ahead, own.baseline_ahead) == (1, 1, 0)
+    assert own.starts == (T + dt.timedelta(seconds=600), T + dt.timedelta(seconds=820), T + dt.timedelta(seconds=1200))
+    assert [(label, t.n) for label, t in own.basis] == [(f"{lcb.name} runs", 3), (f"{policon.name} runs", 2)]
+    assert niah_first.ahead == () and niah_first.start == Span(0, 0, 0) and niah_first.finish is None
+    assert lcb_behind.start is None and lcb_behind.finish is None and lcb_behind.no_history == (niah.name,)
+    assert lcb_behind.baseline_ahead == 1
+    # the run's own page says the same of its start
+    wait = run_wait(run=mine, now=T)
+    assert wait is not None and wait.seconds == own.start and wait.position == 2
+    data = found.to_dict()["waiting"][3]["estimate"]
+    assert data["start"]["seconds"] == {"low": 600.0, "median": 820.0, "high": 1200.0}
+    assert data["finish"]["seconds"] == {"low": 660.0, "median": 940.0, "high": 1500.0}
+    assert data["ahead"] == {"running": 1, "queued": 1, "baseline": 0}
+    assert data["basis"][0] == {"of": f"{lcb.name} runs", "runs": 3, "seconds": {"low": 60.0, "median": 120.0, "high": 300.0}}
+
+
+def test_the_queue_page_shows_the_estimates_without_javascript(client, boards, history, user, other_user):
+    """The running Multi-LCB run is past the slowest Multi-LCB run (300 s), so nothing is left of it whenever
+    the page is made: PoliCon starts any moment, mine in (600, 800, 1000) s and ends in (660, 920, 1300) s."""
+    lcb, policon, _ = boards
+    _run(lcb, other_user, RunStatus.RUNNING, queued_ago=900, started_ago=400)
+    _run(policon, other_user, RunStatus.QUEUED, queued_ago=50)
+    _run(lcb, user, RunStatus.QUEUED, queued_ago=10)
+    page = client.get("/queue/").content.decode()
+    assert "<script" not in re.search(r'<table class="board" id="waiting">.*?</table>', page, re.S).group(0)
+    html = re.sub(r"\s+", " ", re.sub(r"<.*?>", " ", page))
+    assert ("1 running, 1 waiting in about 13 min 20 s (10 min 0 s to 16 min 40 s)" in html)  # ahead of it, should start
+    assert "in about 15 min 20 s (11 min 0 s to 21 min 40 s)" in html  # should finish
+    assert f"from {lcb.name} runs: median 2 min 0 s of the last 3; {policon.name} runs: median 13 min 20 s of the last 2" in html
+    assert "1 running, 0 waiting any moment now (the work ahead has already run as long as the slowest like it)" in html  # PoliCon starts
+    assert "any moment now (it has already run as long as the slowest like it) from Multi-LCB runs" in html  # the running one
+    assert "Each run ahead is expected to take what the last 20 finished runs" in html
+
+
+def test_the_demos_generation_jobs_wait_behind_a_persons_on_the_gpu_queue(boards, user):
+    """The demo's jobs are sent at the broker's lowest priority (queues.SITE_WORK_PRIORITY): a person's job
+    queued after two of them is first in line, and they come after it, in the order they came."""
+    from leaderboard.submissions.models import GenerationJob, RunPhase
+    from leaderboard.submissions.sitework import DEMO_OWNER
+
+    lcb = boards[0]
+    demo = get_user_model().objects.create(username=DEMO_OWNER, is_active=False)
+
+    def waiting(owner, queued_ago: float) -> EvaluationRun:
+        run = _run(lcb, owner, RunStatus.QUEUED, queued_ago=queued_ago)
+        EvaluationRun.objects.filter(pk=run.pk).update(phase=RunPhase.GENERATING)
+        GenerationJob.objects.create(submission=run.submission, queue="gpu-local", queued_at=T - dt.timedelta(seconds=queued_ago))
+        run.refresh_from_db()
+        return run
+
+    first, second = waiting(demo, 300), waiting(demo, 200)
+    mine = waiting(user, 10)
+    wait = run_wait(run=mine, now=T)
+    assert wait is not None and wait.position == 1 and wait.ahead == []
+    second_wait = run_wait(run=second, now=T)
+    assert second_wait is not None and second_wait.position == 3
+    assert [(a.kind, a.status) for a in second_wait.ahead] == [("user", "queued"), ("baseline", "queued")]
+    assert run_wait(run=first, now=T).position == 2

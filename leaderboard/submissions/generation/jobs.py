@@ -27,6 +27,7 @@ from leaderboard.submissions.models import (
     RunStatus,
     Submission,
 )
+from leaderboard.submissions.sitework import is_site_work
 from leaderboard.submissions.services import generation_job_queue, run_fail
 
 
@@ -157,6 +158,11 @@ def generation_fail(*, claim: Claim | None, job_id: int, kind: FailureKind, mess
     return failed
 
 
+def _send(job: GenerationJob) -> None:
+    """Send a job to its queue again, the site's own after people's (``queues.generate_submission``)."""
+    queues.generate_submission(job.pk, queue=job.queue, site_work=is_site_work(job.submission))
+
+
 def generation_jobs_requeue_expired(*, now: dt.datetime | None = None) -> tuple[int, int]:
     """Re-queue running generation jobs whose worker died, or fail them after the last attempt."""
     now = now or timezone.now()
@@ -166,10 +172,10 @@ def generation_jobs_requeue_expired(*, now: dt.datetime | None = None) -> tuple[
 
     requeued, failed = leases.requeue_expired(
         GenerationJob, now=now, reason=lambda job: f"generation worker {job.worker or '?'} stopped sending heartbeats",
-        send=lambda job: queues.generate_submission(job.pk, queue=job.queue), give_up=give_up)
+        send=_send, give_up=give_up)
     # a queued job whose message was lost (a broker restart) or never sent (the broker was down)
-    requeued += leases.resend_stale_queued(GenerationJob.objects.only("pk", "queue"), now=now,
-                                           send=lambda job: queues.generate_submission(job.pk, queue=job.queue))
+    requeued += leases.resend_stale_queued(GenerationJob.objects.select_related("submission__owner", "submission__model"), now=now,
+                                           send=_send)
     # a run queued just as its submission's job finished (a re-run racing the end): load the model again
     stale = now - dt.timedelta(seconds=settings.RUN_QUEUED_RESEND_SECONDS)
     for submission_id in set(EvaluationRun.objects.filter(

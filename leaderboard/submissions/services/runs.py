@@ -39,7 +39,7 @@ from leaderboard.submissions.models import (
     Submission,
 )
 from leaderboard.submissions.notifications import notify_run_finished
-from leaderboard.submissions.sitework import scoring_queue_for
+from leaderboard.submissions.sitework import is_site_work, scoring_queue_for
 from leaderboard.submissions.services.common import SubmissionRefused, current_dataset
 from leaderboard.submissions.services.entries import leaderboard_entry_refresh
 from leaderboard.submissions.services.quota import quota_refund, quota_take
@@ -86,7 +86,7 @@ def generation_job_queue(*, submission: Submission) -> GenerationJob:
                 status=RunStatus.QUEUED, attempt=0, failure_kind="", failure_message="", finished_at=None, queued_at=timezone.now(),
                 requests_done=0, requests_total=0):
             return job  # queued or running: it picks up the new run when it starts, or the reaper re-queues it
-    queues.generate_submission(job.pk, queue=job.queue)
+    queues.generate_submission(job.pk, queue=job.queue, site_work=is_site_work(submission))
     return job
 
 

@@ -1,6 +1,8 @@
 """Template filters for score tables."""
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any
 
 from django import template
@@ -31,10 +33,12 @@ def _show(value: float, fmt: str) -> str:
 
 
 @register.simple_tag
-def score_cells(row: Any, columns: list[dict]) -> SafeString:
+def score_cells(row: Any, columns: list[dict], compact: bool = False) -> SafeString:
     """The <td> cells of one leaderboard row: value, 95% interval and n. Built in one pass with
     plain string formatting: every interpolated value is a number we format, so nothing needs
-    escaping (a sub-template per cell made a 50-row page spend most of its time in lookups)."""
+    escaping (a sub-template per cell made a 50-row page spend most of its time in lookups).
+    ``compact`` (a wide board): the interval as "low–high" widened outwards to whole percentage points
+    (hundredths for a number), the exact one in the cell's title."""
     parts = []
     for column in columns:
         cell = row.cells.get(column["id"])
@@ -42,10 +46,25 @@ def score_cells(row: Any, columns: list[dict]) -> SafeString:
             parts.append('<td class="num"><span class="muted">–</span></td>')
             continue
         fmt = column.get("format", "percent")
-        ci = (f'<span class="ci">[{_show(float(cell.ci_low), fmt)}, {_show(float(cell.ci_high), fmt)}]</span>'
-              if cell.ci_low is not None and cell.ci_high is not None else "")
-        parts.append(f'<td class="num"><span class="v">{_show(float(cell.value), fmt)}</span>{ci}<span class="n">n={int(cell.n)}</span></td>')
+        ci, title = "", ""
+        if cell.ci_low is not None and cell.ci_high is not None:
+            low, high = _show(float(cell.ci_low), fmt), _show(float(cell.ci_high), fmt)
+            if compact:
+                title = f' title="95% interval {low} to {high}, n={int(cell.n)}"'
+                ends = _outward(float(cell.ci_low), fmt, math.floor), _outward(float(cell.ci_high), fmt, math.ceil)
+                ci = f'<span class="ci">{ends[0]}{" to " if ends[0].startswith("-") else "–"}{ends[1]}</span>'
+            else:
+                ci = f'<span class="ci">[{low}, {high}]</span>'
+        parts.append(f'<td class="num"{title}><span class="v">{_show(float(cell.value), fmt)}</span>{ci}<span class="n">n={int(cell.n)}</span></td>')
     return mark_safe("".join(parts))
+
+
+def _outward(value: float, fmt: str, direction: Callable[[float], int]) -> str:
+    """An interval's end on a coarser grid, rounded away from the value (``math.floor`` for the low end,
+    ``math.ceil`` for the high one) so the shown interval holds the exact one: whole points of a share,
+    hundredths of a number (rounded to a tenth of that grid first, so float noise does not widen it)."""
+    step = direction(round(100 * value, 1))
+    return str(step) if fmt == "percent" else f"{step / 100:.2f}"
 
 
 @register.simple_tag
