@@ -238,10 +238,10 @@ def _chord_fits(pairs: PairDesign, w: np.ndarray, won: np.ndarray, pivot: int, p
     last = np.full(len(w), np.inf)
     for _ in range(_CHORD_STEPS):
         theta = params[moving]
-        eta = edges.differences(0.5 * theta)
-        np.tanh(eta, out=eta)
-        eta *= half[moving]
-        residual = centred[moving] - eta
+        expected = edges.differences(0.5 * theta)  # eta / 2
+        np.tanh(expected, out=expected)
+        expected *= half[moving]  # w (p - 1/2)
+        residual = centred[moving] - expected
         grad = edges.sums(residual) - penalty * theta
         step = grad[:, free] @ inverse
         size = np.max(np.abs(step), axis=1)
