@@ -14,6 +14,9 @@ memory) are left out here (replaced by a no-op in the measuring process): their 
 
     .venv/bin/python bench/bench_ratings_task.py               (sizes 250000,1000000,5000000)
     BENCH_SIZES=20000,40000 .venv/bin/python bench/bench_ratings_task.py
+    BENCH_NO_RECORDS=1: without the previous path's run at the smallest size
+    BENCH_KEEP=1: keep the database of an earlier run and grow it from the votes it has
+    BENCH_GROW=copy: grow by copies of the votes there (grow_by_copies), not by generating more
 """
 from __future__ import annotations
 
@@ -73,11 +76,11 @@ def grow(conn, have: int, want: int, ids: list[int]) -> None:
         conn.execute(f"""
             INSERT INTO arena_battle (public_id, swapped, citation_style_a, citation_style_b, propensity, voter_hash, ip_hash, status,
                                       locked, primary_intent, secondary_intent, languages, features_a, features_b, extra, created_at,
-                                      model_a_id, model_b_id)
+                                      model_a_id, model_b_id, setting)
             SELECT 'bench' || g, false, 'standardized', 'standardized', 1.0 / 4950, 'v' || (g %% 100000), '', 'voted', true,
                    ({intents})[1 + g %% 5], '', jsonb_build_array((ARRAY['en', 'de'])[1 + (g / 7) %% 2]), {features}, {features},
                    '{{"intent_method": "rules-v1 (keyword rules, no model)"}}'::jsonb, now(),
-                   (%(ids)s::bigint[])[1 + a], (%(ids)s::bigint[])[1 + (a + 1 + floor(random() * {MODELS - 1})::int) %% {MODELS}]
+                   (%(ids)s::bigint[])[1 + a], (%(ids)s::bigint[])[1 + (a + 1 + floor(random() * {MODELS - 1})::int) %% {MODELS}], 'search'
             FROM (SELECT g, floor(random() * {MODELS})::int AS a FROM generate_series(%(lo)s::bigint, %(hi)s::bigint) g) s""",
                      {"ids": ids, "lo": lo, "hi": hi})
         conn.execute(f"""
@@ -91,6 +94,35 @@ def grow(conn, have: int, want: int, ids: list[int]) -> None:
                   WHERE public_id LIKE 'bench%%' AND id > (SELECT coalesce(max(battle_id), 0) FROM arena_vote)) s""", {"ids": ids})
         conn.commit()
         print(f"  {hi:,} votes", flush=True)
+    conn.execute("ANALYZE arena_battle")
+    conn.execute("ANALYZE arena_vote")
+    conn.commit()
+
+
+#: the battle columns a copy carries over (all but the identity, conv_id and public_id)
+_COPIED = ("swapped, citation_style_a, citation_style_b, propensity, voter_hash, ip_hash, status, locked, primary_intent, "
+           "secondary_intent, languages, features_a, features_b, extra, created_at, model_a_id, model_b_id, setting")
+
+
+def grow_by_copies(conn, have: int, want: int) -> None:
+    """Add votes up to ``want`` by copying the first generated battles and their votes (BENCH_GROW=copy):
+    faster than generating them (a million copied in about 4 minutes at load 10-13, 400 s generated), the
+    same work for the ratings task (the same features and outcomes, repeated)."""
+    copy = 0
+    while have < want:
+        copy += 1
+        take = min(want - have, conn.execute("SELECT count(*) FROM arena_vote v JOIN arena_battle b ON b.id = v.battle_id "
+                                             "WHERE b.public_id NOT LIKE 'copy%%'").fetchone()[0])
+        prefix = f"copy{copy}-"
+        conn.execute(f"INSERT INTO arena_battle (public_id, {_COPIED}) SELECT %(prefix)s || id, {_COPIED} FROM arena_battle "
+                     "WHERE public_id NOT LIKE 'copy%%' ORDER BY id LIMIT %(take)s", {"prefix": prefix, "take": take})
+        conn.execute("INSERT INTO arena_vote (winner, turn_count, valid, exclusion_reasons, voter_hash, ip_hash, created_at, battle_id) "
+                     "SELECT v.winner, v.turn_count, v.valid, v.exclusion_reasons, v.voter_hash, v.ip_hash, v.created_at, c.id "
+                     "FROM arena_battle c JOIN arena_vote v ON v.battle_id = substr(c.public_id, %(skip)s)::bigint "
+                     "WHERE c.public_id LIKE %(like)s", {"skip": len(prefix) + 1, "like": prefix + "%"})
+        conn.commit()
+        have += take
+        print(f"  {have:,} votes (copy {copy})", flush=True)
     conn.execute("ANALYZE arena_battle")
     conn.execute("ANALYZE arena_vote")
     conn.commit()
@@ -121,11 +153,12 @@ def measure(mode: str) -> None:
         exports.files_prune = lambda *args, **kwargs: 0  # type: ignore[assignment]
         read = service.vote_table
 
-        def timed_read():  # type: ignore[no-untyped-def]
+        def timed_read(**kwargs):  # type: ignore[no-untyped-def]  # the search setting's read is timed (the chat one is empty)
             start, cpu = time.perf_counter(), time.process_time()
-            table = read()
-            out["read_s"], out["read_cpu_s"] = time.perf_counter() - start, time.process_time() - cpu
-            out["rss_after_read_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            table = read(**kwargs)
+            if "read_s" not in out:
+                out["read_s"], out["read_cpu_s"] = time.perf_counter() - start, time.process_time() - cpu
+                out["rss_after_read_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             return table
 
         service.vote_table = timed_read  # type: ignore[assignment]
@@ -154,26 +187,47 @@ def main() -> None:
     import psycopg
 
     os.environ.update(env())
-    recreate_database(DB)
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], env=env(), cwd=REPO, check=True)
+    keep = os.environ.get("BENCH_KEEP", "") == "1"
+    if not keep:
+        recreate_database(DB)
+        subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], env=env(), cwd=REPO, check=True)
     runs = []
     with psycopg.connect(env()["DATABASE_URL"]) as conn:
+        if keep:  # the votes generated by an earlier run: grown from there, its results kept beside the new ones
+            earlier = results_dir() / "ratings_task.json"
+            if earlier.exists():
+                runs += [r for r in json.loads(earlier.read_text())["runs"] if r["votes"] not in SIZES]
+            ids = [row[0] for row in conn.execute("SELECT id FROM arena_arenamodel WHERE organization = 'bench' ORDER BY name")]
+            have = conn.execute("SELECT count(*) FROM arena_vote").fetchone()[0]
+            return measure_sizes(conn, ids, have, runs)
         conn.execute("DELETE FROM arena_vote")
-        conn.execute("INSERT INTO arena_arenamodel (name, organization, description, responder, enabled, imported, weight, added_at) "
-                     f"SELECT 'model-' || lpad(i::text, 3, '0'), 'bench', '', '{{}}'::jsonb, true, true, 1.0, now() "
+        conn.execute("INSERT INTO arena_arenamodel (name, organization, description, responder, enabled, imported, weight, added_at, "
+                     "retire_reason, prerelease) "
+                     f"SELECT 'model-' || lpad(i::text, 3, '0'), 'bench', '', '{{}}'::jsonb, true, true, 1.0, now(), '', false "
                      f"FROM generate_series(0, {MODELS - 1}) i")
         ids = [row[0] for row in conn.execute("SELECT id FROM arena_arenamodel WHERE organization = 'bench' ORDER BY name")]
         conn.commit()
-        have = 0
-        for size in sorted(SIZES):
-            start = time.perf_counter()
+        measure_sizes(conn, ids, 0, runs)
+
+
+def measure_sizes(conn, ids: list[int], have: int, runs: list[dict]) -> None:
+    """Grow the votes to each size in turn and measure there; results written after every size, so
+    that a long run's smaller sizes are kept if it is stopped."""
+    for size in sorted(SIZES):
+        if size < have:
+            continue
+        start = time.perf_counter()
+        copies = os.environ.get("BENCH_GROW") == "copy" and have > 0
+        if copies:
+            grow_by_copies(conn, have, size)
+        else:
             grow(conn, have, size, ids)
-            print(f"{size:,} votes generated in {time.perf_counter() - start:.0f} s", flush=True)
-            have = size
-            if size == min(SIZES):
-                runs.append(run_measure("records"))
-            runs.append(run_measure("arrays"))
-    write(runs)
+        print(f"{size:,} votes {'copied' if copies else 'generated'} in {time.perf_counter() - start:.0f} s", flush=True)
+        have = size
+        if size == min(SIZES) and not os.environ.get("BENCH_NO_RECORDS"):
+            runs.append(run_measure("records"))
+        runs.append({**run_measure("arrays"), "grown_by": "copies" if copies else "generated"})
+        write(runs)
 
 
 def write(runs: list[dict]) -> None:
@@ -187,12 +241,17 @@ def write(runs: list[dict]) -> None:
              "process (`ratings_compute(force=True)`: the votes read into arrays once, raw and style-controlled ratings with 100 "
              "bootstrap rounds for all votes and each intent and language, 16 snapshots stored; the vote downloads left out). "
              f"{os.cpu_count()} CPUs shared with other work.", "",
-             "| votes | read into arrays s | whole task s | task s per 1M votes | peak RSS MB | RSS after set-up MB | peak - set-up, bytes per vote | load before / after |",
+             "| votes | read into arrays s (CPU s) | whole task s (CPU s) | task s per 1M votes | peak RSS MB | RSS after set-up MB | peak - set-up, bytes per vote | load before / after |",
              "|---|---|---|---|---|---|---|---|"]
     for r in arrays:
         per_vote = (r["peak_rss_mb"] - r["rss_after_setup_mb"]) * 1024 * 1024 / r["votes"]
-        lines.append(f"| {r['votes']:,} | {r['read_s']:.1f} | {r['task_s']:.1f} | {r['task_s'] / r['votes'] * 1e6:.1f} | "
+        lines.append(f"| {r['votes']:,} | {r['read_s']:.1f} ({r.get('read_cpu_s', float('nan')):.1f}) | {r['task_s']:.1f} "
+                     f"({r.get('cpu_s', float('nan')):.1f}) | {r['task_s'] / r['votes'] * 1e6:.1f} | "
                      f"{r['peak_rss_mb']:.0f} | {r['rss_after_setup_mb']:.0f} | {per_vote:.0f} | {r['load_before']} / {r['load_after']} |")
+    copied = [f"{r['votes']:,}" for r in arrays if r.get("grown_by") == "copies"]
+    if copied:
+        lines += ["", f"At {', '.join(copied)} votes the votes beyond the first generated ones are copies of them "
+                      "(`BENCH_GROW=copy`: the same features and outcomes repeated; the same work for the task)."]
     for r in runs:
         if r["mode"] == "records":
             per_vote = (r["peak_rss_mb"] - r["rss_after_setup_mb"]) * 1024 * 1024 / r["votes"]

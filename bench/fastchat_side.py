@@ -24,7 +24,7 @@ with the data sandbox's numpy, scipy and pandas; reads votes from an .npz and pr
 The .npz holds ``a``, ``b`` (model indexes), ``outcome`` (0 model_a, 1 model_b, 2/3 tie), ``m`` and
 optionally ``names`` (model names, else model-000...), ``fa`` and ``fb`` (style features).
 Printed: the times (``bt_s``: compute_bt; ``bootstrap_s``: compute_bootstrap_bt; ``raw_s``: both, as
-FastChat's report runs them), the ratings of compute_bt and the bootstrap's 2.5/50/97.5% quantiles.
+FastChat's report runs them; ``raw_cpu_s``: the CPU time of both, its pool's processes included), the ratings of compute_bt and the bootstrap's 2.5/50/97.5% quantiles.
 """
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ import json
 import math
 import multiprocessing
 import os
+import resource
 import sys
 import time
 from functools import partial
@@ -138,6 +139,13 @@ def style_fit(pairs: np.ndarray, x: np.ndarray, y: np.ndarray, m: int, idx: np.n
     return np.asarray(found["x"])
 
 
+def cpu_s() -> float:
+    """CPU seconds of this process and of its pool's processes that have ended (the pool's are ended
+    and reaped when its ``with`` block closes)."""
+    own, ended = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + ended.ru_utime + ended.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("votes")
@@ -151,6 +159,7 @@ def main() -> None:
     df = pd.DataFrame({"model_a": names[data["a"]], "model_b": names[data["b"]],
                        "winner": np.array(OUTCOMES, dtype=object)[data["outcome"]]})
     out: dict[str, object] = {"num_cpu": args.num_cpu or os.cpu_count(), "rounds": args.rounds}
+    cpu = cpu_s()
     start = time.perf_counter()
     boot = compute_bootstrap_bt(df, args.rounds, num_cpu=args.num_cpu or None)
     out["bootstrap_s"] = time.perf_counter() - start
@@ -158,6 +167,7 @@ def main() -> None:
     ratings = compute_bt(df)
     out["bt_s"] = time.perf_counter() - start
     out["raw_s"] = out["bootstrap_s"] + out["bt_s"]  # type: ignore[operator]
+    out["raw_cpu_s"] = cpu_s() - cpu
     out["ratings"] = {str(k): float(v) for k, v in ratings.items()}
     out["quantiles"] = {str(k): [float(boot[k].quantile(q)) for q in (0.025, 0.5, 0.975)] for k in boot.columns}
     if args.style_rounds:

@@ -58,14 +58,13 @@ class PairDesign:
     def totals(self, cell_weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each pair's total weight and the lower-numbered model's weighted score, for one set of cell
         weights (1-d) or many (a row each)."""
-        spread = np.zeros((*cell_weights.shape[:-1], self._n))
         weights = cell_weights.reshape(-1, cell_weights.shape[-1])
-        w = spread.reshape(-1, self._n)
-        won = np.zeros_like(w)
-        for i, row in enumerate(weights):
-            w[i] = np.bincount(self._of, weights=row, minlength=self._n)
-            won[i] = np.bincount(self._of, weights=row * self._score, minlength=self._n)
-        return spread, won.reshape(spread.shape)
+        rounds = len(weights)
+        slot = (np.arange(rounds)[:, None] * self._n + self._of).ravel()
+        w = np.bincount(slot, weights=weights.ravel(), minlength=rounds * self._n)
+        won = np.bincount(slot, weights=(weights * self._score).ravel(), minlength=rounds * self._n)
+        shape = (*cell_weights.shape[:-1], self._n)
+        return w.reshape(shape), won.reshape(shape)
 
     def design(self, cell_weights: np.ndarray) -> Design:
         """The pair rows for these cell weights (a bootstrap round's resampled counts, or the data's)."""
@@ -151,9 +150,18 @@ _BATCH_ENTRIES = 4_000_000
 def pair_fits(pairs: PairDesign, cell_weights: np.ndarray, pivot: int, penalty: np.ndarray, start: np.ndarray,
               tol: float = 1e-9, max_iter: int = 200) -> np.ndarray:
     """:func:`penalised_fit` of the raw model for many sets of cell weights at once (rows of
-    ``cell_weights``: a bootstrap's resampled counts), all started from ``start``: the same Newton
-    steps with the same backtracking, round by round, but each step taken for every round still moving
-    with one batched solve. Returns the parameters, a row per round."""
+    ``cell_weights``: a bootstrap's resampled counts), all started from ``start`` (the data's fit).
+    Returns the parameters, a row per round.
+
+    First every round takes chord steps (:func:`_chord_fits`): Newton steps through one information
+    matrix shared by all rounds, so that a step for all rounds is two matrix products and no solve. A
+    round's own information differs from the shared one by its resampling noise, so each step shrinks
+    its distance to the optimum by about that much (five to seven steps to 1e-8 for 1,000,000 votes
+    among 100 models), and the fixed point is the round's own optimum (the step is zero exactly where
+    the round's penalised gradient is). A round whose step grows (a resample far from the data, where
+    the shared matrix is too far off), or that has not converged in :data:`_CHORD_STEPS` steps, is
+    refitted by Newton's method with backtracking, its own information at every step
+    (:func:`_newton_fits`)."""
     m = pairs.m
     batch = max(1, _BATCH_ENTRIES // (m * m))
     return np.concatenate([_pair_fits(pairs, cell_weights[i:i + batch], pivot, penalty, start, tol, max_iter)
@@ -162,8 +170,99 @@ def pair_fits(pairs: PairDesign, cell_weights: np.ndarray, pivot: int, penalty: 
 
 def _pair_fits(pairs: PairDesign, cell_weights: np.ndarray, pivot: int, penalty: np.ndarray, start: np.ndarray,
                tol: float, max_iter: int) -> np.ndarray:
-    m = pairs.m
     w, won = pairs.totals(cell_weights)  # (rounds, pairs) each
+    params, converged = _chord_fits(pairs, w, won, pivot, penalty, start, tol)
+    rest = np.flatnonzero(~converged)
+    if len(rest):
+        params[rest] = _newton_fits(pairs, w[rest], won[rest], pivot, penalty, start, tol, max_iter)
+    return params
+
+
+#: at most this many entries (pairs x models) in the dense pair-model incidence matrix that turns the
+#: chord steps' gathers and scatters into matrix products (100 models: 495,000)
+_DENSE_INCIDENCE = 4_000_000
+#: chord steps a round may take before it is refitted by Newton's method instead
+_CHORD_STEPS = 30
+
+
+class _Incidence:
+    """The pairs' rows e_a - e_b: ``differences`` gives theta_a - theta_b for every round and pair,
+    ``sums`` the transpose (a pair's residual to its two models, with opposite signs); matrix products
+    with the dense matrix when it is small, gathers and bincounts otherwise."""
+
+    def __init__(self, a: np.ndarray, b: np.ndarray, m: int) -> None:
+        self.a, self.b, self.m = a, b, m
+        self.dense: np.ndarray | None = None
+        if len(a) * m <= _DENSE_INCIDENCE:
+            self.dense = np.zeros((len(a), m))
+            self.dense[np.arange(len(a)), a] = 1.0
+            self.dense[np.arange(len(a)), b] = -1.0
+
+    def differences(self, theta: np.ndarray) -> np.ndarray:
+        if self.dense is not None:
+            out: np.ndarray = theta @ self.dense.T
+            return out
+        gathered: np.ndarray = np.take(theta, self.a, axis=1) - np.take(theta, self.b, axis=1)
+        return gathered
+
+    def sums(self, values: np.ndarray) -> np.ndarray:
+        if self.dense is not None:
+            out: np.ndarray = values @ self.dense
+            return out
+        rows = np.arange(len(values))[:, None] * self.m
+        size = len(values) * self.m
+        flat = values.ravel()
+        return (np.bincount((rows + self.a).ravel(), weights=flat, minlength=size)
+                - np.bincount((rows + self.b).ravel(), weights=flat, minlength=size)).reshape(len(values), self.m)
+
+
+def _chord_fits(pairs: PairDesign, w: np.ndarray, won: np.ndarray, pivot: int, penalty: np.ndarray, start: np.ndarray,
+                tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every round's fit by the chord method: Newton steps through one information matrix, the rounds'
+    mean weights' at ``start``, shared by all rounds. Returns (parameters, a row per round; whether
+    the round converged)."""
+    m = pairs.m
+    free = np.ones(m, dtype=bool)
+    free[pivot] = False
+    edges = _Incidence(pairs.a, pairs.b, m)
+    half = 0.5 * w
+    centred = won - half  # the residual won - w p is centred - half tanh(eta / 2), p = (1 + tanh(eta / 2)) / 2
+    p = 1.0 / (1.0 + np.exp(-(start[pairs.a] - start[pairs.b])))
+    shared = information(Design(m=m, a=pairs.a, b=pairs.b, y=np.zeros(len(pairs.a)), w=w.mean(axis=0), w2=w.mean(axis=0)),
+                         w.mean(axis=0) * p * (1.0 - p)) + np.diag(penalty)
+    inverse = np.linalg.inv(shared[np.ix_(free, free)])
+    params = np.repeat(start[None, :m], len(w), axis=0)
+    params[:, pivot] = 0.0
+    moving = np.arange(len(w))
+    converged = np.zeros(len(w), dtype=bool)
+    last = np.full(len(w), np.inf)
+    for _ in range(_CHORD_STEPS):
+        theta = params[moving]
+        expected = edges.differences(0.5 * theta)  # eta / 2
+        np.tanh(expected, out=expected)
+        expected *= half[moving]  # w (p - 1/2)
+        residual = centred[moving] - expected
+        grad = edges.sums(residual) - penalty * theta
+        step = grad[:, free] @ inverse
+        size = np.max(np.abs(step), axis=1)
+        ok = np.isfinite(size) & (size < last[moving])  # a growing step: the shared matrix is too far off for this round
+        theta[:, free] += step
+        params[moving[ok]] = theta[ok]
+        done = ok & (size < tol)
+        converged[moving[done]] = True
+        last[moving] = size
+        moving = moving[ok & ~done]
+        if not len(moving):
+            break
+    return params, converged
+
+
+def _newton_fits(pairs: PairDesign, w: np.ndarray, won: np.ndarray, pivot: int, penalty: np.ndarray, start: np.ndarray,
+                 tol: float, max_iter: int) -> np.ndarray:
+    """:func:`penalised_fit` for many rounds' pair totals at once: the same Newton steps with the same
+    backtracking, round by round, but each step taken for every round still moving with one batched
+    solve."""
+    m = pairs.m
     a, b = pairs.a, pairs.b
     flat = a * m + b  # unordered pairs: each (a, b) once, a < b
     free = np.ones(m, dtype=bool)

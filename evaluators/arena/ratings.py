@@ -10,8 +10,9 @@ way. Internally ratings are natural-log odds ``theta`` (R = anchor + theta * sca
 * Anchoring: the reference model gets ``reference_rating``; without a reference (or when it has no
   votes in this set) the mean of the rankable models is ``base``.
 * 95% intervals: ``bootstrap`` (multinomial resampling of the votes with a fixed seed, drawn over
-  (pair, score) classes, or the cells when weighted; all rounds refitted together by batched Newton
-  steps warm-started from the full fit; percentile interval) or ``sandwich`` (H^-1 J H^-1 from the per-vote
+  (pair, score) classes, or the cells when weighted; all rounds refitted together, warm-started from
+  the full fit, by chord steps through its information matrix, Newton for a round those do not
+  settle; percentile interval) or ``sandwich`` (H^-1 J H^-1 from the per-vote
   scores, which is right under ties and inverse-propensity weights; normal interval).
 * Style control: per battle covariates (f_a - f_b) / (f_a + f_b + 1), z-scored, with L2 penalty
   ``l2`` on their coefficients, fitted on the individual votes by the same Newton code (started from
@@ -55,6 +56,7 @@ from evaluators.arena.bradley_terry import (Design, PairDesign, fisher_half_widt
                                             pair_fits, penalised_fit, sandwich_covariance)
 from evaluators.arena.rating_types import (OUTCOMES, BattleArrays, BattleRecord, ModelRating, RatingConfig, RatingResult,
                                            StyleCoefficient)
+from evaluators.arena.resample import multinomial_counts
 from evaluators.arena.robustness import top_robustness
 
 __all__ = ["OUTCOMES", "BattleArrays", "BattleRecord", "ModelRating", "RatingConfig", "RatingResult", "StyleCoefficient",
@@ -67,20 +69,18 @@ _LN10 = math.log(10.0)
 # ---------------------------------------------------------------- helpers
 
 def _components(m: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Connected components of the battle graph; ``a``/``b`` list each played pair (repeats allowed)."""
-    parent = list(range(m))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, j in zip(a.tolist(), b.tolist()):
-        ri, rj = find(int(i)), find(int(j))
-        if ri != rj:
-            parent[ri] = rj
-    return np.array([find(i) for i in range(m)])
+    """Connected components of the battle graph; ``a``/``b`` list each played pair (repeats allowed).
+    Each model's label is the lowest model index in its component: every model takes the lowest label
+    among itself and its opponents, then follows its label's label, until nothing changes."""
+    label = np.arange(m)
+    while True:
+        new = label.copy()
+        np.minimum.at(new, a, label[b])
+        np.minimum.at(new, b, label[a])
+        new = new[new]
+        if np.array_equal(new, label):
+            return label
+        label = new
 
 
 def _rank_upper_bounds(low: np.ndarray, high: np.ndarray, rankable: np.ndarray, among: np.ndarray | None = None) -> np.ndarray:
@@ -148,32 +148,31 @@ def _anchor(models: list[str], config: RatingConfig, votes: np.ndarray, battle_c
     return None, {"kind": "mean", "model": "", "rating": config.base, "how": why_not}
 
 
-#: a bootstrap round stops when its Newton step is below this (log-odds): started from the full fit,
-#: Newton's quadratic convergence leaves it within about 1e-12 of the round's optimum
-_ROUND_TOL = 1e-6
+#: a bootstrap round stops when its step is below this (log-odds, 1.7e-6 rating points at scale 400):
+#: the chord steps shrink by a factor of ten or more each, so the round ends within about 1e-9 of its
+#: optimum
+_ROUND_TOL = 1e-8
 
 
 def _raw_bootstrap(raw: Design, cell_n: np.ndarray, weighted: bool, rng: np.random.Generator, rounds: int, pivot: int,
                    penalty: np.ndarray, start: np.ndarray) -> np.ndarray:
     """The raw fit's bootstrap rounds (a row of parameters each): the votes resampled with replacement
-    as multinomial counts, refitted together (:func:`pair_fits`). Unweighted, a vote adds only its
-    pair and its score to the likelihood, so the draw is over (unordered pair, score) classes: the
-    same distribution as over the (model_a, model_b, outcome) cells, with up to 8 cells per pair
-    merged into 3 (the draw costs about a tenth of a microsecond per class and round). Weighted, each
-    cell's votes have their own mean weight, so the draw is over the cells."""
+    as multinomial counts (:func:`multinomial_counts`: exact, by its Poisson split), refitted together
+    (:func:`pair_fits`). Unweighted, a vote adds only its pair and its score to the likelihood, so the
+    draw is over (unordered pair, score) classes: the same distribution as over the (model_a, model_b,
+    outcome) cells, with up to 8 cells per pair merged into 3. Weighted, each cell's votes have their
+    own mean weight, so the draw is over the cells."""
     n = int(cell_n.sum())
     if weighted:
-        resampled = rng.multinomial(n, cell_n / n, size=rounds)
+        resampled = multinomial_counts(rng, cell_n, rounds)
         return pair_fits(PairDesign(raw), resampled * (raw.w / cell_n), pivot, penalty, start=start, tol=_ROUND_TOL)
     m = raw.m
     lower_score = np.where(raw.a < raw.b, raw.y, 1.0 - raw.y)
-    # ordered by the higher-numbered model first, so that a model added last (a new one) adds classes at
-    # the end of the draw and leaves the other classes' draws as they were
     key = (np.maximum(raw.a, raw.b) * m + np.minimum(raw.a, raw.b)) * 3 + np.rint(2.0 * lower_score).astype(np.int64)
     classes, of = np.unique(key, return_inverse=True)
     counts = np.bincount(of, weights=cell_n, minlength=len(classes))
     merged = Design(m=m, a=classes // 3 % m, b=classes // 3 // m, y=(classes % 3) / 2.0, w=counts, w2=counts)
-    resampled = rng.multinomial(n, counts / n, size=rounds)
+    resampled = multinomial_counts(rng, counts, rounds)
     return pair_fits(PairDesign(merged), resampled.astype(float), pivot, penalty, start=start, tol=_ROUND_TOL)
 
 
