@@ -14,11 +14,11 @@ import threading
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Self, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Self, Sequence
 
 import numpy as np
 
-from evaluators.core.evaluator import Evaluator
+from evaluators.core.evaluator import Aggregation, Evaluator
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_setting, setting_number
 from evaluators.core.stats import BOOTSTRAP_ROUNDS, pass_at_k
@@ -290,6 +290,11 @@ class MultiLCBEvaluator(Evaluator):
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         return aggregate_scores(item_scores, seed=seed)
 
+    def aggregation(self, *, seed: int = 0, order: Sequence[str] | None = None) -> RunningMetrics:
+        """A few numbers per problem and language kept, never the scores (the metrics do not depend on
+        the scores' order)."""
+        return RunningMetrics(seed=seed)
+
     def example_predictions(self, items: Sequence[Item]) -> bytes:
         """A ready-to-submit file: the shipped reference solutions, fenced as a model answers."""
         from evaluators.multi_lcb.examples import example_predictions
@@ -336,26 +341,58 @@ class MultiLCBEvaluator(Evaluator):
 
 # --------------------------------------------------------------------------------- aggregation
 
+#: the scores kept per problem and language: pass@1, then pass@k for each k of PASS_K
+_KEPT: tuple[str, ...] = ("pass@1", *(f"pass@{k}" for k in PASS_K))
+#: most problem draws a bootstrap block holds (rounds x problems): a release of up to 131 problems is
+#: drawn in one block, a larger one a block of rounds at a time, so the bootstrap's memory stays flat
+DRAW_BLOCK = 1 << 17
+
+
 def _problem_id(score: ItemScore) -> str:
     return score.item_id.rsplit("/", 1)[0]
 
 
-class _Table:
-    """Per-problem x per-language values of one score, with problem-resampling bootstrap."""
+class _Draws:
+    """A bootstrap over ``problems`` problems with ``rounds`` rounds from ``seed``: how many times each
+    round drew each problem, made and applied a block of rounds at a time (``apply``). Each block's
+    counts come from one ``integers`` call per block and a ``bincount`` of its draws (never a rounds x
+    problems x languages copy of a table, nor the whole draw matrix of a large release)."""
 
-    def __init__(self, problems: list[str], languages: list[str], cells: Mapping[tuple[str, str], float]) -> None:
-        self.problems, self.languages = problems, languages
-        p_index = {p: i for i, p in enumerate(problems)}
-        l_index = {lang: j for j, lang in enumerate(languages)}
-        self.values = np.zeros((len(problems), len(languages)))
-        self.mask = np.zeros((len(problems), len(languages)))
-        for (problem, language), value in cells.items():
-            self.values[p_index[problem], l_index[language]] = value
-            self.mask[p_index[problem], l_index[language]] = 1.0
+    def __init__(self, seed: int, rounds: int, problems: int) -> None:
+        self.seed, self.rounds, self.problems = seed, rounds, problems
+
+    def blocks(self) -> Iterator[np.ndarray]:
+        """The draw counts (block rounds x problems), the same numbers whatever the block size (the
+        generator's stream of draws does not depend on how it is cut)."""
+        rng = np.random.default_rng(self.seed)
+        step = max(1, DRAW_BLOCK // self.problems)
+        for start in range(0, self.rounds, step):
+            rounds = min(step, self.rounds - start)
+            drawn = rng.integers(0, self.problems, size=(rounds, self.problems))
+            offsets = drawn + self.problems * np.arange(rounds)[:, None]
+            yield np.bincount(offsets.ravel(), minlength=rounds * self.problems).reshape(rounds, self.problems).astype(float)
+
+    def apply(self, compute: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """``compute`` of each block of draws, the blocks' results stacked (rounds first)."""
+        return np.concatenate([compute(block) for block in self.blocks()])
+
+
+def _draws(seed: int, rounds: int, problems: int) -> _Draws | None:
+    """The bootstrap over ``problems`` problems; None for a single problem (no interval)."""
+    return _Draws(seed, rounds, problems) if problems > 1 else None
+
+
+class _Table:
+    """Per-problem x per-language values of one score (zero where an item has none) and where items are,
+    with problem-resampling bootstrap."""
+
+    def __init__(self, values: np.ndarray, present: np.ndarray) -> None:
+        self.values = np.ascontiguousarray(np.where(present, values, 0.0))
+        self.mask = np.ascontiguousarray(present.astype(float))
 
     def language_means(self, draws: np.ndarray | None = None) -> np.ndarray:
-        """Per-language means; ``draws`` (rounds x problems: how often each round drew each problem, see
-        ``_draw_counts``) resamples problems. NaN where empty."""
+        """Per-language means; ``draws`` (rounds x problems: how often each round drew each problem)
+        resamples problems. NaN where empty."""
         if draws is None:
             sums, counts = self.values.sum(axis=0), self.mask.sum(axis=0)
         else:
@@ -363,14 +400,9 @@ class _Table:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
 
-
-def _draw_counts(rows: np.ndarray) -> np.ndarray:
-    """How many times each round of a bootstrap drew each problem (rounds x problems), from the drawn
-    problem indices (rounds x problems). Sums over a round's draws are then one matrix product, and
-    never a rounds x problems x languages copy of the table (200 MB for LiveCodeBench v6's size)."""
-    rounds, problems = rows.shape
-    offsets = rows + problems * np.arange(rounds)[:, None]
-    return np.bincount(offsets.ravel(), minlength=rounds * problems).reshape(rounds, problems).astype(float)
+    def boot_means(self, draws: _Draws) -> np.ndarray:
+        """Per-language means of every bootstrap round (rounds x languages)."""
+        return draws.apply(self.language_means)
 
 
 def _interval(samples: np.ndarray) -> tuple[float | None, float | None]:
@@ -388,111 +420,157 @@ def _nanmean(values: np.ndarray, axis: int = -1) -> np.ndarray:
         return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
 
 
-def aggregate_scores(item_scores: Sequence[ItemScore], *, seed: int = 0,
-                     rounds: int = BOOTSTRAP_ROUNDS) -> list[MetricValue]:
-    """Multi-LCB metrics: headline, per-language, per-difficulty, per-platform, Python gap, verdict mix."""
-    usable = [s for s in item_scores if not s.error and "pass@1" in s.scores and s.slices.get("language")]
-    if not usable:
-        return []
-    problems = sorted({_problem_id(s) for s in usable})
-    languages = [lang for lang in LANGUAGE_KEYS if any(s.slices["language"] == lang for s in usable)]
-    languages += sorted({s.slices["language"] for s in usable} - set(languages))
-    problem_slices: dict[str, dict[str, str]] = {}
-    for s in usable:
-        problem_slices.setdefault(_problem_id(s), dict(s.slices))
-    rng = np.random.default_rng(seed)
-    rows = _draw_counts(rng.integers(0, len(problems), size=(rounds, len(problems)))) if len(problems) > 1 else None
-    metrics: list[MetricValue] = []
+class RunningMetrics(Aggregation):
+    """Multi-LCB's metrics from scores fed one at a time, keeping per problem only what they need: its
+    difficulty and platform, each language's pass@1 / pass@k and the count of each verdict among its
+    samples (a few hundred bytes a problem, never an item's detail). Any order of ``add`` gives the
+    same metrics."""
 
-    def table(key: str, subset: Sequence[ItemScore], plist: list[str]) -> _Table:
-        return _Table(plist, languages, {(_problem_id(s), s.slices["language"]): s.scores[key] for s in subset})
+    def __init__(self, *, seed: int = 0, rounds: int = BOOTSTRAP_ROUNDS) -> None:
+        self.seed, self.rounds = seed, rounds
+        self._rows: dict[str, int] = {}  # problem id -> its row
+        self._groups: list[tuple[str, str]] = []  # each row's (difficulty, platform), from its first item
+        self._columns: dict[str, int] = {}  # language -> its column
+        self._values = np.zeros((16, len(LANGUAGE_KEYS), len(_KEPT)))
+        self._present = np.zeros((16, len(LANGUAGE_KEYS), len(_KEPT)), dtype=bool)
+        self._verdicts = np.zeros((16, len(VERDICTS)))
+        self._usable = 0
+        self._extra_verdicts: Counter[str] = Counter()
 
-    def emit_language_metrics(key: str, subset: Sequence[ItemScore], plist: list[str], sub_rows: np.ndarray | None,
-                              extra_slice: dict[str, str], per_language: bool, gap: bool) -> None:
-        tab = table(key, subset, plist)
-        point = tab.language_means()
-        boot = tab.language_means(sub_rows) if sub_rows is not None else None
-        present = [j for j, lang in enumerate(languages) if np.isfinite(point[j])]
-        if not present:
+    def add(self, score: ItemScore) -> None:
+        language = score.slices.get("language")
+        if score.error or "pass@1" not in score.scores or not language:
             return
-        headline = float(np.mean(point[present]))
-        low = high = None
-        if boot is not None:
-            low, high = _interval(_nanmean(boot[:, present]))
-        metrics.append(MetricValue(key, headline, low, high, len(subset), dict(extra_slice)))
-        if per_language:
-            for j in present:
-                n_items = int(tab.mask[:, j].sum())
-                low_j = high_j = None
-                if boot is not None and n_items > 1:
-                    low_j, high_j = _interval(boot[:, j])
-                metrics.append(MetricValue(key, float(point[j]), low_j, high_j, n_items,
-                                           {**extra_slice, "language": languages[j]}))
-        if gap and "python" in languages:
-            py = languages.index("python")
-            others = [j for j in present if j != py]
-            if np.isfinite(point[py]) and others:
-                value = float(point[py] - np.mean(point[others]))
-                low_g = high_g = None
-                if boot is not None:
-                    low_g, high_g = _interval(boot[:, py] - _nanmean(boot[:, others]))
-                metrics.append(MetricValue("python_gap", value, low_g, high_g, len(subset), dict(extra_slice)))
-
-    # headline, per language and the Python gap
-    emit_language_metrics("pass@1", usable, problems, rows, {}, per_language=True, gap=True)
-    for k in PASS_K:
-        key = f"pass@{k}"
-        if all(key in s.scores for s in usable):
-            emit_language_metrics(key, usable, problems, rows, {}, per_language=True, gap=False)
-        else:
-            for lang in languages:
-                subset = [s for s in usable if s.slices["language"] == lang]
-                if subset and all(key in s.scores for s in subset):
-                    tab = table(key, subset, problems)
-                    j = languages.index(lang)
-                    value = float(tab.language_means()[j])
-                    low = high = None
-                    if rows is not None and len(subset) > 1:
-                        low, high = _interval(tab.language_means(rows)[:, j])
-                    metrics.append(MetricValue(key, value, low, high, len(subset), {"language": lang}))
-
-    # per difficulty and per platform: mean over languages, bootstrap over that group's problems
-    for dimension, order in (("difficulty", DIFFICULTIES), ("platform", PLATFORMS)):
-        groups: dict[str, list[str]] = defaultdict(list)
-        for problem in problems:
-            groups[problem_slices[problem].get(dimension, "")].append(problem)
-        for group in list(order) + sorted(set(groups) - set(order)):
-            plist = groups.get(group)
-            if not group or not plist:
-                continue
-            members = set(plist)
-            subset = [s for s in usable if _problem_id(s) in members]
-            sub_rows = (_draw_counts(np.random.default_rng(seed).integers(0, len(plist), size=(rounds, len(plist))))
-                        if len(plist) > 1 else None)
-            emit_language_metrics("pass@1", subset, plist, sub_rows, {dimension: group}, per_language=False, gap=False)
-
-    # error mix: share of all samples per verdict, bootstrap over problems
-    counts = np.zeros((len(problems), len(VERDICTS)))
-    p_index = {p: i for i, p in enumerate(problems)}
-    extra_verdicts: Counter[str] = Counter()
-    for s in usable:
-        for sample in s.detail.get("samples", []):
+        self._usable += 1
+        problem = _problem_id(score)
+        row = self._rows.get(problem)
+        if row is None:
+            row = self._rows[problem] = len(self._rows)
+            self._groups.append((score.slices.get("difficulty", ""), score.slices.get("platform", "")))
+            if row == self._values.shape[0]:
+                self._values, self._present, self._verdicts = (np.concatenate([a, np.zeros_like(a)])
+                                                               for a in (self._values, self._present, self._verdicts))
+        column = self._columns.get(language)
+        if column is None:
+            column = self._columns[language] = len(self._columns)
+            if column == self._values.shape[1]:
+                self._values, self._present = (np.concatenate([a, np.zeros_like(a)], axis=1) for a in (self._values, self._present))
+        for k, key in enumerate(_KEPT):
+            if key in score.scores:
+                self._values[row, column, k] = score.scores[key]
+                self._present[row, column, k] = True
+        for sample in score.detail.get("samples", []):
             verdict = sample.get("verdict", "")
             if verdict in VERDICTS:
-                counts[p_index[_problem_id(s)], VERDICTS.index(verdict)] += 1
+                self._verdicts[row, VERDICTS.index(verdict)] += 1
             else:
-                extra_verdicts[verdict] += 1
-    totals = counts.sum(axis=1)
-    if totals.sum() > 0:
-        share = counts.sum(axis=0) / totals.sum()
-        boot_share = None
-        if rows is not None:
-            boot_counts, boot_totals = rows @ counts, rows @ totals
-            with np.errstate(invalid="ignore", divide="ignore"):
-                boot_share = boot_counts / boot_totals[:, None]
-        for v, verdict in enumerate(VERDICTS):
+                self._extra_verdicts[verdict] += 1
+
+    def metrics(self) -> list[MetricValue]:
+        """Headline, per-language, per-difficulty, per-platform, Python gap, verdict mix."""
+        if not self._usable:
+            return []
+        problems = sorted(self._rows)
+        order = np.array([self._rows[p] for p in problems])
+        languages = [lang for lang in LANGUAGE_KEYS if lang in self._columns]
+        languages += sorted(set(self._columns) - set(languages))
+        columns = [self._columns[lang] for lang in languages]
+        values = self._values[order][:, columns]  # problems (sorted) x languages x kept scores
+        present = self._present[order][:, columns]
+        groups = [self._groups[row] for row in order]
+        rows = _draws(self.seed, self.rounds, len(problems))
+        metrics: list[MetricValue] = []
+
+        def emit_language_metrics(k: int, tab: _Table, draws: _Draws | None, extra_slice: dict[str, str],
+                                  per_language: bool, gap: bool) -> None:
+            key, n = _KEPT[k], int(tab.mask.sum())
+            point = tab.language_means()
+            boot = tab.boot_means(draws) if draws is not None else None
+            present_columns = [j for j, lang in enumerate(languages) if np.isfinite(point[j])]
+            if not present_columns:
+                return
+            headline = float(np.mean(point[present_columns]))
             low = high = None
-            if boot_share is not None:
-                low, high = _interval(boot_share[:, v])
-            metrics.append(MetricValue("verdict_share", float(share[v]), low, high, len(usable), {"verdict": verdict}))
-    return metrics
+            if boot is not None:
+                low, high = _interval(_nanmean(boot[:, present_columns]))
+            metrics.append(MetricValue(key, headline, low, high, n, dict(extra_slice)))
+            if per_language:
+                for j in present_columns:
+                    n_items = int(tab.mask[:, j].sum())
+                    low_j = high_j = None
+                    if boot is not None and n_items > 1:
+                        low_j, high_j = _interval(boot[:, j])
+                    metrics.append(MetricValue(key, float(point[j]), low_j, high_j, n_items,
+                                               {**extra_slice, "language": languages[j]}))
+            if gap and "python" in languages:
+                py = languages.index("python")
+                others = [j for j in present_columns if j != py]
+                if np.isfinite(point[py]) and others:
+                    value = float(point[py] - np.mean(point[others]))
+                    low_g = high_g = None
+                    if boot is not None:
+                        low_g, high_g = _interval(boot[:, py] - _nanmean(boot[:, others]))
+                    metrics.append(MetricValue("python_gap", value, low_g, high_g, n, dict(extra_slice)))
+
+        # headline, per language and the Python gap
+        emit_language_metrics(0, _Table(values[:, :, 0], present[:, :, 0]), rows, {}, per_language=True, gap=True)
+        scored = present[:, :, 0]
+        for k in range(1, len(_KEPT)):
+            has = present[:, :, k]
+            if int(has.sum()) == self._usable:  # every item has pass@k
+                emit_language_metrics(k, _Table(values[:, :, k], has), rows, {}, per_language=True, gap=False)
+                continue
+            for j, lang in enumerate(languages):  # else each language whose every item has it
+                n_items = int(scored[:, j].sum())
+                if not n_items or int(has[:, j].sum()) != n_items:
+                    continue
+                only = np.zeros_like(has)
+                only[:, j] = has[:, j]
+                tab = _Table(values[:, :, k], only)
+                low = high = None
+                if rows is not None and n_items > 1:
+                    low, high = _interval(tab.boot_means(rows)[:, j])
+                metrics.append(MetricValue(_KEPT[k], float(tab.language_means()[j]), low, high, n_items, {"language": lang}))
+
+        # per difficulty and per platform: mean over languages, bootstrap over that group's problems
+        for d, (dimension, known) in enumerate((("difficulty", DIFFICULTIES), ("platform", PLATFORMS))):
+            members: dict[str, list[int]] = defaultdict(list)
+            for i, group_values in enumerate(groups):
+                members[group_values[d]].append(i)
+            for group in list(known) + sorted(set(members) - set(known)):
+                chosen = members.get(group)
+                if not group or not chosen:
+                    continue
+                emit_language_metrics(0, _Table(values[chosen, :, 0], present[chosen, :, 0]),
+                                      _draws(self.seed, self.rounds, len(chosen)), {dimension: group},
+                                      per_language=False, gap=False)
+
+        # error mix: share of all samples per verdict, bootstrap over problems
+        counts = np.ascontiguousarray(self._verdicts[order])
+        totals = counts.sum(axis=1)
+        if totals.sum() > 0:
+            share = counts.sum(axis=0) / totals.sum()
+            boot_share = None
+            if rows is not None:
+                def shares(draws: np.ndarray) -> np.ndarray:
+                    boot_counts, boot_totals = draws @ counts, draws @ totals
+                    with np.errstate(invalid="ignore", divide="ignore"):
+                        result: np.ndarray = boot_counts / boot_totals[:, None]
+                    return result
+
+                boot_share = rows.apply(shares)
+            for v, verdict in enumerate(VERDICTS):
+                low = high = None
+                if boot_share is not None:
+                    low, high = _interval(boot_share[:, v])
+                metrics.append(MetricValue("verdict_share", float(share[v]), low, high, self._usable, {"verdict": verdict}))
+        return metrics
+
+
+def aggregate_scores(item_scores: Iterable[ItemScore], *, seed: int = 0,
+                     rounds: int = BOOTSTRAP_ROUNDS) -> list[MetricValue]:
+    """Multi-LCB metrics of ``item_scores`` (``RunningMetrics`` fed each)."""
+    running = RunningMetrics(seed=seed, rounds=rounds)
+    for score in item_scores:
+        running.add(score)
+    return running.metrics()
