@@ -19,11 +19,13 @@ from leaderboard.arena import exports, selectors
 BOARDS = [("", ""), ("intent", "Guidance"), ("intent", "Analysis"), ("language", "en"), ("language", "de")]
 
 
-def seed_boards(seed_votes, per_board: int, *, tag: str = "") -> None:
-    """``per_board`` voted battles for Guidance/en and Analysis/de each, prompts of varying length."""
+def seed_boards(seed_votes, per_board: int, *, tag: str = "", prompt_bytes: int = 0) -> None:
+    """``per_board`` voted battles for Guidance/en and Analysis/de each, prompts of varying length
+    (``prompt_bytes`` more)."""
     for intent, language, voter in (("Guidance", "en", "g"), ("Analysis", "de", "a")):
         seed_votes([(f"{voter}{tag}{i % 7}", "Alpha-Strong", "Beta-Middle", ("model_a", "model_b", "tie")[i % 3],
-                     f"{tag} prompt {i} " + "x" * (i % 13)) for i in range(per_board)], intent=intent, languages=(language,))
+                     f"{tag} prompt {i} " + "x" * (prompt_bytes + i % 13)) for i in range(per_board)],
+                   intent=intent, languages=(language,))
 
 
 def written(fingerprint: str, fmt: str, key: str, value: str) -> bytes:
@@ -78,12 +80,13 @@ def export_peak(fingerprint: str) -> int:
 def test_exporting_twice_the_votes_holds_no_more_memory(seed_votes, monkeypatch):
     # row groups of 100 rows: both sizes span several, as a real release spans many of PARQUET_ROWS
     monkeypatch.setattr(dataset, "PARQUET_ROWS", 100)
-    seed_boards(seed_votes, 600)
+    seed_boards(seed_votes, 600, prompt_bytes=20_000)
     small = export_peak("a" * 40)
-    seed_boards(seed_votes, 600, tag="b")
+    seed_boards(seed_votes, 600, tag="b", prompt_bytes=20_000)
     large = export_peak("b" * 40)
     assert len(written("b" * 40, "jsonl", "", "").splitlines()) == 2400
-    # every row held at once (as before: the rows, their filter groups and the Parquet records) grows
-    # with the votes; a chunk of the database's rows (500 battles) and a row group are the same at both sizes
+    # every row held at once (as before: the rows with their 20 kB prompts, their filter groups and the
+    # Parquet records) is 24 MB more at 2,400 battles; a chunk of the database's rows (500 battles) and
+    # a row group are the same at both sizes
     print(f"export peaks: {small} bytes at 1,200 battles, {large} at 2,400")
-    assert large < 1.2 * small, (small, large)
+    assert large < small + 8_000_000, (small, large)
