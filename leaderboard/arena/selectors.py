@@ -122,6 +122,7 @@ def released_rows() -> Iterator[dict[str, Any]]:
         for turn in battle.turns.all():  # the prefetched turns, each holding its battle
             turn._state.fields_cache.clear()
         battle._state.fields_cache.clear()  # and its vote
+        battle._prefetched_objects_cache = {}  # type: ignore[attr-defined]  # its turns' queryset holds it too
         yield row
 
 
