@@ -38,7 +38,6 @@ import json
 import os
 import platform
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -80,6 +79,17 @@ def measured(argv: list[str]) -> dict[str, Any]:
     return {**result, "load": load}
 
 
+def scoring_fields(runs: list[dict[str, Any]], unit: str, units: int, *, digits: int) -> dict[str, Any]:
+    """A size's scoring figures over its runs: time and peak memory (median and worst), time per
+    ``unit`` (``units`` of them in a run; ``digits`` after the point) and the load before each run."""
+    seconds, peaks = [r["seconds"] for r in runs], [r["peak_mb"] for r in runs]
+    median_s, worst_s = median_worst(seconds, higher_is_better=False)
+    median_mb, worst_mb = median_worst(peaks, higher_is_better=False)
+    return {"score_s": round(median_s, 1), "score_s_worst": round(worst_s, 1), "score_peak_mb": round(median_mb, 1),
+            "score_peak_mb_worst": round(worst_mb, 1), f"ms_per_{unit}": round(1000 * median_s / units, digits),
+            f"ms_per_{unit}_worst": round(1000 * worst_s / units, digits), "score_loads": [r["load"] for r in runs]}
+
+
 def multi_lcb_size(size: str, folder: Path, repeats: int) -> dict[str, Any]:
     from evaluators.multi_lcb.prompts import LANGUAGE_KEYS
     from evaluators.multi_lcb.synthetic import V6_SHAPE, replicate_sample, write_predictions, write_release
@@ -107,7 +117,6 @@ def multi_lcb_size(size: str, folder: Path, repeats: int) -> dict[str, Any]:
     for run in runs:
         if "language=python" not in run["stdout"]:
             raise SystemExit(run["stdout"])
-    seconds = [r["seconds"] for r in runs]
     row = {"size": size if size == "v6" else f"{size}x", "problems": len(release.question_ids),
            "items": len(release.question_ids) * len(LANGUAGE_KEYS), "tests": sum(release.tests.values()),
            "released_mb": round(release.released_bytes / 1e6, 1), "tests_decoded_mb": round(release.test_bytes / 1e6, 1),
@@ -115,11 +124,7 @@ def multi_lcb_size(size: str, folder: Path, repeats: int) -> dict[str, Any]:
            "index_kb": round(index_bytes / 1e3, 1), "generate_s": round(generated_s, 1),
            "import_s": round(imported["seconds"], 1), "import_peak_mb": round(imported["peak_mb"], 1),
            "import_load": imported["load"], "scored_problems": len(scored), "programs": programs, "tests_run": tests_run,
-           "score_s": round(statistics.median(seconds), 1), "score_s_worst": round(max(seconds), 1),
-           "score_peak_mb": round(statistics.median(r["peak_mb"] for r in runs), 1),
-           "score_peak_mb_worst": round(max(r["peak_mb"] for r in runs), 1),
-           "ms_per_test": round(1000 * statistics.median(seconds) / tests_run, 1),
-           "ms_per_test_worst": round(1000 * max(seconds) / tests_run, 1), "score_loads": [r["load"] for r in runs]}
+           **scoring_fields(runs, "test", tests_run, digits=1)}
     print(row, flush=True)
     return row
 
@@ -191,16 +196,11 @@ def policon(folder: Path, repeats: int, every: int) -> dict[str, Any]:
     finally:
         server.kill()
         server.wait()
-    seconds = [r["seconds"] for r in runs]
     row = {"size": "PoliCon", "tasks": sum(counts.values()), "items": items, "judged_items": len(answered), "every": every,
            "judge_calls": calls, "release_judge_calls": 5 * sum(int(k) * v for k, v in counts.items()),
            "items_file_mb": round(items_path.stat().st_size / 1e6, 1), "import_s": round(imported["seconds"], 1),
            "import_peak_mb": round(imported["peak_mb"], 1), "import_load": imported["load"],
-           "score_s": round(statistics.median(seconds), 1), "score_s_worst": round(max(seconds), 1),
-           "score_peak_mb": round(statistics.median(r["peak_mb"] for r in runs), 1),
-           "score_peak_mb_worst": round(max(r["peak_mb"] for r in runs), 1),
-           "ms_per_call": round(1000 * statistics.median(seconds) / calls, 2),
-           "ms_per_call_worst": round(1000 * max(seconds) / calls, 2), "score_loads": [r["load"] for r in runs]}
+           **scoring_fields(runs, "call", calls, digits=2)}
     print(row, flush=True)
     return row
 

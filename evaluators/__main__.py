@@ -16,6 +16,7 @@ message and exits with status 2; an unavailable sandbox or judge exits with stat
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -23,7 +24,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+
+import numpy as np
 
 from evaluators.core.files import ItemsFile, open_items, parse_predictions, write_items
 from evaluators.core.media import DirectoryMedia
@@ -138,11 +141,66 @@ def cmd_score(args: argparse.Namespace) -> int:
     judge, judge_label = _judge(args)
     evaluator = _evaluator(args.benchmark, settings, judge)
     with tempfile.TemporaryDirectory(prefix="evaluators-score-") as workdir:
-        return _score(args, settings, evaluator, load_dataset(evaluator, Path(args.dataset), Path(workdir)), judge_label)
+        return _score(args, settings, evaluator, load_dataset(evaluator, Path(args.dataset), Path(workdir)), judge_label,
+                      Path(workdir))
+
+
+class _SpilledScores:
+    """Item scores written to a file in ``workdir`` as they complete (each as it will appear in the
+    results file), then read back one at a time in the dataset's order: a run's scores are never all
+    in memory. Keeps an offset and a length per item."""
+
+    def __init__(self, workdir: Path, ids: Sequence[str]) -> None:
+        self._position = {item_id: i for i, item_id in enumerate(ids)}
+        self._offsets = np.full(len(ids), -1, dtype=np.int64)
+        self._lengths = np.zeros(len(ids), dtype=np.int64)
+        self._handle = (workdir / "item_scores.json").open("w+b")  # the file goes with workdir
+
+    def __enter__(self) -> _SpilledScores:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._handle.close()
+
+    def add(self, score: ItemScore) -> None:
+        data = _nested(score.to_dict()).encode("utf-8")
+        position = self._position[score.item_id]
+        self._offsets[position], self._lengths[position] = self._handle.seek(0, os.SEEK_END), len(data)
+        self._handle.write(data)
+
+    def in_order(self) -> Iterator[str]:
+        for offset, length in zip(self._offsets.tolist(), self._lengths.tolist()):
+            if offset >= 0:
+                self._handle.seek(offset)
+                yield self._handle.read(length).decode("utf-8")
+
+
+def _nested(value: Any) -> str:
+    """``value`` as ``json.dumps(..., indent=1)`` writes it two levels down (an element of the results'
+    ``item_scores`` list): each of its lines indented by two more spaces (JSON strings hold no newline)."""
+    return "\n".join("  " + line for line in json.dumps(value, indent=1, ensure_ascii=False).split("\n"))
+
+
+def _write_result(path: Path, head: dict[str, Any], item_scores: Iterable[str]) -> None:
+    """The results file: ``head`` and its ``item_scores`` list, the bytes ``json.dumps({**head,
+    "item_scores": [...]}, indent=1)`` would give, written one item at a time."""
+    text = json.dumps({**head, "item_scores": []}, indent=1, ensure_ascii=False)
+    tail = '\n "item_scores": []\n}'  # the last key, so the end of the text
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        with partial.open("w", encoding="utf-8") as handle:  # renamed when whole: never a half-written file
+            handle.write(text[:-len(tail)] + '\n "item_scores": [')
+            count = 0
+            for count, item in enumerate(item_scores, start=1):
+                handle.write(("," if count > 1 else "") + "\n" + item)
+            handle.write("\n ]\n}\n" if count else "]\n}\n")
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def _score(args: argparse.Namespace, settings: dict[str, Any], evaluator: Evaluator, items: ItemsFile,
-           judge_label: str) -> int:
+           judge_label: str, workdir: Path) -> int:
     predictions_path = Path(args.predictions)
     try:
         data = predictions_path.read_bytes()
@@ -164,39 +222,44 @@ def _score(args: argparse.Namespace, settings: dict[str, Any], evaluator: Evalua
         left_out = sum(1 for item_id in items.ids() if item_id not in answered)
         items = items.select(item_id for item_id in items.ids() if item_id in answered)
     started = time.monotonic()
-    try:
-        scores: list[ItemScore] = list(score_items(evaluator, items, predictions, concurrency=args.concurrency))
-    except CoreInfrastructureError as exc:  # the sandbox or the judge, not the predictions
-        raise InfrastructureError(f"scoring stopped: {exc}") from None
-    order = {item_id: i for i, item_id in enumerate(items.ids())}
-    scores.sort(key=lambda s: order.get(s.item_id, len(order)))
-    metrics = evaluator.aggregate(scores, seed=args.seed)
-    elapsed = time.monotonic() - started
-    print(f"{benchmark_name(args.benchmark)}: {len(scores)} item(s), {len(predictions)} prediction(s), {elapsed:.1f}s"
-          + (f" ({left_out} item(s) without predictions left out: --allow-missing)" if left_out else "")
-          + (f", judged by {judge_label}" if judge_label else ""))
-    print(format_table(evaluator, metrics))
-    if args.out:
+    # each score goes to the metrics and (with --out) to a file as it completes: none is kept
+    aggregation = evaluator.aggregation(seed=args.seed, order=items.ids())
+    with _SpilledScores(workdir, items.ids()) if args.out else contextlib.nullcontext() as spilled:
+        scored = 0
         try:
-            environment = evaluator.environment()
-        except Exception as exc:  # noqa: BLE001 - versions are informative; never lose the scores
-            environment = {"error": f"{type(exc).__name__}: {exc}"}
-        if judge_label:
-            environment["judge"] = judge_label
-        result = {
-            "benchmark": args.benchmark,
-            "evaluator_version": evaluator_version(args.benchmark),
-            "settings": settings,
-            "seed": args.seed,
-            "environment": environment,
-            "metrics": [m.to_dict() for m in metrics],
-            "item_scores": [s.to_dict() for s in scores],
-        }
-        try:
-            Path(args.out).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"{args.out}: cannot be written ({exc.strerror})") from None
-        print(f"wrote {args.out}")
+            for score in score_items(evaluator, items, predictions, concurrency=args.concurrency):
+                aggregation.add(score)
+                if spilled is not None:
+                    spilled.add(score)
+                scored += 1
+            metrics = aggregation.metrics()
+        except CoreInfrastructureError as exc:  # the sandbox or the judge, not the predictions
+            raise InfrastructureError(f"scoring stopped: {exc}") from None
+        elapsed = time.monotonic() - started
+        print(f"{benchmark_name(args.benchmark)}: {scored} item(s), {len(predictions)} prediction(s), {elapsed:.1f}s"
+              + (f" ({left_out} item(s) without predictions left out: --allow-missing)" if left_out else "")
+              + (f", judged by {judge_label}" if judge_label else ""))
+        print(format_table(evaluator, metrics))
+        if spilled is not None:
+            try:
+                environment = evaluator.environment()
+            except Exception as exc:  # noqa: BLE001 - versions are informative; never lose the scores
+                environment = {"error": f"{type(exc).__name__}: {exc}"}
+            if judge_label:
+                environment["judge"] = judge_label
+            head = {
+                "benchmark": args.benchmark,
+                "evaluator_version": evaluator_version(args.benchmark),
+                "settings": settings,
+                "seed": args.seed,
+                "environment": environment,
+                "metrics": [m.to_dict() for m in metrics],
+            }
+            try:
+                _write_result(Path(args.out), head, spilled.in_order())
+            except OSError as exc:
+                raise UsageError(f"{args.out}: cannot be written ({exc.strerror})") from None
+            print(f"wrote {args.out}")
     return 0
 
 

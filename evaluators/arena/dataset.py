@@ -247,12 +247,17 @@ def read_rows(path: str | Path) -> Iterator[ConversationRow]:
         raise DatasetError(f"{path.name}: unknown format; use .jsonl or .parquet")
 
 
+def jsonl_line(row: ConversationRow | dict[str, Any], number: int) -> str:
+    """One row (validated when given as a dict; ``number`` names it in an error) as its JSON line."""
+    return json.dumps(_as_row(row, number).to_dict(), ensure_ascii=False) + "\n"
+
+
 def write_jsonl(rows: Iterable[ConversationRow | dict[str, Any]], path: str | Path) -> int:
     """Write rows (validated when given as dicts) as JSON lines; returns the count."""
     count = 0
     with Path(path).open("w", encoding="utf-8") as handle:
         for count, row in enumerate(rows, start=1):
-            handle.write(json.dumps(_as_row(row, count).to_dict(), ensure_ascii=False) + "\n")
+            handle.write(jsonl_line(row, count))
     return count
 
 
@@ -315,14 +320,33 @@ def _from_parquet(record: Any) -> Any:
     return out
 
 
+#: rows a Parquet file's row group holds (the rows held at a time while writing one)
+PARQUET_ROWS = 2048
+
+
 def write_parquet(rows: Iterable[ConversationRow | dict[str, Any]], path: str | Path) -> int:
-    """Write rows (validated when given as dicts) to Parquet in our layout (module doc)."""
+    """Write rows (validated when given as dicts) to Parquet in our layout (module doc), a row group of
+    ``PARQUET_ROWS`` at a time: fewer rows are one row group, the file ``pq.write_table`` writes. A bad
+    row raises DatasetError and leaves no file."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    records = [_to_parquet(_as_row(row, number)) for number, row in enumerate(rows, start=1)]
-    pq.write_table(pa.Table.from_pylist(records, schema=_parquet_schema()), path)
-    return len(records)
+    schema = _parquet_schema()
+    count = 0
+    try:
+        with pq.ParquetWriter(path, schema) as writer:
+            batch: list[dict[str, Any]] = []
+            for count, row in enumerate(rows, start=1):
+                batch.append(_to_parquet(_as_row(row, count)))
+                if len(batch) == PARQUET_ROWS:
+                    writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+                    batch = []
+            if batch or not count:  # no rows at all: one empty row group, as write_table writes
+                writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+    except BaseException:
+        Path(path).unlink(missing_ok=True)
+        raise
+    return count
 
 
 # ---------------------------------------------------------------- ratings input
@@ -362,4 +386,4 @@ def battles_from_rows(rows: Iterable[ConversationRow]) -> list[BattleRecord]:
 
 
 __all__ = ["CONVERSATION_FIELDS", "METADATA_FIELDS", "ConversationRow", "Message", "SystemMetadata",
-           "battles_from_rows", "read_rows", "validate_row", "write_jsonl", "write_parquet"]
+           "battles_from_rows", "jsonl_line", "read_rows", "validate_row", "write_jsonl", "write_parquet"]

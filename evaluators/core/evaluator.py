@@ -3,7 +3,10 @@
 An evaluator turns a benchmark's released files into ``Item`` rows (``import_release``), builds the
 model requests for an item (``build_requests``), scores an item's predictions (``score_item``) and
 aggregates item scores into metrics with 95% intervals (``aggregate``). Items and scores are plain
-data, so the same code runs in a worker, in a test and on the command line.
+data, so the same code runs in a worker, in a test and on the command line. A run's scores reach the
+metrics through an ``Aggregation`` (``Evaluator.aggregation``), fed one score at a time as it is
+written, so that a benchmark whose metrics need a few numbers per item keeps only those, never the
+run's results.
 
 Those four are abstract. Everything else a benchmark may need is a typed method or attribute here
 with a default that means "this benchmark does not use it", so the site, the workers and the command
@@ -45,6 +48,40 @@ class Lines:
 
     dimension: str
     metrics: tuple[str, ...]
+
+
+class Aggregation(ABC):
+    """A run's metrics from its item scores fed one at a time (``add``, in any order), asked once at the
+    end (``metrics``): the command line and the workers feed each score as it is written, and what is
+    kept between is the aggregation's business (Multi-LCB keeps a few numbers per problem and language;
+    the default, ``KeptScores``, every score)."""
+
+    @abstractmethod
+    def add(self, score: ItemScore) -> None:
+        """Take one item's score into account."""
+
+    @abstractmethod
+    def metrics(self) -> list[MetricValue]:
+        """The metrics of every score added, as ``Evaluator.aggregate`` gives them."""
+
+
+class KeptScores(Aggregation):
+    """Every score kept and handed to ``evaluator.aggregate`` at the end, in the dataset's ``order`` of
+    item ids when one is given (an aggregate whose bootstrap draws items by position depends on it)."""
+
+    def __init__(self, evaluator: Evaluator, *, seed: int, order: Sequence[str] | None) -> None:
+        self._evaluator, self._seed, self._order = evaluator, seed, order
+        self._scores: list[ItemScore] = []
+
+    def add(self, score: ItemScore) -> None:
+        self._scores.append(score)
+
+    def metrics(self) -> list[MetricValue]:
+        scores = self._scores
+        if self._order is not None:
+            position = {item_id: i for i, item_id in enumerate(self._order)}
+            scores = sorted(scores, key=lambda s: position.get(s.item_id, len(position)))
+        return self._evaluator.aggregate(scores, seed=self._seed)
 
 
 class SettingsRefused(ValueError):
@@ -116,6 +153,13 @@ class Evaluator(ABC):
     @abstractmethod
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         """Headline and per-slice metrics with 95% intervals."""
+
+    def aggregation(self, *, seed: int = 0, order: Sequence[str] | None = None) -> Aggregation:
+        """The metrics of a run's scores fed one at a time: by default every score kept for ``aggregate``
+        (sorted in ``order``, the dataset's item ids, when given). A benchmark whose metrics need only a
+        few numbers per item overrides it with an aggregation that keeps those, so that scoring a
+        release twice the size holds no more memory."""
+        return KeptScores(self, seed=seed, order=order)
 
     def item_passed(self, score: ItemScore) -> bool | None:
         """Whether an item got full marks, for the per-item page's "only items not fully passed" (stored

@@ -3,7 +3,7 @@
 Items are (problem, language) pairs imported from LCB's release format (``release.py``). A model
 answers with a fenced program (``prompts.py``); ``score_item`` compiles each sample once in the
 sandbox and runs every test as a fresh process (public tests first, stopping at the first failure),
-comparing stdout by the Multi-LCB rule (``compare.py``). ``aggregate`` reports pass@1 as the mean over
+comparing stdout by the Multi-LCB rule (``compare.py``). ``aggregate`` (``metrics.py``) reports pass@1 as the mean over
 languages of per-language pass@1, with 95% bootstrap intervals that resample problems.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import logging
 import os
 import threading
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Self, Sequence
 
@@ -21,10 +21,11 @@ import numpy as np
 from evaluators.core.evaluator import Evaluator
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_setting, setting_number
-from evaluators.core.stats import BOOTSTRAP_ROUNDS, pass_at_k
+from evaluators.core.stats import pass_at_k
 from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
                                    ProtocolRow, SliceDimension)
 from evaluators.multi_lcb.card import multi_lcb_card
+from evaluators.multi_lcb.metrics import PASS_K, VERDICTS, RunningMetrics, aggregate_scores
 from evaluators.multi_lcb.compare import RULE_SUMMARY, first_mismatch, outputs_match
 from evaluators.multi_lcb.prompts import EXTRACTION_RULES, LANGUAGE_KEYS, LANGUAGE_SPECS, build_messages, extract_code
 from evaluators.multi_lcb.release import DIFFICULTIES, PLATFORMS, iter_release_items
@@ -33,10 +34,6 @@ from evaluators.multi_lcb.shown import first_difference, kept_program
 if TYPE_CHECKING:
     from evaluators.sandbox import Limits, RunResult, Sandbox
 
-#: every verdict a sample can get, in display order
-VERDICTS: tuple[str, ...] = ("passed", "wrong_answer", "time_limit", "memory_limit", "runtime_error",
-                             "compile_error", "output_limit", "no_code")
-PASS_K: tuple[int, ...] = (5, 10)
 REASON_LIMIT = 2048
 
 DEFAULT_SETTINGS: dict[str, Any] = {
@@ -296,6 +293,11 @@ class MultiLCBEvaluator(Evaluator):
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         return aggregate_scores(item_scores, seed=seed)
 
+    def aggregation(self, *, seed: int = 0, order: Sequence[str] | None = None) -> RunningMetrics:
+        """A few numbers per problem and language kept, never the scores (the metrics do not depend on
+        the scores' order)."""
+        return RunningMetrics(seed=seed)
+
     def example_predictions(self, items: Sequence[Item]) -> bytes:
         """A ready-to-submit file: the shipped reference solutions, fenced as a model answers."""
         from evaluators.multi_lcb.examples import example_predictions
@@ -340,165 +342,4 @@ class MultiLCBEvaluator(Evaluator):
         return env
 
 
-# --------------------------------------------------------------------------------- aggregation
-
-def _problem_id(score: ItemScore) -> str:
-    return score.item_id.rsplit("/", 1)[0]
-
-
-class _Table:
-    """Per-problem x per-language values of one score, with problem-resampling bootstrap."""
-
-    def __init__(self, problems: list[str], languages: list[str], cells: Mapping[tuple[str, str], float]) -> None:
-        self.problems, self.languages = problems, languages
-        p_index = {p: i for i, p in enumerate(problems)}
-        l_index = {lang: j for j, lang in enumerate(languages)}
-        self.values = np.zeros((len(problems), len(languages)))
-        self.mask = np.zeros((len(problems), len(languages)))
-        for (problem, language), value in cells.items():
-            self.values[p_index[problem], l_index[language]] = value
-            self.mask[p_index[problem], l_index[language]] = 1.0
-
-    def language_means(self, draws: np.ndarray | None = None) -> np.ndarray:
-        """Per-language means; ``draws`` (rounds x problems: how often each round drew each problem, see
-        ``_draw_counts``) resamples problems. NaN where empty."""
-        if draws is None:
-            sums, counts = self.values.sum(axis=0), self.mask.sum(axis=0)
-        else:
-            sums, counts = draws @ self.values, draws @ self.mask
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-
-
-def _draw_counts(rows: np.ndarray) -> np.ndarray:
-    """How many times each round of a bootstrap drew each problem (rounds x problems), from the drawn
-    problem indices (rounds x problems). Sums over a round's draws are then one matrix product, and
-    never a rounds x problems x languages copy of the table (200 MB for LiveCodeBench v6's size)."""
-    rounds, problems = rows.shape
-    offsets = rows + problems * np.arange(rounds)[:, None]
-    return np.bincount(offsets.ravel(), minlength=rounds * problems).reshape(rounds, problems).astype(float)
-
-
-def _interval(samples: np.ndarray) -> tuple[float | None, float | None]:
-    finite = samples[np.isfinite(samples)]
-    if finite.size == 0:
-        return None, None
-    low, high = np.percentile(finite, [2.5, 97.5])
-    return float(low), float(high)
-
-
-def _nanmean(values: np.ndarray, axis: int = -1) -> np.ndarray:
-    counts = np.isfinite(values).sum(axis=axis)
-    sums = np.where(np.isfinite(values), values, 0.0).sum(axis=axis)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-
-
-def aggregate_scores(item_scores: Sequence[ItemScore], *, seed: int = 0,
-                     rounds: int = BOOTSTRAP_ROUNDS) -> list[MetricValue]:
-    """Multi-LCB metrics: headline, per-language, per-difficulty, per-platform, Python gap, verdict mix."""
-    usable = [s for s in item_scores if not s.error and "pass@1" in s.scores and s.slices.get("language")]
-    if not usable:
-        return []
-    problems = sorted({_problem_id(s) for s in usable})
-    languages = [lang for lang in LANGUAGE_KEYS if any(s.slices["language"] == lang for s in usable)]
-    languages += sorted({s.slices["language"] for s in usable} - set(languages))
-    problem_slices: dict[str, dict[str, str]] = {}
-    for s in usable:
-        problem_slices.setdefault(_problem_id(s), dict(s.slices))
-    rng = np.random.default_rng(seed)
-    rows = _draw_counts(rng.integers(0, len(problems), size=(rounds, len(problems)))) if len(problems) > 1 else None
-    metrics: list[MetricValue] = []
-
-    def table(key: str, subset: Sequence[ItemScore], plist: list[str]) -> _Table:
-        return _Table(plist, languages, {(_problem_id(s), s.slices["language"]): s.scores[key] for s in subset})
-
-    def emit_language_metrics(key: str, subset: Sequence[ItemScore], plist: list[str], sub_rows: np.ndarray | None,
-                              extra_slice: dict[str, str], per_language: bool, gap: bool) -> None:
-        tab = table(key, subset, plist)
-        point = tab.language_means()
-        boot = tab.language_means(sub_rows) if sub_rows is not None else None
-        present = [j for j, lang in enumerate(languages) if np.isfinite(point[j])]
-        if not present:
-            return
-        headline = float(np.mean(point[present]))
-        low = high = None
-        if boot is not None:
-            low, high = _interval(_nanmean(boot[:, present]))
-        metrics.append(MetricValue(key, headline, low, high, len(subset), dict(extra_slice)))
-        if per_language:
-            for j in present:
-                n_items = int(tab.mask[:, j].sum())
-                low_j = high_j = None
-                if boot is not None and n_items > 1:
-                    low_j, high_j = _interval(boot[:, j])
-                metrics.append(MetricValue(key, float(point[j]), low_j, high_j, n_items,
-                                           {**extra_slice, "language": languages[j]}))
-        if gap and "python" in languages:
-            py = languages.index("python")
-            others = [j for j in present if j != py]
-            if np.isfinite(point[py]) and others:
-                value = float(point[py] - np.mean(point[others]))
-                low_g = high_g = None
-                if boot is not None:
-                    low_g, high_g = _interval(boot[:, py] - _nanmean(boot[:, others]))
-                metrics.append(MetricValue("python_gap", value, low_g, high_g, len(subset), dict(extra_slice)))
-
-    # headline, per language and the Python gap
-    emit_language_metrics("pass@1", usable, problems, rows, {}, per_language=True, gap=True)
-    for k in PASS_K:
-        key = f"pass@{k}"
-        if all(key in s.scores for s in usable):
-            emit_language_metrics(key, usable, problems, rows, {}, per_language=True, gap=False)
-        else:
-            for lang in languages:
-                subset = [s for s in usable if s.slices["language"] == lang]
-                if subset and all(key in s.scores for s in subset):
-                    tab = table(key, subset, problems)
-                    j = languages.index(lang)
-                    value = float(tab.language_means()[j])
-                    low = high = None
-                    if rows is not None and len(subset) > 1:
-                        low, high = _interval(tab.language_means(rows)[:, j])
-                    metrics.append(MetricValue(key, value, low, high, len(subset), {"language": lang}))
-
-    # per difficulty and per platform: mean over languages, bootstrap over that group's problems
-    for dimension, order in (("difficulty", DIFFICULTIES), ("platform", PLATFORMS)):
-        groups: dict[str, list[str]] = defaultdict(list)
-        for problem in problems:
-            groups[problem_slices[problem].get(dimension, "")].append(problem)
-        for group in list(order) + sorted(set(groups) - set(order)):
-            plist = groups.get(group)
-            if not group or not plist:
-                continue
-            members = set(plist)
-            subset = [s for s in usable if _problem_id(s) in members]
-            sub_rows = (_draw_counts(np.random.default_rng(seed).integers(0, len(plist), size=(rounds, len(plist))))
-                        if len(plist) > 1 else None)
-            emit_language_metrics("pass@1", subset, plist, sub_rows, {dimension: group}, per_language=False, gap=False)
-
-    # error mix: share of all samples per verdict, bootstrap over problems
-    counts = np.zeros((len(problems), len(VERDICTS)))
-    p_index = {p: i for i, p in enumerate(problems)}
-    extra_verdicts: Counter[str] = Counter()
-    for s in usable:
-        for sample in s.detail.get("samples", []):
-            verdict = sample.get("verdict", "")
-            if verdict in VERDICTS:
-                counts[p_index[_problem_id(s)], VERDICTS.index(verdict)] += 1
-            else:
-                extra_verdicts[verdict] += 1
-    totals = counts.sum(axis=1)
-    if totals.sum() > 0:
-        share = counts.sum(axis=0) / totals.sum()
-        boot_share = None
-        if rows is not None:
-            boot_counts, boot_totals = rows @ counts, rows @ totals
-            with np.errstate(invalid="ignore", divide="ignore"):
-                boot_share = boot_counts / boot_totals[:, None]
-        for v, verdict in enumerate(VERDICTS):
-            low = high = None
-            if boot_share is not None:
-                low, high = _interval(boot_share[:, v])
-            metrics.append(MetricValue("verdict_share", float(share[v]), low, high, len(usable), {"verdict": verdict}))
-    return metrics
+__all__ = ["PASS_K", "VERDICTS", "MultiLCBEvaluator", "RunningMetrics", "aggregate_scores", "validate_settings"]

@@ -11,8 +11,9 @@ from __future__ import annotations
 import hashlib
 import re
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, Iterable
+from typing import IO, Any, Iterable
 
 from django.core.files import File
 from django.core.files.storage import default_storage
@@ -32,15 +33,13 @@ class NoExport(LookupError):
 
 
 def export_to(path: Path, fmt: str, rows: Iterable[dict[str, Any]] | None = None) -> int:
-    """Write every voted battle (or ``rows``) to ``path``; returns the number of rows."""
+    """Write every voted battle (or ``rows``) to ``path``, a row at a time; returns the number of rows."""
     from evaluators.arena import dataset
 
     if fmt not in FORMATS:
         raise ValueError(f"format: use one of {', '.join(FORMATS)}, not {fmt!r}")
-    rows = list(selectors.released_rows() if rows is None else rows)
     writer = dataset.write_jsonl if fmt == "jsonl" else dataset.write_parquet
-    writer(rows, path)
-    return len(rows)
+    return writer(selectors.released_rows() if rows is None else rows, path)
 
 
 def row_filters(row: dict[str, Any]) -> list[tuple[str, str]]:
@@ -66,27 +65,56 @@ def storage_name(fingerprint: str, fmt: str, filter_key: str = "", filter_value:
 
 def files_write(fingerprint: str, *, overwrite: bool = False) -> int:
     """Write the export files for ``fingerprint`` (all votes, and each intent and language), unless
-    they are there already. Returns the number of files written."""
+    they are there already. Returns the number of files written.
+
+    The rows are read once, a chunk at a time, each written as it is read to the JSON lines file of all
+    votes and to those of its filters; each Parquet file is then written from its JSON lines file, a
+    row group at a time. No more than a chunk of rows is ever in memory."""
+    from evaluators.arena import dataset
+
     if not overwrite and default_storage.exists(storage_name(fingerprint, FORMATS[-1])):
         return 0  # the unfiltered Parquet file is written last: when it is there, all are
-    rows = list(selectors.released_rows())
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {("", ""): rows}
-    for row in rows:
-        for board in row_filters(row):
-            groups.setdefault(board, []).append(row)
-    written = 0
-    for fmt in FORMATS:
+    with tempfile.TemporaryDirectory(prefix="arena-export-") as folder:
+        lines = _jsonl_by_board(Path(folder))
         # the unfiltered file last: the unfiltered Parquet file, written last of all, marks a complete set
-        for (key, value), subset in sorted(groups.items(), key=lambda item: item[0] == ("", "")):
-            name = storage_name(fingerprint, fmt, key, value)
-            with tempfile.NamedTemporaryFile(suffix=f".{fmt}") as handle:
-                export_to(Path(handle.name), fmt, subset)
+        boards = sorted(lines, key=lambda board: board == ("", ""))
+        written = 0
+        for fmt in FORMATS:
+            for board in boards:
+                path = lines[board]
+                if fmt == "parquet":
+                    path = path.with_suffix(".parquet")
+                    dataset.write_parquet(dataset.read_rows(lines[board]), path)
+                name = storage_name(fingerprint, fmt, *board)
                 if default_storage.exists(name):
                     default_storage.delete(name)
-                with open(handle.name, "rb") as data:
+                with path.open("rb") as data:
                     default_storage.save(name, File(data, name=Path(name).name))
-            written += 1
+                written += 1
     return written
+
+
+def _jsonl_by_board(folder: Path) -> dict[tuple[str, str], Path]:
+    """Every released row as a JSON line in ``folder``: in the file of all votes (the board ("", ""),
+    first) and in the file of each intent and language it belongs to (in the order first met)."""
+    from evaluators.arena import dataset
+
+    paths: dict[tuple[str, str], Path] = {}
+    with ExitStack() as stack:
+        handles: dict[tuple[str, str], IO[str]] = {}
+
+        def handle(board: tuple[str, str]) -> IO[str]:
+            if board not in handles:
+                paths[board] = folder / f"{len(paths)}.jsonl"
+                handles[board] = stack.enter_context(paths[board].open("w", encoding="utf-8"))
+            return handles[board]
+
+        handle(("", ""))
+        for number, row in enumerate(selectors.released_rows(), start=1):
+            line = dataset.jsonl_line(row, number)
+            for board in [("", ""), *row_filters(row)]:
+                handle(board).write(line)
+    return paths
 
 
 def files_prune(*, keep: Iterable[str]) -> int:

@@ -131,7 +131,14 @@ def released_rows() -> Iterator[dict[str, Any]]:
     battles = (Battle.objects.filter(Q(vote__isnull=False) | Q(conv_id__isnull=False)).exclude(withheld_battles_q())
                .select_related("model_a", "model_b", "vote").prefetch_related("turns").order_by("created_at", "id"))
     for battle in battles.iterator(chunk_size=500):
-        yield battle_row(battle)
+        row = battle_row(battle)
+        # the battle, its prefetched turns and its vote point at one another: cut the links, so that a
+        # chunk is freed when it is done rather than left, chunk after chunk, to the cyclic collector
+        for turn in battle.turns.all():  # the prefetched turns, each holding its battle
+            turn._state.fields_cache.clear()
+        battle._state.fields_cache.clear()  # and its vote
+        battle._prefetched_objects_cache = {}  # type: ignore[attr-defined]  # its turns' queryset holds it too
+        yield row
 
 
 def battle_row(battle: Battle) -> dict[str, Any]:

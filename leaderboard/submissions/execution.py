@@ -28,6 +28,8 @@ from leaderboard.submissions.models import EvaluationRun, FailureKind, ItemResul
 
 log = logging.getLogger(__name__)
 LIBRARIES = ("django", "celery", "numpy", "psycopg", "boto3")
+#: item results read back at a time for a run's metrics
+RESULTS_READ = 500
 
 
 def environment_versions(evaluator_environment: dict[str, str]) -> dict[str, str]:
@@ -115,13 +117,18 @@ def _score_run(claim: leases.Claim, heartbeat: leases.Heartbeat, worker: str) ->
         time.sleep(1.0)  # chunks held by helpers: wait for them, or take them over when their claims expire
     scored_in = time.monotonic() - started
     started = time.monotonic()
-    all_scores = [ItemScore(item_id=item_id, slices=slices, scores=scores, detail=detail, error=error)
-                  for item_id, slices, scores, detail, error in ItemResult.objects.filter(run_id=run.pk).values_list(
-                      "item_id", "slices", "scores", "detail", "error")]
-    metrics = work.evaluator.aggregate(all_scores, seed=run.pk)
+    # the results are read back a few hundred rows at a time into the evaluator's aggregation: a run's
+    # results are never all in memory where its metrics keep a few numbers per item (Multi-LCB)
+    aggregation = work.evaluator.aggregation(seed=run.pk)
+    count = 0
+    for item_id, slices, scores, detail, error in ItemResult.objects.filter(run_id=run.pk).values_list(
+            "item_id", "slices", "scores", "detail", "error").iterator(chunk_size=RESULTS_READ):
+        aggregation.add(ItemScore(item_id=item_id, slices=slices, scores=scores, detail=detail, error=error))
+        count += 1
+    metrics = aggregation.metrics()
     if heartbeat.lost.is_set() or not services.run_complete(claim=claim, metrics=metrics):
         raise LeaseLost()
-    services.run_append_log(run_id=run.pk, line=f"succeeded: {len(all_scores)} items; scoring took {scored_in:.1f} s, "
+    services.run_append_log(run_id=run.pk, line=f"succeeded: {count} items; scoring took {scored_in:.1f} s, "
                                                  f"aggregation {time.monotonic() - started:.1f} s")
 
 

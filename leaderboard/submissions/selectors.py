@@ -337,12 +337,17 @@ def _recomputed_values(benchmark: Benchmark, run_ids: list[int], *, date_key: st
                 results = results.filter(date__lte=window.end.isoformat())
         if within:
             results = results.annotate(within=Cast(KeyTextTransform(within[0], "slices"), TextField())).filter(within=within[1])
-        grouped: dict[int, list[ItemScore]] = {run_id: [] for run_id in missing}
-        for run_id, item_id, slices, scores, detail, error in results.values_list("run_id", "item_id", "slices", "scores", "detail", "error"):
-            grouped[run_id].append(ItemScore(item_id=item_id, slices=slices, scores=scores, detail=detail, error=error))
+        # each run's results fed to its own aggregation as they are read: none kept where the metrics need
+        # a few numbers per item (Multi-LCB)
+        aggregations = {run_id: evaluator.aggregation(seed=run_id) for run_id in missing}
+        found_any: set[int] = set()
+        for run_id, item_id, slices, scores, detail, error in results.values_list(
+                "run_id", "item_id", "slices", "scores", "detail", "error").iterator(chunk_size=500):
+            aggregations[run_id].add(ItemScore(item_id=item_id, slices=slices, scores=scores, detail=detail, error=error))
+            found_any.add(run_id)
         fresh = {}
-        for run_id, item_scores in grouped.items():
-            metrics = evaluator.aggregate(item_scores, seed=run_id) if item_scores else []
+        for run_id, aggregation in aggregations.items():
+            metrics = aggregation.metrics() if run_id in found_any else []
             fresh[run_id] = {column_id(m.key, slice_key(m.slice)): [m.value, m.ci_low, m.ci_high, m.n] for m in metrics}
         quietly(lambda: cache.set_many({keys[run_id]: values for run_id, values in fresh.items()}, WINDOW_CACHE_SECONDS))
         out.update(fresh)

@@ -97,6 +97,22 @@ def test_same_seed_same_intervals() -> None:
     assert [m.to_dict() for m in a] == [m.to_dict() for m in b]
 
 
+def test_a_large_release_is_bootstrapped_a_block_of_rounds_at_a_time_to_the_same_intervals(monkeypatch) -> None:
+    # 300 problems x 3 languages: above DRAW_BLOCK's 131 problems, the 1,000 rounds are drawn 436 at a time
+    rng = np.random.default_rng(4)
+    many = [score(f"Q{p:03d}", language, int(rng.integers(0, 11)), difficulty=("easy", "hard")[p % 2],
+                  platform=("atcoder", "leetcode")[p % 2]) for p in range(300) for language in ("python", "cpp", "java")]
+    import evaluators.multi_lcb.metrics as module
+
+    blocked = aggregate_scores(many, seed=5)
+    monkeypatch.setattr(module, "DRAW_BLOCK", 10**9)  # every round in one block, as for a small release
+    whole = aggregate_scores(many, seed=5)
+    assert [(m.key, m.slice, m.n) for m in blocked] == [(m.key, m.slice, m.n) for m in whole]
+    assert len(blocked) > 20
+    for b, w in zip(blocked, whole):  # the same draws; only the sums' grouping may differ, in the last bits
+        assert (b.value, b.ci_low, b.ci_high) == pytest.approx((w.value, w.ci_low, w.ci_high), rel=1e-12, abs=1e-15)
+
+
 def test_difficulty_platform_and_pass_at_k() -> None:
     metrics = aggregate_scores(HAND, seed=0)
     # easy = P1, P3: python .8, cpp .4, java .15 -> mean 1.35/3; hard = P2: (.5 + 0 + .5)/3

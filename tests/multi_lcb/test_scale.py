@@ -3,6 +3,7 @@ items to the items file, and scoring (the command line's path, a worker's chunks
 items it scores, a batch at a time, through the file's index."""
 from __future__ import annotations
 
+import json
 import re
 import tracemalloc
 from pathlib import Path
@@ -59,3 +60,43 @@ def test_a_release_twice_the_size_is_imported_and_scored_in_no_more_memory(tmp_p
     assert large_import < 1.25 * small_import and large_score < 1.25 * small_score, (
         small_import, large_import, small_score, large_score)
     assert large_score < large_tests / 2 and large_import < large_tests / 4, (large_import, large_score, large_tests)
+
+
+def scoring_peak(tmp_path: Path, problems: int) -> tuple[int, dict]:
+    """Traced peak bytes of the command line scoring a generated release of ``problems`` problems (tests
+    of a few hundred bytes, every item answered without code: no program runs, so what the run holds
+    is what grows), with its results file; and that file."""
+    folder = tmp_path / f"n{problems}"
+    folder.mkdir()
+    release = write_release(Shape(problems=problems, tests=2, test_bytes=100), folder / "release.jsonl", seed=problems)
+    assert write_predictions(release, folder / "predictions.jsonl", LANGUAGE_KEYS, []) == 0
+    write_items(MultiLCBEvaluator().import_release(release.path), folder / "items.jsonl")
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        assert main(["score", "--benchmark", "multi-lcb", "--dataset", str(folder / "items.jsonl"), "--predictions",
+                     str(folder / "predictions.jsonl"), "--out", str(folder / "results.json")]) == 0
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return peak, json.loads((folder / "results.json").read_text())
+
+
+def test_scoring_twice_the_items_holds_no_more_than_the_inputs_grow(tmp_path, capsys):
+    small_peak, small = scoring_peak(tmp_path, 150)
+    large_peak, large = scoring_peak(tmp_path, 300)
+    capsys.readouterr()
+    # every item scored and written, in the items file's order (problems in file order, languages in order)
+    expected = [f"gen{n:05d}/{language}" for n in range(300) for language in LANGUAGE_KEYS]
+    assert [s["item_id"] for s in large["item_scores"]] == expected
+    assert [s["item_id"] for s in small["item_scores"]] == expected[:150 * 12]
+    # nothing passed: every sample answered without code
+    headline = next(m for m in large["metrics"] if m["key"] == "pass@1" and not m["slice"])
+    no_code = next(m for m in large["metrics"] if m["key"] == "verdict_share" and m["slice"] == {"verdict": "no_code"})
+    assert (headline["value"], headline["n"], no_code["value"]) == (0.0, 3600, 1.0)
+    # 1,800 more items: what grows is the inputs read whole (the predictions, about 0.7 kB an item as
+    # objects, and the items file's index); a result kept per item (its score and detail as the command
+    # line used to keep them until the end, and its dict for the results file) is over 4 kB more, which
+    # 2 kB an item would not hold
+    grown = (large_peak - small_peak) / (1800)
+    assert grown < 2000, (small_peak, large_peak, grown)
