@@ -3,7 +3,7 @@ each test its own JVM, as the Multi-LCB evaluator runs them) and per compile, to
 the commands of before (e82cd87..8c25254) rebuilt here: Java without the run archive, Kotlin compiled with
 ``-include-runtime`` by the ``kotlinc`` script and started by ``java -jar``, Scala without the run archive;
 and compiles cold (a JVM per compile, with the compiler's class-data sharing archive) against a warm
-compiler (resident._WarmCompiler, the compile server). A fresh unsandboxed JVM per test, with the JDK's own
+compiler (warm_compilers.WarmCompiler, the compile server). A fresh unsandboxed JVM per test, with the JDK's own
 archive, is the floor.
 
 Run: ``.venv/bin/python bench/bench_jvm.py [--publish]``; BENCH_REPEATS runs (default 3) of BENCH_TESTS

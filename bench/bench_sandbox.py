@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 from bench.common import results_dir  # noqa: E402
 
 from evaluators.sandbox import Limits, Sandbox, toolchain_versions  # noqa: E402
-from evaluators.sandbox.supervisor import ZYGOTE_MODULES  # noqa: E402
+from evaluators.sandbox.warm_python import ZYGOTE_MODULES  # noqa: E402
 
 #: what the sandbox's warm Python imports before the first test (its fork floor imports them too)
 WARM_MODULES: tuple[str, ...] = ("site", *ZYGOTE_MODULES)

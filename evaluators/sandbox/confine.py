@@ -8,8 +8,8 @@ System V shared memory, message queues and semaphores, POSIX message queues).
 ``pidfd_open`` stays allowed: the supervisor waits for its tests through pidfds, and a pidfd without
 ``pidfd_getfd`` gives nothing that ``kill`` and /proc do not (init ignores a test's signals).
 
-Stdlib only, like supervisor.py: each Sandbox installs a private copy of both files side by side, and
-the supervisor imports this one from its own directory.
+Stdlib only, like supervisor.py: each Sandbox installs a private copy of it beside supervisor.py
+(sandbox.SUPERVISOR_FILES), and the supervisor imports it from its own directory.
 """
 from __future__ import annotations
 

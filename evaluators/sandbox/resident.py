@@ -1,34 +1,29 @@
 """Resident processes: long-lived processes in one sandbox each that answer framed requests over their
-stdin and stdout. A ``Session`` runs the supervisor (supervisor.py), which runs one program's tests,
-each as its own process; a warm compiler runs a compile server (CompileServer.java, compile-server.js)
-that keeps a slow-starting compiler loaded between compiles, and ``WarmCompilers`` shares a Sandbox's
-servers between its threads.
+stdin and stdout (``Resident``). A ``Session`` runs the supervisor (supervisor.py), which runs one
+program's tests, each as its own process; the warm compilers (warm_compilers.py) are residents too.
 """
 
 from __future__ import annotations
 
-import atexit
 import dataclasses
 import json
 import os
 import select
-import shutil
 import signal
 import struct
 import subprocess
-import tempfile
-import threading
 import time
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, NamedTuple
 
-from .command import BASE_ENV, TOOLCHAINS, compile_server_command, compile_server_digest, fill_command, fill_env
-from .languages import DATA_DIR, PROG_DIR, Language
+from .command import BASE_ENV, fill_command, fill_env
+from .languages import DATA_DIR
 from .limits import STDERR_CAP, Limits, rlimits
 from .linux import CGroup, usage_near_limit
-from .results import (PROCESS_LIMIT_NOTE, READY, REFUSAL, REPLY_OVERHEAD, RawResult, RunResult, SandboxUnavailable, decode_output, parse_reply, reply_cap,
+from .results import (PROCESS_LIMIT_NOTE, REFUSAL, REPLY_OVERHEAD, RawResult, RunResult, SandboxUnavailable, decode_output, parse_reply, reply_cap,
                       run_result)
+from .wire import READY, REQUEST
 
 if TYPE_CHECKING:  # a Sandbox and its programs start resident processes; they are named only for the type checker
     from .programs import DataDir, Program
@@ -38,18 +33,10 @@ if TYPE_CHECKING:  # a Sandbox and its programs start resident processes; they a
 SUPERVISOR_DIR: str = "/opt/supervisor"
 #: memory the supervisor (and Python's warm starter) may use besides a test's own limit
 SUPERVISOR_MEMORY_MB: int = 64
-#: compiles after which a warm compiler is replaced (the compiler's caches only grow)
-WARM_COMPILER_RECYCLE: int = 200
 #: how long a supervisor may take to start (bwrap, the interpreter, the warm Python) before its ready frame
 SUPERVISOR_START_SECONDS: float = 60.0
-#: the largest answer a warm compiler may give (a compiler's own output; the compile keeps 64 KiB of it)
-COMPILER_REPLY_CAP: int = 16 << 20
 #: how often, while waiting for an answer, the parent checks that the process is not stopped
 LIVENESS_SECONDS: float = 1.0
-#: a request's fixed fields, as supervisor.py reads them (supervisor.REQUEST): nonce, wall limit,
-#: stdout cap, stderr cap, length of the configuration (JSON; 0: the previous request's) that follows;
-#: then the configuration, then the input
-REQUEST_FIELDS = struct.Struct(">16sdqqI")
 
 
 class Counters(NamedTuple):
@@ -117,10 +104,10 @@ class _CounterFiles:
         self._fds = []
 
 
-class _Resident:
+class Resident:
     """A long-lived process in one sandbox that answers framed requests (a 4-byte big-endian length,
     then the bytes) on its stdin and stdout: the test supervisor of a Session, a warm compiler of
-    _WarmCompiler. It has its own uid, cgroup and network namespace for as long as it lives."""
+    warm_compilers.WarmCompiler. It has its own uid, cgroup and network namespace for as long as it lives."""
 
     def __init__(self, sandbox: Sandbox, limits: Limits) -> None:
         self.sandbox, self.limits = sandbox, limits
@@ -295,7 +282,7 @@ class _Resident:
         self._close()
 
 
-class Session(_Resident):
+class Session(Resident):
     """One sandbox for one program's tests: bubblewrap running the supervisor (supervisor.py), which
     runs each test as its own process with the test's own limits and a clean /tmp, and answers over
     a pipe. The session's cgroup (memory, processes, CPU accounting) and network namespace are the
@@ -376,7 +363,7 @@ class Session(_Resident):
         nonce = os.urandom(16)
         config = self._config(argv, env, own_rlimits)
         sent = b"" if config == self._config_sent else config
-        request = b"".join((REQUEST_FIELDS.pack(nonce, limits.wall_seconds, limits.output_bytes, STDERR_CAP, len(sent)), sent,
+        request = b"".join((REQUEST.pack(nonce, limits.wall_seconds, limits.output_bytes, STDERR_CAP, len(sent)), sent,
                             stdin.encode("utf-8", errors="surrogateescape")))
         # between two requests the supervisor waits for the next and its tests are dead (killed and
         # reaped before it replied): the counters read after the last request stand for "before"
@@ -429,129 +416,3 @@ class Session(_Resident):
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self._close()
-
-
-class _WarmCompiler(_Resident):
-    """A compiler kept loaded in one sandbox, for languages whose compiler spends seconds starting: a JVM
-    (CompileServer.java: Kotlin, Scala, Java) or Node (compile-server.js: TypeScript's tsc). The same
-    command and flags as the cold compile, the same /prog directory, the same limits on memory and
-    processes; one compile at a time. Its /prog is emptied before each compile and what the compile
-    made is moved into the program's own directory, out of the server's reach. The compiler runs no
-    code of the program's (kotlinc, javac and scalac 2 run no user code while compiling one source
-    file, and are given no plugin; tsc only parses and emits), so a server is shared by the programs
-    its worker compiles; anything but a normal answer (a crash, an exception thrown, a time-out or
-    memory kill) ends the server, and the program is compiled cold, which answers as before."""
-
-    def __init__(self, sandbox: Sandbox, language: Language, limits: Limits) -> None:
-        super().__init__(sandbox, limits)
-        assert language.compile_cmd is not None and language.compiler_main is not None
-        self.language = language
-        self.compiles = 0
-        self.root: Path = Path(tempfile.mkdtemp(prefix=f"compiler-{language.key}-", dir=sandbox.base_dir))
-        os.chmod(self.root, 0o755)
-        self.work: Path = self.root / "prog"
-        self.work.mkdir()
-        command, self.args, self.normal = compile_server_command(language, limits)
-        uid = sandbox.next_uid()
-        if sandbox.is_root:
-            os.chown(self.work, uid, uid)
-        env = {**BASE_ENV, **fill_env(language.env, limits), **fill_env(language.compile_env, limits)}
-        try:
-            self._launch(command, env=env, cgroup_limits=limits, prog_dir=self.work, writable_prog=True, binds=(),
-                         cwd=PROG_DIR, uid=uid)
-        except BaseException:
-            self.close()
-            raise
-
-    def compile(self, source: str, into: Path) -> RawResult | None:
-        """Compile ``source`` and move everything in /prog afterwards (the source included) into
-        ``into``; None when this server gave no normal answer (it is closed then)."""
-        lang = self.language
-        (self.work / lang.source_name).write_text(source, encoding="utf-8", errors="surrogateescape")
-        for name in lang.mkdirs:
-            (self.work / name).mkdir(exist_ok=True)
-        if self.sandbox.is_root and self.uid is not None:
-            for path in self.work.iterdir():
-                os.chown(path, self.uid, self.uid)
-        before = self._counters()
-        started = time.monotonic()
-        answer = self._exchange("\0".join(self.args).encode(), started + self.limits.wall_seconds, COMPILER_REPLY_CAP)
-        wall = time.monotonic() - started
-        oom = self._oom_between(before, self._counters())
-        self.compiles += 1
-        head, _, output = (answer or b"").partition(b"\n")
-        if answer is None or oom or head not in self.normal:
-            self.close()  # a crash, an Error or an internal error, a kill: compile cold
-            return None
-        for entry in list(self.work.iterdir()):
-            os.replace(entry, into / entry.name)
-        return RawResult(exit_code=int(head), signal=None, stdout=output, stderr=b"", timed_out=False,
-                         output_exceeded=False, oom=False, wall=wall, cpu=None)
-
-    def close(self) -> None:
-        self._close()
-        shutil.rmtree(self.root, ignore_errors=True)
-
-
-class WarmCompilers:
-    """A Sandbox's warm compilers, by language and limits, shared by its threads: a compile takes an
-    idle server or starts one (so there are as many as compiles at once), gives it back afterwards,
-    and a server is replaced after WARM_COMPILER_RECYCLE compiles (the compiler's caches only grow).
-    Idle servers exit by themselves after WARM_COMPILER_IDLE_SECONDS, and with the worker."""
-
-    def __init__(self, sandbox: Sandbox) -> None:
-        self.sandbox = sandbox
-        self._idle: dict[tuple[object, ...], list[_WarmCompiler]] = {}
-        self._lock = threading.Lock()
-        atexit.register(self.close)
-
-    @staticmethod
-    def ready() -> bool:
-        """Whether the server's class is installed and built from this checkout's source."""
-        stamp = TOOLCHAINS / "compile-server" / ".source-sha256"
-        try:
-            return stamp.read_text().strip() == compile_server_digest()
-        except OSError:
-            return False
-
-    def compile(self, language: Language, limits: Limits, source: str, into: Path) -> RawResult | None:
-        """The compile's outcome from a warm server, or None: compile cold."""
-        # the very command, environment and limits: a variant of a language never gets another's server
-        key = (language.compile_cmd, tuple(sorted(language.env.items())), tuple(sorted(language.compile_env.items())), limits)
-        server: _WarmCompiler | None = None
-        with self._lock:
-            idle = self._idle.setdefault(key, [])
-            while idle and server is None:
-                candidate = idle.pop()
-                if candidate.alive:
-                    server = candidate
-                else:
-                    candidate.close()  # it exited while idle
-        if server is None:
-            try:
-                server = _WarmCompiler(self.sandbox, language, limits)
-            except OSError:
-                return None
-        try:
-            raw = server.compile(source, into)
-        except BaseException:
-            server.close()
-            raise
-        if server.alive and server.compiles < WARM_COMPILER_RECYCLE:
-            with self._lock:
-                self._idle[key].append(server)
-        else:
-            server.close()
-        return raw
-
-    def resident_uids(self) -> set[int]:
-        """The host uids of the servers kept between compiles (processes under them are expected)."""
-        with self._lock:
-            return {server.uid for idle in self._idle.values() for server in idle if server.uid is not None}
-
-    def close(self) -> None:
-        with self._lock:
-            servers = [server for idle in self._idle.values() for server in idle]
-            self._idle.clear()
-        for server in servers:
-            server.close()

@@ -3,15 +3,14 @@ process before it is judged, and ``SandboxUnavailable`` when it cannot run code 
 
 from __future__ import annotations
 
-import json
 import signal
-import struct
 from dataclasses import dataclass
 
 from evaluators.core.types import InfrastructureError
 
 from .languages import Language
 from .limits import Limits
+from .wire import OUTPUT_EXCEEDED, REPLY, RESTART, TIMED_OUT
 
 #: how every refusal to start the sandbox ends: code is never run without it
 REFUSAL = "; refusing to run untrusted code unsandboxed"
@@ -60,16 +59,8 @@ class RawResult:
     cpu: float | None
 
 
-#: the supervisor's first frame, once it started (supervisor.py writes it)
-READY: bytes = json.dumps({"ready": True}).encode()
 #: what a reply frame may hold besides the test's output and stderr: the other fields
 REPLY_OVERHEAD: int = 4096
-#: a reply's fixed fields, as supervisor.py packs them (supervisor.REPLY): nonce, exit code (-1: none),
-#: signal (-1: none), flags, wall seconds, CPU seconds (-1.0: unknown), stdout length, stderr length;
-#: the stdout and stderr bytes follow
-REPLY_FIELDS = struct.Struct(">16siiBddII")
-#: the reply's flag bits (supervisor.py's TIMED_OUT, OUTPUT_EXCEEDED, RESTART)
-_TIMED_OUT, _OUTPUT_EXCEEDED, _RESTART = 1, 2, 4
 
 
 @dataclass(frozen=True)
@@ -91,29 +82,29 @@ def parse_reply(answer: bytes, *, nonce: bytes, output_cap: int, stderr_cap: int
     shorter or longer than its fields say, another request's nonce, an output over its cap, an exit
     status or signal no process can have (or both, or neither), a wall or CPU time out of range, a
     flag that does not exist."""
-    if len(answer) < REPLY_FIELDS.size:
+    if len(answer) < REPLY.size:
         raise ValueError(f"{len(answer)} bytes, fewer than a reply's fields")
-    got, exit_code, sig, flags, wall, cpu, out_len, err_len = REPLY_FIELDS.unpack_from(answer)
+    got, exit_code, sig, flags, wall, cpu, out_len, err_len = REPLY.unpack_from(answer)
     if got != nonce:
         raise ValueError("not the answer to this request")
-    if len(answer) != REPLY_FIELDS.size + out_len + err_len:
-        raise ValueError(f"{len(answer)} bytes, where its fields say {REPLY_FIELDS.size + out_len + err_len}")
+    if len(answer) != REPLY.size + out_len + err_len:
+        raise ValueError(f"{len(answer)} bytes, where its fields say {REPLY.size + out_len + err_len}")
     if out_len > output_cap:
         raise ValueError(f"stdout holds {out_len} bytes, more than the {output_cap} the supervisor keeps")
     if err_len > stderr_cap:
         raise ValueError(f"stderr holds {err_len} bytes, more than the {stderr_cap} the supervisor keeps")
     if (exit_code == -1) == (sig == -1) or not 0 <= (exit_code if exit_code != -1 else sig) <= 255:
         raise ValueError(f"exit code {exit_code} and signal {sig}")
-    if flags & ~(_TIMED_OUT | _OUTPUT_EXCEEDED | _RESTART):
+    if flags & ~(TIMED_OUT | OUTPUT_EXCEEDED | RESTART):
         raise ValueError(f"flags {flags:#x}")
     if not 0 <= wall < 1e6 or not (cpu == -1.0 or 0 <= cpu < 1e6):
         raise ValueError(f"wall {wall} s, cpu {cpu} s")
-    start = REPLY_FIELDS.size
+    start = REPLY.size
     raw = RawResult(exit_code=None if exit_code == -1 else exit_code, signal=None if sig == -1 else sig,
                     stdout=answer[start:start + out_len], stderr=answer[start + out_len:],
-                    timed_out=bool(flags & _TIMED_OUT), output_exceeded=bool(flags & _OUTPUT_EXCEEDED), oom=False,
+                    timed_out=bool(flags & TIMED_OUT), output_exceeded=bool(flags & OUTPUT_EXCEEDED), oom=False,
                     wall=wall, cpu=None if cpu == -1.0 else cpu)
-    return Reply(raw=raw, restart=bool(flags & _RESTART))
+    return Reply(raw=raw, restart=bool(flags & RESTART))
 
 
 def decode_output(data: bytes) -> str:

@@ -39,7 +39,7 @@ from .languages import LANGUAGES, TOOLCHAIN_DIR, Language
 from .limits import DEFAULT_COMPILE_LIMITS, STDERR_CAP, Limits, rlimits
 from .linux import CGroup, Launcher, NetnsPool, StagingNamespace
 from .programs import DataDir, Program
-from .resident import WarmCompilers
+from .warm_compilers import WarmCompilers
 from .results import REFUSAL, RawResult, SandboxUnavailable, decode_output
 
 CGROUP_ROOT: Path = Path("/sys/fs/cgroup")
@@ -56,8 +56,10 @@ _ETC_BINDS: tuple[str, ...] = (
 #: the supervisor that runs a program's tests inside one sandbox (see supervisor.py); each Sandbox
 #: installs a private copy of it, which resident.Session binds at resident.SUPERVISOR_DIR
 SUPERVISOR: Path = Path(__file__).resolve().parent / "supervisor.py"
-#: the supervisor and the module it imports from its own directory (what it does around each test)
-SUPERVISOR_FILES: tuple[Path, ...] = (SUPERVISOR, SUPERVISOR.parent / "confine.py")
+#: the supervisor and the modules it imports from its own directory (what it does around each test,
+#: how it starts a test, the warm Python, its wire protocol)
+SUPERVISOR_FILES: tuple[Path, ...] = (SUPERVISOR, *(SUPERVISOR.parent / name for name in (
+    "confine.py", "spawning.py", "warm_python.py", "wire.py")))
 #: the launcher's name beside them (linux.Launcher's binary: the supervisor starts compiled tests with it)
 SUPERVISOR_LAUNCHER: str = "launch"
 #: the spawn library's name beside them (spawn.c: the supervisor starts tests with it, through ctypes)
@@ -171,7 +173,7 @@ class Sandbox:
 
     @staticmethod
     def _install_supervisor(root: Path, launcher: Path, library: str | None) -> Path:
-        """A private, read-only copy of supervisor.py (and confine.py, the spawn library it starts
+        """A private, read-only copy of supervisor.py (and the modules beside it, SUPERVISOR_FILES, the spawn library it starts
         tests with, as ``spawn.so``, and the launcher, as ``launch``, it falls back on without the
         library) under the base directory, which bwrap's uid can reach wherever the checkout is (the
         base directory is staged; the checkout may not be)."""

@@ -221,7 +221,7 @@ def test_a_supervisor_stopped_from_outside_is_reported_as_stopped(sandbox: Sandb
 
 def test_a_reply_is_checked_before_it_is_believed() -> None:
     from evaluators.sandbox.results import parse_reply
-    from evaluators.sandbox.supervisor import reply_body
+    from evaluators.sandbox.wire import reply_body
 
     nonce = b"n" * 16
     good = {"exit_code": 0, "signal_number": None, "flags": 0, "wall": 0.1, "cpu": 0.05, "stdout": b"42\n", "stderr": b""}

@@ -1,4 +1,4 @@
-"""Warm compilers (resident._WarmCompiler): Java, Kotlin, Scala and TypeScript compiled by a compiler kept loaded give
+"""Warm compilers (warm_compilers.WarmCompiler): Java, Kotlin, Scala and TypeScript compiled by a compiler kept loaded give
 the very outcome of a cold compile (status and message, for a program that compiles, one with a compile
 error and one without an entry point); nothing of one program reaches the next program's compile; a server that
 dies is replaced, and the compile it was given is done cold; closing the pool leaves no process."""
