@@ -8,9 +8,9 @@ set-up, per size; at the smallest size also the previous path (``battle_records`
 ``BattleArrays.from_records``: a Python object per vote) for contrast. One run per size (minutes at
 5M), with the load average before and after each. Results in bench/results/ratings_task.json and .md.
 
-The vote downloads that the task writes first (``exports.files_write``: every released row held in
-memory) are left out here (replaced by a no-op in the measuring process): their memory is the issue's
-"import never reading its output back" part, not the ratings'.
+The vote downloads that the task writes first (``exports.files_write``, which streams the released rows:
+``tests/arena/test_export_files.py`` bounds its memory) are left out here (replaced by a no-op in the
+measuring process): this bench measures the ratings.
 
     .venv/bin/python bench/bench_ratings_task.py               (sizes 250000,1000000,5000000)
     BENCH_SIZES=20000,40000 .venv/bin/python bench/bench_ratings_task.py
