@@ -29,6 +29,10 @@ else:  # imported by supervisor.py run as a script, which put this directory on 
     import confine  # type: ignore[no-redef]
     import spawning  # type: ignore[no-redef]
 
+#: the supervisor's own modules (its files beside supervisor.py, run as a script): dropped from a test's
+#: ``sys.modules`` before its program runs (this fork's code keeps them through its globals)
+SUPERVISOR_MODULES: tuple[str, ...] = ("confine", "spawning", "warm_python", "wire")
+
 #: the zygote's answer: the test's wait status and CPU seconds (-1.0: unknown)
 ENDED = struct.Struct("=id")
 #: sent to the zygote instead of a configuration: the same as the last one
@@ -101,6 +105,8 @@ def run_python(config: spawning.Config, code: Any) -> None:
     if not command:
         main.__file__ = path
     main.__dict__["__builtins__"] = builtins  # what __main__ has in ``python3 main.py``
+    for name in SUPERVISOR_MODULES:  # the program's ``import wire`` finds its own module, as in ``python3 main.py``
+        sys.modules.pop(name, None)
     sys.modules["__main__"] = main
     status = 0
     try:

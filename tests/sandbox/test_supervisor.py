@@ -160,3 +160,15 @@ def test_what_compiling_prints_reaches_every_tests_stderr(sandbox: Sandbox) -> N
         results = [session.run("") for _ in range(2)]
     for result in results:  # NameError at the definition, as the interpreter raises it
         assert result.status == "runtime_error" and "NameError" in result.stderr, result
+
+
+def test_a_program_does_not_see_the_supervisors_modules(sandbox: Sandbox) -> None:
+    """A program's ``import wire`` (or confine, spawning, warm_python) finds no module, as under
+    ``python3 main.py`` in an empty directory: the supervisor's own modules are not the program's."""
+    probe = ("import sys\nfor name in ('wire', 'spawning', 'warm_python', 'confine'):\n"
+             "    try:\n        __import__(name)\n        print(name, 'found')\n"
+             "    except ModuleNotFoundError:\n        print(name, 'absent')\n")
+    with sandbox.program("python", probe) as program, program.session(SHORT) as session:
+        results = [session.run("") for _ in range(2)]
+    for result in results:
+        assert (result.status, result.stdout) == ("ok", "wire absent\nspawning absent\nwarm_python absent\nconfine absent\n"), result
