@@ -129,7 +129,8 @@ class Resident:
         sb = self.sandbox
         self.netns = sb.netns_pool.acquire() if sb.netns_pool is not None else None
         self.cgroup = sb.new_cgroup(cgroup_limits)
-        self.uid = uid if uid is not None else sb.next_uid()
+        # a resident's uid is held (kept from other runs) until _close
+        self.uid = uid if uid is not None else sb.next_uid(hold=True)
         argv = sb.bwrap_args(prog_dir=prog_dir, writable_prog=writable_prog, env=env, limits=self.limits,
                              extra_binds=binds, cwd=cwd, own_netns=self.netns is None, supervisor=supervisor)
         # no CPU rlimit: it would count the whole life of the process, not one request
@@ -273,6 +274,9 @@ class Resident:
         if self.cgroup is not None:
             self.cgroup.destroy()
             self.cgroup = None
+        if self.uid is not None:
+            self.sandbox.release_uid(self.uid)
+            self.uid = None
         if self.netns is not None and self.sandbox.netns_pool is not None:
             self.sandbox.netns_pool.release(self.netns)
             self.netns = None

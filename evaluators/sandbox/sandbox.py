@@ -19,17 +19,14 @@ programs (evaluators.sandbox.programs) and resident processes (evaluators.sandbo
 from __future__ import annotations
 
 import atexit
-import itertools
 import os
 import re
 import resource
-import secrets
 import selectors
 import shutil
 import signal
 import subprocess
 import tempfile
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -41,11 +38,10 @@ from .linux import CGroup, Launcher, NetnsPool, StagingNamespace
 from .programs import DataDir, Program
 from .warm_compilers import WarmCompilers
 from .results import REFUSAL, RawResult, SandboxUnavailable, decode_output
+from .uids import LEASE, UidsExhausted
 
 CGROUP_ROOT: Path = Path("/sys/fs/cgroup")
 CGROUP_NAME: str = "llm-sandbox"
-UID_BASE: int = 200_000
-UID_POOL: int = 50_000
 
 _ETC_BINDS: tuple[str, ...] = (
     "/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
@@ -84,10 +80,6 @@ def _rmtree_at_exit(path: Path) -> None:
 
 class Sandbox:
     """Factory for sandboxed programs; cheap to share between threads."""
-
-    # random start: concurrent worker processes rarely share a host uid
-    _uid_counter = itertools.count(secrets.randbelow(UID_POOL))
-    _uid_lock = threading.Lock()
 
     def __init__(self, *, base_dir: Path | None = None, warm_compilers: bool | None = None) -> None:
         """``warm_compilers``: keep the Kotlin and Scala compilers loaded between compiles (default: on
@@ -260,12 +252,20 @@ class Sandbox:
         """The inverse of _source, for messages that name a path the user can act on."""
         return self._staging.host(source) if self._staging is not None else source
 
-    def next_uid(self) -> int:
-        """A host uid for one process tree (recorded in ``uids_used``)."""
-        with self._uid_lock:
-            uid = UID_BASE + next(self._uid_counter) % UID_POOL
-            self.uids_used.add(uid)
-            return uid
+    def next_uid(self, *, hold: bool = False) -> int:
+        """A host uid for one process tree that no other live run on the machine has (see uids.py),
+        recorded in ``uids_used``; ``hold``: a resident's, kept from later runs until ``release_uid``."""
+        try:
+            uid = LEASE.take(hold=hold)
+        except (UidsExhausted, OSError) as exc:
+            raise SandboxUnavailable(f"no host uid for a sandboxed run: {exc}" + REFUSAL) from exc
+        self.uids_used.add(uid)
+        return uid
+
+    @staticmethod
+    def release_uid(uid: int) -> None:
+        """A resident's uid, its processes gone, may be handed out again."""
+        LEASE.release(uid)
 
     # ------------------------------------------------------------------ public
     def program(self, language: str | Language, source: str, *, compile_limits: Limits | None = None,

@@ -51,7 +51,7 @@ class WarmCompiler(Resident):
         self.work: Path = self.root / "prog"
         self.work.mkdir()
         command, self.args, self.normal = compile_server_command(language, limits)
-        uid = sandbox.next_uid()
+        self.uid = uid = sandbox.next_uid(hold=True)
         if sandbox.is_root:
             os.chown(self.work, uid, uid)
         env = {**BASE_ENV, **fill_env(language.env, limits), **fill_env(language.compile_env, limits)}

@@ -56,6 +56,7 @@ def test_the_transparency_report_reads_on_a_phone_and_a_desktop(live_server, pag
         page.set_viewport_size({"width": width, "height": height})
         page.goto(live_server.url + "/arena/leaderboard/")
         page.get_by_role("link", name="Transparency report").click()
+        page.wait_for_url("**/arena/transparency/")  # the click only starts the navigation
         assert page.get_by_role("heading", name="Transparency report", exact=True).is_visible()
         for heading in ("Battles per model against the sampling policy", "Every model's life", "Votes not counted, by reason, per week",
                         "How many votes separate neighbours", "Rank spreads", "Anonymous pre-release testing"):
