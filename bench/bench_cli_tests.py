@@ -30,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.bench_sandbox import fork_floor  # noqa: E402
+from bench.bench_sandbox import WARM_MODULES, fork_floor  # noqa: E402
 from bench.common import results_dir  # noqa: E402
 
 from evaluators.multi_lcb.synthetic import KINDS, Shape, write_release  # noqa: E402
@@ -115,6 +115,9 @@ def main() -> None:
         floor_cpu: list[float] = []
         record["fork_floor_wall_s"] = statistics.median(fork_floor(floor_cpu))
         record["fork_floor_cpu_s"] = floor_cpu[0]
+        program_cpu: list[float] = []
+        record["program_floor_wall_s"] = statistics.median(fork_floor(program_cpu, WARM_MODULES, (PROGRAMS["python"], inputs[-1])))
+        record["program_floor_cpu_s"] = program_cpu[0]
         record["load_average_after"] = os.getloadavg()[0]
         runs.append(record)
         print(json.dumps(record, indent=1))
@@ -147,6 +150,13 @@ def main() -> None:
     floor_c = [r["fork_floor_cpu_s"] * 1000 for r in runs]  # type: ignore[index]
     md += ["", f"Fork floor (a warm Python forks a child that exits at once, reaped), same runs: wall {statistics.median(floor_w):.3f} ms, "
            f"CPU {statistics.median(floor_c):.3f} ms (both processes)."]
+    program_c = [r["program_floor_cpu_s"] * 1000 for r in runs]  # type: ignore[index]
+    python_cpu = [r["checkouts"][str(checkouts[-1])]["python"]["marginal_cpu_s"] * 1000 for r in runs]  # type: ignore[index]
+    md += ["", f"Program floor (the same warm Python, with the sandbox's warm modules imported, forks a child that runs the Python "
+           f"program on one of the tests' inputs through pipes, reaped; no isolation, limits or checks), same runs: wall "
+           f"{statistics.median(r['program_floor_wall_s'] * 1000 for r in runs):.3f} ms, CPU {statistics.median(program_c):.3f} ms "  # type: ignore[index]
+           f"({statistics.median(program_c) / statistics.median(floor_c):.1f}x the fork floor); the last checkout's sandboxed Python "
+           f"test costs {statistics.median(python_cpu) / statistics.median(program_c):.2f}x its CPU."]
     (res / "cli_tests.md").write_text("\n".join(md) + "\n")
     print("\n".join(md))
 

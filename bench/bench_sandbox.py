@@ -162,18 +162,41 @@ def one_sandbox_per_test(sandbox: Sandbox, language: str, src: str, stdin: str) 
 
 #: the floor of any design with a process per test: a warm Python forks a child that exits at once, and
 #: reaps it (no isolation, no input or output, no interpreter start); with arguments after the count,
-#: it imports those modules first (the warm fork floor: the sandbox's warm Python holds them)
+#: it imports those modules first (the warm fork floor: the sandbox's warm Python holds them). With
+#: FLOOR_PROGRAM and FLOOR_INPUT set (the program floor), the child runs that program instead of exiting:
+#: compiled once before the forks, run as ``__main__`` with the input on a pipe as its stdin and its
+#: stdout a pipe the parent reads (what any process per test must do for a Python program, with no
+#: isolation, limits, supervisor or checks)
 FORK_FLOOR = """
-import os, resource, sys, time
+import io, os, resource, sys, time
 for name in sys.argv[2:]:
     __import__(name)
+program, stdin = os.environ.get("FLOOR_PROGRAM"), os.environ.get("FLOOR_INPUT", "").encode()
+code = compile(program, "main.py", "exec") if program else None
 times = []
 cpu = time.process_time()
 for _ in range(int(sys.argv[1])):
     started = time.perf_counter()
+    if code is not None:
+        (in_r, in_w), (out_r, out_w) = os.pipe(), os.pipe()
+        os.write(in_w, stdin)
+        os.close(in_w)
     pid = os.fork()
     if pid == 0:
+        if code is not None:
+            os.dup2(in_r, 0)
+            os.dup2(out_w, 1)
+            sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)))
+            sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)))
+            exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
+            sys.stdout.flush()
         os._exit(0)
+    if code is not None:
+        os.close(in_r)
+        os.close(out_w)
+        while os.read(out_r, 65536):
+            pass
+        os.close(out_r)
     os.waitpid(pid, 0)
     times.append(time.perf_counter() - started)
 children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -182,10 +205,11 @@ print(" ".join(map(str, times)))
 """
 
 
-def fork_floor(cpu: list[float] | None = None, modules: tuple[str, ...] = ()) -> list[float]:
+def fork_floor(cpu: list[float] | None = None, modules: tuple[str, ...] = (), program: tuple[str, str] | None = None) -> list[float]:
     """Per fork, reaped: wall seconds (and the CPU seconds of both processes per fork into ``cpu``),
-    from a Python that imported ``modules`` first."""
-    done = subprocess.run([PYTHON, "-I", "-S", "-c", FORK_FLOOR, str(N), *modules], capture_output=True, text=True, check=True)
+    from a Python that imported ``modules`` first; ``program``: (source, input) the child runs."""
+    env = {**os.environ, **({"FLOOR_PROGRAM": program[0], "FLOOR_INPUT": program[1]} if program else {})}
+    done = subprocess.run([PYTHON, "-I", "-S", "-c", FORK_FLOOR, str(N), *modules], capture_output=True, text=True, check=True, env=env)
     values = [float(t) for t in done.stdout.split()]
     if cpu is not None:
         cpu.append(values[-1])
@@ -274,10 +298,13 @@ def measure_once(sandbox: Sandbox) -> dict:
             rows.append(row)
     floor_cpu: list[float] = []
     warm_cpu: list[float] = []
+    program_cpu: list[float] = []
     return {"load_average_before": load, "load_average_after": os.getloadavg()[0], "rows": rows,
             "bare_bwrap_true_median_s": statistics.median(bare_bwrap()),
             "fork_floor_median_s": statistics.median(fork_floor(floor_cpu)), "fork_floor_cpu_s": floor_cpu[0],
             "warm_fork_floor_median_s": statistics.median(fork_floor(warm_cpu, WARM_MODULES)), "warm_fork_floor_cpu_s": warm_cpu[0],
+            "program_floor_median_s": statistics.median(fork_floor(program_cpu, WARM_MODULES, (WORKLOADS["a+b"][0]["python"], WORKLOADS["a+b"][1]))),
+            "program_floor_cpu_s": program_cpu[0],
             "spawn_s": {str(mb): statistics.median(spawn_at_rss(sandbox, mb, SPAWN_RUNS)) for mb in SPAWN_EXTRA_MB}}
 
 
@@ -343,6 +370,14 @@ def main() -> None:
            f"{len(WARM_MODULES)} modules), same runs: median {statistics.median(warm):.3f} ms wall (worst {max(warm):.3f}), "
            f"{statistics.median(warm_cpu):.2f} ms CPU; Python A+B is {statistics.median(py) / statistics.median(warm):.1f}x its wall time"
            + (f" and {statistics.median(py_cpu) / statistics.median(warm_cpu):.1f}x its CPU" if py_cpu else "") + "."]
+    program = [run["program_floor_median_s"] * 1000 for run in runs]
+    program_cpu = [run["program_floor_cpu_s"] * 1000 for run in runs]
+    md += ["", f"Program floor (the warm fork floor's Python forks a child that runs Python A+B itself: its input on a pipe, "
+           f"its output read from one, nothing else: no isolation, limits, supervisor or checks), same runs: median "
+           f"{statistics.median(program):.3f} ms wall (worst {max(program):.3f}), {statistics.median(program_cpu):.2f} ms CPU, "
+           f"{statistics.median(program_cpu) / statistics.median(floor_cpu):.1f}x the bare fork floor's CPU; the sandboxed test is "
+           f"{statistics.median(py) / statistics.median(program):.2f}x its wall time"
+           + (f" and {statistics.median(py_cpu) / statistics.median(program_cpu):.2f}x its CPU" if py_cpu else "") + "."]
     sizes = sorted({mb for run in runs for mb in run["spawn_s"]}, key=int)
     md += ["", f"Starting a sandbox while the scoring process holds more memory (one isolated C++ A+B run, a new sandbox each, "
            f"{SPAWN_RUNS} per size and run; median of the runs' medians, worst run in brackets): "
