@@ -10,7 +10,6 @@ import json
 import os
 import select
 import signal
-import struct
 import subprocess
 import time
 from pathlib import Path
@@ -23,7 +22,7 @@ from .limits import STDERR_CAP, Limits, rlimits
 from .linux import CGroup, usage_near_limit
 from .results import (PROCESS_LIMIT_NOTE, REFUSAL, REPLY_OVERHEAD, RawResult, RunResult, SandboxUnavailable, decode_output, parse_reply, reply_cap,
                       run_result)
-from .wire import READY, REQUEST
+from .wire import HEADER, READY, REQUEST
 
 if TYPE_CHECKING:  # a Sandbox and its programs start resident processes; they are named only for the type checker
     from .programs import DataDir, Program
@@ -171,7 +170,7 @@ class Resident:
             if early is not None:
                 self.failure = "answered before it was asked" if early else "ended"
                 return None
-            pending = memoryview(struct.pack(">I", len(request)) + request)
+            pending = memoryview(HEADER.pack(len(request)) + request)
             try:  # most requests fit in the pipe: written at once, without waiting to be asked
                 pending = pending[os.write(in_fd, pending[:1 << 20]):]
             except BlockingIOError:
@@ -207,23 +206,23 @@ class Resident:
                         poller.unregister(in_fd)
                     continue
                 try:  # the header and what may follow it (at most the cap), then the rest of the frame
-                    chunk = os.read(out_fd, min(1 << 20, (needed if needed is not None else 4 + min(max_reply, 65536)) - len(reply)))
+                    chunk = os.read(out_fd, min(1 << 20, (needed if needed is not None else HEADER.size + min(max_reply, 65536)) - len(reply)))
                 except BlockingIOError:
                     continue
                 if not chunk:
                     self.failure = "ended"
                     return None
                 reply += chunk
-                if needed is None and len(reply) >= 4:
-                    needed = 4 + struct.unpack_from(">I", reply)[0]
-                    if needed - 4 > max_reply:
-                        self.failure = f"sent a {needed - 4}-byte answer (at most {max_reply} are read)"
+                if needed is None and len(reply) >= HEADER.size:
+                    needed = HEADER.size + HEADER.unpack_from(reply)[0]
+                    if needed - HEADER.size > max_reply:
+                        self.failure = f"sent a {needed - HEADER.size}-byte answer (at most {max_reply} are read)"
                         return None
                 if needed is not None and len(reply) >= needed:
                     if len(reply) > needed or pending:
                         self.failure = "answered more than one frame" if len(reply) > needed else "answered before it was asked"
                         return None
-                    return bytes(reply[4:needed])
+                    return bytes(reply[HEADER.size:needed])
 
     def _counters(self) -> Counters:
         """The cgroup's OOM kills, limit hits, CPU seconds and refused forks so far (for one request's
