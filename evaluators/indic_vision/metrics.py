@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from evaluators.core.stats import BOOTSTRAP_ROUNDS
+from evaluators.core.stats import BOOTSTRAP_ROUNDS, draw_blocks
 from evaluators.indic_vision.languages import normalize_text
 
 
@@ -138,8 +138,8 @@ def mean_over_languages(by_language: Mapping[str, tuple[Sequence[float], Sequenc
         return value, None, None
     rng = np.random.default_rng(seed)
     draws = np.zeros(rounds)
-    for sums, counts in tables:
-        picks = rng.integers(0, len(sums), size=(rounds, len(sums)))
-        draws += sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+    for sums, counts in tables:  # a block of rounds at a time: the same draws, flat memory
+        draws += np.concatenate([sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+                                 for picks in draw_blocks(rng, len(sums), rounds)])
     low, high = np.percentile(draws / len(tables), [2.5, 97.5])
     return value, float(low), float(high)
