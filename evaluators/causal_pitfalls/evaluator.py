@@ -37,13 +37,13 @@ from evaluators.causal_pitfalls.baselines import BASELINE_ANSWERS
 from evaluators.causal_pitfalls.card import ERROR_RATE, PLACEHOLDER_MODES, dataset_notes, method_card, method_notes
 from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, PREAMBLE, code_messages, direct_messages, final_prompt, judge_variables
 from evaluators.causal_pitfalls.release import CATEGORIES, CATEGORY_LABELS, DIFFICULTIES, DIRECT_ROWS, SAMPLE_ROWS, iter_items
-from evaluators.core.evaluator import Evaluator, one_choice
+from evaluators.core.evaluator import Aggregation, Evaluator, KeptScores, one_choice
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
-from evaluators.core.stats import BOOTSTRAP_ROUNDS, ratio_with_ci
+from evaluators.core.stats import BOOTSTRAP_ROUNDS, draw_blocks, ratio_with_ci
 from evaluators.core.types import (FollowUp, Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
                                    ProtocolRow, SliceDimension, Stage)
-from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks
+from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks, judge_fallbacks_kept
 
 DEFAULT_GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.0, "top_p": 1.0, "max_tokens": 2048, "seed": 0}
 RELIABILITY = "causal_reliability"
@@ -200,6 +200,11 @@ class CausalPitfallsEvaluator(Evaluator):
             v, lo, hi = ratio_with_ci([f for f, _ in counts], [c for _, c in counts], [_dataset_of(s) for s in usable], seed=seed)
             metrics.append(MetricValue(FALLBACK_METRIC, v, lo, hi, sum(c for _, c in counts)))
         return metrics
+
+    def aggregation(self, *, seed: int = 0, order: Sequence[str] | None = None) -> Aggregation:
+        """The run's scores kept as ``aggregate`` reads them: ids, slices, scores and each judge call's fallback, never the
+        samples or the judge's texts (``KeptScores`` with ``keep_detail``)."""
+        return KeptScores(self, seed=seed, order=order, keep_detail=judge_fallbacks_kept)
 
     # ----------------------------------------------------------------------------- pages
     def baseline_predictions(self, items: Sequence[Item]) -> dict[str, bytes]:
@@ -363,10 +368,9 @@ def reliability_with_ci(scores: Sequence[ItemScore], *, seed: int = 0,
         return value, None, None
     rng = np.random.default_rng(seed)
     means = np.zeros(rounds)
-    for category in by_category:
-        n = len(sums[category])
-        picks = rng.integers(0, n, size=(rounds, n))
-        means += sums[category][picks].sum(axis=1) / counts[category][picks].sum(axis=1)
+    for category in by_category:  # a block of rounds at a time: the same draws, flat memory
+        means += np.concatenate([sums[category][picks].sum(axis=1) / counts[category][picks].sum(axis=1)
+                                 for picks in draw_blocks(rng, len(sums[category]), rounds)])
     means /= len(by_category)
     low, high = np.percentile(means, [2.5, 97.5])
     return value, float(low), float(high)

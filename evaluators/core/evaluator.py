@@ -20,7 +20,7 @@ import sys
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Self, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Self, Sequence
 
 from evaluators.core.media import MediaSink
 from evaluators.core.types import (FollowUp, Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest,
@@ -67,13 +67,25 @@ class Aggregation(ABC):
 
 class KeptScores(Aggregation):
     """Every score kept and handed to ``evaluator.aggregate`` at the end, in the dataset's ``order`` of
-    item ids when one is given (an aggregate whose bootstrap draws items by position depends on it)."""
+    item ids when one is given (an aggregate whose bootstrap draws items by position depends on it),
+    else in the order added.
 
-    def __init__(self, evaluator: Evaluator, *, seed: int, order: Sequence[str] | None) -> None:
-        self._evaluator, self._seed, self._order = evaluator, seed, order
+    With ``keep_detail`` a score is kept as only what the aggregate reads: its id, scores and error, its
+    slices (one dict for every score with the same ones) and ``keep_detail(score.detail)``, the part of
+    the detail the aggregate reads (the judge calls' fallbacks, BLEU statistics; ``{}``: none), never
+    the samples or the judge's texts. The aggregate gets the same numbers in the same order, so the
+    same metrics, from a few hundred bytes an item."""
+
+    def __init__(self, evaluator: Evaluator, *, seed: int, order: Sequence[str] | None,
+                 keep_detail: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
+        self._evaluator, self._seed, self._order, self._keep_detail = evaluator, seed, order, keep_detail
         self._scores: list[ItemScore] = []
+        self._slices: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
 
     def add(self, score: ItemScore) -> None:
+        if self._keep_detail is not None:
+            slices = self._slices.setdefault(tuple(score.slices.items()), score.slices)
+            score = ItemScore(score.item_id, slices, score.scores, self._keep_detail(score.detail), score.error)
         self._scores.append(score)
 
     def metrics(self) -> list[MetricValue]:
@@ -82,6 +94,11 @@ class KeptScores(Aggregation):
             position = {item_id: i for i, item_id in enumerate(self._order)}
             scores = sorted(scores, key=lambda s: position.get(s.item_id, len(position)))
         return self._evaluator.aggregate(scores, seed=self._seed)
+
+
+def no_detail(detail: dict[str, Any]) -> dict[str, Any]:
+    """``KeptScores``' ``keep_detail`` for an aggregate that reads nothing of an item's detail."""
+    return {}
 
 
 class SettingsRefused(ValueError):
@@ -157,8 +174,8 @@ class Evaluator(ABC):
     def aggregation(self, *, seed: int = 0, order: Sequence[str] | None = None) -> Aggregation:
         """The metrics of a run's scores fed one at a time: by default every score kept for ``aggregate``
         (sorted in ``order``, the dataset's item ids, when given). A benchmark whose metrics need only a
-        few numbers per item overrides it with an aggregation that keeps those, so that scoring a
-        release twice the size holds no more memory."""
+        few numbers per item overrides it with an aggregation that keeps those (``KeptScores`` with
+        ``keep_detail``, or one of its own), so that scoring a release twice the size holds no more memory."""
         return KeptScores(self, seed=seed, order=order)
 
     def item_passed(self, score: ItemScore) -> bool | None:

@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from evaluators.core.stats import BOOTSTRAP_ROUNDS
+from evaluators.core.stats import BOOTSTRAP_ROUNDS, draw_blocks
 from evaluators.indic_vision.languages import normalize_text
 
 
@@ -95,7 +95,11 @@ def corpus_bleu(stats: Sequence[Sequence[float]]) -> float:
     """The corpus BLEU of sentences from their summed statistics (sys_len, ref_len, 4 counts, 4 totals)."""
     if not stats:
         return 0.0
-    summed = [sum(column) for column in zip(*stats)]  # sys_len, ref_len, 4 counts, 4 totals
+    return _summed_bleu([sum(column) for column in zip(*stats)])
+
+
+def _summed_bleu(summed: Sequence[float]) -> float:
+    """The corpus BLEU of summed statistics (sys_len, ref_len, 4 counts, 4 totals: whole numbers)."""
     score = _bleu().compute_bleu(correct=[int(c) for c in summed[2:6]], total=[int(t) for t in summed[6:10]],
                                  sys_len=int(summed[0]), ref_len=int(summed[1]))
     return float(score.score)
@@ -109,7 +113,8 @@ def corpus_bleu_with_ci(stats: Sequence[Sequence[float]], *, seed: int = 0,
         return value, None, None
     table = np.asarray(stats, dtype=float)
     rng = np.random.default_rng(seed)
-    draws = [corpus_bleu(table[rng.integers(0, len(table), size=len(table))].tolist()) for _ in range(rounds)]
+    # each round's statistics summed by numpy: whole numbers, so the same sums as corpus_bleu's
+    draws = [_summed_bleu(table[rng.integers(0, len(table), size=len(table))].sum(axis=0)) for _ in range(rounds)]
     low, high = np.percentile(draws, [2.5, 97.5])
     return value, float(low), float(high)
 
@@ -138,8 +143,8 @@ def mean_over_languages(by_language: Mapping[str, tuple[Sequence[float], Sequenc
         return value, None, None
     rng = np.random.default_rng(seed)
     draws = np.zeros(rounds)
-    for sums, counts in tables:
-        picks = rng.integers(0, len(sums), size=(rounds, len(sums)))
-        draws += sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+    for sums, counts in tables:  # a block of rounds at a time: the same draws, flat memory
+        draws += np.concatenate([sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+                                 for picks in draw_blocks(rng, len(sums), rounds)])
     low, high = np.percentile(draws / len(tables), [2.5, 97.5])
     return value, float(low), float(high)

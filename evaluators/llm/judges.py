@@ -35,6 +35,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 from evaluators.core.types import InfrastructureError
@@ -243,3 +244,16 @@ def judge_fallbacks(detail: dict[str, Any]) -> tuple[int, int]:
     """(fallback calls, all calls) in an item result's stored ``judgements``."""
     calls = [call for batch in detail.get("judgements", []) for call in batch.get("calls", [])]
     return sum(bool(call.get("error_kind")) for call in calls), len(calls)
+
+
+def judge_fallbacks_kept(detail: dict[str, Any]) -> dict[str, Any]:
+    """What ``judge_fallbacks`` reads of a stored detail, each judge call's ``error_kind`` alone (never its
+    prompt or answer): what an aggregation keeps of a judged item (``KeptScores``' ``keep_detail``). Items
+    whose calls failed alike share one such detail; it is read, never written."""
+    kinds = tuple(tuple(call.get("error_kind") for call in batch.get("calls", [])) for batch in detail.get("judgements", []))
+    return _judgements_of(kinds)
+
+
+@lru_cache(maxsize=1024)
+def _judgements_of(kinds: tuple[tuple[Any, ...], ...]) -> dict[str, Any]:
+    return {"judgements": [{"calls": [{"error_kind": kind} for kind in batch]} for batch in kinds]}

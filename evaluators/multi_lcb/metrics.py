@@ -11,7 +11,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from evaluators.core.evaluator import Aggregation
-from evaluators.core.stats import BOOTSTRAP_ROUNDS
+from evaluators.core.stats import BOOTSTRAP_ROUNDS, draw_blocks
 from evaluators.core.types import ItemScore, MetricValue
 from evaluators.multi_lcb.prompts import LANGUAGE_KEYS
 from evaluators.multi_lcb.release import DIFFICULTIES, PLATFORMS
@@ -23,9 +23,6 @@ PASS_K: tuple[int, ...] = (5, 10)
 
 #: the scores kept per problem and language: pass@1, then pass@k for each k of PASS_K
 _KEPT: tuple[str, ...] = ("pass@1", *(f"pass@{k}" for k in PASS_K))
-#: most problem draws a bootstrap block holds (rounds x problems): a release of up to 131 problems is
-#: drawn in one block, a larger one a block of rounds at a time, so the bootstrap's memory stays flat
-DRAW_BLOCK = 1 << 17
 
 
 def _problem_id(score: ItemScore) -> str:
@@ -44,11 +41,8 @@ class _Draws:
     def blocks(self) -> Iterator[np.ndarray]:
         """The draw counts (block rounds x problems), the same numbers whatever the block size (the
         generator's stream of draws does not depend on how it is cut)."""
-        rng = np.random.default_rng(self.seed)
-        step = max(1, DRAW_BLOCK // self.problems)
-        for start in range(0, self.rounds, step):
-            rounds = min(step, self.rounds - start)
-            drawn = rng.integers(0, self.problems, size=(rounds, self.problems))
+        for drawn in draw_blocks(np.random.default_rng(self.seed), self.problems, self.rounds):
+            rounds = drawn.shape[0]
             offsets = drawn + self.problems * np.arange(rounds)[:, None]
             yield np.bincount(offsets.ravel(), minlength=rounds * self.problems).reshape(rounds, self.problems).astype(float)
 

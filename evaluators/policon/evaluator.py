@@ -21,13 +21,13 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Self, Sequence
 
-from evaluators.core.evaluator import Evaluator, one_choice
+from evaluators.core.evaluator import Aggregation, Evaluator, KeptScores, one_choice
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
 from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
                                    ProtocolRow, SliceDimension)
-from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks
+from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks, judge_fallbacks_kept
 from evaluators.llm.types import JudgeBatch
 from evaluators.policon.card import PAPER_TASKS, protocol_card
 from evaluators.policon.prompts import (DEFAULT_PROTOCOL, DIGITS, EXAMPLE_RESOLUTION, OPENING, PROTOCOLS, JudgeProtocol,
@@ -133,6 +133,11 @@ class PoliConEvaluator(Evaluator):
                                              seed=seed)
             metrics.append(MetricValue(FALLBACK_METRIC, value, low, high, sum(c for _, c in counts)))
         return metrics
+
+    def aggregation(self, *, seed: int = 0, order: Sequence[str] | None = None) -> Aggregation:
+        """The run's scores kept as ``aggregate`` reads them: ids, slices, scores and each judge call's fallback, never the
+        samples or the judge's texts (``KeptScores`` with ``keep_detail``)."""
+        return KeptScores(self, seed=seed, order=order, keep_detail=judge_fallbacks_kept)
 
     # ----------------------------------------------------------------------------- pages
     def baseline_predictions(self, items: Sequence[Item]) -> dict[str, bytes]:

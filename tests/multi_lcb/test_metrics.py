@@ -102,7 +102,7 @@ def test_a_large_release_is_bootstrapped_a_block_of_rounds_at_a_time_to_the_same
     rng = np.random.default_rng(4)
     many = [score(f"Q{p:03d}", language, int(rng.integers(0, 11)), difficulty=("easy", "hard")[p % 2],
                   platform=("atcoder", "leetcode")[p % 2]) for p in range(300) for language in ("python", "cpp", "java")]
-    import evaluators.multi_lcb.metrics as module
+    import evaluators.core.stats as module
 
     blocked = aggregate_scores(many, seed=5)
     monkeypatch.setattr(module, "DRAW_BLOCK", 10**9)  # every round in one block, as for a small release
