@@ -9,7 +9,7 @@ at a time and unguided (``--server`` chooses).
 
 On a CPU vLLM serves the judge in float32, its weights as installed (vLLM's default there, bfloat16, costs
 this machine's AVX2 cores six times the prefill time, without native bfloat16 arithmetic), with
-``JUDGE_CPU_THREADS`` OpenMP threads (one on two cores: two threads wait on each other whenever the workers
+``JUDGE_CPU_THREADS`` OpenMP threads (``LEADERBOARD_DEMO_JUDGE_THREADS``) (one on two cores: two threads wait on each other whenever the workers
 take a core; see bench/README.md). Either server sits behind ``AnswerCache`` on ``--port``: an identical
 request at temperature 0 (a CausalPitfalls reference row's call, the same on both boards) is answered once."""
 from __future__ import annotations
@@ -34,7 +34,8 @@ JUDGE_MAX_MODEL_LEN = 4096
 JUDGE_KV_CACHE = "1G"
 #: the weights' own precision: vLLM would downcast them to bfloat16 on a CPU, which AVX2 lacks (see the docstring)
 JUDGE_DTYPE = "float32"
-#: the OpenMP threads of vLLM's CPU engine: half the cores, the rest left to its API process and the workers
+#: the OpenMP threads of vLLM's CPU engine by default: half the cores, the rest left to its API process and the
+#: workers (LEADERBOARD_DEMO_JUDGE_THREADS sets another number)
 JUDGE_CPU_THREADS = max(1, (os.cpu_count() or 2) // 2)
 
 
@@ -43,7 +44,7 @@ def judge_spec(model: Path, port: int | None, server: str) -> ServerSpec:
     log = str(Path(settings.VAR_DIR) / "log" / "demo-judge-server.log")
     if server == "vllm":
         # nobind: OMP_NUM_THREADS threads, not pinned to cores that the machine's other processes share
-        threads = {"OMP_NUM_THREADS": str(JUDGE_CPU_THREADS), "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
+        threads = {"OMP_NUM_THREADS": str(settings.DEMO_JUDGE_THREADS or JUDGE_CPU_THREADS), "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
         return ServerSpec(kind="vllm", model=str(model), port=port, start_timeout_s=600, log_path=log,
                           python=settings.VLLM_PYTHON or None, max_model_len=JUDGE_MAX_MODEL_LEN,
                           cpu_kv_cache_bytes=JUDGE_KV_CACHE, dtype=JUDGE_DTYPE, env=threads)
