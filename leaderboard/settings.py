@@ -252,6 +252,8 @@ VLLM_PYTHON = os.environ.get("LEADERBOARD_VLLM_PYTHON") or next(
      if path.exists()), "")
 # vLLM's KV cache when it runs on a CPU (on a GPU its memory share decides), e.g. "256M" or "8G"
 VLLM_CPU_KV_CACHE_BYTES = os.environ.get("LEADERBOARD_VLLM_CPU_KV_CACHE_BYTES", "256M")
+# OpenMP threads of the demo judge's vLLM CPU engine (manage.py demo_judge); 0: half the cores (one on two)
+DEMO_JUDGE_THREADS = int(os.environ.get("LEADERBOARD_DEMO_JUDGE_THREADS", "0"))
 MODEL_SERVER_START_TIMEOUT = float(os.environ.get("LEADERBOARD_MODEL_SERVER_START_TIMEOUT", "600"))
 GENERATION_CONCURRENCY = int(os.environ.get("LEADERBOARD_GENERATION_CONCURRENCY", "8"))
 GENERATION_REQUEST_TIMEOUT = float(os.environ.get("LEADERBOARD_GENERATION_REQUEST_TIMEOUT", "600"))

@@ -52,8 +52,12 @@ def method_card(protocol: str, placeholders: str) -> list[ProtocolRow]:
                     f"The judge configured for the board (its name and revision are on the page), prompt "
                     f"{JUDGE_PROMPT.name}@{JUDGE_PROMPT.version}: our wording of the same grader, the same criteria "
                     "JSON, and the number of scores expected, asked under a JSON schema of exactly that many 0/1 "
-                    "scores.",
-                    "The operator pins the judge model; the count and the schema catch a list of the wrong length.",
+                    "scores. Where the judge is served behind an answer cache (the embedded demo judge), a request "
+                    "identical to one already asked at temperature 0, the seed aside, gets that answer instead of a "
+                    "new call: the reference rows ask the same on both boards, and a dataset's five difficulties "
+                    "share their rubric.",
+                    "The operator pins the judge model; the count and the schema catch a list of the wrong length. "
+                    "Greedy decoding does not use the seed: a repeat would ask again for the same greedy answer.",
                     SCORER),
         ProtocolRow("Judge retries and fallbacks",
                     "No retry: an unparsable answer stops grading of that model's dataset (all its difficulties go "

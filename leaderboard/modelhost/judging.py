@@ -93,7 +93,8 @@ def demo_judge_note(server: str) -> str:
     """The caveat every page showing the demo judge's scores repeats, for its ``server`` kind."""
     return (f"the embedded demo's judge is SmolLM2-135M-Instruct (Apache-2.0, 135M parameters, {DEMO_JUDGE_SERVED[server]}). "
             "It is a real language model but far too small to judge well: its votes are close to noise, so these figures "
-            "only show the pipeline working, not the models' quality.")
+            "only show the pipeline working, not the models' quality. A request identical to one it has answered at "
+            "temperature 0 (the seed aside) is answered from a cache, not asked again.")
 
 
 def demo_judge_server() -> str:

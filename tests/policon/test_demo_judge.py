@@ -86,3 +86,16 @@ def test_the_demo_judge_is_installed_served_and_votes(tmp_path: Path, server: st
         assert {call["constrained"] for call in calls} == {"server"}
     else:
         assert {call["constrained"] for call in calls if call["parsed"]} <= {"checked", "extracted"}  # unguided
+
+
+def test_vllm_serves_the_demo_judge_in_its_weights_precision_on_half_the_cores_unpinned():
+    """float32, not vLLM's CPU default of bfloat16 (which this machine's AVX2 cores lack: six times the prefill
+    time, bench/README.md), and OpenMP threads for half the cores, not bound to any."""
+    from evaluators.llm.server import build_command
+    from leaderboard.modelhost.management.commands.demo_judge import judge_spec
+
+    spec = judge_spec(Path("/models/judge"), None, "vllm")
+    command = build_command(spec, port=8001, gpu_count=0, program="python")
+    assert command[command.index("--dtype") + 1] == "float32"
+    assert spec.env == {"OMP_NUM_THREADS": str(max(1, (os.cpu_count() or 2) // 2)), "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
+    assert spec.port is None  # a free port: the answer cache listens on the judge's
