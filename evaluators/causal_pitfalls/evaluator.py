@@ -37,7 +37,7 @@ from evaluators.causal_pitfalls.baselines import BASELINE_ANSWERS
 from evaluators.causal_pitfalls.card import ERROR_RATE, PLACEHOLDER_MODES, dataset_notes, method_card, method_notes
 from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, PREAMBLE, code_messages, direct_messages, final_prompt, judge_variables
 from evaluators.causal_pitfalls.release import CATEGORIES, CATEGORY_LABELS, DIFFICULTIES, DIRECT_ROWS, SAMPLE_ROWS, iter_items
-from evaluators.core.evaluator import Aggregation, Evaluator, KeptScores, one_choice
+from evaluators.core.evaluator import Evaluator, one_choice
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import BOOTSTRAP_ROUNDS, draw_blocks, ratio_with_ci
@@ -201,10 +201,9 @@ class CausalPitfallsEvaluator(Evaluator):
             metrics.append(MetricValue(FALLBACK_METRIC, v, lo, hi, sum(c for _, c in counts)))
         return metrics
 
-    def aggregation(self, *, seed: int = 0, order: Sequence[str] | None = None) -> Aggregation:
-        """The run's scores kept as ``aggregate`` reads them: ids, slices, scores and each judge call's fallback, never the
-        samples or the judge's texts (``KeptScores`` with ``keep_detail``)."""
-        return KeptScores(self, seed=seed, order=order, keep_detail=judge_fallbacks_kept)
+    def kept_detail(self, detail: dict[str, Any]) -> dict[str, Any]:
+        """Each judge call's fallback, never the samples or the judge's texts."""
+        return judge_fallbacks_kept(detail)
 
     # ----------------------------------------------------------------------------- pages
     def baseline_predictions(self, items: Sequence[Item]) -> dict[str, bytes]:

@@ -96,11 +96,6 @@ class KeptScores(Aggregation):
         return self._evaluator.aggregate(scores, seed=self._seed)
 
 
-def no_detail(detail: dict[str, Any]) -> dict[str, Any]:
-    """``KeptScores``' ``keep_detail`` for an aggregate that reads nothing of an item's detail."""
-    return {}
-
-
 class SettingsRefused(ValueError):
     """A run's settings that the evaluator does not take, or takes with another value's type."""
 
@@ -174,9 +169,15 @@ class Evaluator(ABC):
     def aggregation(self, *, seed: int = 0, order: Sequence[str] | None = None) -> Aggregation:
         """The metrics of a run's scores fed one at a time: by default every score kept for ``aggregate``
         (sorted in ``order``, the dataset's item ids, when given). A benchmark whose metrics need only a
-        few numbers per item overrides it with an aggregation that keeps those (``KeptScores`` with
-        ``keep_detail``, or one of its own), so that scoring a release twice the size holds no more memory."""
-        return KeptScores(self, seed=seed, order=order)
+        few numbers per item says which in ``kept_detail`` (or overrides this with an aggregation of its
+        own), so that scoring a release twice the size holds no more memory."""
+        return KeptScores(self, seed=seed, order=order, keep_detail=self.kept_detail)
+
+    def kept_detail(self, detail: dict[str, Any]) -> dict[str, Any]:
+        """What ``aggregate`` reads of an item score's ``detail`` (``KeptScores``' ``keep_detail``): by
+        default all of it. A benchmark whose aggregate reads a part (each judge call's fallback, BLEU
+        statistics) or none (``{}``) returns that, and its run keeps a few hundred bytes an item."""
+        return detail
 
     def item_passed(self, score: ItemScore) -> bool | None:
         """Whether an item got full marks, for the per-item page's "only items not fully passed" (stored

@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from evaluators.core.evaluator import Aggregation, Evaluator, Heatmap, KeptScores, no_detail
+from evaluators.core.evaluator import Evaluator, Heatmap
 from evaluators.core.media import MediaSink, sink_or_hashing
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
@@ -46,8 +46,6 @@ class _IndicVision(Evaluator):
     task = ""
     modality = "image"
     read_items: Callable[[Path, MediaSink], Iterator[Item]]
-    #: what ``aggregate`` reads of an item's detail (``KeptScores``' ``keep_detail``): by default nothing
-    kept_detail: Callable[[dict[str, Any]], dict[str, Any]] = staticmethod(no_detail)
 
     def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
         return type(self).read_items(Path(path), sink_or_hashing(media))
@@ -63,10 +61,9 @@ class _IndicVision(Evaluator):
     def server_options(self, settings: dict[str, Any]) -> ServerOptions:
         return ServerOptions(images_per_prompt=1)
 
-    def aggregation(self, *, seed: int = 0, order: Sequence[str] | None = None) -> Aggregation:
-        """The run's scores kept as ``aggregate`` reads them: ids, slices, scores and ``kept_detail`` of
-        the detail, never the answers or the judge's texts (``KeptScores`` with ``keep_detail``)."""
-        return KeptScores(self, seed=seed, order=order, keep_detail=type(self).kept_detail)
+    def kept_detail(self, detail: dict[str, Any]) -> dict[str, Any]:
+        """Nothing (OCR): the aggregate reads ids, slices and scores, never the answers."""
+        return {}
 
     def environment(self) -> dict[str, str]:
         import nltk
@@ -143,11 +140,6 @@ def _cut_off(prediction: Prediction | None) -> bool:
         return False
     last = prediction.transcript[-1].finish_reason if prediction.transcript else ""
     return prediction.error_kind == "cut_off" or last == "length"
-
-
-def _bleu_stats_kept(detail: dict[str, Any]) -> dict[str, Any]:
-    """What the translation board's ``aggregate`` reads of an item's detail: its BLEU statistics."""
-    return {"bleu_stats": detail["bleu_stats"]} if "bleu_stats" in detail else {}
 
 
 def _answer_detail(item: Item, answer: Prediction | None, text: str) -> dict[str, Any]:
@@ -228,7 +220,10 @@ class IndicVisionMMTEvaluator(_IndicVision):
     slice_dimensions = (SliceDimension("language", "Language", tuple(n for n in LANGUAGE_NAMES if n != "English")),
                         SliceDimension("topic", "Topic"))
     read_items = staticmethod(mmt_items)
-    kept_detail = staticmethod(_bleu_stats_kept)
+
+    def kept_detail(self, detail: dict[str, Any]) -> dict[str, Any]:
+        """The item's BLEU statistics, what the corpus BLEU is summed from."""
+        return {"bleu_stats": detail["bleu_stats"]} if "bleu_stats" in detail else {}
 
     @staticmethod
     def _cluster(score: ItemScore) -> str:
@@ -292,7 +287,10 @@ class IndicVisionVQAEvaluator(_IndicVision):
                         SliceDimension("set", "Set", ("en", "indic", "parallel")),
                         SliceDimension("topic", "Topic"))
     read_items = staticmethod(vqa_items)
-    kept_detail = staticmethod(judge_fallbacks_kept)
+
+    def kept_detail(self, detail: dict[str, Any]) -> dict[str, Any]:
+        """Each judge call's fallback, never the answers or the judge's texts."""
+        return judge_fallbacks_kept(detail)
     judge_role = "indic-vision"
     heatmap = Heatmap("language", "question_type", "overall", 100.0)
 

@@ -21,7 +21,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Self, Sequence
 
-from evaluators.core.evaluator import Aggregation, Evaluator, KeptScores, one_choice
+from evaluators.core.evaluator import Evaluator, one_choice
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
@@ -134,10 +134,9 @@ class PoliConEvaluator(Evaluator):
             metrics.append(MetricValue(FALLBACK_METRIC, value, low, high, sum(c for _, c in counts)))
         return metrics
 
-    def aggregation(self, *, seed: int = 0, order: Sequence[str] | None = None) -> Aggregation:
-        """The run's scores kept as ``aggregate`` reads them: ids, slices, scores and each judge call's fallback, never the
-        samples or the judge's texts (``KeptScores`` with ``keep_detail``)."""
-        return KeptScores(self, seed=seed, order=order, keep_detail=judge_fallbacks_kept)
+    def kept_detail(self, detail: dict[str, Any]) -> dict[str, Any]:
+        """Each judge call's fallback, never the samples or the judge's texts."""
+        return judge_fallbacks_kept(detail)
 
     # ----------------------------------------------------------------------------- pages
     def baseline_predictions(self, items: Sequence[Item]) -> dict[str, bytes]:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Self, Sequence
 
 from evaluators.core.answers import LETTERS, option_letter, states_answer
-from evaluators.core.evaluator import Aggregation, Evaluator, Heatmap, KeptScores, Lines, no_detail, one_choice
+from evaluators.core.evaluator import Evaluator, Heatmap, Lines, one_choice
 from evaluators.core.media import MediaSink, frames_part, sink_or_hashing
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
@@ -118,10 +118,9 @@ class _VideoNIAH(Evaluator):
             correct = states_answer(text, payload["answer"])
         return ItemScore(item.id, dict(item.slices), {"correct": float(correct), OVER_LIMIT: 0.0}, detail)
 
-    def aggregation(self, *, seed: int = 0, order: Sequence[str] | None = None) -> Aggregation:
-        """The run's scores kept as ``aggregate`` reads them: ids, slices and scores, never the answers or
-        the question shown (``KeptScores`` with ``keep_detail``)."""
-        return KeptScores(self, seed=seed, order=order, keep_detail=no_detail)
+    def kept_detail(self, detail: dict[str, Any]) -> dict[str, Any]:
+        """Nothing: the aggregate reads ids, slices and scores, never the answers or the question shown."""
+        return {}
 
     def item_passed(self, score: ItemScore) -> bool | None:
         """Full marks: answered right; a question over the model's limit is a miss, as in the headline."""

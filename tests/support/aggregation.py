@@ -73,7 +73,7 @@ def assert_flat(evaluator: Evaluator, scores: Callable[[int], Iterator[ItemScore
     """From ``n`` to ``10 n`` synthetic scores (each with about ``BULK`` bytes of text per sample or judge
     call) the evaluator's aggregation grows the traced peak by under 1.5 kB a score (the ItemScore kept,
     its scores and id, and what ``aggregate`` builds per score: 0.6-1.1 kB), where keeping every score
-    whole (``KeptScores`` without ``keep_detail``, the default) grows it by over 4 kB a score: the check
+    whole (``KeptScores`` without ``keep_detail``) grows it by over 4 kB a score: the check
     tells them apart."""
     grown = growth_per_item(lambda: evaluator.aggregation(seed=1), scores, n)
     whole = growth_per_item(lambda: KeptScores(evaluator, seed=1, order=None), scores, n)
