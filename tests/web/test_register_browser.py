@@ -25,7 +25,8 @@ def test_the_register_form_shows_the_chosen_sources_fields_and_errors_beside_the
 
     page.fill("#id_name", "my-model")
     page.fill("#id_hf_repo", "org/model")  # no revision: refused, next to the revision field
-    page.get_by_role("button", name="Register and pre-flight").click()
+    with page.expect_navigation():  # is_visible does not wait: read the answer, not the page being left
+        page.get_by_role("button", name="Register and pre-flight").click()
     revision = page.locator("fieldset[data-source='hf'] .field").filter(has=page.locator("#id_hf_revision"))
     error = revision.locator(".errorlist")
     assert revision.is_visible() and error.is_visible() and "revision" in error.inner_text().lower()
