@@ -19,6 +19,7 @@ pytestmark = pytest.mark.toolchains
 WRONG = Path(__file__).resolve().parent / "wrong"
 WRONG_PROBLEM = "abc900_a"
 TIME_LIMIT = 5.0
+SPIN_LIMIT = 1.5  # the known-wrong programs that never stop
 
 
 def evaluator(memory_mb: int = 1024) -> MultiLCBEvaluator:
@@ -101,8 +102,16 @@ def test_known_wrong_programs_get_their_verdicts() -> None:
         chosen.append(item)
         predictions.append(Prediction(item.id, fenced(language, path.read_text(encoding="utf-8"))))
         expected[item.id] = verdict
-    # 512 MB: the allocating programs reach the limit well inside the time limit even on a busy machine
-    scores = list(score_items(evaluator(memory_mb=512), chosen, predictions, concurrency=2))
+    # 512 MB: the allocating programs reach the limit well inside the time limit even on a busy machine.
+    # The time-limit programs spin for ever, so any limit gives their verdict: they run under a short one
+    # (a spinner kept off the CPU by the load is run once more, so each could cost twice its limit)
+    spinning = {item.id for item in chosen if expected[item.id] == "time_limit"}
+    scores = []
+    for limit, group in ((TIME_LIMIT, lambda i: i not in spinning), (SPIN_LIMIT, lambda i: i in spinning)):
+        batch = [item for item in chosen if group(item.id)]
+        batch_predictions = [p for p in predictions if group(p.item_id)]
+        scores += score_items(MultiLCBEvaluator(time_limit_seconds=limit, memory_mb=512), batch, batch_predictions, concurrency=2)
+    assert spinning and {s.item_id for s in scores if s.item_id in spinning} == spinning
     assert len(scores) == len(cases)
     wrong = []
     for s in scores:
