@@ -163,6 +163,12 @@ FINDING_GROUPS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 )
 
 
+def _unmeasured(coefficient: dict[str, Any]) -> bool:
+    """A style feature that never differed between the two answers of any vote in the fit: its
+    coefficient and interval are exactly zero, which reads as no measurement, not as a measured zero."""
+    return bool(coefficient["ci_low"] == coefficient["ci_high"] == coefficient["value"] == 0)
+
+
 def findings(snapshots: list[RatingSnapshot]) -> dict[str, Any]:
     """The arena's findings from one set of snapshots (one fingerprint): each style feature's effect in
     rating points per standard deviation with its interval, for all votes and for each intent and
@@ -187,11 +193,14 @@ def findings(snapshots: list[RatingSnapshot]) -> dict[str, Any]:
             if c is None:
                 continue
             clear = c["ci_low"] > 0 or c["ci_high"] < 0
-            unmeasured = c["ci_low"] == c["ci_high"] == c["value"] == 0  # the feature never differed between the sides
+            unmeasured = _unmeasured(c)
             direction = ("helps" if c["value"] > 0 else "hurts") if clear else \
                 "not measured: never different between the two answers" if unmeasured else "no clear effect"
+            # an unmeasured effect is shown as none ("–"), never as an exact 0.0 [0.0, 0.0]
             rows.append({**c, **_centred_bar(c, reach), "label": feature_label(feature), "clear": clear, "direction": direction,
-                         "by_filter": [by_filter[key].get(feature) for key in filters]})
+                         "unmeasured": unmeasured,
+                         "by_filter": [e if e is not None and not _unmeasured(e) else None
+                                       for e in (by_filter[key].get(feature) for key in filters)]})
         groups.append({"title": title, "about": about, "rows": rows})
     moves = []
     raw_rows = {m["name"]: m for m in (raw[("", "")].result.get("models", []) if ("", "") in raw else [])}
@@ -215,7 +224,7 @@ def attribution_question(effects: dict[str, dict[str, Any]]) -> dict[str, Any] |
     if supported is None or unsupported is None:
         return None
     rows = [{**c, "label": feature_label(c["feature"])} for c in (supported, unsupported)]
-    if all(c["ci_low"] == c["ci_high"] == c["value"] == 0 for c in rows):
+    if all(_unmeasured(c) for c in rows):
         reading = ("Not measured yet: no counted vote has attributed citations that differ between the two answers.")
     elif unsupported["ci_low"] > supported["ci_high"]:
         reading = "Voters reward an unsupported citation more than a supported one: the intervals do not overlap."

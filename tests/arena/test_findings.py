@@ -55,6 +55,8 @@ def test_findings_recover_a_planted_citation_effect_within_its_interval(client, 
     assert "<strong>helps</strong>" in row and f"{effect['value']:.1f}" in row
     bold = next(r for r in re.findall(r"<tr>(.*?)</tr>", page, re.S) if "<td>Bold text</td>" in r)
     assert "not measured: never different between the two answers" in bold  # equal on both sides of every battle
+    # and shown as no figure (a dash) in every column, never as a measured 0.0 [0.0, 0.0]
+    assert "[0.0, 0.0]" not in bold and bold.count(">–</td>") >= 4 and not re.search(r'class="num">[^<]*\d', bold), bold
     assert "Intent: Factual" in text and "Intent: Guidance" in text  # the breakdown's columns
     # people read words; the code names stay in the API and the downloads (the snapshot above)
     assert "Cites academic journals" in text and "Headers" in text
