@@ -52,6 +52,8 @@ def model_profile(*, model: Model, user: Any) -> dict[str, Any]:
         rank, ranked_of, why = _rank(run, primary, value)
         percent = primary.get("format", "percent") == "percent"
         share = None if score is None else max(0.0, min(1.0, score.value if percent else score.value / 100.0))
+        if share is not None and not primary.get("higher_is_better", True):
+            share = 1.0 - share  # the bar is drawn so that longer is better: an edit distance of 0 is a full bar
         benchmarks.append({
             "benchmark": benchmark.slug, "name": benchmark.name, "metric": primary["label"], "format": primary.get("format", "percent"),
             "higher_is_better": primary.get("higher_is_better", True), "value": None if score is None else score.value,
