@@ -104,6 +104,9 @@ def test_two_models_compared_side_by_side_with_significant_differences_items_and
 
     page = client.get("/compare/", {"a": "frame-reader", "b": "guesser"}).content.decode()
     assert "<strong>frame-reader better</strong>" in page and "Items where they differ: frame-reader better on 27" in page
+    # each figure says how many items it counts (OCR's sample: 22 items, 2 in each language)
+    assert '<td class="num better">0.00 <span class="ci">[0.00, 0.00]</span> <span class="n" title="items">n=22</span></td>' in page
+    assert page.count('title="items">n=2</span>') >= 2 * 11
     assert 'href="/compare/?a=frame-reader"' in client.get("/models/frame-reader/").content.decode()
     assert "<select name=\"a\">" in client.get("/compare/").content.decode()  # the form, before anything is chosen
 
