@@ -154,11 +154,20 @@ def model_rank_history(*, model: Model, user: Any = None) -> list[BoardHistory]:
 
 
 def _bars(board: BoardHistory) -> list[dict[str, Any]]:
-    """One bar per point: a share against 100%, a number against the largest shown."""
-    percent = (board.benchmark.primary_metric or {}).get("format", "percent") == "percent"
+    """One bar per point, taller for better: a share against 100%, a number against the largest shown; a
+    headline where lower is better (an edit distance, 0-100) is drawn as the rest of its 0-100 scale, as
+    on the profile's bars, so that a perfect 0 is a full bar."""
+    metric = board.benchmark.primary_metric or {}
+    percent = metric.get("format", "percent") == "percent"
+    higher = metric.get("higher_is_better", True)
     values = [float(p.headline[0]) for p in board.points if p.headline and p.headline[0] is not None]
-    full = 1.0 if percent else max([abs(v) for v in values] + [1e-9])
-    return [{"height": round(100 * max(0.0, min(1.0, float(p.headline[0]) / full)), 1) if p.headline and p.headline[0] is not None else 0,
+    full = 1.0 if percent else 100.0 if not higher else max([abs(v) for v in values] + [1e-9])
+
+    def height(value: float) -> float:
+        share = max(0.0, min(1.0, value / full))
+        return round(100 * (share if higher else 1.0 - share), 1)
+
+    return [{"height": height(float(p.headline[0])) if p.headline and p.headline[0] is not None else 0,
              "label": p.headline_text, "rank": p.rank, "at": p.at} for p in board.points]
 
 

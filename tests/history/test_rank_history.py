@@ -36,6 +36,17 @@ def test_a_models_history_from_snapshots_and_the_changelog(two_snapshots):
     assert [bar["height"] for bar in beta.bars] == [50.0, 50.0, 95.0, 95.0]
 
 
+def test_a_lower_is_better_headline_is_drawn_taller_for_better():
+    """An edit distance on 0-100 (OCR's headline): 0 is a full bar, 40 a bar of 60%, 100 none; hand-worked."""
+    from types import SimpleNamespace
+
+    from leaderboard.history.selectors import BoardHistory, HistoryPoint, _bars
+
+    benchmark = SimpleNamespace(primary_metric={"key": "ned", "format": "number", "higher_is_better": False})
+    points = [HistoryPoint(at=None, rank=None, headline=[v, v, v, 22], headline_text=str(v), source="") for v in (0.0, 40.0, 100.0)]
+    assert [bar["height"] for bar in _bars(BoardHistory(benchmark, points))] == [100.0, 60.0, 0.0]
+
+
 def test_the_profile_and_the_board_show_the_chart_and_its_table(client, two_snapshots):
     first, second = two_snapshots
     profile = client.get("/models/beta/").content.decode()
