@@ -13,6 +13,7 @@ from django.db.models import Q, QuerySet
 from django.urls import reverse
 
 from leaderboard.accounts import policy
+from leaderboard.catalog.bars import bar_share
 from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.history.changelog import headline_of, headline_text
 from leaderboard.history.models import ChangeKind, ChangelogEntry, Snapshot
@@ -154,20 +155,13 @@ def model_rank_history(*, model: Model, user: Any = None) -> list[BoardHistory]:
 
 
 def _bars(board: BoardHistory) -> list[dict[str, Any]]:
-    """One bar per point, taller for better: a share against 100%, a number against the largest shown; a
-    headline where lower is better (an edit distance, 0-100) is drawn as the rest of its 0-100 scale, as
-    on the profile's bars, so that a perfect 0 is a full bar."""
+    """One bar per point, taller for better (``bar_share``, as on the profile): a share against 100%, a
+    number against the largest shown, a lower-is-better headline as the rest of its 0-100 scale."""
     metric = board.benchmark.primary_metric or {}
-    percent = metric.get("format", "percent") == "percent"
-    higher = metric.get("higher_is_better", True)
     values = [float(p.headline[0]) for p in board.points if p.headline and p.headline[0] is not None]
-    full = 1.0 if percent else 100.0 if not higher else max([abs(v) for v in values] + [1e-9])
-
-    def height(value: float) -> float:
-        share = max(0.0, min(1.0, value / full))
-        return round(100 * (share if higher else 1.0 - share), 1)
-
-    return [{"height": height(float(p.headline[0])) if p.headline and p.headline[0] is not None else 0,
+    largest = max([abs(v) for v in values] + [1e-9])
+    return [{"height": round(100 * bar_share(metric, float(p.headline[0]), largest=largest), 1)
+             if p.headline and p.headline[0] is not None else 0,
              "label": p.headline_text, "rank": p.rank, "at": p.at} for p in board.points]
 
 

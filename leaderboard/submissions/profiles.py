@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from leaderboard.arena.selectors import latest_snapshots, model_attribution
+from leaderboard.catalog.bars import bar_share
 from leaderboard.catalog.models import Model
 from leaderboard.submissions.keys import column_id
 from leaderboard.submissions.costs import summed
@@ -50,10 +51,7 @@ def model_profile(*, model: Model, user: Any) -> dict[str, Any]:
         score = next((s for s in scores if s.key == primary["key"] and not s.slice_key), None)
         value = [score.value, score.ci_low, score.ci_high, score.n] if score else None
         rank, ranked_of, why = _rank(run, primary, value)
-        percent = primary.get("format", "percent") == "percent"
-        share = None if score is None else max(0.0, min(1.0, score.value if percent else score.value / 100.0))
-        if share is not None and not primary.get("higher_is_better", True):
-            share = 1.0 - share  # the bar is drawn so that longer is better: an edit distance of 0 is a full bar
+        share = None if score is None else bar_share(primary, score.value)
         benchmarks.append({
             "benchmark": benchmark.slug, "name": benchmark.name, "metric": primary["label"], "format": primary.get("format", "percent"),
             "higher_is_better": primary.get("higher_is_better", True), "value": None if score is None else score.value,
