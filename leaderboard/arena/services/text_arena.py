@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from django.db.models import CharField
 
 from leaderboard.arena.labels import LANGUAGE_NAMES
 from leaderboard.arena.models import (
@@ -77,7 +78,8 @@ def _check_storable(row: Any, number: int) -> None:
                "model_b": (row.model_b, ArenaModel, "name"), "judge": (row.judge, Battle, "voter_hash"),
                "intent": (row.intent, Battle, "primary_intent")}
     for name, (value, table, column) in columns.items():
-        longest = table._meta.get_field(column).max_length
+        field = table._meta.get_field(column)
+        longest = field.max_length if isinstance(field, CharField) else None
         if longest is not None and len(value) > longest:
             raise DatasetError(f"row {number}: field '{name}': {len(value)} characters, more than the {longest} kept")
     for name, value in row.row.items():
