@@ -25,6 +25,7 @@ Nothing is dropped: :class:`TextArenaRow` keeps the row as given (``row``) next 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -36,6 +37,10 @@ from evaluators.core.types import DatasetError
 REQUIRED: tuple[str, ...] = ("model_a", "model_b", "winner", "conversation_a", "conversation_b")
 #: the fields that name a battle, in the order they are looked for (``id`` in the 140k release)
 ID_FIELDS: tuple[str, ...] = ("question_id", "id")
+#: the latest time stamp a battle may have: 9999-12-31T23:59:59Z (NaN and infinities are no time either)
+LATEST_TSTAMP = 253_402_300_799
+#: how every Parquet file begins and ends (its footer, with the schema, is just before the end)
+PARQUET_MAGIC = b"PAR1"
 
 
 @dataclass(frozen=True)
@@ -140,8 +145,9 @@ def validate_row(row: Any, line: int) -> TextArenaRow:
     if not isinstance(anony, bool):
         raise _fail(line, "anony", f"expected true or false, got {anony!r:.40}")
     tstamp = row.get("tstamp")
-    if tstamp is not None and (isinstance(tstamp, bool) or not isinstance(tstamp, (int, float)) or tstamp < 0):
-        raise _fail(line, "tstamp", f"expected epoch seconds, got {tstamp!r:.40}")
+    if tstamp is not None and (isinstance(tstamp, bool) or not isinstance(tstamp, (int, float)) or not math.isfinite(tstamp)
+                               or not 0 <= tstamp <= LATEST_TSTAMP):
+        raise _fail(line, "tstamp", f"expected epoch seconds (0 to {LATEST_TSTAMP}, the end of year 9999), got {tstamp!r:.40}")
     judge = _given(row, "judge", row.get("judge_hash"))
     for name, value in (("judge", judge), ("language", row.get("language")), ("intent", row.get("intent"))):
         if value is not None and not isinstance(value, str):
@@ -190,20 +196,58 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
             raise DatasetError(f"{path.name}: expected a JSON array of battles, got {_kind(data)}")
         yield from enumerate(data, start=1)
     elif path.suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        number = 0
-        for batch in pq.ParquetFile(path).iter_batches(batch_size=1024):
-            for record in batch.to_pylist():
-                number += 1
-                yield number, record
+        yield from _parquet_records(path)
     else:
         raise DatasetError(f"{path.name}: unknown format; use .json (an array), .jsonl or .parquet")
 
 
+def _parquet_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be a Parquet file, from its size and its first and last bytes (None: it may be one)."""
+    size = path.stat().st_size
+    if size == 0:
+        return "the file is empty (0 bytes); expected a Parquet file of battles"
+    with path.open("rb") as handle:
+        head = handle.read(len(PARQUET_MAGIC))
+        handle.seek(max(0, size - len(PARQUET_MAGIC)))
+        tail = handle.read()
+    if head != PARQUET_MAGIC:
+        return f"not a Parquet file (a Parquet file begins with {PARQUET_MAGIC.decode()}; this one with {head!r})"
+    if tail != PARQUET_MAGIC or size < 3 * len(PARQUET_MAGIC):
+        return f"the Parquet file is cut short ({size} bytes, its end with the footer missing); copy or download it again"
+    return None
+
+
+def _parquet_records(path: Path) -> Iterator[tuple[int, Any]]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if problem := _parquet_problem(path):
+        raise DatasetError(f"{path.name}: {problem}")
+    number = 0
+    try:
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=1024):
+            for record in batch.to_pylist():
+                number += 1
+                yield number, record
+    except (pa.ArrowException, OSError) as exc:  # a damaged footer or page; the message is pyarrow's first line
+        where = f"after row {number}" if number else "before its first row"
+        raise DatasetError(f"{path.name}: the Parquet file is damaged {where} ({str(exc).splitlines()[0][:200]})") from None
+
+
 def read_rows(path: str | Path) -> list[TextArenaRow]:
-    """Every battle of a released file, checked (a DatasetError names the first bad row and field)."""
-    return [validate_row(record, number) for number, record in _records(Path(path))]
+    """Every battle of a released file, checked: a DatasetError names the file, the problem and, for a bad
+    row, the row (counted from 1) and the field."""
+    path = Path(path)
+    rows = []
+    try:
+        for number, record in _records(path):
+            try:
+                rows.append(validate_row(record, number))
+            except DatasetError as exc:
+                raise DatasetError(f"{path.name} {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{path.name}: not UTF-8 text (byte {exc.object[exc.start:exc.start + 1]!r} cannot be read)") from None
+    return rows
 
 
 def write_jsonl(rows: Iterable[dict[str, Any]], path: str | Path) -> int:

@@ -204,7 +204,7 @@ class MetricColumn:
     key: str
     label: str
     higher_is_better: bool = True
-    format: str = "percent"  # percent | number
+    format: str = "percent"  # percent | number | count (a whole number, as "largest N": shown without decimals)
     primary: bool = False
     #: the header of a narrow column where the board is wide ("" : the label), the label being its title
     short: str = ""

@@ -216,7 +216,7 @@ class ChatClient:
                 if exc.status not in (400, 422):
                     raise
                 log.info("the server at %s rejected guided decoding (%s); checking answers instead",
-                         self.endpoint.base_url, exc)
+                         self.endpoint.shown_url, exc)
                 self._server_constraints = False
             else:
                 if all(constraint.check(t) is None and (constraint.choices is None or t.strip() in constraint.choices)
@@ -288,7 +288,7 @@ class ChatClient:
             return result
 
     def _where(self) -> str:
-        return f"model '{self.endpoint.model}' at {self.endpoint.base_url}"
+        return f"model '{self.endpoint.model}' at {self.endpoint.shown_url}"
 
     def _timeout(self, deadline: float) -> dict[str, float]:
         remaining = deadline - time.monotonic()
@@ -420,7 +420,7 @@ class ChatClient:
             problem = "wrong or missing API key" if status == 401 else "the API key is not allowed to use this model"
             message = f"{self._where()}: {problem} (HTTP {status}: {detail})"
         elif status == 404:
-            message = (f"model '{self.endpoint.model}' not found on {self.endpoint.base_url} "
+            message = (f"model '{self.endpoint.model}' not found on {self.endpoint.shown_url} "
                        f"(or no chat-completions route there; HTTP 404: {detail})")
         else:
             message = f"{self._where()} refused the request (HTTP {status}: {detail})"

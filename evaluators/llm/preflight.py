@@ -27,7 +27,7 @@ from typing import Any, Iterable
 import httpx
 
 from evaluators.core.modality import MODALITIES
-from evaluators.llm.types import Endpoint, ModelError
+from evaluators.llm.types import Endpoint, ModelError, redact_userinfo
 
 #: Bytes per parameter for the dtypes configs and safetensors name.
 DTYPE_BYTES = {"float32": 4, "F32": 4, "float16": 2, "F16": 2, "bfloat16": 2, "BF16": 2, "float64": 8, "F64": 8,
@@ -300,10 +300,10 @@ def preflight_endpoint(endpoint: Endpoint, *, timeout_s: float = 30.0) -> Prefli
     try:
         response = httpx.get(endpoint.base_url.rstrip("/") + "/models", headers=headers, timeout=timeout_s)
     except httpx.HTTPError as exc:
-        report.refuse("base_url", f"{endpoint.base_url} is not reachable: {type(exc).__name__}: {exc}")
+        report.refuse("base_url", f"{endpoint.shown_url} is not reachable: {type(exc).__name__}: {redact_userinfo(str(exc))}")
         return report
     if response.status_code in (401, 403):
-        report.refuse("api_key", f"{endpoint.base_url} refused the API key (HTTP {response.status_code}); "
+        report.refuse("api_key", f"{endpoint.shown_url} refused the API key (HTTP {response.status_code}); "
                                  "check the key and that it may use this model")
         return report
     if response.status_code == 200:
@@ -313,7 +313,7 @@ def preflight_endpoint(endpoint: Endpoint, *, timeout_s: float = 30.0) -> Prefli
             listed = []
         report.facts["models_listed"] = listed[:50]
         if listed and endpoint.model not in listed:
-            report.refuse("model", f"model {endpoint.model!r} is not among the models {endpoint.base_url} lists: "
+            report.refuse("model", f"model {endpoint.model!r} is not among the models {endpoint.shown_url} lists: "
                                    f"{', '.join(listed[:10])}{' ...' if len(listed) > 10 else ''}")
             return report
     started = time.monotonic()

@@ -58,6 +58,16 @@ class ServerUnavailable(InfrastructureError):
     """The machine cannot launch a model server (no GPU, vLLM not installed, port exhausted)."""
 
 
+#: a URL's scheme and user-info ("user:password@") in a text; the user-info is what redact_userinfo removes
+_USERINFO = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]*://)[^\s/?#]*@")
+
+
+def redact_userinfo(text: str) -> str:
+    """``text`` with the user name and password taken out of every URL in it ("http://user:pw@host/v1"
+    becomes "http://host/v1"): what a page, a message or a stored record may show of an address."""
+    return _USERINFO.sub(r"\1", text)
+
+
 @dataclass(frozen=True)
 class Endpoint:
     """Where a model is served: an OpenAI-compatible base URL (ending in /v1), the model name to
@@ -68,8 +78,13 @@ class Endpoint:
     api_key: str = ""
     headers: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def shown_url(self) -> str:
+        """The base URL as messages and records show it: without any user name or password in it."""
+        return redact_userinfo(self.base_url)
+
     def redacted(self) -> dict[str, Any]:
-        return {"base_url": self.base_url, "model": self.model, "api_key": "***" if self.api_key else ""}
+        return {"base_url": self.shown_url, "model": self.model, "api_key": "***" if self.api_key else ""}
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from evaluators.core.modality import MODALITIES
+from evaluators.llm.types import redact_userinfo
 from leaderboard.accounts import policy
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.modelhost.models import WeightsUpload
@@ -48,11 +49,38 @@ class BenchmarkSerializer(serializers.ModelSerializer):
                   "method_card"]
 
 
+def _without_userinfo(value: Any) -> Any:
+    """``value`` (text, or JSON lists and objects of it) with the user name and password taken out of every URL."""
+    if isinstance(value, str):
+        return redact_userinfo(value)
+    if isinstance(value, list):
+        return [_without_userinfo(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _without_userinfo(v) for k, v in value.items()}
+    return value
+
+
+class ShownTextField(serializers.CharField):
+    """Text that may hold an endpoint's URL (the address, a failure message), shown without any user name or
+    password in it: registration refuses them, but a row stored before may hold them."""
+
+    def to_representation(self, value: Any) -> str:
+        return redact_userinfo(super().to_representation(value))
+
+
+class ShownJSONField(serializers.JSONField):
+    """A JSON record that may hold an endpoint's URL (a run's environment), shown as ShownTextField shows text."""
+
+    def to_representation(self, value: Any) -> Any:
+        return _without_userinfo(super().to_representation(value))
+
+
 class ModelSerializer(serializers.ModelSerializer):
-    """A model as shown to anyone; the endpoint's key is never returned, only whether one is set, and
-    the pre-flight's details only to the owner and staff."""
+    """A model as shown to anyone; the endpoint's key is never returned, only whether one is set, nor a
+    user name or password in its URL, and the pre-flight's details only to the owner and staff."""
 
     owner = serializers.CharField(source="owner.username", read_only=True)
+    endpoint_base_url = ShownTextField(read_only=True)
     has_api_key = serializers.BooleanField(read_only=True)
     weights_upload: serializers.PrimaryKeyRelatedField[WeightsUpload] = serializers.PrimaryKeyRelatedField(read_only=True,
                                                                                                           allow_null=True)
@@ -143,6 +171,8 @@ class UploadSerializer(serializers.ModelSerializer):
 
 
 class GenerationSerializer(serializers.ModelSerializer):
+    failure_message = ShownTextField(read_only=True)
+
     class Meta:
         model = GenerationJob
         fields = ["queue", "status", "failure_kind", "failure_message", "attempt", "requests_done", "requests_total",
@@ -198,6 +228,8 @@ class RunSerializer(serializers.ModelSerializer):
     dataset_version: serializers.SlugRelatedField[DatasetVersion] = serializers.SlugRelatedField(slug_field="tag", read_only=True)
     scores = ScoreSerializer(many=True, read_only=True)
     wait = serializers.SerializerMethodField(help_text="a queued run: its place, what is ahead and when it should start; else null")
+    failure_message = ShownTextField(read_only=True)
+    environment = ShownJSONField(read_only=True)
 
     class Meta:
         model = EvaluationRun

@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from evaluators.core import modality as modalities
 from evaluators.core.types import InfrastructureError
-from evaluators.llm.types import Endpoint, ModelError
+from evaluators.llm.types import Endpoint, ModelError, redact_userinfo
 from leaderboard import queues
 from leaderboard.accounts import policy
 from leaderboard.catalog.models import Model
@@ -95,6 +95,10 @@ def _check_source(owner: User, spec: ModelSource) -> WeightsUpload | None:
         if not re.match(r"^https?://[^\s/]+", spec.endpoint_base_url.strip()):
             raise ModelRefused("endpoint_base_url: give the OpenAI-compatible base URL, e.g. https://api.example.com/v1.",
                                field="endpoint_base_url")
+        if redact_userinfo(spec.endpoint_base_url.strip()) != spec.endpoint_base_url.strip():
+            raise ModelRefused("endpoint_base_url: the URL holds a user name or password (before '@'); the address is shown to "
+                               "anyone who may see the model, so give it without them and put the key in the API key field "
+                               "(stored encrypted, never shown).", field="endpoint_base_url")
         if not spec.endpoint_model.strip():
             raise ModelRefused("endpoint_model: give the model name the endpoint expects.", field="endpoint_model")
         problem = endpoint_address_problem(spec.endpoint_base_url.strip())

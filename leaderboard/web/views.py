@@ -99,7 +99,7 @@ def _chart(board: selectors.Leaderboard) -> list[dict]:
     per_slice = [c for c in board.columns if c.get("per_slice")]
     shown = [(c, row.cells[c["id"]].value) for row in board.rows[:8] for c in per_slice if c["id"] in row.cells]
     # a share is drawn against 100%; a number (an edit distance, BLEU 0-100) against the largest shown, at least 100
-    full = max([100.0] + [value for c, value in shown if c.get("format") == "number"])
+    full = max([100.0] + [value for c, value in shown if c.get("format", "percent") != "percent"])
     groups = []
     for row in board.rows[:8]:
         bars = [_bar(c, row.cells[c["id"]].value, full) for c in per_slice if c["id"] in row.cells]
@@ -110,7 +110,7 @@ def _chart(board: selectors.Leaderboard) -> list[dict]:
 
 def _bar(column: dict, value: float, full: float) -> dict:
     label = column.get("title") or column["label"]
-    if column.get("format") == "number":
+    if column.get("format", "percent") != "percent":  # a number or a count
         return {"label": label, "width": round(100 * max(0.0, value) / full, 1), "text": f"{value:.1f}"}
     return {"label": label, "width": round(100 * max(0.0, min(1.0, value)), 1), "text": f"{100 * value:.0f}%"}
 

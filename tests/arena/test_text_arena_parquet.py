@@ -119,3 +119,53 @@ def test_a_parquet_text_arena_file_imports_with_its_nulls_parts_and_json_text(pa
 
     call_command("import_arena", str(parquet_file), "--schema", "text-arena")  # idempotent
     assert Battle.objects.count() == 6
+
+
+def _good_bytes(tmp_path: Path, rows: list[dict[str, Any]] = ROWS) -> bytes:
+    scratch = tmp_path / "scratch.parquet"
+    pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), scratch, row_group_size=4)
+    return scratch.read_bytes()
+
+
+def _with(index: int, **changes: Any) -> list[dict[str, Any]]:
+    return [{**r, **changes} if i == index else r for i, r in enumerate(ROWS)]
+
+
+def _long_footer(data: bytes) -> bytes:
+    """The footer's length (the 4 bytes before the closing PAR1) made larger than the file."""
+    return data[:-8] + (10 ** 9).to_bytes(4, "little") + data[-4:]
+
+
+# each: the file's bytes (from a good file's), and the refusal by hand: the file's name, then the problem
+MALFORMED = {
+    "empty": (lambda good, tmp: b"", "empty.parquet: the file is empty (0 bytes); expected a Parquet file of battles"),
+    "truncated": (lambda good, tmp: good[: len(good) // 2],
+                  "truncated.parquet: the Parquet file is cut short ("),
+    "not_parquet": (lambda good, tmp: b'{"question_id": "pq-1"}\n', "not_parquet.parquet: not a Parquet file (a Parquet file "
+                                                                    "begins with PAR1; this one with b'{\"qu')"),
+    "damaged_footer": (lambda good, tmp: _long_footer(good), "damaged_footer.parquet: the Parquet file is damaged before its first row ("),
+    "nan_tstamp": (lambda good, tmp: _good_bytes(tmp, _with(2, tstamp=float("nan"))),
+                   "nan_tstamp.parquet row 3: field 'tstamp': expected epoch seconds (0 to 253402300799, the end of year 9999), got nan"),
+    "infinite_tstamp": (lambda good, tmp: _good_bytes(tmp, _with(4, tstamp=float("inf"))),
+                        "infinite_tstamp.parquet row 5: field 'tstamp': expected epoch seconds (0 to 253402300799, the end of "
+                        "year 9999), got inf"),
+    "nul_in_an_answer": (lambda good, tmp: _good_bytes(tmp, _with(3, conversation_a=conversation(("hi", "Hel\x00lo!")))),
+                         "nul_in_an_answer.parquet row 4: field 'conversation_a': holds a NUL character (\\u0000), which "
+                         "cannot be stored"),
+    "long_model_name": (lambda good, tmp: _good_bytes(tmp, _with(0, model_a="m" * 201)),
+                        "long_model_name.parquet row 1: field 'model_a': 201 characters, more than the 200 kept"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_a_malformed_parquet_file_is_refused_naming_the_file_and_the_problem_and_nothing_is_written(case, tmp_path):
+    from django.core.management.base import CommandError
+
+    make, expected = MALFORMED[case]
+    path = tmp_path / f"{case}.parquet"
+    path.write_bytes(make(_good_bytes(tmp_path), tmp_path))
+    with pytest.raises(CommandError) as refused:
+        call_command("import_arena", str(path), "--schema", "text-arena")
+    assert str(refused.value).startswith(expected), str(refused.value)
+    assert "Traceback" not in str(refused.value) and "pyarrow" not in str(refused.value)
+    assert not Battle.objects.exists() and not Vote.objects.exists() and not ArenaModel.objects.exists()

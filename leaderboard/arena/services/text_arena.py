@@ -14,15 +14,18 @@ import -> export gives the row back.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from django.db.models import CharField
 
 from leaderboard.arena.labels import LANGUAGE_NAMES
 from leaderboard.arena.models import (
     SIDE_FIELDS,
     SIDES,
     AnswerStatus,
+    ArenaModel,
     Battle,
     BattleStatus,
     Setting,
@@ -51,11 +54,41 @@ def _plain_answer(text: str) -> dict[str, Any]:
 
 
 def text_arena_import(*, path: Path) -> ImportReport:
-    """Import a released Text Arena battles file (.json array, .jsonl or .parquet) into the plain-chat setting."""
+    """Import a released Text Arena battles file (.json array, .jsonl or .parquet) into the plain-chat setting.
+    A file that cannot be read, a bad row or one our tables cannot hold raises DatasetError naming the file, the
+    problem and (for a row) the row and field, before anything is written."""
     from evaluators.arena import text_arena
+    from evaluators.core.types import DatasetError
 
-    rows = text_arena.read_rows(path)
-    return rows_import(rows, keys=[row.question_id for row in rows], key_field="question_id", import_row=_import_row)
+    rows = text_arena.read_rows(path)  # its errors name the file
+    try:
+        for number, row in enumerate(rows, start=1):
+            _check_storable(row, number)
+        return rows_import(rows, keys=[row.question_id for row in rows], key_field="question_id", import_row=_import_row)
+    except DatasetError as exc:
+        raise DatasetError(f"{path.name} {exc}") from None
+
+
+def _check_storable(row: Any, number: int) -> None:
+    """What the released schema allows but our tables cannot hold: a value longer than its column, a value JSON
+    cannot hold (the row is kept as JSON), and the NUL character (which PostgreSQL text and JSON cannot store)."""
+    from evaluators.core.types import DatasetError
+
+    columns = {"question_id": (row.question_id, Battle, "conv_id"), "model_a": (row.model_a, ArenaModel, "name"),
+               "model_b": (row.model_b, ArenaModel, "name"), "judge": (row.judge, Battle, "voter_hash"),
+               "intent": (row.intent, Battle, "primary_intent")}
+    for name, (value, table, column) in columns.items():
+        field = table._meta.get_field(column)
+        longest = field.max_length if isinstance(field, CharField) else None
+        if longest is not None and len(value) > longest:
+            raise DatasetError(f"row {number}: field '{name}': {len(value)} characters, more than the {longest} kept")
+    for name, value in row.row.items():
+        try:
+            text = json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as exc:  # kept as JSON: bytes, a date, NaN or an infinity cannot be
+            raise DatasetError(f"row {number}: field '{name}': a value JSON cannot hold ({exc})") from None
+        if "\\u0000" in text:
+            raise DatasetError(f"row {number}: field '{name}': holds a NUL character (\\u0000), which cannot be stored")
 
 
 def _import_row(row: Any, report: ImportReport) -> None:

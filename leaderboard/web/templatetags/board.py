@@ -8,7 +8,16 @@ from typing import Any
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
+from evaluators.llm.types import redact_userinfo
+
 register = template.Library()
+
+
+@register.filter
+def without_userinfo(value: Any) -> str:
+    """``value`` as text with the user name and password taken out of every URL in it (an endpoint's address
+    registered before they were refused, a message or log line quoting it)."""
+    return redact_userinfo(value if isinstance(value, str) else str(value))
 
 
 @register.filter
@@ -29,7 +38,7 @@ def duration(seconds: float | None) -> str:
 
 
 def _show(value: float, fmt: str) -> str:
-    return f"{100 * value:.1f}" if fmt == "percent" else f"{value:.3f}"
+    return f"{100 * value:.1f}" if fmt == "percent" else f"{value:.0f}" if fmt == "count" else f"{value:.3f}"
 
 
 @register.simple_tag
@@ -62,7 +71,10 @@ def score_cells(row: Any, columns: list[dict], compact: bool = False) -> SafeStr
 def _outward(value: float, fmt: str, direction: Callable[[float], int]) -> str:
     """An interval's end on a coarser grid, rounded away from the value (``math.floor`` for the low end,
     ``math.ceil`` for the high one) so the shown interval holds the exact one: whole points of a share,
-    hundredths of a number (rounded to a tenth of that grid first, so float noise does not widen it)."""
+    hundredths of a number, whole units of a count (rounded to a tenth of that grid first, so float noise does not widen
+    it)."""
+    if fmt == "count":
+        return str(direction(round(value, 1)))
     step = direction(round(100 * value, 1))
     return str(step) if fmt == "percent" else f"{step / 100:.2f}"
 

@@ -20,12 +20,14 @@ class Command(BaseCommand):
     def handle(self, *args, file: Path, schema: str, **options):
         from evaluators.arena.dataset import DatasetError
 
-        if not file.exists():
-            raise CommandError(f"{file}: no such file")
+        if not file.is_file():
+            raise CommandError(f"{file}: {'a directory, not a file' if file.is_dir() else 'no such file'}")
         try:
             report = SCHEMAS[schema](path=file)
         except DatasetError as exc:
             raise CommandError(str(exc)) from None
+        except OSError as exc:  # unreadable (permissions, a disk error); nothing was written
+            raise CommandError(f"{file.name}: cannot be read ({exc.strerror or exc})") from None
         self.stdout.write(self.style.SUCCESS(
             f"imported {report.created} conversations, skipped {report.skipped} already imported; "
             f"new models (disabled for sampling): {', '.join(report.models_created) or 'none'}"))
