@@ -168,3 +168,19 @@ def test_permanent_addresses_and_the_citation_use_the_host_the_site_was_asked_at
         assert [s["url"] for s in listed] == [f"http://{host}{path}"]
     settings.SITE_URL = "https://boards.example.org"  # the site's public address, when set, wins
     assert "<code>https://boards.example.org/benchmarks/" in Client(HTTP_HOST="127.0.0.1:8124").get(path).content.decode()
+
+
+def test_a_run_cancelled_from_the_admin_names_no_staff_on_its_public_page(multi_lcb, user, staffer):
+    from leaderboard.submissions.models import EvaluationRun, RunStatus, Submission
+
+    model = Model.objects.create(owner=user, name="Delta", slug="delta")
+    submission = Submission.objects.create(model=model, owner=user)
+    run = EvaluationRun.objects.create(submission=submission, benchmark=multi_lcb, dataset_version=multi_lcb.dataset_versions.get(is_current=True),
+                                       evaluator_key=multi_lcb.evaluator_key)
+    staff = Client()
+    staff.force_login(staffer)
+    staff.post("/admin/submissions/evaluationrun/", {"action": "cancel_runs", "_selected_action": [run.pk]}, follow=True)
+    run.refresh_from_db()
+    assert run.status == RunStatus.CANCELLED and run.log.strip().endswith("cancelled by the site's staff")
+    page = Client().get(f"/submissions/{submission.pk}/").content.decode()
+    assert "cancelled by the site&#x27;s staff" in page and "quentin" not in page.lower()
