@@ -9,7 +9,7 @@ rendered from data about to change is never stored under the new generation. The
 before the page's queries, so a render can only ever be stored under a generation that is older than
 the data it shows.
 
-The key is built from the parsed request: the path, the query's names and values sorted and
+The key is built from the parsed request: the scheme and host, the path, the query's names and values sorted and
 URL-encoded (so no crafted query spells another query's key) and ``request.htmx`` (true only for
 ``HX-Request: true``, as django-htmx reads it).
 
@@ -102,7 +102,8 @@ def _key(request: HtmxRequest, generation: str) -> str:
     from leaderboard.setup_status import cache_token
 
     # what make run is still installing shows on every page (leaderboard.setup_status): its state is in the key
-    wanted = json.dumps([BUILD_ID, generation, request.path, query, bool(request.htmx), cache_token()])
+    # a page may give its own full address (a snapshot's permanent address): the scheme and host asked for are in the key
+    wanted = json.dumps([BUILD_ID, generation, request.build_absolute_uri("/"), request.path, query, bool(request.htmx), cache_token()])
     return "pagecache:page:v2:" + hashlib.sha256(wanted.encode()).hexdigest()
 
 

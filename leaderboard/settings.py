@@ -301,7 +301,9 @@ ARENA_RANDOMIZE_CITATION_STYLE = _env_bool("LEADERBOARD_ARENA_RANDOMIZE_CITATION
 # Notifications: a run that finishes or fails tells its owner on their page and by email
 EMAIL_BACKEND = os.environ.get("LEADERBOARD_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = os.environ.get("LEADERBOARD_FROM_EMAIL", "leaderboard@localhost")
-SITE_URL = os.environ.get("LEADERBOARD_SITE_URL", "http://127.0.0.1:8000")  # for links in emails
+# The site's public address for full links (a snapshot's permanent address and citation, emails); "" (the default):
+# pages and the API use the address each request came to (any port), emails http://127.0.0.1:8000 (history.selectors)
+SITE_URL = os.environ.get("LEADERBOARD_SITE_URL", "")
 # Scheduled snapshots (leaderboard.history): the boards frozen by the beat (comma-separated slugs; "" none) and when
 # (a crontab: minute hour day-of-month month day-of-week, UTC; the default is 03:00 on the first of each month)
 SNAPSHOT_SCHEDULE_BOARDS = [s for s in os.environ.get("LEADERBOARD_SNAPSHOT_BOARDS", "").split(",") if s.strip()]

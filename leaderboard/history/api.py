@@ -1,7 +1,10 @@
 """History API: a board's snapshots (GET /api/benchmarks/<slug>/snapshots/ and .../<id>/, with the
-citation, the digests and the download addresses) and its public changelog
-(GET /api/benchmarks/<slug>/changelog/). Read-only; the views call selectors."""
+citation, the digests of the stored downloads, the download addresses, and the rows less any withheld
+with the public notes saying why) and its public changelog (GET /api/benchmarks/<slug>/changelog/).
+Addresses are on the host the request came to. Read-only; the views call selectors."""
 from __future__ import annotations
+
+from typing import Any
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -24,12 +27,12 @@ class SnapshotSummarySerializer(serializers.Serializer):
     reason = serializers.CharField()
     corrects = serializers.IntegerField(source="corrects_id", allow_null=True)
     dataset_version = serializers.SerializerMethodField()
-    csv_sha256 = serializers.CharField()
-    json_sha256 = serializers.CharField()
-    parquet_sha256 = serializers.CharField(help_text="empty when no Parquet file was made (pyarrow not installed)")
+    csv_sha256 = serializers.CharField(help_text="of the CSV file as stored when frozen")
+    json_sha256 = serializers.CharField(help_text="of the JSON file as stored when frozen")
+    parquet_sha256 = serializers.CharField(help_text="of the Parquet file as stored; empty when none was made (pyarrow not installed)")
 
     def get_url(self, snapshot: Snapshot) -> str:
-        return selectors.snapshot_url(snapshot)
+        return selectors.snapshot_url(snapshot, self.context.get("request"))
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_dataset_version(self, snapshot: Snapshot) -> str | None:
@@ -48,23 +51,52 @@ class DownloadsSerializer(serializers.Serializer):
     parquet = serializers.CharField(allow_null=True)
 
 
+class WithheldNoteSerializer(serializers.Serializer):
+    rows = serializers.IntegerField()
+    on = serializers.DateField(allow_null=True, help_text="when they were withheld (null: not recorded)")
+    reason = serializers.CharField()
+    text = serializers.CharField(source="__str__", help_text='e.g. "1 row withheld on 2026-12-06: the submission was made private"')
+
+
 class SnapshotSerializer(SnapshotSummarySerializer):
+    """A snapshot as frozen, less its withheld rows (``context["withheld"]``, from ``selectors.snapshot_withheld``)."""
+
     columns = serializers.ListField(child=serializers.DictField(), help_text="[{id, label, higher_is_better, format, per_slice}]")
-    rows = serializers.ListField(child=serializers.DictField(),
-                                 help_text="[{rank, unranked_reason, is_reference, model, model_slug, run, submission, values: "
-                                           "{column id: [value, ci_low, ci_high, n]}, dataset_version, dataset_sha256, "
-                                           "evaluator_version, judge, judge_prompt_version, flags}]")
+    rows = serializers.SerializerMethodField(
+        help_text="[{rank, unranked_reason, is_reference, model, model_slug, run, submission, values: {column id: [value, ci_low, "
+                  "ci_high, n]}, dataset_version, dataset_sha256, evaluator_version, judge, judge_prompt_version, flags}], less the "
+                  "withheld rows (ranks stay as frozen)")
+    rows_frozen = serializers.SerializerMethodField(help_text="how many rows were frozen, withheld ones included")
+    withheld = serializers.SerializerMethodField(help_text="why rows are missing: work made private or removed since it was frozen")
     citation = serializers.SerializerMethodField()
     downloads = serializers.SerializerMethodField()
 
+    def _withheld(self) -> selectors.Withheld:
+        withheld = self.context["withheld"]
+        assert isinstance(withheld, selectors.Withheld)
+        return withheld
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_rows(self, snapshot: Snapshot) -> list[dict[str, Any]]:
+        return self._withheld().shown(snapshot.rows)
+
+    def get_rows_frozen(self, snapshot: Snapshot) -> int:
+        return len(snapshot.rows)
+
+    @extend_schema_field(WithheldNoteSerializer(many=True))
+    def get_withheld(self, snapshot: Snapshot) -> list[dict[str, Any]]:
+        return list(WithheldNoteSerializer(self._withheld().notes, many=True).data)
+
     @extend_schema_field(CitationSerializer)
     def get_citation(self, snapshot: Snapshot) -> dict[str, str]:
-        return CitationSerializer(selectors.snapshot_citation(snapshot)).data
+        return CitationSerializer(selectors.snapshot_citation(snapshot, self.context.get("request"))).data
 
     @extend_schema_field(DownloadsSerializer)
     def get_downloads(self, snapshot: Snapshot) -> dict[str, str | None]:
+        """Addresses of the downloads; with rows withheld they serve a copy without them."""
         def address(fmt: str) -> str:
-            return selectors.site_address(reverse("snapshot-download", args=[snapshot.benchmark.slug, snapshot.pk, fmt]))
+            return selectors.site_address(reverse("snapshot-download", args=[snapshot.benchmark.slug, snapshot.pk, fmt]),
+                                          self.context.get("request"))
 
         return {"csv": address("csv"), "json": address("json"), "parquet": address("parquet") if snapshot.parquet_sha256 else None}
 
@@ -97,7 +129,7 @@ class SnapshotListView(APIView):
     def get(self, request: Request, slug: str) -> Response:
         """A board's snapshots, newest first: permanent address, reason, dataset version and digests."""
         snapshots = selectors.snapshots_of(benchmark=_board(slug)).select_related("benchmark", "dataset_version")
-        return Response(SnapshotSummarySerializer(snapshots, many=True).data)
+        return Response(SnapshotSummarySerializer(snapshots, many=True, context={"request": request}).data)
 
 
 class SnapshotDetailView(APIView):
@@ -107,7 +139,8 @@ class SnapshotDetailView(APIView):
         snapshot = selectors.snapshot_get(benchmark=_board(slug), snapshot_id=pk)
         if snapshot is None:
             raise Http404
-        return Response(SnapshotSerializer(snapshot).data)
+        context = {"request": request, "withheld": selectors.snapshot_withheld(snapshot)}
+        return Response(SnapshotSerializer(snapshot, context=context).data)
 
 
 class ChangelogView(APIView):

@@ -1,9 +1,12 @@
 """The bytes of a snapshot's downloads, made once when it is frozen: CSV (one line per row, four cells
 per column: value, ci_low, ci_high, n), JSON (the header, columns and rows, keys sorted) and Parquet
-(the CSV's table, when pyarrow is installed). The same input always gives the same bytes."""
+(the CSV's table, when pyarrow is installed). The same input always gives the same bytes. A snapshot with
+withheld rows is served as a redacted rendering (``redacted``): the stored JSON's header and columns, without
+those rows, and the note saying what was withheld."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import importlib.util
 import io
 import json
@@ -15,6 +18,10 @@ from leaderboard.spreadsheet import spreadsheet_safe
 ROW_FIELDS = ("rank", "model", "model_slug", "run", "dataset_version", "dataset_sha256", "evaluator_version", "judge",
               "judge_prompt_version", "unranked_reason")
 PARTS = ("value", "ci_low", "ci_high", "n")
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def value_columns(columns: list[dict[str, Any]], rows: list[dict[str, Any]]) -> list[str]:
@@ -59,3 +66,13 @@ def _parquet(names: list[str], lines: list[list[Any]]) -> bytes:
     out = io.BytesIO()
     pq.write_table(pa.table(typed), out)
     return out.getvalue()
+
+
+def redacted(stored_json: bytes, run_ids: frozenset[int], notes: list[str], stored_sha256: dict[str, str]) -> dict[str, bytes]:
+    """The downloads again from the stored JSON file, without the rows of these runs; the JSON file also
+    says what was withheld (``withheld``: the public notes) and the sha256 of each stored file
+    (``stored_sha256``), which stay on the snapshot as frozen."""
+    frozen = json.loads(stored_json)
+    header = {key: value for key, value in frozen.items() if key not in ("columns", "rows")}
+    rows = [row for row in frozen["rows"] if row["run"] not in run_ids]
+    return render({**header, "withheld": notes, "stored_sha256": stored_sha256}, frozen["columns"], rows)

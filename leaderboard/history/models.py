@@ -1,7 +1,8 @@
-"""Snapshot (a board frozen with the bytes of its downloads) and ChangelogEntry (what changed on a board,
-written by the services that change it). A snapshot is never edited: saving an existing row is refused,
-and a correction is a new snapshot that names the one it corrects. Rules live in services.py; reads in
-selectors.py."""
+"""Snapshot (a board frozen with the bytes of its downloads), SnapshotWithholding (a frozen row no longer
+shown: its work was made private or deleted, or staff removed it) and ChangelogEntry (what changed on a
+board, written by the services that change it). A snapshot is never edited: saving an existing row is
+refused, a correction is a new snapshot that names the one it corrects, and a takedown is a withholding
+beside it. Rules live in services.py and withholding.py; reads in selectors.py."""
 from __future__ import annotations
 
 from typing import Any
@@ -47,6 +48,35 @@ class Snapshot(models.Model):
         if self.pk is not None and not self._state.adding:
             raise SnapshotImmutable(f"snapshot #{self.pk} is frozen; a correction is a new snapshot that names it in 'corrects'")
         super().save(*args, **kwargs)
+
+
+class WithholdingCause(models.TextChoices):
+    MADE_PRIVATE = "made_private", "Made private"
+    DELETED = "deleted", "Deleted"
+    MODERATED = "moderated", "Removed by moderation"
+
+
+class SnapshotWithholding(models.Model):
+    """One frozen row of a snapshot that is no longer shown on its page, API or downloads (the stored
+    bytes and their sha256 stay as frozen). ``reason`` and ``at`` are public ("1 row withheld on <date>:
+    <reason>"); ``created_by`` (the staff member who removed it) is not. A row made private is shown
+    again, and this record deleted, when its work is public again; a moderated one stays withheld."""
+
+    snapshot = models.ForeignKey(Snapshot, on_delete=models.PROTECT, related_name="withholdings")
+    run_id = models.PositiveBigIntegerField(help_text="The row's run, as frozen in the snapshot (the run itself may be gone).")
+    cause = models.CharField(max_length=20, choices=WithholdingCause.choices)
+    reason = models.CharField(max_length=300, help_text="Public: why the row is withheld; never names a person.")
+    at = models.DateTimeField()
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                                   help_text="The staff member who removed it (empty: the site, on a visibility change).")
+
+    class Meta:
+        ordering = ["snapshot", "at", "pk"]
+        constraints = [models.UniqueConstraint(fields=["snapshot", "run_id"], name="snapshot_withholding_one_per_row",
+                                               violation_error_message="This row is withheld from this snapshot already.")]
+
+    def __str__(self) -> str:
+        return f"snapshot #{self.snapshot_id}, run #{self.run_id} withheld: {self.reason}"
 
 
 class ChangeKind(models.TextChoices):

@@ -1,22 +1,31 @@
 """Reads of a board's history: its snapshots, its public changelog, and rank history (each model's rank
 and headline over time, from the snapshots and the changelog). Private models never appear: changelog
 entries are read only while written public and their model and runs' submissions are still public, and
-rank history names only models that are public now. Each selector issues a fixed number of queries."""
+rank history names only models that are public now. A snapshot's rows whose work is no longer public are
+withheld from its page, API, downloads and rank history (``snapshots_withheld``): those with a takedown
+record (``SnapshotWithholding``: its date and public reason) and, checked on every read as the board's
+rows are, any whose run is gone or whose model or submission is private now. Each selector issues a
+fixed number of queries."""
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.db.models import Q, QuerySet
+from django.http import HttpRequest
 from django.urls import reverse
 
 from leaderboard.accounts import policy
 from leaderboard.catalog.bars import bar_share
 from leaderboard.catalog.models import Benchmark, Model
+from leaderboard.history import exports
 from leaderboard.history.changelog import headline_of, headline_text
-from leaderboard.history.models import ChangeKind, ChangelogEntry, Snapshot
+from leaderboard.history.models import ChangeKind, ChangelogEntry, Snapshot, SnapshotWithholding
+from leaderboard.submissions.models import EvaluationRun
 
 #: how many snapshots rank history reads per board (the latest ones)
 HISTORY_SNAPSHOTS = 24
@@ -38,23 +47,111 @@ def snapshot_get(*, benchmark: Benchmark, snapshot_id: int) -> Snapshot | None:
             .first())
 
 
-def snapshot_download(*, snapshot: Snapshot, fmt: str) -> tuple[bytes, str] | None:
-    """The stored bytes of a download and their sha256 (None: no such format for this snapshot)."""
-    found = {"csv": (snapshot.csv_bytes, snapshot.csv_sha256), "json": (snapshot.json_bytes, snapshot.json_sha256),
-             "parquet": (snapshot.parquet_bytes, snapshot.parquet_sha256)}.get(fmt)
+#: the public reason of a row withheld by the check on read alone (no takedown record: changed outside the services)
+REASON_NOT_PUBLIC = "the work behind it is no longer public"
+
+
+@dataclass(frozen=True)
+class WithheldNote:
+    """``rows`` rows withheld on ``on`` (None: no record of when) for ``reason``; public."""
+
+    rows: int
+    on: dt.date | None
+    reason: str
+
+    def __str__(self) -> str:
+        when = f" on {self.on:%Y-%m-%d}" if self.on else ""
+        return f"{self.rows} row{'s' if self.rows != 1 else ''} withheld{when}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Withheld:
+    """The rows of one snapshot that are not shown (by run id) and the public notes saying why."""
+
+    run_ids: frozenset[int] = frozenset()
+    notes: tuple[WithheldNote, ...] = ()
+
+    def shown(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [row for row in rows if row["run"] not in self.run_ids]
+
+
+def snapshots_withheld(snapshots: Sequence[Snapshot]) -> dict[int, Withheld]:
+    """Each snapshot's withheld rows (its rows must be loaded): its takedown records, and any row whose
+    run is gone or whose model or submission is not public now. Two queries whatever the number."""
+    run_ids = {row["run"] for snapshot in snapshots for row in snapshot.rows}
+    public = set(EvaluationRun.objects.filter(pk__in=run_ids, submission__is_public=True, submission__model__is_public=True)
+                 .values_list("pk", flat=True))
+    records: dict[int, dict[int, SnapshotWithholding]] = {}
+    for record in SnapshotWithholding.objects.filter(snapshot__in=[s.pk for s in snapshots]):
+        records.setdefault(record.snapshot_id, {})[record.run_id] = record
+    found = {}
+    for snapshot in snapshots:
+        recorded = records.get(snapshot.pk, {})
+        withheld = [row["run"] for row in snapshot.rows if row["run"] in recorded or row["run"] not in public]
+        if not withheld:
+            found[snapshot.pk] = Withheld()
+            continue
+        notes = Counter((recorded[run].at.astimezone(dt.timezone.utc).date(), recorded[run].reason) if run in recorded
+                        else (None, REASON_NOT_PUBLIC) for run in withheld)
+        found[snapshot.pk] = Withheld(frozenset(withheld), tuple(WithheldNote(count, on, reason) for (on, reason), count in
+                                                                 sorted(notes.items(), key=lambda kv: (kv[0][0] or dt.date.min, kv[0][1]))))
+    return found
+
+
+def snapshot_withheld(snapshot: Snapshot) -> Withheld:
+    return snapshots_withheld([snapshot])[snapshot.pk]
+
+
+@dataclass(frozen=True)
+class Download:
+    """A download as served: the stored bytes, or with rows withheld a redacted rendering (``redacted``);
+    ``sha256`` is of the bytes served, ``stored_sha256`` of the bytes frozen (the snapshot's digest)."""
+
+    data: bytes
+    sha256: str
+    stored_sha256: str
+    withheld: Withheld
+
+    @property
+    def redacted(self) -> bool:
+        return bool(self.withheld.run_ids)
+
+
+def snapshot_download(*, snapshot: Snapshot, fmt: str) -> Download | None:
+    """A download as it may be served now (None: no such format for this snapshot)."""
+    stored = {"csv": (snapshot.csv_bytes, snapshot.csv_sha256), "json": (snapshot.json_bytes, snapshot.json_sha256),
+              "parquet": (snapshot.parquet_bytes, snapshot.parquet_sha256)}
+    found = stored.get(fmt)
     if found is None or found[0] is None:
         return None
-    return bytes(found[0]), found[1]
+    withheld = snapshot_withheld(snapshot)
+    if not withheld.run_ids:
+        return Download(bytes(found[0]), found[1], found[1], withheld)
+    files = exports.redacted(bytes(snapshot.json_bytes), withheld.run_ids, [str(note) for note in withheld.notes],
+                             {name: digest for name, (data, digest) in stored.items() if data is not None})
+    if fmt not in files:  # a Parquet file needs pyarrow, no longer installed
+        return None
+    return Download(files[fmt], exports.sha256(files[fmt]), found[1], withheld)
 
 
-def site_address(path: str) -> str:
-    """A path on this site as a full address (``settings.SITE_URL``)."""
-    return settings.SITE_URL.rstrip("/") + path
+#: the address of full links made with no request (emails, commands, the schedule) while ``SITE_URL`` is unset
+LOCAL_SITE_URL = "http://127.0.0.1:8000"
 
 
-def snapshot_url(snapshot: Snapshot) -> str:
+def site_address(path: str, request: HttpRequest | None = None) -> str:
+    """A path on this site as a full address: on ``settings.SITE_URL`` (``LEADERBOARD_SITE_URL``) when it
+    is set, else on the scheme and host the request came to (the site may run on any port), else
+    ``LOCAL_SITE_URL``."""
+    if settings.SITE_URL:
+        return settings.SITE_URL.rstrip("/") + path
+    if request is not None:
+        return request.build_absolute_uri(path)
+    return LOCAL_SITE_URL + path
+
+
+def snapshot_url(snapshot: Snapshot, request: HttpRequest | None = None) -> str:
     """The snapshot's permanent address on this site."""
-    return site_address(reverse("snapshot", args=[snapshot.benchmark.slug, snapshot.pk]))
+    return site_address(reverse("snapshot", args=[snapshot.benchmark.slug, snapshot.pk]), request)
 
 
 @dataclass(frozen=True)
@@ -64,13 +161,13 @@ class Citation:
     text: str
 
 
-def snapshot_citation(snapshot: Snapshot) -> Citation:
-    """How to cite a snapshot: a BibTeX entry and the same in plain text, each with its permanent URL,
-    the dataset version behind it and the sha256 of its JSON download."""
+def snapshot_citation(snapshot: Snapshot, request: HttpRequest | None = None) -> Citation:
+    """How to cite a snapshot: a BibTeX entry and the same in plain text, each with its permanent URL
+    (``snapshot_url``), the dataset version behind it and the sha256 of its JSON download as frozen."""
     benchmark = snapshot.benchmark
     when = snapshot.frozen_at.astimezone(dt.timezone.utc)
     key = f"{benchmark.slug.replace('-', '_')}_snapshot_{snapshot.pk}"
-    url = snapshot_url(snapshot)
+    url = snapshot_url(snapshot, request)
     dataset = snapshot.dataset_version.tag if snapshot.dataset_version else "none"
     title = f"{benchmark.name} leaderboard, snapshot {snapshot.pk} of {when:%Y-%m-%d}"
     bibtex = "\n".join([
@@ -131,10 +228,11 @@ def model_rank_history(*, model: Model, user: Any = None) -> list[BoardHistory]:
     # boards the model has been on (a row now, or a changelog entry); JSON containment is not portable to SQLite
     seen_on = (set(model.entries.values_list("benchmark_id", flat=True))
                | set(ChangelogEntry.objects.filter(model=model).values_list("benchmark_id", flat=True)))
-    snapshots = Snapshot.objects.filter(benchmark_id__in=seen_on).select_related("benchmark").defer(
-        "csv_bytes", "json_bytes", "parquet_bytes").order_by("frozen_at", "pk")
+    snapshots = list(Snapshot.objects.filter(benchmark_id__in=seen_on).select_related("benchmark").defer(
+        "csv_bytes", "json_bytes", "parquet_bytes").order_by("frozen_at", "pk"))
+    withheld = snapshots_withheld(snapshots)
     for snapshot in snapshots:
-        row = next((r for r in snapshot.rows if r["model_slug"] == model.slug), None)
+        row = next((r for r in withheld[snapshot.pk].shown(snapshot.rows) if r["model_slug"] == model.slug), None)
         if row is None:
             continue
         headline = headline_of(snapshot.benchmark, row["values"])
@@ -178,25 +276,27 @@ class BoardRankHistory:
 
 def board_rank_history(*, benchmark: Benchmark) -> BoardRankHistory | None:
     """Rank over the board's latest snapshots of the models best ranked in the latest one, public models
-    only (None: fewer than one snapshot). Two queries."""
+    only, each snapshot's withheld rows left out (None: fewer than one snapshot). Four queries."""
     snapshots = list(Snapshot.objects.filter(benchmark=benchmark).defer("csv_bytes", "json_bytes", "parquet_bytes")
                      .order_by("-frozen_at", "-pk")[:HISTORY_SNAPSHOTS])[::-1]
     if not snapshots:
         return None
-    latest = [r for r in snapshots[-1].rows if r["rank"] is not None]
+    withheld = snapshots_withheld(snapshots)
+    shown = {snapshot.pk: withheld[snapshot.pk].shown(snapshot.rows) for snapshot in snapshots}
+    latest = [r for r in shown[snapshots[-1].pk] if r["rank"] is not None]
     latest.sort(key=lambda r: (r["rank"], r["model"]))
     slugs = [r["model_slug"] for r in latest]
     public = set(Model.objects.filter(slug__in=slugs, is_public=True).values_list("slug", flat=True))
     chosen = [r for r in latest if r["model_slug"] in public][:HISTORY_MODELS]
     step, top = 60, 20
-    max_rank = max([r["rank"] for s in snapshots for r in s.rows if r["rank"] is not None] + [1])
+    max_rank = max([r["rank"] for rows in shown.values() for r in rows if r["rank"] is not None] + [1])
     height = top * 2 + 24 * max(max_rank - 1, 1)
     models = []
     for row in chosen:
         ranks: list[int | None] = []
         texts: list[str] = []
         for snapshot in snapshots:
-            found = next((r for r in snapshot.rows if r["model_slug"] == row["model_slug"]), None)
+            found = next((r for r in shown[snapshot.pk] if r["model_slug"] == row["model_slug"]), None)
             ranks.append(found["rank"] if found else None)
             texts.append(headline_text(benchmark, headline_of(benchmark, found["values"])) if found else "")
         points = " ".join(f"{40 + i * step},{top + 24 * (rank - 1)}" for i, rank in enumerate(ranks) if rank is not None)

@@ -2,20 +2,24 @@
 visitor sees it: public rows only, ranked by the board's rule), records every row with its values on
 every slice and what produced it (dataset version tag and content hash, evaluator version, judge and
 its prompt version), and stores the bytes of its downloads (CSV, JSON, Parquet) with their sha256, so
-what a citation points at never moves."""
+what a citation points at never moves. ``snapshot_row_withhold`` takes a frozen row down by moderation
+(a record beside the snapshot, which itself never changes). Public text written here (a snapshot's
+reason, a withholding's reason) never names a staff member: ``public_text_refusal``."""
 from __future__ import annotations
 
-import hashlib
 from typing import Any
+
+import re
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from leaderboard.catalog.models import Benchmark
 from leaderboard.history import exports
 from leaderboard.history.changelog import changelog_snapshot
-from leaderboard.history.models import Snapshot
+from leaderboard.history.models import Snapshot, SnapshotWithholding, WithholdingCause
 from leaderboard.submissions import selectors
 from leaderboard.submissions.models import LeaderboardEntry
 
@@ -29,6 +33,31 @@ class SnapshotRefused(ValueError):
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
+
+
+def public_text_refusal(text: str) -> str | None:
+    """Why ``text`` may not be published (None: it may): it names a staff member (a username, first or
+    last name, or full name of an active staff account, as a whole word, any case)."""
+    names: set[str] = set()
+    for username, first, last in User.objects.filter(Q(is_staff=True) | Q(is_superuser=True), is_active=True).values_list(
+            "username", "first_name", "last_name"):
+        names |= {username, first, last, f"{first} {last}".strip()}
+    for name in sorted(n for n in names if len(n.strip()) >= 2):
+        if re.search(rf"(?<!\w){re.escape(name.strip())}(?!\w)", text, flags=re.IGNORECASE):
+            return f"names a staff member ('{name.strip()}'); public text must not name staff"
+    return None
+
+
+def _public_reason(reason: str, *, limit: int, what: str) -> str:
+    """A reason fit to publish, stripped; raises SnapshotRefused("reason", ...)."""
+    reason = reason.strip()
+    if not reason:
+        raise SnapshotRefused("reason", f"must not be empty; say why {what}")
+    if len(reason) > limit:
+        raise SnapshotRefused("reason", f"{len(reason):,} characters is over the limit of {limit:,}")
+    if (refusal := public_text_refusal(reason)) is not None:
+        raise SnapshotRefused("reason", refusal)
+    return reason
 
 
 def _frozen_rows(board: selectors.Leaderboard) -> list[dict[str, Any]]:
@@ -54,11 +83,7 @@ def _frozen_rows(board: selectors.Leaderboard) -> list[dict[str, Any]]:
 def snapshot_freeze(*, benchmark: Benchmark, reason: str, user: User | None = None, corrects: Snapshot | None = None) -> Snapshot:
     """Freeze the board now. ``corrects`` names an earlier snapshot of the same board this one corrects
     (its reason says what was wrong). Raises SnapshotRefused naming the field."""
-    reason = reason.strip()
-    if not reason:
-        raise SnapshotRefused("reason", "must not be empty; say why the board is frozen (a release, a paper, a correction)")
-    if len(reason) > 2000:
-        raise SnapshotRefused("reason", f"{len(reason):,} characters is over the limit of 2,000")
+    reason = _public_reason(reason, limit=2000, what="the board is frozen (a release, a paper, a correction)")
     if not benchmark.evaluator_key:
         raise SnapshotRefused("benchmark", f"'{benchmark.slug}' has no scored leaderboard to freeze")
     if corrects is not None and corrects.benchmark_id != benchmark.pk:
@@ -77,10 +102,30 @@ def snapshot_freeze(*, benchmark: Benchmark, reason: str, user: User | None = No
         snapshot = Snapshot.objects.create(
             benchmark=benchmark, dataset_version=board.dataset, frozen_at=frozen_at, created_by=user, reason=reason,
             corrects=corrects, columns=columns, rows=rows,
-            csv_bytes=files["csv"], csv_sha256=_sha256(files["csv"]), json_bytes=files["json"], json_sha256=_sha256(files["json"]),
-            parquet_bytes=files.get("parquet"), parquet_sha256=_sha256(files["parquet"]) if "parquet" in files else "")
+            csv_bytes=files["csv"], csv_sha256=exports.sha256(files["csv"]), json_bytes=files["json"], json_sha256=exports.sha256(files["json"]),
+            parquet_bytes=files.get("parquet"), parquet_sha256=exports.sha256(files["parquet"]) if "parquet" in files else "")
         changelog_snapshot(snapshot=snapshot)
     return snapshot
+
+
+def snapshot_row_withhold(*, snapshot: Snapshot, run_id: int, reason: str, user: User) -> SnapshotWithholding:
+    """Take the frozen row of run ``run_id`` off the snapshot's page, API and downloads by moderation,
+    with a public ``reason`` (one line, naming no staff member); it stays withheld whatever happens to
+    the run. Raises SnapshotRefused naming the field."""
+    reason = _public_reason(reason, limit=300, what="the row is withheld (the public reads it)")
+    if "\n" in reason or "\r" in reason:
+        raise SnapshotRefused("reason", "must be one line")
+    if not any(row["run"] == run_id for row in snapshot.rows):
+        raise SnapshotRefused("run_id", f"run #{run_id} has no row in snapshot #{snapshot.pk}")
+    with transaction.atomic():
+        found = SnapshotWithholding.objects.select_for_update().filter(snapshot=snapshot, run_id=run_id).first()
+        if found is not None and found.cause == WithholdingCause.MODERATED:
+            raise SnapshotRefused("run_id", f"the row of run #{run_id} is withheld from snapshot #{snapshot.pk} by moderation already")
+        # a row withheld as made private becomes a moderated one: it stays withheld if the work is public again
+        found = found or SnapshotWithholding(snapshot=snapshot, run_id=run_id)
+        found.cause, found.reason, found.at, found.created_by = WithholdingCause.MODERATED, reason, timezone.now(), user
+        found.save()
+        return found
 
 
 def snapshots_freeze_scheduled(*, slugs: list[str]) -> list[Snapshot]:
@@ -90,7 +135,3 @@ def snapshots_freeze_scheduled(*, slugs: list[str]) -> list[Snapshot]:
         if benchmark.dataset_versions.filter(is_current=True).exists():
             frozen.append(snapshot_freeze(benchmark=benchmark, reason=f"scheduled snapshot of {timezone.now():%Y-%m-%d}"))
     return frozen
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()

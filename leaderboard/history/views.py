@@ -1,6 +1,7 @@
-"""History pages: a snapshot (its permanent URL, citation, digests and rows), its downloads (the bytes
-stored when it was frozen, with their sha256 in a header), a board's snapshot list and its changelog.
-Thin: each view calls a selector and renders."""
+"""History pages: a snapshot (its permanent URL, citation, digests and rows, less any withheld), its
+downloads (the bytes stored when it was frozen, or with rows withheld a redacted rendering; the sha256 of
+what is served and of what was stored in headers), a board's snapshot list and its changelog. Thin: each
+view calls a selector and renders."""
 from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
@@ -11,6 +12,8 @@ from leaderboard.history import selectors
 from leaderboard.history.exports import value_columns
 from leaderboard.pagecache import cached_page
 
+#: how long a browser or proxy may keep a download (a takedown reaches cached copies within this)
+DOWNLOAD_MAX_AGE = 600
 CONTENT_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json", "parquet": "application/vnd.apache.parquet"}
 
 
@@ -20,10 +23,12 @@ def snapshot_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     snapshot = selectors.snapshot_get(benchmark=benchmark, snapshot_id=pk)
     if snapshot is None:
         raise Http404("no such snapshot of this board")
+    withheld = selectors.snapshot_withheld(snapshot)
+    rows = withheld.shown(snapshot.rows)
     return render(request, "history/snapshot.html", {
-        "benchmark": benchmark, "snapshot": snapshot, "citation": selectors.snapshot_citation(snapshot),
-        "url": selectors.snapshot_url(snapshot), "slices": [c for c in value_columns(snapshot.columns, snapshot.rows)
-                                                             if c not in {col["id"] for col in snapshot.columns}],
+        "benchmark": benchmark, "snapshot": snapshot, "rows": rows, "withheld": withheld,
+        "citation": selectors.snapshot_citation(snapshot, request), "url": selectors.snapshot_url(snapshot, request),
+        "slices": [c for c in value_columns(snapshot.columns, rows) if c not in {col["id"] for col in snapshot.columns}],
         "latest": selectors.snapshot_latest(benchmark=benchmark), "corrections": list(snapshot.corrections.order_by("frozen_at"))})
 
 
@@ -32,11 +37,15 @@ def snapshot_download(request: HttpRequest, slug: str, pk: int, fmt: str) -> Htt
     found = selectors.snapshot_download(snapshot=snapshot, fmt=fmt) if snapshot is not None else None
     if found is None:
         raise Http404("no such download")
-    data, digest = found
-    response = HttpResponse(data, content_type=CONTENT_TYPES[fmt])
-    response["Content-Disposition"] = f'attachment; filename="{slug}-snapshot-{pk}.{fmt}"'
-    response["X-Content-SHA256"] = digest
-    response["Cache-Control"] = "public, max-age=31536000, immutable"
+    response = HttpResponse(found.data, content_type=CONTENT_TYPES[fmt])
+    name = f"{slug}-snapshot-{pk}{'-redacted' if found.redacted else ''}.{fmt}"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response["X-Content-SHA256"] = found.sha256
+    response["X-Stored-SHA256"] = found.stored_sha256
+    if found.redacted:
+        response["X-Withheld"] = "; ".join(str(note) for note in found.withheld.notes)
+    # not "immutable": a row withheld later must leave every copy served from now on
+    response["Cache-Control"] = f"public, max-age={DOWNLOAD_MAX_AGE}"
     return response
 
 

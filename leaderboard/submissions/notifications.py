@@ -13,6 +13,7 @@ from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
+from leaderboard.history.selectors import site_address
 from leaderboard.submissions.models import EvaluationRun, Notification, RunStatus, Score
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,7 @@ def _headline(run: EvaluationRun) -> str:
 
 def _email(address: str, title: str, body: str, url: str) -> None:
     try:
-        send_mail(title, f"{body}\n\n{settings.SITE_URL.rstrip('/')}{url}\n", settings.DEFAULT_FROM_EMAIL, [address])
+        send_mail(title, f"{body}\n\n{site_address(url)}\n", settings.DEFAULT_FROM_EMAIL, [address])
     except Exception:  # noqa: BLE001 - a mail server's trouble is logged, never the run's
         log.exception("could not email %s about %r", address, title)
 

@@ -71,3 +71,24 @@ def test_a_model_made_private_leaves_the_history(client, two_snapshots):
     assert model_rank_history(model=model) == []
     board = client.get("/benchmarks/multi-lcb/").content.decode()
     assert '<a href="/models/beta/">Beta</a>' not in board
+
+
+def test_a_model_whose_submission_alone_was_made_private_leaves_the_rank_history(client, two_snapshots):
+    """Beta's later submission (0.95, rank 1 in snapshot 2) made private, the model still public: its row in
+    snapshot 2 is withheld, so the board's chart follows Alpha alone (snapshot 2's first shown row) and
+    Beta's profile keeps only its public work (its first run: 50.0%, rank 2 in snapshot 1)."""
+    first, second = two_snapshots
+    later = Model.objects.get(name="Beta").submissions.order_by("created_at", "pk").last()
+    later.is_public = False
+    later.save()
+    history = board_rank_history(benchmark=first.benchmark)
+    assert history is not None
+    assert [(m["name"], [rank for rank, _ in m["cells"]]) for m in history.models] == [("Alpha", [1, 2])]
+    board = client.get("/benchmarks/multi-lcb/").content.decode()
+    chart = board.split('id="rank-history"')[1].split("</section>")[0]
+    assert "Beta" not in chart and "Alpha" in chart
+    (beta,) = model_rank_history(model=Model.objects.get(name="Beta"))
+    assert [(p.rank, p.headline_text) for p in beta.points if p.snapshot is not None] == [(2, "50.0%")]
+    assert "95.0%" not in [p.headline_text for p in beta.points]
+    profile = client.get("/models/beta/").content.decode()
+    assert "95.0%" not in profile.split('id="rank-history"')[1]

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from leaderboard.catalog.models import Model
 from leaderboard.history.changelog import changelog_row_filed, changelog_rows_refiled
+from leaderboard.history.withholding import snapshot_withholdings_sync
 from leaderboard.submissions.keys import column_id
 from leaderboard.submissions.models import EvaluationRun, LeaderboardEntry, RunStatus, Score, Submission
 
@@ -66,6 +67,7 @@ def leaderboard_entries_resync(*, model_id: int) -> int:
             latest[_slot(run, run.submission, model)] = run  # the latest finished run of each slot wins
         values = _values([run.pk for run in latest.values()])
         changelog_rows_refiled(model=model, latest=latest)  # the boards' changelogs, while the old rows are still there
+        snapshot_withholdings_sync(model=model)  # frozen rows of work made private are withheld from the snapshots
         LeaderboardEntry.objects.filter(model_id=model_id).delete()
         LeaderboardEntry.objects.bulk_create([
             LeaderboardEntry(benchmark_id=benchmark_id, dataset_version_id=dataset_id, model_id=model_id, is_public=public,

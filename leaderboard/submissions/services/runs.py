@@ -150,7 +150,9 @@ def run_cancel(*, run: EvaluationRun, user: User) -> bool:
     updated = EvaluationRun.objects.filter(pk=run.pk, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
         status=RunStatus.CANCELLED, finished_at=timezone.now(), lease_token=None, lease_expires_at=None)
     if updated:
-        run_append_log(run_id=run.pk, line=f"cancelled by {user}")
+        # the log is on the submission's page, public with it: a staff member is never named there
+        who = "its submitter" if run.submission.owner_id == policy.user_id(user) else "the site's staff"
+        run_append_log(run_id=run.pk, line=f"cancelled by {who}")
     return bool(updated)
 
 
