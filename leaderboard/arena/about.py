@@ -16,7 +16,8 @@ from leaderboard.arena.services.contestants import drawable_models
 #: before "="): the name and questions it can answer
 KNOWN_CORPORA: dict[str, tuple[str, tuple[str, ...]]] = {
     "python3.11-doc": ("the Python 3.11 documentation (docs.python.org)",
-                       ("How do I read a file line by line in Python?", "What is the difference between a list and a tuple?",
+                       ("How do I read a file line by line in Python?",
+                        "What is the difference between a list and a tuple?",
                         "How do I sort a dictionary by its values?")),
 }
 
@@ -53,7 +54,8 @@ def nature_of(model: ArenaModel, setting: str = Setting.SEARCH) -> Nature:
         web = search.get("backend") == "searxng"
         local = None if web else str(search.get("index", "default"))
         if kind == "extractive":
-            return Nature("not a language model: it quotes the best-matching passages it finds and cites them", local, web)
+            return Nature("not a language model: it quotes the best-matching passages it finds and cites them",
+                          local, web)
         return Nature("a language model given the top search results as numbered sources", local, web)
     if kind == "hosted":
         return Nature("a hosted search service that searches the web and cites its sources", None, True)
@@ -97,6 +99,8 @@ class About:
 
 
 def arena_about(setting: str = Setting.SEARCH) -> About:
+    """What the contestants that can be drawn in ``setting`` are, what they search, questions that suit
+    them, and whether plain chat has the two contestants a battle needs."""
     models = drawable_models(setting)
     natures = [nature_of(m, setting) for m in models]
     corpora: list[str] = []
@@ -110,15 +114,15 @@ def arena_about(setting: str = Setting.SEARCH) -> About:
         examples = []  # a plain model can be asked anything
     elif web:
         examples = [*examples[:2], *WEB_QUESTIONS][:3]
+    chat_available = len(drawable_models(Setting.CHAT)) >= 2
     return About(setting=setting, contestants=len(models), natures=list(dict.fromkeys(n.words for n in natures)),
-                 corpora=corpora, web=web, examples=examples[:3], chat_available=len(drawable_models(Setting.CHAT)) >= 2)
+                 corpora=corpora, web=web, examples=examples[:3], chat_available=chat_available)
 
 
 def reveal_words(model: ArenaModel, setting: str) -> str:
     """What one contestant of a battle is and what it searched, for the reveal (after the vote only)."""
     nature = nature_of(model, setting)
+    said = nature.words[:1].upper() + nature.words[1:]
     if nature.local_index is not None:
-        return f"{nature.words[0].upper()}{nature.words[1:]}; it searches only {corpus_name(nature.local_index)[0]}, not the web."
-    if nature.web:
-        return f"{nature.words[0].upper()}{nature.words[1:]}; it searches the web."
-    return f"{nature.words[0].upper()}{nature.words[1:]}."
+        return f"{said}; it searches only {corpus_name(nature.local_index)[0]}, not the web."
+    return f"{said}; it searches the web." if nature.web else f"{said}."
