@@ -356,9 +356,12 @@ class ProfileArenaSerializer(serializers.Serializer):
     ci_low = serializers.FloatField(allow_null=True)
     ci_high = serializers.FloatField(allow_null=True)
     rank_ub = serializers.IntegerField()
-    of = serializers.IntegerField()
+    of = serializers.IntegerField(help_text="the ranked models")
     votes = serializers.IntegerField()
-    provisional = serializers.BooleanField()
+    provisional = serializers.BooleanField(help_text="not ranked yet (too few votes or no finite interval): the rating is no measurement")
+    ranked = serializers.BooleanField()
+    rank = serializers.IntegerField(allow_null=True, help_text="among the ranked models; null while provisional")
+    standing = serializers.CharField(allow_blank=True, help_text="why it is not ranked yet, in words")
     bounded = serializers.BooleanField(default=True)
     note = serializers.CharField(allow_blank=True)
 
@@ -413,8 +416,9 @@ class IndexArenaSerializer(serializers.Serializer):
     rating = serializers.FloatField(allow_null=True)
     ci_low = serializers.FloatField(allow_null=True)
     ci_high = serializers.FloatField(allow_null=True)
-    rank = serializers.IntegerField(allow_null=True, source="rank_ub")
+    rank = serializers.IntegerField(allow_null=True, help_text="among the ranked models; null while provisional")
     votes = serializers.IntegerField(allow_null=True, default=None)
+    provisional = serializers.BooleanField(default=False, help_text="not ranked yet: too few votes or no finite interval")
 
 
 class IndexBoardSerializer(serializers.Serializer):

@@ -42,6 +42,7 @@ class ArenaModelAdmin(admin.ModelAdmin):
     list_filter = ["enabled", "imported", "prerelease"]
     search_fields = ["name", "organization"]
     readonly_fields = ["retired_at", "final_rating", "released_at"]
+    raw_id_fields = ["catalog_model"]  # the catalog model that is this contestant (leaderboard.arena.catalog_link)
     actions = ["retire"]
 
     @admin.action(description="Retire the selected models (the reason: each one's retire reason field, required)")

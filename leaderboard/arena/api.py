@@ -7,16 +7,16 @@ from typing import Any
 
 from django.http.response import HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from leaderboard.arena import exports, selectors, services, settings_comparison
+from leaderboard.arena import exports, selectors, services, settings_comparison, standing
 from leaderboard.arena.identity import voter_of
-from leaderboard.arena.models import Battle, Setting, Winner
+from leaderboard.arena.models import Battle, RatingSnapshot, Setting, Winner
 
 
 class CsrfForSessions(permissions.BasePermission):
@@ -90,7 +90,12 @@ class RatingSnapshotSerializer(serializers.Serializer):
     n_excluded = serializers.IntegerField()
     computed_at = serializers.DateTimeField()
     config = serializers.DictField()
-    result = serializers.DictField()
+    result = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.DictField(help_text="the fit; each of its models rows also says ranked, rank (null while "
+                                                         "provisional), provisional and standing (why not ranked, in words)"))
+    def get_result(self, snapshot: RatingSnapshot) -> dict[str, Any]:
+        return standing.public_result(snapshot)
 
 
 def _refused(exc: services.ArenaRefused) -> Response:

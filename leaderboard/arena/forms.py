@@ -8,8 +8,8 @@ from leaderboard.arena.models import Winner
 
 class PromptForm(forms.Form):
     # No max_length here: services.prompt_clean gives the one message for every way a prompt is refused.
-    prompt = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "placeholder": "Ask anything that needs a web search…"}),
-                             strip=False, required=False)
+    # The placeholder is set by the view from what the contestants can answer (``arena.about``).
+    prompt = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), strip=False, required=False)
 
 
 class VoteForm(forms.Form):

@@ -75,6 +75,12 @@ class ArenaModel(models.Model):
     #: count are public from the start, its score from ``released_at`` (the provider's release)
     prerelease = models.BooleanField(default=False, help_text="a provider's variant under anonymous pre-release testing")
     released_at = models.DateTimeField(null=True, blank=True)
+    #: one identity (``leaderboard.arena.catalog_link``): the catalog's record of this contestant, set by
+    #: staff; a model's profile, the models index and the comparison show arena figures only through
+    #: this link, never by a catalog model's name, which anyone could register
+    catalog_model = models.OneToOneField("catalog.Model", null=True, blank=True, on_delete=models.SET_NULL,
+                                         related_name="arena_contestant",
+                                         help_text="the catalog model that is this contestant (its profile shows the arena figures)")
 
     class Meta:
         ordering = ["name"]

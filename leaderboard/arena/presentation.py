@@ -16,6 +16,7 @@ from leaderboard.arena.models import (
     RatingSnapshot,
     Turn,
 )
+from leaderboard.arena import standing
 from leaderboard.arena.labels import feature_label, filter_label, language_name
 from leaderboard.arena.selectors import answer_from_dict
 
@@ -73,27 +74,16 @@ ATTRIBUTION_WORDS: dict[str, str] = {"supported": "supported", "irrelevant": "ir
 
 
 def rating_rows(snapshot: RatingSnapshot | None) -> list[dict[str, Any]]:
-    """Rows with the interval's position on a shared scale (percent) for the CSS bars."""
-    if snapshot is None:
-        return []
-    models = sorted(snapshot.result.get("models", []), key=lambda m: (m.get("rank_ub", 0), -m.get("rating", 0)))
-    # A model with a note (no votes, no chain of battles to the reference, or only wins or only
-    # losses) has no finite maximum-likelihood rating: it is shown without a number or a bar and
-    # kept off the shared scale, which it would otherwise squash.
-    estimable = [m for m in models if not m.get("note")]
-    lows = [m["ci_low"] for m in estimable if m.get("ci_low") is not None]
-    highs = [m["ci_high"] for m in estimable if m.get("ci_high") is not None]
-    lo, hi = (min(lows), max(highs)) if lows and highs else (0.0, 1.0)
+    """The ranked rows (``standing``), best first, with the interval's position on a shared scale
+    (percent) for the CSS bars. Provisional rows are not here (``standing.standings(...).provisional``):
+    they have no rating to draw, and their wide intervals would squash the scale."""
+    ranked = standing.standings(snapshot).ranked
+    lo = min((m["ci_low"] for m in ranked), default=0.0)
+    hi = max((m["ci_high"] for m in ranked), default=1.0)
     span = (hi - lo) or 1.0
-    rows = []
-    for m in models:
-        if m.get("note"):
-            rows.append({**m, "estimable": False})
-            continue
-        low, high = m.get("ci_low", m["rating"]), m.get("ci_high", m["rating"])
-        rows.append({**m, "estimable": True, "bar_left": 100 * (low - lo) / span, "bar_width": max(100 * (high - low) / span, 0.5),
-                     "dot": 100 * (m["rating"] - lo) / span})
-    return rows
+    return [{**m, "bar_left": 100 * (m["ci_low"] - lo) / span,
+             "bar_width": max(100 * (m["ci_high"] - m["ci_low"]) / span, 0.5), "dot": 100 * (m["rating"] - lo) / span}
+            for m in ranked]
 
 
 def matrix_rows(snapshot: RatingSnapshot | None, key: str) -> tuple[list[str], list[dict[str, Any]]]:

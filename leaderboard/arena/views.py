@@ -11,7 +11,8 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from leaderboard.arena import exports, presentation, selectors, services, settings_comparison
+from leaderboard.arena import exports, presentation, selectors, services, settings_comparison, standing
+from leaderboard.arena.about import arena_about, reveal_words
 from leaderboard.arena.forms import PromptForm, VoteForm
 from leaderboard.arena.identity import voter_hash_if_known, voter_of
 from leaderboard.arena.models import SIDES, Battle, Setting, VoteExclusion, Winner
@@ -29,8 +30,8 @@ def _battle_or_404(public_id: str) -> Battle:
 def arena_home(request: HtmxRequest, setting: str = Setting.SEARCH) -> HttpResponse:
     """The prompt box of one setting: ``/arena/`` (with web search) or ``/arena/chat/`` (plain chat)."""
     form = PromptForm(request.POST or None)
-    if setting == Setting.CHAT:
-        form.fields["prompt"].widget.attrs["placeholder"] = "Ask anything…"
+    about = arena_about(setting)
+    form.fields["prompt"].widget.attrs["placeholder"] = f"For example: {about.examples[0]}" if about.examples else "Ask anything…"
     status = 200
     if request.method == "POST":
         try:  # the service's checks, not the form's, so every refusal reads the same
@@ -40,7 +41,8 @@ def arena_home(request: HtmxRequest, setting: str = Setting.SEARCH) -> HttpRespo
             status = exc.status
         else:
             return redirect("arena-battle", public_id=battle.public_id)
-    return render(request, "arena/home.html", {"form": form, "setting": setting, "chat": setting == Setting.CHAT}, status=status)
+    return render(request, "arena/home.html", {"form": form, "setting": setting, "chat": setting == Setting.CHAT, "about": about},
+                  status=status)
 
 
 def _battle_context(request: HtmxRequest, battle: Battle) -> dict:
@@ -49,7 +51,10 @@ def _battle_context(request: HtmxRequest, battle: Battle) -> dict:
     return {"battle": battle, "revealed": revealed, "mine": battle.voter_hash == voter_hash_if_known(request),
             "turns": [(t, presentation.pane(t, "a", revealed=revealed), presentation.pane(t, "b", revealed=revealed)) for t in turns],
             "complete": selectors.battle_complete(turns), "winners": Winner.choices, "prompt_form": PromptForm(),
-            "vote": getattr(battle, "vote", None) if revealed else None}
+            "vote": getattr(battle, "vote", None) if revealed else None,
+            # what each contestant is, only after the vote (before it, it would narrow down who is who)
+            "natures": {"a": reveal_words(battle.model_a, battle.setting), "b": reveal_words(battle.model_b, battle.setting)}
+            if revealed else {}}
 
 
 def battle_page(request: HtmxRequest, public_id: str) -> HttpResponse:
@@ -124,6 +129,7 @@ def leaderboard_page(request: HtmxRequest) -> HttpResponse:
     key, value = ("setting", Setting.CHAT.value) if request.GET.get("setting") == Setting.CHAT else _board_filter(request)
     board = selectors.latest_snapshots(filter_key=key, filter_value=value)
     context = {"board": board, "raw_rows": presentation.rating_rows(board.raw), "style_rows": presentation.rating_rows(board.style),
+               "raw_standings": standing.standings(board.raw), "style_standings": standing.standings(board.style),
                "coefficients": presentation.coefficient_rows(board.style), "robustness": presentation.robustness(board.raw),
                "win_rate": presentation.matrix_rows(board.raw, "win_rate"), "counts": presentation.matrix_rows(board.raw, "battle_count"),
                "language_options": presentation.language_options(board.languages)}

@@ -20,6 +20,7 @@ from django.utils.text import slugify
 from evaluators.core import files as evaluator_files
 from evaluators.core import BENCHMARKS, Item, evaluator_for
 from leaderboard import pagecache
+from leaderboard.arena.catalog_link import reserved_name_problem
 from leaderboard.catalog.catalog import BOARDS
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.media import StorageMedia, new_prefix
@@ -185,7 +186,8 @@ def model_slug(name: str, *, is_public: bool) -> str:
 
 def model_get_or_create(*, owner: User, name: str, is_public: bool = True, organization: str = "",
                         release_date: dt.date | None = None, modality: str = "text") -> Model:
-    """The owner's model of this name, created on first use with a unique slug (and ``modality``)."""
+    """The owner's model of this name, created on first use with a unique slug (and ``modality``); a new
+    model may not take an arena contestant's name (``arena.catalog_link``): ValueError naming the field."""
     name = name.strip()
     if not name:
         raise ValueError("model name: must not be empty")
@@ -195,5 +197,8 @@ def model_get_or_create(*, owner: User, name: str, is_public: bool = True, organ
             existing.release_date = release_date
             existing.save(update_fields=["release_date"])
         return existing
+    reserved = reserved_name_problem(name)
+    if reserved:
+        raise ValueError(f"model name: {reserved}")
     return Model.objects.create(owner=owner, name=name, slug=model_slug(name, is_public=is_public), is_public=is_public,
                                 organization=organization, release_date=release_date, modality=modality)

@@ -35,6 +35,7 @@ from evaluators.core.types import InfrastructureError
 from evaluators.llm.types import Endpoint, ModelError, redact_userinfo
 from leaderboard import queues
 from leaderboard.accounts import policy
+from leaderboard.arena.catalog_link import reserved_name_problem
 from leaderboard.catalog.models import Model
 from leaderboard.catalog.services import model_slug
 from leaderboard.modelhost import secrets
@@ -116,6 +117,9 @@ def model_register(*, owner: User, name: str, spec: ModelSource, organization: s
     name = name.strip()
     if not name:
         raise ModelRefused("name: must not be empty.", field="name")
+    reserved = reserved_name_problem(name)
+    if reserved:
+        raise ModelRefused(f"name: {reserved}", field="name")
     if modality not in modalities.MODALITIES:
         raise ModelRefused(f"modality: one of {', '.join(modalities.MODALITIES)}.", field="modality")
     spec = spec.only_its_fields()

@@ -11,6 +11,8 @@ from typing import Any
 from django.db.models import Q
 
 from leaderboard.arena.models import Vote
+from leaderboard.arena import standing
+from leaderboard.arena.catalog_link import contestant_names
 from leaderboard.arena.selectors import latest_snapshots
 from leaderboard.catalog.models import Model
 from leaderboard.submissions.models import ItemResult, Score
@@ -61,11 +63,15 @@ def _items(run_a: Any, run_b: Any, primary: str, higher: bool) -> dict[str, Any]
     return {"comparable": True, "rows": rows, "a_only": a_only, "b_only": b_only, "key": primary}
 
 
-def _arena(a: str, b: str) -> dict[str, Any] | None:
+def _arena(model_a: Model, model_b: Model) -> dict[str, Any] | None:
+    """The two models' arena head-to-head, when both are linked to a contestant (``arena.catalog_link``;
+    never by name): their record, and a predicted win share only when both are ranked (``arena.standing``)."""
+    linked = contestant_names([model_a.pk, model_b.pk])
     snapshot = latest_snapshots().raw
-    if snapshot is None:
+    if snapshot is None or model_a.pk not in linked or model_b.pk not in linked:
         return None
-    rows = {m["name"]: m for m in snapshot.result.get("models", [])}
+    a, b = linked[model_a.pk], linked[model_b.pk]
+    rows = {m["name"]: m for m in standing.snapshot_rows(snapshot)}
     if a not in rows or b not in rows:
         return None
     votes = Vote.objects.filter(valid=True).filter(
@@ -78,7 +84,7 @@ def _arena(a: str, b: str) -> dict[str, Any] | None:
             record["ties"] += 1
     ra, rb = rows[a], rows[b]
     predicted = low = high = None
-    if ra.get("bounded", True) and rb.get("bounded", True) and None not in (ra["ci_low"], ra["ci_high"], rb["ci_low"], rb["ci_high"]):
+    if ra["ranked"] and rb["ranked"]:
         diff = ra["rating"] - rb["rating"]
         se = math.hypot((ra["ci_high"] - ra["ci_low"]) / 3.92, (rb["ci_high"] - rb["ci_low"]) / 3.92)
 
@@ -87,7 +93,7 @@ def _arena(a: str, b: str) -> dict[str, Any] | None:
 
         predicted, low, high = share(diff), share(diff - 1.96 * se), share(diff + 1.96 * se)
     return {"record": record, "predicted": predicted, "predicted_low": low, "predicted_high": high,
-            "rating_a": ra["rating"], "rating_b": rb["rating"]}
+            "rating_a": ra["rating"] if ra["ranked"] else None, "rating_b": rb["rating"] if rb["ranked"] else None, "standing_a": ra["standing"], "standing_b": rb["standing"]}
 
 
 def compare_models(*, a: Model, b: Model, user: Any) -> dict[str, Any]:
@@ -114,4 +120,4 @@ def compare_models(*, a: Model, b: Model, user: Any) -> dict[str, Any]:
         benchmarks.append({"benchmark": bench.slug, "name": bench.name, "metric": primary["label"],
                            "format": primary.get("format", "percent"), "higher_is_better": higher, "rows": rows, "items": items,
                            "run_a": found_a[pk][1].pk if pk in found_a else None, "run_b": found_b[pk][1].pk if pk in found_b else None})
-    return {"a": a.slug, "b": b.slug, "a_name": a.name, "b_name": b.name, "benchmarks": benchmarks, "arena": _arena(a.name, b.name)}
+    return {"a": a.slug, "b": b.slug, "a_name": a.name, "b_name": b.name, "benchmarks": benchmarks, "arena": _arena(a, b)}

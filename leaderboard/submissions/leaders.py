@@ -9,7 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluators.core.modality import MODALITIES
+from leaderboard.arena import standing
+from leaderboard.arena.catalog_link import contestant_names
 from leaderboard.arena.selectors import latest_snapshots
+from leaderboard.arena.standing import Standings
 from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.submissions.keys import column_id
 from leaderboard.submissions.models import LeaderboardEntry
@@ -78,20 +81,19 @@ def board_headlines() -> list[BoardHeadlines]:
     return boards
 
 
-def arena_rows() -> list[dict[str, Any]]:
-    """The latest arena ratings' rows (name, rating, interval, rank), best first; empty before the first."""
-    snapshot = latest_snapshots().raw
-    if snapshot is None:
-        return []
-    rows = [m for m in snapshot.result.get("models", []) if m.get("estimable", True)]
-    return sorted(rows, key=lambda m: (m.get("rank_ub") or 10**9, -(m.get("rating") or 0.0)))
+def arena_standings() -> Standings:
+    """The latest arena ratings split into ranked rows (best first) and provisional ones (``arena.standing``)."""
+    return standing.standings(latest_snapshots().raw)
 
 
 def home_leaders(limit: int = 3) -> dict[str, Any]:
-    """The home page's leaders: each board's top ``limit`` rows, and the arena's."""
+    """The home page's leaders: each board's top ``limit`` rows, and the arena's ranked top ``limit``
+    with the provisional models listed apart."""
+    arena = arena_standings()
     return {"boards": {b.benchmark.slug: {"metric": b.metric, "percent": b.percent, "rows": b.top(limit)}
                        for b in board_headlines()},
-            "arena": arena_rows()[:limit]}
+            "arena": arena.ranked[:limit], "arena_provisional": arena.provisional, "arena_rule": arena.short_rule,
+            "arena_any": bool(arena.ranked or arena.provisional)}
 
 
 @dataclass(frozen=True)
@@ -145,20 +147,22 @@ def models_index(query: IndexQuery) -> ModelsIndex:
     arena rating, filtered and sorted by ``query`` (a board's slug sorts by its headline, best first;
     models without a score on it last)."""
     boards = board_headlines()
-    arena = {m["name"]: m for m in arena_rows()}
+    standings = arena_standings()
+    by_name = {m["name"]: m for m in standings.ranked + standings.provisional}
     models = Model.objects.filter(is_public=True, is_reference=False).order_by("name")
     if query.modality:
         models = models.filter(modality=query.modality)
     if query.source:
         models = models.filter(source=query.source)
+    linked = contestant_names()  # a contestant's figures go to the catalog model linked to it, never to a namesake
     rows = [IndexRow(m, {b.benchmark.slug: b.by_model.get(m.pk) for b in boards}, [b.by_model.get(m.pk) for b in boards],
-                     arena.get(m.name)) for m in models]
+                     by_name.get(linked[m.pk]) if m.pk in linked else None) for m in models]
     key, descending = query.sort.lstrip("-"), query.sort.startswith("-")
     if key in ("name", "registered"):
         rows.sort(key=lambda r: r.model.name.lower() if key == "name" else r.model.created_at.isoformat(), reverse=descending)
         return ModelsIndex(boards, rows, query)
     if key == "arena":
-        values = {r.model.pk: float(r.arena["rating"]) for r in rows if r.arena and r.arena.get("rating") is not None}
+        values = {r.model.pk: float(r.arena["rating"]) for r in rows if r.arena and r.arena["ranked"]}
         best_first = True
     else:
         values = {r.model.pk: h.value for r in rows if (h := r.headlines.get(key)) is not None}

@@ -1,10 +1,12 @@
 """A model's profile: every benchmark's headline score with its interval and its rank on the current
-leaderboard, its Search Arena rating (an arena contestant of the same name) with interval and rank,
+leaderboard, its Search Arena rating (the arena contestant linked to it) with interval and rank,
 its provenance and its runs; for the model page and ``GET /api/models/<slug>/profile/``. Reads only."""
 from __future__ import annotations
 
 from typing import Any
 
+from leaderboard.arena import standing
+from leaderboard.arena.catalog_link import contestant_name_of
 from leaderboard.arena.selectors import latest_snapshots, model_attribution
 from leaderboard.catalog.bars import bar_share
 from leaderboard.catalog.models import Model
@@ -29,16 +31,20 @@ def _rank(run: EvaluationRun, primary: dict[str, Any], value: list | None) -> tu
     return rank, len(cells), ""
 
 
-def _arena(name: str) -> dict[str, Any] | None:
+def _arena(model: Model) -> dict[str, Any] | None:
+    """The arena row of the contestant linked to ``model`` (``arena.catalog_link``; never by name), with its
+    standing (``arena.standing``: ranked with a rank among the ranked models, or provisional)."""
+    name = contestant_name_of(model.pk)
     snapshot = latest_snapshots().raw
-    if snapshot is None:
+    if name is None or snapshot is None:
         return None
-    rows = snapshot.result.get("models", [])
+    rows = standing.snapshot_rows(snapshot)
     row = next((m for m in rows if m.get("name") == name), None)
     if row is None:
         return None
-    return {**row, "of": sum(1 for m in rows if m.get("rankable", True) and m.get("bounded", True)), "votes_counted": snapshot.n_votes,
-            "computed_at": snapshot.computed_at, "attribution": model_attribution(name=name)}
+    return {**row, "of": sum(1 for m in rows if m["ranked"]), "votes_counted": snapshot.n_votes,
+            "computed_at": snapshot.computed_at, "attribution": model_attribution(name=name),
+            "rule": standing.rule_text(standing.min_votes_of(snapshot))}
 
 
 def model_profile(*, model: Model, user: Any) -> dict[str, Any]:
@@ -68,7 +74,7 @@ def model_profile(*, model: Model, user: Any) -> dict[str, Any]:
                   "release_date": model.release_date, "owner": model.owner.username if model.owner_id else "",
                   "submitted_by": submitted_by},
         "benchmarks": benchmarks,
-        "arena": _arena(model.name),
+        "arena": _arena(model),
         "runs": [{"id": r.pk, "benchmark": r.benchmark.name, "status": r.status, "submission": r.submission_id,
                   "created_at": r.created_at, "finished_at": r.finished_at} for r in runs],
         "cost": _cost(model, user),

@@ -62,6 +62,8 @@ def models_index(request: HtmxRequest) -> HttpResponse:
 @cached_page
 def benchmark_detail(request: HtmxRequest, slug: str) -> HttpResponse:
     benchmark = get_object_or_404(Benchmark, slug=slug)
+    if benchmark.kind == Benchmark.KIND_ARENA:  # an arena has no evaluator: its board is the arena's own
+        return redirect("arena-leaderboard")
     fmt = request.GET.get("format")
     problem = ""
     try:

@@ -115,6 +115,7 @@ def test_the_model_page_shows_the_shares_with_wilson_intervals(client, make_batt
     services.ratings_compute(force=True)
     owner = django_user_model.objects.create_user("owner", password="pw-owner-1")
     model = Model.objects.create(name=NAME_A, slug="zorblax", organization="Quuxworks Ltd", is_public=True, owner=owner)
+    ArenaModel.objects.filter(name=NAME_A).update(catalog_model=model)  # staff link the contestant to its catalog record
     text = text_of(client.get(f"/models/{model.slug}/").content.decode())
     # By hand (Wilson, z = 1.96): 8 of 10 -> [49.0, 94.3]; 1 of 10 -> [1.8, 40.4]
     assert "10 in 1 answer, by overlap-v1 (crude)" in text

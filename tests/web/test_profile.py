@@ -39,7 +39,13 @@ def scored(user) -> None:
 
 
 def arena_snapshot() -> None:
-    from leaderboard.arena.models import RatingSnapshot
+    """Two contestants' ratings; frame-reader's contestant is linked to the catalog model (one identity),
+    the other contestant to none."""
+    from leaderboard.arena.models import ArenaModel, RatingSnapshot
+    from leaderboard.catalog.models import Model
+
+    ArenaModel.objects.create(name="frame-reader", catalog_model=Model.objects.get(name="frame-reader"))
+    ArenaModel.objects.create(name="other")
 
     RatingSnapshot.objects.create(kind="raw", result={"models": [
         {"name": "frame-reader", "rating": 1043.0, "ci_low": 1001.0, "ci_high": 1088.0, "rank_ub": 1, "votes": 210, "wins": 120,
@@ -110,9 +116,12 @@ def test_two_models_compared_side_by_side_with_significant_differences_items_and
     assert 'href="/compare/?a=frame-reader"' in client.get("/models/frame-reader/").content.decode()
     assert "<select name=\"a\">" in client.get("/compare/").content.decode()  # the form, before anything is chosen
 
-    from leaderboard.catalog.services import model_get_or_create
+    from leaderboard.arena.models import ArenaModel
+    from leaderboard.catalog.models import Model
 
-    model_get_or_create(owner=user, name="other")  # the arena's other contestant, by name
+    # the arena's other contestant, once staff link it to its catalog record (a name alone is reserved)
+    other = Model.objects.create(owner=user, name="other", slug="other")
+    ArenaModel.objects.filter(name="other").update(catalog_model=other)
     arena = client.get("/api/models/compare/", {"a": "frame-reader", "b": "other"}).json()["arena"]
     assert arena["record"] == {"a": 0, "b": 0, "ties": 0}
     assert arena["predicted"] == pytest.approx(1 / (1 + 10 ** (-43 / 400)))  # 1043 against 1000

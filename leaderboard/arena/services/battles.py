@@ -53,12 +53,9 @@ def sampler_models(setting: str = Setting.SEARCH) -> list[Any]:
     pre-release variants only when allowed): weight, valid votes in that setting, and its latest
     interval width there."""
     from evaluators.arena.sampling import ModelStats
-    from leaderboard.arena.services.contestants import takes_part_in
+    from leaderboard.arena.services.contestants import drawable_models
 
-    candidates = ArenaModel.objects.filter(enabled=True, imported=False, retired_at__isnull=True)
-    if not settings.ARENA_PRERELEASE_TESTING:  # an operator's choice: anonymous pre-release variants are off by default
-        candidates = candidates.exclude(prerelease=True, released_at__isnull=True)
-    models = [m for m in candidates if takes_part_in(m, setting)]
+    models = drawable_models(setting)
     board = {"filter_key": "", "filter_value": ""} if setting == Setting.SEARCH else {"filter_key": "setting", "filter_value": setting}
     latest = RatingSnapshot.objects.filter(kind="raw", **board).first()
     widths = {}

@@ -69,6 +69,15 @@ def takes_part_in(model: ArenaModel, setting: str) -> bool:
     return isinstance(model.responder, dict) and setting in settings_of(model.responder)
 
 
+def drawable_models(setting: str) -> list[ArenaModel]:
+    """The contestants that can be drawn for a battle in ``setting`` now: enabled, not imported, not
+    retired, able to answer there, and pre-release variants only while pre-release testing is on."""
+    candidates = ArenaModel.objects.filter(enabled=True, imported=False, retired_at__isnull=True)
+    if not settings.ARENA_PRERELEASE_TESTING:  # an operator's choice: anonymous pre-release variants are off by default
+        candidates = candidates.exclude(prerelease=True, released_at__isnull=True)
+    return [m for m in candidates if takes_part_in(m, setting)]
+
+
 #: the only names a responder's ``api_key_ref`` may use: anything else (SECRET_KEY, AWS_*, the
 #: database URL...) could otherwise be sent by a staff member to a base_url they control
 SECRET_PREFIXES = ("ARENA_SECRET_", "LEADERBOARD_ARENA_SECRET_")

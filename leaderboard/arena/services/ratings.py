@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db.models import Max
 from django.db.models.fields.json import KeyTextTransform
 
-from leaderboard import queues
+from leaderboard import pagecache, queues
 from leaderboard.arena.models import ArenaModel, RatingSnapshot, TurnAttribution, Vote, VoteExclusion
 from leaderboard.arena.selectors import latest_fingerprint, withheld_variants
 from leaderboard.arena.services.cross_setting import setting_reference
@@ -242,6 +242,7 @@ def ratings_compute(*, force: bool = False) -> int:
                                             n_votes=len(subset), n_excluded=n_excluded, fingerprint=fingerprint,
                                             config={**config.to_dict(), "intent_methods": methods}))
     RatingSnapshot.objects.bulk_create(snapshots)
+    pagecache.boards_changed()  # the home page's card, the profiles and the models index show these (bulk_create sends no signal)
     exports.files_prune(keep=[fingerprint, previous])  # the previous set may still be being downloaded
     return len(snapshots)
 

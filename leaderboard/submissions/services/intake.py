@@ -20,6 +20,7 @@ from evaluators.core import Prediction, PredictionsError
 from evaluators.core.files import parse_predictions
 from leaderboard import pagecache
 from leaderboard.accounts import policy
+from leaderboard.arena.catalog_link import reserved_name_problem
 from leaderboard.catalog.evaluators import configured_evaluator, needed_modality
 from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.catalog.services import model_get_or_create
@@ -41,6 +42,9 @@ def submission_create_from_predictions(*, owner: User, benchmark: Benchmark, mod
     version = current_dataset(benchmark)
     if not model_name.strip():
         raise SubmissionRefused("model name: give the name of the model that wrote these predictions.", field="model_name")
+    new_model = not Model.objects.filter(owner=owner, name=model_name.strip()).exists()
+    if new_model and (reserved := reserved_name_problem(model_name)):
+        raise SubmissionRefused(f"model name: {reserved}", field="model_name")
     try:
         predictions = parse_predictions(data, version.item_ids, max_bytes=settings.PREDICTIONS_MAX_BYTES)
     except PredictionsError as exc:
