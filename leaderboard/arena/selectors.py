@@ -92,10 +92,16 @@ def battle_state(*, battle: Battle) -> dict[str, Any]:
 ENDED_UNVOTED_AFTER = dt.timedelta(days=1)
 
 
+def clock() -> dt.datetime:
+    """The present, as the public cut reads it (one place for tests to move it)."""
+    return timezone.now()
+
+
 def public_cut(now: dt.datetime | None = None) -> dt.datetime:
     """The moment before which a battle must have closed to count in public figures at ``now`` (the
-    rule above): the last multiple of ARENA_PUBLIC_DELAY_SECONDS since the epoch, minus one delay."""
-    now = now or timezone.now()
+    rule above; default: :func:`clock`): the last multiple of ARENA_PUBLIC_DELAY_SECONDS since the epoch,
+    minus one delay."""
+    now = now or clock()
     delay = int(settings.ARENA_PUBLIC_DELAY_SECONDS)
     if delay <= 0:
         return now
