@@ -12,10 +12,10 @@ Each part answers one criticism of arena leaderboards with a live figure from th
   swap them (``evaluators.arena.flips`` has the definition and why the search is exact);
 * ``rank_spreads``: the ranks each model's interval allows, with the provisional mark;
 * ``prerelease``: anonymous pre-release testing, per provider, with every tested variant's final score
-  once the provider released. A variant under test is fitted with everyone (``ratings_compute``) and
+  once the provider released. A variant under test is fitted apart (``ratings_compute``) and
   withheld from every public figure; the ranks and the flips here leave it out too.
 
-Every figure counts only the battles the public cut lets in (``selectors.public_cut``, :data:`PUBLIC_RULE`):
+Every figure counts only the battles the public cut lets in (``selectors.public_cut``, in words :func:`public_rule`):
 closed (voted on, or ended without a vote) and closed before the last boundary minus one delay, so
 starting, answering or voting on a battle changes nothing here at that moment. The vote figures (lives,
 exclusions, flips) leave out the battles of pre-release variants under test, as the boards and the
@@ -59,8 +59,8 @@ def public_rule() -> str:
                 f"{step} and twice that after it closed, together with every battle closed in the same {step}")
     return (f"A battle counts in the arena's public figures (this report, the leaderboards and their vote counts, the "
             f"intent and language boards, citation statistics, the findings and the vote downloads) {when}. A battle is "
-            f"closed when it is voted on, or when it ends without a vote (abandoned a day after it started; counted from "
-            f"then). Starting a battle, its answers and the vote change no public figure at that moment, so comparing "
+            f"closed when it is voted on, or when it ends without a vote (abandoned, taken as closed a day after it "
+            f"started). Starting a battle, its answers and the vote change no public figure at that moment, so comparing "
             f"them before and after a battle does not tell who is in it. Battles of anonymous pre-release variants "
             f"still under test are in no public count, rating or download until their provider releases; only their "
             f"number of battle seats is shown, per provider.")
