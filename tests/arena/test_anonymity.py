@@ -270,3 +270,12 @@ def test_latency_and_other_per_side_details_are_hidden_until_the_vote(make_battl
     state = client.get(f"/api/arena/battles/{battle.public_id}/").json()
     # the answers of conftest.answer: 0.1 s each
     assert [state["turns"][0][f"answer_{s}"]["latency_s"] for s in ("a", "b")] == [0.1, 0.1]
+
+
+def test_the_transparency_page_and_api_state_the_rule_with_the_sites_delay(client, settings):
+    settings.ARENA_PUBLIC_DELAY_SECONDS = 3600
+    page = client.get("/arena/transparency/").content.decode()
+    rule = client.get("/api/arena/transparency/").json()["public_rule"]
+    assert "at the second 60 minutes boundary (UTC) after its closing: between 60 minutes and twice that" in rule
+    assert "pre-release variants still under test are in no public count" in rule
+    assert rule.replace("'", "&#x27;") in page
