@@ -317,6 +317,10 @@ ARENA_PRERELEASE_TESTING = _env_bool("LEADERBOARD_ARENA_PRERELEASE_TESTING", Fal
 ARENA_PROPENSITY_WEIGHTS = _env_bool("LEADERBOARD_ARENA_PROPENSITY_WEIGHTS", False)  # inverse-propensity weights in the ratings
 ARENA_RATINGS_DEBOUNCE_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_RATINGS_DEBOUNCE_SECONDS", "5"))
 ARENA_RATINGS_BEAT_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_RATINGS_BEAT_SECONDS", "600"))
+# Public arena figures (boards, counts, the transparency report, citation statistics, downloads) count a battle
+# only once it is closed and the second multiple of this many seconds (since the epoch) after its closing has
+# passed: between one and two delays later, together with every battle closed in the same window (selectors.public_cut)
+ARENA_PUBLIC_DELAY_SECONDS = int(os.environ.get("LEADERBOARD_ARENA_PUBLIC_DELAY_SECONDS", "3600"))
 ARENA_STREAM_FLUSH_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_STREAM_FLUSH_SECONDS", "0.2"))
 ARENA_GENERATION_TIME_LIMIT = int(os.environ.get("LEADERBOARD_ARENA_GENERATION_TIME_LIMIT", "300"))
 # A turn no arena worker has claimed this long after it was asked is sent again (by the periodic pass)

@@ -92,6 +92,15 @@ def fresh_page_cache() -> None:
     pagecache.new_generation()
 
 
+@pytest.fixture(autouse=True)
+def arena_public_figures_at_once(settings) -> None:
+    """The arena's public figures count a battle a delay after it closed (``selectors.public_cut``, one to
+    two ARENA_PUBLIC_DELAY_SECONDS); tests about something else vote and read the figures at once, so the
+    delay is 0 here (closed battles still count only once closed). The tests of the rule itself
+    (tests/arena/test_anonymity*.py) set the site's real delay; the workers get 0 from ``worker_env``."""
+    settings.ARENA_PUBLIC_DELAY_SECONDS = 0
+
+
 @pytest.fixture
 def sent_tasks():
     """What the code under test sends to the queues (``leaderboard.queues.Message``), recorded instead of
@@ -192,6 +201,7 @@ def worker_env(django_db_setup, tmp_path) -> dict[str, str]:
         DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
         LEADERBOARD_RUN_LEASE_SECONDS="4", LEADERBOARD_RUN_HEARTBEAT_SECONDS="1", LEADERBOARD_RUN_REAPER_SECONDS="1",
         LEADERBOARD_RUN_BATCH_SIZE="2", LEADERBOARD_RUN_CONCURRENCY="2", PYTHONUNBUFFERED="1",
+        LEADERBOARD_ARENA_PUBLIC_DELAY_SECONDS="0",  # as arena_public_figures_at_once: tests vote, then read the figures
     )
     assert settings.DATABASES["default"]["ENGINE"].endswith("postgresql"), "pipeline tests run on the real Postgres (make test)"
     return env

@@ -59,7 +59,7 @@ class AnswerStateSerializer(serializers.Serializer):
     text = serializers.CharField()
     sources = serializers.ListField(child=serializers.DictField())
     searches = serializers.ListField(child=serializers.DictField(), help_text="after the vote only")
-    latency_s = serializers.FloatField(allow_null=True)
+    latency_s = serializers.FloatField(allow_null=True, help_text="after the vote only (null before: it would tell the models apart)")
     error = serializers.CharField(help_text="after the vote only")
 
 

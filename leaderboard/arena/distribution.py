@@ -3,7 +3,8 @@ appendix B): the conversations' primary intents, their languages (the first dete
 conversation (1 to 6, then more than 6), the first prompt's length in words (split on white space) overall
 and per intent, and conversations per week (Monday, UTC) by intent.
 
-The population is the conversations behind the counted votes (those the ratings use); an imported
+The population is the conversations behind the counted public votes (those the ratings use:
+``selectors.public_votes``, past the public cut, no pre-release variant under test); an imported
 conversation is placed in time by its released timestamp. Shares carry Wilson 95% intervals; lengths
 are given as quartiles. Computed on request and cached under the latest ratings' fingerprint and the
 count of counted votes.
@@ -18,8 +19,8 @@ from django.core.cache import cache
 from django.db.models import Max
 
 from leaderboard.arena.labels import language_name
-from leaderboard.arena.models import Turn, Vote
-from leaderboard.arena.selectors import latest_fingerprint
+from leaderboard.arena.models import Turn
+from leaderboard.arena.selectors import latest_fingerprint, public_votes
 from leaderboard.arena.transparency import share_row
 
 #: how many languages are listed by name (the rest are one row), as the paper's figure does
@@ -71,8 +72,9 @@ def _rows(counter: Counter[str], total: int, order: list[str]) -> list[dict[str,
 
 def prompt_distribution() -> dict[str, Any]:
     """The distribution (module doc); cached while the counted votes do not change."""
-    state = Vote.objects.filter(valid=True).aggregate(n=Max("id"))
-    key = f"arena-distribution:{latest_fingerprint()}:{state['n']}:{Vote.objects.filter(valid=True).count()}"
+    counted = public_votes().filter(valid=True)
+    state = counted.aggregate(n=Max("id"))
+    key = f"arena-distribution:{latest_fingerprint()}:{state['n']}:{counted.count()}"
     found = cache.get(key)
     if found is None:
         found = _distribution()
@@ -81,7 +83,7 @@ def prompt_distribution() -> dict[str, Any]:
 
 
 def _distribution() -> dict[str, Any]:
-    rows = list(Vote.objects.filter(valid=True).values_list("battle_id", "battle__primary_intent", "battle__languages",
+    rows = list(public_votes().filter(valid=True).values_list("battle_id", "battle__primary_intent", "battle__languages",
                                                               "battle__extra__timestamp", "battle__created_at"))
     total = len(rows)
     if not total:

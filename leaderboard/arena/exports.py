@@ -4,10 +4,14 @@ the default storage, one file per format for all votes and one per intent and la
 the leaderboard. The download links serve those files: an anonymous GET never rebuilds the dataset.
 
 A filtered download holds the voted battles behind that board (its intent, or its first prompt's
-language), counted or not (each row says which, under ``arena.valid``), as the unfiltered one does.
+language), counted or not (each row says which, under ``arena.valid``), as the unfiltered one does. The
+downloads hold the battles the public figures count (``selectors.public_cut``: voted before the cut, no
+pre-release variant under test), so a board's counts follow from its download and a fresh vote is in
+neither until the cut passes it.
 """
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import re
 import tempfile
@@ -63,9 +67,11 @@ def storage_name(fingerprint: str, fmt: str, filter_key: str = "", filter_value:
     return f"{_PREFIX}/{fingerprint[:32]}/{label}.{fmt}"
 
 
-def files_write(fingerprint: str, *, overwrite: bool = False) -> int:
+def files_write(fingerprint: str, *, overwrite: bool = False, cut: dt.datetime | None = None) -> int:
     """Write the export files for ``fingerprint`` (all votes, and each intent and language), unless
-    they are there already. Returns the number of files written.
+    they are there already. Returns the number of files written. ``cut``: the public cut the ratings of
+    ``fingerprint`` were computed under (``selectors.public_cut``; now's when not given): the files hold
+    the same votes as those ratings, no newer one.
 
     The rows are read once, a chunk at a time, each written as it is read to the JSON lines file of all
     votes and to those of its filters; each Parquet file is then written from its JSON lines file, a
@@ -75,7 +81,7 @@ def files_write(fingerprint: str, *, overwrite: bool = False) -> int:
     if not overwrite and default_storage.exists(storage_name(fingerprint, FORMATS[-1])):
         return 0  # the unfiltered Parquet file is written last: when it is there, all are
     with tempfile.TemporaryDirectory(prefix="arena-export-") as folder:
-        lines = _jsonl_by_board(Path(folder))
+        lines = _jsonl_by_board(Path(folder), selectors.public_cut() if cut is None else cut)
         # the unfiltered file last: the unfiltered Parquet file, written last of all, marks a complete set
         boards = sorted(lines, key=lambda board: board == ("", ""))
         written = 0
@@ -94,9 +100,9 @@ def files_write(fingerprint: str, *, overwrite: bool = False) -> int:
     return written
 
 
-def _jsonl_by_board(folder: Path) -> dict[tuple[str, str], Path]:
-    """Every released row as a JSON line in ``folder``: in the file of all votes (the board ("", ""),
-    first) and in the file of each intent and language it belongs to (in the order first met)."""
+def _jsonl_by_board(folder: Path, cut: dt.datetime) -> dict[tuple[str, str], Path]:
+    """Every released row public at ``cut`` as a JSON line in ``folder``: in the file of all votes (the
+    board ("", ""), first) and in the file of each intent and language it belongs to (in the order first met)."""
     from evaluators.arena import dataset
 
     paths: dict[tuple[str, str], Path] = {}
@@ -110,7 +116,7 @@ def _jsonl_by_board(folder: Path) -> dict[tuple[str, str], Path]:
             return handles[board]
 
         handle(("", ""))
-        for number, row in enumerate(selectors.released_rows(), start=1):
+        for number, row in enumerate(selectors.released_rows(cut=cut), start=1):
             line = dataset.jsonl_line(row, number)
             for board in [("", ""), *row_filters(row)]:
                 handle(board).write(line)

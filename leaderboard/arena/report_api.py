@@ -131,6 +131,7 @@ class PrereleaseSerializer(serializers.Serializer):
 
 class TransparencySerializer(serializers.Serializer):
     policy = serializers.CharField(help_text="the sampling policy in words")
+    public_rule = serializers.CharField(help_text="when a battle enters the public figures (closed, then a delay), in words")
     shares = SharesSerializer(help_text="the Search Arena's battles")
     chat_shares = SharesSerializer(help_text="the plain-chat setting's battles, counted apart (another target)")
     lives = LifeSerializer(many=True)

@@ -1,16 +1,20 @@
-"""Reads for the Search Arena: what a battle page may show (never the names before the vote), the
-latest rating snapshots, exclusions for staff, and the released dataset's rows for export. How they
-look on a page (panes, bars, shaded cells) is ``presentation``'s."""
+"""Reads for the Search Arena: what a battle page may show (never the names before the vote, nor any
+per-side detail such as latencies), which battles public figures may count (the public cut), the latest
+rating snapshots, exclusions for staff, and the released dataset's rows for export. How they look on a
+page (panes, bars, shaded cells) is ``presentation``'s."""
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from django.conf import settings
 from django.db.models import Q, QuerySet, Sum
+from django.utils import timezone
 
 from evaluators.llm.types import Answer
-from leaderboard.arena.models import ArenaModel, Battle, RatingSnapshot, Turn, TurnAttribution, Vote, VoteExclusion
+from leaderboard.arena.models import ArenaModel, Battle, BattleStatus, RatingSnapshot, Turn, TurnAttribution, Vote, VoteExclusion
 
 #: what a public id can look like (secrets.token_urlsafe): anything else is not looked up at all
 _PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -41,7 +45,9 @@ def battle_complete(turns: list[Turn]) -> bool:
 
 
 def battle_state(*, battle: Battle) -> dict[str, Any]:
-    """Everything about a battle that may leave the server: names only once it is voted on."""
+    """Everything about a battle that may leave the server: names, and every per-side detail that could
+    tell the models apart other than the answer itself and its cited sources (the searches, the error,
+    the latency), only once it is voted on (``latency_s`` is null until then)."""
     turns = battle_turns(battle)
     revealed = battle.locked
     state: dict[str, Any] = {
@@ -51,7 +57,7 @@ def battle_state(*, battle: Battle) -> dict[str, Any]:
                    **{f"answer_{s}": {"status": t.status_of(s), "text": t.text_of(s),
                                       "sources": (t.answer_of(s) or {}).get("sources", []),
                                       "searches": (t.answer_of(s) or {}).get("searches", []) if revealed else [],
-                                      "latency_s": (t.answer_of(s) or {}).get("latency_s"),
+                                      "latency_s": (t.answer_of(s) or {}).get("latency_s") if revealed else None,
                                       "error": (t.answer_of(s) or {}).get("error", "") if revealed else ""}
                       for s in ("a", "b")}} for t in turns],
     }
@@ -61,6 +67,66 @@ def battle_state(*, battle: Battle) -> dict[str, Any]:
                                "description": battle.model_of(s).description} for s in ("a", "b")}
         state["vote"] = {"winner": vote.winner, "counted": vote.valid, "exclusion_reasons": vote.exclusion_reasons} if vote else None
     return state
+
+
+# --- the public cut ----------------------------------------------------------------------------
+#
+# The rule: a public arena figure (the boards and their win, loss and vote counts, the intent and language
+# boards, the transparency report, a model's citation statistics, the findings, the vote downloads) counts
+# a battle only once it is closed (voted on; or ended without a vote: abandoned or failed) and its closing
+# time is before the cut. The cut is the last multiple of ARENA_PUBLIC_DELAY_SECONDS since the epoch (UTC)
+# minus one delay: a battle enters every public figure between one and two delays after it closed, at a
+# boundary, together with every other battle closed in the same window. Starting a battle, its answers,
+# their attributions and the vote itself change no public figure at that moment, so reading the figures
+# before and after one's own battle tells nothing about who is in it. A voted battle closes at its vote;
+# one that ended without a vote is counted from its start plus ``ENDED_UNVOTED_AFTER`` (the periodic pass
+# abandons an open battle a day after it started). Imported battles (the released datasets) are public
+# as they came. A delay of 0 makes the cut the present moment (closed battles count at once).
+#
+# Pre-release variants under test (``withheld_variants``): their battles are left out of every public
+# count, rating and download until their provider releases (``public_votes``); the ratings fit them
+# apart, only to freeze the variant's own score at release (``services.ratings.ratings_compute``). The
+# transparency report says how many battle seats they took, per provider, under the same cut.
+
+#: how long after its start a battle that ended without a vote is taken to have closed
+ENDED_UNVOTED_AFTER = dt.timedelta(days=1)
+
+
+def clock() -> dt.datetime:
+    """The present, as the public cut reads it (one place for tests to move it)."""
+    return timezone.now()
+
+
+def public_cut(now: dt.datetime | None = None) -> dt.datetime:
+    """The moment before which a battle must have closed to count in public figures at ``now`` (the
+    rule above; default: :func:`clock`): the last multiple of ARENA_PUBLIC_DELAY_SECONDS since the epoch,
+    minus one delay."""
+    now = now or clock()
+    delay = int(settings.ARENA_PUBLIC_DELAY_SECONDS)
+    if delay <= 0:
+        return now
+    seconds = int(now.timestamp())
+    return dt.datetime.fromtimestamp(seconds - seconds % delay - delay, tz=dt.timezone.utc)
+
+
+def closed_battles_q(cut: dt.datetime, prefix: str = "") -> Q:
+    """Battles (``prefix``: the path to a battle from another model, such as "turn__battle__") that
+    count in public figures under ``cut``: imported, voted before the cut, or ended without a vote and
+    taken as closed before it."""
+    ended = {f"{prefix}status__in": [BattleStatus.ABANDONED, BattleStatus.FAILED], f"{prefix}vote__isnull": True,
+             f"{prefix}created_at__lt": cut - ENDED_UNVOTED_AFTER}
+    return (Q(**{f"{prefix}conv_id__isnull": False}) | Q(**{f"{prefix}vote__created_at__lt": cut}) | Q(**ended))
+
+
+def closed_votes_q(cut: dt.datetime) -> Q:
+    """Votes whose battle counts in public figures under ``cut`` (imported, or cast before the cut)."""
+    return Q(battle__conv_id__isnull=False) | Q(created_at__lt=cut)
+
+
+def public_votes(cut: dt.datetime | None = None) -> QuerySet[Vote]:
+    """The votes public figures count: cast before the cut (now's, by default), on battles without a
+    pre-release variant under test. Counted or not: filter ``valid`` for the counted ones."""
+    return Vote.objects.filter(closed_votes_q(public_cut() if cut is None else cut)).exclude(withheld_battles_q("battle__"))
 
 
 # --- ratings -----------------------------------------------------------------------------------
@@ -73,10 +139,12 @@ def withheld_variants() -> set[str]:
     return set(ArenaModel.objects.filter(prerelease=True, released_at__isnull=True).values_list("name", flat=True))
 
 
-def withheld_battles_q() -> Q:
-    """Battles in which a withheld variant (:func:`withheld_variants`) fought."""
+def withheld_battles_q(prefix: str = "") -> Q:
+    """Battles (``prefix``: the path to a battle from another model) in which a withheld variant
+    (:func:`withheld_variants`) fought."""
     hidden = Q(prerelease=True, released_at__isnull=True)
-    return Q(model_a__in=ArenaModel.objects.filter(hidden)) | Q(model_b__in=ArenaModel.objects.filter(hidden))
+    return (Q(**{f"{prefix}model_a__in": ArenaModel.objects.filter(hidden)})
+            | Q(**{f"{prefix}model_b__in": ArenaModel.objects.filter(hidden)}))
 
 
 @dataclass
@@ -109,6 +177,13 @@ def latest_snapshot_set() -> list[RatingSnapshot]:
     return [] if latest is None else list(RatingSnapshot.objects.filter(fingerprint=latest.fingerprint))
 
 
+def snapshot_cut(snapshot: RatingSnapshot) -> dt.datetime:
+    """The public cut a snapshot was computed under (its config's ``public_cut``; one written before the
+    cut was recorded: now's)."""
+    stamp = (snapshot.config or {}).get("public_cut")
+    return dt.datetime.fromisoformat(stamp) if isinstance(stamp, str) else public_cut()
+
+
 def latest_fingerprint() -> str:
     """The fingerprint of the votes behind the newest ratings ("" before the first)."""
     return RatingSnapshot.objects.order_by("-computed_at").values_list("fingerprint", flat=True).first() or ""
@@ -123,12 +198,16 @@ def exclusions(*, code: str = "") -> QuerySet[VoteExclusion]:
 
 # --- export ------------------------------------------------------------------------------------
 
-def released_rows() -> Iterator[dict[str, Any]]:
+def released_rows(*, cut: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
     """Every voted or imported battle as a row of the released dataset (voters hashed), with our
     extras: each turn's full answer (searches, latencies, errors) under ``system_*_metadata.answers``
     and propensity, validity and statuses under ``arena``. The battles of pre-release variants under
-    test are left out until their provider releases (:func:`withheld_variants`)."""
-    battles = (Battle.objects.filter(Q(vote__isnull=False) | Q(conv_id__isnull=False)).exclude(withheld_battles_q())
+    test are left out until their provider releases (:func:`withheld_variants`); with ``cut`` (the
+    public downloads), so are the battles voted on after it (:func:`public_cut`)."""
+    battles = Battle.objects.filter(Q(vote__isnull=False) | Q(conv_id__isnull=False)).exclude(withheld_battles_q())
+    if cut is not None:
+        battles = battles.filter(closed_battles_q(cut))
+    battles = (battles
                .select_related("model_a", "model_b", "vote").prefetch_related("turns").order_by("created_at", "id"))
     for battle in battles.iterator(chunk_size=500):
         row = battle_row(battle)
@@ -179,12 +258,15 @@ def battle_row(battle: Battle) -> dict[str, Any]:
     return row
 
 
-def model_attribution(*, name: str) -> dict[str, Any] | None:
+def model_attribution(*, name: str, now: dt.datetime | None = None) -> dict[str, Any] | None:
     """A contestant's checked citations: count and share of each label, with Wilson 95% intervals, over
-    every stored attribution of its answers (either pane), and the methods that labelled them."""
+    the stored attributions of its answers (either pane) in the battles public figures count at ``now``
+    (:func:`public_cut`: closed, past the delay, no pre-release variant under test), and the methods that
+    labelled them. An open battle's attributions never count: they would tell which pane is whose."""
     from evaluators.arena.attribution import LABELS, wilson
 
-    rows = TurnAttribution.objects.filter(Q(side="a", turn__battle__model_a__name=name) | Q(side="b", turn__battle__model_b__name=name))
+    rows = (TurnAttribution.objects.filter(Q(side="a", turn__battle__model_a__name=name) | Q(side="b", turn__battle__model_b__name=name))
+            .filter(closed_battles_q(public_cut(now), "turn__battle__")).exclude(withheld_battles_q("turn__battle__")))
     totals = rows.aggregate(**{label: Sum(label) for label in LABELS}, unchecked=Sum("unchecked"))
     checked = sum(int(totals[label] or 0) for label in LABELS)
     if checked == 0:

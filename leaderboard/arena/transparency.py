@@ -12,8 +12,14 @@ Each part answers one criticism of arena leaderboards with a live figure from th
   swap them (``evaluators.arena.flips`` has the definition and why the search is exact);
 * ``rank_spreads``: the ranks each model's interval allows, with the provisional mark;
 * ``prerelease``: anonymous pre-release testing, per provider, with every tested variant's final score
-  once the provider released. A variant under test is fitted with everyone (``ratings_compute``) and
+  once the provider released. A variant under test is fitted apart (``ratings_compute``) and
   withheld from every public figure; the ranks and the flips here leave it out too.
+
+Every figure counts only the battles the public cut lets in (``selectors.public_cut``, in words :func:`public_rule`):
+closed (voted on, or ended without a vote) and closed before the last boundary minus one delay, so
+starting, answering or voting on a battle changes nothing here at that moment. The vote figures (lives,
+exclusions, flips) leave out the battles of pre-release variants under test, as the boards and the
+downloads do; their battle seats are counted (not named) in ``prerelease_seats`` and per provider.
 
 Shares come with Wilson 95% intervals. The flips are cached under the latest ratings' fingerprint (they
 refit the votes a few times per pair); the rest is read on each request.
@@ -30,8 +36,34 @@ from django.core.cache import cache
 from django.db.models import Count, Min, Q
 from django.db.models.functions import TruncWeek
 
-from leaderboard.arena.models import ArenaModel, Battle, RatingSnapshot, Setting, Vote, VoteExclusion
-from leaderboard.arena.selectors import latest_fingerprint, latest_snapshots, withheld_variants
+from leaderboard.arena.models import ArenaModel, Battle, RatingSnapshot, Setting, VoteExclusion
+from leaderboard.arena.selectors import (
+    closed_battles_q,
+    latest_fingerprint,
+    latest_snapshots,
+    public_cut,
+    public_votes,
+    snapshot_cut,
+    withheld_variants,
+)
+
+
+def public_rule() -> str:
+    """When a battle enters the public figures (``selectors.public_cut``), in words, with this site's delay."""
+    delay = int(settings.ARENA_PUBLIC_DELAY_SECONDS)
+    if delay <= 0:
+        when = "as soon as it is closed (this site sets no delay)"
+    else:
+        step = f"{delay // 60} minutes" if delay % 60 == 0 else f"{delay} seconds"
+        when = (f"only once it is closed and then only at the second {step} boundary (UTC) after its closing: between "
+                f"{step} and twice that after it closed, together with every battle closed in the same {step}")
+    return (f"A battle counts in the arena's public figures (this report, the leaderboards and their vote counts, the "
+            f"intent and language boards, citation statistics, the findings and the vote downloads) {when}. A battle is "
+            f"closed when it is voted on, or when it ends without a vote (abandoned, taken as closed a day after it "
+            f"started). Starting a battle, its answers and the vote change no public figure at that moment, so comparing "
+            f"them before and after a battle does not tell who is in it. Battles of anonymous pre-release variants "
+            f"still under test are in no public count, rating or download until their provider releases; only their "
+            f"number of battle seats is shown, per provider.")
 
 
 def share_row(count: int, total: int) -> dict[str, Any]:
@@ -66,12 +98,13 @@ def sampling_policy() -> str:
             f"over other models), so pooling them would set seats against the wrong target.")
 
 
-def _targets(setting: str) -> dict[str, float]:
-    """Each model's share of the setting's battle seats under the policy now (half its probability of being drawn)."""
+def _targets(setting: str, cut: dt.datetime) -> dict[str, float]:
+    """Each model's share of the setting's battle seats under the policy now (half its probability of being
+    drawn), with the counted votes before the public cut (a fresh vote must not move a new model's boost here)."""
     from evaluators.arena.sampling import pair_probabilities
     from leaderboard.arena.services.battles import sampler_models
 
-    models = sampler_models(setting)
+    models = sampler_models(setting, cut=cut)
     if len(models) < 2:
         return {}
     seats: dict[str, float] = defaultdict(float)
@@ -89,13 +122,15 @@ def _seats(battles: Any) -> Counter[int]:
     return seats
 
 
-def battle_shares(setting: str = Setting.SEARCH) -> dict[str, Any]:
+def battle_shares(setting: str = Setting.SEARCH, *, cut: dt.datetime | None = None) -> dict[str, Any]:
     """Battle seats per model and per provider (the maker) among the battles the sampler drew in one
-    setting, with their shares (Wilson 95%) and the policy's target share there now."""
-    drawn = Battle.objects.filter(conv_id__isnull=True, setting=setting)
+    setting that the public cut lets in (now's by default), with their shares (Wilson 95%) and the
+    policy's target share there now."""
+    cut = public_cut() if cut is None else cut
+    drawn = Battle.objects.filter(closed_battles_q(cut), conv_id__isnull=True, setting=setting)
     total = drawn.count()
     seats = _seats(drawn)
-    targets = _targets(setting)
+    targets = _targets(setting, cut)
     models = ArenaModel.objects.filter(Q(pk__in=list(seats)) | Q(name__in=list(targets))).exclude(
         prerelease=True, released_at__isnull=True).order_by("name")
     rows = []
@@ -120,13 +155,13 @@ def battle_shares(setting: str = Setting.SEARCH) -> dict[str, Any]:
 
 # --- each model's life ----------------------------------------------------------------------------
 
-def _counted_votes() -> tuple[dict[str, Counter[int]], dict[int, dt.datetime]]:
-    """Per setting, per model id: its counted votes (each setting's board fits only its own); and per
-    model id the time of its first counted vote in either."""
+def _counted_votes(cut: dt.datetime) -> tuple[dict[str, Counter[int]], dict[int, dt.datetime]]:
+    """Per setting, per model id: its counted public votes (each setting's board fits only its own); and per
+    model id the time of its first counted public vote in either."""
     counts: dict[str, Counter[int]] = {setting: Counter() for setting in Setting.values}
     first: dict[int, dt.datetime] = {}
     for side in ("battle__model_a", "battle__model_b"):
-        for setting, pk, n, at in (Vote.objects.filter(valid=True).values_list("battle__setting", side)
+        for setting, pk, n, at in (public_votes(cut).filter(valid=True).values_list("battle__setting", side)
                                    .annotate(n=Count("id"), at=Min("created_at")).values_list("battle__setting", side, "n", "at")):
             counts[setting][pk] += n
             first[pk] = min(first.get(pk, at), at)
@@ -144,11 +179,11 @@ def model_status(model: ArenaModel) -> str:
     return "drawn" if model.enabled else "paused (not drawn)"
 
 
-def model_lives() -> list[dict[str, Any]]:
+def model_lives(*, cut: dt.datetime | None = None) -> list[dict[str, Any]]:
     """Every model except pre-release variants not yet released (counted under ``prerelease``): added,
     first counted vote, retired and why, the final rating frozen then, and the counted votes it keeps
-    in each setting's fit (retiring a model removes none)."""
-    counts, first = _counted_votes()
+    in each setting's fit (retiring a model removes none), as public under the cut (now's by default)."""
+    counts, first = _counted_votes(public_cut() if cut is None else cut)
     lives = []
     for model in ArenaModel.objects.exclude(prerelease=True, released_at__isnull=True).order_by("added_at", "name"):
         lives.append({"name": model.name, "provider": model.organization, "status": model_status(model), "added_at": model.added_at,
@@ -161,16 +196,18 @@ def model_lives() -> list[dict[str, Any]]:
 
 # --- excluded votes -------------------------------------------------------------------------------
 
-def exclusions_by_week() -> dict[str, Any]:
-    """Per week (Monday, UTC) of the vote: votes cast, votes not counted, and exclusions by reason (a
-    vote may have several reasons, so the reasons can add up to more than the votes not counted)."""
+def exclusions_by_week(*, cut: dt.datetime | None = None) -> dict[str, Any]:
+    """Per week (Monday, UTC) of the vote: public votes cast (under the cut, now's by default), votes not
+    counted, and exclusions by reason (a vote may have several reasons, so the reasons can add up to more
+    than the votes not counted)."""
     codes = [code for code, _ in VoteExclusion.Code.choices]
+    votes = public_votes(public_cut() if cut is None else cut)
     weeks: dict[dt.date, dict[str, Any]] = defaultdict(lambda: {"votes": 0, "excluded": 0, "by_code": dict.fromkeys(codes, 0)})
-    for week, valid, n in Vote.objects.annotate(week=TruncWeek("created_at")).values_list("week", "valid").annotate(n=Count("id")):
+    for week, valid, n in votes.annotate(week=TruncWeek("created_at")).values_list("week", "valid").annotate(n=Count("id")):
         weeks[week.date()]["votes"] += n
         if not valid:
             weeks[week.date()]["excluded"] += n
-    for week, code, n in (VoteExclusion.objects.annotate(week=TruncWeek("vote__created_at")).values_list("week", "code")
+    for week, code, n in (VoteExclusion.objects.filter(vote__in=votes).annotate(week=TruncWeek("vote__created_at")).values_list("week", "code")
                           .annotate(n=Count("id"))):
         weeks[week.date()]["by_code"][code] = weeks[week.date()]["by_code"].get(code, 0) + n
     rows = [{"week": week, **data, "excluded_share": share_row(data["excluded"], data["votes"]),
@@ -226,7 +263,9 @@ def _flips(raw: RatingSnapshot | None) -> list[Any]:
     if raw is None:
         return []
     # the Search Arena's votes, as the raw board it orders: the plain-chat setting's are another board's
-    cells = (Vote.objects.filter(valid=True, battle__setting=Setting.SEARCH).values_list("battle__model_a__name", "battle__model_b__name", "winner")
+    # the public votes the board was fitted on (a pre-release variant's are in neither)
+    cells = (public_votes(snapshot_cut(raw)).filter(valid=True, battle__setting=Setting.SEARCH)
+             .values_list("battle__model_a__name", "battle__model_b__name", "winner")
              .annotate(n=Count("id")).order_by())
     table = PairTable(cells)
     if not table.records:
@@ -241,12 +280,14 @@ def _flips(raw: RatingSnapshot | None) -> list[Any]:
 
 # --- pre-release testing --------------------------------------------------------------------------
 
-def prerelease() -> dict[str, Any]:
+def prerelease(*, cut: dt.datetime | None = None) -> dict[str, Any]:
     """Anonymous pre-release testing per provider: variants under test now (how many, with their
-    battles per setting; no names or scores), and every variant tested before a release with its frozen
-    final score (the search board's fit, where its votes counted while its row was withheld)."""
+    battles per setting that the public cut lets in, now's by default; no names, scores or records), and
+    every variant tested before a release with its frozen final score (fitted with everyone's votes, its
+    own row withheld until then)."""
     variants = list(ArenaModel.objects.filter(prerelease=True).order_by("organization", "name"))
-    drawn = Battle.objects.filter(Q(model_a__prerelease=True) | Q(model_b__prerelease=True))
+    drawn = Battle.objects.filter(closed_battles_q(public_cut() if cut is None else cut)).filter(
+        Q(model_a__prerelease=True) | Q(model_b__prerelease=True))
     seats, chat_seats = _seats(drawn.filter(setting=Setting.SEARCH)), _seats(drawn.filter(setting=Setting.CHAT))
     providers: dict[str, dict[str, Any]] = {}
     for v in variants:
@@ -264,14 +305,16 @@ def prerelease() -> dict[str, Any]:
     return {"allowed": settings.ARENA_PRERELEASE_TESTING, "providers": list(providers.values())}
 
 
-def transparency_report() -> dict[str, Any]:
-    """The whole report: the policy, the shares (the Search Arena's, and the plain-chat setting's apart),
-    the lives, the exclusions, the flips, the rank spreads (raw and style-controlled boards, all votes)
-    and pre-release testing."""
+def transparency_report(*, now: dt.datetime | None = None) -> dict[str, Any]:
+    """The whole report at ``now`` (default: the present): the policy, the rule for what public figures
+    count, the shares (the Search Arena's, and the plain-chat setting's apart), the lives, the exclusions,
+    the flips, the rank spreads (raw and style-controlled boards, all votes) and pre-release testing, each
+    from the battles the public cut lets in."""
+    cut = public_cut(now)
     board = latest_snapshots()
     min_votes = (board.raw.config.get("min_votes") if board.raw else None) or settings.ARENA_MIN_VOTES
-    return {"policy": sampling_policy(), "shares": battle_shares(Setting.SEARCH), "chat_shares": battle_shares(Setting.CHAT),
-            "lives": model_lives(), "exclusions": exclusions_by_week(),
+    return {"policy": sampling_policy(), "public_rule": public_rule(), "shares": battle_shares(Setting.SEARCH, cut=cut),
+            "chat_shares": battle_shares(Setting.CHAT, cut=cut), "lives": model_lives(cut=cut), "exclusions": exclusions_by_week(cut=cut),
             "flips": neighbour_flips(), "rank_spreads": {"raw": rank_spreads(board.raw), "style_controlled": rank_spreads(board.style)},
-            "provisional_below": int(min_votes), "prerelease": prerelease(),
+            "provisional_below": int(min_votes), "prerelease": prerelease(cut=cut),
             "computed_at": board.raw.computed_at if board.raw else None}

@@ -10,10 +10,9 @@ from typing import Any
 
 from django.db.models import Q
 
-from leaderboard.arena.models import Vote
 from leaderboard.arena import standing
 from leaderboard.arena.catalog_link import contestant_names
-from leaderboard.arena.selectors import latest_snapshots
+from leaderboard.arena.selectors import latest_snapshots, public_votes
 from leaderboard.catalog.models import Model
 from leaderboard.submissions.models import ItemResult, Score
 from leaderboard.submissions.selectors import model_scores
@@ -74,7 +73,7 @@ def _arena(model_a: Model, model_b: Model) -> dict[str, Any] | None:
     rows = {m["name"]: m for m in standing.snapshot_rows(snapshot)}
     if a not in rows or b not in rows:
         return None
-    votes = Vote.objects.filter(valid=True).filter(
+    votes = public_votes().filter(valid=True).filter(
         Q(battle__model_a__name=a, battle__model_b__name=b) | Q(battle__model_a__name=b, battle__model_b__name=a))
     record = {"a": 0, "b": 0, "ties": 0}
     for winner, left in votes.values_list("winner", "battle__model_a__name"):

@@ -107,10 +107,12 @@ def test_the_model_page_shows_the_shares_with_wilson_intervals(client, make_batt
     from leaderboard.catalog.models import Model
 
     settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS = 1, 5
-    battle = make_battle(voter_of_client(client))
+    voter = voter_of_client(client)
+    battle = make_battle(voter)
     turn = battle.turns.get()
     TurnAttribution.objects.create(turn=turn, side="a", method="overlap-v1 (crude)", supported=8, irrelevant=1, contradicting=1)
     TurnAttribution.objects.create(turn=turn, side="b", method="overlap-v1 (crude)", supported=0, irrelevant=5)  # the other model
+    services.vote_cast(battle=battle, winner="tie", voter=voter)  # an open battle's attributions are in no public figure
     seed_votes([("v1", NAME_A, "Other-Model", "model_a", "p1"), ("v2", NAME_A, "Other-Model", "model_b", "p2")])
     services.ratings_compute(force=True)
     owner = django_user_model.objects.create_user("owner", password="pw-owner-1")

@@ -1,8 +1,9 @@
 """Anonymous pre-release testing on the real Postgres: a variant under test is fitted with everyone (its
-votes are real battles) but its code name and rating appear on no public board, ratings API, matrix,
-anchor, robustness figure or download; at its provider's release its final score (the withheld row of
-that same fit) is published in the transparency report, and it lands where the planted strengths put
-it. The votes are drawn from a Bradley-Terry model of strengths written here."""
+votes are real battles) for its own withheld row only; its code name, rating and record appear on no public
+board, ratings API, matrix, anchor, robustness figure or download, and the public boards are fitted on the
+public votes alone (so no shown count includes a battle against it); at its provider's release its final
+score (its withheld row) is published in the transparency report, and it lands where the planted strengths
+put it. The votes are drawn from a Bradley-Terry model of strengths written here."""
 from __future__ import annotations
 
 import json
@@ -72,14 +73,15 @@ def test_a_variant_under_test_is_fitted_but_withheld_and_its_final_score_is_publ
     seed_votes(rows)
     assert services.ratings_compute() > 0
 
-    # the variant's votes are in the fit: every vote is counted, and each public model's votes include its
-    # battles against the variant (counted here from the rows)
+    # the public board counts only the battles among public models: 3 pairs of 200, each public model in
+    # 2 of them (400 votes); its battles against the variant are in no shown count. The variant's own row,
+    # fitted with everyone, is kept apart with its 3 * 400 votes.
     raw = RatingSnapshot.objects.get(kind="raw", filter_key="")
-    assert raw.n_votes == len(rows) == 3 * 400 + 3 * 200
+    assert len(rows) == 3 * 400 + 3 * 200 and raw.n_votes == 3 * 200
     public = {m["name"]: m for m in raw.result["models"]}
     assert set(public) == {"Public-High", "Public-Mid", "Public-Low"}
     for name in public:
-        assert public[name]["votes"] == sum(1 for _, a, b, _, _ in rows if name in (a, b))
+        assert public[name]["votes"] == 400
     withheld = {m["name"]: m for m in raw.withheld}
     assert set(withheld) == {CODENAME} and withheld[CODENAME]["votes"] == 3 * 400
     # withholding changed the anchor: anchored with the variant shown, the best-connected model is the variant
@@ -117,12 +119,14 @@ def test_a_variant_under_test_is_fitted_but_withheld_and_its_final_score_is_publ
     page = client.get("/arena/transparency/").content.decode()
     assert CODENAME in page and f"{final['rating']:.0f}" in page
 
-    # released: the ratings are recomputed (what is shown changed) and the variant is on the board, with
-    # the same place relative to the others as its withheld row had (the same votes, the same fit)
+    # released: the ratings are recomputed (what is shown changed) and the variant is on the board, where
+    # the planted strengths put it (the same +-100 as above), with every vote in the public fit now
     assert services.ratings_compute() > 0
-    after = {m["name"]: m for m in RatingSnapshot.objects.filter(kind="raw", filter_key="").order_by("-computed_at").first().result["models"]}
-    assert set(after) == set(STRENGTH)
-    assert after[CODENAME]["rating"] - after["Public-Mid"]["rating"] == pytest.approx(final["rating"] - public["Public-Mid"]["rating"], abs=0.01)
+    latest = RatingSnapshot.objects.filter(kind="raw", filter_key="").order_by("-computed_at").first()
+    after = {m["name"]: m for m in latest.result["models"]}
+    assert set(after) == set(STRENGTH) and latest.n_votes == len(rows) and after[CODENAME]["votes"] == 3 * 400
+    assert after[CODENAME]["rating"] - after["Public-Mid"]["rating"] == pytest.approx((1.0 - 0.0) * POINTS, abs=100)
+    assert after["Public-High"]["rating"] > after[CODENAME]["rating"] > after["Public-Mid"]["rating"]
     assert len([line for line in _download(client, "/arena/votes.jsonl").decode().splitlines() if line]) == len(rows)
 
 

@@ -32,6 +32,7 @@ from leaderboard.arena.models import (
     Turn,
     Vote,
 )
+from leaderboard.arena.selectors import closed_votes_q
 from leaderboard.arena.services.common import (
     CITATION_STYLES,
     AlreadyVoted,
@@ -48,9 +49,10 @@ log = logging.getLogger(__name__)
 
 # --- battles -----------------------------------------------------------------------------------
 
-def sampler_models(setting: str = Setting.SEARCH) -> list[Any]:
+def sampler_models(setting: str = Setting.SEARCH, *, cut: dt.datetime | None = None) -> list[Any]:
     """The sampler's view of every enabled model that can answer in ``setting`` (not retired;
-    pre-release variants only when allowed): weight, valid votes in that setting, and its latest
+    pre-release variants only when allowed): weight, valid votes in that setting (with ``cut``, the
+    public report's view: only those cast before it, ``selectors.public_cut``), and its latest
     interval width there."""
     from evaluators.arena.sampling import ModelStats
     from leaderboard.arena.services.contestants import drawable_models
@@ -64,8 +66,11 @@ def sampler_models(setting: str = Setting.SEARCH) -> list[Any]:
             if row.get("ci_high") is not None and row.get("ci_low") is not None:
                 widths[row["name"]] = float(row["ci_high"]) - float(row["ci_low"])
     votes: Counter[int] = Counter()
+    counted = Vote.objects.filter(valid=True, battle__setting=setting)
+    if cut is not None:
+        counted = counted.filter(closed_votes_q(cut))
     for side in ("battle__model_a", "battle__model_b"):
-        votes.update(dict(Vote.objects.filter(valid=True, battle__setting=setting).values_list(side).annotate(n=Count("id")).values_list(side, "n")))
+        votes.update(dict(counted.values_list(side).annotate(n=Count("id")).values_list(side, "n")))
     return [ModelStats(name=m.name, weight=m.weight, votes=votes[m.pk], ci_width=widths.get(m.name)) for m in models]
 
 

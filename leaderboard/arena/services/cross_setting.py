@@ -24,19 +24,20 @@ def setting_reference(battles_by_setting: Mapping[str, Any]) -> str | None:
 
 
 def head_to_head() -> dict[str, SettingHeadToHead]:
-    """The paper's head-to-head test over the counted votes (``evaluators.arena.head_to_head``): per setting
+    """The paper's head-to-head test over the counted public votes (``selectors.public_votes``; ``evaluators.arena.head_to_head``): per setting
     and per primary intent, the battles between a side with search and a side without, by setting
     (``SettingHeadToHead``). A configured contestant's side is judged by its responder kind; an
     imported one's by whether its answers in the battle cite (the battle's citation count)."""
     from evaluators.arena.head_to_head import group, tally
 
-    from leaderboard.arena.models import ArenaModel, Vote
+    from leaderboard.arena.models import ArenaModel
+    from leaderboard.arena.selectors import public_votes
 
     kinds: dict[int, str | None] = {}
     for pk, responder in ArenaModel.objects.values_list("pk", "responder"):
         kind = responder.get("kind") if isinstance(responder, dict) else None
         kinds[pk] = kind if isinstance(kind, str) and kind else None
-    rows = Vote.objects.filter(valid=True).values_list(
+    rows = public_votes().filter(valid=True).values_list(
         "battle__setting", "battle__primary_intent", "winner", "battle__model_a_id", "battle__model_b_id",
         "battle__features_a__citation_count", "battle__features_b__citation_count")
     records = ((setting, intent, winner, (kinds[a], bool(cited_a)), (kinds[b], bool(cited_b)))

@@ -1,11 +1,21 @@
 """Rating snapshots: raw and style-controlled Bradley-Terry, per intent and language, recomputed when the
-votes change, with the vote downloads written once per snapshot. The votes are read once into arrays
-(:func:`vote_table`) and each group's ratings are fitted on a slice of them."""
+public votes change, with the vote downloads written once per snapshot. The votes are read once into
+arrays (:func:`vote_table`) and each group's ratings are fitted on a slice of them.
+
+Only the votes public figures may count are read: cast before the public cut (``selectors.public_cut``:
+between one and two ARENA_PUBLIC_DELAY_SECONDS after the vote, at a boundary), so a vote changes no
+snapshot, count or download until then; the periodic pass recomputes once the cut has passed new votes.
+The public boards fit only the votes of battles without a pre-release variant under test, so that every
+rating and count shown (wins, losses, votes, the boards that exist) follows from the public votes
+download and nothing about a variant's record can be derived from them; the variant is fitted with
+everyone apart, and only its own rows are kept (``RatingSnapshot.withheld``, never served) to freeze its
+score at release."""
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any, Iterator
 
@@ -16,7 +26,14 @@ from django.db.models.fields.json import KeyTextTransform
 
 from leaderboard import pagecache, queues
 from leaderboard.arena.models import ArenaModel, RatingSnapshot, TurnAttribution, Vote, VoteExclusion
-from leaderboard.arena.selectors import latest_fingerprint, withheld_variants
+from leaderboard.arena.selectors import (
+    closed_battles_q,
+    closed_votes_q,
+    latest_fingerprint,
+    public_cut,
+    public_votes,
+    withheld_variants,
+)
 from leaderboard.arena.services.cross_setting import setting_reference
 
 # --- ratings -----------------------------------------------------------------------------------
@@ -36,10 +53,16 @@ def ratings_schedule() -> None:
     queues.arena_compute_ratings(countdown=settings.ARENA_RATINGS_DEBOUNCE_SECONDS)
 
 
-def _fingerprint() -> str:
-    valid = Vote.objects.filter(valid=True)
-    state = (valid.count(), valid.aggregate(m=Max("id"))["m"], VoteExclusion.objects.aggregate(m=Max("id"))["m"],
-             TurnAttribution.objects.count(), TurnAttribution.objects.aggregate(m=Max("computed_at"))["m"],
+def _fingerprint(cut: dt.datetime) -> str:
+    """What the snapshots are computed from, under the public cut: the votes cast before it (a pre-release
+    variant's too: they are fitted for its withheld rows), their exclusions and their battles'
+    attributions. Nothing newer changes it, so a fresh vote, exclusion or attribution writes no snapshot."""
+    closed = Vote.objects.filter(closed_votes_q(cut))
+    valid = closed.filter(valid=True)
+    attributions = TurnAttribution.objects.filter(closed_battles_q(cut, "turn__battle__"))
+    state = (valid.count(), valid.aggregate(m=Max("id"))["m"], closed.count(),
+             VoteExclusion.objects.filter(vote__in=closed).aggregate(m=Max("id"))["m"],
+             attributions.count(), attributions.aggregate(m=Max("computed_at"))["m"],
              settings.ARENA_REFERENCE_MODEL, settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS, settings.ARENA_PROPENSITY_WEIGHTS,
              sorted(withheld_variants()))  # a release changes what is shown (and what the downloads hold)
     return hashlib.sha256(repr(state).encode()).hexdigest()
@@ -79,6 +102,17 @@ class VoteTable:
     battles: Any  # evaluators.arena.ratings.BattleArrays
     groups: dict[str, tuple[np.ndarray, list[str]]]
     intent_method: tuple[np.ndarray, list[str]]
+    #: per vote: a pre-release variant under test fought in its battle
+    withheld: np.ndarray
+
+    def public(self) -> VoteTable:
+        """These votes without those of the battles of pre-release variants under test (the public boards')."""
+        keep = ~self.withheld
+        if keep.all():
+            return self
+        codes, labels = self.intent_method
+        return VoteTable(battles=self.battles.subset(keep), groups={key: (c[keep], values) for key, (c, values) in self.groups.items()},
+                         intent_method=(codes[keep], labels), withheld=self.withheld[keep])
 
     def slices(self) -> Iterator[tuple[str, str, np.ndarray | None]]:
         """(filter key, value, the votes' mask) for all votes (mask None), then each group's values in order."""
@@ -111,8 +145,9 @@ class _Codes:
         return code
 
 
-def vote_table(*, setting: str = "search") -> VoteTable:
-    """The valid votes of one arena setting (the Search Arena's by default) as a :class:`VoteTable`, in vote order, read in chunks through a server-side
+def vote_table(*, setting: str = "search", cut: dt.datetime | None = None) -> VoteTable:
+    """The valid votes of one arena setting (the Search Arena's by default) cast before ``cut`` (None:
+    all), those of pre-release variants under test included and marked, as a :class:`VoteTable`, in vote order, read in chunks through a server-side
     cursor straight into preallocated arrays: per vote only the arrays' entries stay (about 300 bytes
     with the style features), never a Python object. The attribution counts join the features stored at
     the vote (an attribution may finish after it)."""
@@ -124,6 +159,8 @@ def vote_table(*, setting: str = "search") -> VoteTable:
     names = dict(ArenaModel.objects.values_list("pk", "name"))
     outcome_of = {o: i for i, o in enumerate(OUTCOMES)}
     valid = Vote.objects.filter(valid=True, battle__setting=setting)
+    if cut is not None:
+        valid = valid.filter(closed_votes_q(cut))
     rows = valid.order_by("pk").values_list(
         "pk", "winner", "battle__model_a", "battle__model_b", "battle__propensity", "battle_id", "battle__features_a",
         "battle__features_b", KeyTextTransform("intent_method", "battle__extra"), "battle__conv_id",
@@ -169,12 +206,16 @@ def vote_table(*, setting: str = "search") -> VoteTable:
     ids = np.array(sorted(names), dtype=np.int64)
     dense = np.zeros(int(ids.max()) + 1 if len(ids) else 1, dtype=np.int64)
     dense[ids] = np.arange(len(ids))
+    hidden = np.zeros(len(dense), dtype=bool)
+    hidden[[pk for pk in ArenaModel.objects.filter(prerelease=True, released_at__isnull=True).values_list("pk", flat=True)
+            if pk < len(dense)]] = True
+    withheld = hidden[a] | hidden[b]
     a, b = dense[a], dense[b]
     order, renumber = first_appearance(a, b, len(ids))  # the models numbered as BattleArrays.from_records numbers them
     battles_arrays = BattleArrays([names[int(ids[i])] for i in order.tolist()], renumber[a], renumber[b], outcome, fa, fb,
                                   STYLE_FEATURES, weights)
     return VoteTable(battles=battles_arrays, groups={key: (codes[:filled], coders[key].values) for key, codes in group_codes.items()},
-                     intent_method=(method_codes, methods.values))
+                     intent_method=(method_codes, methods.values), withheld=withheld)
 
 
 def _grown(x: np.ndarray, size: int) -> np.ndarray:
@@ -197,38 +238,57 @@ def reference_model(battles: Any) -> str | None:
 IMPORTED_INTENT_METHOD = "as released with the imported dataset"
 
 
-def ratings_compute(*, force: bool = False) -> int:
-    """Raw and style-controlled snapshots for all valid votes and per intent and language. Returns
-    how many snapshots were written (0 when nothing changed since the last).
+def _withheld_rows(whole: VoteTable, config: Any, withheld: set[str], *, anchor: str | None) -> list[dict[str, Any]]:
+    """The rows of the pre-release variants under test, fitted with every vote of the board (theirs
+    included) and anchored on the public board's anchor model at the same rating, so that they are on the
+    scale of the board shown; [] when no variant fought on this board."""
+    from evaluators.arena.ratings import rate
 
-    The pre-release variants under test (``selectors.withheld_variants``) are fitted with everyone
-    else (their votes are real battles: leaving them out would move their opponents' ratings), but
-    ``rate(withheld=...)`` keeps them out of every public part (rows, matrices, anchor, ranks,
-    robustness); their rows go to ``RatingSnapshot.withheld``, never served, read at release."""
+    if not whole.withheld.any():
+        return []
+    rows: list[dict[str, Any]] = rate(whole.battles, replace(config, reference=anchor or config.reference), withheld=withheld).withheld_dicts()
+    return rows
+
+
+def ratings_compute(*, force: bool = False, now: dt.datetime | None = None) -> int:
+    """Raw and style-controlled snapshots for the public votes (module doc: cast before the public cut at
+    ``now``, no pre-release variant under test) and per intent and language. Returns how many snapshots
+    were written (0 when nothing changed since the last).
+
+    The pre-release variants under test (``selectors.withheld_variants``) are kept out of the public fits
+    altogether: a shown model's rating, wins, losses and votes come from the votes anyone can download,
+    so subtracting reveals nothing of a variant's record. For each whole board (all votes, and each
+    setting's) the variants are also fitted with everyone (``rate(withheld=...)``), and only their own
+    rows are kept, in ``RatingSnapshot.withheld``: never served, read by the sampler and at release."""
     from evaluators.arena.ratings import RatingConfig, rate
     from leaderboard.arena import exports
 
-    fingerprint = _fingerprint()
+    cut = public_cut(now)
+    fingerprint = _fingerprint(cut)
     if not force and RatingSnapshot.objects.filter(fingerprint=fingerprint).exists():
-        exports.files_write(fingerprint)  # nothing when they are there (written before this version, or removed)
+        exports.files_write(fingerprint, cut=cut)  # nothing when they are there (written before this version, or removed)
         return 0
     previous = latest_fingerprint()
     # the downloads first: once the snapshots below exist (the download looks for its fingerprint's
     # files), so do their files
-    exports.files_write(fingerprint, overwrite=force)
+    exports.files_write(fingerprint, overwrite=force, cut=cut)
     withheld = withheld_variants()
-    table = vote_table()
-    n_excluded = Vote.objects.filter(valid=False).count()
+    everyone = vote_table(cut=cut)
+    table = everyone.public()
+    n_excluded = public_votes(cut).filter(valid=False).count()
     # each setting's board, both anchored on one model voted on in both, so that ratings compare across them
-    chat = vote_table(setting="chat")
+    chat_everyone = vote_table(setting="chat", cut=cut)
+    chat = chat_everyone.public()
     common = setting_reference({"search": table.battles, "chat": chat.battles})
-    groups: list[tuple[str, str, VoteTable, np.ndarray | None]] = [(key, value, table, rows) for key, value, rows in table.slices()]
+    # (filter key, value, the public votes, the group's rows, all votes of the whole board: None for a group)
+    groups: list[tuple[str, str, VoteTable, np.ndarray | None, VoteTable | None]] = [
+        (key, value, table, rows, None if rows is not None else everyone) for key, value, rows in table.slices()]
     if len(chat.battles):
-        groups += [("setting", "search", table, None), ("setting", "chat", chat, None)]
+        groups += [("setting", "search", table, None, everyone), ("setting", "chat", chat, None, chat_everyone)]
     snapshots = []
-    for filter_key, filter_value, source, rows in groups:
+    for filter_key, filter_value, source, rows, whole in groups:
         subset = source.battles if rows is None else source.battles.subset(rows)
-        if not len(subset):
+        if not len(subset):  # a group of withheld battles only is no board: it would say they exist
             continue
         methods = source.intent_methods(rows)
         for kind in ("raw", "style"):
@@ -237,10 +297,11 @@ def ratings_compute(*, force: bool = False) -> int:
                                   interval="bootstrap", style_control=kind == "style", use_weights=settings.ARENA_PROPENSITY_WEIGHTS,
                                   min_votes=settings.ARENA_MIN_VOTES)
             result = rate(subset, config, withheld=withheld)
+            apart = _withheld_rows(whole, config, withheld, anchor=result.anchor.get("model") or None) if whole is not None else []
             snapshots.append(RatingSnapshot(kind=kind, filter_key=filter_key, filter_value=filter_value, result=result.public_dict(),
-                                            withheld=result.withheld_dicts(),
+                                            withheld=apart,
                                             n_votes=len(subset), n_excluded=n_excluded, fingerprint=fingerprint,
-                                            config={**config.to_dict(), "intent_methods": methods}))
+                                            config={**config.to_dict(), "intent_methods": methods, "public_cut": cut.isoformat()}))
     RatingSnapshot.objects.bulk_create(snapshots)
     pagecache.boards_changed()  # the home page's card, the profiles and the models index show these (bulk_create sends no signal)
     exports.files_prune(keep=[fingerprint, previous])  # the previous set may still be being downloaded
