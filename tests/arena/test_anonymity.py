@@ -60,8 +60,8 @@ def enters_at(closed: dt.datetime, delay: int) -> dt.datetime:
 
 def _seed_public_history(seed_votes, user, delay: int, now: dt.datetime) -> None:
     """Twelve voted battles between the two contestants, long public (3 delays and a day old), with their
-    citation attributions; and a catalog model of contestant A's name, for its model page."""
-    from leaderboard.arena.models import Turn, TurnAttribution, Vote
+    citation attributions; and contestant A's catalog record (linked by staff), for its model page."""
+    from leaderboard.arena.models import ArenaModel, Turn, TurnAttribution, Vote
     from leaderboard.catalog.models import Model
 
     rows = [(f"voter-{i}", NAME_A, NAME_B, "model_a" if i % 3 else "model_b", f"old prompt {i}") for i in range(12)]
@@ -70,7 +70,8 @@ def _seed_public_history(seed_votes, user, delay: int, now: dt.datetime) -> None
     for turn in Turn.objects.filter(battle__vote__in=votes):
         for side in ("a", "b"):
             TurnAttribution.objects.create(turn=turn, side=side, method="test labels", supported=2, irrelevant=1)
-    Model.objects.create(name=NAME_A, slug=SLUG_A, organization="Quuxworks Ltd", owner=user)
+    model = Model.objects.create(name=NAME_A, slug=SLUG_A, organization="Quuxworks Ltd", owner=user)
+    ArenaModel.objects.filter(name=NAME_A).update(catalog_model=model)  # staff link the contestant to its catalog record
 
 
 PUBLIC_URLS = ("/api/arena/transparency/", "/api/arena/ratings/", "/api/arena/ratings/?intent=Guidance",
