@@ -50,8 +50,10 @@ class JudgeValidation:
     def summary(self) -> str:
         r = "undefined (no spread)" if self.pearson_r is None else f"{self.pearson_r:.2f}"
         return (f"asked about the real adopted resolutions, against each party's real vote (in tenths): Pearson r = {r}, "
-                f"exact-band agreement (0-3 / 4-6 / 7-9) {self.band_agreement:.0%}, over {self.pairs:,} votes; it "
-                f"{'passes' if self.passed else 'fails'} the rule of r at least {PASS_R}")
+                f"exact-band agreement (0-3 / 4-6 / 7-9) {self.band_agreement:.0%}, over {self.pairs:,} votes on "
+                f"{self.tasks:,} tasks ({self.skipped_tasks} without a resolution, {self.skipped_parties} parties without "
+                f"a stance skipped; {self.fallbacks} fallback votes); it {'passes' if self.passed else 'fails'} the rule "
+                f"of r at least {PASS_R}")
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "passed": self.passed, "summary": self.summary()}

@@ -25,7 +25,7 @@ from typing import Any, Callable
 from django.db import transaction
 from django.utils import timezone
 
-from evaluators.core import MethodNote
+from evaluators.core import MethodNote, evaluator_class
 from evaluators.llm.validation import validation_label
 from evaluators.policon.card import PAPER_JUDGE_R
 from evaluators.policon.evaluator import PoliConEvaluator
@@ -80,8 +80,15 @@ def figure_status(judge: Any, prompt: Any, validations: Mapping[str, Any]) -> Ra
     return RankedStatus(False, NOT_VALIDATED, label)
 
 
-def run_status(environment: Mapping[str, Any] | None, validations: Mapping[str, Any]) -> RankedStatus:
-    """``figure_status`` of a run from its stored environment."""
+def is_judged(benchmark: Benchmark) -> bool:
+    """The benchmark's figures are a judge's (its evaluator names a judge role)."""
+    return bool(benchmark.evaluator_key) and bool(evaluator_class(benchmark.evaluator_key).judge_role)
+
+
+def run_status(benchmark: Benchmark, environment: Mapping[str, Any] | None, validations: Mapping[str, Any]) -> RankedStatus:
+    """``figure_status`` of a run of ``benchmark`` from its stored environment (ranked on a board no judge scores)."""
+    if not is_judged(benchmark):
+        return RANKED
     environment = environment or {}
     return figure_status(environment.get("judge"), environment.get("judge_prompt"), validations)
 
@@ -100,7 +107,7 @@ def board_is_ranked(benchmark: Benchmark) -> RankedStatus:
     """Whether figures the benchmark's configured judge scores now, on its current dataset version, are ranked
     (ranked: a board without a judge; not ranked: no current version, no judge configured, or no passing
     validation). Rows already scored say it themselves through ``figure_status``."""
-    if not benchmark.evaluator_key or not configured_evaluator(benchmark).judge_role:
+    if not is_judged(benchmark):
         return RANKED
     try:
         label = configured_label(benchmark)
@@ -129,7 +136,7 @@ def judged_boards() -> list[JudgedBoard]:
     """Every benchmark scored by a judge, in the site's order, with its configured judge's validation."""
     boards = []
     for benchmark in Benchmark.objects.exclude(evaluator_key="").order_by("position", "pk"):
-        if not configured_evaluator(benchmark).judge_role:
+        if not is_judged(benchmark):
             continue
         try:
             label = configured_label(benchmark)
@@ -188,15 +195,10 @@ def judge_validation_notes(benchmark: Benchmark, version: DatasetVersion) -> lis
         return [MethodNote("Judge validation", f"The configured judge {label} has not been validated on dataset "
                                                f"{version.tag} yet (manage.py validate_judge {benchmark.slug}), so the "
                                                "figures it scores are shown but not ranked.")]
-    scope = f" (a spread sample of {found['limit']:,})" if found.get("limit") else ""
+    scope = f" (a spread sample: limit {found['limit']:,})" if found.get("limit") else ""
     verdict = ("Its figures are ranked." if found.get("passed") is True
                else "Its figures are shown but not ranked.")
     paper = f" The paper reports r = {PAPER_JUDGE_R} for its judge." if isinstance(configured_evaluator(benchmark),
                                                                                  PoliConEvaluator) else ""
-    extra: tuple[str, ...] = ()
-    if "skipped_tasks" in found:
-        extra = (f"{found['tasks']:,} tasks{scope}; {found['skipped_tasks']} task(s) without a resolution and "
-                 f"{found['skipped_parties']} part(ies) without a stance skipped", f"{found['fallbacks']} fallback vote(s)")
-    return [MethodNote("Judge validation",
-                       f"The configured judge {label}, {found.get('summary', '')}{scope if not extra else ''}; "
-                       f"{found['at'][:10]}. {verdict}{paper}", extra)]
+    return [MethodNote("Judge validation", f"The configured judge {label}, {found.get('summary', '')}{scope}; "
+                                           f"{found['at'][:10]}. {verdict}{paper}")]

@@ -107,7 +107,7 @@ def compare_models(*, a: Model, b: Model, user: Any) -> dict[str, Any]:
         if bench.slice_dimensions:
             dim = bench.slice_dimensions[0]
             slices += [f"{dim['key']}={v}" for v in dim["values"] if f"{dim['key']}={v}" in scores_a or f"{dim['key']}={v}" in scores_b]
-        statuses = [run_status(found[pk][1].environment, found[pk][1].dataset_version.judge_validations)
+        statuses = [run_status(bench, found[pk][1].environment, found[pk][1].dataset_version.judge_validations)
                     for found in (found_a, found_b) if pk in found]
         unranked = next((status.reason for status in statuses if not status.ranked), "")
         rows = []

@@ -72,7 +72,7 @@ def board_headlines() -> list[BoardHeadlines]:
                                                    model__is_reference=False).select_related("model")
                    .only("values", "model__name", "model__slug", "model__modality", "model__source", "model__created_at"))
         version = benchmark.dataset_versions.filter(is_current=True).only("judge_validations").first()
-        untrusted = unranked_by_judge(entries, version) if version else {}
+        untrusted = unranked_by_judge(benchmark, entries, version) if version else {}
         cells = {entry.model_id: (entry.model, Cell(*entry.values[col]), untrusted.get(entry.pk))
                  for entry in entries if entry.values.get(col)}
         raw = [entry.values[col] for entry in entries if entry.values.get(col) and entry.pk not in untrusted]

@@ -24,12 +24,12 @@ def _rank(run: EvaluationRun, primary: dict[str, Any], value: list | None) -> tu
     current = run.benchmark.dataset_versions.filter(is_current=True).first()
     if current is None or current.pk != run.dataset_version_id:
         return None, 0, "scored on an older dataset version"
-    status = run_status(run.environment, current.judge_validations)
+    status = run_status(run.benchmark, run.environment, current.judge_validations)
     if not status.ranked:
         return None, 0, status.reason
     entries = LeaderboardEntry.objects.filter(public_entries_q(), benchmark_id=run.benchmark_id, dataset_version=current,
                                               model__is_reference=False)
-    entries = entries.exclude(pk__in=list(unranked_by_judge(entries, current)))
+    entries = entries.exclude(pk__in=list(unranked_by_judge(run.benchmark, entries, current)))
     cells = [v.get(column_id(primary["key"])) for v in entries.values_list("values", flat=True)]
     cells = [c for c in cells if c and c[1] is not None and c[2] is not None]
     rank = ranks_among(cells, primary.get("higher_is_better", True))(Cell(*value))

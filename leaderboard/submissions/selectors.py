@@ -23,7 +23,7 @@ from leaderboard.accounts import policy
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items
-from leaderboard.catalog.validation import RankedStatus, figure_status, judge_validation_notes
+from leaderboard.catalog.validation import RankedStatus, figure_status, is_judged, judge_validation_notes
 from leaderboard.pagecache import quietly
 from leaderboard.submissions import charts
 from leaderboard.submissions.eta import Wait, run_wait
@@ -252,7 +252,7 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
     present = [(pk, pub, cell) for pk, pub, cell in keyed if cell]
     present.sort(key=lambda t: t[2][0], reverse=higher)
     ordered = [pk for pk, _, _ in present] + [pk for pk, _, cell in keyed if not cell]
-    untrusted = unranked_by_judge(entries, dataset)
+    untrusted = unranked_by_judge(benchmark, entries, dataset)
     ranks = ranks_among([cell for pk, pub, cell in present
                          if pub and pk not in contaminated and pk not in references and pk not in untrusted], higher)
     pages = max(1, -(-len(ordered) // page_size))
@@ -359,10 +359,13 @@ def _recomputed_values(benchmark: Benchmark, run_ids: list[int], *, date_key: st
     return out
 
 
-def unranked_by_judge(entries: QuerySet[LeaderboardEntry], dataset: DatasetVersion) -> dict[int, RankedStatus]:
-    """The entries (by pk) whose figures may not be ranked for their judge (``validation.figure_status``: no
-    passing validation on ``dataset`` of the judge and prompt that scored them), with the reason."""
-    found = {}
+def unranked_by_judge(benchmark: Benchmark, entries: QuerySet[LeaderboardEntry], dataset: DatasetVersion) -> dict[int, RankedStatus]:
+    """The entries (by pk) of ``benchmark`` whose figures may not be ranked for their judge
+    (``validation.figure_status``: no passing validation on ``dataset`` of the judge and prompt that scored
+    them), with the reason; none on a board no judge scores."""
+    found: dict[int, RankedStatus] = {}
+    if not is_judged(benchmark):
+        return found
     for pk, judge, prompt in entries.values_list("pk", "run__environment__judge", "run__environment__judge_prompt"):
         status = figure_status(judge, prompt, dataset.judge_validations)
         if not status.ranked:
