@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from evaluators.core.types import Item, ItemScore, Prediction
+from evaluators.core.types import Item, ItemScore, Prediction, ProtocolRow
 
 if TYPE_CHECKING:
     from evaluators.core.evaluator import Evaluator
@@ -145,3 +145,19 @@ def validate_known_answers(evaluator: Evaluator, answers: Sequence[KnownAnswer],
         judge=validation_label(judge.spec.name, judge.spec.revision, prompt), prompt=prompt,
         items=len({a.item.id for a in answers}), answers=len(answers), means=means, separation=found, margin=margin,
         passed=found >= margin, fallbacks=fallbacks)
+
+
+def known_answer_row(slug: str, good: str, restated: str, source: str) -> ProtocolRow:
+    """The method card's "Judge validation" row of a board checked with known answers: ``good`` says what
+    its known good answer is, ``restated`` what its question-restating one sends back."""
+    return ProtocolRow(
+        "Judge validation",
+        "None: the released code does not check its judge",
+        f"The configured judge grades a set of known quality built from this dataset: for {KNOWN_ITEMS} items spread "
+        f"over it, {good}, one constant sentence for every item, another item's good answer (off topic) and "
+        f"{restated}. It passes when the good answers' mean exceeds each other kind's mean by at least "
+        f"{MARGIN * 100:g} points out of 100 (manage.py validate_judge {slug}); the board ranks only figures of a "
+        "judge that passed, and shows the others as \"judge not validated: not ranked\"",
+        "The judge here is not the authors'; a small judge can give a constant sentence full marks, so a ranking "
+        "needs a judge that is shown to tell good answers from bad ones",
+        source)
