@@ -45,7 +45,7 @@ from evaluators.core.stats import BOOTSTRAP_ROUNDS, draw_blocks, ratio_with_ci
 from evaluators.core.types import (FollowUp, Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
                                    ProtocolRow, SliceDimension, Stage)
 from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks, judge_fallbacks_kept
-from evaluators.llm.validation import KnownAnswerValidation
+from evaluators.llm.validation import KnownAnswerValidation, validate_known_answers
 
 DEFAULT_GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.0, "top_p": 1.0, "max_tokens": 2048, "seed": 0}
 RELIABILITY = "causal_reliability"
@@ -232,7 +232,8 @@ class CausalPitfallsEvaluator(Evaluator):
                        progress: Callable[[int, int], None] | None = None) -> KnownAnswerValidation:
         """The known-answer check (``validation``): rubric-meeting answers against constant, off-topic and
         question-restating ones."""
-        return validation.validate(self, items, limit, progress)
+        answers = validation.known_set(self.question, items, limit)
+        return validate_known_answers(self, answers, lambda score: score.scores[RELIABILITY], progress)
 
     def environment(self) -> dict[str, str]:
         return {"judge_prompt": f"{JUDGE_PROMPT.name}@{JUDGE_PROMPT.version}", "protocol": self.protocol,

@@ -13,31 +13,14 @@ mean by at least ``MARGIN`` (half the scale).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from evaluators.causal_pitfalls.baselines import NO_ANALYSIS_ANSWER, rubric_restated
-from evaluators.core.types import Item, ItemScore
-from evaluators.llm.validation import KNOWN_ITEMS, KnownAnswer, KnownAnswerValidation, known_answers, spread, validate_known_answers
-
-if TYPE_CHECKING:
-    from evaluators.causal_pitfalls.evaluator import CausalPitfallsEvaluator
+from evaluators.core.types import Item
+from evaluators.llm.validation import KNOWN_ITEMS, KnownAnswer, known_answers, spread
 
 
-def known_set(evaluator: CausalPitfallsEvaluator, items: Sequence[Item], limit: int | None = None) -> list[KnownAnswer]:
-    """The four known answers of each of ``limit`` (``KNOWN_ITEMS`` when None) items spread over the release."""
+def known_set(question: Callable[[Item], str], items: Sequence[Item], limit: int | None = None) -> list[KnownAnswer]:
+    """The four known answers of each of ``limit`` (``KNOWN_ITEMS`` when None) items spread over the release;
+    ``question`` is the question as the board sends it (the evaluator's ``question``)."""
     picked = spread(list(items), limit or KNOWN_ITEMS)
-    return known_answers(picked, rubric_restated, evaluator.question, NO_ANALYSIS_ANSWER,
-                         lambda item: str(item.payload["challenge"]))
-
-
-def reliability(score: ItemScore) -> float:
-    """An item's 0-1 figure: the share of its rubric's criteria the judge found met."""
-    from evaluators.causal_pitfalls.evaluator import RELIABILITY
-
-    return score.scores[RELIABILITY]
-
-
-def validate(evaluator: CausalPitfallsEvaluator, items: Sequence[Item], limit: int | None = None,
-             progress: Callable[[int, int], None] | None = None) -> KnownAnswerValidation:
-    """The known-answer check of ``evaluator``'s judge (``with_judge`` first) on ``items``."""
-    return validate_known_answers(evaluator, known_set(evaluator, items, limit), reliability, progress)
+    return known_answers(picked, rubric_restated, question, NO_ANALYSIS_ANSWER, lambda item: str(item.payload["challenge"]))

@@ -33,7 +33,7 @@ from evaluators.indic_vision.prompts import (GENERATION, GRADE_SCHEMA, JUDGE_MAX
                                              grade_of, grade_problem, request_messages)
 from evaluators.indic_vision.release import JUDGED_TYPES, QUESTION_LABELS, QUESTION_TYPES, mmt_items, ocr_items, vqa_items
 from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks, judge_fallbacks_kept
-from evaluators.llm.validation import KnownAnswerValidation
+from evaluators.llm.validation import KnownAnswerValidation, validate_known_answers
 
 LANGUAGE_NAMES = tuple(language.name for language in LANGUAGES)
 INDIC_NAMES = tuple(language.name for language in INDIC)
@@ -385,7 +385,7 @@ class IndicVisionVQAEvaluator(_IndicVision):
                        progress: Callable[[int, int], None] | None = None) -> KnownAnswerValidation:
         """The known-answer check (``validation``): gold answers against constant, off-topic and
         question-restating ones."""
-        return validation.validate(self, items, limit, progress)
+        return validate_known_answers(self, validation.known_set(items, limit), validation.grade, progress)
 
     def environment(self) -> dict[str, str]:
         return {**super().environment(),

@@ -10,15 +10,11 @@ scale). Multiple-choice and true/false questions are read by rule, not judged, s
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from evaluators.core.types import Item, ItemScore
 from evaluators.indic_vision.release import JUDGED_TYPES
-from evaluators.llm.validation import KNOWN_ITEMS, KnownAnswer, KnownAnswerValidation, known_answers, spread, validate_known_answers
-
-if TYPE_CHECKING:
-    from evaluators.indic_vision.evaluator import IndicVisionVQAEvaluator
+from evaluators.llm.validation import KNOWN_ITEMS, KnownAnswer, known_answers, spread
 
 #: the constant answer: a plausible reply that says nothing about any image
 CONSTANT_ANSWER = "I cannot tell from this image."
@@ -35,9 +31,3 @@ def known_set(items: Sequence[Item], limit: int | None = None) -> list[KnownAnsw
 def grade(score: ItemScore) -> float:
     """A judged question's 0-1 figure: the judge's 0-10 grade over 10 (stored as ``overall``, 0-100)."""
     return score.scores["overall"] / 100.0
-
-
-def validate(evaluator: IndicVisionVQAEvaluator, items: Sequence[Item], limit: int | None = None,
-             progress: Callable[[int, int], None] | None = None) -> KnownAnswerValidation:
-    """The known-answer check of ``evaluator``'s judge (``with_judge`` first) on ``items``."""
-    return validate_known_answers(evaluator, known_set(items, limit), grade, progress)

@@ -18,12 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from evaluators.core.types import Item, ItemScore, Prediction, ProtocolRow
-
-if TYPE_CHECKING:
-    from evaluators.core.evaluator import Evaluator
+from evaluators.llm.judges import Judge
 
 MEETS, CONSTANT, OFF_TOPIC, RESTATED = "meets", "constant", "off_topic", "restated"
 BAD_KINDS: tuple[str, ...] = (CONSTANT, OFF_TOPIC, RESTATED)
@@ -56,6 +54,16 @@ class JudgeCheck(Protocol):
     def summary(self) -> str: ...
 
     def to_dict(self) -> dict[str, Any]: ...
+
+
+class JudgedScoring(Protocol):
+    """What the known-answer check needs of an evaluator: its judge, its own scoring and the prompt it reports."""
+
+    def require_judge(self) -> Judge: ...
+
+    def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore: ...
+
+    def environment(self) -> dict[str, str]: ...
 
 
 @dataclass(frozen=True)
@@ -121,7 +129,7 @@ class KnownAnswerValidation:
         return {**asdict(self), "summary": self.summary()}
 
 
-def validate_known_answers(evaluator: Evaluator, answers: Sequence[KnownAnswer], score_of: Callable[[ItemScore], float],
+def validate_known_answers(evaluator: JudgedScoring, answers: Sequence[KnownAnswer], score_of: Callable[[ItemScore], float],
                            progress: Callable[[int, int], None] | None = None, margin: float = MARGIN) -> KnownAnswerValidation:
     """Score every known answer with ``evaluator``'s own ``score_item`` (its judge given by ``with_judge``)
     and ``score_of`` (the item's 0-1 figure); JudgeUnavailable propagates."""

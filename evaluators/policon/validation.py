@@ -16,14 +16,28 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from evaluators.core.settings import item_seed
+from evaluators.llm.judges import Judge
+from evaluators.llm.types import JudgeBatch
 from evaluators.llm.validation import validation_label
+from evaluators.policon.prompts import JudgeProtocol
 from evaluators.policon.release import Task
 
-if TYPE_CHECKING:
-    from evaluators.policon.evaluator import PoliConEvaluator
+
+class VotingJudge(Protocol):
+    """What the validation asks of PoliCon's evaluator (``with_judge`` given): its judge, its protocol and
+    the votes it asks and reads."""
+
+    @property
+    def protocol(self) -> JudgeProtocol: ...
+
+    def require_judge(self) -> Judge: ...
+
+    def ask_votes(self, task: Task, resolution: str, *, seed: int) -> JudgeBatch: ...
+
+    def votes_of(self, batch: JudgeBatch) -> list[int]: ...
 
 #: the Pearson r a judge must reach to pass (the paper reports 0.83 for its own judge)
 PASS_R = 0.7
@@ -86,7 +100,7 @@ def validation_tasks(payloads: Sequence[dict[str, Any]], limit: int | None = Non
     return tasks
 
 
-def validate_judge(evaluator: PoliConEvaluator, tasks: Sequence[Task],
+def validate_judge(evaluator: VotingJudge, tasks: Sequence[Task],
                    progress: Callable[[int, int], None] | None = None) -> JudgeValidation:
     """Ask ``evaluator``'s judge (``with_judge`` first) about each task's real resolution for each party
     with a stance; compare the digits with the real choices. JudgeUnavailable propagates."""

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from evaluators.core import MethodNote, evaluator_class
@@ -91,6 +92,19 @@ def run_status(benchmark: Benchmark, environment: Mapping[str, Any] | None, vali
         return RANKED
     environment = environment or {}
     return figure_status(environment.get("judge"), environment.get("judge_prompt"), validations)
+
+
+def unranked_by_judge(benchmark: Benchmark, entries: QuerySet[Any], dataset: DatasetVersion) -> dict[int, RankedStatus]:
+    """The leaderboard entries (by pk, of ``benchmark`` on ``dataset``) whose figures may not be ranked for their
+    judge (``figure_status``), with the reason; none on a board no judge scores. One query."""
+    found: dict[int, RankedStatus] = {}
+    if not is_judged(benchmark):
+        return found
+    for pk, judge, prompt in entries.values_list("pk", "run__environment__judge", "run__environment__judge_prompt"):
+        status = figure_status(judge, prompt, dataset.judge_validations)
+        if not status.ranked:
+            found[pk] = status
+    return found
 
 
 def configured_label(benchmark: Benchmark) -> str:

@@ -11,9 +11,10 @@ from typing import Any
 from evaluators.core.modality import MODALITIES
 from leaderboard.arena.selectors import latest_snapshots
 from leaderboard.catalog.models import Benchmark, Model
+from leaderboard.catalog.validation import unranked_by_judge
 from leaderboard.submissions.keys import column_id
 from leaderboard.submissions.models import LeaderboardEntry
-from leaderboard.submissions.selectors import Cell, public_entries_q, ranks_among, unranked_by_judge
+from leaderboard.submissions.selectors import Cell, public_entries_q, ranks_among
 
 SORTS = ("name", "-name", "registered", "-registered")
 

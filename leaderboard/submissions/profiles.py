@@ -8,12 +8,11 @@ from typing import Any
 from leaderboard.arena.selectors import latest_snapshots, model_attribution
 from leaderboard.catalog.bars import bar_share
 from leaderboard.catalog.models import Model
+from leaderboard.catalog.validation import run_status, unranked_by_judge
 from leaderboard.submissions.keys import column_id
 from leaderboard.submissions.costs import summed
 from leaderboard.submissions.models import EvaluationRun, LeaderboardEntry, RunStatus
-from leaderboard.catalog.validation import run_status
-from leaderboard.submissions.selectors import (Cell, model_scores, public_entries_q, ranks_among, unranked_by_judge,
-                                               visible_submissions_q)
+from leaderboard.submissions.selectors import Cell, model_scores, public_entries_q, ranks_among, visible_submissions_q
 
 
 def _rank(run: EvaluationRun, primary: dict[str, Any], value: list | None) -> tuple[int | None, int, str]:

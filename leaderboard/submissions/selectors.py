@@ -23,7 +23,7 @@ from leaderboard.accounts import policy
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items
-from leaderboard.catalog.validation import RankedStatus, figure_status, is_judged, judge_validation_notes
+from leaderboard.catalog.validation import judge_validation_notes, unranked_by_judge
 from leaderboard.pagecache import quietly
 from leaderboard.submissions import charts
 from leaderboard.submissions.eta import Wait, run_wait
@@ -357,20 +357,6 @@ def _recomputed_values(benchmark: Benchmark, run_ids: list[int], *, date_key: st
         quietly(lambda: cache.set_many({keys[run_id]: values for run_id, values in fresh.items()}, WINDOW_CACHE_SECONDS))
         out.update(fresh)
     return out
-
-
-def unranked_by_judge(benchmark: Benchmark, entries: QuerySet[LeaderboardEntry], dataset: DatasetVersion) -> dict[int, RankedStatus]:
-    """The entries (by pk) of ``benchmark`` whose figures may not be ranked for their judge
-    (``validation.figure_status``: no passing validation on ``dataset`` of the judge and prompt that scored
-    them), with the reason; none on a board no judge scores."""
-    found: dict[int, RankedStatus] = {}
-    if not is_judged(benchmark):
-        return found
-    for pk, judge, prompt in entries.values_list("pk", "run__environment__judge", "run__environment__judge_prompt"):
-        status = figure_status(judge, prompt, dataset.judge_validations)
-        if not status.ranked:
-            found[pk] = status
-    return found
 
 
 def judge_label(run: EvaluationRun) -> str:

@@ -58,7 +58,7 @@ def judged(handler: Callable[[dict[str, Any]], Reply], server: OpenAIServer) -> 
 
 
 def test_the_known_set_pairs_each_item_with_a_good_a_constant_an_off_topic_and_a_restating_answer():
-    answers = [(a.item.id, a.kind, a.text) for a in known_set(CausalPitfallsEvaluator(), ITEMS)]
+    answers = [(a.item.id, a.kind, a.text) for a in known_set(CausalPitfallsEvaluator().question, ITEMS)]
     assert answers == [
         ("simpson_paradox/data/easy", "meets", "Names Z as the confounder. Reports the adjusted effect as positive."),
         ("simpson_paradox/data/easy", "constant", "I cannot draw a conclusion from these data."),
@@ -93,4 +93,4 @@ def test_a_judge_that_gives_a_constant_sentence_full_marks_fails():
 
 def test_a_set_with_one_challenge_has_no_off_topic_answer_and_is_refused():
     with pytest.raises(ValueError, match="at least two topics"):
-        known_set(CausalPitfallsEvaluator(), [ITEMS[0], item("simpson_paradox", "a", "b")])
+        known_set(CausalPitfallsEvaluator().question, [ITEMS[0], item("simpson_paradox", "a", "b")])

@@ -112,7 +112,8 @@ def test_constant_answers_under_an_unvalidated_judge_are_ranked_nowhere_until_th
     assert {(r["model"], r["rank"], r["ranked"], r["unranked_reason"]) for r in table} == {
         ("same-sentence", "", "False", NOT_RANKED), ("other-sentence", "", "False", NOT_RANKED)}
     page = shown(client, "/benchmarks/causal-pitfalls/")
-    assert page.count(NOT_RANKED) >= 3 and 'href="/judges/#how"' in page  # the notice and each row
+    assert page.count(f'<span class="why not-validated">{NOT_RANKED} (<a href="/judges/#how">') == 3  # the notice, each row
+    assert 'class="notice judge-unvalidated"' in page
 
     # the home page's card names no leader
     home = card(shown(client, "/"))
@@ -158,7 +159,8 @@ def test_constant_answers_under_an_unvalidated_judge_are_ranked_nowhere_until_th
     rows = {row["model"]: row for row in client.get("/api/benchmarks/causal-pitfalls/leaderboard/").json()["rows"]}
     assert {name: (row["rank"], row["ranked"]) for name, row in rows.items()} == {
         "same-sentence": (1, True), "other-sentence": (1, True)}  # equal intervals share the rank
-    assert NOT_RANKED not in shown(client, "/benchmarks/causal-pitfalls/")
+    page = shown(client, "/benchmarks/causal-pitfalls/")
+    assert "why not-validated" not in page and "judge-unvalidated" not in page  # no row or notice says it (the card does)
     assert client.get(f"/api/models/{slug}/profile/").json()["benchmarks"][0]["rank"] == 1
     assert re.search(r'<td class="num">1</td>', card(shown(client, "/")))
     assert "Its figures are ranked." in shown(client, "/benchmarks/causal-pitfalls/")
