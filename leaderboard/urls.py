@@ -14,6 +14,7 @@ urlpatterns = [
     path("benchmarks/<slug:slug>/", views.benchmark_detail, name="benchmark"),
     path("benchmarks/<slug:slug>/items.jsonl", views.benchmark_items, name="benchmark-items"),
     path("benchmarks/<slug:slug>/example-predictions.jsonl", views.example_predictions, name="example-predictions"),
+    path("judges/", views.judges, name="judges"),
     path("models/", views.models_index, name="models"),
     path("models/register/", views.model_register, name="model-register"),
     path("models/upload/", views.weights_upload, name="weights-upload"),

@@ -18,6 +18,7 @@ from evaluators.causal_pitfalls.baselines import baselines_row
 from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, LIBRARIES
 from evaluators.causal_pitfalls.release import CATEGORY_LABELS, DIRECT_ROWS, SAMPLE_ROWS
 from evaluators.core.types import Item, MethodNote, ProtocolRow
+from evaluators.llm.validation import known_answer_row
 from evaluators.sandbox.analysis import ANALYSIS_LIMITS
 
 #: the code-assisted board's share of final answers the paper's rule calls an error
@@ -66,6 +67,9 @@ def method_card(protocol: str, placeholders: str) -> list[ProtocolRow]:
                     "A list of the wrong length or with other values is asked again once, then scored 0 and counted "
                     "in 'Judge fallbacks'; an empty answer scores 0 without a judge call.",
                     "One bad judge answer should neither drop five items nor score more criteria than exist.", SCORER),
+        known_answer_row("causal-pitfalls" if protocol == "direct" else "causal-pitfalls-code",
+                         "the rubric's criteria written out as the answer (it meets every one)",
+                         "the item's question sent back", SCORER),
         ProtocolRow("Item score",
                     "Criteria met / criteria (the rubric's score columns; moderation_effect's max_score of 7 is not "
                     "used), × 100.",

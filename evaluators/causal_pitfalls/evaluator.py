@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable, Mapping, Self, Sequence
 
 import numpy as np
 
+from evaluators.causal_pitfalls import validation
 from evaluators.causal_pitfalls.baselines import BASELINE_ANSWERS
 from evaluators.causal_pitfalls.card import ERROR_RATE, PLACEHOLDER_MODES, dataset_notes, method_card, method_notes
 from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, PREAMBLE, code_messages, direct_messages, final_prompt, judge_variables
@@ -44,6 +45,7 @@ from evaluators.core.stats import BOOTSTRAP_ROUNDS, draw_blocks, ratio_with_ci
 from evaluators.core.types import (FollowUp, Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
                                    ProtocolRow, SliceDimension, Stage)
 from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks, judge_fallbacks_kept
+from evaluators.llm.validation import KnownAnswerValidation, validate_known_answers
 
 DEFAULT_GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.0, "top_p": 1.0, "max_tokens": 2048, "seed": 0}
 RELIABILITY = "causal_reliability"
@@ -225,6 +227,13 @@ class CausalPitfallsEvaluator(Evaluator):
 
     def method_card(self) -> list[ProtocolRow]:
         return method_card(self.protocol, self.placeholders)
+
+    def validate_judge(self, items: Sequence[Item], limit: int | None = None,
+                       progress: Callable[[int, int], None] | None = None) -> KnownAnswerValidation:
+        """The known-answer check (``validation``): rubric-meeting answers against constant, off-topic and
+        question-restating ones."""
+        answers = validation.known_set(self.question, items, limit)
+        return validate_known_answers(self, answers, lambda score: score.scores[RELIABILITY], progress)
 
     def environment(self) -> dict[str, str]:
         return {"judge_prompt": f"{JUDGE_PROMPT.name}@{JUDGE_PROMPT.version}", "protocol": self.protocol,

@@ -28,6 +28,7 @@ from evaluators.core.types import (FollowUp, Item, ItemScore, MethodNote, Metric
 
 if TYPE_CHECKING:  # the engine's judges import the core; the core names them only for the type checker
     from evaluators.llm.judges import Judge
+    from evaluators.llm.validation import JudgeCheck
 
 
 @dataclass(frozen=True)
@@ -224,6 +225,14 @@ class Evaluator(ABC):
     def environment(self) -> dict[str, str]:
         """Versions of whatever the scores depend on beyond Python (compilers, judges...)."""
         return {}
+
+    def validate_judge(self, items: Sequence[Item], limit: int | None = None,
+                       progress: Callable[[int, int], None] | None = None) -> JudgeCheck | None:
+        """Measure the judge ``with_judge`` gave against what ``items`` (the dataset version) say is right
+        (``evaluators.llm.validation``); ``limit`` bounds the work (items or tasks, spread over the release).
+        None: the benchmark has no judge or nothing to validate one on. A judged benchmark's board ranks only
+        figures whose judge passed; JudgeUnavailable propagates."""
+        return None
 
     # ----------------------------------------------------------------------------- pages
     def method_notes(self) -> list[MethodNote]:

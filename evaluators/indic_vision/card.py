@@ -6,6 +6,7 @@ copying its prompt text, so our prompts are our own wording of the same requests
 from __future__ import annotations
 
 from evaluators.core.types import ProtocolRow
+from evaluators.llm.validation import known_answer_row
 from evaluators.indic_vision.prompts import JUDGE_PROMPTS, MAX_TOKENS
 
 _REPO = "ola-krutrim/IndicVisionBench"
@@ -159,6 +160,8 @@ def _vqa() -> list[ProtocolRow]:
                     f"three prompts of our own writing with the same criteria and rubric: {short.name}@{short.version}, "
                     f"{long.name}@{long.version}, {adversarial.name}@{adversarial.version}",
                     why="the release's licence does not allow copying its prompts", source=_EVAL_UTILS),
+        known_answer_row("indic-vision-vqa", "the released gold answer (it matches the reference)",
+                         "the question sent back", _EVAL_UTILS),
         ProtocolRow("Decimal grades", "the judge's text read as a number and clamped to 0-10 (\"7.5\" is 7.5)",
                     "as released", source=_EVAL_UTILS),
         ProtocolRow("Wrong-language penalty", "none", "as released", source=_EVAL_UTILS),

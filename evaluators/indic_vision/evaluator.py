@@ -27,12 +27,13 @@ from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
 from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
                                    ProtocolRow, ServerOptions, SliceDimension)
-from evaluators.indic_vision import card, metrics
+from evaluators.indic_vision import card, metrics, validation
 from evaluators.indic_vision.languages import BY_NAME, INDIC, LANGUAGES, choice_letter, truth_value
 from evaluators.indic_vision.prompts import (GENERATION, GRADE_SCHEMA, JUDGE_MAX_TOKENS, JUDGE_PROMPTS, MAX_TOKENS,
                                              grade_of, grade_problem, request_messages)
 from evaluators.indic_vision.release import JUDGED_TYPES, QUESTION_LABELS, QUESTION_TYPES, mmt_items, ocr_items, vqa_items
 from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks, judge_fallbacks_kept
+from evaluators.llm.validation import KnownAnswerValidation, validate_known_answers
 
 LANGUAGE_NAMES = tuple(language.name for language in LANGUAGES)
 INDIC_NAMES = tuple(language.name for language in INDIC)
@@ -379,6 +380,12 @@ class IndicVisionVQAEvaluator(_IndicVision):
              "Intervals resample images: the six questions about one image in one language are not independent.",
              f"Judge prompts: {short.name}@{short.version}, {long.name}@{long.version}, "
              f"{adversarial.name}@{adversarial.version}."))]
+
+    def validate_judge(self, items: Sequence[Item], limit: int | None = None,
+                       progress: Callable[[int, int], None] | None = None) -> KnownAnswerValidation:
+        """The known-answer check (``validation``): gold answers against constant, off-topic and
+        question-restating ones."""
+        return validate_known_answers(self, validation.known_set(items, limit), validation.grade, progress)
 
     def environment(self) -> dict[str, str]:
         return {**super().environment(),

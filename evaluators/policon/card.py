@@ -12,6 +12,7 @@ from typing import Any
 
 from evaluators.core.types import ProtocolRow
 from evaluators.policon.prompts import DEFAULT_PROTOCOL, PROTOCOLS, JudgeProtocol
+from evaluators.policon.validation import PASS_R
 
 #: tasks per party count in the paper (and in the release's task_datas)
 PAPER_TASKS: dict[int, int] = {2: 2172, 4: 2022, 6: 1530}
@@ -115,7 +116,9 @@ def protocol_card(protocol: JudgeProtocol, generation: dict[str, Any], judge_max
                     f"The paper reports r = {PAPER_JUDGE_R} between its judge's votes and the parties' real votes "
                     "(quoted from issue 31; the released repository holds no paper text)",
                     "The configured judge's Pearson r and exact-band agreement on every real resolution with a text, "
-                    "shown on this board with its date (manage.py validate_judge policon)",
+                    f"shown on this board with its date (manage.py validate_judge policon); it passes when r is at "
+                    f"least {PASS_R}, and the board ranks only figures of a judge that passed (the others are shown "
+                    "as \"judge not validated: not ranked\")",
                     "The judge here is not the paper's, so its agreement is measured again", "the paper"),
         ProtocolRow("Baselines",
                     "Random and Greedy are named by the paper; the released repository holds neither their code nor "

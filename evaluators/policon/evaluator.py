@@ -19,7 +19,7 @@ import json
 import random
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Self, Sequence
+from typing import Any, Callable, Iterable, Mapping, Self, Sequence
 
 from evaluators.core.evaluator import Evaluator, one_choice
 from evaluators.core.media import MediaSink
@@ -33,6 +33,7 @@ from evaluators.policon.card import PAPER_TASKS, protocol_card
 from evaluators.policon.prompts import (DEFAULT_PROTOCOL, DIGITS, EXAMPLE_RESOLUTION, OPENING, PROTOCOLS, JudgeProtocol,
                                         drafting_messages, stance_text)
 from evaluators.policon.release import OBJECTIVES, PARTY_COUNTS, Task, gaps, iter_items
+from evaluators.policon.validation import JudgeValidation, validate_judge, validation_tasks
 from evaluators.policon.voting import PASS_RULES, VETO_MINIMUM, WELFARE, Outcome, vote
 
 #: objective -> the item score it sets
@@ -211,6 +212,11 @@ class PoliConEvaluator(Evaluator):
 
     def method_card(self) -> list[ProtocolRow]:
         return protocol_card(self.protocol, DEFAULT_GENERATION, JUDGE_MAX_TOKENS)
+
+    def validate_judge(self, items: Sequence[Item], limit: int | None = None,
+                       progress: Callable[[int, int], None] | None = None) -> JudgeValidation:
+        """The judge against the parties' real votes on the real resolutions (``validation``); ``limit``: tasks."""
+        return validate_judge(self, validation_tasks([item.payload for item in items], limit), progress=progress)
 
     def environment(self) -> dict[str, str]:
         return {"judge_prompt": self.protocol.key, "judge_retries": str(self.protocol.retries),

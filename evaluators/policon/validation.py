@@ -7,19 +7,40 @@ about the real resolution with the party's stance, a judge that reads stances as
 digits close to them. ``validate_judge`` asks the evaluator's judge, under its protocol, for every party
 of every task (or an evenly spread ``limit`` of them) and reports Pearson r and exact-band agreement
 (0-3 / 4-6 / 7-9), the figures the paper gives for its own judge (r = 0.83). A task without its
-resolution, and a party without a stance, have nothing to judge and are counted as skipped.
+resolution, and a party without a stance, have nothing to judge and are counted as skipped. The judge
+passes when r is at least ``PASS_R`` (0.7: close to the paper's own judge); the board ranks only
+figures of a judge that passed. The validation is stored under the label of the prompt actually asked
+(``evaluators.llm.validation.validation_label``).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from evaluators.core.settings import item_seed
+from evaluators.llm.judges import Judge
+from evaluators.llm.types import JudgeBatch
+from evaluators.llm.validation import validation_label
+from evaluators.policon.prompts import JudgeProtocol
 from evaluators.policon.release import Task
 
-if TYPE_CHECKING:
-    from evaluators.policon.evaluator import PoliConEvaluator
+
+class VotingJudge(Protocol):
+    """What the validation asks of PoliCon's evaluator (``with_judge`` given): its judge, its protocol and
+    the votes it asks and reads."""
+
+    @property
+    def protocol(self) -> JudgeProtocol: ...
+
+    def require_judge(self) -> Judge: ...
+
+    def ask_votes(self, task: Task, resolution: str, *, seed: int) -> JudgeBatch: ...
+
+    def votes_of(self, batch: JudgeBatch) -> list[int]: ...
+
+#: the Pearson r a judge must reach to pass (the paper reports 0.83 for its own judge)
+PASS_R = 0.7
 
 
 @dataclass(frozen=True)
@@ -36,8 +57,20 @@ class JudgeValidation:
     skipped_tasks: int  # no adopted resolution in the release
     skipped_parties: int  # no stance in the release
 
+    @property
+    def passed(self) -> bool:
+        return self.pearson_r is not None and self.pearson_r >= PASS_R
+
+    def summary(self) -> str:
+        r = "undefined (no spread)" if self.pearson_r is None else f"{self.pearson_r:.2f}"
+        return (f"asked about the real adopted resolutions, against each party's real vote (in tenths): Pearson r = {r}, "
+                f"exact-band agreement (0-3 / 4-6 / 7-9) {self.band_agreement:.0%}, over {self.pairs:,} votes on "
+                f"{self.tasks:,} tasks ({self.skipped_tasks} without a resolution, {self.skipped_parties} parties without "
+                f"a stance skipped; {self.fallbacks} fallback votes); it {'passes' if self.passed else 'fails'} the rule "
+                f"of r at least {PASS_R}")
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "passed": self.passed, "summary": self.summary()}
 
 
 def band(vote: int) -> int:
@@ -67,7 +100,7 @@ def validation_tasks(payloads: Sequence[dict[str, Any]], limit: int | None = Non
     return tasks
 
 
-def validate_judge(evaluator: PoliConEvaluator, tasks: Sequence[Task],
+def validate_judge(evaluator: VotingJudge, tasks: Sequence[Task],
                    progress: Callable[[int, int], None] | None = None) -> JudgeValidation:
     """Ask ``evaluator``'s judge (``with_judge`` first) about each task's real resolution for each party
     with a stance; compare the digits with the real choices. JudgeUnavailable propagates."""
@@ -91,6 +124,7 @@ def validate_judge(evaluator: PoliConEvaluator, tasks: Sequence[Task],
             progress(done, len(tasks))
     agreement = sum(band(a) == band(b) for a, b in zip(real, judged)) / len(real) if real else 0.0
     r = pearson([float(v) for v in real], [float(v) for v in judged])
-    return JudgeValidation(judge=judge.spec.label, prompt=evaluator.protocol.key, pairs=len(real), pearson_r=r,
+    return JudgeValidation(judge=validation_label(judge.spec.name, judge.spec.revision, evaluator.protocol.key),
+                           prompt=evaluator.protocol.key, pairs=len(real), pearson_r=r,
                            band_agreement=agreement, fallbacks=fallbacks, tasks=len(tasks), skipped_tasks=skipped_tasks,
                            skipped_parties=skipped_parties)

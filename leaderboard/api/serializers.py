@@ -278,6 +278,8 @@ class ScoreCellSerializer(serializers.Serializer):
 
 class LeaderboardRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField(allow_null=True, help_text="null when the row is not ranked (see unranked_reason)")
+    ranked = serializers.SerializerMethodField(help_text="false when the row is not ranked; unranked_reason says why "
+                                                         "(e.g. 'judge not validated: not ranked')")
     contaminated = serializers.SerializerMethodField()
     model = serializers.CharField(source="model.name")
     model_slug = serializers.CharField(source="model.slug")
@@ -288,6 +290,9 @@ class LeaderboardRowSerializer(serializers.Serializer):
     is_reference = serializers.BooleanField(help_text="a baseline row (e.g. PoliCon's Random and Greedy): shown, never ranked")
     flags = serializers.ListField(child=serializers.CharField())
     scores = serializers.SerializerMethodField(help_text="column id (metric, or metric|slice) -> value with its interval")
+
+    def get_ranked(self, row: selectors.LeaderboardRow) -> bool:
+        return row.rank is not None
 
     def get_contaminated(self, row: selectors.LeaderboardRow) -> bool:
         return row.unranked_reason.startswith("contaminated")
@@ -342,8 +347,13 @@ class ProfileBenchmarkSerializer(serializers.Serializer):
     ci_high = serializers.FloatField(allow_null=True)
     n = serializers.IntegerField(allow_null=True)
     rank = serializers.IntegerField(allow_null=True)
+    ranked = serializers.SerializerMethodField(help_text="false when the figure is not ranked (unranked_reason says why)")
     ranked_of = serializers.IntegerField()
     unranked_reason = serializers.CharField()
+
+    def get_ranked(self, row: dict[str, Any]) -> bool:
+        return row["rank"] is not None
+
     run = serializers.IntegerField()
     submission = serializers.IntegerField()
     dataset = serializers.CharField()
@@ -409,6 +419,9 @@ class IndexHeadlineSerializer(serializers.Serializer):
     ci_low = serializers.FloatField(allow_null=True)
     ci_high = serializers.FloatField(allow_null=True)
     rank = serializers.IntegerField(allow_null=True, help_text="1 + the public models whose interval lies entirely better")
+    ranked = serializers.BooleanField(help_text="false when the headline is not ranked (unranked_reason says why)")
+    unranked_reason = serializers.CharField(help_text="e.g. 'judge not validated: not ranked'; empty when ranked or "
+                                                      "when it has no interval")
     format = serializers.ChoiceField(choices=["percent", "number"])
 
 

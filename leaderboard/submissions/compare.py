@@ -14,6 +14,7 @@ from leaderboard.arena import standing
 from leaderboard.arena.catalog_link import contestant_names
 from leaderboard.arena.selectors import latest_snapshots, public_votes
 from leaderboard.catalog.models import Model
+from leaderboard.catalog.validation import run_status
 from leaderboard.submissions.models import ItemResult, Score
 from leaderboard.submissions.selectors import model_scores
 
@@ -111,12 +112,17 @@ def compare_models(*, a: Model, b: Model, user: Any) -> dict[str, Any]:
         if bench.slice_dimensions:
             dim = bench.slice_dimensions[0]
             slices += [f"{dim['key']}={v}" for v in dim["values"] if f"{dim['key']}={v}" in scores_a or f"{dim['key']}={v}" in scores_b]
+        statuses = [run_status(bench, found[pk][1].environment, found[pk][1].dataset_version.judge_validations)
+                    for found in (found_a, found_b) if pk in found]
+        unranked = next((status.reason for status in statuses if not status.ranked), "")
         rows = []
         for key in slices:
             ca, cb = _cell(scores_a.get(key)), _cell(scores_b.get(key))
-            rows.append({"slice": key.split("=", 1)[1] if key else "all", "a": ca, "b": cb, "better": _better(ca, cb, higher)})
+            rows.append({"slice": key.split("=", 1)[1] if key else "all", "a": ca, "b": cb,
+                         "better": "" if unranked else _better(ca, cb, higher)})
         items = _items(found_a[pk][1], found_b[pk][1], primary["key"], higher) if pk in found_a and pk in found_b else None
         benchmarks.append({"benchmark": bench.slug, "name": bench.name, "metric": primary["label"],
                            "format": primary.get("format", "percent"), "higher_is_better": higher, "rows": rows, "items": items,
+                           "unranked_reason": unranked,
                            "run_a": found_a[pk][1].pk if pk in found_a else None, "run_b": found_b[pk][1].pk if pk in found_b else None})
     return {"a": a.slug, "b": b.slug, "a_name": a.name, "b_name": b.name, "benchmarks": benchmarks, "arena": _arena(a, b)}

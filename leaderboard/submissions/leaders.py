@@ -14,6 +14,7 @@ from leaderboard.arena.catalog_link import contestant_names
 from leaderboard.arena.selectors import latest_snapshots
 from leaderboard.arena.standing import Standings
 from leaderboard.catalog.models import Benchmark, Model
+from leaderboard.catalog.validation import unranked_by_judge
 from leaderboard.submissions.keys import column_id
 from leaderboard.submissions.models import LeaderboardEntry
 from leaderboard.submissions.selectors import Cell, public_entries_q, ranks_among
@@ -32,10 +33,16 @@ class Headline:
     ci_high: float | None
     rank: int | None
     percent: bool
+    unranked_reason: str = ""  # why a figure that could be ranked is not (its judge has no passing validation)
+
+    @property
+    def ranked(self) -> bool:
+        return self.rank is not None
 
     def to_dict(self) -> dict[str, Any]:
         return {"benchmark": self.benchmark, "value": self.value, "ci_low": self.ci_low, "ci_high": self.ci_high,
-                "rank": self.rank, "format": "percent" if self.percent else "number"}
+                "rank": self.rank, "ranked": self.ranked, "unranked_reason": self.unranked_reason,
+                "format": "percent" if self.percent else "number"}
 
 
 @dataclass
@@ -49,6 +56,7 @@ class BoardHeadlines:
     by_model: dict[int, Headline] = field(default_factory=dict)
     order: list[int] = field(default_factory=list)
     models: dict[int, Model] = field(default_factory=dict)
+    ranked: bool = True  # False: some rows' judge has no passing validation, so they are shown, not ranked
 
     def top(self, n: int) -> list[tuple[Model, Headline]]:
         return [(self.models[pk], self.by_model[pk]) for pk in self.order[:n]]
@@ -67,16 +75,21 @@ def board_headlines() -> list[BoardHeadlines]:
         entries = (LeaderboardEntry.objects.filter(public_entries_q(), benchmark=benchmark, dataset_version__is_current=True,
                                                    model__is_reference=False).select_related("model")
                    .only("values", "model__name", "model__slug", "model__modality", "model__source", "model__created_at"))
-        cells = {entry.model_id: (entry.model, Cell(*entry.values[col])) for entry in entries if entry.values.get(col)}
-        raw = [entry.values[col] for entry in entries if entry.values.get(col)]
+        version = benchmark.dataset_versions.filter(is_current=True).only("judge_validations").first()
+        untrusted = unranked_by_judge(benchmark, entries, version) if version else {}
+        cells = {entry.model_id: (entry.model, Cell(*entry.values[col]), untrusted.get(entry.pk))
+                 for entry in entries if entry.values.get(col)}
+        raw = [entry.values[col] for entry in entries if entry.values.get(col) and entry.pk not in untrusted]
         rank = ranks_among([entry_values for entry_values in raw if entry_values[1] is not None and entry_values[2] is not None], higher)
-        for pk, (model, cell) in cells.items():
+        for pk, (model, cell, status) in cells.items():
             bounded = cell.ci_low is not None and cell.ci_high is not None
             board.by_model[pk] = Headline(benchmark.slug, cell.value, cell.ci_low, cell.ci_high,
-                                          rank(cell) if bounded else None, board.percent)
+                                          rank(cell) if bounded and status is None else None, board.percent,
+                                          status.reason if status is not None else "")
             board.models[pk] = model
         board.order = sorted(cells, key=lambda pk: (board.by_model[pk].rank or 10**9,
                                                     -cells[pk][1].value if higher else cells[pk][1].value))
+        board.ranked = not untrusted
         boards.append(board)
     return boards
 

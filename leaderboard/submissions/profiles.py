@@ -10,6 +10,7 @@ from leaderboard.arena.catalog_link import contestant_name_of
 from leaderboard.arena.selectors import latest_snapshots, model_attribution
 from leaderboard.catalog.bars import bar_share
 from leaderboard.catalog.models import Model
+from leaderboard.catalog.validation import run_status, unranked_by_judge
 from leaderboard.submissions.keys import column_id
 from leaderboard.submissions.costs import summed
 from leaderboard.submissions.models import EvaluationRun, LeaderboardEntry, RunStatus
@@ -21,11 +22,16 @@ def _rank(run: EvaluationRun, primary: dict[str, Any], value: list | None) -> tu
     rule (``selectors.ranks_among``)."""
     if value is None or value[1] is None or value[2] is None:
         return None, 0, "no interval"
-    current = run.benchmark.dataset_versions.filter(is_current=True).values_list("pk", flat=True).first()
-    if current != run.dataset_version_id:
+    current = run.benchmark.dataset_versions.filter(is_current=True).first()
+    if current is None or current.pk != run.dataset_version_id:
         return None, 0, "scored on an older dataset version"
-    cells = [v.get(column_id(primary["key"])) for v in LeaderboardEntry.objects.filter(
-        public_entries_q(), benchmark_id=run.benchmark_id, dataset_version_id=current, model__is_reference=False).values_list("values", flat=True)]
+    status = run_status(run.benchmark, run.environment, current.judge_validations)
+    if not status.ranked:
+        return None, 0, status.reason
+    entries = LeaderboardEntry.objects.filter(public_entries_q(), benchmark_id=run.benchmark_id, dataset_version=current,
+                                              model__is_reference=False)
+    entries = entries.exclude(pk__in=list(unranked_by_judge(run.benchmark, entries, current)))
+    cells = [v.get(column_id(primary["key"])) for v in entries.values_list("values", flat=True)]
     cells = [c for c in cells if c and c[1] is not None and c[2] is not None]
     rank = ranks_among(cells, primary.get("higher_is_better", True))(Cell(*value))
     return rank, len(cells), ""

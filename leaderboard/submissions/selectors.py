@@ -23,7 +23,7 @@ from leaderboard.accounts import policy
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items
-from leaderboard.catalog.validation import judge_validation_notes
+from leaderboard.catalog.validation import judge_validation_notes, unranked_by_judge
 from leaderboard.pagecache import quietly
 from leaderboard.submissions import charts
 from leaderboard.submissions.eta import Wait, run_wait
@@ -109,6 +109,7 @@ class Leaderboard:
     window: DateWindow | None = None
     judges: list[str] = field(default_factory=list)  # the judges behind the rows shown (one, unless they differ)
     judge_notes: list[str] = field(default_factory=list)  # what their settings say about them (the demo judge's caveat)
+    judge_unvalidated: str = ""  # why some rows are not ranked for their judge ("judge not validated: not ranked")
 
     @property
     def wide(self) -> bool:
@@ -251,7 +252,9 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
     present = [(pk, pub, cell) for pk, pub, cell in keyed if cell]
     present.sort(key=lambda t: t[2][0], reverse=higher)
     ordered = [pk for pk, _, _ in present] + [pk for pk, _, cell in keyed if not cell]
-    ranks = ranks_among([cell for pk, pub, cell in present if pub and pk not in contaminated and pk not in references], higher)
+    untrusted = unranked_by_judge(benchmark, entries, dataset)
+    ranks = ranks_among([cell for pk, pub, cell in present
+                         if pub and pk not in contaminated and pk not in references and pk not in untrusted], higher)
     pages = max(1, -(-len(ordered) // page_size))
     page = min(max(1, page), pages)
     page_ids = ordered[(page - 1) * page_size: page * page_size]
@@ -278,6 +281,8 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
                                    f"{window.start:%Y-%m-%d}, so it may have seen these problems")
         elif not row.is_public:
             row.unranked_reason = "private: visible only to its owner and staff"
+        elif pk in untrusted:
+            row.unranked_reason = untrusted[pk].reason
         elif cell.ci_low is None or cell.ci_high is None:
             row.unranked_reason = "no interval (too few items)"
         else:
@@ -289,7 +294,7 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
     judges = sorted({row.judge for row in rows if row.judge})
     judge_notes = sorted({str(note) for row in rows if (note := ((row.run.environment or {}).get("judge") or {}).get("note"))})
     return Leaderboard(benchmark, dataset, columns, rows, col, slice_filter, current_version, page, pages, len(ordered), toolchains,
-                       window, judges, judge_notes)
+                       window, judges, judge_notes, next((status.reason for status in untrusted.values()), ""))
 
 
 WINDOW_CACHE_SECONDS = 24 * 3600

@@ -18,7 +18,10 @@ from leaderboard.pagecache import cached_page
 from leaderboard.spreadsheet import spreadsheet_safe
 from leaderboard.api.serializers import LeaderboardSerializer, ModelsIndexSerializer
 from leaderboard.catalog.media import dataset_medium
+from leaderboard.catalog import validation
 from leaderboard.catalog.reported import reported_figures
+from evaluators.llm.validation import MARGIN
+from evaluators.policon.validation import PASS_R
 from leaderboard.submissions.notifications import notifications_for, notifications_mark_read
 from leaderboard.submissions.compare import compare_models
 from leaderboard.submissions.profiles import model_profile
@@ -41,6 +44,13 @@ from leaderboard.web.forms import (
 def home(request: HtmxRequest) -> HttpResponse:
     benchmarks = list(Benchmark.objects.all())
     return render(request, "web/home.html", {"benchmarks": benchmarks, "leaders": leaders.home_leaders()})
+
+
+@cached_page
+def judges(request: HtmxRequest) -> HttpResponse:
+    """How a judged board's judge is validated, and where each board stands."""
+    return render(request, "web/judges.html", {"boards": validation.judged_boards(), "margin": MARGIN, "pass_r": PASS_R,
+                                               "not_validated": validation.NOT_VALIDATED})
 
 
 @cached_page
@@ -126,7 +136,8 @@ def _download(board: selectors.Leaderboard, fmt: str) -> HttpResponse:
     else:
         response = HttpResponse(content_type="text/csv")
         columns = [c["id"] for c in board.columns]
-        fields = ["rank", "model", "model_slug", "run", "dataset_version", "evaluator_version", "judge", "unranked_reason"]
+        fields = ["rank", "model", "model_slug", "run", "dataset_version", "evaluator_version", "judge", "unranked_reason",
+                  "ranked"]
         writer = csv.writer(response)
         writer.writerow(fields + [f"{column}{part}" for column in columns for part in ("", ":ci_low", ":ci_high", ":n")])
         for row in data["rows"]:

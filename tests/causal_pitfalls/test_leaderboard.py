@@ -22,9 +22,12 @@ from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for, register, submit_model
 from tests.modelhost.test_endpoint import all_finished, preflighted
 from tests.support.openai_server import OpenAIServer, Reply
+from tests.support.validation import record_passing_validation
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.toolchains]
 JUDGE = {"name": "rubric-judge", "revision": "2026-12-01", "prompt_version": "v1", "model": "judge"}
+#: its validation's label: the prompt the evaluator asks (v2), not the setting's prompt_version
+VALIDATED = "rubric-judge@2026-12-01 (prompt causal-pitfalls-rubric@v2)"
 DIRECT = evaluator_for("causal-pitfalls")
 
 
@@ -73,6 +76,7 @@ def benchmarks(db):
     for slug in ("causal-pitfalls", "causal-pitfalls-code"):
         benchmark = Benchmark.objects.get(slug=slug)
         dataset_version_import(benchmark=benchmark, release_path=DIRECT.sample_dataset(), tag="sample")
+        record_passing_validation(slug, VALIDATED)  # the scripted judge counts as validated: its board ranks
         found.append(benchmark)
     return found
 

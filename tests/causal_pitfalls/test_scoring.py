@@ -190,7 +190,7 @@ def test_the_error_rate_is_reported_overall_by_category_and_by_difficulty() -> N
 
 def test_the_method_card_states_every_element_and_each_deviation_with_its_reason() -> None:
     wanted = {"Question placeholders", "Generation settings", "Rubric filling", "Judge and prompt",
-              "Judge retries and fallbacks", "Item score", "Aggregation", "Counts", "Baselines"}
+              "Judge retries and fallbacks", "Judge validation", "Item score", "Aggregation", "Counts", "Baselines"}
     direct = {row.element: row for row in DIRECT.method_card()}
     code = {row.element: row for row in CODE.method_card()}
     assert wanted | {"Direct prompt"} == set(direct)

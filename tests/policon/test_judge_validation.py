@@ -28,7 +28,8 @@ DIGITS = {("[t0]", "Alder Bloc"): "2", ("[t0]", "Birch Union"): "1", ("[t1]", "B
 # Bands (0-3 / 4-6 / 7-9): x 0,0,0,1,2 and y 0,0,1,0,2 agree on 3 of 5.
 EXPECTED_R, EXPECTED_BANDS = 92 / 97, 3 / 5
 JUDGE = {"name": "scripted-judge", "revision": "2026-12-01", "prompt_version": "v1", "model": "judge"}
-LABEL = "scripted-judge@2026-12-01 (prompt v1)"
+#: stored under the prompt actually asked (PoliCon's released v2), whatever the setting's prompt_version says
+LABEL = "scripted-judge@2026-12-01 (prompt policon-support@v2)"
 
 
 def scripted(request: dict[str, Any]) -> Reply:
@@ -64,12 +65,15 @@ def test_validate_judge_reports_stores_and_shows_the_configured_judges_agreement
     out = io.StringIO()
     call_command("validate_judge", "policon", stdout=out)
     assert judge_server.request_count == 5  # one call per party with a stance, of each task with a resolution
-    assert f"{LABEL} (policon-support@v2): Pearson r {EXPECTED_R:.3f}, exact-band agreement 60.0% over 5 votes" in out.getvalue()
+    assert f"{LABEL}: asked about the real adopted resolutions, against each party's real vote (in tenths): Pearson r = " \
+           f"{EXPECTED_R:.2f}, exact-band agreement (0-3 / 4-6 / 7-9) 60%, over 5 votes on 4 tasks" in out.getvalue()
     assert "1 without a resolution, 1 parties without a stance skipped" in out.getvalue()
+    assert "it passes the rule of r at least 0.7" in out.getvalue()  # 0.948 >= 0.7
     version = policon.dataset_versions.get(is_current=True)
     stored = version.judge_validations[LABEL]
     assert stored["pearson_r"] == pytest.approx(EXPECTED_R) and stored["band_agreement"] == pytest.approx(EXPECTED_BANDS)
     assert (stored["pairs"], stored["tasks"], stored["fallbacks"], stored["prompt"]) == (5, 4, 0, "policon-support@v2")
+    assert stored["passed"] is True and "prompt v1" not in str(version.judge_validations)
     page = client.get("/benchmarks/policon/").content.decode()
     assert f"The configured judge {LABEL}" in page and f"Pearson r = {EXPECTED_R:.2f}" in page
     assert "exact-band agreement (0-3 / 4-6 / 7-9) 60%" in page and "The paper reports r = 0.83" in page
@@ -101,5 +105,5 @@ def test_a_judge_not_validated_yet_is_named_and_other_judges_figures_are_not_sho
     from leaderboard import pagecache
     pagecache.boards_changed()
     page = client.get("/benchmarks/policon/").content.decode()
-    assert "scripted-judge@2027-01-01 (prompt v1) has not been validated on dataset quirks yet" in page
+    assert "scripted-judge@2027-01-01 (prompt policon-support@v2) has not been validated on dataset quirks yet" in page
     assert "Pearson r =" not in page

@@ -23,6 +23,7 @@ from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for
 from tests.policon.test_scoring import party_of
 from tests.support.openai_server import OpenAIServer, Reply
+from tests.support.validation import record_passing_validation
 
 JUDGE = {"name": "scripted-judge", "revision": "2026-12-01", "prompt_version": "v1", "model": "judge"}
 LABEL = "scripted-judge@2026-12-01 (prompt v1)"
@@ -86,6 +87,8 @@ def policon(db):
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug="policon")
     dataset_version_import(benchmark=benchmark, release_path=EVALUATOR.sample_dataset(), tag="sample")
+    # the scripted judge counts as validated (under the prompt PoliCon asks, v2): its board ranks
+    record_passing_validation("policon", "scripted-judge@2026-12-01 (prompt policon-support@v2)")
     return benchmark
 
 

@@ -44,7 +44,8 @@ def test_models_index_lists_public_models_with_their_headlines_sorted_and_filter
     api = client.get("/api/models/index/?sort=multi-lcb").json()
     assert [row["name"] for row in api["rows"]] == ["beta", "alpha", "unscored"]
     assert api["rows"][0]["headlines"]["multi-lcb"] == {"benchmark": "multi-lcb", "value": 0.80, "ci_low": pytest.approx(0.75),
-                                                         "ci_high": pytest.approx(0.85), "rank": 1, "format": "percent"}
+                                                         "ci_high": pytest.approx(0.85), "rank": 1, "ranked": True,
+                                                         "unranked_reason": "", "format": "percent"}
     assert api["rows"][2]["headlines"]["multi-lcb"] is None
     assert client.get("/models/?format=json&sort=multi-lcb").json() == api
     assert [row["name"] for row in client.get("/api/models/index/?sort=-multi-lcb").json()["rows"]] == ["alpha", "beta", "unscored"]

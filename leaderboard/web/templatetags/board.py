@@ -9,6 +9,7 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 
 from evaluators.llm.types import redact_userinfo
+from leaderboard.catalog.validation import NOT_VALIDATED
 
 register = template.Library()
 
@@ -110,3 +111,16 @@ def get_board(boards: dict[str, Any], slug: str) -> Any:
 def item(mapping: Any, key: str) -> Any:
     """``mapping[key]`` in a template (None when it is not a mapping or has no such key)."""
     return mapping.get(key) if isinstance(mapping, dict) else None
+
+
+@register.inclusion_tag("web/_unranked.html")
+def unranked(reason: str) -> dict[str, Any]:
+    """What stands in a rank's place: "judge not validated: not ranked" with a link to how a judge is validated,
+    else a dash (with the reason as its tooltip)."""
+    return {"reason": reason, "not_validated": reason == NOT_VALIDATED}
+
+
+@register.filter
+def not_validated(reason: str) -> bool:
+    """The reason says the figure's judge has no passing validation."""
+    return reason == NOT_VALIDATED

@@ -1,5 +1,6 @@
-"""Validate a benchmark's configured judge against its current dataset's ground truth (PoliCon: the
-parties' real votes on the real resolutions), here or on a worker (``--queue``)."""
+"""Validate a benchmark's configured judge against its current dataset (PoliCon: the parties' real votes on
+the real resolutions; CausalPitfalls and IndicVisionBench VQA: answers of known quality), here or on a
+worker (``--queue``). A judged board ranks only figures of a judge that passed."""
 from __future__ import annotations
 
 from typing import Any
@@ -14,12 +15,15 @@ from leaderboard.modelhost.judging import JudgeNotConfigured
 
 
 class Command(BaseCommand):
-    help = ("Ask the configured judge about every real resolution for every party of the current dataset version and "
-            "report Pearson r and exact-band agreement with the parties' real votes (stored and shown on the board).")
+    help = ("Measure the benchmark's configured judge on its current dataset version (PoliCon: against the parties' real "
+            "votes; CausalPitfalls, IndicVisionBench VQA: answers of known quality), store the figures and the verdict "
+            "under the judge and the prompt it was asked, and show them on the board; only a judge that passes is ranked.")
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("benchmark", help="benchmark slug, e.g. policon")
-        parser.add_argument("--limit", type=int, default=0, help="that many tasks spread over the release (0: every task)")
+        parser.add_argument("benchmark", help="benchmark slug, e.g. policon or causal-pitfalls")
+        parser.add_argument("--limit", type=int, default=0,
+                            help="that many tasks (PoliCon) or items spread over the release (0: PoliCon's every task, the "
+                                 "others' default sample)")
         parser.add_argument("--queue", action="store_true", help="send it to a worker instead of running it here")
 
     def handle(self, *args: Any, benchmark: str, limit: int, queue: bool, **options: Any) -> None:
@@ -38,9 +42,4 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         except InfrastructureError as exc:  # the judge is unreachable: nothing was stored
             raise CommandError(f"the judge is unavailable: {exc}") from None
-        r = "undefined" if result["pearson_r"] is None else f"{result['pearson_r']:.3f}"
-        self.stdout.write(self.style.SUCCESS(
-            f"{result['judge']} ({result['prompt']}): Pearson r {r}, exact-band agreement {result['band_agreement']:.1%} "
-            f"over {result['pairs']} votes on {result['tasks']} tasks ({result['skipped_tasks']} without a resolution, "
-            f"{result['skipped_parties']} parties without a stance skipped; {result['fallbacks']} fallbacks); "
-            "the paper reports r = 0.83"))
+        self.stdout.write(self.style.SUCCESS(f"{result['judge']}: {result['summary']} (stored on dataset {result['dataset']})"))
