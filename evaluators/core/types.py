@@ -204,7 +204,7 @@ class MetricColumn:
     key: str
     label: str
     higher_is_better: bool = True
-    format: str = "percent"  # percent | number
+    format: str = "percent"  # percent | number | count (a whole number, such as a frame count)
     primary: bool = False
     #: the header of a narrow column where the board is wide ("" : the label), the label being its title
     short: str = ""
@@ -213,8 +213,8 @@ class MetricColumn:
 @dataclass(frozen=True)
 class SliceDimension:
     """A dimension a leaderboard can be filtered by, with its values in display order, and how a column
-    header names each value (``value_labels``: (abbreviation, full name) in the values' order; none: the
-    value as it is)."""
+    header names each value (``value_labels``: (abbreviation, full name) in the values' order, "" for no
+    abbreviation; none: the value as it is, for values that are words already)."""
 
     key: str
     label: str

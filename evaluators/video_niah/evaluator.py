@@ -51,6 +51,7 @@ class _VideoNIAH(Evaluator):
     #: frames go as images by default; the video mode needs a model that takes video
     modality = "image"
     read_items: Callable[[Path, MediaSink], Iterator[Item]]
+    item_labels = {"correct": "Correct", OVER_LIMIT: "Over the model's limit"}
 
     def __init__(self, mode: str = "images") -> None:
         self.mode = mode
@@ -242,8 +243,8 @@ class VideoNIAHSingleEvaluator(_VideoNIAH):
         MetricColumn("accuracy", "Accuracy (over the limit = miss)", primary=True),
         MetricColumn("accuracy_within_limit", "Accuracy within the model's limit"),
         MetricColumn("answered", "Share of the grid answered"),
-        MetricColumn("largest_answered", "Largest N answered", format="number"),
-        MetricColumn("frames_at_90", "Largest N at 0.9", format="number"),
+        MetricColumn("largest_answered", "Largest N answered", format="count"),
+        MetricColumn("frames_at_90", "Largest N at 0.9", format="count"),
     )
     slice_dimensions = (SliceDimension("frames", "Frames (N)"), SliceDimension("depth", "Depth (%)"))
     read_items = staticmethod(single_hop_items)
@@ -270,10 +271,10 @@ class VideoNIAHMultiEvaluator(_VideoNIAH):
         MetricColumn("both", "Both correct"),
         MetricColumn("accuracy_within_limit", "(Q1 + Q2) / 2 within the model's limit"),
         MetricColumn("answered", "Share of the grid answered"),
-        MetricColumn("largest_answered", "Largest N answered", format="number"),
-        MetricColumn("frames_at_90", "Largest N at 0.9", format="number"),
+        MetricColumn("largest_answered", "Largest N answered", format="count"),
+        MetricColumn("frames_at_90", "Largest N at 0.9", format="count"),
     )
-    slice_dimensions = (SliceDimension("frames", "Frames (N)"), SliceDimension("question", "Question", ("q1", "q2")))
+    slice_dimensions = (SliceDimension("frames", "Frames (N)"), SliceDimension("question", "Question", ("q1", "q2"), (("", "Q1 (first hop)"), ("", "Q2 (second hop)"))))
     read_items = staticmethod(multi_hop_items)
     lines = Lines("frames", ("accuracy", "both"))
 

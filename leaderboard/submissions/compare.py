@@ -12,6 +12,7 @@ from django.db.models import Q
 
 from leaderboard.arena.models import Vote
 from leaderboard.arena.selectors import latest_snapshots
+from leaderboard.catalog.labels import labels_for
 from leaderboard.catalog.models import Model
 from leaderboard.submissions.models import ItemResult, Score
 from leaderboard.submissions.selectors import model_scores
@@ -107,9 +108,11 @@ def compare_models(*, a: Model, b: Model, user: Any) -> dict[str, Any]:
             dim = bench.slice_dimensions[0]
             slices += [f"{dim['key']}={v}" for v in dim["values"] if f"{dim['key']}={v}" in scores_a or f"{dim['key']}={v}" in scores_b]
         rows = []
+        words = labels_for(bench)
         for key in slices:
             ca, cb = _cell(scores_a.get(key)), _cell(scores_b.get(key))
-            rows.append({"slice": key.split("=", 1)[1] if key else "all", "a": ca, "b": cb, "better": _better(ca, cb, higher)})
+            rows.append({"slice": key.split("=", 1)[1] if key else "all", "label": words.value(*key.split("=", 1)) if key else "all",
+                         "a": ca, "b": cb, "better": _better(ca, cb, higher)})
         items = _items(found_a[pk][1], found_b[pk][1], primary["key"], higher) if pk in found_a and pk in found_b else None
         benchmarks.append({"benchmark": bench.slug, "name": bench.name, "metric": primary["label"],
                            "format": primary.get("format", "percent"), "higher_is_better": higher, "rows": rows, "items": items,
