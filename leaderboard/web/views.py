@@ -388,6 +388,13 @@ def server_error(request: HttpRequest) -> HttpResponse:
     return HttpResponse((settings.BASE_DIR / "templates" / "500.html").read_bytes(), status=500, content_type="text/html")
 
 
+def favicon(request: HtmxRequest) -> HttpResponse:
+    """The site's icon at the address browsers ask for first (/favicon.ico; pages link it too), cached for a day."""
+    response = HttpResponse((settings.BASE_DIR / "static" / "favicon.ico").read_bytes(), content_type="image/x-icon")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
 def healthz(request: HtmxRequest) -> HttpResponse:
     """Liveness check for load balancers; also the trivial baseline view of the benchmarks."""
     return JsonResponse({"ok": True})

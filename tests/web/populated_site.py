@@ -106,7 +106,8 @@ def item_scores(slug: str, good: bool) -> list[ItemScore]:
     return []
 
 
-def _run(benchmark: Benchmark, owner: Any, name: str, good: bool, *, reference: bool = False) -> EvaluationRun:
+def scored_run(benchmark: Benchmark, owner: Any, name: str, good: bool, *, reference: bool = False) -> EvaluationRun:
+    """A succeeded run of the model ``name`` (made for ``owner``) on ``benchmark`` with item_scores(slug, good)."""
     version = benchmark.dataset_versions.filter(is_current=True).first() or dataset_version_import(
         benchmark=benchmark, release_path=evaluator_for(benchmark.evaluator_key).sample_dataset(), tag="sample")
     model = model_get_or_create(owner=owner, name=name, is_public=True)
@@ -140,7 +141,7 @@ def populate(owner: Any) -> list[EvaluationRun]:
         if not item_scores(benchmark.slug, True):
             continue
         if benchmark.slug != "causal-pitfalls-code":
-            runs.append(_run(benchmark, owner, "Qwen2.5-Coder 7B Instruct", True))
-        runs.append(_run(benchmark, baselines, "No analysis (baseline)", False, reference=True))
-        runs.append(_run(benchmark, baselines, "Rubric restated (baseline)", True, reference=True))
+            runs.append(scored_run(benchmark, owner, "Qwen2.5-Coder 7B Instruct", True))
+        runs.append(scored_run(benchmark, baselines, "No analysis (baseline)", False, reference=True))
+        runs.append(scored_run(benchmark, baselines, "Rubric restated (baseline)", True, reference=True))
     return runs
