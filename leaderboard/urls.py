@@ -10,6 +10,7 @@ from leaderboard.web import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("ops/status/", views.ops_status, name="ops-status"),
     path("benchmarks/<slug:slug>/", views.benchmark_detail, name="benchmark"),
     path("benchmarks/<slug:slug>/items.jsonl", views.benchmark_items, name="benchmark-items"),

@@ -71,8 +71,8 @@ def method_card(protocol: str, placeholders: str) -> list[ProtocolRow]:
                          "the rubric's criteria written out as the answer (it meets every one)",
                          "the item's question sent back", SCORER),
         ProtocolRow("Item score",
-                    "Criteria met / criteria (the rubric's score columns; moderation_effect's max_score of 7 is not "
-                    "used), × 100.",
+                    "Criteria met / criteria (the rubric's score columns; the moderation-effect rubric's stated maximum "
+                    "of 7 is not used), × 100.",
                     "Criteria met / criteria, as a share of 1.",
                     "Scores on the platform are shares; ×100 gives the paper's figure.", RESULTS),
         ProtocolRow("Aggregation",

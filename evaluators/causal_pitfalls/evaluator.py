@@ -37,7 +37,8 @@ from evaluators.causal_pitfalls import validation
 from evaluators.causal_pitfalls.baselines import BASELINE_ANSWERS
 from evaluators.causal_pitfalls.card import ERROR_RATE, PLACEHOLDER_MODES, dataset_notes, method_card, method_notes
 from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, PREAMBLE, code_messages, direct_messages, final_prompt, judge_variables
-from evaluators.causal_pitfalls.release import CATEGORIES, CATEGORY_LABELS, DIFFICULTIES, DIRECT_ROWS, SAMPLE_ROWS, iter_items
+from evaluators.causal_pitfalls.release import (CATEGORIES, CATEGORY_LABELS, CHALLENGE_LABELS, DIFFICULTIES, DIFFICULTY_LABELS, DIRECT_ROWS,
+                                                SAMPLE_ROWS, iter_items)
 from evaluators.core.evaluator import Evaluator, one_choice
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
@@ -102,9 +103,10 @@ class CausalPitfallsEvaluator(Evaluator):
         MetricColumn(RELIABILITY, "Causal reliability", primary=True),
         MetricColumn(FALLBACK_METRIC, "Judge fallbacks", higher_is_better=False),
     )
-    slice_dimensions = (SliceDimension("category", "Category", tuple(CATEGORY_LABELS)),
-                        SliceDimension("difficulty", "Difficulty", DIFFICULTIES),
-                        SliceDimension("challenge", "Challenge", tuple(sorted(CATEGORIES))))
+    slice_dimensions = (SliceDimension("category", "Category", tuple(CATEGORY_LABELS), tuple(("", w) for w in CATEGORY_LABELS.values())),
+                        SliceDimension("difficulty", "Difficulty", DIFFICULTIES, tuple(("", w) for w in DIFFICULTY_LABELS.values())),
+                        SliceDimension("challenge", "Challenge", tuple(sorted(CATEGORIES)),
+                                       tuple(("", CHALLENGE_LABELS[c]) for c in sorted(CATEGORIES))))
     judge_role = "causal-pitfalls"
 
     def __init__(self, placeholders: str = "filled") -> None:

@@ -47,6 +47,17 @@ CATEGORIES: dict[str, str] = {
     "population_shift": "external_validity", "moderation_effect": "external_validity",
     "temporal_stability": "external_validity", "domain_shift": "external_validity",
 }
+#: each challenge (a released folder name: "casual_effect" is the release's spelling) in words
+CHALLENGE_LABELS: dict[str, str] = {
+    "simpson_paradox": "Simpson's paradox", "berkson_paradox": "Berkson's paradox",
+    "observational_vs_experimental_reasoning": "Observational vs. experimental reasoning", "casual_effect": "Causal effect",
+    "counterfactual_reasoning": "Counterfactual reasoning", "necessity_sufficiency": "Necessity and sufficiency",
+    "mediation_outcome_confounder": "Mediator-outcome confounder", "sequential_mediator": "Sequential mediators",
+    "treatment_mediator": "Treatment-mediator", "causal_direction_iv": "Causal direction (instrumental variable)",
+    "dag_structure_markequi": "DAG structure (Markov equivalence)", "population_shift": "Population shift",
+    "moderation_effect": "Moderation effect", "temporal_stability": "Temporal stability", "domain_shift": "Domain shift",
+}
+DIFFICULTY_LABELS: dict[str, str] = {d: d.replace("_", " ").capitalize() for d in DIFFICULTIES}
 PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}|<([A-Z][A-Z0-9_]*)>")
 #: placeholders a challenge's files use for something its answer key names otherwise: challenge ->
 #: placeholder -> the dataset column it stands for (filled only where the CSV has that column).

@@ -127,6 +127,11 @@ class Evaluator(ABC):
     metric_columns: Sequence[MetricColumn] = ()
     #: dimensions a leaderboard can filter by
     slice_dimensions: Sequence[SliceDimension] = ()
+    #: words for the keys an item result carries beyond the columns and dimensions (its extra scores and
+    #: slices, such as OCR's "char_edits"), shown on the per-item page instead of the key
+    item_labels: ClassVar[Mapping[str, str]] = {}
+    #: words for the values of an item slice that is not a dimension: slice key -> value -> words
+    item_value_labels: ClassVar[Mapping[str, Mapping[str, str]]] = {}
     #: samples per item expected by default (pass@k needs several)
     default_samples: ClassVar[int] = 1
     #: the sample release shipped with the package, relative to the evaluator's module directory

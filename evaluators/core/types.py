@@ -213,8 +213,8 @@ class MetricColumn:
 @dataclass(frozen=True)
 class SliceDimension:
     """A dimension a leaderboard can be filtered by, with its values in display order, and how a column
-    header names each value (``value_labels``: (abbreviation, full name) in the values' order; none: the
-    value as it is)."""
+    header names each value (``value_labels``: (abbreviation, full name) in the values' order, "" for no
+    abbreviation; none: the value as it is, for values that are words already)."""
 
     key: str
     label: str

@@ -164,6 +164,8 @@ class IndicVisionOCREvaluator(_IndicVision):
         CUT_OFF,
     )
     slice_dimensions = (SliceDimension("language", "Language", LANGUAGE_NAMES),)
+    item_labels = {"char_edits": "Character edits", "ref_chars": "Reference characters", "word_edits": "Word edits",
+                   "ref_words": "Reference words"}
     read_items = staticmethod(ocr_items)
 
     def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
@@ -284,8 +286,10 @@ class IndicVisionVQAEvaluator(_IndicVision):
         MetricColumn(FALLBACK_METRIC, "Judge fallbacks", higher_is_better=False),
     )
     slice_dimensions = (SliceDimension("language", "Language", LANGUAGE_NAMES),
-                        SliceDimension("question_type", "Question type", tuple(k for k, _, _, _ in QUESTION_TYPES)),
-                        SliceDimension("set", "Set", ("en", "indic", "parallel")),
+                        SliceDimension("question_type", "Question type", tuple(k for k, _, _, _ in QUESTION_TYPES),
+                                       tuple(("", label) for _, _, _, label in QUESTION_TYPES)),
+                        SliceDimension("set", "Set", ("en", "indic", "parallel"),
+                                       (("", "English set"), ("", "Indic set"), ("", "Parallel set"))),
                         SliceDimension("topic", "Topic"))
     read_items = staticmethod(vqa_items)
 

@@ -25,7 +25,7 @@ from evaluators.core.stats import pass_at_k
 from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
                                    ProtocolRow, SliceDimension)
 from evaluators.multi_lcb.card import multi_lcb_card
-from evaluators.multi_lcb.metrics import PASS_K, VERDICTS, RunningMetrics, aggregate_scores
+from evaluators.multi_lcb.metrics import PASS_K, VERDICT_LABELS, VERDICTS, RunningMetrics, aggregate_scores
 from evaluators.multi_lcb.compare import RULE_SUMMARY, first_mismatch, outputs_match
 from evaluators.multi_lcb.prompts import EXTRACTION_RULES, LANGUAGE_KEYS, LANGUAGE_SPECS, build_messages, extract_code
 from evaluators.multi_lcb.release import DIFFICULTIES, PLATFORMS, iter_release_items
@@ -102,6 +102,7 @@ def _default_sandbox() -> Sandbox:
 
 #: the column headers of the languages whose names are long, where the language table must fit a desktop window
 LANGUAGE_ABBREVIATIONS = {"javascript": "JS", "typescript": "TS"}
+PLATFORM_NAMES = {"leetcode": "LeetCode", "codeforces": "Codeforces", "atcoder": "AtCoder"}
 
 
 class MultiLCBEvaluator(Evaluator):
@@ -123,9 +124,12 @@ class MultiLCBEvaluator(Evaluator):
         SliceDimension("language", "Language", LANGUAGE_KEYS,
                        tuple((LANGUAGE_ABBREVIATIONS.get(key, LANGUAGE_SPECS[key].name), LANGUAGE_SPECS[key].name)
                              for key in LANGUAGE_KEYS)),
-        SliceDimension("difficulty", "Difficulty", DIFFICULTIES),
-        SliceDimension("platform", "Platform", PLATFORMS),
+        SliceDimension("difficulty", "Difficulty", DIFFICULTIES, tuple(("", d.capitalize()) for d in DIFFICULTIES)),
+        SliceDimension("platform", "Platform", PLATFORMS, tuple(("", PLATFORM_NAMES[p]) for p in PLATFORMS)),
     )
+    item_labels = {"n": "Samples", "c": "Samples passed", "contest_date": "Contest date", "verdict_share": "Share of samples",
+                   "verdict": "Verdict"}
+    item_value_labels = {"verdict": VERDICT_LABELS}
 
     def __init__(self, *, time_limit_seconds: float = 15.0, memory_mb: int = 1024, extraction: str = "first",
                  languages: Sequence[str] = LANGUAGE_KEYS, n: int = 10, temperature: float = 0.2,

@@ -19,6 +19,9 @@ from evaluators.multi_lcb.release import DIFFICULTIES, PLATFORMS
 #: every verdict a sample can get, in display order
 VERDICTS: tuple[str, ...] = ("passed", "wrong_answer", "time_limit", "memory_limit", "runtime_error",
                              "compile_error", "output_limit", "no_code")
+VERDICT_LABELS: dict[str, str] = {
+    "passed": "Passed", "wrong_answer": "Wrong answer", "time_limit": "Time limit exceeded", "memory_limit": "Memory limit exceeded",
+    "runtime_error": "Runtime error", "compile_error": "Compile error", "output_limit": "Output limit exceeded", "no_code": "No code found"}
 PASS_K: tuple[int, ...] = (5, 10)
 
 #: the scores kept per problem and language: pass@1, then pass@k for each k of PASS_K

@@ -56,7 +56,8 @@ def protocol_card(protocol: JudgeProtocol, generation: dict[str, Any], judge_max
                     "One setting for every model whatever serves it; a seed per item keeps a resumed run reproducible",
                     f"{REPO}: config.py, utils/call_models.py"),
         ProtocolRow("Judge model", "gpt-4o-mini-2024-07-18",
-                    "The judge pinned under LEADERBOARD_JUDGES[\"policon\"], named on this board",
+                    "The judge the operator configured for PoliCon, pinned to a revision and named on this board "
+                    "(how to configure one: the Judges section of docs/models.md)",
                     "The platform runs its own pinned judge; its agreement with the parties' real votes is measured "
                     "below (judge validation)", f"{REPO}: utils/call_gpt.py"),
         ProtocolRow("Judge prompt",

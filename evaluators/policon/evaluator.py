@@ -57,6 +57,8 @@ class PoliConEvaluator(Evaluator):
     )
     slice_dimensions = (SliceDimension("parties", "Parties", tuple(str(n) for n in PARTY_COUNTS)),
                         SliceDimension("topic", "Topic"))
+    item_labels = {"objective": "Objective"}
+    item_value_labels = {"objective": OBJECTIVES}
     judge_role = "policon"
     #: the judge protocol (prompt version, retries, fallback vote), the setting ``judge_prompt``
     protocol: JudgeProtocol = PROTOCOLS[DEFAULT_PROTOCOL]

@@ -51,6 +51,7 @@ class _VideoNIAH(Evaluator):
     #: frames go as images by default; the video mode needs a model that takes video
     modality = "image"
     read_items: Callable[[Path, MediaSink], Iterator[Item]]
+    item_labels = {"correct": "Correct", OVER_LIMIT: "Over the model's limit"}
 
     def __init__(self, mode: str = "images") -> None:
         self.mode = mode
@@ -273,7 +274,7 @@ class VideoNIAHMultiEvaluator(_VideoNIAH):
         MetricColumn("largest_answered", "Largest N answered", format="count"),
         MetricColumn("frames_at_90", "Largest N at 0.9", format="count"),
     )
-    slice_dimensions = (SliceDimension("frames", "Frames (N)"), SliceDimension("question", "Question", ("q1", "q2")))
+    slice_dimensions = (SliceDimension("frames", "Frames (N)"), SliceDimension("question", "Question", ("q1", "q2"), (("", "Q1 (first hop)"), ("", "Q2 (second hop)"))))
     read_items = staticmethod(multi_hop_items)
     lines = Lines("frames", ("accuracy", "both"))
 

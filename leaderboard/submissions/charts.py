@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evaluators.core import evaluator_class
+from leaderboard.catalog.labels import labels_for, value_words
 from leaderboard.catalog.models import Benchmark
 from leaderboard.submissions.keys import column_id, slice_key
 
@@ -57,11 +58,13 @@ def heatmap(spec: dict[str, Any], values: Mapping[str, list]) -> dict[str, Any] 
             cells.append({"value": vec[0], "share": share, "percent": spec["scale"] == 1.0, "n": vec[3],
                           "over_limit": vec[0] is None and over >= 1.0})
         if any(cell["value"] is not None or cell["over_limit"] for cell in cells):
-            rows.append({"label": row, "cells": cells})
+            rows.append({"label": value_words(rows_dim).get(row, row), "cells": cells})
     if not rows:
         return None
+    columns = value_words(cols_dim)
     return {"rows_label": rows_dim["label"], "columns_label": cols_dim["label"], "metric": spec["label"],
-            "columns": list(cols_dim["values"]), "rows": rows}
+            "columns": [columns.get(v, v) for v in cols_dim["values"]], "rows": rows}
+
 
 
 def lines(spec: dict[str, Any], values: Mapping[str, list]) -> dict[str, Any] | None:
@@ -100,6 +103,7 @@ def run_summary(run: Any) -> dict[str, Any]:
     columns = {c["key"]: c for c in benchmark.metric_columns}
     order = {key: i for i, key in enumerate(columns)}
     headline = sorted((s for s in scores if not s.slice_key), key=lambda s: (order.get(s.key, len(order)), s.key))
-    rows = [{"label": columns.get(s.key, {}).get("label", s.key), "cell": s,
+    words = labels_for(benchmark)
+    rows = [{"label": words.metric(s.key), "cell": s,
              "fmt": columns.get(s.key, {}).get("format", "number")} for s in headline]
     return {"headline": rows, **figures(specs(benchmark), values)}

@@ -13,6 +13,7 @@ from django.db.models import Q
 from leaderboard.arena import standing
 from leaderboard.arena.catalog_link import contestant_names
 from leaderboard.arena.selectors import latest_snapshots, public_votes
+from leaderboard.catalog.labels import labels_for
 from leaderboard.catalog.models import Model
 from leaderboard.catalog.validation import run_status
 from leaderboard.submissions.models import ItemResult, Score
@@ -116,10 +117,12 @@ def compare_models(*, a: Model, b: Model, user: Any) -> dict[str, Any]:
                     for found in (found_a, found_b) if pk in found]
         unranked = next((status.reason for status in statuses if not status.ranked), "")
         rows = []
+        words = labels_for(bench)
         for key in slices:
             ca, cb = _cell(scores_a.get(key)), _cell(scores_b.get(key))
-            rows.append({"slice": key.split("=", 1)[1] if key else "all", "a": ca, "b": cb,
-                         "better": "" if unranked else _better(ca, cb, higher)})
+            rows.append({"slice": key.split("=", 1)[1] if key else "all",
+                         "label": words.value(*key.split("=", 1)) if key else "all",
+                         "a": ca, "b": cb, "better": "" if unranked else _better(ca, cb, higher)})
         items = _items(found_a[pk][1], found_b[pk][1], primary["key"], higher) if pk in found_a and pk in found_b else None
         benchmarks.append({"benchmark": bench.slug, "name": bench.name, "metric": primary["label"],
                            "format": primary.get("format", "percent"), "higher_is_better": higher, "rows": rows, "items": items,

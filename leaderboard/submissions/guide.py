@@ -16,6 +16,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from leaderboard.catalog.evaluators import configured_evaluator
+from leaderboard.catalog.labels import labels_for
 from leaderboard.catalog.models import Benchmark, DatasetVersion
 from leaderboard.catalog.services import dataset_items
 from leaderboard.pagecache import quietly
@@ -32,7 +33,7 @@ class Guide:
     samples: int
     checks: int  # the checks scoring runs over one answer to every item (Multi-LCB: test cases); 0: none counted
     first_ids: tuple[str, ...]
-    slices: tuple[str, ...]
+    slices: tuple[str, ...]  # the items' slice dimensions in words
     example_line: str
     file_refused: str
     has_example: bool
@@ -78,7 +79,7 @@ def guide_for(benchmark: Benchmark) -> Guide | None:
     if samples > 1:
         example["sample_index"] = 0
     return Guide(benchmark=benchmark, dataset_tag=dataset.tag, items=facts.items, samples=samples, checks=facts.checks, first_ids=first_ids,
-                 slices=facts.slices, example_line=json.dumps(example, ensure_ascii=False),
+                 slices=tuple(labels_for(benchmark).dimension(key) for key in facts.slices), example_line=json.dumps(example, ensure_ascii=False),
                  file_refused=evaluator.needs_transcript(), has_example=facts.has_example, requests_download=evaluator.modality == "text",
                  typical=Typical.of(run_durations(benchmark_id=benchmark.pk, dataset_version_id=dataset.pk)),
                  waiting=EvaluationRun.objects.filter(benchmark=benchmark, status=RunStatus.QUEUED).count())

@@ -57,13 +57,16 @@ class BoardHeadlines:
     order: list[int] = field(default_factory=list)
     models: dict[int, Model] = field(default_factory=dict)
     ranked: bool = True  # False: some rows' judge has no passing validation, so they are shown, not ranked
+    #: the board's baselines (reference models), best first, never ranked: shown marked beside the people's rows
+    baselines: list[tuple[Model, Headline]] = field(default_factory=list)
 
     def top(self, n: int) -> list[tuple[Model, Headline]]:
         return [(self.models[pk], self.by_model[pk]) for pk in self.order[:n]]
 
 
 def board_headlines() -> list[BoardHeadlines]:
-    """Every available benchmark's public, non-reference rows on its current dataset version."""
+    """Every available benchmark's public rows on its current dataset version: people's, ranked, and apart
+    from them the baselines (reference models), unranked."""
     boards = []
     for benchmark in Benchmark.objects.exclude(evaluator_key="").order_by("pk"):
         primary = next((c for c in benchmark.metric_columns if c.get("primary")), None)
@@ -72,11 +75,15 @@ def board_headlines() -> list[BoardHeadlines]:
         higher = bool(primary.get("higher_is_better", True))
         board = BoardHeadlines(benchmark, str(primary["label"]), primary.get("format", "percent") == "percent", higher)
         col = column_id(primary["key"])
-        entries = (LeaderboardEntry.objects.filter(public_entries_q(), benchmark=benchmark, dataset_version__is_current=True,
-                                                   model__is_reference=False).select_related("model")
-                   .only("values", "model__name", "model__slug", "model__modality", "model__source", "model__created_at"))
+        found = (LeaderboardEntry.objects.filter(public_entries_q(), benchmark=benchmark, dataset_version__is_current=True)
+                 .select_related("model").only("values", "model__name", "model__slug", "model__modality", "model__source",
+                                               "model__created_at", "model__is_reference"))
+        entries = [entry for entry in found if not entry.model.is_reference]
+        references = [(entry.model, Cell(*entry.values[col])) for entry in found if entry.model.is_reference and entry.values.get(col)]
+        board.baselines = [(model, Headline(benchmark.slug, cell.value, cell.ci_low, cell.ci_high, None, board.percent))
+                           for model, cell in sorted(references, key=lambda mc: -mc[1].value if higher else mc[1].value)]
         version = benchmark.dataset_versions.filter(is_current=True).only("judge_validations").first()
-        untrusted = unranked_by_judge(benchmark, entries, version) if version else {}
+        untrusted = unranked_by_judge(benchmark, found.filter(model__is_reference=False), version) if version else {}
         cells = {entry.model_id: (entry.model, Cell(*entry.values[col]), untrusted.get(entry.pk))
                  for entry in entries if entry.values.get(col)}
         raw = [entry.values[col] for entry in entries if entry.values.get(col) and entry.pk not in untrusted]
@@ -100,10 +107,11 @@ def arena_standings() -> Standings:
 
 
 def home_leaders(limit: int = 3) -> dict[str, Any]:
-    """The home page's leaders: each board's top ``limit`` rows, and the arena's ranked top ``limit``
-    with the provisional models listed apart."""
+    """The home page's leaders: each board's top ``limit`` rows and, marked apart, its best ``limit`` baselines; and
+    the arena's ranked top ``limit`` with the provisional models listed apart."""
     arena = arena_standings()
-    return {"boards": {b.benchmark.slug: {"metric": b.metric, "percent": b.percent, "rows": b.top(limit)}
+    return {"boards": {b.benchmark.slug: {"metric": b.metric, "percent": b.percent, "rows": b.top(limit),
+                                          "baselines": b.baselines[:limit]}
                        for b in board_headlines()},
             "arena": arena.ranked[:limit], "arena_provisional": arena.provisional, "arena_rule": arena.short_rule,
             "arena_any": bool(arena.ranked or arena.provisional)}

@@ -17,6 +17,7 @@ from leaderboard.accounts import policy
 from leaderboard.pagecache import cached_page
 from leaderboard.spreadsheet import spreadsheet_safe
 from leaderboard.api.serializers import LeaderboardSerializer, ModelsIndexSerializer
+from leaderboard.catalog.labels import labels_for
 from leaderboard.catalog.media import dataset_medium
 from leaderboard.catalog import validation
 from leaderboard.catalog.reported import reported_figures
@@ -89,6 +90,7 @@ def benchmark_detail(request: HtmxRequest, slug: str) -> HttpResponse:
     date_key = selectors.date_slice_of(benchmark)
     date_range = selectors.dataset_date_range(dataset=board.dataset, date_key=date_key) if date_key and board.dataset else None
     context = {"benchmark": benchmark, "board": board, "chart": _chart(board), "date_range": date_range, "problem": problem,
+               "labels": labels_for(benchmark),
                "query": _query_without(request, "sort", "page"), "method": selectors.method_notes_of(benchmark),
                "card": selectors.method_card_of(benchmark),
                "show_costs": request.GET.get("costs") == "1", "cost_columns": COST_COLUMNS,
@@ -260,7 +262,7 @@ def run_items(request: HtmxRequest, pk: int) -> HttpResponse:
     results = list(page)
     companions = selectors.item_companions(run=run, item_ids=[r.item_id for r in results])
     template = "web/run_items.html#items" if request.htmx else "web/run_items.html"
-    return render(request, template, {"run": run, "page": page, "failed_only": failed_only,
+    return render(request, template, {"run": run, "page": page, "failed_only": failed_only, "labels": labels_for(run.benchmark),
                                       "rows": [(r, companions[r.item_id]) for r in results]})
 
 
@@ -397,6 +399,13 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if request.path.startswith("/api/"):
         return JsonResponse({"detail": "A server error occurred; it has been logged. Try again later."}, status=500)
     return HttpResponse((settings.BASE_DIR / "templates" / "500.html").read_bytes(), status=500, content_type="text/html")
+
+
+def favicon(request: HtmxRequest) -> HttpResponse:
+    """The site's icon at the address browsers ask for first (/favicon.ico; pages link it too), cached for a day."""
+    response = HttpResponse((settings.BASE_DIR / "static" / "favicon.ico").read_bytes(), content_type="image/x-icon")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
 
 
 def healthz(request: HtmxRequest) -> HttpResponse:

@@ -66,7 +66,7 @@ def test_a_multi_lcb_sample_shows_its_program_and_where_its_tests_stopped(client
            lcb_score("t2_a/python", [lcb_sample(0, "passed"), lcb_sample(1, "passed")]))
     html = client.get(f"/runs/{run.pk}/items/").content.decode()
     assert '<pre class="program"><code class="language-python">print(a + b)  # sample 1 &lt;ok&gt;\n</code></pre>' in html
-    assert "Program (python)" in html
+    assert "Program (Python)" in html  # the language in words (the label table), as "C++" for cpp
     assert "passed 0 of 3 tests, then failed test 1 (public)" in html and "passed 2 of 3 tests, then failed test 3 (hidden)" in html
     assert "passed all 3 tests" in html and "<pre>12\n</pre>" in html and "<pre>3\n</pre>" in html
     assert listed(client, run, failed_only=True) == {"t1_a/python"}  # one sample of three failed: not full marks

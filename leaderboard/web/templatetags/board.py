@@ -10,6 +10,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from evaluators.llm.types import redact_userinfo
 from leaderboard.catalog.validation import NOT_VALIDATED
+from leaderboard.catalog.labels import Labels
 
 register = template.Library()
 
@@ -39,7 +40,10 @@ def duration(seconds: float | None) -> str:
 
 
 def _show(value: float, fmt: str) -> str:
-    return f"{100 * value:.1f}" if fmt == "percent" else f"{value:.0f}" if fmt == "count" else f"{value:.3f}"
+    """A figure in its column's format: a share in percent (one decimal), a count whole ("32 frames"), else three decimals."""
+    if fmt == "percent":
+        return f"{100 * value:.1f}"
+    return f"{value:.0f}" if fmt == "count" else f"{value:.3f}"
 
 
 @register.simple_tag
@@ -124,3 +128,60 @@ def unranked(reason: str) -> dict[str, Any]:
 def not_validated(reason: str) -> bool:
     """The reason says the figure's judge has no passing validation."""
     return reason == NOT_VALIDATED
+
+
+# --- keys in words (leaderboard.catalog.labels) ------------------------------------------------------
+
+@register.filter
+def metric_words(labels: Labels, key: str) -> str:
+    """A metric key in words ("ned_char" -> "Char. edit distance (0-100)")."""
+    return labels.metric(key)
+
+
+@register.filter
+def slice_words(labels: Labels, slice_key: str) -> str:
+    """A stored slice key in words ("language=cpp" -> "Language: C++")."""
+    return labels.slice(slice_key)
+
+
+@register.simple_tag
+def value_words(labels: Labels, dimension: str, value: str) -> str:
+    """One slice value in words ("question_type", "short_1" -> "Short answer 1")."""
+    return labels.value(dimension, value)
+
+
+@register.simple_tag
+def item_slices(labels: Labels, slices: dict[str, Any]) -> list[tuple[str, str]]:
+    """An item's slices as (dimension, value) in words."""
+    return labels.slices(slices)
+
+
+@register.simple_tag
+def item_scores(labels: Labels, scores: dict[str, Any]) -> list[tuple[str, str]]:
+    """An item's scores as (words, figure): the figure with at most three decimals, a whole number without any
+    ("Character edits", "39"; "Correct", "1")."""
+    return [(labels.metric(key), plain_number(value)) for key, value in scores.items()]
+
+
+@register.filter
+def plain_number(value: Any) -> str:
+    """A number with at most three decimals and no trailing zeros (39.0 -> "39", 0.25 -> "0.25")."""
+    if not isinstance(value, (int, float)):
+        return str(value)
+    return f"{value:.3f}".rstrip("0").rstrip(".") or "0"
+
+
+@register.filter
+def plain(value: Any) -> str:
+    """A stored record (a run's environment or settings) as text, not as Python writes it: a mapping as
+    "key value, key value", a list as "a, b"; nested records in parentheses."""
+    if isinstance(value, dict):
+        return ", ".join(f"{key} {_nested(item)}" for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_nested(item) for item in value)
+    return "" if value is None else str(value)
+
+
+def _nested(value: Any) -> str:
+    text = plain(value)
+    return f"({text})" if isinstance(value, (dict, list, tuple)) and text else text
