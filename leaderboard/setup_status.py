@@ -14,6 +14,7 @@ long each took at the last `make run` (``setup-durations.json``, kept across sta
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import sys
@@ -73,18 +74,21 @@ def record(path: Path, phase: str, state: str, *, now: float | None = None) -> N
     if state not in STATES:
         raise ValueError(f"state: unknown {state!r}; expected one of {', '.join(STATES)}")
     now = now if now is not None else time.time()
-    data = _read(path)
-    previous = data.get("phases", {}).get(phase)
-    data.setdefault("phases", {})[phase] = {"state": state, "since": now}
-    _write(path, data)
-    if state == "ready" and isinstance(previous, dict) and previous.get("state") == "installing":
-        durations = _read(path.parent / DURATIONS_NAME)
-        durations[phase] = max(0.0, now - float(previous.get("since") or now))
-        _write(path.parent / DURATIONS_NAME, durations)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # the phases behind the site record their states at once: one read-modify-write at a time, none lost
+    with open(path.parent / f".{path.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        data = _read(path)
+        previous = data.get("phases", {}).get(phase)
+        data.setdefault("phases", {})[phase] = {"state": state, "since": now}
+        _write(path, data)
+        if state == "ready" and isinstance(previous, dict) and previous.get("state") == "installing":
+            durations = _read(path.parent / DURATIONS_NAME)
+            durations[phase] = max(0.0, now - float(previous.get("since") or now))
+            _write(path.parent / DURATIONS_NAME, durations)
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as handle:
         json.dump(data, handle)
     os.replace(handle.name, path)

@@ -93,3 +93,26 @@ def test_a_waiting_run_says_which_setup_it_waits_for_and_how_long_that_took_last
     judged = re.sub(r"\s+", " ", client.get(f"/submissions/{policon_submission.pk}/").content.decode())
     assert ("This board's judge, the demo judge, is being set up; its runs are scored once it answers (installing for 2 min; "
             "it took about 2 min at the last start)." in judged.replace("&#x27;", "'")), judged
+
+
+def test_phases_recorded_at_once_are_all_kept(tmp_path: Path):
+    """The judge, the toolchains and the search index are installed side by side and record their states at the same
+    moments: no state may be lost (a lost "judge ready" would hold the judged boards' runs back for good)."""
+    import threading
+
+    path = tmp_path / "setup-status.json"
+    for round_ in range(20):
+        start = threading.Barrier(4)
+
+        def write(phase: str) -> None:
+            start.wait()
+            for state in ("installing", "ready"):
+                record(path, phase, state)
+
+        threads = [threading.Thread(target=write, args=(phase,)) for phase in ("judge", "toolchains", "search", "workers")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert setup_notice(path) == [], f"round {round_}: states lost: {setup_notice(path)}"
+        path.unlink()
