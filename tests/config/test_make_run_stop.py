@@ -3,7 +3,8 @@ Ctrl-C or a `kill -- -PGID` does) while it starts (migrating), while it installs
 toolchains, the search index), while a worker scores a run, and once idle, and afterwards no process it started is
 left: not a worker in a warm shutdown, not a pool's child, not the demo judge's vLLM server (in its own process group).
 A process counts as the run's when its environment holds this test's mark (every child inherits it, model servers
-too). The phases share one var/ (its first start migrates it and imports the samples; the later ones reuse it), and
+too; vLLM's engine process, which renames itself over its environment, is looked for as an orphan). The phases
+share one var/ (its first start migrates it and imports the samples; the later ones reuse it), and
 the demo judge's installed weights, so nothing is installed again."""
 from __future__ import annotations
 
@@ -56,6 +57,22 @@ def _embedded_env(var: Path) -> dict[str, str]:
     return {**env, "LEADERBOARD_VAR_DIR": str(var)}
 
 
+def _orphan_engines() -> set[int]:
+    """vLLM's engine processes whose parent is gone (they rename themselves over their environment, so no mark is
+    read from them): one left by a stopped judge would be among these."""
+    found = set()
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if not (entry / "cmdline").read_bytes().startswith(b"VLLM::EngineCore"):
+                continue
+            stat = (entry / "stat").read_text().rsplit(")", 1)[-1].split()
+        except OSError:
+            continue
+        if stat[0] not in ("Z", "X") and stat[1] == "1":
+            found.add(int(entry.name))
+    return found
+
+
 class Run:
     """One `make run` (scripts/run-embedded) on ``var``, its output collected line by line."""
 
@@ -63,6 +80,7 @@ class Run:
         self.var, self.mark, self.port = var, uuid.uuid4().hex, _free_pair()
         env = {**_embedded_env(var), MARK: self.mark}
         self.lines: list[str] = []
+        self.orphans_before = _orphan_engines()
         self.process = subprocess.Popen(["scripts/run-embedded", str(self.port)], cwd=REPO, env=env, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True, start_new_session=True)
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -96,9 +114,9 @@ class Run:
             self.kill()
             raise AssertionError(f"run-embedded still running {STOP_S} s after SIGTERM; its processes: {left}\n{self.output()}")
         self.reader.join(timeout=10)
-        left = _marked(self.mark)
+        left = sorted(_marked(self.mark).values()) + [f"vLLM engine {pid}" for pid in _orphan_engines() - self.orphans_before]
         self.kill()
-        return sorted(left.values())
+        return left
 
     def kill(self) -> None:
         for pid in _marked(self.mark):
