@@ -51,9 +51,9 @@ def _marked(mark: str) -> dict[int, str]:
 
 def _embedded_env(var: Path) -> dict[str, str]:
     """This environment as `make run` gets it from a newcomer's shell (no services), on ``var``."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "LEADERBOARD_CACHE_URL", "LEADERBOARD_JUDGES",
-                        "LEADERBOARD_EVALUATOR_SETTINGS", "DJANGO_SETTINGS_MODULE"} and not k.startswith(("S3_", "AWS_"))}
+    services = {"DATABASE_URL", "CELERY_BROKER_URL", "LEADERBOARD_CACHE_URL", "LEADERBOARD_JUDGES",
+                "LEADERBOARD_EVALUATOR_SETTINGS", "DJANGO_SETTINGS_MODULE"}
+    env = {k: v for k, v in os.environ.items() if k not in services and not k.startswith(("S3_", "AWS_"))}
     return {**env, "LEADERBOARD_VAR_DIR": str(var)}
 
 
@@ -81,8 +81,9 @@ class Run:
         env = {**_embedded_env(var), MARK: self.mark}
         self.lines: list[str] = []
         self.orphans_before = _orphan_engines()
-        self.process = subprocess.Popen(["scripts/run-embedded", str(self.port)], cwd=REPO, env=env, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        self.process = subprocess.Popen(["scripts/run-embedded", str(self.port)], cwd=REPO, env=env,
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        start_new_session=True)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
@@ -112,9 +113,11 @@ class Run:
         except subprocess.TimeoutExpired:
             left = _marked(self.mark)
             self.kill()
-            raise AssertionError(f"run-embedded still running {STOP_S} s after SIGTERM; its processes: {left}\n{self.output()}")
+            raise AssertionError(f"run-embedded still running {STOP_S} s after SIGTERM; its processes: {left}\n"
+                                 f"{self.output()}")
         self.reader.join(timeout=10)
-        left = sorted(_marked(self.mark).values()) + [f"vLLM engine {pid}" for pid in _orphan_engines() - self.orphans_before]
+        engines = _orphan_engines() - self.orphans_before
+        left = sorted(_marked(self.mark).values()) + [f"vLLM engine {pid}" for pid in engines]
         self.kill()
         return left
 
@@ -176,7 +179,8 @@ def test_sigterm_while_starting_stops_everything(var: Path) -> None:
 def test_sigterm_while_scoring_stops_everything(var: Path) -> None:
     with started(var) as run:
         run.reach("the workers", lambda: run.header("workers ready"))
-        run.reach("a run being scored", lambda: _count(var, "SELECT count(*) FROM submissions_evaluationrun WHERE status = 'running'") > 0)
+        running = "SELECT count(*) FROM submissions_evaluationrun WHERE status = 'running'"
+        run.reach("a run being scored", lambda: _count(var, running) > 0)
         _stopped(run, "scoring")
 
 
@@ -184,7 +188,8 @@ def test_sigterm_while_installing_behind_the_site_stops_everything(var: Path) ->
     with started(var) as run:
         run.reach("the install phase", lambda: run.header("behind the site"))
         # the installers at work (they check what is installed, then the judge's server loads)
-        run.reach("an installer running", lambda: any("install-" in c or "build-search-index" in c for c in _marked(run.mark).values()))
+        run.reach("an installer running",
+                  lambda: any("install-" in c or "build-search-index" in c for c in _marked(run.mark).values()))
         _stopped(run, "the install phase")
 
 
@@ -197,6 +202,7 @@ def test_sigterm_when_idle_stops_everything(var: Path) -> None:
                     "    model.objects.filter(status__in=['queued', 'running']).update(status='cancelled')"],
                    cwd=REPO, env=_embedded_env(var), check=True)
     with started(var) as run:
-        run.reach("everything ready", lambda: all(run.header(name) for name in ("workers ready", "judge ready", "search index ready")))
+        ready = ("workers ready", "judge ready", "search index ready")
+        run.reach("everything ready", lambda: all(run.header(name) for name in ready))
         assert _count(var, "SELECT count(*) FROM submissions_evaluationrun WHERE status IN ('queued', 'running')") == 0
         _stopped(run, "idle")
