@@ -1,11 +1,12 @@
-"""`make run` stops when told, in every phase: SIGTERM to ``scripts/run-embedded``'s process group (what a terminal's
-Ctrl-C or a `kill -- -PGID` does) while it starts (migrating), while it installs behind the site (the judge, the
-toolchains, the search index), while a worker scores a run, and once idle, and afterwards no process it started is
-left: not a worker in a warm shutdown, not a pool's child, not the demo judge's vLLM server (in its own process group).
-A process counts as the run's when its environment holds this test's mark (every child inherits it, model servers
-too; vLLM's engine process, which renames itself over its environment, is looked for as an orphan). The phases
-share one var/ (its first start migrates it and imports the samples; the later ones reuse it), and
-the demo judge's installed weights, so nothing is installed again."""
+"""`make run` stops when told, in every phase: SIGTERM to ``scripts/run-embedded`` alone (`kill PID`; its children are
+not signalled, so the script must stop them all: a worker told to stop waits for its running tasks, and its pool's
+children are not told) while it starts (migrating), while a worker scores a run, while it installs behind the site
+(the judge, the toolchains, the search index), and once idle; afterwards no process it started is left: not a
+worker in a warm shutdown, not a pool's child, not the demo judge's vLLM server (in its own process group). A process
+counts as the run's when its environment holds this test's mark (every child inherits it, model servers too; vLLM's
+engine process, which renames itself over its environment, is looked for as an orphan). The phases share one var/
+(its first start migrates it and imports the samples; the later ones reuse it), and the demo judge's installed
+weights, so nothing is installed again."""
 from __future__ import annotations
 
 import os
@@ -34,18 +35,22 @@ REACH_S, STOP_S = 15 * 60, 30
 
 
 def _marked(mark: str) -> dict[int, str]:
-    """The live processes (zombies aside) whose environment holds ``mark``: pid -> command line."""
-    found = {}
+    """The live processes (zombies aside) whose environment holds ``mark``, and their children (vLLM's engine process
+    renames itself over its environment): pid -> command line."""
+    found, parents = {}, {}
     for entry in Path("/proc").glob("[0-9]*"):
         try:
-            if f"{MARK}={mark}".encode() not in (entry / "environ").read_bytes().split(b"\0"):
-                continue
-            state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
+            stat = (entry / "stat").read_text().rsplit(")", 1)[-1].split()
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            marked = f"{MARK}={mark}".encode() in (entry / "environ").read_bytes().split(b"\0")
         except OSError:
             continue
-        if state not in ("Z", "X"):
+        if stat[0] in ("Z", "X"):
+            continue
+        parents[int(entry.name)] = (int(stat[1]), command)
+        if marked:
             found[int(entry.name)] = command
+    found.update({pid: command for pid, (parent, command) in parents.items() if parent in found})
     return found
 
 
@@ -106,8 +111,9 @@ class Run:
         return any(line.startswith("== [") and f"] {name}" in line for line in self.lines)
 
     def stop(self) -> list[str]:
-        """SIGTERM to the process group; the processes of this run still alive once the script has ended."""
-        os.killpg(self.process.pid, signal.SIGTERM)
+        """SIGTERM to the script alone (`kill PID`: its children are not told; the script must stop them all); the
+        processes of this run still alive once the script has ended."""
+        os.kill(self.process.pid, signal.SIGTERM)
         try:
             self.process.wait(timeout=STOP_S)
         except subprocess.TimeoutExpired:
