@@ -6,9 +6,15 @@ toolchains, the arena's search index), recording each phase's state in ``VAR_DIR
 Every page shows :func:`setup_notice` while a phase is not ready: what is installing, for how long, and
 which boards wait for it (runs are queued meanwhile and scored once the workers start). A deployment
 (``scripts/serve``) writes no file, so nothing is shown.
+
+The scoring workers start once the toolchains are in (``workers``); a judged board's run taken before the judge
+answers goes back to its queue for a while (:func:`run_waits_for`), so a judge-free board (Multi-LCB) is scored
+without waiting for the judge. A waiting run's page says which phases it waits for (:func:`waits_for`), with how
+long each took at the last `make run` (``setup-durations.json``, kept across starts).
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import sys
@@ -19,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 FILE_NAME = "setup-status.json"
+#: each phase's last install time (seconds from "installing" to "ready"), kept across `make run`s
+DURATIONS_NAME = "setup-durations.json"
 STATES = ("waiting", "installing", "ready", "failed")
 #: each phase: its label and what waits for it (the boards and features it makes ready)
 PHASES: dict[str, tuple[str, str]] = {
@@ -28,7 +36,14 @@ PHASES: dict[str, tuple[str, str]] = {
                                                "C#, Ruby, PHP, JavaScript, TypeScript) and CausalPitfalls' code-assisted "
                                                "programs run once they are installed"),
     "search": ("The arena's search index", "the Search Arena's contestants answer once it is built"),
-    "workers": ("The scoring workers", "queued runs are scored once the judge and the toolchains are ready"),
+    "workers": ("The scoring workers", "queued runs are scored once the toolchains are ready (a judged board's once "
+                                       "the judge is up too)"),
+}
+#: what a waiting run is told about each phase it waits for (then its state, how long so far, and how long it took last)
+WAITING_WORDS: dict[str, str] = {
+    "workers": "No worker scores runs yet: the scoring workers start once the sandbox's toolchains are installed",
+    "toolchains": "The sandbox's toolchains are being set up",
+    "judge": "This board's judge, the demo judge, is being set up; its runs are scored once it answers",
 }
 
 
@@ -41,6 +56,15 @@ class PhaseStatus:
     state: str
     minutes: float  # since it entered this state
     waits: str
+    last_minutes: float | None = None  # how long it took to get ready at the last `make run` (None: never recorded)
+
+    @property
+    def waiting_sentence(self) -> str:
+        """What a run waiting for this phase is told: what it waits for, for how long so far, and roughly how
+        long it took at the last start."""
+        took = (f"; it took about {max(1, round(self.last_minutes))} min at the last start"
+                if self.last_minutes is not None else "")
+        return f"{WAITING_WORDS[self.key]} ({self.state} for {round(self.minutes)} min{took})."
 
 
 def record(path: Path, phase: str, state: str, *, now: float | None = None) -> None:
@@ -49,9 +73,22 @@ def record(path: Path, phase: str, state: str, *, now: float | None = None) -> N
         raise ValueError(f"phase: unknown {phase!r}; expected one of {', '.join(PHASES)}")
     if state not in STATES:
         raise ValueError(f"state: unknown {state!r}; expected one of {', '.join(STATES)}")
-    data = _read(path)
-    data.setdefault("phases", {})[phase] = {"state": state, "since": now if now is not None else time.time()}
+    now = now if now is not None else time.time()
     path.parent.mkdir(parents=True, exist_ok=True)
+    # the phases behind the site record their states at once: one read-modify-write at a time, none lost
+    with open(path.parent / f".{path.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        data = _read(path)
+        previous = data.get("phases", {}).get(phase)
+        data.setdefault("phases", {})[phase] = {"state": state, "since": now}
+        _write(path, data)
+        if state == "ready" and isinstance(previous, dict) and previous.get("state") == "installing":
+            durations = _read(path.parent / DURATIONS_NAME)
+            durations[phase] = max(0.0, now - float(previous.get("since") or now))
+            _write(path.parent / DURATIONS_NAME, durations)
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
     with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as handle:
         json.dump(data, handle)
     os.replace(handle.name, path)
@@ -73,15 +110,45 @@ def status_path() -> Path:
 
 def setup_notice(path: Path | None = None, *, now: float | None = None) -> list[PhaseStatus]:
     """The phases not ready yet (empty once everything is, or where no setup is recorded)."""
-    phases = _read(path or status_path()).get("phases") or {}
+    path = path or status_path()
+    phases = _read(path).get("phases") or {}
+    durations = _read(path.parent / DURATIONS_NAME)
     now = now if now is not None else time.time()
     pending = []
     for key, (label, waits) in PHASES.items():
         entry = phases.get(key)
         if isinstance(entry, dict) and entry.get("state") in STATES and entry["state"] != "ready":
             since = float(entry.get("since") or now)
-            pending.append(PhaseStatus(key, label, str(entry["state"]), max(0.0, (now - since) / 60), waits))
+            last = durations.get(key)
+            pending.append(PhaseStatus(key, label, str(entry["state"]), max(0.0, (now - since) / 60), waits,
+                                       float(last) / 60 if isinstance(last, (int, float)) else None))
     return pending
+
+
+def waits_for(*, judged: bool, path: Path | None = None, now: float | None = None) -> list[PhaseStatus]:
+    """The phases a waiting run of a board waits for, not ready yet and not failed: the scoring workers and
+    what they wait for (the toolchains), and the judge for a ``judged`` board. Empty where no setup is recorded."""
+    pending = {phase.key: phase for phase in setup_notice(path, now=now) if phase.state != "failed"}
+    keys = ("workers", "toolchains", "judge") if judged else ("workers", "toolchains")
+    return [pending[key] for key in keys if key in pending]
+
+
+def judge_pending(path: Path | None = None) -> bool:
+    """Whether the judge is still being set up (waiting or installing; not failed, where its runs fail as they
+    would without one)."""
+    return any(phase.key == "judge" for phase in waits_for(judged=True, path=path))
+
+
+def run_waits_for(run_id: int) -> bool:
+    """Whether a worker should put this run back for now: its board is judged and the judge is still being set
+    up (a worker that took it would wait on the judge, holding back the judge-free boards' runs behind it)."""
+    from evaluators.core import evaluator_class
+    from leaderboard.submissions.models import EvaluationRun
+
+    if not judge_pending():
+        return False
+    key = EvaluationRun.objects.filter(pk=run_id).values_list("evaluator_key", flat=True).first()
+    return key is not None and bool(evaluator_class(key).judge_role)
 
 
 def cache_token(path: Path | None = None) -> str:

@@ -13,6 +13,10 @@ from celery.schedules import crontab
 from celery.signals import worker_init, worker_process_init, worker_shutting_down
 from kombu import Exchange, Queue
 
+# imported here, never in the shutdown handler below: a signal that arrives while the main thread is importing
+# this module would have the handler import it again, half-initialized ("cannot import name 'live_servers' from
+# partially initialized module"), and the handler would fail (no server stopped, the worker left in warm shutdown)
+from evaluators.llm.server import live_servers, stop_live_servers
 from workers import routing
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
@@ -74,9 +78,8 @@ def _stop_model_servers(**_: object) -> None:
     group reaches them) stops the server now, killed and reaped, and exits at once, as a crash would: a
     warm shutdown would otherwise wait for the whole generation, and a worker killed meanwhile leaves the
     server running. The task is not acknowledged, and the job's lease lapses; the reaper queues it again,
-    and it resumes from its stored answers. A worker without a server shuts down as usual."""
-    from evaluators.llm.server import live_servers, stop_live_servers
-
+    and it resumes from its stored answers. A worker without a server shuts down as usual. Nothing is
+    imported here: a signal handler that imports can meet its module half-imported."""
     if not live_servers():
         return
     # in a thread: this handler interrupts the main thread, which may hold a server's lock (stopping it itself)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 
+from celery import Task
 from django.conf import settings
 
 from workers import routing
@@ -11,10 +12,18 @@ from workers.celery import app
 log = logging.getLogger(__name__)
 
 
-@app.task(name=routing.EVALUATE_RUN, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
-def evaluate_run(run_id: int) -> str:
+#: how long a judged run waits before a worker looks again while `make run` still sets the judge up
+JUDGE_PENDING_RECHECK_SECONDS = 15
+
+
+@app.task(bind=True, max_retries=None, name=routing.EVALUATE_RUN, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
+def evaluate_run(self: Task, run_id: int) -> str:
+    from leaderboard.setup_status import run_waits_for
     from leaderboard.submissions.execution import run_execute
 
+    if run_waits_for(run_id):  # a judged board's run while the judge is still installing: the worker scores others first
+        log.info("run %s: its judge is still being set up; back to the queue for %s s", run_id, JUDGE_PENDING_RECHECK_SECONDS)
+        raise self.retry(countdown=JUDGE_PENDING_RECHECK_SECONDS)  # no limit: the task's max_retries is None
     outcome = run_execute(run_id=run_id)
     log.info("run %s: %s", run_id, outcome)
     return outcome

@@ -23,6 +23,9 @@ from typing import Any
 
 from django.utils import timezone
 
+from evaluators.core import evaluator_class
+from leaderboard.setup_status import PhaseStatus, setup_notice, waits_for
+
 from leaderboard.submissions.models import EvaluationRun, GenerationJob, RunPhase, RunStatus
 from leaderboard.submissions.sitework import BASELINE, is_site_work, work_kind
 
@@ -120,7 +123,8 @@ class Wait:
     """Where a waiting run stands: ``what`` it waits for (a worker to score it, or its model's generation
     job to be taken), its ``position`` among the waiting work of ``queue``, the work ``ahead``, and the
     seconds until it should start (``seconds``; None: no estimate yet, ``no_history`` names the boards
-    with nothing to go by). ``own``: how long runs like it took once started."""
+    with nothing to go by). ``own``: how long runs like it took once started. ``setup``: what `make run` is
+    still setting up that it waits for (no worker yet, the toolchains, its judge), before any of that."""
 
     what: str
     queue: str
@@ -130,6 +134,7 @@ class Wait:
     no_history: tuple[str, ...]
     own: Typical | None
     estimated_at: dt.datetime
+    setup: tuple[PhaseStatus, ...] = ()
 
     @property
     def method(self) -> str:
@@ -344,5 +349,7 @@ def run_wait(*, run: EvaluationRun, now: dt.datetime | None = None) -> Wait | No
     place = next((i for i, w in enumerate(queued) if type(w) is type(waiting) and w.pk == waiting.pk), len(queued))
     slot = _schedule(_work(RunStatus.RUNNING, waiting.queue), [*queued[:place], waiting], history, now)[-1]
     found = slot.estimate
+    setup = tuple(waits_for(judged=bool(evaluator_class(run.evaluator_key).judge_role))) if setup_notice() else ()
     return Wait(what="scoring" if isinstance(waiting, EvaluationRun) else "generating", queue=waiting.queue, position=place + 1,
-                ahead=list(found.ahead), seconds=found.start, no_history=found.no_history, own=history.of(run), estimated_at=now)
+                ahead=list(found.ahead), seconds=found.start, no_history=found.no_history, own=history.of(run), estimated_at=now,
+                setup=setup)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -42,3 +43,76 @@ def test_every_page_says_what_is_still_installing_until_it_is_ready(client, sett
         assert "The sandbox&#x27;s toolchains" not in page and "The sandbox's toolchains" not in page  # ready: not listed
     record(path, "judge", "ready")
     assert "Still setting up" not in client.get("/").content.decode()  # the cached home page is not served again
+
+
+@pytest.mark.django_db
+def test_a_waiting_run_says_which_setup_it_waits_for_and_how_long_that_took_last(client, settings, tmp_path: Path, multi_lcb,
+                                                                               user):
+    """Before the workers exist, a queued run's page does not say only "position 1, nothing ahead": it names what it
+    waits for, for how long so far, and how long that took at the last start; a judged board's run names the judge
+    too, a judge-free board's (Multi-LCB) does not."""
+    import re
+
+    from leaderboard.catalog.models import Benchmark, DatasetVersion
+    from leaderboard.catalog.services import model_get_or_create
+    from leaderboard.submissions.models import EvaluationRun, RunStatus, Submission
+
+    settings.VAR_DIR = tmp_path
+    path = tmp_path / "setup-status.json"
+    now = time.time()
+    # the last start: the toolchains took 300 s (5 min) and the judge 120 s (2 min)
+    record(path, "toolchains", "installing", now=now - 10_000)
+    record(path, "toolchains", "ready", now=now - 10_000 + 300)
+    record(path, "judge", "installing", now=now - 10_000)
+    record(path, "judge", "ready", now=now - 10_000 + 120)
+    # this start: the toolchains installing for 3 minutes, the judge for 2, no worker yet
+    path.unlink()
+    record(path, "toolchains", "installing", now=now - 180)
+    record(path, "judge", "installing", now=now - 120)
+    record(path, "workers", "waiting", now=now - 200)
+    policon = Benchmark.objects.get(slug="policon")
+    DatasetVersion.objects.create(benchmark=policon, tag="t", content_hash="0" * 64, storage_key="x", item_count=10, is_current=True)
+
+    def queued(benchmark: Benchmark, name: str) -> Submission:
+        submission = Submission.objects.create(model=model_get_or_create(owner=user, name=name, is_public=True), owner=user,
+                                               is_public=True)
+        EvaluationRun.objects.create(submission=submission, benchmark=benchmark, evaluator_key=benchmark.evaluator_key,
+                                     dataset_version=benchmark.dataset_versions.get(is_current=True), status=RunStatus.QUEUED,
+                                     queue="cpu")
+        return submission
+
+    lcb_submission, policon_submission = queued(multi_lcb, "coder"), queued(policon, "voter")
+    client.force_login(user)
+    lcb = re.sub(r"\s+", " ", client.get(f"/submissions/{lcb_submission.pk}/").content.decode())
+    assert ("No worker scores runs yet: the scoring workers start once the sandbox's toolchains are installed "
+            "(waiting for 3 min)." in lcb.replace("&#x27;", "'")), lcb
+    assert "The sandbox's toolchains are being set up (installing for 3 min; it took about 5 min at the last start)." in (
+        lcb.replace("&#x27;", "'"))
+    assert "It starts as soon as a worker takes it" not in lcb  # no worker exists to take it
+    assert "its runs are scored once it answers" not in lcb  # Multi-LCB has no judge to wait for
+    judged = re.sub(r"\s+", " ", client.get(f"/submissions/{policon_submission.pk}/").content.decode())
+    assert ("This board's judge, the demo judge, is being set up; its runs are scored once it answers (installing for 2 min; "
+            "it took about 2 min at the last start)." in judged.replace("&#x27;", "'")), judged
+
+
+def test_phases_recorded_at_once_are_all_kept(tmp_path: Path):
+    """The judge, the toolchains and the search index are installed side by side and record their states at the same
+    moments: no state may be lost (a lost "judge ready" would hold the judged boards' runs back for good)."""
+    import threading
+
+    path = tmp_path / "setup-status.json"
+    for round_ in range(20):
+        start = threading.Barrier(4)
+
+        def write(phase: str) -> None:
+            start.wait()
+            for state in ("installing", "ready"):
+                record(path, phase, state)
+
+        threads = [threading.Thread(target=write, args=(phase,)) for phase in ("judge", "toolchains", "search", "workers")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert setup_notice(path) == [], f"round {round_}: states lost: {setup_notice(path)}"
+        path.unlink()
