@@ -158,7 +158,7 @@ def test_the_tiny_vision_model_from_one_submission_to_all_three_leaderboards(use
     assert Score.objects.filter(run=vqa, key="overall", slice_key="language=Hindi,question_type=mcq").exists()  # a heatmap cell
     page = client.get("/benchmarks/indic-vision-vqa/").content.decode()
     assert '<details class="heatmap"><summary>Score (0-100): language × question type</summary>' in page
-    assert '<th scope="row">Hindi</th>' in page and '<th scope="col">mcq</th>' in page
+    assert '<th scope="row">Hindi</th>' in page and '<th scope="col">Multiple choice</th>' in page  # the question type in words (the label table)
     assert '<th scope="row">Bengali</th>' not in page  # only the languages it was scored on
     assert "A generated sample · dataset sample" in page and "not been checked by native speakers" in page
     items = client.get(f"/runs/{vqa.pk}/items/").content.decode()
