@@ -93,12 +93,17 @@ def fresh_page_cache() -> None:
 
 
 @pytest.fixture(autouse=True)
-def arena_public_figures_at_once(settings) -> None:
+def arena_public_figures_at_once() -> Iterator[None]:
     """The arena's public figures count a battle a delay after it closed (``selectors.public_cut``, one to
     two ARENA_PUBLIC_DELAY_SECONDS); tests about something else vote and read the figures at once, so the
     delay is 0 here (closed battles still count only once closed). The tests of the rule itself
-    (tests/arena/test_anonymity*.py) set the site's real delay; the workers get 0 from ``worker_env``."""
-    settings.ARENA_PUBLIC_DELAY_SECONDS = 0
+    (tests/arena/test_anonymity*.py) set the site's real delay; the workers get 0 from ``worker_env``. Through
+    ``override_settings``, not pytest-django's ``settings`` fixture, which a test's own parameter named "settings"
+    would hide."""
+    from django.test import override_settings
+
+    with override_settings(ARENA_PUBLIC_DELAY_SECONDS=0):
+        yield
 
 
 @pytest.fixture

@@ -109,6 +109,16 @@ def public_cut(now: dt.datetime | None = None) -> dt.datetime:
     return dt.datetime.fromtimestamp(seconds - seconds % delay - delay, tz=dt.timezone.utc)
 
 
+def public_from(closed: dt.datetime) -> dt.datetime:
+    """When a battle closed at ``closed`` enters the public figures (the rule above): the first moment whose
+    cut is after it, the second multiple of ARENA_PUBLIC_DELAY_SECONDS after ``closed`` (``closed`` itself
+    with no delay). What the voter is told after the vote."""
+    delay = int(settings.ARENA_PUBLIC_DELAY_SECONDS)
+    if delay <= 0:
+        return closed
+    return dt.datetime.fromtimestamp((int(closed.timestamp()) // delay + 2) * delay, tz=dt.timezone.utc)
+
+
 def closed_battles_q(cut: dt.datetime, prefix: str = "") -> Q:
     """Battles (``prefix``: the path to a battle from another model, such as "turn__battle__") that
     count in public figures under ``cut``: imported, voted before the cut, or ended without a vote and

@@ -48,10 +48,13 @@ def arena_home(request: HtmxRequest, setting: str = Setting.SEARCH) -> HttpRespo
 def _battle_context(request: HtmxRequest, battle: Battle) -> dict:
     revealed = battle.locked
     turns = selectors.battle_turns(battle, with_attributions=revealed)
+    vote = getattr(battle, "vote", None) if revealed else None  # the reverse one-to-one raises when there is none
     return {"battle": battle, "revealed": revealed, "mine": battle.voter_hash == voter_hash_if_known(request),
             "turns": [(t, presentation.pane(t, "a", revealed=revealed), presentation.pane(t, "b", revealed=revealed)) for t in turns],
             "complete": selectors.battle_complete(turns), "winners": Winner.choices, "prompt_form": PromptForm(),
-            "vote": getattr(battle, "vote", None) if revealed else None,
+            "vote": vote,
+            # when the vote reaches the public figures (never at once: the public cut's delay)
+            "counts_from": selectors.public_from(vote.created_at) if vote is not None else None,
             # what each contestant is, only after the vote (before it, it would narrow down who is who)
             "natures": {"a": reveal_words(battle.model_a, battle.setting), "b": reveal_words(battle.model_b, battle.setting)}
             if revealed else {}}

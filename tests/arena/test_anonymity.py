@@ -280,3 +280,19 @@ def test_the_transparency_page_and_api_state_the_rule_with_the_sites_delay(clien
     assert "at the second 60 minutes boundary (UTC) after its closing: between 60 minutes and twice that" in rule
     assert "pre-release variants still under test are in no public count" in rule
     assert rule.replace("'", "&#x27;") in page
+
+
+def test_the_voter_is_told_when_their_vote_reaches_the_public_figures(make_battle, client, real_delay):
+    from leaderboard.arena import services
+    from leaderboard.arena.models import Vote
+
+    voter = voter_of_client(client)
+    battle = make_battle(voter)
+    vote = services.vote_cast(battle=battle, winner="model_a", voter=voter)
+    # cast at 10:17:30 UTC: with the site's delay of an hour, the cut passes it at the second full hour after, 12:00
+    assert real_delay == 3600
+    Vote.objects.filter(pk=vote.pk).update(created_at=dt.datetime(2026, 12, 6, 10, 17, 30, tzinfo=dt.timezone.utc))
+    page = client.get(f"/arena/b/{battle.public_id}/").content.decode()
+    told = re.search(r'<span id="counts-from">(.*?)</span>', page, re.S)
+    assert told is not None
+    assert "it reaches the public ratings and counts at 2026-12-06 12:00 UTC" in told.group(1)

@@ -137,6 +137,16 @@ def test_constant_answers_under_an_unvalidated_judge_are_ranked_nowhere_until_th
     assert (headline["rank"], headline["ranked"], headline["unranked_reason"]) == (None, False, NOT_RANKED)
     assert NOT_RANKED in shown(client, "/models/") and "#1" not in shown(client, "/models/")
 
+    # a snapshot frozen now keeps the rows unranked, with the reason (page and API)
+    from leaderboard.history.services import snapshot_freeze
+
+    snapshot = snapshot_freeze(benchmark=causal_pitfalls, reason="frozen by the test")
+    frozen = client.get(f"/api/benchmarks/causal-pitfalls/snapshots/{snapshot.pk}/").json()["rows"]
+    assert {(r["model"], r["rank"], r["unranked_reason"]) for r in frozen} == {
+        ("same-sentence", None, NOT_RANKED), ("other-sentence", None, NOT_RANKED)}
+    assert shown(client, f"/benchmarks/causal-pitfalls/snapshots/{snapshot.pk}/").count(
+        f'<span class="why not-validated">{NOT_RANKED} (<a href="/judges/#how">') == 2
+
     # validating the generous judge: every kind of answer scores 1.0, a separation of 0 -> fails, nothing ranked
     settings.JUDGES = {"causal-pitfalls": {**JUDGE, "base_url": judge_server.base_url}}
     out = io.StringIO()
