@@ -111,7 +111,10 @@ def home_leaders(limit: int = 3) -> dict[str, Any]:
     the arena's ranked top ``limit`` with the provisional models listed apart."""
     arena = arena_standings()
     return {"boards": {b.benchmark.slug: {"metric": b.metric, "percent": b.percent, "rows": b.top(limit),
-                                          "baselines": b.baselines[:limit]}
+                                          "baselines": b.baselines[:limit],
+                                          # said once under the card's table (its rank column is too narrow for it)
+                                          "unranked_reason": next((h.unranked_reason for _, h in b.top(limit)
+                                                                   if h.unranked_reason), "")}
                        for b in board_headlines()},
             "arena": arena.ranked[:limit], "arena_provisional": arena.provisional, "arena_rule": arena.short_rule,
             "arena_any": bool(arena.ranked or arena.provisional)}
