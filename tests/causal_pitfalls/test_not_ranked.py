@@ -88,8 +88,8 @@ def shown(client: Any, url: str) -> str:
 
 
 def card(home: str) -> str:
-    """The CausalPitfalls (direct) card of the home page."""
-    return re.search(r'aria-label="CausalPitfalls[^"]*: the leading models".*?</table>', home, re.DOTALL).group(0)
+    """The CausalPitfalls (direct) card of the home page: its table and what follows it up to the card's end."""
+    return re.search(r'aria-label="CausalPitfalls[^"]*: the leading models".*?</li>', home, re.DOTALL).group(0)
 
 
 def test_constant_answers_under_an_unvalidated_judge_are_ranked_nowhere_until_the_judge_passes(
