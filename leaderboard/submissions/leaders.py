@@ -56,7 +56,6 @@ class BoardHeadlines:
     by_model: dict[int, Headline] = field(default_factory=dict)
     order: list[int] = field(default_factory=list)
     models: dict[int, Model] = field(default_factory=dict)
-    ranked: bool = True  # False: some rows' judge has no passing validation, so they are shown, not ranked
     #: the board's baselines (reference models), best first, never ranked: shown marked beside the people's rows
     baselines: list[tuple[Model, Headline]] = field(default_factory=list)
 
@@ -96,7 +95,6 @@ def board_headlines() -> list[BoardHeadlines]:
             board.models[pk] = model
         board.order = sorted(cells, key=lambda pk: (board.by_model[pk].rank or 10**9,
                                                     -cells[pk][1].value if higher else cells[pk][1].value))
-        board.ranked = not untrusted
         boards.append(board)
     return boards
 
