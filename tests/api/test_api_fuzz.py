@@ -20,7 +20,7 @@ from schemathesis.generation import GenerationMode
 from schemathesis.specs.openapi.checks import (content_type_conformance, response_headers_conformance,
                                                response_schema_conformance, status_code_conformance)
 
-from tests.web.test_pages import add_scored_model
+from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -42,7 +42,7 @@ def test_the_api_answers_every_fuzzed_request_within_its_schema(multi_lcb, user,
     from leaderboard.arena.models import ArenaModel
 
     with transaction.atomic():
-        run = add_scored_model(multi_lcb, user, "fuzzed-model", 0.5)
+        run = scored_run(multi_lcb, user, "fuzzed-model", 0.5)
     # battles can start in both settings (two enabled models that can answer without search; never called: sends are recorded)
     plain = {"kind": "chat", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
     ArenaModel.objects.create(name="fuzz-a", organization="A", responder=plain)

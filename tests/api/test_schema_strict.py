@@ -10,7 +10,8 @@ from rest_framework.test import APIClient
 
 from leaderboard.api.paging import MAX_LIMIT, MAX_OFFSET
 from leaderboard.api.serializers import ModelSubmissionSerializer
-from tests.web.test_pages import add_item_results, add_scored_model
+from tests.support.factories import scored_run
+from tests.web.test_pages import add_item_results
 
 pytestmark = pytest.mark.django_db
 
@@ -54,7 +55,7 @@ def test_page_zero_is_refused_naming_the_page(multi_lcb):
 
 
 def test_a_date_window_answers_on_the_api_page_and_downloads(multi_lcb, user):
-    run = add_scored_model(multi_lcb, user, "windowed", 0.5)
+    run = scored_run(multi_lcb, user, "windowed", 0.5)
     add_item_results(run, {("t1_a", "python"): True, ("t2_a", "python"): False, ("t3_a", "python"): True})
     api = APIClient().get("/api/benchmarks/multi-lcb/leaderboard/?from=2024-01-01&to=2025-12-31")
     assert api.status_code == 200 and api.json()["window"] == {"from": "2024-01-01", "to": "2025-12-31"}

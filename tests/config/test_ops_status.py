@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from leaderboard.submissions.models import EvaluationRun, RunStatus
 from tests.conftest import wait_for
-from tests.web.test_pages import add_scored_model
+from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -22,7 +22,7 @@ def test_only_staff_see_the_status_page(client, user):
 
 def test_the_page_shows_workers_queues_runs_and_the_beat(client, user, multi_lcb, celery_worker):
     with transaction.atomic():
-        run = add_scored_model(multi_lcb, user, "busy", 0.5)
+        run = scored_run(multi_lcb, user, "busy", 0.5, items=36)
     EvaluationRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, started_at=timezone.now(), items_done=7,
                                                    lease_expires_at=timezone.now() + timezone.timedelta(hours=1))
     user.is_staff = True

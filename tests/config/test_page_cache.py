@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from leaderboard import pagecache
 from leaderboard.catalog.models import Model
-from tests.web.test_pages import add_scored_model
+from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +24,7 @@ def token_in(html: str) -> str:
 
 
 def test_an_unchanged_board_is_served_from_the_cache_without_queries(multi_lcb, user):
-    add_scored_model(multi_lcb, user, "alpha", 0.3)
+    scored_run(multi_lcb, user, "alpha", 0.3)
     visitor = Client()
     first = visitor.get(BOARD)
     assert first["X-Page-Cache"] == "miss" and "alpha" in first.content.decode()
@@ -41,9 +41,9 @@ def test_an_unchanged_board_is_served_from_the_cache_without_queries(multi_lcb, 
 
 
 def test_a_finished_run_a_renamed_model_and_a_private_turn_show_at_once(multi_lcb, user):
-    add_scored_model(multi_lcb, user, "alpha", 0.3)
+    scored_run(multi_lcb, user, "alpha", 0.3)
     assert "alpha" in Client().get(BOARD).content.decode()
-    add_scored_model(multi_lcb, user, "beta", 0.8)  # a run reaches the board
+    scored_run(multi_lcb, user, "beta", 0.8)  # a run reaches the board
     page = Client().get(BOARD)
     assert page["X-Page-Cache"] == "miss" and "beta" in page.content.decode()
     beta = Model.objects.get(name="beta")
@@ -57,10 +57,10 @@ def test_a_finished_run_a_renamed_model_and_a_private_turn_show_at_once(multi_lc
 def test_a_change_committed_by_another_process_invalidates_after_commit(multi_lcb, user, django_capture_on_commit_callbacks):
     """The receiver changes the generation at once and again on commit: a page rendered in between
     (from the data before the commit) is stored under a generation the commit then retires."""
-    add_scored_model(multi_lcb, user, "alpha", 0.3)
+    scored_run(multi_lcb, user, "alpha", 0.3)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         with transaction.atomic():
-            add_scored_model(multi_lcb, user, "gamma", 0.5)
+            scored_run(multi_lcb, user, "gamma", 0.5)
         Client().get(BOARD)  # rendered and kept before the commit hook ran
         assert Client().get(BOARD)["X-Page-Cache"] == "hit"
     assert pagecache.new_generation in callbacks
@@ -84,7 +84,7 @@ def test_every_visitor_gets_their_own_csrf_token_from_a_cached_page(multi_lcb):
 
 
 def test_signed_in_users_and_errors_are_never_cached(multi_lcb, user, client):
-    add_scored_model(multi_lcb, user, "mine", 0.4, public=False)
+    scored_run(multi_lcb, user, "mine", 0.4, public=False)
     client.force_login(user)
     own = client.get(BOARD)
     assert "X-Page-Cache" not in own and "mine" in own.content.decode() and "ada" in own.content.decode()
@@ -100,7 +100,7 @@ def test_signed_in_users_and_errors_are_never_cached(multi_lcb, user, client):
 def test_a_crafted_query_name_cannot_spell_another_querys_key(multi_lcb, user):
     """Names and values used to be joined unescaped: the one parameter ``page=['1']&sort`` = ``x`` gave
     the key of ``?page=1&sort=x``, so the crafted page would be served to the next visitor of that URL."""
-    add_scored_model(multi_lcb, user, "alpha", 0.3)
+    scored_run(multi_lcb, user, "alpha", 0.3)
     crafted = Client().get(BOARD, {"page=['1']&sort": "pass@1|language=python"})
     assert crafted["X-Page-Cache"] == "miss"
     honest = Client().get(BOARD, {"page": "1", "sort": "pass@1|language=python"})
@@ -109,7 +109,7 @@ def test_a_crafted_query_name_cannot_spell_another_querys_key(multi_lcb, user):
 
 
 def test_hx_request_false_is_a_full_page_and_never_the_fragments_entry(multi_lcb, user):
-    add_scored_model(multi_lcb, user, "alpha", 0.3)
+    scored_run(multi_lcb, user, "alpha", 0.3)
     full = Client().get(BOARD, HTTP_HX_REQUEST="false")
     assert "<html" in full.content.decode()
     fragment = Client().get(BOARD, HTTP_HX_REQUEST="true")
@@ -118,7 +118,7 @@ def test_hx_request_false_is_a_full_page_and_never_the_fragments_entry(multi_lcb
 
 def test_a_model_named_like_the_csrf_placeholder_is_shown_as_named(multi_lcb, user):
     """The placeholder was a fixed string: a model with that name got each visitor's token in its place."""
-    add_scored_model(multi_lcb, user, "csrf-slot-6f1c0d0e6b", 0.3)
+    scored_run(multi_lcb, user, "csrf-slot-6f1c0d0e6b", 0.3)
     Client().get(BOARD)
     cached = Client().get(BOARD)
     html = cached.content.decode()

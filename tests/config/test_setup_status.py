@@ -12,6 +12,7 @@ import pytest
 
 from leaderboard.setup_status import record, setup_notice
 from tests.conftest import REPO
+from tests.support.factories import run_make
 
 
 def test_the_script_records_phases_and_refuses_unknown_ones(tmp_path: Path):
@@ -54,8 +55,7 @@ def test_a_waiting_run_says_which_setup_it_waits_for_and_how_long_that_took_last
     import re
 
     from leaderboard.catalog.models import Benchmark, DatasetVersion
-    from leaderboard.catalog.services import model_get_or_create
-    from leaderboard.submissions.models import EvaluationRun, RunStatus, Submission
+    from leaderboard.submissions.models import RunStatus, Submission
 
     settings.VAR_DIR = tmp_path
     path = tmp_path / "setup-status.json"
@@ -74,12 +74,7 @@ def test_a_waiting_run_says_which_setup_it_waits_for_and_how_long_that_took_last
     DatasetVersion.objects.create(benchmark=policon, tag="t", content_hash="0" * 64, storage_key="x", item_count=10, is_current=True)
 
     def queued(benchmark: Benchmark, name: str) -> Submission:
-        submission = Submission.objects.create(model=model_get_or_create(owner=user, name=name, is_public=True), owner=user,
-                                               is_public=True)
-        EvaluationRun.objects.create(submission=submission, benchmark=benchmark, evaluator_key=benchmark.evaluator_key,
-                                     dataset_version=benchmark.dataset_versions.get(is_current=True), status=RunStatus.QUEUED,
-                                     queue="cpu")
-        return submission
+        return run_make(benchmark, user, name, status=RunStatus.QUEUED, queue="cpu").submission
 
     lcb_submission, policon_submission = queued(multi_lcb, "coder"), queued(policon, "voter")
     client.force_login(user)

@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 
 from leaderboard.history.models import Snapshot
-from tests.history.helpers import scored_run
+from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from leaderboard.catalog.services import dataset_version_import, dataset_version
 from leaderboard.history.models import ChangeKind, ChangelogEntry
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission
-from tests.history.helpers import scored_run
+from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import pytest
 from django.db import transaction
 
 from leaderboard.history.services import snapshot_freeze
-from tests.history.helpers import scored_run
+from tests.support.factories import scored_run
 
 
 @pytest.mark.django_db(transaction=True)

@@ -9,7 +9,7 @@ import pytest
 from leaderboard.catalog.models import Model
 from leaderboard.history.selectors import board_rank_history, model_rank_history
 from leaderboard.history.services import snapshot_freeze
-from tests.history.helpers import scored_run
+from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db
 

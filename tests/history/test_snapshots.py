@@ -17,7 +17,7 @@ from leaderboard.catalog.services import dataset_version_import
 from leaderboard.history import selectors
 from leaderboard.history.models import ChangeKind, ChangelogEntry, Snapshot, SnapshotImmutable
 from leaderboard.history.services import SnapshotRefused, snapshot_freeze, snapshots_freeze_scheduled
-from tests.history.helpers import scored_run
+from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db
 

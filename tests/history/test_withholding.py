@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 from leaderboard.catalog.models import Model
 from leaderboard.history.models import Snapshot, SnapshotWithholding
 from leaderboard.history.services import SnapshotRefused, snapshot_freeze, snapshot_row_withhold
-from tests.history.helpers import scored_run
+from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db
 

@@ -11,10 +11,10 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from leaderboard.catalog.models import Benchmark, DatasetVersion
-from leaderboard.catalog.services import model_get_or_create
 from leaderboard.submissions.eta import Span, run_wait
-from leaderboard.submissions.models import EvaluationRun, RunStatus, Submission
+from leaderboard.submissions.models import EvaluationRun, RunStatus
 from leaderboard.submissions.sitework import BASELINE_OWNER
+from tests.support.factories import run_make
 
 pytestmark = pytest.mark.django_db
 
@@ -33,13 +33,10 @@ def boards(multi_lcb):
 
 def _run(benchmark, owner, status: str, *, queue: str = "cpu", seconds: float | None = None, queued_ago: float = 0.0,
          started_ago: float | None = None, version: DatasetVersion | None = None) -> EvaluationRun:
-    model = model_get_or_create(owner=owner, name=f"m{EvaluationRun.objects.count()}", is_public=True)
-    submission = Submission.objects.create(model=model, owner=owner, is_public=True)
     start = T - dt.timedelta(hours=2) if seconds is not None else (T - dt.timedelta(seconds=started_ago) if started_ago is not None else None)
-    return EvaluationRun.objects.create(
-        submission=submission, benchmark=benchmark, dataset_version=version or benchmark.dataset_versions.get(is_current=True),
-        evaluator_key=benchmark.evaluator_key, status=status, queue=queue, queued_at=T - dt.timedelta(seconds=queued_ago),
-        started_at=start, progress_started_at=start, finished_at=start + dt.timedelta(seconds=seconds) if seconds is not None else None)
+    return run_make(benchmark, owner, f"m{EvaluationRun.objects.count()}", status=status, dataset_version=version, queue=queue,
+                    queued_at=T - dt.timedelta(seconds=queued_ago), started_at=start, progress_started_at=start,
+                    finished_at=start + dt.timedelta(seconds=seconds) if seconds is not None else None)
 
 
 @pytest.fixture

@@ -9,13 +9,12 @@ from html.parser import HTMLParser
 
 import pytest
 from django.test import Client
-from django.utils import timezone
 from rest_framework.test import APIClient
 
 from leaderboard.catalog.models import Model
 from leaderboard.submissions import services
-from leaderboard.submissions.models import EvaluationRun, LeaderboardEntry, RunStatus, Score, Submission
-from tests.web.test_pages import add_scored_model
+from leaderboard.submissions.models import LeaderboardEntry, Submission
+from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db
 
@@ -87,8 +86,8 @@ NOWHERE = {"page": False, "cached page": False, "api": False, "csv": False}
 
 
 def test_a_submission_made_private_in_the_admin_leaves_every_public_view(multi_lcb, user, staff):
-    run = add_scored_model(multi_lcb, user, "alpha-secret-run", 0.4)
-    add_scored_model(multi_lcb, user, "beta-stays", 0.6)
+    run = scored_run(multi_lcb, user, "alpha-secret-run", 0.4)
+    scored_run(multi_lcb, user, "beta-stays", 0.6)
     assert visitor_sees("alpha-secret-run") == EVERYWHERE
     admin_untick_public(staff, f"/admin/submissions/submission/{run.submission_id}/change/")
     assert Submission.objects.get(pk=run.submission_id).is_public is False
@@ -102,7 +101,7 @@ def test_a_submission_made_private_in_the_admin_leaves_every_public_view(multi_l
 
 
 def test_a_model_made_private_in_the_admin_leaves_every_public_view(multi_lcb, user, staff):
-    run = add_scored_model(multi_lcb, user, "gamma-hidden-model", 0.4)
+    run = scored_run(multi_lcb, user, "gamma-hidden-model", 0.4)
     assert visitor_sees("gamma-hidden-model") == EVERYWHERE
     admin_untick_public(staff, f"/admin/catalog/model/{run.submission.model_id}/change/")
     assert Model.objects.get(pk=run.submission.model_id).is_public is False
@@ -112,7 +111,7 @@ def test_a_model_made_private_in_the_admin_leaves_every_public_view(multi_lcb, u
 def test_a_flag_changed_without_signals_is_still_honoured_when_read(multi_lcb, user, other_user):
     """A bulk update sends no signal and leaves the stored row as it was: the read checks the source.
     (Signed in, so that no cached page is involved: a bulk update does not move the cache's generation.)"""
-    run = add_scored_model(multi_lcb, user, "delta-bulk", 0.4)
+    run = scored_run(multi_lcb, user, "delta-bulk", 0.4)
     viewer = Client()
     viewer.force_login(other_user)
     assert "delta-bulk" in viewer.get("/").content.decode()  # the home page's top rows
@@ -125,15 +124,6 @@ def test_a_flag_changed_without_signals_is_still_honoured_when_read(multi_lcb, u
     assert "delta-bulk" not in APIClient().get(API).content.decode()
 
 
-def scored_run(model: Model, owner, benchmark, value: float, *, public: bool) -> EvaluationRun:
-    submission = Submission.objects.create(model=model, owner=owner, is_public=public)
-    run = EvaluationRun.objects.create(submission=submission, benchmark=benchmark, dataset_version=benchmark.dataset_versions.get(is_current=True),
-                                       status=RunStatus.SUCCEEDED, evaluator_key=benchmark.evaluator_key, finished_at=timezone.now())
-    Score.objects.create(run=run, key="pass@1", slice_key="", value=value, ci_low=value - 0.05, ci_high=value + 0.05, n=3)
-    services.leaderboard_entry_refresh(run=run)
-    return run
-
-
 def board_values(user=None) -> dict[tuple[str, bool], float]:
     api = APIClient()
     if user is not None:
@@ -144,11 +134,11 @@ def board_values(user=None) -> dict[tuple[str, bool], float]:
 
 def test_private_runs_of_a_public_model_belong_to_their_submitters(multi_lcb, user, other_user, django_user_model):
     """Ada's public model; Bob and Cy each score it privately, later than Ada's public run."""
-    public = add_scored_model(multi_lcb, user, "shared-model", 0.5)
+    public = scored_run(multi_lcb, user, "shared-model", 0.5)
     model = public.submission.model
     cy = django_user_model.objects.create_user("cy", password="a-long-test-password")
-    scored_run(model, other_user, multi_lcb, 0.9, public=False)
-    scored_run(model, cy, multi_lcb, 0.1, public=False)
+    scored_run(multi_lcb, other_user, model, 0.9, public=False, python_slice=False)
+    scored_run(multi_lcb, cy, model, 0.1, public=False, python_slice=False)
     assert board_values() == {("shared-model", True): 0.5}
     assert board_values(user) == {("shared-model", True): 0.5}  # the model's owner sees no one else's private run
     assert board_values(other_user) == {("shared-model", True): 0.5, ("shared-model", False): 0.9}
@@ -160,8 +150,8 @@ def test_private_runs_of_a_public_model_belong_to_their_submitters(multi_lcb, us
 
 
 def test_a_run_made_private_gives_the_public_row_back_to_the_previous_public_run(multi_lcb, user):
-    older = add_scored_model(multi_lcb, user, "epsilon", 0.3)
-    newer = scored_run(older.submission.model, user, multi_lcb, 0.7, public=True)
+    older = scored_run(multi_lcb, user, "epsilon", 0.3)
+    newer = scored_run(multi_lcb, user, older.submission.model, 0.7, python_slice=False)
     assert board_values() == {("epsilon", True): 0.7}
     submission = newer.submission
     submission.is_public = False

@@ -37,7 +37,7 @@ def test_the_slider_moves_the_window_and_the_download_follows(multi_lcb, user, l
     page.goto(live_server.url + "/benchmarks/multi-lcb/")
     slider = page.locator(".date-slider")
     assert slider.is_visible() and slider.locator("output").inner_text() == "2023-06 to 2025-02"
-    assert cell(page, "python") == "50.0"  # add_scored_model's stored figure, before any window
+    assert cell(page, "python") == "50.0"  # scored_run's stored figure, before any window
     page.screenshot(path=str(artifacts / f"multi-lcb-{width}-all.png"), full_page=True)
 
     start = page.get_by_label("window start (month)")

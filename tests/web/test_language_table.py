@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from leaderboard.submissions.models import ItemResult
-from tests.web.test_pages import add_scored_model
+from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db
 
@@ -17,7 +17,7 @@ PASSES = {("t1_a", "python"): True, ("t2_a", "python"): True, ("t3_a", "python")
 
 
 def _scored(multi_lcb, user):
-    run = add_scored_model(multi_lcb, user, "solver", 0.5)
+    run = scored_run(multi_lcb, user, "solver", 0.5)
     ItemResult.objects.bulk_create([
         ItemResult(run=run, item_id=f"{problem}/{language}", primary_score=float(ok),
                    slices={"language": language, "difficulty": DIFFICULTY[problem], "platform": "atcoder",
@@ -47,4 +47,4 @@ def test_a_language_filter_still_reads_the_stored_scores(client, multi_lcb, user
     _scored(multi_lcb, user)
     python = client.get("/api/benchmarks/multi-lcb/leaderboard/?language=python").json()
     assert "pass@1|language=rust" not in python["rows"][0]["scores"]  # one language: no other language's column
-    assert python["rows"][0]["scores"]["pass@1|language=python"]["value"] == pytest.approx(0.5)  # add_scored_model's stored figure
+    assert python["rows"][0]["scores"]["pass@1|language=python"]["value"] == pytest.approx(0.5)  # scored_run's stored figure

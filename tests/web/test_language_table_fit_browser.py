@@ -10,9 +10,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from evaluators.multi_lcb.prompts import LANGUAGE_KEYS
-from leaderboard.catalog.services import model_get_or_create
 from leaderboard.submissions import services
-from leaderboard.submissions.models import EvaluationRun, RunStatus, Score, Submission
+from leaderboard.submissions.models import EvaluationRun, Score
+from tests.support.factories import run_make
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
@@ -23,12 +23,7 @@ MODELS = ("Qwen2.5-Coder-32B-Instruct", "DeepSeek-Coder-V2-Lite-Instruct", "Meta
 def _plant(benchmark, owner) -> None:
     """Every column filled, with the widest figures each can hold (100.0, a negative gap, n=1055)."""
     for index, name in enumerate(MODELS):
-        model = model_get_or_create(owner=owner, name=name, is_public=True)
-        submission = Submission.objects.create(model=model, owner=owner, is_public=True)
-        run = EvaluationRun.objects.create(submission=submission, benchmark=benchmark,
-                                           dataset_version=benchmark.dataset_versions.get(is_current=True),
-                                           status=RunStatus.SUCCEEDED, evaluator_key=benchmark.evaluator_key,
-                                           items_total=12660, items_done=12660)
+        run = run_make(benchmark, owner, name, items=12660)
         value = 0.9 - 0.2 * index
         scores = [Score(run=run, key=key, slice_key="", value=v, ci_low=max(low, v - 0.023), ci_high=min(1.0, v + 0.031), n=12660)
                   for key, v, low in (("pass@1", value, 0.0), ("python_gap", -0.123 + 0.1 * index, -1.0), ("pass@5", 1.0, 0.0),

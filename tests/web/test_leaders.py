@@ -8,7 +8,7 @@ import re
 import pytest
 
 from leaderboard.catalog.models import Model
-from tests.web.test_pages import add_scored_model
+from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db
 
@@ -22,8 +22,8 @@ def _leaders(html: str, label: str) -> list[list[str]]:
 
 def test_the_home_page_leads_with_each_boards_top_rows(client, multi_lcb, user, other_user):
     for name, value in [("alpha", 0.30), ("beta", 0.80), ("gamma", 0.78), ("delta", 0.50)]:
-        add_scored_model(multi_lcb, user, name, value)
-    add_scored_model(multi_lcb, other_user, "hidden", 0.99, public=False)
+        scored_run(multi_lcb, user, name, value)
+    scored_run(multi_lcb, other_user, "hidden", 0.99, public=False)
     html = client.get("/").content.decode()
     # beta and gamma overlap (75-85 and 73-83): both rank 1; delta (45-55) is 3rd; alpha is not in the top 3
     assert _leaders(html, "Multi-LCB") == [["1", "beta", "80.0% (75.0–85.0)"], ["1", "gamma", "78.0% (73.0–83.0)"],
@@ -33,9 +33,9 @@ def test_the_home_page_leads_with_each_boards_top_rows(client, multi_lcb, user, 
 
 
 def test_models_index_lists_public_models_with_their_headlines_sorted_and_filtered(client, multi_lcb, user, other_user):
-    add_scored_model(multi_lcb, user, "alpha", 0.30)
-    add_scored_model(multi_lcb, user, "beta", 0.80)
-    add_scored_model(multi_lcb, other_user, "hidden", 0.99, public=False)
+    scored_run(multi_lcb, user, "alpha", 0.30)
+    scored_run(multi_lcb, user, "beta", 0.80)
+    scored_run(multi_lcb, other_user, "hidden", 0.99, public=False)
     Model.objects.create(name="unscored", slug="unscored", owner=user, is_public=True, modality="image")
     page = client.get("/models/?sort=multi-lcb").content.decode()
     table = page[page.index('id="models-index"'):]

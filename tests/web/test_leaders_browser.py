@@ -7,7 +7,7 @@ import pytest
 from django.db import transaction
 
 from leaderboard.submissions.models import RunStatus
-from tests.web.test_pages import add_scored_model
+from tests.support.factories import scored_run
 from tests.web.test_queue import _run
 
 
@@ -15,8 +15,8 @@ from tests.web.test_queue import _run
 @pytest.mark.browser
 def test_leaders_models_and_queue_read_on_a_phone_and_a_desktop(multi_lcb, user, other_user, live_server, page, artifacts):
     with transaction.atomic():  # the entries service locks the model's rows
-        add_scored_model(multi_lcb, user, "alpha", 0.30)
-        add_scored_model(multi_lcb, user, "beta", 0.80)
+        scored_run(multi_lcb, user, "alpha", 0.30)
+        scored_run(multi_lcb, user, "beta", 0.80)
     _run(multi_lcb, user, "waiting-model", RunStatus.QUEUED, minutes_ago=3)
     _run(multi_lcb, other_user, "secret-model", RunStatus.QUEUED, public=False, minutes_ago=1)
     for width, height, name in ((390, 844, "phone"), (1366, 900, "desktop")):

@@ -3,28 +3,13 @@ whatever the number of leaderboard rows."""
 from __future__ import annotations
 
 import pytest
-from django.utils import timezone
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from leaderboard.catalog.services import model_get_or_create
-from leaderboard.submissions import services
-from leaderboard.submissions.models import EvaluationRun, RunStatus, Score, Submission
+from leaderboard.submissions.models import EvaluationRun
+from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db
-
-
-def add_scored_model(benchmark, owner, name: str, value: float, *, public: bool = True) -> EvaluationRun:
-    model = model_get_or_create(owner=owner, name=name, is_public=public)
-    submission = Submission.objects.create(model=model, owner=owner, is_public=public)
-    run = EvaluationRun.objects.create(submission=submission, benchmark=benchmark, dataset_version=benchmark.dataset_versions.get(is_current=True),
-                                       status=RunStatus.SUCCEEDED, evaluator_key=benchmark.evaluator_key, items_total=36, items_done=36)
-    Score.objects.bulk_create([Score(run=run, key="pass@1", slice_key="", value=value, ci_low=value - 0.05, ci_high=value + 0.05, n=3),
-                               Score(run=run, key="pass@1", slice_key="language=python", value=value, ci_low=value - 0.1, ci_high=value + 0.1, n=3)])
-    EvaluationRun.objects.filter(pk=run.pk).update(finished_at=timezone.now())
-    run.refresh_from_db()
-    services.leaderboard_entry_refresh(run=run)
-    return run
 
 
 def test_home_lists_all_benchmarks_and_says_which_wait(client, multi_lcb):
@@ -54,10 +39,10 @@ def test_multi_lcb_page_says_how_outputs_are_compared_and_which_toolchains_run(c
 
 
 def test_leaderboard_sorted_ranked_with_intervals_and_hidden_private_rows(client, multi_lcb, user, other_user):
-    add_scored_model(multi_lcb, user, "alpha", 0.30)
-    add_scored_model(multi_lcb, user, "beta", 0.80)
-    add_scored_model(multi_lcb, user, "gamma", 0.78)
-    add_scored_model(multi_lcb, other_user, "hidden", 0.99, public=False)
+    scored_run(multi_lcb, user, "alpha", 0.30)
+    scored_run(multi_lcb, user, "beta", 0.80)
+    scored_run(multi_lcb, user, "gamma", 0.78)
+    scored_run(multi_lcb, other_user, "hidden", 0.99, public=False)
     html = client.get("/benchmarks/multi-lcb/").content.decode()
     assert html.index("beta") < html.index("gamma") < html.index("alpha")
     assert "hidden" not in html
@@ -73,8 +58,8 @@ def test_leaderboard_sorted_ranked_with_intervals_and_hidden_private_rows(client
 
 
 def test_the_csv_download_never_hands_a_spreadsheet_a_formula(client, multi_lcb, user):
-    add_scored_model(multi_lcb, user, "=HYPERLINK(\"http://evil.example\",\"x\")", 0.5)
-    add_scored_model(multi_lcb, user, "@SUM(1+1)", 0.4)
+    scored_run(multi_lcb, user, "=HYPERLINK(\"http://evil.example\",\"x\")", 0.5)
+    scored_run(multi_lcb, user, "@SUM(1+1)", 0.4)
     text = client.get("/benchmarks/multi-lcb/?format=csv").content.decode()
     import csv
     import io
@@ -84,11 +69,11 @@ def test_the_csv_download_never_hands_a_spreadsheet_a_formula(client, multi_lcb,
 
 
 def test_leaderboard_queries_do_not_grow_with_rows(client, multi_lcb, user):
-    add_scored_model(multi_lcb, user, "m0", 0.5)
+    scored_run(multi_lcb, user, "m0", 0.5)
     with CaptureQueriesContext(connection) as few:
         client.get("/benchmarks/multi-lcb/")
     for i in range(1, 30):
-        add_scored_model(multi_lcb, user, f"m{i}", i / 40)
+        scored_run(multi_lcb, user, f"m{i}", i / 40)
     with CaptureQueriesContext(connection) as many:
         assert client.get("/benchmarks/multi-lcb/").status_code == 200
     assert len(many) == len(few)
@@ -118,11 +103,11 @@ def test_date_window_recomputes_scores_and_flags_contaminated_models(client, mul
     old_only = {("t1_a", "python"): True, ("t2_a", "python"): True, ("t3_a", "python"): False,
                 ("t1_a", "rust"): True, ("t2_a", "rust"): False, ("t3_a", "rust"): False}
     all_pass = {key: True for key in old_only}
-    memorizer = add_scored_model(multi_lcb, user, "memorizer", 0.5)
+    memorizer = scored_run(multi_lcb, user, "memorizer", 0.5)
     add_item_results(memorizer, old_only)
-    fresh = add_scored_model(multi_lcb, user, "fresh", 0.9)
+    fresh = scored_run(multi_lcb, user, "fresh", 0.9)
     add_item_results(fresh, all_pass)
-    late = add_scored_model(multi_lcb, user, "late-release", 0.9)
+    late = scored_run(multi_lcb, user, "late-release", 0.9)
     add_item_results(late, all_pass)
     late.submission.model.__class__.objects.filter(pk=late.submission.model_id).update(release_date=date(2024, 6, 1))
 
@@ -151,7 +136,7 @@ def test_date_window_recomputes_scores_and_flags_contaminated_models(client, mul
 
 
 def test_the_api_schema_describes_the_leaderboard_it_returns(client, multi_lcb, user):
-    add_scored_model(multi_lcb, user, "alpha", 0.30)
+    scored_run(multi_lcb, user, "alpha", 0.30)
     schema = client.get("/api/schema/?format=json").json()
     operation = schema["paths"]["/api/benchmarks/{slug}/leaderboard/"]["get"]
     ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]

@@ -8,22 +8,18 @@ import re
 import pytest
 from django.utils import timezone
 
-from leaderboard.catalog.services import model_get_or_create
-from leaderboard.submissions.models import EvaluationRun, FailureKind, RunStatus, Submission
+from leaderboard.submissions.models import EvaluationRun, FailureKind, RunStatus
+from tests.support.factories import run_make
 
 pytestmark = pytest.mark.django_db
 
 
 def _run(benchmark, owner, name: str, status: str, *, public: bool = True, minutes_ago: int = 0, done: int = 0,
          failure: str = "") -> EvaluationRun:
-    model = model_get_or_create(owner=owner, name=name, is_public=public)
-    submission = Submission.objects.create(model=model, owner=owner, is_public=public)
     when = timezone.now() - dt.timedelta(minutes=minutes_ago)
-    return EvaluationRun.objects.create(
-        submission=submission, benchmark=benchmark, dataset_version=benchmark.dataset_versions.get(is_current=True),
-        evaluator_key=benchmark.evaluator_key, status=status, queue="cpu", items_total=12, items_done=done, queued_at=when,
-        started_at=when if status == RunStatus.RUNNING else None, failure_kind=failure,
-        finished_at=when if status == RunStatus.FAILED else None)
+    return run_make(benchmark, owner, name, status=status, public=public, queue="cpu", items_total=12, items_done=done,
+                    queued_at=when, started_at=when if status == RunStatus.RUNNING else None, failure_kind=failure,
+                    finished_at=when if status == RunStatus.FAILED else None)
 
 
 def _rows(html: str, table: str) -> list[str]:

@@ -129,8 +129,8 @@ def test_a_transcript_spans_the_table_and_no_template_comment_leaks(client, user
 
 
 def test_the_board_rows_link_to_their_per_item_pages(client, multi_lcb, user):
-    from tests.web.test_pages import add_scored_model
+    from tests.support.factories import scored_run
 
-    run = add_scored_model(multi_lcb, user, "linked-model", 0.5)
+    run = scored_run(multi_lcb, user, "linked-model", 0.5)
     html = client.get("/benchmarks/multi-lcb/").content.decode()
     assert f'href="/runs/{run.pk}/items/"' in html

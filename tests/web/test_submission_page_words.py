@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from leaderboard.catalog.models import Benchmark, DatasetVersion
-from leaderboard.catalog.services import benchmarks_sync, model_get_or_create
-from leaderboard.submissions.models import EvaluationRun, RunStatus, Score, Submission
+from leaderboard.catalog.services import benchmarks_sync
+from leaderboard.submissions.models import EvaluationRun, Score
 from leaderboard.submissions.services.entries import leaderboard_entry_refresh
+from tests.support.factories import run_make
 
 pytestmark = pytest.mark.django_db
 
@@ -23,11 +24,8 @@ def succeeded_run(owner: Any) -> EvaluationRun:
     benchmark = Benchmark.objects.get(slug="video-niah-single")
     dataset = DatasetVersion.objects.create(benchmark=benchmark, tag="hand-made", content_hash="0" * 64, storage_key="none",
                                             item_count=36, is_current=True)
-    model = model_get_or_create(owner=owner, name="counting-model", is_public=True)
-    submission = Submission.objects.create(model=model, owner=owner, is_public=True)
-    run = EvaluationRun.objects.create(submission=submission, benchmark=benchmark, dataset_version=dataset, status=RunStatus.SUCCEEDED,
-                                       evaluator_key=benchmark.evaluator_key, items_total=36, items_done=36,
-                                       cost={"prompt_tokens": 1200, "completion_tokens": 36, "wall_seconds": 75.0})
+    run = run_make(benchmark, owner, "counting-model", dataset_version=dataset, items=36,
+                   cost={"prompt_tokens": 1200, "completion_tokens": 36, "wall_seconds": 75.0})
     Score.objects.bulk_create([Score(run=run, key="accuracy", value=0.5, ci_low=0.25, ci_high=0.75, n=36),
                                Score(run=run, key="answered", value=1.0, n=36),
                                Score(run=run, key="largest_answered", value=32.0, n=4),

@@ -11,8 +11,8 @@ import re
 import pytest
 from django.utils import timezone
 
-from leaderboard.submissions.models import EvaluationRun, RunStatus, Submission
-from leaderboard.catalog.services import model_get_or_create
+from leaderboard.submissions.models import EvaluationRun, RunStatus
+from tests.support.factories import run_make
 
 pytestmark = pytest.mark.django_db
 
@@ -24,13 +24,10 @@ def _guide(html: str, slug: str) -> str:
 
 
 def _run(benchmark, user, status: str, minutes: float | None) -> None:
-    model = model_get_or_create(owner=user, name=f"m{EvaluationRun.objects.count()}", is_public=True)
-    submission = Submission.objects.create(model=model, owner=user, is_public=True)
     start = timezone.now() - dt.timedelta(hours=1)
-    EvaluationRun.objects.create(submission=submission, benchmark=benchmark, status=status,
-                                 dataset_version=benchmark.dataset_versions.get(is_current=True), evaluator_key=benchmark.evaluator_key,
-                                 progress_started_at=start if minutes is not None else None,
-                                 finished_at=start + dt.timedelta(minutes=minutes) if minutes is not None else None)
+    run_make(benchmark, user, f"m{EvaluationRun.objects.count()}", status=status,
+             progress_started_at=start if minutes is not None else None,
+             finished_at=start + dt.timedelta(minutes=minutes) if minutes is not None else None)
 
 
 def test_each_board_says_what_it_expects_and_how_long_it_takes(client, multi_lcb, user):
