@@ -1,5 +1,6 @@
-"""API views of the arena's published reports: the transparency report (``transparency``) and the prompt
-distribution (``distribution``), each the same figures as its page, described in the OpenAPI schema."""
+"""API views of the arena's published reports: the transparency report (``transparency``), the prompt
+distribution (``distribution``) and each board's agreement with people (``agreement``), each the same
+figures as its page, described in the OpenAPI schema."""
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
@@ -200,3 +201,44 @@ class DistributionView(APIView):
         from leaderboard.arena.distribution import prompt_distribution
 
         return Response(DistributionSerializer(prompt_distribution()).data)
+
+
+class AgreementBoardSerializer(serializers.Serializer):
+    benchmark = serializers.CharField()
+    name = serializers.CharField()
+    metric = serializers.CharField()
+    higher_is_better = serializers.BooleanField()
+    shared = serializers.ListField(child=serializers.CharField(), help_text="The models ranked on both, by their arena names.")
+    spearman = serializers.FloatField(allow_null=True)
+    spearman_ci = serializers.ListField(child=serializers.FloatField(), allow_null=True, min_length=2, max_length=2)
+    kendall = serializers.FloatField(allow_null=True, help_text="Kendall's tau-b.")
+    kendall_ci = serializers.ListField(child=serializers.FloatField(), allow_null=True, min_length=2, max_length=2)
+    separability_board = serializers.FloatField(allow_null=True)
+    separability_arena = serializers.FloatField(allow_null=True)
+    agreement = serializers.FloatField(allow_null=True, help_text="Agreement with confidence, -1 to 1 (Arena-Hard).")
+    arena_separated_pairs = serializers.IntegerField()
+    reading = serializers.CharField()
+
+
+class AgreementArenaSerializer(serializers.Serializer):
+    computed_at = serializers.DateTimeField(allow_null=True)
+    votes = serializers.IntegerField()
+    ranked_models = serializers.IntegerField()
+
+
+class AgreementSerializer(serializers.Serializer):
+    arena = AgreementArenaSerializer()
+    linked_models = serializers.IntegerField(help_text="Catalog models linked to an arena contestant.")
+    min_shared = serializers.IntegerField()
+    method = serializers.CharField()
+    boards = AgreementBoardSerializer(many=True)
+
+
+class AgreementView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(responses=AgreementSerializer, description="Each static board's ranking against the arena's, as on /arena/agreement/.")
+    def get(self, request: Request) -> Response:
+        from leaderboard.arena.agreement import board_agreement
+
+        return Response(AgreementSerializer(board_agreement()).data)

@@ -9,6 +9,7 @@ urlpatterns = [
     path("leaderboard/", views.leaderboard_page, name="arena-leaderboard"),
     path("findings/", views.findings_page, name="arena-findings"),
     path("transparency/", views.transparency_page, name="arena-transparency"),
+    path("agreement/", views.agreement_page, name="arena-agreement"),
     path("votes.<str:fmt>", views.votes_download, name="arena-votes"),
     path("exclusions/", views.exclusions_page, name="arena-exclusions"),
     path("b/<str:public_id>/", views.battle_page, name="arena-battle"),

@@ -140,6 +140,13 @@ def leaderboard_page(request: HtmxRequest) -> HttpResponse:
     return render(request, template, context)
 
 
+def agreement_page(request: HtmxRequest) -> HttpResponse:
+    """How far each static board's ranking agrees with people's (``leaderboard.arena.agreement``)."""
+    from leaderboard.arena.agreement import board_agreement
+
+    return render(request, "arena/agreement.html", {"report": board_agreement()})
+
+
 def findings_page(request: HtmxRequest) -> HttpResponse:
     """What voters reward: each style feature's effect with its interval, by intent and language, and
     how the ranking moves with style control; with the domain table behind the source categories."""
