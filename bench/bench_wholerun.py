@@ -99,7 +99,7 @@ def unsandboxed_item(item: Any, output: str, limits: Limits, gocache: Path) -> d
             if ran.returncode != 0:
                 result["verdict"] = "runtime_error"
                 break
-            if not outputs_match(ran.stdout.decode(errors="replace"), test["output"], functional=test.get("testtype") == "functional"):
+            if not outputs_match(ran.stdout.decode(errors="replace"), test["output"]):
                 result["verdict"] = "wrong_answer"
                 break
         return result
