@@ -63,7 +63,7 @@ def fill(template: tuple[str, ...] | dict[str, str], limits: Limits, prog: Path,
 def unsandboxed_item(item: Any, output: str, limits: Limits, gocache: Path) -> dict[str, Any]:
     language = item.slices["language"]
     lang = LANGUAGES[language]
-    code = extract_code(output, language)
+    code = extract_code(output)
     tests = [*(item.payload.get("public_test_cases") or []), *(item.payload.get("private_test_cases") or [])]
     with tempfile.TemporaryDirectory(prefix="wholerun-") as tmp:
         prog = Path(tmp) / "prog"
