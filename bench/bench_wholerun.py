@@ -63,7 +63,7 @@ def fill(template: tuple[str, ...] | dict[str, str], limits: Limits, prog: Path,
 def unsandboxed_item(item: Any, output: str, limits: Limits, gocache: Path) -> dict[str, Any]:
     language = item.slices["language"]
     lang = LANGUAGES[language]
-    code = extract_code(output, language)
+    code = extract_code(output)
     tests = [*(item.payload.get("public_test_cases") or []), *(item.payload.get("private_test_cases") or [])]
     with tempfile.TemporaryDirectory(prefix="wholerun-") as tmp:
         prog = Path(tmp) / "prog"
@@ -99,7 +99,7 @@ def unsandboxed_item(item: Any, output: str, limits: Limits, gocache: Path) -> d
             if ran.returncode != 0:
                 result["verdict"] = "runtime_error"
                 break
-            if not outputs_match(ran.stdout.decode(errors="replace"), test["output"], functional=test.get("testtype") == "functional"):
+            if not outputs_match(ran.stdout.decode(errors="replace"), test["output"]):
                 result["verdict"] = "wrong_answer"
                 break
         return result

@@ -1,35 +1,38 @@
 """Output comparison for Multi-LCB: decides whether a program's stdout matches a test's expected output.
 
 The rule, its reasons and a table of edge cases are in docs/multi-lcb-output-comparison.md (the table
-is checked by tests/multi_lcb/test_compare.py). In short, it is Multi-LCB's rule made exact: strip the
-whole output, split it on newlines, strip each line; the line counts must agree and every line must
-match, where two lines match when they are equal, or when each is exactly ``True``/``true`` (or
-``False``/``false``), or when both are the same number of whitespace-separated tokens that all parse
-as decimal numbers (Python's ``Decimal`` syntax, NaN excluded) and agree pairwise within an absolute
-1e-5. Multi-LCB converts the numbers to floats before that check, so ``1e20`` and
-``100000000000000000001`` agree there; here the difference is computed in decimal arithmetic, so an
-integer is never rounded.
+is checked by tests/multi_lcb/test_compare.py). In short, it is Multi-LCB's rule (its harness's
+``match_tests_groud_truth``): strip the whole output, split it on newlines, strip each line; the line
+counts must agree and every line must match, where two lines match when they are equal, or when each is
+exactly ``True``/``true`` (or ``False``/``false``), or when both are the same number of
+whitespace-separated tokens that all parse as decimal numbers (Python's ``Decimal`` syntax, NaN
+excluded) and agree pairwise within an absolute 1e-5 as ``math.isclose(a, b, abs_tol=1e-5, rel_tol=0)``
+decides on them (in binary floating point, so ``2.00001`` is not within 1e-5 of ``2``). One difference,
+never in a program's favour: the pair must also be within 1e-5 in exact decimal arithmetic, because
+floating point rounds ``1e20`` and ``100000000000000000001`` to the same number.
 
-For functional (LeetCode-style) tests, whose expected output is one JSON value, ``outputs_match``
-additionally accepts output that parses to the same JSON value (so ``[1,2]`` matches ``[1, 2]``);
-this only ever accepts more, never less, than the line rule.
+Functional (LeetCode-style) tests are compared by the same rule: their expected output is the JSON text
+of the return value (``[1, 2]``), and the prompt asks for exactly that layout.
 """
 from __future__ import annotations
 
-import json
+import math
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_UP, Context, Decimal, InvalidOperation
-from typing import Any
 
 #: the rule in a paragraph, for the leaderboard page (docs/multi-lcb-output-comparison.md has it all)
 RULE_SUMMARY = (
     "A test passes when the program exits with status 0 within its limits and its output matches. "
     "Both outputs are stripped, split on newlines and stripped line by line; the line counts must agree, "
     "and two lines match when they are the same text, when each is exactly True/true (or False/false), "
-    "or when both are the same number of numeric tokens that agree within an absolute 1e-5. Multi-LCB's "
-    "rule, except that numbers are compared in exact decimal arithmetic: Multi-LCB rounds them to "
-    "floating point, so there 1e20 equals 100000000000000000001; here it does not.")
+    "or when both are the same number of numeric tokens that agree within an absolute 1e-5 (checked as "
+    "Multi-LCB checks it, in floating point, so 2.00001 is not within 1e-5 of 2). Multi-LCB's rule, with one "
+    "addition: the numbers must also agree in exact decimal arithmetic, since floating point makes 1e20 equal "
+    "to 100000000000000000001. A LeetCode-style answer prints the return value as the JSON text the test "
+    "expects, and is compared by the same rule.")
 
 ABSOLUTE_TOLERANCE = Decimal("1e-5")
+#: the tolerance as Multi-LCB's harness passes it to math.isclose (the double nearest 1e-5)
+FLOAT_TOLERANCE = 1e-5
 #: digits of precision beyond which the difference of two numbers is rounded up (away from zero)
 #: instead of computed exactly: only tokens whose magnitudes lie more than 4,096 decimal places apart
 #: (such as ``1e9999`` against ``1``) reach it, and rounding up can only turn a match within a
@@ -58,6 +61,20 @@ def parse_number(token: str) -> Decimal | None:
 
 
 def numbers_close(a: Decimal, b: Decimal, tolerance: Decimal = ABSOLUTE_TOLERANCE) -> bool:
+    """Whether ``a`` and ``b`` agree within ``tolerance`` both as Multi-LCB's harness decides it
+    (``float_close``) and exactly (``exactly_close``)."""
+    return float_close(a, b, float(tolerance)) and exactly_close(a, b, tolerance)
+
+
+def float_close(a: Decimal, b: Decimal, tolerance: float = FLOAT_TOLERANCE) -> bool:
+    """Multi-LCB's check, ``math.isclose(a, b, abs_tol=1e-5, rel_tol=0)`` on the two Decimals: both are
+    rounded to the nearest double and the double difference is compared with the double nearest 1e-5,
+    so the boundary is that of the doubles (``2.00001`` is 1.0000000000065512e-05 from ``2``: too far;
+    ``0.10001`` is 9.999999999996123e-06 from ``0.1``: close enough)."""
+    return math.isclose(float(a), float(b), rel_tol=0.0, abs_tol=tolerance)
+
+
+def exactly_close(a: Decimal, b: Decimal, tolerance: Decimal = ABSOLUTE_TOLERANCE) -> bool:
     """Whether ``|a - b| <= tolerance``, computed without rounding (see EXACT_DIGITS)."""
     if a == b:
         return True
@@ -104,37 +121,6 @@ def first_mismatch(actual: str, expected: str) -> str | None:
     return None
 
 
-def _json_equal(a: Any, b: Any, tolerance: Decimal) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, Decimal) and isinstance(b, Decimal):
-        return numbers_close(a, b, tolerance)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_json_equal(x, y, tolerance) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_json_equal(a[k], b[k], tolerance) for k in a)
-    return type(a) is type(b) and a == b
-
-
-def json_values_match(actual: str, expected: str, tolerance: Decimal = ABSOLUTE_TOLERANCE) -> bool:
-    """Whether both texts parse as single JSON values that are equal (numbers within tolerance, in
-    decimal arithmetic like the line rule)."""
-    try:
-        got = json.loads(actual.strip(), parse_constant=_reject_constant, parse_float=Decimal,
-                         parse_int=Decimal)
-        want = json.loads(expected.strip(), parse_constant=_reject_constant, parse_float=Decimal,
-                          parse_int=Decimal)
-    except (ValueError, RecursionError, InvalidOperation):
-        return False
-    return _json_equal(got, want, tolerance)
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number")
-
-
-def outputs_match(actual: str, expected: str, *, functional: bool = False) -> bool:
+def outputs_match(actual: str, expected: str) -> bool:
     """The Multi-LCB comparison of a program's stdout with a test's expected output."""
-    if first_mismatch(actual, expected) is None:
-        return True
-    return functional and json_values_match(actual, expected)
+    return first_mismatch(actual, expected) is None

@@ -192,7 +192,7 @@ class MultiLCBEvaluator(Evaluator):
     def _score_sample(self, language: str, tests: list[tuple[dict[str, Any], bool]],
                       prediction: Prediction) -> dict[str, Any]:
         started = time.monotonic()
-        code = extract_code(prediction.output, language, self.extraction)
+        code = extract_code(prediction.output, self.extraction)
         result: dict[str, Any] = {"sample_index": prediction.sample_index, "verdict": "passed",
                                   "failed_test": None, "failed_test_public": None, "reason": "",
                                   "tests_run": 0, "compile_seconds": 0.0, "wall_seconds": 0.0, "cpu_seconds": 0.0,
@@ -265,8 +265,7 @@ class MultiLCBEvaluator(Evaluator):
             return verdict, f"{run.status} after {float(run.wall_seconds or 0.0):.2f}s wall{cpu}" + (f"; {forks}" if forks else "")
         if run.status != "ok" or run.exit_code != 0:
             return "runtime_error", f"exit code {run.exit_code}\n{run.stderr or ''}"
-        functional = test.get("testtype") == "functional"
-        if outputs_match(run.stdout, test["output"], functional=functional):
+        if outputs_match(run.stdout, test["output"]):
             return "passed", ""
         return "wrong_answer", first_mismatch(run.stdout, test["output"]) or "output differs"
 

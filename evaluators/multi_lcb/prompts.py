@@ -2,8 +2,10 @@
 
 ``build_messages`` writes the system and user messages Multi-LCB sends (LiveCodeBench's code
 generation prompt with the language swapped in and every task turned into a stdin/stdout program);
-``extract_code`` drops reasoning (``<think>...</think>``) and takes the first fenced block (Multi-LCB)
-or the last one (LiveCodeBench), preferring blocks fenced with the language's name or an alias.
+``extract_code`` drops reasoning (``<think>...</think>``) and then reads the program as the released
+harnesses do: every line containing three backticks is a fence, and the program is what lies between
+the first two fence lines (Multi-LCB) or the last two (LiveCodeBench), whatever language the block is
+tagged with; fewer than two fence lines give no program.
 """
 from __future__ import annotations
 
@@ -21,7 +23,6 @@ class LanguageSpec:
     key: str
     name: str
     fence: str
-    aliases: tuple[str, ...]
     comment: str
     entry_note: str
     #: the toolchain the platform compiles and runs it with (checked against the installed one by
@@ -31,30 +32,30 @@ class LanguageSpec:
 
 
 LANGUAGE_SPECS: dict[str, LanguageSpec] = {spec.key: spec for spec in (
-    LanguageSpec("python", "Python", "python", ("python", "py", "python3", "py3"), "#", "", "Python 3.11"),
-    LanguageSpec("cpp", "C++", "cpp", ("cpp", "c++", "cxx", "cc", "c"), "//",
-                 "Write a complete program with a `main` function.", "GCC 12.2 (g++ -O2 -std=gnu++17)"),
-    LanguageSpec("java", "Java", "java", ("java",), "//",
+    LanguageSpec("python", "Python", "python", "#", "", "Python 3.11"),
+    LanguageSpec("cpp", "C++", "cpp", "//",
+                 "Write a complete program with a `main` function.", "GCC 12.2 (g++ -std=c++17, no optimisation)"),
+    LanguageSpec("java", "Java", "java", "//",
                  "Put `public static void main` in a public class named `Main`.", "OpenJDK 17"),
-    LanguageSpec("csharp", "C#", "csharp", ("csharp", "cs", "c#"), "//",
+    LanguageSpec("csharp", "C#", "csharp", "//",
                  "Write a complete program with a static `Main` method.", "Mono 6.8 (mcs)",
                  "mcs accepts C# 7 at most: no top-level statements, records, `using` declarations, "
                  "switch expressions or `new()` without a type"),
-    LanguageSpec("go", "Go", "go", ("go", "golang"), "//",
+    LanguageSpec("go", "Go", "go", "//",
                  "Write a complete program in `package main` with a `main` function.", "Go 1.27"),
-    LanguageSpec("rust", "Rust", "rust", ("rust", "rs"), "//",
+    LanguageSpec("rust", "Rust", "rust", "//",
                  "Write a complete program with a `main` function, using only the standard library.",
-                 "Rust 1.95 (edition 2021)"),
-    LanguageSpec("javascript", "JavaScript", "javascript", ("javascript", "js", "node", "nodejs"), "//",
+                 "Rust 1.95 (rustc without -O, edition 2015)"),
+    LanguageSpec("javascript", "JavaScript", "javascript", "//",
                  "The program runs with Node.js; read stdin with the `fs` module.", "Node.js 20"),
-    LanguageSpec("typescript", "TypeScript", "typescript", ("typescript", "ts"), "//",
+    LanguageSpec("typescript", "TypeScript", "typescript", "//",
                  "The program is compiled with tsc and runs with Node.js; read stdin with the `fs` module.",
                  "TypeScript 5.9 on Node.js 20"),
-    LanguageSpec("ruby", "Ruby", "ruby", ("ruby", "rb"), "#", "", "Ruby 3.1"),
-    LanguageSpec("php", "PHP", "php", ("php",), "//", "Start the program with `<?php`.", "PHP 8.2"),
-    LanguageSpec("kotlin", "Kotlin", "kotlin", ("kotlin", "kt", "kts"), "//",
+    LanguageSpec("ruby", "Ruby", "ruby", "#", "", "Ruby 3.1"),
+    LanguageSpec("php", "PHP", "php", "//", "Start the program with `<?php`.", "PHP 8.2"),
+    LanguageSpec("kotlin", "Kotlin", "kotlin", "//",
                  "Write a complete program with a top-level `fun main()`.", "Kotlin 2.4 on OpenJDK 17"),
-    LanguageSpec("scala", "Scala", "scala", ("scala",), "//",
+    LanguageSpec("scala", "Scala", "scala", "//",
                  "Put the `main` method in `object Main`.", "Scala 2.13 on OpenJDK 17",
                  "Scala 2.13 is not Scala 3: no `@main` methods, no braceless (indentation) syntax"),
 )}
@@ -85,7 +86,8 @@ def format_instructions(language: str, *, functional: bool, func_name: str = "",
                 "The program reads the function's arguments from stdin, one JSON value per line in the order of "
                 "the parameters (integers, strings in double quotes, lists as JSON arrays), computes the function's "
                 "return value and prints it to stdout as JSON on one line (`true`/`false` for booleans, integers "
-                "plainly, lists as JSON arrays).")
+                "plainly, lists as JSON arrays with a comma and a space between items, as in `[1, 2]`); the output "
+                "is compared line by line as text, with numbers within 1e-5 accepted.")
         if starter_code.strip():
             signature = " ".join(line.strip() for line in starter_code.strip().splitlines() if line.strip())
             text += f" For reference, the original Python signature was: `{signature}`."
@@ -122,7 +124,6 @@ def build_messages(language: str, problem: Mapping[str, Any]) -> list[dict[str, 
 # ------------------------------------------------------------------------------------------- extraction
 
 _THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
-_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n]*$", re.MULTILINE)
 
 
 def strip_reasoning(text: str) -> str:
@@ -140,39 +141,28 @@ def strip_reasoning(text: str) -> str:
     return text
 
 
-def fenced_blocks(text: str) -> list[tuple[str, str]]:
-    """Every fenced code block as (info string lower-cased, code), in order. A block left open at the
-    end of the text runs to the end."""
-    blocks: list[tuple[str, str]] = []
-    position = 0
-    while True:
-        match = _FENCE_OPEN.search(text, position)
-        if match is None:
-            return blocks
-        fence, info = match.group(1), match.group(2).lower()
-        body_start = match.end() + 1
-        closing = re.compile(r"^[ \t]*" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$", re.MULTILINE)
-        end = closing.search(text, body_start)
-        if end is None:
-            blocks.append((info, text[body_start:]))
-            return blocks
-        blocks.append((info, text[body_start:end.start()]))
-        position = end.end()
+FENCE = "```"
 
 
-def extract_code(text: str, language: str, rule: str = "first") -> str:
-    """The program in a model answer, or "" when there is no fenced block.
+def fence_lines(text: str) -> list[int]:
+    """The indices of the lines (split on ``\\n``) that contain three backticks anywhere: the released
+    harnesses' fences (so a line like ``Use ```sort``` here`` counts, and ``~~~`` never does)."""
+    return [index for index, line in enumerate(text.split("\n")) if FENCE in line]
 
-    ``rule`` is "first" (Multi-LCB) or "last" (LiveCodeBench). Blocks fenced with the language's
-    name or an alias win; otherwise any fenced block is taken.
+
+def extract_code(text: str, rule: str = "first") -> str:
+    """The program in a model answer, or "" when there is none.
+
+    ``rule`` is "first" (Multi-LCB: the lines between the first two fence lines) or "last"
+    (LiveCodeBench: between the last two). A block's language tag plays no part, as in both releases:
+    an answer whose first block is an example input gives that input as its program.
     """
     if rule not in EXTRACTION_RULES:
         raise ValueError(f"extraction must be one of {', '.join(EXTRACTION_RULES)}, not {rule!r}")
-    blocks = fenced_blocks(strip_reasoning(text))
-    if not blocks:
+    text = strip_reasoning(text)
+    fences = fence_lines(text)
+    if len(fences) < 2:
         return ""
-    aliases = set(LANGUAGE_SPECS[language].aliases) if language in LANGUAGE_SPECS else {language}
-    preferred = [code for info, code in blocks if info in aliases]
-    chosen = preferred or [code for _, code in blocks]
-    code = chosen[0] if rule == "first" else chosen[-1]
+    start, end = (fences[0], fences[1]) if rule == "first" else (fences[-2], fences[-1])
+    code = "\n".join(text.split("\n")[start + 1:end])
     return code.strip("\n") + "\n" if code.strip() else ""

@@ -25,9 +25,9 @@ KOTLIN_COMPILER_JAR: str = TOOLCHAIN_DIR + "/kotlin/lib/kotlin-compiler.jar"
 KOTLIN_STDLIB: str = TOOLCHAIN_DIR + "/kotlin/lib/kotlin-stdlib.jar"
 TSC: str = "{tc}/node_modules/typescript/bin/tsc"
 
+#: no -Xss: the JVM's own default thread stack, as Multi-LCB's harness runs programs
 JVM_RUN_FLAGS: tuple[str, ...] = (
     "-Xmx{heap_mb}m",
-    "-Xss64m",
     "-XX:+UseSerialGC",
     "-XX:ReservedCodeCacheSize=64m",
     "-XX:MaxMetaspaceSize=128m",
@@ -58,8 +58,8 @@ def without_cds(command: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     return tuple(part for part in command if not part.startswith(CDS_ARCHIVE_FLAG) and part not in _CDS_COMPANIONS)
 
 
-def _jvm_run(language: str, classpath: str, main: str) -> tuple[str, ...]:
-    return ("java", *JVM_RUN_FLAGS, *_cds(f"{language}-run").split(), "-cp", classpath, main)
+def _jvm_run(language: str, classpath: str, main: str, *extra: str) -> tuple[str, ...]:
+    return ("java", *JVM_RUN_FLAGS, *extra, *_cds(f"{language}-run").split(), "-cp", classpath, main)
 
 
 @dataclass(frozen=True)
@@ -129,8 +129,10 @@ LANGUAGES: dict[str, Language] = {
         fence="cpp",
         source_name="main.cpp",
         # {tc}/pch holds bits/stdc++.h precompiled with these very flags (evaluators.sandbox.warm): the
-        # same header, parsed once at install instead of in every compile; without it, the header itself
-        compile_cmd=_l("g++", "-O2", "-std=gnu++17", "-pipe", "-I" + PCH_DIR, "-o", "{prog}/main", "{prog}/main.cpp"),
+        # same header, parsed once at install instead of in every compile; without it, the header itself.
+        # Multi-LCB's flags: -std=c++17 -mcmodel=medium and no optimisation
+        compile_cmd=_l("g++", "-std=c++17", "-mcmodel=medium", "-pipe", "-I" + PCH_DIR, "-o", "{prog}/main",
+                       "{prog}/main.cpp"),
         run_cmd=_l("{prog}/main"),
         version_cmd=_l("g++", "--version"),
         oom_markers=("std::bad_alloc",),
@@ -145,7 +147,7 @@ LANGUAGES: dict[str, Language] = {
         compile_cmd=_l("java", *JVM_TOOL_OPTS.split(), *_cds("java").split(), "com.sun.tools.javac.Main",
                        "-cp", "{prog}", "-encoding", "UTF-8", "-d", "{prog}", "{prog}/Main.java"),
         compiler_main="com.sun.tools.javac.Main",
-        run_cmd=_jvm_run("java", "{prog}", "Main"),
+        run_cmd=_jvm_run("java", "{prog}", "Main", "-ea"),  # assertions on, as Multi-LCB runs Java
         version_cmd=_l("java", "-version"),
         oom_markers=("java.lang.OutOfMemoryError",),
         artifact="Main.class",
@@ -156,7 +158,7 @@ LANGUAGES: dict[str, Language] = {
         display_name="C#",
         fence="csharp",
         source_name="main.cs",
-        compile_cmd=_l("mcs", "-optimize+", "-out:{prog}/main.exe", "{prog}/main.cs"),
+        compile_cmd=_l("mcs", "-out:{prog}/main.exe", "{prog}/main.cs"),  # Multi-LCB's: no -optimize+
         run_cmd=_l("mono", "{prog}/main.exe"),
         version_cmd=_l("mcs", "--version"),
         env={"MONO_GC_PARAMS": "max-heap-size={heap_mb}m"},
@@ -182,7 +184,8 @@ LANGUAGES: dict[str, Language] = {
         display_name="Rust",
         fence="rust",
         source_name="main.rs",
-        compile_cmd=_l("rustc", "-O", "--edition", "2021", "-o", "{prog}/main", "{prog}/main.rs"),
+        # Multi-LCB's: no -O (a debug build, overflow checks on) and rustc's default edition (2015)
+        compile_cmd=_l("rustc", "-o", "{prog}/main", "{prog}/main.rs"),
         run_cmd=_l("{prog}/main"),
         version_cmd=_l("rustc", "--version"),
         oom_markers=("memory allocation of",),
@@ -194,7 +197,7 @@ LANGUAGES: dict[str, Language] = {
         fence="javascript",
         source_name="main.js",
         compile_cmd=_l("node", "--check", "{prog}/main.js"),
-        run_cmd=_l("node", "--max-old-space-size={heap_mb}", "--stack-size=65500", "{prog}/main.js"),
+        run_cmd=_l("node", "--max-old-space-size={heap_mb}", "{prog}/main.js"),  # V8's own stack size, as Multi-LCB runs it
         version_cmd=_l("node", "--version"),
         oom_markers=("JavaScript heap out of memory",),
     ),
@@ -207,7 +210,7 @@ LANGUAGES: dict[str, Language] = {
                        "--noCheck", "--target", "es2022", "--module", "commonjs", "--skipLibCheck",
                        "--outDir", "{prog}/out", "{prog}/main.ts"),
         compiler_main=TSC,
-        run_cmd=_l("node", "--max-old-space-size={heap_mb}", "--stack-size=65500", "{prog}/out/main.js"),
+        run_cmd=_l("node", "--max-old-space-size={heap_mb}", "{prog}/out/main.js"),
         version_cmd=_l("node", TSC, "--version"),
         oom_markers=("JavaScript heap out of memory",),
         artifact="out/main.js",
