@@ -49,7 +49,8 @@ def multi_lcb_card(*, extraction: str, time_limit_seconds: float, memory_mb: int
                     source=_MLCB),
         ProtocolRow("Time-limit verdicts under load", "none: a test that runs out of time fails",
                     "a time-limit verdict is run once more when the machine, not the program, ran the clock out "
-                    "(the program got under 90% of a CPU with more runnable work than cores)",
+                    "(with more runnable work than cores, the program got under 90% of a CPU but at least half "
+                    "the share the load left it); a program that slept is never run again",
                     why="a shared worker's load must not fail a correct program; each re-check is recorded"),
         ProtocolRow("Memory", "no limit (plain subprocesses)", f"{memory_mb:,} MB per program",
                     why="programs share a worker; a runaway program must not stop the others"),
