@@ -58,7 +58,8 @@ def multi_lcb_card(*, extraction: str, time_limit_seconds: float, memory_mb: int
                     source=_MLCB),
         ProtocolRow("Time-limit verdicts under load", "none: a test that runs out of time fails",
                     "a time-limit verdict is run once more when the machine, not the program, ran the clock out "
-                    "(the program got under 90% of a CPU with more runnable work than cores)",
+                    "(with more runnable work than cores, the program got under 90% of a CPU but at least half "
+                    "the share the load left it); a program that slept is never run again",
                     why="a shared worker's load must not fail a correct program; each re-check is recorded"),
         ProtocolRow("Memory", "16 GiB of address space per process (RLIMIT_AS and RLIMIT_DATA) and an 8 GiB stack; "
                     "no limit for JavaScript, TypeScript and Rust", f"{memory_mb:,} MB per program, a 256 MiB stack",

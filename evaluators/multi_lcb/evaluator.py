@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from evaluators.sandbox import Limits, RunResult, Sandbox
 
 REASON_LIMIT = 2048
+#: a failed hidden test's whole reason: nothing the program wrote or chose, nothing of the test's data
+HIDDEN_TEST_REASON = ("a hidden test shows only its verdict: its input, the expected output and what the program "
+                      "wrote (stdout, stderr, exit code) stay hidden")
 
 DEFAULT_SETTINGS: dict[str, Any] = {
     "time_limit_seconds": 15.0,
@@ -228,9 +231,12 @@ class MultiLCBEvaluator(Evaluator):
                         result["cpu_seconds"] += run.cpu_seconds or 0.0
                         verdict, reason = self._judge(run, test)
                     if verdict != "passed":
+                        # a hidden test's data stays hidden: its input, expected output, and the program's
+                        # output, stderr, exit code and times (which the program chooses, so they could carry
+                        # the input out) are never kept; only the verdict and the test's number are
                         result.update(verdict=verdict, failed_test=index, failed_test_public=public,
-                                      reason=_truncate(reason))
-                        if verdict == "wrong_answer" and public:  # a hidden test's data stays hidden
+                                      reason=_truncate(reason) if public else HIDDEN_TEST_REASON)
+                        if verdict == "wrong_answer" and public:
                             result["difference"] = first_difference(test["output"], run.stdout).to_dict()
                         break
         result["wall_seconds"] = round(time.monotonic() - started, 3)
@@ -238,18 +244,24 @@ class MultiLCBEvaluator(Evaluator):
         return result
 
     @staticmethod
-    def _machine_busy() -> bool:
-        """More runnable work than cores over the last minute."""
-        return os.getloadavg()[0] > (os.cpu_count() or 1)
+    def _cpu_share() -> float:
+        """The share of a CPU a program that never sleeps got over the last minute: cores over the runnable
+        work (1 while the load is under the cores)."""
+        cores = os.cpu_count() or 1
+        return cores / max(os.getloadavg()[0], cores)
 
     def _starved(self, run: RunResult, limits: Limits) -> bool:
-        """A wall-clock time-out (not the CPU limit) during which the program got under 90% of a CPU, while
-        the machine was overloaded. A program that spins gets its CPU and is never re-checked; one that
-        sleeps or waits for input is re-checked only while the machine is overloaded."""
+        """A wall-clock time-out (not the CPU limit) during which the program wanted the CPU but the machine's
+        load kept it off: it got under 90% of a CPU, but at least half the share of a CPU the load left a
+        program that never sleeps (cores over the load average). A program that spins on an idle machine
+        reaches its CPU limit and is never re-checked; one that slept (or waited) used almost no CPU, so
+        neither is a load on the machine an excuse for it: it is never run twice, which made a sleeping
+        program's time limit cost twice the limit under load."""
         cpu, wall = run.cpu_seconds, float(run.wall_seconds or 0.0)
         if run.status != "timeout" or cpu is None or wall <= 0 or cpu >= limits.cpu_seconds - 0.05:
             return False
-        return cpu < 0.9 * wall and self._machine_busy()
+        share = self._cpu_share()
+        return share < 1.0 and 0.5 * share * wall <= cpu < 0.9 * wall
 
     @staticmethod
     def _judge(run: RunResult, test: dict[str, Any]) -> tuple[str, str]:
@@ -325,8 +337,10 @@ class MultiLCBEvaluator(Evaluator):
                        "TypeScript pass rates can be lower than these. Chosen because a type error changes no "
                        "output, and type-checking against Node's types makes every compile slower."),
             MethodNote("Time limits under load", "A time-limit verdict is run once more when the wall clock ran out "
-                       "while the program got under 90% of a CPU and the machine had more runnable work than "
-                       "cores (the load, not the program); the re-check is recorded with the item's result."),
+                       "while the machine had more runnable work than cores and the program was kept off the CPU by "
+                       "it: it got under 90% of a CPU but at least half of the share the load left it (cores over "
+                       "the load average). A program that slept used almost no CPU and is not run again. The "
+                       "re-check is recorded with the item's result."),
         ]
 
     def method_card(self) -> list[ProtocolRow]:

@@ -8,10 +8,11 @@ module by module, is in README.md beside this file; the data-analysis sandbox
 from __future__ import annotations
 
 from .command import TOOLCHAINS, fill_command, placeholders
+from .jvm import jar_main_class
 from .languages import (JVM_RUN_FLAGS, JVM_TOOL_OPTS, KOTLINC, LANGUAGES, PROG_DIR, TOOLCHAIN_DIR, Language,
                         without_cds)
 from .limits import Limits
-from .programs import DataDir, Program, jar_main_class
+from .programs import DataDir, Program
 from .resident import Session
 from .results import PROCESS_LIMIT_NOTE, CompileResult, RunResult, SandboxUnavailable
 from .sandbox import Sandbox

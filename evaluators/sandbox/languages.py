@@ -81,8 +81,11 @@ class Language:
     mkdirs: tuple[str, ...] = ()
     #: compile succeeded only if this file (relative to the program dir) exists afterwards
     artifact: str | None = None
-    #: what the program must declare for the runtime to start it (told to the user when it is missing)
-    entry_point: str | None = None
+    #: the rule a program must follow for the runtime to start it, as a sentence (told to the user when
+    #: a compile shows it broken: no artifact, no entry point, or the compiler's error matching ``rule_broken``)
+    entry_rule: str | None = None
+    #: a regular expression matching the compiler's error for a program that broke ``entry_rule``
+    rule_broken: str | None = None
     #: the artifact is a jar that must name its entry point (kotlinc writes Main-Class only for a main)
     jar_main_class: bool = False
     #: runs are forked from a warm /usr/bin/python3 with the standard library loaded instead of starting
@@ -151,7 +154,8 @@ LANGUAGES: dict[str, Language] = {
         version_cmd=_l("java", "-version"),
         oom_markers=("java.lang.OutOfMemoryError",),
         artifact="Main.class",
-        entry_point="a class named Main with `public static void main(String[] args)`",
+        entry_rule="Java programs must declare `public class Main` with `public static void main(String[] args)`",
+        rule_broken=r"error: class \w+ is public, should be declared in a file named \w+\.java",
     ),
     "csharp": Language(
         key="csharp",
@@ -249,7 +253,7 @@ LANGUAGES: dict[str, Language] = {
         version_cmd=_l(KOTLINC, "-version"),
         oom_markers=("java.lang.OutOfMemoryError",),
         artifact="main.jar",
-        entry_point="a top-level `fun main()` (or `fun main(args: Array<String>)`)",
+        entry_rule="Kotlin programs must declare a top-level `fun main()` (or `fun main(args: Array<String>)`)",
         jar_main_class=True,
     ),
     "scala": Language(
@@ -266,6 +270,7 @@ LANGUAGES: dict[str, Language] = {
         oom_markers=("java.lang.OutOfMemoryError",),
         mkdirs=("out",),
         artifact="out/Main.class",
-        entry_point="`object Main` with `def main(args: Array[String]): Unit`",
+        entry_rule=("Scala programs must declare `object Main` (an object, not a class) with "
+                    "`def main(args: Array[String]): Unit`, or `object Main extends App`"),
     ),
 }

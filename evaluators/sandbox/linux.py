@@ -12,6 +12,7 @@ import atexit
 import ctypes
 import hashlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -36,7 +37,7 @@ class CGroup:
     anyone reaped them)."""
 
     def __init__(self, mem_root: Path, pids_root: Path, cpu_root: Path | None, limits: Limits) -> None:
-        name = "r" + uuid.uuid4().hex[:16]
+        name = f"r{os.getpid()}-{uuid.uuid4().hex[:12]}"  # the owner's pid: see sweep_orphaned_cgroups
         self.mem = mem_root / name
         self.pids = pids_root / name
         self.cpu: Path | None = cpu_root / name if cpu_root is not None else None
@@ -108,6 +109,44 @@ class CGroup:
                 except OSError:
                     time.sleep(delay)
                     delay = min(delay * 2, 0.01)
+
+
+#: a per-run cgroup's name: its owner's pid, then a random part
+_CGROUP_NAME = re.compile(r"r(\d+)-[0-9a-f]{12}")
+
+
+def sweep_orphaned_cgroups(roots: tuple[Path, ...]) -> int:
+    """Remove the empty per-run cgroups under ``roots`` whose owner (the pid in the name) has ended; returns
+    how many. A process that ends without closing its sandboxes leaves them: a Celery prefork child exits
+    with ``os._exit`` (no atexit handler, so its idle warm compilers are never closed), a worker killed with
+    SIGKILL, a test run stopped. Their processes die with them (bubblewrap's --die-with-parent), the empty
+    groups stayed. Never kills: a group that still holds a process is refused by the kernel and kept."""
+    removed = 0
+    for root in roots:
+        try:
+            entries = list(os.scandir(root))
+        except OSError:
+            continue
+        for entry in entries:
+            match = _CGROUP_NAME.fullmatch(entry.name)
+            if match is None or _alive(int(match.group(1))):
+                continue
+            try:
+                os.rmdir(entry.path)
+                removed += 1
+            except OSError:
+                pass
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def usage_near_limit(mem: Path) -> bool:

@@ -1,6 +1,6 @@
 """Programs: a source compiled once in its own directory (by a warm compiler or a compiler process of
 its own) and run as often as needed, each run a fresh sandboxed process; the read-only data a run may
-be given (``DataDir``); and how a JVM program's entry point is read from the jar its compile wrote.
+be given (``DataDir``); a JVM program's entry point checked after its compile (``jvm``).
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import re
 import shutil
 import subprocess
 import tempfile
-import zipfile
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
 from .command import TOOLCHAINS, fill_command, fill_env
+from .jvm import class_static_main, jar_main_class
 from .languages import PROG_DIR, Language
 from .limits import Limits
 from .resident import Session
@@ -26,32 +26,6 @@ if TYPE_CHECKING:  # a Sandbox makes programs; they name it only for the type ch
 
 #: the most of a compiler's output read back
 COMPILE_OUTPUT_CAP: int = 64 * 1024
-
-#: a class name as the JVM takes it on its command line
-_JVM_CLASS_NAME = re.compile(r"[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*")
-
-
-def jar_main_class(jar: Path) -> str | None:
-    """The Main-Class a jar written inside the sandbox names (read without following links), or None."""
-    try:
-        fd = os.open(jar, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            with zipfile.ZipFile(handle) as archive:
-                info = archive.getinfo("META-INF/MANIFEST.MF")
-                if info.file_size > 1024 * 1024:
-                    return None
-                manifest = archive.read(info).decode("utf-8", errors="replace")
-        except (KeyError, OSError, zipfile.BadZipFile, RuntimeError, ValueError, EOFError):
-            return None
-    for line in manifest.splitlines():
-        if line.startswith("Main-Class:"):
-            name = line[len("Main-Class:"):].strip()
-            return name if _JVM_CLASS_NAME.fullmatch(name) else None
-    return None
-
 
 class DataDir:
     """Files for sandboxed programs, copied under the sandbox's base directory and mounted read-only at
@@ -146,6 +120,8 @@ class Program:
                 output = (output.rstrip() + "\n" if output.strip() else "") + missing
         else:
             status = "compile_error"
+            if lang.rule_broken and lang.entry_rule and re.search(lang.rule_broken, output):
+                output = output.rstrip() + "\n" + lang.entry_rule
         if status == "compile_error" and not output.strip():
             ended = (f"was killed by signal {raw.signal}" if raw.signal is not None
                      else f"exited with status {raw.exit_code}")
@@ -202,15 +178,17 @@ class Program:
         if lang.artifact is None:
             return None
         artifact = self.prog_dir / lang.artifact
-        need = f"; the program must declare {lang.entry_point}" if lang.entry_point else ""
+        rule = f": {lang.entry_rule}" if lang.entry_rule else ""
         if not artifact.is_file() or artifact.is_symlink():
             found = sorted(p.name for p in artifact.parent.glob("*.class"))[:5] if artifact.suffix == ".class" else []
             seen = f" (it produced {', '.join(found)})" if found else ""
-            return f"compiled, but no {lang.artifact} was produced{seen}{need}"
+            return f"compiled, but no {lang.artifact} was produced{seen}{rule}"
         if lang.jar_main_class:
             self.main_class = jar_main_class(artifact)
             if self.main_class is None:
-                return f"compiled, but the program has no entry point{need}"
+                return f"compiled, but the program has no entry point{rule}"
+        if artifact.suffix == ".class" and class_static_main(artifact) is False:
+            return f"compiled, but {artifact.stem} has no `public static void main(String[] args)` for java to start{rule}"
         return None
 
     def _prepare_gocache(self, uid: int) -> tuple[str, str, bool]:

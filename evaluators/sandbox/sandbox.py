@@ -34,7 +34,7 @@ from pathlib import Path
 from .command import BWRAP, TOOLCHAINS, build_bwrap_args
 from .languages import LANGUAGES, TOOLCHAIN_DIR, Language
 from .limits import DEFAULT_COMPILE_LIMITS, STDERR_CAP, Limits, rlimits
-from .linux import CGroup, Launcher, NetnsPool, StagingNamespace
+from .linux import CGroup, Launcher, NetnsPool, StagingNamespace, sweep_orphaned_cgroups
 from .programs import DataDir, Program
 from .warm_compilers import WarmCompilers
 from .results import REFUSAL, RawResult, SandboxUnavailable, decode_output
@@ -200,6 +200,7 @@ class Sandbox:
             self._cpu_root = cpu
         except OSError:
             self._cpu_root = None  # CPU time then comes from bwrap's rusage (see _spawn)
+        sweep_orphaned_cgroups((mem, pids) + ((cpu,) if self._cpu_root is not None else ()))
 
     @property
     def uses_cgroups(self) -> bool:
@@ -209,6 +210,17 @@ class Sandbox:
     def pooled_netns(self) -> bool:
         """True when runs join pooled empty network namespaces instead of bwrap --unshare-net."""
         return self.netns_pool is not None
+
+    def close(self) -> None:
+        """End what this sandbox keeps between programs: its idle warm compilers (each with its cgroup) and
+        its pooled network namespaces. Programs and sessions close themselves; a sandbox is not used after
+        this. A process that ends without it leaves empty cgroups, which the next Sandbox removes
+        (``linux.sweep_orphaned_cgroups``)."""
+        if self.warm_compilers is not None:
+            self.warm_compilers.close()
+        if self.netns_pool is not None:
+            self.netns_pool.close()
+            self.netns_pool = None
 
     def _probe(self) -> None:
         """Start one sandbox, which also checks that its uid can enter and read the toolchains."""

@@ -119,13 +119,13 @@ class WarmCompilers:
         key = (language.compile_cmd, tuple(sorted(language.env.items())), tuple(sorted(language.compile_env.items())), limits)
         server: WarmCompiler | None = None
         with self._lock:
+            ended = [s for servers in self._idle.values() for s in servers if not s.alive]  # exited while idle
+            for servers in self._idle.values():
+                servers[:] = [s for s in servers if s not in ended]
             idle = self._idle.setdefault(key, [])
-            while idle and server is None:
-                candidate = idle.pop()
-                if candidate.alive:
-                    server = candidate
-                else:
-                    candidate.close()  # it exited while idle
+            server = idle.pop() if idle else None
+        for gone in ended:  # their cgroups and uids, freed now rather than when the worker ends
+            gone.close()
         if server is None:
             try:
                 server = WarmCompiler(self.sandbox, language, limits)

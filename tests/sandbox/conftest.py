@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,5 +14,8 @@ from evaluators.sandbox import Sandbox  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def sandbox() -> Sandbox:
-    return Sandbox()
+def sandbox() -> Iterator[Sandbox]:
+    """One sandbox for the session, closed at its end (its warm compilers and their cgroups)."""
+    shared = Sandbox()
+    yield shared
+    shared.close()

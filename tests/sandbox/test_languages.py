@@ -100,13 +100,26 @@ def test_missing_bubblewrap_is_a_clear_error_not_a_fallback(monkeypatch, tmp_pat
     assert isinstance(info.value, InfrastructureError)  # workers retry it and never charge the submitter
 
 
+JAVA_RULE = "Java programs must declare `public class Main` with `public static void main(String[] args)`"
+SCALA_RULE = "Scala programs must declare `object Main` (an object, not a class)"
+
+
 @pytest.mark.toolchains
 @pytest.mark.parametrize(("language", "source", "names"), [
     ("java", "class Solution { public static void main(String[] a) { System.out.println(1); } }",
-     ("no Main.class", "Solution.class", "class named Main", "public static void main")),
+     ("no Main.class", "Solution.class", JAVA_RULE)),
+    # javac's own error for a public class in Main.java says nothing of the rule: the rule follows it
+    ("java", "import java.util.*;\n\npublic class Solution {\n  public static void main(String[] a) { System.out.println(1); }\n}\n",
+     ("class Solution is public, should be declared in a file named Solution.java", JAVA_RULE)),
+    ("java", "public class Main { static void solve() { System.out.println(1); } }",  # compiles; java could not start it
+     ("Main has no `public static void main(String[] args)`", JAVA_RULE)),
+    ("java", "public class Main { static void main(String[] a) { System.out.println(1); } }",  # not public: java 17 refuses it
+     ("Main has no `public static void main(String[] args)`", JAVA_RULE)),
     ("scala", "object Solution { def main(args: Array[String]): Unit = println(1) }",
-     ("no out/Main.class", "Solution.class", "object Main")),
-    ("kotlin", "fun solve() = println(1)\n", ("no entry point", "fun main()")),
+     ("no out/Main.class", "Solution.class", SCALA_RULE)),
+    ("scala", "class Main { def main(args: Array[String]): Unit = println(1) }",  # a class's main is not static
+     ("Main has no `public static void main(String[] args)`", SCALA_RULE)),
+    ("kotlin", "fun solve() = println(1)\n", ("no entry point", "Kotlin programs must declare a top-level `fun main()`")),
 ])
 def test_a_program_without_its_entry_point_is_a_compile_error_that_names_it(
         sandbox: Sandbox, language: str, source: str, names: tuple[str, ...]) -> None:
@@ -114,6 +127,22 @@ def test_a_program_without_its_entry_point_is_a_compile_error_that_names_it(
         assert prog.compile_result.status == "compile_error"
         for name in names:
             assert name in prog.compile_result.output, prog.compile_result.output
+
+
+@pytest.mark.toolchains
+@pytest.mark.parametrize(("language", "source"), [
+    ("java", "class Main { public static void main(String[] a) { System.out.println(7); } }"),  # a package-private class
+    ("java", "class Base { public static void main(String[] a) { System.out.println(7); } }\npublic class Main extends Base {}\n"),
+    ("scala", "object Main extends App { println(7) }"),
+    ("scala", "object Main { def main(args: Array[String]): Unit = println(7) }"),
+])
+def test_a_program_with_its_entry_point_starts(sandbox: Sandbox, language: str, source: str) -> None:
+    """What java starts is not refused: a static main of Main or of its superclass (inherited, which the class file
+    alone cannot show), Scala's object with a main or extending App."""
+    with sandbox.program(language, source) as prog:
+        assert prog.compile_result.ok, prog.compile_result.output
+        with prog.session(Limits(wall_seconds=20)) as session:
+            assert session.run("").stdout == "7\n"
 
 
 def test_a_compiler_that_fails_silently_still_gives_a_reason(sandbox: Sandbox, monkeypatch) -> None:
