@@ -389,7 +389,7 @@ def _rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig, 
                         + (f" ({anchor['how']})" if anchor.get("how") else ""))
     method = (f"Bradley-Terry MLE, ties as half, scale {config.scale:g}, anchor: {anchor_text}, 95% intervals: {interval}"
               + f" (provisional models, below {config.min_votes} votes: never narrower than the model-based interval with"
-              + " the arena's tie share; open for unbounded models)"
+              + " the share of ties among all votes; open for unbounded models)"
               + (f", style control on {len(names)} z-scored features with L2 {config.l2:g}" if config.style_control else "")
               + (", inverse-propensity weights (counts and matrices are unweighted)" if weighted else ""))
     leaders = estimable & shown
