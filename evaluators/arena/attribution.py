@@ -14,8 +14,9 @@ Two methods, and every result names the one that produced it:
   ``arena-attribution-claims@v1`` splits the answer into claims with the source numbers each cites
   (structured output: a JSON object), then ``arena-attribution@v1`` is asked once per cited source
   for a label for each claim citing it (the sources checked at once within the judge's concurrency).
-  A malformed answer falls back to the heuristic for that step and says so; an unreachable judge
-  falls back for the whole answer. Every call, with its raw answer, is kept (``judge_calls``);
+  A malformed claims answer falls back to splitting by sentence and says so; a malformed check
+  answer labels its pairs ``failed`` (the release's "Failed": counted in no share, counted and shown
+  as failed); an unreachable judge falls back to the heuristic for the whole answer and says so. Every call, with its raw answer, is kept (``judge_calls``);
 - without a judge, :data:`HEURISTIC_METHOD`: each sentence holding markers is a claim; a pair is
   ``supported`` when at least :data:`SUPPORT_SHARE` of the claim's content words (not stop words;
   numbers kept) occur in the cited text, else ``irrelevant``. It is crude: it cannot see a
@@ -34,6 +35,9 @@ from evaluators.llm.judges import Judge, JudgePrompt, register_prompt
 from evaluators.llm.types import Answer, JudgeBatch, JudgeCall
 
 SUPPORTED, CONTRADICTING, IRRELEVANT, UNCHECKED = "supported", "contradicting", "irrelevant", "unchecked"
+#: a pair the judge was asked about but whose answer was unusable: the release's "Failed" (counted in no
+#: share, shown with its count), never relabelled by the heuristic
+FAILED = "failed"
 #: the labels a checked pair can get, in the order pages show them
 LABELS: tuple[str, ...] = (SUPPORTED, IRRELEVANT, CONTRADICTING)
 #: the judge's answer words (the paper's) -> our labels
@@ -121,8 +125,8 @@ class Attribution:
     judge_calls: list[dict[str, Any]] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
-        """Pairs per label (``unchecked`` included)."""
-        found = {label: 0 for label in (*LABELS, UNCHECKED)}
+        """Pairs per label (``unchecked`` and ``failed`` included)."""
+        found = {label: 0 for label in (*LABELS, UNCHECKED, FAILED)}
         for pair in self.pairs:
             found[pair.label] += 1
         return found
@@ -266,8 +270,7 @@ def _attribute_by_judge(answer: Answer, judge: Judge) -> Attribution:
             verdicts = call.parsed.get("verdicts") if isinstance(call.parsed, dict) and not call.error else None
             for i, claim in enumerate(by_number[number]):
                 if verdicts is None:
-                    label, reason = overlap_label(claim.text, texts[number][1])
-                    labels[(number, i)] = (label, f"by overlap, the judge's answer was unusable ({call.error}): {reason}")
+                    labels[(number, i)] = (FAILED, f"the judge's answer was unusable ({call.error})")
                 else:
                     labels[(number, i)] = (_JUDGE_LABELS[verdicts[i]["label"]], str(verdicts[i].get("reasoning", "")))
     pairs = [Pair(claim.text, number, texts[number][0], *labels[(number, i)])

@@ -3,7 +3,7 @@
 A :class:`Design` holds the rows of the logistic model logit P(a wins) = theta_a - theta_b + x . beta
 (aggregated cells, unordered pairs via :class:`PairDesign`, or individual votes with style
 covariates). :func:`penalised_fit` finds the parameters with one model held at 0 (the pivot);
-:func:`sandwich_covariance` and :func:`fisher_half_widths` give their uncertainty, and
+:func:`sandwich_covariance` and :func:`model_half_widths` give their uncertainty, and
 :func:`open_bounds` the one-sided bound of a model whose maximum-likelihood rating is infinite.
 Everything is in natural-log odds; :mod:`evaluators.arena.ratings` turns it into rating points.
 """
@@ -323,13 +323,21 @@ def sandwich_covariance(d: Design, params: np.ndarray, info_free: np.ndarray, pi
     return cov
 
 
-def fisher_half_widths(info_free: np.ndarray, pivot: int, centre: np.ndarray, size: int) -> np.ndarray:
-    """95% half-widths (log-odds) of the model-based interval: the inverse information of the free
-    parameters (the pivot fixed), moved to the anchor's scale by ``centre``."""
+def model_half_widths(d: Design, params: np.ndarray, info_free: np.ndarray, pivot: int, centre: np.ndarray,
+                      tie_share: float) -> np.ndarray:
+    """95% half-widths (log-odds) of the model-based interval with ties: H^-1 J H^-1 where a vote's
+    score (1, 1/2 or 0) has, at the fitted p, the variance p (1 - p) - t / 4 when a share t of votes
+    are ties (P(win) = p - t/2, P(tie) = t: E y = p, E y^2 = p - t/4), so
+    J = sum of w2 (p (1 - p) - t / 4) z z^T; with no ties it is the Fisher interval H^-1. Moved to the
+    anchor's scale by ``centre``."""
+    size = d.m + d.k
     free = np.ones(size, dtype=bool)
     free[pivot] = False
+    p = 1.0 / (1.0 + np.exp(-linear_predictor(d, params)))
+    meat = information(d, d.w2 * np.clip(p * (1.0 - p) - tie_share / 4.0, 0.0, None))[np.ix_(free, free)]
+    bread = np.linalg.inv(info_free)
     cov = np.zeros((size, size))
-    cov[np.ix_(free, free)] = np.linalg.inv(info_free)
+    cov[np.ix_(free, free)] = bread @ meat @ bread
     cov = centre @ cov @ centre.T
     half: np.ndarray = 1.959964 * np.sqrt(np.clip(np.diag(cov), 0.0, None))
     return half

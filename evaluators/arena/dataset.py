@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from evaluators.arena.ratings import OUTCOMES, BattleRecord
-from evaluators.arena.style import features
+from evaluators.arena.style import features, paper_features
 from evaluators.core.types import DatasetError
 
 CONVERSATION_FIELDS: tuple[str, ...] = (
@@ -367,8 +367,8 @@ def _propensity(row: ConversationRow) -> float | None:
 
 
 def battles_from_rows(rows: Iterable[ConversationRow]) -> list[BattleRecord]:
-    """The voted rows as BattleRecords with style features from each side's assistant messages and
-    web_search_trace URLs. Rows without a winner, or marked invalid by us (``arena.valid`` false),
+    """The voted rows as BattleRecords with style features (ours and the paper's) from each side's
+    assistant messages and web_search_trace URLs. Rows without a winner, or marked invalid by us (``arena.valid`` false),
     are skipped; ``weight`` is 1 / propensity when the row records one."""
     records = []
     for row in rows:
@@ -377,7 +377,9 @@ def battles_from_rows(rows: Iterable[ConversationRow]) -> list[BattleRecord]:
         side_features = []
         for messages, meta in ((row.messages_a, row.system_a_metadata), (row.messages_b, row.system_b_metadata)):
             style = "standardized" if meta.citation_format_standardized else "original"
-            side_features.append(features(_side_text(messages), meta.urls(), style))
+            side_features.append({**features(_side_text(messages), meta.urls(), style),
+                                  **paper_features([m.content or "" for m in messages if m.role == "assistant"],
+                                                   [[pair[1] for pair in turn] for turn in meta.web_search_trace or []])})
         propensity = _propensity(row)
         records.append(BattleRecord(model_a=row.model_a, model_b=row.model_b, winner=row.winner, features_a=side_features[0],
                                     features_b=side_features[1], weight=1.0 / propensity if propensity else 1.0,

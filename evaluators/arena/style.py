@@ -11,10 +11,22 @@ Source categories come from domain rules (``source_category``): a fixed table of
 per category, then suffix rules (``.gov``, ``.edu``, ``.ac.xx``, ``.mil``...), then a news heuristic for
 hosts under a country-code top-level domain; anything else is ``other``. The table is checked in
 order, so ``ncbi.nlm.nih.gov`` is an academic source, not a government one.
+
+The Search Arena paper's own style control (``lmarena/search-arena``, ``scripts/utils.py`` and its
+preference notebook) is kept beside ours as the named alternative ``"paper"``
+(``STYLE_DEFINITIONS``, ``paper_features``): length is the mean number of whitespace-separated words
+per assistant message, ``citation_count`` the search trace's URLs per turn (every listed URL, repeats
+included, divided by the number of turns), and ``cites_<category>`` whether any URL's host (the text
+between the second and third "/") matches the paper's substring rules, in its order
+(``paper_source_category``). The paper stores every feature in an int32 array before taking
+(a - b) / (a + b + 1), so its length and citation count are truncated toward zero (152.5 words a
+message counts as 152, 2.5 URLs a turn as 2); ``paper_features`` does the same. Ours keeps all turns
+joined, distinct URLs, the markdown and citation-style features and its own domain table.
 """
 from __future__ import annotations
 
 import re
+import math
 from typing import Mapping, Sequence
 from urllib.parse import urlsplit
 
@@ -181,4 +193,71 @@ def features(text: str, source_urls: Sequence[str], citation_style: str,
     values["citation_style_standardized"] = 1.0 if citation_style == "standardized" else 0.0
     for name in ATTRIBUTION_FEATURES:
         values[name] = float((attributed or {}).get(name, 0.0))
+    return values
+
+
+# ---------------------------------------------------------------- the paper's definitions
+
+#: the paper's style control features (its preference notebook's full control: length, citation
+#: count and the eleven source categories), under names of their own so that both sets can be stored
+PAPER_STYLE_FEATURES: tuple[str, ...] = (
+    "paper_response_length", "paper_citation_count", *(f"paper_cites_{category}" for category in SOURCE_CATEGORIES),
+)
+
+#: the style controls a fit can use: ours (the default) and the paper's
+STYLE_DEFINITIONS: dict[str, tuple[str, ...]] = {"ours": STYLE_FEATURES, "paper": PAPER_STYLE_FEATURES}
+
+# The paper's rules: a host containing any of these substrings is in the category; the first
+# matching category wins (so "blog" anywhere in a host makes it a community blog unless an earlier
+# rule matched). Its US list includes economist.com, ft.com and investopedia.com, and "politico.co".
+_PAPER_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("youtube", ("youtube.com",)),
+    ("gov_edu", (".gov", ".edu", ".mil")),
+    ("wiki", ("wikipedia", "wikihow", "wikimedia")),
+    ("us_news", ("cnn.com", "apnews.com", "cnbc.com", "bloomberg.com", "economist.com", "nytimes.com",
+                 "washingtonpost.com", "wsj.com", "nbcnews.com", "abcnews.go.com", "usatoday.com", "npr.org",
+                 "latimes.com", "vox.com", "huffpost.com", "ft.com", "foxnews.com", "axios.com", "time.com",
+                 "buzzfeed.com", "cbsnews.com", "politico.co", "newsweek.com", "fortune.com", "theatlantic.com",
+                 "whattowatch.com", "scrippsnews.com", "investopedia.com", "yahoo.com", "breitbart.com",
+                 "washingtontimes.com", "dailycaller.com", "thefederalist.com", "townhall.com", "pjmedia.com",
+                 "westernjournal.com", "forbes.com")),
+    ("foreign_news", ("reuters.com", "bbc.com", "aljazeera.com", "dw.com", "france24.com", "as.com", "elpais.com",
+                      "cbc.ca", "theglobeandmail.com", "smh.com.au", "abc.net.au", "japantimes.co.jp",
+                      "straitstimes.com", "hindustantimes.com", "thehindu.com", "economictimes.indiatimes.com",
+                      "indianexpress.com", "independent.co.uk", "theguardian.com", "cadenaser.com", "lemonde.fr",
+                      "vnexpress.net", "ndtv.com")),
+    ("social_media", ("tiktok.com", "facebook.com", "instagram.com", "x.com", "twitter.com", "linkedin.com",
+                      "snapchat.com", "pinterest.com")),
+    ("community_blog", ("reddit.com", "quora.com", "blog", "medium.com", "wordpress.com", "substack.com", "tumblr.com")),
+    ("tech_coding", ("github.com", "gitlab.com", "stackexchange.com", "microsoft.com", "dev.to", "codecademy.com",
+                     "stackoverflow.com")),
+    ("academic_journal", ("jstor.org", "springer.com", "sciencedirect.com", "nature.com", "arxiv.org", "researchgate.com",
+                          "biorxiv.org")),
+    ("retail", ("amazon.com", "ebay.com", "walmart.com", "target.com", "bestbuy.com", "costco.com")),
+)
+
+
+def paper_source_category(url: str) -> str:
+    """A cited URL's category by the paper's rules: its host is the text between the second and third
+    "/" as written (``www.`` and any port kept, case kept; a URL without "//" has none, so "other",
+    where the paper's code would stop with an error), matched by substring in the rules' order."""
+    parts = url.split("/")
+    host = parts[2] if len(parts) > 2 else ""
+    for category, needles in _PAPER_RULES:
+        if any(needle in host for needle in needles):
+            return category
+    return "other"
+
+
+def paper_features(assistant_messages: Sequence[str], trace: Sequence[Sequence[str]]) -> dict[str, float]:
+    """The paper's style features of one side (``PAPER_STYLE_FEATURES``): ``assistant_messages`` its
+    assistant messages' texts, ``trace`` the URLs of its search trace, a list per turn. Length and
+    citation count truncated toward zero as the paper's int32 array does; a side without messages
+    (or turns) has 0 (the paper's mean of nothing is undefined)."""
+    words = sum(len(text.split()) for text in assistant_messages) / len(assistant_messages) if assistant_messages else 0.0
+    per_turn = sum(len(turn) for turn in trace) / len(trace) if trace else 0.0
+    values = {"paper_response_length": float(math.trunc(words)), "paper_citation_count": float(math.trunc(per_turn))}
+    cited = {paper_source_category(url) for turn in trace for url in turn}
+    for category in SOURCE_CATEGORIES:
+        values[f"paper_cites_{category}"] = 1.0 if category in cited else 0.0
     return values

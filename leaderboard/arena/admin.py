@@ -104,8 +104,8 @@ class RatingSnapshotAdmin(admin.ModelAdmin):
 
 @admin.register(TurnAttribution)
 class TurnAttributionAdmin(admin.ModelAdmin):
-    list_display = ["turn", "side", "supported", "irrelevant", "contradicting", "unchecked", "computed_at"]
+    list_display = ["turn", "side", "supported", "irrelevant", "contradicting", "unchecked", "failed", "computed_at"]
     list_filter = ["side"]
     search_fields = ["turn__battle__public_id", "method"]
-    readonly_fields = ["turn", "side", "method", "pairs", "supported", "irrelevant", "contradicting", "unchecked", "judge_calls",
+    readonly_fields = ["turn", "side", "method", "pairs", "supported", "irrelevant", "contradicting", "unchecked", "failed", "judge_calls",
                        "computed_at"]

@@ -258,7 +258,7 @@ class RatingSnapshot(models.Model):
 
 class TurnAttribution(models.Model):
     """One side's answer to one turn broken into (claim, cited source) pairs, each labelled supported,
-    irrelevant, contradicting or unchecked (``evaluators.arena.attribution``), with the method and every
+    irrelevant, contradicting, unchecked or failed (``evaluators.arena.attribution``), with the method and every
     raw judge call behind the labels. Written after the turn is answered; never read by the vote."""
 
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="attributions")
@@ -269,6 +269,8 @@ class TurnAttribution(models.Model):
     irrelevant = models.PositiveIntegerField(default=0)
     contradicting = models.PositiveIntegerField(default=0)
     unchecked = models.PositiveIntegerField(default=0)
+    #: pairs whose check the judge answered unusably (the release's "Failed"): in no share
+    failed = models.PositiveIntegerField(default=0)
     judge_calls = models.JSONField(default=list, blank=True)
     computed_at = models.DateTimeField(auto_now=True, db_index=True)
 

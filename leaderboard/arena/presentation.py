@@ -70,7 +70,8 @@ def pane(turn: Turn, side: str, *, revealed: bool) -> Pane:
 
 #: a pair's label as the reveal and the profile say it
 ATTRIBUTION_WORDS: dict[str, str] = {"supported": "supported", "irrelevant": "irrelevant", "contradicting": "contradicting",
-                                     "unchecked": "not checked (no text of the page stored)"}
+                                     "unchecked": "not checked (no text of the page stored)",
+                                     "failed": "failed (the judge's answer was unusable; counted in no share)"}
 
 
 def rating_rows(snapshot: RatingSnapshot | None) -> list[dict[str, Any]]:

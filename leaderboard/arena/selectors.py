@@ -277,7 +277,7 @@ def model_attribution(*, name: str, now: dt.datetime | None = None) -> dict[str,
 
     rows = (TurnAttribution.objects.filter(Q(side="a", turn__battle__model_a__name=name) | Q(side="b", turn__battle__model_b__name=name))
             .filter(closed_battles_q(public_cut(now), "turn__battle__")).exclude(withheld_battles_q("turn__battle__")))
-    totals = rows.aggregate(**{label: Sum(label) for label in LABELS}, unchecked=Sum("unchecked"))
+    totals = rows.aggregate(**{label: Sum(label) for label in LABELS}, unchecked=Sum("unchecked"), failed=Sum("failed"))
     checked = sum(int(totals[label] or 0) for label in LABELS)
     if checked == 0:
         return None
@@ -287,5 +287,6 @@ def model_attribution(*, name: str, now: dt.datetime | None = None) -> dict[str,
         k = int(totals[label] or 0)
         low, high = wilson(k, checked)
         shares.append({"label": label, "count": k, "share": k / checked, "ci_low": low, "ci_high": high})
-    return {"checked": checked, "unchecked": int(totals["unchecked"] or 0), "answers": rows.count(), "shares": shares,
+    return {"checked": checked, "unchecked": int(totals["unchecked"] or 0), "failed": int(totals["failed"] or 0),
+            "answers": rows.count(), "shares": shares,
             "methods": methods}

@@ -66,7 +66,7 @@ def seed_votes(db) -> Callable[..., list[Any]]:
     from leaderboard.arena.models import ArenaModel, Battle, BattleStatus, Turn, Vote
     from leaderboard.arena.services import style_features
 
-    features = style_features(texts=["Use apt [1]."], urls=["https://www.debian.org/doc/"], citation_style="standardized")
+    features = style_features(texts=["Use apt [1]."], traces=[["https://www.debian.org/doc/"]], citation_style="standardized")
 
     def seed(rows, *, intent: str = "Guidance", languages: tuple[str, ...] = ("en",), intent_method: str = "rules-v1 (keyword rules, no model)",
              setting: str = "search") -> list[Any]:

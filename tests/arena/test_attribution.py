@@ -110,7 +110,8 @@ def test_the_model_page_shows_the_shares_with_wilson_intervals(client, make_batt
     voter = voter_of_client(client)
     battle = make_battle(voter)
     turn = battle.turns.get()
-    TurnAttribution.objects.create(turn=turn, side="a", method="overlap-v1 (crude)", supported=8, irrelevant=1, contradicting=1)
+    TurnAttribution.objects.create(turn=turn, side="a", method="overlap-v1 (crude)", supported=8, irrelevant=1, contradicting=1,
+                                   failed=3)  # three checks the judge answered unusably: in no share
     TurnAttribution.objects.create(turn=turn, side="b", method="overlap-v1 (crude)", supported=0, irrelevant=5)  # the other model
     services.vote_cast(battle=battle, winner="tie", voter=voter)  # an open battle's attributions are in no public figure
     seed_votes([("v1", NAME_A, "Other-Model", "model_a", "p1"), ("v2", NAME_A, "Other-Model", "model_b", "p2")])
@@ -122,6 +123,7 @@ def test_the_model_page_shows_the_shares_with_wilson_intervals(client, make_batt
     # By hand (Wilson, z = 1.96): 8 of 10 -> [49.0, 94.3]; 1 of 10 -> [1.8, 40.4]
     assert "10 in 1 answer, by overlap-v1 (crude)" in text
     assert "supported 80.0% [49.0, 94.3] · irrelevant 10.0% [1.8, 40.4] · contradicting 10.0% [1.8, 40.4]" in text
+    assert "3 failed (the judge's answer was unusable; in no share)" in text
 
 
 TRUE = {"Alpha": 0.3, "Beta": 0.0, "Gamma": -0.2}

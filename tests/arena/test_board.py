@@ -87,7 +87,8 @@ def test_the_page_says_how_the_figures_were_obtained(client, two_intents, settin
     assert f"Method: {raw.result['method']}" in page and "Bradley-Terry" in page
     counted = len(guidance) + len(analysis) - 1
     assert f"{counted} counted votes; 1 votes excluded in all" in page
-    assert f"{settings.ARENA_BOOTSTRAP_ROUNDS} bootstrap rounds, seed 0" in page and "provisional below 5 votes" in page
+    assert f"{settings.ARENA_BOOTSTRAP_ROUNDS} bootstrap rounds, seed 0, percentile intervals" in page
+    assert "a model below 5 votes is provisional and its interval is never narrower than the model-based one" in page
     assert f"Computed {timezone.localtime(raw.computed_at, dt.timezone.utc):%Y-%m-%d %H:%M} UTC" in page
     assert "see why" not in page  # the link to the exclusions is for staff
 

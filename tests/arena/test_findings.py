@@ -70,6 +70,9 @@ def test_findings_recover_a_planted_citation_effect_within_its_interval(client, 
 def test_findings_without_votes_say_so(client):
     text = text_of(client.get("/arena/findings/").content.decode())
     assert "No findings yet" in text and "How a cited source gets its category" in text
+    # the intervals' coverage (bench/results/intervals.md) is stated with or without votes
+    assert "How often the 95% intervals hold the true rating" in text
+    assert "2,000 a model (20 models) 30% bootstrap 94.7% 98.2%" in text
 
 
 @pytest.mark.django_db(transaction=True)

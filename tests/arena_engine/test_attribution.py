@@ -63,7 +63,7 @@ def test_the_overlap_heuristic_labels_each_pair_as_worked_out_by_hand() -> None:
     assert got == [("Paris", 1, "supported"), ("It", 1, "supported"), ("It", 2, "irrelevant"), ("The", 2, "supported"),
                    ("France", 3, "irrelevant")]
     assert found.pairs[3].reason == "75% of the claim's content words are in the cited text"
-    assert found.counts() == {"supported": 3, "irrelevant": 2, "contradicting": 0, "unchecked": 0}
+    assert found.counts() == {"supported": 3, "irrelevant": 2, "contradicting": 0, "unchecked": 0, "failed": 0}
 
 
 def test_a_paraphrase_reads_as_irrelevant_and_a_negation_as_supported_which_is_why_it_is_crude() -> None:
@@ -111,7 +111,9 @@ def test_the_judge_labels_a_supported_a_contradicting_and_an_irrelevant_citation
     assert sum(len(batch["calls"]) for batch in calls[1:]) == 3
 
 
-def test_a_malformed_verdict_falls_back_to_the_overlap_for_that_source_and_says_so() -> None:
+def test_a_malformed_verdict_marks_that_sources_pairs_failed_and_counts_them_in_no_share() -> None:
+    """The release labels a check that never parsed "Failed" and counts it nowhere; the word overlap
+    (which would have called this pair supported) is not asked."""
     def broken(request: dict[str, Any]) -> Reply:
         text = request["messages"][-1]["content"]
         if text.startswith("Answer (citation markers"):
@@ -123,8 +125,9 @@ def test_a_malformed_verdict_falls_back_to_the_overlap_for_that_source_and_says_
     with OpenAIServer(broken) as server:
         found = attribution.attribute(_answer(), judge=_judge(server))
     first = found.pairs[0]
-    assert first.label == "supported" and first.reason.startswith("by overlap, the judge's answer was unusable (malformed")
+    assert first.label == "failed" and first.reason.startswith("the judge's answer was unusable (malformed")
     assert [p.label for p in found.pairs[1:]] == ["contradicting", "irrelevant"]
+    assert found.counts() == {"supported": 0, "irrelevant": 1, "contradicting": 1, "unchecked": 0, "failed": 1}
 
 
 def test_an_unusable_claims_answer_splits_by_sentence_and_a_judge_that_is_down_leaves_the_heuristic() -> None:

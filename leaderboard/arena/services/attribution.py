@@ -66,7 +66,7 @@ def side_attribution(turn: Turn, side: str) -> dict[str, Any] | None:
     return {"method": f"{found.method}; {problem}" if problem else found.method,
             "pairs": [p.to_dict() for p in found.pairs], "judge_calls": found.judge_calls,
             "supported": counts["supported"], "irrelevant": counts["irrelevant"],
-            "contradicting": counts["contradicting"], "unchecked": counts["unchecked"]}
+            "contradicting": counts["contradicting"], "unchecked": counts["unchecked"], "failed": counts["failed"]}
 
 
 def _missing(side: str) -> Q:
@@ -140,7 +140,7 @@ def turn_attribute_quietly(turn_id: int) -> None:
 def battle_attribution_features(battle_ids: list[int] | None = None) -> dict[tuple[int, str], dict[str, float]]:
     """(battle id, side) -> the attribution style features: supported and unsupported (irrelevant or
     contradicting) citations per turn of the battle, as the released analysis normalizes its counts.
-    Unchecked pairs count in neither. A battle with no stored attribution is absent (its features stay 0)."""
+    Unchecked and failed pairs count in neither (the release counts its "Failed" nowhere). A battle with no stored attribution is absent (its features stay 0)."""
     rows = TurnAttribution.objects.all()
     if battle_ids is not None:
         rows = rows.filter(turn__battle_id__in=battle_ids)

@@ -113,7 +113,7 @@ def _import_row(row: Any, report: ImportReport) -> None:
             fields[SIDE_FIELDS[side].answer] = _plain_answer(answers[side][index])
         turns.append(Turn(**fields))
     Turn.objects.bulk_create(turns)
-    battle.features_a, battle.features_b = (style_features(texts=[t.text_of(side) for t in turns], urls=[], citation_style="standardized")
+    battle.features_a, battle.features_b = (style_features(texts=[t.text_of(side) for t in turns], traces=[[] for _ in turns], citation_style="standardized")
                                             for side in SIDES)
     battle.save(update_fields=["features_a", "features_b"])
     reasons = ([(VoteExclusion.Code.NOT_ANONYMOUS, NOT_ANONYMOUS_DETAIL)] if not row.anony else []) + \

@@ -24,7 +24,7 @@ from leaderboard.arena.models import (
     VoteExclusion,
 )
 from leaderboard.arena.services.ratings import ratings_schedule
-from leaderboard.arena.services.votes import side_urls, style_features
+from leaderboard.arena.services.votes import side_traces, style_features
 
 Row = TypeVar("Row")
 
@@ -110,7 +110,7 @@ def battle_import_row(row: dict[str, Any], report: ImportReport) -> Battle | Non
             turns.append(Turn(**fields))
         Turn.objects.bulk_create(turns)
         battle.features_a, battle.features_b = (
-            style_features(texts=[t.text_of(side) for t in turns], urls=side_urls(turns, side),
+            style_features(texts=[t.text_of(side) for t in turns], traces=side_traces(turns, side),
                            citation_style=battle.citation_style_of(side)) for side in SIDES)
         battle.save(update_fields=["features_a", "features_b"])
         if row.get("winner"):

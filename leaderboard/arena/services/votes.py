@@ -37,24 +37,23 @@ from leaderboard.arena.services.ratings import ratings_schedule
 
 # --- votes -------------------------------------------------------------------------------------
 
-def side_urls(turns: Sequence[Turn], side: str) -> list[str]:
-    return _unique_urls((turn.answer_of(side) or {}).get("sources") for turn in turns)
+def side_traces(turns: Sequence[Turn], side: str) -> list[list[str]]:
+    """The URLs one side cited, a list per turn (its search trace, repeats kept)."""
+    return _traces((turn.answer_of(side) or {}).get("sources") for turn in turns)
 
 
-def _unique_urls(source_lists: Iterable[Sequence[dict[str, Any]] | None]) -> list[str]:
-    """The cited URLs of one side, first occurrence first, from each turn's list of sources."""
-    urls: list[str] = []
-    for sources in source_lists:
-        for source in sources or []:
-            if source.get("url") and source["url"] not in urls:
-                urls.append(source["url"])
-    return urls
+def _traces(source_lists: Iterable[Sequence[dict[str, Any]] | None]) -> list[list[str]]:
+    return [[source["url"] for source in sources or [] if source.get("url")] for sources in source_lists]
 
 
-def style_features(*, texts: Sequence[str], urls: Sequence[str], citation_style: str) -> dict[str, float]:
-    from evaluators.arena.style import features
+def style_features(*, texts: Sequence[str], traces: Sequence[Sequence[str]], citation_style: str) -> dict[str, float]:
+    """One side's style features, ours (``STYLE_FEATURES``: all turns' text joined, distinct URLs) and
+    the Search Arena paper's (``PAPER_STYLE_FEATURES``: per assistant message and per turn), from its
+    turns' texts and each turn's cited URLs."""
+    from evaluators.arena.style import features, paper_features
 
-    return dict(features("\n\n".join(texts), list(urls), citation_style))
+    urls = list(dict.fromkeys(url for turn in traces for url in turn))
+    return {**features("\n\n".join(texts), urls, citation_style), **paper_features(texts, traces)}
 
 
 def _exclusions_at_vote(battle: Battle, turns: Sequence[Turn], earlier: int, earlier_ip: int = 0) -> list[tuple[str, str]]:
@@ -168,7 +167,7 @@ def vote_cast(*, battle: Battle | str, winner: str, voter: Voter) -> Vote:
     loaded, turns, sources, earlier, earlier_ip = _vote_read(battle, voter)
     reasons = _exclusions_at_vote(loaded, turns, earlier, earlier_ip)
     features: dict[str, dict[str, float]] = {side: style_features(texts=[t.text_of(side) for t in turns], citation_style=loaded.citation_style_of(side),
-                                     urls=_unique_urls(turn_sources[side] for turn_sources in sources)) for side in SIDES}
+                                     traces=_traces(turn_sources[side] for turn_sources in sources)) for side in SIDES}
     vote = Vote(battle_id=loaded.pk, winner=winner, turn_count=len(turns), voter_hash=voter.hash, ip_hash=voter.ip_hash, valid=not reasons,
                 exclusion_reasons=[code for code, _ in reasons], created_at=timezone.now())
     try:
