@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluators.arena.topics import (Kernel, RefitRule, Vocabulary, adjusted_rand_index, ari_from_table, assign,
-                                     conditioned_rating, effective_votes, fit_topics, held_out, kmeans, refit_due, words)
+from evaluators.arena.conditioned import Kernel, conditioned_rating, effective_votes, held_out
+from evaluators.arena.topics import (RefitRule, Vocabulary, adjusted_rand_index, ari_from_table, assign, fit_topics, kmeans,
+                                     refit_due, words)
 from tests.arena_engine.topic_simulation import LEADERS, MODELS, TOPIC_WORDS, simulate_topics
 
 #: the explorer must recover the planted topics at least this well
