@@ -25,6 +25,7 @@ import numpy as np
 
 from evaluators.arena.bradley_terry import Design, PairDesign, penalised_fit
 from evaluators.arena.rating_types import BattleArrays, RatingConfig, RatingResult
+from evaluators.arena.topics import one_blas_thread
 
 _SCORE = np.array([1.0, 0.0, 0.5, 0.5])  # model_a's share of the win per outcome code (OUTCOMES' order)
 
@@ -37,6 +38,7 @@ class Kernel:
     min_effective: float = 30.0
 
 
+@one_blas_thread
 def conditioned_weights(x: np.ndarray, query: np.ndarray, kernel: Kernel = Kernel()) -> np.ndarray:
     """Each battle's kernel weight for the query (module doc); zeros where it is not a neighbour."""
     sim = x @ query.astype(x.dtype)
@@ -132,6 +134,7 @@ class HeldOut:
                 "conditioned_declined": self.conditioned_declined}
 
 
+@one_blas_thread
 def held_out(battles: BattleArrays, x: np.ndarray, intents: np.ndarray, *, test_share: float = 0.2, max_test: int = 500,
              seed: int = 0, kernel: Kernel = Kernel()) -> HeldOut:
     """The comparison of the module doc. ``intents``: a code per battle (-1: none). At most
