@@ -140,8 +140,14 @@ def main() -> None:
                                       env={**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
                 runs.setdefault(f"{name} {n}", []).append(json.loads(done.stdout.strip().splitlines()[-1]))
                 print(name, n, runs[f"{name} {n}"][-1], flush=True)
+        write(runs, loads)
+
+
+def write(runs: dict[str, list[dict[str, float]]], loads: list[float]) -> None:
+    """The table of every size measured so far (written after each size, so a long run keeps what it has)."""
+    sizes = [n for n in SIZES if f"held_out {n}" in runs]
     lines = ["| battles | case | seconds, median (worst) | peak MiB (data MiB) | also |", "|---|---|---|---|---|"]
-    for n in SIZES:
+    for n in sizes:
         for name in CASES:
             got = runs[f"{name} {n}"]
             seconds = spread([r["seconds"] for r in got], "{:.3f}", higher_is_better=False)
@@ -160,7 +166,7 @@ def main() -> None:
             lines.append(f"| {n:,} | {TITLES[name]} | {seconds} | {max(r['peak_mib'] for r in got):.0f} ({max(r['data_mib'] for r in got):.0f}) | {also} |")
     lines += ["", f"{REPEATS} runs per case at up to 100,000 battles (above, and the held-out comparison: 1 run), each in its own process, one BLAS thread; "
               f"load average (1 min) before the runs: {min(loads)}-{max(loads)}. Command: `.venv/bin/python bench/bench_topics.py`."]
-    write_results("topics", {"sizes": SIZES, "runs": runs, "loads": loads}, lines)
+    write_results("topics", {"sizes": sizes, "runs": runs, "loads": loads}, lines)
 
 
 if __name__ == "__main__":

@@ -133,3 +133,18 @@ def test_projection_keeps_topics_apart() -> None:
     assert x.shape == (900, 48) and np.allclose(np.linalg.norm(x, axis=1), 1.0, atol=1e-5)
     _, found = fit_topics(x, None, vocab, k_top=3, k_sub=1, seed=0)
     assert adjusted_rand_index(sim.topic, found.topic) >= 0.85
+
+
+def test_embeddings_from_an_openai_compatible_endpoint() -> None:
+    from evaluators.arena.topics import embed
+    from tests.arena_engine.embeddings_server import embeddings_server
+
+    with embeddings_server() as (url, seen):
+        x = embed(url, "test-embedder", ["bake bread", "python python error", "zebra"], batch=2)
+        # by index, not in the order answered; unit length: (1, 0, 0, 0.5) / sqrt(1.25) ...
+        assert np.allclose(x[0], np.array([2, 0, 0, 0.5]) / np.sqrt(4.25))
+        assert np.allclose(x[1], np.array([0, 3, 0, 0.5]) / np.sqrt(9.25))
+        assert np.allclose(x[2], [0, 0, 0, 1])
+        assert [len(body["input"]) for body in seen] == [2, 1] and seen[0]["model"] == "test-embedder"
+        with pytest.raises(RuntimeError, match="embeddings endpoint"):
+            embed(url + "/elsewhere", "test-embedder", ["bread"])
