@@ -87,7 +87,11 @@ def conditioned_rating(battles: BattleArrays, x: np.ndarray, query: np.ndarray, 
     cfg = RatingConfig(**{**base.to_dict(), "interval": "sandwich", "use_weights": True, "robustness": False,
                           "style_control": False, "style_features": tuple(base.style_features),
                           "reference": base.reference if base.reference in subset.models else None})
-    return Conditioned(n_eff, len(rows), rate(subset, cfg))
+    result = rate(subset, cfg)
+    # rate() reads any vote weights as inverse propensities; here they are the kernel's
+    result.method = result.method.replace(", inverse-propensity weights (counts and matrices are unweighted)",
+                                          ", each vote weighted by the kernel (counts are unweighted)")
+    return Conditioned(n_eff, len(rows), result)
 
 
 # ---------------------------------------------------------------- held-out evaluation

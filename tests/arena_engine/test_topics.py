@@ -80,6 +80,7 @@ def test_conditioned_fit_ranks_the_topics_leader_first(sim, vectors) -> None:  #
         assert got.result is not None, got.declined
         assert got.result.models[0].name == MODELS[leader]
         assert got.effective_votes >= Kernel().min_effective
+        assert "weighted by the kernel" in got.result.method and "inverse-propensity" not in got.result.method
         assert got.result.models[0].ci_low is not None and got.result.models[0].ci_low < got.result.models[0].rating
 
 

@@ -266,7 +266,8 @@ def _result(model: TopicModel, stored: Stored, data: PublicBattles) -> dict[str,
     topics.sort(key=lambda t: -int(t["battles"]))
     evaluation = held_out(stored.battles, stored.x, data.intents, seed=0, kernel=kernel()).to_dict()
     return {"topics": topics, "battles": n, "evaluation": evaluation, "kernel": kernel().__dict__,
-            "label_kind": "keywords by class-based TF-IDF (not written by a model)"}
+            "label_kind": "keywords by class-based TF-IDF (not written by a model)",
+            "refit_rule": {"growth_percent": round(100 * settings.ARENA_TOPICS_REFIT_GROWTH), "drift_percent": round(100 * settings.ARENA_TOPICS_DRIFT_SHARE)}}
 
 
 def _prune(keep: list[str]) -> None:
