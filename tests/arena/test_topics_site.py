@@ -85,6 +85,13 @@ def test_new_votes_are_assigned_without_a_refit_until_the_rule_says(seed_votes, 
     seed_votes(simulated_rows(300, seed=8))  # 420 since the refit on 600: above half of them, a full refit
     third = services.topics_compute()
     assert third is not None and third.refit and "new prompts since the refit on 600" in third.reason
+    from django.core.files.storage import default_storage
+
+    default_storage.delete(third.vectors)  # storage wiped: the question box says so, the next update refits
+    assert "being recomputed" in client.get("/api/arena/ratings/for-prompt/", {"q": "bread"}).json()["declined"]
+    seed_votes(simulated_rows(10, seed=13))
+    fourth = services.topics_compute()
+    assert fourth is not None and fourth.refit and "missing" in fourth.reason
 
 
 @override_settings(**SMALL)

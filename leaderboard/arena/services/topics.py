@@ -151,6 +151,8 @@ def topics_compute(*, now: dt.datetime | None = None, force: bool = False) -> To
     kind = representation()
     reason = "" if last is not None and last.representation == kind else (
         "no topic model yet" if last is None else f"the representation changed from {last.representation} to {kind}")
+    if not reason and last is not None and not default_storage.exists(last.vectors):
+        reason = "the last snapshot's vectors file is missing from the storage"
     model: TopicModel | None = None
     x = np.zeros((0, 0), dtype=np.float32)
     found: Assignment | None = None
@@ -311,7 +313,11 @@ def ratings_for_prompt(question: str) -> ForPrompt:
     if snapshot is None:
         return ForPrompt("there are no public voted battles to compare the question with yet; come back once votes are counted",
                          0.0, 0, [], "", None, k.min_effective)
-    stored = _read(snapshot.vectors)
+    try:
+        stored = _read(snapshot.vectors)
+    except FileNotFoundError:
+        return ForPrompt("the battles' vectors are being recomputed; try again in a few minutes", 0.0, 0, [], "",
+                         snapshot.computed_at, k.min_effective)
     model = TopicModel.from_dict(snapshot.model)
     try:
         query = _vectors(model, [question])[0]
