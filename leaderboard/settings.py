@@ -328,6 +328,23 @@ ARENA_TURN_RESEND_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_TURN_RESEND_
 # Arena models defined in settings (JSON list of {"name", "organization", "description", "responder"});
 # a responder's secret is named by "api_key_ref" (a setting or environment variable), never written here.
 ARENA_MODELS = _env_json("LEADERBOARD_ARENA_MODELS", "[]", list)
+# The topic explorer and the prompt-conditioned ranking (leaderboard.arena.services.topics): prompts are embedded by an
+# OpenAI-compatible /v1/embeddings endpoint at this base URL with this model ("": TF-IDF, computed here); topics and
+# subtopics per level (k-means), the fewest prompts per topic; a full refit when the prompts since the last one
+# exceed REFIT_GROWTH times those it was fitted on, or more than DRIFT_SHARE of them are far from every topic
+ARENA_TOPICS_EMBEDDINGS_URL = os.environ.get("LEADERBOARD_ARENA_TOPICS_EMBEDDINGS_URL", "")
+ARENA_TOPICS_EMBEDDINGS_MODEL = os.environ.get("LEADERBOARD_ARENA_TOPICS_EMBEDDINGS_MODEL", "")
+ARENA_TOPICS_TOP = int(os.environ.get("LEADERBOARD_ARENA_TOPICS_TOP", "8"))
+ARENA_TOPICS_SUB = int(os.environ.get("LEADERBOARD_ARENA_TOPICS_SUB", "4"))
+ARENA_TOPICS_MIN_SIZE = int(os.environ.get("LEADERBOARD_ARENA_TOPICS_MIN_SIZE", "20"))
+ARENA_TOPICS_REFIT_GROWTH = float(os.environ.get("LEADERBOARD_ARENA_TOPICS_REFIT_GROWTH", "0.5"))
+ARENA_TOPICS_DRIFT_SHARE = float(os.environ.get("LEADERBOARD_ARENA_TOPICS_DRIFT_SHARE", "0.2"))
+# the conditioned ranking's kernel: at most NEIGHBOURS battles with cosine at least MIN_SIMILARITY, weighted by
+# exp(-(1 - cosine) / BANDWIDTH); it declines to rank below MIN_EFFECTIVE_VOTES (Kish's effective number)
+ARENA_TOPICS_NEIGHBOURS = int(os.environ.get("LEADERBOARD_ARENA_TOPICS_NEIGHBOURS", "2000"))
+ARENA_TOPICS_MIN_SIMILARITY = float(os.environ.get("LEADERBOARD_ARENA_TOPICS_MIN_SIMILARITY", "0.2"))
+ARENA_TOPICS_BANDWIDTH = float(os.environ.get("LEADERBOARD_ARENA_TOPICS_BANDWIDTH", "0.2"))
+ARENA_TOPICS_MIN_EFFECTIVE_VOTES = float(os.environ.get("LEADERBOARD_ARENA_TOPICS_MIN_EFFECTIVE_VOTES", "30"))
 # Key of the judge (in LEADERBOARD_JUDGES) that classifies a battle's intent; "" = keyword rules.
 ARENA_INTENT_JUDGE = os.environ.get("LEADERBOARD_ARENA_INTENT_JUDGE", "")
 # Voters are a keyed hash of the user id or session, under this salt or, when it is empty, a key derived

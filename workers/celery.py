@@ -50,6 +50,9 @@ def _schedule(sender: Celery, **_: object) -> None:
                              name="re-queue runs whose worker died")
     sender.add_periodic_task(settings.ARENA_RATINGS_BEAT_SECONDS, sender.signature(routing.ARENA_MAINTAIN, queue=routing.INTERACTIVE),
                              name="arena: fail answers streaming past the time limit, flag anomalous voters and floods, recompute ratings")
+    sender.add_periodic_task(settings.ARENA_RATINGS_BEAT_SECONDS,
+                             sender.signature(routing.ARENA_COMPUTE_TOPICS, queue=routing.INTERACTIVE, expires=settings.ARENA_RATINGS_BEAT_SECONDS),
+                             name="arena: the topic explorer and the prompt-conditioned ranking's neighbours, when the public votes changed")
     if settings.SNAPSHOT_SCHEDULE_BOARDS:
         minute, hour, day, month, weekday = settings.SNAPSHOT_SCHEDULE_CRONTAB.split()
         sender.add_periodic_task(crontab(minute=minute, hour=hour, day_of_month=day, month_of_year=month, day_of_week=weekday),

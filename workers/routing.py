@@ -19,6 +19,7 @@ PREFLIGHT_MODEL = "workers.tasks.preflight_model"
 ARENA_GENERATE_TURN = "workers.tasks.arena_generate_turn"
 ARENA_COMPUTE_RATINGS = "workers.tasks.arena_compute_ratings"
 ARENA_MAINTAIN = "workers.tasks.arena_maintain"
+ARENA_COMPUTE_TOPICS = "workers.tasks.arena_compute_topics"
 VALIDATE_JUDGE = "workers.tasks.validate_judge"
 SNAPSHOT_BOARDS = "workers.tasks.snapshot_boards"
 

@@ -105,6 +105,16 @@ def arena_compute_ratings() -> int:
     return ratings_compute()
 
 
+@app.task(name=routing.ARENA_COMPUTE_TOPICS, soft_time_limit=1800, time_limit=1900)
+def arena_compute_topics() -> int:
+    """On ``interactive``, from the beat (the ratings' period): the topic explorer's snapshot, when the
+    public votes changed (``services.topics_compute``); returns its id, 0 when nothing changed."""
+    from leaderboard.arena.services import topics_compute
+
+    snapshot = topics_compute()
+    return snapshot.pk if snapshot is not None else 0
+
+
 @app.task(name=routing.ARENA_MAINTAIN, soft_time_limit=1800, time_limit=1900)
 def arena_maintain() -> dict[str, int]:
     from leaderboard.arena.services import arena_maintain as maintain

@@ -226,6 +226,37 @@ class HeadToHeadSerializer(serializers.Serializer):
     differences = serializers.ListField(child=serializers.CharField(), help_text="where our protocol differs from the paper's")
 
 
+class ConditionedModelSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    rating = serializers.FloatField()
+    ci_low = serializers.FloatField(allow_null=True, help_text="95% interval (sandwich); null: open")
+    ci_high = serializers.FloatField(allow_null=True)
+    rank_ub = serializers.IntegerField(help_text="1 + the models whose lower bound is above this one's upper bound")
+    votes = serializers.IntegerField(help_text="neighbouring battles it fought (unweighted)")
+    ranked = serializers.BooleanField(help_text="false: connected to no other model, or only wins or only losses near the question")
+
+
+class ForPromptSerializer(serializers.Serializer):
+    declined = serializers.CharField(allow_blank=True, help_text="why no ranking is given (empty when models is filled)")
+    effective_votes = serializers.FloatField(help_text="Kish's (sum w)^2 / sum w^2 over the kernel weights")
+    min_effective_votes = serializers.FloatField(help_text="below this the fit declines to rank")
+    neighbours = serializers.IntegerField(help_text="public battles with a positive weight")
+    models = ConditionedModelSerializer(many=True)
+    method = serializers.CharField(allow_blank=True)
+    computed_at = serializers.DateTimeField(allow_null=True, help_text="when the battles' vectors were computed")
+
+
+class TopicSnapshotSerializer(serializers.Serializer):
+    computed_at = serializers.DateTimeField()
+    refit = serializers.BooleanField(help_text="a full refit; false: new prompts assigned to the last refit's topics")
+    reason = serializers.CharField(allow_blank=True, help_text="why the full refit was made")
+    representation = serializers.CharField(help_text="tfidf, or the embeddings endpoint's model")
+    n_battles = serializers.IntegerField(help_text="public counted votes of the search setting")
+    public_cut = serializers.DateTimeField()
+    result = serializers.DictField(help_text="topics (label keywords, battles, share, share by month, example prompts, "
+                                             "ratings with intervals and robustness, subtopics) and the held-out evaluation")
+
+
 class ArenaRatingsViewSet(viewsets.ViewSet):
     permission_classes = [permissions.AllowAny]
 
@@ -258,6 +289,24 @@ class ArenaRatingsViewSet(viewsets.ViewSet):
     @action(detail=False, methods=["get"], url_path="head-to-head")
     def head_to_head(self, request: Request) -> Response:
         return Response(HeadToHeadSerializer(settings_comparison.head_to_head()).data)
+
+    @extend_schema(parameters=[OpenApiParameter("q", str, required=True, description="the question; it is not stored")],
+                   responses=ForPromptSerializer,
+                   description="The models ranked on the public battles whose first prompts are nearest the question "
+                               "(a kernel-weighted Bradley-Terry fit with sandwich intervals and the effective number of "
+                               "votes), or, in declined, why there is no ranking (too few battles near it).")
+    @action(detail=False, methods=["get"], url_path="for-prompt")
+    def for_prompt(self, request: Request) -> Response:
+        return Response(ForPromptSerializer(services.ratings_for_prompt(request.query_params.get("q", "")).to_dict()).data)
+
+    @extend_schema(responses={200: TopicSnapshotSerializer, 404: OpenApiTypes.OBJECT},
+                   description="The topic explorer's latest snapshot; 404 before the first public counted votes.")
+    @action(detail=False, methods=["get"], url_path="topics")
+    def topics(self, request: Request) -> Response:
+        snapshot = selectors.latest_topics()
+        if snapshot is None:
+            return Response({"detail": "no topics yet: they appear after the first public counted votes"}, status=404)
+        return Response(TopicSnapshotSerializer(snapshot).data)
 
     @extend_schema(parameters=[OpenApiParameter("fmt", str, enum=[*exports.FORMATS]), OpenApiParameter("intent", str),
                                OpenApiParameter("language", str)],

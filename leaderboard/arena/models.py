@@ -277,3 +277,24 @@ class TurnAttribution(models.Model):
     class Meta:
         ordering = ["turn", "side"]
         constraints = [models.UniqueConstraint(fields=["turn", "side"], name="arena_attribution_once_per_side")]
+
+
+class TopicSnapshot(models.Model):
+    """One computation of the topic explorer (``services.topics``): the topic model (vocabulary,
+    centroids, labels) in ``model``, what the topics page shows in ``result``, and the stored file of the
+    public battles' vectors and topics (``vectors``: a name in the default storage) that the next
+    incremental update and the prompt-conditioned ranking read."""
+
+    fingerprint = models.CharField(max_length=64, help_text="the public votes it was computed from")
+    refit = models.BooleanField(help_text="a full refit (else: new prompts assigned to the last refit's topics)")
+    reason = models.TextField(blank=True, help_text="why a full refit was made")
+    representation = models.CharField(max_length=200, help_text="'tfidf' or 'embeddings: <model>'")
+    n_battles = models.PositiveIntegerField()
+    model = models.JSONField()
+    result = models.JSONField()
+    vectors = models.CharField(max_length=200)
+    public_cut = models.DateTimeField()
+    computed_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-computed_at"]

@@ -14,6 +14,7 @@ from leaderboard.arena.models import (
     UNFINISHED,
     AnswerStatus,
     RatingSnapshot,
+    TopicSnapshot,
     Turn,
 )
 from leaderboard.arena import standing
@@ -228,3 +229,21 @@ def attribution_question(effects: dict[str, dict[str, Any]]) -> dict[str, Any] |
         reading = ("These votes cannot tell the two apart: the intervals overlap, so an unsupported citation may raise the "
                    "win rate as much as a supported one, or more, or less." + also)
     return {"rows": rows, "reading": reading, "difference": unsupported["value"] - supported["value"]}
+
+
+def topic_rows(snapshot: TopicSnapshot | None) -> list[dict[str, Any]]:
+    """The topics page's topics: each stored topic with its label joined, its share as a percentage, its
+    ranked and unranked models apart, and its leader's robustness in words."""
+    if snapshot is None:
+        return []
+    out = []
+    for topic in snapshot.result.get("topics", []):
+        ratings = topic.get("ratings") or {"models": []}
+        out.append({**topic, "label_text": ", ".join(topic.get("label") or []) or "(no words)",
+                    "share_percent": f"{100 * topic['share']:.1f}%",
+                    "ranked": [m for m in ratings["models"] if m["ranked"]], "unranked": [m for m in ratings["models"] if not m["ranked"]],
+                    "subtopics": [{**sub, "label_text": ", ".join(sub.get("label") or []) or "(no words)",
+                                   "share_percent": f"{100 * sub['share']:.0f}%",
+                                   "leader": next((m["name"] for m in (sub.get("ratings") or {"models": []})["models"] if m["ranked"]), None)}
+                                  for sub in topic.get("subtopics", [])]})
+    return out

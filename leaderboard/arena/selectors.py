@@ -14,7 +14,8 @@ from django.db.models import Q, QuerySet, Sum
 from django.utils import timezone
 
 from evaluators.llm.types import Answer
-from leaderboard.arena.models import ArenaModel, Battle, BattleStatus, RatingSnapshot, Turn, TurnAttribution, Vote, VoteExclusion
+from leaderboard.arena.models import (ArenaModel, Battle, BattleStatus, RatingSnapshot, TopicSnapshot, Turn, TurnAttribution, Vote,
+                                      VoteExclusion)
 
 #: what a public id can look like (secrets.token_urlsafe): anything else is not looked up at all
 _PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -197,6 +198,11 @@ def snapshot_cut(snapshot: RatingSnapshot) -> dt.datetime:
 def latest_fingerprint() -> str:
     """The fingerprint of the votes behind the newest ratings ("" before the first)."""
     return RatingSnapshot.objects.order_by("-computed_at").values_list("fingerprint", flat=True).first() or ""
+
+
+def latest_topics() -> TopicSnapshot | None:
+    """The topic explorer's newest snapshot (``services.topics``), or None before the first."""
+    return TopicSnapshot.objects.order_by("-computed_at").first()
 
 
 # --- staff -------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ urlpatterns = [
     path("chat/", views.arena_home, {"setting": "chat"}, name="arena-chat"),
     path("leaderboard/", views.leaderboard_page, name="arena-leaderboard"),
     path("findings/", views.findings_page, name="arena-findings"),
+    path("topics/", views.topics_page, name="arena-topics"),
     path("transparency/", views.transparency_page, name="arena-transparency"),
     path("agreement/", views.agreement_page, name="arena-agreement"),
     path("votes.<str:fmt>", views.votes_download, name="arena-votes"),

@@ -135,7 +135,9 @@ def leaderboard_page(request: HtmxRequest) -> HttpResponse:
                "raw_standings": standing.standings(board.raw), "style_standings": standing.standings(board.style),
                "coefficients": presentation.coefficient_rows(board.style), "robustness": presentation.robustness(board.raw),
                "win_rate": presentation.matrix_rows(board.raw, "win_rate"), "counts": presentation.matrix_rows(board.raw, "battle_count"),
-               "language_options": presentation.language_options(board.languages)}
+               "language_options": presentation.language_options(board.languages), "question": request.GET.get("q", ""),
+               # the question's ranking: computed for this answer, never stored (nor is the question)
+               "for_prompt": services.ratings_for_prompt(request.GET["q"]) if request.GET.get("q", "").strip() else None}
     template = "arena/leaderboard.html#board" if request.htmx else "arena/leaderboard.html"
     return render(request, template, context)
 
@@ -145,6 +147,12 @@ def agreement_page(request: HtmxRequest) -> HttpResponse:
     from leaderboard.arena.agreement import board_agreement
 
     return render(request, "arena/agreement.html", {"report": board_agreement()})
+
+
+def topics_page(request: HtmxRequest) -> HttpResponse:
+    """The topic explorer: the public prompts' topics and subtopics, each with its ratings, and the held-out comparison."""
+    snapshot = selectors.latest_topics()
+    return render(request, "arena/topics.html", {"snapshot": snapshot, "topics": presentation.topic_rows(snapshot)})
 
 
 def findings_page(request: HtmxRequest) -> HttpResponse:

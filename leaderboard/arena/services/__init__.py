@@ -46,6 +46,7 @@ from leaderboard.arena.services.ratings import (
                                                 reference_model,
                                                 vote_table,
 )
+from leaderboard.arena.services.topics import ForPrompt, ratings_for_prompt, topics_compute
 from leaderboard.arena.services.transfer import (
                                                 ImportReport,
                                                 battle_import_row,
@@ -64,6 +65,7 @@ __all__ = [
     "AlreadyVoted", "ArenaRefused", "BattleMissing", "ImportReport", "NotReady", "NotYourBattle", "RateLimited",
     "answer_status", "arena_maintain", "arena_models_seed", "battle_abandon_stale", "battle_create", "battle_import_row",
     "battle_records", "battles_import", "head_to_head", "history_for", "prompt_clean", "prompts_flag_floods", "ratings_compute",
+    "ForPrompt", "ratings_for_prompt", "topics_compute",
     "ratings_schedule", "reference_model", "secret_ref_problem", "style_features", "text_arena_import", "text_arena_rows",
     "turn_add", "turn_generate",
     "turns_fail_stale", "vote_cast", "vote_exclude", "vote_table", "voters_flag_anomalous",
