@@ -1,4 +1,5 @@
-"""URL map: pages, accounts, admin and the API with its OpenAPI schema and docs."""
+"""URL map: the site's own pages (home, health, operations), each app's pages and API, accounts, admin and
+the OpenAPI schema and docs."""
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
@@ -12,26 +13,10 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("ops/status/", views.ops_status, name="ops-status"),
-    path("benchmarks/<slug:slug>/", views.benchmark_detail, name="benchmark"),
-    path("benchmarks/<slug:slug>/items.jsonl", views.benchmark_items, name="benchmark-items"),
-    path("benchmarks/<slug:slug>/example-predictions.jsonl", views.example_predictions, name="example-predictions"),
-    path("judges/", views.judges, name="judges"),
-    path("models/", views.models_index, name="models"),
-    path("models/register/", views.model_register, name="model-register"),
-    path("models/upload/", views.weights_upload, name="weights-upload"),
-    path("models/<slug:slug>/", views.model_detail, name="model"),
-    path("models/<slug:slug>/preflight/", views.model_preflight, name="model-preflight"),
-    path("models/<slug:slug>/submit/", views.model_submit, name="model-submit"),
-    path("submissions/<int:pk>/", views.submission_detail, name="submission"),
-    path("runs/<int:pk>/status/", views.run_status, name="run-status"),
-    path("runs/<int:pk>/items/", views.run_items, name="run-items"),
-    path("runs/<int:pk>/media/<str:key>", views.run_media, name="run-media"),
-    path("notifications/", views.notifications, name="notifications"),
-    path("compare/", views.compare, name="compare"),
-    path("runs/<int:pk>/cancel/", views.run_cancel, name="run-cancel"),
-    path("runs/<int:pk>/rerun/", views.run_rerun, name="run-rerun"),
-    path("submit/", views.submit, name="submit"),
-    path("queue/", views.queue, name="queue"),
+    # each app's pages; model hosting's before the model pages ("models/register/" is not a model)
+    path("", include("leaderboard.modelhost.urls")),
+    path("", include("leaderboard.catalog.urls")),
+    path("", include("leaderboard.submissions.urls")),
     path("arena/", include("leaderboard.arena.urls")),
     path("", include("leaderboard.history.urls")),  # snapshots and changelog: pages and API
     path("accounts/signup/", account_views.signup, name="signup"),

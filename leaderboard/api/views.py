@@ -15,15 +15,16 @@ from rest_framework.parsers import BaseParser, FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from evaluators.core.modality import MODALITIES
 from leaderboard.api import serializers as s
 from leaderboard.api.paging import SafeJSONParser
 from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.modelhost import services as modelhost
 from leaderboard.modelhost.models import WeightsUpload
+from leaderboard.submissions import leaders, selectors, services
+from leaderboard.submissions import serializers as boards
 from leaderboard.submissions.compare import compare_models
 from leaderboard.submissions.profiles import model_profile
-from evaluators.core.modality import MODALITIES
-from leaderboard.submissions import leaders, selectors, services
 
 
 def _refused(exc: Exception, code: int = status.HTTP_400_BAD_REQUEST) -> Response:
@@ -39,7 +40,7 @@ class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = s.BenchmarkSerializer
     lookup_field = "slug"
 
-    @extend_schema(responses=s.LeaderboardSerializer, parameters=[
+    @extend_schema(responses=boards.LeaderboardSerializer, parameters=[
         OpenApiParameter("sort", str, description="column id to sort by, e.g. pass@1 or pass@1|language=python"),
         OpenApiParameter("page", {"type": "integer", "minimum": 1}, description="page number, from 1"),
         OpenApiParameter("from", OpenApiTypes.DATE, description="date window start, YYYY-MM-DD (benchmarks with a date slice)"),
@@ -56,7 +57,7 @@ class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
             return Response({"detail": str(exc), "field": exc.field}, status=status.HTTP_400_BAD_REQUEST)
         board = selectors.leaderboard(benchmark=benchmark, user=request.user, sort=query.sort, slice_filter=query.slice_filter,
                                       page=query.page, window=query.window)
-        return Response(s.LeaderboardSerializer(board).data)
+        return Response(boards.LeaderboardSerializer(board).data)
 
 
 class ModelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
@@ -118,7 +119,7 @@ class ModelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
                                                                        "first); a leading - reverses"),
                                OpenApiParameter("modality", str, enum=list(MODALITIES)),
                                OpenApiParameter("source", str, enum=[key for key, _ in Model.SOURCE_CHOICES])],
-                   responses={200: s.ModelsIndexSerializer, 400: OpenApiResponse(description="a parameter with a value it does not take")})
+                   responses={200: boards.ModelsIndexSerializer, 400: OpenApiResponse(description="a parameter with a value it does not take")})
     @action(detail=False, methods=["get"])
     def index(self, request: Request) -> Response:
         """Every public model with its headline (95% interval, rank) on each board and its arena rating
@@ -127,7 +128,7 @@ class ModelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             query = leaders.index_query(request.query_params)
         except leaders.IndexQueryError as exc:
             return _refused(exc)
-        return Response(s.ModelsIndexSerializer(leaders.models_index(query)).data)
+        return Response(boards.ModelsIndexSerializer(leaders.models_index(query)).data)
 
     @extend_schema(responses={200: s.ModelProfileSerializer})
     @action(detail=True, methods=["get"])

@@ -1,4 +1,5 @@
-"""Forms of the pages. They validate shapes only; rules live in the services."""
+"""The forms of model hosting's pages: registering a model and uploading its weights without JavaScript.
+They validate shapes only; rules live in the services."""
 from __future__ import annotations
 
 from typing import Any
@@ -6,20 +7,8 @@ from typing import Any
 from django import forms
 from django.contrib.auth.models import User
 
-from leaderboard.catalog.models import Benchmark, Model
+from leaderboard.catalog.models import Model
 from leaderboard.modelhost.models import WeightsUpload
-
-
-class PredictionsSubmissionForm(forms.Form):
-    benchmark = forms.ModelChoiceField(queryset=Benchmark.objects.exclude(evaluator_key="").filter(kind=Benchmark.KIND_STATIC),
-                                       empty_label=None)
-    model_name = forms.CharField(max_length=120, help_text="The model that wrote these predictions; a new name registers a new model.")
-    release_date = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}),
-                                   help_text="The model's release date (optional): on date-windowed leaderboards, a model released "
-                                             "after the window starts may have seen the problems and is flagged, not ranked.")
-    predictions = forms.FileField(help_text="JSONL: one {\"item_id\", \"output\", \"sample_index\"} object per line.")
-    is_public = forms.BooleanField(required=False, initial=True, label="Show on the public leaderboard")
-    note = forms.CharField(max_length=200, required=False, help_text="Optional: settings, prompt, anything readers should know.")
 
 
 class ModelRegistrationForm(forms.Form):
@@ -61,14 +50,6 @@ class ModelRegistrationForm(forms.Form):
         uploads = self.fields["weights_upload"]
         if owner is not None and isinstance(uploads, forms.ModelChoiceField):
             uploads.queryset = WeightsUpload.objects.filter(owner=owner, status=WeightsUpload.STATUS_COMPLETE)
-
-
-class ModelSubmitForm(forms.Form):
-    benchmarks = forms.ModelMultipleChoiceField(queryset=Benchmark.objects.exclude(evaluator_key="").filter(kind=Benchmark.KIND_STATIC),
-                                                widget=forms.CheckboxSelectMultiple)
-    generation_settings = forms.JSONField(required=False, initial=dict, help_text='e.g. {"n": 1, "max_tokens": 2048}')
-    is_public = forms.BooleanField(required=False, initial=True, label="Show on the public leaderboard")
-    note = forms.CharField(max_length=200, required=False)
 
 
 class WeightsUploadForm(forms.Form):

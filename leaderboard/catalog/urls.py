@@ -1,0 +1,10 @@
+"""The catalog's page URLs (mounted at the site's root)."""
+from django.urls import path
+
+from leaderboard.catalog import views
+
+urlpatterns = [
+    path("benchmarks/<slug:slug>/items.jsonl", views.benchmark_items, name="benchmark-items"),
+    path("benchmarks/<slug:slug>/example-predictions.jsonl", views.example_predictions, name="example-predictions"),
+    path("judges/", views.judges, name="judges"),
+]
