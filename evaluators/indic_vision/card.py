@@ -6,8 +6,9 @@ copying its prompt text, so our prompts are our own wording of the same requests
 from __future__ import annotations
 
 from evaluators.core.types import ProtocolRow
+from evaluators.indic_vision.prompts import GRADE_SCHEMA, JUDGE_PROMPTS, MAX_TOKENS
+from evaluators.llm.constraints import answer_format_row
 from evaluators.llm.validation import known_answer_row
-from evaluators.indic_vision.prompts import JUDGE_PROMPTS, MAX_TOKENS
 
 _REPO = "ola-krutrim/IndicVisionBench"
 _WRAPPERS = f"{_REPO} generation/model_wrappers.py"
@@ -160,6 +161,8 @@ def _vqa() -> list[ProtocolRow]:
                     f"three prompts of our own writing with the same criteria and rubric: {short.name}@{short.version}, "
                     f"{long.name}@{long.version}, {adversarial.name}@{adversarial.version}",
                     why="the release's licence does not allow copying its prompts", source=_EVAL_UTILS),
+        answer_format_row("No constraint: the prompt itself asks for a number 0-10 only, and the answer's text is "
+                          "read as a number", json_schema=GRADE_SCHEMA, source=_EVAL_UTILS),
         known_answer_row("indic-vision-vqa", "the released gold answer (it matches the reference)",
                          "the question sent back", _EVAL_UTILS),
         ProtocolRow("Decimal grades", "the judge's text read as a number and clamped to 0-10 (\"7.5\" is 7.5)",
