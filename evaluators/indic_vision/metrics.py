@@ -93,7 +93,7 @@ def ribes(reference: str, hypothesis: str) -> float:
     if not ref:
         return 0.0
     nkt, precision, bp = ribes_parts(ref, hyp)
-    return nkt * precision ** RIBES_ALPHA * bp ** RIBES_BETA
+    return float(nkt * precision ** RIBES_ALPHA * bp ** RIBES_BETA)
 
 
 def _starts(words: Sequence[str], gram: Sequence[str]) -> list[int]:
