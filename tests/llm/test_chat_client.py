@@ -396,3 +396,12 @@ def test_the_prompt_goes_unchanged_where_the_server_constrains_and_with_the_inst
     assert server.requests[2]["messages"] == [{"role": "user", "content": (
         'Rate it 0-10.\n\nAnswer with one JSON value and nothing else (no prose, no code fence), matching this JSON '
         'schema: {"type": "number", "minimum": 0, "maximum": 10}')}]
+
+
+def test_a_guided_answer_cut_off_at_the_token_cap_is_asked_again_guided_not_with_the_instruction():
+    schema = {"type": "object", "properties": {"score": {"type": "integer"}}, "required": ["score"]}
+    answers = replies(Reply(text='{\n  "score": \n \n \n', finish_reason="length"), Reply(text='{"score": 3}'))
+    with OpenAIServer(answers) as server:
+        result = client_for(server).chat([{"role": "user", "content": "Score it."}], json_schema=schema)
+    assert result.constrained == "server" and server.request_count == 2
+    assert all("response_format" in r and r["messages"] == [{"role": "user", "content": "Score it."}] for r in server.requests)
