@@ -15,9 +15,10 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from evaluators.causal_pitfalls.baselines import baselines_row
-from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, LIBRARIES
+from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, LIBRARIES, scores_schema
 from evaluators.causal_pitfalls.release import CATEGORY_LABELS, DIRECT_ROWS, SAMPLE_ROWS
 from evaluators.core.types import Item, MethodNote, ProtocolRow
+from evaluators.llm.constraints import answer_format_row
 from evaluators.llm.validation import known_answer_row
 from evaluators.sandbox.analysis import ANALYSIS_LIMITS
 
@@ -60,6 +61,10 @@ def method_card(protocol: str, placeholders: str) -> list[ProtocolRow]:
                     "The operator pins the judge model; the count and the schema catch a list of the wrong length. "
                     "Greedy decoding does not use the seed: a repeat would ask again for the same greedy answer.",
                     SCORER),
+        answer_format_row("GPT-4o's JSON mode (response_format json_object): the prompt itself asks for only a JSON "
+                          "object with an array of 0/1 scores, and the API holds the answer to JSON",
+                          json_schema=scores_schema(3), example_note="(the schema of a rubric of 3 criteria; each "
+                          "rubric's own count is in its schema)", source=SCORER),
         ProtocolRow("Judge retries and fallbacks",
                     "No retry: an unparsable answer stops grading of that model's dataset (all its difficulties go "
                     "ungraded); a list of the wrong length is taken as it is (zipped with the criteria, summed "
@@ -128,8 +133,9 @@ def _code_rows() -> list[ProtocolRow]:
                     "A ```bash or ```text block first would run as Python there; the model is told the sandbox's "
                     "limits because it cannot install anything.", RESPONSES),
         ProtocolRow("Code-assisted final prompt",
-                    "A fresh single message, 'Question / Code / Results': the question, the code and what running it "
-                    "printed ('ERROR: ' and the error output on failure, 'NULL' when the run broke); no instruction.",
+                    "A fresh single message: 'Question: ' and the question, a blank line, 'Code:' and the program on "
+                    "the lines below, a blank line, 'Results:' and what running it printed ('ERROR: ' and the error "
+                    "output on failure, 'NULL' when the run broke); no instruction.",
                     "as released",
                     source=RESPONSES),
         ProtocolRow("What the final prompt reports",

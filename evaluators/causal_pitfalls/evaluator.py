@@ -36,7 +36,8 @@ import numpy as np
 from evaluators.causal_pitfalls import validation
 from evaluators.causal_pitfalls.baselines import BASELINE_ANSWERS
 from evaluators.causal_pitfalls.card import ERROR_RATE, PLACEHOLDER_MODES, dataset_notes, method_card, method_notes
-from evaluators.causal_pitfalls.prompts import JUDGE_PROMPT, PREAMBLE, code_messages, direct_messages, final_prompt, judge_variables
+from evaluators.causal_pitfalls.prompts import (JUDGE_PROMPT, PREAMBLE, code_messages, direct_messages, final_prompt, judge_variables,
+                                               scores_schema)
 from evaluators.causal_pitfalls.release import (CATEGORIES, CATEGORY_LABELS, CHALLENGE_LABELS, DIFFICULTIES, DIFFICULTY_LABELS, DIRECT_ROWS,
                                                 SAMPLE_ROWS, iter_items)
 from evaluators.core.evaluator import Evaluator, one_choice
@@ -70,12 +71,6 @@ def extract_code(answer: str) -> str | None:
         if label in ("", "python", "python3", "py") and match.group(2).strip():
             return match.group(2).strip("\n")
     return None
-
-
-def scores_schema(count: int) -> dict[str, Any]:
-    return {"type": "object", "required": ["scores"], "additionalProperties": False,
-            "properties": {"scores": {"type": "array", "items": {"type": "integer", "enum": [0, 1]},
-                                      "minItems": count, "maxItems": count}}}
 
 
 def scores_problem(count: int) -> Any:

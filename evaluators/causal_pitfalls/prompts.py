@@ -108,11 +108,19 @@ def code_messages(payload: dict[str, Any], question: str, seed: int) -> list[dic
 
 
 def final_prompt(question: str, code: str | None, outcome: str) -> str:
-    """The code-assisted protocol's last prompt, a fresh conversation of one message: the question, the
-    program and what running it gave, then nothing more (the released code added no instruction)."""
-    shown = "(no program: the reply held no ```python code block)" if code is None else code.rstrip()
+    """The code-assisted protocol's last prompt, a fresh conversation of one message, in the released
+    layout (llm_evaluation/get_responses.py): "Question: ", then "Code:" and the program, then "Results:"
+    and what running it gave, nothing more (the released code added no instruction)."""
+    shown = "(no program: the reply held no ```python code block)" if code is None else code.strip()
     result = "(nothing was run)" if code is None else outcome.rstrip()
-    return f"Question: {question}\n\nProgram:\n{shown}\n\nWhat it gave:\n{result}\n"
+    return f"Question: {question}\n\nCode:\n{shown}\n\nResults:\n{result}\n"
+
+
+def scores_schema(count: int) -> dict[str, Any]:
+    """The JSON schema of the judge's answer to a rubric of ``count`` criteria: {"scores": [0 or 1, ...]}."""
+    return {"type": "object", "required": ["scores"], "additionalProperties": False,
+            "properties": {"scores": {"type": "array", "items": {"type": "integer", "enum": [0, 1]},
+                                      "minItems": count, "maxItems": count}}}
 
 
 def _stringified(value: Any) -> Any:

@@ -60,6 +60,12 @@ BENCHMARKS: tuple[BenchmarkRow, ...] = (
         "graded by a judge against rubrics, with the code-failure rate.",
         "evaluators.causal_pitfalls.evaluator:CausalPitfallsCodeEvaluator"),
     BenchmarkRow(
+        "causal-pitfalls-ablations", "CausalPitfalls ablations",
+        "The release's two ablations: does a product's name (HealthPlus, UltraSugar) sway a model's reading of "
+        "confounded data against what the data shows (branding bias, scored as released), and what a model "
+        "says of ice cream and drownings on real and on pure-noise data (domain knowledge, shown unscored).",
+        "evaluators.causal_pitfalls.ablations:CausalPitfallsAblationsEvaluator"),
+    BenchmarkRow(
         "indic-vision-ocr", "IndicVisionBench OCR",
         "Transcribing printed pages in English and ten Indian scripts from their image; normalized edit "
         "distance at character and word level (lower is better), CER and WER, per language.",

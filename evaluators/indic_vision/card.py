@@ -6,8 +6,9 @@ copying its prompt text, so our prompts are our own wording of the same requests
 from __future__ import annotations
 
 from evaluators.core.types import ProtocolRow
+from evaluators.indic_vision.prompts import GRADE_SCHEMA, JUDGE_PROMPTS, MAX_TOKENS
+from evaluators.llm.constraints import answer_format_row
 from evaluators.llm.validation import known_answer_row
-from evaluators.indic_vision.prompts import JUDGE_PROMPTS, MAX_TOKENS
 
 _REPO = "ola-krutrim/IndicVisionBench"
 _WRAPPERS = f"{_REPO} generation/model_wrappers.py"
@@ -101,8 +102,11 @@ def _mmt() -> list[ProtocolRow]:
                     why="a character metric suits Indic morphology better than BLEU", source=_EVAL_METRICS),
         ProtocolRow("RIBES", "nttcslab's RIBES.py: normalized Kendall's tau x unigram precision^0.25 x brevity "
                     "penalty^0.10, on lower-cased whitespace tokens, 0-1",
-                    "NLTK's implementation of the same formula on the same tokens, x 100",
-                    why="a maintained library; 0-100 like the other columns", source=_EVAL_METRICS),
+                    "the same algorithm (words aligned by the shortest unique n-gram context, a one-word reference "
+                    "found in the answer scoring nkt 1 x (1/answer length)^0.25), our own implementation, on the "
+                    "same tokens, x 100; an empty reference scores 0 (the release raises and leaves the sentence out)",
+                    why="0-100 like the other columns; the release's licence does not allow copying its code; a "
+                        "reference is never empty in the imported release", source=_EVAL_METRICS),
         ProtocolRow("Headline", "none: the mean per target language only",
                     "the mean over sentences (the mean over languages when every caption has its ten translations), "
                     "and the mean per language", why="a leaderboard needs one primary figure", source=_EVAL_MAIN),
@@ -143,7 +147,8 @@ def _vqa() -> list[ProtocolRow]:
                     "every released word and synonym, plus other synonyms (Hindi सत्य/असत्य, ...) and English "
                     "True/False in any language", why="models answer with those words too; none of them is read "
                                                       "against its released meaning", source=_EVAL_UTILS),
-        ProtocolRow("Empty answers", "dropped: not counted in any mean",
+        ProtocolRow("Empty answers", "dropped: not counted in any mean (an answer that cannot be read is not dropped: "
+                    "it is compared as written with the gold letter or word, so it is wrong)",
                     "counted as wrong (judged types: 0 without asking the judge); \"Answers read\" gives the share "
                     "that could be read", why="dropping them rewards a model for not answering what it cannot",
                     source=_EVAL_UTILS),
@@ -160,6 +165,8 @@ def _vqa() -> list[ProtocolRow]:
                     f"three prompts of our own writing with the same criteria and rubric: {short.name}@{short.version}, "
                     f"{long.name}@{long.version}, {adversarial.name}@{adversarial.version}",
                     why="the release's licence does not allow copying its prompts", source=_EVAL_UTILS),
+        answer_format_row("No constraint: the prompt itself asks for a number 0-10 only, and the answer's text is "
+                          "read as a number", json_schema=GRADE_SCHEMA, source=_EVAL_UTILS),
         known_answer_row("indic-vision-vqa", "the released gold answer (it matches the reference)",
                          "the question sent back", _EVAL_UTILS),
         ProtocolRow("Decimal grades", "the judge's text read as a number and clamped to 0-10 (\"7.5\" is 7.5)",

@@ -9,7 +9,8 @@ primary metric and direction.
 
 Every request is the prompt, then the image (a stored medium: ``evaluators.core.media``); the server
 must allow one image per prompt (``server_options``). An empty, refused or unparsable answer counts
-as wrong and the coverage column says how many answers could be read; an answer cut off at its token
+as wrong (the release leaves an empty one out of every mean and compares an unparsable one as written,
+so it is wrong there too) and the coverage column says how many answers could be read; an answer cut off at its token
 cap (``error_kind`` "cut_off", from the server's ``finish_reason``) is scored on the text it has and
 counted in the "Cut off" column. VQA reports English and Indic apart, each the mean over its
 languages. Metric definitions are in ``metrics``, answer tables in ``languages``, prompts and the
@@ -67,11 +68,10 @@ class _IndicVision(Evaluator):
         return {}
 
     def environment(self) -> dict[str, str]:
-        import nltk
         import rapidfuzz
         import sacrebleu
 
-        return {"sacrebleu": sacrebleu.__version__, "rapidfuzz": rapidfuzz.__version__, "nltk": nltk.__version__,
+        return {"sacrebleu": sacrebleu.__version__, "rapidfuzz": rapidfuzz.__version__, "ribes": metrics.RIBES_VERSION,
                 "images": "RGB, at most 1080 px, JPEG quality 95"}
 
     def method_card(self) -> list[ProtocolRow]:
@@ -260,8 +260,10 @@ class IndicVisionMMTEvaluator(_IndicVision):
             "(sacreBLEU's sentence_bleu would not); a longer one with no matching 4-gram is smoothed, not 0. "
             "\"Corpus BLEU\" sums the n-gram statistics of all sentences of a language, the usual definition.",
             ("chrF++: sacreBLEU's chrF with word bigrams (word_order=2), per sentence, averaged.",
-             "RIBES: the released formula (NLTK's sentence RIBES, alpha 0.25, beta 0.10) on lower-cased whitespace "
-             "tokens, times 100; 0 where it is undefined.",
+             "RIBES as the released code computes it (nttcslab's RIBES.py algorithm, written out here: each word "
+             "aligned to the reference by the shortest context that makes it unique, normalized Kendall's tau x "
+             "unigram precision^0.25 x brevity penalty^0.10) on lower-cased whitespace tokens, times 100; a one-word "
+             "reference found in the translation scores above 0 (\"the cat\" for \"cat\": 84.1).",
              "Every target language is Indic; the headline is the mean over sentences, which is the mean over the "
              "languages when every caption has its ten translations.",
              "Intervals resample images: the ten translations of one caption are not independent."))]
@@ -377,8 +379,9 @@ class IndicVisionVQAEvaluator(_IndicVision):
              "since the English set has about four images for each Indic one.",
              "Every question on 0-100 (a correct choice 100, a judge grade times 10). \"Score\" and the per-type "
              "columns pool all languages; the language x type heatmap shows each cell.",
-             "An empty, refused or unparsable answer counts as wrong (the released code drops it); \"Answers read\" "
-             "is the share that could be read. An answer cut off at the token cap is scored on its text and counted "
+             "An empty or refused answer counts as wrong (the released code leaves an empty answer out of every "
+             "mean); an answer that cannot be read counts as wrong, as in the released code, which compares it as "
+             "written with the gold letter or word. \"Answers read\" is the share that could be read. An answer cut off at the token cap is scored on its text and counted "
              "in \"Cut off\".",
              "A judge answer that is not a number is asked once more, then counted as 0 and as a fallback.",
              "Intervals resample images: the six questions about one image in one language are not independent.",

@@ -209,7 +209,7 @@ class ChatClient:
     def _constrained(self, body: dict[str, Any], constraint: Constraint, on_delta: DeltaCallback | None,
                      deadline: float, tries: int) -> ChatResult:
         problem, total = "", tries
-        if self._server_constraints is not False:
+        while self._server_constraints is not False and tries > 0:
             try:
                 result = self._complete({**body, **constraint.server_params()}, on_delta, deadline)
             except ModelError as exc:
@@ -218,19 +218,23 @@ class ChatClient:
                 log.info("the server at %s rejected guided decoding (%s); checking answers instead",
                          self.endpoint.shown_url, exc)
                 self._server_constraints = False
-            else:
-                if all(constraint.check(t) is None and (constraint.choices is None or t.strip() in constraint.choices)
-                       for t in result.texts):
-                    self._server_constraints = True
-                    return replace(result, constrained="server")
-                self._server_constraints = False
-                # the server took the guidance and ignored it: this answer is the first checked try (a
-                # caller that owns its retries, such as a judge, gets one request per call, never two)
-                problems = [p for p in (constraint.check(t) for t in result.texts) if p]
-                if not problems:
-                    return self._checked(result, constraint)
+                break
+            problems = [p for p in (constraint.check(t) for t in result.texts) if p]
+            if not problems and (constraint.choices is None or all(t.strip() in constraint.choices for t in result.texts)):
+                self._server_constraints = True
+                return replace(result, constrained="server")
+            tries -= 1
+            if problems and result.finish_reason == "length":
+                # cut off at the token cap (a small model padding guided JSON with whitespace): no sign that
+                # the server ignored the guidance, so this failed try is asked again the same way
                 problem = problems[0]
-                tries -= 1
+                continue
+            self._server_constraints = False
+            # the server took the guidance and ignored it: this answer is the first checked try (a
+            # caller that owns its retries, such as a judge, gets one request per call, never two)
+            if not problems:
+                return self._checked(result, constraint)
+            problem = problems[0]
         messages = with_instruction(body["messages"], constraint.instruction())
         for _ in range(tries):
             result = self._complete({**body, "messages": messages}, on_delta, deadline)

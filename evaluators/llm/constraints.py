@@ -3,7 +3,17 @@
 A :class:`Constraint` gives the request fields for a server with guided decoding (vLLM's
 ``structured_outputs``, OpenAI's ``response_format``), the instruction added to the prompt where the
 server has none (:func:`with_instruction`), and the check of an answer after the fact
-(:func:`extract_choice`, :func:`parse_json_answer`, which judges use too).
+(:func:`extract_choice`, :func:`parse_json_answer`, which judges use too). :func:`answer_format_row` is
+the method-card row every judged board shows for it: the released judge prompt goes unchanged where the
+judge's server holds the answer to the format, and the appended instruction, word for word, where it
+cannot.
+
+What our servers offer (read in their code): vLLM (the GPU build and the CPU build, 0.32-0.33) takes
+``structured_outputs`` (a choice) and ``response_format`` with a JSON schema and constrains decoding to
+them; ``transformers serve`` (5.x) refuses ``structured_outputs`` (HTTP 422: unexpected field) and
+accepts ``response_format`` but ignores it (it logs "Ignoring unsupported fields"), so it has neither
+guided decoding nor a JSON mode; hosted OpenAI-style APIs take ``response_format`` with a JSON schema
+(an object at the root) and refuse ``structured_outputs``.
 """
 from __future__ import annotations
 
@@ -12,6 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from evaluators.core.types import ProtocolRow
 from evaluators.llm.types import Message
 
 
@@ -34,7 +45,8 @@ class Constraint:
         if self.choices is not None:
             options = ", ".join(json.dumps(c) for c in self.choices)
             return f"Answer with exactly one of these options and nothing else: {options}."
-        return ("Answer with one JSON object and nothing else (no prose, no code fence), matching this JSON "
+        kind = "object" if (self.json_schema or {}).get("type") == "object" else "value"
+        return (f"Answer with one JSON {kind} and nothing else (no prose, no code fence), matching this JSON "
                 f"schema: {json.dumps(self.json_schema)}")
 
     def check(self, text: str) -> str | None:
@@ -86,3 +98,25 @@ def with_instruction(messages: Sequence[Message], instruction: str) -> list[Mess
     else:
         new_content = f"{content or ''}\n\n{instruction}"
     return [*head, {**last, "content": new_content}]
+
+
+def answer_format_row(released: str, *, choices: Sequence[str] | None = None, json_schema: dict[str, Any] | None = None,
+                      example_note: str = "", source: str = "") -> ProtocolRow:
+    """The method-card row of a judged board saying how the judge's answer is held to its format:
+    ``released`` is what the authors' code did; the row shows the instruction the client appends where the
+    judge's server has no guided decoding, word for word (``example_note`` says which item's, where the
+    schema changes from item to item)."""
+    constraint = Constraint(tuple(choices) if choices is not None else None, json_schema)
+    what = "one of the choices" if choices is not None else "the JSON schema"
+    return ProtocolRow(
+        "Judge's answer format",
+        released,
+        f"The judge prompt is sent as it is, nothing appended, where the judge's server constrains the answer to {what} (vLLM's "
+        "guided decoding: structured_outputs or a JSON-schema response_format). Where it cannot (transformers serve "
+        "has neither guided decoding nor a JSON mode; a server that ignores the guidance is detected by its first "
+        "answer) the client appends this paragraph to the prompt's last message"
+        f"{' ' + example_note if example_note else ''}: \"{constraint.instruction()}\". Each stored judge call "
+        "says which was done (constrained: server, or checked / extracted when the paragraph was appended)",
+        "An unconstrained judge often answers with a sentence or a fenced block; the paragraph asks for the format "
+        "the released code obtained another way, and is sent only where the server cannot enforce it",
+        source)

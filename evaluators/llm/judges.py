@@ -147,14 +147,16 @@ class Judge:
 
     def ask(self, prompt_key: str, variables: dict[str, Any], *, shared: dict[str, Any] | None = None,
             choices: Sequence[str] | None = None, json_schema: dict[str, Any] | None = None,
-            max_tokens: int | None = None, seed: int | None = None,
+            max_tokens: int | None = None, seed: int | None = None, top_p: float = 1.0,
             check: Callable[[Any], str | None] | None = None, prompt_version: str | None = None,
             retries: int | None = None) -> JudgeCall:
         """Ask the judge; ``parsed`` is the choice, the JSON value, or the stripped text. The prompt is
         filled from ``shared`` and ``variables``; the call stores ``variables`` only. ``check`` returns
         what is wrong with a parsed JSON answer beyond the schema's required keys (a rubric's scores of
         the wrong length): such an answer is rejected and asked again like a malformed one. An evaluator
-        that fixes its own protocol passes ``prompt_version`` and ``retries`` (else the judge's own)."""
+        that fixes its own protocol passes ``prompt_version`` and ``retries`` (else the judge's own), and
+        ``top_p`` where its release sets one. The first attempt is sent with ``seed``, a retry with
+        ``seed`` plus its number."""
         messages = self.prompt(prompt_key, prompt_version).render({**(shared or {}), **variables})
         record = self.record(prompt_key)
         rejected: list[str] = []
@@ -164,7 +166,7 @@ class Judge:
             if self._down is not None:
                 raise JudgeUnavailable(str(self._down))
             try:
-                result = self.client.chat(messages, temperature=0.0 if attempt == 0 else RETRY_TEMPERATURE,
+                result = self.client.chat(messages, temperature=0.0 if attempt == 0 else RETRY_TEMPERATURE, top_p=top_p,
                                           max_tokens=max_tokens or self.max_tokens, choices=choices,
                                           json_schema=json_schema, seed=None if seed is None else seed + attempt,
                                           checked_tries=1)  # the retry is this loop's, at another temperature
@@ -204,14 +206,16 @@ class Judge:
 
     def ask_many(self, prompt_key: str, *, shared: dict[str, Any], each: Sequence[dict[str, Any]],
                  choices: Sequence[str] | None = None, json_schema: dict[str, Any] | None = None,
-                 max_tokens: int | None = None, seed: int | None = None,
-                 check: Callable[[Any], str | None] | None = None, prompt_version: str | None = None,
-                 retries: int | None = None) -> JudgeBatch:
+                 max_tokens: int | None = None, seed: int | None = None, top_p: float = 1.0,
+                 same_seed: bool = False, check: Callable[[Any], str | None] | None = None,
+                 prompt_version: str | None = None, retries: int | None = None) -> JudgeBatch:
         """Ask one question per entry of ``each`` about the same ``shared`` context, all at once within
-        the judge's concurrency. Raises JudgeUnavailable if any call does (the others are dropped)."""
-        step = 1 + (self.retries if retries is None else retries)
+        the judge's concurrency. Each question gets seeds of its own after ``seed`` (``same_seed``: every
+        question's first attempt is sent with ``seed`` itself, as a release that fixes one seed does).
+        Raises JudgeUnavailable if any call does (the others are dropped)."""
+        step = 0 if same_seed else 1 + (self.retries if retries is None else retries)
         futures = [self._executor().submit(self.ask, prompt_key, variables, shared=shared, choices=choices,
-                                           json_schema=json_schema, max_tokens=max_tokens,
+                                           json_schema=json_schema, max_tokens=max_tokens, top_p=top_p,
                                            seed=None if seed is None else seed + index * step, check=check,
                                            prompt_version=prompt_version, retries=retries)
                    for index, variables in enumerate(each)]

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from evaluators.core.types import ProtocolRow
-from evaluators.policon.prompts import DEFAULT_PROTOCOL, PROTOCOLS, JudgeProtocol
+from evaluators.llm.constraints import answer_format_row
+from evaluators.policon.prompts import DEFAULT_PROTOCOL, DIGITS, PROTOCOLS, WELFARE_REQUIREMENTS, JudgeProtocol
 from evaluators.policon.validation import PASS_R
 
 #: tasks per party count in the paper (and in the release's task_datas)
@@ -20,6 +21,9 @@ PAPER_TASKS: dict[int, int] = {2: 2172, 4: 2022, 6: 1530}
 #: the released repository holds no paper text)
 PAPER_JUDGE_R = 0.83
 REPO = "enrico956/EuroCon"
+#: the judge's sampling as released (utils/call_gpt.py): top_p 0.95 and seed 42 on every call, at temperature 0
+JUDGE_TOP_P = 0.95
+JUDGE_SEED = 42
 
 
 def protocol_card(protocol: JudgeProtocol, generation: dict[str, Any], judge_max_tokens: int) -> list[ProtocolRow]:
@@ -34,9 +38,12 @@ def protocol_card(protocol: JudgeProtocol, generation: dict[str, Any], judge_max
                     "the objective's requirement and guidance: one continuous paragraph opening \"The European "
                     "Parliament raised\", substance, decisions and figures without procedure, detailed remedies for "
                     "opposing stances, supportive ones qualified where they must be moderated",
-                    "The same instructions in our own words",
+                    "The same instructions in our own words (the Rawls and Util requirements excepted: next row)",
                     "The released sentences are the authors'; the platform restates them rather than copy them",
                     f"{REPO}: runner/task_prompts.py"),
+        ProtocolRow("Rawls and Util requirements",
+                    "Rawls: \"" + WELFARE_REQUIREMENTS["rawls"] + "\" Util: \"" + WELFARE_REQUIREMENTS["util"] + "\"",
+                    "as released", "", f"{REPO}: runner/task_prompts.py"),
         ProtocolRow("Seat shares and voting rule in the prompt",
                     "Each party's share as a percentage, stated to be weights rather than real seats; each stance to be "
                     "reflected in proportion to its share; the rule (more than half, two thirds, the veto party's "
@@ -71,11 +78,16 @@ def protocol_card(protocol: JudgeProtocol, generation: dict[str, Any], judge_max
                     "The project's first prompt, kept selectable (setting judge_prompt) so older scores can be compared",
                     f"{REPO}: evals/eval_agent.py"),
         ProtocolRow("Judge decoding",
-                    "temperature 0, top_p 0.95, 3 tokens; an answer counts only if it is exactly one digit",
-                    f"temperature 0, {judge_max_tokens} tokens, guided to one digit where the judge's server can; "
-                    "unguided, a short answer holding exactly one digit counts as that digit",
+                    "temperature 0, top_p 0.95, seed 42 on every call, 3 tokens; an answer counts only if it is exactly "
+                    "one digit",
+                    f"temperature 0, top_p {JUDGE_TOP_P}, seed {JUDGE_SEED} on every party's first attempt, "
+                    f"{judge_max_tokens} tokens, guided to one digit where the judge's server can; unguided, a short "
+                    "answer holding exactly one digit counts as that digit",
                     "Guided decoding rules out unusable answers; the extra tokens let an unguided judge answer in a "
                     "short sentence, which is kept on the per-item page", f"{REPO}: evals/eval_agent.py"),
+        answer_format_row("No guided decoding: the prompt itself ends by asking for one of the numbers 0-9; the "
+                          "instructions appended to it come only with a retry (next row)", choices=DIGITS,
+                          source=f"{REPO}: evals/eval_agent.py"),
         ProtocolRow("Retries of an unusable answer",
                     f"Up to {released.retries} retries, each 0.1 warmer, with an instruction to answer with one number "
                     "appended",

@@ -24,12 +24,13 @@ from typing import Any, Callable, Iterable, Mapping, Self, Sequence
 from evaluators.core.evaluator import Evaluator, one_choice
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
+from evaluators.llm.constraints import Constraint
 from evaluators.core.stats import ratio_with_ci
 from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
                                    ProtocolRow, SliceDimension)
 from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks, judge_fallbacks_kept
 from evaluators.llm.types import JudgeBatch
-from evaluators.policon.card import PAPER_TASKS, protocol_card
+from evaluators.policon.card import JUDGE_SEED, JUDGE_TOP_P, PAPER_TASKS, protocol_card
 from evaluators.policon.prompts import (DEFAULT_PROTOCOL, DIGITS, EXAMPLE_RESOLUTION, OPENING, PROTOCOLS, JudgeProtocol,
                                         drafting_messages, stance_text)
 from evaluators.policon.release import OBJECTIVES, PARTY_COUNTS, Task, gaps, iter_items
@@ -89,7 +90,7 @@ class PoliConEvaluator(Evaluator):
         veto_index = [p.name for p in task.parties].index(task.veto_party)
         samples, batches, values = [], [], []
         for prediction in sorted(predictions, key=lambda p: p.sample_index):
-            batch = self.ask_votes(task, prediction.output.strip(), seed=item_seed(prediction.sample_index, item.id))
+            batch = self.ask_votes(task, prediction.output.strip())
             votes = self.votes_of(batch)
             outcome = vote([p.seat_tenths for p in task.parties], votes, veto_index)
             batches.append(batch.to_dict())
@@ -99,13 +100,15 @@ class PoliConEvaluator(Evaluator):
         return ItemScore(item_id=item.id, slices=dict(item.slices), scores={SCORE_KEY[objective]: score},
                          detail={"samples": samples, "judgements": batches})
 
-    def ask_votes(self, task: Task, resolution: str, *, seed: int) -> JudgeBatch:
-        """The judge's answer for each party of ``task`` about ``resolution``, under this protocol."""
+    def ask_votes(self, task: Task, resolution: str) -> JudgeBatch:
+        """The judge's answer for each party of ``task`` about ``resolution``, under this protocol, sampled
+        as released (temperature 0, top_p 0.95, seed 42 for every party's first attempt)."""
         protocol = self.protocol
         return self.require_judge().ask_many(
             protocol.prompt.name, shared={"background": task.background, "resolution": resolution},
             each=[{"party": p.name, "stance": stance_text(p.stance)} for p in task.parties], choices=DIGITS,
-            max_tokens=JUDGE_MAX_TOKENS, seed=seed, prompt_version=protocol.prompt.version, retries=protocol.retries)
+            max_tokens=JUDGE_MAX_TOKENS, seed=JUDGE_SEED, same_seed=True, top_p=JUDGE_TOP_P,
+            prompt_version=protocol.prompt.version, retries=protocol.retries)
 
     def votes_of(self, batch: JudgeBatch) -> list[int]:
         """A digit per call; the protocol's fallback vote where the answer stayed unusable."""
@@ -186,14 +189,16 @@ class PoliConEvaluator(Evaluator):
                        "stance and answers one digit from 0 to 9 (how far the resolution gives specific, feasible "
                        "implementation details that capture the stance, with the released rubric's three bands), "
                        "constrained to one digit where the judge's server supports guided decoding, under the judge "
-                       f"prompt {self.protocol.key}. Support is the seat-weighted sum of the digits.",
+                       f"prompt {self.protocol.key}, at temperature 0, top_p {JUDGE_TOP_P} and seed {JUDGE_SEED} as "
+                       "released. Support is the seat-weighted sum of the digits.",
                        ("SM passes when support is at least 5; 2/3M when it is at least 20/3; VP when the veto party "
                         f"votes at least {VETO_MINIMUM} and SM passes. Rawls is the lowest vote, Util the mean vote.",
                         "Seat weights are tenths, so support is computed in integers. PoliCon's released code adds "
                         "float weights, which flips outcomes exactly at the thresholds (weights .3/.5/.1/.1 with votes "
                         "9/2/5/8 give 4.999999999999999 there, a fail; 5 here, a pass).",
-                        "Where the judge's server has no guided decoding, an answer holding exactly one digit as a word "
-                        "(\"The stance scores 9.\") counts as that digit; the raw answer is kept on the per-item page.",
+                        "Where the judge's server has no guided decoding, the client appends to the judge prompt: \""
+                        + Constraint(DIGITS, None).instruction() + "\" Then an answer holding exactly one digit as a "
+                        "word (\"The stance scores 9.\") counts as that digit; the raw answer is kept on the per-item page.",
                         f"A judge answer that is not a digit is asked again, up to {self.protocol.retries} times; if it "
                         f"is still unusable the vote counts as {self.protocol.fallback_vote} and as a fallback. The "
                         "fallback rate is a column of the leaderboard.",
@@ -201,7 +206,8 @@ class PoliConEvaluator(Evaluator):
                         "is retried and never scored with fallback votes.")),
             MethodNote("How a resolution is asked for",
                        "The prompt gives the background, each party's stance, the objective's requirement (seat shares "
-                       "as weights and the voting rule for SM, 2/3M and VP; one principle for Rawls and Util), the "
+                       "as weights and the voting rule for SM, 2/3M and VP; for Rawls and Util the principle in the release's "
+                       "own sentence), the "
                        "released guidance (remedies for opposing stances, qualified supportive ones, substance without "
                        f"procedure) and asks for one paragraph starting \"{OPENING}\". Its example resolution is fixed "
                        "and fictional, never the task's own adopted text.",

@@ -1,7 +1,8 @@
 """PoliCon's prompts: the drafting prompt of each objective and the judge's per-party question.
 
 The drafting prompt gives the background, the parties' stances, the objective's requirement (seat
-shares and the voting rule for SM, 2/3M and VP; one principle for Rawls and Util), the guidance of
+shares and the voting rule for SM, 2/3M and VP; for Rawls and Util the principle, in the release's own
+sentence, since its definition is what the objective measures), the guidance of
 PoliCon's released prompt in our words (the shares are weights for the exercise, not real seats; each
 stance weighs with its share; opposing stances get concrete remedies, supportive ones may be
 qualified; one paragraph of substance without procedure), an example resolution and "Now is your
@@ -94,6 +95,14 @@ class JudgeProtocol:
 PROTOCOLS: dict[str, JudgeProtocol] = {"v2": JudgeProtocol(JUDGE_PROMPT_V2, retries=10, fallback_vote=4),
                                        "v1": JudgeProtocol(JUDGE_PROMPT_V1, retries=1, fallback_vote=0)}
 DEFAULT_PROTOCOL = "v2"
+#: the Rawls and Util requirements as released (runner/task_prompts.py, task_requirement_templates): the
+#: principle's definition is what the objective measures, so it is sent in the release's words
+WELFARE_REQUIREMENTS: dict[str, str] = {
+    "rawls": "The resolution should be based on the Rawlsianism principle, which means maximizing the benefits for "
+             "the political parties with the weakest positions to achieve the greatest possible fairness.",
+    "util": "The resolution should be based on the Utilitarianism principle, which means maximizing the preferences "
+            "of all political parties while ensuring their sum is maximized.",
+}
 #: what the judge may answer
 DIGITS: tuple[str, ...] = tuple(str(d) for d in range(10))
 
@@ -121,10 +130,8 @@ def requirement(task: Task, objective: str) -> str:
     if objective == "veto":
         return (f"{task.veto_party} holds a veto: the resolution must satisfy {task.veto_party}, and parties holding "
                 f"more than half of the seats must support it. {seats}.")
-    if objective == "rawls":
-        return "Follow the Rawlsian principle: make the least satisfied party as satisfied as possible."
-    if objective == "util":
-        return "Follow the utilitarian principle: make the parties' average satisfaction as high as possible."
+    if objective in WELFARE_REQUIREMENTS:
+        return WELFARE_REQUIREMENTS[objective]
     raise KeyError(f"unknown objective {objective!r}")
 
 

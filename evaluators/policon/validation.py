@@ -18,7 +18,6 @@ import math
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable, Protocol, Sequence
 
-from evaluators.core.settings import item_seed
 from evaluators.llm.judges import Judge
 from evaluators.llm.types import JudgeBatch
 from evaluators.llm.validation import validation_label
@@ -35,7 +34,7 @@ class VotingJudge(Protocol):
 
     def require_judge(self) -> Judge: ...
 
-    def ask_votes(self, task: Task, resolution: str, *, seed: int) -> JudgeBatch: ...
+    def ask_votes(self, task: Task, resolution: str) -> JudgeBatch: ...
 
     def votes_of(self, batch: JudgeBatch) -> list[int]: ...
 
@@ -114,8 +113,7 @@ def validate_judge(evaluator: VotingJudge, tasks: Sequence[Task],
             continue
         with_stance = [p for p in task.parties if p.stance]
         skipped_parties += len(task.parties) - len(with_stance)
-        batch = evaluator.ask_votes(replace(task, parties=tuple(with_stance)), task.resolution,
-                                    seed=item_seed(0, task.key))
+        batch = evaluator.ask_votes(replace(task, parties=tuple(with_stance)), task.resolution)
         votes = evaluator.votes_of(batch)
         fallbacks += sum(call.fallback for call in batch.calls)
         real += [p.choice for p in with_stance]

@@ -20,4 +20,7 @@ def test_every_benchmark_has_a_method_card_covering_its_protocol(key: str) -> No
     assert any("prompt" in e or "question" in e for e in elements), f"{key}: no row on the prompts"
     if evaluator.judge_role:
         assert any("judge" in e for e in elements), f"{key} is judged, and its card says nothing of the judge"
+        # what the client appends to a judge prompt where the server cannot constrain the answer, word for word
+        [answer_format] = [row for row in card if row.element == "Judge's answer format"]
+        assert "the client appends this paragraph" in answer_format.here and "\"Answer with " in answer_format.here
     assert all(row.why for row in card if row.deviates)

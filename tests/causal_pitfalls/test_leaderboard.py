@@ -42,7 +42,7 @@ def model_reply(request: dict[str, Any]) -> Reply:
         if csv.startswith("berkson"):
             return Reply(text="I would compare correlations, but I will not write code.")
         return Reply(text=f"```python\nimport pandas as pd\nprint('rows', len(pd.read_csv('/data/{csv}')))\n```")
-    printed = re.search(r"What it gave:\n(.*)", prompt)
+    printed = re.search(r"Results:\n(.*)", prompt)
     return Reply(text=f"Final answer: adjusted, positive (my program said: {printed.group(1) if printed else 'nothing ran'}).")
 
 
@@ -91,7 +91,7 @@ def test_both_protocols_from_submission_to_leaderboard_with_transcripts(benchmar
         submission_id = response.json()["id"]
         wait_for(lambda: all_finished(submission_id), timeout=420, what="generation of both protocols and scoring")
         stages = [("Write one Python program" in r["messages"][-1]["content"],
-                   len(r["messages"]) == 1 and "What it gave:" in r["messages"][0]["content"])  # the fresh final prompt
+                   len(r["messages"]) == 1 and "Results:" in r["messages"][0]["content"])  # the fresh final prompt
                   for r in server.requests if r["messages"]]
     runs = {run.benchmark.slug: run for run in EvaluationRun.objects.filter(submission_id=submission_id).select_related("benchmark")}
     for run in runs.values():

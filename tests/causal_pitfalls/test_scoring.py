@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from evaluators.causal_pitfalls.card import ERROR_RATE
+from evaluators.causal_pitfalls.prompts import final_prompt
 from evaluators.causal_pitfalls.evaluator import (CODE_FAILURE, RELIABILITY, CausalPitfallsCodeEvaluator, CausalPitfallsEvaluator,
                                                   extract_code)
 from evaluators.core.turns import next_request
@@ -117,13 +118,13 @@ def test_the_code_turn_runs_the_program_on_the_data_and_tells_the_model_what_hap
     ran = CODE.follow_up(SIMPSON, first_stage(f"```python\n{program}\n```"), 0, {})
     rows, treated = len(SIMPSON.payload["rows"]), sum(int(row[0]) for row in SIMPSON.payload["rows"])
     assert ran.tool["status"] == "ok" and ran.tool["output"].strip() == f"{rows} {treated}" and ran.tool["code"] == program
-    assert ran.fresh and ran.messages[0]["content"] == (f"Question: {SIMPSON.payload['question']}\n\nProgram:\n{program}\n\n"
-                                                       f"What it gave:\n{rows} {treated}\n")
+    assert ran.fresh and ran.messages[0]["content"] == (f"Question: {SIMPSON.payload['question']}\n\nCode:\n{program}\n\n"
+                                                       f"Results:\n{rows} {treated}\n")
     failing = CODE.follow_up(SIMPSON, first_stage("```python\nimport pandas as pd\npd.read_csv('/data/other.csv')\n```"), 0, {})
     assert failing.tool["status"] == "runtime_error" and "FileNotFoundError" in failing.messages[0]["content"]
     none = CODE.follow_up(SIMPSON, first_stage("The drug helps."), 0, {})
     assert none.tool["status"] == "no_code" and none.messages[0]["content"].endswith(
-        "Program:\n(no program: the reply held no ```python code block)\n\nWhat it gave:\n(nothing was run)\n")
+        "Code:\n(no program: the reply held no ```python code block)\n\nResults:\n(nothing was run)\n")
     assert CODE.follow_up(SIMPSON, first_stage("x") + first_stage("y"), 0, {}) is None  # two stages: finished
 
 
@@ -150,10 +151,16 @@ def test_a_program_that_plots_runs_with_the_released_harness_names_bound() -> No
     assert ran.tool["output"].strip() == "saved True Axes"
 
 
+def test_the_final_prompt_has_the_released_layout() -> None:
+    # CausalPitfalls llm_evaluation/get_responses.py, results_prompt, written out by hand: the extracted code stripped
+    released = "Question: Does X cause Y?\n\nCode:\nimport pandas as pd\nprint(1)\n\nResults:\n1\n"
+    assert final_prompt("Does X cause Y?", "\nimport pandas as pd\nprint(1)\n", "1\n") == released
+
+
 def test_the_final_prompt_is_a_fresh_conversation_of_one_message() -> None:
     first = CODE.build_requests(SIMPSON, {})[0]
     transcript = first_stage("```python\nprint(1)\n```")
-    final = {"role": "user", "content": "Question: q\n\nProgram:\nprint(1)\n\nWhat it gave:\n1\n"}
+    final = {"role": "user", "content": "Question: q\n\nCode:\nprint(1)\n\nResults:\n1\n"}
     fresh = next_request(first, transcript, FollowUp(messages=[final], fresh=True), 0)
     assert fresh.messages == [final] and fresh.stage == 1
     continued = next_request(first, transcript, FollowUp(messages=[final]), 0)  # the default continues
@@ -190,7 +197,8 @@ def test_the_error_rate_is_reported_overall_by_category_and_by_difficulty() -> N
 
 def test_the_method_card_states_every_element_and_each_deviation_with_its_reason() -> None:
     wanted = {"Question placeholders", "Generation settings", "Rubric filling", "Judge and prompt",
-              "Judge retries and fallbacks", "Judge validation", "Item score", "Aggregation", "Counts", "Baselines"}
+              "Judge retries and fallbacks", "Judge validation", "Item score", "Aggregation", "Counts", "Baselines",
+              "Judge's answer format"}
     direct = {row.element: row for row in DIRECT.method_card()}
     code = {row.element: row for row in CODE.method_card()}
     assert wanted | {"Direct prompt"} == set(direct)

@@ -105,6 +105,37 @@ def test_chrf_plus_plus_and_ribes():
     assert ribes("a b c d", "d c b a") == 0.0 and ribes("a b c d", "a") == 0.0 and ribes("", "a b") == 0.0
 
 
+# RIBES worked out by hand from the algorithm (Isozaki et al. 2010; nttcslab RIBES.py): words aligned by unique
+# n-gram context (left context first, then right, growing), score = nkt x precision^0.25 x bp^0.10 with
+# bp = min(1, exp(1 - |ref|/|hyp|))
+@pytest.mark.parametrize("reference, hypothesis, expected", [
+    ("a b c d", "a b c d", 1.0),
+    ("a b c d", "d c b a", 0.0),  # every pair descending
+    ("a b c d", "a b d c", 5 / 6),  # one pair of six descending
+    # a one-word reference found in the answer: nkt 1, precision 1/|hyp| (NLTK's sentence_ribes gives 0)
+    ("cat", "the cat", 0.5 ** 0.25),
+    ("cat", "a black cat sat", 0.25 ** 0.25),
+    ("cat", "cat", 1.0),
+    ("cat", "dog", 0.0),
+    # shorter than the reference: bp = exp(1 - 5/3), so bp^0.10 = exp(-1/15)
+    ("a b c d e", "a b c", math.exp(-1 / 15)),
+    # "a" twice in the reference: the first "a" aligned by "a b" (ref 1), "b" by "a b" from the left (ref 2), the
+    # last "a" by "a b a" from the left (ref 3): nkt 1, precision 1, bp^0.10 = exp(-1/3)^0.10
+    ("b a b a", "a b a", math.exp(-1 / 30)),
+    # "a a a": the middle word is never unique in context, the first by the 3-gram on its right (ref 0), the last by
+    # the 3-gram on its left (ref 2): 2 of 3 aligned, nkt 1, so (2/3)^0.25
+    ("a a a", "a a a", (2 / 3) ** 0.25),
+    # "the" twice: the first by "the dog" (ref 3), the second by "saw the" (ref 3); positions 3 4 2 3 1 give
+    # 2 ascending pairs of 10
+    ("the cat saw the dog", "the dog saw the cat", 0.2),
+    ("a b", "a x", 0.0),  # one word aligned, a longer reference: 0
+    ("a b", "", 0.0),
+    ("Red Circle", "red circle", 1.0),  # lower-cased
+])
+def test_ribes_as_the_released_algorithm_computes_it(reference, hypothesis, expected):
+    assert ribes(reference, hypothesis) == pytest.approx(expected, abs=1e-12)
+
+
 @pytest.mark.parametrize("language", LANGUAGES, ids=lambda l: l.name)
 def test_every_languages_letters_and_true_false_words_normalize(language):
     assert language_named(language.name) is language and language_named(language.code) is language

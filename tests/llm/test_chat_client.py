@@ -372,3 +372,36 @@ def test_streaming_leaves_the_connection_reusable():
             assert client.chat(HI).text == "one two three"  # the same pooled connection, its stream read to the end
             assert "".join(pieces) == "one two three" and client.request_count == 2
             assert len(client._http._idle) == 1
+
+
+def test_the_prompt_goes_unchanged_where_the_server_constrains_and_with_the_instruction_where_it_cannot():
+    prompt = [{"role": "user", "content": "Rate it 0-10."}]
+    with OpenAIServer(lambda request: Reply(text="B")) as server:  # vLLM: the guidance honoured
+        client_for(server).chat(prompt, choices=["A", "B"])
+    assert server.requests[0]["messages"] == prompt
+
+    def transformers_serve(request):  # refuses structured_outputs (422), ignores response_format
+        if "structured_outputs" in request:
+            return Reply(status=422, error="Unexpected fields in the request: {'structured_outputs', 'guided_choice'}")
+        return Reply(text="7")
+
+    number = {"type": "number", "minimum": 0, "maximum": 10}
+    with OpenAIServer(transformers_serve) as server:
+        client = client_for(server)
+        client.chat(prompt, choices=["7", "8"])
+        client.chat(prompt, json_schema=number)
+    # written out by hand: the prompt, a blank line, the client's instruction
+    assert server.requests[1]["messages"] == [{"role": "user", "content": (
+        'Rate it 0-10.\n\nAnswer with exactly one of these options and nothing else: "7", "8".')}]
+    assert server.requests[2]["messages"] == [{"role": "user", "content": (
+        'Rate it 0-10.\n\nAnswer with one JSON value and nothing else (no prose, no code fence), matching this JSON '
+        'schema: {"type": "number", "minimum": 0, "maximum": 10}')}]
+
+
+def test_a_guided_answer_cut_off_at_the_token_cap_is_asked_again_guided_not_with_the_instruction():
+    schema = {"type": "object", "properties": {"score": {"type": "integer"}}, "required": ["score"]}
+    answers = replies(Reply(text='{\n  "score": \n \n \n', finish_reason="length"), Reply(text='{"score": 3}'))
+    with OpenAIServer(answers) as server:
+        result = client_for(server).chat([{"role": "user", "content": "Score it."}], json_schema=schema)
+    assert result.constrained == "server" and server.request_count == 2
+    assert all("response_format" in r and r["messages"] == [{"role": "user", "content": "Score it."}] for r in server.requests)

@@ -15,7 +15,7 @@ from evaluators.core.types import Item, Prediction
 from evaluators.llm.client import ChatClient
 from evaluators.llm.judges import FALLBACK_METRIC, Judge, JudgeUnavailable
 from evaluators.llm.types import Endpoint, JudgeSpec
-from evaluators.policon.evaluator import PoliConEvaluator, item_seed
+from evaluators.policon.evaluator import PoliConEvaluator
 from evaluators.policon.prompts import EXAMPLE_RESOLUTION, OPENING
 from evaluators.policon.release import Task
 from tests.support.openai_server import OpenAIServer, Reply
@@ -56,8 +56,8 @@ def test_each_party_is_asked_once_and_its_digit_goes_through_the_rules():
     assert [c["parsed"] for c in batch["calls"]] == [votes[p.name] for p in task.parties]
     assert score.detail["samples"][0]["verdict"] == ("pass" if support10 >= 50 else "fail")
     assert f"support {support10 / 10:g} of 9" in score.detail["samples"][0]["reason"]
-    seeds = sorted(r["seed"] for r in server.requests)
-    assert seeds[0] == item_seed(0, item.id) and len(set(seeds)) == 4
+    # the judge's sampling as released (EuroCon utils/call_gpt.py): temperature 0, top_p 0.95, seed 42 every call
+    assert {(r["temperature"], r["top_p"], r["seed"]) for r in server.requests} == {(0.0, 0.95, 42)}
 
 
 @pytest.mark.parametrize("objective, expected", [("rawls", 2.0), ("util", 5.5)])
@@ -114,6 +114,23 @@ def test_prompts_state_the_requirement_and_never_the_tasks_own_resolution():
     assert all(EXAMPLE_RESOLUTION != Task.from_payload(i.payload).resolution for i in ITEMS)
     veto = BY_ID["2/rail-roads-cycling/1/veto"]
     assert f"{veto.payload['veto_party']} holds a veto" in EVALUATOR.build_requests(veto, {})[0].messages[-1]["content"]
+
+
+# EuroCon runner/task_prompts.py, task_requirement_templates, written out by hand
+RELEASED_REQUIREMENTS = {
+    "rawls": "The resolution should be based on the Rawlsianism principle, which means maximizing the benefits for the "
+             "political parties with the weakest positions to achieve the greatest possible fairness.",
+    "util": "The resolution should be based on the Utilitarianism principle, which means maximizing the preferences of "
+            "all political parties while ensuring their sum is maximized.",
+}
+
+
+@pytest.mark.parametrize("objective", ["rawls", "util"])
+def test_the_welfare_requirements_are_sent_in_the_released_words(objective):
+    item = BY_ID[f"2/rail-roads-cycling/1/{objective}"]
+    text = EVALUATOR.build_requests(item, {})[0].messages[-1]["content"]
+    assert f"Requirement: {RELEASED_REQUIREMENTS[objective]}\n\n" in text
+    assert "least satisfied" not in text
 
 
 def test_generation_settings_are_checked_and_seeds_are_per_item():

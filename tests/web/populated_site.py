@@ -74,6 +74,13 @@ def _causal(item_id: str, category: str, value: float, code: bool) -> ItemScore:
                      {"samples": [{"sample_index": 0, "verdict": "scored", "score": value, "reason": "1 of 2 criteria met"}]})
 
 
+def _ablation(scenario: str, correct: bool, biased: bool) -> ItemScore:
+    conclusion = "Beneficial" if correct else "Harmful"
+    return ItemScore(f"branding_bias/{scenario}", {"study": "branding", "scenario": scenario},
+                     {"correct": float(correct), "brand_biased": float(biased)},
+                     {"samples": [{"verdict": conclusion, "conclusion": conclusion, "reason": "truth Beneficial"}]})
+
+
 def item_scores(slug: str, good: bool) -> list[ItemScore]:
     """Four items of the benchmark, the better answers when ``good``."""
     if slug == "multi-lcb":
@@ -103,6 +110,10 @@ def item_scores(slug: str, good: bool) -> list[ItemScore]:
         return [_causal(f"cp/{c}/1", category, 1.0 if good else 0.25, code)
                 for c, category in (("simpson_paradox", "confounding"), ("causal_direction_iv", "causal_discovery"),
                                     ("sequential_mediator", "mediation"))]
+    if slug == "causal-pitfalls-ablations":
+        return [_ablation("aligned_healthy", True, False), _ablation("misaligned_unhealthy", good, not good),
+                ItemScore("domain_knowledge/real", {"study": "domain", "dataset": "real"}, {},
+                          {"samples": [{"verdict": "not scored", "reason": "the release scores none"}]})]
     return []
 
 
