@@ -51,10 +51,10 @@ def build_bwrap_args(*, source: Callable[[Path], str], etc_dir: Path, toolchains
     tmp_size = max(1, min(limits.file_size_mb * 4, limits.memory_mb)) * 1024 * 1024
     # Every namespace is new; the network one is either bwrap's own (--unshare-all) or, when
     # own_netns is False, a pooled empty one the child has already joined (see NetnsPool).
-    unshare = ["--unshare-all"] if own_netns else [
+    unshare = ["--unshare-all", "--unshare-user"] if own_netns else [
         "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup"]
     args: list[str] = [
-        BWRAP, *unshare, *(["--as-pid-1"] if supervisor else []), "--die-with-parent", "--new-session",
+        BWRAP, *unshare, "--disable-userns", *(["--as-pid-1"] if supervisor else []), "--die-with-parent", "--new-session",
         "--uid", "65534", "--gid", "65534", "--hostname", "sandbox",
         "--ro-bind", "/usr", "/usr",
         "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",

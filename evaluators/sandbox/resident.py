@@ -133,7 +133,8 @@ class Resident:
         argv = sb.bwrap_args(prog_dir=prog_dir, writable_prog=writable_prog, env=env, limits=self.limits,
                              extra_binds=binds, cwd=cwd, own_netns=self.netns is None, supervisor=supervisor)
         # no CPU rlimit: it would count the whole life of the process, not one request
-        self.proc = sb.launch(argv + ["--", *command], self.limits, cgroup=self.cgroup, netns=self.netns, uid=self.uid, cpu=False)
+        self.proc = sb.launch(argv + ["--", *command], self.limits, cgroup=self.cgroup, netns=self.netns, uid=self.uid, cpu=False,
+                              supervisor=supervisor)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             assert stream is not None
             os.set_blocking(stream.fileno(), False)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import platform
 import re
 import resource
 import selectors
@@ -31,6 +32,7 @@ import time
 import uuid
 from pathlib import Path
 
+from . import confine
 from .command import BWRAP, TOOLCHAINS, build_bwrap_args
 from .languages import LANGUAGES, TOOLCHAIN_DIR, Language
 from .limits import DEFAULT_COMPILE_LIMITS, STDERR_CAP, Limits, rlimits
@@ -55,7 +57,7 @@ SUPERVISOR: Path = Path(__file__).resolve().parent / "supervisor.py"
 #: the supervisor and the modules it imports from its own directory (what it does around each test,
 #: how it starts a test, the warm Python, its wire protocol)
 SUPERVISOR_FILES: tuple[Path, ...] = (SUPERVISOR, *(SUPERVISOR.parent / name for name in (
-    "confine.py", "spawning.py", "warm_python.py", "wire.py")))
+    "confine.py", "spawning.py", "syscalls.py", "warm_python.py", "wire.py")))
 #: the launcher's name beside them (linux.Launcher's binary: the supervisor starts compiled tests with it)
 SUPERVISOR_LAUNCHER: str = "launch"
 #: the spawn library's name beside them (spawn.c: the supervisor starts tests with it, through ctypes)
@@ -102,6 +104,8 @@ class Sandbox:
         except OSError as exc:
             raise SandboxUnavailable(str(exc) + REFUSAL) from exc
         self.supervisor_dir: Path = self._install_supervisor(root, Path(self._launcher.path), self._launcher.library)
+        #: the seccomp filter every sandboxed process runs under (confine.py; None on a machine it does not know)
+        self._seccomp: bytes | None = confine.seccomp_program(platform.machine(), trace=confine.TRACE)
         self._mem_root: Path | None = None
         self._pids_root: Path | None = None
         self._cpu_root: Path | None = None
@@ -327,14 +331,16 @@ class Sandbox:
                 self.netns_pool.release(netns)  # the run's whole process tree is dead by now
 
     def launch(self, command: list[str], limits: Limits, *, cgroup: CGroup | None, netns: int | None, uid: int,
-               cpu: bool = True) -> subprocess.Popen[bytes]:
+               cpu: bool = True, supervisor: bool = False) -> subprocess.Popen[bytes]:
         """Start ``command`` (bwrap and its arguments) without forking this process (linux.Launcher): in
         ``cgroup``, ``netns`` and the staging namespace, with the rlimits of ``limits`` (CPU time only if
-        ``cpu``), as ``uid`` (as root); raises OSError when the set-up failed."""
+        ``cpu``), as ``uid`` (as root), under the seccomp filter (confine.py) that bwrap installs, but
+        for a session's ``supervisor``, which installs it itself; raises OSError when the set-up
+        failed."""
         rl = tuple((getattr(resource, name), (soft, hard)) for name, soft, hard in rlimits(limits, with_cgroup=cgroup is not None, as_root=self.is_root, cpu=cpu))
         return self._launcher.popen(command, netns_fd=netns, mntns_fd=self._staging.fd if self._staging is not None else None,
                                     cgroup_procs=cgroup.procs_files if cgroup is not None else (), rlimits=rl,
-                                    uid=uid if self.is_root else None)
+                                    uid=uid if self.is_root else None, seccomp=None if supervisor else self._seccomp)
 
     def _spawn(self, cmd: list[str], *, limits: Limits, prog_dir: Path | None, writable_prog: bool,
                stdin: bytes, env: dict[str, str], extra_binds: tuple[tuple[str, str, bool], ...],

@@ -237,6 +237,7 @@ def main() -> None:
     # the warm Python starts before any request is read, so that no test's input is in the memory
     # every Python test is forked from
     zygote = warm_python.Zygote(spawner) if "--warm-python" in sys.argv else None
+    confine.shield_init()  # no handler left for a test's signal to reach (SIGINT's)
     wire.write_frame(1, wire.READY)  # from here on, no failure is bubblewrap's (see resident.Session)
     config: spawning.Config | None = None
     while True:
