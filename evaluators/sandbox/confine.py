@@ -1,9 +1,9 @@
-"""What the supervisor does around the tests inside the sandbox: confine them (a seccomp filter, installed
-on the supervisor itself before anything else starts and so inherited by every test, that refuses
-every system call one process uses to reach into another's memory or descriptors: ``ptrace``,
-``process_vm_readv``/``writev``, ``pidfd_getfd``, ``process_madvise``, ``kcmp``), and after each test
-kill whatever it left running and remove everything it left behind (files in /tmp and /dev/shm,
-System V shared memory, message queues and semaphores, POSIX message queues).
+"""What the supervisor does around the tests inside the sandbox: confine them (the default-deny seccomp
+filter built from syscalls.py's table, installed on the supervisor itself before anything else starts
+and so inherited by every test; the same program is what bwrap installs for every other sandboxed run,
+Sandbox.launch), keep their signals from reaching it (``shield_init``), and after each test kill
+whatever it left running and remove everything it left behind (files in /tmp and /dev/shm, System V
+shared memory, message queues and semaphores, POSIX message queues).
 
 ``pidfd_open`` stays allowed: the supervisor waits for its tests through pidfds, and a pidfd without
 ``pidfd_getfd`` gives nothing that ``kill`` and /proc do not (init ignores a test's signals).
