@@ -88,9 +88,10 @@ int ignore_signals(void) {
     return n;
 }
 
-/* In a fork of the warm Python: its signals back (see ignore_signals), set_up, the process dumpable again (as an exec makes a program: only
- * then is /proc/self its own, so only then can it write its OOM score), and the first to be
- * OOM-killed; 0, or -errno with the failed step on the test's stderr (the caller exits). */
+/* In a fork of the warm Python: its signals back (see ignore_signals), set_up, the process dumpable
+ * again (as an exec makes a program: only then is /proc/self its own, so only then can it write its
+ * OOM score), and the first to be OOM-killed; 0, or -errno with the failed step on the test's stderr
+ * (the caller exits). */
 int set_up_test(const int fds[3], int n_limits, const int *resources, const long long *soft,
                 const long long *hard, const char *dir) {
     for (int sig = 1; sig < NSIG; sig++)  /* the program's signals, as before ignore_signals */
