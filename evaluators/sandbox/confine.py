@@ -146,6 +146,81 @@ def shield_init() -> None:
             pass
 
 
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_CAPABILITY_VERSION_3 = 0x20080522
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _capabilities(keep_own: bool) -> None:
+    """Empty this process's inheritable and ambient capability sets (then an exec leaves a program
+    none), and its effective and permitted ones too unless ``keep_own``."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = _CapHeader(_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    if keep_own and libc.capget(ctypes.byref(header), data) != 0:
+        return
+    for half in data:
+        half.inheritable = 0
+        if not keep_own:
+            half.effective = half.permitted = 0
+    libc.capset(ctypes.byref(header), data)
+
+
+#: the pid counter's value after each test: its first process is FIRST_PID + 1 in every test
+FIRST_PID = 1000
+
+
+class PidCounter:
+    """The sandbox's pid counter, set back to FIRST_PID after each test, so that every test's first
+    process gets the same pid: a pid says neither which test this is nor how many processes the tests
+    before it started. The counter is the PID namespace's ``ns_last_pid``, written from inside the
+    namespace through a descriptor the platform opened outside it (/proc/sys is read-only here) and
+    passed as ``--last-pid-fd=N``; the write needs CAP_CHECKPOINT_RESTORE in the sandbox's user
+    namespace, which bwrap gives the supervisor alone (command.build_bwrap_args). The supervisor lets
+    no process it starts keep a capability: its ambient and inheritable sets are emptied at once, and
+    the warm Python, forked from it, drops every capability (``give_up``). Without the descriptor, or
+    where the kernel refuses the write, pids are counted as before."""
+
+    def __init__(self) -> None:
+        self.fd = -1
+
+    def take(self, argv: list[str]) -> None:
+        """In the supervisor, before it starts anything."""
+        for arg in argv:
+            if arg.startswith("--last-pid-fd="):
+                self.fd = int(arg.partition("=")[2])
+                os.set_inheritable(self.fd, False)
+        _capabilities(keep_own=True)
+
+    def reset(self) -> None:
+        """After a test (every process it started killed and reaped): its successor starts at FIRST_PID + 1."""
+        if self.fd >= 0:
+            try:
+                os.pwrite(self.fd, str(FIRST_PID).encode(), 0)
+            except OSError:
+                os.close(self.fd)
+                self.fd = -1
+
+    def give_up(self) -> None:
+        """In the warm Python: neither the descriptor nor any capability."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        _capabilities(keep_own=False)
+
+
+PIDS = PidCounter()
+
+
 # ------------------------------------------------------------------ between tests
 def others(spare: int | None = None) -> list[int]:
     """Every process of the sandbox except the protected ones (a test's, and anything it left)."""
@@ -291,7 +366,9 @@ def _wipe_ipc(libc: Any) -> bool:
 
 
 def wipe(libc: Any) -> bool:
-    """Empty /tmp and /dev/shm and remove every IPC object; False when something could not be removed
+    """Empty /tmp and /dev/shm, remove every IPC object and set the pid counter back; False when something could not be removed
     (the session then ends, and the next test gets a new sandbox)."""
     files = _wipe_files()
-    return _wipe_ipc(libc) and files
+    clean = _wipe_ipc(libc) and files
+    PIDS.reset()
+    return clean

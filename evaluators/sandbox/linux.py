@@ -239,13 +239,14 @@ class Launcher:
 
     def popen(self, command: list[str], *, netns_fd: int | None, mntns_fd: int | None,
               cgroup_procs: tuple[str, ...], rlimits: tuple[tuple[int, tuple[int, int]], ...],
-              uid: int | None, seccomp: bytes | None = None) -> subprocess.Popen[bytes]:
+              uid: int | None, seccomp: bytes | None = None, keep_fds: tuple[int, ...] = ()) -> subprocess.Popen[bytes]:
         """Start ``command`` (bwrap and its arguments) in a new session with pipes for its standard
         streams, set up as the class says; raises OSError with the launcher's reason when the set-up
         failed (the launcher has exited then). ``seccomp``: a BPF program that bwrap installs right
-        before it execs the command (``--seccomp``, read from a pipe)."""
+        before it execs the command (``--seccomp``, read from a pipe); ``keep_fds``: descriptors the
+        command inherits."""
         err_r, err_w = os.pipe()  # the launcher writes why it failed; EOF once it execs
-        fds = (err_w,) + tuple(fd for fd in (netns_fd, mntns_fd) if fd is not None)
+        fds = (err_w,) + tuple(fd for fd in (netns_fd, mntns_fd) if fd is not None) + keep_fds
         filter_r = -1
         if seccomp is not None:
             filter_r, filter_w = os.pipe()

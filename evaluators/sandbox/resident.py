@@ -314,7 +314,8 @@ class Session(Resident):
             binds += ((str(self.data.path), DATA_DIR, False),)
         own = Limits(memory_mb=self.limits.memory_mb + SUPERVISOR_MEMORY_MB, processes=self.limits.processes + 4)
         self._launch(["/usr/bin/python3", "-I", "-S", "-B", f"{SUPERVISOR_DIR}/supervisor.py",
-                      *(["--warm-python"] if self.program.language.warm_python else [])],
+                      *(["--warm-python"] if self.program.language.warm_python else []),
+                      *([f"--last-pid-fd={self.sandbox.last_pid_fd}"] if self.sandbox.last_pid_fd is not None else [])],
                      env=self.env, cgroup_limits=own, prog_dir=self.program.prog_dir, writable_prog=False,
                      binds=binds, cwd="/tmp", supervisor=True)
         hello = self._exchange(None, time.monotonic() + SUPERVISOR_START_SECONDS, REPLY_OVERHEAD)

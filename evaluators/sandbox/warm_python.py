@@ -198,6 +198,7 @@ def zygote_loop(sock: socket.socket, spawner: spawning.Spawner | None) -> None:
     from, holds none."""
     import site
 
+    confine.PIDS.give_up()  # the supervisor's capability and descriptor are not the tests'
     site.main()  # the site directories a plain ``python3 main.py`` has (the supervisor runs with -S)
     for name in ZYGOTE_MODULES:
         try:

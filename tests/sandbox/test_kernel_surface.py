@@ -1,13 +1,13 @@
 """The kernel a test can reach (evaluators/sandbox/syscalls.py, confine.py): every system call outside
 the allowlist is refused, the usual routes of kernel exploits first (io_uring, new user namespaces,
 keyrings, perf, userfaultfd), from C and from Python, and nothing a test does that way reaches the next
-test (a key); no signal a test sends stops the supervisor (pid 1) or the warm Python it is
+test (a key, a pid); no signal a test sends stops the supervisor (pid 1) or the warm Python it is
 forked from.
 
 Each route is one test, and each passed on the blocklist filter this one replaced (io_uring_setup gave a
 ring, unshare(CLONE_NEWUSER) returned 0, a key added in one test was found by the next, SIGINT killed
-the supervisor or the zygote), so each fails if its route opens again. What still crosses tests (the
-pid counter) is written down in evaluators/sandbox/README.md."""
+the supervisor or the zygote, test k's pid grew with k and with the forks of the tests before), so
+each fails if its route opens again."""
 from __future__ import annotations
 
 import errno
@@ -140,6 +140,25 @@ def test_a_key_added_by_one_test_is_not_found_by_the_next(sandbox: Sandbox) -> N
     with sandbox.program("python", source) as program, program.session(SHORT) as session:
         outputs = [session.run("").stdout for _ in range(3)]
     assert outputs == [f"none {errno.EPERM}\n"] * 3, outputs
+
+
+#: a pid-gap channel: each test prints its pid and starts as many processes as its input says
+PID_GAP = {
+    "python": "import os\nprint(os.getpid())\nfor _ in range(int(input())):\n    if os.fork() == 0:\n        os._exit(0)\n    os.wait()\n",
+    "cpp": ("#include <cstdio>\n#include <unistd.h>\n#include <sys/wait.h>\nint main(){int n;if(scanf(\"%d\",&n)!=1)return 2;"
+            "printf(\"%d\\n\",(int)getpid());fflush(stdout);for(int i=0;i<n;i++){if(fork()==0)_exit(0);wait(nullptr);}}\n"),
+}
+
+
+@toolchains
+@pytest.mark.parametrize("language", sorted(PID_GAP))
+def test_a_tests_pid_says_nothing_of_the_tests_before_it(sandbox: Sandbox, language: str) -> None:
+    """Test k's pid was the count of the processes started before it: which test it is, and a number
+    test k-1 chose by forking. Every test now starts at the same pid."""
+    with sandbox.program(language, PID_GAP[language]) as program, program.session(SHORT) as session:
+        results = [session.run(f"{forks}\n") for forks in (7, 0, 3, 0)]
+    assert all(r.status == "ok" for r in results), results
+    assert len({r.stdout for r in results}) == 1, [r.stdout for r in results]
 
 
 #: SIGINT and the other signals a test can send: to the supervisor (pid 1), and from a Python test to
