@@ -65,7 +65,8 @@ def build_bwrap_args(*, source: Callable[[Path], str], etc_dir: Path, toolchains
     # own_netns is False, a pooled empty one the child has already joined (see NetnsPool).
     unshare = ["--unshare-all", "--unshare-user"] if own_netns else [
         "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup"]
-    userns = ["--cap-add", "CAP_CHECKPOINT_RESTORE"] if reset_pids else ["--disable-userns"]
+    # CAP_SETPCAP only to empty the bounding set the tests inherit: the supervisor drops it at once
+    userns = ["--cap-add", "CAP_CHECKPOINT_RESTORE", "--cap-add", "CAP_SETPCAP"] if reset_pids else ["--disable-userns"]
     dev = ["--dev", "/dev"] if not reset_pids else ["--tmpfs", "/dev", *DEV_WITHOUT_PTY]
     args: list[str] = [
         BWRAP, *unshare, *userns, *(["--as-pid-1"] if supervisor else []), "--die-with-parent", "--new-session",

@@ -159,15 +159,26 @@ class _CapData(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
+#: what bwrap gives a session's supervisor besides CAP_CHECKPOINT_RESTORE: CAP_SETPCAP, to empty the
+#: bounding set its processes inherit, dropped at once (command.build_bwrap_args)
+_CAP_SETPCAP = 8
+_PR_CAPBSET_DROP = 24
+
+
 def _capabilities(keep_own: bool) -> None:
-    """Empty this process's inheritable and ambient capability sets (then an exec leaves a program
-    none), and its effective and permitted ones too unless ``keep_own``."""
+    """Empty this process's inheritable, ambient and bounding capability sets (then an exec leaves a
+    program none, and nothing it starts can ever gain one), and CAP_SETPCAP, which the bounding set's
+    emptying needs; its effective and permitted sets too unless ``keep_own``."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    for cap in range(64):  # EINVAL past the last capability, EPERM without CAP_SETPCAP: nothing to drop
+        libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
     header = _CapHeader(_CAPABILITY_VERSION_3, 0)
     data = (_CapData * 2)()
     if keep_own and libc.capget(ctypes.byref(header), data) != 0:
         return
+    data[0].effective &= ~(1 << _CAP_SETPCAP)
+    data[0].permitted &= ~(1 << _CAP_SETPCAP)
     for half in data:
         half.inheritable = 0
         if not keep_own:
@@ -186,8 +197,8 @@ class PidCounter:
     namespace through a descriptor the platform opened outside it (/proc/sys is read-only here) and
     passed as ``--last-pid-fd=N``; the write needs CAP_CHECKPOINT_RESTORE in the sandbox's user
     namespace, which bwrap gives the supervisor alone (command.build_bwrap_args). The supervisor lets
-    no process it starts keep a capability: its ambient and inheritable sets are emptied at once, and
-    the warm Python, forked from it, drops every capability (``give_up``). Without the descriptor, or
+    no process it starts keep a capability: its ambient, inheritable and bounding sets are emptied at
+    once, and the warm Python, forked from it, drops every capability (``give_up``). Without the descriptor, or
     where the kernel refuses the write, pids are counted as before."""
 
     def __init__(self) -> None:
