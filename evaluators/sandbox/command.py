@@ -31,12 +31,17 @@ COMPILE_SERVER_DIR: str = TOOLCHAIN_DIR + "/compile-server"
 COMPILE_SERVER_CLASS: str = "leaderboard.sandbox.CompileServer"
 NODE_COMPILE_SERVER: str = COMPILE_SERVER_DIR + "/compile-server.js"
 WARM_COMPILER_IDLE_SECONDS: int = 120
+#: what bwrap's --dev puts in /dev, but for the devpts instance (and ptmx): the device nodes and the links
+DEV_WITHOUT_PTY: tuple[str, ...] = (
+    *(arg for node in ("null", "zero", "full", "random", "urandom", "tty") for arg in ("--dev-bind", f"/dev/{node}", f"/dev/{node}")),
+    *(arg for target, link in (("/proc/self/fd", "fd"), ("/proc/self/fd/0", "stdin"), ("/proc/self/fd/1", "stdout"),
+                               ("/proc/self/fd/2", "stderr"), ("/proc/kcore", "core")) for arg in ("--symlink", target, f"/dev/{link}")))
 
 
 def build_bwrap_args(*, source: Callable[[Path], str], etc_dir: Path, toolchains: Path | None, prog_dir: Path | None,
                      writable_prog: bool, env: dict[str, str], limits: Limits,
                      extra_binds: tuple[tuple[str, str, bool], ...], cwd: str,
-                     own_netns: bool = True, supervisor: bool = False) -> list[str]:
+                     own_netns: bool = True, supervisor: bool = False, reset_pids: bool = False) -> list[str]:
     """bubblewrap's arguments (up to the command) for one process tree: ``etc_dir`` bound at /etc,
     ``toolchains`` at TOOLCHAIN_DIR, ``prog_dir`` at PROG_DIR and each ``(host path, sandbox path,
     writable)`` of ``extra_binds``, every host path bound from ``source(path)`` (its staged twin: see
@@ -47,19 +52,29 @@ def build_bwrap_args(*, source: Callable[[Path], str], etc_dir: Path, toolchains
     /dev/mqueue that it empties between tests.
 
     /dev is bwrap's minimal one (null, zero, full, random, urandom, tty, ptmx and pts, the fd links),
-    read-only, with a size-capped tmpfs at /dev/shm that the supervisor empties between tests."""
+    read-only, with a size-capped tmpfs at /dev/shm that the supervisor empties between tests.
+
+    ``reset_pids``: a session whose supervisor sets the sandbox's pid counter back after each test
+    (confine.PidCounter), with CAP_CHECKPOINT_RESTORE in the sandbox's user namespace. That capability
+    must be held in the namespace that owns the sandbox's PID namespace, and bwrap runs the command in
+    a second, nested one both for ``--disable-userns`` and for the devpts instance of ``--dev``: such a
+    session has neither (the seccomp filter refuses every route to a new user namespace, and its /dev
+    is the same nodes and links without a pty)."""
     tmp_size = max(1, min(limits.file_size_mb * 4, limits.memory_mb)) * 1024 * 1024
     # Every namespace is new; the network one is either bwrap's own (--unshare-all) or, when
     # own_netns is False, a pooled empty one the child has already joined (see NetnsPool).
-    unshare = ["--unshare-all"] if own_netns else [
+    unshare = ["--unshare-all", "--unshare-user"] if own_netns else [
         "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup"]
+    # CAP_SETPCAP only to empty the bounding set the tests inherit: the supervisor drops it at once
+    userns = ["--cap-add", "CAP_CHECKPOINT_RESTORE", "--cap-add", "CAP_SETPCAP"] if reset_pids else ["--disable-userns"]
+    dev = ["--dev", "/dev"] if not reset_pids else ["--tmpfs", "/dev", *DEV_WITHOUT_PTY]
     args: list[str] = [
-        BWRAP, *unshare, *(["--as-pid-1"] if supervisor else []), "--die-with-parent", "--new-session",
+        BWRAP, *unshare, *userns, *(["--as-pid-1"] if supervisor else []), "--die-with-parent", "--new-session",
         "--uid", "65534", "--gid", "65534", "--hostname", "sandbox",
         "--ro-bind", "/usr", "/usr",
         "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
         "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin",
-        "--proc", "/proc", "--dev", "/dev", "--size", str(tmp_size), "--tmpfs", "/dev/shm",
+        "--proc", "/proc", *dev, "--size", str(tmp_size), "--tmpfs", "/dev/shm",
         *(["--mqueue", "/dev/mqueue"] if supervisor else []), "--remount-ro", "/dev",
         "--size", str(tmp_size), "--tmpfs", "/tmp",
     ]

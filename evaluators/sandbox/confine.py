@@ -1,9 +1,9 @@
-"""What the supervisor does around the tests inside the sandbox: confine them (a seccomp filter, installed
-on the supervisor itself before anything else starts and so inherited by every test, that refuses
-every system call one process uses to reach into another's memory or descriptors: ``ptrace``,
-``process_vm_readv``/``writev``, ``pidfd_getfd``, ``process_madvise``, ``kcmp``), and after each test
-kill whatever it left running and remove everything it left behind (files in /tmp and /dev/shm,
-System V shared memory, message queues and semaphores, POSIX message queues).
+"""What the supervisor does around the tests inside the sandbox: confine them (the default-deny seccomp
+filter built from syscalls.py's table, installed on the supervisor itself before anything else starts
+and so inherited by every test; the same program is what bwrap installs for every other sandboxed run,
+Sandbox.launch), keep their signals from reaching it (``shield_init``), and after each test kill
+whatever it left running and remove everything it left behind (files in /tmp and /dev/shm, System V
+shared memory, message queues and semaphores, POSIX message queues).
 
 ``pidfd_open`` stays allowed: the supervisor waits for its tests through pidfds, and a pidfd without
 ``pidfd_getfd`` gives nothing that ``kill`` and /proc do not (init ignores a test's signals).
@@ -23,6 +23,11 @@ import struct
 import time
 from typing import Any
 
+if __package__:
+    from . import syscalls
+else:  # imported by supervisor.py run as a script, which put this directory on sys.path
+    import syscalls  # type: ignore[no-redef]
+
 #: bwrap's init is the supervisor itself (bwrap --as-pid-1); the supervisor and its warm Python are
 #: never killed between tests
 PROTECTED: set[int] = {1}
@@ -37,18 +42,23 @@ _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 _SECCOMP_RET_ALLOW = 0x7FFF0000
+_SECCOMP_RET_LOG = 0x7FFC0000
 _SECCOMP_RET_ERRNO = 0x00050000
 _BPF_LD_W_ABS = 0x20
+_BPF_JA = 0x05
 _BPF_JEQ_K = 0x15
 _BPF_JGE_K = 0x35
+_BPF_JSET_K = 0x45
 _BPF_RET_K = 0x06
 _X32_SYSCALL_BIT = 0x40000000
-#: per machine: the audit architecture seccomp reports, and the numbers of the refused system calls
-#: (ptrace, process_vm_readv, process_vm_writev, kcmp, pidfd_getfd, process_madvise)
-_REFUSED: dict[str, tuple[int, tuple[int, ...]]] = {
-    "x86_64": (0xC000003E, (101, 310, 311, 312, 438, 440)),
-    "aarch64": (0xC00000B7, (117, 270, 271, 272, 438, 440)),
-}
+#: where seccomp_data holds the call's number, its architecture and the low half of its first argument
+#: (little-endian machines only: both listed ones are)
+_NR, _ARCH, _ARG0_LOW = 0, 4, 16
+#: a jump's offset is one byte: the checks are emitted in runs shorter than that
+_RUN = 250
+#: tracing a new toolchain: True makes every refused call allowed and logged by the kernel (the
+#: "audit: type=1326" lines of dmesg, syscall=N), to find what it needs; never True in a commit
+TRACE = False
 
 
 class _SockFprog(ctypes.Structure):
@@ -59,20 +69,43 @@ def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def seccomp_program(machine: str) -> bytes | None:
-    """The BPF program: any other architecture's system calls (a 32-bit ``int 0x80``, x32) and the
-    refused ones fail with EPERM, everything else is allowed; None on a machine not listed."""
-    if machine not in _REFUSED:
+def _ret(action: int) -> bytes:
+    return _insn(_BPF_RET_K, 0, 0, action)
+
+
+def _any_of(numbers: list[int], action: int) -> list[bytes]:
+    """With the call's number loaded: return ``action`` when it is one of ``numbers``, else go on after."""
+    code: list[bytes] = []
+    for start in range(0, len(numbers), _RUN):
+        run = numbers[start:start + _RUN]
+        # each check jumps over the rest of the run and the "ja" to the run's return
+        code += [_insn(_BPF_JEQ_K, len(run) - i, 0, number) for i, number in enumerate(run)]
+        code += [_insn(_BPF_JA, 0, 0, 1), _ret(action)]
+    return code
+
+
+def seccomp_program(machine: str, *, trace: bool = False) -> bytes | None:
+    """The BPF program of syscalls.py's table: the allowed calls pass, ``clone`` only without a namespace
+    flag, the NOT_HERE calls fail with ENOSYS and every other call, any other architecture's (a 32-bit
+    ``int 0x80``, x32) included, with EPERM (``trace``: the EPERM ones allowed and logged instead); None on a machine
+    the table does not list.
+
+    Every decision but clone's depends on the architecture and the number alone, so the kernel caches
+    the allowed calls in a bitmap and never runs the program for them (Linux 5.11 and later)."""
+    if machine not in syscalls.NUMBERS:
         return None
-    arch, numbers = _REFUSED[machine]
-    deny = _insn(_BPF_RET_K, 0, 0, _SECCOMP_RET_ERRNO | errno.EPERM)
-    allow = _insn(_BPF_RET_K, 0, 0, _SECCOMP_RET_ALLOW)
-    n = len(numbers)
-    # layout: 0 load arch; 1 arch check; 2 load nr; 3 x32 check; 4.. one check per number; allow; deny
-    body = [_insn(_BPF_LD_W_ABS, 0, 0, 4), _insn(_BPF_JEQ_K, 0, n + 3, arch),
-            _insn(_BPF_LD_W_ABS, 0, 0, 0), _insn(_BPF_JGE_K, n + 1, 0, _X32_SYSCALL_BIT)]
-    body += [_insn(_BPF_JEQ_K, n - i, 0, number) for i, number in enumerate(numbers)]
-    return b"".join(body + [allow, deny])
+    numbers = syscalls.NUMBERS[machine]
+    refuse = _SECCOMP_RET_LOG if trace else _SECCOMP_RET_ERRNO | errno.EPERM
+    not_here = _SECCOMP_RET_ERRNO | errno.ENOSYS
+    allowed = sorted({numbers[name] for _reason, names in syscalls.ALLOWED for name in names if name in numbers})
+    code = [_insn(_BPF_LD_W_ABS, 0, 0, _ARCH), _insn(_BPF_JEQ_K, 1, 0, syscalls.AUDIT_ARCH[machine]), _ret(refuse),
+            _insn(_BPF_LD_W_ABS, 0, 0, _NR), _insn(_BPF_JGE_K, 0, 1, _X32_SYSCALL_BIT), _ret(refuse)]
+    code += _any_of(allowed, _SECCOMP_RET_ALLOW)
+    # clone: allowed unless its flags (the first argument) ask for a new namespace
+    code += [_insn(_BPF_JEQ_K, 0, 4, numbers["clone"]), _insn(_BPF_LD_W_ABS, 0, 0, _ARG0_LOW),
+             _insn(_BPF_JSET_K, 1, 0, syscalls.CLONE_NAMESPACES), _ret(_SECCOMP_RET_ALLOW), _ret(refuse)]
+    code += _any_of(sorted(numbers[name] for name in syscalls.NOT_HERE if name in numbers), not_here)
+    return b"".join(code + [_ret(refuse)])
 
 
 class Confinement:
@@ -84,7 +117,7 @@ class Confinement:
     def __init__(self) -> None:
         self._libc = ctypes.CDLL(None, use_errno=True)
         self._prctl = self._libc.prctl
-        program = seccomp_program(platform.machine()) or b""
+        program = seccomp_program(platform.machine(), trace=TRACE) or b""
         self._code = ctypes.create_string_buffer(program, max(1, len(program)))
         self._fprog = _SockFprog(len(program) // 8, ctypes.cast(self._code, ctypes.c_char_p))
         self.enabled = bool(program)
@@ -98,6 +131,105 @@ class Confinement:
                 self._prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(self._fprog), 0, 0) != 0:
             err = ctypes.get_errno()
             raise OSError(err, f"cannot install the sandbox's seccomp filter: {os.strerror(err)}")
+
+
+def shield_init() -> None:
+    """Ignore every signal this process has a handler for (the interpreter's SIGINT): the kernel drops a
+    signal that a process of the namespace sends its init only when init has no handler for it, so a
+    handler would let any test stop the supervisor. Each compiled test gets these signals back at their
+    default (spawning.CAUGHT); the warm Python, forked before, keeps the interpreter's."""
+    for sig in range(1, signal.NSIG):
+        try:
+            if callable(signal.getsignal(sig)):
+                signal.signal(sig, signal.SIG_IGN)
+        except (OSError, ValueError):
+            pass
+
+
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_CAPABILITY_VERSION_3 = 0x20080522
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+#: what bwrap gives a session's supervisor besides CAP_CHECKPOINT_RESTORE: CAP_SETPCAP, to empty the
+#: bounding set its processes inherit, dropped at once (command.build_bwrap_args)
+_CAP_SETPCAP = 8
+_PR_CAPBSET_DROP = 24
+
+
+def _capabilities(keep_own: bool) -> None:
+    """Empty this process's inheritable, ambient and bounding capability sets (then an exec leaves a
+    program none, and nothing it starts can ever gain one), and CAP_SETPCAP, which the bounding set's
+    emptying needs; its effective and permitted sets too unless ``keep_own``."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    for cap in range(64):  # EINVAL past the last capability, EPERM without CAP_SETPCAP: nothing to drop
+        libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
+    header = _CapHeader(_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    if keep_own and libc.capget(ctypes.byref(header), data) != 0:
+        return
+    data[0].effective &= ~(1 << _CAP_SETPCAP)
+    data[0].permitted &= ~(1 << _CAP_SETPCAP)
+    for half in data:
+        half.inheritable = 0
+        if not keep_own:
+            half.effective = half.permitted = 0
+    libc.capset(ctypes.byref(header), data)
+
+
+#: the pid counter's value after each test: its first process is FIRST_PID + 1 in every test
+FIRST_PID = 1000
+
+
+class PidCounter:
+    """The sandbox's pid counter, set back to FIRST_PID after each test, so that every test's first
+    process gets the same pid: a pid says neither which test this is nor how many processes the tests
+    before it started. The counter is the PID namespace's ``ns_last_pid``, written from inside the
+    namespace through a descriptor the platform opened outside it (/proc/sys is read-only here) and
+    passed as ``--last-pid-fd=N``; the write needs CAP_CHECKPOINT_RESTORE in the sandbox's user
+    namespace, which bwrap gives the supervisor alone (command.build_bwrap_args). The supervisor lets
+    no process it starts keep a capability: its ambient, inheritable and bounding sets are emptied at
+    once, and the warm Python, forked from it, drops every capability (``give_up``). Without the descriptor, or
+    where the kernel refuses the write, pids are counted as before."""
+
+    def __init__(self) -> None:
+        self.fd = -1
+
+    def take(self, argv: list[str]) -> None:
+        """In the supervisor, before it starts anything."""
+        for arg in argv:
+            if arg.startswith("--last-pid-fd="):
+                self.fd = int(arg.partition("=")[2])
+                os.set_inheritable(self.fd, False)
+        _capabilities(keep_own=True)
+
+    def reset(self) -> None:
+        """After a test (every process it started killed and reaped): its successor starts at FIRST_PID + 1."""
+        if self.fd >= 0:
+            try:
+                os.pwrite(self.fd, str(FIRST_PID).encode(), 0)
+            except OSError:
+                os.close(self.fd)
+                self.fd = -1
+
+    def give_up(self) -> None:
+        """In the warm Python: neither the descriptor nor any capability."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        _capabilities(keep_own=False)
+
+
+PIDS = PidCounter()
 
 
 # ------------------------------------------------------------------ between tests
@@ -245,7 +377,9 @@ def _wipe_ipc(libc: Any) -> bool:
 
 
 def wipe(libc: Any) -> bool:
-    """Empty /tmp and /dev/shm and remove every IPC object; False when something could not be removed
+    """Empty /tmp and /dev/shm, remove every IPC object and set the pid counter back; False when something could not be removed
     (the session then ends, and the next test gets a new sandbox)."""
     files = _wipe_files()
-    return _wipe_ipc(libc) and files
+    clean = _wipe_ipc(libc) and files
+    PIDS.reset()
+    return clean

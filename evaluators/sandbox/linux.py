@@ -278,12 +278,23 @@ class Launcher:
 
     def popen(self, command: list[str], *, netns_fd: int | None, mntns_fd: int | None,
               cgroup_procs: tuple[str, ...], rlimits: tuple[tuple[int, tuple[int, int]], ...],
-              uid: int | None) -> subprocess.Popen[bytes]:
+              uid: int | None, seccomp: bytes | None = None, keep_fds: tuple[int, ...] = ()) -> subprocess.Popen[bytes]:
         """Start ``command`` (bwrap and its arguments) in a new session with pipes for its standard
         streams, set up as the class says; raises OSError with the launcher's reason when the set-up
-        failed (the launcher has exited then)."""
+        failed (the launcher has exited then). ``seccomp``: a BPF program that bwrap installs right
+        before it execs the command (``--seccomp``, read from a pipe); ``keep_fds``: descriptors the
+        command inherits."""
         err_r, err_w = os.pipe()  # the launcher writes why it failed; EOF once it execs
-        fds = (err_w,) + tuple(fd for fd in (netns_fd, mntns_fd) if fd is not None)
+        fds = (err_w,) + tuple(fd for fd in (netns_fd, mntns_fd) if fd is not None) + keep_fds
+        filter_r = -1
+        if seccomp is not None:
+            filter_r, filter_w = os.pipe()
+            try:
+                os.write(filter_w, seccomp)  # 2 KiB: well under a pipe's buffer
+            finally:
+                os.close(filter_w)
+            fds += (filter_r,)
+            command = [command[0], "--seccomp", str(filter_r), *command[1:]]
         args = [self.path, "-e", str(err_w)]
         for path in cgroup_procs:
             args += ["-c", path]
@@ -301,6 +312,8 @@ class Launcher:
                                     pass_fds=fds)
         finally:
             os.close(err_w)
+            if filter_r >= 0:
+                os.close(filter_r)
         try:
             chunks = []
             while chunk := os.read(err_r, 4096):

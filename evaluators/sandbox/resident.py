@@ -133,7 +133,8 @@ class Resident:
         argv = sb.bwrap_args(prog_dir=prog_dir, writable_prog=writable_prog, env=env, limits=self.limits,
                              extra_binds=binds, cwd=cwd, own_netns=self.netns is None, supervisor=supervisor)
         # no CPU rlimit: it would count the whole life of the process, not one request
-        self.proc = sb.launch(argv + ["--", *command], self.limits, cgroup=self.cgroup, netns=self.netns, uid=self.uid, cpu=False)
+        self.proc = sb.launch(argv + ["--", *command], self.limits, cgroup=self.cgroup, netns=self.netns, uid=self.uid, cpu=False,
+                              supervisor=supervisor)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             assert stream is not None
             os.set_blocking(stream.fileno(), False)
@@ -313,7 +314,8 @@ class Session(Resident):
             binds += ((str(self.data.path), DATA_DIR, False),)
         own = Limits(memory_mb=self.limits.memory_mb + SUPERVISOR_MEMORY_MB, processes=self.limits.processes + 4)
         self._launch(["/usr/bin/python3", "-I", "-S", "-B", f"{SUPERVISOR_DIR}/supervisor.py",
-                      *(["--warm-python"] if self.program.language.warm_python else [])],
+                      *(["--warm-python"] if self.program.language.warm_python else []),
+                      *([f"--last-pid-fd={self.sandbox.last_pid_fd}"] if self.sandbox.last_pid_fd is not None else [])],
                      env=self.env, cgroup_limits=own, prog_dir=self.program.prog_dir, writable_prog=False,
                      binds=binds, cwd="/tmp", supervisor=True)
         hello = self._exchange(None, time.monotonic() + SUPERVISOR_START_SECONDS, REPLY_OVERHEAD)

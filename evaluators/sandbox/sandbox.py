@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import platform
 import re
 import resource
 import selectors
@@ -31,6 +32,7 @@ import time
 import uuid
 from pathlib import Path
 
+from . import confine
 from .command import BWRAP, TOOLCHAINS, build_bwrap_args
 from .languages import LANGUAGES, TOOLCHAIN_DIR, Language
 from .limits import DEFAULT_COMPILE_LIMITS, STDERR_CAP, Limits, rlimits
@@ -55,7 +57,7 @@ SUPERVISOR: Path = Path(__file__).resolve().parent / "supervisor.py"
 #: the supervisor and the modules it imports from its own directory (what it does around each test,
 #: how it starts a test, the warm Python, its wire protocol)
 SUPERVISOR_FILES: tuple[Path, ...] = (SUPERVISOR, *(SUPERVISOR.parent / name for name in (
-    "confine.py", "spawning.py", "warm_python.py", "wire.py")))
+    "confine.py", "spawning.py", "syscalls.py", "warm_python.py", "wire.py")))
 #: the launcher's name beside them (linux.Launcher's binary: the supervisor starts compiled tests with it)
 SUPERVISOR_LAUNCHER: str = "launch"
 #: the spawn library's name beside them (spawn.c: the supervisor starts tests with it, through ctypes)
@@ -102,6 +104,13 @@ class Sandbox:
         except OSError as exc:
             raise SandboxUnavailable(str(exc) + REFUSAL) from exc
         self.supervisor_dir: Path = self._install_supervisor(root, Path(self._launcher.path), self._launcher.library)
+        #: the seccomp filter every sandboxed process runs under (confine.py; None on a machine it does not know)
+        self._seccomp: bytes | None = confine.seccomp_program(platform.machine(), trace=confine.TRACE)
+        #: what a session's supervisor writes to set its sandbox's pid counter back after each test (a
+        #: write from inside a PID namespace sets that namespace's counter; /proc/sys is read-only inside):
+        #: None without the filter, which stands in for bwrap's --disable-userns in such a session
+        #: (command.build_bwrap_args)
+        self.last_pid_fd: int | None = self._open_last_pid() if self._seccomp is not None else None
         self._mem_root: Path | None = None
         self._pids_root: Path | None = None
         self._cpu_root: Path | None = None
@@ -305,7 +314,15 @@ class Sandbox:
         """bubblewrap's arguments for one process tree of this sandbox (see command.build_bwrap_args)."""
         return build_bwrap_args(source=self._source, etc_dir=self._etc_dir, toolchains=self._toolchains, prog_dir=prog_dir,
                                 writable_prog=writable_prog, env=env, limits=limits, extra_binds=extra_binds, cwd=cwd,
-                                own_netns=own_netns, supervisor=supervisor)
+                                own_netns=own_netns, supervisor=supervisor,
+                                reset_pids=supervisor and self.last_pid_fd is not None)
+
+    @staticmethod
+    def _open_last_pid() -> int | None:
+        try:
+            return os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY | os.O_CLOEXEC)
+        except OSError:
+            return None
 
     def new_cgroup(self, limits: Limits) -> CGroup | None:
         """A new per-run cgroup with ``limits`` (memory, processes), or None where cgroups are not used."""
@@ -339,14 +356,17 @@ class Sandbox:
                 self.netns_pool.release(netns)  # the run's whole process tree is dead by now
 
     def launch(self, command: list[str], limits: Limits, *, cgroup: CGroup | None, netns: int | None, uid: int,
-               cpu: bool = True) -> subprocess.Popen[bytes]:
+               cpu: bool = True, supervisor: bool = False) -> subprocess.Popen[bytes]:
         """Start ``command`` (bwrap and its arguments) without forking this process (linux.Launcher): in
         ``cgroup``, ``netns`` and the staging namespace, with the rlimits of ``limits`` (CPU time only if
-        ``cpu``), as ``uid`` (as root); raises OSError when the set-up failed."""
+        ``cpu``), as ``uid`` (as root), under the seccomp filter (confine.py) that bwrap installs, but
+        for a session's ``supervisor``, which installs it itself and inherits ``last_pid_fd``; raises
+        OSError when the set-up failed."""
         rl = tuple((getattr(resource, name), (soft, hard)) for name, soft, hard in rlimits(limits, with_cgroup=cgroup is not None, as_root=self.is_root, cpu=cpu))
         return self._launcher.popen(command, netns_fd=netns, mntns_fd=self._staging.fd if self._staging is not None else None,
                                     cgroup_procs=cgroup.procs_files if cgroup is not None else (), rlimits=rl,
-                                    uid=uid if self.is_root else None)
+                                    uid=uid if self.is_root else None, seccomp=None if supervisor else self._seccomp,
+                                    keep_fds=(self.last_pid_fd,) if supervisor and self.last_pid_fd is not None else ())
 
     def _spawn(self, cmd: list[str], *, limits: Limits, prog_dir: Path | None, writable_prog: bool,
                stdin: bytes, env: dict[str, str], extra_binds: tuple[tuple[str, str, bool], ...],

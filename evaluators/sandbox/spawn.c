@@ -10,7 +10,8 @@
  *
  * set_up_test is the same set-up in a fork of the warm Python (before it runs the program as
  * __main__), in one call instead of a dozen calls of the interpreter, each of which writes to pages
- * the fork shares with its parent.
+ * the fork shares with its parent; it also gives the test back the signal dispositions the warm
+ * Python had before ignore_signals.
  *
  * A failure of the set-up or of the exec is written on the test's stderr and the child exits 127: the
  * test fails as it would have with the launcher ("sandbox launcher: cannot start X: reason").
@@ -65,11 +66,36 @@ static int set_up(const int fds[3], int n_limits, const int *resources, const lo
     return 0;
 }
 
-/* In a fork of the warm Python: set_up, the process dumpable again (as an exec makes a program: only
- * then is /proc/self its own, so only then can it write its OOM score), and the first to be
- * OOM-killed; 0, or -errno with the failed step on the test's stderr (the caller exits). */
+/* The warm Python's signal dispositions before ignore_signals, given back to each test it forks. */
+static struct sigaction saved_actions[NSIG];
+static char saved[NSIG];
+
+/* In the warm Python, once: ignore every signal a test can send it (all but SIGKILL and SIGSTOP, which
+ * no process can ignore, and SIGCHLD, whose wait it needs), so that none kills or stops it and none is
+ * queued for it either (the kernel drops an ignored signal when it is sent; a blocked one would wait,
+ * counted against the uid's pending signals, which the next test shares). The number ignored. */
+int ignore_signals(void) {
+    struct sigaction ignore;
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    int n = 0;
+    for (int sig = 1; sig < NSIG; sig++) {
+        if (sig == SIGKILL || sig == SIGSTOP || sig == SIGCHLD) continue;
+        /* glibc's own signals (the first real-time ones) fail with EINVAL: left as they are */
+        saved[sig] = sigaction(sig, &ignore, &saved_actions[sig]) == 0 && saved_actions[sig].sa_handler != SIG_IGN;
+        n += saved[sig];
+    }
+    return n;
+}
+
+/* In a fork of the warm Python: its signals back (see ignore_signals), set_up, the process dumpable
+ * again (as an exec makes a program: only then is /proc/self its own, so only then can it write its
+ * OOM score), and the first to be OOM-killed; 0, or -errno with the failed step on the test's stderr
+ * (the caller exits). */
 int set_up_test(const int fds[3], int n_limits, const int *resources, const long long *soft,
                 const long long *hard, const char *dir) {
+    for (int sig = 1; sig < NSIG; sig++)  /* the program's signals, as before ignore_signals */
+        if (saved[sig]) sigaction(sig, &saved_actions[sig], NULL);
     const char *failed = NULL;
     int rc = set_up(fds, n_limits, resources, soft, hard, dir, &failed);
     if (rc != 0) {

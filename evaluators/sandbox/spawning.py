@@ -28,6 +28,24 @@ LAUNCHER = os.path.join(HERE, "launch")
 SPAWN_LIBRARY = os.path.join(HERE, "spawn.so")
 
 
+def _has_handler(sig: int) -> bool:
+    try:
+        return callable(signal.getsignal(sig))
+    except (ValueError, OSError):
+        return False
+
+
+#: the signals the interpreter has handlers for when the supervisor starts (SIGINT's): the supervisor
+#: ignores them (confine.shield_init) and each compiled test gets them back at their default
+CAUGHT: tuple[int, ...] = tuple(sig for sig in range(1, signal.NSIG) if _has_handler(sig))
+#: the signals a test can send the warm Python that it can ignore (not SIGKILL nor SIGSTOP; not SIGCHLD,
+#: which its wait for the test needs)
+IGNORABLE: tuple[int, ...] = tuple(sig for sig in range(1, signal.NSIG)
+                                   if sig not in (signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD))
+#: without spawn.so: the warm Python's handlers before ignore_signals, given back to each test
+_SAVED_HANDLERS: dict[int, Any] = {}
+
+
 def cpu_of(rusage: Any) -> float | None:
     return (rusage.ru_utime + rusage.ru_stime) if rusage is not None else None
 
@@ -46,20 +64,14 @@ class Spawner:
         except OSError:
             self.oom_fd, self.oom_restore = -1, b"0"
         # the signals the interpreter has handlers for (SIGINT's, at least), reset in each child
-        caught = [sig for sig in range(1, signal.NSIG) if _has_handler(sig)]
-        self.caught = (ctypes.c_int * max(1, len(caught)))(*caught)
-        self.n_caught = len(caught)
+        self.caught = (ctypes.c_int * max(1, len(CAUGHT)))(*CAUGHT)
+        self.n_caught = len(CAUGHT)
         self.spawn_test = lib.spawn_test
         self.spawn_test.restype = ctypes.c_int
         self.set_up_test = lib.set_up_test
         self.set_up_test.restype = ctypes.c_int
-
-
-def _has_handler(sig: int) -> bool:
-    try:
-        return callable(signal.getsignal(sig))
-    except (ValueError, OSError):
-        return False
+        self.ignore_signals = lib.ignore_signals
+        self.ignore_signals.restype = ctypes.c_int
 
 
 def load_spawner() -> Spawner | None:
@@ -118,20 +130,37 @@ def spawn_test(config: Config, fds: tuple[int, int, int], spawner: Spawner | Non
         if pid < 0:
             raise OSError(-pid, os.strerror(-pid))
         return int(pid)
-    return os.posix_spawn(LAUNCHER, config.launcher_argv, config.env, setsid=True,
+    return os.posix_spawn(LAUNCHER, config.launcher_argv, config.env, setsid=True, setsigdef=CAUGHT,
                           file_actions=[(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(fds)])
+
+
+def ignore_signals(spawner: Spawner | None) -> None:
+    """In the warm Python, once: ignore every signal a test can send it but SIGKILL and SIGSTOP (and
+    SIGCHLD: see IGNORABLE), so that no test stops it with one; child_setup gives each test back the
+    dispositions it had. Through spawn.so, which keeps them below the interpreter (the ``signal``
+    module's view, which a program reads, stays as it was), else through the ``signal`` module."""
+    if spawner is not None:
+        spawner.ignore_signals()
+        return
+    for sig in IGNORABLE:
+        try:
+            _SAVED_HANDLERS[sig] = signal.signal(sig, signal.SIG_IGN)
+        except (OSError, ValueError):  # glibc's own real-time signals
+            pass
 
 
 def child_setup(config: Config, fds: tuple[int, int, int], spawner: Spawner | None) -> None:
     """In a fork of the warm Python: its own session, the test's pipes as 0/1/2, the limits, OOM-killed
     first, its directory, dumpable again (as any freshly started program is: an exec does this by
     itself; /proc/self belongs to the program, its parents stay non-dumpable). One call of spawn.so
-    where it is installed."""
+    where it is installed; the signal dispositions the warm Python had before ignore_signals."""
     if spawner is not None:
         if spawner.set_up_test((ctypes.c_int * 3)(*fds), len(config.rlimits), config.c_resources, config.c_soft,
                                config.c_hard, config.c_cwd) != 0:
             os._exit(127)  # spawn.so said why on the test's stderr
         return
+    for sig, handler in _SAVED_HANDLERS.items():
+        signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
     os.setsid()
     for target, fd in enumerate(fds):
         os.dup2(fd, target)

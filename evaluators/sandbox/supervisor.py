@@ -232,11 +232,14 @@ def main() -> None:
     libc.prctl(spawning.PR_SET_DUMPABLE, 0, 0, 0, 0)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     PROTECTED.add(os.getpid())
+    confine.PIDS.take(sys.argv)  # no capability for anything started from here on
     # no ptrace, pidfd_getfd, process_vm_readv... for anything started from here on (every test)
     confine.Confinement().apply()
     # the warm Python starts before any request is read, so that no test's input is in the memory
     # every Python test is forked from
     zygote = warm_python.Zygote(spawner) if "--warm-python" in sys.argv else None
+    confine.shield_init()  # no handler left for a test's signal to reach (SIGINT's)
+    confine.PIDS.reset()  # the first test's pid is every test's
     wire.write_frame(1, wire.READY)  # from here on, no failure is bubblewrap's (see resident.Session)
     config: spawning.Config | None = None
     while True:

@@ -31,7 +31,7 @@ else:  # imported by supervisor.py run as a script, which put this directory on 
 
 #: the supervisor's own modules (its files beside supervisor.py, run as a script): dropped from a test's
 #: ``sys.modules`` before its program runs (this fork's code keeps them through its globals)
-SUPERVISOR_MODULES: tuple[str, ...] = ("confine", "spawning", "warm_python", "wire")
+SUPERVISOR_MODULES: tuple[str, ...] = ("confine", "spawning", "syscalls", "warm_python", "wire")
 
 #: the zygote's answer: the test's wait status and CPU seconds (-1.0: unknown)
 ENDED = struct.Struct("=id")
@@ -198,12 +198,14 @@ def zygote_loop(sock: socket.socket, spawner: spawning.Spawner | None) -> None:
     from, holds none."""
     import site
 
+    confine.PIDS.give_up()  # the supervisor's capability and descriptor are not the tests'
     site.main()  # the site directories a plain ``python3 main.py`` has (the supervisor runs with -S)
     for name in ZYGOTE_MODULES:
         try:
             __import__(name)
         except ImportError:
             pass
+    spawning.ignore_signals(spawner)  # a test (its child) can signal it; each test gets them back
     config: spawning.Config | None = None
     code: Any = None
     while True:
