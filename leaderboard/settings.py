@@ -310,6 +310,9 @@ SNAPSHOT_SCHEDULE_BOARDS = [s for s in os.environ.get("LEADERBOARD_SNAPSHOT_BOAR
 SNAPSHOT_SCHEDULE_CRONTAB = os.environ.get("LEADERBOARD_SNAPSHOT_CRONTAB", "0 3 1 * *")
 ARENA_REFERENCE_MODEL = os.environ.get("LEADERBOARD_ARENA_REFERENCE_MODEL", "")  # "": the best-connected well-estimated model
 ARENA_MIN_VOTES = int(os.environ.get("LEADERBOARD_ARENA_MIN_VOTES", "30"))  # provisional below
+# the style-controlled ratings' features: "paper" (the Search Arena paper's definitions, as it computes them) or
+# "ours" (this site's: markdown, citation format, attribution counts, its own domain table); evaluators.arena.style
+ARENA_STYLE_DEFINITION = os.environ.get("LEADERBOARD_ARENA_STYLE_DEFINITION", "paper").strip()
 ARENA_BOOTSTRAP_ROUNDS = int(os.environ.get("LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS", "100"))
 ARENA_FLOOD_MIN_GROUP = int(os.environ.get("LEADERBOARD_ARENA_FLOOD_MIN_GROUP", "5"))  # near-duplicate prompts
 ARENA_ACTIVE_SAMPLING = _env_bool("LEADERBOARD_ARENA_ACTIVE_SAMPLING", False)

@@ -237,6 +237,12 @@ _PAPER_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
+def paper_rules_table() -> list[tuple[str, tuple[str, ...]]]:
+    """(category, the substrings that put a host in it) as the paper checks them, in order (for the
+    findings page); a host matching none is "other"."""
+    return list(_PAPER_RULES)
+
+
 def paper_source_category(url: str) -> str:
     """A cited URL's category by the paper's rules: its host is the text between the second and third
     "/" as written (``www.`` and any port kept, case kept; a URL without "//" has none, so "other",

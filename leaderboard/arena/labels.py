@@ -23,7 +23,13 @@ FEATURE_LABELS: dict[str, str] = {
     "cites_other": "Cites other sites",
     "supported_citations": "Supported citations",
     "unsupported_citations": "Unsupported citations (irrelevant or contradicting)",
+    # the Search Arena paper's definitions (evaluators.arena.style.PAPER_STYLE_FEATURES)
+    "paper_response_length": "Length (words per answer)",
+    "paper_citation_count": "Search results per turn",
 }
+for _category, _words in list(FEATURE_LABELS.items()):
+    if _category.startswith("cites_"):
+        FEATURE_LABELS[f"paper_{_category}"] = f"{_words} (the paper's rules)"
 
 LANGUAGE_NAMES: dict[str, str] = {
     "und": "Undetermined", "af": "Afrikaans", "ar": "Arabic", "bg": "Bulgarian", "bn": "Bengali", "ca": "Catalan",

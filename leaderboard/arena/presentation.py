@@ -152,6 +152,14 @@ FINDING_GROUPS: tuple[tuple[str, tuple[str, ...], str], ...] = (
      "contradicting), per turn, from the citation attribution (a judge, or the crude word-overlap rule)."),
     ("Length and formatting", ("length", "markdown_headers", "markdown_lists", "markdown_bold"),
      "The answer's length and its markdown: headers, lists, bold text."),
+    ("Length and citations, as the paper defines them", ("paper_response_length", "paper_citation_count"),
+     "The mean number of words per answer, and the number of search results per turn (repeats counted), as the "
+     "Search Arena paper computes them; both whole numbers, cut toward zero, as the paper holds them."),
+    ("Kinds of sources, by the paper's rules", tuple(f"paper_cites_{c}" for c in (
+        "academic_journal", "gov_edu", "wiki", "us_news", "foreign_news", "community_blog", "social_media", "tech_coding",
+        "youtube", "retail", "other")),
+     "Whether any search result's site falls in each category by the paper's own rules: a part of the site's name "
+     "(\"blog\" anywhere, \".gov\", a list of news sites), checked in the paper's order."),
 )
 
 
@@ -193,7 +201,8 @@ def findings(snapshots: list[RatingSnapshot]) -> dict[str, Any]:
                          "unmeasured": unmeasured,
                          "by_filter": [e if e is not None and not _unmeasured(e) else None
                                        for e in (by_filter[key].get(feature) for key in filters)]})
-        groups.append({"title": title, "about": about, "rows": rows})
+        if rows:  # a group of the other style definition's features is not in this fit
+            groups.append({"title": title, "about": about, "rows": rows})
     moves = []
     raw_rows = {m["name"]: m for m in (raw[("", "")].result.get("models", []) if ("", "") in raw else [])}
     for m in whole.result.get("models", []):

@@ -158,12 +158,13 @@ def topics_page(request: HtmxRequest) -> HttpResponse:
 def findings_page(request: HtmxRequest) -> HttpResponse:
     """What voters reward: each style feature's effect with its interval, by intent and language, and
     how the ranking moves with style control; with the domain table behind the source categories."""
-    from evaluators.arena.style import domain_table
+    from evaluators.arena.style import domain_table, paper_rules_table
 
     from leaderboard.arena.distribution import prompt_distribution
 
     snapshots = selectors.latest_snapshot_set()
     return render(request, "arena/findings.html", {"findings": presentation.findings(snapshots), "domains": domain_table(),
+                                                   "paper_rules": paper_rules_table(),
                                                    "comparison": settings_comparison.comparison(snapshots),
                                                    "head_to_head": settings_comparison.head_to_head(),
                                                    "distribution": prompt_distribution()})

@@ -25,6 +25,7 @@ def text_of(html: str) -> str:
 @pytest.mark.django_db
 def test_findings_recover_a_planted_citation_effect_within_its_interval(client, seed_votes, settings):
     settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS = 10, 50
+    settings.ARENA_STYLE_DEFINITION = "ours"  # the citation and attribution features are this site's own set
     rng = np.random.default_rng(7)
     names = list(TRUE)
     n = 3000

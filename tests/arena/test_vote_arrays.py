@@ -93,7 +93,8 @@ def dense_style_fit(model_a: list[str], model_b: list[str], winners: list[str], 
     return {name: params[i] * POINTS for i, name in enumerate(names)}, params[len(names):] * POINTS
 
 
-def test_style_snapshot_matches_a_dense_fit_and_every_group_matches_the_records_path(chain):
+def test_style_snapshot_matches_a_dense_fit_and_every_group_matches_the_records_path(chain, settings):
+    settings.ARENA_STYLE_DEFINITION = "ours"  # the records path fits this site's own features (RatingConfig's default)
     services.ratings_compute()
     snaps = snapshots()
 

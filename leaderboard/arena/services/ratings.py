@@ -64,6 +64,7 @@ def _fingerprint(cut: dt.datetime) -> str:
              VoteExclusion.objects.filter(vote__in=closed).aggregate(m=Max("id"))["m"],
              attributions.count(), attributions.aggregate(m=Max("computed_at"))["m"],
              settings.ARENA_REFERENCE_MODEL, settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS, settings.ARENA_PROPENSITY_WEIGHTS,
+             settings.ARENA_STYLE_DEFINITION,
              sorted(withheld_variants()))  # a release changes what is shown (and what the downloads hold)
     return hashlib.sha256(repr(state).encode()).hexdigest()
 
@@ -145,6 +146,18 @@ class _Codes:
         return code
 
 
+def style_definition() -> tuple[str, ...]:
+    """The style features the style-controlled ratings fit (``ARENA_STYLE_DEFINITION``: the paper's by
+    default, ours as the named alternative; ``evaluators.arena.style.STYLE_DEFINITIONS``)."""
+    from evaluators.arena.style import STYLE_DEFINITIONS
+
+    try:
+        return STYLE_DEFINITIONS[settings.ARENA_STYLE_DEFINITION]
+    except KeyError:
+        raise ValueError(f"LEADERBOARD_ARENA_STYLE_DEFINITION: {settings.ARENA_STYLE_DEFINITION!r} is not one of "
+                         f"{', '.join(STYLE_DEFINITIONS)}") from None
+
+
 def vote_table(*, setting: str = "search", cut: dt.datetime | None = None) -> VoteTable:
     """The valid votes of one arena setting (the Search Arena's by default) cast before ``cut`` (None:
     all), those of pre-release variants under test included and marked, as a :class:`VoteTable`, in vote order, read in chunks through a server-side
@@ -152,7 +165,6 @@ def vote_table(*, setting: str = "search", cut: dt.datetime | None = None) -> Vo
     with the style features), never a Python object. The attribution counts join the features stored at
     the vote (an attribution may finish after it)."""
     from evaluators.arena.rating_types import OUTCOMES, BattleArrays, feature_matrix, first_appearance
-    from evaluators.arena.style import STYLE_FEATURES
     from leaderboard.arena.services.attribution import battle_attribution_features
 
     attributed = battle_attribution_features()
@@ -165,7 +177,8 @@ def vote_table(*, setting: str = "search", cut: dt.datetime | None = None) -> Vo
         "pk", "winner", "battle__model_a", "battle__model_b", "battle__propensity", "battle_id", "battle__features_a",
         "battle__features_b", KeyTextTransform("intent_method", "battle__extra"), "battle__conv_id",
         *GROUP_FIELDS.values()).iterator(chunk_size=_CHUNK)
-    k = len(STYLE_FEATURES)
+    style_names = style_definition()
+    k = len(style_names)
     size = valid.count()
     a: np.ndarray = np.empty(size, dtype=np.int64)
     b: np.ndarray = np.empty(size, dtype=np.int64)
@@ -197,7 +210,7 @@ def vote_table(*, setting: str = "search", cut: dt.datetime | None = None) -> Vo
         weights[filled:end][drawn] = 1.0 / p[drawn]
         for side, features, out in (("a", features_a, fa), ("b", features_b, fb)):
             out[filled:end] = feature_matrix([{**(f or {}), **attributed[(battle, side)]} if (battle, side) in attributed else (f or {})
-                                              for f, battle in zip(features, battles)], STYLE_FEATURES)
+                                              for f, battle in zip(features, battles)], style_names)
         for key, values in zip(GROUP_FIELDS, groups):
             group_codes[key][filled:end] = [coders[key](v) for v in values]
         method_codes[filled:end] = [methods(m or (IMPORTED_INTENT_METHOD if c else "not recorded")) for m, c in zip(method, conv)]
@@ -213,7 +226,7 @@ def vote_table(*, setting: str = "search", cut: dt.datetime | None = None) -> Vo
     a, b = dense[a], dense[b]
     order, renumber = first_appearance(a, b, len(ids))  # the models numbered as BattleArrays.from_records numbers them
     battles_arrays = BattleArrays([names[int(ids[i])] for i in order.tolist()], renumber[a], renumber[b], outcome, fa, fb,
-                                  STYLE_FEATURES, weights)
+                                  style_names, weights)
     return VoteTable(battles=battles_arrays, groups={key: (codes[:filled], coders[key].values) for key, codes in group_codes.items()},
                      intent_method=(method_codes, methods.values), withheld=withheld)
 
@@ -295,7 +308,7 @@ def ratings_compute(*, force: bool = False, now: dt.datetime | None = None) -> i
             reference = common if filter_key == "setting" and common else reference_model(subset)
             config = RatingConfig(reference=reference, auto_reference=True, bootstrap_rounds=settings.ARENA_BOOTSTRAP_ROUNDS, seed=0,
                                   interval="bootstrap", style_control=kind == "style", use_weights=settings.ARENA_PROPENSITY_WEIGHTS,
-                                  min_votes=settings.ARENA_MIN_VOTES)
+                                  min_votes=settings.ARENA_MIN_VOTES, style_features=table.battles.feature_names)
             result = rate(subset, config, withheld=withheld)
             apart = _withheld_rows(whole, config, withheld, anchor=result.anchor.get("model") or None) if whole is not None else []
             snapshots.append(RatingSnapshot(kind=kind, filter_key=filter_key, filter_value=filter_value, result=result.public_dict(),
