@@ -15,29 +15,41 @@ from evaluators.sandbox.uids import UID_BASE, UID_BLOCK, UidLease
 TAKES = 50
 
 
-def take_in_child(lease: UidLease, write_fd: int) -> None:
-    """Run in a forked child: take TAKES uids and write them to the pipe."""
+def take_in_child(lease: UidLease, write_fd: int, release_fd: int) -> None:
+    """Run in a forked child: take TAKES uids, write them to the pipe, and stay alive (holding the lease)
+    until the parent closes ``release_fd``'s other end."""
     try:
         taken = [lease.take() for _ in range(TAKES)]
         os.write(write_fd, (" ".join(map(str, taken)) + "\n").encode())
+        os.close(write_fd)  # the parent reads to the end
+        os.read(release_fd, 1)  # returns when the parent closes its end: all children are alive till then
     finally:
         os._exit(0)
 
 
 def test_forked_children_take_disjoint_uids(tmp_path: Path) -> None:
-    """As Celery's prefork pool does: the lease is made (and used) in the parent, then children fork."""
+    """As Celery's prefork pool does: the lease is made (and used) in the parent, then children fork, and
+    all of them live at once (a block is free again once its process ends, so a child forked after
+    another ended may rightly take that block: only processes alive together must differ)."""
     lease = UidLease(tmp_path)
     parent = {lease.take() for _ in range(TAKES)}
     seen: list[set[int]] = [parent]
+    release_read, release_write = os.pipe()
+    children = []
     for _ in range(3):
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:
             os.close(read_fd)
-            take_in_child(lease, write_fd)
+            os.close(release_write)
+            take_in_child(lease, write_fd, release_read)
         os.close(write_fd)
         with os.fdopen(read_fd) as pipe:
             seen.append({int(x) for x in pipe.read().split()})
+        children.append(pid)
+    os.close(release_write)  # the children may end now
+    os.close(release_read)
+    for pid in children:
         os.waitpid(pid, 0)
     assert all(len(s) == TAKES for s in seen)
     everything = set().union(*seen)
