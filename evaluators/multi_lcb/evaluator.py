@@ -16,7 +16,6 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Self, Sequence
 
-import numpy as np
 
 from evaluators.core.evaluator import Evaluator
 from evaluators.core.media import MediaSink

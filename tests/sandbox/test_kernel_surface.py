@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from evaluators.sandbox import Limits, Sandbox
+from evaluators.sandbox import Sandbox
 from evaluators.sandbox.programs import Program
 from tests.sandbox.test_attacks import SHORT, assert_healthy
 

@@ -245,8 +245,7 @@ def _examples(prompts: list[str], rows: np.ndarray, similarity: np.ndarray) -> l
 
 def _result(model: TopicModel, stored: Stored, data: PublicBattles) -> dict[str, Any]:
     n = len(stored.ids)
-    months = sorted(set(data.months))
-    month_of = np.array([months.index(m) for m in data.months]) if n else np.zeros(0, dtype=np.int64)
+    months, month_of = np.unique(np.array(data.months, dtype=str), return_inverse=True)  # sorted months, each battle's index
     per_month = np.bincount(month_of, minlength=len(months))
     topics: list[dict[str, Any]] = []
     for j in range(len(model.top)):
@@ -261,7 +260,7 @@ def _result(model: TopicModel, stored: Stored, data: PublicBattles) -> dict[str,
                               "ratings": _ratings(stored.battles, sub_rows, full=False) if len(sub_rows) else None})
         topics.append({"label": model.labels[j], "battles": len(rows), "share": len(rows) / n,
                        "over_time": [{"month": m, "battles": int(k), "share": float(k / t) if t else 0.0}
-                                     for m, k, t in zip(months, in_month, per_month)],
+                                     for m, k, t in zip(months.tolist(), in_month, per_month)],
                        "examples": _examples(data.prompts, rows, stored.similarity),
                        "ratings": _ratings(stored.battles, rows, full=True) if len(rows) else None,
                        "subtopics": subtopics if len(subtopics) > 1 else []})
