@@ -49,11 +49,18 @@ way. Internally ratings are natural-log odds ``theta`` (R = anchor + theta * sca
 
 The votes, configuration and results are defined in :mod:`evaluators.arena.rating_types` (and named
 here), the Newton fit and its intervals in :mod:`evaluators.arena.bradley_terry`, the robustness
-search in :mod:`evaluators.arena.robustness`; this module anchors, ranks and assembles the result.
+search in :mod:`evaluators.arena.robustness`; this module anchors, ranks and assembles the result,
+in parts named for their step: the votes counted per cell (:func:`_count_cells`), which models are
+rankable, bounded and well estimated and the anchor (:func:`_standing`), the likelihoods
+(:func:`_designs`), log-odds to anchored points (:class:`_Scale`), the fit with its intervals
+(:func:`_fit_with_intervals`: :func:`_sandwich_bounds`, or :func:`_bootstrap_rounds` and
+:func:`_percentile_bounds`, then :func:`_provisional_floor`), the rows (:func:`_model_rows`) and the
+method's text (:func:`_method_text`).
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Collection, Sequence
 
 import numpy as np
@@ -200,7 +207,345 @@ def rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig | 
 WITHHELD_NAME = "a withheld model"
 
 
+# ---------------------------------------------------------------- the parts of a rating, in order
+
+@dataclass(frozen=True)
+class _Cells:
+    """The votes counted per (model_a, model_b, outcome) cell, and every count drawn from the cells:
+    per model (votes, wins, losses, ties) and per ordered pair of models (battles, and the row
+    model's wins with ties as half)."""
+
+    keys: np.ndarray  # (a * m + b) * len(OUTCOMES) + outcome, ascending
+    of_vote: np.ndarray | None  # each vote's cell, when the counting sorted the votes (else None)
+    n: np.ndarray  # votes per cell (float)
+    a: np.ndarray
+    b: np.ndarray
+    outcome: np.ndarray
+    votes: np.ndarray
+    wins: np.ndarray
+    losses: np.ndarray
+    ties: np.ndarray
+    battle_count: np.ndarray  # (m, m): battles between i and j, either side
+    won_total: np.ndarray  # (m, m): i's wins against j, ties as half
+
+    @property
+    def tie_share(self) -> float:
+        """The share of ties among all votes, by Laplace's rule ((ties + 1) / (votes + 2))."""
+        return (float(self.n[self.outcome >= 2].sum()) + 1.0) / (float(self.n.sum()) + 2.0)
+
+
+def _count_cells(arr: BattleArrays) -> _Cells:
+    """Every count the rating needs, from one pass over the votes (a bincount when the key space is
+    small, a sort otherwise)."""
+    m, n, k_out = len(arr.models), len(arr), len(OUTCOMES)
+    cell_key = (arr.a * m + arr.b) * k_out + arr.outcome
+    of_vote: np.ndarray | None = None
+    if m * m * k_out <= 4 * n + 1_000_000:  # small key space: counting beats sorting
+        present = np.bincount(cell_key, minlength=m * m * k_out)
+        keys = np.flatnonzero(present)
+        cell_n = present[keys].astype(float)
+    else:
+        keys, of_vote, counted = np.unique(cell_key, return_inverse=True, return_counts=True)
+        cell_n = counted.astype(float)
+    del cell_key
+    a, b, o = keys // k_out // m, keys // k_out % m, keys % k_out
+    votes = (np.bincount(a, weights=cell_n, minlength=m) + np.bincount(b, weights=cell_n, minlength=m)).astype(np.int64)
+    wins = np.bincount(a, weights=cell_n * (o == 0), minlength=m) + np.bincount(b, weights=cell_n * (o == 1), minlength=m)
+    losses = np.bincount(a, weights=cell_n * (o == 1), minlength=m) + np.bincount(b, weights=cell_n * (o == 0), minlength=m)
+    count = np.rint(np.bincount(a * m + b, weights=cell_n, minlength=m * m)).astype(np.int64).reshape(m, m)
+    won = np.bincount(a * m + b, weights=cell_n * _SCORE[o], minlength=m * m).reshape(m, m)
+    return _Cells(keys=keys, of_vote=of_vote, n=cell_n, a=a, b=b, outcome=o, votes=votes, wins=wins, losses=losses,
+                  ties=votes - wins - losses, battle_count=count + count.T, won_total=won + (count.T - won.T))
+
+
+@dataclass(frozen=True)
+class _Standing:
+    """Which models can be compared with the anchor at all (``rankable``: connected to it by battles),
+    which have a finite maximum-likelihood rating (``bounded``: not only wins or only losses), which
+    are shown (not withheld), which are well estimated (``core``: they set the scale; the others are
+    placed on it without moving it), the anchor (``ref_index``, None for the mean of ``core``, and
+    what the page says about it) and the model held at 0 in the fit (``pivot``)."""
+
+    rankable: np.ndarray
+    bounded: np.ndarray
+    shown: np.ndarray
+    core: np.ndarray
+    ref_index: int | None
+    anchor: dict[str, Any]
+    pivot: int
+
+    @property
+    def estimable(self) -> np.ndarray:
+        estimable: np.ndarray = self.rankable & self.bounded
+        return estimable
+
+
+def _standing(arr: BattleArrays, cells: _Cells, config: RatingConfig, withheld: frozenset[str]) -> _Standing:
+    m, n, votes = len(arr.models), len(arr), cells.votes
+    played = np.unique(np.minimum(cells.a, cells.b) * m + np.maximum(cells.a, cells.b))
+    comp = _components(m, played // m, played % m)
+    if n == 0:
+        rankable = np.zeros(m, dtype=bool)
+    else:
+        comp_votes = np.bincount(comp, weights=votes, minlength=m)
+        configured = arr.models.index(config.reference) if config.reference in arr.models else None
+        home = comp[configured] if configured is not None and votes[configured] else int(np.argmax(comp_votes))
+        rankable = (comp == home) & (votes > 0)
+    bounded = ~((votes > 0) & (cells.ties == 0) & ((cells.wins == 0) | (cells.losses == 0)))
+    shown = np.array([name not in withheld for name in arr.models], dtype=bool)
+    # only shown models set the scale: a withheld one is never the anchor nor in the mean
+    core = _well_estimated(rankable & shown, bounded, votes, config.min_votes)
+    ref_index, anchor = _anchor(arr.models, config, votes, cells.battle_count, core, shown)
+    pivot = ref_index if ref_index is not None else int(np.argmax(np.where(core, votes, -1))) if n else 0
+    return _Standing(rankable=rankable, bounded=bounded, shown=shown, core=core, ref_index=ref_index, anchor=anchor, pivot=pivot)
+
+
+@dataclass(frozen=True)
+class _Designs:
+    """The likelihoods the rating fits: ``raw`` on the cells (with ``pairs``, the same on unordered
+    pairs), and ``fit``, the one whose parameters are reported: ``raw`` itself, or the per-vote design
+    with style covariates (``style_names``); ``penalty`` on every parameter; ``weighted`` when the
+    votes count their inverse-propensity weights."""
+
+    raw: Design
+    pairs: PairDesign
+    fit: Design
+    penalty: np.ndarray
+    weighted: bool
+    style_names: tuple[str, ...]
+
+    @property
+    def on_cells(self) -> bool:
+        return self.fit is self.raw
+
+
+def _designs(arr: BattleArrays, cells: _Cells, config: RatingConfig) -> _Designs:
+    m, n = len(arr.models), len(arr)
+    weighted = bool(config.use_weights and arr.weights is not None and n)
+    weights = arr.weights / arr.weights.mean() if weighted and arr.weights is not None else None
+    if weights is None:
+        raw = Design(m=m, a=cells.a, b=cells.b, y=_SCORE[cells.outcome], w=cells.n, w2=cells.n)
+    else:
+        of_vote = cells.of_vote
+        if of_vote is None:  # the cells were counted: index each vote's cell
+            lookup = np.zeros(m * m * len(OUTCOMES), dtype=np.int64)
+            lookup[cells.keys] = np.arange(len(cells.keys))
+            of_vote = lookup[(arr.a * m + arr.b) * len(OUTCOMES) + arr.outcome]
+        raw = Design(m=m, a=cells.a, b=cells.b, y=_SCORE[cells.outcome], w=np.bincount(of_vote, weights=weights, minlength=len(cells.keys)),
+                     w2=np.bincount(of_vote, weights=weights * weights, minlength=len(cells.keys)))
+    names = config.style_features if config.style_control else ()
+    if config.style_control and n:
+        ones = np.ones(n) if weights is None else weights
+        fit = Design(m=m, a=arr.a, b=arr.b, y=_SCORE[arr.outcome], w=ones, w2=ones * ones, x=_style_covariates(arr, names))
+    else:
+        fit = raw
+    penalty = np.concatenate([np.full(m, config.rating_l2), np.full(fit.k, config.l2)])
+    # the raw likelihood on (unordered) pairs: 4,950 rows for 100 models
+    return _Designs(raw=raw, pairs=PairDesign(raw), fit=fit, penalty=penalty, weighted=weighted, style_names=names)
+
+
+@dataclass(frozen=True)
+class _Scale:
+    """Log-odds to rating points: ``k_to`` points per unit, the anchor (``ref_index`` at
+    ``reference_rating``, else the mean of ``core`` at ``base``) applied to the ratings, in the fit
+    and in every bootstrap round; style coefficients are only scaled."""
+
+    m: int
+    k_to: float
+    ref_index: int | None
+    core: np.ndarray
+    reference_rating: float
+    base: float
+
+    def ratings(self, theta: np.ndarray) -> np.ndarray:
+        ratings: np.ndarray = theta[:self.m] * self.k_to
+        if self.ref_index is not None:
+            shift = self.reference_rating - float(ratings[self.ref_index])
+        else:  # the mean of the well-estimated models
+            shift = self.base - (float(ratings[self.core].mean()) if self.core.any() else 0.0)
+        shifted: np.ndarray = ratings + shift
+        return shifted
+
+    def points(self, params: np.ndarray) -> np.ndarray:
+        """Every parameter in points: anchored ratings, then the scaled style coefficients."""
+        return np.concatenate([self.ratings(params), params[self.m:] * self.k_to])
+
+    def centre(self, size: int) -> np.ndarray:
+        """The linear map from the fit's parameters (pivot at 0) to the anchored ones (up to the shift)."""
+        centre = np.eye(size)
+        if self.ref_index is None:  # ratings relative to the mean of the well-estimated models
+            centre[:self.m, np.flatnonzero(self.core)] -= 1.0 / max(int(self.core.sum()), 1)
+        return centre
+
+
+@dataclass(frozen=True)
+class _Fitted:
+    """The fitted parameters (log-odds), and every parameter's point and 95% bounds in points."""
+
+    params: np.ndarray
+    point: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+
+def _full_fit(designs: _Designs, pivot: int) -> tuple[np.ndarray, np.ndarray]:
+    """The penalised maximum-likelihood fit and its information (free parameters): on the pairs for
+    the raw model; on the votes for style control, started from the cheap raw fit."""
+    raw, m = designs.raw, designs.raw.m
+    if designs.on_cells:
+        return penalised_fit(designs.pairs.design(raw.w), pivot, designs.penalty)
+    start = np.zeros(m + designs.fit.k)
+    start[:m] = penalised_fit(designs.pairs.design(raw.w), pivot, designs.penalty[:m])[0]
+    return penalised_fit(designs.fit, pivot, designs.penalty, start=start)
+
+
+def _sandwich_bounds(designs: _Designs, params: np.ndarray, info: np.ndarray, pivot: int, centre: np.ndarray,
+                     point: np.ndarray, k_to: float) -> tuple[np.ndarray, np.ndarray]:
+    """The normal interval from H^-1 J H^-1, J from the votes' own scores."""
+    cov = centre @ sandwich_covariance(designs.fit, params, info, pivot) @ centre.T
+    half = 1.959964 * np.sqrt(np.clip(np.diag(cov), 0.0, None)) * k_to
+    return point - half, point + half
+
+
+def _bootstrap_rounds(designs: _Designs, cells: _Cells, params: np.ndarray, info: np.ndarray, pivot: int, scale: _Scale,
+                      config: RatingConfig) -> np.ndarray:
+    """Every bootstrap round's parameters in points (a row each): the raw model's rounds refitted
+    together from the full fit; with style control a one-step score bootstrap, or (``exact_style_bootstrap``)
+    a refit of the votes per round."""
+    fit, m = designs.fit, designs.raw.m
+    rng = np.random.default_rng(config.seed)
+    rounds = np.empty((config.bootstrap_rounds, m + fit.k))
+    if designs.on_cells:  # every round's refit at once, warm-started from the full fit
+        refits = _raw_bootstrap(designs.raw, cells.n, designs.weighted, rng, config.bootstrap_rounds, pivot, designs.penalty, params)
+        for i, theta in enumerate(refits):
+            rounds[i] = scale.points(theta)
+        return rounds
+    n = len(fit.a)
+    if config.exact_style_bootstrap:
+        for i in range(config.bootstrap_rounds):
+            w = np.bincount(rng.integers(0, n, n), minlength=n) * fit.w
+            rounds[i] = scale.points(penalised_fit(fit, pivot, designs.penalty, start=params, w=w)[0])
+        return rounds
+    # Score bootstrap: the resampled votes' gradient at the full-data fit, through the full-data
+    # information (one Newton step with the Hessian held fixed).
+    free = np.ones(m + fit.k, dtype=bool)
+    free[pivot] = False
+    scores = fit.w * (fit.y - 1.0 / (1.0 + np.exp(-linear_predictor(fit, params))))
+    bread = np.linalg.inv(info)
+    for i in range(config.bootstrap_rounds):
+        v = (np.bincount(rng.integers(0, n, n), minlength=n) - 1.0) * scores
+        grad = np.concatenate([np.bincount(fit.a, weights=v, minlength=m) - np.bincount(fit.b, weights=v, minlength=m),
+                               fit.covariates.T @ v])
+        theta = params.copy()
+        theta[free] += bread @ grad[free]
+        rounds[i] = scale.points(theta)
+    return rounds
+
+
+def _percentile_bounds(rounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 2.5% and 97.5% points at the plotting positions k / (B + 1): with B rounds the k-th
+    smallest of them lies, on average, below k / (B + 1) of the distribution, so the interval holds
+    95% of it on average; numpy's default positions ((k - 1) / (B - 1)) hold 93.1% with 100 rounds,
+    and the intervals covered 93-94% in the simulations (bench/bench_intervals.py)."""
+    low, high = np.percentile(rounds, [2.5, 97.5], axis=0, method="weibull")
+    return low, high
+
+
+def _provisional_floor(designs: _Designs, cells: _Cells, fitted: _Fitted, info: np.ndarray, pivot: int, centre: np.ndarray,
+                       config: RatingConfig, k_to: float) -> None:
+    """A provisional model (fewer than min_votes votes) is never narrower than the model-based
+    interval with ties: its few votes cannot show their own spread to the sandwich or the bootstrap
+    (one tie scores exactly p = 1/2, and every resample of it is the same tie). The tie share is the
+    arena's, by Laplace's rule. Well-voted models keep the sandwich's or the bootstrap's interval: a
+    floor on them only widens (with the Fisher interval as the floor, 30% ties covered 99%).
+    Widens ``fitted``'s bounds in place."""
+    m = designs.raw.m
+    few = cells.votes < config.min_votes
+    if not few.any():
+        return
+    floor = model_half_widths(designs.fit, fitted.params, info, pivot, centre, cells.tie_share)[:m] * k_to
+    fitted.low[:m] = np.where(few, np.minimum(fitted.low[:m], fitted.point[:m] - floor), fitted.low[:m])
+    fitted.high[:m] = np.where(few, np.maximum(fitted.high[:m], fitted.point[:m] + floor), fitted.high[:m])
+
+
+def _fit_with_intervals(designs: _Designs, cells: _Cells, standing: _Standing, scale: _Scale, config: RatingConfig) -> _Fitted:
+    """The fit and every parameter's 95% interval (module doc): the bootstrap's percentiles or the
+    sandwich, then the provisional models' floor. With no votes, every model at the anchor."""
+    size = designs.raw.m + designs.fit.k
+    params = np.zeros(size)
+    if not len(cells.n):
+        point = scale.points(params)
+        return _Fitted(params=params, point=point, low=point.copy(), high=point.copy())
+    pivot = standing.pivot
+    params, info = _full_fit(designs, pivot)
+    point = scale.points(params)
+    centre = scale.centre(size)
+    if config.interval == "sandwich":
+        low, high = _sandwich_bounds(designs, params, info, pivot, centre, point, scale.k_to)
+    else:
+        low, high = _percentile_bounds(_bootstrap_rounds(designs, cells, params, info, pivot, scale, config))
+    fitted = _Fitted(params=params, point=point, low=low, high=high)
+    _provisional_floor(designs, cells, fitted, info, pivot, centre, config, scale.k_to)
+    return fitted
+
+
+def _model_rows(arr: BattleArrays, cells: _Cells, raw: Design, standing: _Standing, fitted: _Fitted, shift: float, k_to: float,
+                min_votes: int) -> list[ModelRating]:
+    """A row per model, in the data's order: its rating and interval (an open bound instead for a
+    model with only wins or only losses), its rank upper bound among the shown models, counts and note."""
+    m, votes = len(arr.models), cells.votes
+    bounds = open_bounds(raw, cells.n, fitted.params[:m], standing.bounded, votes) if len(cells.n) else {}
+    estimable = standing.estimable
+    # ranks among the shown models; a withheld model's rank is where it would stand among them
+    ranks = _rank_upper_bounds(fitted.low[:m], fitted.high[:m], estimable, among=estimable & standing.shown)
+    anchor_name = standing.anchor.get("model") or "the group holding the most votes"
+    rows: list[ModelRating] = []
+    for i, name in enumerate(arr.models):
+        note = ""
+        rating = float(fitted.point[i])
+        ci_low: float | None = float(fitted.low[i])
+        ci_high: float | None = float(fitted.high[i])
+        if votes[i] == 0:
+            note = "no votes"
+        elif not standing.rankable[i]:
+            note = f"not rankable: no chain of battles connects it to {anchor_name}"
+        elif not standing.bounded[i]:
+            bound = shift + bounds[i] * k_to
+            if cells.wins[i]:
+                rating, ci_low, ci_high = bound, bound, None
+                note = (f"won every battle it had ({int(votes[i])}): its maximum-likelihood rating is unbounded, so it is not "
+                        f"ranked; with 97.5% confidence it is at least {bound:.0f}")
+            else:
+                rating, ci_low, ci_high = bound, None, bound
+                note = (f"lost every battle it had ({int(votes[i])}): its maximum-likelihood rating is unbounded below, so "
+                        f"it is not ranked; with 97.5% confidence it is at most {bound:.0f}")
+        rows.append(ModelRating(name=name, rating=rating, ci_low=ci_low, ci_high=ci_high,
+                                rank_ub=int(ranks[i]), votes=int(votes[i]), wins=int(cells.wins[i]), losses=int(cells.losses[i]),
+                                ties=int(cells.ties[i]), provisional=bool(votes[i] < min_votes), rankable=bool(standing.rankable[i]),
+                                note=note, bounded=bool(standing.bounded[i])))
+    return rows
+
+
+def _method_text(config: RatingConfig, standing: _Standing, designs: _Designs) -> str:
+    """What the page says about how the ratings were computed."""
+    interval = (f"bootstrap {config.bootstrap_rounds} rounds seed {config.seed} (percentile"
+                + (", one-step score bootstrap" if config.style_control and not config.exact_style_bootstrap else "") + ")"
+                if config.interval == "bootstrap" else "sandwich (normal)")
+    anchor = standing.anchor
+    anchor_text = (f"{anchor['model']} fixed at {config.reference_rating:g} ({anchor['how']})" if standing.ref_index is not None
+                   else f"mean of the {int(standing.core.sum())} well-estimated models {config.base:g}"
+                        + (f" ({anchor['how']})" if anchor.get("how") else ""))
+    names = designs.style_names
+    return (f"Bradley-Terry MLE, ties as half, scale {config.scale:g}, anchor: {anchor_text}, 95% intervals: {interval}"
+            + f" (provisional models, below {config.min_votes} votes: never narrower than the model-based interval with"
+            + " the share of ties among all votes; open for unbounded models)"
+            + (f", style control on {len(names)} z-scored features with L2 {config.l2:g}" if config.style_control else "")
+            + (", inverse-propensity weights (counts and matrices are unweighted)" if designs.weighted else ""))
+
+
 def _rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig, withheld: frozenset[str]) -> RatingResult:
+    """:func:`rate`'s work, in order: count the votes per cell, settle which models are rankable and
+    the anchor, build the likelihoods, fit with intervals, then rows, ranks, matrices and robustness."""
     if isinstance(battles, BattleArrays):
         arr = battles
     else:
@@ -210,193 +555,31 @@ def _rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig, 
         raise ValueError(f"reference: model {config.reference!r} is not among the rated models")
     k_to = 1.0 / _LN10 * config.scale  # log-odds -> rating points
 
-    # Every count comes from the votes per (model_a, model_b, outcome) cell: one pass over the votes.
-    k_out = len(OUTCOMES)
-    cell_key = (arr.a * m + arr.b) * k_out + arr.outcome
-    cell_of: np.ndarray | None = None
-    if m * m * k_out <= 4 * n + 1_000_000:  # small key space: counting beats sorting
-        present = np.bincount(cell_key, minlength=m * m * k_out)
-        cells = np.flatnonzero(present)
-        cell_n = present[cells].astype(float)
-    else:
-        cells, cell_of, counted = np.unique(cell_key, return_inverse=True, return_counts=True)
-        cell_n = counted.astype(float)
-    del cell_key
-    cell_a, cell_b, cell_o = cells // k_out // m, cells // k_out % m, cells % k_out
-    votes = (np.bincount(cell_a, weights=cell_n, minlength=m) + np.bincount(cell_b, weights=cell_n, minlength=m)).astype(np.int64)
-    wins = np.bincount(cell_a, weights=cell_n * (cell_o == 0), minlength=m) + np.bincount(cell_b, weights=cell_n * (cell_o == 1), minlength=m)
-    losses = np.bincount(cell_a, weights=cell_n * (cell_o == 1), minlength=m) + np.bincount(cell_b, weights=cell_n * (cell_o == 0), minlength=m)
-    ties = votes - wins - losses
-    count = np.rint(np.bincount(cell_a * m + cell_b, weights=cell_n, minlength=m * m)).astype(np.int64).reshape(m, m)
-    won = np.bincount(cell_a * m + cell_b, weights=cell_n * _SCORE[cell_o], minlength=m * m).reshape(m, m)
-    battle_count = count + count.T
-    won_total = won + (count.T - won.T)
+    cells = _count_cells(arr)
+    standing = _standing(arr, cells, config, withheld)
+    designs = _designs(arr, cells, config)
+    scale = _Scale(m=m, k_to=k_to, ref_index=standing.ref_index, core=standing.core,
+                   reference_rating=config.reference_rating, base=config.base)
+    fitted = _fit_with_intervals(designs, cells, standing, scale, config)
+    shift = float(scale.ratings(fitted.params)[0] - fitted.params[0] * k_to) if n else 0.0
+    rows = _model_rows(arr, cells, designs.raw, standing, fitted, shift, k_to, config.min_votes)
 
-    # Which models can be compared with the anchor at all, and which are well estimated: connected,
-    # with a finite maximum-likelihood rating (not only wins or only losses) and not provisional. Only
-    # those set the scale; the others are placed on it without moving it.
-    played = np.unique(np.minimum(cell_a, cell_b) * m + np.maximum(cell_a, cell_b))
-    comp = _components(m, played // m, played % m)
-    if n == 0:
-        rankable = np.zeros(m, dtype=bool)
-    else:
-        comp_votes = np.bincount(comp, weights=votes, minlength=m)
-        configured = arr.models.index(config.reference) if config.reference in arr.models else None
-        home = comp[configured] if configured is not None and votes[configured] else int(np.argmax(comp_votes))
-        rankable = (comp == home) & (votes > 0)
-    bounded = ~((votes > 0) & (ties == 0) & ((wins == 0) | (losses == 0)))
-    shown = np.array([name not in withheld for name in arr.models], dtype=bool)
-    # only shown models set the scale: a withheld one is never the anchor nor in the mean
-    core = _well_estimated(rankable & shown, bounded, votes, config.min_votes)
-    ref_index, anchor = _anchor(arr.models, config, votes, battle_count, core, shown)
-    pivot = ref_index if ref_index is not None else int(np.argmax(np.where(core, votes, -1))) if n else 0
-
-    weighted = bool(config.use_weights and arr.weights is not None and n)
-    weights = arr.weights / arr.weights.mean() if weighted and arr.weights is not None else None
-
-    if weights is None:
-        raw = Design(m=m, a=cell_a, b=cell_b, y=_SCORE[cell_o], w=cell_n, w2=cell_n)
-    else:
-        if cell_of is None:  # the cells were counted: index each vote's cell
-            lookup = np.zeros(m * m * k_out, dtype=np.int64)
-            lookup[cells] = np.arange(len(cells))
-            cell_of = lookup[(arr.a * m + arr.b) * k_out + arr.outcome]
-        raw = Design(m=m, a=cell_a, b=cell_b, y=_SCORE[cell_o], w=np.bincount(cell_of, weights=weights, minlength=len(cells)),
-                     w2=np.bincount(cell_of, weights=weights * weights, minlength=len(cells)))
-    pairs_of = PairDesign(raw)  # the raw likelihood on (unordered) pairs: 4,950 rows for 100 models
-    names = config.style_features if config.style_control else ()
-    if config.style_control and n:
-        ones = np.ones(n) if weights is None else weights
-        design = Design(m=m, a=arr.a, b=arr.b, y=_SCORE[arr.outcome], w=ones, w2=ones * ones, x=_style_covariates(arr, names))
-    else:
-        design = raw
-    penalty = np.concatenate([np.full(m, config.rating_l2), np.full(design.k, config.l2)])
-
-    def anchored(theta: np.ndarray) -> np.ndarray:
-        ratings: np.ndarray = theta[:m] * k_to
-        if ref_index is not None:
-            shift = config.reference_rating - float(ratings[ref_index])
-        else:  # the mean of the well-estimated models, in the fit and in every bootstrap round
-            shift = config.base - (float(ratings[core].mean()) if core.any() else 0.0)
-        shifted: np.ndarray = ratings + shift
-        return shifted
-
-    params = np.zeros(m + design.k)
-    low = high = np.zeros(m + design.k)
-    if n:
-        start = None
-        if design is not raw:  # the cheap raw fit on cells is a good start for the per-vote fit
-            start = np.zeros(m + design.k)
-            start[:m] = penalised_fit(pairs_of.design(raw.w), pivot, penalty[:m])[0]
-        params, info = penalised_fit(pairs_of.design(raw.w) if design is raw else design, pivot, penalty, start=start)
-        point = np.concatenate([anchored(params), params[m:] * k_to])
-        centre = np.eye(m + design.k)
-        if ref_index is None:  # ratings relative to the mean of the well-estimated models
-            centre[:m, np.flatnonzero(core)] -= 1.0 / max(int(core.sum()), 1)
-        if config.interval == "sandwich":
-            cov = centre @ sandwich_covariance(design, params, info, pivot) @ centre.T
-            half = 1.959964 * np.sqrt(np.clip(np.diag(cov), 0.0, None)) * k_to
-            low, high = point - half, point + half
-        else:
-            rng = np.random.default_rng(config.seed)
-            rounds = np.empty((config.bootstrap_rounds, m + design.k))
-            if design is raw:  # every round's refit at once, warm-started from the full fit
-                refits = _raw_bootstrap(raw, cell_n, weighted, rng, config.bootstrap_rounds, pivot, penalty, params)
-            linearized = design is not raw and not config.exact_style_bootstrap
-            if linearized:
-                free = np.ones(m + design.k, dtype=bool)
-                free[pivot] = False
-                scores = design.w * (design.y - 1.0 / (1.0 + np.exp(-linear_predictor(design, params))))
-                bread = np.linalg.inv(info)
-            for i in range(config.bootstrap_rounds):
-                if design is raw:
-                    theta = refits[i]
-                elif linearized:
-                    # Score bootstrap: the resampled votes' gradient at the full-data fit, through the
-                    # full-data information (one Newton step with the Hessian held fixed).
-                    v = (np.bincount(rng.integers(0, n, n), minlength=n) - 1.0) * scores
-                    grad = np.concatenate([np.bincount(design.a, weights=v, minlength=m) - np.bincount(design.b, weights=v, minlength=m),
-                                           design.covariates.T @ v])
-                    theta = params.copy()
-                    theta[free] += bread @ grad[free]
-                else:
-                    w = np.bincount(rng.integers(0, n, n), minlength=n) * design.w
-                    theta, _ = penalised_fit(design, pivot, penalty, start=params, w=w)
-                rounds[i] = np.concatenate([anchored(theta), theta[m:] * k_to])
-            # the 2.5% and 97.5% points at the plotting positions k / (B + 1): with B rounds the k-th
-            # smallest of them lies, on average, below k / (B + 1) of the distribution, so the interval
-            # holds 95% of it on average; numpy's default positions ((k - 1) / (B - 1)) hold 93.1% with
-            # 100 rounds, and the intervals covered 93-94% in the simulations (bench/bench_intervals.py)
-            low, high = np.percentile(rounds, [2.5, 97.5], axis=0, method="weibull")
-        # A provisional model (fewer than min_votes votes) is never narrower than the model-based
-        # interval with ties: its few votes cannot show their own spread to the sandwich or the
-        # bootstrap (one tie scores exactly p = 1/2, and every resample of it is the same tie). The
-        # tie share is the arena's, by Laplace's rule ((ties + 1) / (votes + 2)). Well-voted models
-        # keep the sandwich's or the bootstrap's interval: a floor on them only widens (with the
-        # Fisher interval as the floor, 30% ties covered 99%).
-        tie_share = (float(cell_n[cell_o >= 2].sum()) + 1.0) / (n + 2.0)
-        few = votes < config.min_votes
-        if few.any():
-            floor = model_half_widths(design, params, info, pivot, centre, tie_share)[:m] * k_to
-            low[:m] = np.where(few, np.minimum(low[:m], point[:m] - floor), low[:m])
-            high[:m] = np.where(few, np.maximum(high[:m], point[:m] + floor), high[:m])
-    else:
-        point = np.concatenate([anchored(params), params[m:]])
-        low, high = point.copy(), point.copy()
-    bounds = open_bounds(raw, cell_n, params[:m], bounded, votes) if n else {}
-
-    estimable = rankable & bounded
-    # ranks among the shown models; a withheld model's rank is where it would stand among them
-    ranks = _rank_upper_bounds(low[:m], high[:m], estimable, among=estimable & shown)
-    anchor_name = anchor.get("model") or "the group holding the most votes"
-    shift = float(anchored(params)[0] - params[0] * k_to) if n else 0.0
-    rows: list[ModelRating] = []
-    for i, name in enumerate(arr.models):
-        note = ""
-        rating = float(point[i])
-        ci_low: float | None = float(low[i])
-        ci_high: float | None = float(high[i])
-        if votes[i] == 0:
-            note = "no votes"
-        elif not rankable[i]:
-            note = f"not rankable: no chain of battles connects it to {anchor_name}"
-        elif not bounded[i]:
-            bound = shift + bounds[i] * k_to
-            if wins[i]:
-                rating, ci_low, ci_high = bound, bound, None
-                note = (f"won every battle it had ({int(votes[i])}): its maximum-likelihood rating is unbounded, so it is not "
-                        f"ranked; with 97.5% confidence it is at least {bound:.0f}")
-            else:
-                rating, ci_low, ci_high = bound, None, bound
-                note = (f"lost every battle it had ({int(votes[i])}): its maximum-likelihood rating is unbounded below, so "
-                        f"it is not ranked; with 97.5% confidence it is at most {bound:.0f}")
-        rows.append(ModelRating(name=name, rating=rating, ci_low=ci_low, ci_high=ci_high,
-                                rank_ub=int(ranks[i]), votes=int(votes[i]), wins=int(wins[i]), losses=int(losses[i]),
-                                ties=int(ties[i]), provisional=bool(votes[i] < config.min_votes), rankable=bool(rankable[i]),
-                                note=note, bounded=bool(bounded[i])))
-    order = sorted((i for i in range(m) if shown[i]), key=lambda i: (not estimable[i], not rankable[i], -rows[i].rating))
-    apart = sorted((i for i in range(m) if not shown[i]), key=lambda i: (not estimable[i], not rankable[i], -rows[i].rating))
-    coefficients = [StyleCoefficient(feature=f, value=float(point[m + j]), ci_low=float(low[m + j]), ci_high=float(high[m + j]))
-                    for j, f in enumerate(names)] if n else []
+    estimable, shown = standing.estimable, standing.shown
+    order = sorted((i for i in range(m) if shown[i]), key=lambda i: (not estimable[i], not standing.rankable[i], -rows[i].rating))
+    apart = sorted((i for i in range(m) if not shown[i]), key=lambda i: (not estimable[i], not standing.rankable[i], -rows[i].rating))
+    coefficients = [StyleCoefficient(feature=f, value=float(fitted.point[m + j]), ci_low=float(fitted.low[m + j]),
+                                     ci_high=float(fitted.high[m + j]))
+                    for j, f in enumerate(designs.style_names)] if n else []
+    battle_count, won_total = cells.battle_count, cells.won_total
     win_rate = [[float(won_total[i, j] / battle_count[i, j]) if battle_count[i, j] else None for j in order] for i in order]
     counts = [[int(battle_count[i, j]) for j in order] for i in order]
-
-    interval = (f"bootstrap {config.bootstrap_rounds} rounds seed {config.seed} (percentile"
-                + (", one-step score bootstrap" if config.style_control and not config.exact_style_bootstrap else "") + ")"
-                if config.interval == "bootstrap" else "sandwich (normal)")
-    anchor_text = (f"{anchor['model']} fixed at {config.reference_rating:g} ({anchor['how']})" if ref_index is not None
-                   else f"mean of the {int(core.sum())} well-estimated models {config.base:g}"
-                        + (f" ({anchor['how']})" if anchor.get("how") else ""))
-    method = (f"Bradley-Terry MLE, ties as half, scale {config.scale:g}, anchor: {anchor_text}, 95% intervals: {interval}"
-              + f" (provisional models, below {config.min_votes} votes: never narrower than the model-based interval with"
-              + " the share of ties among all votes; open for unbounded models)"
-              + (f", style control on {len(names)} z-scored features with L2 {config.l2:g}" if config.style_control else "")
-              + (", inverse-propensity weights (counts and matrices are unweighted)" if weighted else ""))
     leaders = estimable & shown
     robustness = None
     if config.robustness and n and leaders.sum() >= 2:
         public_names = [name if shown[i] else WITHHELD_NAME for i, name in enumerate(arr.models)]
-        robustness = top_robustness(raw, cell_n, cells % len(OUTCOMES), pivot, penalty[:m], public_names, leaders)
+        robustness = top_robustness(designs.raw, cells.n, cells.keys % len(OUTCOMES), standing.pivot, designs.penalty[:m],
+                                    public_names, leaders)
     return RatingResult(models=[rows[i] for i in order], coefficients=coefficients, matrix_models=[arr.models[i] for i in order],
-                        win_rate=win_rate, battle_count=counts, n_battles=n, config=config.to_dict(), method=method,
-                        robustness=robustness, anchor={**anchor, "models": int(core.sum())}, withheld=[rows[i] for i in apart])
+                        win_rate=win_rate, battle_count=counts, n_battles=n, config=config.to_dict(),
+                        method=_method_text(config, standing, designs), robustness=robustness,
+                        anchor={**standing.anchor, "models": int(standing.core.sum())}, withheld=[rows[i] for i in apart])
