@@ -3,7 +3,9 @@
 formula, n! / (x_1! ... x_k!) p_1^x_1 ... p_k^x_k, with its moments n p_j (1 - p_j) and -n p_i p_j;
 and every round's refit (``pair_fits``: chord steps, Newton for a round they do not settle) lands
 on ratings solved by hand, for three models whose votes are exactly as the Bradley-Terry model
-expects, for chains, and for rounds far from the others."""
+expects, for chains, and for rounds far from the others; and the whole bootstrap of ``rate``, which
+draws over aggregated classes, has the quantiles of resampling the votes themselves, written out
+from the multinomial law for two models."""
 from __future__ import annotations
 
 import math
@@ -14,6 +16,7 @@ import pytest
 
 from evaluators.arena import bradley_terry
 from evaluators.arena.bradley_terry import Design, PairDesign, pair_fits
+from evaluators.arena.ratings import BattleArrays, RatingConfig, rate
 from evaluators.arena.resample import multinomial_counts
 
 
@@ -134,3 +137,57 @@ def test_a_round_the_chord_steps_cannot_settle_is_refitted_by_newton(monkeypatch
     assert found[1] == pytest.approx(np.array(expected), abs=1e-9)
     # the even rounds: every pair 1:1, all ratings 0
     assert found[[0, 2]] == pytest.approx(np.zeros((2, 3)), abs=1e-9)
+
+
+def resampling_law(wins: int, ties: int, losses: int) -> list[tuple[int, float]]:
+    """The exact law of twice the resampled score (2 wins + ties) when the n = wins + ties + losses
+    votes are drawn n times with replacement: (wins*, ties*, losses*) ~ Multinomial(n; wins/n, ties/n,
+    losses/n), from its formula; sorted (value, probability) pairs."""
+    n = wins + ties + losses
+    law: dict[int, float] = {}
+    for w in range(n + 1):
+        for t in range(n + 1 - w):
+            chance = (math.factorial(n) / (math.factorial(w) * math.factorial(t) * math.factorial(n - w - t))
+                      * (wins / n) ** w * (ties / n) ** t * (losses / n) ** (n - w - t))
+            law[2 * w + t] = law.get(2 * w + t, 0.0) + chance
+    return sorted(law.items())
+
+
+def law_quantile(law: list[tuple[int, float]], q: float) -> tuple[int, float, float]:
+    """The smallest value whose cumulative probability reaches ``q``, with the cumulative probability
+    below it and at it."""
+    below = 0.0
+    for value, chance in law:
+        if below + chance >= q:
+            return value, below, below + chance
+        below += chance
+    raise AssertionError("q above 1")
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["(pair, score) classes", "cells, equal weights"])
+def test_the_bootstrap_interval_is_the_quantiles_of_resampling_the_votes_themselves(weighted):
+    """y against x (the reference, at 1000): 17 wins, 13 ties, 10 losses, each sometimes as model_a and
+    sometimes as model_b. Resampling the 40 votes with replacement, y's refit is 1000 + (400 / ln 10)
+    ln(s / (40 - s)) with s = wins* + ties*/2 (a pair's gap is its log-odds), and s follows the law
+    written out from the multinomial formula above. With 79,999 rounds the percentile at the plotting
+    positions k / (B + 1) is the 2,000th and the 78,000th smallest round: the law's 2.5% and 97.5%
+    quantiles, whose neighbours lie 6 or more binomial standard deviations away (checked below).
+    The rating counts the votes drawn over (pair, score) classes, or over the cells when weighted
+    (equal weights here): both must give the law of resampling the votes."""
+    rows = [(1, 0, 0, 9), (0, 1, 1, 8), (1, 0, 2, 7), (0, 1, 3, 6), (1, 0, 1, 4), (0, 1, 0, 6)]  # (a, b, code, how many)
+    votes = BattleArrays(["x", "y"], [r[0] for r in rows for _ in range(r[3])], [r[1] for r in rows for _ in range(r[3])],
+                         [r[2] for r in rows for _ in range(r[3])], weights=np.full(40, 3.0) if weighted else None)
+    rounds = 79_999
+    result = rate(votes, RatingConfig(reference="x", bootstrap_rounds=rounds, min_votes=1, robustness=False, use_weights=weighted))
+    y = next(row for row in result.models if row.name == "y")
+    assert (y.wins, y.ties, y.losses) == (17, 13, 10)
+    law = resampling_law(17, 13, 10)
+    assert sum(chance for _, chance in law) == pytest.approx(1.0)
+    points = 400 / math.log(10)
+    assert y.rating == pytest.approx(1000 + points * math.log(23.5 / 16.5), abs=1e-3)
+    for q, bound in ((0.025, y.ci_low), (0.975, y.ci_high)):
+        value, below, at = law_quantile(law, q)
+        sd = math.sqrt(q * (1 - q) / rounds)
+        assert below < q - 6 * sd and at > q + 6 * sd, (q, below, at)  # the order statistic cannot land on a neighbour
+        s = value / 2
+        assert bound == pytest.approx(1000 + points * math.log(s / (40 - s)), abs=1e-3), (q, value)
