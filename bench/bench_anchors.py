@@ -185,7 +185,7 @@ def main() -> None:
     ar_half = (np.array(theirs["upper"]) - np.array(theirs["lower"])) / 2
     fc_points = np.array([last_fastchat["ratings"][n] for n in names])
     fc_half = np.array([(last_fastchat["quantiles"][n][2] - last_fastchat["quantiles"][n][0]) / 2 for n in names])
-    agreement = {"ours - arena-rank, max abs, points (centred)": float(np.abs(centred(sand_points) - centred(ar_points)).max()),
+    agreement: dict[str, float | list[float]] = {"ours - arena-rank, max abs, points (centred)": float(np.abs(centred(sand_points) - centred(ar_points)).max()),
                  "ours - FastChat, max abs, points (centred)": float(np.abs(centred(sand_points) - centred(fc_points)).max()),
                  "mean rating: ours / arena-rank / FastChat": [float(sand_points.mean()), float(ar_points.mean()), float(fc_points.mean())],
                  "sandwich half-width, ours / arena-rank, max relative difference":
@@ -255,7 +255,7 @@ def main() -> None:
               f"{'met' if out['goal_met_at_median'] else 'NOT met'} at the median here ({anchor_ratio['median']}x, worst "
               f"{anchor_ratio['worst']}x).", "",
               "| agreement | value |", "|---|---|"]
-    lines += [f"| {k} | {v if isinstance(v, list) else round(v, 5)} |" for k, v in agreement.items()]
+    lines += [f"| {k} | {[round(x, 6) for x in v] if isinstance(v, list) else round(v, 5)} |" for k, v in agreement.items()]
     lines += ["", "| median 95% half-width, points | value |", "|---|---|"]
     lines += [f"| {k} | {v:.2f} |" for k, v in halves.items()]
     if booted:
