@@ -41,8 +41,8 @@ def scored_board() -> None:
 
     from leaderboard.catalog.models import Benchmark
     from leaderboard.catalog.services import model_get_or_create
-    from leaderboard.submissions import services
-    from leaderboard.submissions.models import EvaluationRun, RunStatus, Score, Submission
+    from leaderboard.runs import services
+    from leaderboard.runs.models import EvaluationRun, RunStatus, Score, Submission
 
     owner = User.objects.create_user("pages", password="pages-password-long")
     benchmark = Benchmark.objects.get(slug="multi-lcb")

@@ -143,7 +143,7 @@ def run_waits_for(run_id: int) -> bool:
     """Whether a worker should put this run back for now: its board is judged and the judge is still being set
     up (a worker that took it would wait on the judge, holding back the judge-free boards' runs behind it)."""
     from evaluators.core import evaluator_class
-    from leaderboard.submissions.models import EvaluationRun
+    from leaderboard.runs.models import EvaluationRun
 
     if not judge_pending():
         return False

@@ -16,9 +16,9 @@ from leaderboard.arena.catalog_link import contestant_names
 from leaderboard.arena.selectors import latest_snapshots
 from leaderboard.catalog.models import Benchmark
 from leaderboard.catalog.validation import unranked_by_judge
-from leaderboard.submissions.keys import column_id
-from leaderboard.submissions.models import LeaderboardEntry
-from leaderboard.submissions.selectors import public_entries_q
+from leaderboard.runs.keys import column_id
+from leaderboard.runs.models import LeaderboardEntry
+from leaderboard.boards.selectors import public_entries_q
 
 METHOD = ("For the models ranked both on the board and in the Search Arena (staff link an arena contestant to its "
           "catalog model; names alone never match): Spearman's rho and Kendall's tau-b between the board's headline and "

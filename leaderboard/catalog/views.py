@@ -7,11 +7,11 @@ from django.shortcuts import get_object_or_404, render
 
 from evaluators.llm.validation import MARGIN
 from evaluators.policon.validation import PASS_R
-from leaderboard.catalog import validation
+from leaderboard.catalog import selectors, validation
 from leaderboard.catalog.models import Benchmark
 from leaderboard.http import HtmxRequest
 from leaderboard.pagecache import cached_page
-from leaderboard.submissions import guide, selectors
+from leaderboard.runs import guide
 
 
 @cached_page

@@ -25,7 +25,7 @@ from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.history import exports
 from leaderboard.history.changelog import headline_of, headline_text
 from leaderboard.history.models import ChangeKind, ChangelogEntry, Snapshot, SnapshotWithholding
-from leaderboard.submissions.models import EvaluationRun
+from leaderboard.runs.models import EvaluationRun
 
 #: how many snapshots rank history reads per board (the latest ones)
 HISTORY_SNAPSHOTS = 24

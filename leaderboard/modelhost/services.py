@@ -41,8 +41,8 @@ from leaderboard.catalog.services import model_slug
 from leaderboard.modelhost import secrets
 from leaderboard.modelhost.models import UploadPart, WeightsUpload
 from leaderboard.modelhost.uploads import fetch_weights, part_store
-from leaderboard.submissions.models import Submission
-from leaderboard.submissions.sitework import DEMO_OWNER
+from leaderboard.runs.models import Submission
+from leaderboard.runs.sitework import DEMO_OWNER
 
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 log = logging.getLogger(__name__)
@@ -396,7 +396,7 @@ def demo_model_submit(*, model: Model) -> Submission | None:
     so a newcomer watches it generated, scored and judged without doing anything. Returns the
     submission, or None when there was nothing to submit."""
     from leaderboard.catalog.models import Benchmark
-    from leaderboard.submissions.services import submission_create_for_model
+    from leaderboard.runs.services import submission_create_for_model
 
     if model.owner.username != DEMO_OWNER:
         return None

@@ -12,7 +12,7 @@ from leaderboard.accounts import policy
 from leaderboard.http import HtmxRequest, SignedInRequest
 from leaderboard.modelhost import services as modelhost
 from leaderboard.modelhost.forms import ModelRegistrationForm, WeightsUploadForm
-from leaderboard.submissions import selectors
+from leaderboard.catalog.selectors import models_visible
 
 
 @login_required
@@ -39,7 +39,7 @@ def model_register(request: SignedInRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def model_preflight(request: HtmxRequest, slug: str) -> HttpResponse:
     """GET: the pre-flight fragment (htmx polls it while pending). POST: run the pre-flight again."""
-    model = get_object_or_404(selectors.models_visible(user=request.user), slug=slug)
+    model = get_object_or_404(models_visible(user=request.user), slug=slug)
     can_manage = policy.can_manage(request.user, model)
     if request.method == "POST":
         try:

@@ -17,7 +17,7 @@ from evaluators.causal_pitfalls.card import ERROR_RATE
 from evaluators.causal_pitfalls.evaluator import CODE_FAILURE, RELIABILITY
 from evaluators.core import evaluator_for
 from leaderboard.catalog.models import Model
-from leaderboard.submissions.models import EvaluationRun, GeneratedOutput, ItemResult, RunStatus, Score
+from leaderboard.runs.models import EvaluationRun, GeneratedOutput, ItemResult, RunStatus, Score
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for, register, submit_model
 from tests.modelhost.test_endpoint import all_finished, preflighted

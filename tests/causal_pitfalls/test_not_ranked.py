@@ -18,7 +18,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
 from evaluators.core import evaluator_for
-from leaderboard.submissions.models import EvaluationRun, RunStatus
+from leaderboard.runs.models import EvaluationRun, RunStatus
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for
 from tests.support.openai_server import OpenAIServer, Reply

@@ -9,8 +9,8 @@ from rest_framework.test import APIClient
 from leaderboard.catalog.models import Model
 from leaderboard.catalog.services import dataset_version_import, dataset_version_make_current
 from leaderboard.history.models import ChangeKind, ChangelogEntry
-from leaderboard.submissions import services
-from leaderboard.submissions.models import Submission
+from leaderboard.runs import services
+from leaderboard.runs.models import Submission
 from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db

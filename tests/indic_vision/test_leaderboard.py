@@ -18,7 +18,7 @@ from django.test import override_settings
 from evaluators.core.types import DatasetError
 from evaluators.indic_vision.evaluator import IndicVisionOCREvaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
-from leaderboard.submissions.models import EvaluationRun, GeneratedOutput, GenerationJob, ItemResult, RunStatus, Score
+from leaderboard.runs.models import EvaluationRun, GeneratedOutput, GenerationJob, ItemResult, RunStatus, Score
 from tests.conftest import wait_for
 from tests.indic_vision.test_scoring import grader
 from tests.modelhost.conftest import api_for, gpu_worker, register, submit_model  # noqa: F401 - a fixture

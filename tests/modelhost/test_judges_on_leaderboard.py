@@ -17,8 +17,8 @@ from django.urls import reverse
 
 from evaluators.core.registry import register, register_all
 from leaderboard.modelhost import judging
-from leaderboard.submissions import execution, services
-from leaderboard.submissions.models import EvaluationRun, FailureKind, ItemResult, RunStatus
+from leaderboard.runs import execution, services
+from leaderboard.runs.models import EvaluationRun, FailureKind, ItemResult, RunStatus
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for
 from tests.support.judged_evaluator import DOTTED_PATH, JUDGED_KEY, JudgedEvaluator

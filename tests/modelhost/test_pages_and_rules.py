@@ -14,8 +14,8 @@ from leaderboard import queues
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost import secrets, services
 from leaderboard.modelhost.models import WeightsUpload
-from leaderboard.submissions import services as submissions
-from leaderboard.submissions.generation import jobs
+from leaderboard.runs import services as submissions
+from leaderboard.runs.generation import jobs
 from tests.conftest import REPO
 from tests.modelhost.conftest import api_for
 
@@ -121,7 +121,7 @@ def test_gpu_worker_refuses_a_prefork_pool():
 
 def test_generation_never_imports_torch_in_the_worker_process():
     code = ("import django, os, sys; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'leaderboard.settings'); django.setup();"
-            "import workers.tasks, leaderboard.submissions.generation.worker, evaluators.llm.server, evaluators.llm.client;"
+            "import workers.tasks, leaderboard.runs.generation.worker, evaluators.llm.server, evaluators.llm.client;"
             "print(sorted(m for m in ('torch', 'transformers', 'vllm') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
@@ -174,7 +174,7 @@ def test_a_run_left_waiting_by_a_finished_job_gets_the_job_queued_again(user, mu
 
     from django.utils import timezone
 
-    from leaderboard.submissions.models import EvaluationRun, GenerationJob
+    from leaderboard.runs.models import EvaluationRun, GenerationJob
 
     model = services.model_register(owner=user, name="api", spec=services.ModelSource(
         source="endpoint", endpoint_base_url="http://127.0.0.1:9/v1", endpoint_model="m"))

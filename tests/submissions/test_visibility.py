@@ -12,8 +12,8 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from leaderboard.catalog.models import Model
-from leaderboard.submissions import services
-from leaderboard.submissions.models import LeaderboardEntry, Submission
+from leaderboard.runs import services
+from leaderboard.runs.models import LeaderboardEntry, Submission
 from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import model_get_or_create
-from leaderboard.submissions import services
-from leaderboard.submissions.models import EvaluationRun, RunStatus, Score, Submission
+from leaderboard.runs import services
+from leaderboard.runs.models import EvaluationRun, RunStatus, Score, Submission
 
 
 def submission_make(owner: Any, model: Model | str, *, public: bool = True) -> Submission:

@@ -10,8 +10,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from evaluators.multi_lcb.prompts import LANGUAGE_KEYS
-from leaderboard.submissions import services
-from leaderboard.submissions.models import EvaluationRun, Score
+from leaderboard.runs import services
+from leaderboard.runs.models import EvaluationRun, Score
 from tests.support.factories import run_make
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]

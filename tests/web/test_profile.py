@@ -8,7 +8,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from leaderboard.submissions.models import EvaluationRun
+from leaderboard.runs.models import EvaluationRun
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for
 

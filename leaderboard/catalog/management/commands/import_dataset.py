@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from evaluators.core import DatasetError
 from leaderboard.catalog.models import Benchmark
 from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
-from leaderboard.submissions.services import baselines_submit
+from leaderboard.runs.services import baselines_submit
 
 
 class Command(BaseCommand):
