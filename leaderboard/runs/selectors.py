@@ -37,7 +37,7 @@ class Progress:
     percent: float
     rate_per_second: float | None
     seconds_left: float | None
-    wait: Wait | None  # a queued run: its place, what is ahead and when it should start (submissions.eta)
+    wait: Wait | None  # a queued run: its place, what is ahead and when it should start (runs.eta)
 
 
 def run_progress(*, run: EvaluationRun) -> Progress:
