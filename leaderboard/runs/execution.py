@@ -25,11 +25,21 @@ from leaderboard.modelhost import judging
 from leaderboard.runs import leases, services
 from leaderboard.runs.leases import LeaseLost
 from leaderboard.runs.models import EvaluationRun, FailureKind, ItemResult, RunStatus
+from leaderboard.setup_status import judge_pending
 
 log = logging.getLogger(__name__)
 LIBRARIES = ("django", "celery", "numpy", "psycopg", "boto3")
 #: item results read back at a time for a run's metrics
 RESULTS_READ = 500
+
+
+def run_waits_for(run_id: int) -> bool:
+    """Whether a worker should put this run back for now: its board is judged and the judge is still being set
+    up (a worker that took it would wait on the judge, holding back the judge-free boards' runs behind it)."""
+    if not judge_pending():
+        return False
+    key = EvaluationRun.objects.filter(pk=run_id).values_list("evaluator_key", flat=True).first()
+    return key is not None and bool(evaluator_class(key).judge_role)
 
 
 def environment_versions(evaluator_environment: dict[str, str]) -> dict[str, str]:

@@ -13,7 +13,7 @@ from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
-from leaderboard.history.selectors import site_address
+from leaderboard.http import site_address
 from leaderboard.runs.models import EvaluationRun, Notification, RunStatus, Score
 
 log = logging.getLogger(__name__)

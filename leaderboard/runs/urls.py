@@ -13,5 +13,6 @@ urlpatterns = [
     path("runs/<int:pk>/rerun/", views.run_rerun, name="run-rerun"),
     path("notifications/", views.notifications, name="notifications"),
     path("submit/", views.submit, name="submit"),
+    path("benchmarks/<slug:slug>/items.jsonl", views.benchmark_items, name="benchmark-items"),
     path("queue/", views.queue, name="queue"),
 ]

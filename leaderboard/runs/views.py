@@ -1,18 +1,19 @@
 """The pages of submissions and runs: a model's submit form, a submission, a run's status, items and
-media, its cancel and re-run, the submit page, the queue and the notifications. The boards' pages are
-``leaderboard.boards.views``."""
+media, its cancel and re-run, the submit page with its guides' requests files, the queue and the
+notifications. The boards' pages are ``leaderboard.boards.views``."""
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from leaderboard.accounts import policy
 from leaderboard.catalog.labels import labels_for
 from leaderboard.catalog.media import dataset_medium
+from leaderboard.catalog.models import Benchmark
 from leaderboard.catalog.selectors import models_runnable, models_visible
 from leaderboard.http import HtmxRequest, SignedInRequest
 from leaderboard.runs import guide, selectors, services
@@ -148,6 +149,16 @@ def submit(request: SignedInRequest) -> HttpResponse:
                                                "runnable_models": models_runnable(user=request.user),
                                                "guides": guide.guides(), "selected": str(form["benchmark"].value() or "")},
                   status=400 if request.method == "POST" else 200)
+
+
+def benchmark_items(request: HtmxRequest, slug: str) -> StreamingHttpResponse:
+    """The current dataset version's requests as JSON lines, to run a text model offline (guide.item_requests)."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    if guide.guide_for(benchmark) is None:
+        raise Http404("This board has no dataset yet.")
+    response = StreamingHttpResponse(guide.item_requests(benchmark), content_type="application/jsonl")
+    response["Content-Disposition"] = f'attachment; filename="{slug}-requests.jsonl"'
+    return response
 
 
 def queue(request: HtmxRequest) -> HttpResponse:
