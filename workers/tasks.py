@@ -62,7 +62,7 @@ def generate_submission(job_id: int) -> str:
 @app.task(name=routing.PREFLIGHT_MODEL, soft_time_limit=900, time_limit=960)
 def preflight_model(model_id: int) -> str:
     """On ``interactive``: check a registered model before any GPU time (never behind an evaluation run)."""
-    from leaderboard.modelhost.services import model_preflight_run
+    from leaderboard.chains.demo import model_preflight_run
 
     status = model_preflight_run(model_id=model_id)
     log.info("pre-flight of model %s: %s", model_id, status)

@@ -5,13 +5,10 @@ pages and a waiting run's estimate call them "baseline" and everything else "use
 from __future__ import annotations
 
 from leaderboard import queues
+from leaderboard.accounts.site_accounts import BASELINE_OWNER, DEMO_OWNER, SITE_OWNERS
 from leaderboard.runs.models import Submission
 
-#: the inactive staff account that owns the evaluators' baseline predictions (reference models)
-BASELINE_OWNER = "baselines"
-#: the inactive account that owns the embedded demo's model
-DEMO_OWNER = "demo"
-SITE_OWNERS = frozenset({BASELINE_OWNER, DEMO_OWNER})
+__all__ = ["BASELINE", "BASELINE_OWNER", "DEMO_OWNER", "SITE_OWNERS", "USER", "is_site_work", "scoring_queue_for", "work_kind"]
 
 #: the two kinds of work a waiting run is told about
 BASELINE, USER = "baseline", "user"

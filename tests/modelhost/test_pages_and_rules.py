@@ -12,6 +12,7 @@ from django.test import override_settings
 from evaluators.llm.tiny import create_tiny_model
 from leaderboard import queues
 from leaderboard.catalog.models import Model
+from leaderboard.chains.demo import demo_model_submit
 from leaderboard.modelhost import secrets, services
 from leaderboard.modelhost.models import WeightsUpload
 from leaderboard.runs import services as submissions
@@ -153,12 +154,12 @@ def test_the_demo_model_submits_itself_once_to_each_benchmark_with_a_dataset(use
     Model.objects.filter(pk=demo.pk).update(preflight_status="passed")  # what model_preflight_run does before calling it
     demo = Model.objects.get(pk=demo.pk)
     with django_capture_on_commit_callbacks(execute=True):
-        submission = services.demo_model_submit(model=demo)
+        submission = demo_model_submit(model=demo)
     assert [run.benchmark for run in submission.runs.all()] == [multi_lcb]  # PoliCon has no dataset in this test
     assert submission.owner == demo.owner and submission.generation_settings == services.DEMO_GENERATION
-    assert services.demo_model_submit(model=demo) is None  # once per benchmark
+    assert demo_model_submit(model=demo) is None  # once per benchmark
     Model.objects.filter(pk=demo.pk).update(owner=user)  # anyone else's model is never submitted for them
-    assert services.demo_model_submit(model=Model.objects.get(pk=demo.pk)) is None
+    assert demo_model_submit(model=Model.objects.get(pk=demo.pk)) is None
 
 
 def test_nobody_else_can_submit_an_endpoint_model(user, other_user, multi_lcb):
