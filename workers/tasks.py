@@ -72,7 +72,7 @@ def preflight_model(model_id: int) -> str:
 @app.task(name=routing.VALIDATE_JUDGE, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
 def validate_judge(benchmark_id: int, limit: int = 0) -> dict[str, object]:
     """On ``cpu``: an operator's judge validation (``manage.py validate_judge --queue``)."""
-    from leaderboard.catalog.validation import judge_validation_run
+    from leaderboard.modelhost.validation import judge_validation_run
 
     return judge_validation_run(benchmark_id=benchmark_id, limit=limit or None)
 

@@ -15,7 +15,7 @@ from leaderboard.arena.catalog_link import contestant_names
 from leaderboard.arena.selectors import latest_snapshots, public_votes
 from leaderboard.catalog.labels import labels_for
 from leaderboard.catalog.models import Model
-from leaderboard.catalog.validation import run_status
+from leaderboard.modelhost.validation import run_status
 from leaderboard.runs.models import ItemResult, Score
 from leaderboard.boards.selectors import model_scores
 

@@ -10,7 +10,7 @@ from leaderboard.arena.catalog_link import contestant_name_of
 from leaderboard.arena.selectors import latest_snapshots, model_attribution
 from leaderboard.catalog.bars import bar_share
 from leaderboard.catalog.models import Model
-from leaderboard.catalog.validation import run_status, unranked_by_judge
+from leaderboard.modelhost.validation import run_status, unranked_by_judge
 from leaderboard.runs.keys import column_id
 from leaderboard.runs.costs import summed
 from leaderboard.runs.models import EvaluationRun, LeaderboardEntry, RunStatus

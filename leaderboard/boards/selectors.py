@@ -23,7 +23,7 @@ from leaderboard.accounts import policy
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items
-from leaderboard.catalog.validation import judge_validation_notes, unranked_by_judge
+from leaderboard.modelhost.validation import judge_validation_notes, unranked_by_judge
 from leaderboard.pagecache import quietly
 from leaderboard.boards import charts
 from leaderboard.runs.keys import column_id, slice_key

@@ -184,6 +184,13 @@ def model_slug(name: str, *, is_public: bool) -> str:
     return slug
 
 
+def new_model_name_problem(name: str) -> str:
+    """Why a new catalog model may not be called ``name`` ("" when it may): the arena's rule
+    (``arena.catalog_link.reserved_name_problem``: not a contestant's name), asked through the catalog by
+    the apps below the arena (model hosting)."""
+    return reserved_name_problem(name)
+
+
 def model_get_or_create(*, owner: User, name: str, is_public: bool = True, organization: str = "",
                         release_date: dt.date | None = None, modality: str = "text") -> Model:
     """The owner's model of this name, created on first use with a unique slug (and ``modality``); a new
@@ -197,7 +204,7 @@ def model_get_or_create(*, owner: User, name: str, is_public: bool = True, organ
             existing.release_date = release_date
             existing.save(update_fields=["release_date"])
         return existing
-    reserved = reserved_name_problem(name)
+    reserved = new_model_name_problem(name)
     if reserved:
         raise ValueError(f"model name: {reserved}")
     return Model.objects.create(owner=owner, name=name, slug=model_slug(name, is_public=is_public), is_public=is_public,

@@ -5,5 +5,4 @@ from leaderboard.catalog import views
 
 urlpatterns = [
     path("benchmarks/<slug:slug>/example-predictions.jsonl", views.example_predictions, name="example-predictions"),
-    path("judges/", views.judges, name="judges"),
 ]

@@ -36,9 +36,8 @@ from evaluators.llm.types import Endpoint, ModelError, redact_userinfo
 from leaderboard import queues
 from leaderboard.accounts import policy
 from leaderboard.accounts.site_accounts import DEMO_OWNER
-from leaderboard.arena.catalog_link import reserved_name_problem
 from leaderboard.catalog.models import Model
-from leaderboard.catalog.services import model_slug
+from leaderboard.catalog.services import model_slug, new_model_name_problem
 from leaderboard.modelhost import secrets
 from leaderboard.modelhost.models import UploadPart, WeightsUpload
 from leaderboard.modelhost.uploads import fetch_weights, part_store
@@ -116,7 +115,7 @@ def model_register(*, owner: User, name: str, spec: ModelSource, organization: s
     name = name.strip()
     if not name:
         raise ModelRefused("name: must not be empty.", field="name")
-    reserved = reserved_name_problem(name)
+    reserved = new_model_name_problem(name)
     if reserved:
         raise ModelRefused(f"name: {reserved}", field="name")
     if modality not in modalities.MODALITIES:

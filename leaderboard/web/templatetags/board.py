@@ -9,7 +9,7 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 
 from evaluators.llm.types import redact_userinfo
-from leaderboard.catalog.validation import NOT_VALIDATED
+from leaderboard.modelhost.validation import NOT_VALIDATED
 from leaderboard.catalog.labels import Labels
 
 register = template.Library()

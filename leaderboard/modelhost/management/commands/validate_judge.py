@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from evaluators.core import InfrastructureError
 from leaderboard import queues
 from leaderboard.catalog.models import Benchmark
-from leaderboard.catalog.validation import ValidationUnavailable, judge_validation_run
+from leaderboard.modelhost.validation import ValidationUnavailable, judge_validation_run
 from leaderboard.modelhost.judging import JudgeNotConfigured
 
 
