@@ -19,5 +19,5 @@ router.register("arena/ratings", arena_api.ArenaRatingsViewSet, basename="api-ar
 urlpatterns = router.urls + [
     path("arena/transparency/", arena_reports.TransparencyView.as_view(), name="api-arena-transparency"),
     path("arena/distribution/", arena_reports.DistributionView.as_view(), name="api-arena-distribution"),
-    path("arena/agreement/", arena_reports.AgreementView.as_view(), name="api-arena-agreement"),
+    path("arena/agreement/", boards_api.AgreementView.as_view(), name="api-arena-agreement"),
 ]

@@ -1,19 +1,22 @@
-"""The boards' API: benchmarks with a page of their leaderboard (``/api/benchmarks/``), and the models' read
-actions (compare, index, profile) added to model hosting's ``/api/models/``. The views validate, call a
+"""The boards' API: benchmarks with a page of their leaderboard (``/api/benchmarks/``), the models' read
+actions (compare, index, profile) added to model hosting's ``/api/models/``, and how far each board's
+ranking agrees with the arena's (``/api/arena/agreement/``). The views validate, call a
 selector and serialize."""
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import status, viewsets
+from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from evaluators.core.modality import MODALITIES
 from leaderboard.api.refusals import refused
 from leaderboard.boards import leaders, selectors
 from leaderboard.boards import serializers as boards
+from leaderboard.boards.agreement import board_agreement
 from leaderboard.boards.compare import compare_models
 from leaderboard.boards.profiles import model_profile
 from leaderboard.catalog.models import Benchmark, Model
@@ -87,3 +90,42 @@ class ModelViewSet(modelhost_api.ModelViewSet):
         rating, provenance and latest runs (what its page shows)."""
         found = model_profile(model=self.get_object(), user=request.user)
         return Response(boards.ModelProfileSerializer(found).data)
+
+
+class AgreementBoardSerializer(serializers.Serializer):
+    benchmark = serializers.CharField()
+    name = serializers.CharField()
+    metric = serializers.CharField()
+    higher_is_better = serializers.BooleanField()
+    shared = serializers.ListField(child=serializers.CharField(), help_text="The models ranked on both, by their arena names.")
+    spearman = serializers.FloatField(allow_null=True)
+    spearman_ci = serializers.ListField(child=serializers.FloatField(), allow_null=True, min_length=2, max_length=2)
+    kendall = serializers.FloatField(allow_null=True, help_text="Kendall's tau-b.")
+    kendall_ci = serializers.ListField(child=serializers.FloatField(), allow_null=True, min_length=2, max_length=2)
+    separability_board = serializers.FloatField(allow_null=True)
+    separability_arena = serializers.FloatField(allow_null=True)
+    agreement = serializers.FloatField(allow_null=True, help_text="Agreement with confidence, -1 to 1 (Arena-Hard).")
+    arena_separated_pairs = serializers.IntegerField()
+    reading = serializers.CharField()
+
+
+class AgreementArenaSerializer(serializers.Serializer):
+    computed_at = serializers.DateTimeField(allow_null=True)
+    votes = serializers.IntegerField()
+    ranked_models = serializers.IntegerField()
+
+
+class AgreementSerializer(serializers.Serializer):
+    arena = AgreementArenaSerializer()
+    linked_models = serializers.IntegerField(help_text="Catalog models linked to an arena contestant.")
+    min_shared = serializers.IntegerField()
+    method = serializers.CharField()
+    boards = AgreementBoardSerializer(many=True)
+
+
+class AgreementView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(responses=AgreementSerializer, description="Each static board's ranking against the arena's, as on /arena/agreement/.")
+    def get(self, request: Request) -> Response:
+        return Response(AgreementSerializer(board_agreement()).data)

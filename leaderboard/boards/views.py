@@ -1,5 +1,6 @@
 """The pages of the leaderboards: a board with its chart and downloads, the models index, a model's page
-(its profile and, for its owner, the submit form) and two models compared."""
+(its profile and, for its owner, the submit form), two models compared, and how far each board's ranking
+agrees with the arena's (``/arena/agreement/``)."""
 from __future__ import annotations
 
 import csv
@@ -10,6 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from evaluators.core.modality import MODALITIES
 from leaderboard.accounts import policy
 from leaderboard.boards import leaders, selectors
+from leaderboard.boards.agreement import board_agreement
 from leaderboard.boards.compare import compare_models
 from leaderboard.boards.profiles import model_profile
 from leaderboard.boards.serializers import LeaderboardSerializer, ModelsIndexSerializer
@@ -135,3 +137,8 @@ def compare(request: HtmxRequest) -> HttpResponse:
     b = visible.filter(slug=request.GET.get("b", "")).first()
     result = compare_models(a=a, b=b, user=request.user) if a is not None and b is not None and a != b else None
     return render(request, "web/compare.html", {"models": visible.only("slug", "name")[:500], "a": a, "b": b, "result": result})
+
+
+def agreement_page(request: HtmxRequest) -> HttpResponse:
+    """How far each static board's ranking agrees with people's (``leaderboard.boards.agreement``)."""
+    return render(request, "arena/agreement.html", {"report": board_agreement()})
