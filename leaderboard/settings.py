@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "template_partials",
     "leaderboard.catalog",
     "leaderboard.runs",
+    "leaderboard.chains",
     "leaderboard.boards",
     "leaderboard.accounts",
     "leaderboard.web",

@@ -8,7 +8,7 @@ which boards wait for it (runs are queued meanwhile and scored once the workers 
 (``scripts/serve``) writes no file, so nothing is shown.
 
 The scoring workers start once the toolchains are in (``workers``); a judged board's run taken before the judge
-answers goes back to its queue for a while (``leaderboard.runs.execution.run_waits_for``), so a judge-free board (Multi-LCB) is scored
+answers goes back to its queue for a while (``leaderboard.chains.execution.run_waits_for``), so a judge-free board (Multi-LCB) is scored
 without waiting for the judge. A waiting run's page says which phases it waits for (:func:`waits_for`), with how
 long each took at the last `make run` (``setup-durations.json``, kept across starts).
 """

@@ -18,7 +18,7 @@ JUDGE_PENDING_RECHECK_SECONDS = 15
 
 @app.task(bind=True, max_retries=None, name=routing.EVALUATE_RUN, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
 def evaluate_run(self: Task, run_id: int) -> str:
-    from leaderboard.runs.execution import run_execute, run_waits_for
+    from leaderboard.chains.execution import run_execute, run_waits_for
 
     if run_waits_for(run_id):  # a judged board's run while the judge is still installing: the worker scores others first
         log.info("run %s: its judge is still being set up; back to the queue for %s s", run_id, JUDGE_PENDING_RECHECK_SECONDS)
@@ -30,7 +30,7 @@ def evaluate_run(self: Task, run_id: int) -> str:
 
 @app.task(name=routing.HELP_RUN, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
 def help_run(run_id: int) -> str:
-    from leaderboard.runs.execution import run_help
+    from leaderboard.chains.execution import run_help
 
     outcome = run_help(run_id=run_id)
     log.info("helping run %s: %s", run_id, outcome)

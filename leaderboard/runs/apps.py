@@ -1,31 +1,7 @@
-"""Submissions, runs and leaderboard rows. A saved model or submission files the model's leaderboard
-rows again (``services.leaderboard_entries_resync``): visibility changed in the admin, the API or a
-service reaches the boards at once."""
+"""Submissions, runs and their leaderboard rows' table (the rows are filed by ``leaderboard.chains``)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from django.apps import AppConfig
-
-if TYPE_CHECKING:
-    from leaderboard.catalog.models import Model
-    from leaderboard.runs.models import Submission
-
-
-def _model_saved(sender: type, instance: Model, created: bool = False, raw: bool = False, **_: Any) -> None:
-    """Signal receiver: a saved model (a new one has no rows yet)."""
-    if not (created or raw):
-        from leaderboard.runs.services import leaderboard_entries_resync
-
-        leaderboard_entries_resync(model_id=instance.pk)
-
-
-def _submission_saved(sender: type, instance: Submission, created: bool = False, raw: bool = False, **_: Any) -> None:
-    """Signal receiver: a saved submission (a new one has no runs yet)."""
-    if not (created or raw):
-        from leaderboard.runs.services import leaderboard_entries_resync
-
-        leaderboard_entries_resync(model_id=instance.model_id)
 
 
 class RunsConfig(AppConfig):
@@ -35,12 +11,3 @@ class RunsConfig(AppConfig):
     name = "leaderboard.runs"
     label = "submissions"
     verbose_name = "Submissions and runs"
-
-    def ready(self) -> None:
-        from django.db.models.signals import post_save
-
-        from leaderboard.catalog.models import Model
-        from leaderboard.runs.models import Submission
-
-        post_save.connect(_model_saved, sender=Model, dispatch_uid="entries-resync-Model")
-        post_save.connect(_submission_saved, sender=Submission, dispatch_uid="entries-resync-Submission")

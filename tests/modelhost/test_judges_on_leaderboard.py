@@ -17,7 +17,8 @@ from django.urls import reverse
 
 from evaluators.core.registry import register, register_all
 from leaderboard.modelhost import judging
-from leaderboard.runs import execution, services
+from leaderboard.chains import execution
+from leaderboard.runs import services
 from leaderboard.runs.models import EvaluationRun, FailureKind, ItemResult, RunStatus
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for

@@ -21,7 +21,7 @@ from leaderboard.catalog.models import Model
 from leaderboard.modelhost import services as modelhost
 from leaderboard.runs.generation.worker import generation_execute
 from leaderboard.runs import services as submissions
-from leaderboard.runs.execution import run_execute
+from leaderboard.chains.execution import run_execute
 from leaderboard.runs.models import EvaluationRun, GeneratedOutput, GenerationJob, ItemResult, RunStatus
 from tests.conftest import Worker, wait_for
 from tests.modelhost.conftest import python_solver

@@ -6,7 +6,8 @@ from django.test import override_settings
 
 from evaluators.core import InfrastructureError
 from evaluators.multi_lcb.evaluator import MultiLCBEvaluator
-from leaderboard.runs import execution, services
+from leaderboard.chains import execution
+from leaderboard.runs import services
 from leaderboard.runs.models import EvaluationRun, FailureKind, RunStatus
 from tests.conftest import PY_SUM, predictions_jsonl
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.runs import execution, services
+from leaderboard.chains import execution
+from leaderboard.runs import services
 from leaderboard.runs.models import ItemResult
 from tests.conftest import PY_SUM, predictions_jsonl
 

@@ -16,7 +16,7 @@ from leaderboard.catalog.models import Benchmark
 from leaderboard.catalog.services import benchmarks_sync, dataset_version_import, model_get_or_create
 from leaderboard.runs.keys import slice_key
 from leaderboard.runs.models import EvaluationRun, ItemResult, RunStatus, Score, Submission
-from leaderboard.runs.services import leaderboard_entry_refresh
+from leaderboard.chains.board_rows import leaderboard_entry_refresh
 from leaderboard.runs.services.chunks import item_result_row
 from leaderboard.runs.sitework import BASELINE_OWNER
 

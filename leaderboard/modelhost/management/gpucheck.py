@@ -35,7 +35,7 @@ from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
 from leaderboard.modelhost.access import server_spec
 from leaderboard.modelhost.services import ModelSource, model_preflight_run, model_register, upload_from_file
-from leaderboard.runs.execution import run_execute
+from leaderboard.chains.execution import run_execute
 from leaderboard.runs.generation.worker import generation_execute
 from leaderboard.runs.models import EvaluationRun, GeneratedOutput, GenerationJob, RunStatus
 from leaderboard.runs.services import submission_create_for_model

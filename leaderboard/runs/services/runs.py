@@ -41,7 +41,6 @@ from leaderboard.runs.models import (
 from leaderboard.runs.notifications import notify_run_finished
 from leaderboard.runs.sitework import is_site_work, scoring_queue_for
 from leaderboard.runs.services.common import SubmissionRefused, current_dataset
-from leaderboard.runs.services.entries import leaderboard_entry_refresh
 from leaderboard.runs.services.quota import quota_refund, quota_take
 
 
@@ -109,7 +108,8 @@ def run_set_provenance(*, claim: Claim, evaluator_version: str, environment: dic
 
 
 def run_complete(*, claim: Claim, metrics: Iterable[MetricValue]) -> bool:
-    """Store the run's scores and mark it succeeded, atomically and only once."""
+    """Store the run's scores and mark it succeeded, atomically and only once (its board row is filed by
+    ``leaderboard.chains.board_rows.run_complete_and_file``, which calls this)."""
     with transaction.atomic():
         locked = leases.held(EvaluationRun, claim).select_for_update().first()
         if locked is None:
@@ -122,7 +122,6 @@ def run_complete(*, claim: Claim, metrics: Iterable[MetricValue]) -> bool:
         EvaluationRun.objects.filter(pk=claim.work_id).update(
             status=RunStatus.SUCCEEDED, finished_at=finished, lease_token=None, lease_expires_at=None,
             items_done=ItemResult.objects.filter(run_id=claim.work_id).count(), cost=run_cost(locked, finished_at=finished).to_dict())
-        leaderboard_entry_refresh(run=EvaluationRun.objects.select_related("submission__model").get(pk=claim.work_id))
         notify_run_finished(run_id=claim.work_id)
     return True
 

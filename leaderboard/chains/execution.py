@@ -21,6 +21,7 @@ from evaluators.core import (Evaluator, Item, ItemScore, Prediction, Predictions
 from evaluators.core.files import ItemsFile, parse_predictions
 from evaluators.core.runner import group_predictions, score_batches
 from leaderboard.catalog.services import dataset_items
+from leaderboard.chains import board_rows
 from leaderboard.modelhost import judging
 from leaderboard.runs import leases, services
 from leaderboard.runs.leases import LeaseLost
@@ -136,7 +137,7 @@ def _score_run(claim: leases.Claim, heartbeat: leases.Heartbeat, worker: str) ->
         aggregation.add(ItemScore(item_id=item_id, slices=slices, scores=scores, detail=detail, error=error))
         count += 1
     metrics = aggregation.metrics()
-    if heartbeat.lost.is_set() or not services.run_complete(claim=claim, metrics=metrics):
+    if heartbeat.lost.is_set() or not board_rows.run_complete_and_file(claim=claim, metrics=metrics):
         raise LeaseLost()
     services.run_append_log(run_id=run.pk, line=f"succeeded: {count} items; scoring took {scored_in:.1f} s, "
                                                  f"aggregation {time.monotonic() - started:.1f} s")

@@ -1,18 +1,25 @@
-"""Leaderboard rows: a succeeded run becomes its row unless a newer run is there already, and every row
-can be rebuilt from the succeeded runs.
+"""Run completion -> board row -> changelog: a succeeded run becomes its row unless a newer run is there
+already (``run_complete_and_file``, in the transaction that marks it succeeded; the board's changelog
+first), and every row can be rebuilt from the succeeded runs.
 
 A model has one public row (its latest run from a public submission of a public model) and one private
 row per submitter (their latest run that is not public), so one user's private run never replaces
 another's or the public row. A row's slot follows its model and submission: whenever either is saved
-(admin, API or a service), ``leaderboard_entries_resync`` files the model's rows again from the runs."""
+(admin, API or a service), ``leaderboard_entries_resync`` files the model's rows again from the runs
+(and the boards' changelogs and the snapshots' withholdings with them)."""
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from django.db import transaction
 from django.utils import timezone
 
+from evaluators.core import MetricValue
 from leaderboard.catalog.models import Model
 from leaderboard.history.changelog import changelog_row_filed, changelog_rows_refiled
 from leaderboard.history.withholding import snapshot_withholdings_sync
+from leaderboard.runs import services
+from leaderboard.runs.leases import Claim
 from leaderboard.runs.keys import column_id
 from leaderboard.runs.models import EvaluationRun, LeaderboardEntry, RunStatus, Score, Submission
 
@@ -50,6 +57,16 @@ def leaderboard_entry_refresh(*, run: EvaluationRun) -> None:
     elif current.finished_at <= finished_at:
         current.run, current.values, current.finished_at = run, values, finished_at
         current.save(update_fields=["run", "values", "finished_at"])
+
+
+def run_complete_and_file(*, claim: Claim, metrics: Iterable[MetricValue]) -> bool:
+    """The run's scores stored and the run marked succeeded (``runs.services.run_complete``), then its
+    slot's leaderboard row filed, in one transaction. False (nothing done) when the lease was lost."""
+    with transaction.atomic():
+        if not services.run_complete(claim=claim, metrics=metrics):
+            return False
+        leaderboard_entry_refresh(run=EvaluationRun.objects.select_related("submission__model").get(pk=claim.work_id))
+    return True
 
 
 def leaderboard_entries_resync(*, model_id: int) -> int:
