@@ -63,7 +63,8 @@ def worker_env(worker_env: dict[str, str], judge_server: OpenAIServer) -> dict[s
 @pytest.fixture
 def causal_pitfalls(db):
     from leaderboard.catalog.models import Benchmark
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
 
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug="causal-pitfalls")

@@ -7,7 +7,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from leaderboard.catalog.models import Model
-from leaderboard.catalog.services import dataset_version_import, dataset_version_make_current
+from leaderboard.chains.datasets import dataset_version_import, dataset_version_make_current
 from leaderboard.history.models import ChangeKind, ChangelogEntry
 from leaderboard.chains import board_rows
 from leaderboard.runs.models import Submission

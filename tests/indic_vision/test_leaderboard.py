@@ -61,7 +61,8 @@ def worker_env(worker_env: dict[str, str], judge_server: OpenAIServer) -> dict[s
 
 
 def import_all(release: Path) -> dict[str, Benchmark]:
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
 
     benchmarks_sync()
     benchmarks = {slug: Benchmark.objects.get(slug=slug) for slug in SLUGS}
@@ -76,7 +77,8 @@ def stored_names(prefix: str) -> list[str]:
 
 
 def test_an_import_stores_each_image_once_and_a_failed_import_leaves_nothing(tmp_path):
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
 
     benchmarks = import_all(SAMPLE)
     vqa = DatasetVersion.objects.get(benchmark=benchmarks["indic-vision-vqa"])

@@ -58,7 +58,7 @@ def worker_env(worker_env: dict[str, str], judges_setting: str) -> dict[str, str
 @pytest.fixture
 def judged_benchmark(db, tmp_path):
     from leaderboard.catalog.models import Benchmark
-    from leaderboard.catalog.services import dataset_version_import
+    from leaderboard.chains.datasets import dataset_version_import
 
     register(JUDGED_KEY, DOTTED_PATH)  # what the site does at start-up from LEADERBOARD_EXTRA_EVALUATORS
     evaluator = JudgedEvaluator()

@@ -48,7 +48,8 @@ def judge_server() -> Iterator[OpenAIServer]:
 @pytest.fixture
 def policon(db, tmp_path: Path, settings, judge_server: OpenAIServer):
     from leaderboard.catalog.models import Benchmark
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
 
     settings.JUDGES = {"policon": {**JUDGE, "base_url": judge_server.base_url}}
     benchmarks_sync()

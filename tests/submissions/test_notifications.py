@@ -18,7 +18,8 @@ from tests.modelhost.conftest import api_for
 def niah(db):
     from evaluators.core import evaluator_for
     from leaderboard.catalog.models import Benchmark
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
 
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug="video-niah-single")

@@ -26,7 +26,8 @@ SLUGS = ("video-niah-single", "video-niah-multi")
 
 def import_both() -> dict[str, Benchmark]:
     from evaluators.core import evaluator_for
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
 
     benchmarks_sync()
     benchmarks = {slug: Benchmark.objects.get(slug=slug) for slug in SLUGS}

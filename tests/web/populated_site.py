@@ -13,7 +13,8 @@ from django.utils import timezone
 from evaluators.core import ItemScore, evaluator_for
 from evaluators.indic_vision import metrics as indic_metrics
 from leaderboard.catalog.models import Benchmark
-from leaderboard.catalog.services import benchmarks_sync, dataset_version_import, model_get_or_create
+from leaderboard.catalog.services import benchmarks_sync, model_get_or_create
+from leaderboard.chains.datasets import dataset_version_import
 from leaderboard.runs.keys import slice_key
 from leaderboard.runs.models import EvaluationRun, ItemResult, RunStatus, Score, Submission
 from leaderboard.chains.board_rows import leaderboard_entry_refresh

@@ -32,7 +32,8 @@ from django.test import override_settings
 
 from evaluators.core import evaluator_for
 from leaderboard.catalog.models import Benchmark, Model
-from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+from leaderboard.catalog.services import benchmarks_sync
+from leaderboard.chains.datasets import dataset_version_import
 from leaderboard.modelhost.access import server_spec
 from leaderboard.modelhost.services import ModelSource, model_preflight_run, model_register, upload_from_file
 from leaderboard.chains.execution import run_execute
