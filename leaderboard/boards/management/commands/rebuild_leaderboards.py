@@ -1,7 +1,7 @@
 """Recompute every leaderboard row from the succeeded runs (after a data fix or a visibility change)."""
 from django.core.management.base import BaseCommand
 
-from leaderboard.runs.services import leaderboards_rebuild
+from leaderboard.chains.board_rows import leaderboards_rebuild
 
 
 class Command(BaseCommand):
