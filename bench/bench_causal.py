@@ -51,7 +51,7 @@ def run(base_url: str, service_s: float) -> tuple[dict, list[str]]:
 
     from leaderboard.catalog.models import Benchmark, Model
     from leaderboard.modelhost import services as modelhost
-    from leaderboard.submissions.models import GeneratedOutput
+    from leaderboard.runs.models import GeneratedOutput
 
     owner = get_user_model().objects.create_user("bench-causal")
     model = modelhost.model_register(owner=owner, name="scripted-analyst", spec=modelhost.ModelSource(

@@ -2,7 +2,7 @@
 OpenAI-compatible server, against the same load sent by a minimal raw load generator (plain threads,
 one keep-alive ``http.client`` connection each, no retries, no parsing beyond ``json.loads``); then
 the worker's whole generation path (a GenerationJob for an endpoint model on Postgres, run
-in-process through ``leaderboard.submissions.generation.worker``: claim, plan, send, store every answer,
+in-process through ``leaderboard.runs.generation.worker``: claim, plan, send, store every answer,
 write the predictions file, hand the run to scoring) against the client and the raw threads
 sending the same requests to the same server.
 
@@ -240,7 +240,7 @@ def main() -> None:
                      f"{spread(row['client_runs'], higher_is_better=True)} | {ratio} |")
     if worker:
         lines += ["", "## The worker's whole generation path", "",
-                  "A GenerationJob for an endpoint model, run in-process by leaderboard.submissions.generation.worker on Postgres "
+                  "A GenerationJob for an endpoint model, run in-process by leaderboard.runs.generation.worker on Postgres "
                   "(claim, plan with the evaluator, send, store each answer, write the predictions file, hand the run to "
                   f"scoring), for the Multi-LCB sample's {worker[0]['requests']} prompts; the client and the raw threads send the "
                   "same request bodies. Figures: median of the runs (worst run in brackets); a ratio is taken per interleaved "

@@ -41,8 +41,8 @@ def scored_board() -> None:
 
     from leaderboard.catalog.models import Benchmark
     from leaderboard.catalog.services import model_get_or_create
-    from leaderboard.submissions import services
-    from leaderboard.submissions.models import EvaluationRun, RunStatus, Score, Submission
+    from leaderboard.chains import board_rows
+    from leaderboard.runs.models import EvaluationRun, RunStatus, Score, Submission
 
     owner = User.objects.create_user("pages", password="pages-password-long")
     benchmark = Benchmark.objects.get(slug="multi-lcb")
@@ -56,7 +56,7 @@ def scored_board() -> None:
                                                evaluator_key=benchmark.evaluator_key, items_total=264, items_done=264, finished_at=timezone.now())
             Score.objects.bulk_create([Score(run=run, key=column["key"], slice_key="", value=value, ci_low=value - 0.05, ci_high=value + 0.05, n=264)
                                        for column in benchmark.metric_columns])
-            services.leaderboard_entry_refresh(run=run)
+            board_rows.leaderboard_entry_refresh(run=run)
 
 
 def session_cookie() -> str:

@@ -53,7 +53,7 @@ def populate(models: int) -> None:
     from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
     from django.utils import timezone
 
-    from leaderboard.submissions.models import EvaluationRun, LeaderboardEntry, RunStatus, Score, Submission
+    from leaderboard.runs.models import EvaluationRun, LeaderboardEntry, RunStatus, Score, Submission
 
     owner, _ = User.objects.get_or_create(username="bench")
     benchmarks = list(Benchmark.objects.exclude(kind="arena"))
@@ -135,7 +135,7 @@ def bench_pipeline(results: dict) -> None:
     from evaluators.core.runner import score_items
     from leaderboard.catalog.models import Benchmark
     from leaderboard.catalog.services import dataset_items_path
-    from leaderboard.submissions.services import submission_create_from_predictions
+    from leaderboard.runs.services import submission_create_from_predictions
 
     benchmark = Benchmark.objects.get(slug="multi-lcb")
     version = benchmark.dataset_versions.get(is_current=True)

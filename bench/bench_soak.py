@@ -239,7 +239,7 @@ def main() -> None:
 
     connections.close_all()
     from leaderboard.arena.models import Vote
-    from leaderboard.submissions.models import EvaluationRun, RunStatus
+    from leaderboard.runs.models import EvaluationRun, RunStatus
 
     end_wait = time.monotonic() + 300
     terminal = [RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED]

@@ -4,7 +4,7 @@ on the same vLLM server (its CPU build serving the tiny model) in the same run.
 - **vLLM's client**: ``bench/vllm_side.py`` under vLLM's Python calls ``vllm.benchmarks.serve.benchmark``
   (what ``vllm bench serve`` runs) with our exact requests as pre-built chat messages.
 - **Our worker**: a GenerationJob for an endpoint model pointing at the same server, run in-process by
-  ``leaderboard.submissions.generation.worker`` on Postgres (claim, plan, send, store every answer, write the
+  ``leaderboard.runs.generation.worker`` on Postgres (claim, plan, send, store every answer, write the
   predictions file, hand the run to scoring).
 - **Our client alone**: ``ChatClient.chat_many`` with the same requests, to tell client from worker cost.
 

@@ -133,7 +133,7 @@ def by_worker(predictions: bytes) -> float:
     from django.db import connection
 
     from leaderboard.catalog.models import Benchmark
-    from leaderboard.submissions.services import submission_create_from_predictions
+    from leaderboard.runs.services import submission_create_from_predictions
 
     import redis
 

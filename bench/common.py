@@ -78,11 +78,11 @@ def request_body(request: Any, model: str | None = None) -> dict[str, Any]:
 
 def generation_job_seconds(*, owner: Any, model: Any, benchmark: Any, generation: dict[str, Any]) -> float:
     """Seconds for one whole GenerationJob of ``model`` on ``benchmark``, run in-process by the worker's
-    own code (``leaderboard.submissions.generation.worker.generation_execute``). Needs ``django_bench_setup``."""
+    own code (``leaderboard.runs.generation.worker.generation_execute``). Needs ``django_bench_setup``."""
     import time
 
-    from leaderboard.submissions import services
-    from leaderboard.submissions.generation.worker import generation_execute
+    from leaderboard.runs import services
+    from leaderboard.runs.generation.worker import generation_execute
 
     submission = services.submission_create_for_model(owner=owner, model=model, benchmarks=[benchmark],
                                                       generation_settings=generation)

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from leaderboard import queues
 from leaderboard.pagecache import quietly
-from leaderboard.submissions.models import EvaluationRun, GenerationJob, RunStatus
+from leaderboard.runs.models import EvaluationRun, GenerationJob, RunStatus
 
 log = logging.getLogger(__name__)
 BEAT_KEY = "ops:last-beat"

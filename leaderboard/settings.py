@@ -86,7 +86,9 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "leaderboard.catalog",
-    "leaderboard.submissions",
+    "leaderboard.runs",
+    "leaderboard.chains",
+    "leaderboard.boards",
     "leaderboard.accounts",
     "leaderboard.web",
     "leaderboard.modelhost",
@@ -370,10 +372,10 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     # one schema name per "status" choice set (runs, arena battles, weight uploads)
-    "ENUM_NAME_OVERRIDES": {"RunStatusEnum": "leaderboard.submissions.models.RunStatus",
+    "ENUM_NAME_OVERRIDES": {"RunStatusEnum": "leaderboard.runs.models.RunStatus",
                             "BattleStatusEnum": "leaderboard.arena.models.BattleStatus",
                             "UploadStatusEnum": "leaderboard.modelhost.models.WeightsUpload.STATUS_CHOICES",
-                            "WorkKindEnum": "leaderboard.submissions.eta.WORK_KINDS"},
+                            "WorkKindEnum": "leaderboard.runs.eta.WORK_KINDS"},
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "leaderboard.api.schema.document_errors"],
     "TITLE": "Leaderboard API",
     "DESCRIPTION": "Benchmarks, models, submissions, evaluation runs and scores.",

@@ -8,7 +8,7 @@ which boards wait for it (runs are queued meanwhile and scored once the workers 
 (``scripts/serve``) writes no file, so nothing is shown.
 
 The scoring workers start once the toolchains are in (``workers``); a judged board's run taken before the judge
-answers goes back to its queue for a while (:func:`run_waits_for`), so a judge-free board (Multi-LCB) is scored
+answers goes back to its queue for a while (``leaderboard.chains.execution.run_waits_for``), so a judge-free board (Multi-LCB) is scored
 without waiting for the judge. A waiting run's page says which phases it waits for (:func:`waits_for`), with how
 long each took at the last `make run` (``setup-durations.json``, kept across starts).
 """
@@ -137,18 +137,6 @@ def judge_pending(path: Path | None = None) -> bool:
     """Whether the judge is still being set up (waiting or installing; not failed, where its runs fail as they
     would without one)."""
     return any(phase.key == "judge" for phase in waits_for(judged=True, path=path))
-
-
-def run_waits_for(run_id: int) -> bool:
-    """Whether a worker should put this run back for now: its board is judged and the judge is still being set
-    up (a worker that took it would wait on the judge, holding back the judge-free boards' runs behind it)."""
-    from evaluators.core import evaluator_class
-    from leaderboard.submissions.models import EvaluationRun
-
-    if not judge_pending():
-        return False
-    key = EvaluationRun.objects.filter(pk=run_id).values_list("evaluator_key", flat=True).first()
-    return key is not None and bool(evaluator_class(key).judge_role)
 
 
 def cache_token(path: Path | None = None) -> str:

@@ -16,7 +16,8 @@ urlpatterns = [
     # each app's pages; model hosting's before the model pages ("models/register/" is not a model)
     path("", include("leaderboard.modelhost.urls")),
     path("", include("leaderboard.catalog.urls")),
-    path("", include("leaderboard.submissions.urls")),
+    path("", include("leaderboard.runs.urls")),
+    path("", include("leaderboard.boards.urls")),
     path("arena/", include("leaderboard.arena.urls")),
     path("", include("leaderboard.history.urls")),  # snapshots and changelog: pages and API
     path("accounts/signup/", account_views.signup, name="signup"),

@@ -130,7 +130,8 @@ def other_user(django_user_model):
 def multi_lcb(db, mini_release):
     """The Multi-LCB benchmark with the three-problem dataset as its current version."""
     from leaderboard.catalog.models import Benchmark
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
 
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug="multi-lcb")

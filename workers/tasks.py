@@ -18,8 +18,7 @@ JUDGE_PENDING_RECHECK_SECONDS = 15
 
 @app.task(bind=True, max_retries=None, name=routing.EVALUATE_RUN, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
 def evaluate_run(self: Task, run_id: int) -> str:
-    from leaderboard.setup_status import run_waits_for
-    from leaderboard.submissions.execution import run_execute
+    from leaderboard.chains.execution import run_execute, run_waits_for
 
     if run_waits_for(run_id):  # a judged board's run while the judge is still installing: the worker scores others first
         log.info("run %s: its judge is still being set up; back to the queue for %s s", run_id, JUDGE_PENDING_RECHECK_SECONDS)
@@ -31,7 +30,7 @@ def evaluate_run(self: Task, run_id: int) -> str:
 
 @app.task(name=routing.HELP_RUN, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
 def help_run(run_id: int) -> str:
-    from leaderboard.submissions.execution import run_help
+    from leaderboard.chains.execution import run_help
 
     outcome = run_help(run_id=run_id)
     log.info("helping run %s: %s", run_id, outcome)
@@ -41,8 +40,8 @@ def help_run(run_id: int) -> str:
 @app.task(name=routing.REQUEUE_EXPIRED, soft_time_limit=60, time_limit=90)
 def requeue_expired_runs() -> tuple[int, int, int]:
     from leaderboard.ops import beat_ticked
-    from leaderboard.submissions.generation.jobs import generation_jobs_requeue_expired
-    from leaderboard.submissions.services import runs_requeue_expired, runs_resend_stale_queued
+    from leaderboard.runs.generation.jobs import generation_jobs_requeue_expired
+    from leaderboard.runs.services import runs_requeue_expired, runs_resend_stale_queued
 
     beat_ticked()
     requeued, failed = runs_requeue_expired()
@@ -53,7 +52,7 @@ def requeue_expired_runs() -> tuple[int, int, int]:
 @app.task(name=routing.GENERATE_SUBMISSION, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
 def generate_submission(job_id: int) -> str:
     """On ``gpu-<kind>`` (self-hosted weights) or ``cpu`` (endpoints): one model load per submission."""
-    from leaderboard.submissions.generation.worker import generation_execute
+    from leaderboard.runs.generation.worker import generation_execute
 
     outcome = generation_execute(job_id=job_id)
     log.info("generation job %s: %s", job_id, outcome)
@@ -63,7 +62,7 @@ def generate_submission(job_id: int) -> str:
 @app.task(name=routing.PREFLIGHT_MODEL, soft_time_limit=900, time_limit=960)
 def preflight_model(model_id: int) -> str:
     """On ``interactive``: check a registered model before any GPU time (never behind an evaluation run)."""
-    from leaderboard.modelhost.services import model_preflight_run
+    from leaderboard.chains.demo import model_preflight_run
 
     status = model_preflight_run(model_id=model_id)
     log.info("pre-flight of model %s: %s", model_id, status)
@@ -73,7 +72,7 @@ def preflight_model(model_id: int) -> str:
 @app.task(name=routing.VALIDATE_JUDGE, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
 def validate_judge(benchmark_id: int, limit: int = 0) -> dict[str, object]:
     """On ``cpu``: an operator's judge validation (``manage.py validate_judge --queue``)."""
-    from leaderboard.catalog.validation import judge_validation_run
+    from leaderboard.modelhost.validation import judge_validation_run
 
     return judge_validation_run(benchmark_id=benchmark_id, limit=limit or None)
 

@@ -88,7 +88,7 @@ class _VideoNIAH(Evaluator):
 
     def server_options(self, settings: dict[str, Any]) -> ServerOptions:
         """Video mode asks the server to keep every frame of the video; the images or videos per prompt
-        are counted from the requests themselves (leaderboard.submissions.generation.plans)."""
+        are counted from the requests themselves (leaderboard.runs.generation.plans)."""
         return ServerOptions(video_all_frames=self.mode == "video")
 
     def environment(self) -> dict[str, str]:

@@ -1,7 +1,8 @@
-"""Arena URLs (mounted at /arena/)."""
+"""Arena URLs (mounted at /arena/); the agreement page is the boards' (it reads both)."""
 from django.urls import path
 
 from leaderboard.arena import views
+from leaderboard.boards import views as board_views
 
 urlpatterns = [
     path("", views.arena_home, name="arena"),
@@ -10,7 +11,7 @@ urlpatterns = [
     path("findings/", views.findings_page, name="arena-findings"),
     path("topics/", views.topics_page, name="arena-topics"),
     path("transparency/", views.transparency_page, name="arena-transparency"),
-    path("agreement/", views.agreement_page, name="arena-agreement"),
+    path("agreement/", board_views.agreement_page, name="arena-agreement"),
     path("votes.<str:fmt>", views.votes_download, name="arena-votes"),
     path("exclusions/", views.exclusions_page, name="arena-exclusions"),
     path("b/<str:public_id>/", views.battle_page, name="arena-battle"),

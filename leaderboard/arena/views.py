@@ -142,13 +142,6 @@ def leaderboard_page(request: HtmxRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-def agreement_page(request: HtmxRequest) -> HttpResponse:
-    """How far each static board's ranking agrees with people's (``leaderboard.arena.agreement``)."""
-    from leaderboard.arena.agreement import board_agreement
-
-    return render(request, "arena/agreement.html", {"report": board_agreement()})
-
-
 def topics_page(request: HtmxRequest) -> HttpResponse:
     """The topic explorer: the public prompts' topics and subtopics, each with its ratings, and the held-out comparison."""
     snapshot = selectors.latest_topics()

@@ -8,7 +8,7 @@ import secrets
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -25,7 +25,6 @@ from leaderboard.catalog.catalog import BOARDS
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.media import StorageMedia, new_prefix
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
-from leaderboard.history.changelog import changelog_dataset_version
 
 
 def benchmarks_sync() -> list[Benchmark]:
@@ -54,12 +53,14 @@ def benchmarks_sync() -> list[Benchmark]:
     return rows
 
 
-def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str, make_current: bool = True) -> DatasetVersion:
+def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str, make_current: bool = True,
+                           stored: Callable[[DatasetVersion], None] | None = None) -> DatasetVersion:
     """Import a benchmark's released file into a new DatasetVersion (normalized items in storage, and
     its images, if any, under the version's own media prefix, each once by content hash).
 
     Raises evaluators.core.DatasetError naming the record and field if the release is malformed;
-    nothing is stored in that case.
+    nothing is stored in that case. ``stored`` is called in the transaction that stores the version (the
+    chain ``leaderboard.chains.datasets`` files the board's changelog there).
     """
     if not benchmark.evaluator_key:
         raise ValueError(f"benchmark '{benchmark.slug}' has no evaluator yet, so its datasets cannot be imported")
@@ -88,7 +89,8 @@ def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str
                     item_ids=items.ids(), is_current=make_current, source_name=release_path.name, notes=notes,
                     media_prefix=media.prefix if media.count else "", media_count=media.count, media_bytes=media.bytes,
                 )
-                changelog_dataset_version(version=version, added=True)
+                if stored is not None:
+                    stored(version)
     except BaseException:
         if key:
             default_storage.delete(key)  # no file without its row
@@ -97,15 +99,17 @@ def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str
     return version
 
 
-def dataset_version_make_current(*, version: DatasetVersion) -> DatasetVersion:
-    """Make an imported version its benchmark's current one (the board then shows the runs scored on it)."""
+def dataset_version_make_current(*, version: DatasetVersion, changed: Callable[[DatasetVersion], None] | None = None) -> DatasetVersion:
+    """Make an imported version its benchmark's current one (the board then shows the runs scored on it);
+    ``changed`` is called in the transaction when it was not current yet (see ``dataset_version_import``)."""
     with transaction.atomic():
         DatasetVersion.objects.filter(benchmark=version.benchmark, is_current=True).exclude(pk=version.pk).update(is_current=False)
         if not version.is_current:
             version.is_current = True
             version.save(update_fields=["is_current"])
             _open_dimensions_fill(version.benchmark, dataset_items(version))
-            changelog_dataset_version(version=version, added=False)
+            if changed is not None:
+                changed(version)
     return version
 
 
@@ -184,6 +188,13 @@ def model_slug(name: str, *, is_public: bool) -> str:
     return slug
 
 
+def new_model_name_problem(name: str) -> str:
+    """Why a new catalog model may not be called ``name`` ("" when it may): the arena's rule
+    (``arena.catalog_link.reserved_name_problem``: not a contestant's name), asked through the catalog by
+    the apps below the arena (model hosting)."""
+    return reserved_name_problem(name)
+
+
 def model_get_or_create(*, owner: User, name: str, is_public: bool = True, organization: str = "",
                         release_date: dt.date | None = None, modality: str = "text") -> Model:
     """The owner's model of this name, created on first use with a unique slug (and ``modality``); a new
@@ -197,7 +208,7 @@ def model_get_or_create(*, owner: User, name: str, is_public: bool = True, organ
             existing.release_date = release_date
             existing.save(update_fields=["release_date"])
         return existing
-    reserved = reserved_name_problem(name)
+    reserved = new_model_name_problem(name)
     if reserved:
         raise ValueError(f"model name: {reserved}")
     return Model.objects.create(owner=owner, name=name, slug=model_slug(name, is_public=is_public), is_public=is_public,

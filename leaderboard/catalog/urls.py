@@ -4,7 +4,5 @@ from django.urls import path
 from leaderboard.catalog import views
 
 urlpatterns = [
-    path("benchmarks/<slug:slug>/items.jsonl", views.benchmark_items, name="benchmark-items"),
     path("benchmarks/<slug:slug>/example-predictions.jsonl", views.example_predictions, name="example-predictions"),
-    path("judges/", views.judges, name="judges"),
 ]

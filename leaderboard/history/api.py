@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 from leaderboard.catalog.models import Benchmark
 from leaderboard.history import selectors
 from leaderboard.history.models import ChangeKind, ChangelogEntry, Snapshot
+from leaderboard.http import site_address
 
 
 class SnapshotSummarySerializer(serializers.Serializer):
@@ -95,7 +96,7 @@ class SnapshotSerializer(SnapshotSummarySerializer):
     def get_downloads(self, snapshot: Snapshot) -> dict[str, str | None]:
         """Addresses of the downloads; with rows withheld they serve a copy without them."""
         def address(fmt: str) -> str:
-            return selectors.site_address(reverse("snapshot-download", args=[snapshot.benchmark.slug, snapshot.pk, fmt]),
+            return site_address(reverse("snapshot-download", args=[snapshot.benchmark.slug, snapshot.pk, fmt]),
                                           self.context.get("request"))
 
         return {"csv": address("csv"), "json": address("json"), "parquet": address("parquet") if snapshot.parquet_sha256 else None}

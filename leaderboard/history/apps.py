@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from django.apps import AppConfig
 
 if TYPE_CHECKING:
-    from leaderboard.submissions.models import EvaluationRun
+    from leaderboard.runs.models import EvaluationRun
 
 
 def _run_deleted(sender: type, instance: EvaluationRun, **_: Any) -> None:
@@ -29,7 +29,7 @@ class HistoryConfig(AppConfig):
 
         from leaderboard.history.models import SnapshotWithholding
         from leaderboard.pagecache import boards_changed
-        from leaderboard.submissions.models import EvaluationRun
+        from leaderboard.runs.models import EvaluationRun
 
         post_delete.connect(_run_deleted, sender=EvaluationRun, dispatch_uid="snapshot-withhold-deleted-run")
         post_save.connect(boards_changed, sender=SnapshotWithholding, dispatch_uid="pagecache-save-SnapshotWithholding")

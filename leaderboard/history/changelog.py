@@ -16,8 +16,8 @@ from django.utils import timezone
 
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.history.models import ChangeKind, ChangelogEntry, Snapshot
-from leaderboard.submissions.keys import column_id
-from leaderboard.submissions.models import EvaluationRun, LeaderboardEntry
+from leaderboard.runs.keys import column_id
+from leaderboard.runs.models import EvaluationRun, LeaderboardEntry
 
 #: a leaderboard row's slot as the entries service keys it: (benchmark, dataset version, public, submitter)
 Slot = tuple[int, int, bool, int | None]

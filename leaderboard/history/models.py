@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import models
 
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
-from leaderboard.submissions.models import EvaluationRun
+from leaderboard.runs.models import EvaluationRun
 
 
 class SnapshotImmutable(Exception):

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -25,7 +24,8 @@ from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.history import exports
 from leaderboard.history.changelog import headline_of, headline_text
 from leaderboard.history.models import ChangeKind, ChangelogEntry, Snapshot, SnapshotWithholding
-from leaderboard.submissions.models import EvaluationRun
+from leaderboard.http import site_address
+from leaderboard.runs.models import EvaluationRun
 
 #: how many snapshots rank history reads per board (the latest ones)
 HISTORY_SNAPSHOTS = 24
@@ -132,21 +132,6 @@ def snapshot_download(*, snapshot: Snapshot, fmt: str) -> Download | None:
     if fmt not in files:  # a Parquet file needs pyarrow, no longer installed
         return None
     return Download(files[fmt], exports.sha256(files[fmt]), found[1], withheld)
-
-
-#: the address of full links made with no request (emails, commands, the schedule) while ``SITE_URL`` is unset
-LOCAL_SITE_URL = "http://127.0.0.1:8000"
-
-
-def site_address(path: str, request: HttpRequest | None = None) -> str:
-    """A path on this site as a full address: on ``settings.SITE_URL`` (``LEADERBOARD_SITE_URL``) when it
-    is set, else on the scheme and host the request came to (the site may run on any port), else
-    ``LOCAL_SITE_URL``."""
-    if settings.SITE_URL:
-        return settings.SITE_URL.rstrip("/") + path
-    if request is not None:
-        return request.build_absolute_uri(path)
-    return LOCAL_SITE_URL + path
 
 
 def snapshot_url(snapshot: Snapshot, request: HttpRequest | None = None) -> str:

@@ -20,8 +20,8 @@ from leaderboard.catalog.models import Benchmark
 from leaderboard.history import exports
 from leaderboard.history.changelog import changelog_snapshot
 from leaderboard.history.models import Snapshot, SnapshotWithholding, WithholdingCause
-from leaderboard.submissions import selectors
-from leaderboard.submissions.models import LeaderboardEntry
+from leaderboard.boards import selectors
+from leaderboard.runs.models import LeaderboardEntry
 
 #: every row on one page: a snapshot is the whole board
 _ALL_ROWS = 1_000_000

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from leaderboard.catalog.models import Model
 from leaderboard.history.models import Snapshot, SnapshotWithholding, WithholdingCause
-from leaderboard.submissions.models import EvaluationRun
+from leaderboard.runs.models import EvaluationRun
 
 #: the public reasons written for a visibility change or a deletion
 REASON_MODEL_PRIVATE = "the model was made private"

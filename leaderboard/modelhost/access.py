@@ -1,7 +1,7 @@
 """Reaching the model a generation job asks: an OpenAI-compatible endpoint as it is, or a model server
 this worker starts from local weights in its own process group (``transformers serve`` on a CPU,
 ``vllm serve`` on GPU workers; never torch or CUDA inside the Celery process), restarted once when it
-dies and always stopped at the end. Used by leaderboard.submissions.generation.worker."""
+dies and always stopped at the end. Used by leaderboard.runs.generation.worker."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -35,14 +35,12 @@ from evaluators.core.types import InfrastructureError
 from evaluators.llm.types import Endpoint, ModelError, redact_userinfo
 from leaderboard import queues
 from leaderboard.accounts import policy
-from leaderboard.arena.catalog_link import reserved_name_problem
+from leaderboard.accounts.site_accounts import DEMO_OWNER
 from leaderboard.catalog.models import Model
-from leaderboard.catalog.services import model_slug
+from leaderboard.catalog.services import model_slug, new_model_name_problem
 from leaderboard.modelhost import secrets
 from leaderboard.modelhost.models import UploadPart, WeightsUpload
 from leaderboard.modelhost.uploads import fetch_weights, part_store
-from leaderboard.submissions.models import Submission
-from leaderboard.submissions.sitework import DEMO_OWNER
 
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 log = logging.getLogger(__name__)
@@ -117,7 +115,7 @@ def model_register(*, owner: User, name: str, spec: ModelSource, organization: s
     name = name.strip()
     if not name:
         raise ModelRefused("name: must not be empty.", field="name")
-    reserved = reserved_name_problem(name)
+    reserved = new_model_name_problem(name)
     if reserved:
         raise ModelRefused(f"name: {reserved}", field="name")
     if modality not in modalities.MODALITIES:
@@ -271,8 +269,6 @@ def model_preflight_run(*, model_id: int) -> str:
     if isinstance(data["facts"].get("parameters"), int) and not model.parameters:
         updates["parameters"] = data["facts"]["parameters"]
     Model.objects.filter(pk=model.pk).update(**updates)
-    if status == Model.PREFLIGHT_PASSED and model.name == DEMO_MODEL:
-        demo_model_submit(model=Model.objects.get(pk=model.pk))
     return status
 
 
@@ -388,25 +384,6 @@ DEMO_MODEL = "tiny-llama (random weights, CPU)"
 #: the demo's answers are noise: one short sample per problem keeps a whole Multi-LCB run to about a
 #: minute on a CPU (the benchmark's own defaults, 10 samples of up to 32k tokens, would take hours)
 DEMO_GENERATION = {"n": 1, "max_tokens": 48}
-
-
-def demo_model_submit(*, model: Model) -> Submission | None:
-    """The embedded demo's model, once pre-flighted, is submitted by its owner to every text benchmark
-    that has an evaluator and a dataset and that it was never submitted to (Multi-LCB and PoliCon),
-    so a newcomer watches it generated, scored and judged without doing anything. Returns the
-    submission, or None when there was nothing to submit."""
-    from leaderboard.catalog.models import Benchmark
-    from leaderboard.submissions.services import submission_create_for_model
-
-    if model.owner.username != DEMO_OWNER:
-        return None
-    done = set(model.submissions.values_list("runs__benchmark_id", flat=True))
-    wanted = [b for b in Benchmark.objects.exclude(evaluator_key="").filter(modality__in=modalities.covered_by(model.modality), dataset_versions__is_current=True)
-              if b.pk not in done]
-    if not wanted:
-        return None
-    return submission_create_for_model(owner=model.owner, model=model, benchmarks=wanted,
-                                       note="the embedded demo, submitted on its own once pre-flighted")
 
 
 def demo_model_ensure() -> Model | None:

@@ -8,4 +8,5 @@ urlpatterns = [
     path("models/register/", views.model_register, name="model-register"),
     path("models/upload/", views.weights_upload, name="weights-upload"),
     path("models/<slug:slug>/preflight/", views.model_preflight, name="model-preflight"),
+    path("judges/", views.judges, name="judges"),
 ]

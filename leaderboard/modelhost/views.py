@@ -1,4 +1,5 @@
-"""Model hosting's pages: registering a model, uploading its weights, and its pre-flight check."""
+"""Model hosting's pages: registering a model, uploading its weights, its pre-flight check, and how each
+judged board's judge is validated."""
 from __future__ import annotations
 
 from django.conf import settings
@@ -8,11 +9,15 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from evaluators.llm.validation import MARGIN
+from evaluators.policon.validation import PASS_R
 from leaderboard.accounts import policy
 from leaderboard.http import HtmxRequest, SignedInRequest
+from leaderboard.pagecache import cached_page
 from leaderboard.modelhost import services as modelhost
+from leaderboard.modelhost import validation
 from leaderboard.modelhost.forms import ModelRegistrationForm, WeightsUploadForm
-from leaderboard.submissions import selectors
+from leaderboard.catalog.selectors import models_visible
 
 
 @login_required
@@ -39,7 +44,7 @@ def model_register(request: SignedInRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def model_preflight(request: HtmxRequest, slug: str) -> HttpResponse:
     """GET: the pre-flight fragment (htmx polls it while pending). POST: run the pre-flight again."""
-    model = get_object_or_404(selectors.models_visible(user=request.user), slug=slug)
+    model = get_object_or_404(models_visible(user=request.user), slug=slug)
     can_manage = policy.can_manage(request.user, model)
     if request.method == "POST":
         try:
@@ -69,3 +74,10 @@ def weights_upload(request: SignedInRequest) -> HttpResponse:
             messages.success(request, f"Upload #{upload.pk} complete; register a model with it below.")
             return redirect("model-register")
     return render(request, "web/upload.html", {"form": form, "part_size": settings.UPLOAD_PART_BYTES})
+
+
+@cached_page
+def judges(request: HtmxRequest) -> HttpResponse:
+    """How a judged board's judge is validated, and where each board stands."""
+    return render(request, "web/judges.html", {"boards": validation.judged_boards(), "margin": MARGIN, "pass_r": PASS_R,
+                                               "not_validated": validation.NOT_VALIDATED})

@@ -12,7 +12,7 @@ class WebConfig(AppConfig):
         from leaderboard.arena.models import ArenaModel
         from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
         from leaderboard.history.models import ChangelogEntry, Snapshot
-        from leaderboard.submissions.models import EvaluationRun, LeaderboardEntry, Submission
+        from leaderboard.runs.models import EvaluationRun, LeaderboardEntry, Submission
         from leaderboard.pagecache import boards_changed
 
         # ArenaModel: its link to a catalog model decides whose profile and index row show its figures

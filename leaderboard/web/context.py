@@ -6,7 +6,7 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from leaderboard.submissions.notifications import unread_count
+from leaderboard.runs.notifications import unread_count
 
 
 def unread_notifications(request: HttpRequest) -> dict[str, Any]:

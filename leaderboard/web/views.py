@@ -11,7 +11,7 @@ from leaderboard import ops
 from leaderboard.catalog.models import Benchmark
 from leaderboard.http import HtmxRequest
 from leaderboard.pagecache import cached_page
-from leaderboard.submissions import leaders
+from leaderboard.boards import leaders
 
 
 @cached_page

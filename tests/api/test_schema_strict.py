@@ -9,7 +9,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from leaderboard.api.paging import MAX_LIMIT, MAX_OFFSET
-from leaderboard.api.serializers import ModelSubmissionSerializer
+from leaderboard.runs.serializers import ModelSubmissionSerializer
 from tests.support.factories import scored_run
 from tests.web.test_pages import add_item_results
 
@@ -87,7 +87,7 @@ def test_generation_settings_nested_too_deep_or_of_another_shape_are_refused():
 
 def test_the_service_refuses_the_same_settings_for_the_web_form_too(multi_lcb, user):
     from leaderboard.catalog.models import Model
-    from leaderboard.submissions import services
+    from leaderboard.runs import services
 
     model = Model.objects.create(owner=user, name="settings-model", slug="settings-model", source=Model.SOURCE_HF, hf_repo="org/m",
                                  hf_revision="a" * 40, preflight_status=Model.PREFLIGHT_PASSED)

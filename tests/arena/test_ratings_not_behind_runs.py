@@ -7,8 +7,8 @@ import pytest
 
 from leaderboard import queues
 from leaderboard.arena.models import RatingSnapshot
-from leaderboard.submissions.models import EvaluationRun, RunStatus
-from leaderboard.submissions.services import submission_create_from_predictions
+from leaderboard.runs.models import EvaluationRun, RunStatus
+from leaderboard.runs.services import submission_create_from_predictions
 from tests.conftest import Worker, predictions_jsonl, wait_for
 from tests.submissions.test_queue_order import PY_SLOWER_SUM
 

@@ -17,7 +17,7 @@ from evaluators.causal_pitfalls.card import ERROR_RATE
 from evaluators.causal_pitfalls.evaluator import CODE_FAILURE, RELIABILITY
 from evaluators.core import evaluator_for
 from leaderboard.catalog.models import Model
-from leaderboard.submissions.models import EvaluationRun, GeneratedOutput, ItemResult, RunStatus, Score
+from leaderboard.runs.models import EvaluationRun, GeneratedOutput, ItemResult, RunStatus, Score
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for, register, submit_model
 from tests.modelhost.test_endpoint import all_finished, preflighted
@@ -69,7 +69,8 @@ def worker_env(worker_env: dict[str, str], judge_server: OpenAIServer) -> dict[s
 @pytest.fixture
 def benchmarks(db):
     from leaderboard.catalog.models import Benchmark
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
 
     benchmarks_sync()
     found = []

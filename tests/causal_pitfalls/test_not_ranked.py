@@ -18,7 +18,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
 from evaluators.core import evaluator_for
-from leaderboard.submissions.models import EvaluationRun, RunStatus
+from leaderboard.runs.models import EvaluationRun, RunStatus
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for
 from tests.support.openai_server import OpenAIServer, Reply
@@ -63,7 +63,8 @@ def worker_env(worker_env: dict[str, str], judge_server: OpenAIServer) -> dict[s
 @pytest.fixture
 def causal_pitfalls(db):
     from leaderboard.catalog.models import Benchmark
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
 
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug="causal-pitfalls")

@@ -203,7 +203,7 @@ def test_sigterm_when_idle_stops_everything(var: Path) -> None:
     # nothing left to do: the queued work of the earlier starts is cancelled (the samples' baselines are not queued
     # again: they are submitted already)
     subprocess.run([sys.executable, "manage.py", "shell", "-c",
-                    "from leaderboard.submissions.models import EvaluationRun, GenerationJob\n"
+                    "from leaderboard.runs.models import EvaluationRun, GenerationJob\n"
                     "for model in (EvaluationRun, GenerationJob):\n"
                     "    model.objects.filter(status__in=['queued', 'running']).update(status='cancelled')"],
                    cwd=REPO, env=_embedded_env(var), check=True)

@@ -7,7 +7,7 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from leaderboard.submissions.models import EvaluationRun, RunStatus
+from leaderboard.runs.models import EvaluationRun, RunStatus
 from tests.conftest import wait_for
 from tests.support.factories import scored_run
 

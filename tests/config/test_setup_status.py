@@ -55,7 +55,7 @@ def test_a_waiting_run_says_which_setup_it_waits_for_and_how_long_that_took_last
     import re
 
     from leaderboard.catalog.models import Benchmark, DatasetVersion
-    from leaderboard.submissions.models import RunStatus, Submission
+    from leaderboard.runs.models import RunStatus, Submission
 
     settings.VAR_DIR = tmp_path
     path = tmp_path / "setup-status.json"

@@ -28,7 +28,7 @@ def test_valid_file_with_samples():
 
 def test_a_nul_character_in_an_output_is_replaced_so_postgres_can_store_it():
     """PostgreSQL's text and jsonb refuse NUL; random-weight models write it (vLLM's tiny model did)."""
-    from leaderboard.submissions.generation.worker import _outputs
+    from leaderboard.runs.generation.worker import _outputs
     from evaluators.core.types import ModelRequest
     from evaluators.llm.types import ChatResult, Usage
 

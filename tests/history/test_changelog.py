@@ -7,10 +7,10 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from leaderboard.catalog.models import Model
-from leaderboard.catalog.services import dataset_version_import, dataset_version_make_current
+from leaderboard.chains.datasets import dataset_version_import, dataset_version_make_current
 from leaderboard.history.models import ChangeKind, ChangelogEntry
-from leaderboard.submissions import services
-from leaderboard.submissions.models import Submission
+from leaderboard.chains import board_rows
+from leaderboard.runs.models import Submission
 from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db
@@ -32,8 +32,8 @@ def test_a_first_public_row_and_a_run_replacing_it(multi_lcb, user):
     replaced = ChangelogEntry.objects.get(kind=ChangeKind.RUN_REPLACED)
     assert replaced.previous_headline == pytest.approx([0.5, 0.45, 0.55, 3]) and replaced.headline == pytest.approx([0.75, 0.7, 0.8, 3])
     assert (replaced.run, replaced.previous_run_id, replaced.model.name) == (second, first.pk, "Alpha")
-    services.leaderboard_entry_refresh(run=first)  # an older run delivered again changes nothing
-    services.leaderboards_rebuild()  # nor does rebuilding every row from the runs
+    board_rows.leaderboard_entry_refresh(run=first)  # an older run delivered again changes nothing
+    board_rows.leaderboards_rebuild()  # nor does rebuilding every row from the runs
     assert len(kinds()) == 2
     api = APIClient().get(API).json()
     assert [(e["kind"], e["model"], e["headline"][0], e["previous_headline"][0]) for e in api if e["kind"] == "run_replaced"] == [

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
 from leaderboard.catalog.models import Benchmark
-from leaderboard.catalog.services import dataset_version_import
+from leaderboard.chains.datasets import dataset_version_import
 from leaderboard.history import selectors
 from leaderboard.history.models import ChangeKind, ChangelogEntry, Snapshot, SnapshotImmutable
 from leaderboard.history.services import SnapshotRefused, snapshot_freeze, snapshots_freeze_scheduled

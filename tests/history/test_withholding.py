@@ -171,7 +171,7 @@ def test_permanent_addresses_and_the_citation_use_the_host_the_site_was_asked_at
 
 
 def test_a_run_cancelled_from_the_admin_names_no_staff_on_its_public_page(multi_lcb, user, staffer):
-    from leaderboard.submissions.models import EvaluationRun, RunStatus, Submission
+    from leaderboard.runs.models import EvaluationRun, RunStatus, Submission
 
     model = Model.objects.create(owner=user, name="Delta", slug="delta")
     submission = Submission.objects.create(model=model, owner=user)

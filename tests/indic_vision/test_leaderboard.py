@@ -18,7 +18,7 @@ from django.test import override_settings
 from evaluators.core.types import DatasetError
 from evaluators.indic_vision.evaluator import IndicVisionOCREvaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
-from leaderboard.submissions.models import EvaluationRun, GeneratedOutput, GenerationJob, ItemResult, RunStatus, Score
+from leaderboard.runs.models import EvaluationRun, GeneratedOutput, GenerationJob, ItemResult, RunStatus, Score
 from tests.conftest import wait_for
 from tests.indic_vision.test_scoring import grader
 from tests.modelhost.conftest import api_for, gpu_worker, register, submit_model  # noqa: F401 - a fixture
@@ -61,7 +61,8 @@ def worker_env(worker_env: dict[str, str], judge_server: OpenAIServer) -> dict[s
 
 
 def import_all(release: Path) -> dict[str, Benchmark]:
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
 
     benchmarks_sync()
     benchmarks = {slug: Benchmark.objects.get(slug=slug) for slug in SLUGS}
@@ -76,7 +77,8 @@ def stored_names(prefix: str) -> list[str]:
 
 
 def test_an_import_stores_each_image_once_and_a_failed_import_leaves_nothing(tmp_path):
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
 
     benchmarks = import_all(SAMPLE)
     vqa = DatasetVersion.objects.get(benchmark=benchmarks["indic-vision-vqa"])

@@ -13,7 +13,7 @@ from django.db import connection
 from django.test import Client
 
 from leaderboard.catalog.models import Model
-from leaderboard.submissions.models import EvaluationRun, FailureKind, GeneratedOutput, GenerationJob, QuotaUsage, RunStatus, Score
+from leaderboard.runs.models import EvaluationRun, FailureKind, GeneratedOutput, GenerationJob, QuotaUsage, RunStatus, Score
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for, python_solver, register, submit_model
 from tests.support.openai_server import OpenAIServer, Reply

@@ -11,8 +11,8 @@ from rest_framework.test import APIClient
 
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost import services
-from leaderboard.submissions import services as submissions
-from leaderboard.submissions.models import EvaluationRun, GenerationJob
+from leaderboard.runs import services as submissions
+from leaderboard.runs.models import EvaluationRun, GenerationJob
 from tests.modelhost.conftest import api_for
 
 pytestmark = pytest.mark.django_db

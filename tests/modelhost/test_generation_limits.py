@@ -13,9 +13,9 @@ import pytest
 
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost import services as modelhost
-from leaderboard.submissions.generation.worker import generation_execute
-from leaderboard.submissions import services as submissions
-from leaderboard.submissions.models import EvaluationRun, FailureKind, GeneratedOutput, RunStatus
+from leaderboard.runs.generation.worker import generation_execute
+from leaderboard.runs import services as submissions
+from leaderboard.runs.models import EvaluationRun, FailureKind, GeneratedOutput, RunStatus
 from tests.modelhost.conftest import python_solver
 from tests.support.openai_server import OpenAIServer, Reply
 

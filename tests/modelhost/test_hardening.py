@@ -17,7 +17,7 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from leaderboard import queues
-from leaderboard.api.views import OctetStreamParser
+from leaderboard.modelhost.api import OctetStreamParser
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost import services
 from leaderboard.modelhost.uploads import S3PartStore

@@ -17,8 +17,9 @@ from django.urls import reverse
 
 from evaluators.core.registry import register, register_all
 from leaderboard.modelhost import judging
-from leaderboard.submissions import execution, services
-from leaderboard.submissions.models import EvaluationRun, FailureKind, ItemResult, RunStatus
+from leaderboard.chains import execution
+from leaderboard.runs import services
+from leaderboard.runs.models import EvaluationRun, FailureKind, ItemResult, RunStatus
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for
 from tests.support.judged_evaluator import DOTTED_PATH, JUDGED_KEY, JudgedEvaluator
@@ -57,7 +58,7 @@ def worker_env(worker_env: dict[str, str], judges_setting: str) -> dict[str, str
 @pytest.fixture
 def judged_benchmark(db, tmp_path):
     from leaderboard.catalog.models import Benchmark
-    from leaderboard.catalog.services import dataset_version_import
+    from leaderboard.chains.datasets import dataset_version_import
 
     register(JUDGED_KEY, DOTTED_PATH)  # what the site does at start-up from LEADERBOARD_EXTRA_EVALUATORS
     evaluator = JudgedEvaluator()

@@ -19,10 +19,10 @@ from evaluators.core import registry
 from evaluators.core.files import parse_predictions
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost import services as modelhost
-from leaderboard.submissions.generation.worker import generation_execute
-from leaderboard.submissions import services as submissions
-from leaderboard.submissions.execution import run_execute
-from leaderboard.submissions.models import EvaluationRun, GeneratedOutput, GenerationJob, ItemResult, RunStatus
+from leaderboard.runs.generation.worker import generation_execute
+from leaderboard.runs import services as submissions
+from leaderboard.chains.execution import run_execute
+from leaderboard.runs.models import EvaluationRun, GeneratedOutput, GenerationJob, ItemResult, RunStatus
 from tests.conftest import Worker, wait_for
 from tests.modelhost.conftest import python_solver
 from tests.support.openai_server import OpenAIServer, Reply

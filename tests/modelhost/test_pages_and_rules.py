@@ -12,10 +12,11 @@ from django.test import override_settings
 from evaluators.llm.tiny import create_tiny_model
 from leaderboard import queues
 from leaderboard.catalog.models import Model
+from leaderboard.chains.demo import demo_model_submit
 from leaderboard.modelhost import secrets, services
 from leaderboard.modelhost.models import WeightsUpload
-from leaderboard.submissions import services as submissions
-from leaderboard.submissions.generation import jobs
+from leaderboard.runs import services as submissions
+from leaderboard.runs.generation import jobs
 from tests.conftest import REPO
 from tests.modelhost.conftest import api_for
 
@@ -121,7 +122,7 @@ def test_gpu_worker_refuses_a_prefork_pool():
 
 def test_generation_never_imports_torch_in_the_worker_process():
     code = ("import django, os, sys; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'leaderboard.settings'); django.setup();"
-            "import workers.tasks, leaderboard.submissions.generation.worker, evaluators.llm.server, evaluators.llm.client;"
+            "import workers.tasks, leaderboard.runs.generation.worker, evaluators.llm.server, evaluators.llm.client;"
             "print(sorted(m for m in ('torch', 'transformers', 'vllm') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
@@ -153,12 +154,12 @@ def test_the_demo_model_submits_itself_once_to_each_benchmark_with_a_dataset(use
     Model.objects.filter(pk=demo.pk).update(preflight_status="passed")  # what model_preflight_run does before calling it
     demo = Model.objects.get(pk=demo.pk)
     with django_capture_on_commit_callbacks(execute=True):
-        submission = services.demo_model_submit(model=demo)
+        submission = demo_model_submit(model=demo)
     assert [run.benchmark for run in submission.runs.all()] == [multi_lcb]  # PoliCon has no dataset in this test
     assert submission.owner == demo.owner and submission.generation_settings == services.DEMO_GENERATION
-    assert services.demo_model_submit(model=demo) is None  # once per benchmark
+    assert demo_model_submit(model=demo) is None  # once per benchmark
     Model.objects.filter(pk=demo.pk).update(owner=user)  # anyone else's model is never submitted for them
-    assert services.demo_model_submit(model=Model.objects.get(pk=demo.pk)) is None
+    assert demo_model_submit(model=Model.objects.get(pk=demo.pk)) is None
 
 
 def test_nobody_else_can_submit_an_endpoint_model(user, other_user, multi_lcb):
@@ -174,7 +175,7 @@ def test_a_run_left_waiting_by_a_finished_job_gets_the_job_queued_again(user, mu
 
     from django.utils import timezone
 
-    from leaderboard.submissions.models import EvaluationRun, GenerationJob
+    from leaderboard.runs.models import EvaluationRun, GenerationJob
 
     model = services.model_register(owner=user, name="api", spec=services.ModelSource(
         source="endpoint", endpoint_base_url="http://127.0.0.1:9/v1", endpoint_model="m"))

@@ -11,7 +11,7 @@ import pytest
 from django.test import override_settings
 
 from leaderboard.catalog.models import Model
-from leaderboard.submissions.models import EvaluationRun, FailureKind, GenerationJob, RunStatus
+from leaderboard.runs.models import EvaluationRun, FailureKind, GenerationJob, RunStatus
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for, register, submit_model
 from tests.modelhost.test_weights import PART, all_finished, model_archive, served_run_checks, server_processes, upload_in_parts

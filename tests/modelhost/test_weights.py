@@ -19,7 +19,7 @@ from django.test import override_settings
 from evaluators.llm.tiny import create_tiny_model
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost.uploads import S3PartStore
-from leaderboard.submissions.models import EvaluationRun, FailureKind, GeneratedOutput, GenerationJob, RunStatus, Score
+from leaderboard.runs.models import EvaluationRun, FailureKind, GeneratedOutput, GenerationJob, RunStatus, Score
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for, register, submit_model
 

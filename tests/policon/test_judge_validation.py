@@ -48,7 +48,8 @@ def judge_server() -> Iterator[OpenAIServer]:
 @pytest.fixture
 def policon(db, tmp_path: Path, settings, judge_server: OpenAIServer):
     from leaderboard.catalog.models import Benchmark
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
 
     settings.JUDGES = {"policon": {**JUDGE, "base_url": judge_server.base_url}}
     benchmarks_sync()
@@ -83,7 +84,7 @@ def test_validate_judge_reports_stores_and_shows_the_configured_judges_agreement
 def test_the_worker_task_validates_a_spread_sample_and_the_command_can_queue_it(policon, judge_server, sent_tasks,
                                                                                 django_capture_on_commit_callbacks):
     from leaderboard import queues
-    from leaderboard.catalog.validation import judge_validation_run
+    from leaderboard.modelhost.validation import judge_validation_run
     from workers.tasks import validate_judge
 
     # every second task of 4: tasks 0 (votes 1, 2 -> judge 2, 1: r = -1, both bands 0-3) and 2 (no resolution)
@@ -98,7 +99,7 @@ def test_the_worker_task_validates_a_spread_sample_and_the_command_can_queue_it(
 
 
 def test_a_judge_not_validated_yet_is_named_and_other_judges_figures_are_not_shown(policon, settings, client):
-    from leaderboard.catalog.validation import judge_validation_run
+    from leaderboard.modelhost.validation import judge_validation_run
 
     judge_validation_run(benchmark_id=policon.pk)
     settings.JUDGES = {"policon": {**JUDGE, "revision": "2027-01-01", "base_url": "http://127.0.0.1:9/v1"}}

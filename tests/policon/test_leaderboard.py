@@ -18,7 +18,7 @@ from evaluators.core.types import Prediction
 from evaluators.llm.client import ChatClient
 from evaluators.llm.judges import FALLBACK_METRIC, Judge
 from evaluators.llm.types import Endpoint, JudgeSpec
-from leaderboard.submissions.models import EvaluationRun, ItemResult, RunStatus, Score
+from leaderboard.runs.models import EvaluationRun, ItemResult, RunStatus, Score
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for
 from tests.policon.test_scoring import party_of
@@ -82,7 +82,8 @@ def worker_env(worker_env: dict[str, str], judge_server: OpenAIServer) -> dict[s
 @pytest.fixture
 def policon(db):
     from leaderboard.catalog.models import Benchmark
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
 
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug="policon")
@@ -118,7 +119,7 @@ def finished(run_ids: list[int]) -> bool:
 @pytest.mark.django_db(transaction=True)
 def test_policon_from_submission_to_leaderboard_with_baselines_and_every_judge_call(policon, user, judge_server, celery_worker,
                                                                                      client):
-    from leaderboard.submissions.services import baselines_submit
+    from leaderboard.runs.services import baselines_submit
 
     baselines = baselines_submit(benchmark=policon)
     assert sorted(s.model.name for s in baselines) == ["Greedy (baseline)", "Random (baseline)"]

@@ -7,15 +7,16 @@ import pytest
 
 from leaderboard import queues
 from leaderboard.catalog.models import Benchmark
-from leaderboard.submissions.models import EvaluationRun
+from leaderboard.runs.models import EvaluationRun
 
 pytestmark = pytest.mark.django_db
 
 
 def test_baselines_are_queued_in_turns_across_boards(sent_tasks, django_capture_on_commit_callbacks):
     from evaluators.core import evaluator_for
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
-    from leaderboard.submissions.services import baselines_submit_interleaved
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
+    from leaderboard.runs.services import baselines_submit_interleaved
 
     benchmarks_sync()
     boards = []

@@ -27,9 +27,10 @@ def test_the_boards_with_baselines_are_the_judged_ones() -> None:
 @pytest.mark.parametrize("slug", ["causal-pitfalls", "causal-pitfalls-code", "policon"])
 def test_every_baseline_the_board_shows_is_on_its_card(slug: str) -> None:
     from evaluators.core import evaluator_for
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
-    from leaderboard.submissions.selectors import method_card_of
-    from leaderboard.submissions.services.intake import baselines_pending
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
+    from leaderboard.boards.selectors import method_card_of
+    from leaderboard.runs.services.intake import baselines_pending
 
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug=slug)

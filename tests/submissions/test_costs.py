@@ -10,9 +10,9 @@ import pytest
 from django.utils import timezone
 
 from evaluators.core import MetricValue
-from leaderboard.submissions import services
-from leaderboard.submissions.costs import run_cost, summed
-from leaderboard.submissions.models import EvaluationRun, GeneratedOutput, GenerationJob, ItemResult, RunStatus
+from leaderboard.runs import services
+from leaderboard.runs.costs import run_cost, summed
+from leaderboard.runs.models import EvaluationRun, GeneratedOutput, GenerationJob, ItemResult, RunStatus
 from tests.conftest import PY_SUM, predictions_jsonl
 
 pytestmark = pytest.mark.django_db

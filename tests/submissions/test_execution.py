@@ -6,8 +6,9 @@ from django.test import override_settings
 
 from evaluators.core import InfrastructureError
 from evaluators.multi_lcb.evaluator import MultiLCBEvaluator
-from leaderboard.submissions import execution, services
-from leaderboard.submissions.models import EvaluationRun, FailureKind, RunStatus
+from leaderboard.chains import execution
+from leaderboard.runs import services
+from leaderboard.runs.models import EvaluationRun, FailureKind, RunStatus
 from tests.conftest import PY_SUM, predictions_jsonl
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -76,7 +77,7 @@ def test_the_command_line_scores_a_file_exactly_as_a_worker_does(multi_lcb, user
     from django.conf import settings
 
     from leaderboard.catalog.services import dataset_items_path
-    from leaderboard.submissions.models import ItemResult, Score
+    from leaderboard.runs.models import ItemResult, Score
 
     version = multi_lcb.dataset_versions.get(is_current=True)
     lines = []
@@ -135,7 +136,7 @@ def test_a_version_stored_before_shared_parts_still_scores(multi_lcb, user):
     from evaluators.core.files import read_items
     from leaderboard.catalog.models import DatasetVersion
     from leaderboard.catalog.services import dataset_items_path
-    from leaderboard.submissions.models import ItemResult
+    from leaderboard.runs.models import ItemResult
 
     version = multi_lcb.dataset_versions.get(is_current=True)
     old = "".join(json.dumps(item.to_dict(), ensure_ascii=False, sort_keys=True) + "\n"

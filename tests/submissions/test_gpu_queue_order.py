@@ -15,9 +15,9 @@ from django.contrib.auth import get_user_model
 from leaderboard import queues
 from leaderboard.catalog.models import Model
 from leaderboard.catalog.services import model_get_or_create
-from leaderboard.submissions.models import GenerationJob, Submission
-from leaderboard.submissions.services.runs import generation_job_queue
-from leaderboard.submissions.sitework import DEMO_OWNER
+from leaderboard.runs.models import GenerationJob, Submission
+from leaderboard.runs.services.runs import generation_job_queue
+from leaderboard.runs.sitework import DEMO_OWNER
 from tests.conftest import Worker, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)

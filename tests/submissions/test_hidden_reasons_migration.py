@@ -9,12 +9,12 @@ import pytest
 from django.apps import apps
 
 from leaderboard.catalog.services import model_get_or_create
-from leaderboard.submissions.models import EvaluationRun, ItemResult, RunStatus, Submission
+from leaderboard.runs.models import EvaluationRun, ItemResult, RunStatus, Submission
 from tests.web.test_run_items import lcb_sample, lcb_score, record, run_of
 
 pytestmark = pytest.mark.django_db
 
-migration = importlib.import_module("leaderboard.submissions.migrations.0013_hidden_test_reasons")
+migration = importlib.import_module("leaderboard.runs.migrations.0013_hidden_test_reasons")
 
 
 def test_a_stored_hidden_tests_stderr_is_scrubbed_and_a_public_tests_kept(multi_lcb, user):

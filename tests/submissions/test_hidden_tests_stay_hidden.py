@@ -16,7 +16,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from leaderboard.catalog.models import Benchmark
-from leaderboard.submissions.models import EvaluationRun, RunStatus
+from leaderboard.runs.models import EvaluationRun, RunStatus
 from tests.conftest import PY_SUM, wait_for
 from tests.submissions.test_pipeline import api_for, finished, submit
 

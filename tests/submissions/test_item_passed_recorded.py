@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.submissions import execution, services
-from leaderboard.submissions.models import ItemResult
+from leaderboard.chains import execution
+from leaderboard.runs import services
+from leaderboard.runs.models import ItemResult
 from tests.conftest import PY_SUM, predictions_jsonl
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.toolchains]

@@ -9,7 +9,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from leaderboard.submissions.models import EvaluationRun, FailureKind, Notification
+from leaderboard.runs.models import EvaluationRun, FailureKind, Notification
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for
 
@@ -18,7 +18,8 @@ from tests.modelhost.conftest import api_for
 def niah(db):
     from evaluators.core import evaluator_for
     from leaderboard.catalog.models import Benchmark
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
 
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug="video-niah-single")
@@ -61,7 +62,7 @@ def test_a_finished_run_tells_its_owner_on_the_page_and_by_email(niah, user, cel
 
 @pytest.mark.django_db(transaction=True)
 def test_a_failed_run_says_why_once_and_baselines_tell_nobody(niah, user, mailoutbox, django_capture_on_commit_callbacks):
-    from leaderboard.submissions import services
+    from leaderboard.runs import services
 
     user.email = "ada@example.org"
     user.save()

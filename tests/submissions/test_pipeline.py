@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from leaderboard.catalog.models import Benchmark
 from django.test import override_settings
 
-from leaderboard.submissions.models import EvaluationRun, ItemResult, RunChunk, RunStatus, Score
+from leaderboard.runs.models import EvaluationRun, ItemResult, RunChunk, RunStatus, Score
 from tests.conftest import PY_SLOW_SUM, PY_SUM, Worker, predictions_jsonl, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.toolchains]

@@ -9,9 +9,9 @@ import time
 import pytest
 from django.contrib.auth import get_user_model
 
-from leaderboard.submissions.models import EvaluationRun, RunStatus
-from leaderboard.submissions.services import submission_create_from_predictions
-from leaderboard.submissions.sitework import BASELINE_OWNER
+from leaderboard.runs.models import EvaluationRun, RunStatus
+from leaderboard.runs.services import submission_create_from_predictions
+from leaderboard.runs.sitework import BASELINE_OWNER
 from tests.conftest import PY_SUM, Worker, predictions_jsonl, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.toolchains]

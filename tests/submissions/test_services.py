@@ -10,8 +10,8 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from leaderboard import queues
-from leaderboard.submissions import selectors, services
-from leaderboard.submissions.models import EvaluationRun, FailureKind, QuotaUsage, RunStatus, Submission
+from leaderboard.runs import selectors, services
+from leaderboard.runs.models import EvaluationRun, FailureKind, QuotaUsage, RunStatus, Submission
 from tests.conftest import PY_SUM, predictions_jsonl
 
 pytestmark = pytest.mark.django_db(transaction=True)

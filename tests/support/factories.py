@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import model_get_or_create
-from leaderboard.submissions import services
-from leaderboard.submissions.models import EvaluationRun, RunStatus, Score, Submission
+from leaderboard.chains import board_rows
+from leaderboard.runs.models import EvaluationRun, RunStatus, Score, Submission
 
 
 def submission_make(owner: Any, model: Model | str, *, public: bool = True) -> Submission:
@@ -51,5 +51,5 @@ def scored_run(benchmark: Benchmark, owner: Any, model: Model | str, value: floa
     Score.objects.bulk_create(scores)
     EvaluationRun.objects.filter(pk=run.pk).update(finished_at=finished_at or timezone.now())
     run.refresh_from_db()
-    services.leaderboard_entry_refresh(run=run)
+    board_rows.leaderboard_entry_refresh(run=run)
     return run

@@ -13,7 +13,7 @@ import pytest
 from django.test import override_settings
 
 from leaderboard.catalog.models import Benchmark, DatasetVersion
-from leaderboard.submissions.models import EvaluationRun, GenerationJob, ItemResult, RunStatus, Score
+from leaderboard.runs.models import EvaluationRun, GenerationJob, ItemResult, RunStatus, Score
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for, gpu_worker, register, submit_model  # noqa: F401 - a fixture
 from tests.modelhost.test_weights import PART, all_finished
@@ -26,7 +26,8 @@ SLUGS = ("video-niah-single", "video-niah-multi")
 
 def import_both() -> dict[str, Benchmark]:
     from evaluators.core import evaluator_for
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
 
     benchmarks_sync()
     benchmarks = {slug: Benchmark.objects.get(slug=slug) for slug in SLUGS}

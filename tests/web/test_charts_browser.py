@@ -19,9 +19,10 @@ def predictions(items, answer) -> bytes:
 def test_the_heatmap_and_the_lines_render_with_a_table_behind_them(user, live_server, celery_worker, page):
     from evaluators.core import evaluator_for
     from leaderboard.catalog.models import Benchmark
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
-    from leaderboard.submissions.models import EvaluationRun
-    from leaderboard.submissions.services import submission_create_from_predictions
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
+    from leaderboard.runs.models import EvaluationRun
+    from leaderboard.runs.services import submission_create_from_predictions
 
     benchmarks_sync()
     runs = []

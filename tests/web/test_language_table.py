@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.submissions.models import ItemResult
+from leaderboard.runs.models import ItemResult
 from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db

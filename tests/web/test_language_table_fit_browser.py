@@ -10,8 +10,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from evaluators.multi_lcb.prompts import LANGUAGE_KEYS
-from leaderboard.submissions import services
-from leaderboard.submissions.models import EvaluationRun, Score
+from leaderboard.chains import board_rows
+from leaderboard.runs.models import EvaluationRun, Score
 from tests.support.factories import run_make
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
@@ -34,7 +34,7 @@ def _plant(benchmark, owner) -> None:
         Score.objects.bulk_create(scores)
         EvaluationRun.objects.filter(pk=run.pk).update(finished_at=timezone.now())
         run.refresh_from_db()
-        services.leaderboard_entry_refresh(run=run)
+        board_rows.leaderboard_entry_refresh(run=run)
 
 
 def _fits(page) -> dict[str, float]:

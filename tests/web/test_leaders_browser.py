@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.db import transaction
 
-from leaderboard.submissions.models import RunStatus
+from leaderboard.runs.models import RunStatus
 from tests.support.factories import scored_run
 from tests.web.test_queue import _run
 

@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from leaderboard.submissions.models import EvaluationRun
+from leaderboard.runs.models import EvaluationRun
 from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db
@@ -86,7 +86,7 @@ def test_openapi_schema_and_docs(client):
 
 
 def add_item_results(run: EvaluationRun, passes: dict[tuple[str, str], bool]) -> None:
-    from leaderboard.submissions.models import ItemResult
+    from leaderboard.runs.models import ItemResult
 
     dates = {"t1_a": "2023-06-01", "t2_a": "2024-03-01", "t3_a": "2025-02-01"}
     ItemResult.objects.bulk_create([

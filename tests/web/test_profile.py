@@ -8,7 +8,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from leaderboard.submissions.models import EvaluationRun
+from leaderboard.runs.models import EvaluationRun
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for
 
@@ -20,7 +20,8 @@ def scored(user) -> None:
     frame-reader answers everything right, guesser only the shortest haystacks and no page."""
     from evaluators.core import evaluator_for
     from leaderboard.catalog.models import Benchmark
-    from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
+    from leaderboard.catalog.services import benchmarks_sync
+    from leaderboard.chains.datasets import dataset_version_import
 
     benchmarks_sync()
     runs = []

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.utils import timezone
 
-from leaderboard.submissions.models import EvaluationRun, FailureKind, RunStatus
+from leaderboard.runs.models import EvaluationRun, FailureKind, RunStatus
 from tests.support.factories import run_make
 
 pytestmark = pytest.mark.django_db

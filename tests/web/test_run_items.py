@@ -12,8 +12,8 @@ import pytest
 from evaluators.core import ItemScore, evaluator_for
 from leaderboard.catalog.models import Benchmark, DatasetVersion
 from leaderboard.catalog.services import benchmarks_sync, model_get_or_create
-from leaderboard.submissions.models import EvaluationRun, ItemResult, RunStatus, Submission
-from leaderboard.submissions.services.chunks import item_result_row
+from leaderboard.runs.models import EvaluationRun, ItemResult, RunStatus, Submission
+from leaderboard.runs.services.chunks import item_result_row
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,8 @@ import pytest
 
 from leaderboard.catalog.models import Benchmark, DatasetVersion
 from leaderboard.catalog.services import benchmarks_sync
-from leaderboard.submissions.models import EvaluationRun, Score
-from leaderboard.submissions.services.entries import leaderboard_entry_refresh
+from leaderboard.runs.models import EvaluationRun, Score
+from leaderboard.chains.board_rows import leaderboard_entry_refresh
 from tests.support.factories import run_make
 
 pytestmark = pytest.mark.django_db

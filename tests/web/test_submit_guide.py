@@ -11,7 +11,7 @@ import re
 import pytest
 from django.utils import timezone
 
-from leaderboard.submissions.models import EvaluationRun, RunStatus
+from leaderboard.runs.models import EvaluationRun, RunStatus
 from tests.support.factories import run_make
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,7 @@ from django.apps import apps
 
 from leaderboard.catalog.labels import Labels, code_like, labels_for
 from leaderboard.catalog.models import Benchmark
-from leaderboard.submissions.models import ItemResult, Score
+from leaderboard.runs.models import ItemResult, Score
 from tests.web.populated_site import populate
 
 pytestmark = pytest.mark.django_db

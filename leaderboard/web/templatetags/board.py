@@ -9,7 +9,7 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 
 from evaluators.llm.types import redact_userinfo
-from leaderboard.catalog.validation import NOT_VALIDATED
+from leaderboard.modelhost.validation import NOT_VALIDATED
 from leaderboard.catalog.labels import Labels
 
 register = template.Library()
@@ -86,8 +86,8 @@ def _outward(value: float, fmt: str, direction: Callable[[float], int]) -> str:
 
 @register.simple_tag
 def run_summary(run: Any) -> dict[str, Any]:
-    """A succeeded run's labelled headline scores and pictures (leaderboard.submissions.charts)."""
-    from leaderboard.submissions.charts import run_summary as summary
+    """A succeeded run's labelled headline scores and pictures (leaderboard.boards.charts)."""
+    from leaderboard.boards.charts import run_summary as summary
 
     return summary(run)
 

@@ -5,8 +5,9 @@ from django.core.management.base import BaseCommand
 
 from evaluators.core import evaluator_for
 from leaderboard.catalog.models import DatasetVersion
-from leaderboard.catalog.services import benchmarks_sync, dataset_version_import
-from leaderboard.submissions.services import baselines_submit_interleaved
+from leaderboard.catalog.services import benchmarks_sync
+from leaderboard.chains.datasets import dataset_version_import
+from leaderboard.runs.services import baselines_submit_interleaved
 
 SAMPLE_TAG = "sample"
 

@@ -1,5 +1,5 @@
 """``python manage.py gpu_check [--server vllm|transformers] [--model PATH] [--items N] [--max-tokens N]
-[--json FILE]``: the GPU check of leaderboard.modelhost.gpucheck, printed (and written as JSON);
+[--json FILE]``: the GPU check of leaderboard.modelhost.management.gpucheck, printed (and written as JSON);
 exits non-zero when any step failed. Run it through ``scripts/gpu-check``, which gives it a
 throwaway database."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from leaderboard.modelhost.gpucheck import (
+from leaderboard.modelhost.management.gpucheck import (
     GpuCheckRefused,
     GpuCheckReport,
     gpu_check_run,

@@ -1,0 +1,445 @@
+"""Generating a submission's predictions in a worker: one GenerationJob per submission, one model
+load for all its runs.
+
+The worker claims the job (compare-and-set lease, like a run), reaches the model once (an
+OpenAI-compatible endpoint as it is, or a model server started in its own process group through
+evaluators.llm.server: ``transformers serve`` on a CPU, ``vllm serve`` on GPU workers; never torch
+or CUDA inside the Celery process), builds each run's requests with the evaluator's
+``build_requests``, sends them with ``ChatClient.chat_many`` (bounded concurrency) and stores each
+answer as it arrives (one GeneratedOutput per run, item, sample and stage, so a resumed job never asks
+twice). A multi-turn evaluator (one with ``follow_up``) is asked, in tool threads, what follows each
+stored stage; its follow-up requests join the same bounded stream of requests, and a resumed job
+decides again from the last stored stage. A run whose outputs are complete gets its predictions JSONL
+(with every error kind, and the transcript of multi-turn items) written to storage and is queued for
+scoring on ``cpu``. The server is stopped at the end, and killed on timeout or cancel.
+
+A bad single answer (empty, cut off, invalid) is a prediction that scores as wrong. A wrong key, an
+unreachable endpoint or a model that does not load fails the job and its waiting runs with a
+classified reason; a self-hosted server that dies mid-run is restarted once, then the runs fail as
+``model_load`` / ``out_of_memory`` with the server's log tail.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from types import EllipsisType
+from typing import Any, Sequence
+
+from django.conf import settings
+
+from evaluators.core import ModelRequest
+from evaluators.core.files import storable_text
+from evaluators.core.turns import next_request
+from evaluators.core.types import ServerOptions, Stage
+from evaluators.llm.types import ChatResult, ModelError
+from leaderboard.catalog.models import Model
+from leaderboard.modelhost.access import ModelAccess, model_access
+from leaderboard.runs import leases
+from leaderboard.runs.generation import jobs
+from leaderboard.runs.generation.plans import STAGE_COLUMNS, RunPlan, outstanding, plan_run, predictions_line, stage_of_row
+from leaderboard.runs.leases import LeaseLost
+from leaderboard.runs.models import FailureKind, GeneratedOutput, GenerationJob
+
+__all__ = ["generation_execute"]
+
+log = logging.getLogger(__name__)
+
+FAILURE_OF = {"model_load": FailureKind.MODEL_LOAD, "out_of_memory": FailureKind.OUT_OF_MEMORY, "timeout": FailureKind.TIMEOUT,
+              "endpoint": FailureKind.ENDPOINT_ERROR, "output": FailureKind.ENDPOINT_ERROR}
+#: HTTP statuses with which an endpoint refuses one request (a prompt over the context length, a
+#: request this model cannot take): that answer is empty and scores as wrong; the job goes on
+REQUEST_REFUSED = {400, 413, 422}
+
+
+class _Fatality:
+    """Which failed requests end the job. A model that does not load or runs out of memory, a wrong
+    key, a missing model, an endpoint that stays down or a dead server end it; a request the endpoint
+    refuses on its own (REQUEST_REFUSED) and a single request that times out are bad answers, until
+    more than GENERATION_MAX_TIMEOUTS requests of the job have timed out (then the server is hung)."""
+
+    def __init__(self) -> None:
+        self.timeouts = 0
+
+    def __call__(self, error: ModelError) -> bool:
+        if error.kind in ("model_load", "out_of_memory"):
+            return True
+        if error.kind == "endpoint":
+            return error.status not in REQUEST_REFUSED
+        if error.kind == "timeout":
+            self.timeouts += 1
+            return self.timeouts > settings.GENERATION_MAX_TIMEOUTS
+        return False  # "output": an answer that does not satisfy its constraint
+#: answers stored per INSERT (or whatever arrived within a second); a crash re-asks at most these on resume
+FLUSH_EVERY = 32
+#: seconds between progress UPDATEs while answers arrive
+PROGRESS_EVERY_S = 1.0
+
+
+def _refusal(exc: Exception) -> leases.Refusal | None:
+    """A model that fails to load, runs out of memory or answers nothing usable fails the job."""
+    if isinstance(exc, ModelError):
+        kind = FAILURE_OF[exc.kind]
+        return leases.Refusal(kind, str(exc), f"failed: {kind}")
+    return None
+
+
+def _lease_lost(claim: leases.Claim) -> str:
+    if jobs.generation_stop_cancelled(claim=claim):
+        return "stopped: every run was cancelled (model server stopped)"
+    return "stopped: lease lost (taken over)"
+
+
+def _generate_body(claim: leases.Claim, heartbeat: leases.Heartbeat, worker: str) -> str:
+    return f"succeeded: {_generate(claim, heartbeat)} run(s) handed to scoring"
+
+
+GENERATION_TASK = leases.LeasedTask(
+    model=GenerationJob, what="generation job",
+    claim=lambda pk, worker: jobs.generation_claim(job_id=pk, worker=worker),
+    beat=lambda claim: jobs.generation_heartbeat(claim=claim),
+    body=_generate_body, refusal=_refusal,
+    fail=lambda claim, kind, message: jobs.generation_fail(claim=claim, job_id=claim.work_id, kind=FailureKind(kind),
+                                                               message=message),
+    lease_lost=_lease_lost)
+
+
+def generation_execute(*, job_id: int, worker: str | None = None) -> str:
+    """Generate every waiting run of the job's submission. Returns what happened, for the log."""
+    return leases.execute_leased(GENERATION_TASK, pk=job_id, worker=worker)
+
+
+class _Progress:
+    """The job's requests done/total, written at most every PROGRESS_EVERY_S while answers arrive
+    (and with the job's last UPDATE); a write the lease refuses marks the heartbeat lost."""
+
+    def __init__(self, claim: leases.Claim, heartbeat: leases.Heartbeat, done: int, total: int) -> None:
+        self.claim, self.heartbeat, self.done, self.total = claim, heartbeat, done, total
+        self.written = 0.0
+
+    def write(self, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now - self.written >= PROGRESS_EVERY_S:
+            self.written = now
+            if not jobs.generation_progress(claim=self.claim, done=self.done, total=self.total):
+                self.heartbeat.lost.set()
+
+
+def _generate(claim: leases.Claim, heartbeat: leases.Heartbeat) -> int:
+    job = GenerationJob.objects.select_related("submission__model__weights_upload").get(pk=claim.work_id)
+    model = job.submission.model
+    settings_ = job.submission.generation_settings or {}
+    plans = [plan_run(run, settings_) for run in jobs.generation_runs_waiting(job=job)]
+    if not plans:
+        if not jobs.generation_finish(claim=claim, log_line=f"attempt {claim.attempt}: no run waits for outputs; nothing to load"):
+            raise LeaseLost()
+        return 0
+    total = sum(p.total for p in plans)
+    progress = _Progress(claim, heartbeat, total - sum(p.remaining() for p in plans), total)
+    line = (f"attempt {claim.attempt}: {len(plans)} run(s), {total - progress.done} of {total} request(s) to send "
+            f"({model.get_source_display()})")
+
+    def announce() -> None:
+        progress.write(force=True)
+        jobs.generation_append_log(job_id=job.pk, line=line)
+
+    if model.source != Model.SOURCE_ENDPOINT:  # a model load takes a while: say what comes first
+        announce()
+    usage = [0, 0]
+    handed = 0
+    limits = _Limits(deadline=time.monotonic() + settings.GENERATION_TIME_LIMIT, fatal=_Fatality())
+    options = ServerOptions()
+    for plan in plans:
+        options = options.merged(plan.options)
+    with model_access(model, job_id=job.pk, options=options) as access:
+        environment = {**access.environment, "generation_settings": job.submission.generation_settings or {}}
+
+        def started() -> None:  # bookkeeping while the first requests are in flight
+            if model.source == Model.SOURCE_ENDPOINT:
+                announce()
+            jobs.generation_set_environment(claim=claim, environment=environment)
+
+        seen = {plan.run.pk for plan in plans}
+        on_started: Any = started
+        while plans:
+            plan = plans.pop(0)
+            _send_all(access, plan, claim, heartbeat, progress, usage, limits, on_started)
+            on_started = None
+            environment["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1]}
+            if jobs.generation_hand_to_scoring(run=plan.run, data=_predictions_jsonl(plan),
+                                                   count=sum(plan.samples.values()), environment=environment):
+                handed += 1
+            if not plans:  # a re-run queued while this job ran: same model load
+                plans = [plan_run(run, settings_) for run in jobs.generation_runs_waiting(job=job) if run.pk not in seen]
+                seen |= {plan.run.pk for plan in plans}
+                progress.total += sum(p.total for p in plans)
+    if not jobs.generation_finish(claim=claim, environment=environment, done=progress.done, total=progress.total,
+                                      log_line=f"done: {handed} run(s) handed to scoring; tokens {usage[0]} in, {usage[1]} out"):
+        raise LeaseLost()
+    return handed
+
+
+@dataclass
+class _Limits:
+    """The job's wall-clock deadline (enforced here: a GPU worker's solo pool ignores Celery's time
+    limits) and the rule for which failed requests end it."""
+
+    deadline: float
+    fatal: _Fatality
+
+
+def _send_all(access: ModelAccess, plan: RunPlan, claim: leases.Claim, heartbeat: leases.Heartbeat, progress: _Progress,
+              usage: list[int], limits: _Limits, on_started: Any = None) -> None:
+    """Send a run's pending requests (and its follow-ups), storing answers from this (the Celery)
+    thread as they arrive. A fatal error from a self-hosted server that died restarts it once and sends
+    what is left."""
+    for restart in range(2):
+        fatal = _send_once(access, plan, heartbeat, progress, usage, limits, on_started)
+        on_started = None
+        if heartbeat.lost.is_set():
+            raise LeaseLost()
+        if fatal is None:
+            return
+        progress.write(force=True)
+        if restart == 0 and access.restartable and not access.alive():
+            jobs.generation_append_log(job_id=claim.work_id, line=f"the model server died ({fatal}); restarting it once")
+            access.restart()
+            outstanding(plan)
+            continue
+        raise access.explain(fatal)
+    raise AssertionError("unreachable")
+
+
+class _Feed:
+    """The requests of one pass, drawn lazily by ``chat_many``: the plan's pending ones, then follow-ups
+    as tool threads decide them. Every request, and every undecided conversation, is open until the
+    answer has been stored (``close``) or the decision made; iterating ends once nothing is open, or
+    when ``stop`` is set."""
+
+    def __init__(self, requests: Sequence[ModelRequest], stop: threading.Event) -> None:
+        self._queue: queue.Queue[ModelRequest | None] = queue.Queue()
+        self._lock = threading.Lock()
+        self._open = 0
+        self._stop = stop
+        for request in requests:
+            self.send(request)
+
+    def send(self, request: ModelRequest) -> None:
+        with self._lock:
+            self._open += 1
+        self._queue.put(request)
+
+    def hold(self) -> None:
+        with self._lock:
+            self._open += 1
+
+    def close(self) -> None:
+        with self._lock:
+            self._open -= 1
+            if self._open == 0:
+                self._queue.put(None)  # wake the iterator: nothing more will come
+
+    def only_answered_open(self, answered: int) -> bool:
+        """Whether every open request is among the ``answered`` ones still to be stored: nothing more
+        comes until they are (so the last answers of a pass are stored at once, not after a wait)."""
+        with self._lock:
+            return self._open <= answered
+
+    def __iter__(self) -> Any:
+        while not self._stop.is_set():
+            try:
+                request = self._queue.get(timeout=0.2)
+            except queue.Empty:
+                request = None
+            if request is not None:
+                yield request
+                continue
+            with self._lock:
+                if self._open == 0:
+                    return
+
+
+def _send_once(access: ModelAccess, plan: RunPlan, heartbeat: leases.Heartbeat, progress: _Progress, usage: list[int],
+               limits: _Limits, on_started: Any = None) -> ModelError | None:
+    """One pass of chat_many over the plan's pending requests (and the follow-ups decided meanwhile),
+    in a sender thread; this thread calls ``on_started`` once the first requests are out, then stores
+    the answers in batches and hands each stored stage of a multi-turn item to a tool thread that
+    decides what follows."""
+    results: queue.Queue[tuple[str, Any] | None] = queue.Queue()
+    stop = threading.Event()
+    fatal: list[ModelError] = []
+    feed = _Feed(plan.pending, stop)
+    turns = plan.turns
+    tools = ThreadPoolExecutor(max_workers=max(1, settings.GENERATION_TOOL_CONCURRENCY), thread_name_prefix="tool") \
+        if turns is not None else None
+    broken: list[BaseException] = []
+
+    def on_result(request: ModelRequest, outcome: ChatResult | ModelError) -> None:
+        results.put(("answer", (request, outcome)))
+
+    def send() -> None:
+        try:
+            access.client.chat_many(feed, on_result=on_result, cancel=stop, media=plan.media)
+        finally:
+            results.put(None)
+
+    def decide(key: tuple[str, int], transcript: tuple[Stage, ...]) -> None:
+        """In a tool thread: ask the evaluator what follows ``transcript``, and send it or end the item."""
+        assert turns is not None
+        try:
+            if stop.is_set():
+                return
+            follow = None if len(transcript) >= turns.max_stages else \
+                turns.evaluator.follow_up(turns.items[key[0]], transcript, key[1], turns.settings)
+            if follow is None:
+                results.put(("finished", turns.max_stages - len(transcript)))
+            else:
+                plan.follow_ups[(key[0], key[1], len(transcript))] = follow
+                feed.send(next_request(turns.first[key[0]], transcript, follow, key[1]))
+        except BaseException as exc:  # an evaluator's bug or a sandbox that cannot start: the job's failure
+            results.put(("broken", exc))
+        finally:
+            feed.close()
+
+    def decide_later(key: tuple[str, int]) -> None:
+        assert tools is not None
+        feed.hold()
+        tools.submit(decide, key, tuple(plan.conversations.get(key, ())))
+
+    sender = threading.Thread(target=send, name=f"generate-run-{plan.run.pk}", daemon=True)
+    batch: list[dict] = []
+    answered: list[ModelRequest] = []
+    last_flush = time.monotonic()
+
+    def flush() -> None:
+        nonlocal batch, answered, last_flush
+        stored = jobs.generation_record_outputs(run_id=plan.run.pk, outputs=batch)
+        for output in batch:
+            key = (output["item_id"], output["sample_index"])
+            mine = (*key, output.get("stage", 0)) in stored
+            if turns is None:
+                if mine:
+                    plan.lines[key] = predictions_line(*key, output["output"], output.get("error_kind", ""), output.get("error", ""))
+                else:
+                    plan.outputs_stale = True
+                continue
+            if mine:
+                plan.conversations.setdefault(key, []).append(stage_of_row(output))
+            else:  # someone else stored this stage: continue from what is stored
+                plan.conversations[key] = [stage_of_row(row) for row in GeneratedOutput.objects.filter(
+                    run=plan.run, item_id=key[0], sample_index=key[1]).order_by("stage").values(*STAGE_COLUMNS)]
+            decide_later(key)
+        batch, last_flush = [], time.monotonic()
+        for _ in answered:
+            feed.close()
+        answered = []
+
+    for key in plan.undecided:  # a resumed job: what follows the last stored stage is decided again
+        decide_later(key)
+    plan.undecided = []
+    sender.start()
+    try:
+        if on_started is not None:
+            on_started()
+        while True:
+            entry: tuple[str, Any] | None | EllipsisType
+            try:
+                entry = results.get(timeout=1.0)
+            except queue.Empty:
+                entry = ...  # nothing yet: check the limits and the heartbeat, then wait again
+            if heartbeat.lost.is_set():
+                stop.set()
+            if time.monotonic() > limits.deadline and not fatal:
+                fatal.append(ModelError("timeout", f"generation exceeded its time limit of {settings.GENERATION_TIME_LIMIT:g} s "
+                                                   f"({progress.done} of {progress.total} requests answered); the model server was stopped"))
+                stop.set()
+            if entry is None:
+                break
+            if entry is not ...:
+                kind, value = entry
+                if kind == "broken":
+                    broken.append(value)
+                    stop.set()
+                elif kind == "finished":
+                    progress.done += value
+                else:
+                    request, outcome = value
+                    if isinstance(outcome, ModelError) and limits.fatal(outcome):
+                        if not fatal:
+                            fatal.append(outcome)
+                        stop.set()
+                        feed.close()
+                    else:
+                        batch.extend(_outputs(request, outcome, usage, plan))
+                        answered.append(request)
+                        progress.done += 1 if turns is None else request.n
+            # a multi-turn run stores at once (its next stage waits for it); others in batches
+            if batch and (len(batch) >= FLUSH_EVERY or time.monotonic() - last_flush > 1.0
+                          or (turns is not None and results.empty()) or feed.only_answered_open(len(answered))):
+                flush()
+                progress.write()
+    finally:
+        stop.set()
+        sender.join()
+        if tools is not None:
+            tools.shutdown(wait=True, cancel_futures=True)
+        if batch:
+            flush()
+    if broken:
+        raise broken[0]
+    return fatal[0] if fatal else None
+
+
+def _error_kind(error: ModelError) -> str:
+    if error.over_limit:  # too long for this model: its cell says so, it is no wrong answer
+        return "over_limit"
+    if error.kind == "endpoint" and error.status in REQUEST_REFUSED:
+        return "refused"
+    return {"timeout": "timeout", "output": "invalid"}.get(error.kind, "failed")
+
+
+def _outputs(request: ModelRequest, outcome: ChatResult | ModelError, usage: list[int], plan: RunPlan | None = None) -> list[dict]:
+    """The rows for one request's answer: one per sample; a bad answer is an empty output with its reason.
+    A multi-turn run's rows also hold what their stage added to the conversation and the tool run."""
+    common: dict[str, Any] = {"item_id": request.item_id, "stage": request.stage}
+    if plan is not None and plan.turns is not None:
+        follow = plan.follow_ups.pop((request.item_id, request.sample_index, request.stage), None)
+        common["messages"] = request.messages if request.stage == 0 or follow is None else follow.messages
+        common["tool"] = {} if follow is None else follow.tool
+    if isinstance(outcome, ModelError):
+        return [{**common, "sample_index": request.sample_index + i, "output": "", "error_kind": _error_kind(outcome),
+                 "error": f"{outcome.kind}: {outcome}"[:2000]} for i in range(request.n)]
+    usage[0] += outcome.usage.prompt_tokens
+    usage[1] += outcome.usage.completion_tokens
+    cut = outcome.finish_reason not in ("stop", "")
+    texts = [storable_text(t) for t in outcome.texts] + [""] * max(0, request.n - len(outcome.texts))
+    rows = []
+    for i, text in enumerate(texts[:request.n]):
+        kind = "cut_off" if cut else ("" if text else "empty")
+        error = f"cut off (finish_reason {outcome.finish_reason})" if cut else ("" if text else "empty answer")
+        rows.append({**common, "sample_index": request.sample_index + i, "output": text, "finish_reason": outcome.finish_reason,
+                     "prompt_tokens": outcome.usage.prompt_tokens if i == 0 else 0,
+                     "completion_tokens": outcome.usage.completion_tokens if i == 0 else 0, "latency_s": outcome.latency_s,
+                     "error_kind": kind, "error": error})
+    return rows
+
+
+def _predictions_jsonl(plan: RunPlan) -> bytes:
+    """The run's predictions file, one line per (item, sample) in that order: the lines made as this
+    job stored or found the answers, read back only if some answer met one stored by someone else. A
+    multi-turn run's lines carry their transcripts, read back from the stored stages."""
+    if plan.turns is not None:
+        conversations: dict[tuple[str, int], list[Stage]] = {}
+        for row in GeneratedOutput.objects.filter(run=plan.run).order_by("item_id", "sample_index", "stage").values(*STAGE_COLUMNS):
+            conversations.setdefault((row["item_id"], row["sample_index"]), []).append(stage_of_row(row))
+        return "".join(predictions_line(*key, stages[-1].answer, stages[-1].error_kind, stages[-1].error, stages)
+                       for key, stages in conversations.items()).encode()
+    if plan.outputs_stale or len(plan.lines) != sum(plan.samples.values()):
+        rows = GeneratedOutput.objects.filter(run=plan.run).order_by("item_id", "sample_index").values_list(
+            "item_id", "sample_index", "output", "error_kind", "error")
+        return "".join(predictions_line(*row) for row in rows).encode()
+    return "".join(plan.lines[key] for key in sorted(plan.lines)).encode()
