@@ -30,7 +30,7 @@ from evaluators.arena.topics import one_blas_thread
 _SCORE = np.array([1.0, 0.0, 0.5, 0.5])  # model_a's share of the win per outcome code (OUTCOMES' order)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Kernel:
     neighbours: int = 2000
     min_similarity: float = 0.2
