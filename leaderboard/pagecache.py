@@ -64,7 +64,7 @@ def quietly(action: Callable[[], Any], default: Any = None) -> Any:
     rendered every time, which is slower, never wrong."""
     try:
         return action()
-    except Exception as exc:  # the cache's own connection errors; the page does not depend on it
+    except Exception as exc:  # noqa: BLE001 - the cache's own connection errors; the page does not depend on it
         log.warning("page cache unavailable (%s: %s); rendering without it", type(exc).__name__, exc)
         return default
 

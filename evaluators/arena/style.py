@@ -147,7 +147,7 @@ def domain_table() -> list[tuple[str, list[str], str]]:
              "foreign_news": f"also hosts under any other top-level domain whose name holds {', '.join(_NEWS_WORDS)}",
              "retail": f"also hosts naming {', '.join(sorted(_RETAIL_BRANDS))}",
              "other": "every domain no rule knows: shown as unknown, not guessed"}
-    listed = dict((category, sorted(domains)) for category, domains in _DOMAINS)
+    listed = {category: sorted(domains) for category, domains in _DOMAINS}
     return [(category, listed.get(category, []), rules.get(category, "")) for category in SOURCE_CATEGORIES]
 
 

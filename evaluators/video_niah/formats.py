@@ -171,6 +171,6 @@ def rotations(question: Question, circular: bool) -> list[tuple[str, Question]]:
         shown = question.options[k:] + question.options[:k]
         text = question.text
         if question.verbatim:
-            text = OPTION_LINE.sub(lambda m: f"{m['lead']}{m['letter']}{m['mark']} {shown[LETTERS.index(m['letter'])]}", text)
+            text = OPTION_LINE.sub(lambda m: f"{m['lead']}{m['letter']}{m['mark']} {shown[LETTERS.index(m['letter'])]}", text)  # noqa: B023 (called in this iteration)
         asked.append((f"/r{k}", Question(text, shown, LETTERS[(index - k) % 4], question.verbatim)))
     return asked
