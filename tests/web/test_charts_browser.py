@@ -32,7 +32,7 @@ def test_the_heatmap_and_the_lines_render_with_a_table_behind_them(user, live_se
         items = list(evaluator.import_release(evaluator.sample_dataset()))
         # right on the shorter haystacks, wrong on the longer ones: a picture with both colours
         shortest = 16 if slug == "video-niah-single" else 32
-        data = predictions(items, lambda item: str(item.payload["answer"]) if int(item.slices["frames"]) < shortest else "D")  # noqa: B023 (called in this iteration)
+        data = predictions(items, lambda item, shortest=shortest: str(item.payload["answer"]) if int(item.slices["frames"]) < shortest else "D")
         runs.append(submission_create_from_predictions(owner=user, benchmark=benchmark, model_name="frame-reader", data=data))
     wait_for(lambda: all(EvaluationRun.objects.get(submission=s).is_finished for s in runs), timeout=120, what="the two runs")
 
