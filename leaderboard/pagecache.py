@@ -102,7 +102,8 @@ def _key(request: HtmxRequest, generation: str) -> str:
     from leaderboard.setup_status import cache_token
 
     # what make run is still installing shows on every page (leaderboard.setup_status): its state is in the key
-    # a page may give its own full address (a snapshot's permanent address): the scheme and host asked for are in the key
+    # a page may give its own full address (a snapshot's permanent address):
+    # the scheme and host asked for are in the key
     wanted = json.dumps([BUILD_ID, generation, request.build_absolute_uri("/"), request.path, query, bool(request.htmx), cache_token()])
     return "pagecache:page:v2:" + hashlib.sha256(wanted.encode()).hexdigest()
 

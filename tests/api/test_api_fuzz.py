@@ -43,7 +43,8 @@ def test_the_api_answers_every_fuzzed_request_within_its_schema(multi_lcb, user,
 
     with transaction.atomic():
         run = scored_run(multi_lcb, user, "fuzzed-model", 0.5)
-    # battles can start in both settings (two enabled models that can answer without search; never called: sends are recorded)
+    # battles can start in both settings (two enabled models that can answer without search; never called:
+    # sends are recorded)
     plain = {"kind": "chat", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
     ArenaModel.objects.create(name="fuzz-a", organization="A", responder=plain)
     ArenaModel.objects.create(name="fuzz-b", organization="B", responder=plain)
