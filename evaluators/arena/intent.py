@@ -24,6 +24,8 @@ INTENTS = ("Text Processing", "Creative Generation", "Factual Lookup", "Info Syn
 METHOD = "rules-v1 (keyword rules, no model)"
 JUDGE_PROMPT = "arena-intent"
 
+# a table of names, kept a line of names each (the formatter would put one name a line)
+# fmt: off
 _RULES: dict[str, tuple[str, ...]] = {
     "Text Processing": (r"\btranslat\w*", r"\bsummari[sz]e (this|the following|my)", r"\brewrite\b", r"\bparaphras\w*",
                         r"\bproofread\w*", r"\bgrammar\b", r"\breformat\w*", r"\bconvert (this|the following)",
@@ -46,6 +48,7 @@ _RULES: dict[str, tuple[str, ...]] = {
     "Guidance": (r"\bhow (do|can|should) i\b", r"\bhow to\b", r"\bsteps? (to|for)\b", r"\bguide\b", r"\btutorial\b",
                  r"\bhelp me\b", r"\bfix\b", r"\btroubleshoot\w*", r"\binstall\w*", r"\bset ?up\b", r"\berror\b"),
 }
+# fmt: on
 _COMPILED = {intent: [re.compile(p, re.I | re.M) for p in patterns] for intent, patterns in _RULES.items()}
 
 

@@ -47,6 +47,8 @@ STYLE_FEATURES: tuple[str, ...] = (
     *ATTRIBUTION_FEATURES,
 )
 
+# a table of names, kept a line of names each (the formatter would put one name a line)
+# fmt: off
 # Domains (the host or any parent of it) per category, checked in this order.
 _DOMAINS: tuple[tuple[str, frozenset[str]], ...] = (
     ("academic_journal", frozenset({
@@ -109,6 +111,7 @@ _DOMAINS: tuple[tuple[str, frozenset[str]], ...] = (
         "thetimes.co.uk", "irishtimes.com", "haaretz.com", "timesofisrael.com", "nzherald.co.nz",
     })),
 )
+# fmt: on
 # Shops whose brand is the registrable label under any top-level domain (amazon.de, ebay.co.uk...).
 _RETAIL_BRANDS = frozenset({"amazon", "ebay", "walmart", "ikea", "aliexpress", "etsy", "mercadolibre"})
 _GOV_EDU_SUFFIXES = (".gov", ".edu", ".mil", ".int")
@@ -207,6 +210,8 @@ PAPER_STYLE_FEATURES: tuple[str, ...] = (
 #: the style controls a fit can use: ours (the default) and the paper's
 STYLE_DEFINITIONS: dict[str, tuple[str, ...]] = {"ours": STYLE_FEATURES, "paper": PAPER_STYLE_FEATURES}
 
+# a table of names, kept a line of names each (the formatter would put one name a line)
+# fmt: off
 # The paper's rules: a host containing any of these substrings is in the category; the first
 # matching category wins (so "blog" anywhere in a host makes it a community blog unless an earlier
 # rule matched). Its US list includes economist.com, ft.com and investopedia.com, and "politico.co".
@@ -235,6 +240,7 @@ _PAPER_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
                           "biorxiv.org")),
     ("retail", ("amazon.com", "ebay.com", "walmart.com", "target.com", "bestbuy.com", "costco.com")),
 )
+# fmt: on
 
 
 def paper_rules_table() -> list[tuple[str, tuple[str, ...]]]:
