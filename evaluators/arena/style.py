@@ -233,11 +233,12 @@ _PAPER_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "vnexpress.net", "ndtv.com")),
     ("social_media", ("tiktok.com", "facebook.com", "instagram.com", "x.com", "twitter.com", "linkedin.com",
                       "snapchat.com", "pinterest.com")),
-    ("community_blog", ("reddit.com", "quora.com", "blog", "medium.com", "wordpress.com", "substack.com", "tumblr.com")),
+    ("community_blog", ("reddit.com", "quora.com", "blog", "medium.com", "wordpress.com", "substack.com",
+                        "tumblr.com")),
     ("tech_coding", ("github.com", "gitlab.com", "stackexchange.com", "microsoft.com", "dev.to", "codecademy.com",
                      "stackoverflow.com")),
-    ("academic_journal", ("jstor.org", "springer.com", "sciencedirect.com", "nature.com", "arxiv.org", "researchgate.com",
-                          "biorxiv.org")),
+    ("academic_journal", ("jstor.org", "springer.com", "sciencedirect.com", "nature.com", "arxiv.org",
+                          "researchgate.com", "biorxiv.org")),
     ("retail", ("amazon.com", "ebay.com", "walmart.com", "target.com", "bestbuy.com", "costco.com")),
 )
 # fmt: on
