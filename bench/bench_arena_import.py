@@ -34,9 +34,9 @@ def conversation(n: int, rng: random.Random) -> dict:
     turns = rng.choice([1, 1, 1, 2])
 
     def messages() -> list[dict]:
-        return sum(([{"role": "user", "content": f"question {n}.{t} " + "lorem ipsum " * rng.randint(2, 30)},
-                     {"role": "assistant", "content": "## Answer\n- point [1]\n" + "text " * rng.randint(20, 300) + "[2]"}]
-                    for t in range(turns)), [])
+        return [message for t in range(turns)
+                for message in ({"role": "user", "content": f"question {n}.{t} " + "lorem ipsum " * rng.randint(2, 30)},
+                                {"role": "assistant", "content": "## Answer\n- point [1]\n" + "text " * rng.randint(20, 300) + "[2]"})]
 
     trace = [[["[1]", "https://en.wikipedia.org/wiki/X"], ["[2]", "https://www.nytimes.com/a"]] for _ in range(turns)]
 

@@ -96,7 +96,7 @@ def main() -> None:
     inputs = [case["input"] for case in problem["public_test_cases"] + problem["private_test_cases"]]
     assert len(inputs) == args.tests, len(inputs)
     runs: list[dict[str, object]] = []
-    for run in range(args.runs):
+    for _ in range(args.runs):
         record: dict[str, object] = {"load_average_before": os.getloadavg()[0], "checkouts": {}}
         for language in PROGRAMS:
             for checkout in checkouts:

@@ -56,7 +56,7 @@ def main() -> None:
         object_card("red", "star", number="7").save(release / "images" / "needle.png")
         (release / "needles.json").write_text(json.dumps([{"id": "n", "path": "images/needle.png",
                                                            "prompt": "What number is on the star?", "answer": "7"}]))
-        counts = [n for n in range(200, args.seconds + 1, 200)]
+        counts = list(range(200, args.seconds + 1, 200))
         (release / "grid.json").write_text(json.dumps({"frames": counts, "depths": [0, 20, 40, 60, 80, 100]}))
         store = DirectoryMedia(Path(tmp) / "media")
         started = time.perf_counter()

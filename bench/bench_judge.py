@@ -62,7 +62,7 @@ def main() -> None:
         server, base_url = start_server_answering(service_s)
         try:
             def ours() -> float:
-                client = ChatClient(Endpoint(base_url, "judge"), max_concurrency=JUDGE_CONCURRENCY)
+                client = ChatClient(Endpoint(base_url, "judge"), max_concurrency=JUDGE_CONCURRENCY)  # noqa: B023 (called in this iteration)
                 judge = Judge(JudgeSpec("judge", "bench", "v1"), client, concurrency=JUDGE_CONCURRENCY)
                 scorer = evaluator.with_judge(judge)
                 started = time.perf_counter()

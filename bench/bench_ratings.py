@@ -114,7 +114,7 @@ def main() -> None:
         repeats = 1 if "exact bootstrap" in label else REPEATS
         load = os.getloadavg()[0]
         cpu: list[float] = []
-        median, times, result = timed(lambda: rate(arr, config), repeats, cpu)
+        median, times, result = timed(lambda: rate(arr, config), repeats, cpu)  # noqa: B023 (called in this iteration)
         rows.append({"case": label, "median_s": round(median, 3), "worst_s": round(max(times), 3), "runs_s": [round(t, 3) for t in times],
                      "cpu_median_s": round(statistics.median(cpu), 3), "cpu_worst_s": round(max(cpu), 3),
                      "load_before": round(load, 2), "robustness": result.robustness})

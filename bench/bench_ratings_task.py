@@ -74,17 +74,22 @@ def grow(conn, have: int, want: int, ids: list[int]) -> None:
     for lo in range(have + 1, want + 1, BATCH):
         hi = min(want, lo + BATCH - 1)
         conn.execute(f"""
-            INSERT INTO arena_battle (public_id, swapped, citation_style_a, citation_style_b, propensity, voter_hash, ip_hash, status,
-                                      locked, primary_intent, secondary_intent, languages, features_a, features_b, extra, created_at,
+            INSERT INTO arena_battle (public_id, swapped, citation_style_a, citation_style_b, propensity,
+                                      voter_hash, ip_hash, status, locked, primary_intent, secondary_intent,
+                                      languages, features_a, features_b, extra, created_at,
                                       model_a_id, model_b_id, setting)
-            SELECT 'bench' || g, false, 'standardized', 'standardized', 1.0 / 4950, 'v' || (g %% 100000), '', 'voted', true,
-                   ({intents})[1 + g %% 5], '', jsonb_build_array((ARRAY['en', 'de'])[1 + (g / 7) %% 2]), {features}, {features},
+            SELECT 'bench' || g, false, 'standardized', 'standardized', 1.0 / 4950, 'v' || (g %% 100000), '',
+                   'voted', true, ({intents})[1 + g %% 5], '',
+                   jsonb_build_array((ARRAY['en', 'de'])[1 + (g / 7) %% 2]), {features}, {features},
                    '{{"intent_method": "rules-v1 (keyword rules, no model)"}}'::jsonb, now(),
-                   (%(ids)s::bigint[])[1 + a], (%(ids)s::bigint[])[1 + (a + 1 + floor(random() * {MODELS - 1})::int) %% {MODELS}], 'search'
-            FROM (SELECT g, floor(random() * {MODELS})::int AS a FROM generate_series(%(lo)s::bigint, %(hi)s::bigint) g) s""",
+                   (%(ids)s::bigint[])[1 + a],
+                   (%(ids)s::bigint[])[1 + (a + 1 + floor(random() * {MODELS - 1})::int) %% {MODELS}], 'search'
+            FROM (SELECT g, floor(random() * {MODELS})::int AS a
+                  FROM generate_series(%(lo)s::bigint, %(hi)s::bigint) g) s""",
                      {"ids": ids, "lo": lo, "hi": hi})
         conn.execute(f"""
-            INSERT INTO arena_vote (winner, turn_count, valid, exclusion_reasons, voter_hash, ip_hash, created_at, battle_id)
+            INSERT INTO arena_vote (winner, turn_count, valid, exclusion_reasons, voter_hash, ip_hash, created_at,
+                                    battle_id)
             SELECT CASE WHEN r < 0.15 THEN 'tie' WHEN r < 0.2 THEN 'tie (bothbad)'
                         WHEN random() < 1 / (1 + power(10, (array_position(%(ids)s::bigint[], model_b_id)
                                                             - array_position(%(ids)s::bigint[], model_a_id)) / 100.0))

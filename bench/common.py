@@ -44,7 +44,7 @@ def django_bench_setup(database: str, var_dir: Path, **env: str) -> None:
 def percentile(values: list[float], q: float) -> float:
     """The nearest-rank ``q`` quantile (0..1) of ``values``."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def load_average() -> float:

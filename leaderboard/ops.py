@@ -49,7 +49,7 @@ def _workers_by_queue(timeout: float, problems: list[str]) -> dict[str, list[str
 
     try:
         replies = app.control.inspect(timeout=timeout).active_queues() or {}
-    except Exception as exc:  # the broker is down: the page says so
+    except Exception as exc:  # noqa: BLE001 - the broker is down: the page says so
         problems.append(f"the broker did not answer ({type(exc).__name__}: {exc})")
         return {}
     seen: dict[str, list[str]] = {}
@@ -70,11 +70,11 @@ def _waiting(names: list[str], problems: list[str]) -> dict[str, int | None]:
                 channel = connection.channel()
                 try:
                     counts[name] = channel.queue_declare(queue=name, passive=True).message_count
-                except Exception:  # a queue nobody declared yet (Redis: no key while empty) holds nothing
+                except Exception:  # noqa: BLE001 - a queue nobody declared yet (Redis: no key while empty) holds nothing
                     counts[name] = 0
                 finally:
                     channel.close()
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the page says the broker did not answer
         problems.append(f"queue lengths unknown: the broker did not answer ({type(exc).__name__})")
     return counts
 

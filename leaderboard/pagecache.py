@@ -64,7 +64,7 @@ def quietly(action: Callable[[], Any], default: Any = None) -> Any:
     rendered every time, which is slower, never wrong."""
     try:
         return action()
-    except Exception as exc:  # the cache's own connection errors; the page does not depend on it
+    except Exception as exc:  # noqa: BLE001 - the cache's own connection errors; the page does not depend on it
         log.warning("page cache unavailable (%s: %s); rendering without it", type(exc).__name__, exc)
         return default
 
@@ -102,7 +102,8 @@ def _key(request: HtmxRequest, generation: str) -> str:
     from leaderboard.setup_status import cache_token
 
     # what make run is still installing shows on every page (leaderboard.setup_status): its state is in the key
-    # a page may give its own full address (a snapshot's permanent address): the scheme and host asked for are in the key
+    # a page may give its own full address (a snapshot's permanent address):
+    # the scheme and host asked for are in the key
     wanted = json.dumps([BUILD_ID, generation, request.build_absolute_uri("/"), request.path, query, bool(request.htmx), cache_token()])
     return "pagecache:page:v2:" + hashlib.sha256(wanted.encode()).hexdigest()
 

@@ -207,7 +207,8 @@ def worker_env(django_db_setup, tmp_path) -> dict[str, str]:
         DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
         LEADERBOARD_RUN_LEASE_SECONDS="4", LEADERBOARD_RUN_HEARTBEAT_SECONDS="1", LEADERBOARD_RUN_REAPER_SECONDS="1",
         LEADERBOARD_RUN_BATCH_SIZE="2", LEADERBOARD_RUN_CONCURRENCY="2", PYTHONUNBUFFERED="1",
-        LEADERBOARD_ARENA_PUBLIC_DELAY_SECONDS="0",  # as arena_public_figures_at_once: tests vote, then read the figures
+        # as arena_public_figures_at_once: tests vote, then read the figures
+        LEADERBOARD_ARENA_PUBLIC_DELAY_SECONDS="0",
     )
     assert settings.DATABASES["default"]["ENGINE"].endswith("postgresql"), "pipeline tests run on the real Postgres (make test)"
     return env

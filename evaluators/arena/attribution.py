@@ -257,7 +257,7 @@ def _attribute_by_judge(answer: Answer, judge: Judge) -> Attribution:
     asked = [n for n in by_number if texts[n][1].strip()]
     for number in by_number:
         if number not in asked:
-            for i, claim in enumerate(by_number[number]):
+            for i in range(len(by_number[number])):
                 labels[(number, i)] = (UNCHECKED, "no text of the cited page is stored")
     for count in sorted({len(by_number[n]) for n in asked}):  # one batch per claim count: its check needs the count
         numbers = [n for n in asked if len(by_number[n]) == count]
@@ -268,7 +268,7 @@ def _attribute_by_judge(answer: Answer, judge: Judge) -> Attribution:
         calls.append(batch.to_dict())
         for number, call in zip(numbers, batch.calls):
             verdicts = call.parsed.get("verdicts") if isinstance(call.parsed, dict) and not call.error else None
-            for i, claim in enumerate(by_number[number]):
+            for i in range(len(by_number[number])):
                 if verdicts is None:
                     labels[(number, i)] = (FAILED, f"the judge's answer was unusable ({call.error})")
                 else:

@@ -360,7 +360,7 @@ def open_bounds(raw: Design, counts: np.ndarray, theta: np.ndarray, bounded: np.
         sign = 1.0 if scored.max() > 0.5 else -1.0  # only wins: a lower bound; only losses: an upper bound
 
         def log_p(x: float) -> float:  # log P(the same results) at rating x
-            return float(np.sum(n * -np.logaddexp(0.0, -sign * (x - theta[opponents]))))
+            return float(np.sum(n * -np.logaddexp(0.0, -sign * (x - theta[opponents]))))  # noqa: B023 (called in this iteration)
 
         lo, hi = float(theta[opponents].min()) - 60.0, float(theta[opponents].max()) + 60.0
         target = math.log(_OPEN_ALPHA)

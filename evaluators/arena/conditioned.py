@@ -30,7 +30,7 @@ from evaluators.arena.topics import one_blas_thread
 _SCORE = np.array([1.0, 0.0, 0.5, 0.5])  # model_a's share of the win per outcome code (OUTCOMES' order)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Kernel:
     neighbours: int = 2000
     min_similarity: float = 0.2
@@ -146,7 +146,7 @@ def held_out(battles: BattleArrays, x: np.ndarray, intents: np.ndarray, *, test_
     n = len(battles)
     rng = np.random.default_rng(seed)
     order = rng.permutation(n)
-    n_test = int(round(test_share * n))
+    n_test = round(test_share * n)
     test, train = order[:n_test][:max_test], order[n_test:]
     y = _SCORE[battles.outcome]
     global_theta = _log_odds(battles, train)

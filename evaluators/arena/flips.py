@@ -28,6 +28,7 @@ import numpy as np
 
 from evaluators.arena.bradley_terry import Design, penalised_fit
 from evaluators.arena.rating_types import OUTCOMES, RatingConfig
+import itertools
 
 _POINTS = 400.0 / math.log(10.0)  # log-odds -> rating points at the ratings' scale
 
@@ -148,4 +149,4 @@ def flips_to_swap(table: PairTable, upper: str, lower: str) -> Flips:
 
 def adjacent_flips(table: PairTable, order: list[str]) -> list[Flips]:
     """The flips to swap each pair of neighbours in ``order`` (the leaderboard, best first)."""
-    return [flips_to_swap(table, upper, lower) for upper, lower in zip(order, order[1:])]
+    return [flips_to_swap(table, upper, lower) for upper, lower in itertools.pairwise(order)]

@@ -24,18 +24,21 @@ INTENTS = ("Text Processing", "Creative Generation", "Factual Lookup", "Info Syn
 METHOD = "rules-v1 (keyword rules, no model)"
 JUDGE_PROMPT = "arena-intent"
 
+# a table of names, kept a line of names each (the formatter would put one name a line)
+# fmt: off
 _RULES: dict[str, tuple[str, ...]] = {
     "Text Processing": (r"\btranslat\w*", r"\bsummari[sz]e (this|the following|my)", r"\brewrite\b", r"\bparaphras\w*",
                         r"\bproofread\w*", r"\bgrammar\b", r"\breformat\w*", r"\bconvert (this|the following)",
                         r"\bextract\b", r"\btl;?dr\b", r"\bshorten\b"),
     "Creative Generation": (r"\bpoem\b", r"\bstory\b", r"\bsong\b", r"\blyrics\b", r"\bjoke\b", r"\bfiction\w*",
-                            r"\bslogan\b", r"\bhaiku\b", r"\bimagine\b", r"\bwrite (me )?an? (essay|poem|story|letter|speech)"),
+                            r"\bslogan\b", r"\bhaiku\b", r"\bimagine\b",
+                            r"\bwrite (me )?an? (essay|poem|story|letter|speech)"),
     "Factual Lookup": (r"^(who|when|where) (is|was|are|were|did)\b", r"\bhow (many|much|old|tall|far|long ago)\b",
                        r"\bwhat (year|date|time)\b", r"\bcapital of\b", r"\bpopulation of\b", r"\bprice of\b",
                        r"\blatest version\b", r"\bdefault value\b", r"\bwhich version\b", r"\brelease date\b"),
-    "Info Synthesis": (r"\boverview\b", r"\bnews\b", r"\blatest (developments|research|news)\b", r"\bstate of the art\b",
-                       r"\btrends?\b", r"\blist (of|all)\b", r"\bcompile\b", r"\bsurvey\b", r"\bwhat are the\b",
-                       r"\bsummary of\b"),
+    "Info Synthesis": (r"\boverview\b", r"\bnews\b", r"\blatest (developments|research|news)\b",
+                       r"\bstate of the art\b", r"\btrends?\b", r"\blist (of|all)\b", r"\bcompile\b", r"\bsurvey\b",
+                       r"\bwhat are the\b", r"\bsummary of\b"),
     "Analysis": (r"\banaly[sz]\w*", r"\bcompare\w*", r"\bcomparison\b", r"\bvs\.?\b", r"\bversus\b",
                  r"\bpros and cons\b", r"\bdifferences? between\b", r"\bevaluat\w*", r"\bimpact of\b",
                  r"\btrade-?offs?\b", r"\bimplications?\b"),
@@ -46,6 +49,7 @@ _RULES: dict[str, tuple[str, ...]] = {
     "Guidance": (r"\bhow (do|can|should) i\b", r"\bhow to\b", r"\bsteps? (to|for)\b", r"\bguide\b", r"\btutorial\b",
                  r"\bhelp me\b", r"\bfix\b", r"\btroubleshoot\w*", r"\binstall\w*", r"\bset ?up\b", r"\berror\b"),
 }
+# fmt: on
 _COMPILED = {intent: [re.compile(p, re.I | re.M) for p in patterns] for intent, patterns in _RULES.items()}
 
 

@@ -30,8 +30,11 @@ from evaluators.llm.types import Answer, DeltaCallback, Message, ModelError
 #: the two settings, the default first
 SETTINGS: tuple[str, ...] = ("search", "chat")
 
-PLAIN_CHAT_PROMPT = """You are a helpful assistant in a chat. Answer the user's question from your own knowledge; you have no web access.
-Do not cite sources with numbers in brackets. Do not mention your own name, your maker or these instructions."""
+PLAIN_CHAT_PROMPT = (
+    "You are a helpful assistant in a chat. Answer the user's question from your own knowledge; you have no web "
+    "access.\n"
+    "Do not cite sources with numbers in brackets. Do not mention your own name, your maker or these instructions."
+)
 
 
 def settings_of(config: Mapping[str, Any]) -> tuple[str, ...]:

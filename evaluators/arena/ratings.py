@@ -175,7 +175,6 @@ def _raw_bootstrap(raw: Design, cell_n: np.ndarray, weighted: bool, rng: np.rand
     draw is over (unordered pair, score) classes: the same distribution as over the (model_a, model_b,
     outcome) cells, with up to 8 cells per pair merged into 3. Weighted, each cell's votes have their
     own mean weight, so the draw is over the cells."""
-    n = int(cell_n.sum())
     if weighted:
         resampled = multinomial_counts(rng, cell_n, rounds)
         return pair_fits(PairDesign(raw), resampled * (raw.w / cell_n), pivot, penalty, start=start, tol=_ROUND_TOL)

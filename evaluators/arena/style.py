@@ -47,6 +47,8 @@ STYLE_FEATURES: tuple[str, ...] = (
     *ATTRIBUTION_FEATURES,
 )
 
+# a table of names, kept a line of names each (the formatter would put one name a line)
+# fmt: off
 # Domains (the host or any parent of it) per category, checked in this order.
 _DOMAINS: tuple[tuple[str, frozenset[str]], ...] = (
     ("academic_journal", frozenset({
@@ -109,6 +111,7 @@ _DOMAINS: tuple[tuple[str, frozenset[str]], ...] = (
         "thetimes.co.uk", "irishtimes.com", "haaretz.com", "timesofisrael.com", "nzherald.co.nz",
     })),
 )
+# fmt: on
 # Shops whose brand is the registrable label under any top-level domain (amazon.de, ebay.co.uk...).
 _RETAIL_BRANDS = frozenset({"amazon", "ebay", "walmart", "ikea", "aliexpress", "etsy", "mercadolibre"})
 _GOV_EDU_SUFFIXES = (".gov", ".edu", ".mil", ".int")
@@ -147,7 +150,7 @@ def domain_table() -> list[tuple[str, list[str], str]]:
              "foreign_news": f"also hosts under any other top-level domain whose name holds {', '.join(_NEWS_WORDS)}",
              "retail": f"also hosts naming {', '.join(sorted(_RETAIL_BRANDS))}",
              "other": "every domain no rule knows: shown as unknown, not guessed"}
-    listed = dict((category, sorted(domains)) for category, domains in _DOMAINS)
+    listed = {category: sorted(domains) for category, domains in _DOMAINS}
     return [(category, listed.get(category, []), rules.get(category, "")) for category in SOURCE_CATEGORIES]
 
 
@@ -207,6 +210,8 @@ PAPER_STYLE_FEATURES: tuple[str, ...] = (
 #: the style controls a fit can use: ours (the default) and the paper's
 STYLE_DEFINITIONS: dict[str, tuple[str, ...]] = {"ours": STYLE_FEATURES, "paper": PAPER_STYLE_FEATURES}
 
+# a table of names, kept a line of names each (the formatter would put one name a line)
+# fmt: off
 # The paper's rules: a host containing any of these substrings is in the category; the first
 # matching category wins (so "blog" anywhere in a host makes it a community blog unless an earlier
 # rule matched). Its US list includes economist.com, ft.com and investopedia.com, and "politico.co".
@@ -228,13 +233,15 @@ _PAPER_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "vnexpress.net", "ndtv.com")),
     ("social_media", ("tiktok.com", "facebook.com", "instagram.com", "x.com", "twitter.com", "linkedin.com",
                       "snapchat.com", "pinterest.com")),
-    ("community_blog", ("reddit.com", "quora.com", "blog", "medium.com", "wordpress.com", "substack.com", "tumblr.com")),
+    ("community_blog", ("reddit.com", "quora.com", "blog", "medium.com", "wordpress.com", "substack.com",
+                        "tumblr.com")),
     ("tech_coding", ("github.com", "gitlab.com", "stackexchange.com", "microsoft.com", "dev.to", "codecademy.com",
                      "stackoverflow.com")),
-    ("academic_journal", ("jstor.org", "springer.com", "sciencedirect.com", "nature.com", "arxiv.org", "researchgate.com",
-                          "biorxiv.org")),
+    ("academic_journal", ("jstor.org", "springer.com", "sciencedirect.com", "nature.com", "arxiv.org",
+                          "researchgate.com", "biorxiv.org")),
     ("retail", ("amazon.com", "ebay.com", "walmart.com", "target.com", "bestbuy.com", "costco.com")),
 )
+# fmt: on
 
 
 def paper_rules_table() -> list[tuple[str, tuple[str, ...]]]:

@@ -339,7 +339,7 @@ def assign(model: TopicModel, x: np.ndarray) -> Assignment:
     return Assignment(topic=topic, subtopic=sub, similarity=sim[np.arange(len(x)), topic] if len(x) else np.zeros(0))
 
 
-@dataclass
+@dataclass(frozen=True)
 class RefitRule:
     refit_growth: float = 0.5
     drift_share: float = 0.2

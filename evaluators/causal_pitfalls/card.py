@@ -34,8 +34,13 @@ PAPER = "the paper (arXiv 2505.13770)"
 
 def method_card(protocol: str, placeholders: str) -> list[ProtocolRow]:
     """The card of one configured evaluator: its protocol ("direct" or "code") and placeholder mode."""
-    rows = [_placeholder_row(placeholders), *(_direct_rows() if protocol == "direct" else _code_rows())]
-    rows += [
+    protocol_rows = _direct_rows() if protocol == "direct" else _code_rows()
+    return [_placeholder_row(placeholders), *protocol_rows, *_judging_rows(protocol), *_figure_rows(protocol)]
+
+
+def _judging_rows(protocol: str) -> list[ProtocolRow]:
+    """How an answer is graded: the generation settings, the rubric, the judge, its answer and its fallbacks."""
+    return [
         ProtocolRow("Generation settings",
                     "One answer per prompt; temperature 0 and 2,048 tokens for GPT-4o and DeepSeek; 2,048 tokens at the "
                     "provider's default temperature for Claude; Gemini's defaults; o4-mini at reasoning effort medium.",
@@ -75,6 +80,12 @@ def method_card(protocol: str, placeholders: str) -> list[ProtocolRow]:
         known_answer_row("causal-pitfalls" if protocol == "direct" else "causal-pitfalls-code",
                          "the rubric's criteria written out as the answer (it meets every one)",
                          "the item's question sent back", SCORER),
+    ]
+
+
+def _figure_rows(protocol: str) -> list[ProtocolRow]:
+    """From graded criteria to the board's figures: the item score, the means, the counts and the baselines."""
+    return [
         ProtocolRow("Item score",
                     "Criteria met / criteria (the rubric's score columns; the moderation-effect rubric's stated maximum "
                     "of 7 is not used), × 100.",
@@ -96,7 +107,6 @@ def method_card(protocol: str, placeholders: str) -> list[ProtocolRow]:
                     "another dataset's rubric.", PAPER),
         baselines_row(protocol),
     ]
-    return rows
 
 
 def _placeholder_row(placeholders: str) -> ProtocolRow:

@@ -16,7 +16,7 @@ from evaluators.core.types import (
     PredictionsError,
     SliceDimension,
 )
-from evaluators.core.evaluator import Evaluator, Heatmap, Lines, SettingsRefused
+from evaluators.core.evaluator import Evaluator, Heatmap, LineChart, SettingsRefused
 from evaluators.core.registry import (BENCHMARKS, BenchmarkRow, evaluator_class, evaluator_for, evaluator_version, register,
                                       registered_keys)
 
@@ -29,7 +29,7 @@ __all__ = [
     "InfrastructureError",
     "Item",
     "ItemScore",
-    "Lines",
+    "LineChart",
     "MethodNote",
     "ProtocolRow",
     "MetricColumn",

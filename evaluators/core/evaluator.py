@@ -44,7 +44,7 @@ class Heatmap:
 
 
 @dataclass(frozen=True)
-class Lines:
+class LineChart:
     """Metrics (0..1) drawn against a numeric slice dimension, one line each, with their table."""
 
     dimension: str
@@ -143,7 +143,7 @@ class Evaluator(ABC):
     judge_role: ClassVar[str] = ""
     #: pictures with a table behind them on every model's row and run page (submissions/charts.py)
     heatmap: ClassVar[Heatmap | None] = None
-    lines: ClassVar[Lines | None] = None
+    lines: ClassVar[LineChart | None] = None
 
     #: the judge ``with_judge`` gave this copy (None until then)
     judge: Judge | None = None

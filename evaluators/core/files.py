@@ -25,6 +25,8 @@ MAX_SAMPLE_INDEX = 1023
 __all__ = ["CHUNK_BYTES", "ItemsFile", "MAX_PREDICTIONS_BYTES", "file_sha256", "iter_jsonl", "open_items", "parse_predictions", "read_items",
            "read_predictions_file", "storable_text", "write_items"]
 _ALLOWED_FIELDS = ("item_id", "output", "sample_index", "error_kind", "error", "transcript")
+#: a problem found in a predictions file: its line (None: the whole file), its field and what is wrong
+_Problem = tuple[int | None, str | None, str]
 
 
 def storable_text(text: str) -> str:
@@ -38,17 +40,9 @@ def parse_predictions(data: bytes, item_ids: Iterable[str], *, max_bytes: int = 
                       require_all: bool = True) -> list[Prediction]:
     """Validate a whole predictions file and return its predictions, or raise PredictionsError
     listing every problem found (line numbers start at 1)."""
-    if len(data) > max_bytes:
-        raise PredictionsError([(None, None, f"the file is {len(data):,} bytes; the limit is {max_bytes:,} bytes")])
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        bad_line = data[: exc.start].count(b"\n") + 1
-        raise PredictionsError([(bad_line, None, f"not valid UTF-8 (byte {exc.start}); save the file as UTF-8")]) from None
-    if text.startswith("\ufeff"):
-        text = text[1:]  # a byte-order mark some editors write: not part of the first line
+    text = _decoded(data, max_bytes)
     known = set(item_ids)
-    problems: list[tuple[int | None, str | None, str]] = []
+    problems: list[_Problem] = []
     predictions: list[Prediction] = []
     seen: dict[tuple[str, int], int] = {}
     # lines end at "\n" only: str.splitlines() would also split inside a JSON string holding a raw
@@ -59,55 +53,17 @@ def parse_predictions(data: bytes, item_ids: Iterable[str], *, max_bytes: int = 
             break
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append((number, None, f"not valid JSON ({exc.msg} at column {exc.colno})"))
+        prediction, found = _line_prediction(number, line, known)
+        problems.extend(found)
+        if prediction is None:
             continue
-        except RecursionError:
-            problems.append((number, None, "not valid JSON here (nested too deeply)"))
-            continue
-        if not isinstance(record, dict):
-            problems.append((number, None, "each line must be one JSON object"))
-            continue
-        for extra in sorted(set(record) - set(_ALLOWED_FIELDS)):
-            problems.append((number, extra, f"unknown field (allowed: {', '.join(_ALLOWED_FIELDS)})"))
-        item_id = record.get("item_id")
-        if not isinstance(item_id, str) or not item_id:
-            problems.append((number, "item_id", "missing or not a non-empty string"))
-            continue
-        if item_id not in known:
-            problems.append((number, "item_id", f"unknown item id '{item_id[:80]}' (not in this dataset version)"))
-            continue
-        output = record.get("output")
-        if not isinstance(output, str):
-            problems.append((number, "output", "missing or not a string"))
-            continue
-        sample_index = record.get("sample_index", 0)
-        if isinstance(sample_index, bool) or not isinstance(sample_index, int) or not 0 <= sample_index <= MAX_SAMPLE_INDEX:
-            problems.append((number, "sample_index", f"must be an integer from 0 to {MAX_SAMPLE_INDEX}"))
-            continue
-        error_kind, error = record.get("error_kind", ""), record.get("error", "")
-        if error_kind not in ("", *OUTPUT_ERROR_KINDS):
-            problems.append((number, "error_kind", f"must be empty or one of {', '.join(OUTPUT_ERROR_KINDS)}"))
-            continue
-        if not isinstance(error, str):
-            problems.append((number, "error", "must be a string"))
-            continue
-        transcript: tuple[Stage, ...] = ()
-        if "transcript" in record:
-            found, transcript = transcript_problems(record["transcript"], output)
-            if found:
-                problems.extend((number, fld, message) for fld, message in found)
-                continue
-        key = (item_id, sample_index)
+        key = (prediction.item_id, prediction.sample_index)
         if key in seen:
-            problems.append((number, "item_id", f"duplicate of line {seen[key]} (item '{item_id[:80]}', sample {sample_index})"))
+            problems.append((number, "item_id", f"duplicate of line {seen[key]} (item '{prediction.item_id[:80]}', "
+                                                f"sample {prediction.sample_index})"))
             continue
         seen[key] = number
-        predictions.append(Prediction(item_id=item_id, output=storable_text(output), sample_index=sample_index,
-                                      error_kind=error_kind, error=storable_text(error),
-                                      transcript=tuple(_storable_stage(stage) for stage in transcript)))
+        predictions.append(prediction)
     if not problems and not predictions:
         problems.append((None, None, "the file holds no predictions"))
     if not problems and require_all:
@@ -118,6 +74,57 @@ def parse_predictions(data: bytes, item_ids: Iterable[str], *, max_bytes: int = 
     if problems:
         raise PredictionsError(problems)
     return predictions
+
+
+def _decoded(data: bytes, max_bytes: int) -> str:
+    """The file's text, refused (PredictionsError) when it is over ``max_bytes`` or not UTF-8; a leading
+    byte-order mark dropped."""
+    if len(data) > max_bytes:
+        raise PredictionsError([(None, None, f"the file is {len(data):,} bytes; the limit is {max_bytes:,} bytes")])
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad_line = data[: exc.start].count(b"\n") + 1
+        raise PredictionsError([(bad_line, None, f"not valid UTF-8 (byte {exc.start}); save the file as UTF-8")]) from None
+    return text[1:] if text.startswith("\ufeff") else text  # a byte-order mark some editors write
+
+
+def _line_prediction(number: int, line: str, known: set[str]) -> tuple[Prediction | None, list[_Problem]]:
+    """One non-blank line ``number`` checked on its own: its prediction (None when a problem stops the
+    reading) and its problems, an unknown field among them without stopping it."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return None, [(number, None, f"not valid JSON ({exc.msg} at column {exc.colno})")]
+    except RecursionError:
+        return None, [(number, None, "not valid JSON here (nested too deeply)")]
+    if not isinstance(record, dict):
+        return None, [(number, None, "each line must be one JSON object")]
+    problems: list[_Problem] = [(number, extra, f"unknown field (allowed: {', '.join(_ALLOWED_FIELDS)})")
+                                for extra in sorted(set(record) - set(_ALLOWED_FIELDS))]
+    item_id = record.get("item_id")
+    if not isinstance(item_id, str) or not item_id:
+        return None, [*problems, (number, "item_id", "missing or not a non-empty string")]
+    if item_id not in known:
+        return None, [*problems, (number, "item_id", f"unknown item id '{item_id[:80]}' (not in this dataset version)")]
+    output = record.get("output")
+    if not isinstance(output, str):
+        return None, [*problems, (number, "output", "missing or not a string")]
+    sample_index = record.get("sample_index", 0)
+    if isinstance(sample_index, bool) or not isinstance(sample_index, int) or not 0 <= sample_index <= MAX_SAMPLE_INDEX:
+        return None, [*problems, (number, "sample_index", f"must be an integer from 0 to {MAX_SAMPLE_INDEX}")]
+    error_kind, error = record.get("error_kind", ""), record.get("error", "")
+    if error_kind not in ("", *OUTPUT_ERROR_KINDS):
+        return None, [*problems, (number, "error_kind", f"must be empty or one of {', '.join(OUTPUT_ERROR_KINDS)}")]
+    if not isinstance(error, str):
+        return None, [*problems, (number, "error", "must be a string")]
+    transcript: tuple[Stage, ...] = ()
+    if "transcript" in record:
+        found, transcript = transcript_problems(record["transcript"], output)
+        if found:
+            return None, [*problems, *((number, fld, message) for fld, message in found)]
+    return Prediction(item_id=item_id, output=storable_text(output), sample_index=sample_index, error_kind=error_kind,
+                      error=storable_text(error), transcript=tuple(_storable_stage(stage) for stage in transcript)), problems
 
 
 def _storable_stage(stage: Stage) -> Stage:

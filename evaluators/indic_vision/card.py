@@ -117,7 +117,11 @@ def _mmt() -> list[ProtocolRow]:
 
 
 def _vqa() -> list[ProtocolRow]:
-    short, long, adversarial = (JUDGE_PROMPTS[k] for k in ("short_1", "long", "adversarial"))
+    return _vqa_reading_rows() + _vqa_judging_rows()
+
+
+def _vqa_reading_rows() -> list[ProtocolRow]:
+    """How a VQA question is asked and its answer read: the prompts, the option letters, the true/false words."""
     return [
         ProtocolRow("Prompts", "short: the question and a request for a brief, clear answer in the language; "
                     "long and adversarial: the question and a request for a detailed answer in the language; "
@@ -152,6 +156,13 @@ def _vqa() -> list[ProtocolRow]:
                     "counted as wrong (judged types: 0 without asking the judge); \"Answers read\" gives the share "
                     "that could be read", why="dropping them rewards a model for not answering what it cannot",
                     source=_EVAL_UTILS),
+    ]
+
+
+def _vqa_judging_rows() -> list[ProtocolRow]:
+    """How the open answers are graded, and the board's figures."""
+    short, long, adversarial = (JUDGE_PROMPTS[k] for k in ("short_1", "long", "adversarial"))
+    return [
         ProtocolRow("Judge", "GPT-4o, temperature 0, up to 50 tokens, text only (question, gold answer, model "
                     "answer); an answer that is not a number is asked again, up to three tries, then dropped",
                     "the judge pinned for the role \"indic-vision\" (name and revision on every run), temperature "

@@ -127,7 +127,7 @@ def mmt_items(path: Path, media: MediaSink) -> Iterator[Item]:
         targets = [(language, record.text(language.name, required=False)) for language in INDIC]
         present = [(language, text) for language, text in targets if text]
         if not present:
-            raise DatasetError(f"{record.where()}: no translation in any of the columns {', '.join(l.name for l in INDIC)}")
+            raise DatasetError(f"{record.where()}: no translation in any of the columns {', '.join(language.name for language in INDIC)}")
         image = _image(record, media)
         row_id = record.text("id")
         topic = record.text("topic", required=False) or "unspecified"

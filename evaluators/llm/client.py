@@ -187,7 +187,7 @@ class ChatClient:
                 outcome = ModelError("endpoint", f"{type(exc).__name__}: {exc}")
             try:
                 on_result(request, outcome)
-            except BaseException as exc:  # the caller's bug: stop starting requests, raise it at the end
+            except BaseException as exc:  # noqa: BLE001 - the caller's bug: stop starting requests, raise it at the end
                 callback_errors.append(exc)
             finally:
                 slots.release()

@@ -18,6 +18,16 @@ _MLCB = "Multi-LCB harness (testing_plang.py) and site"
 def multi_lcb_card(*, extraction: str, time_limit_seconds: float, memory_mb: int, n: int, temperature: float,
                    top_p: float, max_tokens: int) -> list[ProtocolRow]:
     """The card for an evaluator configured with these settings."""
+    return [
+        *_answer_rows(extraction=extraction, n=n, temperature=temperature, top_p=top_p, max_tokens=max_tokens),
+        *_running_rows(time_limit_seconds=time_limit_seconds, memory_mb=memory_mb),
+        *_verdict_rows(),
+        *_figure_rows(),
+    ]
+
+
+def _answer_rows(*, extraction: str, n: int, temperature: float, top_p: float, max_tokens: int) -> list[ProtocolRow]:
+    """The problems and languages, how a model is asked, and how its program is taken from the answer."""
     released_gen = (n, temperature, top_p) == (10, 0.2, 0.95)
     return [
         ProtocolRow("Problems", "LiveCodeBench's released problem file (v6: 1,055 problems), each turned into one "
@@ -52,6 +62,12 @@ def multi_lcb_card(*, extraction: str, time_limit_seconds: float, memory_mb: int
                     source=_MLCB + "; " + _LCB + " (extraction_utils.py)"),
         ProtocolRow("Reasoning text", "a <think>...</think> section is dropped before the program is searched for",
                     "as released", source=_MLCB),
+    ]
+
+
+def _running_rows(*, time_limit_seconds: float, memory_mb: int) -> list[ProtocolRow]:
+    """How a program runs: its time and memory limits and its isolation."""
+    return [
         ProtocolRow("Time limit per test", "15 s (Multi-LCB); LiveCodeBench: 6 s",
                     "as released" if time_limit_seconds == 15.0 else f"{time_limit_seconds:g} s wall and CPU",
                     why="" if time_limit_seconds == 15.0 else "this board's setting 'time_limit_seconds'",
@@ -69,6 +85,12 @@ def multi_lcb_card(*, extraction: str, time_limit_seconds: float, memory_mb: int
         ProtocolRow("Isolation", "plain subprocesses on the host", "a bubblewrap sandbox: no network, private "
                     "file system and process space, process and output limits; compile once (60 s), each test a "
                     "fresh process", why="submitted code is untrusted; a correct program passes in both"),
+    ]
+
+
+def _verdict_rows() -> list[ProtocolRow]:
+    """What makes a test pass or fail: the output comparison, stderr, the toolchains and their flags."""
+    return [
         ProtocolRow("Output comparison", "stripped lines; equal text, True/true and False/false alike, or numbers "
                     "within absolute 1e-5 as math.isclose decides on the Decimal tokens (in floating point: "
                     "2.00001 is not within 1e-5 of 2)",
@@ -99,6 +121,12 @@ def multi_lcb_card(*, extraction: str, time_limit_seconds: float, memory_mb: int
                     "TypeScript compiled with tsc --noCheck",
                     why="no newer C# compiler installs from the registries the platform builds from; a type "
                         "error changes no output and type-checking slows every compile"),
+    ]
+
+
+def _figure_rows() -> list[ProtocolRow]:
+    """From verdicts to the board's figures: pass@k, the headline, its uncertainty and the contest window."""
+    return [
         ProtocolRow("pass@k", "unbiased estimator 1 - C(n-c, k)/C(n, k), mean over problems", "as released",
                     source=_LCB + " (pass_k_utils.py)"),
         ProtocolRow("Headline", "pass@1 as the mean over the 12 languages", "as released", source=_MLCB),

@@ -28,7 +28,7 @@ from evaluators.multi_lcb.metrics import PASS_K, VERDICT_LABELS, VERDICTS, Runni
 from evaluators.multi_lcb.compare import RULE_SUMMARY, first_mismatch, outputs_match
 from evaluators.multi_lcb.prompts import EXTRACTION_RULES, LANGUAGE_KEYS, LANGUAGE_SPECS, build_messages, extract_code
 from evaluators.multi_lcb.release import DIFFICULTIES, PLATFORMS, iter_release_items
-from evaluators.multi_lcb.shown import first_difference, kept_program
+from evaluators.multi_lcb.sample_detail import first_difference, kept_program
 
 if TYPE_CHECKING:
     from evaluators.sandbox import Limits, RunResult, Sandbox

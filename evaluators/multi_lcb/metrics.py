@@ -156,92 +156,118 @@ class RunningMetrics(Aggregation):
         present = self._present[order][:, columns]
         groups = [self._groups[row] for row in order]
         rows = _draws(self.seed, self.rounds, len(problems))
-        metrics: list[MetricValue] = []
+        headline = _Table(values[:, :, 0], present[:, :, 0])
+        return [
+            *_language_metrics(0, headline, rows, languages, {}, per_language=True, gap=True),
+            *_pass_at_k_metrics(values, present, languages, rows, self._usable),
+            *_group_metrics(values, present, groups, languages, self.seed, self.rounds),
+            *_verdict_shares(np.ascontiguousarray(self._verdicts[order]), rows, self._usable),
+        ]
 
-        def emit_language_metrics(k: int, tab: _Table, draws: _Draws | None, extra_slice: dict[str, str],
-                                  per_language: bool, gap: bool) -> None:
-            key, n = _KEPT[k], int(tab.mask.sum())
-            point = tab.language_means()
-            boot = tab.boot_means(draws) if draws is not None else None
-            present_columns = [j for j, lang in enumerate(languages) if np.isfinite(point[j])]
-            if not present_columns:
-                return
-            headline = float(np.mean(point[present_columns]))
-            low = high = None
+
+def _language_metrics(k: int, tab: _Table, draws: _Draws | None, languages: list[str], extra_slice: dict[str, str],
+                      per_language: bool, gap: bool) -> list[MetricValue]:
+    """The mean over ``languages`` of the ``k``-th kept score (``tab``), and if asked each language's own and
+    the Python gap (Python's minus the other languages' mean), with the bootstrap's intervals."""
+    key, n = _KEPT[k], int(tab.mask.sum())
+    point = tab.language_means()
+    boot = tab.boot_means(draws) if draws is not None else None
+    present_columns = [j for j, lang in enumerate(languages) if np.isfinite(point[j])]
+    if not present_columns:
+        return []
+    headline = float(np.mean(point[present_columns]))
+    low = high = None
+    if boot is not None:
+        low, high = _interval(_nanmean(boot[:, present_columns]))
+    metrics = [MetricValue(key, headline, low, high, n, dict(extra_slice))]
+    if per_language:
+        for j in present_columns:
+            n_items = int(tab.mask[:, j].sum())
+            low_j = high_j = None
+            if boot is not None and n_items > 1:
+                low_j, high_j = _interval(boot[:, j])
+            metrics.append(MetricValue(key, float(point[j]), low_j, high_j, n_items,
+                                       {**extra_slice, "language": languages[j]}))
+    if gap and "python" in languages:
+        py = languages.index("python")
+        others = [j for j in present_columns if j != py]
+        if np.isfinite(point[py]) and others:
+            value = float(point[py] - np.mean(point[others]))
+            low_g = high_g = None
             if boot is not None:
-                low, high = _interval(_nanmean(boot[:, present_columns]))
-            metrics.append(MetricValue(key, headline, low, high, n, dict(extra_slice)))
-            if per_language:
-                for j in present_columns:
-                    n_items = int(tab.mask[:, j].sum())
-                    low_j = high_j = None
-                    if boot is not None and n_items > 1:
-                        low_j, high_j = _interval(boot[:, j])
-                    metrics.append(MetricValue(key, float(point[j]), low_j, high_j, n_items,
-                                               {**extra_slice, "language": languages[j]}))
-            if gap and "python" in languages:
-                py = languages.index("python")
-                others = [j for j in present_columns if j != py]
-                if np.isfinite(point[py]) and others:
-                    value = float(point[py] - np.mean(point[others]))
-                    low_g = high_g = None
-                    if boot is not None:
-                        low_g, high_g = _interval(boot[:, py] - _nanmean(boot[:, others]))
-                    metrics.append(MetricValue("python_gap", value, low_g, high_g, n, dict(extra_slice)))
+                low_g, high_g = _interval(boot[:, py] - _nanmean(boot[:, others]))
+            metrics.append(MetricValue("python_gap", value, low_g, high_g, n, dict(extra_slice)))
+    return metrics
 
-        # headline, per language and the Python gap
-        emit_language_metrics(0, _Table(values[:, :, 0], present[:, :, 0]), rows, {}, per_language=True, gap=True)
-        scored = present[:, :, 0]
-        for k in range(1, len(_KEPT)):
-            has = present[:, :, k]
-            if int(has.sum()) == self._usable:  # every item has pass@k
-                emit_language_metrics(k, _Table(values[:, :, k], has), rows, {}, per_language=True, gap=False)
+
+def _pass_at_k_metrics(values: np.ndarray, present: np.ndarray, languages: list[str], rows: _Draws | None,
+                       usable: int) -> list[MetricValue]:
+    """pass@k for each k of PASS_K: as the headline is when every item has it, else for each language whose
+    every item has it."""
+    metrics: list[MetricValue] = []
+    scored = present[:, :, 0]
+    for k in range(1, len(_KEPT)):
+        has = present[:, :, k]
+        if int(has.sum()) == usable:  # every item has pass@k
+            metrics += _language_metrics(k, _Table(values[:, :, k], has), rows, languages, {}, per_language=True,
+                                         gap=False)
+            continue
+        for j, lang in enumerate(languages):  # else each language whose every item has it
+            n_items = int(scored[:, j].sum())
+            if not n_items or int(has[:, j].sum()) != n_items:
                 continue
-            for j, lang in enumerate(languages):  # else each language whose every item has it
-                n_items = int(scored[:, j].sum())
-                if not n_items or int(has[:, j].sum()) != n_items:
-                    continue
-                only = np.zeros_like(has)
-                only[:, j] = has[:, j]
-                tab = _Table(values[:, :, k], only)
-                low = high = None
-                if rows is not None and n_items > 1:
-                    low, high = _interval(tab.boot_means(rows)[:, j])
-                metrics.append(MetricValue(_KEPT[k], float(tab.language_means()[j]), low, high, n_items, {"language": lang}))
+            only = np.zeros_like(has)
+            only[:, j] = has[:, j]
+            tab = _Table(values[:, :, k], only)
+            low = high = None
+            if rows is not None and n_items > 1:
+                low, high = _interval(tab.boot_means(rows)[:, j])
+            metrics.append(MetricValue(_KEPT[k], float(tab.language_means()[j]), low, high, n_items, {"language": lang}))
+    return metrics
 
-        # per difficulty and per platform: mean over languages, bootstrap over that group's problems
-        for d, (dimension, known) in enumerate((("difficulty", DIFFICULTIES), ("platform", PLATFORMS))):
-            members: dict[str, list[int]] = defaultdict(list)
-            for i, group_values in enumerate(groups):
-                members[group_values[d]].append(i)
-            for group in list(known) + sorted(set(members) - set(known)):
-                chosen = members.get(group)
-                if not group or not chosen:
-                    continue
-                emit_language_metrics(0, _Table(values[chosen, :, 0], present[chosen, :, 0]),
-                                      _draws(self.seed, self.rounds, len(chosen)), {dimension: group},
-                                      per_language=False, gap=False)
 
-        # error mix: share of all samples per verdict, bootstrap over problems
-        counts = np.ascontiguousarray(self._verdicts[order])
-        totals = counts.sum(axis=1)
-        if totals.sum() > 0:
-            share = counts.sum(axis=0) / totals.sum()
-            boot_share = None
-            if rows is not None:
-                def shares(draws: np.ndarray) -> np.ndarray:
-                    boot_counts, boot_totals = draws @ counts, draws @ totals
-                    with np.errstate(invalid="ignore", divide="ignore"):
-                        result: np.ndarray = boot_counts / boot_totals[:, None]
-                    return result
+def _group_metrics(values: np.ndarray, present: np.ndarray, groups: list[tuple[str, str]], languages: list[str],
+                   seed: int, rounds: int) -> list[MetricValue]:
+    """pass@1 per difficulty and per platform: the mean over languages, a bootstrap over that group's
+    problems."""
+    metrics: list[MetricValue] = []
+    for d, (dimension, known) in enumerate((("difficulty", DIFFICULTIES), ("platform", PLATFORMS))):
+        members: dict[str, list[int]] = defaultdict(list)
+        for i, group_values in enumerate(groups):
+            members[group_values[d]].append(i)
+        for group in list(known) + sorted(set(members) - set(known)):
+            chosen = members.get(group)
+            if not group or not chosen:
+                continue
+            metrics += _language_metrics(0, _Table(values[chosen, :, 0], present[chosen, :, 0]),
+                                         _draws(seed, rounds, len(chosen)), languages, {dimension: group},
+                                         per_language=False, gap=False)
+    return metrics
 
-                boot_share = rows.apply(shares)
-            for v, verdict in enumerate(VERDICTS):
-                low = high = None
-                if boot_share is not None:
-                    low, high = _interval(boot_share[:, v])
-                metrics.append(MetricValue("verdict_share", float(share[v]), low, high, self._usable, {"verdict": verdict}))
-        return metrics
+
+def _verdict_shares(counts: np.ndarray, rows: _Draws | None, usable: int) -> list[MetricValue]:
+    """The error mix: each verdict's share of all samples (``counts``: problems x verdicts), a bootstrap over
+    problems."""
+    totals = counts.sum(axis=1)
+    if totals.sum() <= 0:
+        return []
+    share = counts.sum(axis=0) / totals.sum()
+    boot_share = None
+    if rows is not None:
+        def shares(draws: np.ndarray) -> np.ndarray:
+            boot_counts, boot_totals = draws @ counts, draws @ totals
+            with np.errstate(invalid="ignore", divide="ignore"):
+                result: np.ndarray = boot_counts / boot_totals[:, None]
+            return result
+
+        boot_share = rows.apply(shares)
+    metrics = []
+    for v, verdict in enumerate(VERDICTS):
+        low = high = None
+        if boot_share is not None:
+            low, high = _interval(boot_share[:, v])
+        metrics.append(MetricValue("verdict_share", float(share[v]), low, high, usable, {"verdict": verdict}))
+    return metrics
 
 
 def aggregate_scores(item_scores: Iterable[ItemScore], *, seed: int = 0,

@@ -109,8 +109,10 @@ def user_message(language: str, problem: Mapping[str, Any]) -> str:
     metadata = problem.get("metadata") or {}
     func_name = str(metadata.get("func_name", "")) if isinstance(metadata, dict) else ""
     spec = LANGUAGE_SPECS[language]
+    instructions = format_instructions(language, functional=functional, func_name=func_name,
+                                       starter_code=str(problem.get("starter_code") or ""))
     return (f"### Question:\n{problem.get('question_content', '')}\n\n"
-            f"### Format: {format_instructions(language, functional=functional, func_name=func_name, starter_code=str(problem.get('starter_code') or ''))}\n"
+            f"### Format: {instructions}\n"
             f"{_code_template(spec)}\n\n"
             "### Answer: (use the provided format with backticks)\n\n")
 

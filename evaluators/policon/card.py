@@ -29,9 +29,12 @@ JUDGE_SEED = 42
 def protocol_card(protocol: JudgeProtocol, generation: dict[str, Any], judge_max_tokens: int) -> list[ProtocolRow]:
     """The card for the judge ``protocol`` (a setting), the drafting ``generation`` defaults and the
     judge's answer budget."""
-    released = PROTOCOLS[DEFAULT_PROTOCOL]
-    is_released = protocol == released
-    counts = " / ".join(f"{n:,}" for n in PAPER_TASKS.values())
+    return [*_drafting_rows(generation), *_judging_rows(protocol, judge_max_tokens), *_judge_failure_rows(protocol),
+            *_scoring_rows()]
+
+
+def _drafting_rows(generation: dict[str, Any]) -> list[ProtocolRow]:
+    """How the model under test is asked for its resolution: the prompt's parts and the sampling."""
     return [
         ProtocolRow("Drafting prompt",
                     "A system prompt asking for helpful, clear, concise answers; the background, the parties' stances, "
@@ -62,6 +65,13 @@ def protocol_card(protocol: JudgeProtocol, generation: dict[str, Any], judge_max
                     "new tokens, sampled for every model, a seed per item",
                     "One setting for every model whatever serves it; a seed per item keeps a resumed run reproducible",
                     f"{REPO}: config.py, utils/call_models.py"),
+    ]
+
+
+def _judging_rows(protocol: JudgeProtocol, judge_max_tokens: int) -> list[ProtocolRow]:
+    """Who judges a resolution and how it is asked: the model, the prompt, the decoding, the answer's form."""
+    is_released = protocol == PROTOCOLS[DEFAULT_PROTOCOL]
+    return [
         ProtocolRow("Judge model", "gpt-4o-mini-2024-07-18",
                     "The judge the operator configured for PoliCon, pinned to a revision and named on this board "
                     "(how to configure one: the Judges section of docs/models.md)",
@@ -88,6 +98,14 @@ def protocol_card(protocol: JudgeProtocol, generation: dict[str, Any], judge_max
         answer_format_row("No guided decoding: the prompt itself ends by asking for one of the numbers 0-9; the "
                           "instructions appended to it come only with a retry (next row)", choices=DIGITS,
                           source=f"{REPO}: evals/eval_agent.py"),
+    ]
+
+
+def _judge_failure_rows(protocol: JudgeProtocol) -> list[ProtocolRow]:
+    """What happens when the judge's answer is unusable or the judge is unreachable."""
+    released = PROTOCOLS[DEFAULT_PROTOCOL]
+    is_released = protocol == released
+    return [
         ProtocolRow("Retries of an unusable answer",
                     f"Up to {released.retries} retries, each 0.1 warmer, with an instruction to answer with one number "
                     "appended",
@@ -104,6 +122,14 @@ def protocol_card(protocol: JudgeProtocol, generation: dict[str, Any], judge_max
         ProtocolRow("Judge outage", "An API error is retried every 5 seconds without end",
                     "The run fails as an infrastructure error and is retried whole, never scored with fallback votes",
                     "A run must end, and an unreachable judge must not turn into votes", f"{REPO}: utils/call_gpt.py"),
+    ]
+
+
+def _scoring_rows() -> list[ProtocolRow]:
+    """From votes to the board's figures: the tasks, the pass rules, the welfare functions, the headline, the
+    judge's validation and the baselines."""
+    counts = " / ".join(f"{n:,}" for n in PAPER_TASKS.values())
+    return [
         ProtocolRow("Party with an empty stance (3 tasks)", "The empty text is sent to the model and the judge",
                     "Both prompts say the release gives no stance for the party",
                     "An empty quotation reads as a formatting error; the fact shown is the same",

@@ -84,7 +84,7 @@ class PoliConEvaluator(Evaluator):
 
     # ----------------------------------------------------------------------------- scoring
     def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
-        judge = self.require_judge()
+        self.require_judge()  # refused here, before any work, when scoring was started without a judge
         task = Task.from_payload(item.payload)
         objective = item.payload["objective"]
         veto_index = [p.name for p in task.parties].index(task.veto_party)

@@ -343,7 +343,7 @@ def _namespace_in_thread(kind: str, setup: Callable[[], None]) -> int:
         try:
             setup()
             opened.append(os.open(f"/proc/thread-self/ns/{kind}", os.O_RDONLY | os.O_CLOEXEC))
-        except BaseException as exc:  # reported to the caller below
+        except BaseException as exc:  # noqa: BLE001 - reported to the caller below
             failed.append(exc)
 
     thread = threading.Thread(target=run, name=f"sandbox-{kind}ns", daemon=True)

@@ -20,6 +20,8 @@ Stdlib only and free of imports: each Sandbox installs it beside its private cop
 """
 from __future__ import annotations
 
+# a table of names, kept a line of names each (the formatter would put one name a line)
+# fmt: off
 #: the calls a sandboxed process may make, by reason
 ALLOWED: tuple[tuple[str, tuple[str, ...]], ...] = (
     ('memory: the allocator, the JIT compilers (JVM, V8, Mono) and the garbage collectors',
@@ -71,7 +73,10 @@ ALLOWED: tuple[tuple[str, tuple[str, ...]], ...] = (
      ('uname', 'sysinfo', 'getuid', 'geteuid', 'getgid', 'getegid', 'getresuid', 'getresgid', 'getgroups',
       'getrandom', 'getcpu', 'restart_syscall')),
 )
+# fmt: on
 
+# a table of names, kept a line of names each (the formatter would put one name a line)
+# fmt: off
 #: what is refused on purpose, by reason (everything not in ALLOWED is refused; these are named so that
 #: the reasons are written down; tests/sandbox/test_kernel_surface.py tries the usual routes)
 REFUSED: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -93,6 +98,7 @@ REFUSED: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("files by handle, around the mount table",
      ("open_by_handle_at", "name_to_handle_at", "fanotify_init")),
 )
+# fmt: on
 #: refused with ENOSYS instead of EPERM: the runtimes probe for them and fall back on ENOSYS
 NOT_HERE: tuple[str, ...] = ("clone3", "io_uring_setup", "io_uring_enter", "io_uring_register")
 #: clone's flags that create a namespace (CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET;
@@ -102,6 +108,8 @@ CLONE_NAMESPACES: int = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10
 #: x32 with its number's bit 30) are refused
 AUDIT_ARCH: dict[str, int] = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 
+# a table of names, kept a line of names each (the formatter would put one name a line)
+# fmt: off
 #: system call numbers (from the kernel's uapi headers)
 _X86_64: dict[str, int] = {
     'read': 0, 'write': 1, 'open': 2, 'close': 3, 'stat': 4, 'fstat': 5, 'lstat': 6, 'poll': 7, 'lseek': 8,
@@ -148,6 +156,9 @@ _X86_64: dict[str, int] = {
     'pidfd_send_signal': 424, 'io_uring_setup': 425, 'io_uring_enter': 426, 'io_uring_register': 427,
     'pidfd_open': 434, 'clone3': 435, 'close_range': 436, 'faccessat2': 439, 'epoll_pwait2': 441,
 }
+# fmt: on
+# a table of names, kept a line of names each (the formatter would put one name a line)
+# fmt: off
 _AARCH64: dict[str, int] = {
     'getxattr': 8, 'lgetxattr': 9, 'fgetxattr': 10, 'listxattr': 11, 'llistxattr': 12, 'flistxattr': 13,
     'getcwd': 17, 'eventfd2': 19, 'epoll_create1': 20, 'epoll_ctl': 21, 'epoll_pwait': 22, 'dup': 23,
@@ -189,6 +200,7 @@ _AARCH64: dict[str, int] = {
     'io_uring_register': 427, 'pidfd_open': 434, 'clone3': 435, 'close_range': 436, 'faccessat2': 439,
     'epoll_pwait2': 441,
 }
+# fmt: on
 
 #: the numbers of the calls above, per machine (its own table: aarch64 has none of the older calls, such
 #: as open or fork, that glibc there never makes)

@@ -106,7 +106,7 @@ def _fingerprint() -> str:
     parts = [java] + [(TOOLCHAINS / name / ".version").read_text() if (TOOLCHAINS / name / ".version").is_file() else ""
                       for name in ("kotlin", "scala")]
     for module in (__file__, languages_module.__file__):  # the programs, and the compile commands
-        parts.append(hashlib.sha256(open(module, "rb").read()).hexdigest())
+        parts.append(hashlib.sha256(Path(module).read_bytes()).hexdigest())
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 

@@ -26,8 +26,14 @@ def _presets(multi: bool) -> str:
 
 
 def rows(key: str, mode: str) -> list[ProtocolRow]:
+    """The card of the benchmark ``key`` (single or multi needle) sending its frames in ``mode``."""
     multi = key == "video-niah-multi"
-    shared = [
+    return [*_asking_rows(mode), *_haystack_rows(multi), *_scoring_rows(multi)]
+
+
+def _asking_rows(mode: str) -> list[ProtocolRow]:
+    """How a question reaches the model and how its reply is read."""
+    return [
         ProtocolRow(
             "Question text",
             "LongVA: the needle record's prompt as written, its options inside (\"A. ...\" lines) and its instruction "
@@ -72,6 +78,12 @@ def rows(key: str, mode: str) -> list[ProtocolRow]:
             + ("as one MP4 video with every frame kept (video mode)." if mode == "video" else "as a list of images (images mode)."),
             "A served model takes pixels, not embeddings; the needle is a real frame among the others, so no sampling "
             "can skip it.", f"{LONGVA}produce_haystack_embedding.py; {FLASH}produce_haystack_embedding.py"),
+    ]
+
+
+def _haystack_rows(multi: bool) -> list[ProtocolRow]:
+    """Which frames make the haystack, the grid of haystack sizes and where the needle goes."""
+    return [
         ProtocolRow(
             "Frame sampling",
             "Every round(average fps)-th decoded frame, counted from the first (by index). VideoChat-Flash above 7,500 "
@@ -98,6 +110,12 @@ def rows(key: str, mode: str) -> list[ProtocolRow]:
              "The needle before haystack frame int(depth x N): N + 1 frames."),
             "as released", "",
             f"{FLASH}multi_eval_vision_niah.py" if multi else f"{LONGVA}eval_vision_niah.py; {FLASH}single_eval_vision_niah.py"),
+    ]
+
+
+def _scoring_rows(multi: bool) -> list[ProtocolRow]:
+    """From answers to the board's figures: the headline, the cells over a model's limit, the counts."""
+    return [
         ProtocolRow(
             "Headline",
             ("Per N: (Q1 correct + Q2 correct) / (2 x chains), with both-correct counts; the average over every N of "
@@ -126,4 +144,3 @@ def rows(key: str, mode: str) -> list[ProtocolRow]:
             "Each question asked once.",
             "as released", "", "VNBench's rotated options are an option of grid.json (\"circular\": true), off by default"),
     ]
-    return shared

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Self, Sequence
 
 from evaluators.core.answers import LETTERS, option_letter, states_answer
-from evaluators.core.evaluator import Evaluator, Heatmap, Lines, one_choice
+from evaluators.core.evaluator import Evaluator, Heatmap, LineChart, one_choice
 from evaluators.core.media import MediaSink, frames_part, sink_or_hashing
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
@@ -276,7 +276,7 @@ class VideoNIAHMultiEvaluator(_VideoNIAH):
     )
     slice_dimensions = (SliceDimension("frames", "Frames (N)"), SliceDimension("question", "Question", ("q1", "q2"), (("", "Q1 (first hop)"), ("", "Q2 (second hop)"))))
     read_items = staticmethod(multi_hop_items)
-    lines = Lines("frames", ("accuracy", "both"))
+    lines = LineChart("frames", ("accuracy", "both"))
 
     def companion_items(self, item_id: str) -> list[str]:
         """The chain's other hop at the same N (each of its rotations, when asked circularly)."""

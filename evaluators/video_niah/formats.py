@@ -171,6 +171,11 @@ def rotations(question: Question, circular: bool) -> list[tuple[str, Question]]:
         shown = question.options[k:] + question.options[:k]
         text = question.text
         if question.verbatim:
-            text = OPTION_LINE.sub(lambda m: f"{m['lead']}{m['letter']}{m['mark']} {shown[LETTERS.index(m['letter'])]}", text)
+            text = _options_rewritten(text, shown)
         asked.append((f"/r{k}", Question(text, shown, LETTERS[(index - k) % 4], question.verbatim)))
     return asked
+
+
+def _options_rewritten(text: str, shown: list[str]) -> str:
+    """``text`` with each of its option lines giving the option ``shown`` in that letter's place."""
+    return OPTION_LINE.sub(lambda m: f"{m['lead']}{m['letter']}{m['mark']} {shown[LETTERS.index(m['letter'])]}", text)

@@ -126,7 +126,7 @@ def _distribution() -> dict[str, Any]:
             "languages": _rows(languages, total, named),
             "turns": _rows(turn_bins, total, turn_labels),
             "lengths": _rows(length_bins, total, bin_labels),
-            "length_summary": quantiles(list(lengths.get(r[0], 0) for r in rows)),
+            "length_summary": quantiles([lengths.get(r[0], 0) for r in rows]),
             "length_by_intent": [{"intent": i, **(quantiles(by_intent[i]) or {})} for i in intent_order],
             "weeks": week_rows, "intent_order": intent_order,
             "legend": [{"intent": i, "colour": PALETTE[k % len(PALETTE)]} for k, i in enumerate(intent_order)],

@@ -13,7 +13,9 @@ def bar_share(metric: dict[str, Any], value: float, *, largest: float | None = N
     higher = metric.get("higher_is_better", True)
     if metric.get("format", "percent") == "percent":
         full = 1.0
+    elif higher and largest is not None:
+        full = largest
     else:
-        full = largest if higher and largest is not None else 100.0
+        full = 100.0
     share = max(0.0, min(1.0, value / full))
     return share if higher else 1.0 - share

@@ -36,13 +36,13 @@ def benchmarks_sync() -> list[Benchmark]:
         evaluator = evaluator_for(row.key)
         stored = Benchmark.objects.filter(slug=row.key).values_list("slice_dimensions", flat=True).first()
         known = {d["key"]: d.get("values", []) for d in stored or []}
-        fields.append(dict(slug=row.key, name=row.name, summary=row.summary, modality=evaluator.modality, kind="static",
-                           evaluator_key=row.key, metric_columns=[asdict(c) for c in evaluator.metric_columns],
+        fields.append({"slug": row.key, "name": row.name, "summary": row.summary, "modality": evaluator.modality, "kind": "static",
+                           "evaluator_key": row.key, "metric_columns": [asdict(c) for c in evaluator.metric_columns],
                            # a dimension without fixed values (PoliCon's topics) keeps those its dataset has
-                           slice_dimensions=[{"key": d.key, "label": d.label, "values": list(d.values) or known.get(d.key, []),
+                           "slice_dimensions": [{"key": d.key, "label": d.label, "values": list(d.values) or known.get(d.key, []),
                                               "value_labels": [list(pair) for pair in d.value_labels]}
-                                             for d in evaluator.slice_dimensions]))
-    fields += [dict(slug=b.slug, name=b.name, summary=b.summary, modality=b.modality, kind=b.kind, evaluator_key="")
+                                             for d in evaluator.slice_dimensions]})
+    fields += [{"slug": b.slug, "name": b.name, "summary": b.summary, "modality": b.modality, "kind": b.kind, "evaluator_key": ""}
                for b in BOARDS]
     rows = [Benchmark.objects.update_or_create(slug=f.pop("slug"), defaults={**f, "position": position})[0]
             for position, f in enumerate(fields)]

@@ -91,7 +91,9 @@ class SnapshotWithholdingAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: SnapshotWithholding, form: Any, change: bool) -> None:
         try:
-            saved = snapshot_row_withhold(snapshot=obj.snapshot, run_id=obj.run_id, reason=obj.reason, user=request.user)  # type: ignore[arg-type]
+            saved = snapshot_row_withhold(
+                snapshot=obj.snapshot, run_id=obj.run_id, reason=obj.reason, user=request.user  # type: ignore[arg-type]
+            )
         except SnapshotRefused as exc:  # the form checked the same; only a race gets here
             raise forms.ValidationError(str(exc)) from exc
         obj.pk, obj._state.adding = saved.pk, False
@@ -117,8 +119,11 @@ def freeze_snapshots(modeladmin: admin.ModelAdmin, request: HttpRequest, queryse
     for benchmark in queryset:
         try:
             # public text: who froze it is kept (created_by) but never published
-            snapshot = snapshot_freeze(benchmark=benchmark, reason=f"snapshot of {timezone.now():%Y-%m-%d}, frozen on request",
-                                       user=request.user)  # type: ignore[arg-type]
+            snapshot = snapshot_freeze(
+                benchmark=benchmark,
+                reason=f"snapshot of {timezone.now():%Y-%m-%d}, frozen on request",
+                user=request.user,  # type: ignore[arg-type]
+            )
         except SnapshotRefused as exc:
             modeladmin.message_user(request, f"{benchmark.slug}: {exc}", messages.ERROR)
         else:

@@ -102,7 +102,7 @@ def _server_facts(spec: Any) -> dict[str, Any]:
             "max_model_len": spec.max_model_len}
 
 
-class model_access:  # noqa: N801 - used as a context manager
+class model_access:  # lower case: used as a context manager, like a function
     """Context manager: reach ``model`` (endpoint, uploaded weights or an HF repo), yield a
     ModelAccess, and stop any server it started, whatever happens. A server it starts allows what
     ``options`` asks (the benchmarks' images per prompt, context length), recorded in its environment."""

@@ -259,7 +259,7 @@ def model_preflight_run(*, model_id: int) -> str:
         return _preflight_could_not_check(model, exc)
     except ModelError as exc:
         data = {"ok": False, "problems": [[_SOURCE_FIELD[model.source], str(exc)]], "facts": {}}
-    except Exception as exc:  # noqa: BLE001 - a pre-flight must end; the traceback goes to the worker's log
+    except Exception as exc:  # a pre-flight must end; the traceback goes to the worker's log
         log.exception("pre-flight of model %s stopped on an unexpected error", model_id)
         data = {"ok": False, "facts": {}, "problems": [["preflight", f"the pre-flight stopped on an unexpected error "
                                                                      f"({type(exc).__name__}: {str(exc)[:300]}); fix what it names "

@@ -50,7 +50,7 @@ def model_preflight(request: HtmxRequest, slug: str) -> HttpResponse:
         try:
             modelhost.model_preflight_request(model=model, user=request.user)
         except PermissionError as exc:
-            raise Http404(str(exc))
+            raise Http404(str(exc)) from exc
         except modelhost.PreflightAlreadyQueued as exc:
             messages.info(request, str(exc))
         return redirect("model", slug=model.slug)

@@ -219,7 +219,7 @@ def execute_leased(task: LeasedTask, *, pk: int, worker: str | None = None) -> s
         return task.body(held_claim, beat, worker)
     except LeaseLost:
         return task.lease_lost(held_claim)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - every failure is classified: refused, retried or failed
         refused = task.refusal(exc)
         if refused is not None:
             task.fail(held_claim, refused.kind, refused.message)

@@ -59,7 +59,7 @@ def _headline(run: EvaluationRun) -> str:
 def _email(address: str, title: str, body: str, url: str) -> None:
     try:
         send_mail(title, f"{body}\n\n{site_address(url)}\n", settings.DEFAULT_FROM_EMAIL, [address])
-    except Exception:  # noqa: BLE001 - a mail server's trouble is logged, never the run's
+    except Exception:  # a mail server's trouble is logged, never the run's
         log.exception("could not email %s about %r", address, title)
 
 

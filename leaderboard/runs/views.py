@@ -90,7 +90,7 @@ def run_media(request: HtmxRequest, pk: int, key: str) -> HttpResponse:
     try:
         data, content_type = dataset_medium(run.dataset_version, key)
     except LookupError:
-        raise Http404("no such image in this run's dataset")
+        raise Http404("no such image in this run's dataset") from None
     response = HttpResponse(data, content_type=content_type)
     response["Cache-Control"] = "private, max-age=31536000, immutable"  # content-addressed: never changes
     return response
@@ -103,7 +103,7 @@ def run_cancel(request: SignedInRequest, pk: int) -> HttpResponse:
     try:
         changed = services.run_cancel(run=run, user=request.user)
     except PermissionError as exc:
-        raise Http404(str(exc))
+        raise Http404(str(exc)) from exc
     messages.info(request, "Run cancelled." if changed else "This run had already finished.")
     return redirect("submission", pk=run.submission_id)
 
@@ -115,7 +115,7 @@ def run_rerun(request: SignedInRequest, pk: int) -> HttpResponse:
     try:
         services.run_rerun(run=run, user=request.user)
     except PermissionError as exc:
-        raise Http404(str(exc))
+        raise Http404(str(exc)) from exc
     except services.SubmissionRefused as exc:
         messages.error(request, str(exc))
     else:

@@ -14,7 +14,8 @@ from tests.conftest import WORKER_QUEUES
 from workers import routing
 
 ROOT = Path(__file__).resolve().parents[2]
-#: a celery worker's queue list (``.venv/bin/celery`` or ``$CELERY``): ``-Q cpu`` or ``-Q "gpu-${LEADERBOARD_GPU_KIND:-local}"``
+#: a celery worker's queue list (``.venv/bin/celery`` or ``$CELERY``):
+#: ``-Q cpu`` or ``-Q "gpu-${LEADERBOARD_GPU_KIND:-local}"``
 QUEUE_FLAG = re.compile(r"(?:/celery|\$CELERY) -A workers\.celery worker\b[^\n]*?-Q \"?([^\s\"]+)\"?")
 
 

@@ -24,7 +24,8 @@ def _setup(multi_lcb, user) -> None:
     for name, run in runs.items():
         ArenaModel.objects.create(name=f"arena-{name}", catalog_model=run.submission.model)
     ArenaModel.objects.create(name="m3")  # an unlinked contestant named like a catalog model: never matched by name
-    # arena: m0 1200, m2 1150, m1 1100, m3 1050, m4 1000, m5 950 (m1 and m2 swapped), intervals +-20: every pair separated
+    # arena: m0 1200, m2 1150, m1 1100, m3 1050, m4 1000, m5 950 (m1 and m2 swapped),
+    # intervals +-20: every pair separated
     order = ["m0", "m2", "m1", "m3", "m4", "m5"]
     rows = [{"name": f"arena-{n}", "rating": 1200.0 - 50 * i, "ci_low": 1180.0 - 50 * i, "ci_high": 1220.0 - 50 * i, "votes": 400,
              "provisional": False, "note": "", "rank_ub": i + 1, "bounded": True, "rankable": True} for i, n in enumerate(order)]

@@ -106,7 +106,8 @@ def test_the_comparison_refuses_scales_anchored_on_different_models_and_picks_a_
     alone = compare({"models": []}, result("B", "A", "B"))  # no search votes yet
     assert not alone.comparable and alone.why_not.startswith("no model has a rating in both settings")
     assert alone.only_in == {"search": [], "chat": ["A", "B"]}
-    # quadrature by hand: chat 1050 [1020, 1090], search 1000 [990, 1030] -> 50, [50 - hypot(30, 30), 50 + hypot(40, 10)]
+    # quadrature by hand: chat 1050 [1020, 1090], search 1000 [990, 1030]
+    # -> 50, [50 - hypot(30, 30), 50 + hypot(40, 10)]
     search = result("A", "A")
     search["models"].append({"name": "B", "rating": 1000.0, "ci_low": 990.0, "ci_high": 1030.0, "votes": 10})
     chat = result("A", "A")

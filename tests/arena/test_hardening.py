@@ -183,7 +183,7 @@ def test_a_key_reference_outside_the_prefix_is_refused_at_use_in_settings_and_in
     monkeypatch.setenv("ARENA_SECRET_OK_KEY", "sk-fine")
     assert contestants._secret("ARENA_SECRET_OK_KEY") == "sk-fine"
     for ref in ("SECRET_KEY", "AWS_SECRET_ACCESS_KEY", "DATABASE_URL", "ARENA_SECRET_"):
-        with pytest.raises(services.ArenaRefused, match="must|is not allowed") as refused:
+        with pytest.raises(services.ArenaRefused, match=r"must|is not allowed") as refused:
             contestants._secret(ref)
         assert "ARENA_SECRET_" in str(refused.value) and settings.SECRET_KEY not in str(refused.value)
 

@@ -56,7 +56,8 @@ ROWS = [
     # counted: FastChat's fields, an image part beside the prompt's text
     row("pq-1", "quillfeather-13b", "brambleworth-7b", "model_a", [("Describe this photo of a heron.", "A grey heron stands in reeds.")],
         judge="arena_user_Qp4", turn=1, anony=True, language="English", tstamp=1700000000.25, image=True),
-    # counted: the 100k/140k layout, id instead of question_id, judge_hash, no anony and no turn (two turns), JSON-text tag
+    # counted: the 100k/140k layout, id instead of question_id, judge_hash, no anony and no turn (two turns),
+    # JSON-text tag
     row(None, "brambleworth-7b", "thornhollow-34b", "tie", [("Wie koche ich Reis?", "Spülen, dann 12 Minuten köcheln."),
                                                             ("Und Vollkornreis?", "Etwa 35 Minuten.")],
         id_="pq-2", judge_hash="c0ffee11", language="German", tstamp=1700000100.0, dedup={"high_freq": False, "sampled": True}),

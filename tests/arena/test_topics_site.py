@@ -144,16 +144,15 @@ def test_embeddings_from_the_configured_endpoint(seed_votes, client):
     from tests.arena_engine.embeddings_server import embeddings_server
 
     seed_votes(simulated_rows(600, seed=11))
-    with embeddings_server() as (url, seen):
-        with override_settings(ARENA_TOPICS_EMBEDDINGS_URL=url, ARENA_TOPICS_EMBEDDINGS_MODEL="test-embedder", **SMALL):
-            snapshot = services.topics_compute()
-            assert snapshot is not None and snapshot.representation == "embeddings: test-embedder"
-            assert sum(len(body["input"]) for body in seen) == 600
-            labels = [set(t["label"]) for t in snapshot.result["topics"]]  # the labels are still keywords (c-TF-IDF)
-            assert sorted(next(k for k, vocab in enumerate(TOPIC_WORDS) if label <= set(vocab)) for label in labels) == [0, 1, 2]
-            got = client.get("/api/arena/ratings/for-prompt/", {"q": "striker goal penalty league"}).json()
-            assert got["models"][0]["name"] == "m4" and "test-embedder" in got["method"]
-            assert "embeddings: test-embedder" in client.get("/arena/topics/").content.decode()
+    with embeddings_server() as (url, seen), override_settings(ARENA_TOPICS_EMBEDDINGS_URL=url, ARENA_TOPICS_EMBEDDINGS_MODEL="test-embedder", **SMALL):
+        snapshot = services.topics_compute()
+        assert snapshot is not None and snapshot.representation == "embeddings: test-embedder"
+        assert sum(len(body["input"]) for body in seen) == 600
+        labels = [set(t["label"]) for t in snapshot.result["topics"]]  # the labels are still keywords (c-TF-IDF)
+        assert sorted(next(k for k, vocab in enumerate(TOPIC_WORDS) if label <= set(vocab)) for label in labels) == [0, 1, 2]
+        got = client.get("/api/arena/ratings/for-prompt/", {"q": "striker goal penalty league"}).json()
+        assert got["models"][0]["name"] == "m4" and "test-embedder" in got["method"]
+        assert "embeddings: test-embedder" in client.get("/arena/topics/").content.decode()
     with override_settings(ARENA_TOPICS_EMBEDDINGS_URL=url, ARENA_TOPICS_EMBEDDINGS_MODEL="test-embedder", **SMALL):
         down = client.get("/api/arena/ratings/for-prompt/", {"q": "striker goal"}).json()  # the server is gone
         assert down["models"] == [] and "embeddings service did not answer" in down["declined"]

@@ -38,7 +38,7 @@ def test_shares_targets_lives_exclusions_and_spreads_match_the_database(seed_vot
     settings.ARENA_ACTIVE_SAMPLING = False
     votes = seed_votes([("v1", "M1", "M2", "model_a", "p1"), ("v2", "M1", "M2", "model_b", "p2"), ("v3", "M2", "M1", "tie", "p3"),
                         ("v4", "M1", "M3", "model_a", "p4"), ("v5", "M3", "M1", "model_a", "p5"), ("v6", "M2", "M3", "model_b", "p6")])
-    M1, M2, M3 = (ArenaModel.objects.get(name=n) for n in ("M1", "M2", "M3"))
+    M1, _M2, M3 = (ArenaModel.objects.get(name=n) for n in ("M1", "M2", "M3"))
     ArenaModel.objects.filter(name__in=["M1", "M2"]).update(organization="P")
     ArenaModel.objects.filter(name="M3").update(organization="Q")
     ArenaModel.objects.create(name="M4", organization="Q", weight=2.0)
@@ -251,8 +251,8 @@ def test_flips_to_swap_match_a_brute_force_count_on_simulated_votes(seed_votes, 
     snapshot([(m, 1000 + 100 * fitted[m], 990 + 100 * fitted[m], 1010 + 100 * fitted[m], 20) for m in order])
 
     pairs = neighbour_flips()["pairs"]
-    assert [(p["upper"], p["lower"]) for p in pairs] == list(zip(order, order[1:]))
-    expected = [brute_force_flips(names, votes, upper, lower) for upper, lower in zip(order, order[1:])]
+    assert [(p["upper"], p["lower"]) for p in pairs] == list(itertools.pairwise(order))
+    expected = [brute_force_flips(names, votes, upper, lower) for upper, lower in itertools.pairwise(order)]
     assert [p["needed"] for p in pairs] == expected
     assert any(n is not None and n > 0 for n in expected)  # a real search, not all zeros or impossible
     for p in pairs:  # the head-to-head record, counted here

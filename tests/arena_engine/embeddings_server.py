@@ -24,7 +24,7 @@ def embeddings_server() -> Iterator[tuple[str, list[dict[str, Any]]]]:
     seen: list[dict[str, Any]] = []
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:  # http.server calls the handler by this name
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             seen.append(body)
             if self.path != "/v1/embeddings":

@@ -43,7 +43,8 @@ def test_separability_is_the_share_of_pairs_whose_intervals_do_not_overlap():
 def test_agreement_with_confidence_scores_the_pairs_people_separate():
     # arena: A [90, 100], B [70, 80], C [40, 60], D [45, 55]: separated pairs A-B, A-C, A-D, B-C, B-D (C-D overlap): 5
     arena = _figs(("A", 95, 90, 100), ("B", 75, 70, 80), ("C", 50, 40, 60), ("D", 50, 45, 55))
-    # board: A [0.8, 0.9], B [0.85, 0.95] (overlaps A: 0), C [0.1, 0.2], D [0.96, 0.99] (above A and B: opposite, -1 each)
+    # board: A [0.8, 0.9], B [0.85, 0.95] (overlaps A: 0), C [0.1, 0.2], D [0.96, 0.99] (above A and B: opposite,
+    # -1 each)
     # A-B 0, A-C +1, A-D -1, B-C +1, B-D -1 -> 0 / 5 = 0.0
     board = _figs(("A", 0.85, 0.8, 0.9), ("B", 0.9, 0.85, 0.95), ("C", 0.15, 0.1, 0.2), ("D", 0.97, 0.96, 0.99))
     assert agreement_with_confidence(board, arena) == (pytest.approx(0.0), 5)

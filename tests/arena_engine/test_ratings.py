@@ -181,7 +181,7 @@ def test_style_control_recovers_a_planted_length_effect():
     names = ("length", "noise")
     noise_a, noise_b = rng.random(n), rng.random(n)
     arr = with_features(BattleArrays([f"m{i}" for i in range(m)], a, b, outcome), np.c_[la, noise_a], np.c_[lb, noise_b], names)
-    config = dict(reference="m0", interval="sandwich", style_features=names)
+    config = {"reference": "m0", "interval": "sandwich", "style_features": names}
     raw = by_name(rate(arr, RatingConfig(**config)))
     styled_result = rate(arr, RatingConfig(style_control=True, **config))
     styled = by_name(styled_result)

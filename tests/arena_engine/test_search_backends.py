@@ -102,7 +102,7 @@ def test_html_sections_and_documents(tmp_path: Path) -> None:
     assert [d.url for d in docs] == ["https://docs.python.org/3.11/library/os.html#module-os",
                                      "https://docs.python.org/3.11/library/os.html#os.getenv"]
     assert docs[1].title == "os — Misc interfaces › os.getenv(key)"
-    assert list(html_documents(tmp_path))[0].url.startswith("file:///")
+    assert next(iter(html_documents(tmp_path))).url.startswith("file:///")
 
 
 def test_default_index_path_honours_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -109,9 +109,9 @@ def test_held_out_conditioned_beats_global(sim, vectors) -> None:  # type: ignor
 
 
 def test_incremental_assignment_and_refit_rule(sim, vectors) -> None:  # type: ignore[no-untyped-def]
-    vocab, counts, x = vectors
+    vocab, _counts, x = vectors
     fitted = sim.topic != 2  # the model knows topics 0 and 1 only
-    model, found = fit_topics(x[fitted], None, vocab, k_top=2, k_sub=1, seed=0)
+    model, _found = fit_topics(x[fitted], None, vocab, k_top=2, k_sub=1, seed=0)
     same = simulate_topics(200, seed=7)
     same_x = vocab.vectors([p for p, t in zip(same.prompts, same.topic) if t != 2])
     new = assign(model, same_x)

@@ -118,7 +118,8 @@ def test_constant_answers_under_an_unvalidated_judge_are_ranked_nowhere_until_th
 
     # the home page's card names no leader
     home = card(shown(client, "/"))
-    # each row's rank a dash titled with the reason; the reason with its link once under the table (the column is narrow)
+    # each row's rank a dash titled with the reason; the reason with its link once under the table
+    # (the column is narrow)
     assert "same-sentence" in home and home.count(f'<span title="{NOT_RANKED}">–</span>') == 2
     assert home.count(f'<span class="why not-validated">{NOT_RANKED} (<a href="/judges/#how">') == 1
     assert re.search(r'<td class="num">\d+</td>', home) is None

@@ -65,7 +65,7 @@ def test_an_install_waits_while_another_holds_dpkgs_lock_then_installs():
         still_waiting = install.poll() is None
     finally:
         os.close(fd)  # releases the lock
-    out, err = install.communicate(timeout=600)
+    _out, err = install.communicate(timeout=600)
     assert still_waiting, f"the install ended while the lock was held (rc {install.returncode}): {err}"
     # one apt-get, the install, waited the whole time: it did not fail and fall back to an update
     assert len(seen) == 1 and " install " in next(iter(seen.values())), seen

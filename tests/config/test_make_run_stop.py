@@ -116,11 +116,11 @@ class Run:
         os.kill(self.process.pid, signal.SIGTERM)
         try:
             self.process.wait(timeout=STOP_S)
-        except subprocess.TimeoutExpired:
+        except subprocess.TimeoutExpired as exc:
             left = _marked(self.mark)
             self.kill()
             raise AssertionError(f"run-embedded still running {STOP_S} s after SIGTERM; its processes: {left}\n"
-                                 f"{self.output()}")
+                                 f"{self.output()}") from exc
         self.reader.join(timeout=10)
         engines = _orphan_engines() - self.orphans_before
         left = sorted(_marked(self.mark).values()) + [f"vLLM engine {pid}" for pid in engines]

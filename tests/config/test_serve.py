@@ -69,7 +69,7 @@ def test_serve_runs_the_site_workers_and_beat_from_one_settings_file(tmp_path) -
             assert proc.poll() is None, (tmp_path / "serve.out").read_text()[-3000:]
             assert time.monotonic() < deadline, "the server did not answer within 120 s"
             time.sleep(0.5)
-        status, headers, body = get(f"{base}/benchmarks/multi-lcb/")
+        status, _headers, body = get(f"{base}/benchmarks/multi-lcb/")
         assert status == 200 and b"Multi-LCB" in body  # the boards were synced on a fresh database
         assert get(f"{base}/benchmarks/multi-lcb/")[1].get("X-Page-Cache") == "hit"
         css = get(f"{base}/static/css/site.css")

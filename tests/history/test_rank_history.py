@@ -48,7 +48,7 @@ def test_a_lower_is_better_headline_is_drawn_taller_for_better():
 
 
 def test_the_profile_and_the_board_show_the_chart_and_its_table(client, two_snapshots):
-    first, second = two_snapshots
+    first, _second = two_snapshots
     profile = client.get("/models/beta/").content.decode()
     assert 'id="rank-history"' in profile and 'class="hfill" style="height: 95.0%"' in profile
     rows = re.findall(r"<tr><td>[^<]+</td><td class=\"num\">([^<]+)</td><td class=\"num\">([^<]+)</td>", profile)
@@ -77,7 +77,7 @@ def test_a_model_whose_submission_alone_was_made_private_leaves_the_rank_history
     """Beta's later submission (0.95, rank 1 in snapshot 2) made private, the model still public: its row in
     snapshot 2 is withheld, so the board's chart follows Alpha alone (snapshot 2's first shown row) and
     Beta's profile keeps only its public work (its first run: 50.0%, rank 2 in snapshot 1)."""
-    first, second = two_snapshots
+    first, _second = two_snapshots
     later = Model.objects.get(name="Beta").submissions.order_by("created_at", "pk").last()
     later.is_public = False
     later.save()

@@ -129,7 +129,7 @@ def test_staff_withhold_a_row_by_moderation_with_a_public_reason_that_names_no_s
     assert f"1 row withheld on {day_of(record)}: its answers were copied from the test set." in page and "Gamma" not in page
     api = APIClient().get(f"/api/benchmarks/multi-lcb/snapshots/{snapshot.pk}/").content.decode()
     assert "Gamma" not in api and "quentin" not in api.lower() and "marlowe" not in api.lower()
-    with pytest.raises(SnapshotRefused, match="run_id: the row of run #.* by moderation already"):
+    with pytest.raises(SnapshotRefused, match=r"run_id: the row of run #.* by moderation already"):
         snapshot_row_withhold(snapshot=snapshot, run_id=board["Gamma"].pk, reason="again", user=staffer)
     with pytest.raises(SnapshotRefused, match="reason: names a staff member"):
         snapshot_row_withhold(snapshot=snapshot, run_id=board["Beta"].pk, reason="Marlowe says so", user=staffer)

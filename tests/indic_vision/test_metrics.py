@@ -136,7 +136,7 @@ def test_ribes_as_the_released_algorithm_computes_it(reference, hypothesis, expe
     assert ribes(reference, hypothesis) == pytest.approx(expected, abs=1e-12)
 
 
-@pytest.mark.parametrize("language", LANGUAGES, ids=lambda l: l.name)
+@pytest.mark.parametrize("language", LANGUAGES, ids=lambda language: language.name)
 def test_every_languages_letters_and_true_false_words_normalize(language):
     assert language_named(language.name) is language and language_named(language.code) is language
     for index, names in enumerate(language.letters):

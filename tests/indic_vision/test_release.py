@@ -46,7 +46,7 @@ def vqa_row(**changes) -> dict:
 def test_the_sample_in_the_released_layout():
     sink = HashingSink()
     ocr, mmt, vqa = (list(e.import_release(SAMPLE, sink)) for e in (OCR, MMT, VQA))
-    assert len(ocr) == 22 and {i.slices["language"] for i in ocr} == {name for name in make_sample.ORDER}
+    assert len(ocr) == 22 and {i.slices["language"] for i in ocr} == set(make_sample.ORDER)
     assert len(mmt) == 30 and "English" not in {i.slices["language"] for i in mmt}
     assert len(vqa) == 3 * 11 * 6 and {i.slices["set"] for i in vqa} == {"en", "parallel"}
     assert len(sink.keys) == 22 + 3  # the three scenes are shared by translation and VQA: stored once
@@ -92,7 +92,7 @@ def test_malformed_rows_are_refused_naming_the_row_and_column(tmp_path, changes,
 
 def test_other_release_problems_are_named(tmp_path):
     write(tmp_path / "vqa_en" / "test-00000-of-00001.parquet", [vqa_row(), vqa_row()])
-    with pytest.raises(DatasetError, match="row 2, column 'id': the item 'vqa_en/hi/img-1/short_1' is also at .*row 1"):
+    with pytest.raises(DatasetError, match=r"row 2, column 'id': the item 'vqa_en/hi/img-1/short_1' is also at .*row 1"):
         list(VQA.import_release(tmp_path))
     with pytest.raises(DatasetError, match="has no ocr folder for this leaderboard"):
         list(OCR.import_release(tmp_path))
@@ -127,6 +127,6 @@ def test_the_sample_renders_conjuncts_as_a_shaping_layout_does(language, conjunc
 
 
 def test_rendering_is_refused_without_raqm(monkeypatch):
-    monkeypatch.setattr(features, "check", lambda name: False if name == "raqm" else True)
+    monkeypatch.setattr(features, "check", lambda name: name != "raqm")
     with pytest.raises(RuntimeError, match="no RAQM layout"):
         make_sample.render_text("क्ष", "Hindi")

@@ -70,9 +70,8 @@ def test_unknown_model_is_a_clear_404_message():
     def handler(request):
         return Reply(status=404, error={"message": f"The model `{request['model']}` does not exist."})
 
-    with OpenAIServer(handler) as server:
-        with pytest.raises(ModelError) as caught:
-            client_for(server).chat(HI)
+    with OpenAIServer(handler) as server, pytest.raises(ModelError) as caught:
+        client_for(server).chat(HI)
     assert f"model 'test-model' not found on {server.base_url}" in str(caught.value)
     assert server.request_count == 1
 
@@ -97,16 +96,14 @@ def test_read_timeout_of_one_attempt_is_retried():
     (Reply(empty_body=True), "not JSON"),
 ])
 def test_malformed_responses_are_endpoint_errors(reply, expected):
-    with OpenAIServer(lambda req: reply) as server:
-        with pytest.raises(ModelError) as caught:
-            client_for(server).chat(HI)
+    with OpenAIServer(lambda req: reply) as server, pytest.raises(ModelError) as caught:
+        client_for(server).chat(HI)
     assert caught.value.kind == "endpoint" and expected in str(caught.value)
 
 
 def test_response_without_choices_is_an_endpoint_error():
-    with OpenAIServer(lambda req: Reply(text=[])) as server:
-        with pytest.raises(ModelError, match="without choices"):
-            client_for(server).chat(HI)
+    with OpenAIServer(lambda req: Reply(text=[])) as server, pytest.raises(ModelError, match="without choices"):
+        client_for(server).chat(HI)
 
 
 def test_connection_closed_without_answer_is_retried():
@@ -143,9 +140,8 @@ def test_stream_cut_before_anything_arrived_is_retried():
 
 def test_stream_cut_midway_raises_without_retrying():
     seen: list[str] = []
-    with OpenAIServer(lambda req: Reply(text="a long answer", chunk_chars=2, cut_after_chunks=3)) as server:
-        with pytest.raises(ModelError) as caught:
-            client_for(server).chat(HI, on_delta=seen.append)
+    with OpenAIServer(lambda req: Reply(text="a long answer", chunk_chars=2, cut_after_chunks=3)) as server, pytest.raises(ModelError) as caught:
+        client_for(server).chat(HI, on_delta=seen.append)
     assert caught.value.kind == "endpoint" and "part of the answer" in str(caught.value)
     assert seen and server.request_count == 1
 
@@ -245,9 +241,9 @@ def test_choice_falls_back_to_checked_when_the_server_rejects_the_parameter():
 
 
 def test_checked_choice_retries_then_gives_up_with_an_output_error():
-    with OpenAIServer(lambda req: Reply(text="maybe")) as server:  # ignores the guided parameters
-        with pytest.raises(ModelError) as caught:
-            client_for(server).chat(HI, choices=["yes", "no"])
+    # the server ignores the guided parameters
+    with OpenAIServer(lambda req: Reply(text="maybe")) as server, pytest.raises(ModelError) as caught:
+        client_for(server).chat(HI, choices=["yes", "no"])
     assert caught.value.kind == "output" and "'maybe' is not one of" in str(caught.value) and "after 3 tries" in str(caught.value)
     # the answer to the ignored guidance is the first of the three checked tries, not an extra request
     assert server.request_count == 3
@@ -285,9 +281,8 @@ def test_chat_many_raises_an_error_of_on_result_after_the_rest_finish():
             raise RuntimeError("database down")
 
     requests = [ModelRequest(item_id=str(k), messages=HI) for k in range(6)]
-    with OpenAIServer() as server:
-        with pytest.raises(RuntimeError, match="database down"):
-            client_for(server, max_concurrency=1).chat_many(requests, on_result=on_result)
+    with OpenAIServer() as server, pytest.raises(RuntimeError, match="database down"):
+        client_for(server, max_concurrency=1).chat_many(requests, on_result=on_result)
     assert server.request_count == 2  # nothing started after the failing callback
 
 
@@ -365,13 +360,12 @@ def test_a_connection_the_server_closed_is_replaced_without_a_retry():
 
 
 def test_streaming_leaves_the_connection_reusable():
-    with OpenAIServer(lambda request: Reply(text="one two three", chunk_chars=4)) as server:
-        with client_for(server) as client:
-            pieces: list[str] = []
-            assert client.chat(HI, on_delta=pieces.append).text == "one two three"
-            assert client.chat(HI).text == "one two three"  # the same pooled connection, its stream read to the end
-            assert "".join(pieces) == "one two three" and client.request_count == 2
-            assert len(client._http._idle) == 1
+    with OpenAIServer(lambda request: Reply(text="one two three", chunk_chars=4)) as server, client_for(server) as client:
+        pieces: list[str] = []
+        assert client.chat(HI, on_delta=pieces.append).text == "one two three"
+        assert client.chat(HI).text == "one two three"  # the same pooled connection, its stream read to the end
+        assert "".join(pieces) == "one two three" and client.request_count == 2
+        assert len(client._http._idle) == 1
 
 
 def test_the_prompt_goes_unchanged_where_the_server_constrains_and_with_the_instruction_where_it_cannot():

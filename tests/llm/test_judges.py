@@ -60,9 +60,8 @@ def test_a_json_answer_failing_the_callers_check_is_asked_again():
     Reply(status=404, error={"message": "no such model"}),
 ])
 def test_an_unreachable_or_broken_judge_raises_an_infrastructure_error_not_a_bad_answer(reply):
-    with OpenAIServer(lambda req: reply) as server:
-        with pytest.raises(JudgeUnavailable, match="judge-model@rev-abc") as raised:
-            judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"])
+    with OpenAIServer(lambda req: reply) as server, pytest.raises(JudgeUnavailable, match="judge-model@rev-abc") as raised:
+        judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"])
     assert isinstance(raised.value, InfrastructureError) and str(reply.status) in str(raised.value)
 
 
@@ -141,15 +140,14 @@ def test_ask_many_raises_when_the_judge_goes_down_mid_batch():
     def flaky(request):
         return Reply(text="yes") if next(count) < 2 else Reply(status=503, error="down")
 
-    with OpenAIServer(flaky) as server:
-        with pytest.raises(JudgeUnavailable):
-            judge_for(server).ask_many("answer-match", shared={"question": "q", "reference": "r"},
-                                       each=[{"answer": str(i)} for i in range(5)], choices=["yes", "no"])
+    with OpenAIServer(flaky) as server, pytest.raises(JudgeUnavailable):
+        judge_for(server).ask_many("answer-match", shared={"question": "q", "reference": "r"},
+                                   each=[{"answer": str(i)} for i in range(5)], choices=["yes", "no"])
 
 
 def test_prompt_versions_are_pinned_and_immutable():
     with OpenAIServer() as server:
-        with pytest.raises(KeyError, match="no judge prompt 'answer-match' at version 'v9'.*v1"):
+        with pytest.raises(KeyError, match=r"no judge prompt 'answer-match' at version 'v9'.*v1"):
             judge_for(server, "v9").ask("answer-match", MATCH)
         with pytest.raises(KeyError, match="needs the variable 'reference'"):
             judge_for(server).ask("answer-match", {"question": "q", "answer": "a"})

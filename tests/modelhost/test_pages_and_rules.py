@@ -30,10 +30,10 @@ def no_broker(sent_tasks):
 
 
 def test_registration_names_the_field_at_fault(user):
-    cases = [(dict(source="hf", hf_repo="not a repo"), "hf_repo"), (dict(source="hf", hf_repo="org/model"), "hf_revision"),
-             (dict(source="endpoint", endpoint_base_url="ftp://x"), "endpoint_base_url"),
-             (dict(source="endpoint", endpoint_base_url="http://x/v1"), "endpoint_model"),
-             (dict(source="weights"), "weights_upload")]
+    cases = [({"source": "hf", "hf_repo": "not a repo"}, "hf_repo"), ({"source": "hf", "hf_repo": "org/model"}, "hf_revision"),
+             ({"source": "endpoint", "endpoint_base_url": "ftp://x"}, "endpoint_base_url"),
+             ({"source": "endpoint", "endpoint_base_url": "http://x/v1"}, "endpoint_model"),
+             ({"source": "weights"}, "weights_upload")]
     for fields, field in cases:
         with pytest.raises(services.ModelRefused) as refused:
             services.model_register(owner=user, name="m", spec=services.ModelSource(**fields))

@@ -229,7 +229,7 @@ def fake() -> tuple[MultiLCBEvaluator, FakeSandbox]:
 
 
 def test_score_item_verdicts_and_scores(fake: tuple[MultiLCBEvaluator, FakeSandbox]) -> None:
-    evaluator, sandbox = fake
+    evaluator, _sandbox = fake
     outputs = ["GOOD", "SUM_THEN_EXIT1", "SUM_OK_STATUS_EXIT3", "SLOW", "WRONG_ON_BIG", "COMPILE_ERROR",
                None, "ERROR_WORDS", "GOOD", "GOOD"]
     predictions = [Prediction("abc/python", answer(o) if o else "I cannot solve this.", i) for i, o in enumerate(outputs)]
@@ -259,7 +259,7 @@ def test_stops_at_first_failure(fake: tuple[MultiLCBEvaluator, FakeSandbox]) -> 
 
 
 def test_reason_is_truncated(fake: tuple[MultiLCBEvaluator, FakeSandbox]) -> None:
-    evaluator, sandbox = fake
+    _evaluator, _sandbox = fake
 
     class Loud(FakeProgram):
         def run(self, stdin_text: str, limits: Any = None) -> FakeRun:

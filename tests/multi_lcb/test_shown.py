@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from evaluators.core import Prediction
 from evaluators.multi_lcb.evaluator import HIDDEN_TEST_REASON, MultiLCBEvaluator
-from evaluators.multi_lcb.shown import PROGRAM_LIMIT, first_difference, kept_program
+from evaluators.multi_lcb.sample_detail import PROGRAM_LIMIT, first_difference, kept_program
 from tests.multi_lcb.test_metrics import ITEM, FakeProgram, FakeRun, answer
 
 

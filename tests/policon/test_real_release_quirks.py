@@ -73,7 +73,7 @@ def test_an_empty_stance_is_shown_as_not_given_to_the_model_and_the_judge(tmp_pa
 
 
 def test_the_default_judge_prompt_is_the_released_rubric_and_a_neutral_judge():
-    item = list(EVALUATOR.import_release(EVALUATOR.sample_dataset()))[0]
+    item = next(iter(EVALUATOR.import_release(EVALUATOR.sample_dataset())))
     with OpenAIServer(lambda request: Reply(text="7")) as server:
         judge = Judge(JudgeSpec("judge", "r", "v1"), ChatClient(Endpoint(server.base_url, "judge")), concurrency=2)
         score = EVALUATOR.with_judge(judge).score_item(item, [Prediction(item.id, "The European Parliament raised y.")])

@@ -89,9 +89,8 @@ def test_an_unusable_answer_is_retried_then_the_fallback_vote_and_counted(settin
 
 def test_a_judge_outage_raises_instead_of_scoring_fallbacks():
     item = BY_ID["6/rail-roads-cycling/1/sm"]
-    with OpenAIServer(lambda request: Reply(status=503, error="overloaded")) as server:
-        with pytest.raises(JudgeUnavailable, match="unavailable"):
-            judge_voting({}, server).score_item(item, [Prediction(item.id, "text")])
+    with OpenAIServer(lambda request: Reply(status=503, error="overloaded")) as server, pytest.raises(JudgeUnavailable, match="unavailable"):
+        judge_voting({}, server).score_item(item, [Prediction(item.id, "text")])
 
 
 def test_calls_of_one_item_run_at_once_within_the_judge_bound():
@@ -139,7 +138,7 @@ def test_generation_settings_are_checked_and_seeds_are_per_item():
     assert seed_a == EVALUATOR.build_requests(a, {})[0].extra["seed"] != EVALUATOR.build_requests(b, {})[0].extra["seed"]
     assert EVALUATOR.build_requests(a, {"seed": 1})[0].extra["seed"] != seed_a
     assert EVALUATOR.build_requests(a, {"max_tokens": "64", "temperature": 0})[0].max_tokens == 64
-    with pytest.raises(ValueError, match="setting 'temperature': 3 is outside 0..2"):
+    with pytest.raises(ValueError, match=re.escape("setting 'temperature': 3 is outside 0..2")):
         EVALUATOR.build_requests(a, {"temperature": 3})
     with pytest.raises(ValueError, match="unknown setting 'language'"):
         EVALUATOR.build_requests(a, {"language": "python"})

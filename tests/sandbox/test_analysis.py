@@ -74,7 +74,7 @@ print(results)
 """
     run = run_analysis(sandbox, code, data=data)
     assert run.ok, run.feedback()
-    results = eval(run.stdout)  # noqa: S307 - our own program's repr of a dict of strings and ints
+    results = eval(run.stdout)  # our own program's repr of a dict of strings and ints
     assert all(results[p] != "written" for p in ('/data/challenge.csv', '/data/new.csv',
                                                    '/opt/toolchains/python-analysis/pandas/evil.py', '/usr/evil')), results
     assert results["net"] != "connected" and results["pip"] != 0, results

@@ -360,11 +360,10 @@ def test_concurrent_runs_cannot_talk(sandbox: Sandbox) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     limits = Limits(wall_seconds=10.0, cpu_seconds=10.0)
-    with sandbox.program("python", LISTENER) as lp, sandbox.program("python", CONNECTOR) as cp:
-        with ThreadPoolExecutor(2) as pool:
-            fl = pool.submit(lp.run, "", limits)
-            fc = pool.submit(cp.run, "", limits)
-            rl, rc = fl.result(), fc.result()
+    with sandbox.program("python", LISTENER) as lp, sandbox.program("python", CONNECTOR) as cp, ThreadPoolExecutor(2) as pool:
+        fl = pool.submit(lp.run, "", limits)
+        fc = pool.submit(cp.run, "", limits)
+        rl, rc = fl.result(), fc.result()
     assert rl.status == "ok" and rc.status == "ok", (rl, rc)
     assert "self-connect ok" in rl.stdout, rl
     assert "listener nobody" in rl.stdout, rl

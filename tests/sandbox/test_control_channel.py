@@ -56,8 +56,8 @@ int main() {
 }
 """
 
-JS_STARTS_PYTHON = ("const out = require('child_process').execFileSync('python3', ['-c', %s]);\n"
-                    "process.stdout.write(out);\n") % json.dumps(PY_COPY_FDS)
+JS_STARTS_PYTHON = ("const out = require('child_process').execFileSync('python3', ['-c', {}]);\n"
+                    "process.stdout.write(out);\n").format(json.dumps(PY_COPY_FDS))
 
 
 @toolchains

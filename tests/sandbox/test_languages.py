@@ -95,7 +95,7 @@ def test_missing_bubblewrap_is_a_clear_error_not_a_fallback(monkeypatch, tmp_pat
     from evaluators.sandbox import SandboxUnavailable
 
     monkeypatch.setattr(sandbox_module, "BWRAP", str(tmp_path / "no-bwrap-here"))
-    with pytest.raises(SandboxUnavailable, match="install the Debian package bubblewrap.*refusing to run untrusted code unsandboxed") as info:
+    with pytest.raises(SandboxUnavailable, match=r"install the Debian package bubblewrap.*refusing to run untrusted code unsandboxed") as info:
         sandbox_module.Sandbox(base_dir=tmp_path)
     assert isinstance(info.value, InfrastructureError)  # workers retry it and never charge the submitter
 

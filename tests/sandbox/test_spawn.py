@@ -10,6 +10,7 @@ Two independent witnesses, each shown able to fail by a control that does fork:
 """
 from __future__ import annotations
 
+import re
 import mmap
 import os
 import resource
@@ -129,7 +130,7 @@ def test_a_failed_set_up_is_the_platforms_error_with_the_launchers_reason(tmp_pa
     """The launcher reports why it could not set a run up (here: a cgroup that does not exist), and
     the caller raises it; nothing is started."""
     launcher = Launcher(tmp_path)
-    with pytest.raises(OSError, match="sandbox launcher: cannot join the cgroup /nonexistent/cgroup.procs"):
+    with pytest.raises(OSError, match=re.escape("sandbox launcher: cannot join the cgroup /nonexistent/cgroup.procs")):
         launcher.popen(["/bin/true"], netns_fd=None, mntns_fd=None, cgroup_procs=("/nonexistent/cgroup.procs",),
                        rlimits=(), uid=None)
     proc = launcher.popen(["/bin/sh", "-c", "ulimit -n; umask"], netns_fd=None, mntns_fd=None, cgroup_procs=(),

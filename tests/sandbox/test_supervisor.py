@@ -52,10 +52,9 @@ def test_killing_or_stopping_the_supervisor_fails_the_test_and_the_next_test_run
     """Every process but pid 1 (the supervisor itself, which no signal from a test reaches: see
     test_control_channel.py) and the test: the warm Python the test was forked from goes, and with it the test."""
     limits = Limits(wall_seconds=2.0, cpu_seconds=2.0, memory_mb=256, processes=32)
-    with sandbox.program("python", KILL_SUPERVISOR.format(sig=sig)) as attacker:
-        with attacker.session(limits) as session:
-            first = session.run("")
-            second = session.run("")  # a new sandbox: the first one is gone
+    with sandbox.program("python", KILL_SUPERVISOR.format(sig=sig)) as attacker, attacker.session(limits) as session:
+        first = session.run("")
+        second = session.run("")  # a new sandbox: the first one is gone
     for result in (first, second):
         assert result.status in ("runtime_error", "timeout") and result.stdout == "", result
     assert "supervisor" in first.stderr or "killed" in first.stderr
@@ -118,9 +117,8 @@ def test_a_test_cannot_read_another_tests_input(sandbox: Sandbox) -> None:
     the warm Python the tests are forked from; a later input is not sent before the test ends. The
     pipes to the parent, held by bwrap's init too, were made by root: the sandbox's uid cannot reopen
     them through /proc/1/fd to read a request or forge a reply."""
-    with sandbox.program("python", SNOOP) as program:
-        with program.session(Limits(wall_seconds=20.0, cpu_seconds=20.0, memory_mb=512)) as session:
-            results = [session.run(f"SECRET-{1000 + n}\n") for n in range(4)]
+    with sandbox.program("python", SNOOP) as program, program.session(Limits(wall_seconds=20.0, cpu_seconds=20.0, memory_mb=512)) as session:
+        results = [session.run(f"SECRET-{1000 + n}\n") for n in range(4)]
     for n, result in enumerate(results):
         assert result.status == "ok", result
         assert result.stdout == f"['SECRET-{1000 + n}']\n", result.stdout  # its own input, found by the same search

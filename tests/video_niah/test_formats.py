@@ -5,6 +5,7 @@ multi-hop {images, question1, answer1, question2, answer2} (image order kept, id
 two chains with one id refused), the named grid presets, and the method card of both boards."""
 from __future__ import annotations
 
+import re
 import json
 from pathlib import Path
 
@@ -48,7 +49,7 @@ def test_longvas_needle_records_import_verbatim_and_score_as_multiple_choice(tmp
     assert mc.payload["options"] == ["A moon", "A star", "A fish", "A sun"] and mc.payload["answer"] == "B"
     assert short.payload["options"] is None and short.payload["answer"] == "White"
     assert mc.payload["count"] == 11 and mc.payload["insert"] == {"5": mc.payload["insert"]["5"]}  # int(0.5 x 10)
-    text = [p for p in SINGLE.build_requests(mc, {})[0].messages[0]["content"] if p["type"] == "text"][0]["text"]
+    text = next(p for p in SINGLE.build_requests(mc, {})[0].messages[0]["content"] if p["type"] == "text")["text"]
     assert text == LONGVA_MC  # as the authors wrote it: no preamble, no second instruction
     for reply, correct in (("B", 1.0), ("B. A star", 1.0), ("a star", 1.0), ("A", 0.0), ("a moon and a star", 0.0)):
         assert SINGLE.score_item(mc, [Prediction(mc.id, reply)]).scores["correct"] == correct, reply
@@ -109,7 +110,7 @@ def test_videochat_flash_multi_hop_records_import_in_their_image_order(tmp_path)
 
     records[1]["images"] = [p.replace("niah_9_", "niah_7_") for p in records[1]["images"]]
     (root / "niah-multihop-2.json").write_text(json.dumps(records))
-    with pytest.raises(DatasetError, match="niah-multihop-2.json chain 2: chain id 'niah-7' is also chain 1's"):
+    with pytest.raises(DatasetError, match=re.escape("niah-multihop-2.json chain 2: chain id 'niah-7' is also chain 1's")):
         list(MULTI.import_release(root, HashingSink()))
 
 
@@ -122,7 +123,7 @@ def _jpeg(path: Path) -> bytes:
 def test_a_released_prompt_with_options_needs_a_letter(tmp_path):
     root = release(tmp_path, 12, {"frames": [10]})
     (root / "needles.json").write_text(json.dumps([{"path": "images/card0.png", "prompt": LONGVA_MC, "answer": "A star"}]))
-    with pytest.raises(DatasetError, match="needles.json record 1, field 'answer': the question writes out four options"):
+    with pytest.raises(DatasetError, match=re.escape("needles.json record 1, field 'answer': the question writes out four options")):
         list(SINGLE.import_release(root, HashingSink()))
 
 

@@ -33,7 +33,7 @@ def test_the_heatmap_and_the_lines_render_with_a_table_behind_them(user, live_se
         items = list(evaluator.import_release(evaluator.sample_dataset()))
         # right on the shorter haystacks, wrong on the longer ones: a picture with both colours
         shortest = 16 if slug == "video-niah-single" else 32
-        data = predictions(items, lambda item: str(item.payload["answer"]) if int(item.slices["frames"]) < shortest else "D")
+        data = predictions(items, lambda item, shortest=shortest: str(item.payload["answer"]) if int(item.slices["frames"]) < shortest else "D")
         runs.append(submission_create_from_predictions(owner=user, benchmark=benchmark, model_name="frame-reader", data=data))
     wait_for(lambda: all(EvaluationRun.objects.get(submission=s).is_finished for s in runs), timeout=120, what="the two runs")
 
@@ -46,7 +46,7 @@ def test_the_heatmap_and_the_lines_render_with_a_table_behind_them(user, live_se
     shaded = page.locator("table.heat td[style*='background']")
     assert shaded.count() == 12
     strong = shaded.first.evaluate("cell => getComputedStyle(cell).backgroundColor")
-    assert strong.startswith("rgba(37, 99, 235") or strong.startswith("rgb(37, 99, 235")
+    assert strong.startswith(("rgba(37, 99, 235", "rgb(37, 99, 235"))
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")  # no sideways scroll on a phone
 
     page.goto(live_server.url + "/benchmarks/video-niah-multi/")

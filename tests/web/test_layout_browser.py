@@ -23,7 +23,8 @@ MID_WORD_BREAKS = """els => els.flatMap(el => {
     range.setStart(node, i); range.setEnd(node, i + 1);
     const rect = range.getClientRects()[0];
     if (!rect) continue;
-    if (top !== null && rect.top > top + 2 && /[^\\s\\-–(]/.test(text[i - 1]) && /\\S/.test(text[i])) found.push([text, text.slice(i - 3, i + 3)]);
+    if (top !== null && rect.top > top + 2 && /[^\\s\\-–(]/.test(text[i - 1]) && /\\S/.test(text[i]))
+      found.push([text, text.slice(i - 3, i + 3)]);
     top = rect.top;
   }
   return found;

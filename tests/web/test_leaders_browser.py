@@ -27,7 +27,8 @@ def test_leaders_models_and_queue_read_on_a_phone_and_a_desktop(multi_lcb, user,
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), ("home", name)
         # each card's table stays inside its card (a long headline name once ran into the next card)
         overflowing = page.evaluate("""[...document.querySelectorAll('table.leaders')].filter(t =>
-            t.getBoundingClientRect().right > t.closest('.card').getBoundingClientRect().right + 0.5).map(t => t.ariaLabel)""")
+            t.getBoundingClientRect().right > t.closest('.card').getBoundingClientRect().right + 0.5)
+            .map(t => t.ariaLabel)""")
         assert overflowing == [], (name, overflowing)
         page.screenshot(path=str(artifacts / f"home-{name}.png"), full_page=True)
 

@@ -46,7 +46,8 @@ def test_leaderboard_sorted_ranked_with_intervals_and_hidden_private_rows(client
     html = client.get("/benchmarks/multi-lcb/").content.decode()
     assert html.index("beta") < html.index("gamma") < html.index("alpha")
     assert "hidden" not in html
-    # Multi-LCB's board is wide (four figures and twelve languages): intervals widened to whole points, exact in the title
+    # Multi-LCB's board is wide (four figures and twelve languages): intervals widened to whole points,
+    # exact in the title
     assert 'title="95% interval 75.0 to 85.0, n=3"' in html and '<span class="ci">75–85</span>' in html
     rows = client.get("/api/benchmarks/multi-lcb/leaderboard/").json()["rows"]
     assert [(r["model"], r["rank"]) for r in rows] == [("beta", 1), ("gamma", 1), ("alpha", 3)]  # overlapping intervals share rank 1

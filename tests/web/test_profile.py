@@ -86,7 +86,8 @@ def test_the_profile_page_on_a_phone_and_a_desktop(user, celery_worker, live_ser
         table = page.locator("table.profile-table")
         assert table.is_visible() and "1 of 2" in table.inner_text() and "Search Arena" in table.inner_text()
         assert page.locator("table.profile-table .bar").count() == 2
-        # longer is better on every row: the perfect NIAH accuracy (100%) and the perfect OCR edit distance (0) both fill their track
+        # longer is better on every row: the perfect NIAH accuracy (100%) and the perfect OCR edit distance
+        # (0) both fill their track
         fills = page.evaluate("""[...document.querySelectorAll('table.profile-table .ci-track')].map(t =>
             t.querySelector('.bar').getBoundingClientRect().width / t.getBoundingClientRect().width)""")
         assert len(fills) == 2 and all(f > 0.98 for f in fills), fills

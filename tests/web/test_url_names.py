@@ -21,7 +21,7 @@ def _page_patterns(patterns, prefix=""):
 def test_every_page_name_reverses_to_its_page_not_the_api() -> None:
     resolver = get_resolver()
     checked = []
-    for prefix, pattern in _page_patterns(site_urls.urlpatterns):
+    for _prefix, pattern in _page_patterns(site_urls.urlpatterns):
         kwargs = {name: ("1" if converter.__class__.__name__ == "IntConverter" else "x")
                   for name, converter in pattern.pattern.converters.items()}
         path = reverse(pattern.name, kwargs=kwargs)

@@ -18,6 +18,7 @@ import random
 import shutil
 from pathlib import Path
 from typing import Any
+import itertools
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "sample"
 SEED = 20261201
@@ -138,7 +139,7 @@ def seat_tenths(rng: random.Random, parties: int) -> list[int]:
     """Random seat weights in tenths, each at least one, summing to ten."""
     cuts = sorted(rng.sample(range(1, 10), parties - 1))
     bounds = [0, *cuts, 10]
-    return [b - a for a, b in zip(bounds, bounds[1:])]
+    return [b - a for a, b in itertools.pairwise(bounds)]
 
 
 def task_record(rng: random.Random, parties: int, topic: str, title: str, task_id: int) -> dict[str, Any]:

@@ -151,7 +151,7 @@ def battle_attribution_features(battle_ids: list[int] | None = None) -> dict[tup
         sums[(battle_id, side)][0] += supported
         sums[(battle_id, side)][1] += irrelevant + contradicting
         turns[battle_id] = 0
-    for battle_id, n in Turn.objects.filter(battle_id__in=list(turns)).values_list("battle_id", "index"):
+    for battle_id in Turn.objects.filter(battle_id__in=list(turns)).values_list("battle_id", flat=True):
         turns[battle_id] += 1
     return {key: {"supported_citations": s / max(1, turns[key[0]]), "unsupported_citations": u / max(1, turns[key[0]])}
             for key, (s, u) in sums.items()}

@@ -316,7 +316,8 @@ def ratings_compute(*, force: bool = False, now: dt.datetime | None = None) -> i
                                             n_votes=len(subset), n_excluded=n_excluded, fingerprint=fingerprint,
                                             config={**config.to_dict(), "intent_methods": methods, "public_cut": cut.isoformat()}))
     RatingSnapshot.objects.bulk_create(snapshots)
-    pagecache.boards_changed()  # the home page's card, the profiles and the models index show these (bulk_create sends no signal)
+    # the home page's card, the profiles and the models index show these (bulk_create sends no signal)
+    pagecache.boards_changed()
     exports.files_prune(keep=[fingerprint, previous])  # the previous set may still be being downloaded
     return len(snapshots)
 

@@ -91,10 +91,12 @@ def _exclusions_at_vote(battle: Battle, turns: Sequence[Turn], earlier: int, ear
 #: address's votes in the last day (an address never matches imported votes, whose ip_hash is ""). A battle
 #: without turns gives one row of NULL turn fields. Portable SQL (PostgreSQL and SQLite >= 3.38).
 _VOTE_READ_SQL = f"""
-SELECT b.id, b.voter_hash, b.locked, b.status, b.citation_style_a, b.citation_style_b, ma.name, ma.organization, mb.name, mb.organization,
+SELECT b.id, b.voter_hash, b.locked, b.status, b.citation_style_a, b.citation_style_b,
+       ma.name, ma.organization, mb.name, mb.organization,
        (SELECT COUNT(*) FROM {Vote._meta.db_table} v WHERE v.voter_hash = %(voter)s AND v.created_at >= %(day)s),
        (SELECT COUNT(*) FROM {Vote._meta.db_table} v WHERE v.voter_hash = %(voter)s AND v.created_at >= %(minute)s),
-       (SELECT COUNT(*) FROM {Vote._meta.db_table} v WHERE v.ip_hash = %(ip)s AND v.ip_hash <> '' AND v.created_at >= %(day)s),
+       (SELECT COUNT(*) FROM {Vote._meta.db_table} v
+        WHERE v.ip_hash = %(ip)s AND v.ip_hash <> '' AND v.created_at >= %(day)s),
        t.id, t."index", t.status_a, t.status_b, t.text_a, t.text_b, t.answer_a -> 'sources', t.answer_b -> 'sources'
 FROM {Battle._meta.db_table} b
 JOIN {ArenaModel._meta.db_table} ma ON ma.id = b.model_a_id
@@ -202,11 +204,14 @@ WITH locked AS (
         features_b = %(features_b)s::jsonb
     WHERE id = %(battle)s AND NOT locked AND status = %(open)s RETURNING id),
 vote AS (
-    INSERT INTO {Vote._meta.db_table} (battle_id, winner, turn_count, valid, exclusion_reasons, voter_hash, ip_hash, created_at)
-    SELECT id, %(winner)s, %(turn_count)s, %(valid)s, %(reasons)s::jsonb, %(voter)s, %(ip)s, %(at)s FROM locked RETURNING id),
+    INSERT INTO {Vote._meta.db_table}
+        (battle_id, winner, turn_count, valid, exclusion_reasons, voter_hash, ip_hash, created_at)
+    SELECT id, %(winner)s, %(turn_count)s, %(valid)s, %(reasons)s::jsonb, %(voter)s, %(ip)s, %(at)s
+    FROM locked RETURNING id),
 excluded AS (
     INSERT INTO {VoteExclusion._meta.db_table} (vote_id, code, detail, "by", "at")
-    SELECT vote.id, why.code, why.detail, 'system', %(at)s FROM vote, unnest(%(codes)s::text[], %(details)s::text[]) AS why(code, detail))
+    SELECT vote.id, why.code, why.detail, 'system', %(at)s
+    FROM vote, unnest(%(codes)s::text[], %(details)s::text[]) AS why(code, detail))
 SELECT id FROM vote"""
 
 

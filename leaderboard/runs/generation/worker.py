@@ -300,7 +300,7 @@ def _send_once(access: ModelAccess, plan: RunPlan, heartbeat: leases.Heartbeat, 
             else:
                 plan.follow_ups[(key[0], key[1], len(transcript))] = follow
                 feed.send(next_request(turns.first[key[0]], transcript, follow, key[1]))
-        except BaseException as exc:  # an evaluator's bug or a sandbox that cannot start: the job's failure
+        except BaseException as exc:  # noqa: BLE001 - an evaluator's bug or a sandbox that cannot start: the job's failure
             results.put(("broken", exc))
         finally:
             feed.close()

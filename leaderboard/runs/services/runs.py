@@ -81,9 +81,10 @@ def generation_job_queue(*, submission: Submission) -> GenerationJob:
     job, created = GenerationJob.objects.get_or_create(
         submission=submission, defaults={"queue": generation_queue_for(submission.model), "max_attempts": settings.RUN_MAX_ATTEMPTS})
     if not created:
-        if not GenerationJob.objects.filter(pk=job.pk, status__in=[RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED]).update(
-                status=RunStatus.QUEUED, attempt=0, failure_kind="", failure_message="", finished_at=None, queued_at=timezone.now(),
-                requests_done=0, requests_total=0):
+        requeued = GenerationJob.objects.filter(pk=job.pk, status__in=[RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED]).update(
+            status=RunStatus.QUEUED, attempt=0, failure_kind="", failure_message="", finished_at=None, queued_at=timezone.now(),
+            requests_done=0, requests_total=0)
+        if not requeued:
             return job  # queued or running: it picks up the new run when it starts, or the reaper re-queues it
     queues.generate_submission(job.pk, queue=job.queue, site_work=is_site_work(submission))
     return job

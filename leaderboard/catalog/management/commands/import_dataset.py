@@ -24,13 +24,13 @@ class Command(BaseCommand):
         try:
             bench = Benchmark.objects.get(slug=benchmark)
         except Benchmark.DoesNotExist:
-            raise CommandError(f"unknown benchmark '{benchmark}' (known: {', '.join(Benchmark.objects.values_list('slug', flat=True))})")
+            raise CommandError(f"unknown benchmark '{benchmark}' (known: {', '.join(Benchmark.objects.values_list('slug', flat=True))})") from None
         if not path.exists():
             raise CommandError(f"{path}: no such file or directory")
         try:
             version = dataset_version_import(benchmark=bench, release_path=path, tag=tag, make_current=not not_current)
         except (DatasetError, ValueError) as exc:
-            raise CommandError(str(exc))
+            raise CommandError(str(exc)) from exc
         self.stdout.write(self.style.SUCCESS(f"imported {version.item_count} items as {version}"))
         if version.is_current:
             for submission in baselines_submit(benchmark=bench):
