@@ -33,10 +33,10 @@ import uuid
 from pathlib import Path
 
 from . import confine
-from .command import BWRAP, TOOLCHAINS, build_bwrap_args
+from .command import BWRAP, TOOLCHAINS, build_bwrap_args, tmpfs_bytes
 from .languages import LANGUAGES, TOOLCHAIN_DIR, Language
 from .limits import DEFAULT_COMPILE_LIMITS, STDERR_CAP, Limits, rlimits
-from .linux import CGroup, Launcher, NetnsPool, StagingNamespace, sweep_orphaned_cgroups
+from .linux import CGroup, Launcher, NetnsPool, StageLayout, StagingNamespace, sweep_orphaned_cgroups
 from .programs import DataDir, Program
 from .warm_compilers import WarmCompilers
 from .results import REFUSAL, RawResult, SandboxUnavailable, decode_output
@@ -98,12 +98,25 @@ class Sandbox:
         os.chmod(root, 0o711)
         root = root.resolve()
         self.base_dir: Path = root
-        self._etc_dir: Path = self._build_etc(root)
+        self._toolchains: Path | None = TOOLCHAINS if TOOLCHAINS.is_dir() else None
+        #: the private mount namespace bwrap starts in (root only: an unprivileged caller runs
+        #: programs as itself, and can reach its own directories)
+        self._staging: StagingNamespace | None = None
+        if self.is_root:
+            try:
+                self._staging = StagingNamespace(toolchains=self._toolchains, base_dir=root)
+            except OSError:
+                self._staging = None  # e.g. no CAP_SYS_ADMIN; the probe says what cannot be reached
+        #: where this sandbox makes what it binds into its runs (programs' directories, data, /etc, the
+        #: supervisor's copy): the staging namespace's tmpfs, reached through a descriptor (as root),
+        #: else the base directory
+        self.work_dir: Path = self._staging.work if self._staging is not None else root
+        self._etc_dir: Path = self._build_etc(self.work_dir, self._staging.work_fd if self._staging is not None else None)
         try:
             self._launcher: Launcher = Launcher(root)
         except OSError as exc:
             raise SandboxUnavailable(str(exc) + REFUSAL) from exc
-        self.supervisor_dir: Path = self._install_supervisor(root, Path(self._launcher.path), self._launcher.library)
+        self.supervisor_dir: Path = self._install_supervisor(self.work_dir, Path(self._launcher.path), self._launcher.library)
         #: the seccomp filter every sandboxed process runs under (confine.py; None on a machine it does not know)
         self._seccomp: bytes | None = confine.seccomp_program(platform.machine(), trace=confine.TRACE)
         #: what a session's supervisor writes to set its sandbox's pid counter back after each test (a
@@ -116,15 +129,6 @@ class Sandbox:
         self._cpu_root: Path | None = None
         if self.is_root:
             self._setup_cgroups()
-        self._toolchains: Path | None = TOOLCHAINS if TOOLCHAINS.is_dir() else None
-        #: the private mount namespace bwrap starts in (root only: an unprivileged caller runs
-        #: programs as itself, and can reach its own directories)
-        self._staging: StagingNamespace | None = None
-        if self.is_root:
-            try:
-                self._staging = StagingNamespace(toolchains=self._toolchains, base_dir=root)
-            except OSError:
-                self._staging = None  # e.g. no CAP_SYS_ADMIN; the probe says what cannot be reached
         #: pooled empty network namespaces (root only; otherwise bwrap makes one per run)
         self.netns_pool: NetnsPool | None = None
         if self.is_root:
@@ -142,27 +146,29 @@ class Sandbox:
 
     # ------------------------------------------------------------------ setup
     @staticmethod
-    def _build_etc(root: Path) -> Path:
+    def _build_etc(root: Path, keep_fd: int | None) -> Path:
         """The sandbox's whole /etc as one private directory, bound read-only with a single mount.
 
         It holds the allow-listed host entries (hard links where possible, else copies; taken once
         per Sandbox instance) plus our own passwd/group/hosts. One bind instead of ~20 per run saves
         bwrap a mount and a /proc/self/mountinfo scan per entry. Owned by root (or the caller) and
-        never writable from inside.
+        never writable from inside. ``keep_fd``: the descriptor ``root`` is reached through
+        (``/proc/self/fd/N``), which ``cp`` inherits.
         """
         etc = Path(tempfile.mkdtemp(prefix="etc-", dir=root))
         _rmtree_at_exit(etc)
+        pass_fds = (keep_fd,) if keep_fd is not None else ()
         for src in _ETC_BINDS:
             if not os.path.lexists(src):
                 continue
             dst = etc / os.path.basename(src)
-            done = subprocess.run(["cp", "-a", "-l", src, str(dst)], stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL).returncode == 0
-            if not done:
+            done = keep_fd is None and subprocess.run(["cp", "-a", "-l", src, str(dst)], stdout=subprocess.DEVNULL,
+                                                      stderr=subprocess.DEVNULL).returncode == 0
+            if not done:  # a copy (always on the staging namespace's tmpfs, another file system)
                 if dst.is_dir() and not dst.is_symlink():
                     shutil.rmtree(dst, ignore_errors=True)
                 subprocess.run(["cp", "-a", src, str(dst)], check=False, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+                               stderr=subprocess.DEVNULL, pass_fds=pass_fds)
         (etc / "passwd").write_text(
             "root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:65534:65534:sandbox:/tmp:/usr/sbin/nologin\n")
         (etc / "group").write_text("root:x:0:\nsandbox:x:65534:\n")
@@ -176,8 +182,8 @@ class Sandbox:
     def _install_supervisor(root: Path, launcher: Path, library: str | None) -> Path:
         """A private, read-only copy of supervisor.py (and the modules beside it, SUPERVISOR_FILES, the spawn library it starts
         tests with, as ``spawn.so``, and the launcher, as ``launch``, it falls back on without the
-        library) under the base directory, which bwrap's uid can reach wherever the checkout is (the
-        base directory is staged; the checkout may not be)."""
+        library) under the sandbox's working directory, which bwrap's uid can reach wherever the checkout
+        is (it is staged; the checkout may not be)."""
         target = Path(tempfile.mkdtemp(prefix="supervisor-", dir=root))
         for source in SUPERVISOR_FILES:
             shutil.copyfile(source, target / source.name)
@@ -315,7 +321,24 @@ class Sandbox:
         return build_bwrap_args(source=self._source, etc_dir=self._etc_dir, toolchains=self._toolchains, prog_dir=prog_dir,
                                 writable_prog=writable_prog, env=env, limits=limits, extra_binds=extra_binds, cwd=cwd,
                                 own_netns=own_netns, supervisor=supervisor,
-                                reset_pids=supervisor and self.last_pid_fd is not None)
+                                reset_pids=supervisor and self.last_pid_fd is not None,
+                                layout=self._staging.layout if self._staging is not None else None)
+
+    @property
+    def layout(self) -> StageLayout | None:
+        """Where the staged mounts are (linux.StageLayout), or None when runs are not staged."""
+        return self._staging.layout if self._staging is not None else None
+
+    def gocache_overlay(self, upper: Path, work: Path) -> tuple[str, str] | None:
+        """The overlay (mount point, options) that gives a Go compile the warm build cache with its
+        writes going to ``upper`` (``work``: overlayfs's own empty directory beside it, on the same file
+        system), bound at /gocache from ``layout.gocache``; None when runs are not staged or no warm cache
+        is installed."""
+        if self._staging is None or self._toolchains is None or not (self._toolchains / "gocache").is_dir():
+            return None
+        lower = f"{self._staging.toolchains_lower}/gocache:{self._staging.layout.empty}"
+        return (str(self._staging.layout.gocache),
+                f"lowerdir={lower},upperdir={self._source(upper)},workdir={self._source(work)}")
 
     @staticmethod
     def _open_last_pid() -> int | None:
@@ -333,9 +356,10 @@ class Sandbox:
     def execute(self, cmd: list[str], *, limits: Limits, prog_dir: Path | None, writable_prog: bool,
                 stdin: bytes, env: dict[str, str],
                 extra_binds: tuple[tuple[str, str, bool], ...], cwd: str = "/tmp",
-                uid_host: int | None = None) -> RawResult:
+                uid_host: int | None = None, overlays: tuple[tuple[str, str], ...] = ()) -> RawResult:
         """Run ``cmd`` once as a fresh process tree (its own uid, cgroup and network namespace) with
-        ``prog_dir`` at PROG_DIR, ``stdin`` as its input and ``env`` over BASE_ENV, and wait for it."""
+        ``prog_dir`` at PROG_DIR, ``stdin`` as its input and ``env`` over BASE_ENV, and wait for it;
+        ``overlays``: (mount point, options) the launcher mounts for it (``gocache_overlay``)."""
         uid = uid_host if uid_host is not None else self.next_uid()
         cgroup: CGroup | None = None
         netns: int | None = self.netns_pool.acquire() if self.netns_pool is not None else None
@@ -343,7 +367,7 @@ class Sandbox:
             cgroup = self.new_cgroup(limits)
             return self._spawn(cmd, limits=limits, prog_dir=prog_dir, writable_prog=writable_prog,
                                stdin=stdin, env=env, extra_binds=extra_binds, cwd=cwd, uid=uid,
-                               cgroup=cgroup, netns=netns)
+                               cgroup=cgroup, netns=netns, overlays=overlays)
         except BaseException:
             if netns is not None and self.netns_pool is not None:
                 self.netns_pool.discard(netns)  # unknown state: never hand it to another run
@@ -356,27 +380,36 @@ class Sandbox:
                 self.netns_pool.release(netns)  # the run's whole process tree is dead by now
 
     def launch(self, command: list[str], limits: Limits, *, cgroup: CGroup | None, netns: int | None, uid: int,
-               cpu: bool = True, supervisor: bool = False) -> subprocess.Popen[bytes]:
+               cpu: bool = True, supervisor: bool = False, overlays: tuple[tuple[str, str], ...] = ()) -> subprocess.Popen[bytes]:
         """Start ``command`` (bwrap and its arguments) without forking this process (linux.Launcher): in
         ``cgroup``, ``netns`` and the staging namespace, with the rlimits of ``limits`` (CPU time only if
         ``cpu``), as ``uid`` (as root), under the seccomp filter (confine.py) that bwrap installs, but
         for a session's ``supervisor``, which installs it itself and inherits ``last_pid_fd``; raises
-        OSError when the set-up failed."""
+        OSError when the set-up failed. When runs are staged, the launcher also mounts the run's /tmp
+        and /dev/shm (and ``overlays``) as root in a mount namespace of the run's own (launch.c)."""
+        mounts: tuple[tuple[str, str], ...] = ()
+        if self._staging is not None:
+            size = tmpfs_bytes(limits)
+            layout = self._staging.layout
+            mounts = (("-t", f"{layout.tmp}:{size}"), ("-t", f"{layout.shm}:{size}"),
+                      *(("-y", f"{target}:{options}") for target, options in overlays))
         rl = tuple((getattr(resource, name), (soft, hard)) for name, soft, hard in rlimits(limits, with_cgroup=cgroup is not None, as_root=self.is_root, cpu=cpu))
         return self._launcher.popen(command, netns_fd=netns, mntns_fd=self._staging.fd if self._staging is not None else None,
                                     cgroup_procs=cgroup.procs_files if cgroup is not None else (), rlimits=rl,
                                     uid=uid if self.is_root else None, seccomp=None if supervisor else self._seccomp,
-                                    keep_fds=(self.last_pid_fd,) if supervisor and self.last_pid_fd is not None else ())
+                                    keep_fds=(self.last_pid_fd,) if supervisor and self.last_pid_fd is not None else (),
+                                    mounts=mounts)
 
     def _spawn(self, cmd: list[str], *, limits: Limits, prog_dir: Path | None, writable_prog: bool,
                stdin: bytes, env: dict[str, str], extra_binds: tuple[tuple[str, str, bool], ...],
-               cwd: str, uid: int, cgroup: CGroup | None, netns: int | None) -> RawResult:
+               cwd: str, uid: int, cgroup: CGroup | None, netns: int | None,
+               overlays: tuple[tuple[str, str], ...] = ()) -> RawResult:
         argv = self.bwrap_args(
             prog_dir=prog_dir, writable_prog=writable_prog, env=env, limits=limits,
             extra_binds=extra_binds, cwd=cwd, own_netns=netns is None) + ["--"] + cmd
         start = time.monotonic()
         # the launcher joins the netns and closes it before exec: neither bwrap nor the program inherits it
-        proc = self.launch(argv, limits, cgroup=cgroup, netns=netns, uid=uid)
+        proc = self.launch(argv, limits, cgroup=cgroup, netns=netns, uid=uid, overlays=overlays)
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         timed_out = output_exceeded = False
 

@@ -1,5 +1,5 @@
 """The sandbox's mount table says nothing about the host (issue 45): a program that reads
-``/proc/self/mountinfo`` or ``/proc/self/mounts`` (a test, and a compile through ``#include``) finds
+``/proc/self/mountinfo`` or ``/proc/self/mounts`` (a test, and a compile through Rust's ``include_str!``) finds
 neither the host's paths (the checkout, where the toolchains are, the sandbox's base directory under
 TMPDIR, the program's own directory on the host) nor the run's host uid (which a tmpfs mounted inside
 the sandbox's user namespace printed as its owner, ``uid=<host uid>``).
@@ -41,8 +41,9 @@ for name in ("/proc/self/mountinfo", "/proc/self/mounts", "/proc/1/mountinfo"):
     except OSError as exc:
         print("==", name, exc)
 """
-#: a compile that quotes the mount table in its error messages
-INCLUDE_CPP = '#include "/proc/self/mountinfo"\nint main() {}\n'
+#: a compile that quotes the mount table in its error message (rustc reads the file at compile time and
+#: the constant's evaluation prints it; g++ reads a /proc file's size, 0, and includes nothing)
+INCLUDE_RUST = 'const S: &str = include_str!("/proc/self/mountinfo");\nconst _: () = panic!("{}", S);\nfn main() {}\n'
 
 
 def host_paths(sandbox: Sandbox, program: Program) -> list[str]:
@@ -73,10 +74,10 @@ def test_a_native_programs_mount_table_names_no_host_path_nor_uid(sandbox: Sandb
 
 @toolchains
 def test_a_compile_quoting_the_mount_table_names_no_host_path_nor_uid(sandbox: Sandbox) -> None:
-    with sandbox.program("cpp", INCLUDE_CPP) as program:
+    with sandbox.program("rust", INCLUDE_RUST) as program:
         assert program.compile_result.status == "compile_error"
         output = program.compile_result.output
-        assert "/proc/self/mountinfo" in output, output
+        assert "/opt/toolchains" in output and "/prog" in output, output  # it was read
         for path in host_paths(sandbox, program):
             assert path not in output, (path, output)
         assert OWNER_OPTION.findall(output) == [], output
