@@ -97,9 +97,13 @@ def _truncate(text: str, limit: int = REASON_LIMIT) -> str:
 
 
 def _default_sandbox() -> Sandbox:
+    """The sandbox a Multi-LCB evaluator scores with: a program's session, its tests done, serves the
+    next program of its language (``reuse_sessions``), so that an item's tests do not pay for a sandbox
+    of their own (bubblewrap, the supervisor, a cgroup: three times a native test's own time).
+    LEADERBOARD_REUSE_SESSIONS=0 starts one per program, as before (bench/bench_wholerun.py compares)."""
     from evaluators.sandbox import Sandbox
 
-    return Sandbox()
+    return Sandbox(reuse_sessions=os.environ.get("LEADERBOARD_REUSE_SESSIONS", "1") != "0")
 
 
 #: the column headers of the languages whose names are long, where the language table must fit a desktop window

@@ -163,11 +163,11 @@ class Program:
         lang = self.language
         assert lang.compile_cmd is not None
         (self.prog_dir / lang.source_name).write_text(source, encoding="utf-8", errors="surrogateescape")
-        session = Session(self, run_limits, None)
+        session = self._new_session(run_limits, None)
         try:
             raw = session.check(fill_command(lang.compile_cmd, limits), limits)
         except BaseException:
-            session.close()
+            session.end()
             raise
         if raw is not None and raw.exit_code == 0 and not (raw.timed_out or raw.output_exceeded or raw.oom):
             self._session = session
@@ -240,6 +240,14 @@ class Program:
             if checked.limits == limits and data is None and checked.alive:
                 return checked  # the session the check ran in
             checked.close()
+        return self._new_session(limits, data)
+
+    def _new_session(self, limits: Limits, data: DataDir | None) -> Session:
+        """A session for this program: an idle one of its sandbox's pool (same language and limits,
+        no data) with this program attached, else a new one (reusable when the sandbox pools them)."""
+        pool = self.sandbox.session_pool
+        if pool is not None and data is None:
+            return pool.take(self, limits) or Session(self, limits, None, reusable=True)
         return Session(self, limits, data)
 
     def run(self, stdin: str, limits: Limits, *, data: DataDir | None = None) -> RunResult:

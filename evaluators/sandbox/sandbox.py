@@ -38,6 +38,7 @@ from .languages import LANGUAGES, TOOLCHAIN_DIR, Language
 from .limits import DEFAULT_COMPILE_LIMITS, STDERR_CAP, Limits, rlimits
 from .linux import CGroup, Launcher, NetnsPool, StageLayout, StagingNamespace, sweep_orphaned_cgroups
 from .programs import DataDir, Program
+from .resident import SessionPool
 from .warm_compilers import WarmCompilers
 from .results import REFUSAL, RawResult, SandboxUnavailable, decode_output
 from .uids import LEASE, UidsExhausted
@@ -83,9 +84,12 @@ def _rmtree_at_exit(path: Path) -> None:
 class Sandbox:
     """Factory for sandboxed programs; cheap to share between threads."""
 
-    def __init__(self, *, base_dir: Path | None = None, warm_compilers: bool | None = None) -> None:
+    def __init__(self, *, base_dir: Path | None = None, warm_compilers: bool | None = None,
+                 reuse_sessions: bool = False) -> None:
         """``warm_compilers``: keep the Kotlin and Scala compilers loaded between compiles (default: on
-        unless LEADERBOARD_WARM_COMPILERS=0; off anyway until evaluators.sandbox.warm built the server)."""
+        unless LEADERBOARD_WARM_COMPILERS=0; off anyway until evaluators.sandbox.warm built the server).
+        ``reuse_sessions``: a program's session, its tests done, serves the next program of the same
+        language and limits (resident.SessionPool) instead of ending."""
         if not os.access(BWRAP, os.X_OK):
             raise SandboxUnavailable(
                 f"{BWRAP} is missing: install the Debian package bubblewrap "
@@ -139,6 +143,8 @@ class Sandbox:
             except OSError:
                 pool.close()
         self._probe()
+        #: idle sessions waiting for the next program (reuse_sessions), else None
+        self.session_pool: SessionPool | None = SessionPool() if reuse_sessions else None
         if warm_compilers is None:
             warm_compilers = os.environ.get("LEADERBOARD_WARM_COMPILERS", "1") != "0"
         self.warm_compilers: WarmCompilers | None = (
@@ -233,6 +239,8 @@ class Sandbox:
         (``linux.sweep_orphaned_cgroups``)."""
         if self.warm_compilers is not None:
             self.warm_compilers.close()
+        if self.session_pool is not None:
+            self.session_pool.close()
         if self.netns_pool is not None:
             self.netns_pool.close()
             self.netns_pool = None
