@@ -5,6 +5,7 @@ program's tests, each as its own process; the warm compilers (warm_compilers.py)
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import json
 import os
@@ -502,6 +503,7 @@ class SessionPool:
         self.max_idle, self.max_programs = max_idle, max_programs
         self._idle: list[Session] = []
         self._lock = threading.Lock()
+        atexit.register(self.close)  # as the warm compilers: a process that ends leaves no cgroup of theirs
 
     def take(self, program: Program, limits: Limits) -> Session | None:
         """An idle session for ``program`` (its language, ``limits``) with the program attached, or None."""
