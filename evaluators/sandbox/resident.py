@@ -517,7 +517,11 @@ class SessionPool:
         if not found.alive:
             found.end()
             return None
-        found.attach(program)
+        try:
+            found.attach(program)
+        except OSError:
+            found.end()
+            raise
         return found
 
     def give(self, session: Session) -> bool:
