@@ -5,6 +5,7 @@ be given (``DataDir``); a JVM program's entry point checked after its compile (`
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -26,6 +27,13 @@ if TYPE_CHECKING:  # a Sandbox makes programs; they name it only for the type ch
 
 #: the most of a compiler's output read back
 COMPILE_OUTPUT_CAP: int = 64 * 1024
+
+@functools.lru_cache(maxsize=4)
+def _directories(tree: Path) -> tuple[str, ...]:
+    """The directories of ``tree`` (itself first, as "."), relative to it, parents before children: a
+    Go build cache's, listed once (it holds thousands of files, which a walk per compile would read)."""
+    return tuple(os.path.relpath(dirpath, tree) for dirpath, _dirs, _files in os.walk(tree))
+
 
 class DataDir:
     """Files for sandboxed programs, copied under the sandbox's base directory and mounted read-only at
@@ -204,9 +212,9 @@ class Program:
         overlay = self.sandbox.gocache_overlay(upper, work) if warm.is_dir() else None
         if overlay is not None:
             work.mkdir(mode=0o700)
-            for dirpath, _dirs, _files in os.walk(warm):
-                mirror = upper / os.path.relpath(dirpath, warm)
-                mirror.mkdir(mode=0o755, exist_ok=True)
+            for relative in _directories(warm):
+                mirror = upper / relative
+                mirror.mkdir(mode=0o755)
                 os.chown(mirror, uid, uid)
             return (overlay[0], "/gocache", True), (overlay,)
         dst = upper
