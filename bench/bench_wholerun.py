@@ -15,6 +15,12 @@ and scored by a real Celery worker, timed from the upload to the run's success.
 
 Run: ``.venv/bin/python bench/bench_wholerun.py [--worker] [--publish]`` (10-15 minutes on 2 cores). Results:
 var/bench/wholerun.{json,md}, or bench/results/ with --publish.
+
+``--languages cpp,go,rust --runs 3``: only those languages' items, the whole comparison repeated (both
+sides in each run), per language the median of the runs' per-test ratios (sandboxed over unsandboxed,
+each run's medians) and the worst run's; results ``wholerun_native.{json,md}``. The sandboxed side reuses
+a program's session for the next program of its language (Multi-LCB's sandbox); with
+LEADERBOARD_REUSE_SESSIONS=0 in the environment it starts one per program, as before.
 """
 from __future__ import annotations
 
@@ -165,20 +171,22 @@ def by_worker(predictions: bytes) -> float:
         connection.close()
 
 
-def main() -> None:
-    evaluator = evaluator_for("multi-lcb")
-    items = list(evaluator.import_release(evaluator.sample_dataset()))
-    work = REPO / "var" / "bench-wholerun"
-    work.mkdir(parents=True, exist_ok=True)
-    predictions = work / "example.jsonl"
-    predictions.write_bytes(evaluator.example_predictions(items))
-    outputs = {json.loads(line)["item_id"]: json.loads(line)["output"] for line in predictions.read_text().splitlines() if line.strip()}
-    load_before = os.getloadavg()
+def option(name: str) -> str | None:
+    """The value of ``--name value`` or ``--name=value`` on the command line, else None."""
+    for index, arg in enumerate(sys.argv):
+        if arg == f"--{name}" and index + 1 < len(sys.argv):
+            return sys.argv[index + 1]
+        if arg.startswith(f"--{name}="):
+            return arg.split("=", 1)[1]
+    return None
 
+
+def one_run(items: list[Any], outputs: dict[str, str], predictions: Path, work: Path, *, subset: bool) -> dict[str, Any]:
+    """Both sides once: the command line's sandboxed run and the unsandboxed one, in this order."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "evaluators", "score", "--benchmark", "multi-lcb", "--dataset", str(evaluator.sample_dataset()),
+    subprocess.run([sys.executable, "-m", "evaluators", "score", "--benchmark", "multi-lcb", "--dataset", str(evaluator_for("multi-lcb").sample_dataset()),
                     "--predictions", str(predictions), "--concurrency", str(CONCURRENCY), "--setting", f"time_limit_seconds={TIME_LIMIT:g}",
-                    "--out", str(work / "scores.json")], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+                    *(["--allow-missing"] if subset else []), "--out", str(work / "scores.json")], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     sandboxed_s = time.perf_counter() - started
     scores = json.loads((work / "scores.json").read_text())["item_scores"]
     sandboxed_rows = []
@@ -198,6 +206,70 @@ def main() -> None:
     with ThreadPoolExecutor(CONCURRENCY) as pool:
         plain_rows = list(pool.map(lambda item: {"item_id": item.id, **unsandboxed_item(item, outputs[item.id], limits, gocache)}, items))
     plain_s = time.perf_counter() - started
+    return {"sandboxed_s": sandboxed_s, "unsandboxed_s": plain_s, "sandboxed_rows": sandboxed_rows, "plain_rows": plain_rows}
+
+
+def native(items: list[Any], outputs: dict[str, str], work: Path, languages: list[str], runs: int) -> None:
+    """``--languages``: the per-test ratio of those languages' items over ``runs`` runs (module docstring)."""
+    chosen = [item for item in items if item.slices["language"] in languages]
+    predictions = work / "example-subset.jsonl"
+    predictions.write_text("".join(json.dumps({"item_id": item.id, "output": outputs[item.id]}) + "\n" for item in chosen))
+    per_run = []
+    for _ in range(runs):
+        load_before = os.getloadavg()
+        done = one_run(chosen, outputs, predictions, work, subset=True)
+        sandboxed, plain = per_language(done["sandboxed_rows"]), per_language(done["plain_rows"])
+        per_run.append({"load_average_before": load_before, "load_average_after": os.getloadavg(),
+                        "sandboxed_s": done["sandboxed_s"], "unsandboxed_s": done["unsandboxed_s"],
+                        "passed_sandboxed": sum(r["verdict"] == "passed" for r in done["sandboxed_rows"]),
+                        "per_language": {lang: {"sandboxed_test_s": sandboxed[lang]["test_s_median"],
+                                                "unsandboxed_test_s": plain[lang]["test_s_median"],
+                                                "ratio": sandboxed[lang]["test_s_median"] / max(1e-9, plain[lang]["test_s_median"])}
+                                         for lang in languages}})
+    summary = {lang: {"ratio_median": statistics.median(r["per_language"][lang]["ratio"] for r in per_run),
+                      "ratio_worst": max(r["per_language"][lang]["ratio"] for r in per_run),
+                      "sandboxed_test_s_median": statistics.median(r["per_language"][lang]["sandboxed_test_s"] for r in per_run),
+                      "unsandboxed_test_s_median": statistics.median(r["per_language"][lang]["unsandboxed_test_s"] for r in per_run)}
+               for lang in languages}
+    reuse = os.environ.get("LEADERBOARD_REUSE_SESSIONS", "1") != "0"
+    loads = [r["load_average_before"][0] for r in per_run] + [r["load_average_after"][0] for r in per_run]
+    result = {"items": len(chosen), "languages": languages, "runs": runs, "concurrency": CONCURRENCY, "time_limit_s": TIME_LIMIT,
+              "cpus": os.cpu_count(), "reuse_sessions": reuse, "per_run": per_run, "summary": summary, "goal_ratio_at_most": 1.3}
+    lines = [f"# A whole Multi-LCB run, native languages: a test against a bare process ({'sessions reused' if reuse else 'a session per program'})", "",
+             f"{len(chosen)} items ({', '.join(languages)}: the reference solutions), {CONCURRENCY} at a time, {runs} runs, both sides in "
+             f"each run; {os.cpu_count()} CPUs, load average {min(loads):.1f}-{max(loads):.1f} over the runs (the machine was shared). "
+             f"Command: `{'LEADERBOARD_REUSE_SESSIONS=0 ' if not reuse else ''}.venv/bin/python bench/bench_wholerun.py --languages "
+             f"{','.join(languages)} --runs {runs}`.", "",
+             "A sandboxed test is the item's time after its compile (session, tests, close) over its tests; a bare one is a fresh "
+             "unsandboxed process per test with the same command and limits, run in the same run.", "",
+             "| language | per test median (ms) sandboxed / bare | ratio, median of runs | ratio, worst run | goal 1.3x |",
+             "|---|---:|---:|---:|---|"]
+    for lang in languages:
+        row = summary[lang]
+        lines.append(f"| {lang} | {row['sandboxed_test_s_median'] * 1000:.1f} / {row['unsandboxed_test_s_median'] * 1000:.1f} | "
+                     f"{row['ratio_median']:.2f}x | {row['ratio_worst']:.2f}x | {'met' if row['ratio_median'] <= 1.3 else 'not met'} |")
+    lines += ["", "Per run: " + "; ".join(f"sandboxed {r['sandboxed_s']:.0f} s, bare {r['unsandboxed_s']:.0f} s, "
+                                           f"{r['passed_sandboxed']}/{len(chosen)} passed, load {r['load_average_before'][0]:.1f}->"
+                                           f"{r['load_average_after'][0]:.1f}" for r in per_run) + ".", ""]
+    write_results("wholerun_native" if reuse else "wholerun_native_per_program", result, lines)
+
+
+def main() -> None:
+    evaluator = evaluator_for("multi-lcb")
+    items = list(evaluator.import_release(evaluator.sample_dataset()))
+    work = REPO / "var" / "bench-wholerun"
+    work.mkdir(parents=True, exist_ok=True)
+    predictions = work / "example.jsonl"
+    predictions.write_bytes(evaluator.example_predictions(items))
+    outputs = {json.loads(line)["item_id"]: json.loads(line)["output"] for line in predictions.read_text().splitlines() if line.strip()}
+    languages = option("languages")
+    if languages:
+        native(items, outputs, work, languages.split(","), int(option("runs") or "1"))
+        return
+    load_before = os.getloadavg()
+    done = one_run(items, outputs, predictions, work, subset=False)
+    sandboxed_s, plain_s = done["sandboxed_s"], done["unsandboxed_s"]
+    sandboxed_rows, plain_rows = done["sandboxed_rows"], done["plain_rows"]
 
     worker_s = by_worker(predictions.read_bytes()) if "--worker" in sys.argv else None
 

@@ -193,6 +193,13 @@ class Evaluator(ABC):
         as not passed without asking."""
         return None
 
+    def needs_shared_part(self, predictions: Sequence[Prediction]) -> bool:
+        """Whether scoring ``predictions`` reads the fields an item shares with others (a Multi-LCB
+        problem's statement and tests: ``Item.shared_fields``). False lets the items file hand the item
+        over without decoding its shared part (``ItemsFile.get_many(..., without_shared=)``): its payload
+        then holds its own fields only. By default True."""
+        return True
+
     def companion_items(self, item_id: str) -> list[str]:
         """Items scored apart that belong with this one, shown beside it on the per-item page (Video NIAH
         multi hop: the chain's other hop at the same N). Ids that were not scored are left out there."""

@@ -24,7 +24,7 @@ import json
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from pathlib import Path
@@ -297,9 +297,11 @@ class ItemsFile(Sequence[Item]):
     def get(self, item_id: str) -> Item:
         return self.get_many([item_id])[0]
 
-    def get_many(self, ids: Sequence[str]) -> list[Item]:
-        """The items ``ids`` (in that order), reading only their lines and their shared parts.
-        KeyError for an id the file does not hold."""
+    def get_many(self, ids: Sequence[str], *, without_shared: Collection[str] = ()) -> list[Item]:
+        """The items ``ids`` (in that order), reading only their lines and their shared parts, but for
+        the items in ``without_shared``, whose shared part is neither read nor decoded (their payload
+        is their own fields, ``shared_fields`` empty: see ``Evaluator.needs_shared_part``). KeyError for
+        an id the file does not hold."""
         entries = [(item_id, self.entries.items[item_id]) for item_id in ids]
         found: dict[str, Item] = {}
         with self._lock, self.path.open("rb") as handle:
@@ -308,7 +310,7 @@ class ItemsFile(Sequence[Item]):
                 own = record.get("payload")
                 if not isinstance(own, dict) or not isinstance(record.get("slices", {}), dict):
                     raise DatasetError(f"{self.path.name}: item '{item_id}' is not a valid item")
-                shared = self._shared_part(handle, entry.shared_key) if entry.shared_key else {}
+                shared = self._shared_part(handle, entry.shared_key) if entry.shared_key and item_id not in without_shared else {}
                 found[item_id] = Item(id=item_id, slices={str(k): str(v) for k, v in record.get("slices", {}).items()},
                                       payload={**shared, **own} if shared else own, shared_key=entry.shared_key,
                                       shared_fields=tuple(shared))

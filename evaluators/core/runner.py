@@ -4,7 +4,9 @@
 chunks it claims under a lease, the command line's are the dataset's items 64 at a time (``score_items``). An item
 with no prediction is scored by the evaluator with none (an unanswered item counts, it is never
 skipped): the command line's ``--allow-missing`` narrows the items explicitly instead. A multi-turn
-item's transcripts are added to its score's detail here, for both.
+item's transcripts are added to its score's detail here, for both. An item whose predictions do not
+need its shared part (``Evaluator.needs_shared_part``: Multi-LCB's answers without code) is read
+without it (``read_batch``), for both.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from evaluators.core.evaluator import Evaluator
+from evaluators.core.itemstore import ItemsFile
 from evaluators.core.types import Item, ItemScore, Prediction
 
 Handle = TypeVar("Handle")
@@ -104,6 +107,13 @@ def with_transcripts(score: ItemScore, predictions: Sequence[Prediction]) -> Ite
     return replace(score, detail={**score.detail, "transcripts": kept})
 
 
+def read_batch(evaluator: Evaluator, items: ItemsFile, ids: Sequence[str], predictions: Mapping[str, Sequence[Prediction]]) -> list[Item]:
+    """The items ``ids`` of ``items``, each read without its shared part when its predictions do not
+    need it (``Evaluator.needs_shared_part``), so that its fields are never decoded."""
+    skipped = {item_id for item_id in ids if not evaluator.needs_shared_part(predictions.get(item_id, ()))}
+    return items.get_many(ids, without_shared=skipped)
+
+
 #: items the command line reads at a time (a worker's chunks are claimed 64 at a time too)
 SCORE_BATCH = 64
 
@@ -113,11 +123,17 @@ def score_items(evaluator: Evaluator, items: Sequence[Item], predictions: Sequen
     """Yield one ItemScore per item (in completion order), at most ``concurrency`` at a time. ``items``
     is read ``SCORE_BATCH`` at a time (an ``ItemsFile`` reads only those from disk)."""
     starts = iter(range(0, len(items), SCORE_BATCH))
+    grouped = group_predictions(predictions)
+    ids = items.ids() if isinstance(items, ItemsFile) else []
 
     def next_part() -> tuple[None, Sequence[Item]] | None:
         start = next(starts, None)
-        return None if start is None else (None, items[start:start + SCORE_BATCH])
+        if start is None:
+            return None
+        if isinstance(items, ItemsFile):
+            return None, read_batch(evaluator, items, ids[start:start + SCORE_BATCH], grouped)
+        return None, items[start:start + SCORE_BATCH]
 
-    for event in score_batches(evaluator, group_predictions(predictions), next_part, concurrency=concurrency):
+    for event in score_batches(evaluator, grouped, next_part, concurrency=concurrency):
         if event.score is not None:
             yield event.score

@@ -97,9 +97,13 @@ def _truncate(text: str, limit: int = REASON_LIMIT) -> str:
 
 
 def _default_sandbox() -> Sandbox:
+    """The sandbox a Multi-LCB evaluator scores with: a program's session, its tests done, serves the
+    next program of its language (``reuse_sessions``), so that an item's tests do not pay for a sandbox
+    of their own (bubblewrap, the supervisor, a cgroup: three times a native test's own time).
+    LEADERBOARD_REUSE_SESSIONS=0 starts one per program, as before (bench/bench_wholerun.py compares)."""
     from evaluators.sandbox import Sandbox
 
-    return Sandbox()
+    return Sandbox(reuse_sessions=os.environ.get("LEADERBOARD_REUSE_SESSIONS", "1") != "0")
 
 
 #: the column headers of the languages whose names are long, where the language table must fit a desktop window
@@ -280,10 +284,18 @@ class MultiLCBEvaluator(Evaluator):
             return "passed", ""
         return "wrong_answer", first_mismatch(run.stdout, test["output"]) or "output differs"
 
+    def needs_shared_part(self, predictions: Sequence[Prediction]) -> bool:
+        """Only an answer with code is run against the problem's tests (its shared part): an item whose
+        answers have none is scored without them, never decoded."""
+        return any(extract_code(p.output, self.extraction).strip() for p in predictions)
+
     def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
-        """Score all samples of one (problem, language); raises only when the sandbox is unavailable."""
+        """Score all samples of one (problem, language); raises only when the sandbox is unavailable. The
+        tests are read only when an answer has code (``needs_shared_part``): an item whose answers all
+        have none is scored without them, and its detail has no test counts."""
         language = item.slices.get("language") or str(item.payload.get("language", ""))
-        tests = self._tests(item)
+        with_code = self.needs_shared_part(predictions)
+        tests = self._tests(item) if with_code else []
         samples = [self._score_sample(language, tests, p) for p in sorted(predictions, key=lambda p: p.sample_index)]
         n = len(samples)
         c = sum(1 for s in samples if s["verdict"] == "passed")
@@ -293,8 +305,8 @@ class MultiLCBEvaluator(Evaluator):
             for k in PASS_K:
                 if n >= k:
                     scores[f"pass@{k}"] = pass_at_k(n, c, k)
-        detail = {"language": language, "extraction": self.extraction, "tests": len(tests),
-                  "public_tests": sum(1 for _, public in tests if public),
+        counts = {"tests": len(tests), "public_tests": sum(1 for _, public in tests if public)} if with_code else {}
+        detail = {"language": language, "extraction": self.extraction, **counts,
                   "verdicts": dict(Counter(s["verdict"] for s in samples)), "samples": samples}
         return ItemScore(item_id=item.id, slices=dict(item.slices), scores=scores, detail=detail)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .languages import CDS_ARCHIVE_FLAG, PROG_DIR, TOOLCHAIN_DIR, Language
 from .limits import Limits
+from .linux import DEV_NODES, StageLayout
 
 REPO_ROOT: Path = Path(__file__).resolve().parents[2]
 #: the toolchains on the host (scripts/install-toolchains), bound read-only at TOOLCHAIN_DIR
@@ -38,10 +39,16 @@ DEV_WITHOUT_PTY: tuple[str, ...] = (
                                ("/proc/self/fd/2", "stderr"), ("/proc/kcore", "core")) for arg in ("--symlink", target, f"/dev/{link}")))
 
 
+def tmpfs_bytes(limits: Limits) -> int:
+    """The size of a run's /tmp and of its /dev/shm: four times its file size limit, at most its memory."""
+    return max(1, min(limits.file_size_mb * 4, limits.memory_mb)) * 1024 * 1024
+
+
 def build_bwrap_args(*, source: Callable[[Path], str], etc_dir: Path, toolchains: Path | None, prog_dir: Path | None,
                      writable_prog: bool, env: dict[str, str], limits: Limits,
                      extra_binds: tuple[tuple[str, str, bool], ...], cwd: str,
-                     own_netns: bool = True, supervisor: bool = False, reset_pids: bool = False) -> list[str]:
+                     own_netns: bool = True, supervisor: bool = False, reset_pids: bool = False,
+                     layout: StageLayout | None = None) -> list[str]:
     """bubblewrap's arguments (up to the command) for one process tree: ``etc_dir`` bound at /etc,
     ``toolchains`` at TOOLCHAIN_DIR, ``prog_dir`` at PROG_DIR and each ``(host path, sandbox path,
     writable)`` of ``extra_binds``, every host path bound from ``source(path)`` (its staged twin: see
@@ -59,8 +66,14 @@ def build_bwrap_args(*, source: Callable[[Path], str], etc_dir: Path, toolchains
     must be held in the namespace that owns the sandbox's PID namespace, and bwrap runs the command in
     a second, nested one both for ``--disable-userns`` and for the devpts instance of ``--dev``: such a
     session has neither (the seccomp filter refuses every route to a new user namespace, and its /dev
-    is the same nodes and links without a pty)."""
-    tmp_size = max(1, min(limits.file_size_mb * 4, limits.memory_mb)) * 1024 * 1024
+    is the same nodes and links without a pty).
+
+    ``layout``: the run's mounts are neutral (linux.StagingNamespace): / is the staged root (its mount
+    points, links and /dev nodes made once) bound read-only, and /tmp and /dev/shm are the tmpfs mounts
+    the launcher made as root for this run (Sandbox.launch), bound; nothing is mounted inside the
+    run's user namespace but /proc (and /dev/mqueue), so the mount table names neither a host path
+    nor the run's host uid. /dev then never has a pty."""
+    tmp_size = tmpfs_bytes(limits)
     # Every namespace is new; the network one is either bwrap's own (--unshare-all) or, when
     # own_netns is False, a pooled empty one the child has already joined (see NetnsPool).
     unshare = ["--unshare-all", "--unshare-user"] if own_netns else [
@@ -70,14 +83,19 @@ def build_bwrap_args(*, source: Callable[[Path], str], etc_dir: Path, toolchains
     dev = ["--dev", "/dev"] if not reset_pids else ["--tmpfs", "/dev", *DEV_WITHOUT_PTY]
     args: list[str] = [
         BWRAP, *unshare, *userns, *(["--as-pid-1"] if supervisor else []), "--die-with-parent", "--new-session",
-        "--uid", "65534", "--gid", "65534", "--hostname", "sandbox",
-        "--ro-bind", "/usr", "/usr",
-        "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
-        "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin",
-        "--proc", "/proc", *dev, "--size", str(tmp_size), "--tmpfs", "/dev/shm",
-        *(["--mqueue", "/dev/mqueue"] if supervisor else []), "--remount-ro", "/dev",
-        "--size", str(tmp_size), "--tmpfs", "/tmp",
-    ]
+        "--uid", "65534", "--gid", "65534", "--hostname", "sandbox"]
+    mqueue = ["--mqueue", "/dev/mqueue"] if supervisor else []
+    if layout is not None:
+        args += ["--ro-bind", str(layout.root), "/", "--ro-bind", "/usr", "/usr", "--proc", "/proc",
+                 *(arg for node in DEV_NODES for arg in ("--dev-bind", f"/dev/{node}", f"/dev/{node}")),
+                 "--bind", str(layout.shm), "/dev/shm", *mqueue, "--bind", str(layout.tmp), "/tmp"]
+    else:
+        args += [
+            "--ro-bind", "/usr", "/usr",
+            "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
+            "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin",
+            "--proc", "/proc", *dev, "--size", str(tmp_size), "--tmpfs", "/dev/shm",
+            *mqueue, "--remount-ro", "/dev", "--size", str(tmp_size), "--tmpfs", "/tmp"]
     args += ["--ro-bind", source(etc_dir), "/etc"]  # see Sandbox._build_etc
     if toolchains is not None:
         args += ["--ro-bind", source(toolchains), TOOLCHAIN_DIR]
@@ -85,7 +103,8 @@ def build_bwrap_args(*, source: Callable[[Path], str], etc_dir: Path, toolchains
         args += ["--bind" if writable_prog else "--ro-bind", source(prog_dir), PROG_DIR]
     for src, dst, writable in extra_binds:
         args += ["--bind" if writable else "--ro-bind", source(Path(src)), dst]
-    args += ["--remount-ro", "/"]  # the sandbox's own root tmpfs: only /tmp (and /prog when compiling) are writable
+    if layout is None:
+        args += ["--remount-ro", "/"]  # the sandbox's own root tmpfs: only /tmp (and /prog when compiling) are writable
     base_env = {**BASE_ENV, **env}
     args.append("--clearenv")
     for key, value in base_env.items():

@@ -5,8 +5,9 @@
  *
  * Built by evaluators.sandbox.linux (Launcher) with the host's C compiler, once per source digest.
  *
- *   launch [-e FD] [-c CGROUP_PROCS]... [-n NETNS_FD] [-m MNTNS_FD] [-r RESOURCE:SOFT:HARD]...
- *          [-u UID -k LAST_CAP] [-o OOM_SCORE_ADJ] [-d DIR] [-x] -- PROGRAM ARG...
+ *   launch [-e FD] [-c CGROUP_PROCS]... [-n NETNS_FD] [-m MNTNS_FD] [-t TARGET:BYTES]...
+ *          [-y TARGET:OPTIONS]... [-r RESOURCE:SOFT:HARD]... [-u UID -k LAST_CAP] [-o OOM_SCORE_ADJ]
+ *          [-d DIR] [-x] -- PROGRAM ARG...
  *
  * Inside a sandbox, where its spawn library (spawn.c) is missing, the supervisor (supervisor.py) starts each
  * compiled test the same way
@@ -16,7 +17,11 @@
  *
  * In this order (what linux.make_preexec did in the forked child): join the run's cgroups (our pid
  * into each cgroup.procs), the pooled empty network namespace and the staging mount namespace while
- * still root, a umask that leaves compiled programs readable by the uid that runs them, the
+ * still root, then (-t, -y) a mount namespace of the run's own, copied from the staging one, with
+ * the run's tmpfs mounts (-t: /tmp and /dev/shm, owned by root, mode 1777, BYTES large) and overlays
+ * (-y: a Go compile's cache) mounted by root on staged mount points, so that bwrap binds them from
+ * there instead of mounting them inside the run's user namespace, where a tmpfs is owned by the run's
+ * host uid and the mount table prints it (``uid=<host uid>``); a umask that leaves compiled programs readable by the uid that runs them, the
  * rlimits, then (-u) drop the capability bounding set, the groups, the gid and the uid, clear the
  * ambient capabilities and (-u) every remaining capability set, and exec PROGRAM. The namespace
  * descriptors are closed before the exec. A failure is written to the error descriptor (-e, made
@@ -33,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -41,6 +47,7 @@
 
 #define MAX_CGROUPS 8
 #define MAX_RLIMITS 16
+#define MAX_MOUNTS 8
 
 static int err_fd = 2;
 
@@ -67,6 +74,23 @@ static long long number(const char *text, const char *what) {
     return value;
 }
 
+/* -t TARGET:BYTES, a tmpfs owned by root (mode 1777: the run's uid writes there); -y TARGET:OPTIONS,
+ * an overlay (lowerdir=...,upperdir=...,workdir=...) */
+static void mount_one(char kind, const char *spec) {
+    char target[512];
+    const char *colon = strchr(spec, ':');
+    if (colon == NULL || (size_t)(colon - spec) >= sizeof target) { errno = EINVAL; fail("bad mount", spec); }
+    memcpy(target, spec, (size_t)(colon - spec));
+    target[colon - spec] = '\0';
+    if (kind == 't') {
+        char options[64];
+        snprintf(options, sizeof options, "mode=1777,size=%lld", number(colon + 1, "-t"));
+        if (mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, options) != 0) fail("cannot mount a tmpfs on", target);
+    } else if (mount("overlay", target, "overlay", MS_NOSUID | MS_NODEV, colon + 1) != 0) {
+        fail("cannot mount an overlay on", target);
+    }
+}
+
 int main(int argc, char **argv) {
     const char *cgroups[MAX_CGROUPS];
     int n_cgroups = 0, n_rlimits = 0, netns = -1, mntns = -1, last_cap = -1, i;
@@ -74,6 +98,8 @@ int main(int argc, char **argv) {
     const char *oom_score_adj = NULL, *dir = NULL;
     int close_others = 0;
     struct { int resource; rlim_t soft, hard; } rlimits[MAX_RLIMITS];
+    struct { char kind; const char *spec; } mounts[MAX_MOUNTS];
+    int n_mounts = 0;
     for (i = 1; i < argc; i++) {
         const char *flag = argv[i];
         if (strcmp(flag, "--") == 0) {
@@ -101,6 +127,12 @@ int main(int argc, char **argv) {
         case 'k': last_cap = (int)number(value, "-k"); break;
         case 'o': oom_score_adj = value; break;
         case 'd': dir = value; break;
+        case 't':
+        case 'y':
+            if (n_mounts == MAX_MOUNTS) { errno = E2BIG; fail("too many mounts", value); }
+            mounts[n_mounts].kind = flag[1];
+            mounts[n_mounts++].spec = value;
+            break;
         case 'r': {
             char copy[96], *soft, *hard;
             if (n_rlimits == MAX_RLIMITS || strlen(value) >= sizeof copy) { errno = E2BIG; fail("bad rlimit", value); }
@@ -141,6 +173,8 @@ int main(int argc, char **argv) {
         if (setns(mntns, CLONE_NEWNS) != 0) fail("cannot join the staging mount namespace", NULL);
         close(mntns);
     }
+    if (n_mounts > 0 && unshare(CLONE_NEWNS) != 0) fail("cannot make the run's mount namespace", NULL);
+    for (int m = 0; m < n_mounts; m++) mount_one(mounts[m].kind, mounts[m].spec);
     umask(022);
     for (int r = 0; r < n_rlimits; r++) {
         struct rlimit limit = {rlimits[r].soft, rlimits[r].hard};

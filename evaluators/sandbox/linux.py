@@ -22,6 +22,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from .limits import Limits
 
@@ -189,6 +190,7 @@ def write_kernel_file(path: Path | str, value: str, *, ignore_errors: bool = Fal
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _CLONE_NEWNET = 0x40000000
 _CLONE_NEWNS = 0x00020000
+_MS_RDONLY = 1
 _MS_BIND = 4096
 _MS_REC = 16384
 _MS_PRIVATE = 1 << 18
@@ -278,12 +280,14 @@ class Launcher:
 
     def popen(self, command: list[str], *, netns_fd: int | None, mntns_fd: int | None,
               cgroup_procs: tuple[str, ...], rlimits: tuple[tuple[int, tuple[int, int]], ...],
-              uid: int | None, seccomp: bytes | None = None, keep_fds: tuple[int, ...] = ()) -> subprocess.Popen[bytes]:
+              uid: int | None, seccomp: bytes | None = None, keep_fds: tuple[int, ...] = (),
+              mounts: tuple[tuple[str, str], ...] = ()) -> subprocess.Popen[bytes]:
         """Start ``command`` (bwrap and its arguments) in a new session with pipes for its standard
         streams, set up as the class says; raises OSError with the launcher's reason when the set-up
         failed (the launcher has exited then). ``seccomp``: a BPF program that bwrap installs right
         before it execs the command (``--seccomp``, read from a pipe); ``keep_fds``: descriptors the
-        command inherits."""
+        command inherits; ``mounts``: the launcher's mount flags (``-t``, ``-y``) and their values,
+        mounted in a mount namespace of the run's own (launch.c)."""
         err_r, err_w = os.pipe()  # the launcher writes why it failed; EOF once it execs
         fds = (err_w,) + tuple(fd for fd in (netns_fd, mntns_fd) if fd is not None) + keep_fds
         filter_r = -1
@@ -302,6 +306,8 @@ class Launcher:
             args += ["-n", str(netns_fd)]
         if mntns_fd is not None:
             args += ["-m", str(mntns_fd)]
+        for flag, spec in mounts:
+            args += [flag, spec]
         for which, (soft, hard) in rlimits:
             args += ["-r", f"{which}:{soft}:{hard}"]
         if uid is not None:
@@ -411,6 +417,32 @@ class NetnsPool:
         return len(self._all)
 
 
+#: the sandbox's own root (StagingNamespace.root): the mount points bwrap binds onto, the links of /
+#: and /dev's device nodes and links, made once; bwrap binds it read-only at / instead of mounting a
+#: tmpfs of its own there (which the mount table would show owned by the run's host uid)
+ROOT_DIRS: tuple[str, ...] = ("usr", "proc", "tmp", "etc", "prog", "data", "gocache", "opt/toolchains", "opt/supervisor",
+                              "dev/shm", "dev/mqueue")
+ROOT_LINKS: tuple[tuple[str, str], ...] = (
+    ("bin", "usr/bin"), ("lib", "usr/lib"), ("lib64", "usr/lib64"), ("sbin", "usr/sbin"),
+    ("dev/fd", "/proc/self/fd"), ("dev/stdin", "/proc/self/fd/0"), ("dev/stdout", "/proc/self/fd/1"),
+    ("dev/stderr", "/proc/self/fd/2"), ("dev/core", "/proc/kcore"))
+#: the device nodes bound from the host into /dev (mount points: empty files in the root)
+DEV_NODES: tuple[str, ...] = ("null", "zero", "full", "random", "urandom", "tty")
+
+
+class StageLayout(NamedTuple):
+    """Where, in the staging namespace, bwrap finds what it binds for a run whose mounts are neutral
+    (StagingNamespace): the root it binds at /, and the mount points on which the launcher mounts the
+    run's own /tmp and /dev/shm (tmpfs, owned by root) and a Go compile's cache (an overlay)."""
+
+    root: Path
+    tmp: Path
+    shm: Path
+    gocache: Path
+    #: the empty directory under an overlay's one real lower layer (overlayfs wants two without an upper one)
+    empty: Path
+
+
 class StagingNamespace:
     """A private mount namespace, made once per Sandbox (root only), that every run's bwrap starts in.
 
@@ -418,19 +450,45 @@ class StagingNamespace:
     a checkout under ``/root`` or a ``mktemp -d`` directory (mode 0700) cannot be passed through, and
     making the user's directories world-readable is not an answer. So, as root, a short-lived thread
     unshares a mount namespace, mounts a small tmpfs on a root-owned, world-traversable staging
-    directory (its real parents: ``/run`` or ``/tmp``) and bind-mounts the toolchains and the base
-    directory (program directories, the private /etc, Go caches) under it. The launcher joins
-    that namespace (``setns``) before it drops privileges and execs bwrap, which then binds the staged
-    paths into the sandbox as before. Nothing is visible to other processes on the host, the
-    namespace costs one ``setns`` per run, and the kernel frees it when the descriptor closes.
+    directory (its real parents: ``/run`` or ``/tmp``) and stages under it what bwrap binds. The
+    launcher joins that namespace (``setns``) before it drops privileges and execs bwrap. Nothing is
+    visible to other processes on the host, the namespace costs one ``setns`` per run, and the kernel
+    frees it (and every tmpfs in it) when the descriptor closes.
+
+    What is staged keeps the host out of the sandbox's mount table (``/proc/self/mountinfo``), which
+    prints for each bind mount its path within its file system, and for a tmpfs its owner as a host
+    uid. So every tree bwrap binds is a file system of its own, mounted by root at a neutral path:
+
+    - the toolchains: a read-only overlay whose one layer is the real directory, bound at the hidden
+      ``.toolchains`` (the table prints ``/ /opt/toolchains ... lowerdir=<stage>/.toolchains:...``);
+    - ``work``: a tmpfs for everything a Sandbox makes for its runs (programs' directories, data
+      directories, the warm compilers', the private /etc, the supervisor's copy). The host process
+      reaches it through a descriptor held open (``work``, ``/proc/self/fd/N``: a path that only this
+      process resolves), the table prints ``/cpp-x1y2/prog /prog``;
+    - ``root``: the sandbox's /, with its mount points, links and /dev (StageLayout);
+    - ``run/tmp``, ``run/shm``, ``run/gocache``: mount points for each run's own tmpfs mounts and
+      overlay, which the launcher mounts as root in a mount namespace of the run's own.
+
+    ``base``, the sandbox's base directory, is staged too (under its name, for messages); nothing of
+    it is bound into a sandbox any more.
     """
 
     def __init__(self, *, toolchains: Path | None, base_dir: Path) -> None:
         self.mountpoint: Path = self._mountpoint()
         self._sources: dict[str, Path] = {"base": base_dir}
+        self._toolchains = toolchains
+        stage = self.mountpoint
+        self.layout: StageLayout = StageLayout(root=stage / "root", tmp=stage / "run" / "tmp", shm=stage / "run" / "shm",
+                                               gocache=stage / "run" / "gocache", empty=stage / ".empty")
+        #: where the real toolchains are reached in the namespace (an overlay's lower layer)
+        self.toolchains_lower: Path = stage / ".toolchains"
+        self.fd, work_fd = self._create()
+        #: the Sandbox's working tmpfs, as this process reaches it (see the class)
+        self.work: Path = Path(f"/proc/self/fd/{work_fd}")
+        self.work_fd: int = work_fd
+        self._sources["work"] = self.work
         if toolchains is not None:
             self._sources["toolchains"] = toolchains
-        self.fd: int = self._create()
 
     @staticmethod
     def _mountpoint() -> Path:
@@ -461,19 +519,52 @@ class StagingNamespace:
                 return str(source) + staged_path[len(prefix):]
         return staged_path
 
-    def _create(self) -> int:
+    def _create(self) -> tuple[int, int]:
         stage = bytes(self.mountpoint)
-        sources = {name: bytes(src) for name, src in self._sources.items()}
+        base = bytes(self._sources["base"])
+        toolchains = bytes(self._toolchains) if self._toolchains is not None else None
+        layout = self.layout
+        work_fd: list[int] = []
 
         def setup() -> None:
             # unshare(CLONE_NEWNS) also gives this thread its own filesystem context, so the rest
             # of the process keeps the host's mounts
             _check(_LIBC.unshare(_CLONE_NEWNS))
             _check(_LIBC.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None))
-            _check(_LIBC.mount(b"leaderboard-sandbox", stage, b"tmpfs", 0, b"mode=0755,size=64k"))
-            for name, src in sources.items():
-                target = stage + b"/" + name.encode()
+            _check(_LIBC.mount(b"leaderboard-sandbox", stage, b"tmpfs", 0, b"mode=0755,size=1m"))
+            _bind(base, stage + b"/base")
+            os.mkdir(layout.empty, 0o755)
+            if toolchains is not None:
+                _bind(toolchains, bytes(self.toolchains_lower))
+                target = stage + b"/toolchains"
                 os.mkdir(target, 0o755)
-                _check(_LIBC.mount(src, target, None, _MS_BIND | _MS_REC, None))
+                lower = b"lowerdir=" + bytes(self.toolchains_lower) + b":" + bytes(layout.empty)
+                if _LIBC.mount(b"toolchains", target, b"overlay", _MS_RDONLY, lower) != 0:
+                    _bind(toolchains, target)  # no overlayfs: a plain bind, whose path the table prints
+            work = stage + b"/work"
+            os.mkdir(work, 0o711)
+            _check(_LIBC.mount(b"leaderboard-work", work, b"tmpfs", 0, b"mode=0711"))
+            work_fd.append(os.open(work, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC))
+            self._make_root(layout)
 
-        return _namespace_in_thread("mnt", setup)
+        fd = _namespace_in_thread("mnt", setup)
+        return fd, work_fd[0]
+
+    @staticmethod
+    def _make_root(layout: StageLayout) -> None:
+        for path in (layout.tmp, layout.shm, layout.gocache):
+            path.mkdir(mode=0o755, parents=True)
+        for name in ROOT_DIRS:
+            (layout.root / name).mkdir(mode=0o755, parents=True)
+        for node in DEV_NODES:
+            (layout.root / "dev" / node).touch(mode=0o644)
+        for name, target in ROOT_LINKS:
+            (layout.root / name).symlink_to(target)
+        for dirpath, _dirs, _files in os.walk(layout.root):
+            os.chmod(dirpath, 0o755)
+
+
+def _bind(source: bytes, target: bytes) -> None:
+    """``source`` bound (recursively) at ``target``, made here."""
+    os.makedirs(target, 0o755, exist_ok=True)
+    _check(_LIBC.mount(source, target, None, _MS_BIND | _MS_REC, None))

@@ -5,6 +5,7 @@ be given (``DataDir``); a JVM program's entry point checked after its compile (`
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -27,6 +28,13 @@ if TYPE_CHECKING:  # a Sandbox makes programs; they name it only for the type ch
 #: the most of a compiler's output read back
 COMPILE_OUTPUT_CAP: int = 64 * 1024
 
+@functools.lru_cache(maxsize=4)
+def _directories(tree: Path) -> tuple[str, ...]:
+    """The directories of ``tree`` (itself first, as "."), relative to it, parents before children: a
+    Go build cache's, listed once (it holds thousands of files, which a walk per compile would read)."""
+    return tuple(os.path.relpath(dirpath, tree) for dirpath, _dirs, _files in os.walk(tree))
+
+
 class DataDir:
     """Files for sandboxed programs, copied under the sandbox's base directory and mounted read-only at
     DATA_DIR (owned by root, or the caller, and never writable by the program's uid). A context manager."""
@@ -37,7 +45,7 @@ class DataDir:
             raise FileNotFoundError(f"data directory {source} does not exist")
         self.sandbox = sandbox
         self.closed = False
-        self.root: Path = Path(tempfile.mkdtemp(prefix="data-", dir=sandbox.base_dir))
+        self.root: Path = Path(tempfile.mkdtemp(prefix="data-", dir=sandbox.work_dir))
         os.chmod(self.root, 0o755)
         self.path: Path = self.root / "data"
         try:
@@ -82,7 +90,7 @@ class Program:
         self.language = language
         #: the session the source was checked in (check_in_session), until session() hands it over
         self._session: Session | None = None
-        self.root: Path = Path(tempfile.mkdtemp(prefix=f"{language.key}-", dir=sandbox.base_dir))
+        self.root: Path = Path(tempfile.mkdtemp(prefix=f"{language.key}-", dir=sandbox.work_dir))
         os.chmod(self.root, 0o755)
         self.prog_dir: Path = self.root / "prog"
         self.prog_dir.mkdir()
@@ -128,6 +136,7 @@ class Program:
             output = f"the compiler ({(lang.compile_cmd or ('?',))[0]}) {ended} and printed nothing"
         if lang.key == "go":
             shutil.rmtree(self.root / "gocache", ignore_errors=True)
+            shutil.rmtree(self.root / "gocache-work", ignore_errors=True)
         return CompileResult(ok=status == "ok", status=status, output=output, seconds=raw.wall)
 
     def _compile_cold(self, source: str, limits: Limits) -> RawResult | None:
@@ -140,8 +149,10 @@ class Program:
             (self.prog_dir / d).mkdir(exist_ok=True)
         uid = self.sandbox.next_uid()
         extra: tuple[tuple[str, str, bool], ...] = ()
+        overlays: tuple[tuple[str, str], ...] = ()
         if lang.key == "go":
-            extra = (self._prepare_gocache(uid),)
+            bind, overlays = self._prepare_gocache(uid)
+            extra = (bind,)
         if self.sandbox.is_root:
             for path in [self.prog_dir, *self.prog_dir.rglob("*")]:
                 os.chown(path, uid, uid)
@@ -150,7 +161,7 @@ class Program:
         env = {**fill_env(lang.env, limits), **fill_env(lang.compile_env, limits)}
         return self.sandbox.execute(fill_command(lang.compile_cmd, limits), limits=limits, prog_dir=self.prog_dir,
                                      writable_prog=True, stdin=b"", env=env, extra_binds=extra,
-                                     cwd=PROG_DIR, uid_host=uid)
+                                     cwd=PROG_DIR, uid_host=uid, overlays=overlays)
 
     def _check_in_session(self, source: str, limits: Limits, run_limits: Limits) -> RawResult | None:
         """The check (compile_cmd) run as the first request of the session the tests will run in
@@ -160,11 +171,11 @@ class Program:
         lang = self.language
         assert lang.compile_cmd is not None
         (self.prog_dir / lang.source_name).write_text(source, encoding="utf-8", errors="surrogateescape")
-        session = Session(self, run_limits, None)
+        session = self._new_session(run_limits, None)
         try:
             raw = session.check(fill_command(lang.compile_cmd, limits), limits)
         except BaseException:
-            session.close()
+            session.end()
             raise
         if raw is not None and raw.exit_code == 0 and not (raw.timed_out or raw.output_exceeded or raw.oom):
             self._session = session
@@ -191,10 +202,22 @@ class Program:
             return f"compiled, but {artifact.stem} has no `public static void main(String[] args)` for java to start{rule}"
         return None
 
-    def _prepare_gocache(self, uid: int) -> tuple[str, str, bool]:
-        """A private writable Go build cache, hard-linked from the warm one (files stay read-only)."""
-        dst = self.root / "gocache"
+    def _prepare_gocache(self, uid: int) -> tuple[tuple[str, str, bool], tuple[tuple[str, str], ...]]:
+        """A private writable Go build cache on the warm one (whose files stay read-only): its bind at
+        /gocache and the overlay the launcher mounts for it. Staged runs get an overlay whose writes go to
+        the program's directory (its directories there the run's uid's, so that it may add entries);
+        otherwise the warm cache is hard-linked into the program's directory."""
         warm = TOOLCHAINS / "gocache"
+        upper, work = self.root / "gocache", self.root / "gocache-work"
+        overlay = self.sandbox.gocache_overlay(upper, work) if warm.is_dir() else None
+        if overlay is not None:
+            work.mkdir(mode=0o700)
+            for relative in _directories(warm):
+                mirror = upper / relative
+                mirror.mkdir(mode=0o755)
+                os.chown(mirror, uid, uid)
+            return (overlay[0], "/gocache", True), (overlay,)
+        dst = upper
         copied = False
         if warm.is_dir():
             try:
@@ -208,7 +231,7 @@ class Program:
         if self.sandbox.is_root:
             for dirpath, _dirs, _files in os.walk(dst):
                 os.chown(dirpath, uid, uid)  # directories only: the files are shared hard links
-        return (str(dst), "/gocache", True)
+        return (str(dst), "/gocache", True), ()
 
     # ------------------------------------------------------------------ run
     def session(self, limits: Limits, *, data: DataDir | None = None) -> Session:
@@ -225,6 +248,14 @@ class Program:
             if checked.limits == limits and data is None and checked.alive:
                 return checked  # the session the check ran in
             checked.close()
+        return self._new_session(limits, data)
+
+    def _new_session(self, limits: Limits, data: DataDir | None) -> Session:
+        """A session for this program: an idle one of its sandbox's pool (same language and limits,
+        no data) with this program attached, else a new one (reusable when the sandbox pools them)."""
+        pool = self.sandbox.session_pool
+        if pool is not None and data is None:
+            return pool.take(self, limits) or Session(self, limits, None, reusable=True)
         return Session(self, limits, data)
 
     def run(self, stdin: str, limits: Limits, *, data: DataDir | None = None) -> RunResult:

@@ -5,12 +5,16 @@ program's tests, each as its own process; the warm compilers (warm_compilers.py)
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
+import tempfile
+import threading
 import time
 from pathlib import Path
 from types import TracebackType
@@ -293,7 +297,10 @@ class Session(Resident):
     program's for as long as the session lasts; its uid is its own. A test that kills or stops the
     supervisor fails, and the next test starts a new session."""
 
-    def __init__(self, program: Program, limits: Limits, data: DataDir | None) -> None:
+    def __init__(self, program: Program, limits: Limits, data: DataDir | None, *, reusable: bool = False) -> None:
+        """``reusable``: the session may serve other programs of the same language and limits after
+        this one (SessionPool): its /prog is a directory of its own, into which each program's files
+        are moved while it is attached (``attach``, ``detach``)."""
         super().__init__(program.sandbox, limits)
         self.program, self.data = program, data
         lang = program.language
@@ -304,6 +311,46 @@ class Session(Resident):
         self._config_sent: bytes | None = None
         self._config_key: tuple[object, ...] | None = None
         self._config_bytes: bytes = b""
+        #: a reusable session's /prog (bound instead of the program's own directory), and the programs it served
+        self._slot: Path | None = None
+        self.programs = 0
+        if reusable and data is None:
+            self._slot = Path(tempfile.mkdtemp(prefix="session-", dir=self.sandbox.work_dir))
+            os.chmod(self._slot, 0o755)
+            self._move(program.prog_dir, self._slot)
+            self.programs = 1
+
+    @property
+    def key(self) -> tuple[str, Limits] | None:
+        """What a program must share with this session to reuse it (SessionPool), or None: not reusable."""
+        return (self.program.language.key, self.limits) if self._slot is not None else None
+
+    @staticmethod
+    def _move(source: Path, target: Path) -> None:
+        for entry in list(source.iterdir()):
+            os.rename(entry, target / entry.name)
+
+    def attach(self, program: Program) -> None:
+        """Serve ``program`` (of this session's language) from now on: its files moved into /prog."""
+        assert self._slot is not None and self.key == (program.language.key, self.limits)
+        self.program = program
+        self.argv = fill_command(program.language.run_cmd, self.limits, main=program.main_class or "")
+        self._move(program.prog_dir, self._slot)
+        self.programs += 1
+
+    def detach(self) -> bool:
+        """The program's files moved back out of /prog (removed when its directory is gone); whether /prog
+        is empty now, as the next program must find it."""
+        assert self._slot is not None
+        try:
+            self._move(self._slot, self.program.prog_dir)
+        except OSError:
+            for entry in list(self._slot.iterdir()):
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry, ignore_errors=True)
+                else:
+                    entry.unlink(missing_ok=True)
+        return not any(self._slot.iterdir())
 
     def _start(self) -> str | None:
         """Start the sandbox and its supervisor and wait for its ready frame; None once it is ready,
@@ -316,7 +363,7 @@ class Session(Resident):
         self._launch(["/usr/bin/python3", "-I", "-S", "-B", f"{SUPERVISOR_DIR}/supervisor.py",
                       *(["--warm-python"] if self.program.language.warm_python else []),
                       *([f"--last-pid-fd={self.sandbox.last_pid_fd}"] if self.sandbox.last_pid_fd is not None else [])],
-                     env=self.env, cgroup_limits=own, prog_dir=self.program.prog_dir, writable_prog=False,
+                     env=self.env, cgroup_limits=own, prog_dir=self._slot or self.program.prog_dir, writable_prog=False,
                      binds=binds, cwd="/tmp", supervisor=True)
         hello = self._exchange(None, time.monotonic() + SUPERVISOR_START_SECONDS, REPLY_OVERHEAD)
         if hello is not None and hello == READY:
@@ -416,8 +463,87 @@ class Session(Resident):
         return RunResult(status="timeout" if timed_out else "runtime_error", exit_code=None, stdout="",
                          stderr=f"the sandbox's supervisor {why} during this test", wall_seconds=wall, cpu_seconds=None)
 
+    def close(self) -> None:
+        """Done with this program: a reusable session whose supervisor is running goes back to its
+        sandbox's pool (``SessionPool.give``) with the program's files moved out of /prog; any other
+        ends."""
+        pool = self.sandbox.session_pool
+        if self._slot is not None and pool is not None and self.alive and self.detach() and pool.give(self):
+            return
+        self.end()
+
+    def end(self) -> None:
+        """End the session for good (its supervisor, cgroup, uid, namespace and /prog)."""
+        self._close()
+        if self._slot is not None:
+            shutil.rmtree(self._slot, ignore_errors=True)
+
     def __enter__(self) -> Session:
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        self._close()
+        self.close()
+
+
+class SessionPool:
+    """A Sandbox's idle sessions (``Sandbox(reuse_sessions=True)``), by language and limits: a program
+    takes one instead of starting a sandbox of its own (bubblewrap, the supervisor, the warm Python, a
+    cgroup: the most of a short item's time), and gives it back when its tests are done.
+
+    Nothing of one program reaches the next: between two programs, as between two tests of one, the
+    supervisor has killed and reaped every process of the last test, emptied /tmp and /dev/shm, removed
+    every IPC object and set the pid counter back (confine.wipe; a session that could not is never
+    given back); /prog is read-only inside and holds only the attached program's files (moved in and
+    out by this process, never by a test); the cgroup's counters are read per request. What the
+    programs of one session share is what the tests of one program share: the session's host uid, its
+    cgroup and its empty network namespace. A session is given back only while its supervisor runs, at
+    most ``max_idle`` wait (the oldest ends first), and one ends after ``max_programs`` programs."""
+
+    def __init__(self, *, max_idle: int = 8, max_programs: int = 200) -> None:
+        self.max_idle, self.max_programs = max_idle, max_programs
+        self._idle: list[Session] = []
+        self._lock = threading.Lock()
+        atexit.register(self.close)  # as the warm compilers: a process that ends leaves no cgroup of theirs
+
+    def take(self, program: Program, limits: Limits) -> Session | None:
+        """An idle session for ``program`` (its language, ``limits``) with the program attached, or None."""
+        key = (program.language.key, limits)
+        with self._lock:
+            found = next((s for s in reversed(self._idle) if s.key == key), None)
+            if found is not None:
+                self._idle.remove(found)
+        if found is None:
+            return None
+        if not found.alive:
+            found.end()
+            return None
+        try:
+            found.attach(program)
+        except OSError:
+            found.end()
+            raise
+        return found
+
+    def give(self, session: Session) -> bool:
+        """Keep ``session`` (detached, running) for the next program; False when it is not kept (the
+        caller ends it)."""
+        if session.programs >= self.max_programs:
+            return False
+        with self._lock:
+            self._idle.append(session)
+            evicted = self._idle[:-self.max_idle] if len(self._idle) > self.max_idle else []
+            del self._idle[:len(evicted)]
+        for old in evicted:
+            old.end()
+        return True
+
+    def resident_uids(self) -> set[int]:
+        """The host uids of the idle sessions (their supervisors run between programs)."""
+        with self._lock:
+            return {s.uid for s in self._idle if s.uid is not None}
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for session in idle:
+            session.end()

@@ -33,11 +33,12 @@ import uuid
 from pathlib import Path
 
 from . import confine
-from .command import BWRAP, TOOLCHAINS, build_bwrap_args
+from .command import BWRAP, TOOLCHAINS, build_bwrap_args, tmpfs_bytes
 from .languages import LANGUAGES, TOOLCHAIN_DIR, Language
 from .limits import DEFAULT_COMPILE_LIMITS, STDERR_CAP, Limits, rlimits
-from .linux import CGroup, Launcher, NetnsPool, StagingNamespace, sweep_orphaned_cgroups
+from .linux import CGroup, Launcher, NetnsPool, StageLayout, StagingNamespace, sweep_orphaned_cgroups
 from .programs import DataDir, Program
+from .resident import SessionPool
 from .warm_compilers import WarmCompilers
 from .results import REFUSAL, RawResult, SandboxUnavailable, decode_output
 from .uids import LEASE, UidsExhausted
@@ -83,9 +84,12 @@ def _rmtree_at_exit(path: Path) -> None:
 class Sandbox:
     """Factory for sandboxed programs; cheap to share between threads."""
 
-    def __init__(self, *, base_dir: Path | None = None, warm_compilers: bool | None = None) -> None:
+    def __init__(self, *, base_dir: Path | None = None, warm_compilers: bool | None = None,
+                 reuse_sessions: bool = False) -> None:
         """``warm_compilers``: keep the Kotlin and Scala compilers loaded between compiles (default: on
-        unless LEADERBOARD_WARM_COMPILERS=0; off anyway until evaluators.sandbox.warm built the server)."""
+        unless LEADERBOARD_WARM_COMPILERS=0; off anyway until evaluators.sandbox.warm built the server).
+        ``reuse_sessions``: a program's session, its tests done, serves the next program of the same
+        language and limits (resident.SessionPool) instead of ending."""
         if not os.access(BWRAP, os.X_OK):
             raise SandboxUnavailable(
                 f"{BWRAP} is missing: install the Debian package bubblewrap "
@@ -98,12 +102,25 @@ class Sandbox:
         os.chmod(root, 0o711)
         root = root.resolve()
         self.base_dir: Path = root
-        self._etc_dir: Path = self._build_etc(root)
+        self._toolchains: Path | None = TOOLCHAINS if TOOLCHAINS.is_dir() else None
+        #: the private mount namespace bwrap starts in (root only: an unprivileged caller runs
+        #: programs as itself, and can reach its own directories)
+        self._staging: StagingNamespace | None = None
+        if self.is_root:
+            try:
+                self._staging = StagingNamespace(toolchains=self._toolchains, base_dir=root)
+            except OSError:
+                self._staging = None  # e.g. no CAP_SYS_ADMIN; the probe says what cannot be reached
+        #: where this sandbox makes what it binds into its runs (programs' directories, data, /etc, the
+        #: supervisor's copy): the staging namespace's tmpfs, reached through a descriptor (as root),
+        #: else the base directory
+        self.work_dir: Path = self._staging.work if self._staging is not None else root
+        self._etc_dir: Path = self._build_etc(self.work_dir, self._staging.work_fd if self._staging is not None else None)
         try:
             self._launcher: Launcher = Launcher(root)
         except OSError as exc:
             raise SandboxUnavailable(str(exc) + REFUSAL) from exc
-        self.supervisor_dir: Path = self._install_supervisor(root, Path(self._launcher.path), self._launcher.library)
+        self.supervisor_dir: Path = self._install_supervisor(self.work_dir, Path(self._launcher.path), self._launcher.library)
         #: the seccomp filter every sandboxed process runs under (confine.py; None on a machine it does not know)
         self._seccomp: bytes | None = confine.seccomp_program(platform.machine(), trace=confine.TRACE)
         #: what a session's supervisor writes to set its sandbox's pid counter back after each test (a
@@ -116,15 +133,6 @@ class Sandbox:
         self._cpu_root: Path | None = None
         if self.is_root:
             self._setup_cgroups()
-        self._toolchains: Path | None = TOOLCHAINS if TOOLCHAINS.is_dir() else None
-        #: the private mount namespace bwrap starts in (root only: an unprivileged caller runs
-        #: programs as itself, and can reach its own directories)
-        self._staging: StagingNamespace | None = None
-        if self.is_root:
-            try:
-                self._staging = StagingNamespace(toolchains=self._toolchains, base_dir=root)
-            except OSError:
-                self._staging = None  # e.g. no CAP_SYS_ADMIN; the probe says what cannot be reached
         #: pooled empty network namespaces (root only; otherwise bwrap makes one per run)
         self.netns_pool: NetnsPool | None = None
         if self.is_root:
@@ -135,6 +143,8 @@ class Sandbox:
             except OSError:
                 pool.close()
         self._probe()
+        #: idle sessions waiting for the next program (reuse_sessions), else None
+        self.session_pool: SessionPool | None = SessionPool() if reuse_sessions else None
         if warm_compilers is None:
             warm_compilers = os.environ.get("LEADERBOARD_WARM_COMPILERS", "1") != "0"
         self.warm_compilers: WarmCompilers | None = (
@@ -142,27 +152,29 @@ class Sandbox:
 
     # ------------------------------------------------------------------ setup
     @staticmethod
-    def _build_etc(root: Path) -> Path:
+    def _build_etc(root: Path, keep_fd: int | None) -> Path:
         """The sandbox's whole /etc as one private directory, bound read-only with a single mount.
 
         It holds the allow-listed host entries (hard links where possible, else copies; taken once
         per Sandbox instance) plus our own passwd/group/hosts. One bind instead of ~20 per run saves
         bwrap a mount and a /proc/self/mountinfo scan per entry. Owned by root (or the caller) and
-        never writable from inside.
+        never writable from inside. ``keep_fd``: the descriptor ``root`` is reached through
+        (``/proc/self/fd/N``), which ``cp`` inherits.
         """
         etc = Path(tempfile.mkdtemp(prefix="etc-", dir=root))
         _rmtree_at_exit(etc)
+        pass_fds = (keep_fd,) if keep_fd is not None else ()
         for src in _ETC_BINDS:
             if not os.path.lexists(src):
                 continue
             dst = etc / os.path.basename(src)
-            done = subprocess.run(["cp", "-a", "-l", src, str(dst)], stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL).returncode == 0
-            if not done:
+            done = keep_fd is None and subprocess.run(["cp", "-a", "-l", src, str(dst)], stdout=subprocess.DEVNULL,
+                                                      stderr=subprocess.DEVNULL).returncode == 0
+            if not done:  # a copy (always on the staging namespace's tmpfs, another file system)
                 if dst.is_dir() and not dst.is_symlink():
                     shutil.rmtree(dst, ignore_errors=True)
                 subprocess.run(["cp", "-a", src, str(dst)], check=False, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+                               stderr=subprocess.DEVNULL, pass_fds=pass_fds)
         (etc / "passwd").write_text(
             "root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:65534:65534:sandbox:/tmp:/usr/sbin/nologin\n")
         (etc / "group").write_text("root:x:0:\nsandbox:x:65534:\n")
@@ -176,8 +188,8 @@ class Sandbox:
     def _install_supervisor(root: Path, launcher: Path, library: str | None) -> Path:
         """A private, read-only copy of supervisor.py (and the modules beside it, SUPERVISOR_FILES, the spawn library it starts
         tests with, as ``spawn.so``, and the launcher, as ``launch``, it falls back on without the
-        library) under the base directory, which bwrap's uid can reach wherever the checkout is (the
-        base directory is staged; the checkout may not be)."""
+        library) under the sandbox's working directory, which bwrap's uid can reach wherever the checkout
+        is (it is staged; the checkout may not be)."""
         target = Path(tempfile.mkdtemp(prefix="supervisor-", dir=root))
         for source in SUPERVISOR_FILES:
             shutil.copyfile(source, target / source.name)
@@ -227,6 +239,8 @@ class Sandbox:
         (``linux.sweep_orphaned_cgroups``)."""
         if self.warm_compilers is not None:
             self.warm_compilers.close()
+        if self.session_pool is not None:
+            self.session_pool.close()
         if self.netns_pool is not None:
             self.netns_pool.close()
             self.netns_pool = None
@@ -315,7 +329,24 @@ class Sandbox:
         return build_bwrap_args(source=self._source, etc_dir=self._etc_dir, toolchains=self._toolchains, prog_dir=prog_dir,
                                 writable_prog=writable_prog, env=env, limits=limits, extra_binds=extra_binds, cwd=cwd,
                                 own_netns=own_netns, supervisor=supervisor,
-                                reset_pids=supervisor and self.last_pid_fd is not None)
+                                reset_pids=supervisor and self.last_pid_fd is not None,
+                                layout=self._staging.layout if self._staging is not None else None)
+
+    @property
+    def layout(self) -> StageLayout | None:
+        """Where the staged mounts are (linux.StageLayout), or None when runs are not staged."""
+        return self._staging.layout if self._staging is not None else None
+
+    def gocache_overlay(self, upper: Path, work: Path) -> tuple[str, str] | None:
+        """The overlay (mount point, options) that gives a Go compile the warm build cache with its
+        writes going to ``upper`` (``work``: overlayfs's own empty directory beside it, on the same file
+        system), bound at /gocache from ``layout.gocache``; None when runs are not staged or no warm cache
+        is installed."""
+        if self._staging is None or self._toolchains is None or not (self._toolchains / "gocache").is_dir():
+            return None
+        lower = f"{self._staging.toolchains_lower}/gocache:{self._staging.layout.empty}"
+        return (str(self._staging.layout.gocache),
+                f"lowerdir={lower},upperdir={self._source(upper)},workdir={self._source(work)}")
 
     @staticmethod
     def _open_last_pid() -> int | None:
@@ -333,9 +364,10 @@ class Sandbox:
     def execute(self, cmd: list[str], *, limits: Limits, prog_dir: Path | None, writable_prog: bool,
                 stdin: bytes, env: dict[str, str],
                 extra_binds: tuple[tuple[str, str, bool], ...], cwd: str = "/tmp",
-                uid_host: int | None = None) -> RawResult:
+                uid_host: int | None = None, overlays: tuple[tuple[str, str], ...] = ()) -> RawResult:
         """Run ``cmd`` once as a fresh process tree (its own uid, cgroup and network namespace) with
-        ``prog_dir`` at PROG_DIR, ``stdin`` as its input and ``env`` over BASE_ENV, and wait for it."""
+        ``prog_dir`` at PROG_DIR, ``stdin`` as its input and ``env`` over BASE_ENV, and wait for it;
+        ``overlays``: (mount point, options) the launcher mounts for it (``gocache_overlay``)."""
         uid = uid_host if uid_host is not None else self.next_uid()
         cgroup: CGroup | None = None
         netns: int | None = self.netns_pool.acquire() if self.netns_pool is not None else None
@@ -343,7 +375,7 @@ class Sandbox:
             cgroup = self.new_cgroup(limits)
             return self._spawn(cmd, limits=limits, prog_dir=prog_dir, writable_prog=writable_prog,
                                stdin=stdin, env=env, extra_binds=extra_binds, cwd=cwd, uid=uid,
-                               cgroup=cgroup, netns=netns)
+                               cgroup=cgroup, netns=netns, overlays=overlays)
         except BaseException:
             if netns is not None and self.netns_pool is not None:
                 self.netns_pool.discard(netns)  # unknown state: never hand it to another run
@@ -356,135 +388,182 @@ class Sandbox:
                 self.netns_pool.release(netns)  # the run's whole process tree is dead by now
 
     def launch(self, command: list[str], limits: Limits, *, cgroup: CGroup | None, netns: int | None, uid: int,
-               cpu: bool = True, supervisor: bool = False) -> subprocess.Popen[bytes]:
+               cpu: bool = True, supervisor: bool = False, overlays: tuple[tuple[str, str], ...] = ()) -> subprocess.Popen[bytes]:
         """Start ``command`` (bwrap and its arguments) without forking this process (linux.Launcher): in
         ``cgroup``, ``netns`` and the staging namespace, with the rlimits of ``limits`` (CPU time only if
         ``cpu``), as ``uid`` (as root), under the seccomp filter (confine.py) that bwrap installs, but
         for a session's ``supervisor``, which installs it itself and inherits ``last_pid_fd``; raises
-        OSError when the set-up failed."""
+        OSError when the set-up failed. When runs are staged, the launcher also mounts the run's /tmp
+        and /dev/shm (and ``overlays``) as root in a mount namespace of the run's own (launch.c)."""
+        mounts: tuple[tuple[str, str], ...] = ()
+        if self._staging is not None:
+            size = tmpfs_bytes(limits)
+            layout = self._staging.layout
+            mounts = (("-t", f"{layout.tmp}:{size}"), ("-t", f"{layout.shm}:{size}"),
+                      *(("-y", f"{target}:{options}") for target, options in overlays))
         rl = tuple((getattr(resource, name), (soft, hard)) for name, soft, hard in rlimits(limits, with_cgroup=cgroup is not None, as_root=self.is_root, cpu=cpu))
         return self._launcher.popen(command, netns_fd=netns, mntns_fd=self._staging.fd if self._staging is not None else None,
                                     cgroup_procs=cgroup.procs_files if cgroup is not None else (), rlimits=rl,
                                     uid=uid if self.is_root else None, seccomp=None if supervisor else self._seccomp,
-                                    keep_fds=(self.last_pid_fd,) if supervisor and self.last_pid_fd is not None else ())
+                                    keep_fds=(self.last_pid_fd,) if supervisor and self.last_pid_fd is not None else (),
+                                    mounts=mounts)
 
     def _spawn(self, cmd: list[str], *, limits: Limits, prog_dir: Path | None, writable_prog: bool,
                stdin: bytes, env: dict[str, str], extra_binds: tuple[tuple[str, str, bool], ...],
-               cwd: str, uid: int, cgroup: CGroup | None, netns: int | None) -> RawResult:
+               cwd: str, uid: int, cgroup: CGroup | None, netns: int | None,
+               overlays: tuple[tuple[str, str], ...] = ()) -> RawResult:
+        """Start ``cmd`` in its sandbox, feed it and read it back (``_Exchange``), and say what happened."""
         argv = self.bwrap_args(
             prog_dir=prog_dir, writable_prog=writable_prog, env=env, limits=limits,
             extra_binds=extra_binds, cwd=cwd, own_netns=netns is None) + ["--"] + cmd
         start = time.monotonic()
         # the launcher joins the netns and closes it before exec: neither bwrap nor the program inherits it
-        proc = self.launch(argv, limits, cgroup=cgroup, netns=netns, uid=uid)
+        proc = self.launch(argv, limits, cgroup=cgroup, netns=netns, uid=uid, overlays=overlays)
+        done = _Exchange(proc, cgroup, limits, stdin, start).run()
+        wall = time.monotonic() - start
+        proc.returncode = os.waitstatus_to_exitcode(done.status)
+        return _raw_result(done, cgroup, wall)
+
+
+class _Exchange:
+    """One process tree's run from the scoring process's side: its input written, its output and stderr
+    read up to their caps, its exit seen (a pidfd), all in one thread with one selector; the whole tree
+    killed at the wall limit, when the output passes its cap, and once it exited (whatever it left)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], cgroup: CGroup | None, limits: Limits, stdin: bytes,
+                 start: float) -> None:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-        timed_out = output_exceeded = False
+        self.proc, self.cgroup, self.limits = proc, cgroup, limits
+        self.deadline = start + limits.wall_seconds
+        self.timed_out = self.output_exceeded = self.exited = False
+        self.status = 0
+        self.rusage: resource.struct_rusage | None = None
+        self.out_fd, self.err_fd, self.in_fd = proc.stdout.fileno(), proc.stderr.fileno(), proc.stdin.fileno()
+        self.bufs: dict[int, list[bytes]] = {self.out_fd: [], self.err_fd: []}
+        self.totals = {self.out_fd: 0, self.err_fd: 0}
+        self.caps = {self.out_fd: limits.output_bytes, self.err_fd: STDERR_CAP}
+        self.pending = memoryview(stdin)
+        self.sel = selectors.DefaultSelector()
+        self.pidfd = os.pidfd_open(proc.pid)
 
-        def kill() -> None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            if cgroup is not None:
-                cgroup.kill_all()
+    @property
+    def stdout(self) -> bytes:
+        return b"".join(self.bufs[self.out_fd])
 
-        # One thread, one selector: stdout/stderr (capped), stdin, and a pidfd for the exit.
-        sel = selectors.DefaultSelector()
-        pidfd = os.pidfd_open(proc.pid)
-        out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
-        bufs: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
-        totals = {out_fd: 0, err_fd: 0}
-        caps = {out_fd: limits.output_bytes, err_fd: STDERR_CAP}
-        for fd in (out_fd, err_fd):
-            os.set_blocking(fd, False)
-            sel.register(fd, selectors.EVENT_READ)
-        sel.register(pidfd, selectors.EVENT_READ)
-        in_fd = proc.stdin.fileno()
-        pending = memoryview(stdin)
-        if pending:
-            os.set_blocking(in_fd, False)
-            sel.register(in_fd, selectors.EVENT_WRITE)
-        else:
-            proc.stdin.close()
-        deadline = start + limits.wall_seconds
-        exited = False
-        drain_deadline: float | None = None
-        status = 0
-        rusage = None
+    @property
+    def stderr(self) -> bytes:
+        return b"".join(self.bufs[self.err_fd])
+
+    def kill(self) -> None:
         try:
-            while True:
-                if exited and len(sel.get_map()) == 0:
-                    break
-                now = time.monotonic()
-                if not exited and not timed_out and now >= deadline:
-                    timed_out = True
-                    kill()
-                if drain_deadline is not None and now >= drain_deadline:
-                    break  # a stray holder of the pipes after the run: it has been killed
-                limit = deadline if not exited else drain_deadline
-                timeout = max(0.0, (limit or now) - now) if not timed_out else 0.5
-                for key, _ in sel.select(timeout):
-                    fd = key.fd
-                    if fd == pidfd:
-                        sel.unregister(pidfd)
-                        _, status, rusage = os.wait4(proc.pid, 0)
-                        exited = True
-                        kill()  # whatever the run left behind (a stray holder of the pipes too)
-                        drain_deadline = time.monotonic() + 5.0
-                    elif fd == in_fd:
-                        try:
-                            n = os.write(in_fd, pending[:65536])
-                            pending = pending[n:]
-                        except BlockingIOError:
-                            continue
-                        except OSError:  # EPIPE: the program stopped reading
-                            pending = pending[:0]
-                        if not pending:
-                            sel.unregister(in_fd)
-                            proc.stdin.close()
-                    else:
-                        try:
-                            chunk = os.read(fd, 65536)
-                        except BlockingIOError:
-                            continue
-                        except OSError:
-                            chunk = b""
-                        if not chunk:
-                            sel.unregister(fd)
-                            continue
-                        total = totals[fd]
-                        if total < caps[fd]:
-                            bufs[fd].append(chunk[: caps[fd] - total])
-                        totals[fd] = total + len(chunk)
-                        if fd == out_fd and totals[fd] > caps[fd] and not output_exceeded:
-                            output_exceeded = True
-                            kill()
-                            sel.unregister(fd)
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+
+    def run(self) -> _Exchange:
+        """Until the tree exited and its pipes are drained (or 5 s after its exit: a stray holder of the
+        pipes, killed by then); the pipes and the pidfd closed, the process reaped."""
+        self._register()
+        try:
+            self._loop()
         finally:
-            if not exited:
-                kill()
-                _, status, rusage = os.wait4(proc.pid, 0)
-            sel.close()
-            os.close(pidfd)
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if not self.exited:
+                self.kill()
+                _, self.status, self.rusage = os.wait4(self.proc.pid, 0)
+            self.sel.close()
+            os.close(self.pidfd)
+            for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
                 try:
-                    stream.close()
+                    stream.close()  # type: ignore[union-attr]
                 except OSError:
                     pass
-        wall = time.monotonic() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        exit_code: int | None = None
-        sig: int | None = None
-        if os.WIFEXITED(status):
-            exit_code = os.WEXITSTATUS(status)
-        elif os.WIFSIGNALED(status):
-            sig = os.WTERMSIG(status)
-        oom = cgroup.oom_happened() if cgroup is not None else False
-        cpu_used = cgroup.cpu_seconds() if cgroup is not None else None
-        if cpu_used is None and rusage is not None and not (timed_out or output_exceeded):
-            # Without a cpuacct group, bwrap's rusage holds the program's CPU only when the program
-            # ended on its own (bwrap reaped it); a killed tree's CPU is lost, so it stays unknown.
-            cpu_used = rusage.ru_utime + rusage.ru_stime
-        return RawResult(exit_code=exit_code, signal=sig, stdout=b"".join(bufs[out_fd]),
-                    stderr=b"".join(bufs[err_fd]), timed_out=timed_out, output_exceeded=output_exceeded,
-                    oom=oom, wall=wall, cpu=cpu_used)
+        return self
+
+    def _register(self) -> None:
+        for fd in (self.out_fd, self.err_fd):
+            os.set_blocking(fd, False)
+            self.sel.register(fd, selectors.EVENT_READ)
+        self.sel.register(self.pidfd, selectors.EVENT_READ)
+        if self.pending:
+            os.set_blocking(self.in_fd, False)
+            self.sel.register(self.in_fd, selectors.EVENT_WRITE)
+        else:
+            self.proc.stdin.close()  # type: ignore[union-attr]
+
+    def _loop(self) -> None:
+        drain_deadline: float | None = None
+        while True:
+            if self.exited and len(self.sel.get_map()) == 0:
+                return
+            now = time.monotonic()
+            if not self.exited and not self.timed_out and now >= self.deadline:
+                self.timed_out = True
+                self.kill()
+            if drain_deadline is not None and now >= drain_deadline:
+                return  # a stray holder of the pipes after the run: it has been killed
+            limit = self.deadline if not self.exited else drain_deadline
+            timeout = max(0.0, (limit or now) - now) if not self.timed_out else 0.5
+            for key, _ in self.sel.select(timeout):
+                fd = key.fd
+                if fd == self.pidfd:
+                    self.sel.unregister(self.pidfd)
+                    _, self.status, self.rusage = os.wait4(self.proc.pid, 0)
+                    self.exited = True
+                    self.kill()  # whatever the run left behind (a stray holder of the pipes too)
+                    drain_deadline = time.monotonic() + 5.0
+                elif fd == self.in_fd:
+                    self._write_input()
+                else:
+                    self._read_output(fd)
+
+    def _write_input(self) -> None:
+        try:
+            n = os.write(self.in_fd, self.pending[:65536])
+            self.pending = self.pending[n:]
+        except BlockingIOError:
+            return
+        except OSError:  # EPIPE: the program stopped reading
+            self.pending = self.pending[:0]
+        if not self.pending:
+            self.sel.unregister(self.in_fd)
+            self.proc.stdin.close()  # type: ignore[union-attr]
+
+    def _read_output(self, fd: int) -> None:
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.sel.unregister(fd)
+            return
+        total = self.totals[fd]
+        if total < self.caps[fd]:
+            self.bufs[fd].append(chunk[: self.caps[fd] - total])
+        self.totals[fd] = total + len(chunk)
+        if fd == self.out_fd and self.totals[fd] > self.caps[fd] and not self.output_exceeded:
+            self.output_exceeded = True
+            self.kill()
+            self.sel.unregister(fd)
+
+
+def _raw_result(done: _Exchange, cgroup: CGroup | None, wall: float) -> RawResult:
+    """What one run did: how it ended (an exit code or a signal), what it wrote, which limit stopped it,
+    and its CPU (the cgroup's, else bwrap's rusage when the program ended on its own)."""
+    exit_code: int | None = None
+    sig: int | None = None
+    if os.WIFEXITED(done.status):
+        exit_code = os.WEXITSTATUS(done.status)
+    elif os.WIFSIGNALED(done.status):
+        sig = os.WTERMSIG(done.status)
+    oom = cgroup.oom_happened() if cgroup is not None else False
+    cpu_used = cgroup.cpu_seconds() if cgroup is not None else None
+    if cpu_used is None and done.rusage is not None and not (done.timed_out or done.output_exceeded):
+        # Without a cpuacct group, bwrap's rusage holds the program's CPU only when the program
+        # ended on its own (bwrap reaped it); a killed tree's CPU is lost, so it stays unknown.
+        cpu_used = done.rusage.ru_utime + done.rusage.ru_stime
+    return RawResult(exit_code=exit_code, signal=sig, stdout=done.stdout, stderr=done.stderr, timed_out=done.timed_out,
+                     output_exceeded=done.output_exceeded, oom=oom, wall=wall, cpu=cpu_used)

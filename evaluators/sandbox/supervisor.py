@@ -74,142 +74,183 @@ def run_one(config: spawning.Config, stdin: memoryview, wall_limit: float, caps:
     """Run one test: start it, write its input, read its output up to the caps, kill it at the wall
     limit, and kill whatever it left running once it ended."""
     REAPED.clear()  # statuses of earlier orphans: a recycled pid must not find one
-    r_in, w_in = os.pipe()
-    r_out, w_out = os.pipe()
-    r_err, w_err = os.pipe()
-    out = Outcome()
-    started = time.monotonic()
-    pid = 0
-    if zygote is None:
-        try:
-            pid = spawning.spawn_test(config, (r_in, w_out, w_err), spawner)
-        except OSError as exc:  # the launcher could not be started: the test fails as it would have
-            pid = os.fork()
-            if pid == 0:
-                spawning.start_failed(exc)
-        ended_fd = os.pidfd_open(pid)
-    else:
-        try:
-            zygote.start(config, (r_in, w_out, w_err))
-        except warm_python.ZygoteLost:
-            out.lost = True
-        ended_fd = zygote.sock.fileno()
-    for fd in (r_in, w_out, w_err):
-        os.close(fd)
-    cap_of = {r_out: caps[0], r_err: caps[1]}
-    bufs: dict[int, list[bytes]] = {r_out: [], r_err: []}
-    totals = {r_out: 0, r_err: 0}
-    poller = select.poll()
-    watched = {ended_fd, r_out, r_err}
-    poller.register(ended_fd, select.POLLIN)
-    for fd in (r_out, r_err):
-        os.set_blocking(fd, False)
-        poller.register(fd, select.POLLIN)
-    pending = stdin
-    if pending:  # most inputs fit in the pipe: written at once, without waiting to be asked
-        os.set_blocking(w_in, False)
-        try:
-            pending = pending[os.write(w_in, pending[:65536]):]
-        except BlockingIOError:
-            pass
-        except OSError:  # the program ended without reading
-            pending = pending[:0]
-    if pending:
-        poller.register(w_in, select.POLLOUT)
-        watched.add(w_in)
-    else:
-        os.close(w_in)
-        w_in = -1
+    test = _Test(zygote, caps)
+    test.start(config, spawner)
+    test.watch(stdin)
+    test.follow(test.started + wall_limit)
+    return test.finish()
 
-    def unwatch(fd: int) -> None:
-        poller.unregister(fd)
-        watched.discard(fd)
 
-    def ended(timeout: float | None) -> tuple[int, float | None, bool]:
+class _Test:
+    """One test as the supervisor runs it: its three pipes, how its end is seen (a pidfd, or the warm
+    Python's socket for a forked Python test), its input written and its output and stderr read up to
+    the caps in one poll loop, the kills (at the wall limit, past the output cap, after its exit)."""
+
+    def __init__(self, zygote: warm_python.Zygote | None, caps: tuple[int, int]) -> None:
+        self.zygote = zygote
+        self.r_in, self.w_in = os.pipe()
+        self.r_out, self.w_out = os.pipe()
+        self.r_err, self.w_err = os.pipe()
+        self.out = Outcome()
+        self.started = time.monotonic()
+        self.pid = 0
+        self.ended_fd = -1
+        self.cap_of = {self.r_out: caps[0], self.r_err: caps[1]}
+        self.bufs: dict[int, list[bytes]] = {self.r_out: [], self.r_err: []}
+        self.totals = {self.r_out: 0, self.r_err: 0}
+        self.poller = select.poll()
+        self.watched: set[int] = set()
+        self.pending = memoryview(b"")
+        self.exited = self.killed = False
+        self.drain_until: float | None = None
+
+    def start(self, config: spawning.Config, spawner: spawning.Spawner | None) -> None:
+        """The test started (spawned, or forked by the warm Python) on the pipes' far ends, closed here."""
+        if self.zygote is None:
+            try:
+                self.pid = spawning.spawn_test(config, (self.r_in, self.w_out, self.w_err), spawner)
+            except OSError as exc:  # the launcher could not be started: the test fails as it would have
+                self.pid = os.fork()
+                if self.pid == 0:
+                    spawning.start_failed(exc)
+            self.ended_fd = os.pidfd_open(self.pid)
+        else:
+            try:
+                self.zygote.start(config, (self.r_in, self.w_out, self.w_err))
+            except warm_python.ZygoteLost:
+                self.out.lost = True
+            self.ended_fd = self.zygote.sock.fileno()
+        for fd in (self.r_in, self.w_out, self.w_err):
+            os.close(fd)
+
+    def watch(self, stdin: memoryview) -> None:
+        """The poller set up: the end, the output and stderr, and the input while some is left to write
+        (most inputs fit in the pipe: written at once, without waiting to be asked)."""
+        self.watched = {self.ended_fd, self.r_out, self.r_err}
+        self.poller.register(self.ended_fd, select.POLLIN)
+        for fd in (self.r_out, self.r_err):
+            os.set_blocking(fd, False)
+            self.poller.register(fd, select.POLLIN)
+        self.pending = stdin
+        if self.pending:
+            os.set_blocking(self.w_in, False)
+            try:
+                self.pending = self.pending[os.write(self.w_in, self.pending[:65536]):]
+            except BlockingIOError:
+                pass
+            except OSError:  # the program ended without reading
+                self.pending = self.pending[:0]
+        if self.pending:
+            self.poller.register(self.w_in, select.POLLOUT)
+            self.watched.add(self.w_in)
+        else:
+            os.close(self.w_in)
+            self.w_in = -1
+        if self.out.lost:  # nothing started: the pipes' other ends are closed already
+            self.exited, self.out.status, self.drain_until = True, int(signal.SIGKILL), self.started
+            self.unwatch(self.ended_fd)
+
+    def unwatch(self, fd: int) -> None:
+        self.poller.unregister(fd)
+        self.watched.discard(fd)
+
+    def ended(self, timeout: float | None) -> tuple[int, float | None, bool]:
         """The test's wait status, CPU seconds, and whether the zygote was lost meanwhile."""
-        if zygote is None:
-            return (*wait_for(pid), False)
+        if self.zygote is None:
+            return (*wait_for(self.pid), False)
         try:  # a zygote the test stopped never answers
-            return (*zygote.ended(timeout), False)
+            return (*self.zygote.ended(timeout), False)
         except warm_python.ZygoteLost:
             return int(signal.SIGKILL), None, True
 
-    deadline = started + wall_limit
-    exited = killed = False
-    drain_until: float | None = None
-    if out.lost:  # nothing started: the pipes' other ends are closed already
-        exited, out.status, drain_until = True, int(signal.SIGKILL), started
-        unwatch(ended_fd)
-    while True:
-        if exited and not watched:
-            break
-        now = time.monotonic()
-        if not exited and not out.timed_out and now >= deadline:
-            out.timed_out = True
+    def follow(self, deadline: float) -> None:
+        """Until the test ended and its pipes are drained (at most 2 s after its end), or, killed at
+        ``deadline``, 2 s more without its end reported (a zygote the test stopped)."""
+        out = self.out
+        while True:
+            if self.exited and not self.watched:
+                break
+            now = time.monotonic()
+            if not self.exited and not out.timed_out and now >= deadline:
+                out.timed_out = True
+                kill_others()
+            if self.drain_until is not None and now >= self.drain_until:
+                break
+            if out.timed_out and not self.exited and now >= deadline + 2.0:
+                break  # killed, yet not reported ended: a zygote the test stopped (ZygoteLost below)
+            limit = self.drain_until if self.exited else deadline
+            wait = 0.5 if out.timed_out else max(0.0, (limit or now) - now)
+            for fd, _event in self.poller.poll(wait * 1000.0):
+                if fd not in self.watched:
+                    continue
+                if fd == self.ended_fd:
+                    self._reap()
+                elif fd == self.w_in:
+                    self._write_input()
+                else:
+                    self._read_output(fd)
+
+    def _reap(self) -> None:
+        self.unwatch(self.ended_fd)
+        self.out.status, self.out.cpu, lost = self.ended(None)
+        self.out.lost = self.out.lost or lost
+        self.exited = True
+        kill_others()  # whatever the test left running, a stray holder of its pipes too
+        self.killed = True
+        self.drain_until = time.monotonic() + 2.0
+
+    def _write_input(self) -> None:
+        try:
+            self.pending = self.pending[os.write(self.w_in, self.pending[:65536]):]
+        except BlockingIOError:
+            return
+        except OSError:  # the program stopped reading
+            self.pending = self.pending[:0]
+        if not self.pending:
+            self.unwatch(self.w_in)
+            os.close(self.w_in)
+            self.w_in = -1
+
+    def _read_output(self, fd: int) -> None:
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.unwatch(fd)
+            return
+        if self.totals[fd] < self.cap_of[fd]:
+            self.bufs[fd].append(chunk[: self.cap_of[fd] - self.totals[fd]])
+        self.totals[fd] += len(chunk)
+        if fd == self.r_out and self.totals[fd] > self.cap_of[fd] and not self.out.output_exceeded:
+            self.out.output_exceeded = True
             kill_others()
-        if drain_until is not None and now >= drain_until:
-            break
-        if out.timed_out and not exited and now >= deadline + 2.0:
-            break  # killed, yet not reported ended: a zygote the test stopped (ZygoteLost below)
-        limit = drain_until if exited else deadline
-        wait = 0.5 if out.timed_out else max(0.0, (limit or now) - now)
-        for fd, _event in poller.poll(wait * 1000.0):
-            if fd not in watched:
-                continue
-            if fd == ended_fd:
-                unwatch(ended_fd)
-                out.status, out.cpu, lost = ended(None)
-                out.lost = out.lost or lost
-                exited = True
-                kill_others()  # whatever the test left running, a stray holder of its pipes too
-                killed = True
-                drain_until = time.monotonic() + 2.0
-            elif fd == w_in:
+            self.unwatch(fd)
+
+    def finish(self) -> Outcome:
+        """The test reaped (killed first if it never ended), its descriptors closed, nothing of it left
+        running; what it did."""
+        out = self.out
+        if not self.exited:
+            kill_others()
+            out.status, out.cpu, lost = self.ended(2.0)  # the killed test is the zygote's to reap
+            out.lost = out.lost or lost
+            self.killed = False  # the kill came before the test was reaped: look again
+        out.wall = time.monotonic() - self.started
+        if self.zygote is None:
+            os.close(self.ended_fd)
+        for fd in (self.r_out, self.r_err, self.w_in):
+            if fd >= 0:
                 try:
-                    pending = pending[os.write(w_in, pending[:65536]):]
-                except BlockingIOError:
-                    continue
-                except OSError:  # the program stopped reading
-                    pending = pending[:0]
-                if not pending:
-                    unwatch(w_in)
-                    os.close(w_in)
-                    w_in = -1
-            else:
-                try:
-                    chunk = os.read(fd, 65536)
-                except BlockingIOError:
-                    continue
+                    os.close(fd)
                 except OSError:
-                    chunk = b""
-                if not chunk:
-                    unwatch(fd)
-                    continue
-                if totals[fd] < cap_of[fd]:
-                    bufs[fd].append(chunk[: cap_of[fd] - totals[fd]])
-                totals[fd] += len(chunk)
-                if fd == r_out and totals[fd] > cap_of[fd] and not out.output_exceeded:
-                    out.output_exceeded = True
-                    kill_others()
-                    unwatch(fd)
-    if not exited:
-        kill_others()
-        out.status, out.cpu, lost = ended(2.0)  # the killed test is the zygote's to reap
-        out.lost = out.lost or lost
-        killed = False  # the kill came before the test was reaped: look again
-    out.wall = time.monotonic() - started
-    if zygote is None:
-        os.close(ended_fd)
-    for fd in (r_out, r_err, w_in):
-        if fd >= 0:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-    if not killed:
-        kill_others()
-    out.stdout, out.stderr = b"".join(bufs[r_out]), b"".join(bufs[r_err])
-    return out
+                    pass
+        if not self.killed:
+            kill_others()
+        out.stdout, out.stderr = b"".join(self.bufs[self.r_out]), b"".join(self.bufs[self.r_err])
+        return out
 
 
 def answer(nonce: bytes, out: Outcome, restart: bool) -> bytes:

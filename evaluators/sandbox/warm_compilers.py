@@ -46,7 +46,7 @@ class WarmCompiler(Resident):
         assert language.compile_cmd is not None and language.compiler_main is not None
         self.language = language
         self.compiles = 0
-        self.root: Path = Path(tempfile.mkdtemp(prefix=f"compiler-{language.key}-", dir=sandbox.base_dir))
+        self.root: Path = Path(tempfile.mkdtemp(prefix=f"compiler-{language.key}-", dir=sandbox.work_dir))
         os.chmod(self.root, 0o755)
         self.work: Path = self.root / "prog"
         self.work.mkdir()

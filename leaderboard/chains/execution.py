@@ -19,7 +19,7 @@ from django.core.files.storage import default_storage
 from evaluators.core import (Evaluator, Item, ItemScore, Prediction, PredictionsError, evaluator_class, evaluator_for,
                              evaluator_version)
 from evaluators.core.files import ItemsFile, parse_predictions
-from evaluators.core.runner import group_predictions, score_batches
+from evaluators.core.runner import group_predictions, read_batch, score_batches
 from leaderboard.catalog.services import dataset_items
 from leaderboard.chains import board_rows
 from leaderboard.modelhost import judging
@@ -91,6 +91,10 @@ class _Work:
     predictions: list[Prediction]
     primary: str | None
     judge: dict[str, str] | None = None  # the judge's record for the run's environment, if it has one
+    grouped: dict[str, list[Prediction]] = field(default_factory=dict)  # the predictions by item
+
+    def __post_init__(self) -> None:
+        self.grouped = group_predictions(self.predictions)
 
 
 def _load(run_id: int) -> _Work:
@@ -165,7 +169,7 @@ def _open_chunk(work: _Work, worker: str) -> tuple[_OpenChunk, list[Item]] | Non
     if claim is None:
         return None
     done = set(ItemResult.objects.filter(run_id=claim.run_id, item_id__in=claim.item_ids).values_list("item_id", flat=True))
-    todo = work.items.get_many([i for i in claim.item_ids if work.items.has(i) and i not in done])
+    todo = read_batch(work.evaluator, work.items, [i for i in claim.item_ids if work.items.has(i) and i not in done], work.grouped)
     beat = leases.Heartbeat(f"heartbeat-chunk-{claim.chunk_id}", lambda: services.chunk_heartbeat(claim=claim))
     beat.start()
     return _OpenChunk(claim, beat), todo
@@ -185,7 +189,7 @@ def _score_chunks(work: _Work, worker: str, *, stop: threading.Event) -> int:
 
     finished = 0
     try:
-        for event in score_batches(work.evaluator, group_predictions(work.predictions), next_chunk,
+        for event in score_batches(work.evaluator, work.grouped, next_chunk,
                                    concurrency=settings.RUN_CONCURRENCY, stop=stop):
             chunk = event.batch
             if event.score is not None:
