@@ -1,7 +1,8 @@
 """The ratings task's kept vote rows (``vote_table(cached=True)``): a new vote is read alone and appended,
 and the table is then the one a full read gives (same votes, order, codes and features); a change to a
-kept vote (made invalid, its features edited) or a new attribution is seen and everything is read again;
-a vote closed since the last cut with a lower id than the kept ones is merged in vote order. The
+kept vote (made invalid, deleted, its features or intent edited, an attribution added: logged by the
+database's triggers, migration 0012) reads that vote again, alone; a vote closed since the last cut
+with a lower id than the kept ones is merged in vote order. The
 ratings after the appended votes match a hand computation (a pair's maximum-likelihood difference is
 its observed log-odds, ties half a win each way)."""
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 
 from evaluators.arena.ratings import RatingResult
 from leaderboard.arena import services
-from leaderboard.arena.models import Battle, RatingSnapshot, Turn, TurnAttribution, Vote
+from leaderboard.arena.models import Battle, RatingSnapshot, Turn, TurnAttribution, Vote, VoteChange
 from leaderboard.arena.services import ratings as ratings_service
 from leaderboard.arena.services import vote_copy
 from tests.arena.test_board import pair_rows
@@ -67,13 +68,15 @@ def test_a_new_vote_is_read_alone_and_the_table_is_a_full_reads(seed_votes, read
     assert reads[-1] == (kept_last + 3, 0)  # nothing new: nothing read but the checksum
 
 
-@pytest.mark.parametrize("change", ["invalid", "features", "intent", "attribution"])
-def test_a_changed_kept_vote_reads_everything_again(seed_votes, reads, change):
+@pytest.mark.parametrize("change", ["invalid", "deleted", "features", "intent", "attribution"])
+def test_a_changed_kept_vote_is_read_again_alone(seed_votes, reads, change):
     votes = seed_votes(pair_rows("g", "Alpha", "Beta", 6, 4, 2))
     services.vote_table(cached=True)
     vote = votes[3]
     if change == "invalid":
         Vote.objects.filter(pk=vote.pk).update(valid=False)
+    elif change == "deleted":
+        Vote.objects.filter(pk=vote.pk).delete()
     elif change == "features":
         battle = Battle.objects.get(pk=vote.battle_id)
         battle.features_a = {**battle.features_a, "paper_response_length": 999}
@@ -83,8 +86,12 @@ def test_a_changed_kept_vote_reads_everything_again(seed_votes, reads, change):
     else:
         TurnAttribution.objects.create(turn=Turn.objects.get(battle_id=vote.battle_id), side="a", method="test", supported=2)
     again = services.vote_table(cached=True)
-    assert reads[-1] == (None, 11 if change == "invalid" else 12)  # a full read
+    gone = change in ("invalid", "deleted")
+    assert reads[-1] == (votes[-1].pk, 0 if gone else 1)  # the changed vote alone (when it still counts)
+    assert len(again.battles) == (11 if gone else 12)
     assert_same_table(again, services.vote_table())
+    if change == "features":
+        assert again.battles.features_a[3, again.battles.feature_names.index("paper_response_length")] == 999
 
 
 def test_a_vote_closed_since_the_last_cut_is_merged_in_vote_order(seed_votes, reads):
@@ -94,6 +101,7 @@ def test_a_vote_closed_since_the_last_cut_is_merged_in_vote_order(seed_votes, re
     now = dt.datetime.now(dt.timezone.utc)
     Vote.objects.filter(pk__in=[v.pk for v in late]).update(created_at=now)  # cast after the first cut
     Vote.objects.exclude(pk__in=[v.pk for v in late]).update(created_at=now - dt.timedelta(hours=1))
+    VoteChange.objects.update(at=now - dt.timedelta(hours=1))  # these edits (logged by the triggers) long before the read
     before = services.vote_table(cut=now - dt.timedelta(minutes=1), cached=True)
     assert len(before.battles) == 14 and reads[-1] == (None, 14)
     after = services.vote_table(cut=now + dt.timedelta(minutes=1), cached=True)

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 import numpy as np
 from django.conf import settings
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.db.models.fields.json import KeyTextTransform
 
 from leaderboard import pagecache, queues
@@ -152,9 +152,8 @@ def vote_table(*, setting: str = "search", cut: dt.datetime | None = None, cache
     after it).
 
     ``cached``: the rows read last time for this setting and style definition are kept on disk
-    (:func:`_cached_rows`) and only the votes that entered since are read, when a checksum of the kept
-    votes (computed by Postgres over the same rows) and the attributions are unchanged; else all are
-    read again. The table is the same either way (same votes, same order)."""
+    (:func:`_cached_rows`) and only the votes that entered or changed since are read (PostgreSQL's
+    triggers log the changes). The table is the same either way (same votes, same order)."""
     from leaderboard.arena.services.attribution import battle_attribution_features
     from leaderboard.arena.services.vote_copy import read_votes
 
@@ -188,7 +187,13 @@ def _table(rows: Any, style_names: tuple[str, ...]) -> VoteTable:
 
 
 #: the format of the kept rows (a change makes every kept file unreadable: they are read again)
-_CACHE_FORMAT = 2
+_CACHE_FORMAT = 3
+#: how long the vote changes are kept (``VoteChange``); kept rows older than this are read again
+VOTE_CHANGES_KEPT = dt.timedelta(days=7)
+#: changes logged this long before a read are looked at again by the next (a change whose transaction
+#: committed after the read, with a lower log id than one the read saw): a transaction that writes a
+#: change and commits more than this later may go unseen until the rows are read again
+_CHANGE_MARGIN = dt.timedelta(minutes=1)
 
 
 def vote_cache_dir() -> Any:
@@ -197,69 +202,87 @@ def vote_cache_dir() -> Any:
 
 def _cached_rows(setting: str, cut: dt.datetime | None, style_names: tuple[str, ...],
                  attributed: dict[tuple[int, str], dict[str, float]]) -> Any:
-    """The votes of :func:`vote_table`, from the rows kept on disk plus those that entered since.
+    """The votes of :func:`vote_table`, from the rows kept on disk plus those that entered or changed since.
 
     The kept rows are the votes closed under the cut of their read with ids up to the highest read.
-    They are used when Postgres's checksum of that same selection now (count, sum of ids and of a hash
-    of every value read per vote: ``vote_copy.checksum_rows``) equals the kept one, the attributions
-    are the same, and the cut has not gone back; then only the votes not among them are read (ids
-    above, or closed since the last cut) and merged in vote order, and the whole is kept for next time.
-    Anything else (a vote made invalid, an edited feature or intent, a new attribution) reads all again."""
+    Every later change to such a vote's inputs (its validity or winner, its battle's models, intent,
+    languages, features, turns or attributions, or its deletion) is logged by PostgreSQL triggers
+    (``VoteChange``, migration 0012). So the update is: the changed votes dropped from the kept rows, then
+    one read of the votes not kept (ids above the kept ones, or closed since the last cut) and of the
+    changed ones that still count, merged in vote order, and the whole kept for next time. Everything is
+    read again when there are no kept rows, the cut went back, they are older than the change log
+    (``VOTE_CHANGES_KEPT``), or the database is not PostgreSQL (no triggers)."""
     import json
 
-    from leaderboard.arena.services.vote_copy import VoteRows, checksum_rows, read_votes, selection
+    from leaderboard.arena.models import VoteChange
+    from leaderboard.arena.services.vote_copy import VoteRows, read_votes
 
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return read_votes(setting, cut, style_names, attributed=attributed, chunk_bytes=_CHUNK)
     path = vote_cache_dir() / f"{setting}-{hashlib.sha256(repr(style_names).encode()).hexdigest()[:16]}.npz"
-    attributions = hashlib.sha256(repr(sorted(attributed.items())).encode()).hexdigest()
     kept = None
     if path.exists():
         try:
             with np.load(path, allow_pickle=False) as stored:
                 meta = json.loads(str(stored["meta"]))
-                if meta["format"] == _CACHE_FORMAT and meta["attributions"] == attributions:
+                if meta["format"] == _CACHE_FORMAT:
                     kept = (meta, {name: stored[name] for name in stored.files if name != "meta"})
         except (OSError, ValueError, KeyError):
             kept = None
-    old_cut = dt.datetime.fromisoformat(kept[0]["cut"]) if kept and kept[0]["cut"] else None
-    usable = (kept is not None and (kept[0]["cut"] is None) == (cut is None) and (cut is None or old_cut is None or old_cut <= cut)
-              and list(checksum_rows(selection(setting, old_cut, upto=kept[0]["last"]), style_names)) == kept[0]["checksum"])
-    if kept is not None and usable:
+    now = dt.datetime.now(dt.timezone.utc)
+    seen = VoteChange.objects.aggregate(m=Max("id"))["m"] or 0  # before the reads: a change during them is seen next time
+    if kept is not None:
         meta, arrays = kept
-        old = VoteRows.from_arrays(arrays, meta["labels"], digest=meta["checksum"][2])
-        new = read_votes(setting, cut, style_names, after=meta["last"], old_cut=old_cut, attributed=attributed, chunk_bytes=_CHUNK)
+        old_cut = dt.datetime.fromisoformat(meta["cut"]) if meta["cut"] else None
+        if ((meta["cut"] is None) != (cut is None) or (cut is not None and old_cut is not None and old_cut > cut)
+                or dt.datetime.fromisoformat(meta["read_at"]) < now - VOTE_CHANGES_KEPT + dt.timedelta(hours=1)):
+            kept = None
+    if kept is not None:
+        since = Q(id__gt=meta["change"]) | Q(at__gte=dt.datetime.fromisoformat(meta["read_at"]) - _CHANGE_MARGIN)
+        changed = sorted({v for v in VoteChange.objects.filter(since).values_list("vote_id", flat=True) if v <= meta["last"]})
+        old = VoteRows.from_arrays(arrays, meta["labels"])
+        if changed:
+            keep = ~np.isin(old.vote, np.array(changed, dtype=np.int64))
+            old = VoteRows.from_arrays({name: x[keep] for name, x in old.arrays().items()}, old.labels)
+        new = read_votes(setting, cut, style_names, after=meta["last"], old_cut=old_cut, again=changed, attributed=attributed,
+                         chunk_bytes=_CHUNK)
         rows = _merged(old, new) if len(new) else old
+        fresh = bool(changed) or len(new) > 0
     else:
         rows = read_votes(setting, cut, style_names, attributed=attributed, chunk_bytes=_CHUNK)
-    if kept is None or not usable or len(rows) != len(kept[1]["vote"]):
-        last = int(rows.vote.max()) if len(rows) else 0
-        with np.errstate(over="ignore"):
-            checksum = [len(rows), int(rows.vote.sum()), rows.digest]
-        meta = {"format": _CACHE_FORMAT, "attributions": attributions, "cut": cut.isoformat() if cut else None, "last": last,
-                "checksum": checksum, "labels": rows.labels}
+        fresh = True
+    if fresh or kept is None or kept[0]["change"] != seen:
+        meta = {"format": _CACHE_FORMAT, "cut": cut.isoformat() if cut else None, "change": seen, "read_at": now.isoformat(),
+                "last": int(rows.vote.max()) if len(rows) else (kept[0]["last"] if kept else 0), "labels": rows.labels}
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".partial.npz")
         np.savez(partial, meta=np.array(json.dumps(meta)), **rows.arrays())
         partial.replace(path)
+    VoteChange.objects.filter(at__lt=now - VOTE_CHANGES_KEPT).delete()
     return rows
 
 
 def _merged(old: Any, new: Any) -> Any:
     """Kept rows and newly read ones as one set in vote order; the new rows' group codes renumbered into
     the kept labels (a label first seen now is added at the end)."""
-    from leaderboard.arena.services.vote_copy import VoteRows, _wrap
+    from leaderboard.arena.services.vote_copy import VoteRows
 
     labels = {key: list(values) for key, values in old.labels.items()}
     arrays = new.arrays()
     for key, values in new.labels.items():
-        recode = np.array([*(labels[key].index(v) if v in labels[key] else labels[key].append(v) or len(labels[key]) - 1
-                             for v in values), -1], dtype=np.int16)  # the last entry: -1 (none) stays -1
+        for value in values:
+            if value not in labels[key]:
+                labels[key].append(value)
+        recode = np.array([*(labels[key].index(v) for v in values), -1], dtype=np.int16)  # the last entry: -1 (none) stays -1
         arrays[f"code_{key}"] = recode[new.codes[key]]
     kept = old.arrays()
     joined = {name: np.concatenate([kept[name], arrays[name]]) for name in kept}
-    if len(old) and len(new) and new.vote.min() < old.vote.max():  # a vote closed since the last cut with a lower id
+    if len(old) and len(new) and new.vote.min() < old.vote.max():  # a changed vote, or one closed since the last cut with a lower id
         order = np.argsort(joined["vote"], kind="stable")
         joined = {name: x[order] for name, x in joined.items()}
-    return VoteRows.from_arrays(joined, labels, digest=_wrap(old.digest + new.digest))
+    return VoteRows.from_arrays(joined, labels)
 
 
 def reference_model(battles: Any) -> str | None:

@@ -12,9 +12,9 @@ feature (lengths, counts, 0/1 flags) exactly, so the covariates the fit builds f
 the ones it built from float64 features.
 
 :func:`read_votes` returns the rows as :class:`VoteRows` (column arrays), in vote order; the caller
-(``ratings.vote_table``) turns them into the rating code's arrays. :func:`checksum_rows` is the same
-selection's checksum (count, sum of ids, sum of a per-row hash of everything read), with which a cache
-of earlier rows is checked before new votes are appended to it (``ratings.vote_table(cached=True)``).
+(``ratings.vote_table``) turns them into the rating code's arrays, and may keep them on disk and read
+only the votes that entered or changed since (``ratings.vote_table(cached=True)``). On a database other
+than PostgreSQL the same rows come through the ORM, a chunk of tuples at a time.
 """
 from __future__ import annotations
 
@@ -59,8 +59,6 @@ class VoteRows:
     labels: dict[str, list[str]]
     fa: np.ndarray
     fb: np.ndarray
-    #: sum of the per-row hashes (mod 2**64, as int64): see :func:`checksum_rows`
-    digest: int = 0
 
     def __len__(self) -> int:
         return len(self.vote)
@@ -71,17 +69,16 @@ class VoteRows:
                 "fa": self.fa, "fb": self.fb, **{f"code_{key}": codes for key, codes in self.codes.items()}}
 
     @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray], labels: dict[str, list[str]], digest: int = 0) -> VoteRows:
+    def from_arrays(cls, arrays: dict[str, np.ndarray], labels: dict[str, list[str]]) -> VoteRows:
         return cls(vote=arrays["vote"], a=arrays["a"], b=arrays["b"], outcome=arrays["outcome"], weight=arrays["weight"],
-                   codes={key: arrays[f"code_{key}"] for key in labels}, labels=labels, fa=arrays["fa"], fb=arrays["fb"],
-                   digest=digest)
+                   codes={key: arrays[f"code_{key}"] for key in labels}, labels=labels, fa=arrays["fa"], fb=arrays["fb"])
 
 
 def selection(setting: str, cut: dt.datetime | None, *, after: int | None = None, old_cut: dt.datetime | None = None,
-              upto: int | None = None) -> tuple[str, dict[str, Any]]:
+              again: list[int] | None = None, upto: int | None = None) -> tuple[str, dict[str, Any]]:
     """FROM and WHERE of the valid votes of ``setting`` closed under ``cut`` (imported, or cast before it;
-    None: all), and, for an update of cached rows, not among those cached: not (id <= ``after`` and
-    closed under ``old_cut``); ``upto``: ids up to it only."""
+    None: all), and, for an update of kept rows, not among those kept (not: id <= ``after`` and closed
+    under ``old_cut``) or among the ids ``again`` (changed since they were kept); ``upto``: ids up to it only."""
     sql = (f"FROM {Vote._meta.db_table} v JOIN {Battle._meta.db_table} b ON b.id = v.battle_id "
            "WHERE v.valid AND b.setting = %(setting)s")
     params: dict[str, Any] = {"setting": setting}
@@ -89,40 +86,16 @@ def selection(setting: str, cut: dt.datetime | None, *, after: int | None = None
         sql += " AND (b.conv_id IS NOT NULL OR v.created_at < %(cut)s)"
         params["cut"] = cut
     if after is not None:
-        params["after"] = after
+        params["after"], params["again"] = after, again or []
         if old_cut is None:
-            sql += " AND v.id > %(after)s"
+            sql += " AND (v.id > %(after)s OR v.id = ANY(%(again)s::bigint[]))"
         else:
-            sql += " AND (v.id > %(after)s OR (b.conv_id IS NULL AND v.created_at >= %(old_cut)s))"
+            sql += " AND (v.id > %(after)s OR (b.conv_id IS NULL AND v.created_at >= %(old_cut)s) OR v.id = ANY(%(again)s::bigint[]))"
             params["old_cut"] = old_cut
     if upto is not None:
         sql += " AND v.id <= %(upto)s"
         params["upto"] = upto
     return sql, params
-
-
-def _row_hash_sql(style_names: tuple[str, ...]) -> str:
-    """A 64-bit hash of everything read for a vote (a change to any of it changes the checksum)."""
-    parts = ["v.id::text", "v.winner", "b.model_a_id::text", "b.model_b_id::text", "coalesce(b.propensity, 0)::text",
-             f"coalesce({GROUP_SQL['intent']}, '')", f"coalesce({GROUP_SQL['language']}, '')", _METHOD_SQL,
-             *(f"coalesce(b.features_{side} ->> '{name}', '')" for side in "ab" for name in style_names)]
-    return f"hashtextextended(concat_ws('|', {', '.join(parts)}), 0)"
-
-
-def checksum_rows(where: tuple[str, dict[str, Any]], style_names: tuple[str, ...]) -> tuple[int, int, int]:
-    """(count, sum of ids, sum of the row hashes mod 2**64 as a signed int64) of a selection."""
-    sql, params = where
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*), coalesce(sum(v.id), 0), coalesce(sum({_row_hash_sql(style_names)}::numeric), 0) {sql}",
-                       params)
-        count, ids, hashes = cursor.fetchone()
-    return int(count), int(ids), _wrap(int(hashes))
-
-
-def _wrap(value: int) -> int:
-    """An integer mod 2**64, as a signed int64 (what numpy's wrapping int64 sum gives)."""
-    value %= 1 << 64
-    return value - (1 << 64) if value >= 1 << 63 else value
 
 
 def _labels(where: tuple[str, dict[str, Any]]) -> tuple[dict[str, list[str]], int, int]:
@@ -145,29 +118,33 @@ def _labels(where: tuple[str, dict[str, Any]]) -> tuple[dict[str, list[str]], in
 
 
 def read_votes(setting: str, cut: dt.datetime | None, style_names: tuple[str, ...], *, after: int | None = None,
-               old_cut: dt.datetime | None = None, attributed: dict[tuple[int, str], dict[str, float]] | None = None,
-               chunk_bytes: int | None = None) -> VoteRows:
-    """The selected votes (:func:`selection`) as :class:`VoteRows`, in vote order, with the checksum of
-    the rows read (:func:`checksum_rows`'s third figure). Two statements: the labels and the count, then
-    the COPY of the votes up to the highest id the first saw (a vote committed in between is left to the
-    next read), in one repeatable-read transaction when the caller holds none."""
+               old_cut: dt.datetime | None = None, again: list[int] | None = None,
+               attributed: dict[tuple[int, str], dict[str, float]] | None = None, chunk_bytes: int | None = None) -> VoteRows:
+    """The selected votes (:func:`selection`) as :class:`VoteRows`, in vote order, the attribution
+    counts ``attributed`` ((battle, side) -> features) replacing the stored ones. Two statements: the
+    labels and the count, then the COPY of the votes up to the highest id the first saw (a vote committed
+    in between is left to the next read), in one repeatable-read transaction when the caller holds none.
+    On a database other than PostgreSQL, the same rows through the ORM (:func:`_read_orm`)."""
     from evaluators.arena.rating_types import OUTCOMES
+
+    if connection.vendor != "postgresql":
+        return _read_orm(setting, cut, style_names, after=after, old_cut=old_cut, again=again, attributed=attributed or {})
 
     k = len(style_names)
     row = np.dtype([("fields", ">i2"), ("vote", _field(">i8")), ("battle", _field(">i8")), ("a", _field(">i4")), ("b", _field(">i4")),
-                    ("outcome", _field(">i2")), ("propensity", _field(">f8")), ("hash", _field(">i8")),
+                    ("outcome", _field(">i2")), ("propensity", _field(">f8")),
                     *((f"code_{key}", _field(">i2")) for key in [*GROUP_SQL, "method"]),
                     ("fa", _field(">f4"), (k,)), ("fb", _field(">f4"), (k,))])
     outcome_sql = " ".join(f"WHEN '{o}' THEN {i}" for i, o in enumerate(OUTCOMES))
     with _snapshot():
-        labels, size, last = _labels(selection(setting, cut, after=after, old_cut=old_cut))
-        sql, params = selection(setting, cut, after=after, old_cut=old_cut, upto=last)
+        labels, size, last = _labels(selection(setting, cut, after=after, old_cut=old_cut, again=again))
+        sql, params = selection(setting, cut, after=after, old_cut=old_cut, again=again, upto=last)
         codes = [f"(coalesce(array_position(%(labels_{key})s::text[], {expr}), 0) - 1)::int2"
                  for key, expr in [*GROUP_SQL.items(), ("method", _METHOD_SQL)]]
         params.update({f"labels_{key}": values for key, values in labels.items()})
         features = [f"coalesce((b.features_{side} ->> '{name}')::float4, 0)" for side in "ab" for name in style_names]
         query = (f"COPY (SELECT v.id, b.id, b.model_a_id::int4, b.model_b_id::int4, (CASE v.winner {outcome_sql} ELSE -1 END)::int2, "
-                 f"coalesce(b.propensity, 0)::float8, {_row_hash_sql(style_names)}, {', '.join(codes)}, {', '.join(features)} "
+                 f"coalesce(b.propensity, 0)::float8, {', '.join(codes)}, {', '.join(features)} "
                  f"{sql} ORDER BY v.id) TO STDOUT (FORMAT BINARY)")
         out = _Columns(size, k, [*GROUP_SQL, "method"])
         out.overlay(attributed or {}, style_names)
@@ -244,7 +221,6 @@ class _Columns:
 
     def __init__(self, size: int, k: int, keys: list[str]) -> None:
         self.filled = 0
-        self.digest = np.int64(0)
         self.cols: dict[str, np.ndarray] = {
             "vote": np.empty(size, np.int64), "a": np.empty(size, np.int32), "b": np.empty(size, np.int32),
             "outcome": np.empty(size, np.int8), "weight": np.empty(size, np.float64),
@@ -284,8 +260,6 @@ class _Columns:
         weight = self.cols["weight"][self.filled:end]
         weight[:] = 1.0
         weight[drawn] = 1.0 / propensity[drawn]
-        with np.errstate(over="ignore"):
-            self.digest += rows["hash"]["v"].astype(np.int64).sum(dtype=np.int64)
         if self.overlays:
             battles = rows["battle"]["v"].astype(np.int64)
             for name, (ids, values) in self.overlays.items():
@@ -300,4 +274,54 @@ class _Columns:
 
     def rows(self, labels: dict[str, list[str]]) -> VoteRows:
         arrays = {name: x[:self.filled] for name, x in self.cols.items()}
-        return VoteRows.from_arrays(arrays, labels, digest=int(self.digest))
+        return VoteRows.from_arrays(arrays, labels)
+
+
+def _read_orm(setting: str, cut: dt.datetime | None, style_names: tuple[str, ...], *, after: int | None, old_cut: dt.datetime | None,
+              again: list[int] | None, attributed: dict[tuple[int, str], dict[str, float]]) -> VoteRows:
+    """:func:`read_votes` through the ORM (SQLite, for development): the same selection, labels and arrays."""
+    from django.db.models import Q
+    from django.db.models.fields.json import KeyTextTransform
+
+    from evaluators.arena.rating_types import OUTCOMES, feature_matrix
+
+    votes = Vote.objects.filter(valid=True, battle__setting=setting)
+    if cut is not None:
+        votes = votes.filter(Q(battle__conv_id__isnull=False) | Q(created_at__lt=cut))
+    if after is not None:
+        later = Q(pk__gt=after) | Q(pk__in=again or [])
+        if old_cut is not None:
+            later |= Q(battle__conv_id__isnull=True, created_at__gte=old_cut)
+        votes = votes.filter(later)
+    rows = list(votes.order_by("pk").values_list(
+        "pk", "battle_id", "battle__model_a", "battle__model_b", "winner", "battle__propensity", "battle__primary_intent",
+        KeyTextTransform("0", "battle__languages"), KeyTextTransform("intent_method", "battle__extra"), "battle__conv_id",
+        "battle__features_a", "battle__features_b"))
+    outcome_of = {o: i for i, o in enumerate(OUTCOMES)}
+    labels: dict[str, list[str]] = {key: [] for key in [*GROUP_SQL, "method"]}
+
+    def code(key: str, value: str | None) -> int:
+        if not value:
+            return -1
+        if value not in labels[key]:
+            labels[key].append(value)
+        return labels[key].index(value)
+
+    for pk, _, _, _, winner, *_ in rows:
+        if winner not in outcome_of:
+            raise ValueError(f"vote {pk}: winner {winner!r} is not one of {', '.join(OUTCOMES)}")
+    propensity = np.array([r[5] or 0.0 for r in rows], dtype=np.float64)
+    weight = np.ones(len(rows))
+    weight[propensity > 0] = 1.0 / propensity[propensity > 0]
+
+    def features(side: int, name: str) -> np.ndarray:
+        return feature_matrix([{**(r[side] or {}), **attributed.get((r[1], name), {})} for r in rows], style_names).astype(np.float32)
+
+    arrays = {"vote": np.array([r[0] for r in rows], dtype=np.int64), "a": np.array([r[2] for r in rows], dtype=np.int32),
+              "b": np.array([r[3] for r in rows], dtype=np.int32), "outcome": np.array([outcome_of[r[4]] for r in rows], dtype=np.int8),
+              "weight": weight, "fa": features(10, "a"), "fb": features(11, "b"),
+              "code_intent": np.array([code("intent", r[6]) for r in rows], dtype=np.int16),
+              "code_language": np.array([code("language", r[7]) for r in rows], dtype=np.int16),
+              "code_method": np.array([code("method", r[8] or (IMPORTED_INTENT_METHOD if r[9] else "not recorded")) for r in rows],
+                                      dtype=np.int16)}
+    return VoteRows.from_arrays(arrays, labels)
