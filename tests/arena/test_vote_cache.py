@@ -121,3 +121,25 @@ def test_ratings_after_appended_votes_match_a_hand_computation(seed_votes, reads
     rating = {m.name: m.rating for m in result.models}
     assert rating["Alpha"] - rating["Beta"] == pytest.approx(400 * math.log10(40 / 10), abs=0.01)
     assert rating["Beta"] - rating["Gamma"] == pytest.approx(400 * math.log10((20 + 2) / (6 + 2)), abs=0.01)
+
+
+def test_the_orm_read_gives_the_copys_rows(seed_votes):
+    """The read for databases other than PostgreSQL (``vote_copy._read_orm``) against the binary COPY,
+    on the same votes: imported and unrecorded intent methods, no language, an attribution, a propensity."""
+    from leaderboard.arena.services.attribution import battle_attribution_features
+
+    votes = seed_votes(pair_rows("g", "Alpha", "Beta", 4, 3, 2), intent="Guidance", languages=("en",))
+    seed_votes(pair_rows("a", "Beta", "Gamma", 2, 2), intent="", languages=(), intent_method="")
+    Battle.objects.filter(pk=votes[0].battle_id).update(conv_id="imported-1", extra={}, propensity=0.25)
+    TurnAttribution.objects.create(turn=Turn.objects.get(battle_id=votes[1].battle_id), side="b", method="test", supported=3)
+    names = ("paper_response_length", "supported_citations", "citation_count")
+    attributed = battle_attribution_features()
+    copied = vote_copy.read_votes("search", None, names, attributed=attributed)
+    orm = vote_copy._read_orm("search", None, names, after=None, old_cut=None, again=None, attributed=attributed)
+    assert copied.labels == orm.labels == {"intent": ["Guidance"], "language": ["en"],
+                                           "method": [vote_copy.IMPORTED_INTENT_METHOD, "rules-v1 (keyword rules, no model)",
+                                                      "not recorded"]}
+    for name, value in copied.arrays().items():
+        assert np.array_equal(value, orm.arrays()[name]), name
+    assert copied.weight[0] == 4.0 and copied.fb[1, 1] == 3.0
+
