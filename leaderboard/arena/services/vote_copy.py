@@ -181,7 +181,8 @@ class _snapshot:
 def _copy_chunks(query: str, params: dict[str, Any], row: np.dtype, chunk_bytes: int) -> Iterator[np.ndarray]:
     """The COPY's rows as structured arrays of about ``chunk_bytes`` each (the header checked and
     skipped, every field's length checked: a NULL or a wider value would shift the rows)."""
-    widths = {name: row.fields[name][0] for name in row.names if name != "fields"}
+    fields: Any = row.fields or {}
+    widths: dict[str, np.dtype] = {name: fields[name][0] for name in row.names or () if name != "fields"}
     buffer = bytearray()
     header = False
     with connection.cursor() as wrapper:
@@ -317,7 +318,7 @@ def _read_orm(setting: str, cut: dt.datetime | None, style_names: tuple[str, ...
     def features(side: int, name: str) -> np.ndarray:
         return feature_matrix([{**(r[side] or {}), **attributed.get((r[1], name), {})} for r in rows], style_names).astype(np.float32)
 
-    arrays = {"vote": np.array([r[0] for r in rows], dtype=np.int64), "a": np.array([r[2] for r in rows], dtype=np.int32),
+    arrays: dict[str, np.ndarray] = {"vote": np.array([r[0] for r in rows], dtype=np.int64), "a": np.array([r[2] for r in rows], dtype=np.int32),
               "b": np.array([r[3] for r in rows], dtype=np.int32), "outcome": np.array([outcome_of[r[4]] for r in rows], dtype=np.int8),
               "weight": weight, "fa": features(10, "a"), "fb": features(11, "b"),
               "code_intent": np.array([code("intent", r[6]) for r in rows], dtype=np.int16),
