@@ -187,7 +187,7 @@ def _table(rows: Any, style_names: tuple[str, ...]) -> VoteTable:
 
 
 #: the format of the kept rows (a change makes every kept file unreadable: they are read again)
-_CACHE_FORMAT = 3
+_CACHE_FORMAT = 4
 #: how long the vote changes are kept (``VoteChange``); kept rows older than this are read again
 VOTE_CHANGES_KEPT = dt.timedelta(days=7)
 #: changes logged this long before a read are looked at again by the next (a change whose transaction
@@ -211,7 +211,9 @@ def _cached_rows(setting: str, cut: dt.datetime | None, style_names: tuple[str, 
     one read of the votes not kept (ids above the kept ones, or closed since the last cut) and of the
     changed ones that still count, merged in vote order, and the whole kept for next time. Everything is
     read again when there are no kept rows, the cut went back, they are older than the change log
-    (``VOTE_CHANGES_KEPT``), or the database is not PostgreSQL (no triggers)."""
+    (``VOTE_CHANGES_KEPT``), the number of votes (of any kind) with ids up to the highest kept is not
+    what it was at the last read (an index count, for what no trigger sees: a rollback, a TRUNCATE,
+    another database; also a deleted vote), or the database is not PostgreSQL (no triggers)."""
     import json
 
     from leaderboard.arena.models import VoteChange
@@ -237,8 +239,9 @@ def _cached_rows(setting: str, cut: dt.datetime | None, style_names: tuple[str, 
         meta, arrays = kept
         old_cut = dt.datetime.fromisoformat(meta["cut"]) if meta["cut"] else None
         if ((meta["cut"] is None) != (cut is None) or (cut is not None and old_cut is not None and old_cut > cut)
-                or dt.datetime.fromisoformat(meta["read_at"]) < now - VOTE_CHANGES_KEPT + dt.timedelta(hours=1)):
-            kept = None
+                or dt.datetime.fromisoformat(meta["read_at"]) < now - VOTE_CHANGES_KEPT + dt.timedelta(hours=1)
+                or Vote.objects.filter(pk__lte=meta["last"]).count() != meta["below"]):
+            kept = None  # (the last: votes gone without a trigger, as by a rollback, TRUNCATE or another database, or deleted)
     if kept is not None:
         since = Q(id__gt=meta["change"]) | Q(at__gte=dt.datetime.fromisoformat(meta["read_at"]) - _CHANGE_MARGIN)
         changed = sorted({v for v in VoteChange.objects.filter(since).values_list("vote_id", flat=True) if v <= meta["last"]})
@@ -254,8 +257,9 @@ def _cached_rows(setting: str, cut: dt.datetime | None, style_names: tuple[str, 
         rows = read_votes(setting, cut, style_names, attributed=attributed, chunk_bytes=_CHUNK)
         fresh = True
     if fresh or kept is None or kept[0]["change"] != seen:
+        last = int(rows.vote.max()) if len(rows) else (kept[0]["last"] if kept else 0)
         meta = {"format": _CACHE_FORMAT, "cut": cut.isoformat() if cut else None, "change": seen, "read_at": now.isoformat(),
-                "last": int(rows.vote.max()) if len(rows) else (kept[0]["last"] if kept else 0), "labels": rows.labels}
+                "last": last, "below": Vote.objects.filter(pk__lte=last).count(), "labels": rows.labels}
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".partial.npz")
         np.savez(partial, meta=np.array(json.dumps(meta)), **rows.arrays())
