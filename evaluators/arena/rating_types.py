@@ -49,10 +49,13 @@ class BattleArrays:
     weights: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        self.a = np.asarray(self.a, dtype=np.int64)
-        self.b = np.asarray(self.b, dtype=np.int64)
-        self.outcome = np.asarray(self.outcome, dtype=np.int64)
-        n, m = len(self.a), len(self.models)
+        m = len(self.models)
+        # compact integer arrays (the ratings task's typed read) are kept while every cell key the fit
+        # forms, (a * m + b) * len(OUTCOMES) + outcome, fits in them; anything else becomes int64
+        self.a = _integers(self.a, m * m * len(OUTCOMES))
+        self.b = _integers(self.b, m * m * len(OUTCOMES))
+        self.outcome = _integers(self.outcome, m * m * len(OUTCOMES), smallest=1)
+        n = len(self.a)
         if len(self.b) != n or len(self.outcome) != n:
             raise ValueError(f"a, b and outcome must have one entry per vote; got {n}, {len(self.b)}, {len(self.outcome)}")
         if len(set(self.models)) != m:
@@ -68,8 +71,8 @@ class BattleArrays:
                 raise ValueError(f"vote {int(same[0])}: model_a and model_b are the same model")
         for name in ("features_a", "features_b"):
             value = getattr(self, name)
-            if value is not None:
-                value = np.asarray(value, dtype=float)
+            if value is not None:  # float32 kept (the typed read's), anything else as float64
+                value = np.asarray(value, dtype=np.float32 if getattr(value, "dtype", None) == np.float32 else np.float64)
                 if value.shape != (n, len(self.feature_names)):
                     raise ValueError(f"{name}: expected shape ({n}, {len(self.feature_names)}), got {value.shape}")
                 setattr(self, name, value)
@@ -87,6 +90,7 @@ class BattleArrays:
         them: the same votes as records or as a subset rate the same."""
         a, b = self.a[rows], self.b[rows]
         order, renumber = first_appearance(a, b, len(self.models))
+        renumber = renumber.astype(self.a.dtype)  # the votes' index dtype kept (int32 from the typed read)
         return BattleArrays([self.models[i] for i in order.tolist()], renumber[a], renumber[b], self.outcome[rows],
                             None if self.features_a is None else self.features_a[rows],
                             None if self.features_b is None else self.features_b[rows], self.feature_names,
@@ -116,13 +120,32 @@ class BattleArrays:
         return cls(list(index), a, b, outcome, fa, fb, names, weights)
 
 
+def _integers(values: Any, bound: int, *, smallest: int = 4) -> np.ndarray:
+    """``values`` as an integer array: kept as it is when it is a signed integer array of at least
+    ``smallest`` bytes (int32 model indexes; int8 outcome codes, which are only ever added to such
+    keys) and every key below ``bound`` fits in int32; else int64."""
+    if isinstance(values, np.ndarray) and values.dtype.kind == "i" and smallest <= values.dtype.itemsize <= 4 \
+            and bound < np.iinfo(np.int32).max:
+        return values
+    return np.asarray(values, dtype=np.int64)
+
+
+#: votes looked at a time by :func:`first_appearance` (its temporaries stay this small)
+_APPEARANCE_BLOCK = 1 << 18
+
+
 def first_appearance(a: np.ndarray, b: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
     """The models (indexes below ``m``) that votes ``a``/``b`` name, in order of first appearance (model_a,
-    then model_b, vote by vote), and the new number of each old index (-1: not named)."""
-    seen = np.empty(2 * len(a), dtype=np.int64)
-    seen[0::2], seen[1::2] = a, b
-    used, first = np.unique(seen, return_index=True)
-    order = used[np.argsort(first, kind="stable")]
+    then model_b, vote by vote), and the new number of each old index (-1: not named). Each model's
+    first position (2 i for vote i's model_a, 2 i + 1 for its model_b) is the minimum over blocks of votes."""
+    never = 2 * len(a)
+    first = np.full(m, never, dtype=np.int64)
+    for lo in range(0, len(a), _APPEARANCE_BLOCK):
+        position = 2 * np.arange(lo, min(lo + _APPEARANCE_BLOCK, len(a)), dtype=np.int64)
+        np.minimum.at(first, a[lo:lo + _APPEARANCE_BLOCK], position)
+        np.minimum.at(first, b[lo:lo + _APPEARANCE_BLOCK], position + 1)
+    used = np.flatnonzero(first < never)
+    order = used[np.argsort(first[used], kind="stable")]
     renumber = np.full(m, -1, dtype=np.int64)
     renumber[order] = np.arange(len(order))
     return order, renumber

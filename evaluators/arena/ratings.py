@@ -106,7 +106,14 @@ def _rank_upper_bounds(low: np.ndarray, high: np.ndarray, rankable: np.ndarray, 
     return ranks
 
 
+#: rows of the style covariates computed at a time (their float64 temporaries stay this small)
+_COVARIATE_ROWS = 262_144
+
+
 def _style_covariates(arr: BattleArrays, names: tuple[str, ...]) -> np.ndarray:
+    """The z-scored covariates (f_a - f_b) / (f_a + f_b + 1), in float64 whatever the features' dtype
+    (float32 from the ratings task's typed read: exact for integer-valued features), computed in blocks
+    of rows so that the only array of the votes' size is the result."""
     if arr.features_a is None or arr.features_b is None:
         raise ValueError("style_control: the battles carry no style features")
     col = [arr.feature_names.index(f) if f in arr.feature_names else None for f in names]
@@ -115,10 +122,22 @@ def _style_covariates(arr: BattleArrays, names: tuple[str, ...]) -> np.ndarray:
         raise ValueError(f"style_features: not in the battles' features: {', '.join(missing)}")
     cols = [c for c in col if c is not None]
     whole = cols == list(range(arr.features_a.shape[1]))
-    fa, fb = (arr.features_a, arr.features_b) if whole else (arr.features_a[:, cols], arr.features_b[:, cols])
-    x: np.ndarray = fa - fb
-    x /= fa + fb + 1.0
-    mean, std = x.mean(axis=0), x.std(axis=0)
+    n = len(arr)
+    x: np.ndarray = np.empty((n, len(cols)))
+    for lo in range(0, n, _COVARIATE_ROWS):
+        fa = np.asarray(arr.features_a[lo:lo + _COVARIATE_ROWS], dtype=np.float64)
+        fb = np.asarray(arr.features_b[lo:lo + _COVARIATE_ROWS], dtype=np.float64)
+        if not whole:
+            fa, fb = fa[:, cols], fb[:, cols]
+        part = x[lo:lo + _COVARIATE_ROWS]
+        np.subtract(fa, fb, out=part)
+        part /= fa + fb + 1.0
+    mean = x.mean(axis=0)
+    squares = np.zeros(len(cols))
+    for lo in range(0, n, _COVARIATE_ROWS):
+        deviation = x[lo:lo + _COVARIATE_ROWS] - mean
+        squares += np.einsum("ij,ij->j", deviation, deviation)
+    std = np.sqrt(squares / n) if n else np.zeros(len(cols))
     std[std == 0] = 1.0
     x -= mean
     x /= std

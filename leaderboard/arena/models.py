@@ -298,3 +298,15 @@ class TopicSnapshot(models.Model):
 
     class Meta:
         ordering = ["-computed_at"]
+
+
+class VoteChange(models.Model):
+    """A counted vote's inputs to the ratings changed after it was cast: written by PostgreSQL triggers
+    (migration 0012) when a vote's validity, winner, battle or time changes or it is deleted, when its
+    battle's models, setting, propensity, intent, languages, intent method or style features change, and
+    when a turn or an attribution of its battle is added, changed or removed. The ratings task's kept
+    vote rows (``services.ratings.vote_table(cached=True)``) read these again; nothing else reads them.
+    Kept for a week (``ratings.VOTE_CHANGES_KEPT``)."""
+
+    vote_id = models.BigIntegerField()
+    at = models.DateTimeField(auto_now_add=True, db_index=True)

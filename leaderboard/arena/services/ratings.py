@@ -16,12 +16,11 @@ import datetime as dt
 import hashlib
 import time
 from dataclasses import dataclass, replace
-from itertools import islice
 from typing import Any, Iterator
 
 import numpy as np
 from django.conf import settings
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.db.models.fields.json import KeyTextTransform
 
 from leaderboard import pagecache, queues
@@ -34,6 +33,7 @@ from leaderboard.arena.selectors import (
     public_votes,
     withheld_variants,
 )
+from leaderboard.arena.services import vote_copy
 from leaderboard.arena.services.cross_setting import setting_reference
 
 # --- ratings -----------------------------------------------------------------------------------
@@ -88,10 +88,11 @@ def battle_records(*, setting: str = "search") -> list[Any]:
 
 
 #: the leaderboard's vote groups besides all votes: filter key -> the battle's value (one per vote; empty: none),
-#: a field path or an expression (JSON read as text: no JSON decoding per vote)
+#: a field path or an expression (JSON read as text: no JSON decoding per vote); the typed read's SQL
+#: for them is ``vote_copy.GROUP_SQL``
 GROUP_FIELDS: dict[str, Any] = {"intent": "battle__primary_intent", "language": KeyTextTransform("0", "battle__languages")}
-#: votes read from the database per round trip (a server-side cursor)
-_CHUNK = 5_000
+#: bytes of COPY data turned into arrays at a time (``vote_copy.CHUNK_BYTES`` unless set)
+_CHUNK: int | None = None
 
 
 @dataclass
@@ -129,23 +130,6 @@ class VoteTable:
         return {label: int(c) for label, c in zip(labels, counted.tolist()) if c}
 
 
-class _Codes:
-    """Strings to small integer codes, in order of first appearance; empty or None: -1."""
-
-    def __init__(self) -> None:
-        self.values: list[str] = []
-        self._of: dict[str, int] = {}
-
-    def __call__(self, value: str | None) -> int:
-        if not value:
-            return -1
-        code = self._of.get(value)
-        if code is None:
-            code = self._of[value] = len(self.values)
-            self.values.append(value)
-        return code
-
-
 def style_definition() -> tuple[str, ...]:
     """The style features the style-controlled ratings fit (``ARENA_STYLE_DEFINITION``: the paper's by
     default, ours as the named alternative; ``evaluators.arena.style.STYLE_DEFINITIONS``)."""
@@ -158,83 +142,151 @@ def style_definition() -> tuple[str, ...]:
                          f"{', '.join(STYLE_DEFINITIONS)}") from None
 
 
-def vote_table(*, setting: str = "search", cut: dt.datetime | None = None) -> VoteTable:
+def vote_table(*, setting: str = "search", cut: dt.datetime | None = None, cached: bool = False) -> VoteTable:
     """The valid votes of one arena setting (the Search Arena's by default) cast before ``cut`` (None:
-    all), those of pre-release variants under test included and marked, as a :class:`VoteTable`, in vote order, read in chunks through a server-side
-    cursor straight into preallocated arrays: per vote only the arrays' entries stay (about 300 bytes
-    with the style features), never a Python object. The attribution counts join the features stored at
-    the vote (an attribution may finish after it)."""
-    from evaluators.arena.rating_types import OUTCOMES, BattleArrays, feature_matrix, first_appearance
+    all), those of pre-release variants under test included and marked, as a :class:`VoteTable`, in
+    vote order. The votes come from one binary COPY straight into typed arrays (``vote_copy``): per vote
+    the model ids (int32), the outcome (int8), the propensity, three int16 group codes and the style
+    features of both sides in float32 (2 x 13 for the paper's definition: 104 bytes), never a Python
+    object. The attribution counts join the features stored at the vote (an attribution may finish
+    after it).
+
+    ``cached``: the rows read last time for this setting and style definition are kept on disk
+    (:func:`_cached_rows`) and only the votes that entered or changed since are read (PostgreSQL's
+    triggers log the changes). The table is the same either way (same votes, same order)."""
     from leaderboard.arena.services.attribution import battle_attribution_features
+    from leaderboard.arena.services.vote_copy import read_votes
 
-    attributed = battle_attribution_features()
-    names = dict(ArenaModel.objects.values_list("pk", "name"))
-    outcome_of = {o: i for i, o in enumerate(OUTCOMES)}
-    valid = Vote.objects.filter(valid=True, battle__setting=setting)
-    if cut is not None:
-        valid = valid.filter(closed_votes_q(cut))
-    rows = valid.order_by("pk").values_list(
-        "pk", "winner", "battle__model_a", "battle__model_b", "battle__propensity", "battle_id", "battle__features_a",
-        "battle__features_b", KeyTextTransform("intent_method", "battle__extra"), "battle__conv_id",
-        *GROUP_FIELDS.values()).iterator(chunk_size=_CHUNK)
     style_names = style_definition()
-    k = len(style_names)
-    size = valid.count()
-    a: np.ndarray = np.empty(size, dtype=np.int64)
-    b: np.ndarray = np.empty(size, dtype=np.int64)
-    outcome: np.ndarray = np.empty(size, dtype=np.int64)
-    method_codes: np.ndarray = np.empty(size, dtype=np.int64)
-    weights: np.ndarray = np.empty(size)
-    fa: np.ndarray = np.empty((size, k))
-    fb: np.ndarray = np.empty((size, k))
-    group_codes = {key: np.empty(size, dtype=np.int64) for key in GROUP_FIELDS}
-    coders = {key: _Codes() for key in GROUP_FIELDS}
-    methods = _Codes()
-    filled = 0
-    while chunk := list(islice(rows, _CHUNK)):
-        end = filled + len(chunk)
-        if end > len(a):  # votes counted after the count above: grow (rare)
-            grow = max(end, len(a) + len(a) // 4)
-            a, b, outcome, weights, fa, fb, method_codes = (_grown(x, grow) for x in (a, b, outcome, weights, fa, fb, method_codes))
-            group_codes = {key: _grown(x, grow) for key, x in group_codes.items()}
-        pks, winners, model_a, model_b, propensity, battles, features_a, features_b, method, conv, *groups = zip(*chunk)
+    attributed = battle_attribution_features()
+    if cached:
+        rows = _cached_rows(setting, cut, style_names, attributed)
+    else:
+        rows = read_votes(setting, cut, style_names, attributed=attributed, chunk_bytes=_CHUNK)
+    return _table(rows, style_names)
+
+
+def _table(rows: Any, style_names: tuple[str, ...]) -> VoteTable:
+    """A :class:`VoteTable` of ``vote_copy.VoteRows``: model ids numbered as ``BattleArrays.from_records``
+    numbers them, the withheld votes marked."""
+    from evaluators.arena.rating_types import BattleArrays, first_appearance
+
+    names = dict(ArenaModel.objects.values_list("pk", "name"))
+    size = max([*names, int(rows.a.max()) if len(rows) else 0, int(rows.b.max()) if len(rows) else 0]) + 1
+    hidden = np.zeros(size, dtype=bool)
+    hidden[list(ArenaModel.objects.filter(prerelease=True, released_at__isnull=True).values_list("pk", flat=True))] = True
+    withheld = hidden[rows.a]
+    withheld |= hidden[rows.b]
+    # numbered straight from the ids, in order of first appearance, as BattleArrays.from_records numbers them
+    order, renumber = first_appearance(rows.a, rows.b, size)
+    code = renumber.astype(np.int32)
+    battles = BattleArrays([names[int(i)] for i in order.tolist()], code[rows.a], code[rows.b], rows.outcome, rows.fa, rows.fb,
+                           style_names, rows.weight)
+    return VoteTable(battles=battles, groups={key: (rows.codes[key], rows.labels[key]) for key in GROUP_FIELDS},
+                     intent_method=(rows.codes["method"], rows.labels["method"]), withheld=withheld)
+
+
+#: the format of the kept rows (a change makes every kept file unreadable: they are read again)
+_CACHE_FORMAT = 4
+#: how long the vote changes are kept (``VoteChange``); kept rows older than this are read again
+VOTE_CHANGES_KEPT = dt.timedelta(days=7)
+#: changes logged this long before a read are looked at again by the next (a change whose transaction
+#: committed after the read, with a lower log id than one the read saw): a transaction that writes a
+#: change and commits more than this later may go unseen until the rows are read again
+_CHANGE_MARGIN = dt.timedelta(minutes=1)
+
+
+def vote_cache_dir() -> Any:
+    return settings.VAR_DIR / "arena-votes"
+
+
+def _cached_rows(setting: str, cut: dt.datetime | None, style_names: tuple[str, ...],
+                 attributed: dict[tuple[int, str], dict[str, float]]) -> Any:
+    """The votes of :func:`vote_table`, from the rows kept on disk plus those that entered or changed since.
+
+    The kept rows are the votes closed under the cut of their read with ids up to the highest read.
+    Every later change to such a vote's inputs (its validity or winner, its battle's models, intent,
+    languages, features, turns or attributions, or its deletion) is logged by PostgreSQL triggers
+    (``VoteChange``, migration 0012). So the update is: the changed votes dropped from the kept rows, then
+    one read of the votes not kept (ids above the kept ones, or closed since the last cut) and of the
+    changed ones that still count, merged in vote order, and the whole kept for next time. Everything is
+    read again when there are no kept rows, the cut went back, they are older than the change log
+    (``VOTE_CHANGES_KEPT``), the number of votes (of any kind) with ids up to the highest kept is not
+    what it was at the last read (an index count, for what no trigger sees: a rollback, a TRUNCATE,
+    another database; also a deleted vote), or the database is not PostgreSQL (no triggers)."""
+    import json
+
+    from leaderboard.arena.models import VoteChange
+    from leaderboard.arena.services.vote_copy import VoteRows, read_votes
+
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return read_votes(setting, cut, style_names, attributed=attributed, chunk_bytes=_CHUNK)
+    path = vote_cache_dir() / f"{setting}-{hashlib.sha256(repr(style_names).encode()).hexdigest()[:16]}.npz"
+    kept = None
+    if path.exists():
         try:
-            outcome[filled:end] = [outcome_of[w] for w in winners]
-        except KeyError:
-            bad = next(pk for pk, w in zip(pks, winners) if w not in outcome_of)
-            raise ValueError(f"vote {bad}: winner {dict(zip(pks, winners))[bad]!r} is not one of {', '.join(OUTCOMES)}") from None
-        a[filled:end], b[filled:end] = model_a, model_b
-        p = np.array(propensity, dtype=float)  # None (not recorded) -> nan
-        weights[filled:end] = 1.0
-        drawn = p > 0
-        weights[filled:end][drawn] = 1.0 / p[drawn]
-        for side, features, out in (("a", features_a, fa), ("b", features_b, fb)):
-            out[filled:end] = feature_matrix([{**(f or {}), **attributed[(battle, side)]} if (battle, side) in attributed else (f or {})
-                                              for f, battle in zip(features, battles)], style_names)
-        for key, values in zip(GROUP_FIELDS, groups):
-            group_codes[key][filled:end] = [coders[key](v) for v in values]
-        method_codes[filled:end] = [methods(m or (IMPORTED_INTENT_METHOD if c else "not recorded")) for m, c in zip(method, conv)]
-        filled = end
-    a, b, outcome, weights, fa, fb, method_codes = (x[:filled] for x in (a, b, outcome, weights, fa, fb, method_codes))
-    ids = np.array(sorted(names), dtype=np.int64)
-    dense = np.zeros(int(ids.max()) + 1 if len(ids) else 1, dtype=np.int64)
-    dense[ids] = np.arange(len(ids))
-    hidden = np.zeros(len(dense), dtype=bool)
-    hidden[[pk for pk in ArenaModel.objects.filter(prerelease=True, released_at__isnull=True).values_list("pk", flat=True)
-            if pk < len(dense)]] = True
-    withheld = hidden[a] | hidden[b]
-    a, b = dense[a], dense[b]
-    order, renumber = first_appearance(a, b, len(ids))  # the models numbered as BattleArrays.from_records numbers them
-    battles_arrays = BattleArrays([names[int(ids[i])] for i in order.tolist()], renumber[a], renumber[b], outcome, fa, fb,
-                                  style_names, weights)
-    return VoteTable(battles=battles_arrays, groups={key: (codes[:filled], coders[key].values) for key, codes in group_codes.items()},
-                     intent_method=(method_codes, methods.values), withheld=withheld)
+            with np.load(path, allow_pickle=False) as stored:
+                meta = json.loads(str(stored["meta"]))
+                if meta["format"] == _CACHE_FORMAT:
+                    kept = (meta, {name: stored[name] for name in stored.files if name != "meta"})
+        except (OSError, ValueError, KeyError):
+            kept = None
+    now = dt.datetime.now(dt.timezone.utc)
+    seen = VoteChange.objects.aggregate(m=Max("id"))["m"] or 0  # before the reads: a change during them is seen next time
+    if kept is not None:
+        meta, arrays = kept
+        old_cut = dt.datetime.fromisoformat(meta["cut"]) if meta["cut"] else None
+        if ((meta["cut"] is None) != (cut is None) or (cut is not None and old_cut is not None and old_cut > cut)
+                or dt.datetime.fromisoformat(meta["read_at"]) < now - VOTE_CHANGES_KEPT + dt.timedelta(hours=1)
+                or Vote.objects.filter(pk__lte=meta["last"]).count() != meta["below"]):
+            kept = None  # (the last: votes gone without a trigger, as by a rollback, TRUNCATE or another database, or deleted)
+    if kept is not None:
+        since = Q(id__gt=meta["change"]) | Q(at__gte=dt.datetime.fromisoformat(meta["read_at"]) - _CHANGE_MARGIN)
+        changed = sorted({v for v in VoteChange.objects.filter(since).values_list("vote_id", flat=True) if v <= meta["last"]})
+        old = VoteRows.from_arrays(arrays, meta["labels"])
+        if changed:
+            keep = ~np.isin(old.vote, np.array(changed, dtype=np.int64))
+            old = VoteRows.from_arrays({name: x[keep] for name, x in old.arrays().items()}, old.labels)
+        new = read_votes(setting, cut, style_names, after=meta["last"], old_cut=old_cut, again=changed, attributed=attributed,
+                         chunk_bytes=_CHUNK)
+        rows = _merged(old, new) if len(new) else old
+        fresh = bool(changed) or len(new) > 0
+    else:
+        rows = read_votes(setting, cut, style_names, attributed=attributed, chunk_bytes=_CHUNK)
+        fresh = True
+    if fresh or kept is None or kept[0]["change"] != seen:
+        last = int(rows.vote.max()) if len(rows) else (kept[0]["last"] if kept else 0)
+        meta = {"format": _CACHE_FORMAT, "cut": cut.isoformat() if cut else None, "change": seen, "read_at": now.isoformat(),
+                "last": last, "below": Vote.objects.filter(pk__lte=last).count(), "labels": rows.labels}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial.npz")
+        np.savez(partial, meta=np.array(json.dumps(meta)), **rows.arrays())
+        partial.replace(path)
+    VoteChange.objects.filter(at__lt=now - VOTE_CHANGES_KEPT).delete()
+    return rows
 
 
-def _grown(x: np.ndarray, size: int) -> np.ndarray:
-    out = np.empty((size, *x.shape[1:]), dtype=x.dtype)
-    out[:len(x)] = x
-    return out
+def _merged(old: Any, new: Any) -> Any:
+    """Kept rows and newly read ones as one set in vote order; the new rows' group codes renumbered into
+    the kept labels (a label first seen now is added at the end)."""
+    from leaderboard.arena.services.vote_copy import VoteRows
+
+    labels = {key: list(values) for key, values in old.labels.items()}
+    arrays = new.arrays()
+    for key, values in new.labels.items():
+        for value in values:
+            if value not in labels[key]:
+                labels[key].append(value)
+        recode = np.array([*(labels[key].index(v) for v in values), -1], dtype=np.int16)  # the last entry: -1 (none) stays -1
+        arrays[f"code_{key}"] = recode[new.codes[key]]
+    kept = old.arrays()
+    joined = {name: np.concatenate([kept[name], arrays[name]]) for name in kept}
+    if len(old) and len(new) and new.vote.min() < old.vote.max():  # a changed vote, or one closed since the last cut with a lower id
+        order = np.argsort(joined["vote"], kind="stable")
+        joined = {name: x[order] for name, x in joined.items()}
+    return VoteRows.from_arrays(joined, labels)
 
 
 def reference_model(battles: Any) -> str | None:
@@ -248,7 +300,7 @@ def reference_model(battles: Any) -> str | None:
 
 
 #: how the intents of imported battles were assigned: they came with the released dataset
-IMPORTED_INTENT_METHOD = "as released with the imported dataset"
+IMPORTED_INTENT_METHOD = vote_copy.IMPORTED_INTENT_METHOD
 
 
 def _withheld_rows(whole: VoteTable, config: Any, withheld: set[str], *, anchor: str | None) -> list[dict[str, Any]]:
@@ -286,11 +338,11 @@ def ratings_compute(*, force: bool = False, now: dt.datetime | None = None) -> i
     # files), so do their files
     exports.files_write(fingerprint, overwrite=force, cut=cut)
     withheld = withheld_variants()
-    everyone = vote_table(cut=cut)
+    everyone = vote_table(cut=cut, cached=True)
     table = everyone.public()
     n_excluded = public_votes(cut).filter(valid=False).count()
     # each setting's board, both anchored on one model voted on in both, so that ratings compare across them
-    chat_everyone = vote_table(setting="chat", cut=cut)
+    chat_everyone = vote_table(setting="chat", cut=cut, cached=True)
     chat = chat_everyone.public()
     common = setting_reference({"search": table.battles, "chat": chat.battles})
     # (filter key, value, the public votes, the group's rows, all votes of the whole board: None for a group)
