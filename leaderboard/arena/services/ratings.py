@@ -223,7 +223,14 @@ def _cached_rows(setting: str, cut: dt.datetime | None, style_names: tuple[str, 
 
     if connection.vendor != "postgresql":
         return read_votes(setting, cut, style_names, attributed=attributed, chunk_bytes=_CHUNK)
-    path = vote_cache_dir() / f"{setting}-{hashlib.sha256(repr(style_names).encode()).hexdigest()[:16]}.npz"
+    # kept per database (server, name and the database's oid: a database dropped and made again under the
+    # same name, as a test database is, starts its ids again and must not meet the old one's rows)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT oid FROM pg_database WHERE datname = current_database()")
+        database = (connection.settings_dict.get("HOST"), connection.settings_dict.get("PORT"),
+                    connection.settings_dict.get("NAME"), cursor.fetchone()[0])
+    key = hashlib.sha256(repr((style_names, database)).encode()).hexdigest()[:16]
+    path = vote_cache_dir() / f"{setting}-{key}.npz"
     kept = None
     if path.exists():
         try:
