@@ -16,19 +16,23 @@ from evaluators.core.types import (
     PredictionsError,
     SliceDimension,
 )
-from evaluators.core.evaluator import Evaluator, Heatmap, Lines, SettingsRefused
+from evaluators.core.evaluator import (Conversation, Evaluator, Generation, Heatmap, JudgeUse, Lines, Presentation, ScoredByJudge,
+                                       SettingsRefused)
 from evaluators.core.registry import (BENCHMARKS, BenchmarkRow, evaluator_class, evaluator_for, evaluator_version, register,
                                       registered_keys)
 
 __all__ = [
     "BENCHMARKS",
     "BenchmarkRow",
+    "Conversation",
     "DatasetError",
     "Evaluator",
+    "Generation",
     "Heatmap",
     "InfrastructureError",
     "Item",
     "ItemScore",
+    "JudgeUse",
     "Lines",
     "MethodNote",
     "ProtocolRow",
@@ -37,6 +41,8 @@ __all__ = [
     "ModelRequest",
     "Prediction",
     "PredictionsError",
+    "Presentation",
+    "ScoredByJudge",
     "SettingsRefused",
     "SliceDimension",
     "evaluator_class",
