@@ -167,16 +167,16 @@ def by_worker(predictions: bytes) -> float:
 
 def main() -> None:
     evaluator = evaluator_for("multi-lcb")
-    items = list(evaluator.import_release(evaluator.sample_dataset()))
+    items = list(evaluator.import_release(evaluator.presentation().sample_dataset()))
     work = REPO / "var" / "bench-wholerun"
     work.mkdir(parents=True, exist_ok=True)
     predictions = work / "example.jsonl"
-    predictions.write_bytes(evaluator.example_predictions(items))
+    predictions.write_bytes(evaluator.presentation().example_predictions(items))
     outputs = {json.loads(line)["item_id"]: json.loads(line)["output"] for line in predictions.read_text().splitlines() if line.strip()}
     load_before = os.getloadavg()
 
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "evaluators", "score", "--benchmark", "multi-lcb", "--dataset", str(evaluator.sample_dataset()),
+    subprocess.run([sys.executable, "-m", "evaluators", "score", "--benchmark", "multi-lcb", "--dataset", str(evaluator.presentation().sample_dataset()),
                     "--predictions", str(predictions), "--concurrency", str(CONCURRENCY), "--setting", f"time_limit_seconds={TIME_LIMIT:g}",
                     "--out", str(work / "scores.json")], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     sandboxed_s = time.perf_counter() - started

@@ -142,13 +142,13 @@ def judge_pending(path: Path | None = None) -> bool:
 def run_waits_for(run_id: int) -> bool:
     """Whether a worker should put this run back for now: its board is judged and the judge is still being set
     up (a worker that took it would wait on the judge, holding back the judge-free boards' runs behind it)."""
-    from evaluators.core import evaluator_class
+    from evaluators.core import judge_role
     from leaderboard.submissions.models import EvaluationRun
 
     if not judge_pending():
         return False
     key = EvaluationRun.objects.filter(pk=run_id).values_list("evaluator_key", flat=True).first()
-    return key is not None and bool(evaluator_class(key).judge_role)
+    return key is not None and bool(judge_role(key))
 
 
 def cache_token(path: Path | None = None) -> str:

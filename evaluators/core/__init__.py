@@ -18,8 +18,8 @@ from evaluators.core.types import (
 )
 from evaluators.core.evaluator import (Conversation, Evaluator, Generation, Heatmap, JudgeUse, Lines, Presentation, ScoredByJudge,
                                        SettingsRefused)
-from evaluators.core.registry import (BENCHMARKS, BenchmarkRow, evaluator_class, evaluator_for, evaluator_version, register,
-                                      registered_keys)
+from evaluators.core.registry import (BENCHMARKS, BenchmarkRow, evaluator_class, evaluator_for, evaluator_version, judge_role,
+                                      register, registered_keys)
 
 __all__ = [
     "BENCHMARKS",
@@ -48,6 +48,7 @@ __all__ = [
     "evaluator_class",
     "evaluator_for",
     "evaluator_version",
+    "judge_role",
     "register",
     "registered_keys",
 ]

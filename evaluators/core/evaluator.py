@@ -230,6 +230,10 @@ class Generation:
     #: a multi-turn benchmark's turns; None: one request per sample, answered once
     conversation: Conversation | None = None
 
+    def transcript_required(self) -> str:
+        """Why a predictions file must carry a transcript on every line ("": it need not)."""
+        return self.conversation.transcript_reason if self.conversation is not None else ""
+
 
 ValidateJudge = Callable[[Sequence[Item], "int | None", "Callable[[int, int], None] | None"], "JudgeCheck | None"]
 

@@ -168,6 +168,12 @@ def evaluator_for(key: str, *, settings: Mapping[str, Any] | None = None, judge:
     return evaluator
 
 
+def judge_role(key: str) -> str:
+    """The key in LEADERBOARD_JUDGES of the judge benchmark ``key`` is scored by ("": none)."""
+    judging = evaluator_for(key).judging()
+    return judging.role if judging is not None else ""
+
+
 @lru_cache(maxsize=None)
 def evaluator_version(key: str) -> str:
     """sha256 (first 16 hex digits) over the evaluator package's and the core's Python sources, so

@@ -16,7 +16,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files.storage import default_storage
 
-from evaluators.core import (Evaluator, Item, ItemScore, Prediction, PredictionsError, evaluator_class, evaluator_for,
+from evaluators.core import (Evaluator, Item, ItemScore, Prediction, PredictionsError, evaluator_for, judge_role,
                              evaluator_version)
 from evaluators.core.files import ItemsFile, parse_predictions
 from evaluators.core.runner import group_predictions, score_batches
@@ -84,7 +84,7 @@ class _Work:
 
 def _load(run_id: int) -> _Work:
     run = EvaluationRun.objects.select_related("submission", "dataset_version", "benchmark").get(pk=run_id)
-    role = evaluator_class(run.evaluator_key).judge_role
+    role = judge_role(run.evaluator_key)
     judge = judging.judge_for(role) if role else None
     evaluator = evaluator_for(run.evaluator_key, settings=run.evaluator_settings, judge=judge)
     items = dataset_items(run.dataset_version)
@@ -144,7 +144,7 @@ class _OpenChunk:
     def flush(self, work: _Work) -> None:
         if self.batch:
             if self.beat.lost.is_set() or not services.chunk_record_items(claim=self.claim, item_scores=self.batch, primary_key=work.primary,
-                                                                         item_passed=work.evaluator.item_passed):
+                                                                         item_passed=work.evaluator.presentation().item_passed):
                 raise LeaseLost()
             self.batch, self.last_flush = [], time.monotonic()
 

@@ -18,7 +18,7 @@ from django.core.cache import cache
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.utils import timezone
 
-from evaluators.core import ItemScore, MethodNote, ProtocolRow, evaluator_class, evaluator_for, evaluator_version
+from evaluators.core import ItemScore, MethodNote, ProtocolRow, evaluator_for, evaluator_version
 from leaderboard.accounts import policy
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
@@ -184,7 +184,7 @@ def date_slice_of(benchmark: Benchmark) -> str | None:
     """The item slice a benchmark's date window filters on, if its evaluator has one."""
     if not benchmark.evaluator_key:
         return None
-    return evaluator_class(benchmark.evaluator_key).date_slice
+    return evaluator_for(benchmark.evaluator_key).presentation().date_slice
 
 
 def method_notes_of(benchmark: Benchmark) -> list[MethodNote]:
@@ -192,7 +192,7 @@ def method_notes_of(benchmark: Benchmark) -> list[MethodNote]:
     then its diagnostics of the current dataset version (``DatasetVersion.notes``)."""
     if not benchmark.evaluator_key:
         return []
-    found = configured_evaluator(benchmark).method_notes()  # as configured here (Video NIAH's mode)
+    found = configured_evaluator(benchmark).presentation().method_notes()  # as configured here (Video NIAH's mode)
     version = benchmark.dataset_versions.filter(is_current=True).only("tag", "notes", "judge_validations").first()
     if version is not None:  # the evaluator's diagnostics of this dataset version, then its judge's validation
         found += [MethodNote(f"{note['heading']} · dataset {version.tag}", note["text"], tuple(note.get("points", ())))
@@ -206,7 +206,7 @@ def method_card_of(benchmark: Benchmark) -> list[ProtocolRow]:
     evaluator states it; empty for a board without an evaluator."""
     if not benchmark.evaluator_key:
         return []
-    return configured_evaluator(benchmark).method_card()
+    return configured_evaluator(benchmark).presentation().method_card()
 
 
 def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = None, slice_filter: str = "",
@@ -458,7 +458,7 @@ def run_progress(*, run: EvaluationRun) -> Progress:
 
 def run_item_results(*, run: EvaluationRun, failed_only: bool = False) -> QuerySet[ItemResult]:
     """A run's item results. ``failed_only``: those without full marks as the evaluator recorded them
-    (``passed``, from Evaluator.item_passed); where it recorded none (a result stored before it did, or a
+    (``passed``, from Presentation.item_passed); where it recorded none (a result stored before it did, or a
     benchmark without full marks), a primary score below 1."""
     qs = run.item_results.all()
     if failed_only:
@@ -468,9 +468,10 @@ def run_item_results(*, run: EvaluationRun, failed_only: bool = False) -> QueryS
 
 def item_companions(*, run: EvaluationRun, item_ids: Sequence[str]) -> dict[str, list[ItemResult]]:
     """For each of ``item_ids``, the run's results of the items that belong with it
-    (Evaluator.companion_items: Video NIAH's other hop), in one query."""
+    (Presentation.companion_items: Video NIAH's other hop), in one query."""
     evaluator = evaluator_for(run.evaluator_key)
-    wanted = {item_id: evaluator.companion_items(item_id) for item_id in item_ids}
+    shown = evaluator.presentation()
+    wanted = {item_id: shown.companion_items(item_id) for item_id in item_ids}
     every = {other for others in wanted.values() for other in others}
     found = {r.item_id: r for r in run.item_results.filter(item_id__in=every)} if every else {}
     return {item_id: [found[other] for other in others if other in found] for item_id, others in wanted.items()}
@@ -481,7 +482,7 @@ def example_predictions(*, benchmark: Benchmark) -> bytes | None:
     dataset = benchmark.dataset_versions.filter(is_current=True).first()
     if dataset is None or not benchmark.evaluator_key:
         return None
-    return configured_evaluator(benchmark).example_predictions(dataset_items(dataset))
+    return configured_evaluator(benchmark).presentation().example_predictions(dataset_items(dataset))
 
 
 def dataset_date_range(*, dataset: DatasetVersion, date_key: str) -> tuple[str, str] | None:

@@ -34,6 +34,7 @@ from django.conf import settings
 
 from evaluators.core import ModelRequest
 from evaluators.core.files import storable_text
+from evaluators.core.settings import GenerationSettings
 from evaluators.core.turns import next_request
 from evaluators.core.types import ServerOptions, Stage
 from evaluators.llm.types import ChatResult, ModelError
@@ -132,8 +133,8 @@ class _Progress:
 def _generate(claim: leases.Claim, heartbeat: leases.Heartbeat) -> int:
     job = GenerationJob.objects.select_related("submission__model__weights_upload").get(pk=claim.work_id)
     model = job.submission.model
-    settings_ = job.submission.generation_settings or {}
-    plans = [plan_run(run, settings_) for run in jobs.generation_runs_waiting(job=job)]
+    generation = GenerationSettings.from_json(job.submission.generation_settings)
+    plans = [plan_run(run, generation) for run in jobs.generation_runs_waiting(job=job)]
     if not plans:
         if not jobs.generation_finish(claim=claim, log_line=f"attempt {claim.attempt}: no run waits for outputs; nothing to load"):
             raise LeaseLost()
@@ -174,7 +175,7 @@ def _generate(claim: leases.Claim, heartbeat: leases.Heartbeat) -> int:
                                                    count=sum(plan.samples.values()), environment=environment):
                 handed += 1
             if not plans:  # a re-run queued while this job ran: same model load
-                plans = [plan_run(run, settings_) for run in jobs.generation_runs_waiting(job=job) if run.pk not in seen]
+                plans = [plan_run(run, generation) for run in jobs.generation_runs_waiting(job=job) if run.pk not in seen]
                 seen |= {plan.run.pk for plan in plans}
                 progress.total += sum(p.total for p in plans)
     if not jobs.generation_finish(claim=claim, environment=environment, done=progress.done, total=progress.total,
@@ -294,7 +295,7 @@ def _send_once(access: ModelAccess, plan: RunPlan, heartbeat: leases.Heartbeat, 
             if stop.is_set():
                 return
             follow = None if len(transcript) >= turns.max_stages else \
-                turns.evaluator.follow_up(turns.items[key[0]], transcript, key[1], turns.settings)
+                turns.conversation.follow_up(turns.items[key[0]], transcript, key[1], turns.settings)
             if follow is None:
                 results.put(("finished", turns.max_stages - len(transcript)))
             else:
