@@ -98,11 +98,11 @@ def measure(server: str, policon: int, causal: int, both_causal: int = 0, servin
             if not count:
                 continue
             evaluator = evaluator_for(key, settings={"judge_prompt": "v1"} if key == "policon" else {})
-            items = list(evaluator.import_release(evaluator.sample_dataset()))[:count]
-            predictions = parse_predictions(evaluator.baseline_predictions(items)[name], [i.id for i in items])
+            items = list(evaluator.import_release(evaluator.presentation().sample_dataset()))[:count]
+            predictions = parse_predictions(evaluator.presentation().baseline_predictions(items)[name], [i.id for i in items])
             client = ChatClient(endpoint, max_concurrency=8, timeout_s=600)
             judge = Judge(JudgeSpec(DEMO_JUDGE["name"], DEMO_JUDGE["revision"], "v1"), client, concurrency=8)
-            scorer = evaluator.with_judge(judge)
+            scorer = evaluator.judging().judged(judge)
             row[f"{key}_load"] = load_average()
             began = time.perf_counter()
             scores = list(score_items(scorer, items, predictions, concurrency=2))
@@ -111,7 +111,7 @@ def measure(server: str, policon: int, causal: int, both_causal: int = 0, servin
             errors = [s.error for s in scores if s.error]
             fallbacks = [judge_fallbacks(s.detail) for s in scores]
             calls = sum(c for _, c in fallbacks)
-            whole = len(list(evaluator.import_release(evaluator.sample_dataset())))
+            whole = len(list(evaluator.import_release(evaluator.presentation().sample_dataset())))
             row.update({f"{key}_items": len(items), f"{key}_calls": calls, f"{key}_requests": client.request_count,
                         f"{key}_seconds": round(elapsed, 1), f"{key}_calls_per_s": round(calls / elapsed, 2),
                         f"{key}_fallback_rate": round(sum(f for f, _ in fallbacks) / max(1, calls), 3),
@@ -140,12 +140,12 @@ def both_boards(endpoint: Endpoint, count: int, server_pid: int, cache: AnswerCa
 
     def board(key: str) -> None:
         evaluator = evaluator_for(key, settings={})
-        items = list(evaluator.import_release(evaluator.sample_dataset()))[:count]
-        predictions = parse_predictions(evaluator.baseline_predictions(items)["No analysis"], [i.id for i in items])
+        items = list(evaluator.import_release(evaluator.presentation().sample_dataset()))[:count]
+        predictions = parse_predictions(evaluator.presentation().baseline_predictions(items)["No analysis"], [i.id for i in items])
         client = ChatClient(endpoint, max_concurrency=settings.JUDGE_CONCURRENCY, timeout_s=1800)
         clients.append(client)
         judge = Judge(JudgeSpec(DEMO_JUDGE["name"], DEMO_JUDGE["revision"], "v1"), client, concurrency=settings.JUDGE_CONCURRENCY)
-        scores = list(score_items(evaluator.with_judge(judge), items, predictions, concurrency=settings.RUN_CONCURRENCY))
+        scores = list(score_items(evaluator.judging().judged(judge), items, predictions, concurrency=settings.RUN_CONCURRENCY))
         judge.close()
         calls[key] = sum(c for _, c in (judge_fallbacks(s.detail) for s in scores))
         done[key] = time.perf_counter() - began

@@ -46,7 +46,7 @@ REPEATS = 5
 
 def main() -> None:
     evaluator = evaluator_for("policon")
-    items = list(evaluator.import_release(evaluator.sample_dataset()))
+    items = list(evaluator.import_release(evaluator.presentation().sample_dataset()))
     predictions = [Prediction(i.id, f"The European Parliament raised a plan for {i.payload['title'].lower()}.") for i in items]
     bodies = []
     for item, prediction in zip(items, predictions):
@@ -64,7 +64,7 @@ def main() -> None:
             def ours() -> float:
                 client = ChatClient(Endpoint(base_url, "judge"), max_concurrency=JUDGE_CONCURRENCY)  # noqa: B023 (called in this iteration)
                 judge = Judge(JudgeSpec("judge", "bench", "v1"), client, concurrency=JUDGE_CONCURRENCY)
-                scorer = evaluator.with_judge(judge)
+                scorer = evaluator.judging().judged(judge)
                 started = time.perf_counter()
                 scores = list(score_items(scorer, items, predictions, concurrency=RUN_CONCURRENCY))
                 elapsed = time.perf_counter() - started

@@ -153,7 +153,7 @@ def policon(folder: Path, repeats: int, every: int) -> dict[str, Any]:
     from evaluators.core.registry import evaluator_for
     from evaluators.policon.release import iter_tasks
 
-    sample = evaluator_for("policon").sample_dataset()
+    sample = evaluator_for("policon").presentation().sample_dataset()
     root = sample / "task_datas" if (sample / "task_datas").is_dir() else sample
     counts = {"2": 2172, "4": 2022, "6": 1530}  # the paper's tasks by party count
     tasks_dir = folder / "datas" / "task_datas"

@@ -184,7 +184,7 @@ def option(name: str) -> str | None:
 def one_run(items: list[Any], outputs: dict[str, str], predictions: Path, work: Path, *, subset: bool) -> dict[str, Any]:
     """Both sides once: the command line's sandboxed run and the unsandboxed one, in this order."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "evaluators", "score", "--benchmark", "multi-lcb", "--dataset", str(evaluator_for("multi-lcb").sample_dataset()),
+    subprocess.run([sys.executable, "-m", "evaluators", "score", "--benchmark", "multi-lcb", "--dataset", str(evaluator_for("multi-lcb").presentation().sample_dataset()),
                     "--predictions", str(predictions), "--concurrency", str(CONCURRENCY), "--setting", f"time_limit_seconds={TIME_LIMIT:g}",
                     *(["--allow-missing"] if subset else []), "--out", str(work / "scores.json")], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     sandboxed_s = time.perf_counter() - started
@@ -256,11 +256,11 @@ def native(items: list[Any], outputs: dict[str, str], work: Path, languages: lis
 
 def main() -> None:
     evaluator = evaluator_for("multi-lcb")
-    items = list(evaluator.import_release(evaluator.sample_dataset()))
+    items = list(evaluator.import_release(evaluator.presentation().sample_dataset()))
     work = REPO / "var" / "bench-wholerun"
     work.mkdir(parents=True, exist_ok=True)
     predictions = work / "example.jsonl"
-    predictions.write_bytes(evaluator.example_predictions(items))
+    predictions.write_bytes(evaluator.presentation().example_predictions(items))
     outputs = {json.loads(line)["item_id"]: json.loads(line)["output"] for line in predictions.read_text().splitlines() if line.strip()}
     languages = option("languages")
     if languages:

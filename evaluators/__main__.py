@@ -31,7 +31,7 @@ import numpy as np
 from evaluators.core.files import ItemsFile, open_items, parse_predictions, write_items
 from evaluators.core.media import DirectoryMedia
 from evaluators.core.evaluator import Evaluator
-from evaluators.core.registry import benchmark_name, evaluator_class, evaluator_for, evaluator_version, registered_keys
+from evaluators.core.registry import benchmark_name, evaluator_for, evaluator_version, registered_keys
 from evaluators.core.runner import score_items
 from evaluators.core.types import DatasetError, ItemScore, MetricValue, PredictionsError
 from evaluators.core.types import InfrastructureError as CoreInfrastructureError
@@ -267,10 +267,10 @@ def _judge(args: argparse.Namespace) -> tuple[Judge | None, str]:
     """The judge of ``--judge`` for a benchmark with a judge role (as a worker builds the one of
     LEADERBOARD_JUDGES), and its label; (None, "") for a benchmark that needs none."""
     try:
-        role = evaluator_class(args.benchmark).judge_role
+        judging = evaluator_for(args.benchmark).judging()
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
-    if not role:
+    if judging is None:
         if args.judge:
             raise UsageError(f"benchmark '{args.benchmark}' is not scored by a judge: leave out --judge")
         return None, ""
@@ -317,7 +317,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     for key in registered_keys():
         try:
             evaluator = evaluator_for(key)
-            print(f"{key}\t{benchmark_name(key)}\t{evaluator.modality}")
+            print(f"{key}\t{benchmark_name(key)}\t{evaluator.generation().modality}")
         except Exception as exc:  # noqa: BLE001 - one broken package must not hide the others
             print(f"{key}\t(unavailable: {type(exc).__name__}: {exc})")
     return 0

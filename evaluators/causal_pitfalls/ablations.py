@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from evaluators.core.evaluator import Evaluator
+from evaluators.core.evaluator import Evaluator, Presentation
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
@@ -184,18 +184,13 @@ class CausalPitfallsAblationsEvaluator(Evaluator):
     knowledge asked and shown (the release scores none of its answers)."""
 
     key = "causal-pitfalls-ablations"
-    sample_path: ClassVar[str] = "data/sample_ablations"
     metric_columns = (
         MetricColumn(CORRECT, "Matches the data (branding bias)", primary=True),
         MetricColumn(BIASED, "Brand-biased conclusions", higher_is_better=False),
     )
-    slice_dimensions = (SliceDimension(
-        "scenario", "Branding-bias scenario (ground truth, product)", tuple(BRANDING_SCENARIOS),
-        tuple((f"{truth[:4]}. {product}", f"{truth}, {product} ({scenario})")
-              for scenario, (product, truth) in BRANDING_SCENARIOS.items())),)
-    item_labels = {"study": "Study", "dataset": "Dataset"}
-    item_value_labels = {"study": {BRANDING: "Branding bias", DOMAIN: "Domain knowledge"},
-                         "dataset": {"real": "Confounded by temperature", "pure_noise": "Pure noise, same names"}}
+
+    def presentation(self) -> AblationsPresentation:
+        return AblationsPresentation(self)
 
     def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
         return iter_ablation_items(Path(path))
@@ -222,9 +217,6 @@ class CausalPitfallsAblationsEvaluator(Evaluator):
                                  BIASED: sum(v["biased"] for v in verdicts) / count},
                          detail={"samples": samples})
 
-    def item_passed(self, score: ItemScore) -> bool | None:
-        return score.scores[CORRECT] == 1.0 if CORRECT in score.scores else None
-
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         scored = [s for s in item_scores if not s.error and CORRECT in s.scores]
         metrics: list[MetricValue] = []
@@ -238,6 +230,23 @@ class CausalPitfallsAblationsEvaluator(Evaluator):
             metrics += [MetricValue(key, score.scores[key], None, None, 1, {"scenario": scenario})
                         for key in (CORRECT, BIASED)]
         return metrics
+
+
+class AblationsPresentation(Presentation["CausalPitfallsAblationsEvaluator"]):
+    """The ablations' pages: the branding-bias scenarios as the filter, each item's study and dataset, how
+    both studies are asked and shown, and the protocol beside the release's."""
+
+    sample_path = "data/sample_ablations"
+    slice_dimensions = (SliceDimension(
+        "scenario", "Branding-bias scenario (ground truth, product)", tuple(BRANDING_SCENARIOS),
+        tuple((f"{truth[:4]}. {product}", f"{truth}, {product} ({scenario})")
+              for scenario, (product, truth) in BRANDING_SCENARIOS.items())),)
+    item_labels = {"study": "Study", "dataset": "Dataset"}
+    item_value_labels = {"study": {BRANDING: "Branding bias", DOMAIN: "Domain knowledge"},
+                         "dataset": {"real": "Confounded by temperature", "pure_noise": "Pure noise, same names"}}
+
+    def item_passed(self, score: ItemScore) -> bool | None:
+        return score.scores[CORRECT] == 1.0 if CORRECT in score.scores else None
 
     def method_notes(self) -> list[MethodNote]:
         return [

@@ -40,7 +40,8 @@ from evaluators.causal_pitfalls.prompts import (JUDGE_PROMPT, PREAMBLE, code_mes
                                                scores_schema)
 from evaluators.causal_pitfalls.release import (CATEGORIES, CATEGORY_LABELS, CHALLENGE_LABELS, DIFFICULTIES, DIFFICULTY_LABELS, DIRECT_ROWS,
                                                 SAMPLE_ROWS, iter_items)
-from evaluators.core.evaluator import Evaluator, one_choice
+from evaluators.core.evaluator import (Aggregation, Conversation, Generation, KeptScores, Presentation, ScoredByJudge,
+                                       one_choice)
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import BOOTSTRAP_ROUNDS, draw_blocks, ratio_with_ci
@@ -89,7 +90,7 @@ def scores_problem(count: int) -> Any:
     return check
 
 
-class CausalPitfallsEvaluator(Evaluator):
+class CausalPitfallsEvaluator(ScoredByJudge):
     """The direct protocol (key ``causal-pitfalls``): the question and 100 rows, answered without code."""
 
     key = "causal-pitfalls"
@@ -98,10 +99,6 @@ class CausalPitfallsEvaluator(Evaluator):
         MetricColumn(RELIABILITY, "Causal reliability", primary=True),
         MetricColumn(FALLBACK_METRIC, "Judge fallbacks", higher_is_better=False),
     )
-    slice_dimensions = (SliceDimension("category", "Category", tuple(CATEGORY_LABELS), tuple(("", w) for w in CATEGORY_LABELS.values())),
-                        SliceDimension("difficulty", "Difficulty", DIFFICULTIES, tuple(("", w) for w in DIFFICULTY_LABELS.values())),
-                        SliceDimension("challenge", "Challenge", tuple(sorted(CATEGORIES)),
-                                       tuple(("", CHALLENGE_LABELS[c]) for c in sorted(CATEGORIES))))
     judge_role = "causal-pitfalls"
 
     def __init__(self, placeholders: str = "filled") -> None:
@@ -177,10 +174,6 @@ class CausalPitfallsEvaluator(Evaluator):
         return ItemScore(item_id=item.id, slices=dict(item.slices), scores=scores,
                          detail={"samples": samples, "judgements": batches, "criteria": [c["id"] for c in criteria]})
 
-    def item_passed(self, score: ItemScore) -> bool | None:
-        """Full marks: every sample met every criterion of the rubric."""
-        return score.scores.get(RELIABILITY) == 1.0
-
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error and RELIABILITY in s.scores]
         if not usable:
@@ -200,30 +193,17 @@ class CausalPitfallsEvaluator(Evaluator):
             metrics.append(MetricValue(FALLBACK_METRIC, v, lo, hi, sum(c for _, c in counts)))
         return metrics
 
-    def kept_detail(self, detail: dict[str, Any]) -> dict[str, Any]:
-        """Each judge call's fallback, never the samples or the judge's texts."""
-        return judge_fallbacks_kept(detail)
+    def aggregation(self, *, seed: int = 0, order: Sequence[str] | None = None) -> Aggregation:
+        """Each judge call's fallback kept, never the samples or the judge's texts."""
+        return KeptScores(self, seed=seed, order=order, keep_detail=judge_fallbacks_kept)
 
     # ----------------------------------------------------------------------------- pages
-    def baseline_predictions(self, items: Sequence[Item]) -> dict[str, bytes]:
-        """The reference rows, which show what the judge makes of known answers: "No analysis" (the same
-        non-answer for every item: a sound judge scores it 0) and "Rubric restated" (each item's criteria,
-        filled from its answer key, written out as the answer: a sound judge gives it full marks)."""
-        return {name: "".join(json.dumps(self.baseline_line(item, answer(item))) + "\n" for item in items).encode()
-                for name, answer in BASELINE_ANSWERS.items()}
+    def presentation(self) -> CausalPitfallsPresentation:
+        return CausalPitfallsPresentation(self)
 
     def baseline_line(self, item: Item, answer: str) -> dict[str, Any]:
         """A predictions line answering ``item`` with ``answer`` (the code-assisted board adds its transcript)."""
         return {"item_id": item.id, "output": answer}
-
-    def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:
-        return dataset_notes(items)
-
-    def method_notes(self) -> list[MethodNote]:
-        return method_notes(self.protocol, self.placeholders)
-
-    def method_card(self) -> list[ProtocolRow]:
-        return method_card(self.protocol, self.placeholders)
 
     def validate_judge(self, items: Sequence[Item], limit: int | None = None,
                        progress: Callable[[int, int], None] | None = None) -> KnownAnswerValidation:
@@ -267,39 +247,14 @@ class CausalPitfallsCodeEvaluator(CausalPitfallsEvaluator):
     def first_messages(self, item: Item) -> list[dict[str, str]]:
         return code_messages(item.payload, self.question(item), data_seed(item))
 
-    def max_stages(self, settings: dict[str, Any]) -> int:
-        return 2
-
-    def needs_transcript(self) -> str:
-        return ("The code-assisted protocol is a conversation with the platform, which runs the model's program on the "
-                "dataset between the two turns.")
-
-    def follow_up(self, item: Item, transcript: Sequence[Stage], sample_index: int, settings: dict[str, Any]) -> FollowUp | None:
-        """After the first turn: run its program on the dataset and ask the fresh final prompt."""
-        if len(transcript) != 1:
-            return None
-        code = extract_code(transcript[0].answer)
-        if code is None:
-            tool: dict[str, Any] = {"name": "python", "status": "no_code", "code": "", "output": ""}
-            return FollowUp(messages=[{"role": "user", "content": final_prompt(self.question(item), None, "")}],
-                            tool=tool, fresh=True)
-        from evaluators.sandbox.analysis import run_analysis
-
-        sandbox = self.sandbox()
-        with tempfile.TemporaryDirectory() as tmp:
-            Path(tmp, item.payload["csv_name"]).write_text(_csv_text(item.payload), encoding="utf-8")
-            with sandbox.data_dir(Path(tmp)) as data:
-                run = run_analysis(sandbox, with_preamble(code), data=data)
-        output = run.feedback()
-        tool = {"name": "python", "status": run.status, "code": code, "output": output, "seconds": run.seconds}
-        return FollowUp(messages=[{"role": "user", "content": final_prompt(self.question(item), code, output)}],
-                        tool=tool, fresh=True)
+    def generation(self) -> Generation:
+        return Generation(conversation=CodeTurns(self))
 
     def baseline_line(self, item: Item, answer: str) -> dict[str, Any]:
         """The conversation a model answering ``answer`` to both turns has (no program, so nothing runs:
         the final prompt says none was found, exactly as ``follow_up`` asks it)."""
         first = Stage(messages=self.first_messages(item), answer=answer)
-        asked = self.follow_up(item, [first], 0, {})
+        asked = CodeTurns(self).follow_up(item, [first], 0, {})
         assert asked is not None and asked.tool.get("status") == "no_code"
         final = Stage(messages=asked.messages, answer=answer, tool=asked.tool)
         return {"item_id": item.id, "output": answer, "transcript": [first.to_dict(), final.to_dict()]}
@@ -309,6 +264,71 @@ class CausalPitfallsCodeEvaluator(CausalPitfallsEvaluator):
 
         versions = ", ".join(f"{name} {version}" for name, version in analysis_versions().items())
         return {**super().environment(), "analysis_libraries": versions}
+
+
+class CausalPitfallsPresentation(Presentation["CausalPitfallsEvaluator"]):
+    """CausalPitfalls' pages (both protocols): the category, difficulty and challenge filters, the reference
+    rows that show what the judge makes of known answers, the release's diagnostics and the protocol."""
+
+    slice_dimensions = (SliceDimension("category", "Category", tuple(CATEGORY_LABELS), tuple(("", w) for w in CATEGORY_LABELS.values())),
+                        SliceDimension("difficulty", "Difficulty", DIFFICULTIES, tuple(("", w) for w in DIFFICULTY_LABELS.values())),
+                        SliceDimension("challenge", "Challenge", tuple(sorted(CATEGORIES)),
+                                       tuple(("", CHALLENGE_LABELS[c]) for c in sorted(CATEGORIES))))
+
+    def item_passed(self, score: ItemScore) -> bool | None:
+        """Full marks: every sample met every criterion of the rubric."""
+        return score.scores.get(RELIABILITY) == 1.0
+
+    def baseline_predictions(self, items: Sequence[Item]) -> dict[str, bytes]:
+        """The reference rows, which show what the judge makes of known answers: "No analysis" (the same
+        non-answer for every item: a sound judge scores it 0) and "Rubric restated" (each item's criteria,
+        filled from its answer key, written out as the answer: a sound judge gives it full marks)."""
+        return {name: "".join(json.dumps(self.evaluator.baseline_line(item, answer(item))) + "\n" for item in items).encode()
+                for name, answer in BASELINE_ANSWERS.items()}
+
+    def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:
+        return dataset_notes(items)
+
+    def method_notes(self) -> list[MethodNote]:
+        return method_notes(self.evaluator.protocol, self.evaluator.placeholders)
+
+    def method_card(self) -> list[ProtocolRow]:
+        return method_card(self.evaluator.protocol, self.evaluator.placeholders)
+
+
+class CodeTurns(Conversation):
+    """The code-assisted protocol's two turns: the model writes a program, the platform runs it on the
+    dataset in the sandbox and asks the final question with its output."""
+
+    transcript_reason = ("The code-assisted protocol is a conversation with the platform, which runs the model's program "
+                         "on the dataset between the two turns.")
+
+    def __init__(self, evaluator: CausalPitfallsCodeEvaluator) -> None:
+        self.evaluator = evaluator
+
+    def max_stages(self, settings: dict[str, Any]) -> int:
+        return 2
+
+    def follow_up(self, item: Item, transcript: Sequence[Stage], sample_index: int, settings: dict[str, Any]) -> FollowUp | None:
+        """After the first turn: run its program on the dataset and ask the fresh final prompt."""
+        if len(transcript) != 1:
+            return None
+        code = extract_code(transcript[0].answer)
+        if code is None:
+            tool: dict[str, Any] = {"name": "python", "status": "no_code", "code": "", "output": ""}
+            return FollowUp(messages=[{"role": "user", "content": final_prompt(self.evaluator.question(item), None, "")}],
+                            tool=tool, fresh=True)
+        from evaluators.sandbox.analysis import run_analysis
+
+        sandbox = self.evaluator.sandbox()
+        with tempfile.TemporaryDirectory() as tmp:
+            Path(tmp, item.payload["csv_name"]).write_text(_csv_text(item.payload), encoding="utf-8")
+            with sandbox.data_dir(Path(tmp)) as data:
+                run = run_analysis(sandbox, with_preamble(code), data=data)
+        output = run.feedback()
+        tool = {"name": "python", "status": run.status, "code": code, "output": output, "seconds": run.seconds}
+        return FollowUp(messages=[{"role": "user", "content": final_prompt(self.evaluator.question(item), code, output)}],
+                        tool=tool, fresh=True)
 
 
 def with_preamble(code: str) -> str:

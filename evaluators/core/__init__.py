@@ -16,19 +16,23 @@ from evaluators.core.types import (
     PredictionsError,
     SliceDimension,
 )
-from evaluators.core.evaluator import Evaluator, Heatmap, LineChart, SettingsRefused
-from evaluators.core.registry import (BENCHMARKS, BenchmarkRow, evaluator_class, evaluator_for, evaluator_version, register,
-                                      registered_keys)
+from evaluators.core.evaluator import (Conversation, Evaluator, Generation, Heatmap, JudgeUse, LineChart, Presentation, ScoredByJudge,
+                                       SettingsRefused)
+from evaluators.core.registry import (BENCHMARKS, BenchmarkRow, evaluator_class, evaluator_for, evaluator_version, judge_role,
+                                      register, registered_keys)
 
 __all__ = [
     "BENCHMARKS",
     "BenchmarkRow",
+    "Conversation",
     "DatasetError",
     "Evaluator",
+    "Generation",
     "Heatmap",
     "InfrastructureError",
     "Item",
     "ItemScore",
+    "JudgeUse",
     "LineChart",
     "MethodNote",
     "ProtocolRow",
@@ -37,11 +41,14 @@ __all__ = [
     "ModelRequest",
     "Prediction",
     "PredictionsError",
+    "Presentation",
+    "ScoredByJudge",
     "SettingsRefused",
     "SliceDimension",
     "evaluator_class",
     "evaluator_for",
     "evaluator_version",
+    "judge_role",
     "register",
     "registered_keys",
 ]

@@ -4,7 +4,7 @@ A row names a benchmark once: its key, the name and summary the site shows, and 
 dotted path. Classes are imported on first use, so importing the core stays cheap and a broken
 benchmark package cannot break the others. ``evaluator_for`` is how the site, the workers, the
 generation planner and the command line all get an instance: the operator's or the run's settings
-applied (``Evaluator.configured``), then the judge (``Evaluator.with_judge``). ``evaluator_version`` is
+applied (``Evaluator.configured``), then the judge (``Evaluator.judging().judged``). ``evaluator_version`` is
 a hash of the code, so a score names the exact code that made it.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from evaluators.core.evaluator import Evaluator
+from evaluators.core.evaluator import Evaluator, SettingsRefused
 
 if TYPE_CHECKING:
     from evaluators.llm.judges import Judge
@@ -161,8 +161,17 @@ def evaluator_for(key: str, *, settings: Mapping[str, Any] | None = None, judge:
     if settings:
         evaluator = evaluator.configured(settings)
     if judge is not None:
-        evaluator = evaluator.with_judge(judge)
+        judging = evaluator.judging()
+        if judging is None:
+            raise SettingsRefused(f"benchmark '{key}' is not scored by a judge")
+        evaluator = judging.judged(judge)
     return evaluator
+
+
+def judge_role(key: str) -> str:
+    """The key in LEADERBOARD_JUDGES of the judge benchmark ``key`` is scored by ("": none)."""
+    judging = evaluator_for(key).judging()
+    return judging.role if judging is not None else ""
 
 
 @lru_cache(maxsize=None)

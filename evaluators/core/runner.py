@@ -59,11 +59,13 @@ def score_batches(evaluator: Evaluator, predictions: Mapping[str, Sequence[Predi
     ``stop`` is set no item is started and the generator ends when those in flight are done.
     Closing the generator early cancels what has not started.
 
-    An evaluator asking a judge (``Evaluator.judge``, with its ``concurrency``) gets at least that
+    An evaluator asking a judge (``Evaluator.judging().judge``, with its ``concurrency``) gets at least that
     many items in flight: its judge calls are bounded by the judge itself, and fewer items would
     leave the judge's bound unused on items with few calls.
     """
-    concurrency = max(1, concurrency, evaluator.judge.concurrency if evaluator.judge is not None else 0)
+    judging = evaluator.judging()
+    judge = judging.judge if judging is not None else None
+    concurrency = max(1, concurrency, judge.concurrency if judge is not None else 0)
     waiting: list[tuple[_Open[Handle], Item]] = []
     in_flight: dict[Future[ItemScore], tuple[_Open[Handle], Item]] = {}
     exhausted = False

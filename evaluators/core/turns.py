@@ -1,8 +1,8 @@
 """Multi-turn items: the conversation a transcript stands for, the request that follows a stage, and the
 checks a transcript from a predictions file must pass.
 
-An evaluator with a ``follow_up`` hook (``Evaluator.follow_up``) is asked, after every stored stage of a sample,
-what comes next; the generation job builds that request here, so every multi-turn benchmark sends its
+An evaluator with a ``Conversation`` (``Evaluator.generation().conversation``) is asked, after every
+stored stage of a sample, what comes next; the generation job builds that request here, so every multi-turn benchmark sends its
 conversations the same way and a transcript read back from the database or from a team's predictions
 file is replayed identically.
 """

@@ -119,7 +119,7 @@ class Stage:
 
 @dataclass(frozen=True)
 class FollowUp:
-    """What an evaluator's ``follow_up`` hook asks next: the messages to add after the model's last
+    """What an evaluator's ``Conversation.follow_up`` asks next: the messages to add after the model's last
     answer, the tool run that produced them (kept in the transcript), and optionally its own
     ``max_tokens`` (otherwise the first request's). With ``fresh`` the messages are sent alone, as a new
     conversation (CausalPitfalls' released final prompt restates the question instead of continuing)."""

@@ -8,7 +8,7 @@ primary metric and direction.
   and true/false (normalized per language), a judge's 0-10 for short, long and adversarial answers.
 
 Every request is the prompt, then the image (a stored medium: ``evaluators.core.media``); the server
-must allow one image per prompt (``server_options``). An empty, refused or unparsable answer counts
+must allow one image per prompt (``generation().server``). An empty, refused or unparsable answer counts
 as wrong (the release leaves an empty one out of every mean and compares an unparsable one as written,
 so it is wrong there too) and the coverage column says how many answers could be read; an answer cut off at its token
 cap (``error_kind`` "cut_off", from the server's ``finish_reason``) is scored on the text it has and
@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from evaluators.core.evaluator import Evaluator, Heatmap
+from evaluators.core.evaluator import Aggregation, Evaluator, Generation, Heatmap, KeptScores, Presentation, ScoredByJudge
 from evaluators.core.media import MediaSink, sink_or_hashing
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
@@ -46,7 +46,8 @@ class _IndicVision(Evaluator):
     """What the three leaderboards share: the sample, the requests, coverage and the statistics."""
 
     task = ""
-    modality = "image"
+    #: the leaderboard's filters, which the per-language statistics also group by
+    dimensions: tuple[SliceDimension, ...] = ()
     read_items: Callable[[Path, MediaSink], Iterator[Item]]
 
     def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
@@ -60,11 +61,15 @@ class _IndicVision(Evaluator):
                              max_tokens=merged["max_tokens"] or MAX_TOKENS[kind],
                              extra={"seed": item_seed(merged["seed"], item.id)})]
 
-    def server_options(self, settings: dict[str, Any]) -> ServerOptions:
-        return ServerOptions(images_per_prompt=1)
+    def generation(self) -> Generation:
+        return Generation(modality="image", server=ServerOptions(images_per_prompt=1))
+
+    def aggregation(self, *, seed: int = 0, order: Sequence[str] | None = None) -> Aggregation:
+        """The scores kept with ``kept_detail`` of their detail."""
+        return KeptScores(self, seed=seed, order=order, keep_detail=self.kept_detail)
 
     def kept_detail(self, detail: dict[str, Any]) -> dict[str, Any]:
-        """Nothing (OCR): the aggregate reads ids, slices and scores, never the answers."""
+        """What the task's aggregate reads of an item's detail: nothing (OCR), the ids, slices and scores."""
         return {}
 
     def environment(self) -> dict[str, str]:
@@ -74,23 +79,10 @@ class _IndicVision(Evaluator):
         return {"sacrebleu": sacrebleu.__version__, "rapidfuzz": rapidfuzz.__version__, "ribes": metrics.RIBES_VERSION,
                 "images": "RGB, at most 1080 px, JPEG quality 95"}
 
-    def method_card(self) -> list[ProtocolRow]:
-        return card.rows(self.task)
-
-    def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:
-        notes = []
-        origins = sorted({str(item.payload["origin"]) for item in items if item.payload.get("origin")})
-        if origins:
-            notes.append(MethodNote("A generated sample", " ".join(origins)))
-        counts = Counter(item.slices.get("language", "") for item in items)
-        notes.append(MethodNote("Items per language", f"{len(items)} items in {len(counts)} languages.",
-                                tuple(f"{name}: {counts[name]}" for name in LANGUAGE_NAMES if counts[name])))
-        return notes
-
     # ----------------------------------------------------------------------------- helpers
     def _groups(self, scores: Sequence[ItemScore]) -> list[dict[str, str]]:
         groups: list[dict[str, str]] = [{}]
-        for dimension in self.slice_dimensions:
+        for dimension in self.dimensions:
             values = list(dimension.values) or sorted({s.slices.get(dimension.key, "") for s in scores} - {""})
             groups += [{dimension.key: v} for v in values if any(s.slices.get(dimension.key) == v for s in scores)]
         return groups
@@ -163,10 +155,11 @@ class IndicVisionOCREvaluator(_IndicVision):
         COVERAGE,
         CUT_OFF,
     )
-    slice_dimensions = (SliceDimension("language", "Language", LANGUAGE_NAMES),)
-    item_labels = {"char_edits": "Character edits", "ref_chars": "Reference characters", "word_edits": "Word edits",
-                   "ref_words": "Reference words"}
+    dimensions = (SliceDimension("language", "Language", LANGUAGE_NAMES),)
     read_items = staticmethod(ocr_items)
+
+    def presentation(self) -> OCRPresentation:
+        return OCRPresentation(self)
 
     def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
         answer = _answer(predictions)
@@ -174,10 +167,6 @@ class IndicVisionOCREvaluator(_IndicVision):
         scores = metrics.ocr_scores(item.payload["text"], text)
         scores.update(coverage=float(bool(text)), cut_off=float(_cut_off(answer)))
         return ItemScore(item.id, dict(item.slices), scores, _answer_detail(item, answer, text))
-
-    def item_passed(self, score: ItemScore) -> bool | None:
-        """Full marks: a transcription with no character to edit."""
-        return score.scores.get("ned_char") == 0.0
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error]
@@ -193,19 +182,6 @@ class IndicVisionOCREvaluator(_IndicVision):
                     out.append(MetricValue(key, value, low, high, len(subset), dict(group)))
         return out
 
-    def method_notes(self) -> list[MethodNote]:
-        return [MethodNote(
-            "How a transcription is scored",
-            "Normalized before scoring: both texts in Unicode NFC with zero-width characters removed and newlines "
-            "as spaces (the released code only turns newlines into spaces). The normalized edit distance is the "
-            "Levenshtein distance over the longer length, times 100: 0 is a perfect transcription, 100 shares "
-            "nothing. Two empty texts are 0 (the released code divides by zero there). CER and WER are corpus "
-            "rates: all edits over all reference characters (or words).",
-            ("The headline pools every page as the released report does; beside it, Indic (the mean over the ten "
-             "Indic languages, each language's pages averaged first) and English.",
-             "An empty or refused answer scores as an empty transcription and is not counted in \"Answers read\"; "
-             "an answer cut off at the token cap is scored on its text and counted in \"Cut off\"."))]
-
 class IndicVisionMMTEvaluator(_IndicVision):
     """Caption translation (key ``indic-vision-mmt``). A translation is graded, with no full marks (a right
     one shorter than four tokens scores 0 BLEU), so ``item_passed`` keeps the default None."""
@@ -220,9 +196,12 @@ class IndicVisionMMTEvaluator(_IndicVision):
         COVERAGE,
         CUT_OFF,
     )
-    slice_dimensions = (SliceDimension("language", "Language", tuple(n for n in LANGUAGE_NAMES if n != "English")),
+    dimensions = (SliceDimension("language", "Language", tuple(n for n in LANGUAGE_NAMES if n != "English")),
                         SliceDimension("topic", "Topic"))
     read_items = staticmethod(mmt_items)
+
+    def presentation(self) -> MMTPresentation:
+        return MMTPresentation(self)
 
     def kept_detail(self, detail: dict[str, Any]) -> dict[str, Any]:
         """The item's BLEU statistics, what the corpus BLEU is summed from."""
@@ -249,26 +228,7 @@ class IndicVisionMMTEvaluator(_IndicVision):
             out.append(MetricValue("corpus_bleu", value, low, high, len(subset), dict(group)))
         return out
 
-    def method_notes(self) -> list[MethodNote]:
-        return [MethodNote(
-            "How a translation is scored",
-            "Normalized before every metric: the reference and the translation in Unicode NFC with zero-width "
-            "characters removed and the ends stripped (the released code scores them as written). \"BLEU (paper, "
-            "per sentence)\" is what the released code computes: sacreBLEU's corpus BLEU of one sentence (13a "
-            "tokenizer, exponential smoothing, no effective order), averaged over sentences. Without effective "
-            "order a translation shorter than four tokens has no 4-grams and scores 0 however right it is "
-            "(sacreBLEU's sentence_bleu would not); a longer one with no matching 4-gram is smoothed, not 0. "
-            "\"Corpus BLEU\" sums the n-gram statistics of all sentences of a language, the usual definition.",
-            ("chrF++: sacreBLEU's chrF with word bigrams (word_order=2), per sentence, averaged.",
-             "RIBES as the released code computes it (nttcslab's RIBES.py algorithm, written out here: each word "
-             "aligned to the reference by the shortest context that makes it unique, normalized Kendall's tau x "
-             "unigram precision^0.25 x brevity penalty^0.10) on lower-cased whitespace tokens, times 100; a one-word "
-             "reference found in the translation scores above 0 (\"the cat\" for \"cat\": 84.1).",
-             "Every target language is Indic; the headline is the mean over sentences, which is the mean over the "
-             "languages when every caption has its ten translations.",
-             "Intervals resample images: the ten translations of one caption are not independent."))]
-
-class IndicVisionVQAEvaluator(_IndicVision):
+class IndicVisionVQAEvaluator(ScoredByJudge, _IndicVision):
     """Visual question answering (key ``indic-vision-vqa``), judged for free-form answers."""
 
     key = "indic-vision-vqa"
@@ -287,7 +247,7 @@ class IndicVisionVQAEvaluator(_IndicVision):
         CUT_OFF,
         MetricColumn(FALLBACK_METRIC, "Judge fallbacks", higher_is_better=False),
     )
-    slice_dimensions = (SliceDimension("language", "Language", LANGUAGE_NAMES),
+    dimensions = (SliceDimension("language", "Language", LANGUAGE_NAMES),
                         SliceDimension("question_type", "Question type", tuple(k for k, _, _, _ in QUESTION_TYPES),
                                        tuple(("", label) for _, _, _, label in QUESTION_TYPES)),
                         SliceDimension("set", "Set", ("en", "indic", "parallel"),
@@ -295,11 +255,14 @@ class IndicVisionVQAEvaluator(_IndicVision):
                         SliceDimension("topic", "Topic"))
     read_items = staticmethod(vqa_items)
 
+    def presentation(self) -> VQAPresentation:
+        return VQAPresentation(self)
+
     def kept_detail(self, detail: dict[str, Any]) -> dict[str, Any]:
         """Each judge call's fallback, never the answers or the judge's texts."""
         return judge_fallbacks_kept(detail)
+
     judge_role = "indic-vision"
-    heatmap = Heatmap("language", "question_type", "overall", 100.0)
 
     @staticmethod
     def _cluster(score: ItemScore) -> str:
@@ -338,10 +301,6 @@ class IndicVisionVQAEvaluator(_IndicVision):
         call = batch.calls[0]
         return (0.0 if call.fallback else grade_of(call.parsed)), [batch.to_dict()]
 
-    def item_passed(self, score: ItemScore) -> bool | None:
-        """Full marks: the right choice, or a judge's 10 (both are 100 on the common 0-100 scale)."""
-        return score.scores.get("overall") == 100.0
-
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error]
         out = self._means(usable, ("overall", *QUESTION_LABELS, "coverage", "cut_off"), seed)
@@ -361,6 +320,94 @@ class IndicVisionVQAEvaluator(_IndicVision):
                                              [self._cluster(s) for s in usable], seed=seed)
             out.append(MetricValue(FALLBACK_METRIC, value, low, high, sum(c for _, c in counts)))
         return out
+
+    def validate_judge(self, items: Sequence[Item], limit: int | None = None,
+                       progress: Callable[[int, int], None] | None = None) -> KnownAnswerValidation:
+        """The known-answer check (``validation``): gold answers against constant, off-topic and
+        question-restating ones."""
+        return validate_known_answers(self, validation.known_set(items, limit), validation.grade, progress)
+
+    def environment(self) -> dict[str, str]:
+        return {**super().environment(),
+                "judge_prompt": ",".join(f"{p.name}@{p.version}" for p in dict.fromkeys(JUDGE_PROMPTS.values()))}
+
+
+class _IndicPresentation(Presentation["_IndicVision"]):
+    """What the three boards' pages share: the task's filters, its protocol card and the items per language."""
+
+    def __init__(self, evaluator: _IndicVision) -> None:
+        super().__init__(evaluator)
+        self.slice_dimensions = evaluator.dimensions
+
+    def method_card(self) -> list[ProtocolRow]:
+        return card.rows(self.evaluator.task)
+
+    def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:
+        notes = []
+        origins = sorted({str(item.payload["origin"]) for item in items if item.payload.get("origin")})
+        if origins:
+            notes.append(MethodNote("A generated sample", " ".join(origins)))
+        counts = Counter(item.slices.get("language", "") for item in items)
+        notes.append(MethodNote("Items per language", f"{len(items)} items in {len(counts)} languages.",
+                                tuple(f"{name}: {counts[name]}" for name in LANGUAGE_NAMES if counts[name])))
+        return notes
+
+
+class OCRPresentation(_IndicPresentation):
+    """The OCR board's pages: words for the edit counts, full marks for an exact page, how it is scored."""
+
+    item_labels = {"char_edits": "Character edits", "ref_chars": "Reference characters", "word_edits": "Word edits",
+                   "ref_words": "Reference words"}
+
+    def item_passed(self, score: ItemScore) -> bool | None:
+        """Full marks: a transcription with no character to edit."""
+        return score.scores.get("ned_char") == 0.0
+
+    def method_notes(self) -> list[MethodNote]:
+        return [MethodNote(
+            "How a transcription is scored",
+            "Normalized before scoring: both texts in Unicode NFC with zero-width characters removed and newlines "
+            "as spaces (the released code only turns newlines into spaces). The normalized edit distance is the "
+            "Levenshtein distance over the longer length, times 100: 0 is a perfect transcription, 100 shares "
+            "nothing. Two empty texts are 0 (the released code divides by zero there). CER and WER are corpus "
+            "rates: all edits over all reference characters (or words).",
+            ("The headline pools every page as the released report does; beside it, Indic (the mean over the ten "
+             "Indic languages, each language's pages averaged first) and English.",
+             "An empty or refused answer scores as an empty transcription and is not counted in \"Answers read\"; "
+             "an answer cut off at the token cap is scored on its text and counted in \"Cut off\"."))]
+
+
+class MMTPresentation(_IndicPresentation):
+    """The translation board's pages: how a translation is scored (graded: no full marks)."""
+
+    def method_notes(self) -> list[MethodNote]:
+        return [MethodNote(
+            "How a translation is scored",
+            "Normalized before every metric: the reference and the translation in Unicode NFC with zero-width "
+            "characters removed and the ends stripped (the released code scores them as written). \"BLEU (paper, "
+            "per sentence)\" is what the released code computes: sacreBLEU's corpus BLEU of one sentence (13a "
+            "tokenizer, exponential smoothing, no effective order), averaged over sentences. Without effective "
+            "order a translation shorter than four tokens has no 4-grams and scores 0 however right it is "
+            "(sacreBLEU's sentence_bleu would not); a longer one with no matching 4-gram is smoothed, not 0. "
+            "\"Corpus BLEU\" sums the n-gram statistics of all sentences of a language, the usual definition.",
+            ("chrF++: sacreBLEU's chrF with word bigrams (word_order=2), per sentence, averaged.",
+             "RIBES as the released code computes it (nttcslab's RIBES.py algorithm, written out here: each word "
+             "aligned to the reference by the shortest context that makes it unique, normalized Kendall's tau x "
+             "unigram precision^0.25 x brevity penalty^0.10) on lower-cased whitespace tokens, times 100; a one-word "
+             "reference found in the translation scores above 0 (\"the cat\" for \"cat\": 84.1).",
+             "Every target language is Indic; the headline is the mean over sentences, which is the mean over the "
+             "languages when every caption has its ten translations.",
+             "Intervals resample images: the ten translations of one caption are not independent."))]
+
+
+class VQAPresentation(_IndicPresentation):
+    """The VQA board's pages: the language x question-type heatmap, full marks, how answers are judged."""
+
+    heatmap = Heatmap("language", "question_type", "overall", 100.0)
+
+    def item_passed(self, score: ItemScore) -> bool | None:
+        """Full marks: the right choice, or a judge's 10 (both are 100 on the common 0-100 scale)."""
+        return score.scores.get("overall") == 100.0
 
     def method_notes(self) -> list[MethodNote]:
         short, long, adversarial = (JUDGE_PROMPTS[k] for k in ("short_1", "long", "adversarial"))
@@ -387,16 +434,6 @@ class IndicVisionVQAEvaluator(_IndicVision):
              "Intervals resample images: the six questions about one image in one language are not independent.",
              f"Judge prompts: {short.name}@{short.version}, {long.name}@{long.version}, "
              f"{adversarial.name}@{adversarial.version}."))]
-
-    def validate_judge(self, items: Sequence[Item], limit: int | None = None,
-                       progress: Callable[[int, int], None] | None = None) -> KnownAnswerValidation:
-        """The known-answer check (``validation``): gold answers against constant, off-topic and
-        question-restating ones."""
-        return validate_known_answers(self, validation.known_set(items, limit), validation.grade, progress)
-
-    def environment(self) -> dict[str, str]:
-        return {**super().environment(),
-                "judge_prompt": ",".join(f"{p.name}@{p.version}" for p in dict.fromkeys(JUDGE_PROMPTS.values()))}
 
 
 __all__ = ["IndicVisionMMTEvaluator", "IndicVisionOCREvaluator", "IndicVisionVQAEvaluator", "JUDGED_TYPES"]

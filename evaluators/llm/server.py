@@ -140,7 +140,7 @@ def build_command(spec: ServerSpec, *, port: int, gpu_count: int = 1, program: s
 
 
 def with_options(spec: ServerSpec, options: ServerOptions) -> ServerSpec:
-    """``spec`` serving what the benchmarks' requests need (evaluators' ``server_options``, merged):
+    """``spec`` serving what the benchmarks' requests need (evaluators' ``generation().server``, merged):
     their images or videos per prompt, and the longest context any of them asks for."""
     media = {name: count for name, count in (("image", options.images_per_prompt),
                                              ("video", options.videos_per_prompt)) if count}

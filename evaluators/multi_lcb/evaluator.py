@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Self, Sequence
 
 
-from evaluators.core.evaluator import Evaluator
+from evaluators.core.evaluator import Evaluator, Presentation
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_setting, setting_number
 from evaluators.core.stats import pass_at_k
@@ -115,10 +115,6 @@ class MultiLCBEvaluator(Evaluator):
     """Evaluator for Multi-LCB (key ``multi-lcb``)."""
 
     key = "multi-lcb"
-    default_samples = 10
-    sample_path = "data/sample_release.jsonl"
-    #: item slice that leaderboards filter by date (contamination window)
-    date_slice = "contest_date"
     metric_columns: tuple[MetricColumn, ...] = (
         MetricColumn("pass@1", "pass@1, mean of languages", higher_is_better=True, format="percent", primary=True, short="Mean"),
         # Python's pass@1 minus the mean of the other languages, shown in percentage points.
@@ -126,16 +122,6 @@ class MultiLCBEvaluator(Evaluator):
         MetricColumn("pass@5", "pass@5", higher_is_better=True, format="percent"),
         MetricColumn("pass@10", "pass@10", higher_is_better=True, format="percent"),
     )
-    slice_dimensions: tuple[SliceDimension, ...] = (
-        SliceDimension("language", "Language", LANGUAGE_KEYS,
-                       tuple((LANGUAGE_ABBREVIATIONS.get(key, LANGUAGE_SPECS[key].name), LANGUAGE_SPECS[key].name)
-                             for key in LANGUAGE_KEYS)),
-        SliceDimension("difficulty", "Difficulty", DIFFICULTIES, tuple(("", d.capitalize()) for d in DIFFICULTIES)),
-        SliceDimension("platform", "Platform", PLATFORMS, tuple(("", PLATFORM_NAMES[p]) for p in PLATFORMS)),
-    )
-    item_labels = {"n": "Samples", "c": "Samples passed", "contest_date": "Contest date", "verdict_share": "Share of samples",
-                   "verdict": "Verdict"}
-    item_value_labels = {"verdict": VERDICT_LABELS}
 
     def __init__(self, *, time_limit_seconds: float = 15.0, memory_mb: int = 1024, extraction: str = "first",
                  languages: Sequence[str] = LANGUAGE_KEYS, n: int = 10, temperature: float = 0.2,
@@ -186,10 +172,6 @@ class MultiLCBEvaluator(Evaluator):
                              max_tokens=merged["max_tokens"])]
 
     # ----------------------------------------------------------------------------- scoring
-    def item_checks(self, item: Item) -> int:
-        """The problem's test cases (public and private): each answer's program runs against all of them."""
-        return len(self._tests(item))
-
     def _tests(self, item: Item) -> list[tuple[dict[str, Any], bool]]:
         public = [(t, True) for t in item.payload.get("public_test_cases") or []]
         private = [(t, False) for t in item.payload.get("private_test_cases") or []]
@@ -310,10 +292,8 @@ class MultiLCBEvaluator(Evaluator):
                   "verdicts": dict(Counter(s["verdict"] for s in samples)), "samples": samples}
         return ItemScore(item_id=item.id, slices=dict(item.slices), scores=scores, detail=detail)
 
-    def item_passed(self, score: ItemScore) -> bool | None:
-        """Full marks: every sample passed every test."""
-        n = score.scores.get("n", 0.0)
-        return n > 0 and score.scores.get("c") == n
+    def presentation(self) -> MultiLCBPresentation:
+        return MultiLCBPresentation(self)
 
     # ----------------------------------------------------------------------------- metrics
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
@@ -323,6 +303,44 @@ class MultiLCBEvaluator(Evaluator):
         """A few numbers per problem and language kept, never the scores (the metrics do not depend on
         the scores' order)."""
         return RunningMetrics(seed=seed)
+
+    def environment(self) -> dict[str, str]:
+        from evaluators.sandbox import toolchain_versions
+
+        versions = toolchain_versions()
+        env = {f"toolchain.{lang}": str(versions.get(lang, "unknown")) for lang in self.languages}
+        env.update({"extraction": self.extraction, "time_limit_seconds": f"{self.time_limit_seconds:g}",
+                    "memory_mb": str(self.memory_mb)})
+        return env
+
+
+class MultiLCBPresentation(Presentation["MultiLCBEvaluator"]):
+    """Multi-LCB's pages: the language, difficulty and platform filters, the contest-date window, each
+    item's verdicts, the submit page's test runs, the reference solutions as an example file."""
+
+    default_samples = 10
+    sample_path = "data/sample_release.jsonl"
+    #: item slice that leaderboards filter by date (contamination window)
+    date_slice = "contest_date"
+    slice_dimensions: tuple[SliceDimension, ...] = (
+        SliceDimension("language", "Language", LANGUAGE_KEYS,
+                       tuple((LANGUAGE_ABBREVIATIONS.get(key, LANGUAGE_SPECS[key].name), LANGUAGE_SPECS[key].name)
+                             for key in LANGUAGE_KEYS)),
+        SliceDimension("difficulty", "Difficulty", DIFFICULTIES, tuple(("", d.capitalize()) for d in DIFFICULTIES)),
+        SliceDimension("platform", "Platform", PLATFORMS, tuple(("", PLATFORM_NAMES[p]) for p in PLATFORMS)),
+    )
+    item_labels = {"n": "Samples", "c": "Samples passed", "contest_date": "Contest date", "verdict_share": "Share of samples",
+                   "verdict": "Verdict"}
+    item_value_labels = {"verdict": VERDICT_LABELS}
+
+    def item_checks(self, item: Item) -> int:
+        """The problem's test cases (public and private): each answer's program runs against all of them."""
+        return len(self.evaluator._tests(item))
+
+    def item_passed(self, score: ItemScore) -> bool | None:
+        """Full marks: every sample passed every test."""
+        n = score.scores.get("n", 0.0)
+        return n > 0 and score.scores.get("c") == n
 
     def example_predictions(self, items: Sequence[Item]) -> bytes:
         """A ready-to-submit file: the shipped reference solutions, fenced as a model answers."""
@@ -355,19 +373,11 @@ class MultiLCBEvaluator(Evaluator):
         ]
 
     def method_card(self) -> list[ProtocolRow]:
-        s = self.settings
-        return multi_lcb_card(extraction=self.extraction, time_limit_seconds=self.time_limit_seconds,
-                              memory_mb=self.memory_mb, n=s["n"], temperature=s["temperature"], top_p=s["top_p"],
+        evaluator = self.evaluator
+        s = evaluator.settings
+        return multi_lcb_card(extraction=evaluator.extraction, time_limit_seconds=evaluator.time_limit_seconds,
+                              memory_mb=evaluator.memory_mb, n=s["n"], temperature=s["temperature"], top_p=s["top_p"],
                               max_tokens=s["max_tokens"])
-
-    def environment(self) -> dict[str, str]:
-        from evaluators.sandbox import toolchain_versions
-
-        versions = toolchain_versions()
-        env = {f"toolchain.{lang}": str(versions.get(lang, "unknown")) for lang in self.languages}
-        env.update({"extraction": self.extraction, "time_limit_seconds": f"{self.time_limit_seconds:g}",
-                    "memory_mb": str(self.memory_mb)})
-        return env
 
 
 __all__ = ["PASS_K", "VERDICTS", "MultiLCBEvaluator", "RunningMetrics", "aggregate_scores", "validate_settings"]

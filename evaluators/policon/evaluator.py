@@ -21,7 +21,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Self, Sequence
 
-from evaluators.core.evaluator import Evaluator, one_choice
+from evaluators.core.evaluator import Aggregation, KeptScores, Presentation, ScoredByJudge, one_choice
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.llm.constraints import Constraint
@@ -44,7 +44,7 @@ DEFAULT_GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.7, "top_p": 0.95,
 JUDGE_MAX_TOKENS = 8
 
 
-class PoliConEvaluator(Evaluator):
+class PoliConEvaluator(ScoredByJudge):
     """Evaluator for PoliCon (key ``policon``)."""
 
     key = "policon"
@@ -56,10 +56,6 @@ class PoliConEvaluator(Evaluator):
         MetricColumn("util", "Util (0-9)", format="number"),
         MetricColumn(FALLBACK_METRIC, "Judge fallbacks", higher_is_better=False),
     )
-    slice_dimensions = (SliceDimension("parties", "Parties", tuple(str(n) for n in PARTY_COUNTS)),
-                        SliceDimension("topic", "Topic"))
-    item_labels = {"objective": "Objective"}
-    item_value_labels = {"objective": OBJECTIVES}
     judge_role = "policon"
     #: the judge protocol (prompt version, retries, fallback vote), the setting ``judge_prompt``
     protocol: JudgeProtocol = PROTOCOLS[DEFAULT_PROTOCOL]
@@ -114,11 +110,6 @@ class PoliConEvaluator(Evaluator):
         """A digit per call; the protocol's fallback vote where the answer stayed unusable."""
         return [int(call.parsed) if not call.fallback else self.protocol.fallback_vote for call in batch.calls]
 
-    def item_passed(self, score: ItemScore) -> bool | None:
-        """Full marks on a pass rule: every sample's resolution passed. A welfare objective (0-9) is graded: None."""
-        passes = [value for key, value in score.scores.items() if key in PASS_RULES.values()]
-        return passes[0] == 1.0 if passes else None
-
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error and s.slices.get("objective") in SCORE_KEY]
         metrics: list[MetricValue] = []
@@ -140,11 +131,37 @@ class PoliConEvaluator(Evaluator):
             metrics.append(MetricValue(FALLBACK_METRIC, value, low, high, sum(c for _, c in counts)))
         return metrics
 
-    def kept_detail(self, detail: dict[str, Any]) -> dict[str, Any]:
-        """Each judge call's fallback, never the samples or the judge's texts."""
-        return judge_fallbacks_kept(detail)
+    def aggregation(self, *, seed: int = 0, order: Sequence[str] | None = None) -> Aggregation:
+        """Each judge call's fallback kept, never the samples or the judge's texts."""
+        return KeptScores(self, seed=seed, order=order, keep_detail=judge_fallbacks_kept)
 
-    # ----------------------------------------------------------------------------- pages
+    def presentation(self) -> PoliConPresentation:
+        return PoliConPresentation(self)
+
+    def validate_judge(self, items: Sequence[Item], limit: int | None = None,
+                       progress: Callable[[int, int], None] | None = None) -> JudgeValidation:
+        """The judge against the parties' real votes on the real resolutions (``validation``); ``limit``: tasks."""
+        return validate_judge(self, validation_tasks([item.payload for item in items], limit), progress=progress)
+
+    def environment(self) -> dict[str, str]:
+        return {"judge_prompt": self.protocol.key, "judge_retries": str(self.protocol.retries),
+                "fallback_vote": str(self.protocol.fallback_vote)}
+
+
+class PoliConPresentation(Presentation["PoliConEvaluator"]):
+    """PoliCon's pages: the party-count and topic filters, the objective of each item, the Random and Greedy
+    rows, the release's diagnostics and how a resolution is asked for and voted on."""
+
+    slice_dimensions = (SliceDimension("parties", "Parties", tuple(str(n) for n in PARTY_COUNTS)),
+                        SliceDimension("topic", "Topic"))
+    item_labels = {"objective": "Objective"}
+    item_value_labels = {"objective": OBJECTIVES}
+
+    def item_passed(self, score: ItemScore) -> bool | None:
+        """Full marks on a pass rule: every sample's resolution passed. A welfare objective (0-9) is graded: None."""
+        passes = [value for key, value in score.scores.items() if key in PASS_RULES.values()]
+        return passes[0] == 1.0 if passes else None
+
     def baseline_predictions(self, items: Sequence[Item]) -> dict[str, bytes]:
         """PoliCon's reference rows: Random (a random party's stance, seeded per item, as the resolution)
         and Greedy (the stance of the party with the most seats; the first listed on a tie)."""
@@ -189,7 +206,7 @@ class PoliConEvaluator(Evaluator):
                        "stance and answers one digit from 0 to 9 (how far the resolution gives specific, feasible "
                        "implementation details that capture the stance, with the released rubric's three bands), "
                        "constrained to one digit where the judge's server supports guided decoding, under the judge "
-                       f"prompt {self.protocol.key}, at temperature 0, top_p {JUDGE_TOP_P} and seed {JUDGE_SEED} as "
+                       f"prompt {self.evaluator.protocol.key}, at temperature 0, top_p {JUDGE_TOP_P} and seed {JUDGE_SEED} as "
                        "released. Support is the seat-weighted sum of the digits.",
                        ("SM passes when support is at least 5; 2/3M when it is at least 20/3; VP when the veto party "
                         f"votes at least {VETO_MINIMUM} and SM passes. Rawls is the lowest vote, Util the mean vote.",
@@ -199,8 +216,8 @@ class PoliConEvaluator(Evaluator):
                         "Where the judge's server has no guided decoding, the client appends to the judge prompt: \""
                         + Constraint(DIGITS, None).instruction() + "\" Then an answer holding exactly one digit as a "
                         "word (\"The stance scores 9.\") counts as that digit; the raw answer is kept on the per-item page.",
-                        f"A judge answer that is not a digit is asked again, up to {self.protocol.retries} times; if it "
-                        f"is still unusable the vote counts as {self.protocol.fallback_vote} and as a fallback. The "
+                        f"A judge answer that is not a digit is asked again, up to {self.evaluator.protocol.retries} times; if it "
+                        f"is still unusable the vote counts as {self.evaluator.protocol.fallback_vote} and as a fallback. The "
                         "fallback rate is a column of the leaderboard.",
                         "A judge that cannot be reached or times out fails the run as an infrastructure error; the run "
                         "is retried and never scored with fallback votes.")),
@@ -219,16 +236,7 @@ class PoliConEvaluator(Evaluator):
         ]
 
     def method_card(self) -> list[ProtocolRow]:
-        return protocol_card(self.protocol, DEFAULT_GENERATION, JUDGE_MAX_TOKENS)
-
-    def validate_judge(self, items: Sequence[Item], limit: int | None = None,
-                       progress: Callable[[int, int], None] | None = None) -> JudgeValidation:
-        """The judge against the parties' real votes on the real resolutions (``validation``); ``limit``: tasks."""
-        return validate_judge(self, validation_tasks([item.payload for item in items], limit), progress=progress)
-
-    def environment(self) -> dict[str, str]:
-        return {"judge_prompt": self.protocol.key, "judge_retries": str(self.protocol.retries),
-                "fallback_vote": str(self.protocol.fallback_vote)}
+        return protocol_card(self.evaluator.protocol, DEFAULT_GENERATION, JUDGE_MAX_TOKENS)
 
 
 def _task_of(score: ItemScore) -> str:

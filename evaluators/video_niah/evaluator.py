@@ -15,7 +15,7 @@ is scored within the limit and reads "over limit" when every request of it was r
 several N (a depth row, Q1 or Q2) counts over-limit questions as misses, like the headline.
 
 The frames reach the model as a list of images (the default: every frame arrives), or with the setting
-``{"mode": "video"}`` as one MP4 whose frames the server must not resample (``server_options`` asks vLLM
+``{"mode": "video"}`` as one MP4 whose frames the server must not resample (``generation().server`` asks vLLM
 for all frames); the mode is recorded with the run. N is the number of frames given to the model. A
 request the server refuses for its length (context or images per prompt) is "over the model's limit":
 shown per cell. Option letters come from ``evaluators.core.answers`` (never guessed from a sentence);
@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Self, Sequence
 
 from evaluators.core.answers import LETTERS, option_letter, states_answer
-from evaluators.core.evaluator import Evaluator, Heatmap, LineChart, one_choice
+from evaluators.core.evaluator import (Aggregation, Evaluator, Generation, Heatmap, KeptScores, LineChart, Presentation,
+                                       one_choice)
 from evaluators.core.media import MediaSink, frames_part, sink_or_hashing
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
@@ -48,10 +49,7 @@ OVER_LIMIT = "over_limit"
 
 
 class _VideoNIAH(Evaluator):
-    #: frames go as images by default; the video mode needs a model that takes video
-    modality = "image"
     read_items: Callable[[Path, MediaSink], Iterator[Item]]
-    item_labels = {"correct": "Correct", OVER_LIMIT: "Over the model's limit"}
 
     def __init__(self, mode: str = "images") -> None:
         self.mode = mode
@@ -61,7 +59,6 @@ class _VideoNIAH(Evaluator):
         mode = one_choice(settings, "mode", tuple(MODES), "images")
         configured = copy.copy(self)
         configured.mode = mode
-        configured.modality = "video" if mode == "video" else "image"
         return configured
 
     def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
@@ -86,10 +83,12 @@ class _VideoNIAH(Evaluator):
                              n=merged["n"], temperature=merged["temperature"], top_p=merged["top_p"],
                              max_tokens=merged["max_tokens"], extra={"seed": item_seed(merged["seed"], item.id)})]
 
-    def server_options(self, settings: dict[str, Any]) -> ServerOptions:
-        """Video mode asks the server to keep every frame of the video; the images or videos per prompt
-        are counted from the requests themselves (leaderboard.runs.generation.plans)."""
-        return ServerOptions(video_all_frames=self.mode == "video")
+    def generation(self) -> Generation:
+        """Frames go as images by default; the video mode needs a model that takes video and asks the
+        server to keep every frame of it. The images or videos per prompt are counted from the requests
+        themselves (leaderboard.runs.generation.plans)."""
+        video = self.mode == "video"
+        return Generation(modality="video" if video else "image", server=ServerOptions(video_all_frames=video))
 
     def environment(self) -> dict[str, str]:
         import av
@@ -119,13 +118,9 @@ class _VideoNIAH(Evaluator):
             correct = states_answer(text, payload["answer"])
         return ItemScore(item.id, dict(item.slices), {"correct": float(correct), OVER_LIMIT: 0.0}, detail)
 
-    def kept_detail(self, detail: dict[str, Any]) -> dict[str, Any]:
-        """Nothing: the aggregate reads ids, slices and scores, never the answers or the question shown."""
-        return {}
-
-    def item_passed(self, score: ItemScore) -> bool | None:
-        """Full marks: answered right; a question over the model's limit is a miss, as in the headline."""
-        return not score.scores.get(OVER_LIMIT) and score.scores.get("correct") == 1.0
+    def aggregation(self, *, seed: int = 0, order: Sequence[str] | None = None) -> Aggregation:
+        """Nothing of the detail kept: the aggregate reads ids, slices and scores, never the answers or the question shown."""
+        return KeptScores(self, seed=seed, order=order, keep_detail=lambda detail: {})
 
     @staticmethod
     def _base(item_id: str) -> str:
@@ -198,42 +193,6 @@ class _VideoNIAH(Evaluator):
             groups[int(score.slices["frames"])].append(score)
         return dict(sorted(groups.items()))
 
-    def method_notes(self) -> list[MethodNote]:
-        sent = ("one MP4 video per request, every frame kept (vLLM's frame sampling off)" if self.mode == "video"
-                else "a list of images, one per frame")
-        return [MethodNote(
-            "How the frames are given",
-            f"This site sends the frames as {sent} (mode {self.mode}). N is the number of haystack frames, as in "
-            "the released harnesses: frames of the haystack video sampled at one per second, with the needle (or the "
-            "chain's images) placed among them as the released code places them, so a cell of N frames sends N + 1 "
-            "(a chain of K images: N + K). Each haystack frame is stored once and reused by every cell.",
-            ("The headline is the accuracy on the whole grid: a cell the model's server refused as too long counts "
-             "as a miss. Beside it: the accuracy within the model's limit, the share of the grid answered and the "
-             "largest N answered. The heatmap shows a refused cell as \"over limit\".",
-             "Option letters are read from \"B\", \"(B)\", \"B) white\", \"B. <the option's text>\", \"Option B\", "
-             "\"the answer is B\" or the option's text; \"a\" or \"A\" opening a sentence (\"a square\") is not read "
-             "as a letter. A short answer counts when the reply states it as a word or number.",
-             "The official harnesses insert needles as embeddings inside the model and score by teacher forcing; "
-             "here they are real frames and the model answers freely, so scores are comparable across servers but "
-             "not to those papers' figures. The method card lists every difference."))]
-
-    def method_card(self) -> list[ProtocolRow]:
-        return card.rows(self.key, self.mode)
-
-    def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:
-        """The version's grid (its preset, or custom) and the formats its records came in."""
-        if not items:
-            return []
-        grids = sorted({str(i.payload.get("grid", "custom")) for i in items})
-        formats = sorted({str(i.payload.get("format", "platform")) for i in items})
-        frames = sorted({int(i.slices["frames"]) for i in items})
-        depths = sorted({i.slices["depth"] for i in items if "depth" in i.slices}, key=float)
-        points = [f"Grid: {', '.join(grids)} ({card.grid_words(grids)})", f"N: {', '.join(f'{n:,}' for n in frames)} haystack frames"]
-        if depths:
-            points.append(f"Depths: {', '.join(depths)} %")
-        points.append(f"Records in the format of: {', '.join(card.FORMAT_NAMES.get(f, f) for f in formats)}")
-        return [MethodNote("This version's grid", "The grid every model of this version is ranked on.", tuple(points))]
-
 
 class VideoNIAHSingleEvaluator(_VideoNIAH):
     """Single hop (key ``video-niah-single``)."""
@@ -246,9 +205,10 @@ class VideoNIAHSingleEvaluator(_VideoNIAH):
         MetricColumn("largest_answered", "Largest N answered", format="count"),
         MetricColumn("frames_at_90", "Largest N at 0.9", format="count"),
     )
-    slice_dimensions = (SliceDimension("frames", "Frames (N)"), SliceDimension("depth", "Depth (%)"))
     read_items = staticmethod(single_hop_items)
-    heatmap = Heatmap("depth", "frames", "accuracy", 1.0)
+
+    def presentation(self) -> SinglePresentation:
+        return SinglePresentation(self)
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         questions = self._questions([s for s in item_scores if not s.error])
@@ -274,15 +234,10 @@ class VideoNIAHMultiEvaluator(_VideoNIAH):
         MetricColumn("largest_answered", "Largest N answered", format="count"),
         MetricColumn("frames_at_90", "Largest N at 0.9", format="count"),
     )
-    slice_dimensions = (SliceDimension("frames", "Frames (N)"), SliceDimension("question", "Question", ("q1", "q2"), (("", "Q1 (first hop)"), ("", "Q2 (second hop)"))))
     read_items = staticmethod(multi_hop_items)
-    lines = LineChart("frames", ("accuracy", "both"))
 
-    def companion_items(self, item_id: str) -> list[str]:
-        """The chain's other hop at the same N (each of its rotations, when asked circularly)."""
-        head, _, question = self._base(item_id).rpartition("/")
-        other = {"q1": "q2", "q2": "q1"}.get(question)
-        return [f"{head}/{other}{suffix}" for suffix in ["", *(f"/r{k}" for k in range(len(LETTERS)))]] if other else []
+    def presentation(self) -> MultiPresentation:
+        return MultiPresentation(self)
 
     @staticmethod
     def _pair(score: ItemScore) -> str:
@@ -308,3 +263,70 @@ class VideoNIAHMultiEvaluator(_VideoNIAH):
                 chosen = [b for b in both if all(b.slices.get(k) == v for k, v in group.items())]
                 out += [m for m in self._slice("both", chosen, group, seed, lambda b: b.scores["both"]) if m.key == "both"]
         return out + self._headline(questions, seed, self._by_n(questions))
+
+
+class _VideoPresentation(Presentation["_VideoNIAH"]):
+    """What both Video NIAH boards' pages share: words for the item scores, full marks, how frames are sent and
+    scored, the protocol card in the configured mode, the release's grid."""
+
+    item_labels = {"correct": "Correct", OVER_LIMIT: "Over the model's limit"}
+
+    def item_passed(self, score: ItemScore) -> bool | None:
+        """Full marks: answered right; a question over the model's limit is a miss, as in the headline."""
+        return not score.scores.get(OVER_LIMIT) and score.scores.get("correct") == 1.0
+
+    def method_notes(self) -> list[MethodNote]:
+        sent = ("one MP4 video per request, every frame kept (vLLM's frame sampling off)" if self.evaluator.mode == "video"
+                else "a list of images, one per frame")
+        return [MethodNote(
+            "How the frames are given",
+            f"This site sends the frames as {sent} (mode {self.evaluator.mode}). N is the number of haystack frames, as in "
+            "the released harnesses: frames of the haystack video sampled at one per second, with the needle (or the "
+            "chain's images) placed among them as the released code places them, so a cell of N frames sends N + 1 "
+            "(a chain of K images: N + K). Each haystack frame is stored once and reused by every cell.",
+            ("The headline is the accuracy on the whole grid: a cell the model's server refused as too long counts "
+             "as a miss. Beside it: the accuracy within the model's limit, the share of the grid answered and the "
+             "largest N answered. The heatmap shows a refused cell as \"over limit\".",
+             "Option letters are read from \"B\", \"(B)\", \"B) white\", \"B. <the option's text>\", \"Option B\", "
+             "\"the answer is B\" or the option's text; \"a\" or \"A\" opening a sentence (\"a square\") is not read "
+             "as a letter. A short answer counts when the reply states it as a word or number.",
+             "The official harnesses insert needles as embeddings inside the model and score by teacher forcing; "
+             "here they are real frames and the model answers freely, so scores are comparable across servers but "
+             "not to those papers' figures. The method card lists every difference."))]
+
+    def method_card(self) -> list[ProtocolRow]:
+        return card.rows(self.evaluator.key, self.evaluator.mode)
+
+    def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:
+        """The version's grid (its preset, or custom) and the formats its records came in."""
+        if not items:
+            return []
+        grids = sorted({str(i.payload.get("grid", "custom")) for i in items})
+        formats = sorted({str(i.payload.get("format", "platform")) for i in items})
+        frames = sorted({int(i.slices["frames"]) for i in items})
+        depths = sorted({i.slices["depth"] for i in items if "depth" in i.slices}, key=float)
+        points = [f"Grid: {', '.join(grids)} ({card.grid_words(grids)})", f"N: {', '.join(f'{n:,}' for n in frames)} haystack frames"]
+        if depths:
+            points.append(f"Depths: {', '.join(depths)} %")
+        points.append(f"Records in the format of: {', '.join(card.FORMAT_NAMES.get(f, f) for f in formats)}")
+        return [MethodNote("This version's grid", "The grid every model of this version is ranked on.", tuple(points))]
+
+
+class SinglePresentation(_VideoPresentation):
+    """The single-hop board: N and depth as filters, accuracy per depth x N cell as a heatmap."""
+
+    slice_dimensions = (SliceDimension("frames", "Frames (N)"), SliceDimension("depth", "Depth (%)"))
+    heatmap = Heatmap("depth", "frames", "accuracy", 1.0)
+
+
+class MultiPresentation(_VideoPresentation):
+    """The multi-hop board: N and the hop as filters, accuracy against N as lines, each hop shown with the other."""
+
+    slice_dimensions = (SliceDimension("frames", "Frames (N)"), SliceDimension("question", "Question", ("q1", "q2"), (("", "Q1 (first hop)"), ("", "Q2 (second hop)"))))
+    lines = LineChart("frames", ("accuracy", "both"))
+
+    def companion_items(self, item_id: str) -> list[str]:
+        """The chain's other hop at the same N (each of its rotations, when asked circularly)."""
+        head, _, question = self.evaluator._base(item_id).rpartition("/")
+        other = {"q1": "q2", "q2": "q1"}.get(question)
+        return [f"{head}/{other}{suffix}" for suffix in ["", *(f"/r{k}" for k in range(len(LETTERS)))]] if other else []

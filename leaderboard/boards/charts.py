@@ -1,14 +1,14 @@
 """The pictures on a model's leaderboard row and run page, shaped from its stored scores (no query):
 a heatmap of a metric over two slice dimensions (IndicVisionBench: language x question type; Video
 NIAH single hop: depth x frames) and lines of metrics against a numeric slice (Video NIAH multi hop:
-accuracy against frames). An evaluator declares them (``Evaluator.heatmap`` and ``Evaluator.lines``,
+accuracy against frames). An evaluator declares them (``Presentation.heatmap`` and ``Presentation.lines``,
 evaluators.core.evaluator); the templates draw them with a readable table behind every picture."""
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from evaluators.core import evaluator_class
+from evaluators.core import evaluator_for
 from leaderboard.catalog.labels import labels_for, value_words
 from leaderboard.catalog.models import Benchmark
 from leaderboard.runs.keys import column_id, slice_key
@@ -23,14 +23,15 @@ def specs(benchmark: Benchmark) -> dict[str, Any]:
     found: dict[str, Any] = {}
     if not benchmark.evaluator_key:
         return found
-    evaluator = evaluator_class(benchmark.evaluator_key)
+    evaluator = evaluator_for(benchmark.evaluator_key)
     dimensions = {d["key"]: d for d in benchmark.slice_dimensions}
     labels = {c["key"]: c["label"] for c in benchmark.metric_columns}
-    heat = evaluator.heatmap
+    shown = evaluator.presentation()
+    heat = shown.heatmap
     if heat is not None and heat.rows in dimensions and heat.columns in dimensions:
         found["heatmap"] = {"rows": dimensions[heat.rows], "columns": dimensions[heat.columns], "metric": heat.metric,
                             "label": labels.get(heat.metric, heat.metric), "scale": float(heat.scale)}
-    drawn = evaluator.lines
+    drawn = shown.lines
     if drawn is not None and drawn.dimension in dimensions:
         found["lines"] = {"x": dimensions[drawn.dimension], "metrics": [(key, labels.get(key, key)) for key in drawn.metrics]}
     return found

@@ -18,7 +18,7 @@ from django.db.models.functions import Cast
 from django.core.cache import cache
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 
-from evaluators.core import ItemScore, MethodNote, ProtocolRow, evaluator_class, evaluator_version
+from evaluators.core import ItemScore, MethodNote, ProtocolRow, evaluator_for, evaluator_version
 from leaderboard.accounts import policy
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
@@ -159,7 +159,7 @@ def date_slice_of(benchmark: Benchmark) -> str | None:
     """The item slice a benchmark's date window filters on, if its evaluator has one."""
     if not benchmark.evaluator_key:
         return None
-    return evaluator_class(benchmark.evaluator_key).date_slice
+    return evaluator_for(benchmark.evaluator_key).presentation().date_slice
 
 
 def method_notes_of(benchmark: Benchmark) -> list[MethodNote]:
@@ -167,7 +167,7 @@ def method_notes_of(benchmark: Benchmark) -> list[MethodNote]:
     then its diagnostics of the current dataset version (``DatasetVersion.notes``)."""
     if not benchmark.evaluator_key:
         return []
-    found = configured_evaluator(benchmark).method_notes()  # as configured here (Video NIAH's mode)
+    found = configured_evaluator(benchmark).presentation().method_notes()  # as configured here (Video NIAH's mode)
     version = benchmark.dataset_versions.filter(is_current=True).only("tag", "notes", "judge_validations").first()
     if version is not None:  # the evaluator's diagnostics of this dataset version, then its judge's validation
         found += [MethodNote(f"{note['heading']} · dataset {version.tag}", note["text"], tuple(note.get("points", ())))
@@ -181,7 +181,7 @@ def method_card_of(benchmark: Benchmark) -> list[ProtocolRow]:
     evaluator states it; empty for a board without an evaluator."""
     if not benchmark.evaluator_key:
         return []
-    return configured_evaluator(benchmark).method_card()
+    return configured_evaluator(benchmark).presentation().method_card()
 
 
 def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = None, slice_filter: str = "",

@@ -29,4 +29,4 @@ def configured_evaluator(benchmark: Benchmark) -> Evaluator:
 def needed_modality(benchmark: Benchmark) -> str:
     """What a model must take in to enter ``benchmark`` as this site runs it: the configured evaluator's
     modality (Video NIAH's video mode needs video), else the catalog's."""
-    return configured_evaluator(benchmark).modality if benchmark.evaluator_key else benchmark.modality
+    return configured_evaluator(benchmark).generation().modality if benchmark.evaluator_key else benchmark.modality

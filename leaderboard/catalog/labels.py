@@ -2,7 +2,7 @@
 and slice values ("short_1", "cpp") to what a page prints ("Char. edit distance (0-100)", "Question type",
 "Short answer 1", "C++"). The words come from the evaluator's declarations, synced onto the benchmark
 (``metric_columns`` labels, ``slice_dimensions`` labels and ``value_labels``), and from the evaluator's words for
-the keys an item result carries beyond them (``Evaluator.item_labels``, ``item_value_labels``). Every page that
+the keys an item result carries beyond them (``Presentation.item_labels``, ``item_value_labels``). Every page that
 shows a key shows it through here; a key without words is shown as it is, and ``Labels.missing`` names the
 keys that look like code and have no words (tests/web/test_words_not_code.py holds the site to it)."""
 from __future__ import annotations
@@ -70,9 +70,10 @@ def labels_for(benchmark: Benchmark) -> Labels:
     values: dict[str, dict[str, str]] = {}
     if benchmark.evaluator_key:
         evaluator = evaluator_for(benchmark.evaluator_key)
-        metrics.update(evaluator.item_labels)
-        dimensions.update(evaluator.item_labels)
-        for dim, named in evaluator.item_value_labels.items():
+        shown = evaluator.presentation()
+        metrics.update(shown.item_labels)
+        dimensions.update(shown.item_labels)
+        for dim, named in shown.item_value_labels.items():
             values.setdefault(dim, {}).update(named)
     metrics.update({str(c["key"]): str(c["label"]) for c in benchmark.metric_columns})
     for dim in benchmark.slice_dimensions:

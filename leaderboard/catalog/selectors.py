@@ -28,4 +28,4 @@ def example_predictions(*, benchmark: Benchmark) -> bytes | None:
     dataset = benchmark.dataset_versions.filter(is_current=True).first()
     if dataset is None or not benchmark.evaluator_key:
         return None
-    return configured_evaluator(benchmark).example_predictions(dataset_items(dataset))
+    return configured_evaluator(benchmark).presentation().example_predictions(dataset_items(dataset))

@@ -36,12 +36,12 @@ def benchmarks_sync() -> list[Benchmark]:
         evaluator = evaluator_for(row.key)
         stored = Benchmark.objects.filter(slug=row.key).values_list("slice_dimensions", flat=True).first()
         known = {d["key"]: d.get("values", []) for d in stored or []}
-        fields.append({"slug": row.key, "name": row.name, "summary": row.summary, "modality": evaluator.modality, "kind": "static",
+        fields.append({"slug": row.key, "name": row.name, "summary": row.summary, "modality": evaluator.generation().modality, "kind": "static",
                            "evaluator_key": row.key, "metric_columns": [asdict(c) for c in evaluator.metric_columns],
                            # a dimension without fixed values (PoliCon's topics) keeps those its dataset has
                            "slice_dimensions": [{"key": d.key, "label": d.label, "values": list(d.values) or known.get(d.key, []),
                                               "value_labels": [list(pair) for pair in d.value_labels]}
-                                             for d in evaluator.slice_dimensions]})
+                                             for d in evaluator.presentation().slice_dimensions]})
     fields += [{"slug": b.slug, "name": b.name, "summary": b.summary, "modality": b.modality, "kind": b.kind, "evaluator_key": ""}
                for b in BOARDS]
     rows = [Benchmark.objects.update_or_create(slug=f.pop("slug"), defaults={**f, "position": position})[0]
@@ -76,7 +76,7 @@ def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str
             items_path = Path(tmp) / "items.jsonl"
             evaluator_files.write_items(evaluator.import_release(release_path, media=media), items_path)
             items = evaluator_files.open_items(items_path)
-            notes = [asdict(note) for note in evaluator.dataset_notes(items)]
+            notes = [asdict(note) for note in evaluator.presentation().dataset_notes(items)]
             content_hash = evaluator_files.file_sha256(items_path)
             with items_path.open("rb") as handle:  # streamed to storage, never read whole
                 key = default_storage.save(f"datasets/{benchmark.slug}/{tag}-{content_hash[:12]}.jsonl", File(handle))
@@ -116,7 +116,7 @@ def dataset_version_make_current(*, version: DatasetVersion, changed: Callable[[
 def _open_dimensions_fill(benchmark: Benchmark, items: Iterable[Item]) -> None:
     """Give each slice dimension the evaluator lists without fixed values (PoliCon's topics) the values
     the new current dataset has, so the leaderboard can filter by them."""
-    open_keys = {d.key for d in evaluator_for(benchmark.evaluator_key).slice_dimensions if not d.values}
+    open_keys = {d.key for d in evaluator_for(benchmark.evaluator_key).presentation().slice_dimensions if not d.values}
     if not open_keys:
         return
     found: dict[str, set[str]] = {key: set() for key in open_keys}

@@ -16,7 +16,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files.storage import default_storage
 
-from evaluators.core import (Evaluator, Item, ItemScore, Prediction, PredictionsError, evaluator_class, evaluator_for,
+from evaluators.core import (Evaluator, Item, ItemScore, Prediction, PredictionsError, evaluator_for, judge_role,
                              evaluator_version)
 from evaluators.core.files import ItemsFile, parse_predictions
 from evaluators.core.runner import group_predictions, read_batch, score_batches
@@ -40,7 +40,7 @@ def run_waits_for(run_id: int) -> bool:
     if not judge_pending():
         return False
     key = EvaluationRun.objects.filter(pk=run_id).values_list("evaluator_key", flat=True).first()
-    return key is not None and bool(evaluator_class(key).judge_role)
+    return key is not None and bool(judge_role(key))
 
 
 def environment_versions(evaluator_environment: dict[str, str]) -> dict[str, str]:
@@ -99,7 +99,7 @@ class _Work:
 
 def _load(run_id: int) -> _Work:
     run = EvaluationRun.objects.select_related("submission", "dataset_version", "benchmark").get(pk=run_id)
-    role = evaluator_class(run.evaluator_key).judge_role
+    role = judge_role(run.evaluator_key)
     judge = judging.judge_for(role) if role else None
     evaluator = evaluator_for(run.evaluator_key, settings=run.evaluator_settings, judge=judge)
     items = dataset_items(run.dataset_version)
@@ -159,7 +159,7 @@ class _OpenChunk:
     def flush(self, work: _Work) -> None:
         if self.batch:
             if self.beat.lost.is_set() or not services.chunk_record_items(claim=self.claim, item_scores=self.batch, primary_key=work.primary,
-                                                                         item_passed=work.evaluator.item_passed):
+                                                                         item_passed=work.evaluator.presentation().item_passed):
                 raise LeaseLost()
             self.batch, self.last_flush = [], time.monotonic()
 

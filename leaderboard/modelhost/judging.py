@@ -5,7 +5,7 @@ The setting is a JSON object of judge key -> ``{"name", "revision", "prompt_vers
 model a leaderboard names, ``prompt_version`` the judge prompts, ``base_url``/``model`` where it is
 served (any OpenAI-compatible endpoint), and ``api_key_env`` the environment variable holding its
 key (the key itself is never written in a setting). An evaluator with ``judge_role = "<key>"``
-gets ``Judge(spec, ChatClient(endpoint))`` through its ``with_judge`` hook (see
+gets ``Judge(spec, ChatClient(endpoint))`` through ``judging().judged`` (see
 ``evaluators.core.protocol``); the run records ``judge_record(spec)`` in its environment.
 """
 from __future__ import annotations

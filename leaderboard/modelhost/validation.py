@@ -1,7 +1,7 @@
 """Judge validation on the site, and the one decision whether a judged figure may be ranked.
 
 Every judged benchmark's evaluator measures its judge against what a dataset version says is right
-(``Evaluator.validate_judge``: PoliCon against the parties' real votes, CausalPitfalls and
+(``JudgeUse.validate``: PoliCon against the parties' real votes, CausalPitfalls and
 IndicVisionBench VQA against answers of known quality; ``evaluators.llm.validation``). Here the site runs
 it on the benchmark's current dataset version with the judge configured for the benchmark
 (``LEADERBOARD_JUDGES``), stores the figures on the version under the label of the judge and the prompt
@@ -26,7 +26,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from evaluators.core import MethodNote, evaluator_class
+from evaluators.core import MethodNote, judge_role
 from evaluators.llm.validation import validation_label
 from evaluators.policon.card import PAPER_JUDGE_R
 from evaluators.policon.evaluator import PoliConEvaluator
@@ -83,7 +83,7 @@ def figure_status(judge: Any, prompt: Any, validations: Mapping[str, Any]) -> Ra
 
 def is_judged(benchmark: Benchmark) -> bool:
     """The benchmark's figures are a judge's (its evaluator names a judge role)."""
-    return bool(benchmark.evaluator_key) and bool(evaluator_class(benchmark.evaluator_key).judge_role)
+    return bool(benchmark.evaluator_key) and bool(judge_role(benchmark.evaluator_key))
 
 
 def run_status(benchmark: Benchmark, environment: Mapping[str, Any] | None, validations: Mapping[str, Any]) -> RankedStatus:
@@ -111,9 +111,10 @@ def configured_label(benchmark: Benchmark) -> str:
     """The validation label of the judge configured for ``benchmark`` under its configured prompt ("" when the
     benchmark has no judge; JudgeNotConfigured when the setting lacks it)."""
     evaluator = configured_evaluator(benchmark)
-    if not evaluator.judge_role:
+    judge_use = evaluator.judging()
+    if judge_use is None:
         return ""
-    spec = judging.judge_spec(evaluator.judge_role)
+    spec = judging.judge_spec(judge_use.role)
     return validation_label(spec.name, spec.revision, evaluator.environment().get("judge_prompt", ""))
 
 
@@ -168,16 +169,18 @@ def judge_validation_run(*, benchmark_id: int, limit: int | None = None, now: dt
     tasks spread over the release), store the figures on the version under the judge's label and return
     them. Raises ValidationUnavailable, JudgeNotConfigured or JudgeUnavailable; nothing is stored then."""
     benchmark = Benchmark.objects.get(pk=benchmark_id)
-    evaluator = configured_evaluator(benchmark) if benchmark.evaluator_key else None
-    if evaluator is None or not evaluator.judge_role:
+    judge_use = configured_evaluator(benchmark).judging() if benchmark.evaluator_key else None
+    if judge_use is None:
         raise ValidationUnavailable(f"benchmark '{benchmark.slug}' is not scored by a judge, so it has none to validate")
     version = benchmark.dataset_versions.filter(is_current=True).first()
     if version is None:
         raise ValidationUnavailable(f"benchmark '{benchmark.slug}' has no current dataset version; import one first")
     items = dataset_items(version)
-    judge = judging.judge_for(evaluator.judge_role)
+    judge = judging.judge_for(judge_use.role)
     try:
-        result = evaluator.with_judge(judge).validate_judge(items, limit, progress)
+        judged = judge_use.judged(judge).judging()
+        assert judged is not None  # a judged copy of a judged evaluator
+        result = judged.validate(items, limit, progress)
     finally:
         judge.close()
     if result is None:

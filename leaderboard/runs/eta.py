@@ -23,7 +23,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from evaluators.core import evaluator_class
+from evaluators.core import judge_role
 from leaderboard.setup_status import PhaseStatus, setup_notice, waits_for
 
 from leaderboard.runs.models import EvaluationRun, GenerationJob, RunPhase, RunStatus
@@ -349,7 +349,7 @@ def run_wait(*, run: EvaluationRun, now: dt.datetime | None = None) -> Wait | No
     place = next((i for i, w in enumerate(queued) if type(w) is type(waiting) and w.pk == waiting.pk), len(queued))
     slot = _schedule(_work(RunStatus.RUNNING, waiting.queue), [*queued[:place], waiting], history, now)[-1]
     found = slot.estimate
-    setup = tuple(waits_for(judged=bool(evaluator_class(run.evaluator_key).judge_role))) if setup_notice() else ()
+    setup = tuple(waits_for(judged=bool(judge_role(run.evaluator_key)))) if setup_notice() else ()
     return Wait(what="scoring" if isinstance(waiting, EvaluationRun) else "generating", queue=waiting.queue, position=place + 1,
                 ahead=list(found.ahead), seconds=found.start, no_history=found.no_history, own=history.of(run), estimated_at=now,
                 setup=setup)

@@ -57,11 +57,11 @@ def _dataset_facts(benchmark: Benchmark, dataset: DatasetVersion) -> _Facts:
     key = f"submit-guide:v2:{dataset.content_hash}:{benchmark.slug}"
     found = quietly(lambda: cache.get(key))
     if not isinstance(found, _Facts):
-        evaluator = configured_evaluator(benchmark)
+        shown = configured_evaluator(benchmark).presentation()
         items = dataset_items(dataset)
-        found = _Facts(items=len(items), checks=sum(evaluator.item_checks(item) for item in items), first_ids=tuple(item.id for item in items[:3]),
+        found = _Facts(items=len(items), checks=sum(shown.item_checks(item) for item in items), first_ids=tuple(item.id for item in items[:3]),
                        slices=tuple(sorted({k for item in items for k in item.slices})),
-                       has_example=bool(items) and evaluator.example_predictions(items[:1]) is not None)
+                       has_example=bool(items) and shown.example_predictions(items[:1]) is not None)
         quietly(lambda: cache.set(key, found, None))
     return found
 
@@ -74,13 +74,14 @@ def guide_for(benchmark: Benchmark) -> Guide | None:
     evaluator = configured_evaluator(benchmark)
     facts = _dataset_facts(benchmark, dataset)
     first_ids = facts.first_ids
-    samples = evaluator.default_samples
+    samples = evaluator.presentation().default_samples
+    generation = evaluator.generation()
     example: dict[str, object] = {"item_id": first_ids[0] if first_ids else "ITEM_ID", "output": "the model's answer, as it wrote it"}
     if samples > 1:
         example["sample_index"] = 0
     return Guide(benchmark=benchmark, dataset_tag=dataset.tag, items=facts.items, samples=samples, checks=facts.checks, first_ids=first_ids,
                  slices=tuple(labels_for(benchmark).dimension(key) for key in facts.slices), example_line=json.dumps(example, ensure_ascii=False),
-                 file_refused=evaluator.needs_transcript(), has_example=facts.has_example, requests_download=evaluator.modality == "text",
+                 file_refused=generation.transcript_required(), has_example=facts.has_example, requests_download=generation.modality == "text",
                  typical=Typical.of(run_durations(benchmark_id=benchmark.pk, dataset_version_id=dataset.pk)),
                  waiting=EvaluationRun.objects.filter(benchmark=benchmark, status=RunStatus.QUEUED).count())
 

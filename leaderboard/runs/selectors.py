@@ -54,7 +54,7 @@ def run_progress(*, run: EvaluationRun) -> Progress:
 
 def run_item_results(*, run: EvaluationRun, failed_only: bool = False) -> QuerySet[ItemResult]:
     """A run's item results. ``failed_only``: those without full marks as the evaluator recorded them
-    (``passed``, from Evaluator.item_passed); where it recorded none (a result stored before it did, or a
+    (``passed``, from Presentation.item_passed); where it recorded none (a result stored before it did, or a
     benchmark without full marks), a primary score below 1."""
     qs = run.item_results.all()
     if failed_only:
@@ -64,9 +64,9 @@ def run_item_results(*, run: EvaluationRun, failed_only: bool = False) -> QueryS
 
 def item_companions(*, run: EvaluationRun, item_ids: Sequence[str]) -> dict[str, list[ItemResult]]:
     """For each of ``item_ids``, the run's results of the items that belong with it
-    (Evaluator.companion_items: Video NIAH's other hop), in one query."""
-    evaluator = evaluator_for(run.evaluator_key)
-    wanted = {item_id: evaluator.companion_items(item_id) for item_id in item_ids}
+    (Presentation.companion_items: Video NIAH's other hop), in one query."""
+    shown = evaluator_for(run.evaluator_key).presentation()
+    wanted = {item_id: shown.companion_items(item_id) for item_id in item_ids}
     every = {other for others in wanted.values() for other in others}
     found = {r.item_id: r for r in run.item_results.filter(item_id__in=every)} if every else {}
     return {item_id: [found[other] for other in others if other in found] for item_id, others in wanted.items()}

@@ -180,10 +180,12 @@ def test_no_module_grows_past_500_lines() -> None:
 
 def _hook_probes(source: str) -> list[str]:
     """``getattr(x, "hook")`` / ``hasattr(x, "hook")`` calls in ``source`` whose string names a member of
-    the Evaluator base class (an optional hook must be called, so the type checker sees it)."""
-    from evaluators.core.evaluator import Evaluator
+    the Evaluator base class or of a capability it returns (an optional one must be called, so the type
+    checker sees it)."""
+    from evaluators.core.evaluator import Conversation, Evaluator, Generation, JudgeUse, Presentation, ScoredByJudge
 
-    members = {name for name in dir(Evaluator) if not name.startswith("__")}
+    members = {name for cls in (Evaluator, ScoredByJudge, Presentation, Conversation, Generation, JudgeUse)
+               for name in dir(cls) if not name.startswith("__")} | {"role", "judged", "validate", "server", "modality"}
     found = []
     for node in ast.walk(ast.parse(source)):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")

@@ -43,15 +43,15 @@ def tiny_qa(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 def test_the_worked_example_builds_and_scores_its_sample(tiny_qa: Path, tmp_path: Path, capsys) -> None:
     evaluator = registry.evaluator_for("tiny-qa")
-    assert evaluator.sample_dataset() == tiny_qa / "data" / "sample.jsonl"
-    items = list(evaluator.import_release(evaluator.sample_dataset()))
+    assert evaluator.presentation().sample_dataset() == tiny_qa / "data" / "sample.jsonl"
+    items = list(evaluator.import_release(evaluator.presentation().sample_dataset()))
     assert [item.id for item in items] == ["q1", "q2", "q3"]
     # q1 right (case and spaces aside), q2 wrong, q3 right: 2 of 3, geography 2 of 2, arithmetic 0 of 1
     predictions = tmp_path / "predictions.jsonl"
     predictions.write_text("".join(json.dumps({"item_id": i, "output": o}) + "\n"
                                    for i, o in (("q1", " paris "), ("q2", "5"), ("q3", "Tokyo"))))
     out = tmp_path / "results.json"
-    assert cli.main(["score", "--benchmark", "tiny-qa", "--dataset", str(evaluator.sample_dataset()),
+    assert cli.main(["score", "--benchmark", "tiny-qa", "--dataset", str(evaluator.presentation().sample_dataset()),
                      "--predictions", str(predictions), "--out", str(out)]) == 0
     metrics = {tuple(sorted(m["slice"].items())): m for m in json.loads(out.read_text())["metrics"]}
     assert metrics[()]["value"] == pytest.approx(2 / 3) and metrics[()]["n"] == 3
@@ -71,4 +71,5 @@ def test_the_worked_example_refuses_a_bad_record_naming_it(tiny_qa: Path, tmp_pa
     evaluator = registry.evaluator_for("tiny-qa")
     with pytest.raises(ValueError, match="benchmark 'tiny-qa' takes no settings"):
         evaluator.configured({"n": 2})
-    assert evaluator.method_notes() == [] and evaluator.max_stages({}) == 1 and evaluator.heatmap is None
+    assert evaluator.presentation().method_notes() == [] and evaluator.presentation().heatmap is None
+    assert evaluator.generation().conversation is None and evaluator.judging() is None

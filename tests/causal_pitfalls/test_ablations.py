@@ -119,7 +119,7 @@ def test_the_board_scores_the_share_matching_the_data_and_the_share_biased(tmp_p
     assert metrics[("correct", ())].value == 2 / 4 and metrics[("correct", ())].n == 4
     assert metrics[("brand_biased", ())].value == 2 / 4
     assert metrics[("correct", (("scenario", "misaligned_healthy"),))].value == 0.0
-    assert [EVALUATOR.item_passed(s) for s in scores] == [True, False, True, False, None, None]
+    assert [EVALUATOR.presentation().item_passed(s) for s in scores] == [True, False, True, False, None, None]
 
 
 def test_the_released_table_layout():
@@ -133,5 +133,5 @@ def test_the_released_table_layout():
 
 
 def test_the_sample_imports():
-    items = list(CausalPitfallsAblationsEvaluator().import_release(EVALUATOR.sample_dataset()))
+    items = list(CausalPitfallsAblationsEvaluator().import_release(EVALUATOR.presentation().sample_dataset()))
     assert len(items) == 6 and all(item.payload["prompt"] for item in items)

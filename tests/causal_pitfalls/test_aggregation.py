@@ -21,7 +21,7 @@ from tests.support.aggregation import assert_flat, assert_same_as_aggregate, bul
 from tests.support.openai_server import OpenAIServer, Reply
 
 DIRECT, CODE = CausalPitfallsEvaluator(), CausalPitfallsCodeEvaluator()
-ITEMS = list(DIRECT.import_release(DIRECT.sample_dataset()))
+ITEMS = list(DIRECT.import_release(DIRECT.presentation().sample_dataset()))
 
 
 def grade(request: dict[str, Any]) -> Reply:

@@ -33,8 +33,8 @@ def literal_judge(request) -> Reply:
 @pytest.mark.parametrize("key", ["causal-pitfalls", "causal-pitfalls-code"])
 def test_the_floor_scores_zero_and_the_ceiling_full_marks_with_a_literal_judge(key):
     evaluator = evaluator_for(key)
-    items = list(evaluator.import_release(evaluator.sample_dataset()))[:12]
-    baselines = evaluator.baseline_predictions(items)
+    items = list(evaluator.import_release(evaluator.presentation().sample_dataset()))[:12]
+    baselines = evaluator.presentation().baseline_predictions(items)
     assert sorted(baselines) == ["No analysis", "Rubric restated"]
     parsed = {name: parse_predictions(data, [i.id for i in items]) for name, data in baselines.items()}
     assert all(p.output == NO_ANALYSIS_ANSWER for p in parsed["No analysis"])

@@ -16,7 +16,7 @@ from evaluators.sandbox import Sandbox
 from evaluators.sandbox.analysis import run_analysis
 
 pytestmark = pytest.mark.toolchains
-CHALLENGES = CausalPitfallsEvaluator().sample_dataset() / "challenges"
+CHALLENGES = CausalPitfallsEvaluator().presentation().sample_dataset() / "challenges"
 
 ANALYSES = {
     "simpson_paradox": """

@@ -76,7 +76,7 @@ def benchmarks(db):
     found = []
     for slug in ("causal-pitfalls", "causal-pitfalls-code"):
         benchmark = Benchmark.objects.get(slug=slug)
-        dataset_version_import(benchmark=benchmark, release_path=DIRECT.sample_dataset(), tag="sample")
+        dataset_version_import(benchmark=benchmark, release_path=DIRECT.presentation().sample_dataset(), tag="sample")
         record_passing_validation(slug, VALIDATED)  # the scripted judge counts as validated: its board ranks
         found.append(benchmark)
     return found
@@ -129,7 +129,7 @@ def test_both_protocols_from_submission_to_leaderboard_with_transcripts(benchmar
 
 
 def test_a_predictions_file_without_transcripts_is_refused_for_the_code_assisted_protocol(benchmarks, user):
-    items = [item.id for item in DIRECT.import_release(DIRECT.sample_dataset())]
+    items = [item.id for item in DIRECT.import_release(DIRECT.presentation().sample_dataset())]
     data = "".join(json.dumps({"item_id": i, "output": "positive"}) + "\n" for i in items).encode()
     upload = SimpleUploadedFile("predictions.jsonl", data, content_type="application/jsonl")
     response = api_for(user).post("/api/submissions/", {"benchmark": "causal-pitfalls-code", "model_name": "offline",

@@ -68,12 +68,12 @@ def causal_pitfalls(db):
 
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug="causal-pitfalls")
-    dataset_version_import(benchmark=benchmark, release_path=EVALUATOR.sample_dataset(), tag="sample")
+    dataset_version_import(benchmark=benchmark, release_path=EVALUATOR.presentation().sample_dataset(), tag="sample")
     return benchmark
 
 
 def submit_constant(api: Any, model: str, sentence: str) -> int:
-    items = [item.id for item in EVALUATOR.import_release(EVALUATOR.sample_dataset())]
+    items = [item.id for item in EVALUATOR.import_release(EVALUATOR.presentation().sample_dataset())]
     data = "".join(json.dumps({"item_id": i, "output": sentence}) + "\n" for i in items).encode()
     upload = SimpleUploadedFile("predictions.jsonl", data, content_type="application/jsonl")
     response = api.post("/api/submissions/", {"benchmark": "causal-pitfalls", "model_name": model, "predictions": upload},

@@ -20,7 +20,7 @@ from evaluators.core.types import DatasetError
 from tests.causal_pitfalls.release_fixture import write_release
 
 DIRECT, CODE = CausalPitfallsEvaluator(), CausalPitfallsCodeEvaluator()
-SAMPLE = DIRECT.sample_dataset()
+SAMPLE = DIRECT.presentation().sample_dataset()
 
 
 def answer_keys() -> dict[str, list[dict]]:
@@ -108,7 +108,7 @@ def test_the_rubric_resolves_the_keys_own_naming_and_whats_left_is_named(quirks:
     assert naps.payload["criteria"][1]["desc"] == "Concludes no_effect" and naps.payload["unfilled"]["rubric"] == []
     assert tea.payload["criteria"][1]["desc"] == "Concludes {ADJUSTED_DIRECTION}"
     assert tea.payload["unfilled"]["rubric"] == ["{ADJUSTED_DIRECTION}"]
-    points = DIRECT.dataset_notes(quirks)[0].points
+    points = DIRECT.presentation().dataset_notes(quirks)[0].points
     assert points[0].startswith("30 items: 6 datasets of 5 challenges, each asked at 5 difficulties")
     assert "Skipped: dag_structure_markequi/dag_sem.csv, a CSV without an answer-key entry." in points
     assert ("temporal_stability: {VARIABLE_T} filled with the dataset's column 'period' (the answer key names no "
@@ -124,7 +124,7 @@ def test_an_answer_key_entry_without_its_csv_is_skipped_and_named(tmp_path: Path
     root = write_release(tmp_path / "release")
     (root / "challenges" / "casual_effect" / "clinic.csv").rename(root / "challenges" / "casual_effect" / "other.csv")
     items = list(iter_items(root))
-    points = DIRECT.dataset_notes(items)[0].points
+    points = DIRECT.presentation().dataset_notes(items)[0].points
     assert "Skipped: casual_effect/answer_key.json entry 'clinic.csv', an answer-key entry without its CSV." in points
     assert "Skipped: casual_effect/other.csv, a CSV without an answer-key entry." in points and len(items) == 25
 
@@ -148,7 +148,7 @@ def test_a_csv_is_matched_by_a_longer_key_name_and_one_without_a_key_is_skipped_
     items = list(iter_items(release))
     assert len(items) == 25 and not any("orphan" in i.id for i in items)
     assert any(i.payload["dataset"] == "simpson_paradox_scenario" for i in items)
-    notes = DIRECT.dataset_notes(items)
+    notes = DIRECT.presentation().dataset_notes(items)
     assert "Skipped: simpson_paradox/orphan.csv, a CSV without an answer-key entry." in notes[0].points
 
 

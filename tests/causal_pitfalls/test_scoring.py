@@ -24,7 +24,7 @@ from evaluators.llm.types import Endpoint, JudgeSpec
 from tests.support.openai_server import OpenAIServer, Reply
 
 DIRECT, CODE = CausalPitfallsEvaluator(), CausalPitfallsCodeEvaluator()
-ITEMS = {item.id: item for item in DIRECT.import_release(DIRECT.sample_dataset())}
+ITEMS = {item.id: item for item in DIRECT.import_release(DIRECT.presentation().sample_dataset())}
 SIMPSON = ITEMS["simpson_paradox/simpson_paradox_scenario/very_hard"]  # 5 criteria
 
 
@@ -115,17 +115,17 @@ def test_the_code_turn_runs_the_program_on_the_data_and_tells_the_model_what_hap
     columns = SIMPSON.payload["columns"]
     program = (f"import pandas as pd\ndf = pd.read_csv('/data/{SIMPSON.payload['csv_name']}')\n"
                f"print(len(df), df['{columns[0]}'].sum())")
-    ran = CODE.follow_up(SIMPSON, first_stage(f"```python\n{program}\n```"), 0, {})
+    ran = CODE.generation().conversation.follow_up(SIMPSON, first_stage(f"```python\n{program}\n```"), 0, {})
     rows, treated = len(SIMPSON.payload["rows"]), sum(int(row[0]) for row in SIMPSON.payload["rows"])
     assert ran.tool["status"] == "ok" and ran.tool["output"].strip() == f"{rows} {treated}" and ran.tool["code"] == program
     assert ran.fresh and ran.messages[0]["content"] == (f"Question: {SIMPSON.payload['question']}\n\nCode:\n{program}\n\n"
                                                        f"Results:\n{rows} {treated}\n")
-    failing = CODE.follow_up(SIMPSON, first_stage("```python\nimport pandas as pd\npd.read_csv('/data/other.csv')\n```"), 0, {})
+    failing = CODE.generation().conversation.follow_up(SIMPSON, first_stage("```python\nimport pandas as pd\npd.read_csv('/data/other.csv')\n```"), 0, {})
     assert failing.tool["status"] == "runtime_error" and "FileNotFoundError" in failing.messages[0]["content"]
-    none = CODE.follow_up(SIMPSON, first_stage("The drug helps."), 0, {})
+    none = CODE.generation().conversation.follow_up(SIMPSON, first_stage("The drug helps."), 0, {})
     assert none.tool["status"] == "no_code" and none.messages[0]["content"].endswith(
         "Code:\n(no program: the reply held no ```python code block)\n\nResults:\n(nothing was run)\n")
-    assert CODE.follow_up(SIMPSON, first_stage("x") + first_stage("y"), 0, {}) is None  # two stages: finished
+    assert CODE.generation().conversation.follow_up(SIMPSON, first_stage("x") + first_stage("y"), 0, {}) is None  # two stages: finished
 
 
 def test_the_code_failure_rate_counts_missing_and_failing_programs() -> None:
@@ -146,7 +146,7 @@ def test_a_program_that_plots_runs_with_the_released_harness_names_bound() -> No
     program = (f"df = pd.read_csv('/data/{SIMPSON.payload['csv_name']}')\n"
                "fig, ax = plt.subplots()\nsns.histplot(data=df, x=df.columns[0], ax=ax)\nplt.show()\n"
                "fig.savefig('/tmp/plot.png')\nprint('saved', os.path.getsize('/tmp/plot.png') > 0, type(ax).__name__)")
-    ran = CODE.follow_up(SIMPSON, first_stage(f"```python\n{program}\n```"), 0, {})
+    ran = CODE.generation().conversation.follow_up(SIMPSON, first_stage(f"```python\n{program}\n```"), 0, {})
     assert ran.tool["status"] == "ok", ran.tool["output"]
     assert ran.tool["output"].strip() == "saved True Axes"
 
@@ -199,8 +199,8 @@ def test_the_method_card_states_every_element_and_each_deviation_with_its_reason
     wanted = {"Question placeholders", "Generation settings", "Rubric filling", "Judge and prompt",
               "Judge retries and fallbacks", "Judge validation", "Item score", "Aggregation", "Counts", "Baselines",
               "Judge's answer format"}
-    direct = {row.element: row for row in DIRECT.method_card()}
-    code = {row.element: row for row in CODE.method_card()}
+    direct = {row.element: row for row in DIRECT.presentation().method_card()}
+    code = {row.element: row for row in CODE.presentation().method_card()}
     assert wanted | {"Direct prompt"} == set(direct)
     assert wanted | {"Code request", "Code-assisted final prompt", "What the final prompt reports", "Sandbox libraries",
                      "Error rate"} == set(code)
@@ -208,6 +208,6 @@ def test_the_method_card_states_every_element_and_each_deviation_with_its_reason
     assert "matplotlib" in code["Sandbox libraries"].here and "seaborn" in code["Sandbox libraries"].here
     assert "370" in direct["Counts"].here and "375" in direct["Counts"].released
     assert direct["Question placeholders"].deviates and "as_released" in direct["Question placeholders"].here
-    assert not DIRECT.configured({"placeholders": "as_released"}).method_card()[0].deviates
+    assert not DIRECT.configured({"placeholders": "as_released"}).presentation().method_card()[0].deviates
     assert all(row.why for row in [*direct.values(), *code.values()] if row.deviates)
     assert "causal-pitfalls-rubric@v2" in direct["Judge and prompt"].here

@@ -31,9 +31,9 @@ def score(scores: dict[str, float], item_id: str = "item") -> ItemScore:
     ("video-niah-multi", {"over_limit": 1.0}, False),  # over the model's limit: a miss
 ])
 def test_full_marks_per_benchmark(key: str, scores: dict[str, float], passed: bool | None) -> None:
-    assert evaluator_for(key).item_passed(score(scores)) is passed
+    assert evaluator_for(key).presentation().item_passed(score(scores)) is passed
 
 
 def test_every_registered_benchmark_answers() -> None:
     for key in registered_keys():
-        assert evaluator_for(key).item_passed(score({})) in (True, False, None)
+        assert evaluator_for(key).presentation().item_passed(score({})) in (True, False, None)

@@ -56,7 +56,7 @@ def test_a_problems_tests_are_stored_once_for_its_twelve_languages(tmp_path):
 
 def test_items_read_back_whole_in_order_by_position_and_by_id(tmp_path):
     evaluator = MultiLCBEvaluator()
-    items = list(evaluator.import_release(evaluator.sample_dataset()))
+    items = list(evaluator.import_release(evaluator.presentation().sample_dataset()))
     path = tmp_path / "items.jsonl"
     write_items(items, path)
     assert index_path(path).exists()

@@ -21,7 +21,7 @@ OCR, MMT, VQA = IndicVisionOCREvaluator(), IndicVisionMMTEvaluator(), IndicVisio
 
 
 def items(evaluator) -> list[Item]:
-    return list(evaluator.import_release(evaluator.sample_dataset()))
+    return list(evaluator.import_release(evaluator.presentation().sample_dataset()))
 
 
 def answer(item: Item, n: int) -> Prediction:
@@ -41,7 +41,7 @@ def grade(request: dict[str, Any]) -> Reply:
 @pytest.mark.parametrize("evaluator", [OCR, MMT, VQA], ids=["ocr", "mmt", "vqa"])
 def test_the_sample_scored_gives_the_same_metrics_streamed_in_any_order(evaluator):
     with OpenAIServer(grade) as server:
-        scorer = with_scripted_judge(evaluator, server) if evaluator.judge_role else evaluator
+        scorer = with_scripted_judge(evaluator, server) if evaluator.judging() else evaluator
         scores = [scorer.score_item(item, [answer(item, n)]) for n, item in enumerate(items(evaluator))]
     scores[3] = ItemScore(scores[3].item_id, scores[3].slices, {}, error="the image could not be read")
     if evaluator is VQA:

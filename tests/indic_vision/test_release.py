@@ -18,7 +18,7 @@ from evaluators.indic_vision.languages import BY_NAME
 from evaluators.indic_vision.evaluator import IndicVisionMMTEvaluator, IndicVisionOCREvaluator, IndicVisionVQAEvaluator
 
 OCR, MMT, VQA = IndicVisionOCREvaluator(), IndicVisionMMTEvaluator(), IndicVisionVQAEvaluator()
-SAMPLE = OCR.sample_dataset()
+SAMPLE = OCR.presentation().sample_dataset()
 
 
 def jpeg(colour="red", size=(40, 30)) -> bytes:
@@ -53,7 +53,7 @@ def test_the_sample_in_the_released_layout():
     hindi_mcq = next(i for i in vqa if i.id == "vqa_parallel/hi/scene-2/mcq")
     assert hindi_mcq.payload["gold"] == "B" and hindi_mcq.payload["options"][1] == "वर्ग"
     assert all("not been checked by native speakers" in i.payload["origin"] for i in ocr + mmt + vqa)
-    notes = VQA.dataset_notes(vqa)
+    notes = VQA.presentation().dataset_notes(vqa)
     assert notes[0].heading == "A generated sample" and "Hindi: 18" in notes[1].points
 
 

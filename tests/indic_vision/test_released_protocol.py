@@ -183,7 +183,7 @@ def test_a_cut_off_answer_is_scored_on_its_text_and_flagged(tmp_path):
     assert (whole.scores["cut_off"], whole.detail["cut_off"]) == (0.0, False)
     assert staged.scores["cut_off"] == 1.0
     assert {m.key: m.value for m in VQA.aggregate([cut, whole]) if not m.slice}["cut_off"] == 0.5
-    ocr_item = next(iter(OCR.import_release(OCR.sample_dataset(), HashingSink())))
+    ocr_item = next(iter(OCR.import_release(OCR.presentation().sample_dataset(), HashingSink())))
     page = OCR.score_item(ocr_item, [Prediction(ocr_item.id, ocr_item.payload["text"][:5], error_kind="cut_off")])
     assert page.scores["cut_off"] == 1.0 and page.scores["coverage"] == 1.0 and page.scores["ned_char"] < 100
 
@@ -212,7 +212,7 @@ def test_english_and_indic_headlines_are_apart_each_a_mean_over_its_languages():
 
 
 def test_each_boards_method_card_states_its_protocol():
-    cards = {e.key: {row.element: row for row in e.method_card()} for e in (OCR, MMT, VQA)}
+    cards = {e.key: {row.element: row for row in e.presentation().method_card()} for e in (OCR, MMT, VQA)}
     for card in cards.values():
         assert {"Image", "Sampling", "Answer length", "Failed requests", "Intervals", "Headline", "Counts"} <= set(card)
         assert card["Image"].here == "as released" and all(row.source for row in card.values())

@@ -18,7 +18,7 @@ from tests.conftest import REPO
 from tests.support.openai_server import OpenAIServer, Reply
 
 OCR, MMT, VQA = IndicVisionOCREvaluator(), IndicVisionMMTEvaluator(), IndicVisionVQAEvaluator()
-ITEMS = {e.key: list(e.import_release(e.sample_dataset())) for e in (OCR, MMT, VQA)}
+ITEMS = {e.key: list(e.import_release(e.presentation().sample_dataset())) for e in (OCR, MMT, VQA)}
 
 
 def grader(request) -> Reply:
@@ -46,7 +46,7 @@ def test_requests_hold_the_prompt_then_the_image_and_the_tasks_token_budget():
     assert OCR.build_requests(ocr, {})[0].max_tokens == 4096
     mmt = ITEMS[MMT.key][0]
     assert "Give its translation into Bengali" in MMT.build_requests(mmt, {})[0].messages[0]["content"][0]["text"]
-    assert OCR.server_options({}) == ServerOptions(images_per_prompt=1)
+    assert OCR.generation().server == ServerOptions(images_per_prompt=1)
     with pytest.raises(ValueError, match="unknown setting 'beam'"):
         OCR.build_requests(ocr, {"beam": 2})
 
@@ -123,7 +123,7 @@ def test_the_command_line_scores_the_sample_with_a_judge(tmp_path):
     (tmp_path / "preds.jsonl").write_text("\n".join(lines) + "\n")
     with OpenAIServer(grader) as server:
         out = subprocess.run([sys.executable, "-m", "evaluators", "score", "--benchmark", "indic-vision-vqa", "--dataset",
-                              str(VQA.sample_dataset()), "--predictions", str(tmp_path / "preds.jsonl"),
+                              str(VQA.presentation().sample_dataset()), "--predictions", str(tmp_path / "preds.jsonl"),
                               "--judge", f"{server.base_url},judge", "--out", str(tmp_path / "out.json")],
                              cwd=REPO, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr

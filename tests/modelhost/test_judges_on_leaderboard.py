@@ -65,8 +65,8 @@ def judged_benchmark(db, tmp_path):
     benchmark = Benchmark.objects.create(
         slug=JUDGED_KEY, name="Judged answers", summary="Short answers graded by a judge.", evaluator_key=JUDGED_KEY,
         metric_columns=[asdict(c) for c in evaluator.metric_columns],
-        slice_dimensions=[{"key": d.key, "label": d.label, "values": list(d.values)} for d in evaluator.slice_dimensions])
-    dataset_version_import(benchmark=benchmark, release_path=evaluator.sample_dataset(), tag="v1")
+        slice_dimensions=[{"key": d.key, "label": d.label, "values": list(d.values)} for d in evaluator.presentation().slice_dimensions])
+    dataset_version_import(benchmark=benchmark, release_path=evaluator.presentation().sample_dataset(), tag="v1")
     return benchmark
 
 

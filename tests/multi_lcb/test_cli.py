@@ -24,7 +24,7 @@ def cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def release(tmp_path: Path) -> Path:
-    lines = MultiLCBEvaluator().sample_dataset().read_text(encoding="utf-8").splitlines()
+    lines = MultiLCBEvaluator().presentation().sample_dataset().read_text(encoding="utf-8").splitlines()
     wanted = [line for line in lines if json.loads(line)["question_id"] in ("abc900_a", "1901A")]
     assert len(wanted) == 2
     path = tmp_path / "release.jsonl"
@@ -129,6 +129,6 @@ def test_bad_dataset_exit_2(tmp_path: Path) -> None:
     missing = cli("score", "--benchmark", "multi-lcb", "--dataset", str(tmp_path / "none.jsonl"),
                   "--predictions", str(predictions))
     assert missing.returncode == 2 and "cannot be read" in missing.stderr
-    empty_preds = cli("score", "--benchmark", "multi-lcb", "--dataset", str(MultiLCBEvaluator().sample_dataset()),
+    empty_preds = cli("score", "--benchmark", "multi-lcb", "--dataset", str(MultiLCBEvaluator().presentation().sample_dataset()),
                       "--predictions", str(tmp_path / "absent.jsonl"))
     assert empty_preds.returncode == 2 and "absent.jsonl" in empty_preds.stderr

@@ -13,7 +13,7 @@ from evaluators.multi_lcb.evaluator import MultiLCBEvaluator
 
 
 def _rows() -> dict[str, ProtocolRow]:
-    return {row.element: row for row in MultiLCBEvaluator().method_card()}
+    return {row.element: row for row in MultiLCBEvaluator().presentation().method_card()}
 
 
 def test_the_released_defaults_are_stated_as_released_where_we_keep_them() -> None:
@@ -29,7 +29,7 @@ def test_the_released_defaults_are_stated_as_released_where_we_keep_them() -> No
 
 def test_a_setting_that_changes_the_protocol_is_a_stated_deviation() -> None:
     rows = {row.element: row for row in MultiLCBEvaluator().configured({"extraction": "last", "temperature": 0.0})
-            .method_card()}
+            .presentation().method_card()}
     assert rows["Program extraction"].deviates and "setting 'extraction'" in rows["Program extraction"].why
     assert rows["Samples and sampling"].deviates and "temperature 0" in rows["Samples and sampling"].here
 

@@ -308,16 +308,16 @@ def test_protocol_attributes() -> None:
 
     evaluator = evaluator_for("multi-lcb")
     assert isinstance(evaluator, Evaluator) and isinstance(evaluator, MultiLCBEvaluator)
-    assert evaluator.key == "multi-lcb" and evaluator.modality == "text" and evaluator.default_samples == 10
+    assert evaluator.key == "multi-lcb" and evaluator.generation().modality == "text" and evaluator.presentation().default_samples == 10
     columns = {c.key: c for c in evaluator.metric_columns}
     assert list(columns) == ["pass@1", "python_gap", "pass@5", "pass@10"]
     assert columns["pass@1"].primary and not columns["python_gap"].higher_is_better
     assert sum(c.primary for c in evaluator.metric_columns) == 1
-    dims = {d.key: d.values for d in evaluator.slice_dimensions}
+    dims = {d.key: d.values for d in evaluator.presentation().slice_dimensions}
     assert dims["language"] == ("python", "cpp", "java", "csharp", "go", "rust", "javascript", "typescript",
                                 "ruby", "php", "kotlin", "scala")
     assert set(dims) == {"language", "difficulty", "platform"}
-    assert evaluator.sample_dataset().is_file()
+    assert evaluator.presentation().sample_dataset().is_file()
 
 
 def test_a_fork_bomb_that_runs_out_of_time_names_the_process_limit() -> None:

@@ -71,7 +71,7 @@ def test_compressed_private_tests_are_decoded(tmp_path: Path) -> None:
 
 def test_sample_release_imports() -> None:
     evaluator = MultiLCBEvaluator()
-    problems = list(iter_problems(evaluator.sample_dataset()))
+    problems = list(iter_problems(evaluator.presentation().sample_dataset()))
     assert len(problems) >= 20
     for problem in problems:
         assert problem["public_test_cases"] or problem["private_test_cases"]

@@ -73,7 +73,7 @@ FAILING_AS_RELEASED = {
 @pytest.mark.parametrize("language", sorted(FAILING_AS_RELEASED))
 def test_programs_the_release_fails_fail_here(language: str) -> None:
     evaluator = MultiLCBEvaluator(time_limit_seconds=10.0)
-    item = next(item for item in evaluator.import_release(evaluator.sample_dataset())
+    item = next(item for item in evaluator.import_release(evaluator.presentation().sample_dataset())
                 if item.id == f"abc900_a/{language}")
     answer = f"```{LANGUAGE_SPECS[language].fence}\n{FAILING_AS_RELEASED[language]}```\n"
     sample = evaluator.score_item(item, [Prediction(item.id, answer, 0)]).detail["samples"][0]
@@ -87,7 +87,7 @@ def test_a_functional_answer_is_compared_as_text_not_as_json() -> None:
     # "[1,2]" (Multi-LCB compares lines; the list is one word, not numbers), nor [1.000001, 2]; until
     # issue 49 the site accepted both as JSON values equal within 1e-5
     evaluator = MultiLCBEvaluator(time_limit_seconds=10.0)
-    base = next(item for item in evaluator.import_release(evaluator.sample_dataset()) if item.id == "3001/python")
+    base = next(item for item in evaluator.import_release(evaluator.presentation().sample_dataset()) if item.id == "3001/python")
     tests = [{"input": "[2, 1]", "output": "[1, 2]", "testtype": "functional"}]
     item = type(base)(id="pair/python", slices=base.slices,
                       payload={**base.payload, "public_test_cases": tests, "private_test_cases": []})

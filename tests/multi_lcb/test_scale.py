@@ -34,7 +34,7 @@ def peaks(tmp_path: Path, problems: int) -> tuple[int, int, int]:
         tracemalloc.reset_peak()
         write_items(evaluator.import_release(release.path), items_path)
         items = open_items(items_path)
-        evaluator.dataset_notes(items)
+        evaluator.presentation().dataset_notes(items)
         file_sha256(items_path)
         assert len(items.ids()) == problems * 12
         imported = tracemalloc.get_traced_memory()[1]

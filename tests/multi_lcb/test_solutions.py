@@ -28,11 +28,11 @@ def evaluator(memory_mb: int = 1024) -> MultiLCBEvaluator:
 
 def all_items() -> dict[str, Item]:
     ev = evaluator()
-    return {item.id: item for item in ev.import_release(ev.sample_dataset())}
+    return {item.id: item for item in ev.import_release(ev.presentation().sample_dataset())}
 
 
 def problem_ids() -> list[str]:
-    return [p["question_id"] for p in iter_problems(MultiLCBEvaluator().sample_dataset())]
+    return [p["question_id"] for p in iter_problems(MultiLCBEvaluator().presentation().sample_dataset())]
 
 
 def fenced(language: str, code: str) -> str:

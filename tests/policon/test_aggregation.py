@@ -17,7 +17,7 @@ from tests.support.aggregation import assert_flat, assert_same_as_aggregate, bul
 from tests.support.openai_server import OpenAIServer, Reply
 
 EVALUATOR = PoliConEvaluator()
-ITEMS = list(EVALUATOR.import_release(EVALUATOR.sample_dataset()))
+ITEMS = list(EVALUATOR.import_release(EVALUATOR.presentation().sample_dataset()))
 
 
 def vote(request: dict[str, Any]) -> Reply:

@@ -64,7 +64,7 @@ def test_the_demo_judge_is_installed_served_and_votes(tmp_path: Path, server: st
         # the project's first protocol (one retry): this checks the served judge votes, and the released one's
         # ten retries of a 135M model's unusable answers on a CPU (tested in test_scoring) would take minutes
         evaluator = evaluator_for("policon", settings={"judge_prompt": "v1"})
-        items = [i for i in evaluator.import_release(evaluator.sample_dataset()) if i.slices["parties"] == "2"][:3]
+        items = [i for i in evaluator.import_release(evaluator.presentation().sample_dataset()) if i.slices["parties"] == "2"][:3]
         client = ChatClient(Endpoint(entry["base_url"], entry["model"]), max_concurrency=2, timeout_s=600)  # a shared machine: no time limit that load can trip
         judge = Judge(JudgeSpec(entry["name"], entry["revision"], entry["prompt_version"]), client, concurrency=2)
         scorer = evaluator.with_judge(judge)

@@ -28,7 +28,7 @@ from tests.support.validation import record_passing_validation
 JUDGE = {"name": "scripted-judge", "revision": "2026-12-01", "prompt_version": "v1", "model": "judge"}
 LABEL = "scripted-judge@2026-12-01 (prompt v1)"
 EVALUATOR = evaluator_for("policon")
-ITEMS = list(EVALUATOR.import_release(EVALUATOR.sample_dataset()))
+ITEMS = list(EVALUATOR.import_release(EVALUATOR.presentation().sample_dataset()))
 CALLS_PER_MODEL = sum(len(item.payload["parties"]) for item in ITEMS)
 
 
@@ -87,7 +87,7 @@ def policon(db):
 
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug="policon")
-    dataset_version_import(benchmark=benchmark, release_path=EVALUATOR.sample_dataset(), tag="sample")
+    dataset_version_import(benchmark=benchmark, release_path=EVALUATOR.presentation().sample_dataset(), tag="sample")
     # the scripted judge counts as validated (under the prompt PoliCon asks, v2): its board ranks
     record_passing_validation("policon", "scripted-judge@2026-12-01 (prompt policon-support@v2)")
     return benchmark

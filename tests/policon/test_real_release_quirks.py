@@ -50,7 +50,7 @@ def test_every_task_of_the_quirky_release_imports(tmp_path: Path):
 
 
 def test_the_dataset_notes_list_each_gap_and_count_tasks_beside_the_paper(tmp_path: Path):
-    notes = {n.heading: n for n in EVALUATOR.dataset_notes(list(EVALUATOR.import_release(write_release(tmp_path))))}
+    notes = {n.heading: n for n in EVALUATOR.presentation().dataset_notes(list(EVALUATOR.import_release(write_release(tmp_path))))}
     counts = notes["Tasks imported beside the paper's counts"]
     # the paper's counts: 2,172 / 2,022 / 1,530 tasks with 2 / 4 / 6 parties
     assert counts.points == ("2 parties: 4 tasks (20 items); the paper: 2,172", "4 parties: 1 tasks (5 items); the paper: 2,022",
@@ -73,7 +73,7 @@ def test_an_empty_stance_is_shown_as_not_given_to_the_model_and_the_judge(tmp_pa
 
 
 def test_the_default_judge_prompt_is_the_released_rubric_and_a_neutral_judge():
-    item = next(iter(EVALUATOR.import_release(EVALUATOR.sample_dataset())))
+    item = next(iter(EVALUATOR.import_release(EVALUATOR.presentation().sample_dataset())))
     with OpenAIServer(lambda request: Reply(text="7")) as server:
         judge = Judge(JudgeSpec("judge", "r", "v1"), ChatClient(Endpoint(server.base_url, "judge")), concurrency=2)
         score = EVALUATOR.with_judge(judge).score_item(item, [Prediction(item.id, "The European Parliament raised y.")])
@@ -87,7 +87,7 @@ def test_the_default_judge_prompt_is_the_released_rubric_and_a_neutral_judge():
 
 
 def test_the_drafting_prompt_carries_the_released_guidance():
-    item = next(i for i in EVALUATOR.import_release(EVALUATOR.sample_dataset()) if i.slices["objective"] == "sm")
+    item = next(i for i in EVALUATOR.import_release(EVALUATOR.presentation().sample_dataset()) if i.slices["objective"] == "sm")
     [request] = EVALUATOR.build_requests(item, {})
     text = request.messages[-1]["content"]
     assert "not the parties' real seats" in text and "in proportion to its share" in text
@@ -96,7 +96,7 @@ def test_the_drafting_prompt_carries_the_released_guidance():
 
 
 def test_the_method_card_states_the_released_protocol_and_each_deviation():
-    card = {row.element: row for row in EVALUATOR.method_card()}
+    card = {row.element: row for row in EVALUATOR.presentation().method_card()}
     for element in ("Drafting prompt", "Generation settings", "Judge model", "Judge prompt", "Retries of an unusable answer",
                     "Fallback vote", "Pass rules (SM, 2/3M, VP)", "Headline figures", "Tasks", "Judge validation", "Baselines"):
         assert element in card, element
@@ -107,7 +107,7 @@ def test_the_method_card_states_the_released_protocol_and_each_deviation():
     assert "4.999999999999999" in card["Pass rules (SM, 2/3M, VP)"].why
     assert "gpt-4o-mini-2024-07-18" in card["Judge model"].released
     assert all(row.why for row in card.values() if row.deviates) and all(row.source for row in card.values())
-    old = {row.element: row for row in EVALUATOR.configured({"judge_prompt": "v1"}).method_card()}
+    old = {row.element: row for row in EVALUATOR.configured({"judge_prompt": "v1"}).presentation().method_card()}
     assert old["Judge prompt"].here.startswith("policon-support@v1") and old["Fallback vote"].here == "The vote counts as 0"
     with pytest.raises(SettingsRefused, match="'judge_prompt': 'v3' is not one of v2, v1"):
         EVALUATOR.configured({"judge_prompt": "v3"})

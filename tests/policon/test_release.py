@@ -16,7 +16,7 @@ from evaluators.core.types import DatasetError
 from evaluators.policon.data.make_sample import build
 from evaluators.policon.release import OBJECTIVES, iter_items, iter_tasks
 
-SAMPLE = Path(evaluator_for("policon").sample_dataset())
+SAMPLE = Path(evaluator_for("policon").presentation().sample_dataset())
 FILE = "Coastal fisheries, ports & shipping.json"
 
 

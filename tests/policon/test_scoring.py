@@ -21,7 +21,7 @@ from evaluators.policon.release import Task
 from tests.support.openai_server import OpenAIServer, Reply
 
 EVALUATOR: PoliConEvaluator = evaluator_for("policon")  # type: ignore[assignment]
-ITEMS = list(EVALUATOR.import_release(EVALUATOR.sample_dataset()))
+ITEMS = list(EVALUATOR.import_release(EVALUATOR.presentation().sample_dataset()))
 BY_ID = {item.id: item for item in ITEMS}
 
 
@@ -145,7 +145,7 @@ def test_generation_settings_are_checked_and_seeds_are_per_item():
 
 
 def test_baselines_are_a_random_and_the_largest_partys_stance():
-    files = EVALUATOR.baseline_predictions(ITEMS)
+    files = EVALUATOR.presentation().baseline_predictions(ITEMS)
     assert set(files) == {"Random", "Greedy"}
     greedy = {json.loads(line)["item_id"]: json.loads(line)["output"] for line in files["Greedy"].decode().splitlines()}
     random_rows = {json.loads(line)["item_id"]: json.loads(line)["output"] for line in files["Random"].decode().splitlines()}
@@ -154,11 +154,11 @@ def test_baselines_are_a_random_and_the_largest_partys_stance():
         parties = Task.from_payload(BY_ID[item_id].payload).parties
         assert output == f"{OPENING} {max(parties, key=lambda p: p.seat_tenths).stance}"
         assert any(random_rows[item_id] == f"{OPENING} {p.stance}" for p in parties)
-    assert files == EVALUATOR.baseline_predictions(ITEMS)  # deterministic
+    assert files == EVALUATOR.presentation().baseline_predictions(ITEMS)  # deterministic
 
 
 def test_the_real_vote_diagnostic_counts_real_resolutions_passing_our_rules():
-    [note] = [n for n in EVALUATOR.dataset_notes(ITEMS) if n.heading.startswith("The rules on the real votes")]
+    [note] = [n for n in EVALUATOR.presentation().dataset_notes(ITEMS) if n.heading.startswith("The rules on the real votes")]
     passed = 0
     for item in (i for i in ITEMS if i.payload["objective"] == "sm"):
         parties = Task.from_payload(item.payload).parties
@@ -199,7 +199,7 @@ def test_the_command_line_scores_with_a_judge_exactly_as_the_evaluator(tmp_path:
     votes = lambda request: Reply(text=str(len(party_of(request)) % 10))  # noqa: E731 - a fixed vote per party
     with OpenAIServer(votes) as server:
         done = subprocess.run([sys.executable, "-m", "evaluators", "score", "--benchmark", "policon", "--dataset",
-                               str(EVALUATOR.sample_dataset()), "--predictions", str(predictions), "--judge",
+                               str(EVALUATOR.presentation().sample_dataset()), "--predictions", str(predictions), "--judge",
                                f"{server.base_url},judge-model", "--out", str(tmp_path / "out.json")],
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
@@ -214,10 +214,10 @@ def test_the_command_line_scores_with_a_judge_exactly_as_the_evaluator(tmp_path:
     assert "judged by judge-model@unpinned (prompt v1)" in done.stdout and "sm_pass" in done.stdout
     with OpenAIServer(votes) as server:
         bad = subprocess.run([sys.executable, "-m", "evaluators", "score", "--benchmark", "policon", "--dataset",
-                              str(EVALUATOR.sample_dataset()), "--predictions", str(predictions), "--judge", "not-a-url"],
+                              str(EVALUATOR.presentation().sample_dataset()), "--predictions", str(predictions), "--judge", "not-a-url"],
                              capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "--judge" in bad.stderr
     missing = subprocess.run([sys.executable, "-m", "evaluators", "score", "--benchmark", "policon", "--dataset",
-                              str(EVALUATOR.sample_dataset()), "--predictions", str(predictions)],
+                              str(EVALUATOR.presentation().sample_dataset()), "--predictions", str(predictions)],
                              capture_output=True, text=True, timeout=120)
     assert missing.returncode == 2 and "needs a judge" in missing.stderr and "--judge" in missing.stderr

@@ -66,7 +66,7 @@ def private_clone() -> Iterator[Path]:
 @pytest.mark.toolchains
 def test_a_checkout_in_a_private_directory_scores_a_program_in_every_language(
         private_clone: Path, tmp_path: Path) -> None:
-    lines = MultiLCBEvaluator().sample_dataset().read_text(encoding="utf-8").splitlines()
+    lines = MultiLCBEvaluator().presentation().sample_dataset().read_text(encoding="utf-8").splitlines()
     release = tmp_path / "release.jsonl"
     release.write_text("".join(line + "\n" for line in lines if json.loads(line)["question_id"] == QUESTION))
     predictions = tmp_path / "predictions.jsonl"

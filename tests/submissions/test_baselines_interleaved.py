@@ -22,7 +22,7 @@ def test_baselines_are_queued_in_turns_across_boards(sent_tasks, django_capture_
     boards = []
     for slug in ("policon", "causal-pitfalls", "causal-pitfalls-code"):
         benchmark = Benchmark.objects.get(slug=slug)
-        dataset_version_import(benchmark=benchmark, release_path=evaluator_for(slug).sample_dataset(), tag="sample")
+        dataset_version_import(benchmark=benchmark, release_path=evaluator_for(slug).presentation().sample_dataset(), tag="sample")
         boards.append(benchmark)
     with django_capture_on_commit_callbacks(execute=True):
         submitted = baselines_submit_interleaved(benchmarks=boards)

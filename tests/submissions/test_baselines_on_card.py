@@ -12,11 +12,11 @@ pytestmark = pytest.mark.django_db
 
 def _boards_with_baselines() -> list[str]:
     from evaluators.core import evaluator_for
-    from evaluators.core.evaluator import Evaluator
+    from evaluators.core.evaluator import Presentation
     from evaluators.core.registry import registered_keys
 
     return [key for key in registered_keys()
-            if type(evaluator_for(key)).baseline_predictions is not Evaluator.baseline_predictions]
+            if type(evaluator_for(key).presentation()).baseline_predictions is not Presentation.baseline_predictions]
 
 
 def test_the_boards_with_baselines_are_the_judged_ones() -> None:
@@ -34,7 +34,7 @@ def test_every_baseline_the_board_shows_is_on_its_card(slug: str) -> None:
 
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug=slug)
-    dataset_version_import(benchmark=benchmark, release_path=evaluator_for(slug).sample_dataset(), tag="sample")
+    dataset_version_import(benchmark=benchmark, release_path=evaluator_for(slug).presentation().sample_dataset(), tag="sample")
     shown = [name.removesuffix(" (baseline)") for name, _ in baselines_pending(benchmark=benchmark)]
     assert len(shown) == 2, shown
     rows = [row for row in method_card_of(benchmark) if row.element == "Baselines"]
@@ -52,9 +52,9 @@ def test_causal_pitfalls_card_says_what_its_baselines_answer(slug: str) -> None:
     from evaluators.core import evaluator_for
 
     evaluator = evaluator_for(slug)
-    item = next(iter(evaluator.import_release(evaluator.sample_dataset())))
-    row = next(row for row in evaluator.method_card() if row.element == "Baselines")
-    files = evaluator.baseline_predictions([item])
+    item = next(iter(evaluator.import_release(evaluator.presentation().sample_dataset())))
+    row = next(row for row in evaluator.presentation().method_card() if row.element == "Baselines")
+    files = evaluator.presentation().baseline_predictions([item])
     floor, ceiling = (json.loads(files[name])["output"] for name in ("No analysis", "Rubric restated"))
     assert f'"No analysis" answers every item "{floor}"' in row.here
     assert "joined by a space" in row.here

@@ -24,8 +24,8 @@ def niah(db):
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug="video-niah-single")
     evaluator = evaluator_for("video-niah-single")
-    dataset_version_import(benchmark=benchmark, release_path=evaluator.sample_dataset(), tag="sample")
-    return benchmark, list(evaluator.import_release(evaluator.sample_dataset()))
+    dataset_version_import(benchmark=benchmark, release_path=evaluator.presentation().sample_dataset(), tag="sample")
+    return benchmark, list(evaluator.import_release(evaluator.presentation().sample_dataset()))
 
 
 def submit(user, benchmark, items, name: str = "frame-reader") -> int:

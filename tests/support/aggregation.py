@@ -9,14 +9,14 @@ from unittest import mock
 from typing import Callable, Iterator, Sequence, TypeVar
 
 from evaluators.core import stats
-from evaluators.core.evaluator import Aggregation, Evaluator, KeptScores
+from evaluators.core.evaluator import Aggregation, Evaluator, KeptScores, ScoredByJudge
 from evaluators.core.types import ItemScore, MetricValue
 from evaluators.llm.client import ChatClient
 from evaluators.llm.judges import Judge
 from evaluators.llm.types import Endpoint, JudgeSpec
 from tests.support.openai_server import OpenAIServer
 
-E = TypeVar("E", bound=Evaluator)
+J = TypeVar("J", bound=ScoredByJudge)
 
 #: the text a synthetic score carries per sample, judge call or answer: about 4 kB, its own per item
 BULK = 4000
@@ -81,7 +81,7 @@ def assert_flat(evaluator: Evaluator, scores: Callable[[int], Iterator[ItemScore
     return grown
 
 
-def with_scripted_judge(evaluator: E, server: OpenAIServer) -> E:
+def with_scripted_judge(evaluator: J, server: OpenAIServer) -> J:
     """``evaluator`` asking the scripted server as its judge."""
     client = ChatClient(Endpoint(server.base_url, "judge"), max_concurrency=8, backoff_s=0.01, max_retries=1)
     return evaluator.with_judge(Judge(JudgeSpec("judge", "r1", "v1"), client, concurrency=8))

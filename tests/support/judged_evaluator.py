@@ -1,6 +1,6 @@
 """A small judged evaluator for tests: short-answer questions graded by a judge model.
 
-It proves the judge plumbing end to end (``judge_role`` -> the worker's ``with_judge`` -> every
+It proves the judge plumbing end to end (``judge_role`` -> the worker's ``judging().judged`` -> every
 JudgeBatch in ``detail["judgements"]`` -> the run's ``environment["judge"]`` -> the leaderboard).
 Its release is JSON lines ``{"id", "question", "reference", "topic"}``; a prediction is a free-text
 answer, which the judge compares with the reference using the ``answer-match`` prompt (yes/no).
@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from evaluators.core.evaluator import Evaluator
+from evaluators.core.evaluator import Presentation, ScoredByJudge
 from evaluators.core.stats import mean_with_ci
 from evaluators.core.types import DatasetError, Item, ItemScore, MetricColumn, MetricValue, ModelRequest, Prediction, SliceDimension
 
@@ -27,10 +27,9 @@ SAMPLE = [
 ]
 
 
-class JudgedEvaluator(Evaluator):
+class JudgedEvaluator(ScoredByJudge):
     key = JUDGED_KEY
     metric_columns = (MetricColumn("accuracy", "Accuracy", primary=True),)
-    slice_dimensions = (SliceDimension("topic", "Topic", TOPICS),)
     judge_role = "demo-judge"
 
     def import_release(self, path: Path, media: Any = None) -> Iterable[Item]:
@@ -44,10 +43,8 @@ class JudgedEvaluator(Evaluator):
             yield Item(id=record["id"], slices={"topic": record["topic"]},
                        payload={"question": record["question"], "reference": record["reference"]})
 
-    def sample_dataset(self) -> Path:
-        path = Path(tempfile.mkdtemp(prefix="judged-")) / "release.jsonl"
-        path.write_text("".join(json.dumps(r) + "\n" for r in SAMPLE))
-        return path
+    def presentation(self) -> JudgedPresentation:
+        return JudgedPresentation(self)
 
     def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
         return [ModelRequest(item_id=item.id, messages=[{"role": "user", "content": item.payload["question"]}], max_tokens=64)]
@@ -69,3 +66,14 @@ class JudgedEvaluator(Evaluator):
             if values:
                 metrics.append(MetricValue("accuracy", *mean_with_ci(values, seed=seed), n=len(values), slice={"topic": topic}))
         return metrics
+
+
+class JudgedPresentation(Presentation[JudgedEvaluator]):
+    """The topic filter, and a sample release written on demand."""
+
+    slice_dimensions = (SliceDimension("topic", "Topic", TOPICS),)
+
+    def sample_dataset(self) -> Path:
+        path = Path(tempfile.mkdtemp(prefix="judged-")) / "release.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in SAMPLE))
+        return path

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from evaluators.core.evaluator import Conversation, Generation
 from evaluators.core.types import FollowUp, Item, Stage
 from evaluators.multi_lcb.evaluator import MultiLCBEvaluator
 
@@ -17,9 +18,10 @@ DOTTED_PATH = "tests.support.turns_evaluator:TwoTurnMultiLCB"
 FOLLOW_UP_MARK = "The length tool says your first answer has"
 
 
-class TwoTurnMultiLCB(MultiLCBEvaluator):
-    def needs_transcript(self) -> str:
-        return "This benchmark's answers come from a conversation with the platform's tool."
+class LengthTool(Conversation):
+    """Two turns: the platform counts the first answer's characters and asks for the final answer."""
+
+    transcript_reason = "This benchmark's answers come from a conversation with the platform's tool."
 
     def max_stages(self, settings: dict[str, Any]) -> int:
         return 2
@@ -30,3 +32,8 @@ class TwoTurnMultiLCB(MultiLCBEvaluator):
         length = len(transcript[-1].answer)
         return FollowUp(messages=[{"role": "user", "content": f"{FOLLOW_UP_MARK} {length} characters. Give your final answer."}],
                         tool={"name": "length", "output": str(length), "error_kind": transcript[-1].error_kind})
+
+
+class TwoTurnMultiLCB(MultiLCBEvaluator):
+    def generation(self) -> Generation:
+        return Generation(conversation=LengthTool())

@@ -35,7 +35,7 @@ def answer(item: Item, n: int, largest: str) -> Prediction:
 
 @pytest.mark.parametrize("evaluator", [SINGLE, MULTI], ids=["single", "multi"])
 def test_the_sample_scored_gives_the_same_metrics_streamed_in_any_order(evaluator):
-    items = [rotated for item in evaluator.import_release(evaluator.sample_dataset()) for rotated in rotations(item)]
+    items = [rotated for item in evaluator.import_release(evaluator.presentation().sample_dataset()) for rotated in rotations(item)]
     largest = max((item.slices["frames"] for item in items), key=int)
     scores = [evaluator.score_item(item, [answer(item, n, largest)]) for n, item in enumerate(items)]
     scores[2] = ItemScore(scores[2].item_id, scores[2].slices, {}, error="the frames could not be read")

@@ -69,7 +69,7 @@ def test_videochat_flash_single_hop_records_import(tmp_path):
     assert first.payload["question"] == FLASH_Q and first.payload["options"] == ["green", "red", "grey", "white"]
     assert first.payload["count"] == 11 and list(first.payload["insert"]) == ["10"]  # the needle after the 10 frames
     assert SINGLE.score_item(first, [Prediction(first.id, "C) grey")]).scores["correct"] == 1.0
-    notes = SINGLE.dataset_notes(items)[0].points
+    notes = SINGLE.presentation().dataset_notes(items)[0].points
     assert "Grid: custom (frames and depths set in the release's grid.json)" in notes
     assert any(p.startswith("Records in the format of: VideoChat-Flash") for p in notes)
 
@@ -136,7 +136,7 @@ def test_the_presets_are_the_released_scripts_grids():
 
 @pytest.mark.parametrize("evaluator", [SINGLE, MULTI, SINGLE.configured({"mode": "video"})], ids=["single", "multi", "video"])
 def test_the_method_card_states_every_element_and_its_deviations(evaluator):
-    card = {row.element: row for row in evaluator.method_card()}
+    card = {row.element: row for row in evaluator.presentation().method_card()}
     for element in ("Question text", "Answer reading", "Grid and preset", "Needle placement", "Headline",
                     "Cells over the model's limit", "Frame sampling", "Counts"):
         assert element in card

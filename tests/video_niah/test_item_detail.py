@@ -20,6 +20,6 @@ def test_the_detail_holds_the_question_options_and_needles_in_order() -> None:
 
 def test_a_hop_belongs_with_the_chains_other_hop_at_the_same_n() -> None:
     multi = VideoNIAHMultiEvaluator()
-    assert multi.companion_items("multi/c1/32/q2")[0] == "multi/c1/32/q1"
-    assert multi.companion_items("multi/c1/32/q1/r2") == ["multi/c1/32/q2", *(f"multi/c1/32/q2/r{k}" for k in range(4))]
-    assert VideoNIAHSingleEvaluator().companion_items("single/n1/16/40") == []
+    assert multi.presentation().companion_items("multi/c1/32/q2")[0] == "multi/c1/32/q1"
+    assert multi.presentation().companion_items("multi/c1/32/q1/r2") == ["multi/c1/32/q2", *(f"multi/c1/32/q2/r{k}" for k in range(4))]
+    assert VideoNIAHSingleEvaluator().presentation().companion_items("single/n1/16/40") == []

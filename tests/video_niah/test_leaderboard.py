@@ -32,7 +32,7 @@ def import_both() -> dict[str, Benchmark]:
     benchmarks_sync()
     benchmarks = {slug: Benchmark.objects.get(slug=slug) for slug in SLUGS}
     for benchmark in benchmarks.values():
-        dataset_version_import(benchmark=benchmark, release_path=evaluator_for(benchmark.evaluator_key).sample_dataset(),
+        dataset_version_import(benchmark=benchmark, release_path=evaluator_for(benchmark.evaluator_key).presentation().sample_dataset(),
                                tag="sample")
     return benchmarks
 

@@ -23,7 +23,7 @@ from evaluators.video_niah.data import make_sample
 from evaluators.video_niah.evaluator import VideoNIAHMultiEvaluator, VideoNIAHSingleEvaluator
 
 SINGLE, MULTI = VideoNIAHSingleEvaluator(), VideoNIAHMultiEvaluator()
-SAMPLE = SINGLE.sample_dataset()
+SAMPLE = SINGLE.presentation().sample_dataset()
 
 
 def sent_frames(request, store) -> list[Image.Image]:
@@ -121,9 +121,9 @@ def make_png_jpeg(path: Path) -> bytes:
 def test_server_options_follow_the_mode_and_the_requests(imported):
     _, single, _ = imported
     video = SINGLE.configured({"mode": "video"})
-    assert video.modality == "video" and SINGLE.modality == "image"
-    assert video.server_options({}) == ServerOptions(video_all_frames=True)
-    command = build_command(with_options(ServerSpec(kind="vllm", model="/m"), video.server_options({})), port=1)
+    assert video.generation().modality == "video" and SINGLE.generation().modality == "image"
+    assert video.generation().server == ServerOptions(video_all_frames=True)
+    command = build_command(with_options(ServerSpec(kind="vllm", model="/m"), video.generation().server), port=1)
     assert command[command.index("--media-io-kwargs") + 1] == '{"video": {"num_frames": -1}}'
     largest = max(single, key=lambda i: i.payload["count"])
     assert media_counts(SINGLE.build_requests(largest, {})[0].messages) == (33, 0)  # N = 32 and the needle

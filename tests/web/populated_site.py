@@ -121,7 +121,7 @@ def item_scores(slug: str, good: bool) -> list[ItemScore]:
 def scored_run(benchmark: Benchmark, owner: Any, name: str, good: bool, *, reference: bool = False) -> EvaluationRun:
     """A succeeded run of the model ``name`` (made for ``owner``) on ``benchmark`` with item_scores(slug, good)."""
     version = benchmark.dataset_versions.filter(is_current=True).first() or dataset_version_import(
-        benchmark=benchmark, release_path=evaluator_for(benchmark.evaluator_key).sample_dataset(), tag="sample")
+        benchmark=benchmark, release_path=evaluator_for(benchmark.evaluator_key).presentation().sample_dataset(), tag="sample")
     model = model_get_or_create(owner=owner, name=name, is_public=True)
     if reference:
         type(model).objects.filter(pk=model.pk).update(is_reference=True)
@@ -130,9 +130,9 @@ def scored_run(benchmark: Benchmark, owner: Any, name: str, good: bool, *, refer
     run = EvaluationRun.objects.create(submission=Submission.objects.create(model=model, owner=owner, is_public=True), benchmark=benchmark,
                                        dataset_version=version, status=RunStatus.SUCCEEDED, evaluator_key=benchmark.evaluator_key,
                                        items_total=len(scores), items_done=len(scores), evaluator_version="1",
-                                       environment=JUDGE if evaluator.judge_role else {})
+                                       environment=JUDGE if evaluator.judging() else {})
     primary = next(c.key for c in evaluator.metric_columns if c.primary)
-    ItemResult.objects.bulk_create([item_result_row(run_id=run.pk, score=s, primary_key=primary, item_passed=evaluator.item_passed)
+    ItemResult.objects.bulk_create([item_result_row(run_id=run.pk, score=s, primary_key=primary, item_passed=evaluator.presentation().item_passed)
                                     for s in scores])
     Score.objects.bulk_create([Score(run=run, key=m.key, slice_key=slice_key(m.slice), value=m.value, ci_low=m.ci_low, ci_high=m.ci_high,
                                      n=m.n) for m in evaluator.aggregate(scores, seed=0)])

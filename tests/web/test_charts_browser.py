@@ -29,8 +29,8 @@ def test_the_heatmap_and_the_lines_render_with_a_table_behind_them(user, live_se
     for slug in ("video-niah-single", "video-niah-multi"):
         benchmark = Benchmark.objects.get(slug=slug)
         evaluator = evaluator_for(slug)
-        dataset_version_import(benchmark=benchmark, release_path=evaluator.sample_dataset(), tag="sample")
-        items = list(evaluator.import_release(evaluator.sample_dataset()))
+        dataset_version_import(benchmark=benchmark, release_path=evaluator.presentation().sample_dataset(), tag="sample")
+        items = list(evaluator.import_release(evaluator.presentation().sample_dataset()))
         # right on the shorter haystacks, wrong on the longer ones: a picture with both colours
         shortest = 16 if slug == "video-niah-single" else 32
         data = predictions(items, lambda item, shortest=shortest: str(item.payload["answer"]) if int(item.slices["frames"]) < shortest else "D")

@@ -27,8 +27,8 @@ def scored(user) -> None:
     runs = []
     for slug in ("video-niah-single", "indic-vision-ocr"):
         evaluator = evaluator_for(slug)
-        dataset_version_import(benchmark=Benchmark.objects.get(slug=slug), release_path=evaluator.sample_dataset(), tag="sample")
-        items = list(evaluator.import_release(evaluator.sample_dataset()))
+        dataset_version_import(benchmark=Benchmark.objects.get(slug=slug), release_path=evaluator.presentation().sample_dataset(), tag="sample")
+        items = list(evaluator.import_release(evaluator.presentation().sample_dataset()))
         for name, answer in (("frame-reader", lambda i: str(i.payload.get("answer", i.payload.get("text")))),
                              ("guesser", lambda i: str(i.payload["answer"]) if i.slices.get("frames") == "4" else "no idea")):
             data = "".join(json.dumps({"item_id": i.id, "output": answer(i)}) + "\n" for i in items).encode()

@@ -35,7 +35,7 @@ def record(run: EvaluationRun, *scores: ItemScore) -> None:
     """As the scoring worker records them: primary score and full marks from the run's evaluator."""
     evaluator = evaluator_for(run.evaluator_key)
     primary = next(c.key for c in evaluator.metric_columns if c.primary)
-    ItemResult.objects.bulk_create([item_result_row(run_id=run.pk, score=s, primary_key=primary, item_passed=evaluator.item_passed)
+    ItemResult.objects.bulk_create([item_result_row(run_id=run.pk, score=s, primary_key=primary, item_passed=evaluator.presentation().item_passed)
                                     for s in scores])
 
 

@@ -183,7 +183,7 @@ def _import_problems(items: int, work_dir: Path, report: GpuCheckReport) -> Benc
     """The first ``items`` problems of the Multi-LCB sample release (12 languages each) as the current dataset."""
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug=BENCHMARK)
-    lines = evaluator_for(benchmark.evaluator_key).sample_dataset().read_text().splitlines(keepends=True)
+    lines = evaluator_for(benchmark.evaluator_key).presentation().sample_dataset().read_text().splitlines(keepends=True)
     release = work_dir / "release.jsonl"
     release.write_text("".join(lines[:items]))
     report.problems_imported = min(items, len(lines))

@@ -11,8 +11,9 @@ from typing import Any, Sequence
 
 from django.conf import settings
 
-from evaluators.core import Evaluator, ModelRequest, evaluator_for, evaluator_version
+from evaluators.core import Conversation, ModelRequest, evaluator_for, evaluator_version
 from evaluators.core.media import media_counts
+from evaluators.core.settings import GenerationSettings
 from evaluators.core.types import FollowUp, Item, ServerOptions, Stage
 from leaderboard.catalog.media import StorageMedia
 from leaderboard.catalog.models import DatasetVersion
@@ -22,10 +23,10 @@ from leaderboard.runs.models import EvaluationRun, GeneratedOutput
 
 @dataclass(frozen=True)
 class Turns:
-    """What a multi-turn run needs to decide follow-ups: the configured evaluator, its items and first
-    requests by item id, the generation settings and the most stages an item takes."""
+    """What a multi-turn run needs to decide follow-ups: the configured evaluator's conversation, its items
+    and first requests by item id, the generation settings given and the most stages an item takes."""
 
-    evaluator: Evaluator
+    conversation: Conversation
     items: dict[str, Item]
     first: dict[str, ModelRequest]
     settings: dict[str, Any]
@@ -51,7 +52,7 @@ class RunPlan:
     #: (item id, sample index, stage) -> the messages and tool run of a follow-up request in flight
     follow_ups: dict[tuple[str, int, int], FollowUp] = field(default_factory=dict)
     requests: tuple[ModelRequest, ...] = ()
-    #: what the model's server must allow for these requests (the evaluator's ``server_options``)
+    #: what the model's server must allow for these requests (the evaluator's ``generation().server``)
     options: ServerOptions = field(default_factory=ServerOptions)
     #: where the requests' images are read from when they are sent (None: the dataset has none)
     media: StorageMedia | None = None
@@ -77,7 +78,8 @@ def _prepared(dataset_version_id: int, content_hash: str, evaluator_key: str, ev
     (decoding every problem's private tests: 10 MB for the Multi-LCB sample, 182 MB at LiveCodeBench
     v6's size; the items are read a chunk at a time, never held) costs far more than the prompts it
     yields, and a worker generates the same benchmark for model after model. Keyed by the dataset's content
-    hash, the evaluator's version and both settings, so nothing stale is ever sent. The items are kept
+    hash, the evaluator's version and both settings (the generation settings' ``cache_key``, whose
+    settings given are what ``build_requests`` takes), so nothing stale is ever sent. The items are kept
     only for a multi-turn evaluator, whose follow-ups need them."""
     evaluator = evaluator_for(evaluator_key, settings=json.loads(evaluator_settings))
     version = DatasetVersion.objects.get(pk=dataset_version_id)
@@ -85,21 +87,23 @@ def _prepared(dataset_version_id: int, content_hash: str, evaluator_key: str, ev
     generation = json.loads(generation_settings)
     requests = tuple(request for item in items for request in evaluator.build_requests(item, generation))
     turns = None
-    max_stages = evaluator.max_stages(generation)
-    if max_stages > 1:  # a multi-turn benchmark: follow_up is asked after each stored stage
-        turns = Turns(evaluator, {item.id: item for item in items}, {r.item_id: r for r in requests}, generation, max_stages)
-    options = evaluator.server_options(generation)
+    needs = evaluator.generation()
+    conversation = needs.conversation
+    max_stages = conversation.max_stages(generation) if conversation is not None else 1
+    if conversation is not None and max_stages > 1:  # a multi-turn benchmark: follow_up is asked after each stored stage
+        turns = Turns(conversation, {item.id: item for item in items}, {r.item_id: r for r in requests}, generation, max_stages)
+    options = needs.server
     counts = [media_counts(request.messages) for request in requests]  # what the requests send, counted
     options = options.merged(ServerOptions(images_per_prompt=max((i for i, _ in counts), default=0),
                                            videos_per_prompt=max((v for _, v in counts), default=0)))
     return Prepared(requests, turns, options)
 
 
-def plan_run(run: EvaluationRun, generation_settings: dict[str, Any]) -> RunPlan:
+def plan_run(run: EvaluationRun, generation: GenerationSettings) -> RunPlan:
     """What is left to send for ``run``: one query for the answers an earlier attempt stored."""
     prepared = _prepared(run.dataset_version_id, run.dataset_version.content_hash, run.evaluator_key,
                          evaluator_version(run.evaluator_key), json.dumps(run.evaluator_settings or {}, sort_keys=True),
-                         json.dumps(generation_settings, sort_keys=True))
+                         generation.cache_key())
     requests = prepared.requests
     turns = prepared.turns
     samples = {r.item_id: r.n for r in requests}

@@ -34,6 +34,7 @@ from django.conf import settings
 
 from evaluators.core import ModelRequest
 from evaluators.core.files import storable_text
+from evaluators.core.settings import GenerationSettings
 from evaluators.core.turns import next_request
 from evaluators.core.types import ServerOptions, Stage
 from evaluators.llm.types import ChatResult, ModelError
@@ -132,8 +133,8 @@ class _Progress:
 def _generate(claim: leases.Claim, heartbeat: leases.Heartbeat) -> int:
     job = GenerationJob.objects.select_related("submission__model__weights_upload").get(pk=claim.work_id)
     model = job.submission.model
-    settings_ = job.submission.generation_settings or {}
-    plans = [plan_run(run, settings_) for run in jobs.generation_runs_waiting(job=job)]
+    generation = GenerationSettings.from_json(job.submission.generation_settings)
+    plans = [plan_run(run, generation) for run in jobs.generation_runs_waiting(job=job)]
     if not plans:
         if not jobs.generation_finish(claim=claim, log_line=f"attempt {claim.attempt}: no run waits for outputs; nothing to load"):
             raise LeaseLost()
@@ -174,7 +175,7 @@ def _generate(claim: leases.Claim, heartbeat: leases.Heartbeat) -> int:
                                                    count=sum(plan.samples.values()), environment=environment):
                 handed += 1
             if not plans:  # a re-run queued while this job ran: same model load
-                plans = [plan_run(run, settings_) for run in jobs.generation_runs_waiting(job=job) if run.pk not in seen]
+                plans = [plan_run(run, generation) for run in jobs.generation_runs_waiting(job=job) if run.pk not in seen]
                 seen |= {plan.run.pk for plan in plans}
                 progress.total += sum(p.total for p in plans)
     if not jobs.generation_finish(claim=claim, environment=environment, done=progress.done, total=progress.total,
@@ -265,63 +266,156 @@ class _Feed:
 
 def _send_once(access: ModelAccess, plan: RunPlan, heartbeat: leases.Heartbeat, progress: _Progress, usage: list[int],
                limits: _Limits, on_started: Any = None) -> ModelError | None:
-    """One pass of chat_many over the plan's pending requests (and the follow-ups decided meanwhile),
-    in a sender thread; this thread calls ``on_started`` once the first requests are out, then stores
+    """One pass of chat_many over the plan's pending requests (and the follow-ups decided meanwhile): the
+    fatal error that ended it, or None (``_Pass``)."""
+    return _Pass(access, plan, heartbeat, progress, usage, limits).run(on_started)
+
+
+class _Pass:
+    """One pass of chat_many over a plan's pending requests (and the follow-ups decided meanwhile), in a
+    sender thread; the calling thread calls ``on_started`` once the first requests are out, then stores
     the answers in batches and hands each stored stage of a multi-turn item to a tool thread that
-    decides what follows."""
-    results: queue.Queue[tuple[str, Any] | None] = queue.Queue()
-    stop = threading.Event()
-    fatal: list[ModelError] = []
-    feed = _Feed(plan.pending, stop)
-    turns = plan.turns
-    tools = ThreadPoolExecutor(max_workers=max(1, settings.GENERATION_TOOL_CONCURRENCY), thread_name_prefix="tool") \
-        if turns is not None else None
-    broken: list[BaseException] = []
+    decides what follows. Threads report through ``results``: ("answer", (request, outcome)),
+    ("finished", stages left unasked), ("broken", exception), and None once the sender is done."""
 
-    def on_result(request: ModelRequest, outcome: ChatResult | ModelError) -> None:
-        results.put(("answer", (request, outcome)))
+    def __init__(self, access: ModelAccess, plan: RunPlan, heartbeat: leases.Heartbeat, progress: _Progress,
+                 usage: list[int], limits: _Limits) -> None:
+        self.access, self.plan, self.heartbeat = access, plan, heartbeat
+        self.progress, self.usage, self.limits = progress, usage, limits
+        self.results: queue.Queue[tuple[str, Any] | None] = queue.Queue()
+        self.stop = threading.Event()
+        self.fatal: list[ModelError] = []
+        self.broken: list[BaseException] = []
+        self.feed = _Feed(plan.pending, self.stop)
+        self.turns = plan.turns
+        self.tools = None if self.turns is None else \
+            ThreadPoolExecutor(max_workers=max(1, settings.GENERATION_TOOL_CONCURRENCY), thread_name_prefix="tool")
+        self.batch: list[dict] = []
+        self.answered: list[ModelRequest] = []
+        self.last_flush = time.monotonic()
 
-    def send() -> None:
+    def run(self, on_started: Any = None) -> ModelError | None:
+        """Send, store and decide until the sender is done; the fatal error that ended the pass, or None.
+        An evaluator's exception in a tool thread is raised here."""
+        sender = threading.Thread(target=self._send, name=f"generate-run-{self.plan.run.pk}", daemon=True)
+        for key in self.plan.undecided:  # a resumed job: what follows the last stored stage is decided again
+            self._decide_later(key)
+        self.plan.undecided = []
+        sender.start()
         try:
-            access.client.chat_many(feed, on_result=on_result, cancel=stop, media=plan.media)
+            if on_started is not None:
+                on_started()
+            self._receive()
         finally:
-            results.put(None)
+            self.stop.set()
+            sender.join()
+            if self.tools is not None:
+                self.tools.shutdown(wait=True, cancel_futures=True)
+            if self.batch:
+                self._flush()
+        if self.broken:
+            raise self.broken[0]
+        return self.fatal[0] if self.fatal else None
 
-    def decide(key: tuple[str, int], transcript: tuple[Stage, ...]) -> None:
+    # ----------------------------------------------------------------------------- the sender thread
+    def _send(self) -> None:
+        try:
+            self.access.client.chat_many(self.feed, on_result=self._on_result, cancel=self.stop, media=self.plan.media)
+        finally:
+            self.results.put(None)
+
+    def _on_result(self, request: ModelRequest, outcome: ChatResult | ModelError) -> None:
+        self.results.put(("answer", (request, outcome)))
+
+    # ----------------------------------------------------------------------------- tool threads
+    def _decide(self, key: tuple[str, int], transcript: tuple[Stage, ...]) -> None:
         """In a tool thread: ask the evaluator what follows ``transcript``, and send it or end the item."""
+        turns = self.turns
         assert turns is not None
         try:
-            if stop.is_set():
+            if self.stop.is_set():
                 return
             follow = None if len(transcript) >= turns.max_stages else \
-                turns.evaluator.follow_up(turns.items[key[0]], transcript, key[1], turns.settings)
+                turns.conversation.follow_up(turns.items[key[0]], transcript, key[1], turns.settings)
             if follow is None:
-                results.put(("finished", turns.max_stages - len(transcript)))
+                self.results.put(("finished", turns.max_stages - len(transcript)))
             else:
-                plan.follow_ups[(key[0], key[1], len(transcript))] = follow
-                feed.send(next_request(turns.first[key[0]], transcript, follow, key[1]))
+                self.plan.follow_ups[(key[0], key[1], len(transcript))] = follow
+                self.feed.send(next_request(turns.first[key[0]], transcript, follow, key[1]))
         except BaseException as exc:  # noqa: BLE001 - an evaluator's bug or a sandbox that cannot start: the job's failure
-            results.put(("broken", exc))
+            self.results.put(("broken", exc))
         finally:
-            feed.close()
+            self.feed.close()
 
-    def decide_later(key: tuple[str, int]) -> None:
-        assert tools is not None
-        feed.hold()
-        tools.submit(decide, key, tuple(plan.conversations.get(key, ())))
+    def _decide_later(self, key: tuple[str, int]) -> None:
+        assert self.tools is not None
+        self.feed.hold()
+        self.tools.submit(self._decide, key, tuple(self.plan.conversations.get(key, ())))
 
-    sender = threading.Thread(target=send, name=f"generate-run-{plan.run.pk}", daemon=True)
-    batch: list[dict] = []
-    answered: list[ModelRequest] = []
-    last_flush = time.monotonic()
+    # ----------------------------------------------------------------------------- this thread
+    def _receive(self) -> None:
+        """Take what the threads report until the sender is done, checking the limits and the heartbeat
+        at least every second, and store the answers in batches."""
+        while True:
+            entry: tuple[str, Any] | None | EllipsisType
+            try:
+                entry = self.results.get(timeout=1.0)
+            except queue.Empty:
+                entry = ...  # nothing yet: check the limits and the heartbeat, then wait again
+            self._check_limits()
+            if entry is None:
+                break
+            if entry is not ...:
+                self._take(*entry)
+            if self._flush_due():
+                self._flush()
+                self.progress.write()
 
-    def flush() -> None:
-        nonlocal batch, answered, last_flush
-        stored = jobs.generation_record_outputs(run_id=plan.run.pk, outputs=batch)
-        for output in batch:
+    def _check_limits(self) -> None:
+        """Stop on a lost heartbeat; past the deadline, stop with a timeout as the pass's fatal error."""
+        if self.heartbeat.lost.is_set():
+            self.stop.set()
+        if time.monotonic() > self.limits.deadline and not self.fatal:
+            done, total = self.progress.done, self.progress.total
+            message = (f"generation exceeded its time limit of {settings.GENERATION_TIME_LIMIT:g} s ({done} of {total} "
+                       "requests answered); the model server was stopped")
+            self.fatal.append(ModelError("timeout", message))
+            self.stop.set()
+
+    def _take(self, kind: str, value: Any) -> None:
+        """One report of a thread: a tool's failure, an item finished early, or a request's outcome."""
+        if kind == "broken":
+            self.broken.append(value)
+            self.stop.set()
+        elif kind == "finished":
+            self.progress.done += value
+        else:
+            request, outcome = value
+            if isinstance(outcome, ModelError) and self.limits.fatal(outcome):
+                if not self.fatal:
+                    self.fatal.append(outcome)
+                self.stop.set()
+                self.feed.close()
+            else:
+                self.batch.extend(_outputs(request, outcome, self.usage, self.plan))
+                self.answered.append(request)
+                self.progress.done += 1 if self.turns is None else request.n
+
+    def _flush_due(self) -> bool:
+        """A multi-turn run stores at once (its next stage waits for it); others in batches."""
+        return bool(self.batch) and (len(self.batch) >= FLUSH_EVERY or time.monotonic() - self.last_flush > 1.0
+                                     or (self.turns is not None and self.results.empty())
+                                     or self.feed.only_answered_open(len(self.answered)))
+
+    def _flush(self) -> None:
+        """Store the batch; keep each stored row's predictions line or stage, and for a multi-turn run hand
+        the stage to a tool thread; then close the answered requests."""
+        plan = self.plan
+        stored = jobs.generation_record_outputs(run_id=plan.run.pk, outputs=self.batch)
+        for output in self.batch:
             key = (output["item_id"], output["sample_index"])
             mine = (*key, output.get("stage", 0)) in stored
-            if turns is None:
+            if self.turns is None:
                 if mine:
                     plan.lines[key] = predictions_line(*key, output["output"], output.get("error_kind", ""), output.get("error", ""))
                 else:
@@ -332,67 +426,11 @@ def _send_once(access: ModelAccess, plan: RunPlan, heartbeat: leases.Heartbeat, 
             else:  # someone else stored this stage: continue from what is stored
                 plan.conversations[key] = [stage_of_row(row) for row in GeneratedOutput.objects.filter(
                     run=plan.run, item_id=key[0], sample_index=key[1]).order_by("stage").values(*STAGE_COLUMNS)]
-            decide_later(key)
-        batch, last_flush = [], time.monotonic()
-        for _ in answered:
-            feed.close()
-        answered = []
-
-    for key in plan.undecided:  # a resumed job: what follows the last stored stage is decided again
-        decide_later(key)
-    plan.undecided = []
-    sender.start()
-    try:
-        if on_started is not None:
-            on_started()
-        while True:
-            entry: tuple[str, Any] | None | EllipsisType
-            try:
-                entry = results.get(timeout=1.0)
-            except queue.Empty:
-                entry = ...  # nothing yet: check the limits and the heartbeat, then wait again
-            if heartbeat.lost.is_set():
-                stop.set()
-            if time.monotonic() > limits.deadline and not fatal:
-                fatal.append(ModelError("timeout", f"generation exceeded its time limit of {settings.GENERATION_TIME_LIMIT:g} s "
-                                                   f"({progress.done} of {progress.total} requests answered); the model server was stopped"))
-                stop.set()
-            if entry is None:
-                break
-            if entry is not ...:
-                kind, value = entry
-                if kind == "broken":
-                    broken.append(value)
-                    stop.set()
-                elif kind == "finished":
-                    progress.done += value
-                else:
-                    request, outcome = value
-                    if isinstance(outcome, ModelError) and limits.fatal(outcome):
-                        if not fatal:
-                            fatal.append(outcome)
-                        stop.set()
-                        feed.close()
-                    else:
-                        batch.extend(_outputs(request, outcome, usage, plan))
-                        answered.append(request)
-                        progress.done += 1 if turns is None else request.n
-            # a multi-turn run stores at once (its next stage waits for it); others in batches
-            if batch and (len(batch) >= FLUSH_EVERY or time.monotonic() - last_flush > 1.0
-                          or (turns is not None and results.empty()) or feed.only_answered_open(len(answered))):
-                flush()
-                progress.write()
-    finally:
-        stop.set()
-        sender.join()
-        if tools is not None:
-            tools.shutdown(wait=True, cancel_futures=True)
-        if batch:
-            flush()
-    if broken:
-        raise broken[0]
-    return fatal[0] if fatal else None
-
+            self._decide_later(key)
+        self.batch, self.last_flush = [], time.monotonic()
+        for _ in self.answered:
+            self.feed.close()
+        self.answered = []
 
 def _error_kind(error: ModelError) -> str:
     if error.over_limit:  # too long for this model: its cell says so, it is no wrong answer

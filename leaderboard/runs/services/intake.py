@@ -73,9 +73,9 @@ def submission_create_from_predictions(*, owner: User, benchmark: Benchmark, mod
 
 
 def _check_transcripts(benchmark: Benchmark, predictions: list[Prediction]) -> None:
-    """A benchmark whose protocol is a conversation with the platform (``Evaluator.needs_transcript``)
+    """A benchmark whose protocol is a conversation with the platform (``Evaluator.generation().conversation``)
     scores only predictions that carry their transcript: refuse the others, saying why."""
-    reason = configured_evaluator(benchmark).needs_transcript()
+    reason = configured_evaluator(benchmark).generation().transcript_required()
     bare = [p for p in predictions if not p.transcript]
     if reason and bare:
         raise SubmissionRefused(
@@ -97,7 +97,7 @@ def _baselines_owner() -> User:
 
 
 def baselines_pending(*, benchmark: Benchmark) -> list[tuple[str, bytes]]:
-    """The evaluator's baseline predictions (``Evaluator.baseline_predictions``) for the benchmark's current
+    """The evaluator's baseline predictions (``Presentation.baseline_predictions``) for the benchmark's current
     dataset version that are not submitted on it yet, as (model name, predictions file)."""
     from leaderboard.catalog.services import dataset_items
 
@@ -105,7 +105,7 @@ def baselines_pending(*, benchmark: Benchmark) -> list[tuple[str, bytes]]:
     if not benchmark.evaluator_key or version is None:
         return []
     items = dataset_items(version)
-    baselines = configured_evaluator(benchmark).baseline_predictions(items)
+    baselines = configured_evaluator(benchmark).presentation().baseline_predictions(items)
     submitted = set(EvaluationRun.objects.filter(submission__model__owner__username=BASELINE_OWNER, dataset_version=version)
                     .values_list("submission__model__name", flat=True))
     return [(f"{name} (baseline)", data) for name, data in baselines.items() if f"{name} (baseline)" not in submitted]

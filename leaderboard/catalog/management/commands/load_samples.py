@@ -23,7 +23,7 @@ class Command(BaseCommand):
             if DatasetVersion.objects.filter(benchmark=benchmark, tag=SAMPLE_TAG).exists():
                 self.stdout.write(f"{benchmark.slug}: sample dataset already imported")
                 continue
-            path = evaluator_for(benchmark.evaluator_key).sample_dataset()
+            path = evaluator_for(benchmark.evaluator_key).presentation().sample_dataset()
             make_current = not benchmark.dataset_versions.filter(is_current=True).exists()
             version = dataset_version_import(benchmark=benchmark, release_path=path, tag=SAMPLE_TAG, make_current=make_current)
             self.stdout.write(self.style.SUCCESS(f"{benchmark.slug}: imported {version.item_count} sample items"))
