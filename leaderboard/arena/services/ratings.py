@@ -33,7 +33,7 @@ from leaderboard.arena.selectors import (
     public_votes,
     withheld_variants,
 )
-from leaderboard.arena.services import vote_copy
+from leaderboard.arena.services.vote_copy import IMPORTED_INTENT_METHOD as _IMPORTED_INTENT_METHOD
 from leaderboard.arena.services.cross_setting import setting_reference
 
 # --- ratings -----------------------------------------------------------------------------------
@@ -307,7 +307,7 @@ def reference_model(battles: Any) -> str | None:
 
 
 #: how the intents of imported battles were assigned: they came with the released dataset
-IMPORTED_INTENT_METHOD = vote_copy.IMPORTED_INTENT_METHOD
+IMPORTED_INTENT_METHOD = _IMPORTED_INTENT_METHOD
 
 
 def _withheld_rows(whole: VoteTable, config: Any, withheld: set[str], *, anchor: str | None) -> list[dict[str, Any]]:
