@@ -16,7 +16,7 @@ from leaderboard.arena.catalog_link import contestant_names
 from leaderboard.arena.selectors import latest_snapshots
 from leaderboard.catalog.models import Benchmark
 from leaderboard.modelhost.validation import unranked_by_judge
-from leaderboard.runs.keys import column_id
+from leaderboard.runs.score_keys import column_id
 from leaderboard.runs.models import LeaderboardEntry
 from leaderboard.boards.selectors import public_entries_q
 

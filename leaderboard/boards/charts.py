@@ -11,7 +11,7 @@ from typing import Any
 from evaluators.core import evaluator_for
 from leaderboard.catalog.labels import labels_for, value_words
 from leaderboard.catalog.models import Benchmark
-from leaderboard.runs.keys import column_id, slice_key
+from leaderboard.runs.score_keys import column_id, slice_key
 
 #: the lines' colours and dashes, in the order of the evaluator's metrics
 STROKES = (("#2563eb", ""), ("#d97706", "5 3"), ("#059669", "2 2"))

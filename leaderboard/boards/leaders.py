@@ -15,7 +15,7 @@ from leaderboard.arena.selectors import latest_snapshots
 from leaderboard.arena.standing import Standings
 from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.modelhost.validation import unranked_by_judge
-from leaderboard.runs.keys import column_id
+from leaderboard.runs.score_keys import column_id
 from leaderboard.runs.models import LeaderboardEntry
 from leaderboard.boards.selectors import Cell, public_entries_q, ranks_among
 

@@ -11,7 +11,7 @@ from leaderboard.arena.selectors import latest_snapshots, model_attribution
 from leaderboard.catalog.bars import bar_share
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost.validation import run_status, unranked_by_judge
-from leaderboard.runs.keys import column_id
+from leaderboard.runs.score_keys import column_id
 from leaderboard.runs.costs import summed
 from leaderboard.runs.models import EvaluationRun, LeaderboardEntry, RunStatus
 from leaderboard.runs.selectors import visible_submissions_q

@@ -26,7 +26,7 @@ from leaderboard.catalog.services import dataset_items
 from leaderboard.modelhost.validation import judge_validation_notes, unranked_by_judge
 from leaderboard.pagecache import quietly
 from leaderboard.boards import charts
-from leaderboard.runs.keys import column_id, slice_key
+from leaderboard.runs.score_keys import column_id, slice_key
 from leaderboard.runs.models import EvaluationRun, ItemResult, LeaderboardEntry, RunStatus, Score
 from leaderboard.runs.selectors import visible_submissions_q
 

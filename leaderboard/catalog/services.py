@@ -21,7 +21,7 @@ from evaluators.core import files as evaluator_files
 from evaluators.core import BENCHMARKS, Item, evaluator_for
 from leaderboard import pagecache
 from leaderboard.arena.catalog_link import reserved_name_problem
-from leaderboard.catalog.catalog import BOARDS
+from leaderboard.catalog.unscored_boards import BOARDS
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.media import StorageMedia, new_prefix
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model

@@ -20,7 +20,7 @@ from leaderboard.history.changelog import changelog_row_filed, changelog_rows_re
 from leaderboard.history.withholding import snapshot_withholdings_sync
 from leaderboard.runs import services
 from leaderboard.runs.leases import Claim
-from leaderboard.runs.keys import column_id
+from leaderboard.runs.score_keys import column_id
 from leaderboard.runs.models import EvaluationRun, LeaderboardEntry, RunStatus, Score, Submission
 
 #: (benchmark id, dataset version id, is public, submitter id for a private row else None)

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.history.models import ChangeKind, ChangelogEntry, Snapshot
-from leaderboard.runs.keys import column_id
+from leaderboard.runs.score_keys import column_id
 from leaderboard.runs.models import EvaluationRun, LeaderboardEntry
 
 #: a leaderboard row's slot as the entries service keys it: (benchmark, dataset version, public, submitter)

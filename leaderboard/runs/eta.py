@@ -27,7 +27,7 @@ from evaluators.core import judge_role
 from leaderboard.setup_status import PhaseStatus, setup_notice, waits_for
 
 from leaderboard.runs.models import EvaluationRun, GenerationJob, RunPhase, RunStatus
-from leaderboard.runs.sitework import BASELINE, is_site_work, work_kind
+from leaderboard.runs.work_kinds import BASELINE, is_site_work, work_kind
 
 #: recent finished runs whose durations make a board's estimate
 RECENT = 20

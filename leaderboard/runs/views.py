@@ -16,8 +16,9 @@ from leaderboard.catalog.media import dataset_medium
 from leaderboard.catalog.models import Benchmark
 from leaderboard.catalog.selectors import models_runnable, models_visible
 from leaderboard.http import HtmxRequest, SignedInRequest
-from leaderboard.runs import guide, selectors, services
-from leaderboard.runs import queue as work_queue
+from leaderboard.runs import public_queue as work_queue
+from leaderboard.runs import selectors, services
+from leaderboard.runs import submit_guide as guide
 from leaderboard.runs.forms import ModelSubmitForm, PredictionsSubmissionForm
 from leaderboard.runs.notifications import notifications_for, notifications_mark_read
 

@@ -10,6 +10,7 @@ import pytest
 from django.utils import timezone
 
 from evaluators.core import MetricValue
+from leaderboard.chains import board_rows
 from leaderboard.runs import services
 from leaderboard.runs.costs import run_cost, summed
 from leaderboard.runs.models import EvaluationRun, GeneratedOutput, GenerationJob, ItemResult, RunStatus
@@ -58,7 +59,7 @@ def test_a_succeeded_run_records_its_cost_and_the_pages_show_it(client, multi_lc
     claim = services.run_claim(run_id=run.pk, worker="w")
     ItemResult.objects.create(run=run, item_id="t1_a/python", slices={"language": "python"}, scores={"pass@1": 1.0},
                               detail={"samples": [{"verdict": "passed", "cpu_seconds": 1.5, "wall_seconds": 2.0}]})
-    assert services.run_complete(claim=claim, metrics=[MetricValue("pass@1", 1.0, 0.9, 1.0, 36)])
+    assert board_rows.run_complete_and_file(claim=claim, metrics=[MetricValue("pass@1", 1.0, 0.9, 1.0, 36)])
     run.refresh_from_db()
     assert run.status == RunStatus.SUCCEEDED
     assert run.cost["sandbox_cpu_seconds"] == 1.5 and run.cost["judge_calls"] == 0 and run.cost["completion_tokens"] == 0

@@ -13,7 +13,7 @@ from django.utils import timezone
 from leaderboard.catalog.models import Benchmark, DatasetVersion
 from leaderboard.runs.eta import Span, run_wait
 from leaderboard.runs.models import EvaluationRun, RunStatus
-from leaderboard.runs.sitework import BASELINE_OWNER
+from leaderboard.runs.work_kinds import BASELINE_OWNER
 from tests.support.factories import run_make
 
 pytestmark = pytest.mark.django_db
@@ -139,7 +139,7 @@ def test_the_queue_page_estimates_every_run_from_the_planted_durations(boards, h
     then and finishes 600-1000 s later: (600, 820, 1200); mine starts there and needs a Multi-LCB run:
     (660, 940, 1500). baseline: the Video NIAH baseline is next but nothing like it has finished; the
     Multi-LCB baseline behind it has no start (Video NIAH ahead has no history) and so no finish."""
-    from leaderboard.runs.queue import public_queue
+    from leaderboard.runs.public_queue import public_queue
 
     lcb, policon, niah = boards
     owner = get_user_model().objects.create(username=BASELINE_OWNER, is_active=False, is_staff=True)
@@ -195,7 +195,7 @@ def test_the_demos_generation_jobs_wait_behind_a_persons_on_the_gpu_queue(boards
     """The demo's jobs are sent at the broker's lowest priority (queues.SITE_WORK_PRIORITY): a person's job
     queued after two of them is first in line, and they come after it, in the order they came."""
     from leaderboard.runs.models import GenerationJob, RunPhase
-    from leaderboard.runs.sitework import DEMO_OWNER
+    from leaderboard.runs.work_kinds import DEMO_OWNER
 
     lcb = boards[0]
     demo = get_user_model().objects.create(username=DEMO_OWNER, is_active=False)

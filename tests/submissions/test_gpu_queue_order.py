@@ -17,7 +17,7 @@ from leaderboard.catalog.models import Model
 from leaderboard.catalog.services import model_get_or_create
 from leaderboard.runs.models import GenerationJob, Submission
 from leaderboard.runs.services.runs import generation_job_queue
-from leaderboard.runs.sitework import DEMO_OWNER
+from leaderboard.runs.work_kinds import DEMO_OWNER
 from tests.conftest import Worker, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)

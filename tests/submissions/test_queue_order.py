@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 
 from leaderboard.runs.models import EvaluationRun, RunStatus
 from leaderboard.runs.services import submission_create_from_predictions
-from leaderboard.runs.sitework import BASELINE_OWNER
+from leaderboard.runs.work_kinds import BASELINE_OWNER
 from tests.conftest import PY_SUM, Worker, predictions_jsonl, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.toolchains]

@@ -15,11 +15,11 @@ from evaluators.indic_vision import metrics as indic_metrics
 from leaderboard.catalog.models import Benchmark
 from leaderboard.catalog.services import benchmarks_sync, model_get_or_create
 from leaderboard.chains.datasets import dataset_version_import
-from leaderboard.runs.keys import slice_key
+from leaderboard.runs.score_keys import slice_key
 from leaderboard.runs.models import EvaluationRun, ItemResult, RunStatus, Score, Submission
 from leaderboard.chains.board_rows import leaderboard_entry_refresh
 from leaderboard.runs.services.chunks import item_result_row
-from leaderboard.runs.sitework import BASELINE_OWNER
+from leaderboard.runs.work_kinds import BASELINE_OWNER
 
 JUDGE = {"judge": {"name": "SmolLM2-135M-Instruct", "revision": "Q4_1-gguf-b179c95", "prompt_version": "v1",
                    "label": "SmolLM2-135M-Instruct@Q4_1-gguf-b179c95 (prompt v1)", "role": "judge"}}

@@ -27,7 +27,7 @@ from leaderboard.runs.models import (
     RunStatus,
     Submission,
 )
-from leaderboard.runs.sitework import is_site_work
+from leaderboard.runs.work_kinds import is_site_work
 from leaderboard.runs.services import generation_job_queue, run_fail
 
 

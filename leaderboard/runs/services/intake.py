@@ -27,7 +27,7 @@ from leaderboard.catalog.services import model_get_or_create
 from leaderboard.runs.models import EvaluationRun, Submission
 from leaderboard.runs.services.common import SubmissionRefused, current_dataset
 from leaderboard.runs.services.runs import run_create
-from leaderboard.runs.sitework import BASELINE_OWNER
+from leaderboard.runs.work_kinds import BASELINE_OWNER
 
 
 # --- predictions files --------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from leaderboard.accounts import policy
 from leaderboard.catalog.evaluators import evaluator_settings_for
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.runs import leases
-from leaderboard.runs.keys import slice_key
+from leaderboard.runs.score_keys import slice_key
 from leaderboard.runs.leases import Claim
 from leaderboard.runs.costs import run_cost
 from leaderboard.runs.models import (
@@ -39,7 +39,7 @@ from leaderboard.runs.models import (
     Submission,
 )
 from leaderboard.runs.notifications import notify_run_finished
-from leaderboard.runs.sitework import is_site_work, scoring_queue_for
+from leaderboard.runs.work_kinds import is_site_work, scoring_queue_for
 from leaderboard.runs.services.common import SubmissionRefused, current_dataset
 from leaderboard.runs.services.quota import quota_refund, quota_take
 
@@ -47,7 +47,7 @@ from leaderboard.runs.services.quota import quota_refund, quota_take
 def run_create(*, submission: Submission, benchmark: Benchmark, dataset_version: DatasetVersion,
                rerun_of: EvaluationRun | None = None) -> EvaluationRun:
     """Create a queued run (charging the quota) and send it to its queue once the transaction commits:
-    ``baseline`` for the site's own submissions (sitework), ``cpu`` for people's.
+    ``baseline`` for the site's own submissions (``work_kinds``), ``cpu`` for people's.
     A run of a model that must answer first starts in phase "generating": its submission's
     GenerationJob (created or re-queued here) hands it to scoring once its predictions exist."""
     generating = submission.model.needs_generation
