@@ -21,6 +21,7 @@ bench/results/ with --publish.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import http.client
 import json
 import os
@@ -100,8 +101,10 @@ def pages() -> list[tuple[str, str]]:
     return found
 
 
-def setup(database: str, reuse: bool, seed_args: list[str]) -> dict[str, Any]:
-    """Point Django at ``database`` (seeding it first unless ``reuse``); returns the seed's record."""
+def setup(database: str, reuse: bool, seed_args: list[str], ratings_days: float) -> dict[str, Any]:
+    """Point Django at ``database`` (seeding it first unless ``reuse``), fit the arena's ratings if it has none
+    (``ratings_days`` > 0: on the votes of the seeded year's first days only, a cut that many days in) and keep
+    the published figures (``arena.published``, as the periodic pass does); returns what was done and how long it took."""
     os.environ.update(ENV)
     os.environ["DATABASE_URL"] = f"{SERVER}/{database}"
     os.environ["LEADERBOARD_VAR_DIR"] = str(REPO / "var" / f"bench-{database}")
@@ -131,6 +134,25 @@ def setup(database: str, reuse: bool, seed_args: list[str]) -> dict[str, Any]:
     User.objects.filter(username=BENCH_USER).exists() or User.objects.create_user(BENCH_USER, password="scale-bench-password")
     if not Snapshot.objects.filter(benchmark__slug="multi-lcb").exists():
         snapshot_freeze(benchmark=Benchmark.objects.get(slug="multi-lcb"), reason="bench: the board at scale")
+    from leaderboard.arena.models import RatingSnapshot, Vote
+    from leaderboard.arena.published import published_warm
+    from leaderboard.arena.services import ratings_compute
+
+    if not RatingSnapshot.objects.exists() and Vote.objects.exists():
+        now = None
+        if ratings_days > 0:
+            first = Vote.objects.order_by("created_at").values_list("created_at", flat=True).first()
+            now = first + dt.timedelta(days=ratings_days, seconds=2 * int(os.environ.get("LEADERBOARD_ARENA_PUBLIC_DELAY_SECONDS", "3600")))
+        started, load = time.perf_counter(), load_average()
+        written = ratings_compute(force=True, now=now)
+        seeded["ratings"] = {"snapshots": written, "seconds": round(time.perf_counter() - started, 1), "load_before": load,
+                             "days": ratings_days, "votes_fitted": RatingSnapshot.objects.filter(filter_key="", kind="raw")
+                             .values_list("n_votes", flat=True).first()}
+        print(f"ratings: {seeded['ratings']}", flush=True)
+    started, load = time.perf_counter(), load_average()
+    published_warm()
+    seeded["published_warm"] = {"seconds": round(time.perf_counter() - started, 1), "load_before": load}
+    print(f"published figures kept: {seeded['published_warm']}", flush=True)
     return seeded
 
 
@@ -228,7 +250,7 @@ def latencies(found: list[tuple[str, str]], rounds: int, skip: set[str]) -> tupl
 
 
 def measure(args: argparse.Namespace) -> None:
-    seeded = setup(args.database, args.reuse is not None, shlex.split(args.seed_args))
+    seeded = setup(args.database, args.reuse is not None, shlex.split(args.seed_args), args.ratings_days)
     found = pages()
     counted_load = load_average()
     counts = query_counts(found)
@@ -261,7 +283,11 @@ def report(labels: list[str]) -> None:
                      f"{s['runs']:,} runs, {s['item_results']:,} item results, {s['leaderboard_rows']:,} board rows, "
                      f"{s['rating_snapshots']} rating snapshots; {r['rounds']} rounds; load {r['load_before']} before, "
                      f"{r['load_after']} after; /healthz p50 {r['healthz']['p50_ms']} ms, p95 {r['healthz']['p95_ms']} ms"
-                     + (f"; seeded in {r['seed']['seconds']} s" if r["seed"].get("seconds") else ""))
+                     + (f"; seeded in {r['seed']['seconds']} s" if r["seed"].get("seconds") else "")
+                     + (f"; ratings fitted on {r['seed']['ratings']['votes_fitted']:,} votes (a cut {r['seed']['ratings']['days']} days "
+                        f"into the seeded year) in {r['seed']['ratings']['seconds']} s" if r["seed"].get("ratings") else "")
+                     + f"; the published figures kept in {r['seed']['published_warm']['seconds']} s (load "
+                       f"{r['seed']['published_warm']['load_before']})")
     lines += ["", "| page | " + " | ".join(f"{r['label']}: queries | p50 ms | p95 ms | first ms" for r in runs) + " |",
               "|---|" + "---:|---:|---:|---:|" * len(runs)]
     for name in names:
@@ -290,6 +316,8 @@ def main() -> None:
     parser.add_argument("--reuse", metavar="DATABASE", help="measure this database as it is (seeded before)")
     parser.add_argument("--seed-args", default="", help="seed_scale's options (default: its full scale)")
     parser.add_argument("--requests", type=int, default=20, help="rounds of every page")
+    parser.add_argument("--ratings-days", type=float, default=0, help="fit the ratings (when there are none) on the votes of the "
+                                                                       "seeded year's first days only (0: every vote)")
     parser.add_argument("--slow-ms", type=float, default=20_000, help="time only once a page whose first request took longer")
     parser.add_argument("--report", help="labels of measured sizes, comma-separated: write the table")
     parser.add_argument("--publish", action="store_true", help="write to bench/results/")

@@ -31,6 +31,10 @@ from leaderboard.submissions.profiles import model_profile
 from leaderboard.submissions.serializers import LeaderboardSerializer, ModelsIndexSerializer
 
 
+#: models a page of the models index shows (sorted and filtered over all of them first)
+MODELS_PAGE = 100
+
+
 @cached_page
 def models_index(request: HtmxRequest) -> HttpResponse:
     """Every public model with its headline on each board and in the arena (``?format=json``: the API's JSON)."""
@@ -43,8 +47,10 @@ def models_index(request: HtmxRequest) -> HttpResponse:
     index = leaders.models_index(query)
     if request.GET.get("format") == "json":
         return JsonResponse(ModelsIndexSerializer(index).data)
-    return render(request, "web/models.html", {"index": index, "problem": problem, "sources": Model.SOURCE_CHOICES,
-                                               "modalities": MODALITIES}, status=400 if problem else 200)
+    page = Paginator(index.rows, MODELS_PAGE).get_page(request.GET.get("page"))  # a thousand models' rows are not rendered at once
+    return render(request, "web/models.html", {"index": index, "page": page, "query_without_page": _query_without(request, "page"),
+                                               "problem": problem, "sources": Model.SOURCE_CHOICES, "modalities": MODALITIES},
+                  status=400 if problem else 200)
 
 
 @cached_page

@@ -9,6 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db.models import F
 
+from leaderboard import pagecache
 from leaderboard.arena.models import ArenaModel, Battle, Vote
 from leaderboard.catalog.models import Model
 from leaderboard.submissions.models import EvaluationRun, ItemResult, LeaderboardEntry, RunStatus, Score, Submission
@@ -52,3 +53,24 @@ def test_seed_scale_refuses_a_seeded_database(multi_lcb):
     with pytest.raises(CommandError, match="seeded already"):
         call_command("seed_scale", "--votes", "0", "--models", "1", "--runs", "0", "--items", "0", stdout=io.StringIO())
 
+
+
+def test_the_models_index_shows_a_page_of_models_and_its_queries_do_not_grow(client, multi_lcb):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    call_command("seed_scale", "--votes", "0", "--arena-models", "0", "--models", "105", "--runs", "210", "--items", "0",
+                 stdout=io.StringIO())
+    first = client.get("/models/").content.decode()
+    assert first.count('href="/models/scale-model-') == 100 and "page 1 of 2" in first and "105 models, 100 on this page" in first
+    second = client.get("/models/?page=2").content.decode()
+    assert second.count('href="/models/scale-model-') == 5 and "scale-model-00104" in second
+    with CaptureQueriesContext(connection) as small:
+        client.get("/models/?sort=multi-lcb&page=2")
+    owner = Model.objects.get(name="scale-model-00000").owner
+    Model.objects.bulk_create([Model(name=f"more-{n:04d}", slug=f"more-{n:04d}", owner=owner) for n in range(400)])
+    pagecache.new_generation()  # bulk_create sends no signal: the cached page is out of date
+    with CaptureQueriesContext(connection) as large:
+        page = client.get("/models/?sort=multi-lcb&page=2").content.decode()
+    assert "505 models, 100 on this page" in page
+    assert len(large.captured_queries) == len(small.captured_queries)
