@@ -4,11 +4,11 @@ agreement with people: bootstrap rounds), kept in the cache so that a page or an
 instead of scanning millions of votes or refitting.
 
 A figure is kept under the latest ratings' fingerprint (``selectors.latest_fingerprint``: the public votes,
-their exclusions and attributions the ratings were computed from), the public cut (``selectors.public_cut``) and
-the contestants' state (a release or a retirement shows at once), so it is as of the latest ratings, under the
-same cut as every other public figure; the agreement, which also
-reads the static boards, under the boards' page-cache generation too (``pagecache``: it changes whenever a board
-does). The periodic pass computes them all right after the ratings (``published_warm``, from ``arena_maintain``),
+their exclusions and attributions under the public cut the ratings were computed from) and the contestants'
+state (a release or a retirement shows at once), so it is as of the latest ratings, like the boards: a new cut
+that lets in new votes changes it once the ratings are computed again, not before (a key with the cut in it
+would make every request at a cut's boundary count the votes until the periodic pass came); the agreement, which
+also reads the static boards, under the boards' state too (their rows and current dataset versions). The periodic pass computes them all right after the ratings (``published_warm``, from ``arena_maintain``),
 so that no request has to; a request computes one itself only when the cache lost it (Redis restarted) or
 before the first ratings (no fingerprint: nothing is kept, every read computes)."""
 from __future__ import annotations
@@ -18,21 +18,19 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from django.conf import settings
 from django.core.cache import cache
+from django.db.models import Count, Max
 
 from leaderboard import pagecache
 from leaderboard.arena.models import ArenaModel
-from leaderboard.arena.selectors import latest_fingerprint, public_cut
+from leaderboard.arena.selectors import latest_fingerprint
 
 T = TypeVar("T")
 VERSION = 1
 
 
-def _ttl() -> int:
-    """Kept for two public-cut windows (a day with no delay): a new cut is a new key before then."""
-    delay = int(settings.ARENA_PUBLIC_DELAY_SECONDS)
-    return 2 * delay if delay > 0 else 24 * 3600
+#: how long a figure is kept: new ratings (a new fingerprint) make a new key well before then
+TTL = 7 * 24 * 3600
 
 
 def _contestants() -> str:
@@ -41,10 +39,20 @@ def _contestants() -> str:
     return hashlib.sha256(repr(list(rows)).encode()).hexdigest()[:16]
 
 
+def _boards() -> str:
+    """The static boards' state: their rows (how many, the newest, the latest finish) and their current dataset
+    versions with the judges' validations. Any change to a row (a new run, a visibility change refiles the model's
+    rows) changes it; the page cache's generation would change with every queued run too."""
+    from leaderboard.catalog.models import DatasetVersion
+    from leaderboard.submissions.models import LeaderboardEntry
+
+    rows = LeaderboardEntry.objects.aggregate(n=Count("id"), last=Max("id"), at=Max("finished_at"))
+    versions = list(DatasetVersion.objects.filter(is_current=True).order_by("pk").values_list("pk", "judge_validations"))
+    return hashlib.sha256(repr((sorted(rows.items()), versions)).encode()).hexdigest()[:16]
+
+
 def _key(name: str, fingerprint: str, *, boards: bool) -> str:
-    cut = int(public_cut().timestamp()) if int(settings.ARENA_PUBLIC_DELAY_SECONDS) > 0 else 0
-    generation = pagecache.quietly(lambda: cache.get(pagecache.GENERATION_KEY), "") if boards else ""
-    return f"arena-published:v{VERSION}:{name}:{fingerprint}:{cut}:{_contestants()}:{generation}"
+    return f"arena-published:v{VERSION}:{name}:{fingerprint}:{_contestants()}:{_boards() if boards else ''}"
 
 
 def published(name: str, compute: Callable[[], T], *, boards: bool = False, refresh: bool = False) -> T:
@@ -59,7 +67,7 @@ def published(name: str, compute: Callable[[], T], *, boards: bool = False, refr
         if found is not None:
             return found  # type: ignore[no-any-return]
     value = compute()
-    pagecache.quietly(lambda: cache.set(key, value, _ttl()))
+    pagecache.quietly(lambda: cache.set(key, value, TTL))
     return value
 
 
