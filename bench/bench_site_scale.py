@@ -101,7 +101,7 @@ def pages() -> list[tuple[str, str]]:
     return found
 
 
-def setup(database: str, reuse: bool, seed_args: list[str], ratings_days: float) -> dict[str, Any]:
+def setup(database: str, reuse: bool, seed_args: list[str], ratings_days: float, warm: bool = True) -> dict[str, Any]:
     """Point Django at ``database`` (seeding it first unless ``reuse``), fit the arena's ratings if it has none
     (``ratings_days`` > 0: on the votes of the seeded year's first days only, a cut that many days in) and keep
     the published figures (``arena.published``, as the periodic pass does); returns what was done and how long it took."""
@@ -150,8 +150,9 @@ def setup(database: str, reuse: bool, seed_args: list[str], ratings_days: float)
                              .values_list("n_votes", flat=True).first()}
         print(f"ratings: {seeded['ratings']}", flush=True)
     started, load = time.perf_counter(), load_average()
-    published_warm()
-    seeded["published_warm"] = {"seconds": round(time.perf_counter() - started, 1), "load_before": load}
+    if warm:
+        published_warm()
+    seeded["published_warm"] = {"seconds": round(time.perf_counter() - started, 1) if warm else None, "load_before": load}
     print(f"published figures kept: {seeded['published_warm']}", flush=True)
     return seeded
 
@@ -250,7 +251,7 @@ def latencies(found: list[tuple[str, str]], rounds: int, skip: set[str]) -> tupl
 
 
 def measure(args: argparse.Namespace) -> None:
-    seeded = setup(args.database, args.reuse is not None, shlex.split(args.seed_args), args.ratings_days)
+    seeded = setup(args.database, args.reuse is not None, shlex.split(args.seed_args), args.ratings_days, not args.kept)
     found = pages()
     counted_load = load_average()
     counts = query_counts(found)
@@ -286,8 +287,8 @@ def report(labels: list[str]) -> None:
                      + (f"; seeded in {r['seed']['seconds']} s" if r["seed"].get("seconds") else "")
                      + (f"; ratings fitted on {r['seed']['ratings']['votes_fitted']:,} votes (a cut {r['seed']['ratings']['days']} days "
                         f"into the seeded year) in {r['seed']['ratings']['seconds']} s" if r["seed"].get("ratings") else "")
-                     + f"; the published figures kept in {r['seed']['published_warm']['seconds']} s (load "
-                       f"{r['seed']['published_warm']['load_before']})")
+                     + (f"; the published figures kept in {r['seed']['published_warm']['seconds']} s (load "
+                        f"{r['seed']['published_warm']['load_before']})" if r["seed"]["published_warm"]["seconds"] else ""))
     lines += ["", "| page | " + " | ".join(f"{r['label']}: queries | p50 ms | p95 ms | first ms" for r in runs) + " |",
               "|---|" + "---:|---:|---:|---:|" * len(runs)]
     for name in names:
@@ -319,6 +320,7 @@ def main() -> None:
     parser.add_argument("--ratings-days", type=float, default=0, help="fit the ratings (when there are none) on the votes of the "
                                                                        "seeded year's first days only (0: every vote)")
     parser.add_argument("--slow-ms", type=float, default=20_000, help="time only once a page whose first request took longer")
+    parser.add_argument("--kept", action="store_true", help="the published figures are in the cache already (a rerun on a --reuse'd database)")
     parser.add_argument("--report", help="labels of measured sizes, comma-separated: write the table")
     parser.add_argument("--publish", action="store_true", help="write to bench/results/")
     args = parser.parse_args()
