@@ -99,9 +99,14 @@ def arena_generate_turn(turn_id: int) -> str:
 
 @app.task(name=routing.ARENA_COMPUTE_RATINGS, soft_time_limit=1800, time_limit=1900)
 def arena_compute_ratings() -> int:
+    """The ratings, then (when they changed) the figures published with them (``arena.published``)."""
+    from leaderboard.arena.published import published_warm
     from leaderboard.arena.services import ratings_compute
 
-    return ratings_compute()
+    written = ratings_compute()
+    if written:
+        published_warm()
+    return written
 
 
 @app.task(name=routing.ARENA_COMPUTE_TOPICS, soft_time_limit=1800, time_limit=1900)

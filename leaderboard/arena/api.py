@@ -14,7 +14,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from leaderboard.arena import exports, selectors, services, settings_comparison, standing
+from leaderboard.arena import exports, published, selectors, services, standing
 from leaderboard.arena.identity import voter_of
 from leaderboard.arena.models import Battle, RatingSnapshot, Setting, Winner
 
@@ -277,7 +277,7 @@ class ArenaRatingsViewSet(viewsets.ViewSet):
                                "difference (the findings page's comparison); 404 before the plain-chat setting has counted votes.")
     @action(detail=False, methods=["get"], url_path="settings")
     def by_setting(self, request: Request) -> Response:
-        found = settings_comparison.comparison(selectors.latest_snapshot_set())
+        found = published.findings()["comparison"]
         if found is None:
             return Response({"detail": "no comparison yet: the plain-chat setting has no counted votes"}, status=404)
         return Response(SettingComparisonSerializer(found).data)
@@ -288,7 +288,7 @@ class ArenaRatingsViewSet(viewsets.ViewSet):
                                "side's wins, losses and ties, its win share with a 95% interval and the binomial p-values.")
     @action(detail=False, methods=["get"], url_path="head-to-head")
     def head_to_head(self, request: Request) -> Response:
-        return Response(HeadToHeadSerializer(settings_comparison.head_to_head()).data)
+        return Response(HeadToHeadSerializer(published.head_to_head()).data)
 
     @extend_schema(parameters=[OpenApiParameter("q", str, required=True, description="the question; it is not stored")],
                    responses=ForPromptSerializer,

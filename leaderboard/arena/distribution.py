@@ -6,8 +6,8 @@ and per intent, and conversations per week (Monday, UTC) by intent.
 The population is the conversations behind the counted public votes (those the ratings use:
 ``selectors.public_votes``, past the public cut, no pre-release variant under test); an imported
 conversation is placed in time by its released timestamp. Shares carry Wilson 95% intervals; lengths
-are given as quartiles. Computed on request and cached under the latest ratings' fingerprint and the
-count of counted votes.
+are given as quartiles. Computed by the periodic pass after the ratings and kept with them
+(``arena.published``); pages read it from there.
 """
 from __future__ import annotations
 
@@ -15,12 +15,9 @@ import datetime as dt
 from collections import Counter, defaultdict
 from typing import Any
 
-from django.core.cache import cache
-from django.db.models import Max
-
 from leaderboard.arena.labels import language_name
 from leaderboard.arena.models import Turn
-from leaderboard.arena.selectors import latest_fingerprint, public_votes
+from leaderboard.arena.selectors import public_votes
 from leaderboard.arena.transparency import share_row
 
 #: how many languages are listed by name (the rest are one row), as the paper's figure does
@@ -71,27 +68,17 @@ def _rows(counter: Counter[str], total: int, order: list[str]) -> list[dict[str,
 
 
 def prompt_distribution() -> dict[str, Any]:
-    """The distribution (module doc); cached while the counted votes do not change."""
+    """The distribution (module doc), computed now (``arena.published.distribution``: as kept with the latest ratings)."""
     counted = public_votes().filter(valid=True)
-    state = counted.aggregate(n=Max("id"))
-    key = f"arena-distribution:{latest_fingerprint()}:{state['n']}:{counted.count()}"
-    found = cache.get(key)
-    if found is None:
-        found = _distribution()
-        cache.set(key, found, timeout=24 * 3600)
-    return dict(found)
-
-
-def _distribution() -> dict[str, Any]:
-    rows = list(public_votes().filter(valid=True).values_list("battle_id", "battle__primary_intent", "battle__languages",
-                                                              "battle__extra__timestamp", "battle__created_at"))
+    rows = list(counted.values_list("battle_id", "battle__primary_intent", "battle__languages", "battle__extra__timestamp",
+                                    "battle__created_at"))
     total = len(rows)
     if not total:
         return {"n": 0}
-    ids = [r[0] for r in rows]
-    turns = Counter(Turn.objects.filter(battle_id__in=ids).values_list("battle_id", flat=True))
+    battles = counted.values("battle_id")  # a subquery: the counted battles are never sent back as a list of ids
+    turns = Counter(Turn.objects.filter(battle_id__in=battles).values_list("battle_id", flat=True).iterator(chunk_size=10_000))
     lengths = {battle: words(prompt) for battle, prompt in
-               Turn.objects.filter(battle_id__in=ids, index=0).values_list("battle_id", "prompt").iterator(chunk_size=2000)}
+               Turn.objects.filter(battle_id__in=battles, index=0).values_list("battle_id", "prompt").iterator(chunk_size=2000)}
     intents: Counter[str] = Counter()
     languages: Counter[str] = Counter()
     turn_bins: Counter[str] = Counter()

@@ -88,12 +88,18 @@ def rating_rows(snapshot: RatingSnapshot | None) -> list[dict[str, Any]]:
             for m in ranked]
 
 
-def matrix_rows(snapshot: RatingSnapshot | None, key: str) -> tuple[list[str], list[dict[str, Any]]]:
-    """A square matrix from the snapshot (``win_rate`` or ``battle_count``) as rows of shaded cells."""
+#: the models of the matrices a page shows (the best rated): a 200-model board's 40,000 cells are neither read
+#: nor rendered in time; the API's ratings hold every pair
+MATRIX_MODELS = 20
+
+
+def matrix_rows(snapshot: RatingSnapshot | None, key: str, limit: int = MATRIX_MODELS) -> tuple[list[str], list[dict[str, Any]]]:
+    """A square matrix from the snapshot (``win_rate`` or ``battle_count``) as rows of shaded cells, over its
+    first ``limit`` models (the matrices list the models best rated first)."""
     if snapshot is None:
         return [], []
-    names = list(snapshot.result.get("matrix_models") or [])
-    values = snapshot.result.get(key) or []
+    names = list(snapshot.result.get("matrix_models") or [])[:limit]
+    values = [row[:limit] for row in (snapshot.result.get(key) or [])[:limit]]
     top = max((v for row in values for v in row if v is not None), default=1) or 1
     rows = []
     for name, row in zip(names, values):

@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from leaderboard.arena import published
 from leaderboard.arena.models import Setting
 
 
@@ -188,9 +189,7 @@ class TransparencyView(APIView):
 
     @extend_schema(responses=TransparencySerializer, description="The arena's transparency report, as on /arena/transparency/.")
     def get(self, request: Request) -> Response:
-        from leaderboard.arena.transparency import transparency_report
-
-        return Response(TransparencySerializer(transparency_report()).data)
+        return Response(TransparencySerializer(published.transparency()).data)
 
 
 class DistributionView(APIView):
@@ -198,6 +197,4 @@ class DistributionView(APIView):
 
     @extend_schema(responses=DistributionSerializer, description="The prompt distribution, as on /arena/findings/.")
     def get(self, request: Request) -> Response:
-        from leaderboard.arena.distribution import prompt_distribution
-
-        return Response(DistributionSerializer(prompt_distribution()).data)
+        return Response(DistributionSerializer(published.distribution()).data)

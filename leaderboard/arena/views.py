@@ -11,7 +11,7 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from leaderboard.arena import exports, presentation, selectors, services, settings_comparison, standing
+from leaderboard.arena import exports, presentation, published, selectors, services, standing
 from leaderboard.arena.about import arena_about, reveal_words
 from leaderboard.arena.forms import PromptForm, VoteForm
 from leaderboard.arena.identity import voter_hash_if_known, voter_of
@@ -153,21 +153,15 @@ def findings_page(request: HtmxRequest) -> HttpResponse:
     how the ranking moves with style control; with the domain table behind the source categories."""
     from evaluators.arena.style import domain_table, paper_rules_table
 
-    from leaderboard.arena.distribution import prompt_distribution
-
-    snapshots = selectors.latest_snapshot_set()
-    return render(request, "arena/findings.html", {"findings": presentation.findings(snapshots), "domains": domain_table(),
-                                                   "paper_rules": paper_rules_table(),
-                                                   "comparison": settings_comparison.comparison(snapshots),
-                                                   "head_to_head": settings_comparison.head_to_head(),
-                                                   "distribution": prompt_distribution()})
+    # every figure as kept under the latest ratings (``published``): no vote is read here
+    return render(request, "arena/findings.html", {**published.findings(), "domains": domain_table(),
+                                                   "paper_rules": paper_rules_table(), "head_to_head": published.head_to_head(),
+                                                   "distribution": published.distribution()})
 
 
 def transparency_page(request: HtmxRequest) -> HttpResponse:
     """The transparency report (``leaderboard.arena.transparency``)."""
-    from leaderboard.arena.transparency import transparency_report
-
-    return render(request, "arena/transparency.html", {"report": transparency_report()})
+    return render(request, "arena/transparency.html", {"report": published.transparency()})
 
 
 @require_GET

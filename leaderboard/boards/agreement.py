@@ -8,13 +8,17 @@ A board model and an arena contestant are the same model only where staff linked
 ``GET /api/arena/agreement/``. Reads only."""
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict
 from typing import Any
 
+from django.db.models import Count, Max
+
 from leaderboard.arena import standing
+from leaderboard.arena.published import published
 from leaderboard.arena.catalog_link import contestant_names
 from leaderboard.arena.selectors import latest_snapshots
-from leaderboard.catalog.models import Benchmark
+from leaderboard.catalog.models import Benchmark, DatasetVersion
 from leaderboard.modelhost.validation import unranked_by_judge
 from leaderboard.runs.score_keys import column_id
 from leaderboard.runs.models import LeaderboardEntry
@@ -80,3 +84,18 @@ def board_agreement() -> dict[str, Any]:
         boards.append({"benchmark": benchmark.slug, "name": benchmark.name, "metric": primary.get("label", ""),
                        "higher_is_better": primary.get("higher_is_better", True), **asdict(result)})
     return {"arena": about, "linked_models": len(names), "min_shared": MIN_SHARED, "method": METHOD, "boards": boards}
+
+
+def boards_state() -> str:
+    """The static boards' state: their rows (how many, the newest, the latest finish) and their current dataset
+    versions with the judges' validations. Any change to a row (a new run, a visibility change refiles the model's
+    rows) changes it; the page cache's generation would change with every queued run too."""
+    rows = LeaderboardEntry.objects.aggregate(n=Count("id"), last=Max("id"), at=Max("finished_at"))
+    versions = list(DatasetVersion.objects.filter(is_current=True).order_by("pk").values_list("pk", "judge_validations"))
+    return hashlib.sha256(repr((sorted(rows.items()), versions)).encode()).hexdigest()[:16]
+
+
+def published_agreement() -> dict[str, Any]:
+    """``board_agreement`` as published with the arena's figures (``arena.published``: kept under the latest
+    ratings, the contestants' and the boards' state; the periodic pass computes it, ``boards/apps.py`` registers it)."""
+    return published("agreement", board_agreement, extra_key=boards_state())

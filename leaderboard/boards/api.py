@@ -16,7 +16,7 @@ from evaluators.core.modality import MODALITIES
 from leaderboard.api.refusals import refused
 from leaderboard.boards import leaders, selectors
 from leaderboard.boards import serializers as boards
-from leaderboard.boards.agreement import board_agreement
+from leaderboard.boards.agreement import published_agreement
 from leaderboard.boards.compare import compare_models
 from leaderboard.boards.profiles import model_profile
 from leaderboard.catalog.models import Benchmark, Model
@@ -128,4 +128,4 @@ class AgreementView(APIView):
 
     @extend_schema(responses=AgreementSerializer, description="Each static board's ranking against the arena's, as on /arena/agreement/.")
     def get(self, request: Request) -> Response:
-        return Response(AgreementSerializer(board_agreement()).data)
+        return Response(AgreementSerializer(published_agreement()).data)

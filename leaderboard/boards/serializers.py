@@ -227,7 +227,7 @@ class ProfileCostSerializer(serializers.Serializer):
 
 
 class ModelProfileSerializer(serializers.Serializer):
-    """A model's profile (``leaderboard.submissions.profiles``)."""
+    """A model's profile (``leaderboard.boards.profiles``)."""
 
     model = ProfileModelSerializer()
     benchmarks = ProfileBenchmarkSerializer(many=True)

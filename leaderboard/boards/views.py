@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import csv
 
+from django.core.paginator import Paginator
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from evaluators.core.modality import MODALITIES
 from leaderboard.accounts import policy
 from leaderboard.boards import leaders, selectors
-from leaderboard.boards.agreement import board_agreement
+from leaderboard.boards.agreement import published_agreement
 from leaderboard.boards.compare import compare_models
 from leaderboard.boards.profiles import model_profile
 from leaderboard.boards.serializers import LeaderboardSerializer, ModelsIndexSerializer
@@ -24,6 +25,9 @@ from leaderboard.pagecache import cached_page
 from leaderboard.runs.costs import COST_COLUMNS
 from leaderboard.runs.forms import ModelSubmitForm
 from leaderboard.spreadsheet import spreadsheet_safe
+
+#: models a page of the models index shows (sorted and filtered over all of them first)
+MODELS_PAGE = 100
 
 
 @cached_page
@@ -38,8 +42,10 @@ def models_index(request: HtmxRequest) -> HttpResponse:
     index = leaders.models_index(query)
     if request.GET.get("format") == "json":
         return JsonResponse(ModelsIndexSerializer(index).data)
-    return render(request, "web/models.html", {"index": index, "problem": problem, "sources": Model.SOURCE_CHOICES,
-                                               "modalities": MODALITIES}, status=400 if problem else 200)
+    page = Paginator(index.rows, MODELS_PAGE).get_page(request.GET.get("page"))  # a thousand models' rows are not rendered at once
+    return render(request, "web/models.html", {"index": index, "page": page, "query_without_page": _query_without(request, "page"),
+                                               "problem": problem, "sources": Model.SOURCE_CHOICES, "modalities": MODALITIES},
+                  status=400 if problem else 200)
 
 
 @cached_page
@@ -141,4 +147,4 @@ def compare(request: HtmxRequest) -> HttpResponse:
 
 def agreement_page(request: HtmxRequest) -> HttpResponse:
     """How far each static board's ranking agrees with people's (``leaderboard.boards.agreement``)."""
-    return render(request, "arena/agreement.html", {"report": board_agreement()})
+    return render(request, "arena/agreement.html", {"report": published_agreement()})
