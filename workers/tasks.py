@@ -121,6 +121,8 @@ def arena_compute_topics() -> int:
 
 @app.task(name=routing.ARENA_MAINTAIN, soft_time_limit=1800, time_limit=1900)
 def arena_maintain() -> dict[str, int]:
+    """The arena's periodic pass, then the figures published with its ratings (``arena.published``)."""
+    from leaderboard.arena.published import published_warm
     from leaderboard.arena.services import arena_maintain as maintain
 
-    return maintain()
+    return {**maintain(), "published": published_warm()}
