@@ -20,6 +20,7 @@ start method ``--start-method`` (the library uses multiprocessing's default; ``f
 that has started JAX's threads can hang, so the bench runs this in its own process with a timeout)
 and prints one JSON line with its time and bounds.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,16 +46,27 @@ def load(path: str):  # type: ignore[no-untyped-def]
     data = np.load(path, allow_pickle=False)
     m = int(data["m"])
     names = np.array([f"model-{i:03d}" for i in range(m)], dtype=object)
-    return pd.DataFrame({"model_a": names[data["a"]], "model_b": names[data["b"]],
-                         "winner": np.array(OUTCOMES, dtype=object)[data["outcome"]]})
+    return pd.DataFrame(
+        {
+            "model_a": names[data["a"]],
+            "model_b": names[data["b"]],
+            "winner": np.array(OUTCOMES, dtype=object)[data["outcome"]],
+        }
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("votes")
-    parser.add_argument("--bootstrap", type=int, default=0, help="run the library's bootstrap with this many rounds, once")
-    parser.add_argument("--jobs", type=int, default=-1, help="the bootstrap's pool size (-1: the library's default, cpu_count)")
-    parser.add_argument("--start-method", default="", help="multiprocessing start method for the bootstrap ('' : the default)")
+    parser.add_argument(
+        "--bootstrap", type=int, default=0, help="run the library's bootstrap with this many rounds, once"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=-1, help="the bootstrap's pool size (-1: the library's default, cpu_count)"
+    )
+    parser.add_argument(
+        "--start-method", default="", help="multiprocessing start method for the bootstrap ('' : the default)"
+    )
     args = parser.parse_args()
     if args.start_method:
         multiprocessing.set_start_method(args.start_method, force=True)
@@ -64,19 +76,37 @@ def main() -> int:
     from arena_rank.utils.data_utils import PairDataset
 
     df = load(args.votes)
-    versions = {"arena_rank": _version("arena-rank"), "jax": _version("jax"), "jaxlib": _version("jaxlib"),
-                "numpy": np.__version__}
+    versions = {
+        "arena_rank": _version("arena-rank"),
+        "jax": _version("jax"),
+        "jaxlib": _version("jaxlib"),
+        "numpy": np.__version__,
+    }
 
     if args.bootstrap:
         dataset = PairDataset.from_pandas(df)
         model = BradleyTerry(n_competitors=len(dataset.competitors))
         model.fit(dataset)
         cpu, start = cpu_s(), time.perf_counter()
-        found = model.compute_ratings_and_cis(dataset, ci_method="bootstrap", num_bootstrap=args.bootstrap, n_jobs=args.jobs)
+        found = model.compute_ratings_and_cis(
+            dataset, ci_method="bootstrap", num_bootstrap=args.bootstrap, n_jobs=args.jobs
+        )
         low, high = np.asarray(found["rating_lower"]), np.asarray(found["rating_upper"])
-        print(json.dumps({"bootstrap_s": time.perf_counter() - start, "cpu_s": cpu_s() - cpu, "rounds": args.bootstrap,
-                          "start_method": multiprocessing.get_start_method(), "competitors": list(found["competitors"]),
-                          "lower": low.tolist(), "upper": high.tolist(), "versions": versions}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "bootstrap_s": time.perf_counter() - start,
+                    "cpu_s": cpu_s() - cpu,
+                    "rounds": args.bootstrap,
+                    "start_method": multiprocessing.get_start_method(),
+                    "competitors": list(found["competitors"]),
+                    "lower": low.tolist(),
+                    "upper": high.tolist(),
+                    "versions": versions,
+                }
+            ),
+            flush=True,
+        )
         return 0
 
     last: dict[str, object] = {}
@@ -96,9 +126,20 @@ def main() -> int:
             end = time.perf_counter()
             order = [found["competitors"].index(f"model-{i:03d}") for i in range(len(found["competitors"]))]
             last = {"ratings": ratings[order].tolist(), "lower": low[order].tolist(), "upper": high[order].tolist()}
-            print(json.dumps({"wall_s": end - start, "prepare_s": prepared - start, "fit_s": end - prepared,
-                              "cpu_s": time.process_time() - cpu,
-                              "fit_cpu_s": time.process_time() - prepared_cpu, "cold": cold, "versions": versions}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "wall_s": end - start,
+                        "prepare_s": prepared - start,
+                        "fit_s": end - prepared,
+                        "cpu_s": time.process_time() - cpu,
+                        "fit_cpu_s": time.process_time() - prepared_cpu,
+                        "cold": cold,
+                        "versions": versions,
+                    }
+                ),
+                flush=True,
+            )
             cold = False
         elif command == "ratings":
             print(json.dumps(last), flush=True)

@@ -6,6 +6,7 @@ turns, in the same run. Reports medians, the worst run, the ratio (goal: within 
 
     .venv/bin/python bench/bench_analysis.py [--runs 15]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import write_results  # noqa: E402
-from evaluators.sandbox import Sandbox  # noqa: E402
-from evaluators.sandbox.analysis import ANALYSIS_PYTHON, HOST_DIR, analysis_unavailable, run_analysis  # noqa: E402
+from bench.common import write_results
+from evaluators.sandbox import Sandbox
+from evaluators.sandbox.analysis import ANALYSIS_PYTHON, HOST_DIR, analysis_unavailable, run_analysis
 
 PROGRAM = """
 import pandas as pd, statsmodels.formula.api as smf
@@ -51,7 +52,9 @@ def plain(code: str, work: Path) -> float:
     env.update(PATH="/usr/bin:/bin", HOME=str(work), LANG="C.UTF-8")
     (work / "main.py").write_text(code)
     start = time.perf_counter()
-    done = subprocess.run(["/usr/bin/python3", "-s", str(work / "main.py")], capture_output=True, text=True, env=env, cwd=work)
+    done = subprocess.run(
+        ["/usr/bin/python3", "-s", str(work / "main.py")], capture_output=True, text=True, env=env, cwd=work
+    )
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"the unsandboxed program failed: {done.stderr[-2000:]}")
@@ -81,11 +84,18 @@ def main() -> None:
                 unsandboxed.append(plain(PROGRAM.format(data=data), Path(tmp)))
     med_s, med_u = statistics.median(sandboxed), statistics.median(unsandboxed)
     load = os.getloadavg()[0]
-    result = {"runs": args.runs, "sandboxed_median_s": round(med_s, 3), "sandboxed_worst_s": round(max(sandboxed), 3),
-              "unsandboxed_median_s": round(med_u, 3), "unsandboxed_worst_s": round(max(unsandboxed), 3),
-              "ratio": round(med_s / med_u, 2), "load_1min": round(load, 2)}
+    result = {
+        "runs": args.runs,
+        "sandboxed_median_s": round(med_s, 3),
+        "sandboxed_worst_s": round(max(sandboxed), 3),
+        "unsandboxed_median_s": round(med_u, 3),
+        "unsandboxed_worst_s": round(max(unsandboxed), 3),
+        "ratio": round(med_s / med_u, 2),
+        "load_1min": round(load, 2),
+    }
     lines = [
-        f"Analysis program (pandas read of 1,000 rows, two OLS fits, one logistic fit), {args.runs} runs each, in turns; "
+        f"Analysis program (pandas read of 1,000 rows, two OLS fits, one logistic fit), {args.runs} runs each, in "
+        f"turns; "
         f"load average {load:.2f}",
         "",
         "| | median | worst |",

@@ -14,6 +14,7 @@ its own ``.venv``; results: var/bench/cli_tests.{json,md}, or bench/results/ wit
 
 Run: ``.venv/bin/python bench/bench_cli_tests.py [--checkouts DIR,...] [--tests N] [--runs R] [--publish]``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,13 +31,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.bench_sandbox import WARM_MODULES, fork_floor  # noqa: E402
-from bench.common import results_dir  # noqa: E402
+from bench.bench_sandbox import WARM_MODULES, fork_floor
+from bench.common import results_dir
+from evaluators.multi_lcb.synthetic import KINDS, Shape, write_release
 
-from evaluators.multi_lcb.synthetic import KINDS, Shape, write_release  # noqa: E402
-
-CPP_SUM = ("#include <cstdio>\nint main(){long long n,s=0,x;if(scanf(\"%lld\",&n)!=1)return 0;"
-           "for(long long i=0;i<n;i++){scanf(\"%lld\",&x);s+=x;}printf(\"%lld\\n\",s);}\n")
+CPP_SUM = (
+    '#include <cstdio>\nint main(){long long n,s=0,x;if(scanf("%lld",&n)!=1)return 0;'
+    'for(long long i=0;i<n;i++){scanf("%lld",&x);s+=x;}printf("%lld\\n",s);}\n'
+)
 PY_SUM = KINDS["sum"][1]
 PROGRAMS = {"cpp": CPP_SUM, "python": PY_SUM}
 
@@ -49,9 +51,26 @@ def children_cpu() -> float:
 def score(checkout: Path, release: Path, predictions: Path, out: Path) -> tuple[float, float, dict[str, object]]:
     """Wall and CPU seconds of one ``score`` call, and its item's result."""
     cpu, started = children_cpu(), time.perf_counter()
-    subprocess.run([str(checkout / ".venv/bin/python"), "-m", "evaluators", "score", "--benchmark", "multi-lcb",
-                    "--dataset", str(release), "--predictions", str(predictions), "--allow-missing", "--out", str(out)],
-                   cwd=checkout, check=True, capture_output=True)
+    subprocess.run(
+        [
+            str(checkout / ".venv/bin/python"),
+            "-m",
+            "evaluators",
+            "score",
+            "--benchmark",
+            "multi-lcb",
+            "--dataset",
+            str(release),
+            "--predictions",
+            str(predictions),
+            "--allow-missing",
+            "--out",
+            str(out),
+        ],
+        cwd=checkout,
+        check=True,
+        capture_output=True,
+    )
     wall, cpu = time.perf_counter() - started, children_cpu() - cpu
     return wall, cpu, json.loads(out.read_text())
 
@@ -81,15 +100,18 @@ def main() -> None:
     args = parser.parse_args()
     checkouts = [Path(c).resolve() for c in args.checkouts.split(",")]
     work = Path(tempfile.mkdtemp(prefix="bench-cli-tests-"))
-    releases = {size: write_release(Shape(problems=1, tests=size - 1, test_bytes=40), work / f"release-{size}.jsonl")
-                for size in (1, args.tests)}
+    releases = {
+        size: write_release(Shape(problems=1, tests=size - 1, test_bytes=40), work / f"release-{size}.jsonl")
+        for size in (1, args.tests)
+    }
     qid = releases[1].question_ids[0]
     predictions = {}
     for language, code in PROGRAMS.items():
         predictions[language] = work / f"predictions-{language}.jsonl"
         fence = "cpp" if language == "cpp" else "python"
-        predictions[language].write_text(json.dumps({"item_id": f"{qid}/{language}",
-                                                     "output": f"```{fence}\n{code}```\n"}) + "\n")
+        predictions[language].write_text(
+            json.dumps({"item_id": f"{qid}/{language}", "output": f"```{fence}\n{code}```\n"}) + "\n"
+        )
     from evaluators.multi_lcb.release import iter_problems
 
     problem = next(iter(iter_problems(releases[args.tests].path)))
@@ -109,14 +131,19 @@ def main() -> None:
                 marginal_wall = (per[str(args.tests)]["wall_s"] - per["1"]["wall_s"]) / (args.tests - 1)
                 marginal_cpu = (per[str(args.tests)]["cpu_s"] - per["1"]["cpu_s"]) / (args.tests - 1)
                 record["checkouts"].setdefault(str(checkout), {})[language] = {  # type: ignore[union-attr]
-                    **per, "marginal_wall_s": marginal_wall, "marginal_cpu_s": marginal_cpu}
+                    **per,
+                    "marginal_wall_s": marginal_wall,
+                    "marginal_cpu_s": marginal_cpu,
+                }
             fresh_wall, fresh_cpu = fresh(language, work, inputs[:300])
             record[f"fresh_{language}"] = {"wall_s": fresh_wall, "cpu_s": fresh_cpu}
         floor_cpu: list[float] = []
         record["fork_floor_wall_s"] = statistics.median(fork_floor(floor_cpu))
         record["fork_floor_cpu_s"] = floor_cpu[0]
         program_cpu: list[float] = []
-        record["program_floor_wall_s"] = statistics.median(fork_floor(program_cpu, WARM_MODULES, (PROGRAMS["python"], inputs[-1])))
+        record["program_floor_wall_s"] = statistics.median(
+            fork_floor(program_cpu, WARM_MODULES, (PROGRAMS["python"], inputs[-1]))
+        )
         record["program_floor_cpu_s"] = program_cpu[0]
         record["load_average_after"] = os.getloadavg()[0]
         runs.append(record)
@@ -124,13 +151,18 @@ def main() -> None:
     out = {"tests": args.tests, "runs": runs, "checkouts": [str(c) for c in checkouts]}
     res = results_dir()
     (res / "cli_tests.json").write_text(json.dumps(out, indent=2) + "\n")
-    md = [f"# Per test through the command line\n\n`python -m evaluators score` on one Multi-LCB item of {args.tests} tests "
-          f"against the same problem with 1 test (marginal cost per test), {args.runs} runs, checkouts alternated; load "
-          f"average before each run: {[round(r['load_average_before'], 1) for r in runs]}, after: "  # type: ignore[arg-type]
-          f"{[round(r['load_average_after'], 1) for r in runs]}. Median of the runs (worst in brackets). "  # type: ignore[arg-type]
-          "Command: `.venv/bin/python bench/bench_cli_tests.py`.", "",
-          "| checkout | language | marginal wall ms/test | marginal CPU ms/test | fresh process wall / CPU ms | fresh / sandboxed (wall) | fresh / sandboxed (CPU) | sandboxed CPU / fork-floor CPU |",
-          "|---|---|---:|---:|---:|---:|---:|---:|"]
+    md = [
+        f"# Per test through the command line\n\n`python -m evaluators score` on one Multi-LCB item of {args.tests} "
+        f"tests "
+        f"against the same problem with 1 test (marginal cost per test), {args.runs} runs, checkouts alternated; load "
+        f"average before each run: {[round(r['load_average_before'], 1) for r in runs]}, after: "  # type: ignore[arg-type]
+        f"{[round(r['load_average_after'], 1) for r in runs]}. Median of the runs (worst in brackets). "  # type: ignore[arg-type]
+        "Command: `.venv/bin/python bench/bench_cli_tests.py`.",
+        "",
+        "| checkout | language | marginal wall ms/test | marginal CPU ms/test | fresh process wall / CPU ms | fresh / "
+        "sandboxed (wall) | fresh / sandboxed (CPU) | sandboxed CPU / fork-floor CPU |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for checkout in checkouts:
         for language in PROGRAMS:
             rows = [r["checkouts"][str(checkout)][language] for r in runs]  # type: ignore[index]
@@ -142,21 +174,35 @@ def main() -> None:
             ratio_w = [f / s for f, s in zip(fw, wall)]
             ratio_c = [f / s for f, s in zip(fc, cpu)]
             vs_floor = [s / f for s, f in zip(cpu, floor)]
-            md.append(f"| {checkout.name} | {language} | {statistics.median(wall):.2f} ({max(wall):.2f}) | "
-                      f"{statistics.median(cpu):.2f} ({max(cpu):.2f}) | {statistics.median(fw):.2f} / {statistics.median(fc):.2f} | "
-                      f"{statistics.median(ratio_w):.2f}x ({min(ratio_w):.2f}x) | {statistics.median(ratio_c):.2f}x ({min(ratio_c):.2f}x) | "
-                      f"{statistics.median(vs_floor):.1f}x ({max(vs_floor):.1f}x) |")
+            md.append(
+                f"| {checkout.name} | {language} | {statistics.median(wall):.2f} ({max(wall):.2f}) | "
+                f"{statistics.median(cpu):.2f} ({max(cpu):.2f}) | {statistics.median(fw):.2f} / "
+                f"{statistics.median(fc):.2f} | "
+                f"{statistics.median(ratio_w):.2f}x ({min(ratio_w):.2f}x) | {statistics.median(ratio_c):.2f}x "
+                f"({min(ratio_c):.2f}x) | "
+                f"{statistics.median(vs_floor):.1f}x ({max(vs_floor):.1f}x) |"
+            )
     floor_w = [r["fork_floor_wall_s"] * 1000 for r in runs]  # type: ignore[index]
     floor_c = [r["fork_floor_cpu_s"] * 1000 for r in runs]  # type: ignore[index]
-    md += ["", f"Fork floor (a warm Python forks a child that exits at once, reaped), same runs: wall {statistics.median(floor_w):.3f} ms, "
-           f"CPU {statistics.median(floor_c):.3f} ms (both processes)."]
+    md += [
+        "",
+        f"Fork floor (a warm Python forks a child that exits at once, reaped), same runs: wall "
+        f"{statistics.median(floor_w):.3f} ms, "
+        f"CPU {statistics.median(floor_c):.3f} ms (both processes).",
+    ]
     program_c = [r["program_floor_cpu_s"] * 1000 for r in runs]  # type: ignore[index]
     python_cpu = [r["checkouts"][str(checkouts[-1])]["python"]["marginal_cpu_s"] * 1000 for r in runs]  # type: ignore[index]
-    md += ["", f"Program floor (the same warm Python, with the sandbox's warm modules imported, forks a child that runs the Python "
-           f"program on one of the tests' inputs through pipes, reaped; no isolation, limits or checks), same runs: wall "
-           f"{statistics.median(r['program_floor_wall_s'] * 1000 for r in runs):.3f} ms, CPU {statistics.median(program_c):.3f} ms "  # type: ignore[index]
-           f"({statistics.median(program_c) / statistics.median(floor_c):.1f}x the fork floor); the last checkout's sandboxed Python "
-           f"test costs {statistics.median(python_cpu) / statistics.median(program_c):.2f}x its CPU."]
+    md += [
+        "",
+        f"Program floor (the same warm Python, with the sandbox's warm modules imported, forks a child that runs the "
+        f"Python "
+        f"program on one of the tests' inputs through pipes, reaped; no isolation, limits or checks), same runs: wall "
+        f"{statistics.median(r['program_floor_wall_s'] * 1000 for r in runs):.3f} ms, CPU "
+        f"{statistics.median(program_c):.3f} ms "  # type: ignore[index]
+        f"({statistics.median(program_c) / statistics.median(floor_c):.1f}x the fork floor); the last checkout's "
+        f"sandboxed Python "
+        f"test costs {statistics.median(python_cpu) / statistics.median(program_c):.2f}x its CPU.",
+    ]
     (res / "cli_tests.md").write_text("\n".join(md) + "\n")
     print("\n".join(md))
 

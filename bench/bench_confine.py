@@ -17,8 +17,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from evaluators.sandbox import Limits, Sandbox  # noqa: E402
-from evaluators.sandbox.resident import SUPERVISOR_DIR  # noqa: E402
+from evaluators.sandbox import Limits, Sandbox
+from evaluators.sandbox.resident import SUPERVISOR_DIR
 
 SAMPLES = int(os.environ.get("BENCH_SAMPLES", "300"))
 
@@ -75,8 +75,10 @@ def main() -> None:
     sandbox = Sandbox()
     load = os.getloadavg()[0]
     source = PROGRAM % {"dir": SUPERVISOR_DIR, "n": SAMPLES}
-    with sandbox.program("python", source) as program, \
-            program.session(Limits(wall_seconds=300, cpu_seconds=300, processes=64)) as session:
+    with (
+        sandbox.program("python", source) as program,
+        program.session(Limits(wall_seconds=300, cpu_seconds=300, processes=64)) as session,
+    ):
         result = session.run("")
     print(f"load average before: {load:.2f}; status {result.status}")
     print(result.stdout or result.stderr)

@@ -19,6 +19,7 @@ its default OpenMP threads, no answer cache); ``after`` (the default) as ``manag
 Usage: .venv/bin/python bench/bench_demo_judge.py [--servers vllm,transformers] [--policon 60] [--causal 100]
        [--both-causal 100] [--serving before|after]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
 
-from bench.common import load_average, write_results  # noqa: E402
+from bench.common import load_average, write_results
 
 if TYPE_CHECKING:
     from evaluators.llm.answer_cache import AnswerCache
@@ -99,7 +100,9 @@ def measure(server: str, policon: int, causal: int, both_causal: int = 0, servin
                 continue
             evaluator = evaluator_for(key, settings={"judge_prompt": "v1"} if key == "policon" else {})
             items = list(evaluator.import_release(evaluator.presentation().sample_dataset()))[:count]
-            predictions = parse_predictions(evaluator.presentation().baseline_predictions(items)[name], [i.id for i in items])
+            predictions = parse_predictions(
+                evaluator.presentation().baseline_predictions(items)[name], [i.id for i in items]
+            )
             client = ChatClient(endpoint, max_concurrency=8, timeout_s=600)
             judge = Judge(JudgeSpec(DEMO_JUDGE["name"], DEMO_JUDGE["revision"], "v1"), client, concurrency=8)
             scorer = evaluator.judging().judged(judge)
@@ -112,10 +115,18 @@ def measure(server: str, policon: int, causal: int, both_causal: int = 0, servin
             fallbacks = [judge_fallbacks(s.detail) for s in scores]
             calls = sum(c for _, c in fallbacks)
             whole = len(list(evaluator.import_release(evaluator.presentation().sample_dataset())))
-            row.update({f"{key}_items": len(items), f"{key}_calls": calls, f"{key}_requests": client.request_count,
-                        f"{key}_seconds": round(elapsed, 1), f"{key}_calls_per_s": round(calls / elapsed, 2),
-                        f"{key}_fallback_rate": round(sum(f for f, _ in fallbacks) / max(1, calls), 3),
-                        f"{key}_errors": len(errors), f"{key}_whole_sample_run_s": round(elapsed * whole / len(items), 0)})
+            row.update(
+                {
+                    f"{key}_items": len(items),
+                    f"{key}_calls": calls,
+                    f"{key}_requests": client.request_count,
+                    f"{key}_seconds": round(elapsed, 1),
+                    f"{key}_calls_per_s": round(calls / elapsed, 2),
+                    f"{key}_fallback_rate": round(sum(f for f, _ in fallbacks) / max(1, calls), 3),
+                    f"{key}_errors": len(errors),
+                    f"{key}_whole_sample_run_s": round(elapsed * whole / len(items), 0),
+                }
+            )
         if both_causal:
             row.update(both_boards(endpoint, both_causal, running.pid, cache))
     return row
@@ -141,11 +152,17 @@ def both_boards(endpoint: Endpoint, count: int, server_pid: int, cache: AnswerCa
     def board(key: str) -> None:
         evaluator = evaluator_for(key, settings={})
         items = list(evaluator.import_release(evaluator.presentation().sample_dataset()))[:count]
-        predictions = parse_predictions(evaluator.presentation().baseline_predictions(items)["No analysis"], [i.id for i in items])
+        predictions = parse_predictions(
+            evaluator.presentation().baseline_predictions(items)["No analysis"], [i.id for i in items]
+        )
         client = ChatClient(endpoint, max_concurrency=settings.JUDGE_CONCURRENCY, timeout_s=1800)
         clients.append(client)
-        judge = Judge(JudgeSpec(DEMO_JUDGE["name"], DEMO_JUDGE["revision"], "v1"), client, concurrency=settings.JUDGE_CONCURRENCY)
-        scores = list(score_items(evaluator.judging().judged(judge), items, predictions, concurrency=settings.RUN_CONCURRENCY))
+        judge = Judge(
+            JudgeSpec(DEMO_JUDGE["name"], DEMO_JUDGE["revision"], "v1"), client, concurrency=settings.JUDGE_CONCURRENCY
+        )
+        scores = list(
+            score_items(evaluator.judging().judged(judge), items, predictions, concurrency=settings.RUN_CONCURRENCY)
+        )
         judge.close()
         calls[key] = sum(c for _, c in (judge_fallbacks(s.detail) for s in scores))
         done[key] = time.perf_counter() - began
@@ -158,12 +175,18 @@ def both_boards(endpoint: Endpoint, count: int, server_pid: int, cache: AnswerCa
         thread.start()
     for thread in threads:
         thread.join()
-    return {"both_items": count, "both_load": load, "both_calls": sum(calls.values()),
-            "both_client_requests": sum(c.request_count for c in clients),
-            "both_server_requests": cache.forwarded - forwarded_before if cache is not None
-            else sum(c.request_count for c in clients),
-            "both_seconds": round(max(done.values()), 1), "both_server_cpu_s": round(cpu_seconds(server_pid) - cpu_before, 1),
-            "both_load_after": load_average()}
+    return {
+        "both_items": count,
+        "both_load": load,
+        "both_calls": sum(calls.values()),
+        "both_client_requests": sum(c.request_count for c in clients),
+        "both_server_requests": cache.forwarded - forwarded_before
+        if cache is not None
+        else sum(c.request_count for c in clients),
+        "both_seconds": round(max(done.values()), 1),
+        "both_server_cpu_s": round(cpu_seconds(server_pid) - cpu_before, 1),
+        "both_load_after": load_average(),
+    }
 
 
 def main() -> None:
@@ -179,31 +202,52 @@ def main() -> None:
         row = measure(server, args.policon, args.causal, args.both_causal, args.serving)
         print(row, flush=True)
         rows.append(row)
-    lines = ["# The demo judge: transformers serve against vLLM's CPU build", "",
-             f"SmolLM2-135M-Instruct on {os.cpu_count()} CPUs shared with other work (load average before each figure "
-             "in the table). Worker scoring path: 8 judge calls in flight, 2 items at once. One run each (a start costs "
-             "minutes under load, so no repeats).", "",
-             "| server | start (s) | PoliCon calls/s | requests per call | fallbacks | CausalPitfalls calls/s | requests per call "
-             "| fallbacks | one PoliCon baseline run (s, extrapolated) | one CausalPitfalls baseline run (s) | load |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "# The demo judge: transformers serve against vLLM's CPU build",
+        "",
+        f"SmolLM2-135M-Instruct on {os.cpu_count()} CPUs shared with other work (load average before each figure "
+        "in the table). Worker scoring path: 8 judge calls in flight, 2 items at once. One run each (a start costs "
+        "minutes under load, so no repeats).",
+        "",
+        "| server | start (s) | PoliCon calls/s | requests per call | fallbacks | CausalPitfalls calls/s | requests "
+        "per call "
+        "| fallbacks | one PoliCon baseline run (s, extrapolated) | one CausalPitfalls baseline run (s) | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
+
         def per_call(key: str) -> str:
             calls = r.get(f"{key}_calls") or 0  # noqa: B023 (called in this iteration)
             return f"{int(r[f'{key}_requests']) / int(calls):.2f}" if calls else "-"  # noqa: B023 (called in this iteration)
-        lines.append(f"| {r['server']} | {r['start_s']} | {r.get('policon_calls_per_s', '-')} | {per_call('policon')} | "
-                     f"{r.get('policon_fallback_rate', '-')} | {r.get('causal-pitfalls_calls_per_s', '-')} | "
-                     f"{per_call('causal-pitfalls')} | {r.get('causal-pitfalls_fallback_rate', '-')} | "
-                     f"{r.get('policon_whole_sample_run_s', '-')} | {r.get('causal-pitfalls_whole_sample_run_s', '-')} | "
-                     f"{r['load_before_start']}, {r.get('policon_load', '-')}, {r.get('causal-pitfalls_load', '-')} |")
+
+        lines.append(
+            f"| {r['server']} | {r['start_s']} | {r.get('policon_calls_per_s', '-')} | {per_call('policon')} | "
+            f"{r.get('policon_fallback_rate', '-')} | {r.get('causal-pitfalls_calls_per_s', '-')} | "
+            f"{per_call('causal-pitfalls')} | {r.get('causal-pitfalls_fallback_rate', '-')} | "
+            f"{r.get('policon_whole_sample_run_s', '-')} | {r.get('causal-pitfalls_whole_sample_run_s', '-')} | "
+            f"{r['load_before_start']}, {r.get('policon_load', '-')}, {r.get('causal-pitfalls_load', '-')} |"
+        )
     if args.both_causal:
-        lines += ["", "Both CausalPitfalls boards' \"No analysis\" baseline side by side:", "",
-                  "| server | serving | items per board | judge calls | requests to the model server | until both done (s) "
-                  "| server CPU (s) | load before, after |", "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            'Both CausalPitfalls boards\' "No analysis" baseline side by side:',
+            "",
+            "| server | serving | items per board | judge calls | requests to the model server | until both done (s) "
+            "| server CPU (s) | load before, after |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for r in rows:
-            lines.append(f"| {r['server']} | {r['serving']} | {r['both_items']} | {r['both_calls']} | {r['both_server_requests']} | "
-                         f"{r['both_seconds']} | {r['both_server_cpu_s']} | {r['both_load']}, {r['both_load_after']} |")
-    lines += ["", f"Command: `.venv/bin/python bench/bench_demo_judge.py --servers {args.servers} --policon {args.policon} "
-                  f"--causal {args.causal} --both-causal {args.both_causal} --serving {args.serving}`.", ""]
+            lines.append(
+                f"| {r['server']} | {r['serving']} | {r['both_items']} | {r['both_calls']} | "
+                f"{r['both_server_requests']} | "
+                f"{r['both_seconds']} | {r['both_server_cpu_s']} | {r['both_load']}, {r['both_load_after']} |"
+            )
+    lines += [
+        "",
+        f"Command: `.venv/bin/python bench/bench_demo_judge.py --servers {args.servers} --policon {args.policon} "
+        f"--causal {args.causal} --both-causal {args.both_causal} --serving {args.serving}`.",
+        "",
+    ]
     write_results("demo_judge", {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rows": rows}, lines)
 
 

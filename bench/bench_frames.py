@@ -13,6 +13,7 @@ round. Results: var/bench/frames.{json,md}, or bench/results/ with --publish.
 
     .venv/bin/python bench/bench_frames.py [--seconds 1000] [--rounds 3] [--publish]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,12 +27,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import load_average, spread, write_results  # noqa: E402
-from evaluators.core import media  # noqa: E402
-from evaluators.core.media import DirectoryMedia, inline_media  # noqa: E402
-from evaluators.core.video import read_frames, write_video  # noqa: E402
-from evaluators.video_niah.evaluator import VideoNIAHSingleEvaluator  # noqa: E402
-from evaluators.video_niah.frames import FRAME_SIZE, haystack_frame, object_card  # noqa: E402
+from bench.common import load_average, spread, write_results
+from evaluators.core import media
+from evaluators.core.media import DirectoryMedia, inline_media
+from evaluators.core.video import read_frames, write_video
+from evaluators.video_niah.evaluator import VideoNIAHSingleEvaluator
+from evaluators.video_niah.frames import FRAME_SIZE, haystack_frame, object_card
 
 
 def build_all(requests: list, store: DirectoryMedia) -> tuple[float, int]:
@@ -47,15 +48,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--publish", action="store_true", help="write bench/results/ (the figures bench/README.md quotes) instead of var/bench/")
+    parser.add_argument(
+        "--publish",
+        action="store_true",
+        help="write bench/results/ (the figures bench/README.md quotes) instead of var/bench/",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         release = Path(tmp) / "release"
         (release / "images").mkdir(parents=True)
         write_video((haystack_frame(3, i) for i in range(args.seconds)), release / "haystack.mp4", fps=1)
         object_card("red", "star", number="7").save(release / "images" / "needle.png")
-        (release / "needles.json").write_text(json.dumps([{"id": "n", "path": "images/needle.png",
-                                                           "prompt": "What number is on the star?", "answer": "7"}]))
+        (release / "needles.json").write_text(
+            json.dumps(
+                [{"id": "n", "path": "images/needle.png", "prompt": "What number is on the star?", "answer": "7"}]
+            )
+        )
         counts = list(range(200, args.seconds + 1, 200))
         (release / "grid.json").write_text(json.dumps({"frames": counts, "depths": [0, 20, 40, 60, 80, 100]}))
         store = DirectoryMedia(Path(tmp) / "media")
@@ -84,16 +92,30 @@ def main() -> None:
     load = os.getloadavg()[0]
     cold_ratio = [c / d for c, d in zip(cold, decode)]  # each round's rates against its own decoding
     warm_ratio = [w / d for w, d in zip(warm, decode)]
-    result = {"haystack_seconds": args.seconds, "cells": len(items), "frames_per_round": total_frames, "rounds": args.rounds,
-              "import_s": round(import_s, 2), "build_cold_fps_median": round(med_cold), "build_warm_fps_median": round(med_warm),
-              "pyav_decode_fps_median": round(med_decode), "ratio_warm_to_decode": round(med_warm / med_decode, 1),
-              "raw_bytes_per_frame": raw, "stored_bytes_per_frame_median": int(statistics.median(stored)),
-              "sent_bytes_per_frame": int(per_frame_sent), "load_1min": round(load, 2), "load_averages": loads,
-              "build_cold_fps_worst": round(min(cold)), "build_warm_fps_worst": round(min(warm)), "pyav_decode_fps_worst": round(min(decode)),
-              "ratio_cold_to_decode_rounds": [round(r, 1) for r in cold_ratio],
-              "ratio_warm_to_decode_rounds": [round(r, 1) for r in warm_ratio],
-              "build_cold_fps_rounds": [round(v) for v in cold], "build_warm_fps_rounds": [round(v) for v in warm],
-              "pyav_decode_fps_rounds": [round(v) for v in decode]}
+    result = {
+        "haystack_seconds": args.seconds,
+        "cells": len(items),
+        "frames_per_round": total_frames,
+        "rounds": args.rounds,
+        "import_s": round(import_s, 2),
+        "build_cold_fps_median": round(med_cold),
+        "build_warm_fps_median": round(med_warm),
+        "pyav_decode_fps_median": round(med_decode),
+        "ratio_warm_to_decode": round(med_warm / med_decode, 1),
+        "raw_bytes_per_frame": raw,
+        "stored_bytes_per_frame_median": int(statistics.median(stored)),
+        "sent_bytes_per_frame": int(per_frame_sent),
+        "load_1min": round(load, 2),
+        "load_averages": loads,
+        "build_cold_fps_worst": round(min(cold)),
+        "build_warm_fps_worst": round(min(warm)),
+        "pyav_decode_fps_worst": round(min(decode)),
+        "ratio_cold_to_decode_rounds": [round(r, 1) for r in cold_ratio],
+        "ratio_warm_to_decode_rounds": [round(r, 1) for r in warm_ratio],
+        "build_cold_fps_rounds": [round(v) for v in cold],
+        "build_warm_fps_rounds": [round(v) for v in warm],
+        "pyav_decode_fps_rounds": [round(v) for v in decode],
+    }
     lines = [
         f"A {args.seconds}-frame haystack ({FRAME_SIZE[0]}x{FRAME_SIZE[1]}), a grid of {len(items)} cells "
         f"({counts[0]}-{counts[-1]} frames x 6 depths, {total_frames:,} frames a round), {args.rounds} rounds; "
@@ -102,11 +124,13 @@ def main() -> None:
         "",
         "| frames to request bytes | frames/s | against PyAV decoding |",
         "|---|---|---|",
-        f"| platform, cold frame cache (read, hash check, base64, JSON) | {spread(cold, '{:,.0f}', higher_is_better=True)} | "
+        f"| platform, cold frame cache (read, hash check, base64, JSON) | "
+        f"{spread(cold, '{:,.0f}', higher_is_better=True)} | "
         f"{spread(cold_ratio, '{:.1f}x', higher_is_better=True)} |",
         f"| platform, warm frame cache (a worker's later cells) | {spread(warm, '{:,.0f}', higher_is_better=True)} | "
         f"{spread(warm_ratio, '{:.1f}x', higher_is_better=True)} |",
-        f"| PyAV alone: decoding the haystack video, frame by frame | {spread(decode, '{:,.0f}', higher_is_better=True)} | 1 |",
+        f"| PyAV alone: decoding the haystack video, frame by frame | "
+        f"{spread(decode, '{:,.0f}', higher_is_better=True)} | 1 |",
         "",
         "| bytes per frame | |",
         "|---|---|",

@@ -21,9 +21,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.common import write_results  # noqa: E402
-
-from tests.arena_engine.simulation import coverage  # noqa: E402
+from bench.common import write_results
+from tests.arena_engine.simulation import coverage
 
 ARENAS = int(os.environ.get("BENCH_ARENAS", "200"))
 #: (label, models, votes, new models with 1-20 votes each); min_votes is the site's 30
@@ -46,13 +45,17 @@ def speed() -> None:
         times, result = [], None
         for _ in range(5):
             start = time.perf_counter()
-            result = rate(BattleArrays(votes.models, votes.a, votes.b, votes.outcome),
-                          RatingConfig(interval=interval, robustness=False))
+            result = rate(
+                BattleArrays(votes.models, votes.a, votes.b, votes.outcome),
+                RatingConfig(interval=interval, robustness=False),
+            )
             times.append(time.perf_counter() - start)
         assert result is not None
         halves = [(m.ci_high - m.ci_low) / 2 for m in result.models if m.ci_high is not None and m.ci_low is not None]
-        print(f"{interval}: median {statistics.median(times):.3f} s, worst {max(times):.3f} s, "
-              f"median 95% half-width {statistics.median(halves):.2f} points")
+        print(
+            f"{interval}: median {statistics.median(times):.3f} s, worst {max(times):.3f} s, "
+            f"median 95% half-width {statistics.median(halves):.2f} points"
+        )
 
 
 def main() -> None:
@@ -61,21 +64,42 @@ def main() -> None:
         for tie in TIES:
             for interval in ("bootstrap", "sandwich"):
                 start = time.perf_counter()
-                c = coverage(models=models, votes=votes, tie=tie, arenas=ARENAS, seed=1, interval=interval, new_models=new)
-                rows.append({"case": label, "ties": tie, "interval": interval, "intervals": c.intervals, "covered": c.hits,
-                             "rate": c.rate, "rank_bound_holds": c.rank_holds / c.intervals, "median_half_width": c.half_width,
-                             "seconds": round(time.perf_counter() - start, 2)})
+                c = coverage(
+                    models=models, votes=votes, tie=tie, arenas=ARENAS, seed=1, interval=interval, new_models=new
+                )
+                rows.append(
+                    {
+                        "case": label,
+                        "ties": tie,
+                        "interval": interval,
+                        "intervals": c.intervals,
+                        "covered": c.hits,
+                        "rate": c.rate,
+                        "rank_bound_holds": c.rank_holds / c.intervals,
+                        "median_half_width": c.half_width,
+                        "seconds": round(time.perf_counter() - start, 2),
+                    }
+                )
                 print(rows[-1], flush=True)
-    lines = [f"# Interval coverage: {ARENAS} simulated arenas per case, true ratings N(1000, 80), seed 1", "",
-             "| case | ties | interval | covered / intervals | coverage | rank bound holds | median half-width |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# Interval coverage: {ARENAS} simulated arenas per case, true ratings N(1000, 80), seed 1",
+        "",
+        "| case | ties | interval | covered / intervals | coverage | rank bound holds | median half-width |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
-        lines.append(f"| {r['case']} | {r['ties']:.0%} | {r['interval']} | {r['covered']} / {r['intervals']} | {r['rate']:.3f} "
-                     f"| {r['rank_bound_holds']:.3f} | {r['median_half_width']:.1f} |")
-    lines += ["", "The bootstrap: 100 rounds, percentile at the plotting positions k / (B + 1); the sandwich: normal. "
-              "Provisional models (below 30 votes) are never narrower than the model-based interval with the arena's "
-              "tie share (the site ranks none of them). At a true 95% the rate's binomial standard deviation, "
-              "sqrt(0.95 x 0.05 / N), is 0.34 points at 4,000 intervals, 0.49 at 2,000 and 0.54 at 1,600.", ""]
+        lines.append(
+            f"| {r['case']} | {r['ties']:.0%} | {r['interval']} | {r['covered']} / {r['intervals']} | {r['rate']:.3f} "
+            f"| {r['rank_bound_holds']:.3f} | {r['median_half_width']:.1f} |"
+        )
+    lines += [
+        "",
+        "The bootstrap: 100 rounds, percentile at the plotting positions k / (B + 1); the sandwich: normal. "
+        "Provisional models (below 30 votes) are never narrower than the model-based interval with the arena's "
+        "tie share (the site ranks none of them). At a true 95% the rate's binomial standard deviation, "
+        "sqrt(0.95 x 0.05 / N), is 0.34 points at 4,000 intervals, 0.49 at 2,000 and 0.54 at 1,600.",
+        "",
+    ]
     write_results("intervals", {"arenas": ARENAS, "rows": rows}, lines)
 
 

@@ -11,6 +11,7 @@ goal (the cached page within 2x of /healthz) is judged on the median run.
 Run: ``.venv/bin/python bench/bench_pages.py [--publish]``. Results: var/bench/pages.{json,md}, or
 bench/results/ with --publish.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -25,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.common import django_bench_setup, percentile, write_results  # noqa: E402
+from bench.common import django_bench_setup, percentile, write_results
 
 REQUESTS = int(os.environ.get("BENCH_REQUESTS", "400"))
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
@@ -52,10 +53,30 @@ def scored_board() -> None:
         with transaction.atomic():
             model = model_get_or_create(owner=owner, name=f"model-{n:02d}")
             submission = Submission.objects.create(model=model, owner=owner)
-            run = EvaluationRun.objects.create(submission=submission, benchmark=benchmark, dataset_version=dataset, status=RunStatus.SUCCEEDED,
-                                               evaluator_key=benchmark.evaluator_key, items_total=264, items_done=264, finished_at=timezone.now())
-            Score.objects.bulk_create([Score(run=run, key=column["key"], slice_key="", value=value, ci_low=value - 0.05, ci_high=value + 0.05, n=264)
-                                       for column in benchmark.metric_columns])
+            run = EvaluationRun.objects.create(
+                submission=submission,
+                benchmark=benchmark,
+                dataset_version=dataset,
+                status=RunStatus.SUCCEEDED,
+                evaluator_key=benchmark.evaluator_key,
+                items_total=264,
+                items_done=264,
+                finished_at=timezone.now(),
+            )
+            Score.objects.bulk_create(
+                [
+                    Score(
+                        run=run,
+                        key=column["key"],
+                        slice_key="",
+                        value=value,
+                        ci_low=value - 0.05,
+                        ci_high=value + 0.05,
+                        n=264,
+                    )
+                    for column in benchmark.metric_columns
+                ]
+            )
             board_rows.leaderboard_entry_refresh(run=run)
 
 
@@ -90,8 +111,11 @@ def timed(conn: http.client.HTTPConnection, path: str, headers: dict[str, str]) 
 def run_once(port: int, cookie: str) -> dict:
     load = os.getloadavg()[0]
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    kinds = {"healthz": ("/healthz", {}), "cached": ("/benchmarks/multi-lcb/", {}),
-             "rendered": ("/benchmarks/multi-lcb/", {"Cookie": cookie})}
+    kinds = {
+        "healthz": ("/healthz", {}),
+        "cached": ("/benchmarks/multi-lcb/", {}),
+        "rendered": ("/benchmarks/multi-lcb/", {"Cookie": cookie}),
+    }
     for path, headers in kinds.values():  # warm-up: imports, connections, the first render into the cache
         for _ in range(10):
             timed(conn, path, {"Host": "127.0.0.1", **headers})
@@ -104,9 +128,15 @@ def run_once(port: int, cookie: str) -> dict:
             hits += kind == "cached" and cache_state == "hit"
     conn.close()
     medians = {k: statistics.median(v) for k, v in samples.items()}
-    return {"load_average_before": load, "median_ms": medians, "p95_ms": {k: percentile(v, 0.95) for k, v in samples.items()},
-            "worst_ms": {k: max(v) for k, v in samples.items()}, "cache_hits": hits,
-            "cached_vs_healthz": medians["cached"] / medians["healthz"], "rendered_vs_cached": medians["rendered"] / medians["cached"]}
+    return {
+        "load_average_before": load,
+        "median_ms": medians,
+        "p95_ms": {k: percentile(v, 0.95) for k, v in samples.items()},
+        "worst_ms": {k: max(v) for k, v in samples.items()},
+        "cache_hits": hits,
+        "cached_vs_healthz": medians["cached"] / medians["healthz"],
+        "rendered_vs_cached": medians["rendered"] / medians["cached"],
+    }
 
 
 def main() -> None:
@@ -114,9 +144,24 @@ def main() -> None:
     scored_board()
     cookie = session_cookie()
     port = free_port()
-    server = subprocess.Popen([str(REPO / ".venv" / "bin" / "gunicorn"), "leaderboard.wsgi:application", "--bind", f"127.0.0.1:{port}",
-                               "--worker-class", "gthread", "--workers", "1", "--threads", "1", "--log-level", "warning"],
-                              cwd=REPO, env={**os.environ, **ENV})
+    server = subprocess.Popen(
+        [
+            str(REPO / ".venv" / "bin" / "gunicorn"),
+            "leaderboard.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--worker-class",
+            "gthread",
+            "--workers",
+            "1",
+            "--threads",
+            "1",
+            "--log-level",
+            "warning",
+        ],
+        cwd=REPO,
+        env={**os.environ, **ENV},
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -132,22 +177,44 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=30)
     median = sorted(runs, key=lambda r: r["cached_vs_healthz"])[len(runs) // 2]
-    result = {"server": "gunicorn 23.0.0 gthread 1x1", "requests_per_kind": REQUESTS, "models_on_board": MODELS, "runs": runs,
-              "median_run": runs.index(median), "cached_vs_healthz": median["cached_vs_healthz"],
-              "goal": "cached leaderboard page median <= 2x /healthz median", "goal_met": median["cached_vs_healthz"] <= 2.0}
-    lines = ["# Leaderboard page latency through the production server", "",
-             f"{result['server']} on Postgres, cache in Redis; the Multi-LCB board with {MODELS} scored models; one client on a kept-alive "
-             f"connection, {REQUESTS} requests of each kind per run, interleaved, after a warm-up; {REPEATS} runs; {os.cpu_count()} CPUs shared "
-             "with the client. Command: `.venv/bin/python bench/bench_pages.py`.", "",
-             "| run | load | /healthz median (worst) ms | cached page median (worst) ms | rendered page median (worst) ms | cached / healthz | rendered / cached |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    result = {
+        "server": "gunicorn 23.0.0 gthread 1x1",
+        "requests_per_kind": REQUESTS,
+        "models_on_board": MODELS,
+        "runs": runs,
+        "median_run": runs.index(median),
+        "cached_vs_healthz": median["cached_vs_healthz"],
+        "goal": "cached leaderboard page median <= 2x /healthz median",
+        "goal_met": median["cached_vs_healthz"] <= 2.0,
+    }
+    lines = [
+        "# Leaderboard page latency through the production server",
+        "",
+        f"{result['server']} on Postgres, cache in Redis; the Multi-LCB board with {MODELS} scored models; one client "
+        f"on a kept-alive "
+        f"connection, {REQUESTS} requests of each kind per run, interleaved, after a warm-up; {REPEATS} runs; "
+        f"{os.cpu_count()} CPUs shared "
+        "with the client. Command: `.venv/bin/python bench/bench_pages.py`.",
+        "",
+        "| run | load | /healthz median (worst) ms | cached page median (worst) ms | rendered page median (worst) ms "
+        "| cached / healthz | rendered / cached |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for n, r in enumerate(runs):
         m, w = r["median_ms"], r["worst_ms"]
-        lines.append(f"| {n + 1}{' (median)' if r is median else ''} | {r['load_average_before']:.1f} | {m['healthz']:.2f} ({w['healthz']:.1f}) | "
-                     f"{m['cached']:.2f} ({w['cached']:.1f}) | {m['rendered']:.1f} ({w['rendered']:.1f}) | {r['cached_vs_healthz']:.2f} | "
-                     f"{r['rendered_vs_cached']:.0f}x |")
-    lines += ["", f"Cached page against /healthz on the median run: {result['cached_vs_healthz']:.2f}x "
-              f"(goal at most 2x: {'met' if result['goal_met'] else 'NOT met'}).", ""]
+        lines.append(
+            f"| {n + 1}{' (median)' if r is median else ''} | {r['load_average_before']:.1f} | {m['healthz']:.2f} "
+            f"({w['healthz']:.1f}) | "
+            f"{m['cached']:.2f} ({w['cached']:.1f}) | {m['rendered']:.1f} ({w['rendered']:.1f}) | "
+            f"{r['cached_vs_healthz']:.2f} | "
+            f"{r['rendered_vs_cached']:.0f}x |"
+        )
+    lines += [
+        "",
+        f"Cached page against /healthz on the median run: {result['cached_vs_healthz']:.2f}x "
+        f"(goal at most 2x: {'met' if result['goal_met'] else 'NOT met'}).",
+        "",
+    ]
     write_results("pages", result, lines)
 
 

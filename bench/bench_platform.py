@@ -12,6 +12,7 @@ Run: ``.venv/bin/python bench/bench_platform.py [--publish] [--pages-only]`` (al
 needs this machine's Postgres and Redis). Results: var/bench/platform.{json,md}, or bench/results/ with
 --publish.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.common import load_average, median_worst, percentile, recreate_database, spread, write_results  # noqa: E402
+from bench.common import load_average, median_worst, percentile, recreate_database, spread, write_results
 
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
 BENCH_DB = "leaderboard_bench"
@@ -49,10 +50,9 @@ def timed(client, url: str, rounds: int) -> dict:
 
 def populate(models: int) -> None:
     from django.contrib.auth.models import User
-
-    from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
     from django.utils import timezone
 
+    from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
     from leaderboard.runs.models import EvaluationRun, LeaderboardEntry, RunStatus, Score, Submission
 
     owner, _ = User.objects.get_or_create(username="bench")
@@ -60,21 +60,64 @@ def populate(models: int) -> None:
     versions = {}
     for b in benchmarks:
         versions[b.pk] = b.dataset_versions.filter(is_current=True).first() or DatasetVersion.objects.create(
-            benchmark=b, tag="bench", content_hash="0" * 64, storage_key="none", item_count=100, is_current=True)
+            benchmark=b, tag="bench", content_hash="0" * 64, storage_key="none", item_count=100, is_current=True
+        )
     existing = Model.objects.count()
-    new_models = Model.objects.bulk_create([Model(name=f"bench-model-{i}", slug=f"bench-model-{i}", owner=owner)
-                                            for i in range(existing, existing + models)])
+    new_models = Model.objects.bulk_create(
+        [
+            Model(name=f"bench-model-{i}", slug=f"bench-model-{i}", owner=owner)
+            for i in range(existing, existing + models)
+        ]
+    )
     subs = Submission.objects.bulk_create([Submission(model=m, owner=owner) for m in new_models])
-    runs = EvaluationRun.objects.bulk_create([
-        EvaluationRun(submission=s, benchmark=b, dataset_version=versions[b.pk], status=RunStatus.SUCCEEDED, evaluator_key=b.evaluator_key,
-                      items_total=100, items_done=100, evaluator_version="bench")
-        for s in subs for b in benchmarks])
-    slices = [""] + [f"language={lang}" for lang in ("python", "cpp", "java", "csharp", "go", "rust", "javascript", "typescript", "ruby", "php", "kotlin", "scala")]
+    runs = EvaluationRun.objects.bulk_create(
+        [
+            EvaluationRun(
+                submission=s,
+                benchmark=b,
+                dataset_version=versions[b.pk],
+                status=RunStatus.SUCCEEDED,
+                evaluator_key=b.evaluator_key,
+                items_total=100,
+                items_done=100,
+                evaluator_version="bench",
+            )
+            for s in subs
+            for b in benchmarks
+        ]
+    )
+    slices = [""] + [
+        f"language={lang}"
+        for lang in (
+            "python",
+            "cpp",
+            "java",
+            "csharp",
+            "go",
+            "rust",
+            "javascript",
+            "typescript",
+            "ruby",
+            "php",
+            "kotlin",
+            "scala",
+        )
+    ]
     scores = []
     for i, run in enumerate(runs):
         value = (i * 7919 % 1000) / 1000
         for s_key in slices:
-            scores.append(Score(run=run, key="pass@1", slice_key=s_key, value=value, ci_low=max(0, value - 0.05), ci_high=min(1, value + 0.05), n=100))
+            scores.append(
+                Score(
+                    run=run,
+                    key="pass@1",
+                    slice_key=s_key,
+                    value=value,
+                    ci_low=max(0, value - 0.05),
+                    ci_high=min(1, value + 0.05),
+                    n=100,
+                )
+            )
         scores.append(Score(run=run, key="python_gap", slice_key="", value=value / 3, ci_low=None, ci_high=None, n=100))
     Score.objects.bulk_create(scores, batch_size=5000)
     values_by_run: dict[int, dict] = {}
@@ -82,9 +125,21 @@ def populate(models: int) -> None:
         cid = f"{score.key}|{score.slice_key}" if score.slice_key else score.key
         values_by_run.setdefault(score.run_id, {})[cid] = [score.value, score.ci_low, score.ci_high, score.n]
     now = timezone.now()
-    LeaderboardEntry.objects.bulk_create([
-        LeaderboardEntry(benchmark_id=run.benchmark_id, dataset_version_id=run.dataset_version_id, model_id=run.submission.model_id,
-                         is_public=True, run=run, values=values_by_run[run.pk], finished_at=now) for run in runs], batch_size=2000)
+    LeaderboardEntry.objects.bulk_create(
+        [
+            LeaderboardEntry(
+                benchmark_id=run.benchmark_id,
+                dataset_version_id=run.dataset_version_id,
+                model_id=run.submission.model_id,
+                is_public=True,
+                run=run,
+                values=values_by_run[run.pk],
+                finished_at=now,
+            )
+            for run in runs
+        ],
+        batch_size=2000,
+    )
 
 
 def bench_pages(results: dict) -> None:
@@ -108,14 +163,23 @@ def bench_pages(results: dict) -> None:
         trivial = timed(client, "/healthz", 60)
         page = timed(client, "/benchmarks/multi-lcb/", 30)
         api = timed(client, "/api/benchmarks/multi-lcb/leaderboard/", 30)
-        runs.append({"load_average_before": load, "trivial_view": trivial, "leaderboard_page": page, "leaderboard_api": api,
-                     "page_ratio_median": page["median_ms"] / trivial["median_ms"],
-                     "api_ratio_median": api["median_ms"] / trivial["median_ms"]})
+        runs.append(
+            {
+                "load_average_before": load,
+                "trivial_view": trivial,
+                "leaderboard_page": page,
+                "leaderboard_api": api,
+                "page_ratio_median": page["median_ms"] / trivial["median_ms"],
+                "api_ratio_median": api["median_ms"] / trivial["median_ms"],
+            }
+        )
     latency: dict = {}
     for view in ("trivial_view", "leaderboard_page", "leaderboard_api"):
         figures: dict = {"rounds": runs[0][view]["rounds"]}
         for field in ("median_ms", "p95_ms"):
-            figures[field], figures[f"worst_{field}"] = median_worst([run[view][field] for run in runs], higher_is_better=False)
+            figures[field], figures[f"worst_{field}"] = median_worst(
+                [run[view][field] for run in runs], higher_is_better=False
+            )
         latency[view] = figures
     for ratio in ("page_ratio_median", "api_ratio_median"):
         latency[ratio], latency[f"worst_{ratio}"] = median_worst([run[ratio] for run in runs], higher_is_better=False)
@@ -148,7 +212,9 @@ def bench_pipeline(results: dict) -> None:
     data = ("\n".join(lines) + "\n").encode()
     concurrency = int(os.environ.get("LEADERBOARD_RUN_CONCURRENCY", "2"))
     evaluator = evaluator_for("multi-lcb")
-    items = __import__("evaluators.core.files", fromlist=["read_items"]).read_items(dataset_items_path(version, REPO / "var" / "bench" / "cache"))
+    items = __import__("evaluators.core.files", fromlist=["read_items"]).read_items(
+        dataset_items_path(version, REPO / "var" / "bench" / "cache")
+    )
     predictions = parse_predictions(data, version.item_ids)
     env = dict(os.environ, LEADERBOARD_RUN_CONCURRENCY=str(concurrency))
     log_path = REPO / "var" / "bench" / "worker.log"
@@ -161,8 +227,27 @@ def bench_pipeline(results: dict) -> None:
         in_process_s = time.perf_counter() - start
 
         log = log_path.open("wb")
-        worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.celery", "worker", "-Q", "cpu", "--concurrency", "1",
-                                   "--loglevel", "INFO"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        worker = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "workers.celery",
+                "worker",
+                "-Q",
+                "cpu",
+                "--concurrency",
+                "1",
+                "--loglevel",
+                "INFO",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             # Worker start-up (including the toolchain probes of each pool process) is not a per-run cost.
             deadline = time.monotonic() + 120
@@ -170,7 +255,9 @@ def bench_pipeline(results: dict) -> None:
                 time.sleep(0.2)
             time.sleep(3)
             start = time.perf_counter()
-            submission = submission_create_from_predictions(owner=owner, benchmark=benchmark, model_name="pipeline", data=data)
+            submission = submission_create_from_predictions(
+                owner=owner, benchmark=benchmark, model_name="pipeline", data=data
+            )
             run = submission.runs.get()
             while True:
                 run.refresh_from_db()
@@ -185,13 +272,28 @@ def bench_pipeline(results: dict) -> None:
             log.close()
             connection.close()
         n = len(in_process)
-        runs.append({"load_average_before": load, "items": n, "in_process_s": in_process_s, "pipeline_s": pipeline_s,
-                     "in_process_items_per_s": n / in_process_s, "pipeline_items_per_s": n / pipeline_s,
-                     "overhead": pipeline_s / in_process_s - 1})
+        runs.append(
+            {
+                "load_average_before": load,
+                "items": n,
+                "in_process_s": in_process_s,
+                "pipeline_s": pipeline_s,
+                "in_process_items_per_s": n / in_process_s,
+                "pipeline_items_per_s": n / pipeline_s,
+                "overhead": pipeline_s / in_process_s - 1,
+            }
+        )
     pipeline: dict = {"items": runs[0]["items"]}
-    for field, higher_is_better in (("in_process_s", False), ("pipeline_s", False), ("in_process_items_per_s", True),
-                                    ("pipeline_items_per_s", True), ("overhead", False)):
-        pipeline[field], pipeline[f"worst_{field}"] = median_worst([run[field] for run in runs], higher_is_better=higher_is_better)
+    for field, higher_is_better in (
+        ("in_process_s", False),
+        ("pipeline_s", False),
+        ("in_process_items_per_s", True),
+        ("pipeline_items_per_s", True),
+        ("overhead", False),
+    ):
+        pipeline[field], pipeline[f"worst_{field}"] = median_worst(
+            [run[field] for run in runs], higher_is_better=higher_is_better
+        )
     pipeline["runs"] = runs
     results["pipeline"] = pipeline
 
@@ -211,8 +313,11 @@ def main() -> None:
     from workers.celery import app
 
     app.control.purge()
-    results: dict = {"machine": f"{os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                     "repeats": REPEATS}
+    results: dict = {
+        "machine": f"{os.cpu_count()} cores",
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "repeats": REPEATS,
+    }
     bench_pages(results)
     if "--pages-only" in only:
         results["load_averages"] = [run["load_average_before"] for run in results["latency"]["runs"]]
@@ -234,19 +339,35 @@ def main() -> None:
         return spread([run[field] for run in pipe["runs"]], fmt, higher_is_better=higher_is_better)
 
     md = [
-        f"# Platform benchmark ({results['date']}, {results['machine']})", "",
-        f"{REPEATS} runs of each measurement; load average before each run: latency {page_loads}, pipeline {pipe_loads}. "
+        f"# Platform benchmark ({results['date']}, {results['machine']})",
+        "",
+        f"{REPEATS} runs of each measurement; load average before each run: latency {page_loads}, pipeline "
+        f"{pipe_loads}. "
         "Figures: median of the runs (worst run in brackets); a run's median ms and p95 ms are over its requests "
-        "(60 to `/healthz`, 30 to each leaderboard URL). Command: `.venv/bin/python bench/bench_platform.py`.", "",
-        "| request (1,000 models x 5 benchmarks stored) | median ms | p95 ms | median / trivial |", "|---|---|---|---|",
+        "(60 to `/healthz`, 30 to each leaderboard URL). Command: `.venv/bin/python bench/bench_platform.py`.",
+        "",
+        "| request (1,000 models x 5 benchmarks stored) | median ms | p95 ms | median / trivial |",
+        "|---|---|---|---|",
         f"| trivial view `/healthz` | {cell('trivial_view', 'median_ms')} | {cell('trivial_view', 'p95_ms')} | 1.0 |",
-        f"| leaderboard page | {cell('leaderboard_page', 'median_ms')} | {cell('leaderboard_page', 'p95_ms')} | {ratio('page_ratio_median')} |",
-        f"| leaderboard API | {cell('leaderboard_api', 'median_ms')} | {cell('leaderboard_api', 'p95_ms')} | {ratio('api_ratio_median')} |",
-        "", f"DB queries per leaderboard page: {results['queries_per_page']['rows_10']} with 10 rows, {results['queries_per_page']['rows_1000']} with 1,000 rows.",
-        "", "| pipeline | items | seconds | items/s |", "|---|---|---|---|",
-        f"| evaluator in-process | {pipe['items']} | {pipe_cell('in_process_s', False)} | {pipe_cell('in_process_items_per_s', True)} |",
-        f"| queue + worker + Postgres | {pipe['items']} | {pipe_cell('pipeline_s', False)} | {pipe_cell('pipeline_items_per_s', True)} |",
-        "", f"Pipeline overhead: {spread([100 * run['overhead'] for run in pipe['runs']], '{:.1f}%', higher_is_better=False)}.", ""]
+        f"| leaderboard page | {cell('leaderboard_page', 'median_ms')} | {cell('leaderboard_page', 'p95_ms')} | "
+        f"{ratio('page_ratio_median')} |",
+        f"| leaderboard API | {cell('leaderboard_api', 'median_ms')} | {cell('leaderboard_api', 'p95_ms')} | "
+        f"{ratio('api_ratio_median')} |",
+        "",
+        f"DB queries per leaderboard page: {results['queries_per_page']['rows_10']} with 10 rows, "
+        f"{results['queries_per_page']['rows_1000']} with 1,000 rows.",
+        "",
+        "| pipeline | items | seconds | items/s |",
+        "|---|---|---|---|",
+        f"| evaluator in-process | {pipe['items']} | {pipe_cell('in_process_s', False)} | "
+        f"{pipe_cell('in_process_items_per_s', True)} |",
+        f"| queue + worker + Postgres | {pipe['items']} | {pipe_cell('pipeline_s', False)} | "
+        f"{pipe_cell('pipeline_items_per_s', True)} |",
+        "",
+        f"Pipeline overhead: "
+        f"{spread([100 * run['overhead'] for run in pipe['runs']], '{:.1f}%', higher_is_better=False)}.",
+        "",
+    ]
     write_results("platform", results, md)
 
 

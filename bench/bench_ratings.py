@@ -24,10 +24,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.common import results_dir  # noqa: E402
-
-from evaluators.arena.ratings import BattleArrays, BattleRecord, RatingConfig, rate  # noqa: E402
-from evaluators.arena.style import STYLE_FEATURES  # noqa: E402
+from bench.common import results_dir
+from evaluators.arena.ratings import BattleArrays, BattleRecord, RatingConfig, rate
+from evaluators.arena.style import STYLE_FEATURES
 
 N_VOTES = int(os.environ.get("BENCH_VOTES", "1000000"))
 N_MODELS = 100
@@ -51,8 +50,9 @@ def votes(n: int, m: int, seed: int = 0) -> BattleArrays:
     p = 1 / (1 + np.exp(-logit))
     tie = rng.random(n) < 0.2
     outcome = np.where(tie, 2, np.where(rng.random(n) < np.clip((p - 0.1) / 0.8, 0, 1), 0, 1))
-    return BattleArrays([f"model-{i:03d}" for i in range(m)], a, b, outcome, fa, fb, STYLE_FEATURES,
-                        rng.uniform(0.5, 2.0, n))
+    return BattleArrays(
+        [f"model-{i:03d}" for i in range(m)], a, b, outcome, fa, fb, STYLE_FEATURES, rng.uniform(0.5, 2.0, n)
+    )
 
 
 def timed(fn, repeats: int = REPEATS, cpu: list[float] | None = None) -> tuple[float, list[float], object]:
@@ -82,8 +82,23 @@ def fastchat_runs(arr: BattleArrays, repeats: int) -> list[dict]:
             for pool in (0, 1):
                 style = ["--style-rounds", str(FASTCHAT_STYLE_ROUNDS)] if i == 0 and pool == 0 and not RAW_ONLY else []
                 load = os.getloadavg()[0]
-                done = subprocess.run(["/usr/bin/python3", "-s", str(REPO / "bench" / "fastchat_side.py"), str(path), "--rounds", "100",
-                                       "--num-cpu", str(pool), *style], capture_output=True, text=True, env=env, check=True)
+                done = subprocess.run(
+                    [
+                        "/usr/bin/python3",
+                        "-s",
+                        str(REPO / "bench" / "fastchat_side.py"),
+                        str(path),
+                        "--rounds",
+                        "100",
+                        "--num-cpu",
+                        str(pool),
+                        *style,
+                    ],
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                    check=True,
+                )
                 run = json.loads(done.stdout.strip().splitlines()[-1])
                 run["pool"] = "default" if pool == 0 else "one process"
                 run["load_before"] = round(load, 2)
@@ -101,11 +116,20 @@ def main() -> None:
         "raw, bootstrap 100 rounds": RatingConfig(reference=ref, robustness=False),
         "raw, bootstrap 100 rounds + robustness": RatingConfig(reference=ref),
         "raw, sandwich": RatingConfig(reference=ref, interval="sandwich", robustness=False),
-        "raw, sandwich, inverse-propensity weights": RatingConfig(reference=ref, interval="sandwich", use_weights=True, robustness=False),
-        "style control, sandwich": RatingConfig(reference=ref, interval="sandwich", style_control=True, robustness=False),
+        "raw, sandwich, inverse-propensity weights": RatingConfig(
+            reference=ref, interval="sandwich", use_weights=True, robustness=False
+        ),
+        "style control, sandwich": RatingConfig(
+            reference=ref, interval="sandwich", style_control=True, robustness=False
+        ),
         "style control, score bootstrap 100 rounds": RatingConfig(reference=ref, style_control=True, robustness=False),
         f"style control, exact bootstrap {STYLE_BOOT_ROUNDS} rounds": RatingConfig(
-            reference=ref, style_control=True, robustness=False, bootstrap_rounds=STYLE_BOOT_ROUNDS, exact_style_bootstrap=True),
+            reference=ref,
+            style_control=True,
+            robustness=False,
+            bootstrap_rounds=STYLE_BOOT_ROUNDS,
+            exact_style_bootstrap=True,
+        ),
     }
     if RAW_ONLY:
         cases = {label: config for label, config in cases.items() if label.startswith("raw")}
@@ -115,9 +139,18 @@ def main() -> None:
         load = os.getloadavg()[0]
         cpu: list[float] = []
         median, times, result = timed(lambda: rate(arr, config), repeats, cpu)  # noqa: B023 (called in this iteration)
-        rows.append({"case": label, "median_s": round(median, 3), "worst_s": round(max(times), 3), "runs_s": [round(t, 3) for t in times],
-                     "cpu_median_s": round(statistics.median(cpu), 3), "cpu_worst_s": round(max(cpu), 3),
-                     "load_before": round(load, 2), "robustness": result.robustness})
+        rows.append(
+            {
+                "case": label,
+                "median_s": round(median, 3),
+                "worst_s": round(max(times), 3),
+                "runs_s": [round(t, 3) for t in times],
+                "cpu_median_s": round(statistics.median(cpu), 3),
+                "cpu_worst_s": round(max(cpu), 3),
+                "load_before": round(load, 2),
+                "robustness": result.robustness,
+            }
+        )
         print(f"{label}: median {median:.2f} s of {[round(t, 2) for t in times]}", flush=True)
     extrapolated = None if RAW_ONLY else round(rows[-1]["median_s"] / STYLE_BOOT_ROUNDS * 100, 1)
     fastchat = fastchat_runs(arr, REPEATS)
@@ -127,22 +160,33 @@ def main() -> None:
     for pool in ("default", "one process"):
         theirs = [run["raw_s"] for run in fastchat if run["pool"] == pool]
         their_cpu = [run["raw_cpu_s"] for run in fastchat if run["pool"] == pool]
-        compare.append({"case": f"raw fit + 100 bootstrap rounds, FastChat's pool: {pool}", "ours_median_s": mine["median_s"],
-                        "ours_worst_s": mine["worst_s"], "fastchat_median_s": round(statistics.median(theirs), 2),
-                        "fastchat_worst_s": round(max(theirs), 2), "fastchat_runs_s": [round(t, 2) for t in theirs],
-                        "speedup_median": round(statistics.median(theirs) / mine["median_s"], 1),
-                        "speedup_worst": round(min(theirs) / mine["worst_s"], 1),
-                        "ours_cpu_median_s": mine["cpu_median_s"], "fastchat_cpu_median_s": round(statistics.median(their_cpu), 2),
-                        "speedup_cpu_median": round(statistics.median(their_cpu) / mine["cpu_median_s"], 1)})
+        compare.append(
+            {
+                "case": f"raw fit + 100 bootstrap rounds, FastChat's pool: {pool}",
+                "ours_median_s": mine["median_s"],
+                "ours_worst_s": mine["worst_s"],
+                "fastchat_median_s": round(statistics.median(theirs), 2),
+                "fastchat_worst_s": round(max(theirs), 2),
+                "fastchat_runs_s": [round(t, 2) for t in theirs],
+                "speedup_median": round(statistics.median(theirs) / mine["median_s"], 1),
+                "speedup_worst": round(min(theirs) / mine["worst_s"], 1),
+                "ours_cpu_median_s": mine["cpu_median_s"],
+                "fastchat_cpu_median_s": round(statistics.median(their_cpu), 2),
+                "speedup_cpu_median": round(statistics.median(their_cpu) / mine["cpu_median_s"], 1),
+            }
+        )
     anchor = min(compare, key=lambda c: c["fastchat_median_s"])  # the faster of FastChat's two ways: the honest anchor
     style_compare = None
     if not RAW_ONLY:
         styled = next(run for run in fastchat if "style_100_s" in run)
         style_mine = ours["style control, score bootstrap 100 rounds"]
-        style_compare = {"case": "style control fit + 100 bootstrap rounds (FastChat refits each round; ours: score bootstrap)",
-                         "ours_median_s": style_mine["median_s"], "fastchat_s": round(styled["style_100_s"], 1),
-                         "speedup": round(styled["style_100_s"] / style_mine["median_s"], 1),
-                         "ours_exact_100_extrapolated_s": extrapolated}
+        style_compare = {
+            "case": "style control fit + 100 bootstrap rounds (FastChat refits each round; ours: score bootstrap)",
+            "ours_median_s": style_mine["median_s"],
+            "fastchat_s": round(styled["style_100_s"], 1),
+            "speedup": round(styled["style_100_s"] / style_mine["median_s"], 1),
+            "ours_exact_100_extrapolated_s": extrapolated,
+        }
     # agreement: FastChat's compute_bt against our fit anchored the same way (the mean at 1000)
     mean_fit = rate(arr, RatingConfig(robustness=False, interval="sandwich", min_votes=1))
     ours_points = {m.name: m.rating for m in mean_fit.models}
@@ -150,57 +194,112 @@ def main() -> None:
 
     # The BattleRecord path (what the site passes): conversion cost per 100,000 records.
     sample = 100_000
-    records = [BattleRecord(arr.models[a], arr.models[b], ("model_a", "model_b", "tie", "tie (bothbad)")[o],
-                            dict(zip(STYLE_FEATURES, fa.tolist())), dict(zip(STYLE_FEATURES, fb.tolist())))
-               for a, b, o, fa, fb in zip(arr.a[:sample], arr.b[:sample], arr.outcome[:sample], arr.features_a[:sample], arr.features_b[:sample])]
+    records = [
+        BattleRecord(
+            arr.models[a],
+            arr.models[b],
+            ("model_a", "model_b", "tie", "tie (bothbad)")[o],
+            dict(zip(STYLE_FEATURES, fa.tolist())),
+            dict(zip(STYLE_FEATURES, fb.tolist())),
+        )
+        for a, b, o, fa, fb in zip(
+            arr.a[:sample], arr.b[:sample], arr.outcome[:sample], arr.features_a[:sample], arr.features_b[:sample]
+        )
+    ]
     convert, _, _ = timed(lambda: BattleArrays.from_records(records, STYLE_FEATURES))
     convert_raw, _, _ = timed(lambda: BattleArrays.from_records(records))
 
     out = {
         "note": "times include everything rate() does on BattleArrays (counting, matrices, fits, intervals)",
-        "votes": N_VOTES, "models": N_MODELS, "style_features": len(STYLE_FEATURES), "repeats": REPEATS,
-        "cases": rows, "style_bootstrap_100_rounds_extrapolated_s": extrapolated, "against_fastchat": compare,
-        "anchor": anchor["case"], "goal_20x_met_at_median": anchor["speedup_median"] >= 20, "style_against_fastchat": style_compare, "max_rating_difference_points": round(agreement, 5),
+        "votes": N_VOTES,
+        "models": N_MODELS,
+        "style_features": len(STYLE_FEATURES),
+        "repeats": REPEATS,
+        "cases": rows,
+        "style_bootstrap_100_rounds_extrapolated_s": extrapolated,
+        "against_fastchat": compare,
+        "anchor": anchor["case"],
+        "goal_20x_met_at_median": anchor["speedup_median"] >= 20,
+        "style_against_fastchat": style_compare,
+        "max_rating_difference_points": round(agreement, 5),
         "fastchat_runs": [{k: v for k, v in run.items() if k not in ("ratings", "quantiles")} for run in fastchat],
         "records_to_arrays_per_100k_s": {"with style features": round(convert, 3), "without": round(convert_raw, 3)},
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
-                    "load_average": [round(x, 2) for x in os.getloadavg()]},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "load_average": [round(x, 2) for x in os.getloadavg()],
+        },
     }
     results = results_dir()
     results.mkdir(parents=True, exist_ok=True)
     (results / "ratings.json").write_text(json.dumps(out, indent=2) + "\n")
     loads = [run["load_before"] for run in fastchat]
-    lines = [f"# Ratings: {N_VOTES:,} votes, {N_MODELS} models", "",
-             f"Median and worst of {REPEATS} runs (one for the exact style bootstrap); {os.cpu_count()} CPUs, load average at the end "
-             f"{out['machine']['load_average']}, before FastChat's runs {min(loads)}-{max(loads)} (the machine is shared with other "
-             "work, so times are noisy).", "",
-             "| against FastChat's current method, same votes, same run | ours median (worst) s | FastChat median (worst) s | speedup median (worst against its best) | CPU s ours / FastChat (medians) | speedup in CPU time |",
-             "|---|---|---|---|---|---|"]
-    lines += [f"| {c['case']} | {c['ours_median_s']} ({c['ours_worst_s']}) | {c['fastchat_median_s']} ({c['fastchat_worst_s']}) | "
-              f"{c['speedup_median']}x ({c['speedup_worst']}x) | {c['ours_cpu_median_s']} / {c['fastchat_cpu_median_s']} | "
-              f"{c['speedup_cpu_median']}x |" for c in compare]
+    lines = [
+        f"# Ratings: {N_VOTES:,} votes, {N_MODELS} models",
+        "",
+        f"Median and worst of {REPEATS} runs (one for the exact style bootstrap); {os.cpu_count()} CPUs, load average "
+        f"at the end "
+        f"{out['machine']['load_average']}, before FastChat's runs {min(loads)}-{max(loads)} (the machine is shared "
+        f"with other "
+        "work, so times are noisy).",
+        "",
+        "| against FastChat's current method, same votes, same run | ours median (worst) s | FastChat median (worst) "
+        "s | speedup median (worst against its best) | CPU s ours / FastChat (medians) | speedup in CPU time |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {c['case']} | {c['ours_median_s']} ({c['ours_worst_s']}) | {c['fastchat_median_s']} "
+        f"({c['fastchat_worst_s']}) | "
+        f"{c['speedup_median']}x ({c['speedup_worst']}x) | {c['ours_cpu_median_s']} / {c['fastchat_cpu_median_s']} | "
+        f"{c['speedup_cpu_median']}x |"
+        for c in compare
+    ]
     if style_compare:
-        lines += [f"| {style_compare['case']} | {style_compare['ours_median_s']} | {style_compare['fastchat_s']} (one run, 2 refits "
-                  f"extrapolated) | {style_compare['speedup']}x |"]
+        lines += [
+            f"| {style_compare['case']} | {style_compare['ours_median_s']} | {style_compare['fastchat_s']} (one run, "
+            f"2 refits "
+            f"extrapolated) | {style_compare['speedup']}x |"
+        ]
     met = anchor["speedup_median"] >= 20
-    lines += ["", f"The anchor is the faster of FastChat's two ways: {anchor['case']}, {anchor['speedup_median']}x "
-              f"({anchor['speedup_worst']}x our worst run against its best, {anchor['speedup_cpu_median']}x in CPU time): the 20x goal "
-              f"is {'met' if met else 'NOT met'} at the median. FastChat's "
-              "method is reproduced in bench/fastchat_side.py (FastChat's current compute_bt and compute_bootstrap_bt: unique "
-              "(model_a, model_b, outcome) rows counted, scipy's L-BFGS-B from zeros per fit, 100 multinomial bootstrap rounds "
-              "over those rows in a multiprocessing pool), checked in tests/arena_engine/test_fastchat_reproduction.py. "
-              f"FastChat's compute_bt and our fit (both anchored on the mean at 1000) differ by at most {agreement:.4f} rating points "
-              "on these votes.", "",
-              "| case | median s | worst s | runs s | CPU median (worst) s | load before |", "|---|---|---|---|---|---|"]
-    lines += [f"| {r['case']} | {r['median_s']} | {r['worst_s']} | {', '.join(map(str, r['runs_s']))} | {r['cpu_median_s']} "
-              f"({r['cpu_worst_s']}) | {r['load_before']} |" for r in rows]
+    lines += [
+        "",
+        f"The anchor is the faster of FastChat's two ways: {anchor['case']}, {anchor['speedup_median']}x "
+        f"({anchor['speedup_worst']}x our worst run against its best, {anchor['speedup_cpu_median']}x in CPU time): "
+        f"the 20x goal "
+        f"is {'met' if met else 'NOT met'} at the median. FastChat's "
+        "method is reproduced in bench/fastchat_side.py (FastChat's current compute_bt and compute_bootstrap_bt: "
+        "unique "
+        "(model_a, model_b, outcome) rows counted, scipy's L-BFGS-B from zeros per fit, 100 multinomial bootstrap "
+        "rounds "
+        "over those rows in a multiprocessing pool), checked in tests/arena_engine/test_fastchat_reproduction.py. "
+        f"FastChat's compute_bt and our fit (both anchored on the mean at 1000) differ by at most {agreement:.4f} "
+        f"rating points "
+        "on these votes.",
+        "",
+        "| case | median s | worst s | runs s | CPU median (worst) s | load before |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r['case']} | {r['median_s']} | {r['worst_s']} | {', '.join(map(str, r['runs_s']))} | {r['cpu_median_s']} "
+        f"({r['cpu_worst_s']}) | {r['load_before']} |"
+        for r in rows
+    ]
     robust = rows[1]["robustness"] or {}
     if extrapolated is not None:
-        lines += ["", f"Style control with a 100-round exact bootstrap (refit per round), extrapolated from {STYLE_BOOT_ROUNDS} "
-                  f"rounds: {extrapolated} s."]
-    lines += ["", f"BattleRecord -> arrays per 100,000 records: {convert:.2f} s with style features, {convert_raw:.2f} s without.",
-              f"Robustness on this synthetic set: {robust.get('votes_to_flip_top')} removed votes change the top model "
-              f"({robust.get('top_model')} -> {robust.get('new_top_model')}).", ""]
+        lines += [
+            "",
+            f"Style control with a 100-round exact bootstrap (refit per round), extrapolated from {STYLE_BOOT_ROUNDS} "
+            f"rounds: {extrapolated} s.",
+        ]
+    lines += [
+        "",
+        f"BattleRecord -> arrays per 100,000 records: {convert:.2f} s with style features, {convert_raw:.2f} s "
+        f"without.",
+        f"Robustness on this synthetic set: {robust.get('votes_to_flip_top')} removed votes change the top model "
+        f"({robust.get('top_model')} -> {robust.get('new_top_model')}).",
+        "",
+    ]
     (results / "ratings.md").write_text("\n".join(lines))
     print("\n".join(lines))
 

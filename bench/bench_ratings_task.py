@@ -28,6 +28,7 @@ uses them).
     BENCH_GROW=copy: grow by copies of the votes there (grow_by_copies), not by generating more
     BENCH_MODES=plain,read,task,vote: which measurements (default all)
 """
+
 from __future__ import annotations
 
 import json
@@ -42,7 +43,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.common import recreate_database, results_dir  # noqa: E402
+from bench.common import recreate_database, results_dir
 
 DB = "leaderboard_bench_ratings_task"
 SIZES = [int(s) for s in os.environ.get("BENCH_SIZES", "1000000,5000000").split(",")]
@@ -55,9 +56,16 @@ TEMPLATES = 4096
 
 
 def env() -> dict[str, str]:
-    return {**os.environ, "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB}", "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
-            "LEADERBOARD_VAR_DIR": str(REPO / "var" / "bench-ratings-task"), "CELERY_BROKER_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/3"),
-            "DJANGO_DEBUG": "0", "LEADERBOARD_LOG_LEVEL": "WARNING", "LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS": "100"}
+    return {
+        **os.environ,
+        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB}",
+        "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+        "LEADERBOARD_VAR_DIR": str(REPO / "var" / "bench-ratings-task"),
+        "CELERY_BROKER_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/3"),
+        "DJANGO_DEBUG": "0",
+        "LEADERBOARD_LOG_LEVEL": "WARNING",
+        "LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS": "100",
+    }
 
 
 def features_sql() -> str:
@@ -86,24 +94,33 @@ def grow(conn, have: int, want: int, ids: list[int]) -> None:
     stronger than model 0 (P(a wins) = 1 / (1 + 10^((b - a) / 100)) by index), 20% ties; each side's
     features one of TEMPLATES objects drawn at random (made once: building a jsonb object per side
     was most of the generating time); cast a day ago (before the public cut)."""
-    conn.execute(f"CREATE TABLE IF NOT EXISTS bench_features AS SELECT i, {features_sql()} AS f FROM generate_series(0, {TEMPLATES - 1}) i")
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS bench_features AS SELECT i, {features_sql()} AS f FROM generate_series(0, "
+        f"{TEMPLATES - 1}) i"
+    )
     intents = "ARRAY[" + ", ".join(f"'{i}'" for i in INTENTS) + "]"
     for lo in range(have + 1, want + 1, BATCH):
         hi = min(want, lo + BATCH - 1)
-        conn.execute(f"""
+        conn.execute(
+            f"""
             INSERT INTO arena_battle (public_id, swapped, citation_style_a, citation_style_b, propensity,
                                       voter_hash, ip_hash, status, locked, primary_intent, secondary_intent,
                                       languages, features_a, features_b, extra, created_at,
                                       model_a_id, model_b_id, setting)
-            SELECT 'bench' || g, false, 'standardized', 'standardized', 1.0 / 4950, 'v' || (g %% 100000), '', 'voted', true,
-                   ({intents})[1 + g %% 5], '', jsonb_build_array((ARRAY['en', 'de'])[1 + (g / 7) %% 2]), fa.f, fb.f,
+            SELECT 'bench' || g, false, 'standardized', 'standardized', 1.0 / 4950, 'v' || (g %% 100000), '',
+                   'voted', true, ({intents})[1 + g %% 5], '',
+                   jsonb_build_array((ARRAY['en', 'de'])[1 + (g / 7) %% 2]), fa.f, fb.f,
                    '{{"intent_method": "rules-v1 (keyword rules, no model)"}}'::jsonb, now() - interval '1 day',
-                   (%(ids)s::bigint[])[1 + a], (%(ids)s::bigint[])[1 + (a + 1 + floor(random() * {MODELS - 1})::int) %% {MODELS}], 'search'
+                   (%(ids)s::bigint[])[1 + a],
+                   (%(ids)s::bigint[])[1 + (a + 1 + floor(random() * {MODELS - 1})::int) %% {MODELS}], 'search'
             FROM (SELECT g, floor(random() * {MODELS})::int AS a, floor(random() * {TEMPLATES})::int AS ta,
-                         floor(random() * {TEMPLATES})::int AS tb FROM generate_series(%(lo)s::bigint, %(hi)s::bigint) g) s
+                         floor(random() * {TEMPLATES})::int AS tb
+                  FROM generate_series(%(lo)s::bigint, %(hi)s::bigint) g) s
             JOIN bench_features fa ON fa.i = s.ta JOIN bench_features fb ON fb.i = s.tb""",
-                     {"ids": ids, "lo": lo, "hi": hi})
-        conn.execute(f"""
+            {"ids": ids, "lo": lo, "hi": hi},
+        )
+        conn.execute(
+            """
             INSERT INTO arena_vote (winner, turn_count, valid, exclusion_reasons, voter_hash, ip_hash, created_at,
                                     battle_id)
             SELECT CASE WHEN r < 0.15 THEN 'tie' WHEN r < 0.2 THEN 'tie (bothbad)'
@@ -112,7 +129,9 @@ def grow(conn, have: int, want: int, ids: list[int]) -> None:
                         THEN 'model_a' ELSE 'model_b' END,
                    1, true, '[]'::jsonb, voter_hash, '', created_at, id
             FROM (SELECT id, model_a_id, model_b_id, voter_hash, created_at, random() AS r FROM arena_battle
-                  WHERE id > (SELECT coalesce(max(battle_id), 0) FROM arena_vote)) s""", {"ids": ids})
+                  WHERE id > (SELECT coalesce(max(battle_id), 0) FROM arena_vote)) s""",
+            {"ids": ids},
+        )
         conn.commit()
         print(f"  {hi:,} votes", flush=True)
     conn.execute("ANALYZE arena_battle")
@@ -122,22 +141,34 @@ def grow(conn, have: int, want: int, ids: list[int]) -> None:
 
 def add_one_vote(conn) -> None:
     """One more battle and its vote (a copy of the last battle's, cast a day ago): the 'vote' mode's."""
-    conn.execute("INSERT INTO arena_battle (public_id, " + _COPIED + ") SELECT 'one-more-' || id, " + _COPIED
-                 + " FROM arena_battle WHERE id = (SELECT max(battle_id) FROM arena_vote)")
-    conn.execute("INSERT INTO arena_vote (winner, turn_count, valid, exclusion_reasons, voter_hash, ip_hash, created_at, battle_id) "
-                 "SELECT 'model_a', 1, true, '[]'::jsonb, voter_hash, '', created_at, id FROM arena_battle "
-                 "WHERE id = (SELECT max(id) FROM arena_battle)")
+    conn.execute(
+        "INSERT INTO arena_battle (public_id, "
+        + _COPIED
+        + ") SELECT 'one-more-' || id, "
+        + _COPIED
+        + " FROM arena_battle WHERE id = (SELECT max(battle_id) FROM arena_vote)"
+    )
+    conn.execute(
+        "INSERT INTO arena_vote (winner, turn_count, valid, exclusion_reasons, voter_hash, ip_hash, created_at, "
+        "battle_id) "
+        "SELECT 'model_a', 1, true, '[]'::jsonb, voter_hash, '', created_at, id FROM arena_battle "
+        "WHERE id = (SELECT max(id) FROM arena_battle)"
+    )
     conn.commit()
 
 
 def drop_secondary_indexes(conn) -> None:
     """The battles' and votes' indexes other than their primary keys (module doc)."""
-    rows = conn.execute("SELECT i.indexrelid::regclass::text, c.conname FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid "
-                        "LEFT JOIN pg_constraint c ON c.conindid = i.indexrelid "
-                        "WHERE t.relname IN ('arena_battle', 'arena_vote') AND NOT i.indisprimary").fetchall()
+    rows = conn.execute(
+        "SELECT i.indexrelid::regclass::text, c.conname FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid "
+        "LEFT JOIN pg_constraint c ON c.conindid = i.indexrelid "
+        "WHERE t.relname IN ('arena_battle', 'arena_vote') AND NOT i.indisprimary"
+    ).fetchall()
     for index, constraint in rows:
         if constraint:
-            table = conn.execute("SELECT conrelid::regclass::text FROM pg_constraint WHERE conname = %s", (constraint,)).fetchone()[0]
+            table = conn.execute(
+                "SELECT conrelid::regclass::text FROM pg_constraint WHERE conname = %s", (constraint,)
+            ).fetchone()[0]
             conn.execute(f'ALTER TABLE {table} DROP CONSTRAINT "{constraint}" CASCADE')
         else:
             conn.execute(f"DROP INDEX IF EXISTS {index}")
@@ -145,8 +176,10 @@ def drop_secondary_indexes(conn) -> None:
 
 
 #: the battle columns a copy carries over (all but the identity, conv_id and public_id)
-_COPIED = ("swapped, citation_style_a, citation_style_b, propensity, voter_hash, ip_hash, status, locked, primary_intent, "
-           "secondary_intent, languages, features_a, features_b, extra, created_at, model_a_id, model_b_id, setting")
+_COPIED = (
+    "swapped, citation_style_a, citation_style_b, propensity, voter_hash, ip_hash, status, locked, primary_intent, "
+    "secondary_intent, languages, features_a, features_b, extra, created_at, model_a_id, model_b_id, setting"
+)
 
 
 def grow_by_copies(conn, have: int, want: int) -> None:
@@ -156,15 +189,27 @@ def grow_by_copies(conn, have: int, want: int) -> None:
     copy = 0
     while have < want:
         copy += 1
-        take = min(want - have, conn.execute("SELECT count(*) FROM arena_vote v JOIN arena_battle b ON b.id = v.battle_id "
-                                             "WHERE b.public_id NOT LIKE 'copy%%'").fetchone()[0])
+        take = min(
+            want - have,
+            conn.execute(
+                "SELECT count(*) FROM arena_vote v JOIN arena_battle b ON b.id = v.battle_id "
+                "WHERE b.public_id NOT LIKE 'copy%%'"
+            ).fetchone()[0],
+        )
         prefix = f"copy{copy}-"
-        conn.execute(f"INSERT INTO arena_battle (public_id, {_COPIED}) SELECT %(prefix)s || id, {_COPIED} FROM arena_battle "
-                     "WHERE public_id NOT LIKE 'copy%%' ORDER BY id LIMIT %(take)s", {"prefix": prefix, "take": take})
-        conn.execute("INSERT INTO arena_vote (winner, turn_count, valid, exclusion_reasons, voter_hash, ip_hash, created_at, battle_id) "
-                     "SELECT v.winner, v.turn_count, v.valid, v.exclusion_reasons, v.voter_hash, v.ip_hash, v.created_at, c.id "
-                     "FROM arena_battle c JOIN arena_vote v ON v.battle_id = substr(c.public_id, %(skip)s)::bigint "
-                     "WHERE c.public_id LIKE %(like)s", {"skip": len(prefix) + 1, "like": prefix + "%"})
+        conn.execute(
+            f"INSERT INTO arena_battle (public_id, {_COPIED}) SELECT %(prefix)s || id, {_COPIED} FROM arena_battle "
+            "WHERE public_id NOT LIKE 'copy%%' ORDER BY id LIMIT %(take)s",
+            {"prefix": prefix, "take": take},
+        )
+        conn.execute(
+            "INSERT INTO arena_vote (winner, turn_count, valid, exclusion_reasons, voter_hash, ip_hash, created_at, "
+            "battle_id) "
+            "SELECT v.winner, v.turn_count, v.valid, v.exclusion_reasons, v.voter_hash, v.ip_hash, v.created_at, c.id "
+            "FROM arena_battle c JOIN arena_vote v ON v.battle_id = substr(c.public_id, %(skip)s)::bigint "
+            "WHERE c.public_id LIKE %(like)s",
+            {"skip": len(prefix) + 1, "like": prefix + "%"},
+        )
         conn.commit()
         have += take
         print(f"  {have:,} votes (copy {copy})", flush=True)
@@ -181,10 +226,25 @@ def plain_read() -> int:
 
     from leaderboard.arena.models import Vote
 
-    query = Vote.objects.filter(valid=True, battle__setting="search").order_by("pk").values_list(
-        "pk", "winner", "battle__model_a", "battle__model_b", "battle__propensity", "battle_id", "battle__features_a",
-        "battle__features_b", KeyTextTransform("intent_method", "battle__extra"), "battle__conv_id",
-        "battle__primary_intent", KeyTextTransform("0", "battle__languages")).query
+    query = (
+        Vote.objects.filter(valid=True, battle__setting="search")
+        .order_by("pk")
+        .values_list(
+            "pk",
+            "winner",
+            "battle__model_a",
+            "battle__model_b",
+            "battle__propensity",
+            "battle_id",
+            "battle__features_a",
+            "battle__features_b",
+            KeyTextTransform("intent_method", "battle__extra"),
+            "battle__conv_id",
+            "battle__primary_intent",
+            KeyTextTransform("0", "battle__languages"),
+        )
+        .query
+    )
     sql, params = query.sql_with_params()
     rows = 0
     with psycopg.connect(os.environ["DATABASE_URL"]) as conn, conn.cursor(name="plain") as cursor:
@@ -206,8 +266,12 @@ def measure(mode: str) -> None:
     from leaderboard.arena.models import RatingSnapshot, Vote
     from leaderboard.arena.services import ratings as service
 
-    out: dict[str, object] = {"mode": mode, "votes": Vote.objects.filter(valid=True).count(), "rss_after_setup_mb": base_rss / 1024,
-                              "style_definition": settings.ARENA_STYLE_DEFINITION}
+    out: dict[str, object] = {
+        "mode": mode,
+        "votes": Vote.objects.filter(valid=True).count(),
+        "rss_after_setup_mb": base_rss / 1024,
+        "style_definition": settings.ARENA_STYLE_DEFINITION,
+    }
     start, cpu = time.perf_counter(), time.process_time()
     if mode == "plain":
         out["rows"] = plain_read()
@@ -239,7 +303,9 @@ def measure(mode: str) -> None:
 
 def run_measure(mode: str) -> dict:
     load = os.getloadavg()[0]
-    done = subprocess.run([sys.executable, __file__, "--measure", mode], env=env(), capture_output=True, text=True, cwd=REPO)
+    done = subprocess.run(
+        [sys.executable, __file__, "--measure", mode], env=env(), capture_output=True, text=True, cwd=REPO
+    )
     if done.returncode:
         raise SystemExit(done.stderr[-3000:])
     found: dict = json.loads(done.stdout.strip().splitlines()[-1])
@@ -261,17 +327,29 @@ def main() -> None:
         if keep:  # the votes generated by an earlier run: grown from there, its results kept beside the new ones
             earlier = results_dir() / "ratings_task.json"
             if earlier.exists():
-                runs += [r for r in json.loads(earlier.read_text())["runs"] if r.get("size") not in SIZES or r["mode"] not in MODES]
-            ids = [row[0] for row in conn.execute("SELECT id FROM arena_arenamodel WHERE organization = 'bench' ORDER BY name")]
+                runs += [
+                    r
+                    for r in json.loads(earlier.read_text())["runs"]
+                    if r.get("size") not in SIZES or r["mode"] not in MODES
+                ]
+            ids = [
+                row[0]
+                for row in conn.execute("SELECT id FROM arena_arenamodel WHERE organization = 'bench' ORDER BY name")
+            ]
             have = conn.execute("SELECT count(*) FROM arena_vote").fetchone()[0]
             return measure_sizes(conn, ids, have, runs)
         conn.execute("DELETE FROM arena_vote")
         drop_secondary_indexes(conn)
-        conn.execute("INSERT INTO arena_arenamodel (name, organization, description, responder, enabled, imported, weight, added_at, "
-                     "retire_reason, prerelease) "
-                     f"SELECT 'model-' || lpad(i::text, 3, '0'), 'bench', '', '{{}}'::jsonb, true, true, 1.0, now(), '', false "
-                     f"FROM generate_series(0, {MODELS - 1}) i")
-        ids = [row[0] for row in conn.execute("SELECT id FROM arena_arenamodel WHERE organization = 'bench' ORDER BY name")]
+        conn.execute(
+            "INSERT INTO arena_arenamodel (name, organization, description, responder, enabled, imported, weight, "
+            "added_at, "
+            "retire_reason, prerelease) "
+            f"SELECT 'model-' || lpad(i::text, 3, '0'), 'bench', '', '{{}}'::jsonb, true, true, 1.0, now(), '', false "
+            f"FROM generate_series(0, {MODELS - 1}) i"
+        )
+        ids = [
+            row[0] for row in conn.execute("SELECT id FROM arena_arenamodel WHERE organization = 'bench' ORDER BY name")
+        ]
         conn.commit()
         measure_sizes(conn, ids, 0, runs)
 
@@ -288,7 +366,9 @@ def measure_sizes(conn, ids: list[int], have: int, runs: list[dict]) -> None:
             grow_by_copies(conn, have, size)
         else:
             grow(conn, have, size, ids)
-        print(f"{size:,} votes {'copied' if copies else 'generated'} in {time.perf_counter() - start:.0f} s", flush=True)
+        print(
+            f"{size:,} votes {'copied' if copies else 'generated'} in {time.perf_counter() - start:.0f} s", flush=True
+        )
         have = size
         for mode in MODES:
             if mode == "vote":
@@ -301,20 +381,34 @@ def measure_sizes(conn, ids: list[int], have: int, runs: list[dict]) -> None:
 def write(runs: list[dict]) -> None:
     results = results_dir()
     results.mkdir(parents=True, exist_ok=True)
-    out = {"runs": runs, "cpus": os.cpu_count(), "command": " ".join(["bench/bench_ratings_task.py", *sys.argv[1:]]),
-           "env": {k: v for k, v in os.environ.items() if k.startswith("BENCH_")},
-           "note": "one run per mode and size, each in a fresh process; exports.files_write left out (module doc)"}
+    out = {
+        "runs": runs,
+        "cpus": os.cpu_count(),
+        "command": " ".join(["bench/bench_ratings_task.py", *sys.argv[1:]]),
+        "env": {k: v for k, v in os.environ.items() if k.startswith("BENCH_")},
+        "note": "one run per mode and size, each in a fresh process; exports.files_write left out (module doc)",
+    }
     (results / "ratings_task.json").write_text(json.dumps(out, indent=2) + "\n")
-    lines = ["# The arena's ratings task at scale", "",
-             f"Generated votes in Postgres: {MODELS} models, both style feature sets stored per side, 5 intents, 2 languages; the "
-             "site's default style definition fitted. Per size, each in a fresh process: `plain` (the previous read's query through a "
-             "psycopg server-side cursor, rows dropped), `read` (`vote_table()`: one binary COPY into typed arrays), `task` "
-             "(`ratings_compute(force=True)` with no kept rows: the read plus raw and style-controlled ratings with 100 bootstrap "
-             "rounds for all votes and each intent and language, 16 snapshots stored; the vote downloads left out), `vote` (one vote "
-             f"added, then the task again from the kept rows). {os.cpu_count()} CPUs shared with other work: the loads are given.", "",
-             "| votes | mode | wall s | CPU s (this process) | read s (CPU s) | x plain | peak RSS MB | RSS after set-up MB | "
-             "peak - set-up, bytes a vote | snapshots | load before / after |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "# The arena's ratings task at scale",
+        "",
+        f"Generated votes in Postgres: {MODELS} models, both style feature sets stored per side, 5 intents, 2 "
+        f"languages; the "
+        "site's default style definition fitted. Per size, each in a fresh process: `plain` (the previous read's "
+        "query through a "
+        "psycopg server-side cursor, rows dropped), `read` (`vote_table()`: one binary COPY into typed arrays), `task` "
+        "(`ratings_compute(force=True)` with no kept rows: the read plus raw and style-controlled ratings with 100 "
+        "bootstrap "
+        "rounds for all votes and each intent and language, 16 snapshots stored; the vote downloads left out), `vote` "
+        "(one vote "
+        f"added, then the task again from the kept rows). {os.cpu_count()} CPUs shared with other work: the loads are "
+        f"given.",
+        "",
+        "| votes | mode | wall s | CPU s (this process) | read s (CPU s) | x plain | peak RSS MB | RSS after set-up "
+        "MB | "
+        "peak - set-up, bytes a vote | snapshots | load before / after |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     plain = {r["size"]: r["seconds"] for r in runs if r["mode"] == "plain" and "size" in r}
     for r in runs:
         if "size" not in r:
@@ -322,9 +416,12 @@ def write(runs: list[dict]) -> None:
         per_vote = (r["peak_rss_mb"] - r["rss_after_setup_mb"]) * 1024 * 1024 / max(r["votes"], 1)
         read = f"{r['read_s']:.1f} ({r['read_cpu_s']:.1f})" if "read_s" in r else ""
         ratio = f"{r['seconds'] / plain[r['size']]:.2f}" if r["size"] in plain else ""
-        lines.append(f"| {r['votes']:,} | {r['style_definition']} {r['mode']} | {r['seconds']:.1f} | {r['cpu_s']:.1f} | {read} | {ratio} | "
-                     f"{r['peak_rss_mb']:.0f} | {r['rss_after_setup_mb']:.0f} | {per_vote:.0f} | {r.get('snapshots', '')} | "
-                     f"{r['load_before']} / {r['load_after']} |")
+        lines.append(
+            f"| {r['votes']:,} | {r['style_definition']} {r['mode']} | {r['seconds']:.1f} | {r['cpu_s']:.1f} | {read} "
+            f"| {ratio} | "
+            f"{r['peak_rss_mb']:.0f} | {r['rss_after_setup_mb']:.0f} | {per_vote:.0f} | {r.get('snapshots', '')} | "
+            f"{r['load_before']} / {r['load_after']} |"
+        )
     lines.append("")
     (results / "ratings_task.md").write_text("\n".join(lines))
     print("\n".join(lines))

@@ -1,10 +1,10 @@
 """Sandbox overhead per test: sandboxed runs (one sandbox per program, each test its own process under
-the sandbox's supervisor) against a fresh unsandboxed process per test (Python and C++), on two workloads: A+B (read two numbers, print their sum: the shape of most tests, so the fixed
-cost per test dominates) and a heavy loop (200,000 steps: the program's own time dominates). For Python
-A+B, also LiveCodeBench's in-process method reproduced (its harness is not installed here): one process
-per program, each test run by exec of the compiled program with stdin and stdout swapped for strings,
-no isolation. Interpreters come from fixed paths (/usr/bin/python3), never from PATH, where a shim can
-make a bare start 10x slower.
+the sandbox's supervisor) against a fresh unsandboxed process per test (Python and C++), on two workloads: A+B (read two
+numbers, print their sum: the shape of most tests, so the fixed cost per test dominates) and a heavy loop (200,000
+steps: the program's own time dominates). For Python A+B, also LiveCodeBench's in-process method reproduced (its harness
+is not installed here): one process per program, each test run by exec of the compiled program with stdin and stdout
+swapped for strings, no isolation. Interpreters come from fixed paths (/usr/bin/python3), never from PATH, where a shim
+can make a bare start 10x slower.
 
 Run: ``.venv/bin/python bench/bench_sandbox.py [--publish]``; BENCH_REPEATS runs (default 3), medians per
 run, worst run shown. Results: var/bench/sandbox.{json,md}, or bench/results/ with --publish."""
@@ -24,10 +24,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.common import results_dir  # noqa: E402
-
-from evaluators.sandbox import Limits, Sandbox, toolchain_versions  # noqa: E402
-from evaluators.sandbox.warm_python import ZYGOTE_MODULES  # noqa: E402
+from bench.common import results_dir
+from evaluators.sandbox import Limits, Sandbox, toolchain_versions
+from evaluators.sandbox.warm_python import ZYGOTE_MODULES
 
 #: what the sandbox's warm Python imports before the first test (its fork floor imports them too)
 WARM_MODULES: tuple[str, ...] = ("site", *ZYGOTE_MODULES)
@@ -39,11 +38,23 @@ PYTHON = "/usr/bin/python3"
 SPAWN_EXTRA_MB: tuple[int, ...] = tuple(int(mb) for mb in os.environ.get("BENCH_SPAWN_MB", "0,2048").split(","))
 SPAWN_RUNS = int(os.environ.get("BENCH_SPAWN_RUNS", "5"))
 WORKLOADS: dict[str, tuple[dict[str, str], str]] = {
-    "a+b": ({"python": "a, b = map(int, input().split())\nprint(a + b)\n",
-             "cpp": "#include <cstdio>\nint main(){long long a,b;scanf(\"%lld %lld\",&a,&b);printf(\"%lld\\n\",a+b);}\n"}, "3 4\n"),
-    "loop": ({"python": "a, b = map(int, input().split())\nprint(sum(i * i for i in range(a, b)) % 1000003)\n",
-              "cpp": ("#include <cstdio>\nint main(){long long a,b,s=0;scanf(\"%lld %lld\",&a,&b);"
-                      "for(long long i=a;i<b;i++)s=(s+i*i)%1000003;printf(\"%lld\\n\",s);}\n")}, "1 200000\n"),
+    "a+b": (
+        {
+            "python": "a, b = map(int, input().split())\nprint(a + b)\n",
+            "cpp": '#include <cstdio>\nint main(){long long a,b;scanf("%lld %lld",&a,&b);printf("%lld\\n",a+b);}\n',
+        },
+        "3 4\n",
+    ),
+    "loop": (
+        {
+            "python": "a, b = map(int, input().split())\nprint(sum(i * i for i in range(a, b)) % 1000003)\n",
+            "cpp": (
+                '#include <cstdio>\nint main(){long long a,b,s=0;scanf("%lld %lld",&a,&b);'
+                'for(long long i=a;i<b;i++)s=(s+i*i)%1000003;printf("%lld\\n",s);}\n'
+            ),
+        },
+        "1 200000\n",
+    ),
 }
 #: LiveCodeBench's method for stdin problems (lcb_runner's testing_util, grade_stdio), reproduced: one
 #: process per program, the program wrapped as a function once, and per test an alarm, captured stdout
@@ -98,7 +109,9 @@ def in_process(src: str, stdin: str) -> list[float]:
     with tempfile.TemporaryDirectory() as d:
         (Path(d) / "main.py").write_text(src)
         (Path(d) / "harness.py").write_text(IN_PROCESS)
-        done = subprocess.run([PYTHON, f"{d}/harness.py", f"{d}/main.py", stdin, str(N)], capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [PYTHON, f"{d}/harness.py", f"{d}/main.py", stdin, str(N)], capture_output=True, text=True, check=True
+        )
         return [float(t) for t in done.stdout.split()]
 
 
@@ -205,11 +218,15 @@ print(" ".join(map(str, times)))
 """
 
 
-def fork_floor(cpu: list[float] | None = None, modules: tuple[str, ...] = (), program: tuple[str, str] | None = None) -> list[float]:
+def fork_floor(
+    cpu: list[float] | None = None, modules: tuple[str, ...] = (), program: tuple[str, str] | None = None
+) -> list[float]:
     """Per fork, reaped: wall seconds (and the CPU seconds of both processes per fork into ``cpu``),
     from a Python that imported ``modules`` first; ``program``: (source, input) the child runs."""
     env = {**os.environ, **({"FLOOR_PROGRAM": program[0], "FLOOR_INPUT": program[1]} if program else {})}
-    done = subprocess.run([PYTHON, "-I", "-S", "-c", FORK_FLOOR, str(N), *modules], capture_output=True, text=True, check=True, env=env)
+    done = subprocess.run(
+        [PYTHON, "-I", "-S", "-c", FORK_FLOOR, str(N), *modules], capture_output=True, text=True, check=True, env=env
+    )
     values = [float(t) for t in done.stdout.split()]
     if cpu is not None:
         cpu.append(values[-1])
@@ -235,9 +252,28 @@ def spawn_at_rss(sandbox: Sandbox, extra_mb: int, runs: int) -> list[float]:
 
 def bare_bwrap() -> list[float]:
     """Floor: a minimal bwrap (user+pid+mount namespaces, /usr only) running /bin/true."""
-    cmd = ["/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--ro-bind", "/usr", "/usr",
-           "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
-           "--proc", "/proc", "--dev", "/dev", "/bin/true"]
+    cmd = [
+        "/usr/bin/bwrap",
+        "--unshare-user",
+        "--unshare-pid",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--symlink",
+        "usr/lib",
+        "/lib",
+        "--symlink",
+        "usr/lib64",
+        "/lib64",
+        "--symlink",
+        "usr/bin",
+        "/bin",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "/bin/true",
+    ]
     times = []
     for _ in range(N):
         t = time.perf_counter()
@@ -287,25 +323,47 @@ def measure_once(sandbox: Sandbox) -> dict:
             sandbox_cpu: list[float] = []
             p = statistics.median(plain(language, src, stdin, plain_cpu))
             s = statistics.median(sandboxed(sandbox, language, src, stdin, sandbox_cpu))
-            row = {"workload": workload, "language": language, "tests": N, "plain_median_s": p, "sandbox_median_s": s,
-                   "sandbox_vs_plain_rate": p / s, "overhead_s": s - p, "sandbox_tests_per_s": 1 / s, "plain_tests_per_s": 1 / p,
-                   "plain_cpu_s": plain_cpu[0], "sandbox_cpu_s": sandbox_cpu[0] if sandbox_cpu else None}
+            row = {
+                "workload": workload,
+                "language": language,
+                "tests": N,
+                "plain_median_s": p,
+                "sandbox_median_s": s,
+                "sandbox_vs_plain_rate": p / s,
+                "overhead_s": s - p,
+                "sandbox_tests_per_s": 1 / s,
+                "plain_tests_per_s": 1 / p,
+                "plain_cpu_s": plain_cpu[0],
+                "sandbox_cpu_s": sandbox_cpu[0] if sandbox_cpu else None,
+            }
             if workload == "a+b":
-                row["one_sandbox_per_test_median_s"] = statistics.median(one_sandbox_per_test(sandbox, language, src, stdin))
+                row["one_sandbox_per_test_median_s"] = statistics.median(
+                    one_sandbox_per_test(sandbox, language, src, stdin)
+                )
             if language == "python" and workload == "a+b":
                 inproc = statistics.median(in_process(src, stdin))
-                row.update(in_process_median_s=inproc, in_process_tests_per_s=1 / inproc, sandbox_vs_in_process_rate=inproc / s)
+                row.update(
+                    in_process_median_s=inproc, in_process_tests_per_s=1 / inproc, sandbox_vs_in_process_rate=inproc / s
+                )
             rows.append(row)
     floor_cpu: list[float] = []
     warm_cpu: list[float] = []
     program_cpu: list[float] = []
-    return {"load_average_before": load, "load_average_after": os.getloadavg()[0], "rows": rows,
-            "bare_bwrap_true_median_s": statistics.median(bare_bwrap()),
-            "fork_floor_median_s": statistics.median(fork_floor(floor_cpu)), "fork_floor_cpu_s": floor_cpu[0],
-            "warm_fork_floor_median_s": statistics.median(fork_floor(warm_cpu, WARM_MODULES)), "warm_fork_floor_cpu_s": warm_cpu[0],
-            "program_floor_median_s": statistics.median(fork_floor(program_cpu, WARM_MODULES, (WORKLOADS["a+b"][0]["python"], WORKLOADS["a+b"][1]))),
-            "program_floor_cpu_s": program_cpu[0],
-            "spawn_s": {str(mb): statistics.median(spawn_at_rss(sandbox, mb, SPAWN_RUNS)) for mb in SPAWN_EXTRA_MB}}
+    return {
+        "load_average_before": load,
+        "load_average_after": os.getloadavg()[0],
+        "rows": rows,
+        "bare_bwrap_true_median_s": statistics.median(bare_bwrap()),
+        "fork_floor_median_s": statistics.median(fork_floor(floor_cpu)),
+        "fork_floor_cpu_s": floor_cpu[0],
+        "warm_fork_floor_median_s": statistics.median(fork_floor(warm_cpu, WARM_MODULES)),
+        "warm_fork_floor_cpu_s": warm_cpu[0],
+        "program_floor_median_s": statistics.median(
+            fork_floor(program_cpu, WARM_MODULES, (WORKLOADS["a+b"][0]["python"], WORKLOADS["a+b"][1]))
+        ),
+        "program_floor_cpu_s": program_cpu[0],
+        "spawn_s": {str(mb): statistics.median(spawn_at_rss(sandbox, mb, SPAWN_RUNS)) for mb in SPAWN_EXTRA_MB},
+    }
 
 
 def main() -> None:
@@ -316,73 +374,136 @@ def main() -> None:
     def across(key: tuple[str, str], field: str) -> list[float]:
         return [next(r for r in run["rows"] if (r["workload"], r["language"]) == key)[field] for run in runs]
 
-    out = {"runs": runs, "tests_per_run": N, "repeats": REPEATS, "uses_cgroups": sandbox.uses_cgroups, "pooled_netns": sandbox.pooled_netns,
-           "versions": {k: v for k, v in toolchain_versions().items() if k in ("python", "cpp")},
-           "load_averages": [round(run["load_average_before"], 2) for run in runs],
-           "load_averages_after": [round(run["load_average_after"], 2) for run in runs],
-           "note": "2-core shared machine; per-test wall time incl. process start, cgroup setup and teardown"}
+    out = {
+        "runs": runs,
+        "tests_per_run": N,
+        "repeats": REPEATS,
+        "uses_cgroups": sandbox.uses_cgroups,
+        "pooled_netns": sandbox.pooled_netns,
+        "versions": {k: v for k, v in toolchain_versions().items() if k in ("python", "cpp")},
+        "load_averages": [round(run["load_average_before"], 2) for run in runs],
+        "load_averages_after": [round(run["load_average_after"], 2) for run in runs],
+        "note": "2-core shared machine; per-test wall time incl. process start, cgroup setup and teardown",
+    }
     res = results_dir()
     (res / "sandbox.json").write_text(json.dumps(out, indent=2) + "\n")
-    md = [f"{N} tests per row and run, {REPEATS} runs; load average before each run: {out['load_averages']}, after: "
-          f"{out['load_averages_after']}. Figures: median of the runs' medians (worst run in brackets). CPU: the CPU "
-          "seconds per test of every process involved (the scoring process, and the session's cgroup: supervisor, "
-          "warm Python, test; for a fresh process, it and its parent), which the load moves far less than the wall clock. "
-          "Command: `.venv/bin/python bench/bench_sandbox.py`.", "",
-          "| workload | language | fresh process per test (ms) | sandboxed, one sandbox per program (ms) | sandboxed tests/s "
-          "| sandboxed / fresh-process rate | CPU per test, fresh / sandboxed (ms) |",
-          "|---|---|---:|---:|---:|---:|---:|"]
+    md = [
+        f"{N} tests per row and run, {REPEATS} runs; load average before each run: {out['load_averages']}, after: "
+        f"{out['load_averages_after']}. Figures: median of the runs' medians (worst run in brackets). CPU: the CPU "
+        "seconds per test of every process involved (the scoring process, and the session's cgroup: supervisor, "
+        "warm Python, test; for a fresh process, it and its parent), which the load moves far less than the wall "
+        "clock. "
+        "Command: `.venv/bin/python bench/bench_sandbox.py`.",
+        "",
+        "| workload | language | fresh process per test (ms) | sandboxed, one sandbox per program (ms) | sandboxed "
+        "tests/s "
+        "| sandboxed / fresh-process rate | CPU per test, fresh / sandboxed (ms) |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
     for key in keys:
         plain_ms = [v * 1000 for v in across(key, "plain_median_s")]
         sand_ms = [v * 1000 for v in across(key, "sandbox_median_s")]
         rate = across(key, "sandbox_vs_plain_rate")
         plain_cpu = [v * 1000 for v in across(key, "plain_cpu_s")]
         sand_cpu = [v * 1000 for v in across(key, "sandbox_cpu_s") if v is not None]
-        cpu_cell = (f"{statistics.median(plain_cpu):.2f} / {statistics.median(sand_cpu):.2f} ({max(sand_cpu):.2f})"
-                    if sand_cpu else f"{statistics.median(plain_cpu):.2f} / -")
-        md.append(f"| {key[0]} | {key[1]} | {statistics.median(plain_ms):.1f} ({max(plain_ms):.1f}) | {statistics.median(sand_ms):.1f} "
-                  f"({max(sand_ms):.1f}) | {1000 / statistics.median(sand_ms):.0f} | {statistics.median(rate):.2f}x ({min(rate):.2f}x) "
-                  f"| {cpu_cell} |")
+        cpu_cell = (
+            f"{statistics.median(plain_cpu):.2f} / {statistics.median(sand_cpu):.2f} ({max(sand_cpu):.2f})"
+            if sand_cpu
+            else f"{statistics.median(plain_cpu):.2f} / -"
+        )
+        md.append(
+            f"| {key[0]} | {key[1]} | {statistics.median(plain_ms):.1f} ({max(plain_ms):.1f}) | "
+            f"{statistics.median(sand_ms):.1f} "
+            f"({max(sand_ms):.1f}) | {1000 / statistics.median(sand_ms):.0f} | {statistics.median(rate):.2f}x "
+            f"({min(rate):.2f}x) "
+            f"| {cpu_cell} |"
+        )
     inproc = [v * 1000 for v in across(("a+b", "python"), "in_process_median_s")]
     vs_inproc = across(("a+b", "python"), "sandbox_vs_in_process_rate")
     floor = [run["bare_bwrap_true_median_s"] * 1000 for run in runs]
     forks = [run["fork_floor_median_s"] * 1000 for run in runs]
-    singles = {key: statistics.median(v * 1000 for v in across(key, "one_sandbox_per_test_median_s")) for key in keys if key[0] == "a+b"}
-    md += ["", "A single isolated run (a new sandbox and supervisor for it, as `Program.run` does) on A+B: "
-           + "; ".join(f"{key[1]} {ms:.1f} ms" for key, ms in singles.items()) + "."]
-    md += ["", f"Python A+B, LiveCodeBench's in-process method reproduced (no isolation): {statistics.median(inproc):.3f} ms per test "
-           f"({1000 / statistics.median(inproc):.0f} tests/s); the sandbox runs at {statistics.median(vs_inproc):.3f}x that rate "
-           f"(worst run {min(vs_inproc):.3f}x).",
-           f"A fork of a Python that exits at once, reaped (the floor of a process per test, no isolation), same runs: "
-           f"median {statistics.median(forks):.3f} ms (worst {max(forks):.3f}); the in-process method takes "
-           f"{statistics.median(inproc) / statistics.median(forks):.2f}x that per test.",
-           f"Bare bwrap running /bin/true (the floor of any one-sandbox-per-test design), same runs: median {statistics.median(floor):.1f} ms "
-           f"(worst {max(floor):.1f}).", f"cgroups: {sandbox.uses_cgroups}; pooled network namespaces: {sandbox.pooled_netns}."]
+    singles = {
+        key: statistics.median(v * 1000 for v in across(key, "one_sandbox_per_test_median_s"))
+        for key in keys
+        if key[0] == "a+b"
+    }
+    md += [
+        "",
+        "A single isolated run (a new sandbox and supervisor for it, as `Program.run` does) on A+B: "
+        + "; ".join(f"{key[1]} {ms:.1f} ms" for key, ms in singles.items())
+        + ".",
+    ]
+    md += [
+        "",
+        f"Python A+B, LiveCodeBench's in-process method reproduced (no isolation): {statistics.median(inproc):.3f} ms "
+        f"per test "
+        f"({1000 / statistics.median(inproc):.0f} tests/s); the sandbox runs at {statistics.median(vs_inproc):.3f}x "
+        f"that rate "
+        f"(worst run {min(vs_inproc):.3f}x).",
+        f"A fork of a Python that exits at once, reaped (the floor of a process per test, no isolation), same runs: "
+        f"median {statistics.median(forks):.3f} ms (worst {max(forks):.3f}); the in-process method takes "
+        f"{statistics.median(inproc) / statistics.median(forks):.2f}x that per test.",
+        f"Bare bwrap running /bin/true (the floor of any one-sandbox-per-test design), same runs: median "
+        f"{statistics.median(floor):.1f} ms "
+        f"(worst {max(floor):.1f}).",
+        f"cgroups: {sandbox.uses_cgroups}; pooled network namespaces: {sandbox.pooled_netns}.",
+    ]
     floor_cpu = [run["fork_floor_cpu_s"] * 1000 for run in runs]
     py = [v * 1000 for v in across(("a+b", "python"), "sandbox_median_s")]
     py_cpu = [v * 1000 for v in across(("a+b", "python"), "sandbox_cpu_s") if v is not None]
-    md += ["", f"Python A+B against the fork floor, same runs: {statistics.median(py) / statistics.median(forks):.1f}x its wall time "
-           f"(worst run {max(p / f for p, f in zip(py, forks)):.1f}x)"
-           + (f", {statistics.median(py_cpu) / statistics.median(floor_cpu):.1f}x its CPU ({statistics.median(floor_cpu):.2f} ms per fork "
-              "of both processes)" if py_cpu else "") + "."]
+    md += [
+        "",
+        f"Python A+B against the fork floor, same runs: {statistics.median(py) / statistics.median(forks):.1f}x its "
+        f"wall time "
+        f"(worst run {max(p / f for p, f in zip(py, forks)):.1f}x)"
+        + (
+            f", {statistics.median(py_cpu) / statistics.median(floor_cpu):.1f}x its CPU "
+            f"({statistics.median(floor_cpu):.2f} ms per fork "
+            "of both processes)"
+            if py_cpu
+            else ""
+        )
+        + ".",
+    ]
     warm = [run["warm_fork_floor_median_s"] * 1000 for run in runs]
     warm_cpu = [run["warm_fork_floor_cpu_s"] * 1000 for run in runs]
-    md += ["", f"Warm fork floor (the same, from a Python that imported what the sandbox's warm Python imports: "
-           f"{len(WARM_MODULES)} modules), same runs: median {statistics.median(warm):.3f} ms wall (worst {max(warm):.3f}), "
-           f"{statistics.median(warm_cpu):.2f} ms CPU; Python A+B is {statistics.median(py) / statistics.median(warm):.1f}x its wall time"
-           + (f" and {statistics.median(py_cpu) / statistics.median(warm_cpu):.1f}x its CPU" if py_cpu else "") + "."]
+    md += [
+        "",
+        f"Warm fork floor (the same, from a Python that imported what the sandbox's warm Python imports: "
+        f"{len(WARM_MODULES)} modules), same runs: median {statistics.median(warm):.3f} ms wall (worst "
+        f"{max(warm):.3f}), "
+        f"{statistics.median(warm_cpu):.2f} ms CPU; Python A+B is "
+        f"{statistics.median(py) / statistics.median(warm):.1f}x its wall time"
+        + (f" and {statistics.median(py_cpu) / statistics.median(warm_cpu):.1f}x its CPU" if py_cpu else "")
+        + ".",
+    ]
     program = [run["program_floor_median_s"] * 1000 for run in runs]
     program_cpu = [run["program_floor_cpu_s"] * 1000 for run in runs]
-    md += ["", f"Program floor (the warm fork floor's Python forks a child that runs Python A+B itself: its input on a pipe, "
-           f"its output read from one, nothing else: no isolation, limits, supervisor or checks), same runs: median "
-           f"{statistics.median(program):.3f} ms wall (worst {max(program):.3f}), {statistics.median(program_cpu):.2f} ms CPU, "
-           f"{statistics.median(program_cpu) / statistics.median(floor_cpu):.1f}x the bare fork floor's CPU; the sandboxed test is "
-           f"{statistics.median(py) / statistics.median(program):.2f}x its wall time"
-           + (f" and {statistics.median(py_cpu) / statistics.median(program_cpu):.2f}x its CPU" if py_cpu else "") + "."]
+    md += [
+        "",
+        f"Program floor (the warm fork floor's Python forks a child that runs Python A+B itself: its input on a pipe, "
+        f"its output read from one, nothing else: no isolation, limits, supervisor or checks), same runs: median "
+        f"{statistics.median(program):.3f} ms wall (worst {max(program):.3f}), {statistics.median(program_cpu):.2f} "
+        f"ms CPU, "
+        f"{statistics.median(program_cpu) / statistics.median(floor_cpu):.1f}x the bare fork floor's CPU; the "
+        f"sandboxed test is "
+        f"{statistics.median(py) / statistics.median(program):.2f}x its wall time"
+        + (f" and {statistics.median(py_cpu) / statistics.median(program_cpu):.2f}x its CPU" if py_cpu else "")
+        + ".",
+    ]
     sizes = sorted({mb for run in runs for mb in run["spawn_s"]}, key=int)
-    md += ["", f"Starting a sandbox while the scoring process holds more memory (one isolated C++ A+B run, a new sandbox each, "
-           f"{SPAWN_RUNS} per size and run; median of the runs' medians, worst run in brackets): "
-           + "; ".join(f"+{mb} MB: {statistics.median(run['spawn_s'][mb] * 1000 for run in runs):.1f} ms "
-                       f"({max(run['spawn_s'][mb] * 1000 for run in runs):.1f})" for mb in sizes) + "."]
+    md += [
+        "",
+        f"Starting a sandbox while the scoring process holds more memory (one isolated C++ A+B run, a new sandbox "
+        f"each, "
+        f"{SPAWN_RUNS} per size and run; median of the runs' medians, worst run in brackets): "
+        + "; ".join(
+            f"+{mb} MB: {statistics.median(run['spawn_s'][mb] * 1000 for run in runs):.1f} ms "
+            f"({max(run['spawn_s'][mb] * 1000 for run in runs):.1f})"
+            for mb in sizes
+        )
+        + ".",
+    ]
     (res / "sandbox.md").write_text("# Sandbox overhead per test\n\n" + "\n".join(md) + "\n" + OVERHEAD_NOTE)
     print("\n".join(md))
 

@@ -26,11 +26,13 @@ that runs the command line's ``main``; the sandboxed programs and the judge are 
 The 1-minute load average is taken before each step; scoring runs ``--repeats`` times (median and
 worst); imports run once.
 
-    .venv/bin/python bench/bench_scale.py [--sizes 1,10,50,v6] [--policon [--policon-every 10]] [--repeats 2] [--publish]
+    .venv/bin/python bench/bench_scale.py [--sizes 1,10,50,v6] [--policon [--policon-every 10]] [--repeats 2]
+    [--publish]
 
 Results: var/bench/scale.{json,md} (``--sizes ""``: the PoliCon run alone, in scale_policon.{json,md}), or
 bench/results/ with --publish.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,7 +50,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.common import load_average, median_worst, write_results  # noqa: E402
+from bench.common import load_average, median_worst, write_results
 
 SUBSET = 22  # problems whose Python solutions run, at every size
 
@@ -63,14 +65,24 @@ def child(argv: list[str]) -> None:
     started = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()) as out:
         status = main(argv)
-    print(json.dumps({"status": status, "seconds": time.perf_counter() - started,
-                      "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "stdout": out.getvalue()}))
+    print(
+        json.dumps(
+            {
+                "status": status,
+                "seconds": time.perf_counter() - started,
+                "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                "stdout": out.getvalue(),
+            }
+        )
+    )
 
 
 def measured(argv: list[str]) -> dict[str, Any]:
     """One command line run in a child process: its time, peak memory and the load before it."""
     load = load_average()
-    done = subprocess.run([sys.executable, __file__, "--child", json.dumps(argv)], capture_output=True, text=True, cwd=REPO)
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", json.dumps(argv)], capture_output=True, text=True, cwd=REPO
+    )
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv[:3])} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -85,9 +97,15 @@ def scoring_fields(runs: list[dict[str, Any]], unit: str, units: int, *, digits:
     seconds, peaks = [r["seconds"] for r in runs], [r["peak_mb"] for r in runs]
     median_s, worst_s = median_worst(seconds, higher_is_better=False)
     median_mb, worst_mb = median_worst(peaks, higher_is_better=False)
-    return {"score_s": round(median_s, 1), "score_s_worst": round(worst_s, 1), "score_peak_mb": round(median_mb, 1),
-            "score_peak_mb_worst": round(worst_mb, 1), f"ms_per_{unit}": round(1000 * median_s / units, digits),
-            f"ms_per_{unit}_worst": round(1000 * worst_s / units, digits), "score_loads": [r["load"] for r in runs]}
+    return {
+        "score_s": round(median_s, 1),
+        "score_s_worst": round(worst_s, 1),
+        "score_peak_mb": round(median_mb, 1),
+        "score_peak_mb_worst": round(worst_mb, 1),
+        f"ms_per_{unit}": round(1000 * median_s / units, digits),
+        f"ms_per_{unit}_worst": round(1000 * worst_s / units, digits),
+        "score_loads": [r["load"] for r in runs],
+    }
 
 
 def multi_lcb_size(size: str, folder: Path, repeats: int) -> dict[str, Any]:
@@ -111,20 +129,45 @@ def multi_lcb_size(size: str, folder: Path, repeats: int) -> dict[str, Any]:
     index_bytes = (folder / "items.jsonl.index").stat().st_size
     items_bytes = items_path.stat().st_size
     old_bytes = _old_format_bytes(items_path, len(LANGUAGE_KEYS))
-    runs = [measured(["score", "--benchmark", "multi-lcb", "--dataset", str(items_path), "--predictions",
-                      str(folder / "predictions.jsonl"), "--concurrency", "2"]) for _ in range(repeats)]
+    runs = [
+        measured(
+            [
+                "score",
+                "--benchmark",
+                "multi-lcb",
+                "--dataset",
+                str(items_path),
+                "--predictions",
+                str(folder / "predictions.jsonl"),
+                "--concurrency",
+                "2",
+            ]
+        )
+        for _ in range(repeats)
+    ]
     tests_run = sum(release.tests[qid] for qid in scored)
     for run in runs:
         if "language=python" not in run["stdout"]:
             raise SystemExit(run["stdout"])
-    row = {"size": size if size == "v6" else f"{size}x", "problems": len(release.question_ids),
-           "items": len(release.question_ids) * len(LANGUAGE_KEYS), "tests": sum(release.tests.values()),
-           "released_mb": round(release.released_bytes / 1e6, 1), "tests_decoded_mb": round(release.test_bytes / 1e6, 1),
-           "items_file_mb": round(items_bytes / 1e6, 1), "old_items_file_mb": round(old_bytes / 1e6, 1),
-           "index_kb": round(index_bytes / 1e3, 1), "generate_s": round(generated_s, 1),
-           "import_s": round(imported["seconds"], 1), "import_peak_mb": round(imported["peak_mb"], 1),
-           "import_load": imported["load"], "scored_problems": len(scored), "programs": programs, "tests_run": tests_run,
-           **scoring_fields(runs, "test", tests_run, digits=1)}
+    row = {
+        "size": size if size == "v6" else f"{size}x",
+        "problems": len(release.question_ids),
+        "items": len(release.question_ids) * len(LANGUAGE_KEYS),
+        "tests": sum(release.tests.values()),
+        "released_mb": round(release.released_bytes / 1e6, 1),
+        "tests_decoded_mb": round(release.test_bytes / 1e6, 1),
+        "items_file_mb": round(items_bytes / 1e6, 1),
+        "old_items_file_mb": round(old_bytes / 1e6, 1),
+        "index_kb": round(index_bytes / 1e3, 1),
+        "generate_s": round(generated_s, 1),
+        "import_s": round(imported["seconds"], 1),
+        "import_peak_mb": round(imported["peak_mb"], 1),
+        "import_load": imported["load"],
+        "scored_problems": len(scored),
+        "programs": programs,
+        "tests_run": tests_run,
+        **scoring_fields(runs, "test", tests_run, digits=1),
+    }
     print(row, flush=True)
     return row
 
@@ -135,7 +178,11 @@ def _big_ids(release: Any) -> set[str]:
     from evaluators.multi_lcb.synthetic import V6_SHAPE
 
     every = V6_SHAPE.problems // V6_SHAPE.big_problems
-    return {qid for n, qid in enumerate(release.question_ids) if n % every == every // 2 and n // every < V6_SHAPE.big_problems}
+    return {
+        qid
+        for n, qid in enumerate(release.question_ids)
+        if n % every == every // 2 and n // every < V6_SHAPE.big_problems
+    }
 
 
 def _old_format_bytes(items_path: Path, languages: int) -> int:
@@ -172,9 +219,14 @@ def policon(folder: Path, repeats: int, every: int) -> dict[str, Any]:
         items += 5 * wanted
     assert sum(1 for _ in iter_tasks(folder / "datas")) == sum(counts.values())
     items_path = folder / "items.jsonl"
-    imported = measured(["items", "--benchmark", "policon", "--release", str(folder / "datas"), "--out", str(items_path)])
-    parties = {record["id"]: int(record["slices"]["parties"]) for record in map(json.loads, items_path.read_text().splitlines())
-               if "id" in record}
+    imported = measured(
+        ["items", "--benchmark", "policon", "--release", str(folder / "datas"), "--out", str(items_path)]
+    )
+    parties = {
+        record["id"]: int(record["slices"]["parties"])
+        for record in map(json.loads, items_path.read_text().splitlines())
+        if "id" in record
+    }
     ids = list(parties)
     assert len(ids) == items
     # the items of every ``every``-th task are judged (--allow-missing: the others are left out)
@@ -183,24 +235,54 @@ def policon(folder: Path, repeats: int, every: int) -> dict[str, Any]:
     answered = [i for i in ids if i.rsplit("/", 1)[0] in chosen]
     calls = sum(parties[i] for i in answered)  # one judge call per party
     predictions = folder / "predictions.jsonl"
-    predictions.write_text("".join(json.dumps({"item_id": i, "output": f"The European Parliament resolved task {i}."}) + "\n"
-                                   for i in answered))
-    server = subprocess.Popen([sys.executable, "-m", "tests.support.openai_server", "0", "7"], cwd=REPO,
-                              stdout=subprocess.PIPE, text=True)
+    predictions.write_text(
+        "".join(
+            json.dumps({"item_id": i, "output": f"The European Parliament resolved task {i}."}) + "\n" for i in answered
+        )
+    )
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.openai_server", "0", "7"], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
     try:
         base_url = (server.stdout.readline() if server.stdout else "").strip()
-        runs = [measured(["score", "--benchmark", "policon", "--dataset", str(items_path), "--predictions", str(predictions),
-                          "--judge", f"{base_url},judge", "--judge-concurrency", "8", "--concurrency", "2",
-                          "--allow-missing"])
-                for _ in range(repeats)]
+        runs = [
+            measured(
+                [
+                    "score",
+                    "--benchmark",
+                    "policon",
+                    "--dataset",
+                    str(items_path),
+                    "--predictions",
+                    str(predictions),
+                    "--judge",
+                    f"{base_url},judge",
+                    "--judge-concurrency",
+                    "8",
+                    "--concurrency",
+                    "2",
+                    "--allow-missing",
+                ]
+            )
+            for _ in range(repeats)
+        ]
     finally:
         server.kill()
         server.wait()
-    row = {"size": "PoliCon", "tasks": sum(counts.values()), "items": items, "judged_items": len(answered), "every": every,
-           "judge_calls": calls, "release_judge_calls": 5 * sum(int(k) * v for k, v in counts.items()),
-           "items_file_mb": round(items_path.stat().st_size / 1e6, 1), "import_s": round(imported["seconds"], 1),
-           "import_peak_mb": round(imported["peak_mb"], 1), "import_load": imported["load"],
-           **scoring_fields(runs, "call", calls, digits=2)}
+    row = {
+        "size": "PoliCon",
+        "tasks": sum(counts.values()),
+        "items": items,
+        "judged_items": len(answered),
+        "every": every,
+        "judge_calls": calls,
+        "release_judge_calls": 5 * sum(int(k) * v for k, v in counts.items()),
+        "items_file_mb": round(items_path.stat().st_size / 1e6, 1),
+        "import_s": round(imported["seconds"], 1),
+        "import_peak_mb": round(imported["peak_mb"], 1),
+        "import_load": imported["load"],
+        **scoring_fields(runs, "call", calls, digits=2),
+    }
     print(row, flush=True)
     return row
 
@@ -229,33 +311,54 @@ def main() -> None:
             folder = Path(tmp) / "policon"
             folder.mkdir()
             rows.append(policon(folder, args.repeats, args.policon_every))
-    result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "python": platform.python_version(),
-              "cpu_count": os.cpu_count(), "repeats": args.repeats, "rows": rows}
+    result = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "python": platform.python_version(),
+        "cpu_count": os.cpu_count(),
+        "repeats": args.repeats,
+        "rows": rows,
+    }
     lcb = [r for r in rows if r["size"] != "PoliCon"]
-    lines = ["# Scale: import and scoring as releases grow", "",
-             f"Generated releases on {result['cpu_count']} CPUs shared with other work ({result['date']}); "
-             f"imports run once, scoring {args.repeats} times (median, worst in brackets); the 1-minute load average "
-             "before each step is in the last column. Peak: the command's own maximum resident set. Multi-LCB: every "
-             "item is read and scored, the Python solutions of a deterministic subset of problems run (the rest answer "
-             "without code); ms/test is the scoring time over the tests run.", "",
-             "| size | problems | items | released MB | items file MB (before: tests per language) | import s | import peak MB "
-             "| scored problems / tests run | score s | score peak MB | ms/test | load |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "# Scale: import and scoring as releases grow",
+        "",
+        f"Generated releases on {result['cpu_count']} CPUs shared with other work ({result['date']}); "
+        f"imports run once, scoring {args.repeats} times (median, worst in brackets); the 1-minute load average "
+        "before each step is in the last column. Peak: the command's own maximum resident set. Multi-LCB: every "
+        "item is read and scored, the Python solutions of a deterministic subset of problems run (the rest answer "
+        "without code); ms/test is the scoring time over the tests run.",
+        "",
+        "| size | problems | items | released MB | items file MB (before: tests per language) | import s | import "
+        "peak MB "
+        "| scored problems / tests run | score s | score peak MB | ms/test | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in lcb:
-        lines.append(f"| {r['size']} | {r['problems']:,} | {r['items']:,} | {r['released_mb']} | {r['items_file_mb']} "
-                     f"({r['old_items_file_mb']}) | {r['import_s']} | {r['import_peak_mb']} | {r['scored_problems']} / "
-                     f"{r['tests_run']:,} | {r['score_s']} ({r['score_s_worst']}) | {r['score_peak_mb']} "
-                     f"({r['score_peak_mb_worst']}) | {r['ms_per_test']} ({r['ms_per_test_worst']}) | "
-                     f"{r['import_load']}; {', '.join(map(str, r['score_loads']))} |")
+        lines.append(
+            f"| {r['size']} | {r['problems']:,} | {r['items']:,} | {r['released_mb']} | {r['items_file_mb']} "
+            f"({r['old_items_file_mb']}) | {r['import_s']} | {r['import_peak_mb']} | {r['scored_problems']} / "
+            f"{r['tests_run']:,} | {r['score_s']} ({r['score_s_worst']}) | {r['score_peak_mb']} "
+            f"({r['score_peak_mb_worst']}) | {r['ms_per_test']} ({r['ms_per_test_worst']}) | "
+            f"{r['import_load']}; {', '.join(map(str, r['score_loads']))} |"
+        )
     for r in (r for r in rows if r["size"] == "PoliCon"):
-        lines += ["", f"PoliCon-sized ({r['tasks']:,} tasks, {r['items']:,} items, {r['release_judge_calls']:,} judge calls in all): "
-                  + ("every item judged" if r["every"] == 1 else f"the whole release imported; the items of every "
-                     f"{r['every']}th task judged ({r['judged_items']:,} items, the others left out with --allow-missing)")
-                  + f" ({r['judge_calls']:,} calls against a scripted judge answering at once, 8 calls in flight, 2 items at a "
-                  f"time): items file {r['items_file_mb']} MB, import "
-                  f"{r['import_s']} s at {r['import_peak_mb']} MB peak; scoring {r['score_s']} s ({r['score_s_worst']}) "
-                  f"at {r['score_peak_mb']} MB ({r['score_peak_mb_worst']}) peak, {r['ms_per_call']} ms a judge call "
-                  f"({r['ms_per_call_worst']}); load {r['import_load']}; {', '.join(map(str, r['score_loads']))}."]
+        lines += [
+            "",
+            f"PoliCon-sized ({r['tasks']:,} tasks, {r['items']:,} items, {r['release_judge_calls']:,} judge calls in "
+            f"all): "
+            + (
+                "every item judged"
+                if r["every"] == 1
+                else f"the whole release imported; the items of every "
+                f"{r['every']}th task judged ({r['judged_items']:,} items, the others left out with --allow-missing)"
+            )
+            + f" ({r['judge_calls']:,} calls against a scripted judge answering at once, 8 calls in flight, 2 items "
+            f"at a "
+            f"time): items file {r['items_file_mb']} MB, import "
+            f"{r['import_s']} s at {r['import_peak_mb']} MB peak; scoring {r['score_s']} s ({r['score_s_worst']}) "
+            f"at {r['score_peak_mb']} MB ({r['score_peak_mb_worst']}) peak, {r['ms_per_call']} ms a judge call "
+            f"({r['ms_per_call_worst']}); load {r['import_load']}; {', '.join(map(str, r['score_loads']))}.",
+        ]
     if not lcb:  # the PoliCon run alone (--sizes ""): its own results file, the Multi-LCB table kept
         lines = [lines[0] + ": PoliCon", *lines[-2:]]
     write_results("scale" if lcb else "scale_policon", result, lines + [""])

@@ -18,6 +18,7 @@ Run: ``.venv/bin/python bench/bench_site_scale.py --label full [--reuse DB] [--r
 then ``--report small,full`` to write the table of both sizes (``site_scale.md``). Results in var/bench/, or
 bench/results/ with --publish.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,7 +37,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.common import SERVER, load_average, percentile, results_dir, write_results  # noqa: E402
+from bench.common import SERVER, load_average, percentile, results_dir, write_results
 
 ENV = {"CELERY_BROKER_URL": "redis://127.0.0.1:6379/13", "DJANGO_DEBUG": "0", "LEADERBOARD_LOG_LEVEL": "WARNING"}
 BENCH_USER = "scale-bench"
@@ -94,8 +95,10 @@ def pages() -> list[tuple[str, str]]:
         ("queue json", "/queue/?format=json"),
     ]
     if snapshot is not None:
-        found += [("snapshot", f"/benchmarks/multi-lcb/snapshots/{snapshot.pk}/"),
-                  ("api snapshot", f"/api/benchmarks/multi-lcb/snapshots/{snapshot.pk}/")]
+        found += [
+            ("snapshot", f"/benchmarks/multi-lcb/snapshots/{snapshot.pk}/"),
+            ("api snapshot", f"/api/benchmarks/multi-lcb/snapshots/{snapshot.pk}/"),
+        ]
     if run is not None:
         found += [("run items", f"/runs/{run.pk}/items/"), ("api run", f"/api/runs/{run.pk}/")]
     return found
@@ -104,7 +107,8 @@ def pages() -> list[tuple[str, str]]:
 def setup(database: str, reuse: bool, seed_args: list[str], ratings_days: float, warm: bool = True) -> dict[str, Any]:
     """Point Django at ``database`` (seeding it first unless ``reuse``), fit the arena's ratings if it has none
     (``ratings_days`` > 0: on the votes of the seeded year's first days only, a cut that many days in) and keep
-    the published figures (``arena.published``, as the periodic pass does); returns what was done and how long it took."""
+    the published figures (``arena.published``, as the periodic pass does); returns what was done and how long it
+    took."""
     os.environ.update(ENV)
     os.environ["DATABASE_URL"] = f"{SERVER}/{database}"
     os.environ["LEADERBOARD_VAR_DIR"] = str(REPO / "var" / f"bench-{database}")
@@ -131,7 +135,9 @@ def setup(database: str, reuse: bool, seed_args: list[str], ratings_days: float,
     from leaderboard.history.models import Snapshot
     from leaderboard.history.services import snapshot_freeze
 
-    User.objects.filter(username=BENCH_USER).exists() or User.objects.create_user(BENCH_USER, password="scale-bench-password")
+    User.objects.filter(username=BENCH_USER).exists() or User.objects.create_user(
+        BENCH_USER, password="scale-bench-password"
+    )
     if not Snapshot.objects.filter(benchmark__slug="multi-lcb").exists():
         snapshot_freeze(benchmark=Benchmark.objects.get(slug="multi-lcb"), reason="bench: the board at scale")
     from leaderboard.arena.models import RatingSnapshot, Vote
@@ -142,17 +148,28 @@ def setup(database: str, reuse: bool, seed_args: list[str], ratings_days: float,
         now = None
         if ratings_days > 0:
             first = Vote.objects.order_by("created_at").values_list("created_at", flat=True).first()
-            now = first + dt.timedelta(days=ratings_days, seconds=2 * int(os.environ.get("LEADERBOARD_ARENA_PUBLIC_DELAY_SECONDS", "3600")))
+            now = first + dt.timedelta(
+                days=ratings_days, seconds=2 * int(os.environ.get("LEADERBOARD_ARENA_PUBLIC_DELAY_SECONDS", "3600"))
+            )
         started, load = time.perf_counter(), load_average()
         written = ratings_compute(force=True, now=now)
-        seeded["ratings"] = {"snapshots": written, "seconds": round(time.perf_counter() - started, 1), "load_before": load,
-                             "days": ratings_days, "votes_fitted": RatingSnapshot.objects.filter(filter_key="", kind="raw")
-                             .values_list("n_votes", flat=True).first()}
+        seeded["ratings"] = {
+            "snapshots": written,
+            "seconds": round(time.perf_counter() - started, 1),
+            "load_before": load,
+            "days": ratings_days,
+            "votes_fitted": RatingSnapshot.objects.filter(filter_key="", kind="raw")
+            .values_list("n_votes", flat=True)
+            .first(),
+        }
         print(f"ratings: {seeded['ratings']}", flush=True)
     started, load = time.perf_counter(), load_average()
     if warm:
         published_warm()
-    seeded["published_warm"] = {"seconds": round(time.perf_counter() - started, 1) if warm else None, "load_before": load}
+    seeded["published_warm"] = {
+        "seconds": round(time.perf_counter() - started, 1) if warm else None,
+        "load_before": load,
+    }
     print(f"published figures kept: {seeded['published_warm']}", flush=True)
     return seeded
 
@@ -161,9 +178,17 @@ def sizes() -> dict[str, int]:
     """The seeded tables' row counts."""
     from django.db import connection
 
-    tables = {"votes": "arena_vote", "battles": "arena_battle", "arena_models": "arena_arenamodel", "models": "catalog_model",
-              "runs": "submissions_evaluationrun", "scores": "submissions_score", "item_results": "submissions_itemresult",
-              "leaderboard_rows": "submissions_leaderboardentry", "rating_snapshots": "arena_ratingsnapshot"}
+    tables = {
+        "votes": "arena_vote",
+        "battles": "arena_battle",
+        "arena_models": "arena_arenamodel",
+        "models": "catalog_model",
+        "runs": "submissions_evaluationrun",
+        "scores": "submissions_score",
+        "item_results": "submissions_itemresult",
+        "leaderboard_rows": "submissions_leaderboardentry",
+        "rating_snapshots": "arena_ratingsnapshot",
+    }
     with connection.cursor() as cursor:
         found = {}
         for name, table in tables.items():
@@ -188,9 +213,17 @@ def query_counts(found: list[tuple[str, str]]) -> dict[str, dict[str, Any]]:
         first_ms = (time.perf_counter() - started) * 1000
         with CaptureQueriesContext(connection) as queries:
             response = client.get(path)
-        out[name] = {"path": path, "status": response.status_code, "first_status": first.status_code, "first_ms": round(first_ms, 1),
-                     "queries": len(queries.captured_queries)}
-        print(f"{name}: {response.status_code} {len(queries.captured_queries)} queries, first {first_ms:.0f} ms", flush=True)
+        out[name] = {
+            "path": path,
+            "status": response.status_code,
+            "first_status": first.status_code,
+            "first_ms": round(first_ms, 1),
+            "queries": len(queries.captured_queries),
+        }
+        print(
+            f"{name}: {response.status_code} {len(queries.captured_queries)} queries, first {first_ms:.0f} ms",
+            flush=True,
+        )
     return out
 
 
@@ -212,14 +245,34 @@ def timed(conn: http.client.HTTPConnection, path: str, cookie: str) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def latencies(found: list[tuple[str, str]], rounds: int, skip: set[str]) -> tuple[dict[str, dict[str, float]], float, float]:
-    """p50/p95 per page through gunicorn, /healthz between pages; pages in ``skip`` are left out (too slow to repeat)."""
+def latencies(
+    found: list[tuple[str, str]], rounds: int, skip: set[str]
+) -> tuple[dict[str, dict[str, float]], float, float]:
+    """p50/p95 per page through gunicorn, /healthz between pages; pages in ``skip`` are left out (too slow to
+    repeat)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
-    server = subprocess.Popen([str(REPO / ".venv" / "bin" / "gunicorn"), "leaderboard.wsgi:application", "--bind", f"127.0.0.1:{port}",
-                               "--worker-class", "gthread", "--workers", "1", "--threads", "1", "--timeout", "600", "--log-level", "warning"],
-                              cwd=REPO, env={**os.environ, **ENV})
+    server = subprocess.Popen(
+        [
+            str(REPO / ".venv" / "bin" / "gunicorn"),
+            "leaderboard.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--worker-class",
+            "gthread",
+            "--workers",
+            "1",
+            "--threads",
+            "1",
+            "--timeout",
+            "600",
+            "--log-level",
+            "warning",
+        ],
+        cwd=REPO,
+        env={**os.environ, **ENV},
+    )
     cookie = session_cookie()
     measured = [(name, path) for name, path in found if name not in skip]
     try:
@@ -246,8 +299,14 @@ def latencies(found: list[tuple[str, str]], rounds: int, skip: set[str]) -> tupl
     finally:
         server.terminate()
         server.wait(timeout=30)
-    return ({name: {"p50_ms": round(percentile(v, 0.5), 1), "p95_ms": round(percentile(v, 0.95), 1), "n": len(v)}
-             for name, v in samples.items()}, load_before, load_after)
+    return (
+        {
+            name: {"p50_ms": round(percentile(v, 0.5), 1), "p95_ms": round(percentile(v, 0.95), 1), "n": len(v)}
+            for name, v in samples.items()
+        },
+        load_before,
+        load_after,
+    )
 
 
 def measure(args: argparse.Namespace) -> None:
@@ -258,11 +317,21 @@ def measure(args: argparse.Namespace) -> None:
     # a page whose cold render took longer than --slow-ms is timed only once (its first request above)
     skip = {name for name, c in counts.items() if c["first_ms"] > args.slow_ms and args.slow_ms > 0}
     timings, load_before, load_after = latencies(found, args.requests, skip)
-    result = {"label": args.label, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "database": args.database,
-              "seed": seeded, "sizes": sizes(), "cpu_count": os.cpu_count(), "rounds": args.requests,
-              "server": "gunicorn gthread 1x1, signed in (page cache bypassed)", "load_counts": counted_load,
-              "load_before": load_before, "load_after": load_after, "healthz": timings.pop("healthz"),
-              "pages": {name: {**counts[name], **timings.get(name, {})} for name, _ in found}}
+    result = {
+        "label": args.label,
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "database": args.database,
+        "seed": seeded,
+        "sizes": sizes(),
+        "cpu_count": os.cpu_count(),
+        "rounds": args.requests,
+        "server": "gunicorn gthread 1x1, signed in (page cache bypassed)",
+        "load_counts": counted_load,
+        "load_before": load_before,
+        "load_after": load_after,
+        "healthz": timings.pop("healthz"),
+        "pages": {name: {**counts[name], **timings.get(name, {})} for name, _ in found},
+    }
     out = results_dir() / f"site_scale_{args.label}.json"
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=1))
@@ -272,25 +341,47 @@ def report(labels: list[str]) -> None:
     """The table of the sizes measured (their JSON files), the goal judged on the last."""
     runs = [json.loads((results_dir() / f"site_scale_{label}.json").read_text()) for label in labels]
     names = list(runs[-1]["pages"])
-    lines = ["# Every public page and API at scale", "",
-             f"Seeded by `manage.py seed_scale`; pages asked signed in (the page cache bypassed: every request renders) through "
-             f"gunicorn gthread 1x1 on Postgres, the cache in Redis, one client on a kept-alive connection, /healthz between pages; "
-             f"{os.cpu_count()} CPUs shared with other work. Queries: a second request of the page (after one warm-up) in the "
-             "test client. 'first': the page's first request after the seed (its caches cold). Goal: p95 under "
-             f"{GOAL_MS:.0f} ms at load 1, and no query count that grows with the data.", ""]
+    lines = [
+        "# Every public page and API at scale",
+        "",
+        f"Seeded by `manage.py seed_scale`; pages asked signed in (the page cache bypassed: every request renders) "
+        f"through "
+        f"gunicorn gthread 1x1 on Postgres, the cache in Redis, one client on a kept-alive connection, /healthz "
+        f"between pages; "
+        f"{os.cpu_count()} CPUs shared with other work. Queries: a second request of the page (after one warm-up) in "
+        f"the "
+        "test client. 'first': the page's first request after the seed (its caches cold). Goal: p95 under "
+        f"{GOAL_MS:.0f} ms at load 1, and no query count that grows with the data.",
+        "",
+    ]
     for r in runs:
         s = r["sizes"]
-        lines.append(f"- **{r['label']}** ({r['date']}): {s['votes']:,} votes, {s['arena_models']:,} arena models, {s['models']:,} models, "
-                     f"{s['runs']:,} runs, {s['item_results']:,} item results, {s['leaderboard_rows']:,} board rows, "
-                     f"{s['rating_snapshots']} rating snapshots; {r['rounds']} rounds; load {r['load_before']} before, "
-                     f"{r['load_after']} after; /healthz p50 {r['healthz']['p50_ms']} ms, p95 {r['healthz']['p95_ms']} ms"
-                     + (f"; seeded in {r['seed']['seconds']} s" if r["seed"].get("seconds") else "")
-                     + (f"; ratings fitted on {r['seed']['ratings']['votes_fitted']:,} votes (a cut {r['seed']['ratings']['days']} days "
-                        f"into the seeded year) in {r['seed']['ratings']['seconds']} s" if r["seed"].get("ratings") else "")
-                     + (f"; the published figures kept in {r['seed']['published_warm']['seconds']} s (load "
-                        f"{r['seed']['published_warm']['load_before']})" if r["seed"]["published_warm"]["seconds"] else ""))
-    lines += ["", "| page | " + " | ".join(f"{r['label']}: queries | p50 ms | p95 ms | first ms" for r in runs) + " |",
-              "|---|" + "---:|---:|---:|---:|" * len(runs)]
+        lines.append(
+            f"- **{r['label']}** ({r['date']}): {s['votes']:,} votes, {s['arena_models']:,} arena models, "
+            f"{s['models']:,} models, "
+            f"{s['runs']:,} runs, {s['item_results']:,} item results, {s['leaderboard_rows']:,} board rows, "
+            f"{s['rating_snapshots']} rating snapshots; {r['rounds']} rounds; load {r['load_before']} before, "
+            f"{r['load_after']} after; /healthz p50 {r['healthz']['p50_ms']} ms, p95 {r['healthz']['p95_ms']} ms"
+            + (f"; seeded in {r['seed']['seconds']} s" if r["seed"].get("seconds") else "")
+            + (
+                f"; ratings fitted on {r['seed']['ratings']['votes_fitted']:,} votes (a cut "
+                f"{r['seed']['ratings']['days']} days "
+                f"into the seeded year) in {r['seed']['ratings']['seconds']} s"
+                if r["seed"].get("ratings")
+                else ""
+            )
+            + (
+                f"; the published figures kept in {r['seed']['published_warm']['seconds']} s (load "
+                f"{r['seed']['published_warm']['load_before']})"
+                if r["seed"]["published_warm"]["seconds"]
+                else ""
+            )
+        )
+    lines += [
+        "",
+        "| page | " + " | ".join(f"{r['label']}: queries | p50 ms | p95 ms | first ms" for r in runs) + " |",
+        "|---|" + "---:|---:|---:|---:|" * len(runs),
+    ]
     for name in names:
         cells = []
         for r in runs:
@@ -303,10 +394,20 @@ def report(labels: list[str]) -> None:
         lines.append(f"| {name} (`{runs[-1]['pages'][name]['path']}`) | " + " | ".join(cells) + " |")
     last = runs[-1]["pages"]
     over = [n for n, p in last.items() if p.get("p95_ms", p["first_ms"]) > GOAL_MS]
-    grown = [n for n in names if len(runs) > 1 and all(n in r["pages"] for r in runs)
-             and runs[-1]["pages"][n]["queries"] > runs[0]["pages"][n]["queries"]]
-    lines += ["", f"Over {GOAL_MS:.0f} ms at p95 (or, untimed, on the first request) at the last size: {', '.join(over) or 'none'}.",
-              f"Query counts larger at the last size than at the first: {', '.join(grown) or 'none'}.", ""]
+    grown = [
+        n
+        for n in names
+        if len(runs) > 1
+        and all(n in r["pages"] for r in runs)
+        and runs[-1]["pages"][n]["queries"] > runs[0]["pages"][n]["queries"]
+    ]
+    lines += [
+        "",
+        f"Over {GOAL_MS:.0f} ms at p95 (or, untimed, on the first request) at the last size: "
+        f"{', '.join(over) or 'none'}.",
+        f"Query counts larger at the last size than at the first: {', '.join(grown) or 'none'}.",
+        "",
+    ]
     write_results("site_scale", {"runs": runs}, lines)
 
 
@@ -317,10 +418,20 @@ def main() -> None:
     parser.add_argument("--reuse", metavar="DATABASE", help="measure this database as it is (seeded before)")
     parser.add_argument("--seed-args", default="", help="seed_scale's options (default: its full scale)")
     parser.add_argument("--requests", type=int, default=20, help="rounds of every page")
-    parser.add_argument("--ratings-days", type=float, default=0, help="fit the ratings (when there are none) on the votes of the "
-                                                                       "seeded year's first days only (0: every vote)")
-    parser.add_argument("--slow-ms", type=float, default=20_000, help="time only once a page whose first request took longer")
-    parser.add_argument("--kept", action="store_true", help="the published figures are in the cache already (a rerun on a --reuse'd database)")
+    parser.add_argument(
+        "--ratings-days",
+        type=float,
+        default=0,
+        help="fit the ratings (when there are none) on the votes of the seeded year's first days only (0: every vote)",
+    )
+    parser.add_argument(
+        "--slow-ms", type=float, default=20_000, help="time only once a page whose first request took longer"
+    )
+    parser.add_argument(
+        "--kept",
+        action="store_true",
+        help="the published figures are in the cache already (a rerun on a --reuse'd database)",
+    )
     parser.add_argument("--report", help="labels of measured sizes, comma-separated: write the table")
     parser.add_argument("--publish", action="store_true", help="write to bench/results/")
     args = parser.parse_args()

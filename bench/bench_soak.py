@@ -15,6 +15,7 @@ failed with a reason); and it reports how long the site took to answer again aft
 Run: ``.venv/bin/python bench/bench_soak.py [--publish]`` as root (it restarts the services with the
 commands of services.md). Results: var/bench/soak.{json,md}, or bench/results/ with --publish.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,23 +34,47 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.common import django_bench_setup, results_dir  # noqa: E402
+from bench.common import django_bench_setup, results_dir
 
 SECONDS = float(os.environ.get("SOAK_SECONDS", "240"))
 VOTERS = int(os.environ.get("SOAK_VOTERS", "4"))
 SUBMIT_EVERY = float(os.environ.get("SOAK_SUBMIT_EVERY", "4"))
 REDIS_DB = "redis://127.0.0.1:6379/11"
 PG_RESTART = ["pg_ctlcluster", "--skip-systemctl-redirect", "15", "main", "restart", "--", "-m", "fast"]
-REDIS_START = ["redis-server", "--daemonize", "yes", "--bind", "127.0.0.1", "-::1", "--port", "6379", "--save", "", "--appendonly", "no",
-               "--dir", "/var/lib/redis", "--logfile", "/var/log/redis/ci.log"]
+REDIS_START = [
+    "redis-server",
+    "--daemonize",
+    "yes",
+    "--bind",
+    "127.0.0.1",
+    "-::1",
+    "--port",
+    "6379",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--dir",
+    "/var/lib/redis",
+    "--logfile",
+    "/var/log/redis/ci.log",
+]
 ENV = {
-    "CELERY_BROKER_URL": REDIS_DB, "DJANGO_DEBUG": "0", "LEADERBOARD_LOG_LEVEL": "WARNING",
-    "LEADERBOARD_ARENA_ACTIONS_PER_MINUTE": "1000000", "LEADERBOARD_ARENA_ACTIONS_PER_MINUTE_PER_IP": "1000000",
-    "LEADERBOARD_ARENA_VOTES_PER_DAY": "1000000", "LEADERBOARD_ARENA_VOTES_PER_DAY_PER_IP": "1000000",
+    "CELERY_BROKER_URL": REDIS_DB,
+    "DJANGO_DEBUG": "0",
+    "LEADERBOARD_LOG_LEVEL": "WARNING",
+    "LEADERBOARD_ARENA_ACTIONS_PER_MINUTE": "1000000",
+    "LEADERBOARD_ARENA_ACTIONS_PER_MINUTE_PER_IP": "1000000",
+    "LEADERBOARD_ARENA_VOTES_PER_DAY": "1000000",
+    "LEADERBOARD_ARENA_VOTES_PER_DAY_PER_IP": "1000000",
     # the periodic passes that send lost messages again, at soak speed (production: minutes)
-    "LEADERBOARD_RUN_QUEUED_RESEND_SECONDS": "15", "LEADERBOARD_ARENA_TURN_RESEND_SECONDS": "10",
-    "LEADERBOARD_ARENA_RATINGS_BEAT_SECONDS": "5", "LEADERBOARD_RUN_REAPER_SECONDS": "3", "LEADERBOARD_RUN_LEASE_SECONDS": "30",
-    "LEADERBOARD_ARENA_RATINGS_DEBOUNCE_SECONDS": "2", "LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS": "10",
+    "LEADERBOARD_RUN_QUEUED_RESEND_SECONDS": "15",
+    "LEADERBOARD_ARENA_TURN_RESEND_SECONDS": "10",
+    "LEADERBOARD_ARENA_RATINGS_BEAT_SECONDS": "5",
+    "LEADERBOARD_RUN_REAPER_SECONDS": "3",
+    "LEADERBOARD_RUN_LEASE_SECONDS": "30",
+    "LEADERBOARD_ARENA_RATINGS_DEBOUNCE_SECONDS": "2",
+    "LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS": "10",
 }
 
 
@@ -65,9 +90,15 @@ class Site:
     def __init__(self, port: int, token: str) -> None:
         self.base, self.token = f"http://127.0.0.1:{port}", token
 
-    def call(self, method: str, path: str, body: bytes | None = None, content_type: str = "application/json") -> tuple[int, object]:
-        request = urllib.request.Request(self.base + path, data=body, method=method,
-                                         headers={"Authorization": f"Token {self.token}", "Content-Type": content_type})
+    def call(
+        self, method: str, path: str, body: bytes | None = None, content_type: str = "application/json"
+    ) -> tuple[int, object]:
+        request = urllib.request.Request(
+            self.base + path,
+            data=body,
+            method=method,
+            headers={"Authorization": f"Token {self.token}", "Content-Type": content_type},
+        )
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 return response.status, json.loads(response.read() or b"null")
@@ -97,16 +128,31 @@ def setup() -> tuple[str, list[str]]:
 
 def predictions(item_ids: list[str], n: int) -> bytes:
     """Every item answered; the Python ones with a+b (a few compile and run), the rest with no code."""
-    lines = [json.dumps({"item_id": i, "output": "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
-                         if i.endswith("/python") and n % 2 == 0 else "no code"}) for i in item_ids]
+    lines = [
+        json.dumps(
+            {
+                "item_id": i,
+                "output": "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
+                if i.endswith("/python") and n % 2 == 0
+                else "no code",
+            }
+        )
+        for i in item_ids
+    ]
     return ("\n".join(lines) + "\n").encode()
 
 
 def multipart(fields: dict[str, str], file_field: str, data: bytes) -> tuple[bytes, str]:
     boundary = f"soak{random.getrandbits(64):x}"
-    parts = [f"--{boundary}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n".encode() for k, v in fields.items()]
-    parts.append(f"--{boundary}\r\nContent-Disposition: form-data; name=\"{file_field}\"; filename=\"p.jsonl\"\r\n"
-                 "Content-Type: application/octet-stream\r\n\r\n".encode() + data + b"\r\n")
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode() for k, v in fields.items()
+    ]
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{file_field}"; filename="p.jsonl"\r\n'
+        "Content-Type: application/octet-stream\r\n\r\n".encode()
+        + data
+        + b"\r\n"
+    )
     return b"".join(parts) + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
 
 
@@ -122,16 +168,72 @@ def main() -> None:
     logs = REPO / "var" / "bench-soak" / "log"
     logs.mkdir(parents=True, exist_ok=True)
     procs = [
-        subprocess.Popen([str(REPO / ".venv/bin/gunicorn"), "leaderboard.wsgi:application", "--bind", f"127.0.0.1:{port}",
-                          "--worker-class", "gthread", "--workers", "2", "--threads", "8", "--log-level", "warning"],
-                         cwd=REPO, env=env, stdout=(logs / "gunicorn.log").open("wb"), stderr=subprocess.STDOUT),
-        subprocess.Popen([str(REPO / ".venv/bin/celery"), "-A", "workers.celery", "worker", "-B", "--schedule", str(logs / "beat.schedule"),
-                          # the interactive queue too (the reaper, the arena's ratings), as before they had a queue of their own
-                          "-Q", "cpu,interactive", "--concurrency", "2", "-n", "soak-cpu@%h", "--loglevel", "INFO"],
-                         cwd=REPO, env=env, stdout=(logs / "cpu.log").open("wb"), stderr=subprocess.STDOUT),
-        subprocess.Popen([str(REPO / ".venv/bin/celery"), "-A", "workers.celery", "worker", "-Q", "arena", "--pool", "threads",
-                          "--concurrency", "4", "-n", "soak-arena@%h", "--loglevel", "INFO"],
-                         cwd=REPO, env=env, stdout=(logs / "arena.log").open("wb"), stderr=subprocess.STDOUT),
+        subprocess.Popen(
+            [
+                str(REPO / ".venv/bin/gunicorn"),
+                "leaderboard.wsgi:application",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--worker-class",
+                "gthread",
+                "--workers",
+                "2",
+                "--threads",
+                "8",
+                "--log-level",
+                "warning",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=(logs / "gunicorn.log").open("wb"),
+            stderr=subprocess.STDOUT,
+        ),
+        subprocess.Popen(
+            [
+                str(REPO / ".venv/bin/celery"),
+                "-A",
+                "workers.celery",
+                "worker",
+                "-B",
+                "--schedule",
+                str(logs / "beat.schedule"),
+                # the interactive queue too (the reaper, the arena's ratings), as before they had a queue of their own
+                "-Q",
+                "cpu,interactive",
+                "--concurrency",
+                "2",
+                "-n",
+                "soak-cpu@%h",
+                "--loglevel",
+                "INFO",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=(logs / "cpu.log").open("wb"),
+            stderr=subprocess.STDOUT,
+        ),
+        subprocess.Popen(
+            [
+                str(REPO / ".venv/bin/celery"),
+                "-A",
+                "workers.celery",
+                "worker",
+                "-Q",
+                "arena",
+                "--pool",
+                "threads",
+                "--concurrency",
+                "4",
+                "-n",
+                "soak-arena@%h",
+                "--loglevel",
+                "INFO",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=(logs / "arena.log").open("wb"),
+            stderr=subprocess.STDOUT,
+        ),
     ]
     site = Site(port, token)
     deadline = time.monotonic() + 60
@@ -151,7 +253,11 @@ def main() -> None:
     def voter(n: int) -> None:
         rng = random.Random(n)
         while not stop.is_set():
-            code, battle = site.call("POST", "/api/arena/battles/", json.dumps({"prompt": f"how does apt read its sources? #{rng.random()}"}).encode())
+            code, battle = site.call(
+                "POST",
+                "/api/arena/battles/",
+                json.dumps({"prompt": f"how does apt read its sources? #{rng.random()}"}).encode(),
+            )
             if code != 201 or not isinstance(battle, dict):
                 with lock:
                     counts["refused_or_failed_requests"] += 1
@@ -163,7 +269,11 @@ def main() -> None:
             turns = 2 if rng.random() < 0.3 else 1
             for turn in range(turns):
                 if turn:
-                    code, _ = site.call("POST", f"/api/arena/battles/{public_id}/turns/", json.dumps({"prompt": "and the mirror?"}).encode())
+                    code, _ = site.call(
+                        "POST",
+                        f"/api/arena/battles/{public_id}/turns/",
+                        json.dumps({"prompt": "and the mirror?"}).encode(),
+                    )
                     with lock:
                         counts["turns" if code == 201 else "refused_or_failed_requests"] += 1
                 wait_until = time.monotonic() + 120
@@ -175,7 +285,11 @@ def main() -> None:
             for _ in range(20):  # a vote refused by an outage is tried again, as a person would
                 with lock:
                     counts["vote_attempts"] += 1
-                code, _ = site.call("POST", f"/api/arena/battles/{public_id}/vote/", json.dumps({"winner": rng.choice(["model_a", "model_b", "tie"])}).encode())
+                code, _ = site.call(
+                    "POST",
+                    f"/api/arena/battles/{public_id}/vote/",
+                    json.dumps({"winner": rng.choice(["model_a", "model_b", "tie"])}).encode(),
+                )
                 if code == 201:
                     with lock:
                         acked_votes.append(public_id)
@@ -187,7 +301,9 @@ def main() -> None:
     def submitter() -> None:
         n = 0
         while not stop.is_set():
-            body, content_type = multipart({"benchmark": "multi-lcb", "model_name": f"soak-{n % 5}"}, "predictions", predictions(item_ids, n))
+            body, content_type = multipart(
+                {"benchmark": "multi-lcb", "model_name": f"soak-{n % 5}"}, "predictions", predictions(item_ids, n)
+            )
             code, answer = site.call("POST", "/api/submissions/", body, content_type)
             if code == 201 and isinstance(answer, dict):
                 with lock:
@@ -248,7 +364,11 @@ def main() -> None:
             break
         time.sleep(2)
     settle = time.monotonic() - started - SECONDS
-    runs = list(EvaluationRun.objects.filter(submission_id__in=accepted).values("pk", "status", "attempt", "failure_message", "finished_at"))
+    runs = list(
+        EvaluationRun.objects.filter(submission_id__in=accepted).values(
+            "pk", "status", "attempt", "failure_message", "finished_at"
+        )
+    )
     voted = set(Vote.objects.filter(battle__public_id__in=acked_votes).values_list("battle__public_id", flat=True))
     for proc in procs:
         proc.terminate()
@@ -261,40 +381,77 @@ def main() -> None:
 
     worker_log = (logs / "cpu.log").read_text(errors="replace")
     resent_turns = sum(int(n) for n in re.findall(r"'resent_turns': (\d+)", worker_log))
-    resent_runs = sum(int(n) for n in re.findall(r"requeue_expired_runs\[[^\]]*\] succeeded in [0-9.e-]+s: \(\d+, \d+, (\d+)\)", worker_log))
+    resent_runs = sum(
+        int(n)
+        for n in re.findall(r"requeue_expired_runs\[[^\]]*\] succeeded in [0-9.e-]+s: \(\d+, \d+, (\d+)\)", worker_log)
+    )
     by_status: dict[str, int] = {}
     for run in runs:
         by_status[run["status"]] = by_status.get(run["status"], 0) + 1
     result = {
-        "seconds": SECONDS, "voters": VOTERS, "load_average_end": os.getloadavg(), "cpus": os.cpu_count(), "django": django.get_version(),
+        "seconds": SECONDS,
+        "voters": VOTERS,
+        "load_average_end": os.getloadavg(),
+        "cpus": os.cpu_count(),
+        "django": django.get_version(),
         "server": "gunicorn gthread 2x8; workers: cpu (prefork 2, with beat), arena (threads 4)",
-        "restarts": restarts, "counts": counts,
-        "votes_acknowledged": len(acked_votes), "votes_found": len(voted & set(acked_votes)),
-        "submissions_accepted": len(accepted), "runs": len(runs), "runs_by_status": by_status,
-        "runs_failed_without_reason": sum(1 for r in runs if r["status"] == RunStatus.FAILED and not r["failure_message"]),
+        "restarts": restarts,
+        "counts": counts,
+        "votes_acknowledged": len(acked_votes),
+        "votes_found": len(voted & set(acked_votes)),
+        "submissions_accepted": len(accepted),
+        "runs": len(runs),
+        "runs_by_status": by_status,
+        "runs_failed_without_reason": sum(
+            1 for r in runs if r["status"] == RunStatus.FAILED and not r["failure_message"]
+        ),
         "runs_not_ended": sum(1 for r in runs if r["status"] not in terminal),
         "runs_attempts": dict(sorted(Counter(r["attempt"] for r in runs).items())),
         "seconds_to_settle_after_load": round(settle, 1),
-        "arena_turns_sent_again": resent_turns, "queued_runs_sent_again": resent_runs,
-        "probes": len(probes), "probes_failed": sum(1 for _, ok in probes if not ok),
+        "arena_turns_sent_again": resent_turns,
+        "queued_runs_sent_again": resent_runs,
+        "probes": len(probes),
+        "probes_failed": sum(1 for _, ok in probes if not ok),
     }
-    result["nothing_lost"] = (result["votes_found"] == result["votes_acknowledged"] and result["runs_not_ended"] == 0
-                              and result["runs_failed_without_reason"] == 0)
-    lines = ["# Soak: restarts of Postgres and Redis under load", "",
-             f"{SECONDS:.0f} s of load on {result['server']}; {VOTERS} voters, a submission every {SUBMIT_EVERY:.0f} s, a database read every 0.25 s. "
-             f"{os.cpu_count()} CPUs; load average at the end {result['load_average_end'][0]:.1f}. Command: `.venv/bin/python bench/bench_soak.py`.", "",
-             "| restart | at (s) | restart took (s) | first answer after it was back (s) | failed reads meanwhile |", "|---|---:|---:|---:|---:|"]
-    lines += [f"| {r['service']} | {r['began_s']:.0f} | {r['restarted_s'] - r['began_s']:.1f} | {r['site_answered_again_after_s']} | {r['failed_probes']} |"
-              for r in restarts]
-    lines += ["", f"- Votes acknowledged: {result['votes_acknowledged']}; found in the database afterwards: {result['votes_found']}.",
-              f"- Battles started: {counts['battles']}; second turns: {counts['turns']}; requests refused or failed during outages: {counts['refused_or_failed_requests']}.",
-              f"- Submissions accepted: {result['submissions_accepted']} ({counts['submissions_refused']} refused or failed during outages); "
-              f"their runs: {by_status}; not ended: {result['runs_not_ended']}; failed without a reason: {result['runs_failed_without_reason']}; "
-              f"attempts: {result['runs_attempts']}.",
-              f"- Sent again by the beat's periodic passes (messages lost with Redis, or duplicates of slow ones; a claim runs each once): "
-              f"{resent_turns} arena turns, {resent_runs} queued runs.",
-              f"- Everything ended {result['seconds_to_settle_after_load']} s after the load stopped.",
-              f"- Nothing lost: {'yes' if result['nothing_lost'] else 'NO'}.", ""]
+    result["nothing_lost"] = (
+        result["votes_found"] == result["votes_acknowledged"]
+        and result["runs_not_ended"] == 0
+        and result["runs_failed_without_reason"] == 0
+    )
+    lines = [
+        "# Soak: restarts of Postgres and Redis under load",
+        "",
+        f"{SECONDS:.0f} s of load on {result['server']}; {VOTERS} voters, a submission every {SUBMIT_EVERY:.0f} s, a "
+        f"database read every 0.25 s. "
+        f"{os.cpu_count()} CPUs; load average at the end {result['load_average_end'][0]:.1f}. Command: "
+        f"`.venv/bin/python bench/bench_soak.py`.",
+        "",
+        "| restart | at (s) | restart took (s) | first answer after it was back (s) | failed reads meanwhile |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {r['service']} | {r['began_s']:.0f} | {r['restarted_s'] - r['began_s']:.1f} | "
+        f"{r['site_answered_again_after_s']} | {r['failed_probes']} |"
+        for r in restarts
+    ]
+    lines += [
+        "",
+        f"- Votes acknowledged: {result['votes_acknowledged']}; found in the database afterwards: "
+        f"{result['votes_found']}.",
+        f"- Battles started: {counts['battles']}; second turns: {counts['turns']}; requests refused or failed during "
+        f"outages: {counts['refused_or_failed_requests']}.",
+        f"- Submissions accepted: {result['submissions_accepted']} ({counts['submissions_refused']} refused or failed "
+        f"during outages); "
+        f"their runs: {by_status}; not ended: {result['runs_not_ended']}; failed without a reason: "
+        f"{result['runs_failed_without_reason']}; "
+        f"attempts: {result['runs_attempts']}.",
+        f"- Sent again by the beat's periodic passes (messages lost with Redis, or duplicates of slow ones; a claim "
+        f"runs each once): "
+        f"{resent_turns} arena turns, {resent_runs} queued runs.",
+        f"- Everything ended {result['seconds_to_settle_after_load']} s after the load stopped.",
+        f"- Nothing lost: {'yes' if result['nothing_lost'] else 'NO'}.",
+        "",
+    ]
     out = results_dir()
     (out / "soak.json").write_text(json.dumps(result, indent=1, default=str) + "\n")
     (out / "soak.md").write_text("\n".join(lines))

@@ -27,7 +27,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.common import load_average, spread, write_results  # noqa: E402
+from bench.common import load_average, spread, write_results
 
 SIZES = [int(s) for s in os.environ.get("BENCH_SIZES", "100000").split(",")]
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
@@ -52,8 +52,10 @@ def simulate(n: int, seed: int = 0):  # type: ignore[no-untyped-def]
     pick_own = rng.random((n, WORDS)) < 0.6
     own_i = rng.integers(0, OWN, (n, WORDS))
     shared_i = rng.integers(0, SHARED, (n, WORDS))
-    prompts = [" ".join(own[t][j] if o else shared[s] for o, j, s in zip(po, oi, si))
-               for t, po, oi, si in zip(topic.tolist(), pick_own.tolist(), own_i.tolist(), shared_i.tolist())]
+    prompts = [
+        " ".join(own[t][j] if o else shared[s] for o, j, s in zip(po, oi, si))
+        for t, po, oi, si in zip(topic.tolist(), pick_own.tolist(), own_i.tolist(), shared_i.tolist())
+    ]
     a = rng.integers(0, MODELS, n)
     b = (a + rng.integers(1, MODELS, n)) % MODELS
     p = 1 / (1 + 10 ** ((true[topic, b] - true[topic, a]) / 400))
@@ -72,7 +74,13 @@ def case(name: str, n: int) -> dict[str, float]:
     from evaluators.arena.topics import Vocabulary, adjusted_rand_index, assign, fit_topics, refit_due
 
     prompts, topic, battles = simulate(n)
-    fresh = simulate(max(n // 10, 1), seed=1)[0] if name == "incremental" else simulate(QUERIES, seed=2)[0] if name == "query" else []
+    fresh = (
+        simulate(max(n // 10, 1), seed=1)[0]
+        if name == "incremental"
+        else simulate(QUERIES, seed=2)[0]
+        if name == "query"
+        else []
+    )
     data = _peak_mib()
     out: dict[str, float] = {}
     if name == "refit":
@@ -120,10 +128,12 @@ def case(name: str, n: int) -> dict[str, float]:
 
 
 CASES = ("refit", "incremental", "query", "held_out")
-TITLES = {"refit": "full refit (vocabulary, vectors, 8 topics x 4 subtopics, labels)",
-          "incremental": "incremental: 10% new prompts vectorised, assigned, rule checked",
-          "query": f"for-prompt ranking, one question (median of {QUERIES}; worst)",
-          "held_out": "held-out comparison (500 test votes, each its own conditioned fit)"}
+TITLES = {
+    "refit": "full refit (vocabulary, vectors, 8 topics x 4 subtopics, labels)",
+    "incremental": "incremental: 10% new prompts vectorised, assigned, rule checked",
+    "query": f"for-prompt ranking, one question (median of {QUERIES}; worst)",
+    "held_out": "held-out comparison (500 test votes, each its own conditioned fit)",
+}
 
 
 def main() -> None:
@@ -136,8 +146,13 @@ def main() -> None:
         for name in CASES:
             for _ in range(REPEATS if name != "held_out" and n <= 100_000 else 1):
                 loads.append(load_average())
-                done = subprocess.run([sys.executable, __file__, "--case", name, str(n)], capture_output=True, text=True, check=True,
-                                      env={**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
+                done = subprocess.run(
+                    [sys.executable, __file__, "--case", name, str(n)],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                    env={**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"},
+                )
                 runs.setdefault(f"{name} {n}", []).append(json.loads(done.stdout.strip().splitlines()[-1]))
                 print(name, n, runs[f"{name} {n}"][-1], flush=True)
         write(runs, loads)
@@ -155,17 +170,32 @@ def write(runs: dict[str, list[dict[str, float]]], loads: list[float]) -> None:
                 seconds = f"{np.median([r['seconds'] for r in got]):.3f} ({max(r['worst'] for r in got):.3f})"
             also = ""
             if name == "refit":
-                also = f"ARI {min(r['ari'] for r in got):.3f} against the 8 planted topics (lowest run); {int(got[0]['vocabulary'])} words"
+                also = (
+                    f"ARI {min(r['ari'] for r in got):.3f} against the 8 planted topics (lowest run); "
+                    f"{int(got[0]['vocabulary'])} words"
+                )
             elif name == "query":
-                also = (f"{int(got[0]['ranked'])} of {QUERIES} new questions ranked (the rest declined); median "
-                        f"{got[0]['effective_votes']:.0f} effective votes")
+                also = (
+                    f"{int(got[0]['ranked'])} of {QUERIES} new questions ranked (the rest declined); median "
+                    f"{got[0]['effective_votes']:.0f} effective votes"
+                )
             elif name == "held_out":
                 r = got[0]
-                also = "; ".join(f"{m}: log-lik {r[m + ' log_likelihood']:.4f}, accuracy {r[m + ' accuracy']:.3f}"
-                                 for m in ("global", "prompt-conditioned"))
-            lines.append(f"| {n:,} | {TITLES[name]} | {seconds} | {max(r['peak_mib'] for r in got):.0f} ({max(r['data_mib'] for r in got):.0f}) | {also} |")
-    lines += ["", f"{REPEATS} runs per case at up to 100,000 battles (above, and the held-out comparison: 1 run), each in its own process, one BLAS thread; "
-              f"load average (1 min) before the runs: {min(loads)}-{max(loads)}. Command: `.venv/bin/python bench/bench_topics.py`."]
+                also = "; ".join(
+                    f"{m}: log-lik {r[m + ' log_likelihood']:.4f}, accuracy {r[m + ' accuracy']:.3f}"
+                    for m in ("global", "prompt-conditioned")
+                )
+            lines.append(
+                f"| {n:,} | {TITLES[name]} | {seconds} | {max(r['peak_mib'] for r in got):.0f} "
+                f"({max(r['data_mib'] for r in got):.0f}) | {also} |"
+            )
+    lines += [
+        "",
+        f"{REPEATS} runs per case at up to 100,000 battles (above, and the held-out comparison: 1 run), each in its "
+        f"own process, one BLAS thread; "
+        f"load average (1 min) before the runs: {min(loads)}-{max(loads)}. Command: `.venv/bin/python "
+        f"bench/bench_topics.py`.",
+    ]
     write_results("topics", {"sizes": sizes, "runs": runs, "loads": loads}, lines)
 
 

@@ -1,6 +1,7 @@
 """The scripted model of bench/bench_causal.py, in its own process: prints its base URL, then answers
 CausalPitfalls' code-assisted turns after DELAY_S seconds each (a program that reads the dataset with
 pandas and fits one regression with statsmodels, then a final answer quoting its output)."""
+
 from __future__ import annotations
 
 import re
@@ -10,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.openai_server import OpenAIServer, Reply  # noqa: E402
+from tests.support.openai_server import OpenAIServer, Reply
 
 PROGRAM = """import pandas as pd, statsmodels.formula.api as smf
 df = pd.read_csv('/data/{csv}')

@@ -1,6 +1,7 @@
 """What the benchmarks share: a fresh Postgres database per bench (with the site set up on it), the
 percentile they report, and how every quoted figure names its runs' spread (median and worst) and the
 machine's load."""
+
 from __future__ import annotations
 
 import os
@@ -68,8 +69,12 @@ def spread(values: list[float], fmt: str = "{:.1f}", *, higher_is_better: bool) 
 def request_body(request: Any, model: str | None = None) -> dict[str, Any]:
     """The chat-completions body ``ChatClient.chat_many`` sends for an ``evaluators.core.types.ModelRequest``
     (``model`` omitted when None), for load generators that must send exactly the same requests."""
-    body: dict[str, Any] = {"messages": request.messages, "temperature": request.temperature, "top_p": request.top_p,
-                            "max_tokens": request.max_tokens}
+    body: dict[str, Any] = {
+        "messages": request.messages,
+        "temperature": request.temperature,
+        "top_p": request.top_p,
+        "max_tokens": request.max_tokens,
+    }
     if request.n != 1:
         body["n"] = request.n
     body.update(request.extra)
@@ -84,8 +89,9 @@ def generation_job_seconds(*, owner: Any, model: Any, benchmark: Any, generation
     from leaderboard.runs import services
     from leaderboard.runs.generation.worker import generation_execute
 
-    submission = services.submission_create_for_model(owner=owner, model=model, benchmarks=[benchmark],
-                                                      generation_settings=generation)
+    submission = services.submission_create_for_model(
+        owner=owner, model=model, benchmarks=[benchmark], generation_settings=generation
+    )
     job = services.generation_job_queue(submission=submission)
     started = time.perf_counter()
     outcome = generation_execute(job_id=job.pk)

@@ -24,8 +24,10 @@ with the data sandbox's numpy, scipy and pandas; reads votes from an .npz and pr
 The .npz holds ``a``, ``b`` (model indexes), ``outcome`` (0 model_a, 1 model_b, 2/3 tie), ``m`` and
 optionally ``names`` (model names, else model-000...), ``fa`` and ``fb`` (style features).
 Printed: the times (``bt_s``: compute_bt; ``bootstrap_s``: compute_bootstrap_bt; ``raw_s``: both, as
-FastChat's report runs them; ``raw_cpu_s``: the CPU time of both, its pool's processes included), the ratings of compute_bt and the bootstrap's 2.5/50/97.5% quantiles.
+FastChat's report runs them; ``raw_cpu_s``: the CPU time of both, its pool's processes included), the ratings of
+compute_bt and the bootstrap's 2.5/50/97.5% quantiles.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -65,7 +67,9 @@ def unique_matchups(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[str]
     return rows[:, :2], rows[:, 2].astype(np.float64) / 2.0, names, counts.astype(np.float64)
 
 
-def loss_and_gradient(r: np.ndarray, pairs: np.ndarray, y: np.ndarray, w: np.ndarray, alpha: float) -> tuple[float, np.ndarray]:
+def loss_and_gradient(
+    r: np.ndarray, pairs: np.ndarray, y: np.ndarray, w: np.ndarray, alpha: float
+) -> tuple[float, np.ndarray]:
     both = r[pairs]
     p = expit(alpha * (both[:, 0] - both[:, 1]))
     loss = -((np.log(p) * y + np.log(1.0 - p) * (1.0 - y)) * w).sum()
@@ -76,8 +80,14 @@ def loss_and_gradient(r: np.ndarray, pairs: np.ndarray, y: np.ndarray, w: np.nda
 
 
 def fit(pairs: np.ndarray, y: np.ndarray, w: np.ndarray, m: int, alpha: float, tol: float = 1e-6) -> np.ndarray:
-    found = minimize(fun=loss_and_gradient, x0=np.zeros(m), args=(pairs, y, w, alpha), jac=True, method="L-BFGS-B",
-                     options={"disp": False, "maxiter": 100, "gtol": tol})
+    found = minimize(
+        fun=loss_and_gradient,
+        x0=np.zeros(m),
+        args=(pairs, y, w, alpha),
+        jac=True,
+        method="L-BFGS-B",
+        options={"disp": False, "maxiter": 100, "gtol": tol},
+    )
     return np.asarray(found["x"])
 
 
@@ -106,7 +116,9 @@ def compute_bootstrap_bt(df: pd.DataFrame, rounds: int, tol: float = 1e-6, num_c
     return table[table.median().sort_values(ascending=False).index]
 
 
-def style_inputs(df: pd.DataFrame, fa: np.ndarray, fb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+def style_inputs(
+    df: pd.DataFrame, fa: np.ndarray, fb: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     pairs, names = model_ids(df)
     y = np.full(len(df), 0.5)
     y[(df["winner"] == "model_a").to_numpy()] = 1.0
@@ -116,8 +128,16 @@ def style_inputs(df: pd.DataFrame, fa: np.ndarray, fb: np.ndarray) -> tuple[np.n
     return pairs, x, y, names
 
 
-def style_loss_and_gradient(params: np.ndarray, m: int, pairs: np.ndarray, x: np.ndarray, y: np.ndarray, alpha: float,
-                            reg: float, half_reg: float) -> tuple[float, np.ndarray]:
+def style_loss_and_gradient(
+    params: np.ndarray,
+    m: int,
+    pairs: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    alpha: float,
+    reg: float,
+    half_reg: float,
+) -> tuple[float, np.ndarray]:
     r, beta = params[:m], params[m:]
     both = r[pairs]
     p = expit(alpha * (both[:, 0] - both[:, 1]) + x @ beta)
@@ -129,13 +149,25 @@ def style_loss_and_gradient(params: np.ndarray, m: int, pairs: np.ndarray, x: np
     return float(loss), grad
 
 
-def style_fit(pairs: np.ndarray, x: np.ndarray, y: np.ndarray, m: int, idx: np.ndarray | None = None,
-              reg: float = 0.5, tol: float = 1e-6) -> np.ndarray:
+def style_fit(
+    pairs: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    m: int,
+    idx: np.ndarray | None = None,
+    reg: float = 0.5,
+    tol: float = 1e-6,
+) -> np.ndarray:
     if idx is not None:
         pairs, x, y = pairs[idx], x[idx], y[idx]
-    found = minimize(fun=style_loss_and_gradient, x0=np.zeros(m + x.shape[1]),
-                     args=(m, pairs, x, y, math.log(10.0), reg, reg / 2.0), jac=True, method="L-BFGS-B",
-                     options={"disp": False, "maxiter": 100, "gtol": tol})
+    found = minimize(
+        fun=style_loss_and_gradient,
+        x0=np.zeros(m + x.shape[1]),
+        args=(m, pairs, x, y, math.log(10.0), reg, reg / 2.0),
+        jac=True,
+        method="L-BFGS-B",
+        options={"disp": False, "maxiter": 100, "gtol": tol},
+    )
     return np.asarray(found["x"])
 
 
@@ -150,14 +182,25 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("votes")
     parser.add_argument("--rounds", type=int, default=100)
-    parser.add_argument("--style-rounds", type=int, default=0, help="style bootstrap rounds to time (0: no style control)")
-    parser.add_argument("--num-cpu", type=int, default=0, help="bootstrap pool size (0: os.cpu_count(), FastChat's default)")
+    parser.add_argument(
+        "--style-rounds", type=int, default=0, help="style bootstrap rounds to time (0: no style control)"
+    )
+    parser.add_argument(
+        "--num-cpu", type=int, default=0, help="bootstrap pool size (0: os.cpu_count(), FastChat's default)"
+    )
     args = parser.parse_args()
     data = np.load(args.votes, allow_pickle=False)
     m = int(data["m"])
-    names = np.array([str(s) for s in data["names"]] if "names" in data else [f"model-{i:03d}" for i in range(m)], dtype=object)
-    df = pd.DataFrame({"model_a": names[data["a"]], "model_b": names[data["b"]],
-                       "winner": np.array(OUTCOMES, dtype=object)[data["outcome"]]})
+    names = np.array(
+        [str(s) for s in data["names"]] if "names" in data else [f"model-{i:03d}" for i in range(m)], dtype=object
+    )
+    df = pd.DataFrame(
+        {
+            "model_a": names[data["a"]],
+            "model_b": names[data["b"]],
+            "winner": np.array(OUTCOMES, dtype=object)[data["outcome"]],
+        }
+    )
     out: dict[str, object] = {"num_cpu": args.num_cpu or os.cpu_count(), "rounds": args.rounds}
     cpu = cpu_s()
     start = time.perf_counter()

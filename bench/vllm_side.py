@@ -8,6 +8,7 @@ that vLLM's client measured. Nothing of this project is imported: this is vLLM's
 
 Usage: vllm_side.py REQUESTS_JSON BASE_URL MODEL TOKENIZER_DIR MAX_CONCURRENCY
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -24,19 +25,50 @@ def main(path: str, base_url: str, model: str, tokenizer_dir: str, concurrency: 
     with open(path, encoding="utf-8") as handle:
         bodies: list[dict[str, Any]] = json.load(handle)
     tokenizer = get_tokenizer(tokenizer_dir)
-    requests = [SampleRequest(prompt="", prompt_len=0, expected_output_len=int(body["max_tokens"]),
-                              chat_messages=body["messages"],
-                              request_overrides={k: v for k, v in body.items() if k not in ("messages", "max_tokens")})
-                for body in bodies]
-    result = asyncio.run(benchmark(
-        task_type=TaskType.GENERATION, endpoint_type="openai-chat", api_url=f"{base_url}/chat/completions",
-        base_url=base_url.removesuffix("/v1"), model_id=model, model_name=model, tokenizer=tokenizer,
-        input_requests=requests, logprobs=None, request_rate=float("inf"), burstiness=1.0, disable_tqdm=True,
-        num_warmups=0, profile=False, selected_percentile_metrics=["e2el"], selected_percentiles=[50.0],
-        ignore_eos=False, goodput_config_dict={}, max_concurrency=concurrency, lora_modules=None,
-        extra_headers=None, extra_body=None, ready_check_timeout_sec=0))
-    return {"duration_s": result["duration"], "completed": result["completed"], "failed": result["failed"],
-            "request_throughput": result["request_throughput"], "total_output_tokens": result["total_output_tokens"]}
+    requests = [
+        SampleRequest(
+            prompt="",
+            prompt_len=0,
+            expected_output_len=int(body["max_tokens"]),
+            chat_messages=body["messages"],
+            request_overrides={k: v for k, v in body.items() if k not in ("messages", "max_tokens")},
+        )
+        for body in bodies
+    ]
+    result = asyncio.run(
+        benchmark(
+            task_type=TaskType.GENERATION,
+            endpoint_type="openai-chat",
+            api_url=f"{base_url}/chat/completions",
+            base_url=base_url.removesuffix("/v1"),
+            model_id=model,
+            model_name=model,
+            tokenizer=tokenizer,
+            input_requests=requests,
+            logprobs=None,
+            request_rate=float("inf"),
+            burstiness=1.0,
+            disable_tqdm=True,
+            num_warmups=0,
+            profile=False,
+            selected_percentile_metrics=["e2el"],
+            selected_percentiles=[50.0],
+            ignore_eos=False,
+            goodput_config_dict={},
+            max_concurrency=concurrency,
+            lora_modules=None,
+            extra_headers=None,
+            extra_body=None,
+            ready_check_timeout_sec=0,
+        )
+    )
+    return {
+        "duration_s": result["duration"],
+        "completed": result["completed"],
+        "failed": result["failed"],
+        "request_throughput": result["request_throughput"],
+        "total_output_tokens": result["total_output_tokens"],
+    }
 
 
 if __name__ == "__main__":

@@ -5,14 +5,15 @@
     python -m evaluators score --benchmark policon --dataset RELEASE_DIR --predictions preds.jsonl \
         --judge http://127.0.0.1:8001/v1,MODEL[,API_KEY_ENV] [--judge-revision R] [--judge-prompt-version V]
     python -m evaluators items --benchmark multi-lcb --release RELEASE.jsonl --out items.jsonl
-    python -m evaluators items --benchmark indic-vision-ocr --release RELEASE_DIR_OR.parquet --out items.jsonl --media DIR
-    python -m evaluators list
+    python -m evaluators items --benchmark indic-vision-ocr --release RELEASE_DIR_OR.parquet --out items.jsonl --media
+    DIR python -m evaluators list
 
 A judged benchmark needs ``--judge``: the same Judge a worker builds from ``LEADERBOARD_JUDGES``, with
 its own bounded concurrency (``--judge-concurrency``). Bad input (unknown benchmark, unreadable or
 malformed dataset or predictions, bad setting, a missing or malformed ``--judge``) prints a clear
 message and exits with status 2; an unavailable sandbox or judge exits with status 1.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,14 +24,15 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from evaluators.core.evaluator import Evaluator
 from evaluators.core.files import ItemsFile, open_items, parse_predictions, write_items
 from evaluators.core.media import DirectoryMedia
-from evaluators.core.evaluator import Evaluator
 from evaluators.core.registry import benchmark_name, evaluator_for, evaluator_version, registered_keys
 from evaluators.core.runner import score_items
 from evaluators.core.types import DatasetError, ItemScore, MetricValue, PredictionsError
@@ -102,7 +104,9 @@ def load_dataset(evaluator: Evaluator, path: Path, workdir: Path) -> ItemsFile:
     imports it), so only the items being scored are ever in memory. Images are only hashed: scoring
     never reads them."""
     if path.suffix not in (".jsonl", ".parquet") and not path.is_dir():
-        raise UsageError(f"{path}: expected a .jsonl or .parquet file or a release directory (a release or a normalized items file)")
+        raise UsageError(
+            f"{path}: expected a .jsonl or .parquet file or a release directory (a release or a normalized items file)"
+        )
     try:
         if path.suffix == ".jsonl" and not path.is_dir() and _is_items_file(path):
             items = open_items(path)
@@ -141,8 +145,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     judge, judge_label = _judge(args)
     evaluator = _evaluator(args.benchmark, settings, judge)
     with tempfile.TemporaryDirectory(prefix="evaluators-score-") as workdir:
-        return _score(args, settings, evaluator, load_dataset(evaluator, Path(args.dataset), Path(workdir)), judge_label,
-                      Path(workdir))
+        return _score(
+            args,
+            settings,
+            evaluator,
+            load_dataset(evaluator, Path(args.dataset), Path(workdir)),
+            judge_label,
+            Path(workdir),
+        )
 
 
 class _SpilledScores:
@@ -189,7 +199,7 @@ def _write_result(path: Path, head: dict[str, Any], item_scores: Iterable[str]) 
     partial = path.with_name(f".{path.name}.partial")
     try:
         with partial.open("w", encoding="utf-8") as handle:  # renamed when whole: never a half-written file
-            handle.write(text[:-len(tail)] + '\n "item_scores": [')
+            handle.write(text[: -len(tail)] + '\n "item_scores": [')
             count = 0
             for count, item in enumerate(item_scores, start=1):
                 handle.write(("," if count > 1 else "") + "\n" + item)
@@ -199,8 +209,14 @@ def _write_result(path: Path, head: dict[str, Any], item_scores: Iterable[str]) 
         partial.unlink(missing_ok=True)
 
 
-def _score(args: argparse.Namespace, settings: dict[str, Any], evaluator: Evaluator, items: ItemsFile,
-           judge_label: str, workdir: Path) -> int:
+def _score(
+    args: argparse.Namespace,
+    settings: dict[str, Any],
+    evaluator: Evaluator,
+    items: ItemsFile,
+    judge_label: str,
+    workdir: Path,
+) -> int:
     predictions_path = Path(args.predictions)
     try:
         data = predictions_path.read_bytes()
@@ -236,9 +252,11 @@ def _score(args: argparse.Namespace, settings: dict[str, Any], evaluator: Evalua
         except CoreInfrastructureError as exc:  # the sandbox or the judge, not the predictions
             raise InfrastructureError(f"scoring stopped: {exc}") from None
         elapsed = time.monotonic() - started
-        print(f"{benchmark_name(args.benchmark)}: {scored} item(s), {len(predictions)} prediction(s), {elapsed:.1f}s"
-              + (f" ({left_out} item(s) without predictions left out: --allow-missing)" if left_out else "")
-              + (f", judged by {judge_label}" if judge_label else ""))
+        print(
+            f"{benchmark_name(args.benchmark)}: {scored} item(s), {len(predictions)} prediction(s), {elapsed:.1f}s"
+            + (f" ({left_out} item(s) without predictions left out: --allow-missing)" if left_out else "")
+            + (f", judged by {judge_label}" if judge_label else "")
+        )
         print(format_table(evaluator, metrics))
         if spilled is not None:
             try:
@@ -275,8 +293,10 @@ def _judge(args: argparse.Namespace) -> tuple[Judge | None, str]:
             raise UsageError(f"benchmark '{args.benchmark}' is not scored by a judge: leave out --judge")
         return None, ""
     if not args.judge:
-        raise UsageError(f"benchmark '{args.benchmark}' needs a judge: pass --judge BASE_URL,MODEL[,API_KEY_ENV] "
-                         "(any OpenAI-compatible server, e.g. http://127.0.0.1:8001/v1,my-judge)")
+        raise UsageError(
+            f"benchmark '{args.benchmark}' needs a judge: pass --judge BASE_URL,MODEL[,API_KEY_ENV] "
+            "(any OpenAI-compatible server, e.g. http://127.0.0.1:8001/v1,my-judge)"
+        )
     parts = [part.strip() for part in args.judge.split(",")]
     if len(parts) not in (2, 3) or not parts[0].startswith(("http://", "https://")) or not parts[1]:
         raise UsageError(f"--judge {args.judge!r}: expected BASE_URL,MODEL[,API_KEY_ENV] with an http(s) base URL")
@@ -291,8 +311,12 @@ def _judge(args: argparse.Namespace) -> tuple[Judge | None, str]:
     from evaluators.llm.judges import Judge
     from evaluators.llm.types import Endpoint, JudgeSpec
 
-    spec = JudgeSpec(name=parts[1], revision=args.judge_revision, prompt_version=args.judge_prompt_version,
-                     endpoint=Endpoint(parts[0], parts[1], api_key))
+    spec = JudgeSpec(
+        name=parts[1],
+        revision=args.judge_revision,
+        prompt_version=args.judge_prompt_version,
+        endpoint=Endpoint(parts[0], parts[1], api_key),
+    )
     client = ChatClient(Endpoint(parts[0], parts[1], api_key), max_concurrency=args.judge_concurrency)
     return Judge(spec, client, concurrency=args.judge_concurrency), spec.label
 
@@ -333,12 +357,19 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--concurrency", type=int, default=2)
     score.add_argument("--setting", action="append", metavar="KEY=VALUE", help="evaluator setting (repeatable)")
     score.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    score.add_argument("--allow-missing", action="store_true", help="score only the items that have predictions (without it, every item of the dataset "
-                       "needs one, as on the site)")
+    score.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="score only the items that have predictions (without it, every item of the dataset "
+        "needs one, as on the site)",
+    )
     score.add_argument("--out", help="write item scores and metrics as JSON")
-    score.add_argument("--judge", metavar="BASE_URL,MODEL[,API_KEY_ENV]",
-                       help="the judge of a judged benchmark: an OpenAI-compatible server and model, and the "
-                            "environment variable holding its API key")
+    score.add_argument(
+        "--judge",
+        metavar="BASE_URL,MODEL[,API_KEY_ENV]",
+        help="the judge of a judged benchmark: an OpenAI-compatible server and model, and the "
+        "environment variable holding its API key",
+    )
     score.add_argument("--judge-revision", default="unpinned", help="the judge model's revision, as a page names it")
     score.add_argument("--judge-prompt-version", default="v1", help="the judge prompts' version (default v1)")
     score.add_argument("--judge-concurrency", type=int, default=8, help="judge calls in flight (default 8)")
@@ -347,7 +378,9 @@ def build_parser() -> argparse.ArgumentParser:
     items.add_argument("--benchmark", required=True)
     items.add_argument("--release", required=True)
     items.add_argument("--out", required=True)
-    items.add_argument("--media", metavar="DIR", help="keep the release's images here, by content hash (default: hash only)")
+    items.add_argument(
+        "--media", metavar="DIR", help="keep the release's images here, by content hash (default: hash only)"
+    )
     items.add_argument("--setting", action="append", metavar="KEY=VALUE")
     items.set_defaults(func=cmd_items)
     lister = sub.add_parser("list", help="list registered benchmarks")

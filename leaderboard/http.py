@@ -1,5 +1,6 @@
 """Request types for views: what django-htmx and the login requirement add to Django's request, so
 views are type-checked against what they really receive; and a path on this site as a full address."""
+
 from __future__ import annotations
 
 from django.conf import settings

@@ -7,6 +7,7 @@ others. Purposes in use: ``arena.voter`` (voter hashes), ``arena.ip`` (client ad
 ``modelhost.secrets`` (the Fernet key of stored endpoint API keys). A setting given explicitly
 (LEADERBOARD_VOTER_SALT, LEADERBOARD_SECRETS_KEY) is used as it is instead.
 """
+
 from __future__ import annotations
 
 import hashlib

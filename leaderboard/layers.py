@@ -14,14 +14,31 @@ imports only from its own layer and the layers below it, never up.
 A module belongs to the layer of the longest prefix below that names it. The imports that still go up are
 in :data:`UPWARD`, each with its reason.
 """
+
 from __future__ import annotations
 
 #: (layer, module prefixes), lowest first
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("plumbing", ("leaderboard.api.fields", "leaderboard.api.paging", "leaderboard.api.refusals",
-                  "leaderboard.api.schema", "leaderboard.http", "leaderboard.keyring", "leaderboard.layers",
-                  "leaderboard.middleware", "leaderboard.pagecache", "leaderboard.queues", "leaderboard.settings",
-                  "leaderboard.setup_status", "leaderboard.spreadsheet", "workers.celery", "workers.routing")),
+    (
+        "plumbing",
+        (
+            "leaderboard.api.fields",
+            "leaderboard.api.paging",
+            "leaderboard.api.refusals",
+            "leaderboard.api.schema",
+            "leaderboard.http",
+            "leaderboard.keyring",
+            "leaderboard.layers",
+            "leaderboard.middleware",
+            "leaderboard.pagecache",
+            "leaderboard.queues",
+            "leaderboard.settings",
+            "leaderboard.setup_status",
+            "leaderboard.spreadsheet",
+            "workers.celery",
+            "workers.routing",
+        ),
+    ),
     ("accounts", ("leaderboard.accounts",)),
     ("catalog", ("leaderboard.catalog",)),
     ("modelhost", ("leaderboard.modelhost",)),
@@ -30,8 +47,18 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("boards", ("leaderboard.boards",)),
     ("history", ("leaderboard.history",)),
     ("chains", ("leaderboard.chains",)),
-    ("site", ("leaderboard.api", "leaderboard.api.urls", "leaderboard.ops", "leaderboard.urls", "leaderboard.web",
-              "leaderboard.wsgi", "workers")),
+    (
+        "site",
+        (
+            "leaderboard.api",
+            "leaderboard.api.urls",
+            "leaderboard.ops",
+            "leaderboard.urls",
+            "leaderboard.web",
+            "leaderboard.wsgi",
+            "workers",
+        ),
+    ),
 )
 
 #: module parts that put a module in the ``site`` layer wherever it lives: an app's URL map and its
@@ -40,8 +67,10 @@ SITE_PARTS = ("urls", "management")
 
 #: the imports that still go up the order: (importer, imported module) -> why
 UPWARD: dict[tuple[str, str], str] = {
-    ("leaderboard.catalog.services", "leaderboard.arena.catalog_link"):
-        "a new catalog model may not take an arena contestant's name; the arena's models link to catalog "
-        "models, so the arena sits above the catalog, and the rule is asked through the catalog "
-        "(catalog.services.new_model_name_problem)",
+    (
+        "leaderboard.catalog.services",
+        "leaderboard.arena.catalog_link",
+    ): "a new catalog model may not take an arena contestant's name; the arena's models link to catalog "
+    "models, so the arena sits above the catalog, and the rule is asked through the catalog "
+    "(catalog.services.new_model_name_problem)",
 }

@@ -4,6 +4,7 @@ is a 400 that names the field, before any view runs, instead of a server error w
 the database. JSON bodies are checked the same way by the API's parser
 (``leaderboard.api.paging.SafeJSONParser``); the pages' forms refuse it themselves (Django's form
 fields and the arena's prompt check name the field in the page)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -22,7 +23,11 @@ def _field_with_nul(request: HttpRequest) -> str | None:
         if NUL in name or any(NUL in v for v in values):
             return name.replace(NUL, "") or "query"
     content_type = request.content_type or ""
-    if request.path.startswith("/api/") and request.method == "POST" and content_type in {"application/x-www-form-urlencoded", "multipart/form-data"}:
+    if (
+        request.path.startswith("/api/")
+        and request.method == "POST"
+        and content_type in {"application/x-www-form-urlencoded", "multipart/form-data"}
+    ):
         for name, values in request.POST.lists():
             if NUL in name or any(NUL in v for v in values):
                 return name.replace(NUL, "") or "form"

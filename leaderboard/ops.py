@@ -2,6 +2,7 @@
 seen on each queue, how many messages wait on each, the runs and generation jobs in progress, and
 when the beat last ticked (the periodic re-queue task records it). Every part that cannot be read
 (the broker is down, no worker answers) says so instead of failing the page."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -82,7 +83,9 @@ def _waiting(names: list[str], problems: list[str]) -> dict[str, int | None]:
 def ops_status(*, timeout: float = 1.0) -> OpsStatus:
     problems: list[str] = []
     seen = _workers_by_queue(timeout, problems)
-    names = sorted({queues.CPU, queues.BASELINE, queues.INTERACTIVE, queues.ARENA, queues.gpu_queue(settings.GPU_KIND), *seen})
+    names = sorted(
+        {queues.CPU, queues.BASELINE, queues.INTERACTIVE, queues.ARENA, queues.gpu_queue(settings.GPU_KIND), *seen}
+    )
     waiting = _waiting(names, problems)
     for name in names:
         if not seen.get(name):
@@ -93,11 +96,23 @@ def ops_status(*, timeout: float = 1.0) -> OpsStatus:
     beat_late = last_beat is None or timezone.now() - last_beat > late_after
     if beat_late:
         problems.append("the beat has not ticked recently: start one worker with -B (or `celery beat`)")
-    running = EvaluationRun.objects.filter(status=RunStatus.RUNNING).select_related("benchmark", "submission__model").order_by("started_at")
-    jobs = GenerationJob.objects.filter(status=RunStatus.RUNNING).select_related("submission__model").order_by("started_at")
+    running = (
+        EvaluationRun.objects.filter(status=RunStatus.RUNNING)
+        .select_related("benchmark", "submission__model")
+        .order_by("started_at")
+    )
+    jobs = (
+        GenerationJob.objects.filter(status=RunStatus.RUNNING)
+        .select_related("submission__model")
+        .order_by("started_at")
+    )
     return OpsStatus(
         queues=[QueueState(name, waiting.get(name), sorted(seen.get(name, []))) for name in names],
-        running_runs=list(running[:50]), running_jobs=list(jobs[:50]),
+        running_runs=list(running[:50]),
+        running_jobs=list(jobs[:50]),
         queued_runs=EvaluationRun.objects.filter(status=RunStatus.QUEUED).count(),
         queued_jobs=GenerationJob.objects.filter(status=RunStatus.QUEUED).count(),
-        last_beat=last_beat, beat_late=beat_late, problems=problems)
+        last_beat=last_beat,
+        beat_late=beat_late,
+        problems=problems,
+    )

@@ -18,6 +18,7 @@ with a placeholder in its place, stored like that, and every response gets the v
 The placeholder is a random nonce drawn for that render and stored with the page, so no text on the
 page (a model named like a placeholder) can be one.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -82,6 +83,7 @@ def boards_changed(**_: Any) -> None:
 
 def _generation() -> str | None:
     """The current generation (None: the cache is down, nothing is served from it)."""
+
     def read() -> str:
         found = cache.get(GENERATION_KEY)
         if found is None:
@@ -93,8 +95,11 @@ def _generation() -> str | None:
 
 
 def _cacheable(request: HttpRequest) -> bool:
-    return (request.method in {"GET", "HEAD"} and settings.SESSION_COOKIE_NAME not in request.COOKIES
-            and "messages" not in request.COOKIES)
+    return (
+        request.method in {"GET", "HEAD"}
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+        and "messages" not in request.COOKIES
+    )
 
 
 def _key(request: HtmxRequest, generation: str) -> str:
@@ -104,7 +109,9 @@ def _key(request: HtmxRequest, generation: str) -> str:
     # what make run is still installing shows on every page (leaderboard.setup_status): its state is in the key
     # a page may give its own full address (a snapshot's permanent address):
     # the scheme and host asked for are in the key
-    wanted = json.dumps([BUILD_ID, generation, request.build_absolute_uri("/"), request.path, query, bool(request.htmx), cache_token()])
+    wanted = json.dumps(
+        [BUILD_ID, generation, request.build_absolute_uri("/"), request.path, query, bool(request.htmx), cache_token()]
+    )
     return "pagecache:page:v2:" + hashlib.sha256(wanted.encode()).hexdigest()
 
 
@@ -114,7 +121,9 @@ Stored = tuple[int, str, bytes, str]
 
 def _with_token(request: HttpRequest, stored: Stored) -> HttpResponse:
     status, content_type, body, slot = stored
-    response = HttpResponse(body.replace(slot.encode(), get_token(request).encode()), status=status, content_type=content_type)
+    response = HttpResponse(
+        body.replace(slot.encode(), get_token(request).encode()), status=status, content_type=content_type
+    )
     response["X-Page-Cache"] = "hit"
     return response
 

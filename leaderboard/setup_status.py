@@ -8,10 +8,11 @@ which boards wait for it (runs are queued meanwhile and scored once the workers 
 (``scripts/serve``) writes no file, so nothing is shown.
 
 The scoring workers start once the toolchains are in (``workers``); a judged board's run taken before the judge
-answers goes back to its queue for a while (``leaderboard.chains.execution.run_waits_for``), so a judge-free board (Multi-LCB) is scored
-without waiting for the judge. A waiting run's page says which phases it waits for (:func:`waits_for`), with how
-long each took at the last `make run` (``setup-durations.json``, kept across starts).
+answers goes back to its queue for a while (``leaderboard.chains.execution.run_waits_for``), so a judge-free board
+(Multi-LCB) is scored without waiting for the judge. A waiting run's page says which phases it waits for
+(:func:`waits_for`), with how long each took at the last `make run` (``setup-durations.json``, kept across starts).
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -30,14 +31,22 @@ DURATIONS_NAME = "setup-durations.json"
 STATES = ("waiting", "installing", "ready", "failed")
 #: each phase: its label and what waits for it (the boards and features it makes ready)
 PHASES: dict[str, tuple[str, str]] = {
-    "judge": ("The demo judge", "PoliCon, CausalPitfalls (direct and code-assisted) and IndicVisionBench are scored "
-                                "once it is up, with their baseline rows first"),
-    "toolchains": ("The sandbox's toolchains", "Multi-LCB's twelve languages (C++, Java, Python, Go, Rust, Kotlin, Scala, "
-                                               "C#, Ruby, PHP, JavaScript, TypeScript) and CausalPitfalls' code-assisted "
-                                               "programs run once they are installed"),
+    "judge": (
+        "The demo judge",
+        "PoliCon, CausalPitfalls (direct and code-assisted) and IndicVisionBench are scored "
+        "once it is up, with their baseline rows first",
+    ),
+    "toolchains": (
+        "The sandbox's toolchains",
+        "Multi-LCB's twelve languages (C++, Java, Python, Go, Rust, Kotlin, Scala, "
+        "C#, Ruby, PHP, JavaScript, TypeScript) and CausalPitfalls' code-assisted "
+        "programs run once they are installed",
+    ),
     "search": ("The arena's search index", "the Search Arena's contestants answer once it is built"),
-    "workers": ("The scoring workers", "queued runs are scored once the toolchains are ready (a judged board's once "
-                                       "the judge is up too)"),
+    "workers": (
+        "The scoring workers",
+        "queued runs are scored once the toolchains are ready (a judged board's once the judge is up too)",
+    ),
 }
 #: what a waiting run is told about each phase it waits for (then its state, how long so far, and how long it took last)
 WAITING_WORDS: dict[str, str] = {
@@ -62,8 +71,11 @@ class PhaseStatus:
     def waiting_sentence(self) -> str:
         """What a run waiting for this phase is told: what it waits for, for how long so far, and roughly how
         long it took at the last start."""
-        took = (f"; it took about {max(1, round(self.last_minutes))} min at the last start"
-                if self.last_minutes is not None else "")
+        took = (
+            f"; it took about {max(1, round(self.last_minutes))} min at the last start"
+            if self.last_minutes is not None
+            else ""
+        )
         return f"{WAITING_WORDS[self.key]} ({self.state} for {round(self.minutes)} min{took})."
 
 
@@ -120,8 +132,16 @@ def setup_notice(path: Path | None = None, *, now: float | None = None) -> list[
         if isinstance(entry, dict) and entry.get("state") in STATES and entry["state"] != "ready":
             since = float(entry.get("since") or now)
             last = durations.get(key)
-            pending.append(PhaseStatus(key, label, str(entry["state"]), max(0.0, (now - since) / 60), waits,
-                                       float(last) / 60 if isinstance(last, (int, float)) else None))
+            pending.append(
+                PhaseStatus(
+                    key,
+                    label,
+                    str(entry["state"]),
+                    max(0.0, (now - since) / 60),
+                    waits,
+                    float(last) / 60 if isinstance(last, (int, float)) else None,
+                )
+            )
     return pending
 
 

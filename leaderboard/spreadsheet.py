@@ -1,4 +1,5 @@
 """CSV cells that a spreadsheet shows as text: one rule for every download (boards, snapshots)."""
+
 from __future__ import annotations
 
 

@@ -1,5 +1,6 @@
 """URL map: the site's own pages (home, health, operations), each app's pages and API, accounts, admin and
 the OpenAPI schema and docs."""
+
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path

@@ -1,5 +1,6 @@
 """Shared fixtures: users, a small Multi-LCB dataset made here, and a real Celery worker process
 consuming the real broker against the test database (never eager mode)."""
+
 from __future__ import annotations
 
 import io
@@ -11,8 +12,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 
@@ -22,14 +23,27 @@ PY_SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
 PY_SLOW_SUM = "import time\ntime.sleep(1.0)\na, b = map(int, input().split())\nprint(a + b)\n"
 
 
-def lcb_problem(question_id: str, *, date: str = "2024-03-01T00:00:00", difficulty: str = "easy", platform: str = "atcoder",
-                tests: list[tuple[str, str]] | None = None) -> dict:
+def lcb_problem(
+    question_id: str,
+    *,
+    date: str = "2024-03-01T00:00:00",
+    difficulty: str = "easy",
+    platform: str = "atcoder",
+    tests: list[tuple[str, str]] | None = None,
+) -> dict:
     tests = tests or [("1 2\n", "3\n"), ("-5 5\n", "0\n")]
     cases = [{"input": i, "output": o, "testtype": "stdin"} for i, o in tests]
     return {
-        "question_title": f"Sum {question_id}", "question_content": "Read a and b; print a+b.", "platform": platform,
-        "question_id": question_id, "contest_id": question_id.split("_")[0], "contest_date": date, "starter_code": "",
-        "difficulty": difficulty, "public_test_cases": json.dumps(cases[:1]), "private_test_cases": json.dumps(cases[1:]),
+        "question_title": f"Sum {question_id}",
+        "question_content": "Read a and b; print a+b.",
+        "platform": platform,
+        "question_id": question_id,
+        "contest_id": question_id.split("_")[0],
+        "contest_date": date,
+        "starter_code": "",
+        "difficulty": difficulty,
+        "public_test_cases": json.dumps(cases[:1]),
+        "private_test_cases": json.dumps(cases[1:]),
         "metadata": "{}",
     }
 
@@ -38,8 +52,11 @@ def lcb_problem(question_id: str, *, date: str = "2024-03-01T00:00:00", difficul
 def mini_release(tmp_path: Path) -> Path:
     """A three-problem release in LiveCodeBench's format (every problem is 'print a+b')."""
     path = tmp_path / "mini.jsonl"
-    problems = [lcb_problem("t1_a", date="2023-06-01T00:00:00"), lcb_problem("t2_a", difficulty="medium", platform="codeforces"),
-                lcb_problem("t3_a", date="2025-02-01T00:00:00", difficulty="hard")]
+    problems = [
+        lcb_problem("t1_a", date="2023-06-01T00:00:00"),
+        lcb_problem("t2_a", difficulty="medium", platform="codeforces"),
+        lcb_problem("t3_a", date="2025-02-01T00:00:00", difficulty="hard"),
+    ]
     path.write_text("".join(json.dumps(p) + "\n" for p in problems))
     return path
 
@@ -147,8 +164,15 @@ WORKER_QUEUES = "cpu,baseline,interactive"
 class Worker:
     """A real Celery worker (prefork, one process, embedded beat) in its own process group."""
 
-    def __init__(self, env: dict[str, str], log_path: Path, *, queues: str = WORKER_QUEUES, pool: tuple[str, ...] = ("--concurrency", "1"),
-                 beat: bool = True) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        log_path: Path,
+        *,
+        queues: str = WORKER_QUEUES,
+        pool: tuple[str, ...] = ("--concurrency", "1"),
+        beat: bool = True,
+    ) -> None:
         self.env = env
         self.log_path = log_path
         self.queues, self.pool, self.beat = queues, pool, beat  # the arena's worker: queues="arena", threads, no beat
@@ -158,17 +182,33 @@ class Worker:
 
     def start(self) -> None:
         beat_schedule = self.log_path.with_suffix(".schedule")
-        self.launch([sys.executable, "-m", "celery", "-A", "workers.celery", "worker",
-                     *(["-B", "--schedule", str(beat_schedule)] if self.beat else []),
-                     "-Q", self.queues, *self.pool, "--loglevel", "INFO", "-n", f"test{time.monotonic_ns()}@%h"])
+        self.launch(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "workers.celery",
+                "worker",
+                *(["-B", "--schedule", str(beat_schedule)] if self.beat else []),
+                "-Q",
+                self.queues,
+                *self.pool,
+                "--loglevel",
+                "INFO",
+                "-n",
+                f"test{time.monotonic_ns()}@%h",
+            ]
+        )
 
     def launch(self, argv: list[str]) -> None:
         """Start ``argv`` in its own process group; a thread appends its output to whichever file
         ``log_path`` names at the time (a worker kept for the next test writes to that test's log). The file
         exists from the start, as it did when the worker wrote to it itself: a test may read it at once."""
         self.log_path.touch()
-        self.proc = subprocess.Popen(argv, cwd=REPO, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            argv, cwd=REPO, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+        )
         self.piped = True
         self.started_at = time.monotonic()
         out = self.proc.stdout
@@ -205,12 +245,18 @@ def worker_env(django_db_setup, tmp_path) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
-        LEADERBOARD_RUN_LEASE_SECONDS="4", LEADERBOARD_RUN_HEARTBEAT_SECONDS="1", LEADERBOARD_RUN_REAPER_SECONDS="1",
-        LEADERBOARD_RUN_BATCH_SIZE="2", LEADERBOARD_RUN_CONCURRENCY="2", PYTHONUNBUFFERED="1",
+        LEADERBOARD_RUN_LEASE_SECONDS="4",
+        LEADERBOARD_RUN_HEARTBEAT_SECONDS="1",
+        LEADERBOARD_RUN_REAPER_SECONDS="1",
+        LEADERBOARD_RUN_BATCH_SIZE="2",
+        LEADERBOARD_RUN_CONCURRENCY="2",
+        PYTHONUNBUFFERED="1",
         # as arena_public_figures_at_once: tests vote, then read the figures
         LEADERBOARD_ARENA_PUBLIC_DELAY_SECONDS="0",
     )
-    assert settings.DATABASES["default"]["ENGINE"].endswith("postgresql"), "pipeline tests run on the real Postgres (make test)"
+    assert settings.DATABASES["default"]["ENGINE"].endswith("postgresql"), (
+        "pipeline tests run on the real Postgres (make test)"
+    )
     return env
 
 
@@ -220,9 +266,9 @@ class WorkerPool:
     the toolchain probes) and stopping it cost seconds under load, and most worker tests in a module
     want the same one. A worker is stopped, as before, when the next test does not ask for it, is in
     another module or wants other settings, when the test failed or stopped or killed it, when it is
-    KEEP_FOR_S old, and at the end of the session (before the test database is dropped). A kept worker is idle between tests; before each test
-    the ``workers_not_asked_for_stop`` autouse fixture stops any kept worker that test does not ask for,
-    and the worker fixture replaces one of other settings when it is set up, so a test's tasks are
+    KEEP_FOR_S old, and at the end of the session (before the test database is dropped). A kept worker is idle between
+    tests; before each test the ``workers_not_asked_for_stop`` autouse fixture stops any kept worker that test does not
+    ask for, and the worker fixture replaces one of other settings when it is set up, so a test's tasks are
     consumed by a worker of its own settings only."""
 
     def __init__(self, folder: Path) -> None:
@@ -294,8 +340,8 @@ def workers_not_asked_for_stop(request) -> None:
 def pooled_worker(request, pool: WorkerPool, log_path: Path, make: Callable[[Path], Worker]) -> Iterator[Worker]:
     """The worker fixture ``request.fixturename``: a kept one with the same settings, else a new one made
     by ``make(log_path)``; kept after the test when it passed and the next test of this module asks for
-    this fixture too. Its output during the test goes to ``log_path`` (the test's own file, as with a new worker), printed
-    at the end (shown when the test fails)."""
+    this fixture too. Its output during the test goes to ``log_path`` (the test's own file, as with a new worker),
+    printed at the end (shown when the test fails)."""
     fixture = request.fixturename
     probe = make(log_path)
     env = {name: value for name, value in probe.env.items() if name != "PYTEST_CURRENT_TEST"}  # pytest's, set per test
@@ -305,15 +351,22 @@ def pooled_worker(request, pool: WorkerPool, log_path: Path, make: Callable[[Pat
     log_path.touch()
     yield worker
     nextitem = _NEXT_ITEM[0]
-    keep = (worker.piped and not request.node.stash.get(_FAILED, False) and isinstance(nextitem, pytest.Function)
-            and nextitem.path == request.node.path and fixture in nextitem.fixturenames)
+    keep = (
+        worker.piped
+        and not request.node.stash.get(_FAILED, False)
+        and isinstance(nextitem, pytest.Function)
+        and nextitem.path == request.node.path
+        and fixture in nextitem.fixturenames
+    )
     pool.give_back(fixture, key, worker, keep=keep)
     print(log_path.read_text(errors="replace")[-5000:])
 
 
 @pytest.fixture
 def celery_worker(request, worker_env, worker_pool, tmp_path) -> Iterator[Worker]:
-    yield from pooled_worker(request, worker_pool, tmp_path / "worker.log", lambda log_path: Worker(worker_env, log_path))
+    yield from pooled_worker(
+        request, worker_pool, tmp_path / "worker.log", lambda log_path: Worker(worker_env, log_path)
+    )
 
 
 def wait_for(predicate: Callable[[], bool], *, timeout: float = 120, what: str = "condition") -> None:
@@ -326,8 +379,16 @@ def wait_for(predicate: Callable[[], bool], *, timeout: float = 120, what: str =
 
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture

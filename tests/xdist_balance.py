@@ -11,10 +11,11 @@ How long a file takes comes from ``tests/file_seconds.json``: seconds per file (
 its tests) on a 2-core machine, only their order matters. The shipped table holds the 65 files of the slowest
 150 phases of one whole run at load 20-25 (``--durations=150``; each other test of those files counted at
 ``DEFAULT_SECONDS``); this plugin records a whole table with ``LEADERBOARD_TEST_FILE_SECONDS_OUT=path
-scripts/test``. A file not in the table counts as ``DEFAULT_SECONDS`` per test. Only the order changes: every test still runs, each file's tests in
-their own order on one worker. Loaded with ``-p tests.xdist_balance`` together with
+scripts/test``. A file not in the table counts as ``DEFAULT_SECONDS`` per test. Only the order changes: every test still
+runs, each file's tests in their own order on one worker. Loaded with ``-p tests.xdist_balance`` together with
 ``--no-loadscope-reorder`` (so xdist keeps this order); without xdist nothing is reordered.
 """
+
 from __future__ import annotations
 
 import json
@@ -74,4 +75,6 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     each file took, in the table's format."""
     out = os.environ.get("LEADERBOARD_TEST_FILE_SECONDS_OUT")
     if out and not os.environ.get("PYTEST_XDIST_WORKER") and _SPENT:
-        Path(out).write_text(json.dumps({name: round(spent, 1) for name, spent in sorted(_SPENT.items())}, indent=0) + "\n")
+        Path(out).write_text(
+            json.dumps({name: round(spent, 1) for name, spent in sorted(_SPENT.items())}, indent=0) + "\n"
+        )

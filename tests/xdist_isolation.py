@@ -7,6 +7,7 @@ cache, kept files or stored objects. Worker ``gwN`` takes Redis database ``base 
 database of ``CELERY_BROKER_URL``, 14 for `make test`), ``$LEADERBOARD_VAR_DIR/gwN`` and the bucket
 ``$S3_BUCKET-gwN``. Without xdist (one process) nothing changes.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,8 +22,10 @@ def worker_settings(worker: str, environ: dict[str, str]) -> dict[str, str]:
         base, _, number = broker.rpartition("/")
         database = int(number or 0) - index
         if database < 0:
-            raise RuntimeError(f"CELERY_BROKER_URL {broker}: no Redis database left for xdist worker {worker} "
-                               "(worker gwN takes database base - N); use a higher base database or fewer workers")
+            raise RuntimeError(
+                f"CELERY_BROKER_URL {broker}: no Redis database left for xdist worker {worker} "
+                "(worker gwN takes database base - N); use a higher base database or fewer workers"
+            )
         changed["CELERY_BROKER_URL"] = f"{base}/{database}"
     if environ.get("LEADERBOARD_VAR_DIR"):
         changed["LEADERBOARD_VAR_DIR"] = os.path.join(environ["LEADERBOARD_VAR_DIR"], worker)
@@ -40,10 +43,13 @@ def _isolate() -> None:
     if "S3_BUCKET" in changed:
         import boto3
 
-        boto3.client("s3", endpoint_url=os.environ.get("S3_ENDPOINT_URL"),
-                     aws_access_key_id=os.environ.get("S3_ACCESS_KEY_ID"),
-                     aws_secret_access_key=os.environ.get("S3_SECRET_ACCESS_KEY"),
-                     region_name=os.environ.get("AWS_DEFAULT_REGION", "us-east-1")).create_bucket(Bucket=changed["S3_BUCKET"])
+        boto3.client(
+            "s3",
+            endpoint_url=os.environ.get("S3_ENDPOINT_URL"),
+            aws_access_key_id=os.environ.get("S3_ACCESS_KEY_ID"),
+            aws_secret_access_key=os.environ.get("S3_SECRET_ACCESS_KEY"),
+            region_name=os.environ.get("AWS_DEFAULT_REGION", "us-east-1"),
+        ).create_bucket(Bucket=changed["S3_BUCKET"])
 
 
 _isolate()

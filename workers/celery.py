@@ -1,6 +1,7 @@
 """The Celery app. Queues are ``workers.routing``'s: ``cpu`` (people's runs), ``baseline`` (the site's
 own runs), ``interactive`` (ratings, pre-flights, the reaper), ``arena`` and ``gpu-<kind>``. Late acks and prefetch 1,
 so a worker killed mid-task leaves its message to be redelivered and takes one task at a time."""
+
 from __future__ import annotations
 
 import logging
@@ -30,8 +31,13 @@ app.conf.update(
     task_default_queue=routing.CPU,
     # Each queue but the default has its own exchange and key: bound to the default ("cpu", "cpu") it would
     # get a copy of every cpu task.
-    task_queues=[Queue(routing.CPU), *(Queue(name, Exchange(name, type="direct"), routing_key=name)
-                                       for name in (routing.BASELINE, routing.INTERACTIVE, routing.ARENA))],
+    task_queues=[
+        Queue(routing.CPU),
+        *(
+            Queue(name, Exchange(name, type="direct"), routing_key=name)
+            for name in (routing.BASELINE, routing.INTERACTIVE, routing.ARENA)
+        ),
+    ],
     task_serializer="json",
     accept_content=["json"],
     task_ignore_result=True,
@@ -45,19 +51,30 @@ app.autodiscover_tasks(["workers"], related_name="tasks", force=True)
 def _schedule(sender: Celery, **_: object) -> None:
     from django.conf import settings
 
-    sender.add_periodic_task(settings.RUN_REAPER_SECONDS, sender.signature(routing.REQUEUE_EXPIRED, queue=routing.INTERACTIVE,
-                                                                          expires=settings.RUN_REAPER_SECONDS),
-                             name="re-queue runs whose worker died")
-    sender.add_periodic_task(settings.ARENA_RATINGS_BEAT_SECONDS, sender.signature(routing.ARENA_MAINTAIN, queue=routing.INTERACTIVE),
-                             name="arena: fail answers streaming past the time limit, flag anomalous voters and floods, recompute ratings")
-    sender.add_periodic_task(settings.ARENA_RATINGS_BEAT_SECONDS,
-                             sender.signature(routing.ARENA_COMPUTE_TOPICS, queue=routing.INTERACTIVE, expires=settings.ARENA_RATINGS_BEAT_SECONDS),
-                             name="arena: the topic explorer and the prompt-conditioned ranking's neighbours, when the public votes changed")
+    sender.add_periodic_task(
+        settings.RUN_REAPER_SECONDS,
+        sender.signature(routing.REQUEUE_EXPIRED, queue=routing.INTERACTIVE, expires=settings.RUN_REAPER_SECONDS),
+        name="re-queue runs whose worker died",
+    )
+    sender.add_periodic_task(
+        settings.ARENA_RATINGS_BEAT_SECONDS,
+        sender.signature(routing.ARENA_MAINTAIN, queue=routing.INTERACTIVE),
+        name="arena: fail answers streaming past the time limit, flag anomalous voters and floods, recompute ratings",
+    )
+    sender.add_periodic_task(
+        settings.ARENA_RATINGS_BEAT_SECONDS,
+        sender.signature(
+            routing.ARENA_COMPUTE_TOPICS, queue=routing.INTERACTIVE, expires=settings.ARENA_RATINGS_BEAT_SECONDS
+        ),
+        name="arena: the topic explorer and the prompt-conditioned ranking's neighbours, when the public votes changed",
+    )
     if settings.SNAPSHOT_SCHEDULE_BOARDS:
         minute, hour, day, month, weekday = settings.SNAPSHOT_SCHEDULE_CRONTAB.split()
-        sender.add_periodic_task(crontab(minute=minute, hour=hour, day_of_month=day, month_of_year=month, day_of_week=weekday),
-                                 sender.signature(routing.SNAPSHOT_BOARDS, args=(settings.SNAPSHOT_SCHEDULE_BOARDS,), queue=routing.CPU),
-                                 name="freeze the scheduled boards' snapshots")
+        sender.add_periodic_task(
+            crontab(minute=minute, hour=hour, day_of_month=day, month_of_year=month, day_of_week=weekday),
+            sender.signature(routing.SNAPSHOT_BOARDS, args=(settings.SNAPSHOT_SCHEDULE_BOARDS,), queue=routing.CPU),
+            name="freeze the scheduled boards' snapshots",
+        )
 
 
 @worker_init.connect
@@ -66,12 +83,16 @@ def _refuse_concurrent_gpu_worker(sender: Any = None, **_: object) -> None:
     consumed = getattr(getattr(sender.app.amqp, "queues", None), "consume_from", None) or {}
     gpu = sorted(name for name in consumed if name.startswith("gpu-"))
     if gpu and int(sender.concurrency or 0) != 1:
-        raise SystemExit(f"refusing to start: GPU queue(s) {', '.join(gpu)} need one task at a time "
-                         f"(--pool solo --concurrency 1); got concurrency {sender.concurrency}")
+        raise SystemExit(
+            f"refusing to start: GPU queue(s) {', '.join(gpu)} need one task at a time "
+            f"(--pool solo --concurrency 1); got concurrency {sender.concurrency}"
+        )
     pool = getattr(sender.pool_cls, "__module__", str(sender.pool_cls))
     if gpu and "solo" not in pool:
-        raise SystemExit(f"refusing to start: GPU queue(s) {', '.join(gpu)} need the solo pool (--pool solo), so the model "
-                         f"server belongs to the worker process itself; got pool {pool}")
+        raise SystemExit(
+            f"refusing to start: GPU queue(s) {', '.join(gpu)} need the solo pool (--pool solo), so the model "
+            f"server belongs to the worker process itself; got pool {pool}"
+        )
 
 
 @worker_shutting_down.connect
@@ -89,8 +110,10 @@ def _stop_model_servers(**_: object) -> None:
     stopping = threading.Thread(target=stop_live_servers, name="stop model servers", daemon=True)
     stopping.start()
     stopping.join(timeout=60)
-    logging.getLogger(__name__).warning("worker stopping: model server(s) stopped (%s left); the generation job will be "
-                                        "queued again", len(live_servers()))
+    logging.getLogger(__name__).warning(
+        "worker stopping: model server(s) stopped (%s left); the generation job will be queued again",
+        len(live_servers()),
+    )
     logging.shutdown()
     os._exit(1)
 

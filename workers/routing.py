@@ -9,6 +9,7 @@ worker in the launch scripts (scripts/serve, scripts/run-embedded; the tests' de
 but the arena's): ``LONG_QUEUES`` says which may not share one. Plain constants, imported by the Celery app, its tasks
 and ``leaderboard.queues`` alike.
 """
+
 from __future__ import annotations
 
 EVALUATE_RUN = "workers.tasks.evaluate_run"

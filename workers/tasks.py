@@ -1,4 +1,5 @@
 """Thin Celery tasks: load by id and call a leaderboard service."""
+
 from __future__ import annotations
 
 import logging
@@ -16,12 +17,22 @@ log = logging.getLogger(__name__)
 JUDGE_PENDING_RECHECK_SECONDS = 15
 
 
-@app.task(bind=True, max_retries=None, name=routing.EVALUATE_RUN, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
+@app.task(
+    bind=True,
+    max_retries=None,
+    name=routing.EVALUATE_RUN,
+    soft_time_limit=settings.RUN_SOFT_TIME_LIMIT,
+    time_limit=settings.RUN_HARD_TIME_LIMIT,
+)
 def evaluate_run(self: Task, run_id: int) -> str:
     from leaderboard.chains.execution import run_execute, run_waits_for
 
-    if run_waits_for(run_id):  # a judged board's run while the judge is still installing: the worker scores others first
-        log.info("run %s: its judge is still being set up; back to the queue for %s s", run_id, JUDGE_PENDING_RECHECK_SECONDS)
+    if run_waits_for(
+        run_id
+    ):  # a judged board's run while the judge is still installing: the worker scores others first
+        log.info(
+            "run %s: its judge is still being set up; back to the queue for %s s", run_id, JUDGE_PENDING_RECHECK_SECONDS
+        )
         raise self.retry(countdown=JUDGE_PENDING_RECHECK_SECONDS)  # no limit: the task's max_retries is None
     outcome = run_execute(run_id=run_id)
     log.info("run %s: %s", run_id, outcome)
@@ -49,7 +60,11 @@ def requeue_expired_runs() -> tuple[int, int, int]:
     return requeued, failed, runs_resend_stale_queued()
 
 
-@app.task(name=routing.GENERATE_SUBMISSION, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
+@app.task(
+    name=routing.GENERATE_SUBMISSION,
+    soft_time_limit=settings.RUN_SOFT_TIME_LIMIT,
+    time_limit=settings.RUN_HARD_TIME_LIMIT,
+)
 def generate_submission(job_id: int) -> str:
     """On ``gpu-<kind>`` (self-hosted weights) or ``cpu`` (endpoints): one model load per submission."""
     from leaderboard.runs.generation.worker import generation_execute
@@ -69,7 +84,9 @@ def preflight_model(model_id: int) -> str:
     return status
 
 
-@app.task(name=routing.VALIDATE_JUDGE, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT)
+@app.task(
+    name=routing.VALIDATE_JUDGE, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT, time_limit=settings.RUN_HARD_TIME_LIMIT
+)
 def validate_judge(benchmark_id: int, limit: int = 0) -> dict[str, object]:
     """On ``cpu``: an operator's judge validation (``manage.py validate_judge --queue``)."""
     from leaderboard.modelhost.validation import judge_validation_run
@@ -87,8 +104,13 @@ def snapshot_boards(slugs: list[str]) -> list[int]:
 
 # --- Search Arena ---------------------------------------------------------------------------------
 
-@app.task(name=routing.ARENA_GENERATE_TURN, queue=routing.ARENA, soft_time_limit=settings.ARENA_GENERATION_TIME_LIMIT,
-          time_limit=settings.ARENA_GENERATION_TIME_LIMIT + 30)
+
+@app.task(
+    name=routing.ARENA_GENERATE_TURN,
+    queue=routing.ARENA,
+    soft_time_limit=settings.ARENA_GENERATION_TIME_LIMIT,
+    time_limit=settings.ARENA_GENERATION_TIME_LIMIT + 30,
+)
 def arena_generate_turn(turn_id: int) -> str:
     """Both answers of one turn. The arena worker's threads pool ignores these time limits: the turn's
     claim time is the guard (a redelivery takes over a stale claim; ``arena_maintain`` fails it)."""

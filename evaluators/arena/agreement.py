@@ -17,11 +17,12 @@ Benchmarks", section 3), on the models both rank.
 
 Every figure is oriented "higher is better": a lower-is-better headline is negated (with its interval)
 before it gets here. Too few shared models give no figure, with the reason in words."""
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Sequence
 
 import numpy as np
 
@@ -69,7 +70,7 @@ def _ranks(x: np.ndarray) -> np.ndarray:
         j = i
         while j + 1 < len(x) and sorted_x[j + 1] == sorted_x[i]:
             j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2 + 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
         i = j + 1
     return ranks
 
@@ -132,16 +133,24 @@ def _interval(values: list[float]) -> tuple[float, float] | None:
     return float(low), float(high)
 
 
-def agree(board: Sequence[Figure], arena: Sequence[Figure], *, rounds: int = ROUNDS, seed: int = 0,
-          min_shared: int = MIN_SHARED) -> Agreement:
+def agree(
+    board: Sequence[Figure],
+    arena: Sequence[Figure],
+    *,
+    rounds: int = ROUNDS,
+    seed: int = 0,
+    min_shared: int = MIN_SHARED,
+) -> Agreement:
     """The board's figures against the arena's for the models on both (matched by name, in any order)."""
     on_arena = {f.name: f for f in arena}
     pairs = [(f, on_arena[f.name]) for f in board if f.name in on_arena]
     shared = [f.name for f, _ in pairs]
     result = Agreement(shared=shared)
     if len(pairs) < min_shared:
-        result.reading = (f"{len(pairs)} model{'s' if len(pairs) != 1 else ''} ranked on both this board and the arena; "
-                          f"at least {min_shared} are needed before a rank correlation means anything, so none is shown.")
+        result.reading = (
+            f"{len(pairs)} model{'s' if len(pairs) != 1 else ''} ranked on both this board and the arena; "
+            f"at least {min_shared} are needed before a rank correlation means anything, so none is shown."
+        )
         return result
     b = [f for f, _ in pairs]
     a = [g for _, g in pairs]
@@ -175,8 +184,17 @@ def _reading(r: Agreement) -> str:
     """The figures in one plain sentence."""
     if r.spearman is None:
         return "Every shared model has the same figure on one side, so there is no ranking to compare."
-    strength = ("strongly" if r.spearman >= 0.8 else "moderately" if r.spearman >= 0.5 else "weakly" if r.spearman >= 0.2
-                else "not" if r.spearman > -0.2 else "inversely")
+    strength = (
+        "strongly"
+        if r.spearman >= 0.8
+        else "moderately"
+        if r.spearman >= 0.5
+        else "weakly"
+        if r.spearman >= 0.2
+        else "not"
+        if r.spearman > -0.2
+        else "inversely"
+    )
     doubt = ""
     if r.spearman_ci is not None and r.spearman_ci[0] <= 0 <= r.spearman_ci[1]:
         doubt = "; the interval includes zero, so these models cannot tell whether the board and people agree at all"

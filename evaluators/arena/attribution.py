@@ -16,19 +16,22 @@ Two methods, and every result names the one that produced it:
   for a label for each claim citing it (the sources checked at once within the judge's concurrency).
   A malformed claims answer falls back to splitting by sentence and says so; a malformed check
   answer labels its pairs ``failed`` (the release's "Failed": counted in no share, counted and shown
-  as failed); an unreachable judge falls back to the heuristic for the whole answer and says so. Every call, with its raw answer, is kept (``judge_calls``);
+  as failed); an unreachable judge falls back to the heuristic for the whole answer and says so. Every call, with its
+  raw answer, is kept (``judge_calls``);
 - without a judge, :data:`HEURISTIC_METHOD`: each sentence holding markers is a claim; a pair is
   ``supported`` when at least :data:`SUPPORT_SHARE` of the claim's content words (not stop words;
   numbers kept) occur in the cited text, else ``irrelevant``. It is crude: it cannot see a
   contradiction (it never says ``contradicting``), a paraphrase reads as irrelevant and a claim that
   copies the source's words while negating them reads as supported.
 """
+
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from evaluators.core.types import InfrastructureError
 from evaluators.llm.judges import Judge, JudgePrompt, register_prompt
@@ -46,52 +49,82 @@ _JUDGE_LABELS = {"support": SUPPORTED, "contradict": CONTRADICTING, "irrelevant"
 JUDGE_ROLE = "arena-attribution"
 CLAIMS_PROMPT, CHECK_PROMPT, PROMPT_VERSION = "arena-attribution-claims", "arena-attribution", "v1"
 SUPPORT_SHARE = 0.6
-HEURISTIC_METHOD = (f"overlap-v1 (crude: a sentence with citation markers is a claim; supported when {SUPPORT_SHARE:.0%} "
-                    "of its content words occur in the cited text, else irrelevant; never contradicting; no model)")
+HEURISTIC_METHOD = (
+    f"overlap-v1 (crude: a sentence with citation markers is a claim; supported when {SUPPORT_SHARE:.0%} "
+    "of its content words occur in the cited text, else irrelevant; never contradicting; no model)"
+)
 #: the most characters of one cited source's text shown to the judge
 SOURCE_CHARS = 6000
 
-register_prompt(JudgePrompt(
-    CLAIMS_PROMPT, PROMPT_VERSION,
-    system="You read answers written by search assistants and list what they claim on the authority of a source.",
-    user="Answer (citation markers look like [3]):\n$answer\n\nSource numbers that exist: $numbers\n\n"
-         "List every statement of the answer that carries one or more citation markers. Make each statement readable "
-         "on its own (resolve pronouns, keep the subject), and give the numbers of the sources it cites. "
-         'Reply with a JSON object {"claims": [{"claim": <statement>, "citations": [<number>, ...]}, ...]}.'))
-register_prompt(JudgePrompt(
-    CHECK_PROMPT, PROMPT_VERSION,
-    system="You check whether a cited text backs the statements that cite it. Judge only by the text given.",
-    user="Cited text ($kind):\n$source\n\nStatements citing it:\n$claims\n\n"
-         "For each statement, in order, decide: the text states or directly implies it (support), the text says "
-         "otherwise (contradict), or the text does not address it (irrelevant). "
-         'Reply with a JSON object {"verdicts": [{"reasoning": <one sentence>, "label": "support" | "contradict" | '
-         '"irrelevant"}, ...]} with exactly $count verdicts.'))
+register_prompt(
+    JudgePrompt(
+        CLAIMS_PROMPT,
+        PROMPT_VERSION,
+        system="You read answers written by search assistants and list what they claim on the authority of a source.",
+        user="Answer (citation markers look like [3]):\n$answer\n\nSource numbers that exist: $numbers\n\n"
+        "List every statement of the answer that carries one or more citation markers. Make each statement readable "
+        "on its own (resolve pronouns, keep the subject), and give the numbers of the sources it cites. "
+        'Reply with a JSON object {"claims": [{"claim": <statement>, "citations": [<number>, ...]}, ...]}.',
+    )
+)
+register_prompt(
+    JudgePrompt(
+        CHECK_PROMPT,
+        PROMPT_VERSION,
+        system="You check whether a cited text backs the statements that cite it. Judge only by the text given.",
+        user="Cited text ($kind):\n$source\n\nStatements citing it:\n$claims\n\n"
+        "For each statement, in order, decide: the text states or directly implies it (support), the text says "
+        "otherwise (contradict), or the text does not address it (irrelevant). "
+        'Reply with a JSON object {"verdicts": [{"reasoning": <one sentence>, "label": "support" | "contradict" | '
+        '"irrelevant"}, ...]} with exactly $count verdicts.',
+    )
+)
 
 CLAIMS_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"claims": {"type": "array", "items": {
-        "type": "object",
-        "properties": {"claim": {"type": "string"}, "citations": {"type": "array", "items": {"type": "integer"}}},
-        "required": ["claim", "citations"]}}},
+    "properties": {
+        "claims": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "claim": {"type": "string"},
+                    "citations": {"type": "array", "items": {"type": "integer"}},
+                },
+                "required": ["claim", "citations"],
+            },
+        }
+    },
     "required": ["claims"],
 }
 CHECK_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"verdicts": {"type": "array", "items": {
-        "type": "object",
-        "properties": {"reasoning": {"type": "string"}, "label": {"type": "string", "enum": list(_JUDGE_LABELS)}},
-        "required": ["reasoning", "label"]}}},
+    "properties": {
+        "verdicts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "reasoning": {"type": "string"},
+                    "label": {"type": "string", "enum": list(_JUDGE_LABELS)},
+                },
+                "required": ["reasoning", "label"],
+            },
+        }
+    },
     "required": ["verdicts"],
 }
 
 _MARKERS = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]|【(\d{1,3})(?:†[^】]*)?】")
 _SENTENCE = re.compile(r"\S.*?(?:[.!?]+(?:\s*(?:\[\d{1,3}(?:\s*,\s*\d{1,3})*\]|【\d{1,3}(?:†[^】]*)?】))*(?=\s|$)|$)")
 _WORD = re.compile(r"\w+", re.UNICODE)
-_STOP = frozenset("""a an the and or but nor so yet of in on at to for from by with about as into onto over under than then
+_STOP = frozenset(
+    """a an the and or but nor so yet of in on at to for from by with about as into onto over under than then
 that this these those there here it its is are was were be been being has have had do does did can could may might must
 shall should will would not no yes also very more most much many some any each every all both either neither such which
 who whom whose what when where why how while if else because since until unless although though their they them
-he she his her we our you your i me my mine ours yours le la les de des du un une et est el los las y en""".split())
+he she his her we our you your i me my mine ours yours le la les de des du un une et est el los las y en""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -126,14 +159,18 @@ class Attribution:
 
     def counts(self) -> dict[str, int]:
         """Pairs per label (``unchecked`` and ``failed`` included)."""
-        found = {label: 0 for label in (*LABELS, UNCHECKED, FAILED)}
+        found = dict.fromkeys((*LABELS, UNCHECKED, FAILED), 0)
         for pair in self.pairs:
             found[pair.label] += 1
         return found
 
     def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "pairs": [p.to_dict() for p in self.pairs], "judge_calls": self.judge_calls,
-                "counts": self.counts()}
+        return {
+            "method": self.method,
+            "pairs": [p.to_dict() for p in self.pairs],
+            "judge_calls": self.judge_calls,
+            "counts": self.counts(),
+        }
 
 
 def _numbers(body: str) -> tuple[int, ...]:
@@ -225,13 +262,17 @@ def _check(count: int) -> Any:
         if any(not isinstance(v, dict) or v.get("label") not in _JUDGE_LABELS for v in verdicts):
             return "a verdict's label is not support, contradict or irrelevant"
         return None
+
     return check
 
 
 def _judged_claims(answer: Answer, judge: Judge, calls: list[dict[str, Any]], notes: list[str]) -> list[Claim]:
-    call: JudgeCall = judge.ask(CLAIMS_PROMPT, {"answer": answer.text[:20000],
-                                                "numbers": ", ".join(str(s.number) for s in answer.sources)},
-                                json_schema=CLAIMS_SCHEMA, prompt_version=PROMPT_VERSION)
+    call: JudgeCall = judge.ask(
+        CLAIMS_PROMPT,
+        {"answer": answer.text[:20000], "numbers": ", ".join(str(s.number) for s in answer.sources)},
+        json_schema=CLAIMS_SCHEMA,
+        prompt_version=PROMPT_VERSION,
+    )
     calls.append(call.to_dict())
     items = call.parsed.get("claims") if isinstance(call.parsed, dict) and not call.error else None
     if not isinstance(items, list):
@@ -240,7 +281,9 @@ def _judged_claims(answer: Answer, judge: Judge, calls: list[dict[str, Any]], no
     claims = []
     for item in items:
         if isinstance(item, dict) and isinstance(item.get("claim"), str) and isinstance(item.get("citations"), list):
-            numbers = tuple(dict.fromkeys(int(n) for n in item["citations"] if isinstance(n, int) and not isinstance(n, bool)))
+            numbers = tuple(
+                dict.fromkeys(int(n) for n in item["citations"] if isinstance(n, int) and not isinstance(n, bool))
+            )
             if item["claim"].strip() and numbers:
                 claims.append(Claim(item["claim"].strip(), numbers))
     return claims
@@ -261,10 +304,21 @@ def _attribute_by_judge(answer: Answer, judge: Judge) -> Attribution:
                 labels[(number, i)] = (UNCHECKED, "no text of the cited page is stored")
     for count in sorted({len(by_number[n]) for n in asked}):  # one batch per claim count: its check needs the count
         numbers = [n for n in asked if len(by_number[n]) == count]
-        batch: JudgeBatch = judge.ask_many(CHECK_PROMPT, shared={"count": count}, each=[
-            {"source": texts[n][1][:SOURCE_CHARS], "kind": "YouTube video" if _is_youtube(texts[n][0]) else "web page",
-             "claims": "\n".join(f"{i + 1}. {c.text}" for i, c in enumerate(by_number[n]))} for n in numbers],
-            json_schema=CHECK_SCHEMA, check=_check(count), prompt_version=PROMPT_VERSION)
+        batch: JudgeBatch = judge.ask_many(
+            CHECK_PROMPT,
+            shared={"count": count},
+            each=[
+                {
+                    "source": texts[n][1][:SOURCE_CHARS],
+                    "kind": "YouTube video" if _is_youtube(texts[n][0]) else "web page",
+                    "claims": "\n".join(f"{i + 1}. {c.text}" for i, c in enumerate(by_number[n])),
+                }
+                for n in numbers
+            ],
+            json_schema=CHECK_SCHEMA,
+            check=_check(count),
+            prompt_version=PROMPT_VERSION,
+        )
         calls.append(batch.to_dict())
         for number, call in zip(numbers, batch.calls):
             verdicts = call.parsed.get("verdicts") if isinstance(call.parsed, dict) and not call.error else None
@@ -273,8 +327,11 @@ def _attribute_by_judge(answer: Answer, judge: Judge) -> Attribution:
                     labels[(number, i)] = (FAILED, f"the judge's answer was unusable ({call.error})")
                 else:
                     labels[(number, i)] = (_JUDGE_LABELS[verdicts[i]["label"]], str(verdicts[i].get("reasoning", "")))
-    pairs = [Pair(claim.text, number, texts[number][0], *labels[(number, i)])
-             for number in by_number for i, claim in enumerate(by_number[number])]
+    pairs = [
+        Pair(claim.text, number, texts[number][0], *labels[(number, i)])
+        for number in by_number
+        for i, claim in enumerate(by_number[number])
+    ]
     method = f"judge {judge.spec.label} (prompts {CLAIMS_PROMPT}@{PROMPT_VERSION}, {CHECK_PROMPT}@{PROMPT_VERSION})"
     return Attribution("; ".join([method, *notes]), pairs, calls)
 

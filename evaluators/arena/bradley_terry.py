@@ -7,6 +7,7 @@ covariates). :func:`penalised_fit` finds the parameters with one model held at 0
 :func:`open_bounds` the one-sided bound of a model whose maximum-likelihood rating is infinite.
 Everything is in natural-log odds; :mod:`evaluators.arena.ratings` turns it into rating points.
 """
+
 from __future__ import annotations
 
 import math
@@ -85,7 +86,9 @@ def information(d: Design, v: np.ndarray) -> np.ndarray:
         xv = d.covariates * v[:, None]
         cross = np.empty((m, k))
         for j in range(k):
-            cross[:, j] = np.bincount(d.a, weights=xv[:, j], minlength=m) - np.bincount(d.b, weights=xv[:, j], minlength=m)
+            cross[:, j] = np.bincount(d.a, weights=xv[:, j], minlength=m) - np.bincount(
+                d.b, weights=xv[:, j], minlength=m
+            )
         out[:m, m:] = cross
         out[m:, :m] = cross.T
         out[m:, m:] = d.covariates.T @ xv
@@ -96,7 +99,7 @@ def linear_predictor(d: Design, params: np.ndarray) -> np.ndarray:
     """eta = theta_a - theta_b (+ x . beta) for every row: the log-odds that model a wins."""
     eta: np.ndarray = params[d.a] - params[d.b]
     if d.k:
-        eta = eta + d.covariates @ params[d.m:]
+        eta = eta + d.covariates @ params[d.m :]
     return eta
 
 
@@ -107,8 +110,15 @@ def _objective(d: Design, params: np.ndarray, w: np.ndarray, penalty: np.ndarray
     return float(loglik - 0.5 * np.dot(penalty, params * params)), eta
 
 
-def penalised_fit(d: Design, pivot: int, penalty: np.ndarray, start: np.ndarray | None = None,
-                  w: np.ndarray | None = None, tol: float = 1e-9, max_iter: int = 200) -> tuple[np.ndarray, np.ndarray]:
+def penalised_fit(
+    d: Design,
+    pivot: int,
+    penalty: np.ndarray,
+    start: np.ndarray | None = None,
+    w: np.ndarray | None = None,
+    tol: float = 1e-9,
+    max_iter: int = 200,
+) -> tuple[np.ndarray, np.ndarray]:
     """Penalised maximum likelihood by Newton with backtracking. Returns (params, information of the
     free parameters, i.e. all but ``pivot``)."""
     w = d.w if w is None else w
@@ -121,9 +131,9 @@ def penalised_fit(d: Design, pivot: int, penalty: np.ndarray, start: np.ndarray 
         p = 1.0 / (1.0 + np.exp(-eta))
         r = w * (d.y - p)
         grad = np.zeros(d.m + d.k)
-        grad[:d.m] = np.bincount(d.a, weights=r, minlength=d.m) - np.bincount(d.b, weights=r, minlength=d.m)
+        grad[: d.m] = np.bincount(d.a, weights=r, minlength=d.m) - np.bincount(d.b, weights=r, minlength=d.m)
         if d.k:
-            grad[d.m:] = d.covariates.T @ r
+            grad[d.m :] = d.covariates.T @ r
         grad -= penalty * params
         info = information(d, w * p * (1.0 - p)) + np.diag(penalty)
         step = np.zeros_like(params)
@@ -147,8 +157,15 @@ def penalised_fit(d: Design, pivot: int, penalty: np.ndarray, start: np.ndarray 
 _BATCH_ENTRIES = 4_000_000
 
 
-def pair_fits(pairs: PairDesign, cell_weights: np.ndarray, pivot: int, penalty: np.ndarray, start: np.ndarray,
-              tol: float = 1e-9, max_iter: int = 200) -> np.ndarray:
+def pair_fits(
+    pairs: PairDesign,
+    cell_weights: np.ndarray,
+    pivot: int,
+    penalty: np.ndarray,
+    start: np.ndarray,
+    tol: float = 1e-9,
+    max_iter: int = 200,
+) -> np.ndarray:
     """:func:`penalised_fit` of the raw model for many sets of cell weights at once (rows of
     ``cell_weights``: a bootstrap's resampled counts), all started from ``start`` (the data's fit).
     Returns the parameters, a row per round.
@@ -164,12 +181,27 @@ def pair_fits(pairs: PairDesign, cell_weights: np.ndarray, pivot: int, penalty: 
     (:func:`_newton_fits`)."""
     m = pairs.m
     batch = max(1, _BATCH_ENTRIES // (m * m))
-    return np.concatenate([_pair_fits(pairs, cell_weights[i:i + batch], pivot, penalty, start, tol, max_iter)
-                           for i in range(0, len(cell_weights), batch)]) if len(cell_weights) else np.zeros((0, m))
+    return (
+        np.concatenate(
+            [
+                _pair_fits(pairs, cell_weights[i : i + batch], pivot, penalty, start, tol, max_iter)
+                for i in range(0, len(cell_weights), batch)
+            ]
+        )
+        if len(cell_weights)
+        else np.zeros((0, m))
+    )
 
 
-def _pair_fits(pairs: PairDesign, cell_weights: np.ndarray, pivot: int, penalty: np.ndarray, start: np.ndarray,
-               tol: float, max_iter: int) -> np.ndarray:
+def _pair_fits(
+    pairs: PairDesign,
+    cell_weights: np.ndarray,
+    pivot: int,
+    penalty: np.ndarray,
+    start: np.ndarray,
+    tol: float,
+    max_iter: int,
+) -> np.ndarray:
     w, won = pairs.totals(cell_weights)  # (rounds, pairs) each
     params, converged = _chord_fits(pairs, w, won, pivot, penalty, start, tol)
     rest = np.flatnonzero(~converged)
@@ -212,12 +244,15 @@ class _Incidence:
         rows = np.arange(len(values))[:, None] * self.m
         size = len(values) * self.m
         flat = values.ravel()
-        return (np.bincount((rows + self.a).ravel(), weights=flat, minlength=size)
-                - np.bincount((rows + self.b).ravel(), weights=flat, minlength=size)).reshape(len(values), self.m)
+        return (
+            np.bincount((rows + self.a).ravel(), weights=flat, minlength=size)
+            - np.bincount((rows + self.b).ravel(), weights=flat, minlength=size)
+        ).reshape(len(values), self.m)
 
 
-def _chord_fits(pairs: PairDesign, w: np.ndarray, won: np.ndarray, pivot: int, penalty: np.ndarray, start: np.ndarray,
-                tol: float) -> tuple[np.ndarray, np.ndarray]:
+def _chord_fits(
+    pairs: PairDesign, w: np.ndarray, won: np.ndarray, pivot: int, penalty: np.ndarray, start: np.ndarray, tol: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Every round's fit by the chord method: Newton steps through one information matrix, the rounds'
     mean weights' at ``start``, shared by all rounds. Returns (parameters, a row per round; whether
     the round converged)."""
@@ -228,8 +263,10 @@ def _chord_fits(pairs: PairDesign, w: np.ndarray, won: np.ndarray, pivot: int, p
     half = 0.5 * w
     centred = won - half  # the residual won - w p is centred - half tanh(eta / 2), p = (1 + tanh(eta / 2)) / 2
     p = 1.0 / (1.0 + np.exp(-(start[pairs.a] - start[pairs.b])))
-    shared = information(Design(m=m, a=pairs.a, b=pairs.b, y=np.zeros(len(pairs.a)), w=w.mean(axis=0), w2=w.mean(axis=0)),
-                         w.mean(axis=0) * p * (1.0 - p)) + np.diag(penalty)
+    shared = information(
+        Design(m=m, a=pairs.a, b=pairs.b, y=np.zeros(len(pairs.a)), w=w.mean(axis=0), w2=w.mean(axis=0)),
+        w.mean(axis=0) * p * (1.0 - p),
+    ) + np.diag(penalty)
     inverse = np.linalg.inv(shared[np.ix_(free, free)])
     params = np.repeat(start[None, :m], len(w), axis=0)
     params[:, pivot] = 0.0
@@ -245,7 +282,9 @@ def _chord_fits(pairs: PairDesign, w: np.ndarray, won: np.ndarray, pivot: int, p
         grad = edges.sums(residual) - penalty * theta
         step = grad[:, free] @ inverse
         size = np.max(np.abs(step), axis=1)
-        ok = np.isfinite(size) & (size < last[moving])  # a growing step: the shared matrix is too far off for this round
+        ok = np.isfinite(size) & (
+            size < last[moving]
+        )  # a growing step: the shared matrix is too far off for this round
         theta[:, free] += step
         params[moving[ok]] = theta[ok]
         done = ok & (size < tol)
@@ -257,8 +296,16 @@ def _chord_fits(pairs: PairDesign, w: np.ndarray, won: np.ndarray, pivot: int, p
     return params, converged
 
 
-def _newton_fits(pairs: PairDesign, w: np.ndarray, won: np.ndarray, pivot: int, penalty: np.ndarray, start: np.ndarray,
-                 tol: float, max_iter: int) -> np.ndarray:
+def _newton_fits(
+    pairs: PairDesign,
+    w: np.ndarray,
+    won: np.ndarray,
+    pivot: int,
+    penalty: np.ndarray,
+    start: np.ndarray,
+    tol: float,
+    max_iter: int,
+) -> np.ndarray:
     """:func:`penalised_fit` for many rounds' pair totals at once: the same Newton steps with the same
     backtracking, round by round, but each step taken for every round still moving with one batched
     solve."""
@@ -323,8 +370,9 @@ def sandwich_covariance(d: Design, params: np.ndarray, info_free: np.ndarray, pi
     return cov
 
 
-def model_half_widths(d: Design, params: np.ndarray, info_free: np.ndarray, pivot: int, centre: np.ndarray,
-                      tie_share: float) -> np.ndarray:
+def model_half_widths(
+    d: Design, params: np.ndarray, info_free: np.ndarray, pivot: int, centre: np.ndarray, tie_share: float
+) -> np.ndarray:
     """95% half-widths (log-odds) of the model-based interval with ties: H^-1 J H^-1 where a vote's
     score (1, 1/2 or 0) has, at the fitted p, the variance p (1 - p) - t / 4 when a share t of votes
     are ties (P(win) = p - t/2, P(tie) = t: E y = p, E y^2 = p - t/4), so
@@ -347,7 +395,9 @@ def model_half_widths(d: Design, params: np.ndarray, info_free: np.ndarray, pivo
 _OPEN_ALPHA = 0.025
 
 
-def open_bounds(raw: Design, counts: np.ndarray, theta: np.ndarray, bounded: np.ndarray, votes: np.ndarray) -> dict[int, float]:
+def open_bounds(
+    raw: Design, counts: np.ndarray, theta: np.ndarray, bounded: np.ndarray, votes: np.ndarray
+) -> dict[int, float]:
     """For each model with only wins (only losses), the log-odds rating below (above) which winning
     (losing) all its battles against its opponents as fitted has probability under 2.5%: the exact
     test-inversion bound that replaces an interval the likelihood cannot give."""

@@ -26,12 +26,14 @@ Formats read:
 
 Markers inside code (fenced blocks and inline backticks) are never touched: ``a[1]`` is Python.
 """
+
 from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 from evaluators.llm.types import Answer, Source
@@ -54,7 +56,7 @@ def _prose_segments(text: str) -> Iterator[tuple[str, bool]]:
     pos = 0
     for match in _CODE.finditer(text):
         if match.start() > pos:
-            yield text[pos:match.start()], False
+            yield text[pos : match.start()], False
         yield match.group(0), True
         pos = match.end()
     if pos < len(text):
@@ -97,8 +99,9 @@ class _Renumbering:
         return "".join(f"[{n}]" for n in seen)
 
 
-def normalize_numbered(text: str, sources: Sequence[Source], *, citation_style: str = "standardized"
-                       ) -> tuple[str, list[Source]]:
+def normalize_numbered(
+    text: str, sources: Sequence[Source], *, citation_style: str = "standardized"
+) -> tuple[str, list[Source]]:
     """Markers ``[n]`` (and the variants in the module docstring) that point at ``sources`` by their
     ``number``. Unknown numbers are dropped from the text in both styles."""
     check_style(citation_style)
@@ -131,18 +134,23 @@ def normalize_numbered(text: str, sources: Sequence[Source], *, citation_style: 
 
 # --- Perplexity -----------------------------------------------------------------------------------
 
+
 def perplexity_sources(raw: Mapping[str, Any]) -> list[Source]:
     """Sources 1..N from ``search_results`` (preferred: titles and snippets) or ``citations``."""
     results = raw.get("search_results") or []
     if isinstance(results, list) and results:
-        return [Source(i, str(r.get("url", "")), str(r.get("title") or ""), str(r.get("snippet") or ""))
-                for i, r in enumerate(results, 1) if isinstance(r, Mapping)]
+        return [
+            Source(i, str(r.get("url", "")), str(r.get("title") or ""), str(r.get("snippet") or ""))
+            for i, r in enumerate(results, 1)
+            if isinstance(r, Mapping)
+        ]
     citations = raw.get("citations") or []
     return [Source(i, str(url)) for i, url in enumerate(citations, 1) if isinstance(url, str)]
 
 
-def from_perplexity(text: str, raw: Mapping[str, Any], *, citation_style: str = "standardized"
-                    ) -> tuple[str, list[Source]]:
+def from_perplexity(
+    text: str, raw: Mapping[str, Any], *, citation_style: str = "standardized"
+) -> tuple[str, list[Source]]:
     return normalize_numbered(text, perplexity_sources(raw), citation_style=citation_style)
 
 
@@ -175,8 +183,11 @@ def _apply(text: str, insertions: list[_Insertion], citation_style: str) -> tupl
     i = 0
     while i < len(insertions):
         group = [insertions[i]]
-        while i + 1 < len(insertions) and insertions[i + 1].end == group[0].end \
-                and insertions[i + 1].start == group[0].start:
+        while (
+            i + 1 < len(insertions)
+            and insertions[i + 1].end == group[0].end
+            and insertions[i + 1].start == group[0].start
+        ):
             i += 1
             group.append(insertions[i])
         first = group[0]
@@ -193,8 +204,9 @@ def _apply(text: str, insertions: list[_Insertion], citation_style: str) -> tupl
     return "".join(out), renumber.sources
 
 
-def from_openai(text: str, annotations: Sequence[Mapping[str, Any]] | None, *,
-                citation_style: str = "standardized") -> tuple[str, list[Source]]:
+def from_openai(
+    text: str, annotations: Sequence[Mapping[str, Any]] | None, *, citation_style: str = "standardized"
+) -> tuple[str, list[Source]]:
     """OpenAI ``url_citation`` annotations (character offsets into ``text``)."""
     check_style(citation_style)
     insertions: list[_Insertion] = []
@@ -215,6 +227,7 @@ def from_openai(text: str, annotations: Sequence[Mapping[str, Any]] | None, *,
 
 
 # --- Gemini ---------------------------------------------------------------------------------------
+
 
 def _get(mapping: Mapping[str, Any], camel: str) -> Any:
     """Gemini's REST API is camelCase; its SDKs and proxies often snake_case the same fields."""
@@ -239,11 +252,12 @@ def find_grounding_metadata(raw: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 
 def _char_offset(encoded: bytes, byte_offset: int) -> int:
-    return len(encoded[:max(0, byte_offset)].decode("utf-8", errors="ignore"))
+    return len(encoded[: max(0, byte_offset)].decode("utf-8", errors="ignore"))
 
 
-def from_gemini(text: str, metadata: Mapping[str, Any] | None, *, citation_style: str = "standardized"
-                ) -> tuple[str, list[Source]]:
+def from_gemini(
+    text: str, metadata: Mapping[str, Any] | None, *, citation_style: str = "standardized"
+) -> tuple[str, list[Source]]:
     """Gemini grounding: markers at each supported segment's end (byte offsets -> characters)."""
     check_style(citation_style)
     if not metadata:
@@ -272,8 +286,14 @@ def from_gemini(text: str, metadata: Mapping[str, Any] | None, *, citation_style
     return _apply(text, insertions, citation_style)
 
 
-def normalize(fmt: str, text: str, raw: Mapping[str, Any] | None = None, *,
-              sources: Sequence[Source] = (), citation_style: str = "standardized") -> tuple[str, list[Source]]:
+def normalize(
+    fmt: str,
+    text: str,
+    raw: Mapping[str, Any] | None = None,
+    *,
+    sources: Sequence[Source] = (),
+    citation_style: str = "standardized",
+) -> tuple[str, list[Source]]:
     """One entry point for the four formats: ``raw`` is the provider's response (``ChatResult.raw``);
     ``sources`` the numbered sources we gave a self-hosted model."""
     raw = raw or {}
@@ -292,6 +312,7 @@ def normalize(fmt: str, text: str, raw: Mapping[str, Any] | None = None, *,
 
 # --- HTML -----------------------------------------------------------------------------------------
 
+
 def safe_url(url: str) -> str | None:
     """The URL if it is an absolute http(s) link, else None (no javascript:, data:, relative...)."""
     url = url.strip()
@@ -308,22 +329,22 @@ def _link(url: str | None, label_html: str, *, cls: str = "") -> str:
     if url is None:
         return label_html
     klass = f' class="{cls}"' if cls else ""
-    return (f'<a href="{html.escape(url, quote=True)}"{klass} rel="noopener nofollow" '
-            f'target="_blank">{label_html}</a>')
+    return f'<a href="{html.escape(url, quote=True)}"{klass} rel="noopener nofollow" target="_blank">{label_html}</a>'
 
 
 _INLINE = re.compile(
     r"(?P<code>`[^`\n]+`)"
     r"|\*\*(?P<bold>[^*\n]+?)\*\*"
     r"|\[(?P<label>[^\]\n]+)\](?P<href>" + _URL_IN_PARENS + ")"
-    r"|\[(?P<cite>\d{1,3})\]")
+    r"|\[(?P<cite>\d{1,3})\]"
+)
 
 
 def _inline(text: str, links: Mapping[int, str | None], *, allow_bold: bool = True) -> str:
     out: list[str] = []
     pos = 0
     for match in _INLINE.finditer(text):
-        out.append(html.escape(text[pos:match.start()]))
+        out.append(html.escape(text[pos : match.start()]))
         pos = match.end()
         if match.group("code"):
             out.append(f"<code>{html.escape(match.group('code')[1:-1])}</code>")
@@ -386,7 +407,7 @@ def _blocks(text: str, links: Mapping[int, str | None]) -> str:
 
     pos = 0
     for fence in _FENCE.finditer(text):
-        prose(text[pos:fence.start()])
+        prose(text[pos : fence.start()])
         close()
         out.append(f"<pre><code>{html.escape(fence.group('body').rstrip(chr(10)))}</code></pre>")
         pos = fence.end()

@@ -16,6 +16,7 @@
   (:data:`EVALUATION_L2`). P2L reports the same comparison: held-out Bradley-Terry loss and accuracy
   of the prompt's leaderboard against the "marginal" (global) one fitted on the training votes.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,7 +46,7 @@ def conditioned_weights(x: np.ndarray, query: np.ndarray, kernel: Kernel = Kerne
     w = np.zeros(len(x))
     near = np.flatnonzero(sim >= kernel.min_similarity)
     if len(near) > kernel.neighbours:
-        near = near[np.argpartition(-sim[near], kernel.neighbours - 1)[:kernel.neighbours]]
+        near = near[np.argpartition(-sim[near], kernel.neighbours - 1)[: kernel.neighbours]]
     w[near] = np.exp(-(1.0 - sim[near]) / kernel.bandwidth)
     return w
 
@@ -66,31 +67,52 @@ class Conditioned:
     declined: str = ""
 
 
-def conditioned_rating(battles: BattleArrays, x: np.ndarray, query: np.ndarray, kernel: Kernel = Kernel(),
-                       config: RatingConfig | None = None) -> Conditioned:
+def conditioned_rating(
+    battles: BattleArrays,
+    x: np.ndarray,
+    query: np.ndarray,
+    kernel: Kernel = Kernel(),
+    config: RatingConfig | None = None,
+) -> Conditioned:
     """The arena's Bradley-Terry fit on the battles near the query, weighted by the kernel, with
     sandwich intervals; declines below ``kernel.min_effective`` effective votes."""
     from evaluators.arena.ratings import rate
 
     if not np.any(query):
-        return Conditioned(0.0, 0, None, "none of the question's words appear in the voted battles' prompts, so no battle is near it")
+        return Conditioned(
+            0.0, 0, None, "none of the question's words appear in the voted battles' prompts, so no battle is near it"
+        )
     w = conditioned_weights(x, query, kernel)
     rows = np.flatnonzero(w > 0)
     n_eff = effective_votes(w)
     if n_eff < kernel.min_effective:
-        return Conditioned(n_eff, len(rows), None,
-                           f"only {n_eff:.0f} effective votes are near this question (the fit needs {kernel.min_effective:.0f}); "
-                           "try a question closer to what people have asked, or read the whole board")
+        return Conditioned(
+            n_eff,
+            len(rows),
+            None,
+            f"only {n_eff:.0f} effective votes are near this question (the fit needs {kernel.min_effective:.0f}); "
+            "try a question closer to what people have asked, or read the whole board",
+        )
     subset = battles.subset(rows)
     subset.weights = w[rows]
     base = config or RatingConfig()
-    cfg = RatingConfig(**{**base.to_dict(), "interval": "sandwich", "use_weights": True, "robustness": False,
-                          "style_control": False, "style_features": tuple(base.style_features),
-                          "reference": base.reference if base.reference in subset.models else None})
+    cfg = RatingConfig(
+        **{
+            **base.to_dict(),
+            "interval": "sandwich",
+            "use_weights": True,
+            "robustness": False,
+            "style_control": False,
+            "style_features": tuple(base.style_features),
+            "reference": base.reference if base.reference in subset.models else None,
+        }
+    )
     result = rate(subset, cfg)
     # rate() reads any vote weights as inverse propensities; here they are the kernel's
-    result.method = result.method.replace(", inverse-propensity weights (counts and matrices are unweighted)",
-                                          ", each vote weighted by the kernel (counts are unweighted)")
+    result.method = result.method.replace(
+        ", inverse-propensity weights (counts and matrices are unweighted)",
+        ", each vote weighted by the kernel (counts are unweighted)",
+    )
     return Conditioned(n_eff, len(rows), result)
 
 
@@ -134,13 +156,25 @@ class HeldOut:
     conditioned_declined: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"split": self.split, "test_votes": self.test_votes, "methods": self.methods,
-                "conditioned_declined": self.conditioned_declined}
+        return {
+            "split": self.split,
+            "test_votes": self.test_votes,
+            "methods": self.methods,
+            "conditioned_declined": self.conditioned_declined,
+        }
 
 
 @one_blas_thread
-def held_out(battles: BattleArrays, x: np.ndarray, intents: np.ndarray, *, test_share: float = 0.2, max_test: int = 500,
-             seed: int = 0, kernel: Kernel = Kernel()) -> HeldOut:
+def held_out(
+    battles: BattleArrays,
+    x: np.ndarray,
+    intents: np.ndarray,
+    *,
+    test_share: float = 0.2,
+    max_test: int = 500,
+    seed: int = 0,
+    kernel: Kernel = Kernel(),
+) -> HeldOut:
     """The comparison of the module doc. ``intents``: a code per battle (-1: none). At most
     ``max_test`` test votes are scored (each needs its own conditioned fit)."""
     n = len(battles)
@@ -157,8 +191,10 @@ def held_out(battles: BattleArrays, x: np.ndarray, intents: np.ndarray, *, test_
             intent_theta[int(code)] = _log_odds(battles, rows)
     a, b = battles.a[test], battles.b[test]
     g = _scores(global_theta[a], global_theta[b], y[test])
-    per_intent = np.array([intent_theta.get(int(intents[i]), global_theta)[battles.a[i]] for i in test]), \
-        np.array([intent_theta.get(int(intents[i]), global_theta)[battles.b[i]] for i in test])
+    per_intent = (
+        np.array([intent_theta.get(int(intents[i]), global_theta)[battles.a[i]] for i in test]),
+        np.array([intent_theta.get(int(intents[i]), global_theta)[battles.b[i]] for i in test]),
+    )
     pi = _scores(per_intent[0], per_intent[1], y[test])
     xt = x[train]
     ca, cb = np.empty(len(test)), np.empty(len(test))
@@ -173,8 +209,14 @@ def held_out(battles: BattleArrays, x: np.ndarray, intents: np.ndarray, *, test_
             theta = _log_odds(battles, train[near], w[near])
         ca[j], cb[j] = theta[battles.a[i]], theta[battles.b[i]]
     c = _scores(ca, cb, y[test])
-    methods = {name: {"log_likelihood": float(s[0].mean()) if len(test) else 0.0, "accuracy": float(s[1].mean()) if len(test) else 0.0}
-               for name, s in (("global", g), ("per intent", pi), ("prompt-conditioned", c))}
-    split = (f"seeded random split (seed {seed}): {len(train)} train votes, {n_test} test votes"
-             + (f", of which {len(test)} drawn at random are scored" if n_test > len(test) else ""))
+    methods = {
+        name: {
+            "log_likelihood": float(s[0].mean()) if len(test) else 0.0,
+            "accuracy": float(s[1].mean()) if len(test) else 0.0,
+        }
+        for name, s in (("global", g), ("per intent", pi), ("prompt-conditioned", c))
+    }
+    split = f"seeded random split (seed {seed}): {len(train)} train votes, {n_test} test votes" + (
+        f", of which {len(test)} drawn at random are scored" if n_test > len(test) else ""
+    )
     return HeldOut(split=split, test_votes=len(test), methods=methods, conditioned_declined=declined)

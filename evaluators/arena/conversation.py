@@ -5,10 +5,11 @@ follow-up); the conversation a chat endpoint is sent is the user and assistant t
 A turn that cannot be answered becomes a failed :class:`Answer` (``finish_reason`` "error"), never
 an exception.
 """
+
 from __future__ import annotations
 
 import time
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from evaluators.arena import citations
 from evaluators.arena.search import query_terms
@@ -38,16 +39,34 @@ def search_query(messages: Sequence[Message]) -> str:
 
 def plain_conversation(messages: Sequence[Message]) -> list[Message]:
     """User and assistant turns as plain text (what a chat endpoint is sent)."""
-    return [{"role": m["role"], "content": message_text(m)} for m in messages
-            if m.get("role") in ("user", "assistant") and message_text(m)]
+    return [
+        {"role": m["role"], "content": message_text(m)}
+        for m in messages
+        if m.get("role") in ("user", "assistant") and message_text(m)
+    ]
 
 
-def failed_answer(message: str, *, searches: Sequence[SearchCall] = (), started: float, text: str = "",
-                  sources: Sequence[Source] = (), citation_style: str = "standardized",
-                  usage: Usage = Usage()) -> Answer:
+def failed_answer(
+    message: str,
+    *,
+    searches: Sequence[SearchCall] = (),
+    started: float,
+    text: str = "",
+    sources: Sequence[Source] = (),
+    citation_style: str = "standardized",
+    usage: Usage = Usage(),
+) -> Answer:
     """An answer that failed with ``message``, keeping whatever text and sources it had."""
-    return Answer(text=text, sources=list(sources), searches=list(searches), citation_style=citation_style,
-                  finish_reason="error", latency_s=time.monotonic() - started, usage=usage, error=message)
+    return Answer(
+        text=text,
+        sources=list(sources),
+        searches=list(searches),
+        citation_style=citation_style,
+        finish_reason="error",
+        latency_s=time.monotonic() - started,
+        usage=usage,
+        error=message,
+    )
 
 
 def begin_turn(messages: Sequence[Message], citation_style: str) -> tuple[float, list[Message], Answer | None]:
@@ -57,6 +76,11 @@ def begin_turn(messages: Sequence[Message], citation_style: str) -> tuple[float,
     citations.check_style(citation_style)
     conversation = plain_conversation(messages)
     if not conversation or conversation[-1]["role"] != "user":
-        return started, conversation, failed_answer("the conversation does not end with a user prompt",
-                                                    started=started, citation_style=citation_style)
+        return (
+            started,
+            conversation,
+            failed_answer(
+                "the conversation does not end with a user prompt", started=started, citation_style=citation_style
+            ),
+        )
     return started, conversation, None

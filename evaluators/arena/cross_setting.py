@@ -12,19 +12,23 @@ reference, in plain chat than with search. The settings' votes are independent, 
 95% interval combines the two intervals' sides in quadrature (lower end: the chat interval's lower
 half-width with the search interval's upper one), a normal approximation to the two bootstrap intervals.
 """
+
 from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from evaluators.arena.rating_types import BattleArrays, BattleRecord
 
 
-def common_reference(votes_by_setting: Mapping[str, Sequence[BattleRecord] | BattleArrays], configured: str | None = None) -> str | None:
+def common_reference(
+    votes_by_setting: Mapping[str, Sequence[BattleRecord] | BattleArrays], configured: str | None = None
+) -> str | None:
     """The model both settings' fits are anchored on: ``configured`` when it has votes in every setting,
     else the model with the most votes in its least-voted setting (then most votes in all, then name);
     None when no model has votes in every setting. Each setting's votes as BattleRecords or BattleArrays."""
@@ -95,15 +99,20 @@ class SettingComparison:
         return data
 
 
-METHOD = ("Each setting's valid votes fitted separately by the arena's Bradley-Terry fit (bootstrap 95% intervals), "
-          "both anchored on the same model; difference = chat minus search, its 95% interval the two independent "
-          "intervals combined in quadrature side by side (normal approximation)")
+METHOD = (
+    "Each setting's valid votes fitted separately by the arena's Bradley-Terry fit (bootstrap 95% intervals), "
+    "both anchored on the same model; difference = chat minus search, its 95% interval the two independent "
+    "intervals combined in quadrature side by side (normal approximation)"
+)
 
 
 def _estimable(result: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     """The models of a rating result with a finite rating and a closed interval."""
-    return {m["name"]: m for m in result.get("models", [])
-            if not m.get("note") and m.get("ci_low") is not None and m.get("ci_high") is not None}
+    return {
+        m["name"]: m
+        for m in result.get("models", [])
+        if not m.get("note") and m.get("ci_low") is not None and m.get("ci_high") is not None
+    }
 
 
 def compare(search: Mapping[str, Any], chat: Mapping[str, Any]) -> SettingComparison:
@@ -113,10 +122,12 @@ def compare(search: Mapping[str, Any], chat: Mapping[str, Any]) -> SettingCompar
     rated = [_estimable(search), _estimable(chat)]
     only_in = {"search": sorted(set(rated[0]) - set(rated[1])), "chat": sorted(set(rated[1]) - set(rated[0]))}
     if not set(rated[0]) & set(rated[1]) or not names[0] or names[0] != names[1]:
-        why = ("no model has a rating in both settings yet, so the two scales cannot be tied together"
-               if not set(rated[0]) & set(rated[1]) else
-               f"the settings are anchored on different models ({names[0] or 'the mean'} with search, "
-               f"{names[1] or 'the mean'} in plain chat), so their ratings do not compare")
+        why = (
+            "no model has a rating in both settings yet, so the two scales cannot be tied together"
+            if not set(rated[0]) & set(rated[1])
+            else f"the settings are anchored on different models ({names[0] or 'the mean'} with search, "
+            f"{names[1] or 'the mean'} in plain chat), so their ratings do not compare"
+        )
         return SettingComparison(reference="", comparable=False, why_not=why, only_in=only_in, method=METHOD)
     rows = []
     for name in sorted(set(rated[0]) & set(rated[1])):
@@ -124,10 +135,22 @@ def compare(search: Mapping[str, Any], chat: Mapping[str, Any]) -> SettingCompar
         difference = c["rating"] - s["rating"]
         below = math.hypot(c["rating"] - c["ci_low"], s["ci_high"] - s["rating"])
         above = math.hypot(c["ci_high"] - c["rating"], s["rating"] - s["ci_low"])
-        rows.append(ComparedModel(name=name, search_rating=s["rating"], search_low=s["ci_low"], search_high=s["ci_high"],
-                                  search_votes=int(s["votes"]), chat_rating=c["rating"], chat_low=c["ci_low"],
-                                  chat_high=c["ci_high"], chat_votes=int(c["votes"]), difference=difference,
-                                  difference_low=difference - below, difference_high=difference + above,
-                                  reference=name == names[0]))
+        rows.append(
+            ComparedModel(
+                name=name,
+                search_rating=s["rating"],
+                search_low=s["ci_low"],
+                search_high=s["ci_high"],
+                search_votes=int(s["votes"]),
+                chat_rating=c["rating"],
+                chat_low=c["ci_low"],
+                chat_high=c["ci_high"],
+                chat_votes=int(c["votes"]),
+                difference=difference,
+                difference_low=difference - below,
+                difference_high=difference + above,
+                reference=name == names[0],
+            )
+        )
     rows.sort(key=lambda r: -r.search_rating)
     return SettingComparison(reference=names[0], comparable=True, rows=rows, only_in=only_in, method=METHOD)

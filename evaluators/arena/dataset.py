@@ -16,24 +16,42 @@ Parquet layout (ours): typed columns for the released fields; free-form dicts (`
 and every ``extra``) are JSON text, since Parquet structs need one fixed set of keys. Reading also
 accepts released Parquet files where those are nested structs.
 """
+
 from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from evaluators.arena.ratings import OUTCOMES, BattleRecord
 from evaluators.arena.style import features, paper_features
 from evaluators.core.types import DatasetError
 
 CONVERSATION_FIELDS: tuple[str, ...] = (
-    "model_a", "model_b", "winner", "judge", "turn", "timestamp", "messages_a", "messages_b",
-    "system_a_metadata", "system_b_metadata", "primary_intent", "secondary_intent", "languages",
+    "model_a",
+    "model_b",
+    "winner",
+    "judge",
+    "turn",
+    "timestamp",
+    "messages_a",
+    "messages_b",
+    "system_a_metadata",
+    "system_b_metadata",
+    "primary_intent",
+    "secondary_intent",
+    "languages",
 )
 METADATA_FIELDS: tuple[str, ...] = (
-    "citation_format_standardized", "client_country", "conv_id", "formatted_messages", "llm_config", "web_search_trace",
+    "citation_format_standardized",
+    "client_country",
+    "conv_id",
+    "formatted_messages",
+    "llm_config",
+    "web_search_trace",
 )
 _EXTRA_JSON = "_extra_json"  # Parquet column (top level, metadata and message level) holding extra keys
 
@@ -60,10 +78,15 @@ class SystemMetadata:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "citation_format_standardized": self.citation_format_standardized, "client_country": self.client_country,
+            "citation_format_standardized": self.citation_format_standardized,
+            "client_country": self.client_country,
             "conv_id": self.conv_id,
-            "formatted_messages": None if self.formatted_messages is None else [m.to_dict() for m in self.formatted_messages],
-            "llm_config": self.llm_config, "web_search_trace": self.web_search_trace, **self.extra,
+            "formatted_messages": None
+            if self.formatted_messages is None
+            else [m.to_dict() for m in self.formatted_messages],
+            "llm_config": self.llm_config,
+            "web_search_trace": self.web_search_trace,
+            **self.extra,
         }
 
     def urls(self) -> list[str]:
@@ -89,15 +112,25 @@ class ConversationRow:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "model_a": self.model_a, "model_b": self.model_b, "winner": self.winner, "judge": self.judge, "turn": self.turn,
-            "timestamp": self.timestamp, "messages_a": [m.to_dict() for m in self.messages_a],
-            "messages_b": [m.to_dict() for m in self.messages_b], "system_a_metadata": self.system_a_metadata.to_dict(),
-            "system_b_metadata": self.system_b_metadata.to_dict(), "primary_intent": self.primary_intent,
-            "secondary_intent": self.secondary_intent, "languages": self.languages, **self.extra,
+            "model_a": self.model_a,
+            "model_b": self.model_b,
+            "winner": self.winner,
+            "judge": self.judge,
+            "turn": self.turn,
+            "timestamp": self.timestamp,
+            "messages_a": [m.to_dict() for m in self.messages_a],
+            "messages_b": [m.to_dict() for m in self.messages_b],
+            "system_a_metadata": self.system_a_metadata.to_dict(),
+            "system_b_metadata": self.system_b_metadata.to_dict(),
+            "primary_intent": self.primary_intent,
+            "secondary_intent": self.secondary_intent,
+            "languages": self.languages,
+            **self.extra,
         }
 
 
 # ---------------------------------------------------------------- validation
+
 
 class _Row:
     """Error helper: every problem names the row and the field path."""
@@ -136,9 +169,13 @@ def _messages(r: _Row, value: Any, path: str) -> list[Message]:
         msg = r.obj(item, f"{path}[{i}]")
         if "role" not in msg:
             raise r.fail(f"{path}[{i}].role", "missing")
-        out.append(Message(role=r.text(msg["role"], f"{path}[{i}].role", nullable=False) or "",
-                           content=r.text(msg.get("content"), f"{path}[{i}].content", nullable=True),
-                           extra={k: v for k, v in msg.items() if k not in ("role", "content")}))
+        out.append(
+            Message(
+                role=r.text(msg["role"], f"{path}[{i}].role", nullable=False) or "",
+                content=r.text(msg.get("content"), f"{path}[{i}].content", nullable=True),
+                extra={k: v for k, v in msg.items() if k not in ("role", "content")},
+            )
+        )
     return out
 
 
@@ -166,7 +203,10 @@ def _metadata(r: _Row, value: Any, path: str) -> SystemMetadata:
         client_country=r.text(meta.get("client_country"), f"{path}.client_country", nullable=True),
         conv_id=r.text(meta.get("conv_id"), f"{path}.conv_id", nullable=True),
         formatted_messages=None if formatted is None else _messages(r, formatted, f"{path}.formatted_messages"),
-        llm_config=config, web_search_trace=trace, extra={k: v for k, v in meta.items() if k not in METADATA_FIELDS})
+        llm_config=config,
+        web_search_trace=trace,
+        extra={k: v for k, v in meta.items() if k not in METADATA_FIELDS},
+    )
 
 
 def _timestamp(r: _Row, value: Any) -> str | None:
@@ -176,7 +216,7 @@ def _timestamp(r: _Row, value: Any) -> str | None:
         return value.isoformat()
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
-            return dt.datetime.fromtimestamp(float(value), tz=dt.timezone.utc).isoformat()
+            return dt.datetime.fromtimestamp(float(value), tz=dt.UTC).isoformat()
         except (OverflowError, OSError, ValueError):
             raise r.fail("timestamp", f"{value!r} is not a valid epoch time") from None
     raise r.fail("timestamp", f"expected ISO 8601 text, epoch seconds or null, got {_kind(value)}")
@@ -205,17 +245,25 @@ def validate_row(row: dict[str, Any], line: int) -> ConversationRow:
         for i, lang in enumerate(r.items(languages, "languages")):
             r.text(lang, f"languages[{i}]", nullable=False)
     return ConversationRow(
-        model_a=model_a, model_b=model_b, winner=winner, judge=r.text(row.get("judge"), "judge", nullable=True), turn=turn,
-        timestamp=_timestamp(r, row.get("timestamp")), messages_a=_messages(r, row["messages_a"], "messages_a"),
+        model_a=model_a,
+        model_b=model_b,
+        winner=winner,
+        judge=r.text(row.get("judge"), "judge", nullable=True),
+        turn=turn,
+        timestamp=_timestamp(r, row.get("timestamp")),
+        messages_a=_messages(r, row["messages_a"], "messages_a"),
         messages_b=_messages(r, row["messages_b"], "messages_b"),
         system_a_metadata=_metadata(r, row["system_a_metadata"], "system_a_metadata"),
         system_b_metadata=_metadata(r, row["system_b_metadata"], "system_b_metadata"),
         primary_intent=r.text(row.get("primary_intent"), "primary_intent", nullable=True),
         secondary_intent=r.text(row.get("secondary_intent"), "secondary_intent", nullable=True),
-        languages=languages, extra={k: v for k, v in row.items() if k not in CONVERSATION_FIELDS})
+        languages=languages,
+        extra={k: v for k, v in row.items() if k not in CONVERSATION_FIELDS},
+    )
 
 
 # ---------------------------------------------------------------- files
+
 
 def _as_row(row: ConversationRow | dict[str, Any], line: int) -> ConversationRow:
     return row if isinstance(row, ConversationRow) else validate_row(row, line)
@@ -233,7 +281,9 @@ def read_rows(path: str | Path) -> Iterator[ConversationRow]:
                 try:
                     data = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise DatasetError(f"{path.name} row {number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+                    raise DatasetError(
+                        f"{path.name} row {number}: not valid JSON ({exc.msg} at column {exc.colno})"
+                    ) from None
                 yield validate_row(data, number)
     elif path.suffix == ".parquet":
         import pyarrow.parquet as pq
@@ -265,18 +315,35 @@ def _parquet_schema() -> Any:
     import pyarrow as pa
 
     message = pa.struct([("role", pa.string()), ("content", pa.string()), (_EXTRA_JSON, pa.string())])
-    metadata = pa.struct([
-        ("citation_format_standardized", pa.bool_()), ("client_country", pa.string()), ("conv_id", pa.string()),
-        ("formatted_messages", pa.list_(message)),
-        ("llm_config", pa.string()),
-        ("web_search_trace", pa.list_(pa.list_(pa.list_(pa.string())))), (_EXTRA_JSON, pa.string()),
-    ])
-    return pa.schema([
-        ("model_a", pa.string()), ("model_b", pa.string()), ("winner", pa.string()), ("judge", pa.string()),
-        ("turn", pa.int64()), ("timestamp", pa.string()), ("messages_a", pa.list_(message)), ("messages_b", pa.list_(message)),
-        ("system_a_metadata", metadata), ("system_b_metadata", metadata), ("primary_intent", pa.string()),
-        ("secondary_intent", pa.string()), ("languages", pa.list_(pa.string())), (_EXTRA_JSON, pa.string()),
-    ])
+    metadata = pa.struct(
+        [
+            ("citation_format_standardized", pa.bool_()),
+            ("client_country", pa.string()),
+            ("conv_id", pa.string()),
+            ("formatted_messages", pa.list_(message)),
+            ("llm_config", pa.string()),
+            ("web_search_trace", pa.list_(pa.list_(pa.list_(pa.string())))),
+            (_EXTRA_JSON, pa.string()),
+        ]
+    )
+    return pa.schema(
+        [
+            ("model_a", pa.string()),
+            ("model_b", pa.string()),
+            ("winner", pa.string()),
+            ("judge", pa.string()),
+            ("turn", pa.int64()),
+            ("timestamp", pa.string()),
+            ("messages_a", pa.list_(message)),
+            ("messages_b", pa.list_(message)),
+            ("system_a_metadata", metadata),
+            ("system_b_metadata", metadata),
+            ("primary_intent", pa.string()),
+            ("secondary_intent", pa.string()),
+            ("languages", pa.list_(pa.string())),
+            (_EXTRA_JSON, pa.string()),
+        ]
+    )
 
 
 def _json_or_none(data: dict[str, Any] | None) -> str | None:
@@ -289,19 +356,32 @@ def _to_parquet(row: ConversationRow) -> dict[str, Any]:
 
     def metadata(meta: SystemMetadata) -> dict[str, Any]:
         return {
-            "citation_format_standardized": meta.citation_format_standardized, "client_country": meta.client_country,
+            "citation_format_standardized": meta.citation_format_standardized,
+            "client_country": meta.client_country,
             "conv_id": meta.conv_id,
-            "formatted_messages": None if meta.formatted_messages is None else [message(m) for m in meta.formatted_messages],
+            "formatted_messages": None
+            if meta.formatted_messages is None
+            else [message(m) for m in meta.formatted_messages],
             "llm_config": None if meta.llm_config is None else json.dumps(meta.llm_config, ensure_ascii=False),
-            "web_search_trace": meta.web_search_trace, _EXTRA_JSON: _json_or_none(meta.extra),
+            "web_search_trace": meta.web_search_trace,
+            _EXTRA_JSON: _json_or_none(meta.extra),
         }
 
     return {
-        "model_a": row.model_a, "model_b": row.model_b, "winner": row.winner, "judge": row.judge, "turn": row.turn,
-        "timestamp": row.timestamp, "messages_a": [message(m) for m in row.messages_a],
-        "messages_b": [message(m) for m in row.messages_b], "system_a_metadata": metadata(row.system_a_metadata),
-        "system_b_metadata": metadata(row.system_b_metadata), "primary_intent": row.primary_intent,
-        "secondary_intent": row.secondary_intent, "languages": row.languages, _EXTRA_JSON: _json_or_none(row.extra),
+        "model_a": row.model_a,
+        "model_b": row.model_b,
+        "winner": row.winner,
+        "judge": row.judge,
+        "turn": row.turn,
+        "timestamp": row.timestamp,
+        "messages_a": [message(m) for m in row.messages_a],
+        "messages_b": [message(m) for m in row.messages_b],
+        "system_a_metadata": metadata(row.system_a_metadata),
+        "system_b_metadata": metadata(row.system_b_metadata),
+        "primary_intent": row.primary_intent,
+        "secondary_intent": row.secondary_intent,
+        "languages": row.languages,
+        _EXTRA_JSON: _json_or_none(row.extra),
     }
 
 
@@ -351,6 +431,7 @@ def write_parquet(rows: Iterable[ConversationRow | dict[str, Any]], path: str | 
 
 # ---------------------------------------------------------------- ratings input
 
+
 def _side_text(messages: list[Message]) -> str:
     return "\n\n".join(m.content or "" for m in messages if m.role == "assistant")
 
@@ -368,8 +449,8 @@ def _propensity(row: ConversationRow) -> float | None:
 
 def battles_from_rows(rows: Iterable[ConversationRow]) -> list[BattleRecord]:
     """The voted rows as BattleRecords with style features (ours and the paper's) from each side's
-    assistant messages and web_search_trace URLs. Rows without a winner, or marked invalid by us (``arena.valid`` false),
-    are skipped; ``weight`` is 1 / propensity when the row records one."""
+    assistant messages and web_search_trace URLs. Rows without a winner, or marked invalid by us (``arena.valid``
+    false), are skipped; ``weight`` is 1 / propensity when the row records one."""
     records = []
     for row in rows:
         if row.winner is None or _ours(row).get("valid") is False:
@@ -377,15 +458,41 @@ def battles_from_rows(rows: Iterable[ConversationRow]) -> list[BattleRecord]:
         side_features = []
         for messages, meta in ((row.messages_a, row.system_a_metadata), (row.messages_b, row.system_b_metadata)):
             style = "standardized" if meta.citation_format_standardized else "original"
-            side_features.append({**features(_side_text(messages), meta.urls(), style),
-                                  **paper_features([m.content or "" for m in messages if m.role == "assistant"],
-                                                   [[pair[1] for pair in turn] for turn in meta.web_search_trace or []])})
+            side_features.append(
+                {
+                    **features(_side_text(messages), meta.urls(), style),
+                    **paper_features(
+                        [m.content or "" for m in messages if m.role == "assistant"],
+                        [[pair[1] for pair in turn] for turn in meta.web_search_trace or []],
+                    ),
+                }
+            )
         propensity = _propensity(row)
-        records.append(BattleRecord(model_a=row.model_a, model_b=row.model_b, winner=row.winner, features_a=side_features[0],
-                                    features_b=side_features[1], weight=1.0 / propensity if propensity else 1.0,
-                                    intent=row.primary_intent or "", language=(row.languages or [""])[0]))
+        records.append(
+            BattleRecord(
+                model_a=row.model_a,
+                model_b=row.model_b,
+                winner=row.winner,
+                features_a=side_features[0],
+                features_b=side_features[1],
+                weight=1.0 / propensity if propensity else 1.0,
+                intent=row.primary_intent or "",
+                language=(row.languages or [""])[0],
+            )
+        )
     return records
 
 
-__all__ = ["CONVERSATION_FIELDS", "METADATA_FIELDS", "ConversationRow", "Message", "SystemMetadata",
-           "battles_from_rows", "jsonl_line", "read_rows", "validate_row", "write_jsonl", "write_parquet"]
+__all__ = [
+    "CONVERSATION_FIELDS",
+    "METADATA_FIELDS",
+    "ConversationRow",
+    "Message",
+    "SystemMetadata",
+    "battles_from_rows",
+    "jsonl_line",
+    "read_rows",
+    "validate_row",
+    "write_jsonl",
+    "write_parquet",
+]

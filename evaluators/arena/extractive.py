@@ -5,13 +5,14 @@ Two strategies that differ in depth and length, so that votes between them mean 
 passages) and ``"lead-passages"`` (the opening snippet of each of the top few results). They make the
 embedded default arena work with no GPU and no API key, and say honestly what they are.
 """
+
 from __future__ import annotations
 
 import math
 import re
 import time
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from evaluators.arena import citations
 from evaluators.arena.conversation import failed_answer, search_query
@@ -35,8 +36,9 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
-def _bm25_rank(query: str, candidates: list[tuple[int, str]], *, k1: float = 1.2, b: float = 0.75
-               ) -> list[tuple[float, int, str]]:
+def _bm25_rank(
+    query: str, candidates: list[tuple[int, str]], *, k1: float = 1.2, b: float = 0.75
+) -> list[tuple[float, int, str]]:
     """Scores sentences against the query terms with BM25, the sentences themselves as the corpus."""
     terms = query_terms(query)
     tokenized = [re.findall(r"\w+", s.lower()) for _, s in candidates]
@@ -50,9 +52,13 @@ def _bm25_rank(query: str, candidates: list[tuple[int, str]], *, k1: float = 1.2
         counts = Counter(tokens)
         score = 0.0
         for term in terms:
-            tf = counts.get(term, 0) + sum(c for w, c in counts.items() if w != term and w.startswith(term) and len(term) >= 4)
+            tf = counts.get(term, 0) + sum(
+                c for w, c in counts.items() if w != term and w.startswith(term) and len(term) >= 4
+            )
             if tf:
-                idf = math.log(1 + (n - document_frequency.get(term, 0) + 0.5) / (document_frequency.get(term, 0) + 0.5))
+                idf = math.log(
+                    1 + (n - document_frequency.get(term, 0) + 0.5) / (document_frequency.get(term, 0) + 0.5)
+                )
                 score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(tokens) / average))
         if score > 0:
             scored.append((score, number, sentence))
@@ -62,9 +68,18 @@ def _bm25_rank(query: str, candidates: list[tuple[int, str]], *, k1: float = 1.2
 class ExtractiveResponder:
     """Answers by quoting search results, no language model (see the module docstring)."""
 
-    def __init__(self, name: str, backend: SearchBackend, *, strategy: str = "bm25-sentences",
-                 max_sources: int | None = None, max_sentences: int = 4, delay_s: float = 0.0, piece_words: int = 3,
-                 description: str | None = None):
+    def __init__(
+        self,
+        name: str,
+        backend: SearchBackend,
+        *,
+        strategy: str = "bm25-sentences",
+        max_sources: int | None = None,
+        max_sentences: int = 4,
+        delay_s: float = 0.0,
+        piece_words: int = 3,
+        description: str | None = None,
+    ):
         if strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
         self.name = name
@@ -78,9 +93,10 @@ class ExtractiveResponder:
         self.description = description or (
             f"extractive, no language model: the {max_sentences} sentences that best match the question "
             f"(BM25) among the top {self.max_sources} passages from the {backend_name} search backend, each cited"
-            if strategy == "bm25-sentences" else
-            f"extractive, no language model: the opening snippet of each of the top {self.max_sources} results "
-            f"from the {backend_name} search backend, each cited")
+            if strategy == "bm25-sentences"
+            else f"extractive, no language model: the opening snippet of each of the top {self.max_sources} results "
+            f"from the {backend_name} search backend, each cited"
+        )
 
     def _pick(self, query: str, results: list[Source]) -> list[tuple[str, Source]]:
         """(quoted text, its source) pairs, best first."""
@@ -109,27 +125,37 @@ class ExtractiveResponder:
                 sources.append(Source(numbers[source.number], source.url, source.title, source.snippet))
         cite = [f"[{numbers[source.number]}]" for _quote, source in picked]
         if self.strategy == "lead-passages":
-            lines = [f"- **{(source.title or source.url).replace('*', '')}**: {quote} {marker}"
-                     for (quote, source), marker in zip(picked, cite)]
+            lines = [
+                f"- **{(source.title or source.url).replace('*', '')}**: {quote} {marker}"
+                for (quote, source), marker in zip(picked, cite)
+            ]
             return "Top results:\n\n" + "\n".join(lines), sources
         text = f"{picked[0][0]} {cite[0]}"
         if len(picked) > 1:
             text += "\n\nRelated passages:\n\n" + "\n".join(
-                f"- {quote} {marker}" for (quote, _source), marker in zip(picked[1:], cite[1:]))
+                f"- {quote} {marker}" for (quote, _source), marker in zip(picked[1:], cite[1:])
+            )
         return text, sorted(sources, key=lambda s: s.number)
 
-    def respond(self, messages: Sequence[Message], *, on_delta: DeltaCallback | None = None,
-                citation_style: str = "standardized") -> Answer:
+    def respond(
+        self,
+        messages: Sequence[Message],
+        *,
+        on_delta: DeltaCallback | None = None,
+        citation_style: str = "standardized",
+    ) -> Answer:
         started = time.monotonic()
         citations.check_style(citation_style)
         query = search_query(messages)
         if not query:
-            return failed_answer("the conversation has no user prompt to answer", started=started,
-                                 citation_style=citation_style)
+            return failed_answer(
+                "the conversation has no user prompt to answer", started=started, citation_style=citation_style
+            )
         call = self.backend.search(query, limit=self.max_sources)
         if call.error:
-            return failed_answer(f"search failed: {call.error}", searches=[call], started=started,
-                                 citation_style=citation_style)
+            return failed_answer(
+                f"search failed: {call.error}", searches=[call], started=started, citation_style=citation_style
+            )
         picked = self._pick(query, call.results)
         if picked:
             text, sources = self._compose(picked, citation_style)
@@ -140,6 +166,12 @@ class ExtractiveResponder:
         for i in range(0, len(words), self.piece_words):
             if i and self.delay_s:
                 time.sleep(self.delay_s)
-            stream.feed("".join(words[i:i + self.piece_words]))
-        return Answer(text=text, sources=sources, searches=[call], citation_style=citation_style,
-                      finish_reason="stop", latency_s=time.monotonic() - started)
+            stream.feed("".join(words[i : i + self.piece_words]))
+        return Answer(
+            text=text,
+            sources=sources,
+            searches=[call],
+            citation_style=citation_style,
+            finish_reason="stop",
+            latency_s=time.monotonic() - started,
+        )

@@ -18,17 +18,19 @@ The fit is the ratings' own Newton fit (:func:`evaluators.arena.bradley_terry.pe
 same tiny L2 on the ratings) on the votes collapsed to unordered pairs, so a refit costs milliseconds
 whatever the number of votes; each refit starts from the unchanged fit.
 """
+
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
 from evaluators.arena.bradley_terry import Design, penalised_fit
 from evaluators.arena.rating_types import OUTCOMES, RatingConfig
-import itertools
 
 _POINTS = 400.0 / math.log(10.0)  # log-odds -> rating points at the ratings' scale
 
@@ -129,8 +131,16 @@ def flips_to_swap(table: PairTable, upper: str, lower: str) -> Flips:
         return bool(theta[low] >= theta[u])
 
     def result(needed: int | None) -> Flips:
-        return Flips(upper=upper, lower=lower, gap=float(base[u] - base[low]) * _POINTS, upper_wins=upper_wins,
-                     lower_wins=lower_wins, ties=ties, needed=needed, refits=refits)
+        return Flips(
+            upper=upper,
+            lower=lower,
+            gap=float(base[u] - base[low]) * _POINTS,
+            upper_wins=upper_wins,
+            lower_wins=lower_wins,
+            ties=ties,
+            needed=needed,
+            refits=refits,
+        )
 
     if base[low] >= base[u]:
         return result(0)

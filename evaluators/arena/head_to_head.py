@@ -15,12 +15,13 @@ Which side is search-augmented is :func:`searched`: a contestant we configured s
 imported contestant (no configuration) counts as searching in a battle when its answers there cite
 sources. A battle counts when exactly one side searched.
 """
+
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Literal
 
 from evaluators.arena.attribution import wilson
 from evaluators.arena.intent import INTENTS
@@ -185,13 +186,19 @@ def tally(battles: Iterable[MixedBattle]) -> dict[str, SettingHeadToHead]:
         tested = [r for r in rows if r.p_two_sided is not None]
         for row, adjusted in zip(tested, holm([r.p_two_sided for r in tested if r.p_two_sided is not None])):
             row.p_holm = adjusted
-        overall = IntentTest(intent=ALL_INTENTS, wins=sum(r.wins for r in rows), losses=sum(r.losses for r in rows),
-                             ties=sum(r.ties for r in rows)).finish()
+        overall = IntentTest(
+            intent=ALL_INTENTS,
+            wins=sum(r.wins for r in rows),
+            losses=sum(r.losses for r in rows),
+            ties=sum(r.ties for r in rows),
+        ).finish()
         found[setting] = SettingHeadToHead(setting=setting, rows=rows, overall=overall)
     return found
 
 
-def group(records: Iterable[tuple[str, str, str, tuple[str | None, bool], tuple[str | None, bool]]]) -> list[MixedBattle]:
+def group(
+    records: Iterable[tuple[str, str, str, tuple[str | None, bool], tuple[str | None, bool]]],
+) -> list[MixedBattle]:
     """The mixed battles among counted votes given as (setting, intent, winner, side A, side B), each side
     as (responder kind or None, cited); the others (both or neither searched) are left out."""
     mixed = []
@@ -202,5 +209,19 @@ def group(records: Iterable[tuple[str, str, str, tuple[str | None, bool], tuple[
     return mixed
 
 
-__all__ = ["ALL_INTENTS", "IntentTest", "MixedBattle", "SETTINGS", "SettingHeadToHead", "UNCLASSIFIED", "binomial_tail",
-           "group", "holm", "paper_p_value", "search_side", "searched", "tally", "two_sided_p_value"]
+__all__ = [
+    "ALL_INTENTS",
+    "SETTINGS",
+    "UNCLASSIFIED",
+    "IntentTest",
+    "MixedBattle",
+    "SettingHeadToHead",
+    "binomial_tail",
+    "group",
+    "holm",
+    "paper_p_value",
+    "search_side",
+    "searched",
+    "tally",
+    "two_sided_p_value",
+]

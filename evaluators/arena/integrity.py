@@ -17,13 +17,15 @@
   LSH with 32 bands of 4 rows (candidate pairs for Jaccard well below 0.8), then exact Jaccard on
   the shingle sets and union-find; groups of two or more ids are returned.
 """
+
 from __future__ import annotations
 
 import itertools
 import math
 import re
 import zlib
-from typing import Any, Hashable, Mapping, Sequence, TypeVar
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -36,17 +38,20 @@ _BLOCKQUOTE = re.compile(r"^\s*>.*$", re.MULTILINE)
 _QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|„[^“\n]*“")
 _SOURCES_HEADING = re.compile(
     r"^\s*(?:#+\s*|\*\*)?(?:sources|references|citations|bibliography|works cited|links)\b\**\s*:?\**\s*$",
-    re.IGNORECASE | re.MULTILINE)
+    re.IGNORECASE | re.MULTILINE,
+)
 _CITATION_LINE = re.compile(r"^\s*(?:[-*]\s*)?\[\^?\d+\].*$", re.MULTILINE)
-_SELF = (r"(?:\bI\s+am\b|\bI'm\b|\bI’m\b|\bmy\s+name\s+is\b|\bas\s+an?\b|\bI\s+was\s+(?:trained|built|made|created|developed|designed)\s+by\b|"
-         r"\b(?:made|created|developed|trained|built|designed)\s+by\b|\bpowered\s+by\b|\bthis\s+is\b|\bcall\s+me\b)")
+_SELF = (
+    r"(?:\bI\s+am\b|\bI'm\b|\bI’m\b|\bmy\s+name\s+is\b|\bas\s+an?\b|\bI\s+was\s+(?:trained|built|made|created|developed|designed)\s+by\b|"
+    r"\b(?:made|created|developed|trained|built|designed)\s+by\b|\bpowered\s+by\b|\bthis\s+is\b|\bcall\s+me\b)"
+)
 _GAP = r"(?:[\s,]+[\w\-.’']+){0,4}?[\s,]+"
 
 
 def _prose(text: str) -> str:
     heading = _SOURCES_HEADING.search(text)
     if heading:
-        text = text[:heading.start()]
+        text = text[: heading.start()]
     text = _CITATION_LINE.sub(" ", text)
     text = _BLOCKQUOTE.sub(" ", text)
     text = _LINK.sub(" ", text)
@@ -69,8 +74,9 @@ def self_identification(text: str, names: Sequence[str]) -> str | None:
     return " ".join(found.group(0).split()) if found else None
 
 
-def anomalous_voters(votes: Sequence[tuple[Hashable, str, str, str] | Mapping[str, Any]], *, min_votes: int = 20,
-                     threshold: float = 4.0) -> dict[Hashable, str]:
+def anomalous_voters(
+    votes: Sequence[tuple[Hashable, str, str, str] | Mapping[str, Any]], *, min_votes: int = 20, threshold: float = 4.0
+) -> dict[Hashable, str]:
     """Voters whose decisive choices are too unlikely under the fitted ratings (module doc). A vote
     is ``(voter, model_a, model_b, winner)`` or a mapping with those keys."""
     if not votes:
@@ -81,7 +87,8 @@ def anomalous_voters(votes: Sequence[tuple[Hashable, str, str, str] | Mapping[st
     a, b, outcome, voter = [], [], [], []
     for line, vote in enumerate(votes):
         who, model_a, model_b, winner = (
-            (vote["voter"], vote["model_a"], vote["model_b"], vote["winner"]) if isinstance(vote, Mapping) else vote)
+            (vote["voter"], vote["model_a"], vote["model_b"], vote["winner"]) if isinstance(vote, Mapping) else vote
+        )
         if winner not in codes:
             raise ValueError(f"vote {line}: winner {winner!r} is not one of {', '.join(OUTCOMES)}")
         a.append(models.setdefault(model_a, len(models)))
@@ -98,12 +105,20 @@ def anomalous_voters(votes: Sequence[tuple[Hashable, str, str, str] | Mapping[st
     logit = np.log(p_a) - np.log1p(-p_a)
     loglik = np.log(p_choice)
     expected = p_a * np.log(p_a) + (1.0 - p_a) * np.log1p(-p_a)
-    variance = p_a * (1.0 - p_a) * logit ** 2
+    variance = p_a * (1.0 - p_a) * logit**2
     underdog = np.where(arr.outcome == 0, p_a < 0.5, p_a > 0.5)
     who_idx = np.array(voter)
     n_voters = len(voters)
-    sums = {name: np.bincount(who_idx[decisive], weights=values[decisive], minlength=n_voters)
-            for name, values in (("n", np.ones(len(arr))), ("ll", loglik), ("e", expected), ("v", variance), ("u", underdog))}
+    sums = {
+        name: np.bincount(who_idx[decisive], weights=values[decisive], minlength=n_voters)
+        for name, values in (
+            ("n", np.ones(len(arr))),
+            ("ll", loglik),
+            ("e", expected),
+            ("v", variance),
+            ("u", underdog),
+        )
+    }
     flagged: dict[Hashable, str] = {}
     for who, i in voters.items():
         n = int(sums["n"][i])
@@ -111,9 +126,11 @@ def anomalous_voters(votes: Sequence[tuple[Hashable, str, str, str] | Mapping[st
             continue
         z = (sums["ll"][i] - sums["e"][i]) / math.sqrt(sums["v"][i])
         if z < -threshold:
-            flagged[who] = (f"{n} decisive votes with log-likelihood {sums['ll'][i]:.1f} against {sums['e'][i]:.1f} "
-                            f"+- {math.sqrt(sums['v'][i]):.1f} expected under the fitted ratings (z = {z:.1f}); "
-                            f"picked the lower-rated model {int(sums['u'][i])} times")
+            flagged[who] = (
+                f"{n} decisive votes with log-likelihood {sums['ll'][i]:.1f} against {sums['e'][i]:.1f} "
+                f"+- {math.sqrt(sums['v'][i]):.1f} expected under the fitted ratings (z = {z:.1f}); "
+                f"picked the lower-rated model {int(sums['u'][i])} times"
+            )
     return flagged
 
 
@@ -127,7 +144,7 @@ def _shingles(text: str) -> set[int]:
     norm = " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
     if len(norm) <= _SHINGLE:
         return {zlib.crc32(norm.encode())}
-    return {zlib.crc32(norm[i:i + _SHINGLE].encode()) for i in range(len(norm) - _SHINGLE + 1)}
+    return {zlib.crc32(norm[i : i + _SHINGLE].encode()) for i in range(len(norm) - _SHINGLE + 1)}
 
 
 def _lsh_buckets(shingle_sets: list[set[int]]) -> list[list[int]]:
@@ -145,7 +162,7 @@ def _lsh_buckets(shingle_sets: list[set[int]]) -> list[list[int]]:
     while first < len(shingle_sets):  # chunks of about 100,000 shingles keep memory small
         last = int(np.searchsorted(starts, starts[first] + 100_000, side="right")) - 1
         last = min(max(last, first + 1), len(shingle_sets))
-        h = hashes[starts[first]:starts[last]]
+        h = hashes[starts[first] : starts[last]]
         with np.errstate(over="ignore"):  # multiply-shift hashing: wrapping uint64 arithmetic is intended
             hashed = (h[:, None] * mult[None, :] + add[None, :]) >> np.uint64(17)
         signatures[first:last] = np.minimum.reduceat(hashed, starts[first:last] - starts[first], axis=0)
@@ -165,8 +182,9 @@ def _lsh_buckets(shingle_sets: list[set[int]]) -> list[list[int]]:
     return buckets
 
 
-def near_duplicate_groups(prompts: Sequence[tuple[PromptId, str]] | Mapping[PromptId, str], *,
-                          threshold: float = 0.8) -> list[list[PromptId]]:
+def near_duplicate_groups(
+    prompts: Sequence[tuple[PromptId, str]] | Mapping[PromptId, str], *, threshold: float = 0.8
+) -> list[list[PromptId]]:
     """Groups of prompt ids whose texts have Jaccard similarity >= ``threshold`` (transitively);
     ``prompts`` is ``(id, text)`` pairs or a mapping of id to text."""
     if isinstance(prompts, Mapping):

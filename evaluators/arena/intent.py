@@ -10,6 +10,7 @@ Two methods, and every answer says which one produced it:
 
 The secondary intent is always one of the nine classes; "Other" when nothing else applies.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,8 +19,17 @@ from typing import Any, Protocol
 
 from evaluators.core.types import InfrastructureError
 
-INTENTS = ("Text Processing", "Creative Generation", "Factual Lookup", "Info Synthesis", "Analysis",
-           "Recommendation", "Explanation", "Guidance", "Other")
+INTENTS = (
+    "Text Processing",
+    "Creative Generation",
+    "Factual Lookup",
+    "Info Synthesis",
+    "Analysis",
+    "Recommendation",
+    "Explanation",
+    "Guidance",
+    "Other",
+)
 #: The rule classifier's label, stored with every intent it assigns.
 METHOD = "rules-v1 (keyword rules, no model)"
 JUDGE_PROMPT = "arena-intent"
@@ -56,8 +66,14 @@ _COMPILED = {intent: [re.compile(p, re.I | re.M) for p in patterns] for intent, 
 class IntentJudge(Protocol):
     """What :func:`classify` needs from ``evaluators.llm.judges.Judge``."""
 
-    def ask(self, prompt_key: str, variables: dict[str, Any], *, choices: Any = None,
-            json_schema: dict[str, Any] | None = None) -> Any: ...
+    def ask(
+        self,
+        prompt_key: str,
+        variables: dict[str, Any],
+        *,
+        choices: Any = None,
+        json_schema: dict[str, Any] | None = None,
+    ) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -68,14 +84,20 @@ class Intent:
     judge_call: dict[str, Any] | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"primary": self.primary, "secondary": self.secondary, "method": self.method,
-                "judge_call": self.judge_call}
+        return {
+            "primary": self.primary,
+            "secondary": self.secondary,
+            "method": self.method,
+            "judge_call": self.judge_call,
+        }
 
 
 JSON_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"primary": {"type": "string", "enum": list(INTENTS)},
-                   "secondary": {"type": "string", "enum": list(INTENTS)}},
+    "properties": {
+        "primary": {"type": "string", "enum": list(INTENTS)},
+        "secondary": {"type": "string", "enum": list(INTENTS)},
+    },
     "required": ["primary", "secondary"],
     "additionalProperties": False,
 }
@@ -101,8 +123,9 @@ def classify_detailed(prompt: str, *, judge: IntentJudge | None = None) -> Inten
         return classify_by_rules(prompt)
     label = getattr(getattr(judge, "spec", None), "label", "judge")
     try:
-        call = judge.ask(JUDGE_PROMPT, {"prompt": (prompt or "")[:8000], "classes": ", ".join(INTENTS)},
-                         json_schema=JSON_SCHEMA)
+        call = judge.ask(
+            JUDGE_PROMPT, {"prompt": (prompt or "")[:8000], "classes": ", ".join(INTENTS)}, json_schema=JSON_SCHEMA
+        )
     except KeyError as exc:  # the judge's prompt version has no intent prompt
         fallback = classify_by_rules(prompt)
         return Intent(fallback.primary, fallback.secondary, f"{METHOD}; judge {label} unusable: {exc.args[0]}")

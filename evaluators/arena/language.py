@@ -1,6 +1,7 @@
 """Language of a prompt, offline: ISO 639-1 codes from py3langid (a pre-trained model shipped with
 the package; no network). The arena's sub-leaderboards by language and the exported dataset's
 ``languages`` field use it."""
+
 from __future__ import annotations
 
 import re

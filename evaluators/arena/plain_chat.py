@@ -17,10 +17,12 @@ without search). Which contestants can take part in which setting follows from t
 :class:`PlainChatResponder` is the responder of a contestant answering without search. Like the other
 responders it never raises: a failure is in ``Answer.error``.
 """
+
 from __future__ import annotations
 
 import time
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from evaluators.arena.conversation import begin_turn, failed_answer
 from evaluators.arena.streaming import AnswerStream
@@ -57,28 +59,57 @@ class PlainChatResponder:
     """A model answering without search: the conversation with a short system prompt, streamed; the
     answer has no sources and no search calls."""
 
-    def __init__(self, name: str, client: ChatClient, *, max_tokens: int = 1024, temperature: float = 0.3,
-                 extra: dict[str, Any] | None = None, description: str | None = None):
+    def __init__(
+        self,
+        name: str,
+        client: ChatClient,
+        *,
+        max_tokens: int = 1024,
+        temperature: float = 0.3,
+        extra: dict[str, Any] | None = None,
+        description: str | None = None,
+    ):
         self.name = name
         self.client = client
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.extra = dict(extra or {})
-        self.description = description or f"model {client.endpoint.model} without search (answers from its own knowledge)"
+        self.description = (
+            description or f"model {client.endpoint.model} without search (answers from its own knowledge)"
+        )
 
-    def respond(self, messages: Sequence[Message], *, on_delta: DeltaCallback | None = None,
-                citation_style: str = "standardized") -> Answer:
+    def respond(
+        self,
+        messages: Sequence[Message],
+        *,
+        on_delta: DeltaCallback | None = None,
+        citation_style: str = "standardized",
+    ) -> Answer:
         started, conversation, refused = begin_turn(messages, citation_style)
         if refused is not None:
             return refused
         stream = AnswerStream(on_delta)
         system: Message = {"role": "system", "content": PLAIN_CHAT_PROMPT}
         try:
-            result = self.client.chat([system, *conversation], max_tokens=self.max_tokens, temperature=self.temperature,
-                                      on_delta=stream.feed, extra=self.extra or None)
+            result = self.client.chat(
+                [system, *conversation],
+                max_tokens=self.max_tokens,
+                temperature=self.temperature,
+                on_delta=stream.feed,
+                extra=self.extra or None,
+            )
         except ModelError as exc:
-            return failed_answer(f"{exc.kind}: {exc}", started=started, text=stream.received, citation_style=citation_style)
+            return failed_answer(
+                f"{exc.kind}: {exc}", started=started, text=stream.received, citation_style=citation_style
+            )
         stream.finish(result.text)
-        return Answer(text=result.text, sources=[], searches=[], citation_style=citation_style,
-                      finish_reason=result.finish_reason or "stop", latency_s=time.monotonic() - started,
-                      usage=result.usage, error="" if result.text.strip() else "the model returned an empty answer")
+        return Answer(
+            text=result.text,
+            sources=[],
+            searches=[],
+            citation_style=citation_style,
+            finish_reason=result.finish_reason or "stop",
+            latency_s=time.monotonic() - started,
+            usage=result.usage,
+            error="" if result.text.strip() else "the model returned an empty answer",
+        )

@@ -5,11 +5,13 @@ is what :func:`evaluators.arena.ratings.rate` works on. :class:`RatingConfig` sa
 :class:`RatingResult` (with a :class:`ModelRating` per model and a :class:`StyleCoefficient` per style
 feature) is what comes back, and both turn into plain dicts and back for storage.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from operator import itemgetter
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -57,7 +59,9 @@ class BattleArrays:
         self.outcome = _integers(self.outcome, m * m * len(OUTCOMES), smallest=1)
         n = len(self.a)
         if len(self.b) != n or len(self.outcome) != n:
-            raise ValueError(f"a, b and outcome must have one entry per vote; got {n}, {len(self.b)}, {len(self.outcome)}")
+            raise ValueError(
+                f"a, b and outcome must have one entry per vote; got {n}, {len(self.b)}, {len(self.outcome)}"
+            )
         if len(set(self.models)) != m:
             raise ValueError("models: names must be unique")
         if n:
@@ -72,7 +76,9 @@ class BattleArrays:
         for name in ("features_a", "features_b"):
             value = getattr(self, name)
             if value is not None:  # float32 kept (the typed read's), anything else as float64
-                value = np.asarray(value, dtype=np.float32 if getattr(value, "dtype", None) == np.float32 else np.float64)
+                value = np.asarray(
+                    value, dtype=np.float32 if getattr(value, "dtype", None) == np.float32 else np.float64
+                )
                 if value.shape != (n, len(self.feature_names)):
                     raise ValueError(f"{name}: expected shape ({n}, {len(self.feature_names)}), got {value.shape}")
                 setattr(self, name, value)
@@ -91,10 +97,16 @@ class BattleArrays:
         a, b = self.a[rows], self.b[rows]
         order, renumber = first_appearance(a, b, len(self.models))
         renumber = renumber.astype(self.a.dtype)  # the votes' index dtype kept (int32 from the typed read)
-        return BattleArrays([self.models[i] for i in order.tolist()], renumber[a], renumber[b], self.outcome[rows],
-                            None if self.features_a is None else self.features_a[rows],
-                            None if self.features_b is None else self.features_b[rows], self.feature_names,
-                            None if self.weights is None else self.weights[rows])
+        return BattleArrays(
+            [self.models[i] for i in order.tolist()],
+            renumber[a],
+            renumber[b],
+            self.outcome[rows],
+            None if self.features_a is None else self.features_a[rows],
+            None if self.features_b is None else self.features_b[rows],
+            self.feature_names,
+            None if self.weights is None else self.weights[rows],
+        )
 
     @classmethod
     def from_records(cls, records: Sequence[BattleRecord], feature_names: Sequence[str] = ()) -> BattleArrays:
@@ -124,8 +136,12 @@ def _integers(values: Any, bound: int, *, smallest: int = 4) -> np.ndarray:
     """``values`` as an integer array: kept as it is when it is a signed integer array of at least
     ``smallest`` bytes (int32 model indexes; int8 outcome codes, which are only ever added to such
     keys) and every key below ``bound`` fits in int32; else int64."""
-    if isinstance(values, np.ndarray) and values.dtype.kind == "i" and smallest <= values.dtype.itemsize <= 4 \
-            and bound < np.iinfo(np.int32).max:
+    if (
+        isinstance(values, np.ndarray)
+        and values.dtype.kind == "i"
+        and smallest <= values.dtype.itemsize <= 4
+        and bound < np.iinfo(np.int32).max
+    ):
         return values
     return np.asarray(values, dtype=np.int64)
 
@@ -142,8 +158,8 @@ def first_appearance(a: np.ndarray, b: np.ndarray, m: int) -> tuple[np.ndarray, 
     first = np.full(m, never, dtype=np.int64)
     for lo in range(0, len(a), _APPEARANCE_BLOCK):
         position = 2 * np.arange(lo, min(lo + _APPEARANCE_BLOCK, len(a)), dtype=np.int64)
-        np.minimum.at(first, a[lo:lo + _APPEARANCE_BLOCK], position)
-        np.minimum.at(first, b[lo:lo + _APPEARANCE_BLOCK], position + 1)
+        np.minimum.at(first, a[lo : lo + _APPEARANCE_BLOCK], position)
+        np.minimum.at(first, b[lo : lo + _APPEARANCE_BLOCK], position + 1)
     used = np.flatnonzero(first < never)
     order = used[np.argsort(first[used], kind="stable")]
     renumber = np.full(m, -1, dtype=np.int64)
@@ -263,7 +279,13 @@ class RatingResult:
         return cls(
             models=[ModelRating(**m) for m in data["models"]],
             coefficients=[StyleCoefficient(**c) for c in data.get("coefficients", [])],
-            matrix_models=list(data["matrix_models"]), win_rate=[list(r) for r in data["win_rate"]],
-            battle_count=[list(r) for r in data["battle_count"]], n_battles=int(data["n_battles"]),
-            config=dict(data["config"]), method=str(data["method"]), robustness=data.get("robustness"),
-            anchor=dict(data.get("anchor") or {}), withheld=[ModelRating(**m) for m in data.get("withheld", [])])
+            matrix_models=list(data["matrix_models"]),
+            win_rate=[list(r) for r in data["win_rate"]],
+            battle_count=[list(r) for r in data["battle_count"]],
+            n_battles=int(data["n_battles"]),
+            config=dict(data["config"]),
+            method=str(data["method"]),
+            robustness=data.get("robustness"),
+            anchor=dict(data.get("anchor") or {}),
+            withheld=[ModelRating(**m) for m in data.get("withheld", [])],
+        )

@@ -57,29 +57,55 @@ rankable, bounded and well estimated and the anchor (:func:`_standing`), the lik
 :func:`_percentile_bounds`, then :func:`_provisional_floor`), the rows (:func:`_model_rows`) and the
 method's text (:func:`_method_text`).
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, Collection, Sequence
+from typing import Any
 
 import numpy as np
 
-from evaluators.arena.bradley_terry import (Design, PairDesign, linear_predictor, model_half_widths, open_bounds,
-                                            pair_fits, penalised_fit, sandwich_covariance)
-from evaluators.arena.rating_types import (OUTCOMES, BattleArrays, BattleRecord, ModelRating, RatingConfig, RatingResult,
-                                           StyleCoefficient)
+from evaluators.arena.bradley_terry import (
+    Design,
+    PairDesign,
+    linear_predictor,
+    model_half_widths,
+    open_bounds,
+    pair_fits,
+    penalised_fit,
+    sandwich_covariance,
+)
+from evaluators.arena.rating_types import (
+    OUTCOMES,
+    BattleArrays,
+    BattleRecord,
+    ModelRating,
+    RatingConfig,
+    RatingResult,
+    StyleCoefficient,
+)
 from evaluators.arena.resample import multinomial_counts
 from evaluators.arena.robustness import top_robustness
 
-__all__ = ["OUTCOMES", "BattleArrays", "BattleRecord", "ModelRating", "RatingConfig", "RatingResult", "StyleCoefficient",
-           "rate"]
+__all__ = [
+    "OUTCOMES",
+    "BattleArrays",
+    "BattleRecord",
+    "ModelRating",
+    "RatingConfig",
+    "RatingResult",
+    "StyleCoefficient",
+    "rate",
+]
 
 _SCORE = np.array([1.0, 0.0, 0.5, 0.5])  # model_a's share of the win per outcome code
 _LN10 = math.log(10.0)
 
 
 # ---------------------------------------------------------------- helpers
+
 
 def _components(m: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Connected components of the battle graph; ``a``/``b`` list each played pair (repeats allowed).
@@ -96,7 +122,9 @@ def _components(m: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         label = new
 
 
-def _rank_upper_bounds(low: np.ndarray, high: np.ndarray, rankable: np.ndarray, among: np.ndarray | None = None) -> np.ndarray:
+def _rank_upper_bounds(
+    low: np.ndarray, high: np.ndarray, rankable: np.ndarray, among: np.ndarray | None = None
+) -> np.ndarray:
     """1 + the models of ``among`` (default: the rankable ones) whose lower bound is above this one's
     upper bound, for each rankable model; the others rank after all of ``among``."""
     ranks = np.empty(len(low), dtype=np.int64)
@@ -125,17 +153,17 @@ def _style_covariates(arr: BattleArrays, names: tuple[str, ...]) -> np.ndarray:
     n = len(arr)
     x: np.ndarray = np.empty((n, len(cols)))
     for lo in range(0, n, _COVARIATE_ROWS):
-        fa = np.asarray(arr.features_a[lo:lo + _COVARIATE_ROWS], dtype=np.float64)
-        fb = np.asarray(arr.features_b[lo:lo + _COVARIATE_ROWS], dtype=np.float64)
+        fa = np.asarray(arr.features_a[lo : lo + _COVARIATE_ROWS], dtype=np.float64)
+        fb = np.asarray(arr.features_b[lo : lo + _COVARIATE_ROWS], dtype=np.float64)
         if not whole:
             fa, fb = fa[:, cols], fb[:, cols]
-        part = x[lo:lo + _COVARIATE_ROWS]
+        part = x[lo : lo + _COVARIATE_ROWS]
         np.subtract(fa, fb, out=part)
         part /= fa + fb + 1.0
     mean = x.mean(axis=0)
     squares = np.zeros(len(cols))
     for lo in range(0, n, _COVARIATE_ROWS):
-        deviation = x[lo:lo + _COVARIATE_ROWS] - mean
+        deviation = x[lo : lo + _COVARIATE_ROWS] - mean
         squares += np.einsum("ij,ij->j", deviation, deviation)
     std = np.sqrt(squares / n) if n else np.zeros(len(cols))
     std[std == 0] = 1.0
@@ -153,8 +181,14 @@ def _well_estimated(rankable: np.ndarray, bounded: np.ndarray, votes: np.ndarray
     return rankable
 
 
-def _anchor(models: list[str], config: RatingConfig, votes: np.ndarray, battle_count: np.ndarray,
-            core: np.ndarray, shown: np.ndarray) -> tuple[int | None, dict[str, Any]]:
+def _anchor(
+    models: list[str],
+    config: RatingConfig,
+    votes: np.ndarray,
+    battle_count: np.ndarray,
+    core: np.ndarray,
+    shown: np.ndarray,
+) -> tuple[int | None, dict[str, Any]]:
     """The reference model's index (None: the mean of the well-estimated models) and what the page
     says about it. A configured reference that is not well estimated is not used; without a usable one,
     ``auto_reference`` takes the best-connected well-estimated model (most opponents, then most votes).
@@ -165,17 +199,26 @@ def _anchor(models: list[str], config: RatingConfig, votes: np.ndarray, battle_c
     elif config.reference in models:
         index = models.index(config.reference)
         if core[index]:
-            return index, {"kind": "reference", "model": config.reference, "rating": config.reference_rating, "how": "configured"}
-        why_not = (f"the configured reference {config.reference} is not well estimated "
-                   f"({int(votes[index])} votes, provisional or with only wins or losses), so it is not used")
+            return index, {
+                "kind": "reference",
+                "model": config.reference,
+                "rating": config.reference_rating,
+                "how": "configured",
+            }
+        why_not = (
+            f"the configured reference {config.reference} is not well estimated "
+            f"({int(votes[index])} votes, provisional or with only wins or losses), so it is not used"
+        )
     if config.auto_reference and core.any():
         # counted among the well-estimated models only, so that a new model's votes cannot change the choice
         among = battle_count[np.ix_(core, core)]
         opponents, core_votes = (among > 0).sum(axis=1), among.sum(axis=1)
         ranked = max(range(len(among)), key=lambda j: (int(opponents[j]), int(core_votes[j]), -j))
         index = int(np.flatnonzero(core)[ranked])
-        how = (f"{why_not}; " if why_not else "") + (f"the best-connected well-estimated model: {int(opponents[ranked])} "
-                                                     f"opponents and {int(core_votes[ranked])} votes among them")
+        how = (f"{why_not}; " if why_not else "") + (
+            f"the best-connected well-estimated model: {int(opponents[ranked])} "
+            f"opponents and {int(core_votes[ranked])} votes among them"
+        )
         return index, {"kind": "reference", "model": models[index], "rating": config.reference_rating, "how": how}
     return None, {"kind": "mean", "model": "", "rating": config.base, "how": why_not}
 
@@ -186,8 +229,16 @@ def _anchor(models: list[str], config: RatingConfig, votes: np.ndarray, battle_c
 _ROUND_TOL = 1e-8
 
 
-def _raw_bootstrap(raw: Design, cell_n: np.ndarray, weighted: bool, rng: np.random.Generator, rounds: int, pivot: int,
-                   penalty: np.ndarray, start: np.ndarray) -> np.ndarray:
+def _raw_bootstrap(
+    raw: Design,
+    cell_n: np.ndarray,
+    weighted: bool,
+    rng: np.random.Generator,
+    rounds: int,
+    pivot: int,
+    penalty: np.ndarray,
+    start: np.ndarray,
+) -> np.ndarray:
     """The raw fit's bootstrap rounds (a row of parameters each): the votes resampled with replacement
     as multinomial counts (:func:`multinomial_counts`: exact, by its Poisson split), refitted together
     (:func:`pair_fits`). Unweighted, a vote adds only its pair and its score to the likelihood, so the
@@ -209,8 +260,13 @@ def _raw_bootstrap(raw: Design, cell_n: np.ndarray, weighted: bool, rng: np.rand
 
 # ---------------------------------------------------------------- public entry point
 
-def rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig | None = None, *,
-         withheld: Collection[str] = ()) -> RatingResult:
+
+def rate(
+    battles: Sequence[BattleRecord] | BattleArrays,
+    config: RatingConfig | None = None,
+    *,
+    withheld: Collection[str] = (),
+) -> RatingResult:
     """Ratings with 95% intervals, ranks, counts, matrices and (optionally) style coefficients; the
     models named in ``withheld`` are fitted but kept apart (module doc). The linear algebra runs on one
     BLAS thread: the work is many small solves, which threads slow down (2.7x under load), and the limit
@@ -226,6 +282,7 @@ WITHHELD_NAME = "a withheld model"
 
 
 # ---------------------------------------------------------------- the parts of a rating, in order
+
 
 @dataclass(frozen=True)
 class _Cells:
@@ -268,12 +325,28 @@ def _count_cells(arr: BattleArrays) -> _Cells:
     del cell_key
     a, b, o = keys // k_out // m, keys // k_out % m, keys % k_out
     votes = (np.bincount(a, weights=cell_n, minlength=m) + np.bincount(b, weights=cell_n, minlength=m)).astype(np.int64)
-    wins = np.bincount(a, weights=cell_n * (o == 0), minlength=m) + np.bincount(b, weights=cell_n * (o == 1), minlength=m)
-    losses = np.bincount(a, weights=cell_n * (o == 1), minlength=m) + np.bincount(b, weights=cell_n * (o == 0), minlength=m)
+    wins = np.bincount(a, weights=cell_n * (o == 0), minlength=m) + np.bincount(
+        b, weights=cell_n * (o == 1), minlength=m
+    )
+    losses = np.bincount(a, weights=cell_n * (o == 1), minlength=m) + np.bincount(
+        b, weights=cell_n * (o == 0), minlength=m
+    )
     count = np.rint(np.bincount(a * m + b, weights=cell_n, minlength=m * m)).astype(np.int64).reshape(m, m)
     won = np.bincount(a * m + b, weights=cell_n * _SCORE[o], minlength=m * m).reshape(m, m)
-    return _Cells(keys=keys, of_vote=of_vote, n=cell_n, a=a, b=b, outcome=o, votes=votes, wins=wins, losses=losses,
-                  ties=votes - wins - losses, battle_count=count + count.T, won_total=won + (count.T - won.T))
+    return _Cells(
+        keys=keys,
+        of_vote=of_vote,
+        n=cell_n,
+        a=a,
+        b=b,
+        outcome=o,
+        votes=votes,
+        wins=wins,
+        losses=losses,
+        ties=votes - wins - losses,
+        battle_count=count + count.T,
+        won_total=won + (count.T - won.T),
+    )
 
 
 @dataclass(frozen=True)
@@ -315,7 +388,9 @@ def _standing(arr: BattleArrays, cells: _Cells, config: RatingConfig, withheld: 
     core = _well_estimated(rankable & shown, bounded, votes, config.min_votes)
     ref_index, anchor = _anchor(arr.models, config, votes, cells.battle_count, core, shown)
     pivot = ref_index if ref_index is not None else int(np.argmax(np.where(core, votes, -1))) if n else 0
-    return _Standing(rankable=rankable, bounded=bounded, shown=shown, core=core, ref_index=ref_index, anchor=anchor, pivot=pivot)
+    return _Standing(
+        rankable=rankable, bounded=bounded, shown=shown, core=core, ref_index=ref_index, anchor=anchor, pivot=pivot
+    )
 
 
 @dataclass(frozen=True)
@@ -349,12 +424,20 @@ def _designs(arr: BattleArrays, cells: _Cells, config: RatingConfig) -> _Designs
             lookup = np.zeros(m * m * len(OUTCOMES), dtype=np.int64)
             lookup[cells.keys] = np.arange(len(cells.keys))
             of_vote = lookup[(arr.a * m + arr.b) * len(OUTCOMES) + arr.outcome]
-        raw = Design(m=m, a=cells.a, b=cells.b, y=_SCORE[cells.outcome], w=np.bincount(of_vote, weights=weights, minlength=len(cells.keys)),
-                     w2=np.bincount(of_vote, weights=weights * weights, minlength=len(cells.keys)))
+        raw = Design(
+            m=m,
+            a=cells.a,
+            b=cells.b,
+            y=_SCORE[cells.outcome],
+            w=np.bincount(of_vote, weights=weights, minlength=len(cells.keys)),
+            w2=np.bincount(of_vote, weights=weights * weights, minlength=len(cells.keys)),
+        )
     names = config.style_features if config.style_control else ()
     if config.style_control and n:
         ones = np.ones(n) if weights is None else weights
-        fit = Design(m=m, a=arr.a, b=arr.b, y=_SCORE[arr.outcome], w=ones, w2=ones * ones, x=_style_covariates(arr, names))
+        fit = Design(
+            m=m, a=arr.a, b=arr.b, y=_SCORE[arr.outcome], w=ones, w2=ones * ones, x=_style_covariates(arr, names)
+        )
     else:
         fit = raw
     penalty = np.concatenate([np.full(m, config.rating_l2), np.full(fit.k, config.l2)])
@@ -376,7 +459,7 @@ class _Scale:
     base: float
 
     def ratings(self, theta: np.ndarray) -> np.ndarray:
-        ratings: np.ndarray = theta[:self.m] * self.k_to
+        ratings: np.ndarray = theta[: self.m] * self.k_to
         if self.ref_index is not None:
             shift = self.reference_rating - float(ratings[self.ref_index])
         else:  # the mean of the well-estimated models
@@ -386,13 +469,13 @@ class _Scale:
 
     def points(self, params: np.ndarray) -> np.ndarray:
         """Every parameter in points: anchored ratings, then the scaled style coefficients."""
-        return np.concatenate([self.ratings(params), params[self.m:] * self.k_to])
+        return np.concatenate([self.ratings(params), params[self.m :] * self.k_to])
 
     def centre(self, size: int) -> np.ndarray:
         """The linear map from the fit's parameters (pivot at 0) to the anchored ones (up to the shift)."""
         centre = np.eye(size)
         if self.ref_index is None:  # ratings relative to the mean of the well-estimated models
-            centre[:self.m, np.flatnonzero(self.core)] -= 1.0 / max(int(self.core.sum()), 1)
+            centre[: self.m, np.flatnonzero(self.core)] -= 1.0 / max(int(self.core.sum()), 1)
         return centre
 
 
@@ -417,16 +500,30 @@ def _full_fit(designs: _Designs, pivot: int) -> tuple[np.ndarray, np.ndarray]:
     return penalised_fit(designs.fit, pivot, designs.penalty, start=start)
 
 
-def _sandwich_bounds(designs: _Designs, params: np.ndarray, info: np.ndarray, pivot: int, centre: np.ndarray,
-                     point: np.ndarray, k_to: float) -> tuple[np.ndarray, np.ndarray]:
+def _sandwich_bounds(
+    designs: _Designs,
+    params: np.ndarray,
+    info: np.ndarray,
+    pivot: int,
+    centre: np.ndarray,
+    point: np.ndarray,
+    k_to: float,
+) -> tuple[np.ndarray, np.ndarray]:
     """The normal interval from H^-1 J H^-1, J from the votes' own scores."""
     cov = centre @ sandwich_covariance(designs.fit, params, info, pivot) @ centre.T
     half = 1.959964 * np.sqrt(np.clip(np.diag(cov), 0.0, None)) * k_to
     return point - half, point + half
 
 
-def _bootstrap_rounds(designs: _Designs, cells: _Cells, params: np.ndarray, info: np.ndarray, pivot: int, scale: _Scale,
-                      config: RatingConfig) -> np.ndarray:
+def _bootstrap_rounds(
+    designs: _Designs,
+    cells: _Cells,
+    params: np.ndarray,
+    info: np.ndarray,
+    pivot: int,
+    scale: _Scale,
+    config: RatingConfig,
+) -> np.ndarray:
     """Every bootstrap round's parameters in points (a row each): the raw model's rounds refitted
     together from the full fit; with style control a one-step score bootstrap, or (``exact_style_bootstrap``)
     a refit of the votes per round."""
@@ -434,7 +531,9 @@ def _bootstrap_rounds(designs: _Designs, cells: _Cells, params: np.ndarray, info
     rng = np.random.default_rng(config.seed)
     rounds = np.empty((config.bootstrap_rounds, m + fit.k))
     if designs.on_cells:  # every round's refit at once, warm-started from the full fit
-        refits = _raw_bootstrap(designs.raw, cells.n, designs.weighted, rng, config.bootstrap_rounds, pivot, designs.penalty, params)
+        refits = _raw_bootstrap(
+            designs.raw, cells.n, designs.weighted, rng, config.bootstrap_rounds, pivot, designs.penalty, params
+        )
         for i, theta in enumerate(refits):
             rounds[i] = scale.points(theta)
         return rounds
@@ -452,8 +551,12 @@ def _bootstrap_rounds(designs: _Designs, cells: _Cells, params: np.ndarray, info
     bread = np.linalg.inv(info)
     for i in range(config.bootstrap_rounds):
         v = (np.bincount(rng.integers(0, n, n), minlength=n) - 1.0) * scores
-        grad = np.concatenate([np.bincount(fit.a, weights=v, minlength=m) - np.bincount(fit.b, weights=v, minlength=m),
-                               fit.covariates.T @ v])
+        grad = np.concatenate(
+            [
+                np.bincount(fit.a, weights=v, minlength=m) - np.bincount(fit.b, weights=v, minlength=m),
+                fit.covariates.T @ v,
+            ]
+        )
         theta = params.copy()
         theta[free] += bread @ grad[free]
         rounds[i] = scale.points(theta)
@@ -469,8 +572,16 @@ def _percentile_bounds(rounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
-def _provisional_floor(designs: _Designs, cells: _Cells, fitted: _Fitted, info: np.ndarray, pivot: int, centre: np.ndarray,
-                       config: RatingConfig, k_to: float) -> None:
+def _provisional_floor(
+    designs: _Designs,
+    cells: _Cells,
+    fitted: _Fitted,
+    info: np.ndarray,
+    pivot: int,
+    centre: np.ndarray,
+    config: RatingConfig,
+    k_to: float,
+) -> None:
     """A provisional model (fewer than min_votes votes) is never narrower than the model-based
     interval with ties: its few votes cannot show their own spread to the sandwich or the bootstrap
     (one tie scores exactly p = 1/2, and every resample of it is the same tie). The tie share is the
@@ -486,7 +597,9 @@ def _provisional_floor(designs: _Designs, cells: _Cells, fitted: _Fitted, info: 
     fitted.high[:m] = np.where(few, np.maximum(fitted.high[:m], fitted.point[:m] + floor), fitted.high[:m])
 
 
-def _fit_with_intervals(designs: _Designs, cells: _Cells, standing: _Standing, scale: _Scale, config: RatingConfig) -> _Fitted:
+def _fit_with_intervals(
+    designs: _Designs, cells: _Cells, standing: _Standing, scale: _Scale, config: RatingConfig
+) -> _Fitted:
     """The fit and every parameter's 95% interval (module doc): the bootstrap's percentiles or the
     sandwich, then the provisional models' floor. With no votes, every model at the anchor."""
     size = designs.raw.m + designs.fit.k
@@ -507,8 +620,16 @@ def _fit_with_intervals(designs: _Designs, cells: _Cells, standing: _Standing, s
     return fitted
 
 
-def _model_rows(arr: BattleArrays, cells: _Cells, raw: Design, standing: _Standing, fitted: _Fitted, shift: float, k_to: float,
-                min_votes: int) -> list[ModelRating]:
+def _model_rows(
+    arr: BattleArrays,
+    cells: _Cells,
+    raw: Design,
+    standing: _Standing,
+    fitted: _Fitted,
+    shift: float,
+    k_to: float,
+    min_votes: int,
+) -> list[ModelRating]:
     """A row per model, in the data's order: its rating and interval (an open bound instead for a
     model with only wins or only losses), its rank upper bound among the shown models, counts and note."""
     m, votes = len(arr.models), cells.votes
@@ -531,37 +652,66 @@ def _model_rows(arr: BattleArrays, cells: _Cells, raw: Design, standing: _Standi
             bound = shift + bounds[i] * k_to
             if cells.wins[i]:
                 rating, ci_low, ci_high = bound, bound, None
-                note = (f"won every battle it had ({int(votes[i])}): its maximum-likelihood rating is unbounded, so it is not "
-                        f"ranked; with 97.5% confidence it is at least {bound:.0f}")
+                note = (
+                    f"won every battle it had ({int(votes[i])}): its maximum-likelihood rating is unbounded, so it is "
+                    f"not "
+                    f"ranked; with 97.5% confidence it is at least {bound:.0f}"
+                )
             else:
                 rating, ci_low, ci_high = bound, None, bound
-                note = (f"lost every battle it had ({int(votes[i])}): its maximum-likelihood rating is unbounded below, so "
-                        f"it is not ranked; with 97.5% confidence it is at most {bound:.0f}")
-        rows.append(ModelRating(name=name, rating=rating, ci_low=ci_low, ci_high=ci_high,
-                                rank_ub=int(ranks[i]), votes=int(votes[i]), wins=int(cells.wins[i]), losses=int(cells.losses[i]),
-                                ties=int(cells.ties[i]), provisional=bool(votes[i] < min_votes), rankable=bool(standing.rankable[i]),
-                                note=note, bounded=bool(standing.bounded[i])))
+                note = (
+                    f"lost every battle it had ({int(votes[i])}): its maximum-likelihood rating is unbounded below, so "
+                    f"it is not ranked; with 97.5% confidence it is at most {bound:.0f}"
+                )
+        rows.append(
+            ModelRating(
+                name=name,
+                rating=rating,
+                ci_low=ci_low,
+                ci_high=ci_high,
+                rank_ub=int(ranks[i]),
+                votes=int(votes[i]),
+                wins=int(cells.wins[i]),
+                losses=int(cells.losses[i]),
+                ties=int(cells.ties[i]),
+                provisional=bool(votes[i] < min_votes),
+                rankable=bool(standing.rankable[i]),
+                note=note,
+                bounded=bool(standing.bounded[i]),
+            )
+        )
     return rows
 
 
 def _method_text(config: RatingConfig, standing: _Standing, designs: _Designs) -> str:
     """What the page says about how the ratings were computed."""
-    interval = (f"bootstrap {config.bootstrap_rounds} rounds seed {config.seed} (percentile"
-                + (", one-step score bootstrap" if config.style_control and not config.exact_style_bootstrap else "") + ")"
-                if config.interval == "bootstrap" else "sandwich (normal)")
+    interval = (
+        f"bootstrap {config.bootstrap_rounds} rounds seed {config.seed} (percentile"
+        + (", one-step score bootstrap" if config.style_control and not config.exact_style_bootstrap else "")
+        + ")"
+        if config.interval == "bootstrap"
+        else "sandwich (normal)"
+    )
     anchor = standing.anchor
-    anchor_text = (f"{anchor['model']} fixed at {config.reference_rating:g} ({anchor['how']})" if standing.ref_index is not None
-                   else f"mean of the {int(standing.core.sum())} well-estimated models {config.base:g}"
-                        + (f" ({anchor['how']})" if anchor.get("how") else ""))
+    anchor_text = (
+        f"{anchor['model']} fixed at {config.reference_rating:g} ({anchor['how']})"
+        if standing.ref_index is not None
+        else f"mean of the {int(standing.core.sum())} well-estimated models {config.base:g}"
+        + (f" ({anchor['how']})" if anchor.get("how") else "")
+    )
     names = designs.style_names
-    return (f"Bradley-Terry MLE, ties as half, scale {config.scale:g}, anchor: {anchor_text}, 95% intervals: {interval}"
-            + f" (provisional models, below {config.min_votes} votes: never narrower than the model-based interval with"
-            + " the share of ties among all votes; open for unbounded models)"
-            + (f", style control on {len(names)} z-scored features with L2 {config.l2:g}" if config.style_control else "")
-            + (", inverse-propensity weights (counts and matrices are unweighted)" if designs.weighted else ""))
+    return (
+        f"Bradley-Terry MLE, ties as half, scale {config.scale:g}, anchor: {anchor_text}, 95% intervals: {interval}"
+        + f" (provisional models, below {config.min_votes} votes: never narrower than the model-based interval with"
+        + " the share of ties among all votes; open for unbounded models)"
+        + (f", style control on {len(names)} z-scored features with L2 {config.l2:g}" if config.style_control else "")
+        + (", inverse-propensity weights (counts and matrices are unweighted)" if designs.weighted else "")
+    )
 
 
-def _rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig, withheld: frozenset[str]) -> RatingResult:
+def _rate(
+    battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig, withheld: frozenset[str]
+) -> RatingResult:
     """:func:`rate`'s work, in order: count the votes per cell, settle which models are rankable and
     the anchor, build the likelihoods, fit with intervals, then rows, ranks, matrices and robustness."""
     if isinstance(battles, BattleArrays):
@@ -576,28 +726,61 @@ def _rate(battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig, 
     cells = _count_cells(arr)
     standing = _standing(arr, cells, config, withheld)
     designs = _designs(arr, cells, config)
-    scale = _Scale(m=m, k_to=k_to, ref_index=standing.ref_index, core=standing.core,
-                   reference_rating=config.reference_rating, base=config.base)
+    scale = _Scale(
+        m=m,
+        k_to=k_to,
+        ref_index=standing.ref_index,
+        core=standing.core,
+        reference_rating=config.reference_rating,
+        base=config.base,
+    )
     fitted = _fit_with_intervals(designs, cells, standing, scale, config)
     shift = float(scale.ratings(fitted.params)[0] - fitted.params[0] * k_to) if n else 0.0
     rows = _model_rows(arr, cells, designs.raw, standing, fitted, shift, k_to, config.min_votes)
 
     estimable, shown = standing.estimable, standing.shown
-    order = sorted((i for i in range(m) if shown[i]), key=lambda i: (not estimable[i], not standing.rankable[i], -rows[i].rating))
-    apart = sorted((i for i in range(m) if not shown[i]), key=lambda i: (not estimable[i], not standing.rankable[i], -rows[i].rating))
-    coefficients = [StyleCoefficient(feature=f, value=float(fitted.point[m + j]), ci_low=float(fitted.low[m + j]),
-                                     ci_high=float(fitted.high[m + j]))
-                    for j, f in enumerate(designs.style_names)] if n else []
+    order = sorted(
+        (i for i in range(m) if shown[i]), key=lambda i: (not estimable[i], not standing.rankable[i], -rows[i].rating)
+    )
+    apart = sorted(
+        (i for i in range(m) if not shown[i]),
+        key=lambda i: (not estimable[i], not standing.rankable[i], -rows[i].rating),
+    )
+    coefficients = (
+        [
+            StyleCoefficient(
+                feature=f,
+                value=float(fitted.point[m + j]),
+                ci_low=float(fitted.low[m + j]),
+                ci_high=float(fitted.high[m + j]),
+            )
+            for j, f in enumerate(designs.style_names)
+        ]
+        if n
+        else []
+    )
     battle_count, won_total = cells.battle_count, cells.won_total
-    win_rate = [[float(won_total[i, j] / battle_count[i, j]) if battle_count[i, j] else None for j in order] for i in order]
+    win_rate = [
+        [float(won_total[i, j] / battle_count[i, j]) if battle_count[i, j] else None for j in order] for i in order
+    ]
     counts = [[int(battle_count[i, j]) for j in order] for i in order]
     leaders = estimable & shown
     robustness = None
     if config.robustness and n and leaders.sum() >= 2:
         public_names = [name if shown[i] else WITHHELD_NAME for i, name in enumerate(arr.models)]
-        robustness = top_robustness(designs.raw, cells.n, cells.keys % len(OUTCOMES), standing.pivot, designs.penalty[:m],
-                                    public_names, leaders)
-    return RatingResult(models=[rows[i] for i in order], coefficients=coefficients, matrix_models=[arr.models[i] for i in order],
-                        win_rate=win_rate, battle_count=counts, n_battles=n, config=config.to_dict(),
-                        method=_method_text(config, standing, designs), robustness=robustness,
-                        anchor={**standing.anchor, "models": int(standing.core.sum())}, withheld=[rows[i] for i in apart])
+        robustness = top_robustness(
+            designs.raw, cells.n, cells.keys % len(OUTCOMES), standing.pivot, designs.penalty[:m], public_names, leaders
+        )
+    return RatingResult(
+        models=[rows[i] for i in order],
+        coefficients=coefficients,
+        matrix_models=[arr.models[i] for i in order],
+        win_rate=win_rate,
+        battle_count=counts,
+        n_battles=n,
+        config=config.to_dict(),
+        method=_method_text(config, standing, designs),
+        robustness=robustness,
+        anchor={**standing.anchor, "models": int(standing.core.sum())},
+        withheld=[rows[i] for i in apart],
+    )

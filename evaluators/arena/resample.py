@@ -18,6 +18,7 @@ so a row is exactly Multinomial(n, p) whatever S came out; a row whose S exceeds
 Step 2 picks about 2 sqrt(n) votes per row (2,000 of 1,000,000), so nearly all of the work is one
 vectorised Poisson draw per class and round.
 """
+
 from __future__ import annotations
 
 import math

@@ -27,9 +27,11 @@ The extractive responder is in :mod:`evaluators.arena.extractive`, the model-bac
 :mod:`evaluators.arena.model_responders`, what they share in :mod:`evaluators.arena.conversation` and
 :mod:`evaluators.arena.streaming`; this module builds one from configuration and names them all.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from evaluators.arena.conversation import search_query
 from evaluators.arena.extractive import STRATEGIES, ExtractiveResponder
@@ -39,8 +41,19 @@ from evaluators.arena.search import backend_from_config
 from evaluators.llm.client import ChatClient
 from evaluators.llm.types import Endpoint, Responder, SearchBackend
 
-__all__ = ["DEFAULT_RESPONDERS", "HOSTED_STYLES", "KINDS", "STRATEGIES", "ExtractiveResponder", "HostedSearchResponder",
-           "PlainChatResponder", "SearchToolResponder", "responder_from_config", "search_query", "settings_of"]
+__all__ = [
+    "DEFAULT_RESPONDERS",
+    "HOSTED_STYLES",
+    "KINDS",
+    "STRATEGIES",
+    "ExtractiveResponder",
+    "HostedSearchResponder",
+    "PlainChatResponder",
+    "SearchToolResponder",
+    "responder_from_config",
+    "search_query",
+    "settings_of",
+]
 
 KINDS = ("extractive", "search_tool", "hosted", "chat")
 
@@ -54,25 +67,70 @@ DEFAULT_RESPONDERS: tuple[dict[str, Any], ...] = (
 # --- configuration --------------------------------------------------------------------------------
 
 _KEYS = {
-    "extractive": {"kind", "name", "strategy", "index", "search", "max_sources", "max_sentences", "delay_s",
-                   "description"},
-    "search_tool": {"kind", "name", "base_url", "model", "api_key_ref", "search", "max_sources", "max_tokens",
-                    "temperature", "timeout_s", "rewrite_query", "description", "max_concurrency"},
-    "hosted": {"kind", "name", "style", "base_url", "model", "api_key_ref", "max_tokens", "temperature",
-               "timeout_s", "extra", "description", "max_concurrency", "without_search"},
-    "chat": {"kind", "name", "base_url", "model", "api_key_ref", "max_tokens", "temperature", "timeout_s", "extra",
-             "description", "max_concurrency"},
+    "extractive": {
+        "kind",
+        "name",
+        "strategy",
+        "index",
+        "search",
+        "max_sources",
+        "max_sentences",
+        "delay_s",
+        "description",
+    },
+    "search_tool": {
+        "kind",
+        "name",
+        "base_url",
+        "model",
+        "api_key_ref",
+        "search",
+        "max_sources",
+        "max_tokens",
+        "temperature",
+        "timeout_s",
+        "rewrite_query",
+        "description",
+        "max_concurrency",
+    },
+    "hosted": {
+        "kind",
+        "name",
+        "style",
+        "base_url",
+        "model",
+        "api_key_ref",
+        "max_tokens",
+        "temperature",
+        "timeout_s",
+        "extra",
+        "description",
+        "max_concurrency",
+        "without_search",
+    },
+    "chat": {
+        "kind",
+        "name",
+        "base_url",
+        "model",
+        "api_key_ref",
+        "max_tokens",
+        "temperature",
+        "timeout_s",
+        "extra",
+        "description",
+        "max_concurrency",
+    },
 }
 
 
-def _require(config: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str,
-             default: Any = ...) -> Any:
+def _require(config: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str, default: Any = ...) -> Any:
     if key not in config:
         if default is ...:
             raise ValueError(f"responder config: '{key}' is required ({what})")
         return default
     value = config[key]
-    if not isinstance(value, kind) or isinstance(value, bool) and kind in (int, float, (int, float)):
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, float, (int, float))):
         raise ValueError(f"responder config: '{key}' must be {what}, got {value!r}")
     return value
 
@@ -93,12 +151,18 @@ def _client(config: Mapping[str, Any], secrets: Callable[[str], str] | None) -> 
     concurrency = _require(config, "max_concurrency", int, "a positive integer", default=8)
     if timeout <= 0 or concurrency < 1:
         raise ValueError("responder config: 'timeout_s' and 'max_concurrency' must be positive")
-    return ChatClient(Endpoint(base_url, model, api_key), max_concurrency=concurrency, timeout_s=float(timeout),
-                      max_retries=2)
+    return ChatClient(
+        Endpoint(base_url, model, api_key), max_concurrency=concurrency, timeout_s=float(timeout), max_retries=2
+    )
 
 
-def responder_from_config(config: Mapping[str, Any], *, secrets: Callable[[str], str] | None = None,
-                          name: str | None = None, setting: str = "search") -> Responder:
+def responder_from_config(
+    config: Mapping[str, Any],
+    *,
+    secrets: Callable[[str], str] | None = None,
+    name: str | None = None,
+    setting: str = "search",
+) -> Responder:
     """A responder from an arena model's JSON configuration (see :data:`DEFAULT_RESPONDERS`):
 
     - ``{"kind": "extractive", "strategy": "bm25-sentences" | "lead-passages", "index": "default" | path}``
@@ -122,17 +186,20 @@ def responder_from_config(config: Mapping[str, Any], *, secrets: Callable[[str],
         raise ValueError(f"responder config: 'kind' must be one of {KINDS}, got {kind!r}")
     unknown = sorted(set(config) - _KEYS[kind])
     if unknown:
-        raise ValueError(f"responder config: unknown key(s) {unknown} for kind {kind!r} "
-                         f"(allowed: {sorted(_KEYS[kind])})")
+        raise ValueError(
+            f"responder config: unknown key(s) {unknown} for kind {kind!r} (allowed: {sorted(_KEYS[kind])})"
+        )
     label = name or _require(config, "name", str, "a display name", default=str(config.get("model") or kind))
     description = _require(config, "description", str, "text", default=None)
-    search = _require(config, "search", Mapping, "an object like {\"backend\": \"local\"}", default=None)
+    search = _require(config, "search", Mapping, 'an object like {"backend": "local"}', default=None)
     max_sources = _require(config, "max_sources", int, "a positive integer", default=None)
     if max_sources is not None and not 1 <= max_sources <= 20:
         raise ValueError(f"responder config: 'max_sources' must be between 1 and 20, got {max_sources}")
     if setting not in settings_of(config):
-        raise ValueError(f"setting: a {kind!r} contestant cannot answer in the {check_setting(setting)!r} setting"
-                         + (" (give 'without_search' to name its non-search model)" if kind == "hosted" else ""))
+        raise ValueError(
+            f"setting: a {kind!r} contestant cannot answer in the {check_setting(setting)!r} setting"
+            + (" (give 'without_search' to name its non-search model)" if kind == "hosted" else "")
+        )
 
     if kind == "extractive":
         strategy = _require(config, "strategy", str, f"one of {STRATEGIES}", default="bm25-sentences")
@@ -144,28 +211,51 @@ def responder_from_config(config: Mapping[str, Any], *, secrets: Callable[[str],
         search_config = search if search is not None else {"backend": "local", "index": index}
         # sentences are picked from whole passages; lead snippets are the index's own snippets
         backend = _backend(search_config, snippet_tokens=None if strategy == "bm25-sentences" else 40)
-        return ExtractiveResponder(label, backend, strategy=strategy, max_sources=max_sources,
-                                   max_sentences=_require(config, "max_sentences", int, "a positive integer", default=4),
-                                   delay_s=float(_require(config, "delay_s", (int, float), "seconds", default=0.0)),
-                                   description=description)
+        return ExtractiveResponder(
+            label,
+            backend,
+            strategy=strategy,
+            max_sources=max_sources,
+            max_sentences=_require(config, "max_sentences", int, "a positive integer", default=4),
+            delay_s=float(_require(config, "delay_s", (int, float), "seconds", default=0.0)),
+            description=description,
+        )
     max_tokens = _require(config, "max_tokens", int, "a positive integer", default=1024)
     temperature = float(_require(config, "temperature", (int, float), "a number", default=0.3))
     if kind == "chat" or setting == "chat":
         plain, extra = _without_search(config)
-        return PlainChatResponder(label, _client(plain, secrets), max_tokens=max_tokens, temperature=temperature,
-                                  extra=extra, description=description if kind == "chat" else None)
+        return PlainChatResponder(
+            label,
+            _client(plain, secrets),
+            max_tokens=max_tokens,
+            temperature=temperature,
+            extra=extra,
+            description=description if kind == "chat" else None,
+        )
     client = _client(config, secrets)
     if kind == "search_tool":
-        return SearchToolResponder(label, client, _backend(search or {"backend": "local"}), max_sources=max_sources or 5,
-                                   max_tokens=max_tokens, temperature=temperature,
-                                   rewrite_query=bool(_require(config, "rewrite_query", bool, "true or false",
-                                                               default=False)), description=description)
+        return SearchToolResponder(
+            label,
+            client,
+            _backend(search or {"backend": "local"}),
+            max_sources=max_sources or 5,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            rewrite_query=bool(_require(config, "rewrite_query", bool, "true or false", default=False)),
+            description=description,
+        )
     style = _require(config, "style", str, f"one of {HOSTED_STYLES}")
     if style not in HOSTED_STYLES:
         raise ValueError(f"responder config: 'style' must be one of {HOSTED_STYLES}, got {style!r}")
-    return HostedSearchResponder(label, client, style, max_tokens=max_tokens, temperature=temperature,
-                                 extra=dict(_require(config, "extra", Mapping, "an object of request fields", default={})),
-                                 description=description)
+    return HostedSearchResponder(
+        label,
+        client,
+        style,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        extra=dict(_require(config, "extra", Mapping, "an object of request fields", default={})),
+        description=description,
+    )
 
 
 def _without_search(config: Mapping[str, Any]) -> tuple[Mapping[str, Any], dict[str, Any]]:
@@ -175,12 +265,16 @@ def _without_search(config: Mapping[str, Any]) -> tuple[Mapping[str, Any], dict[
         return config, dict(_require(config, "extra", Mapping, "an object of request fields", default={}))
     if config["kind"] == "search_tool":
         return config, {}
-    overrides = _require(config, "without_search", Mapping, "an object like {\"model\": ..., \"extra\": {...}}")
+    overrides = _require(config, "without_search", Mapping, 'an object like {"model": ..., "extra": {...}}')
     unknown = sorted(set(overrides) - {"model", "extra"})
     if unknown:
-        raise ValueError(f"responder config: unknown key(s) {unknown} in 'without_search' (allowed: ['extra', 'model'])")
+        raise ValueError(
+            f"responder config: unknown key(s) {unknown} in 'without_search' (allowed: ['extra', 'model'])"
+        )
     model = _require(overrides, "model", str, "the model name to ask without search", default=config.get("model"))
-    return {**config, "model": model}, dict(_require(overrides, "extra", Mapping, "an object of request fields", default={}))
+    return {**config, "model": model}, dict(
+        _require(overrides, "extra", Mapping, "an object of request fields", default={})
+    )
 
 
 def _backend(config: Mapping[str, Any], *, snippet_tokens: int | None = 40) -> SearchBackend:

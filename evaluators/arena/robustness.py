@@ -9,6 +9,7 @@ bisection. A cleverer removal may need fewer. Capped at :data:`ROBUSTNESS_CAP` o
 The votes it removed are listed (by pair and outcome), so the figure can be checked by refitting
 without them.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,8 +26,15 @@ ROBUSTNESS_STEPS = 200
 _AHEAD = 1e-9
 
 
-def top_robustness(raw: Design, counts: np.ndarray, outcome: np.ndarray, pivot: int, penalty: np.ndarray,
-                   models: list[str], rankable: np.ndarray) -> dict[str, Any]:
+def top_robustness(
+    raw: Design,
+    counts: np.ndarray,
+    outcome: np.ndarray,
+    pivot: int,
+    penalty: np.ndarray,
+    models: list[str],
+    rankable: np.ndarray,
+) -> dict[str, Any]:
     """Greedy upper bound on the fewest votes whose removal changes the top raw rating (module doc);
     ``counts`` are the unweighted votes per cell of ``raw`` and ``outcome`` the cells' outcome codes."""
     original = counts
@@ -46,6 +54,7 @@ def top_robustness(raw: Design, counts: np.ndarray, outcome: np.ndarray, pivot: 
         others = np.where(rankable, theta, -np.inf)
         others[top] = -np.inf
         return bool(others.max() > theta[top] + _AHEAD)
+
     removed = 0
     new_top: int | None = None
     for _ in range(ROBUSTNESS_STEPS):
@@ -95,8 +104,20 @@ def top_robustness(raw: Design, counts: np.ndarray, outcome: np.ndarray, pivot: 
         "share_to_flip_top": removed / total if flipped else None,
         "new_top_model": models[new_top] if new_top is not None else None,
         "searched_up_to": None if flipped else removed,
-        "removed_votes": [{"model_a": models[int(raw.a[c])], "model_b": models[int(raw.b[c])], "winner": OUTCOMES[int(outcome[c])],
-                           "count": int(original[c] - counts[c])} for c in np.flatnonzero(original > counts)] if flipped else [],
-        "method": ("greedy upper bound on the fewest removed votes that change the model with the top raw rating "
-                   f"(influence-ranked cells, refit each step, capped at {ROBUSTNESS_CAP:.0%} of votes and {ROBUSTNESS_STEPS} steps)"),
+        "removed_votes": [
+            {
+                "model_a": models[int(raw.a[c])],
+                "model_b": models[int(raw.b[c])],
+                "winner": OUTCOMES[int(outcome[c])],
+                "count": int(original[c] - counts[c]),
+            }
+            for c in np.flatnonzero(original > counts)
+        ]
+        if flipped
+        else [],
+        "method": (
+            "greedy upper bound on the fewest removed votes that change the model with the top raw rating "
+            f"(influence-ranked cells, refit each step, capped at {ROBUSTNESS_CAP:.0%} of votes and "
+            f"{ROBUSTNESS_STEPS} steps)"
+        ),
     }

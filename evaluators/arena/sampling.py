@@ -11,11 +11,12 @@ are swapped with probability 1/2.
 coin and does not depend on the models, so it carries no information for reweighting). Inverse
 propensity weights for the ratings are ``1 / propensity``.
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 DEFAULT_BOOST = 4.0
 #: a model counts as new (its weight boosted) while it has fewer counted votes than this
@@ -37,7 +38,9 @@ class Pair:
     propensity: float
 
 
-def _scores(models: Sequence[ModelStats], new_model_votes: int, boost: float, active: bool) -> list[tuple[str, str, float]]:
+def _scores(
+    models: Sequence[ModelStats], new_model_votes: int, boost: float, active: bool
+) -> list[tuple[str, str, float]]:
     names = [m.name for m in models]
     if len(set(names)) != len(names):
         raise ValueError("models: names must be unique")
@@ -58,7 +61,7 @@ def _scores(models: Sequence[ModelStats], new_model_votes: int, boost: float, ac
 
     out = []
     for i, x in enumerate(live):
-        for y in live[i + 1:]:
+        for y in live[i + 1 :]:
             score = weight(x) * weight(y)
             if active:
                 score *= (width(x) + width(y)) / 2.0
@@ -66,16 +69,27 @@ def _scores(models: Sequence[ModelStats], new_model_votes: int, boost: float, ac
     return out
 
 
-def pair_probabilities(models: Sequence[ModelStats], *, new_model_votes: int = DEFAULT_NEW_MODEL_VOTES, boost: float = DEFAULT_BOOST,
-                       active: bool = False) -> dict[tuple[str, str], float]:
+def pair_probabilities(
+    models: Sequence[ModelStats],
+    *,
+    new_model_votes: int = DEFAULT_NEW_MODEL_VOTES,
+    boost: float = DEFAULT_BOOST,
+    active: bool = False,
+) -> dict[tuple[str, str], float]:
     """Probability of each unordered pair, keyed by the names in ``models`` order; sums to 1."""
     scores = _scores(models, new_model_votes, boost, active)
     total = sum(s for _, _, s in scores)
     return {(x, y): s / total for x, y, s in scores}
 
 
-def choose_pair(models: Sequence[ModelStats], *, rng: random.Random, new_model_votes: int = DEFAULT_NEW_MODEL_VOTES,
-                boost: float = DEFAULT_BOOST, active: bool = False) -> Pair:
+def choose_pair(
+    models: Sequence[ModelStats],
+    *,
+    rng: random.Random,
+    new_model_votes: int = DEFAULT_NEW_MODEL_VOTES,
+    boost: float = DEFAULT_BOOST,
+    active: bool = False,
+) -> Pair:
     """Draw a pair under the policy and swap sides at random; see the module doc for the propensity."""
     probabilities = pair_probabilities(models, new_model_votes=new_model_votes, boost=boost, active=active)
     target = rng.random()

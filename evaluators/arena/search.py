@@ -9,6 +9,7 @@ package (PSF licence; HTML under /usr/share/doc/python3.11/html), one document p
 entry, linked to its page on docs.python.org so citations are clickable. ``scripts/build-search-index``
 installs the package and builds the index; ``python -m evaluators.arena.search query "..."`` asks it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,10 +19,11 @@ import re
 import sqlite3
 import sys
 import time
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 import httpx
 
@@ -61,15 +63,43 @@ class IndexStats:
     skipped: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"documents": self.documents, "passages": self.passages, "seconds": round(self.seconds, 2),
-                "source_version": self.source_version, "path": self.path, "skipped": self.skipped}
+        return {
+            "documents": self.documents,
+            "passages": self.passages,
+            "seconds": round(self.seconds, 2),
+            "source_version": self.source_version,
+            "path": self.path,
+            "skipped": self.skipped,
+        }
 
 
 # --- HTML to text ---------------------------------------------------------------------------------
 
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
-_BLOCK = {"p", "div", "section", "li", "dt", "dd", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "table",
-          "blockquote", "br", "ul", "ol", "dl", "figure", "caption"}
+_BLOCK = {
+    "p",
+    "div",
+    "section",
+    "li",
+    "dt",
+    "dd",
+    "pre",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "tr",
+    "table",
+    "blockquote",
+    "br",
+    "ul",
+    "ol",
+    "dl",
+    "figure",
+    "caption",
+}
 _SKIP_TAGS = {"script", "style", "head", "nav", "footer", "noscript", "template", "svg", "button", "form"}
 _SKIP_CLASSES = {"sphinxsidebar", "related", "footer", "headerlink", "clearer", "mobile-nav", "toctree-wrapper"}
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
@@ -136,8 +166,11 @@ class _SectionParser(HTMLParser):
         classes = set((attributes.get("class") or "").split())
         skip = tag in _SKIP_TAGS or bool(classes & _SKIP_CLASSES) or attributes.get("role") == "navigation"
         anchor = attributes.get("id") or ""
-        starts_section = bool(anchor) and not self._skipping() and (
-            tag == "section" or (tag == "div" and "section" in classes) or tag == "dt")
+        starts_section = (
+            bool(anchor)
+            and not self._skipping()
+            and (tag == "section" or (tag == "div" and "section" in classes) or tag == "dt")
+        )
         if starts_section and tag == "dt" and self._section_tag == "dt" and not self._described:
             starts_section = False  # consecutive API entries sharing one description stay together
         if tag == "dd":
@@ -198,8 +231,10 @@ def html_sections(markup: str) -> tuple[str, list[Section]]:
     return title, [s for s in parser.sections if s.text.strip()]
 
 
-_SKIP_PAGES = re.compile(r"^(genindex.*|search|py-modindex|contents|glossary|bugs|copyright|license|about|"
-                         r"download|index)\.html$|^whatsnew/")
+_SKIP_PAGES = re.compile(
+    r"^(genindex.*|search|py-modindex|contents|glossary|bugs|copyright|license|about|"
+    r"download|index)\.html$|^whatsnew/"
+)
 
 
 def html_documents(root: Path, *, base_url: str | None = None) -> Iterator[Document]:
@@ -219,6 +254,7 @@ def html_documents(root: Path, *, base_url: str | None = None) -> Iterator[Docum
 
 
 # --- the index ------------------------------------------------------------------------------------
+
 
 def _split_long(paragraph: str, *, target: int, hard_max: int) -> list[str]:
     """An overlong paragraph cut at sentence ends, and a sentence still too long at spaces."""
@@ -265,8 +301,13 @@ def index_version(path: Path) -> str | None:
         return None
 
 
-def build_local_index(sources: Iterable[Document] | Path | str, out_path: Path | str, *,
-                      source_version: str = "", base_url: str | None = None) -> IndexStats:
+def build_local_index(
+    sources: Iterable[Document] | Path | str,
+    out_path: Path | str,
+    *,
+    source_version: str = "",
+    base_url: str | None = None,
+) -> IndexStats:
     """Build an FTS5 index at ``out_path`` from documents or a directory of HTML pages. Written to a
     temporary file and moved into place, so readers never see a half-built index."""
     started = time.monotonic()
@@ -279,18 +320,26 @@ def build_local_index(sources: Iterable[Document] | Path | str, out_path: Path |
     try:
         with sqlite3.connect(tmp) as conn:
             conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            conn.execute("CREATE VIRTUAL TABLE passages USING fts5(title, body, url UNINDEXED, "
-                         "tokenize = 'porter unicode61 remove_diacritics 2')")
+            conn.execute(
+                "CREATE VIRTUAL TABLE passages USING fts5(title, body, url UNINDEXED, "
+                "tokenize = 'porter unicode61 remove_diacritics 2')"
+            )
             for document in documents:
                 n_documents += 1
                 rows = [(document.title, passage, document.url) for passage in _passages(document.text)]
                 conn.executemany("INSERT INTO passages (title, body, url) VALUES (?, ?, ?)", rows)
                 n_passages += len(rows)
             conn.execute("INSERT INTO passages (passages) VALUES ('optimize')")
-            conn.executemany("INSERT INTO meta VALUES (?, ?)", [
-                ("source_version", source_version), ("index_format", INDEX_FORMAT),
-                ("documents", str(n_documents)), ("passages", str(n_passages)),
-                ("built_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))])
+            conn.executemany(
+                "INSERT INTO meta VALUES (?, ?)",
+                [
+                    ("source_version", source_version),
+                    ("index_format", INDEX_FORMAT),
+                    ("documents", str(n_documents)),
+                    ("passages", str(n_passages)),
+                    ("built_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
+                ],
+            )
         os.replace(tmp, out)
     finally:
         tmp.unlink(missing_ok=True)
@@ -298,7 +347,8 @@ def build_local_index(sources: Iterable[Document] | Path | str, out_path: Path |
 
 
 # English function words and question boilerplate: they match everything and rank nothing.
-STOP_WORDS = frozenset("""
+STOP_WORDS = frozenset(
+    """
 a about above after again against all am an and any are as at be because been before being below between both
 but by can could did do does doing down during each few for from further had has have having he her here hers
 herself him himself his how i if in into is it its itself just let me more most my myself no nor not now of off
@@ -306,7 +356,8 @@ on once only or other our ours ourselves out over own same she should so some su
 them themselves then there these they this those through to too under until up very was we were what when where
 which while who whom why will with would you your yours yourself yourselves please tell explain give show know
 want need use using get make like also really something anything thing things way ways
-""".split())
+""".split()
+)
 
 
 def query_terms(text: str, *, max_terms: int = MAX_QUERY_TERMS) -> list[str]:
@@ -348,13 +399,23 @@ class LocalIndex:
         if not expression:
             return SearchCall(self.name, query, [], time.monotonic() - started)
         if not self.path.exists():
-            return SearchCall(self.name, query, [], time.monotonic() - started,
-                              error=f"search index not found at {self.path}; build it with scripts/build-search-index")
+            return SearchCall(
+                self.name,
+                query,
+                [],
+                time.monotonic() - started,
+                error=f"search index not found at {self.path}; build it with scripts/build-search-index",
+            )
         limit = max(1, min(int(limit), MAX_LIMIT))
-        snippet = ("body" if self.snippet_tokens is None
-                   else f"snippet(passages, 1, '', '', ' … ', {int(self.snippet_tokens)})")
-        sql = (f"SELECT url, title, {snippet} FROM passages WHERE passages MATCH ? "
-               "ORDER BY bm25(passages, 2.0, 1.0) LIMIT ?")
+        snippet = (
+            "body"
+            if self.snippet_tokens is None
+            else f"snippet(passages, 1, '', '', ' … ', {int(self.snippet_tokens)})"
+        )
+        sql = (
+            f"SELECT url, title, {snippet} FROM passages WHERE passages MATCH ? "
+            "ORDER BY bm25(passages, 2.0, 1.0) LIMIT ?"
+        )
         try:
             with sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True) as conn:
                 rows = conn.execute(sql, (expression, limit * 4)).fetchall()
@@ -376,8 +437,9 @@ class SearxngBackend:
     """A SearXNG instance's JSON API (``/search?q=...&format=json``; ``json`` must be enabled in
     ``search.formats`` of its settings.yml)."""
 
-    def __init__(self, base_url: str, *, timeout_s: float = 10.0, name: str = "searxng",
-                 params: Mapping[str, str] | None = None):
+    def __init__(
+        self, base_url: str, *, timeout_s: float = 10.0, name: str = "searxng", params: Mapping[str, str] | None = None
+    ):
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must be an http(s) URL, got {base_url!r}")
         self.base_url = base_url.rstrip("/")
@@ -394,8 +456,12 @@ class SearxngBackend:
         if not query.strip():
             return SearchCall(self.name, query, [], 0.0)
         try:
-            response = httpx.get(f"{self.base_url}/search", params={**self.params, "q": query[:2000], "format": "json"},
-                                 timeout=self.timeout_s, follow_redirects=True)
+            response = httpx.get(
+                f"{self.base_url}/search",
+                params={**self.params, "q": query[:2000], "format": "json"},
+                timeout=self.timeout_s,
+                follow_redirects=True,
+            )
         except httpx.TimeoutException:
             return failed(f"searxng: no answer within {self.timeout_s:g} s")
         except httpx.HTTPError as exc:
@@ -414,8 +480,9 @@ class SearxngBackend:
         results: list[Source] = []
         for item in raw_results:
             if isinstance(item, dict) and isinstance(item.get("url"), str) and item["url"]:
-                results.append(Source(len(results) + 1, item["url"], str(item.get("title") or ""),
-                                      str(item.get("content") or "")))
+                results.append(
+                    Source(len(results) + 1, item["url"], str(item.get("title") or ""), str(item.get("content") or ""))
+                )
                 if len(results) >= max(1, limit):
                     break
         return SearchCall(self.name, query, results, time.monotonic() - started)
@@ -443,6 +510,7 @@ def backend_from_config(config: Mapping[str, Any] | None, *, snippet_tokens: int
 
 
 # --- command line ---------------------------------------------------------------------------------
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluators.arena.search", description=__doc__.splitlines()[0])

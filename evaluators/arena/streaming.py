@@ -5,10 +5,11 @@ function (citation markers renumbered), it re-normalizes the text received so fa
 part that can no longer change: :func:`stable_cut` says where the text can be cut without splitting
 a marker or an unfinished code span.
 """
+
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from evaluators.llm.types import DeltaCallback
 
@@ -33,14 +34,14 @@ class AnswerStream:
         if self.normalize is None:
             self._send(delta)
             return
-        stable = self.normalize(self.received[:stable_cut(self.received)])
+        stable = self.normalize(self.received[: stable_cut(self.received)])
         if stable.startswith(self.sent):
-            self._send(stable[len(self.sent):])
+            self._send(stable[len(self.sent) :])
 
     def finish(self, final: str) -> None:
         """Sends the rest of ``final`` when what was sent is its beginning."""
         if final.startswith(self.sent):
-            self._send(final[len(self.sent):])
+            self._send(final[len(self.sent) :])
 
 
 def stable_cut(text: str) -> int:

@@ -23,16 +23,26 @@ between the second and third "/") matches the paper's substring rules, in its or
 message counts as 152, 2.5 URLs a turn as 2); ``paper_features`` does the same. Ours keeps all turns
 joined, distinct URLs, the markdown and citation-style features and its own domain table.
 """
+
 from __future__ import annotations
 
-import re
 import math
-from typing import Mapping, Sequence
+import re
+from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
 SOURCE_CATEGORIES: tuple[str, ...] = (
-    "youtube", "gov_edu", "wiki", "us_news", "foreign_news", "social_media", "community_blog",
-    "tech_coding", "academic_journal", "retail", "other",
+    "youtube",
+    "gov_edu",
+    "wiki",
+    "us_news",
+    "foreign_news",
+    "social_media",
+    "community_blog",
+    "tech_coding",
+    "academic_journal",
+    "retail",
+    "other",
 )
 
 #: per-turn counts of an answer's (claim, cited source) pairs that the cited text supports, and that it
@@ -41,7 +51,11 @@ SOURCE_CATEGORIES: tuple[str, ...] = (
 ATTRIBUTION_FEATURES: tuple[str, ...] = ("supported_citations", "unsupported_citations")
 
 STYLE_FEATURES: tuple[str, ...] = (
-    "length", "citation_count", "markdown_headers", "markdown_lists", "markdown_bold",
+    "length",
+    "citation_count",
+    "markdown_headers",
+    "markdown_lists",
+    "markdown_bold",
     *(f"cites_{category}" for category in SOURCE_CATEGORIES),
     "citation_style_standardized",
     *ATTRIBUTION_FEATURES,
@@ -144,12 +158,14 @@ def _under(host: str, domains: frozenset[str]) -> bool:
 def domain_table() -> list[tuple[str, list[str], str]]:
     """(category, its listed domains, the rules beyond the list) for the findings page: what decides a
     cited source's category, as the code applies it, in order."""
-    rules = {"gov_edu": f"also any host ending in {', '.join(_GOV_EDU_SUFFIXES)} or with a label among "
-                        f"{', '.join(sorted(_GOV_EDU_LABELS))} (such as .ac.uk)",
-             "us_news": f"also hosts under {', '.join(_US_HOSTS_TLDS)} whose name holds {', '.join(_NEWS_WORDS)}",
-             "foreign_news": f"also hosts under any other top-level domain whose name holds {', '.join(_NEWS_WORDS)}",
-             "retail": f"also hosts naming {', '.join(sorted(_RETAIL_BRANDS))}",
-             "other": "every domain no rule knows: shown as unknown, not guessed"}
+    rules = {
+        "gov_edu": f"also any host ending in {', '.join(_GOV_EDU_SUFFIXES)} or with a label among "
+        f"{', '.join(sorted(_GOV_EDU_LABELS))} (such as .ac.uk)",
+        "us_news": f"also hosts under {', '.join(_US_HOSTS_TLDS)} whose name holds {', '.join(_NEWS_WORDS)}",
+        "foreign_news": f"also hosts under any other top-level domain whose name holds {', '.join(_NEWS_WORDS)}",
+        "retail": f"also hosts naming {', '.join(sorted(_RETAIL_BRANDS))}",
+        "other": "every domain no rule knows: shown as unknown, not guessed",
+    }
     listed = {category: sorted(domains) for category, domains in _DOMAINS}
     return [(category, listed.get(category, []), rules.get(category, "")) for category in SOURCE_CATEGORIES]
 
@@ -163,18 +179,22 @@ def source_category(url: str) -> str:
         if _under(host, domains):
             return category
     labels = host.split(".")
-    if len(labels) >= 2 and labels[-2] in _RETAIL_BRANDS or len(labels) >= 3 and labels[-3] in _RETAIL_BRANDS:
+    if (len(labels) >= 2 and labels[-2] in _RETAIL_BRANDS) or (len(labels) >= 3 and labels[-3] in _RETAIL_BRANDS):
         return "retail"
-    if host.endswith(_GOV_EDU_SUFFIXES) or any(label in _GOV_EDU_LABELS for label in labels[1:-1]) \
-            or (len(labels) >= 2 and labels[-2] in _GOV_EDU_LABELS):
+    if (
+        host.endswith(_GOV_EDU_SUFFIXES)
+        or any(label in _GOV_EDU_LABELS for label in labels[1:-1])
+        or (len(labels) >= 2 and labels[-2] in _GOV_EDU_LABELS)
+    ):
         return "gov_edu"
     if any(word in host for word in _NEWS_WORDS):
         return "us_news" if host.endswith(_US_HOSTS_TLDS) else "foreign_news"
     return "other"
 
 
-def features(text: str, source_urls: Sequence[str], citation_style: str,
-             attributed: Mapping[str, float] | None = None) -> dict[str, float]:
+def features(
+    text: str, source_urls: Sequence[str], citation_style: str, attributed: Mapping[str, float] | None = None
+) -> dict[str, float]:
     """Style features of one side of a battle.
 
     ``text`` is the side's response text (all assistant turns joined), ``source_urls`` the URLs it
@@ -204,7 +224,9 @@ def features(text: str, source_urls: Sequence[str], citation_style: str,
 #: the paper's style control features (its preference notebook's full control: length, citation
 #: count and the eleven source categories), under names of their own so that both sets can be stored
 PAPER_STYLE_FEATURES: tuple[str, ...] = (
-    "paper_response_length", "paper_citation_count", *(f"paper_cites_{category}" for category in SOURCE_CATEGORIES),
+    "paper_response_length",
+    "paper_citation_count",
+    *(f"paper_cites_{category}" for category in SOURCE_CATEGORIES),
 )
 
 #: the style controls a fit can use: ours (the default) and the paper's
@@ -267,7 +289,9 @@ def paper_features(assistant_messages: Sequence[str], trace: Sequence[Sequence[s
     assistant messages' texts, ``trace`` the URLs of its search trace, a list per turn. Length and
     citation count truncated toward zero as the paper's int32 array does; a side without messages
     (or turns) has 0 (the paper's mean of nothing is undefined)."""
-    words = sum(len(text.split()) for text in assistant_messages) / len(assistant_messages) if assistant_messages else 0.0
+    words = (
+        sum(len(text.split()) for text in assistant_messages) / len(assistant_messages) if assistant_messages else 0.0
+    )
     per_turn = sum(len(turn) for turn in trace) / len(trace) if trace else 0.0
     values = {"paper_response_length": float(math.trunc(words)), "paper_citation_count": float(math.trunc(per_turn))}
     cited = {paper_source_category(url) for turn in trace for url in turn}

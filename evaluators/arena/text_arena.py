@@ -22,13 +22,15 @@ Files: a JSON array (FastChat writes ``clean_battle_conv_<date>.json`` that way)
 (where a column a row lacks reads as null: an optional field given as null counts as absent).
 Nothing is dropped: :class:`TextArenaRow` keeps the row as given (``row``) next to its checked fields.
 """
+
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from evaluators.arena.rating_types import OUTCOMES
 from evaluators.core.types import DatasetError
@@ -97,7 +99,12 @@ def conversation_turns(value: Any, line: int, path: str) -> tuple[tuple[str, str
         except json.JSONDecodeError as exc:
             raise _fail(line, path, f"text that is not a JSON conversation ({exc.msg})") from None
     if not isinstance(value, list) or not value:
-        raise _fail(line, path, f"expected a non-empty list of messages, got {_kind(value) if not isinstance(value, list) else 'an empty list'}")
+        raise _fail(
+            line,
+            path,
+            f"expected a non-empty list of messages, got "
+            f"{_kind(value) if not isinstance(value, list) else 'an empty list'}",
+        )
     turns: list[tuple[str, str]] = []
     for i, message in enumerate(value):
         where = f"{path}[{i}]"
@@ -106,7 +113,11 @@ def conversation_turns(value: Any, line: int, path: str) -> tuple[tuple[str, str
         role = message.get("role")
         expected = "user" if i % 2 == 0 else "assistant"
         if role != expected:
-            raise _fail(line, f"{where}.role", f"expected {expected!r} (user and assistant alternate, the user first), got {role!r}")
+            raise _fail(
+                line,
+                f"{where}.role",
+                f"expected {expected!r} (user and assistant alternate, the user first), got {role!r}",
+            )
         text = _content(message.get("content"), line, f"{where}.content")
         if role == "user":
             turns.append((text, ""))
@@ -137,7 +148,9 @@ def validate_row(row: Any, line: int) -> TextArenaRow:
     turns_a = conversation_turns(row["conversation_a"], line, "conversation_a")
     turns_b = conversation_turns(row["conversation_b"], line, "conversation_b")
     if [p for p, _ in turns_a] != [p for p, _ in turns_b]:
-        raise _fail(line, "conversation_b", "its prompts differ from conversation_a's; both sides answer the same prompts")
+        raise _fail(
+            line, "conversation_b", "its prompts differ from conversation_a's; both sides answer the same prompts"
+        )
     turn = _given(row, "turn", len(turns_a))
     if isinstance(turn, bool) or not isinstance(turn, int) or turn < 1:
         raise _fail(line, "turn", f"expected a positive whole number, got {turn!r:.40}")
@@ -145,17 +158,35 @@ def validate_row(row: Any, line: int) -> TextArenaRow:
     if not isinstance(anony, bool):
         raise _fail(line, "anony", f"expected true or false, got {anony!r:.40}")
     tstamp = row.get("tstamp")
-    if tstamp is not None and (isinstance(tstamp, bool) or not isinstance(tstamp, (int, float)) or not math.isfinite(tstamp)
-                               or not 0 <= tstamp <= LATEST_TSTAMP):
-        raise _fail(line, "tstamp", f"expected epoch seconds (0 to {LATEST_TSTAMP}, the end of year 9999), got {tstamp!r:.40}")
+    if tstamp is not None and (
+        isinstance(tstamp, bool)
+        or not isinstance(tstamp, (int, float))
+        or not math.isfinite(tstamp)
+        or not 0 <= tstamp <= LATEST_TSTAMP
+    ):
+        raise _fail(
+            line, "tstamp", f"expected epoch seconds (0 to {LATEST_TSTAMP}, the end of year 9999), got {tstamp!r:.40}"
+        )
     judge = _given(row, "judge", row.get("judge_hash"))
     for name, value in (("judge", judge), ("language", row.get("language")), ("intent", row.get("intent"))):
         if value is not None and not isinstance(value, str):
             raise _fail(line, name, f"expected text, got {_kind(value)}")
-    return TextArenaRow(question_id=str(row[key]), model_a=names[0], model_b=names[1], winner=row["winner"], judge=judge or "",
-                        turns_a=turns_a, turns_b=turns_b, turn=turn, anony=anony, language=row.get("language") or "",
-                        tstamp=float(tstamp) if tstamp is not None else None, dedup_sampled=_dedup_sampled(row.get("dedup_tag"), line),
-                        intent=row.get("intent") or "", row=dict(row))
+    return TextArenaRow(
+        question_id=str(row[key]),
+        model_a=names[0],
+        model_b=names[1],
+        winner=row["winner"],
+        judge=judge or "",
+        turns_a=turns_a,
+        turns_b=turns_b,
+        turn=turn,
+        anony=anony,
+        language=row.get("language") or "",
+        tstamp=float(tstamp) if tstamp is not None else None,
+        dedup_sampled=_dedup_sampled(row.get("dedup_tag"), line),
+        intent=row.get("intent") or "",
+        row=dict(row),
+    )
 
 
 def _given(row: dict[str, Any], name: str, default: Any) -> Any:
@@ -174,7 +205,7 @@ def _dedup_sampled(tag: Any, line: int) -> bool:
         except json.JSONDecodeError:
             raise _fail(line, "dedup_tag", "text that is not JSON") from None
     if not isinstance(tag, dict) or not isinstance(tag.get("sampled", True), bool):
-        raise _fail(line, "dedup_tag", f"expected {{\"high_freq\": bool, \"sampled\": bool}}, got {tag!r:.60}")
+        raise _fail(line, "dedup_tag", f'expected {{"high_freq": bool, "sampled": bool}}, got {tag!r:.60}')
     return bool(tag.get("sampled", True))
 
 
@@ -186,7 +217,9 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
                     try:
                         yield number, json.loads(line)
                     except json.JSONDecodeError as exc:
-                        raise DatasetError(f"{path.name} row {number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+                        raise DatasetError(
+                            f"{path.name} row {number}: not valid JSON ({exc.msg} at column {exc.colno})"
+                        ) from None
     elif path.suffix == ".json":
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -213,7 +246,9 @@ def _parquet_problem(path: Path) -> str | None:
     if head != PARQUET_MAGIC:
         return f"not a Parquet file (a Parquet file begins with {PARQUET_MAGIC.decode()}; this one with {head!r})"
     if tail != PARQUET_MAGIC or size < 3 * len(PARQUET_MAGIC):
-        return f"the Parquet file is cut short ({size} bytes, its end with the footer missing); copy or download it again"
+        return (
+            f"the Parquet file is cut short ({size} bytes, its end with the footer missing); copy or download it again"
+        )
     return None
 
 
@@ -231,7 +266,9 @@ def _parquet_records(path: Path) -> Iterator[tuple[int, Any]]:
                 yield number, record
     except (pa.ArrowException, OSError) as exc:  # a damaged footer or page; the message is pyarrow's first line
         where = f"after row {number}" if number else "before its first row"
-        raise DatasetError(f"{path.name}: the Parquet file is damaged {where} ({str(exc).splitlines()[0][:200]})") from None
+        raise DatasetError(
+            f"{path.name}: the Parquet file is damaged {where} ({str(exc).splitlines()[0][:200]})"
+        ) from None
 
 
 def read_rows(path: str | Path) -> list[TextArenaRow]:
@@ -246,7 +283,9 @@ def read_rows(path: str | Path) -> list[TextArenaRow]:
             except DatasetError as exc:
                 raise DatasetError(f"{path.name} {exc}") from None
     except UnicodeDecodeError as exc:
-        raise DatasetError(f"{path.name}: not UTF-8 text (byte {exc.object[exc.start:exc.start + 1]!r} cannot be read)") from None
+        raise DatasetError(
+            f"{path.name}: not UTF-8 text (byte {exc.object[exc.start : exc.start + 1]!r} cannot be read)"
+        ) from None
     return rows
 
 

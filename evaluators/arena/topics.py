@@ -25,28 +25,31 @@ The prompt-conditioned fit and the held-out comparison that use these vectors ar
 
 :func:`adjusted_rand_index` scores a clustering against a known one (the tests' planted topics).
 """
+
 from __future__ import annotations
 
 import math
 import re
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import wraps
-from typing import Any, Callable, ParamSpec, Sequence, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
-
 
 P = ParamSpec("P")
 R = TypeVar("R")
 _WORD = re.compile(r"[^\W\d_]{2,}")
-STOP_WORDS = frozenset("""
+STOP_WORDS = frozenset(
+    """
 a about above after again against all am an and any are as at be because been before being below between both
 but by can could did do does doing down during each few for from further had has have having he her here hers
 him his how i if in into is it its itself just me more most my no nor not now of off on once only or other our
 ours out over own same she should so some such than that the their theirs them then there these they this those
 through to too under until up very was we were what when where which while who whom why will with would you your
-yours yourself please tell give know want need get like make use using one also may might much many way""".split())
+yours yourself please tell give know want need get like make use using one also may might much many way""".split()
+)
 
 
 def words(text: str) -> list[str]:
@@ -55,6 +58,7 @@ def words(text: str) -> list[str]:
 
 
 # ---------------------------------------------------------------- sparse counts and TF-IDF
+
 
 @dataclass
 class Counts:
@@ -88,8 +92,16 @@ class Vocabulary:
         self._index = {w: i for i, w in enumerate(self.words)}
 
     @classmethod
-    def fit(cls, texts: Sequence[str], *, max_features: int = 4096, min_df: int = 2, max_df: float = 0.5,
-            dim: int = 256, seed: int = 0) -> Vocabulary:
+    def fit(
+        cls,
+        texts: Sequence[str],
+        *,
+        max_features: int = 4096,
+        min_df: int = 2,
+        max_df: float = 0.5,
+        dim: int = 256,
+        seed: int = 0,
+    ) -> Vocabulary:
         """The ``max_features`` words in the most prompts, found in at least ``min_df`` and at most
         ``max_df`` (a share) of them; ties by the word, so the vocabulary does not depend on order."""
         df: Counter[str] = Counter()
@@ -122,7 +134,9 @@ class Vocabulary:
             return None
         if self._projection is None:
             rng = np.random.default_rng(self.seed)
-            self._projection = (rng.standard_normal((len(self.words), self.dim)) / math.sqrt(self.dim)).astype(np.float32)
+            self._projection = (rng.standard_normal((len(self.words), self.dim)) / math.sqrt(self.dim)).astype(
+                np.float32
+            )
         return self._projection
 
     @property
@@ -152,7 +166,12 @@ class Vocabulary:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Vocabulary:
-        return cls(words=list(data["words"]), idf=np.asarray(data["idf"], dtype=float), dim=int(data["dim"]), seed=int(data["seed"]))
+        return cls(
+            words=list(data["words"]),
+            idf=np.asarray(data["idf"], dtype=float),
+            dim=int(data["dim"]),
+            seed=int(data["seed"]),
+        )
 
 
 def normalise(x: np.ndarray) -> np.ndarray:
@@ -164,7 +183,10 @@ def normalise(x: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------- k-means
 
-def kmeans(x: np.ndarray, k: int, *, seed: int = 0, n_init: int = 3, max_iter: int = 50, tol: float = 1e-3) -> tuple[np.ndarray, np.ndarray]:
+
+def kmeans(
+    x: np.ndarray, k: int, *, seed: int = 0, n_init: int = 3, max_iter: int = 50, tol: float = 1e-3
+) -> tuple[np.ndarray, np.ndarray]:
     """Spherical k-means on unit rows: (unit centroids (k, d), each row's topic). k-means++ starts
     (squared distance 2 - 2 cos), seeded; each start iterates until at most ``tol`` of the rows change
     topic (or ``max_iter``), and the one with the highest total cosine is kept. An emptied topic takes
@@ -186,7 +208,7 @@ def kmeans(x: np.ndarray, k: int, *, seed: int = 0, n_init: int = 3, max_iter: i
             centres = _centroids(x, label, k)
             empty = np.flatnonzero(~np.any(centres, axis=1))
             if len(empty):
-                far = np.argsort(sim[np.arange(n), label])[:len(empty)]
+                far = np.argsort(sim[np.arange(n), label])[: len(empty)]
                 centres[empty] = x[far]
                 label[far] = empty
         score = float(np.sum(np.einsum("ij,ij->i", x, centres[label])))
@@ -219,6 +241,7 @@ def _centroids(x: np.ndarray, label: np.ndarray, k: int) -> np.ndarray:
 
 # ---------------------------------------------------------------- labels
 
+
 def class_tfidf(counts: Counts, label: np.ndarray, k: int, vocabulary: Sequence[str], top: int = 5) -> list[list[str]]:
     """Each class's ``top`` words by c-TF-IDF (module doc); [] for a class without words."""
     v = len(vocabulary)
@@ -237,6 +260,7 @@ def class_tfidf(counts: Counts, label: np.ndarray, k: int, vocabulary: Sequence[
 
 # ---------------------------------------------------------------- the topic model
 
+
 @dataclass
 class TopicModel:
     """What a refit keeps: the vocabulary (None for endpoint embeddings), the topics' and subtopics'
@@ -251,16 +275,27 @@ class TopicModel:
     fitted: int  # prompts at the refit
 
     def to_dict(self) -> dict[str, Any]:
-        return {"vocabulary": self.vocabulary.to_dict() if self.vocabulary else None, "top": self.top.tolist(),
-                "sub": [s.tolist() for s in self.sub], "labels": self.labels, "sub_labels": self.sub_labels,
-                "far_similarity": self.far_similarity, "fitted": self.fitted}
+        return {
+            "vocabulary": self.vocabulary.to_dict() if self.vocabulary else None,
+            "top": self.top.tolist(),
+            "sub": [s.tolist() for s in self.sub],
+            "labels": self.labels,
+            "sub_labels": self.sub_labels,
+            "far_similarity": self.far_similarity,
+            "fitted": self.fitted,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TopicModel:
-        return cls(vocabulary=Vocabulary.from_dict(data["vocabulary"]) if data.get("vocabulary") else None,
-                   top=np.asarray(data["top"], dtype=float), sub=[np.asarray(s, dtype=float) for s in data["sub"]],
-                   labels=data["labels"], sub_labels=data["sub_labels"], far_similarity=float(data["far_similarity"]),
-                   fitted=int(data["fitted"]))
+        return cls(
+            vocabulary=Vocabulary.from_dict(data["vocabulary"]) if data.get("vocabulary") else None,
+            top=np.asarray(data["top"], dtype=float),
+            sub=[np.asarray(s, dtype=float) for s in data["sub"]],
+            labels=data["labels"],
+            sub_labels=data["sub_labels"],
+            far_similarity=float(data["far_similarity"]),
+            fitted=int(data["fitted"]),
+        )
 
 
 @dataclass
@@ -274,6 +309,7 @@ def one_blas_thread(fn: Callable[P, R]) -> Callable[P, R]:
     """Run ``fn`` with the BLAS on one thread, as the ratings do: the work is many small matrix
     products, which threads on a loaded machine slow down tenfold (measured: a 20,000-prompt refit took
     80 s with the default threads at load 12, 7.4 s with one)."""
+
     @wraps(fn)
     def limited(*args: P.args, **kwargs: P.kwargs) -> R:
         from threadpoolctl import threadpool_limits
@@ -285,9 +321,18 @@ def one_blas_thread(fn: Callable[P, R]) -> Callable[P, R]:
 
 
 @one_blas_thread
-def fit_topics(x: np.ndarray, counts: Counts | None, vocabulary: Vocabulary | None, *, k_top: int = 8, k_sub: int = 4,
-               min_topic: int = 20, seed: int = 0, label_words: Sequence[str] | None = None,
-               sample: int = 50_000) -> tuple[TopicModel, Assignment]:
+def fit_topics(
+    x: np.ndarray,
+    counts: Counts | None,
+    vocabulary: Vocabulary | None,
+    *,
+    k_top: int = 8,
+    k_sub: int = 4,
+    min_topic: int = 20,
+    seed: int = 0,
+    label_words: Sequence[str] | None = None,
+    sample: int = 50_000,
+) -> tuple[TopicModel, Assignment]:
     """The two-level hierarchy (module doc) of unit rows ``x``. ``counts`` (term counts over
     ``label_words``, the vocabulary's words by default) give the labels; None: no labels. With more
     than ``sample`` rows the centroids are fitted on ``sample`` rows drawn at random (seeded) and every
@@ -310,7 +355,7 @@ def fit_topics(x: np.ndarray, counts: Counts | None, vocabulary: Vocabulary | No
             centres, _ = kmeans(x[fitted], min(k_sub, len(fitted) // min_topic), seed=seed + 1 + j)
             sub_label[members] = np.argmax(x[members] @ centres.T.astype(x.dtype, copy=False), axis=1)
         else:
-            centres = top[j:j + 1]
+            centres = top[j : j + 1]
         subs.append(centres)
     sim = np.einsum("ij,ij->i", x, top[label].astype(x.dtype, copy=False)).astype(float)
     vocab_words = list(label_words if label_words is not None else (vocabulary.words if vocabulary else []))
@@ -320,9 +365,16 @@ def fit_topics(x: np.ndarray, counts: Counts | None, vocabulary: Vocabulary | No
         labels = class_tfidf(counts, label, k, vocab_words)
         offset = np.cumsum([0] + [len(s) for s in subs])
         flat = class_tfidf(counts, offset[label] + sub_label, int(offset[-1]), vocab_words)
-        sub_labels = [flat[offset[j]:offset[j + 1]] for j in range(k)]
-    model = TopicModel(vocabulary=vocabulary, top=top, sub=subs, labels=labels, sub_labels=sub_labels,
-                       far_similarity=float(np.percentile(sim, 5)) if len(sim) else 0.0, fitted=len(x))
+        sub_labels = [flat[offset[j] : offset[j + 1]] for j in range(k)]
+    model = TopicModel(
+        vocabulary=vocabulary,
+        top=top,
+        sub=subs,
+        labels=labels,
+        sub_labels=sub_labels,
+        far_similarity=float(np.percentile(sim, 5)) if len(sim) else 0.0,
+        fitted=len(x),
+    )
     return model, Assignment(topic=label, subtopic=sub_label, similarity=sim)
 
 
@@ -355,12 +407,15 @@ def refit_due(model: TopicModel | None, new: Assignment, rule: RefitRule = Refit
     if n:
         far = float(np.mean(new.similarity < model.far_similarity))
         if far > rule.drift_share:
-            return (f"{far:.0%} of the {n} new prompts are farther from every topic than 95% of the fitted ones "
-                    f"(the rule: above {rule.drift_share:.0%})")
+            return (
+                f"{far:.0%} of the {n} new prompts are farther from every topic than 95% of the fitted ones "
+                f"(the rule: above {rule.drift_share:.0%})"
+            )
     return ""
 
 
 # ---------------------------------------------------------------- adjusted Rand index
+
 
 def adjusted_rand_index(truth: Sequence[int] | np.ndarray, found: Sequence[int] | np.ndarray) -> float:
     """Hubert and Arabie's adjusted Rand index of two labelings of the same items (1: the same
@@ -387,17 +442,22 @@ def ari_from_table(table: np.ndarray) -> float:
 
 # ---------------------------------------------------------------- embeddings from an endpoint
 
+
 def embed(base_url: str, model: str, texts: Sequence[str], *, batch: int = 128, timeout: float = 60.0) -> np.ndarray:
     """Unit embeddings of ``texts`` from an OpenAI-compatible ``POST {base_url}/v1/embeddings`` (vLLM
     serves one), ``batch`` texts a request, float32. Raises ``RuntimeError`` saying what went wrong."""
     import httpx
 
     url = base_url.rstrip("/")
-    url = url if url.endswith("/v1/embeddings") else (url + "/embeddings" if url.endswith("/v1") else url + "/v1/embeddings")
+    url = (
+        url
+        if url.endswith("/v1/embeddings")
+        else (url + "/embeddings" if url.endswith("/v1") else url + "/v1/embeddings")
+    )
     rows: list[list[float]] = []
     with httpx.Client(timeout=timeout) as client:
         for lo in range(0, len(texts), batch):
-            chunk = list(texts[lo:lo + batch])
+            chunk = list(texts[lo : lo + batch])
             try:
                 response = client.post(url, json={"model": model, "input": chunk})
                 response.raise_for_status()

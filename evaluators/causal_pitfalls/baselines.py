@@ -4,6 +4,7 @@ judge scores 0) and "Rubric restated" (the ceiling: each item's filled rubric cr
 answer, which a sound judge gives full marks). The evaluator turns these answers into predictions files
 (``CausalPitfallsEvaluator.baseline_predictions``); the site submits them as marked, unranked rows.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -34,14 +35,18 @@ BASELINE_ANSWERS: dict[str, Callable[[Item], str]] = {
 
 def baselines_row(protocol: str) -> ProtocolRow:
     """The method card's "Baselines" row for ``protocol`` ("direct" or "code")."""
-    here = (f"Two reference rows, graded by the board's judge like any submission and shown marked, never ranked. "
-            f"\"{NO_ANALYSIS}\" answers every item \"{NO_ANALYSIS_ANSWER}\" (a sound judge gives 0). "
-            f"\"{RUBRIC_RESTATED}\" answers each item with its rubric criteria's descriptions, filled from the "
-            "answer key as the judge sees them, in the rubric's order and joined by a space (a sound judge gives "
-            "full marks).")
+    here = (
+        f"Two reference rows, graded by the board's judge like any submission and shown marked, never ranked. "
+        f'"{NO_ANALYSIS}" answers every item "{NO_ANALYSIS_ANSWER}" (a sound judge gives 0). '
+        f'"{RUBRIC_RESTATED}" answers each item with its rubric criteria\'s descriptions, filled from the '
+        "answer key as the judge sees them, in the rubric's order and joined by a space (a sound judge gives "
+        "full marks)."
+    )
     if protocol == "code":
-        here += (" Both turns are answered with that same text; it holds no program, so nothing runs, the final "
-                 "prompt says no code block was found, and every item counts as a sandbox failure.")
+        here += (
+            " Both turns are answered with that same text; it holds no program, so nothing runs, the final "
+            "prompt says no code block was found, and every item counts as a sandbox failure."
+        )
     return ProtocolRow(
         "Baselines",
         "None: the released code scores and tabulates only the five LLMs it queried (LLM_ORDER); it has no "
@@ -49,4 +54,5 @@ def baselines_row(protocol: str) -> ProtocolRow:
         here,
         "They show what the judge makes of known answers: a floor above 0 or a ceiling below 1 measures the "
         "judge's error on this board, not a model's.",
-        RESULTS)
+        RESULTS,
+    )

@@ -20,6 +20,7 @@ plain item mean, as the released scorer. The code-assisted board also has the sa
 the paper's error rate (a final answer matching ``error|exception|failed|traceback``, any case). What
 differs from the release is the method card (``card``).
 """
+
 from __future__ import annotations
 
 import copy
@@ -28,25 +29,59 @@ import re
 import tempfile
 import threading
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Self, Sequence
+from typing import Any, Self
 
 import numpy as np
 
 from evaluators.causal_pitfalls import validation
 from evaluators.causal_pitfalls.baselines import BASELINE_ANSWERS
 from evaluators.causal_pitfalls.card import ERROR_RATE, PLACEHOLDER_MODES, dataset_notes, method_card, method_notes
-from evaluators.causal_pitfalls.prompts import (JUDGE_PROMPT, PREAMBLE, code_messages, direct_messages, final_prompt, judge_variables,
-                                               scores_schema)
-from evaluators.causal_pitfalls.release import (CATEGORIES, CATEGORY_LABELS, CHALLENGE_LABELS, DIFFICULTIES, DIFFICULTY_LABELS, DIRECT_ROWS,
-                                                SAMPLE_ROWS, iter_items)
-from evaluators.core.evaluator import (Aggregation, Conversation, Generation, KeptScores, Presentation, ScoredByJudge,
-                                       one_choice)
+from evaluators.causal_pitfalls.prompts import (
+    JUDGE_PROMPT,
+    PREAMBLE,
+    code_messages,
+    direct_messages,
+    final_prompt,
+    judge_variables,
+    scores_schema,
+)
+from evaluators.causal_pitfalls.release import (
+    CATEGORIES,
+    CATEGORY_LABELS,
+    CHALLENGE_LABELS,
+    DIFFICULTIES,
+    DIFFICULTY_LABELS,
+    DIRECT_ROWS,
+    SAMPLE_ROWS,
+    iter_items,
+)
+from evaluators.core.evaluator import (
+    Aggregation,
+    Conversation,
+    Generation,
+    KeptScores,
+    Presentation,
+    ScoredByJudge,
+    one_choice,
+)
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import BOOTSTRAP_ROUNDS, draw_blocks, ratio_with_ci
-from evaluators.core.types import (FollowUp, Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
-                                   ProtocolRow, SliceDimension, Stage)
+from evaluators.core.types import (
+    FollowUp,
+    Item,
+    ItemScore,
+    MethodNote,
+    MetricColumn,
+    MetricValue,
+    ModelRequest,
+    Prediction,
+    ProtocolRow,
+    SliceDimension,
+    Stage,
+)
 from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks, judge_fallbacks_kept
 from evaluators.llm.validation import KnownAnswerValidation, validate_known_answers
 
@@ -125,9 +160,17 @@ class CausalPitfallsEvaluator(ScoredByJudge):
 
     def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
         merged = generation_settings(settings, DEFAULT_GENERATION)
-        return [ModelRequest(item_id=item.id, messages=self.first_messages(item), n=merged["n"],
-                             temperature=merged["temperature"], top_p=merged["top_p"], max_tokens=merged["max_tokens"],
-                             extra={"seed": item_seed(merged["seed"], item.id)})]
+        return [
+            ModelRequest(
+                item_id=item.id,
+                messages=self.first_messages(item),
+                n=merged["n"],
+                temperature=merged["temperature"],
+                top_p=merged["top_p"],
+                max_tokens=merged["max_tokens"],
+                extra={"seed": item_seed(merged["seed"], item.id)},
+            )
+        ]
 
     # ----------------------------------------------------------------------------- scoring
     def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
@@ -151,17 +194,29 @@ class CausalPitfallsEvaluator(ScoredByJudge):
                 samples.append(sample)
                 values.append(0.0)
                 continue
-            batch = judge.ask_many(JUDGE_PROMPT.name, shared={}, each=[judge_variables(criteria, prediction.output)],
-                                   json_schema=scores_schema(len(criteria)), check=scores_problem(len(criteria)),
-                                   max_tokens=JUDGE_MAX_TOKENS, seed=item_seed(prediction.sample_index, item.id),
-                                   prompt_version=JUDGE_PROMPT.version)
+            batch = judge.ask_many(
+                JUDGE_PROMPT.name,
+                shared={},
+                each=[judge_variables(criteria, prediction.output)],
+                json_schema=scores_schema(len(criteria)),
+                check=scores_problem(len(criteria)),
+                max_tokens=JUDGE_MAX_TOKENS,
+                seed=item_seed(prediction.sample_index, item.id),
+                prompt_version=JUDGE_PROMPT.version,
+            )
             call = batch.calls[0]
             marks = [0] * len(criteria) if call.fallback else [int(s) for s in call.parsed["scores"]]
             value = sum(marks) / len(criteria)
             met = [c["id"] for c, m in zip(criteria, marks) if m]
-            sample.update(verdict="fallback" if call.fallback else "scored", score=value,
-                          reason=(f"judge answer unusable ({call.error_kind}); scored 0" if call.fallback else
-                                  f"{sum(marks)} of {len(criteria)} criteria met" + (f": {', '.join(met)}" if met else "")))
+            sample.update(
+                verdict="fallback" if call.fallback else "scored",
+                score=value,
+                reason=(
+                    f"judge answer unusable ({call.error_kind}); scored 0"
+                    if call.fallback
+                    else f"{sum(marks)} of {len(criteria)} criteria met" + (f": {', '.join(met)}" if met else "")
+                ),
+            )
             if prediction.error_kind:
                 sample["reason"] += f" (the answer was {prediction.error_kind.replace('_', ' ')})"
             samples.append(sample)
@@ -171,8 +226,12 @@ class CausalPitfallsEvaluator(ScoredByJudge):
         if self.protocol == "code":
             scores[CODE_FAILURE] = sum(failures) / len(failures) if failures else 1.0
             scores[ERROR_RATE] = sum(errors) / len(errors) if errors else 0.0
-        return ItemScore(item_id=item.id, slices=dict(item.slices), scores=scores,
-                         detail={"samples": samples, "judgements": batches, "criteria": [c["id"] for c in criteria]})
+        return ItemScore(
+            item_id=item.id,
+            slices=dict(item.slices),
+            scores=scores,
+            detail={"samples": samples, "judgements": batches, "criteria": [c["id"] for c in criteria]},
+        )
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error and RELIABILITY in s.scores]
@@ -182,14 +241,18 @@ class CausalPitfallsEvaluator(ScoredByJudge):
         metrics = [MetricValue(RELIABILITY, value, low, high, len(usable))]
         rates = (CODE_FAILURE, ERROR_RATE) if self.protocol == "code" else ()
         for metric in rates:
-            metrics += _item_means(metric, [s for s in usable if metric in s.scores], seed=seed, slices=metric == ERROR_RATE)
+            metrics += _item_means(
+                metric, [s for s in usable if metric in s.scores], seed=seed, slices=metric == ERROR_RATE
+            )
         for dimension in ("category", "difficulty", "challenge"):
             for key in sorted({s.slices.get(dimension, "") for s in usable}):
                 subset = [s for s in usable if s.slices.get(dimension) == key]
                 metrics += _item_means(RELIABILITY, subset, seed=seed, where={dimension: key})
         counts = [judge_fallbacks(s.detail) for s in usable]
         if any(calls for _, calls in counts):
-            v, lo, hi = ratio_with_ci([f for f, _ in counts], [c for _, c in counts], [_dataset_of(s) for s in usable], seed=seed)
+            v, lo, hi = ratio_with_ci(
+                [f for f, _ in counts], [c for _, c in counts], [_dataset_of(s) for s in usable], seed=seed
+            )
             metrics.append(MetricValue(FALLBACK_METRIC, v, lo, hi, sum(c for _, c in counts)))
         return metrics
 
@@ -205,16 +268,21 @@ class CausalPitfallsEvaluator(ScoredByJudge):
         """A predictions line answering ``item`` with ``answer`` (the code-assisted board adds its transcript)."""
         return {"item_id": item.id, "output": answer}
 
-    def validate_judge(self, items: Sequence[Item], limit: int | None = None,
-                       progress: Callable[[int, int], None] | None = None) -> KnownAnswerValidation:
+    def validate_judge(
+        self, items: Sequence[Item], limit: int | None = None, progress: Callable[[int, int], None] | None = None
+    ) -> KnownAnswerValidation:
         """The known-answer check (``validation``): rubric-meeting answers against constant, off-topic and
         question-restating ones."""
         answers = validation.known_set(self.question, items, limit)
         return validate_known_answers(self, answers, lambda score: score.scores[RELIABILITY], progress)
 
     def environment(self) -> dict[str, str]:
-        return {"judge_prompt": f"{JUDGE_PROMPT.name}@{JUDGE_PROMPT.version}", "protocol": self.protocol,
-                "placeholders": self.placeholders, "rows_shown": str(DIRECT_ROWS if self.protocol == "direct" else SAMPLE_ROWS)}
+        return {
+            "judge_prompt": f"{JUDGE_PROMPT.name}@{JUDGE_PROMPT.version}",
+            "protocol": self.protocol,
+            "placeholders": self.placeholders,
+            "rows_shown": str(DIRECT_ROWS if self.protocol == "direct" else SAMPLE_ROWS),
+        }
 
 
 class CausalPitfallsCodeEvaluator(CausalPitfallsEvaluator):
@@ -270,10 +338,18 @@ class CausalPitfallsPresentation(Presentation["CausalPitfallsEvaluator"]):
     """CausalPitfalls' pages (both protocols): the category, difficulty and challenge filters, the reference
     rows that show what the judge makes of known answers, the release's diagnostics and the protocol."""
 
-    slice_dimensions = (SliceDimension("category", "Category", tuple(CATEGORY_LABELS), tuple(("", w) for w in CATEGORY_LABELS.values())),
-                        SliceDimension("difficulty", "Difficulty", DIFFICULTIES, tuple(("", w) for w in DIFFICULTY_LABELS.values())),
-                        SliceDimension("challenge", "Challenge", tuple(sorted(CATEGORIES)),
-                                       tuple(("", CHALLENGE_LABELS[c]) for c in sorted(CATEGORIES))))
+    slice_dimensions = (
+        SliceDimension(
+            "category", "Category", tuple(CATEGORY_LABELS), tuple(("", w) for w in CATEGORY_LABELS.values())
+        ),
+        SliceDimension("difficulty", "Difficulty", DIFFICULTIES, tuple(("", w) for w in DIFFICULTY_LABELS.values())),
+        SliceDimension(
+            "challenge",
+            "Challenge",
+            tuple(sorted(CATEGORIES)),
+            tuple(("", CHALLENGE_LABELS[c]) for c in sorted(CATEGORIES)),
+        ),
+    )
 
     def item_passed(self, score: ItemScore) -> bool | None:
         """Full marks: every sample met every criterion of the rubric."""
@@ -283,8 +359,12 @@ class CausalPitfallsPresentation(Presentation["CausalPitfallsEvaluator"]):
         """The reference rows, which show what the judge makes of known answers: "No analysis" (the same
         non-answer for every item: a sound judge scores it 0) and "Rubric restated" (each item's criteria,
         filled from its answer key, written out as the answer: a sound judge gives it full marks)."""
-        return {name: "".join(json.dumps(self.evaluator.baseline_line(item, answer(item))) + "\n" for item in items).encode()
-                for name, answer in BASELINE_ANSWERS.items()}
+        return {
+            name: "".join(
+                json.dumps(self.evaluator.baseline_line(item, answer(item))) + "\n" for item in items
+            ).encode()
+            for name, answer in BASELINE_ANSWERS.items()
+        }
 
     def dataset_notes(self, items: Sequence[Item]) -> list[MethodNote]:
         return dataset_notes(items)
@@ -300,8 +380,10 @@ class CodeTurns(Conversation):
     """The code-assisted protocol's two turns: the model writes a program, the platform runs it on the
     dataset in the sandbox and asks the final question with its output."""
 
-    transcript_reason = ("The code-assisted protocol is a conversation with the platform, which runs the model's program "
-                         "on the dataset between the two turns.")
+    transcript_reason = (
+        "The code-assisted protocol is a conversation with the platform, which runs the model's program "
+        "on the dataset between the two turns."
+    )
 
     def __init__(self, evaluator: CausalPitfallsCodeEvaluator) -> None:
         self.evaluator = evaluator
@@ -309,15 +391,20 @@ class CodeTurns(Conversation):
     def max_stages(self, settings: dict[str, Any]) -> int:
         return 2
 
-    def follow_up(self, item: Item, transcript: Sequence[Stage], sample_index: int, settings: dict[str, Any]) -> FollowUp | None:
+    def follow_up(
+        self, item: Item, transcript: Sequence[Stage], sample_index: int, settings: dict[str, Any]
+    ) -> FollowUp | None:
         """After the first turn: run its program on the dataset and ask the fresh final prompt."""
         if len(transcript) != 1:
             return None
         code = extract_code(transcript[0].answer)
         if code is None:
             tool: dict[str, Any] = {"name": "python", "status": "no_code", "code": "", "output": ""}
-            return FollowUp(messages=[{"role": "user", "content": final_prompt(self.evaluator.question(item), None, "")}],
-                            tool=tool, fresh=True)
+            return FollowUp(
+                messages=[{"role": "user", "content": final_prompt(self.evaluator.question(item), None, "")}],
+                tool=tool,
+                fresh=True,
+            )
         from evaluators.sandbox.analysis import run_analysis
 
         sandbox = self.evaluator.sandbox()
@@ -327,8 +414,11 @@ class CodeTurns(Conversation):
                 run = run_analysis(sandbox, with_preamble(code), data=data)
         output = run.feedback()
         tool = {"name": "python", "status": run.status, "code": code, "output": output, "seconds": run.seconds}
-        return FollowUp(messages=[{"role": "user", "content": final_prompt(self.evaluator.question(item), code, output)}],
-                        tool=tool, fresh=True)
+        return FollowUp(
+            messages=[{"role": "user", "content": final_prompt(self.evaluator.question(item), code, output)}],
+            tool=tool,
+            fresh=True,
+        )
 
 
 def with_preamble(code: str) -> str:
@@ -362,22 +452,28 @@ def _dataset_of(score: ItemScore) -> str:
     return score.item_id.rsplit("/", 1)[0]
 
 
-def _item_means(metric: str, scores: Sequence[ItemScore], *, seed: int, where: dict[str, str] | None = None,
-                slices: bool = False) -> list[MetricValue]:
+def _item_means(
+    metric: str, scores: Sequence[ItemScore], *, seed: int, where: dict[str, str] | None = None, slices: bool = False
+) -> list[MetricValue]:
     """``metric``'s plain mean over ``scores`` (the released scorer's per-difficulty figure), with a 95%
     interval from a bootstrap over datasets; with ``slices`` also per category and per difficulty."""
     if not scores:
         return []
-    v, lo, hi = ratio_with_ci([s.scores[metric] for s in scores], [1.0] * len(scores), [_dataset_of(s) for s in scores], seed=seed)
+    v, lo, hi = ratio_with_ci(
+        [s.scores[metric] for s in scores], [1.0] * len(scores), [_dataset_of(s) for s in scores], seed=seed
+    )
     metrics = [MetricValue(metric, v, lo, hi, len(scores), dict(where or {}))]
     for dimension in ("category", "difficulty") if slices else ():
         for key in sorted({s.slices.get(dimension, "") for s in scores}):
-            metrics += _item_means(metric, [s for s in scores if s.slices.get(dimension) == key], seed=seed, where={dimension: key})
+            metrics += _item_means(
+                metric, [s for s in scores if s.slices.get(dimension) == key], seed=seed, where={dimension: key}
+            )
     return metrics
 
 
-def reliability_with_ci(scores: Sequence[ItemScore], *, seed: int = 0,
-                        rounds: int = BOOTSTRAP_ROUNDS) -> tuple[float, float | None, float | None]:
+def reliability_with_ci(
+    scores: Sequence[ItemScore], *, seed: int = 0, rounds: int = BOOTSTRAP_ROUNDS
+) -> tuple[float, float | None, float | None]:
     """The mean of the category means (each the plain mean of its items, as the released scorer), with a
     95% interval from a bootstrap that resamples each category's datasets (clusters of items) with
     replacement, so every round keeps every category."""
@@ -394,8 +490,12 @@ def reliability_with_ci(scores: Sequence[ItemScore], *, seed: int = 0,
     rng = np.random.default_rng(seed)
     means = np.zeros(rounds)
     for category in by_category:  # a block of rounds at a time: the same draws, flat memory
-        means += np.concatenate([sums[category][picks].sum(axis=1) / counts[category][picks].sum(axis=1)
-                                 for picks in draw_blocks(rng, len(sums[category]), rounds)])
+        means += np.concatenate(
+            [
+                sums[category][picks].sum(axis=1) / counts[category][picks].sum(axis=1)
+                for picks in draw_blocks(rng, len(sums[category]), rounds)
+            ]
+        )
     means /= len(by_category)
     low, high = np.percentile(means, [2.5, 97.5])
     return value, float(low), float(high)

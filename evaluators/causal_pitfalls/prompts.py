@@ -16,6 +16,7 @@ criteria's order" (we add the count). Like the released scorer it shows the fill
 not the question, the data or the answer key. ``v1`` (a stricter "clearly meets it") stays registered
 so that scores made with it remain explained.
 """
+
 from __future__ import annotations
 
 import json
@@ -59,21 +60,29 @@ def logit(*args, **kwargs):
 
 """
 
-register_prompt(JudgePrompt(
-    "causal-pitfalls-rubric", "v1",
-    system="You are a strict grader of answers to statistical causal-inference questions. For each rubric "
-           "criterion, give 1 only if the answer clearly meets it, otherwise 0.",
-    user="Rubric criteria (in order):\n$criteria\n\nAnswer to grade:\n$answer\n\n"
-         "Return only JSON of the form {\"scores\": [0 or 1 for each criterion, in order]} with exactly "
-         "$count numbers."))
-JUDGE_PROMPT = register_prompt(JudgePrompt(
-    "causal-pitfalls-rubric", "v2",
-    system="You critically assess answers written by language models, and reply only with scores of 0 or 1, "
-           "one per criterion.",
-    user="You grade answers to causal-reasoning questions with care. Check the text below against each of "
-         "these criteria: 1 if the text satisfies the criterion, 0 if it does not.\n\nCRITERIA:\n$criteria\n\n"
-         "TEXT TO GRADE:\n$answer\n\nReply with nothing but a JSON object holding the 0/1 scores in the "
-         "criteria's order, exactly $count of them, e.g. {\"scores\": [0, 1, 1]}."))
+register_prompt(
+    JudgePrompt(
+        "causal-pitfalls-rubric",
+        "v1",
+        system="You are a strict grader of answers to statistical causal-inference questions. For each rubric "
+        "criterion, give 1 only if the answer clearly meets it, otherwise 0.",
+        user="Rubric criteria (in order):\n$criteria\n\nAnswer to grade:\n$answer\n\n"
+        'Return only JSON of the form {"scores": [0 or 1 for each criterion, in order]} with exactly '
+        "$count numbers.",
+    )
+)
+JUDGE_PROMPT = register_prompt(
+    JudgePrompt(
+        "causal-pitfalls-rubric",
+        "v2",
+        system="You critically assess answers written by language models, and reply only with scores of 0 or 1, "
+        "one per criterion.",
+        user="You grade answers to causal-reasoning questions with care. Check the text below against each of "
+        "these criteria: 1 if the text satisfies the criterion, 0 if it does not.\n\nCRITERIA:\n$criteria\n\n"
+        "TEXT TO GRADE:\n$answer\n\nReply with nothing but a JSON object holding the 0/1 scores in the "
+        'criteria\'s order, exactly $count of them, e.g. {"scores": [0, 1, 1]}.',
+    )
+)
 
 
 def shuffled_rows(rows: list[list[str]], seed: int, count: int) -> list[list[str]]:
@@ -89,21 +98,25 @@ def _table(columns: list[str], rows: list[list[str]]) -> str:
 
 def direct_messages(payload: dict[str, Any], question: str, seed: int) -> list[dict[str, str]]:
     rows = shuffled_rows(payload["rows"], seed, DIRECT_ROWS)
-    text = (f"{question}\n\nHere are {len(rows)} rows of the data (of {len(payload['rows'])}, in random order), "
-            f"as CSV:\n```csv\n{_table(payload['columns'], rows)}\n```\n\n"
-            "Analyse the data directly, without writing or running code, and answer the question.")
+    text = (
+        f"{question}\n\nHere are {len(rows)} rows of the data (of {len(payload['rows'])}, in random order), "
+        f"as CSV:\n```csv\n{_table(payload['columns'], rows)}\n```\n\n"
+        "Analyse the data directly, without writing or running code, and answer the question."
+    )
     return [{"role": "user", "content": text}]
 
 
 def code_messages(payload: dict[str, Any], question: str, seed: int) -> list[dict[str, str]]:
     rows = shuffled_rows(payload["rows"], seed, SAMPLE_ROWS)
-    text = (f"{question}\n\nThe data is the CSV file {DATA_DIR}/{payload['csv_name']} "
-            f"({len(payload['rows'])} rows). Its columns: {', '.join(payload['columns'])}. {len(rows)} of its rows, "
-            f"in random order:\n```csv\n{_table(payload['columns'], rows)}\n```\n\n"
-            f"Write one Python program that analyses the file to answer the question. It may use {LIBRARIES}; "
-            f"there is no network, nothing can be installed, and it must finish within "
-            f"{ANALYSIS_LIMITS.wall_seconds:g} seconds. Print every number you need. Give the program in a single "
-            "```python code block.")
+    text = (
+        f"{question}\n\nThe data is the CSV file {DATA_DIR}/{payload['csv_name']} "
+        f"({len(payload['rows'])} rows). Its columns: {', '.join(payload['columns'])}. {len(rows)} of its rows, "
+        f"in random order:\n```csv\n{_table(payload['columns'], rows)}\n```\n\n"
+        f"Write one Python program that analyses the file to answer the question. It may use {LIBRARIES}; "
+        f"there is no network, nothing can be installed, and it must finish within "
+        f"{ANALYSIS_LIMITS.wall_seconds:g} seconds. Print every number you need. Give the program in a single "
+        "```python code block."
+    )
     return [{"role": "user", "content": text}]
 
 
@@ -118,9 +131,19 @@ def final_prompt(question: str, code: str | None, outcome: str) -> str:
 
 def scores_schema(count: int) -> dict[str, Any]:
     """The JSON schema of the judge's answer to a rubric of ``count`` criteria: {"scores": [0 or 1, ...]}."""
-    return {"type": "object", "required": ["scores"], "additionalProperties": False,
-            "properties": {"scores": {"type": "array", "items": {"type": "integer", "enum": [0, 1]},
-                                      "minItems": count, "maxItems": count}}}
+    return {
+        "type": "object",
+        "required": ["scores"],
+        "additionalProperties": False,
+        "properties": {
+            "scores": {
+                "type": "array",
+                "items": {"type": "integer", "enum": [0, 1]},
+                "minItems": count,
+                "maxItems": count,
+            }
+        },
+    }
 
 
 def _stringified(value: Any) -> Any:

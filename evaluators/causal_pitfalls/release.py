@@ -22,6 +22,7 @@ A CSV is matched to its answer-key entry by file name, else by a unique name con
 ``economic_stimulus.csv`` / ``economic_stimulus_interaction.csv``); a CSV with no entry, or an entry with
 no CSV, is skipped with its reason, never scored against another dataset's key.
 """
+
 from __future__ import annotations
 
 import csv
@@ -36,26 +37,47 @@ from evaluators.core.types import DatasetError, Item
 
 DIFFICULTIES: tuple[str, ...] = ("very_easy", "easy", "medium", "hard", "very_hard")
 CATEGORY_LABELS: dict[str, str] = {
-    "confounding": "Confounding", "intervention": "Intervention", "counterfactual": "Counterfactual",
-    "mediation": "Mediation", "causal_discovery": "Causal discovery", "external_validity": "External validity"}
+    "confounding": "Confounding",
+    "intervention": "Intervention",
+    "counterfactual": "Counterfactual",
+    "mediation": "Mediation",
+    "causal_discovery": "Causal discovery",
+    "external_validity": "External validity",
+}
 CATEGORIES: dict[str, str] = {
-    "simpson_paradox": "confounding", "berkson_paradox": "confounding",
-    "observational_vs_experimental_reasoning": "intervention", "casual_effect": "intervention",
-    "counterfactual_reasoning": "counterfactual", "necessity_sufficiency": "counterfactual",
-    "mediation_outcome_confounder": "mediation", "sequential_mediator": "mediation", "treatment_mediator": "mediation",
-    "causal_direction_iv": "causal_discovery", "dag_structure_markequi": "causal_discovery",
-    "population_shift": "external_validity", "moderation_effect": "external_validity",
-    "temporal_stability": "external_validity", "domain_shift": "external_validity",
+    "simpson_paradox": "confounding",
+    "berkson_paradox": "confounding",
+    "observational_vs_experimental_reasoning": "intervention",
+    "casual_effect": "intervention",
+    "counterfactual_reasoning": "counterfactual",
+    "necessity_sufficiency": "counterfactual",
+    "mediation_outcome_confounder": "mediation",
+    "sequential_mediator": "mediation",
+    "treatment_mediator": "mediation",
+    "causal_direction_iv": "causal_discovery",
+    "dag_structure_markequi": "causal_discovery",
+    "population_shift": "external_validity",
+    "moderation_effect": "external_validity",
+    "temporal_stability": "external_validity",
+    "domain_shift": "external_validity",
 }
 #: each challenge (a released folder name: "casual_effect" is the release's spelling) in words
 CHALLENGE_LABELS: dict[str, str] = {
-    "simpson_paradox": "Simpson's paradox", "berkson_paradox": "Berkson's paradox",
-    "observational_vs_experimental_reasoning": "Observational vs. experimental reasoning", "casual_effect": "Causal effect",
-    "counterfactual_reasoning": "Counterfactual reasoning", "necessity_sufficiency": "Necessity and sufficiency",
-    "mediation_outcome_confounder": "Mediator-outcome confounder", "sequential_mediator": "Sequential mediators",
-    "treatment_mediator": "Treatment-mediator", "causal_direction_iv": "Causal direction (instrumental variable)",
-    "dag_structure_markequi": "DAG structure (Markov equivalence)", "population_shift": "Population shift",
-    "moderation_effect": "Moderation effect", "temporal_stability": "Temporal stability", "domain_shift": "Domain shift",
+    "simpson_paradox": "Simpson's paradox",
+    "berkson_paradox": "Berkson's paradox",
+    "observational_vs_experimental_reasoning": "Observational vs. experimental reasoning",
+    "casual_effect": "Causal effect",
+    "counterfactual_reasoning": "Counterfactual reasoning",
+    "necessity_sufficiency": "Necessity and sufficiency",
+    "mediation_outcome_confounder": "Mediator-outcome confounder",
+    "sequential_mediator": "Sequential mediators",
+    "treatment_mediator": "Treatment-mediator",
+    "causal_direction_iv": "Causal direction (instrumental variable)",
+    "dag_structure_markequi": "DAG structure (Markov equivalence)",
+    "population_shift": "Population shift",
+    "moderation_effect": "Moderation effect",
+    "temporal_stability": "Temporal stability",
+    "domain_shift": "Domain shift",
 }
 DIFFICULTY_LABELS: dict[str, str] = {d: d.replace("_", " ").capitalize() for d in DIFFICULTIES}
 PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}|<([A-Z][A-Z0-9_]*)>")
@@ -133,8 +155,11 @@ def _fill_any(value: Any, key: Mapping[str, Any]) -> Any:
 def key_values(challenge: str, key: Mapping[str, Any], columns: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
     """The values a dataset's placeholders are filled from: its answer-key entry, plus the challenge's
     column aliases whose column the dataset has (returned apart, for the notes)."""
-    aliases = {name: column for name, column in COLUMN_ALIASES.get(challenge, {}).items()
-               if name not in key and column in columns}
+    aliases = {
+        name: column
+        for name, column in COLUMN_ALIASES.get(challenge, {}).items()
+        if name not in key and column in columns
+    }
     return {**key, **aliases}, aliases
 
 
@@ -149,7 +174,9 @@ def _questions(folder: Path) -> list[dict[str, str]]:
             raise DatasetError(f"{where} entry {index}: not an object")
         difficulty, prompt = entry.get("difficulty"), entry.get("prompt")
         if difficulty not in DIFFICULTIES:
-            raise DatasetError(f"{where} entry {index}, field 'difficulty': {difficulty!r} is not one of {', '.join(DIFFICULTIES)}")
+            raise DatasetError(
+                f"{where} entry {index}, field 'difficulty': {difficulty!r} is not one of {', '.join(DIFFICULTIES)}"
+            )
         if not isinstance(prompt, str) or not prompt.strip():
             raise DatasetError(f"{where} entry {index}, field 'prompt': missing or empty")
         if difficulty in seen:
@@ -208,7 +235,9 @@ def read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
     header = rows[0]
     for number, row in enumerate(rows[1:], start=2):
         if row and len(row) != len(header):
-            raise DatasetError(f"{path.parent.name}/{path.name} line {number}: {len(row)} fields, the header has {len(header)}")
+            raise DatasetError(
+                f"{path.parent.name}/{path.name} line {number}: {len(row)} fields, the header has {len(header)}"
+            )
     return header, [row for row in rows[1:] if row]
 
 
@@ -223,7 +252,9 @@ def iter_items(path: Path) -> Iterator[Item]:
     skipped: list[dict[str, str]] = []
     for folder in folders:
         if folder.name not in CATEGORIES:
-            raise DatasetError(f"{folder.name}: not a CausalPitfalls challenge (known: {', '.join(sorted(CATEGORIES))})")
+            raise DatasetError(
+                f"{folder.name}: not a CausalPitfalls challenge (known: {', '.join(sorted(CATEGORIES))})"
+            )
         questions, keys = _questions(folder), _answer_keys(folder)
         criteria, max_score = _rubric(folder)
         csvs = sorted(folder.glob("*.csv"))
@@ -231,10 +262,20 @@ def iter_items(path: Path) -> Iterator[Item]:
             raise DatasetError(f"{folder.name}: no CSV datasets")
         matched = [(p, _key_for(p.name, keys)) for p in csvs]
         used = {id(key) for _, key in matched if key is not None}
-        skipped += [{"challenge": folder.name, "record": p.name, "reason": "a CSV without an answer-key entry"}
-                    for p, key in matched if key is None]
-        skipped += [{"challenge": folder.name, "record": f"answer_key.json entry '{key['dataset']}'",
-                     "reason": "an answer-key entry without its CSV"} for key in keys if id(key) not in used]
+        skipped += [
+            {"challenge": folder.name, "record": p.name, "reason": "a CSV without an answer-key entry"}
+            for p, key in matched
+            if key is None
+        ]
+        skipped += [
+            {
+                "challenge": folder.name,
+                "record": f"answer_key.json entry '{key['dataset']}'",
+                "reason": "an answer-key entry without its CSV",
+            }
+            for key in keys
+            if id(key) not in used
+        ]
         plans.append((folder.name, questions, criteria, max_score, [(p, k) for p, k in matched if k is not None]))
     for challenge, questions, criteria, max_score, datasets in plans:
         for csv_path, key in datasets:
@@ -246,8 +287,18 @@ def iter_items(path: Path) -> Iterator[Item]:
                 yield Item(
                     id=f"{challenge}/{csv_path.stem}/{difficulty}",
                     slices={"category": CATEGORIES[challenge], "challenge": challenge, "difficulty": difficulty},
-                    payload={"challenge": challenge, "dataset": csv_path.stem, "csv_name": csv_path.name,
-                             "question": question, "question_as_released": entry["prompt"], "columns": header,
-                             "rows": rows, "criteria": filled, "rubric_max_score": max_score, "aliases": aliases,
-                             "unfilled": {"question": unfilled(question), "rubric": unfilled(filled)},
-                             "skipped": skipped})
+                    payload={
+                        "challenge": challenge,
+                        "dataset": csv_path.stem,
+                        "csv_name": csv_path.name,
+                        "question": question,
+                        "question_as_released": entry["prompt"],
+                        "columns": header,
+                        "rows": rows,
+                        "criteria": filled,
+                        "rubric_max_score": max_score,
+                        "aliases": aliases,
+                        "unfilled": {"question": unfilled(question), "rubric": unfilled(filled)},
+                        "skipped": skipped,
+                    },
+                )

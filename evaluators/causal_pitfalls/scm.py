@@ -16,12 +16,14 @@ sample, not from the model's parameters, so a key and its data always agree). Pu
 - ``population_shift``: a randomised trial in a young population where the effect grows with age;
   the effect transported to an older target population differs from the trial's average.
 """
+
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 #: the variable names of each dataset, so that the five datasets of a challenge read differently
 THEMES: dict[str, list[dict[str, str]]] = {
@@ -40,7 +42,12 @@ THEMES: dict[str, list[dict[str, str]]] = {
         {"VARIABLE_X": "food_quality", "VARIABLE_Y": "location_score", "COLLIDER_VARIABLE": "still_open"},
     ],
     "mediation_outcome_confounder": [
-        {"TREATMENT": "exercise_program", "VARIABLE_M": "weight_loss", "OUTCOME": "blood_pressure_drop", "CONFOUNDER": "age"},
+        {
+            "TREATMENT": "exercise_program",
+            "VARIABLE_M": "weight_loss",
+            "OUTCOME": "blood_pressure_drop",
+            "CONFOUNDER": "age",
+        },
         {"TREATMENT": "scholarship", "VARIABLE_M": "study_hours", "OUTCOME": "gpa", "CONFOUNDER": "motivation"},
         {"TREATMENT": "ad_campaign", "VARIABLE_M": "site_visits", "OUTCOME": "sales", "CONFOUNDER": "season_index"},
         {"TREATMENT": "mentoring", "VARIABLE_M": "confidence", "OUTCOME": "job_offers", "CONFOUNDER": "network_size"},
@@ -104,9 +111,17 @@ def simpsons_paradox(seed: int, names: dict[str, str], rows: int = 800) -> Gener
         diff = _mean([r[2] for r in group if r[0]]) - _mean([r[2] for r in group if not r[0]])
         strata.append((len(group), diff))
     corrected = sum(n * d for n, d in strata) / sum(n for n, _ in strata)
-    return Generated([names["TREATMENT"], names["CONFOUNDER"], names["OUTCOME"]], data, {
-        "TRUE_RELATIONSHIP": "positive", "NAIVE_DIRECTION": _direction(naive, 0.0), "NAIVE_ESTIMATE": round(naive, 3),
-        "CORRECTED_ESTIMATE": round(corrected, 3), "TOLERANCE": 0.05})
+    return Generated(
+        [names["TREATMENT"], names["CONFOUNDER"], names["OUTCOME"]],
+        data,
+        {
+            "TRUE_RELATIONSHIP": "positive",
+            "NAIVE_DIRECTION": _direction(naive, 0.0),
+            "NAIVE_ESTIMATE": round(naive, 3),
+            "CORRECTED_ESTIMATE": round(corrected, 3),
+            "TOLERANCE": 0.05,
+        },
+    )
 
 
 def berksons_paradox(seed: int, names: dict[str, str], rows: int = 1000) -> Generated:
@@ -119,15 +134,24 @@ def berksons_paradox(seed: int, names: dict[str, str], rows: int = 1000) -> Gene
     selected = [r for r in data if r[2]]
     naive = _correlation([r[0] for r in selected], [r[1] for r in selected])
     corrected = _correlation([r[0] for r in data], [r[1] for r in data])
-    return Generated([names["VARIABLE_X"], names["VARIABLE_Y"], names["COLLIDER_VARIABLE"]], data, {
-        "TRUE_RELATIONSHIP": "none", "NAIVE_DIRECTION": _direction(naive, 0.1), "NAIVE_ESTIMATE": round(naive, 3),
-        "CORRECTED_ESTIMATE": round(corrected, 3), "TOLERANCE": 0.1, "SELECTED_ROWS": len(selected)})
+    return Generated(
+        [names["VARIABLE_X"], names["VARIABLE_Y"], names["COLLIDER_VARIABLE"]],
+        data,
+        {
+            "TRUE_RELATIONSHIP": "none",
+            "NAIVE_DIRECTION": _direction(naive, 0.1),
+            "NAIVE_ESTIMATE": round(naive, 3),
+            "CORRECTED_ESTIMATE": round(corrected, 3),
+            "TOLERANCE": 0.1,
+            "SELECTED_ROWS": len(selected),
+        },
+    )
 
 
 def mediation(seed: int, names: dict[str, str], rows: int = 600) -> Generated:
     rng = random.Random(seed)
-    a = 1.0 + rng.random()          # treatment -> mediator
-    b = 0.8 + 0.4 * rng.random()    # mediator -> outcome
+    a = 1.0 + rng.random()  # treatment -> mediator
+    b = 0.8 + 0.4 * rng.random()  # mediator -> outcome
     direct = 0.5 + 0.5 * rng.random()
     data = []
     for _ in range(rows):
@@ -136,13 +160,21 @@ def mediation(seed: int, names: dict[str, str], rows: int = 600) -> Generated:
         m = a * t + 0.8 * c + rng.gauss(0, 1)
         y = direct * t + b * m + 1.0 * c + rng.gauss(0, 1)
         data.append([t, round(c, 4), round(m, 4), round(y, 4)])
-    _, coef_m = _ols([[r[0], r[1]] for r in data], [r[2] for r in data])        # m ~ t + c
+    _, coef_m = _ols([[r[0], r[1]] for r in data], [r[2] for r in data])  # m ~ t + c
     _, coef_y = _ols([[r[0], r[2], r[1]] for r in data], [r[3] for r in data])  # y ~ t + m + c
-    _, naive_y = _ols([[r[0], r[2]] for r in data], [r[3] for r in data])       # y ~ t + m (c left out)
+    _, naive_y = _ols([[r[0], r[2]] for r in data], [r[3] for r in data])  # y ~ t + m (c left out)
     indirect = coef_m[0] * coef_y[1]
-    return Generated([names["TREATMENT"], names["CONFOUNDER"], names["VARIABLE_M"], names["OUTCOME"]], data, {
-        "TRUE_RELATIONSHIP": "positive", "CORRECTED_DIRECT": round(coef_y[0], 3), "CORRECTED_INDIRECT": round(indirect, 3),
-        "NAIVE_DIRECT": round(naive_y[0], 3), "TOLERANCE": 0.25})
+    return Generated(
+        [names["TREATMENT"], names["CONFOUNDER"], names["VARIABLE_M"], names["OUTCOME"]],
+        data,
+        {
+            "TRUE_RELATIONSHIP": "positive",
+            "CORRECTED_DIRECT": round(coef_y[0], 3),
+            "CORRECTED_INDIRECT": round(indirect, 3),
+            "NAIVE_DIRECT": round(naive_y[0], 3),
+            "TOLERANCE": 0.25,
+        },
+    )
 
 
 def population_shift(seed: int, names: dict[str, str], rows: int = 500) -> Generated:
@@ -158,9 +190,17 @@ def population_shift(seed: int, names: dict[str, str], rows: int = 500) -> Gener
     _, coef = _ols([[r[0], r[1], r[0] * (r[1] - 30)] for r in data], [r[2] for r in data])  # y ~ t + x + t:(x-30)
     naive = _mean([r[2] for r in data if r[0]]) - _mean([r[2] for r in data if not r[0]])
     transported = coef[0] + coef[2] * (target_mean - 30)
-    return Generated([names["TREATMENT"], names["VARIABLE_U"], names["OUTCOME"]], data, {
-        "TRUE_RELATIONSHIP": "positive", "TARGET_MEAN": target_mean, "NAIVE_ESTIMATE": round(naive, 3),
-        "CORRECTED_ESTIMATE": round(transported, 3), "TOLERANCE": round(max(0.2, 0.15 * abs(transported)), 3)})
+    return Generated(
+        [names["TREATMENT"], names["VARIABLE_U"], names["OUTCOME"]],
+        data,
+        {
+            "TRUE_RELATIONSHIP": "positive",
+            "TARGET_MEAN": target_mean,
+            "NAIVE_ESTIMATE": round(naive, 3),
+            "CORRECTED_ESTIMATE": round(transported, 3),
+            "TOLERANCE": round(max(0.2, 0.15 * abs(transported)), 3),
+        },
+    )
 
 
 def _correlation(xs: list[float], ys: list[float]) -> float:

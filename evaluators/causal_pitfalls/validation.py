@@ -10,6 +10,7 @@ question sent back (it restates the task and concludes nothing). Each is scored 
 under the board's prompt; the judge passes when the rubric-meeting answers' mean exceeds every bad kind's
 mean by at least ``MARGIN`` (half the scale).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -23,4 +24,6 @@ def known_set(question: Callable[[Item], str], items: Sequence[Item], limit: int
     """The four known answers of each of ``limit`` (``KNOWN_ITEMS`` when None) items spread over the release;
     ``question`` is the question as the board sends it (the evaluator's ``question``)."""
     picked = spread(list(items), limit or KNOWN_ITEMS)
-    return known_answers(picked, rubric_restated, question, NO_ANALYSIS_ANSWER, lambda item: str(item.payload["challenge"]))
+    return known_answers(
+        picked, rubric_restated, question, NO_ANALYSIS_ANSWER, lambda item: str(item.payload["challenge"])
+    )

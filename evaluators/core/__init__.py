@@ -1,25 +1,43 @@
 """What every benchmark shares: the Evaluator base class, item and result types, the registry,
 statistics and the runner that scores a predictions file."""
+
 from __future__ import annotations
 
+from evaluators.core.evaluator import (
+    Conversation,
+    Evaluator,
+    Generation,
+    Heatmap,
+    JudgeUse,
+    LineChart,
+    Presentation,
+    ScoredByJudge,
+    SettingsRefused,
+)
+from evaluators.core.registry import (
+    BENCHMARKS,
+    BenchmarkRow,
+    evaluator_class,
+    evaluator_for,
+    evaluator_version,
+    judge_role,
+    register,
+    registered_keys,
+)
 from evaluators.core.types import (
     DatasetError,
     InfrastructureError,
     Item,
     ItemScore,
-    MetricColumn,
     MethodNote,
-    ProtocolRow,
+    MetricColumn,
     MetricValue,
     ModelRequest,
     Prediction,
     PredictionsError,
+    ProtocolRow,
     SliceDimension,
 )
-from evaluators.core.evaluator import (Conversation, Evaluator, Generation, Heatmap, JudgeUse, LineChart, Presentation, ScoredByJudge,
-                                       SettingsRefused)
-from evaluators.core.registry import (BENCHMARKS, BenchmarkRow, evaluator_class, evaluator_for, evaluator_version, judge_role,
-                                      register, registered_keys)
 
 __all__ = [
     "BENCHMARKS",
@@ -35,13 +53,13 @@ __all__ = [
     "JudgeUse",
     "LineChart",
     "MethodNote",
-    "ProtocolRow",
     "MetricColumn",
     "MetricValue",
     "ModelRequest",
     "Prediction",
     "PredictionsError",
     "Presentation",
+    "ProtocolRow",
     "ScoredByJudge",
     "SettingsRefused",
     "SliceDimension",

@@ -10,11 +10,12 @@ A letter is read only where the answer is one or states one, never guessed from 
 "A" or "a" opening a sentence is the article ("a square", "A green circle in the last frame", "The
 answer is a star" name no letter); a lower-case letter counts alone, bracketed or closing the answer.
 Benchmarks build their own rules on these (per-language tables, true/false words)."""
+
 from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Sequence
+from collections.abc import Sequence
 
 LETTERS = ("A", "B", "C", "D")
 #: zero-width characters dropped before anything is compared (joiners, non-joiners, spaces, BOM)
@@ -25,11 +26,15 @@ _TOKEN = r"(?P<open>[<(\[\"'“‘*]*)(?P<letter>[A-Da-d])(?![A-Za-z0-9])(?=(?P<
 _CLOSING = ")]>\"'”’*"
 _LEADING = re.compile(rf"^\s*{_TOKEN}", re.DOTALL)
 #: "the answer is B", "answer: d", "Option C", "my choice would be (B)"
-_STATED = re.compile(rf"\b(?P<word>answer|option|choice)(?P<link>\s+is|\s+would\s+be)?\s*(?P<colon>[:\-]?)\s*{_TOKEN}",
-                     re.IGNORECASE | re.DOTALL)
+_STATED = re.compile(
+    rf"\b(?P<word>answer|option|choice)(?P<link>\s+is|\s+would\s+be)?\s*(?P<colon>[:\-]?)\s*{_TOKEN}",
+    re.IGNORECASE | re.DOTALL,
+)
 #: an option written out in a prompt, one a line: "A. text", "(B) text", "Options: (A) text", "C) text"
-OPTION_LINE = re.compile(r"^(?P<lead>[ \t]*(?:Options?:[ \t]*)?[(\[]?)(?P<letter>[A-D])(?P<mark>[.)\]:])[ \t]*(?P<text>\S.*?)[ \t]*$",
-                         re.MULTILINE)
+OPTION_LINE = re.compile(
+    r"^(?P<lead>[ \t]*(?:Options?:[ \t]*)?[(\[]?)(?P<letter>[A-D])(?P<mark>[.)\]:])[ \t]*(?P<text>\S.*?)[ \t]*$",
+    re.MULTILINE,
+)
 
 
 def normalize_text(text: str) -> str:

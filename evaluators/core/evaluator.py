@@ -22,18 +22,32 @@ call it directly (``mypy --strict`` checks every call) and never probe with ``ge
 
 The registry (``evaluators.core.registry``) names each benchmark and hands out configured instances.
 """
+
 from __future__ import annotations
 
 import copy
 import sys
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Iterable, Mapping, Self, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
 from evaluators.core.media import MediaSink
-from evaluators.core.types import (FollowUp, Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest,
-                                   Prediction, ProtocolRow, ServerOptions, SliceDimension, Stage)
+from evaluators.core.types import (
+    FollowUp,
+    Item,
+    ItemScore,
+    MethodNote,
+    MetricColumn,
+    MetricValue,
+    ModelRequest,
+    Prediction,
+    ProtocolRow,
+    ServerOptions,
+    SliceDimension,
+    Stage,
+)
 
 if TYPE_CHECKING:  # the engine's judges import the core; the core names them only for the type checker
     from evaluators.llm.judges import Judge
@@ -86,8 +100,14 @@ class KeptScores(Aggregation):
     the samples or the judge's texts. The aggregate gets the same numbers in the same order, so the
     same metrics, from a few hundred bytes an item."""
 
-    def __init__(self, evaluator: Evaluator, *, seed: int, order: Sequence[str] | None,
-                 keep_detail: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        *,
+        seed: int,
+        order: Sequence[str] | None,
+        keep_detail: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    ) -> None:
         self._evaluator, self._seed, self._order, self._keep_detail = evaluator, seed, order, keep_detail
         self._scores: list[ItemScore] = []
         self._slices: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
@@ -214,8 +234,9 @@ class Conversation(ABC):
         """The most stages ``follow_up`` asks for (the progress bar's unit)."""
 
     @abstractmethod
-    def follow_up(self, item: Item, transcript: Sequence[Stage], sample_index: int,
-                  settings: dict[str, Any]) -> FollowUp | None:
+    def follow_up(
+        self, item: Item, transcript: Sequence[Stage], sample_index: int, settings: dict[str, Any]
+    ) -> FollowUp | None:
         """A multi-turn item's next turn after ``transcript`` (the last stage just answered), or None
         when the item is finished. Deterministic: a resumed job asks again for stages it had not stored.
         Called from the generating worker's tool threads (it may run sandboxed code); an
@@ -233,7 +254,7 @@ class Generation:
     modality: str = "text"
     #: what a self-hosted model's server must allow (images per prompt, every video frame), passed to
     #: the server and recorded with the run; the planner adds what the requests themselves hold
-    server: ServerOptions = ServerOptions()
+    server: ServerOptions = ServerOptions()  # noqa: RUF009 - frozen: the one default is never changed
     #: a multi-turn benchmark's turns; None: one request per sample, answered once
     conversation: Conversation | None = None
 
@@ -285,8 +306,9 @@ class ScoredByJudge(Evaluator):
             raise RuntimeError(f"{self.key} needs a judge: call with_judge(...) first (judge_role {self.judge_role!r})")
         return self.judge
 
-    def validate_judge(self, items: Sequence[Item], limit: int | None = None,
-                       progress: Callable[[int, int], None] | None = None) -> JudgeCheck | None:
+    def validate_judge(
+        self, items: Sequence[Item], limit: int | None = None, progress: Callable[[int, int], None] | None = None
+    ) -> JudgeCheck | None:
         """Measure the judge ``with_judge`` gave against what ``items`` (the dataset version) say is right
         (``evaluators.llm.validation``); ``limit`` bounds the work (items or tasks, spread over the release).
         None: nothing to validate one on. A judged benchmark's board ranks only figures whose judge passed."""
@@ -324,8 +346,11 @@ class Presentation(Generic[E]):
         """Path of the sample release shipped with the package (for ``make run`` and the tests):
         ``sample_path`` beside the module of the nearest evaluator class in the hierarchy that has it (a
         subclass living elsewhere, such as a test's variant, keeps its parent's sample)."""
-        found = [Path(sys.modules[cls.__module__].__file__ or "").resolve().parent / self.sample_path
-                 for cls in type(self.evaluator).__mro__ if issubclass(cls, Evaluator) and cls not in _BASES]
+        found = [
+            Path(sys.modules[cls.__module__].__file__ or "").resolve().parent / self.sample_path
+            for cls in type(self.evaluator).__mro__
+            if issubclass(cls, Evaluator) and cls not in _BASES
+        ]
         return next((path for path in found if path.exists()), found[0])
 
     def method_notes(self) -> list[MethodNote]:

@@ -8,11 +8,13 @@
   ``parse_predictions`` checks it completely against the items and reports every problem with its line
   and field, so nothing is queued from a bad file.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator
+from typing import IO, Any
 
 from evaluators.core.itemstore import CHUNK_BYTES, ItemsFile, file_sha256, open_items, read_items, write_items
 from evaluators.core.turns import transcript_problems
@@ -22,8 +24,19 @@ MAX_PREDICTIONS_BYTES = 64 * 1024 * 1024
 MAX_PROBLEMS_REPORTED = 50
 #: the largest sample index a predictions file may use (pass@k needs a few samples, never 10**30)
 MAX_SAMPLE_INDEX = 1023
-__all__ = ["CHUNK_BYTES", "ItemsFile", "MAX_PREDICTIONS_BYTES", "file_sha256", "iter_jsonl", "open_items", "parse_predictions", "read_items",
-           "read_predictions_file", "storable_text", "write_items"]
+__all__ = [
+    "CHUNK_BYTES",
+    "MAX_PREDICTIONS_BYTES",
+    "ItemsFile",
+    "file_sha256",
+    "iter_jsonl",
+    "open_items",
+    "parse_predictions",
+    "read_items",
+    "read_predictions_file",
+    "storable_text",
+    "write_items",
+]
 _ALLOWED_FIELDS = ("item_id", "output", "sample_index", "error_kind", "error", "transcript")
 #: a problem found in a predictions file: its line (None: the whole file), its field and what is wrong
 _Problem = tuple[int | None, str | None, str]
@@ -36,8 +49,9 @@ def storable_text(text: str) -> str:
     return text.replace("\x00", "\ufffd") if "\x00" in text else text
 
 
-def parse_predictions(data: bytes, item_ids: Iterable[str], *, max_bytes: int = MAX_PREDICTIONS_BYTES,
-                      require_all: bool = True) -> list[Prediction]:
+def parse_predictions(
+    data: bytes, item_ids: Iterable[str], *, max_bytes: int = MAX_PREDICTIONS_BYTES, require_all: bool = True
+) -> list[Prediction]:
     """Validate a whole predictions file and return its predictions, or raise PredictionsError
     listing every problem found (line numbers start at 1)."""
     text = _decoded(data, max_bytes)
@@ -59,8 +73,14 @@ def parse_predictions(data: bytes, item_ids: Iterable[str], *, max_bytes: int = 
             continue
         key = (prediction.item_id, prediction.sample_index)
         if key in seen:
-            problems.append((number, "item_id", f"duplicate of line {seen[key]} (item '{prediction.item_id[:80]}', "
-                                                f"sample {prediction.sample_index})"))
+            problems.append(
+                (
+                    number,
+                    "item_id",
+                    f"duplicate of line {seen[key]} (item '{prediction.item_id[:80]}', "
+                    f"sample {prediction.sample_index})",
+                )
+            )
             continue
         seen[key] = number
         predictions.append(prediction)
@@ -85,7 +105,9 @@ def _decoded(data: bytes, max_bytes: int) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         bad_line = data[: exc.start].count(b"\n") + 1
-        raise PredictionsError([(bad_line, None, f"not valid UTF-8 (byte {exc.start}); save the file as UTF-8")]) from None
+        raise PredictionsError(
+            [(bad_line, None, f"not valid UTF-8 (byte {exc.start}); save the file as UTF-8")]
+        ) from None
     return text[1:] if text.startswith("\ufeff") else text  # a byte-order mark some editors write
 
 
@@ -100,8 +122,10 @@ def _line_prediction(number: int, line: str, known: set[str]) -> tuple[Predictio
         return None, [(number, None, "not valid JSON here (nested too deeply)")]
     if not isinstance(record, dict):
         return None, [(number, None, "each line must be one JSON object")]
-    problems: list[_Problem] = [(number, extra, f"unknown field (allowed: {', '.join(_ALLOWED_FIELDS)})")
-                                for extra in sorted(set(record) - set(_ALLOWED_FIELDS))]
+    problems: list[_Problem] = [
+        (number, extra, f"unknown field (allowed: {', '.join(_ALLOWED_FIELDS)})")
+        for extra in sorted(set(record) - set(_ALLOWED_FIELDS))
+    ]
     item_id = record.get("item_id")
     if not isinstance(item_id, str) or not item_id:
         return None, [*problems, (number, "item_id", "missing or not a non-empty string")]
@@ -123,8 +147,14 @@ def _line_prediction(number: int, line: str, known: set[str]) -> tuple[Predictio
         found, transcript = transcript_problems(record["transcript"], output)
         if found:
             return None, [*problems, *((number, fld, message) for fld, message in found)]
-    return Prediction(item_id=item_id, output=storable_text(output), sample_index=sample_index, error_kind=error_kind,
-                      error=storable_text(error), transcript=tuple(_storable_stage(stage) for stage in transcript)), problems
+    return Prediction(
+        item_id=item_id,
+        output=storable_text(output),
+        sample_index=sample_index,
+        error_kind=error_kind,
+        error=storable_text(error),
+        transcript=tuple(_storable_stage(stage) for stage in transcript),
+    ), problems
 
 
 def _storable_stage(stage: Stage) -> Stage:

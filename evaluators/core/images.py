@@ -2,6 +2,7 @@
 most ``max_side`` pixels on its longer side (Lanczos, aspect kept) and encoded as JPEG. Done once at
 import, so the stored medium is exactly what a request carries and sending it is a read and a base64.
 """
+
 from __future__ import annotations
 
 import io
@@ -24,8 +25,9 @@ def prepared_jpeg(data: bytes, *, where: str, max_side: int = 1080, quality: int
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as opened:
                 if opened.width * opened.height > MAX_PIXELS:
-                    raise DatasetError(f"{where}: the image is {opened.width}x{opened.height} pixels; at most "
-                                       f"{MAX_PIXELS:,} are read")
+                    raise DatasetError(
+                        f"{where}: the image is {opened.width}x{opened.height} pixels; at most {MAX_PIXELS:,} are read"
+                    )
                 opened.load()
                 image = opened.convert("RGB")
     except DatasetError:

@@ -17,6 +17,7 @@ describes). :class:`ItemsFile` reads only the lines asked for, through that inde
 streaming pass over the file when it is missing or stale), and keeps the last few shared parts it
 decoded, so a process scoring a chunk of items holds that chunk, never the dataset.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -91,19 +92,29 @@ class ItemsIndex:
     mtime_ns: int
 
     def to_json(self) -> str:
-        return json.dumps({"format": INDEX_FORMAT, "size": self.size, "mtime_ns": self.mtime_ns,
-                           "items": [[i, e.offset, e.length, e.shared_key] for i, e in self.items.items()],
-                           "shared": [[k, e.offset, e.length] for k, e in self.shared.items()]},
-                          ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(
+            {
+                "format": INDEX_FORMAT,
+                "size": self.size,
+                "mtime_ns": self.mtime_ns,
+                "items": [[i, e.offset, e.length, e.shared_key] for i, e in self.items.items()],
+                "shared": [[k, e.offset, e.length] for k, e in self.shared.items()],
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
 
     @classmethod
     def from_json(cls, text: str) -> ItemsIndex:
         data = json.loads(text)
         if not isinstance(data, dict) or data.get("format") != INDEX_FORMAT:
             raise ValueError("not an items index")
-        return cls(items={str(i): Entry(int(o), int(n), str(k)) for i, o, n, k in data["items"]},
-                   shared={str(k): Entry(int(o), int(n)) for k, o, n in data["shared"]},
-                   size=int(data["size"]), mtime_ns=int(data["mtime_ns"]))
+        return cls(
+            items={str(i): Entry(int(o), int(n), str(k)) for i, o, n, k in data["items"]},
+            shared={str(k): Entry(int(o), int(n)) for k, o, n in data["shared"]},
+            size=int(data["size"]),
+            mtime_ns=int(data["mtime_ns"]),
+        )
 
     def describes(self, path: Path) -> bool:
         stat = path.stat()
@@ -133,8 +144,11 @@ class _SharedCheck:
             raise ValueError(f"item {item.id}: shared field(s) {', '.join(missing)} not in its payload")
         if item.shared_key == self.key:
             if tuple(self.part) != fields or any(
-                    item.payload[f] is not self.part[f] and item.payload[f] != self.part[f] for f in fields):
-                raise ValueError(f"item {item.id}: its shared part '{item.shared_key}' differs from the one written before it")
+                item.payload[f] is not self.part[f] and item.payload[f] != self.part[f] for f in fields
+            ):
+                raise ValueError(
+                    f"item {item.id}: its shared part '{item.shared_key}' differs from the one written before it"
+                )
             return None
         if item.shared_key in self.written:
             raise ValueError(f"item {item.id}: the items sharing '{item.shared_key}' are not consecutive")
@@ -214,8 +228,10 @@ def build_index(path: Path) -> ItemsIndex:
                 elif name in items:
                     raise DatasetError(f"{path.name} line {number}: item '{name}' appears twice")
                 elif key and key not in shared:
-                    raise DatasetError(f"{path.name} line {number}: item '{name}' refers to the shared part '{key}', "
-                                       "which no line before it holds")
+                    raise DatasetError(
+                        f"{path.name} line {number}: item '{name}' refers to the shared part '{key}', "
+                        "which no line before it holds"
+                    )
                 else:
                     items[name] = Entry(offset, length, key)
             offset += length
@@ -292,7 +308,7 @@ class ItemsFile(Sequence[Item]):
     def __iter__(self) -> Iterator[Item]:
         step = 64
         for start in range(0, len(self._ids), step):
-            yield from self.get_many(self._ids[start:start + step])
+            yield from self.get_many(self._ids[start : start + step])
 
     def get(self, item_id: str) -> Item:
         return self.get_many([item_id])[0]
@@ -310,10 +326,18 @@ class ItemsFile(Sequence[Item]):
                 own = record.get("payload")
                 if not isinstance(own, dict) or not isinstance(record.get("slices", {}), dict):
                     raise DatasetError(f"{self.path.name}: item '{item_id}' is not a valid item")
-                shared = self._shared_part(handle, entry.shared_key) if entry.shared_key and item_id not in without_shared else {}
-                found[item_id] = Item(id=item_id, slices={str(k): str(v) for k, v in record.get("slices", {}).items()},
-                                      payload={**shared, **own} if shared else own, shared_key=entry.shared_key,
-                                      shared_fields=tuple(shared))
+                shared = (
+                    self._shared_part(handle, entry.shared_key)
+                    if entry.shared_key and item_id not in without_shared
+                    else {}
+                )
+                found[item_id] = Item(
+                    id=item_id,
+                    slices={str(k): str(v) for k, v in record.get("slices", {}).items()},
+                    payload={**shared, **own} if shared else own,
+                    shared_key=entry.shared_key,
+                    shared_fields=tuple(shared),
+                )
         return [found[item_id] for item_id in ids]
 
     def _record(self, handle: Any, entry: Entry) -> dict[str, Any]:
@@ -322,8 +346,10 @@ class ItemsFile(Sequence[Item]):
         try:
             record = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise DatasetError(f"{self.path.name}: the record at byte {entry.offset} is not valid JSON ({exc}); "
-                               "the file changed after it was indexed") from None
+            raise DatasetError(
+                f"{self.path.name}: the record at byte {entry.offset} is not valid JSON ({exc}); "
+                "the file changed after it was indexed"
+            ) from None
         if not isinstance(record, dict):
             raise DatasetError(f"{self.path.name}: the record at byte {entry.offset} is not a JSON object")
         return record

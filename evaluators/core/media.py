@@ -15,6 +15,7 @@ every cell of a grid shares them.
 them in its file storage (``leaderboard.catalog.media``), one prefix per dataset version.
 :class:`HashingSink` only computes keys, for a release read without keeping anything.
 """
+
 from __future__ import annotations
 
 import base64
@@ -25,8 +26,9 @@ import re
 import tempfile
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 from evaluators.core.types import InfrastructureError
 
@@ -34,8 +36,14 @@ from evaluators.core.types import InfrastructureError
 SCHEME = "media:"
 #: what a key looks like: a SHA-256 in hex and a short extension
 KEY_RE = re.compile(r"^[0-9a-f]{64}\.[a-z0-9]{1,5}$")
-MIME_TYPES = {"jpg": "image/jpeg", "png": "image/png", "webp": "image/webp", "gif": "image/gif", "mp4": "video/mp4",
-              "json": "application/json"}
+MIME_TYPES = {
+    "jpg": "image/jpeg",
+    "png": "image/png",
+    "webp": "image/webp",
+    "gif": "image/gif",
+    "mp4": "video/mp4",
+    "json": "application/json",
+}
 
 
 class MediaError(InfrastructureError):
@@ -137,12 +145,13 @@ def _ref(part: Any) -> str | None:
     if isinstance(part, dict) and part.get("type") == "image_url":
         url = (part.get("image_url") or {}).get("url", "")
         if isinstance(url, str) and url.startswith(SCHEME):
-            return url[len(SCHEME):]
+            return url[len(SCHEME) :]
     return None
 
 
-def frames_part(manifest: str, count: int, insert: dict[int, str] | None = None, *, as_video: bool = False,
-                fps: int = 1) -> dict[str, Any]:
+def frames_part(
+    manifest: str, count: int, insert: dict[int, str] | None = None, *, as_video: bool = False, fps: int = 1
+) -> dict[str, Any]:
     """A part that stands for ``count`` frames: those of the stored ``manifest`` (a JSON list of frame
     keys, a haystack) in order, with ``insert`` placing other media at given positions (0-based) of the
     sequence, so the model gets exactly ``count`` frames. Sent as that many image parts, or with
@@ -150,9 +159,16 @@ def frames_part(manifest: str, count: int, insert: dict[int, str] | None = None,
     placed = {int(position): check_key(key) for position, key in (insert or {}).items()}
     if count < 1 or any(not 0 <= position < count for position in placed):
         raise ValueError(f"frames: {count} frames cannot hold inserts at {sorted(placed)}")
-    return {"type": FRAMES_TYPE, FRAMES_TYPE: {"manifest": check_key(manifest), "count": count,
-                                               "insert": {str(p): k for p, k in sorted(placed.items())},
-                                               "as": "video" if as_video else "images", "fps": fps}}
+    return {
+        "type": FRAMES_TYPE,
+        FRAMES_TYPE: {
+            "manifest": check_key(manifest),
+            "count": count,
+            "insert": {str(p): k for p, k in sorted(placed.items())},
+            "as": "video" if as_video else "images",
+            "fps": fps,
+        },
+    }
 
 
 #: the part type of a frame sequence (never sent as it is: inline_media expands it)
@@ -242,7 +258,12 @@ def _frames(spec: dict[str, Any], source: MediaSource) -> list[dict[str, Any]]:
         from evaluators.core.video import mp4_from_jpegs
 
         video = mp4_from_jpegs([source.read(key) for key in keys], fps=int(spec.get("fps", 1)))
-        return [{"type": "video_url", "video_url": {"url": "data:video/mp4;base64," + base64.b64encode(video).decode("ascii")}}]
+        return [
+            {
+                "type": "video_url",
+                "video_url": {"url": "data:video/mp4;base64," + base64.b64encode(video).decode("ascii")},
+            }
+        ]
     return [{"type": "image_url", "image_url": {"url": FRAME_CACHE.data_url(source, key)}} for key in keys]
 
 

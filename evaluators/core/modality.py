@@ -1,6 +1,7 @@
 """What a model can take in, as a capability order: a video model also takes images, an image model
 also takes text. A model may enter every benchmark whose modality its own covers; the site's
 submission rules and the model pre-flight both ask here, so the order is written once."""
+
 from __future__ import annotations
 
 #: from the least to the most capable; each includes everything before it
@@ -29,6 +30,8 @@ def refusal(*, model_name: str, model_modality: str, benchmark_name: str, needed
     if covers(model_modality, needed):
         return None
     article = "an" if model_modality[:1] in "aeiou" else "a"
-    return (f"{benchmark_name} sends {needed} input, and {model_name} is registered as {article} {model_modality} model. "
-            f"Register a model that takes {needed} input (modality {needed}"
-            f"{' or video' if needed == 'image' else ''}) to enter it.")
+    return (
+        f"{benchmark_name} sends {needed} input, and {model_name} is registered as {article} {model_modality} model. "
+        f"Register a model that takes {needed} input (modality {needed}"
+        f"{' or video' if needed == 'image' else ''}) to enter it."
+    )

@@ -4,12 +4,14 @@ bounded batches (a release of thousands of images never sits in memory at once).
 Hugging Face datasets store an image column as a struct ``{bytes, path}``: :func:`image_bytes` takes
 that, a bare path, or raw bytes, and names the file, the row and the column when there is no image.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from evaluators.core.types import DatasetError
 
@@ -52,8 +54,13 @@ def record_files(path: Path) -> list[Path]:
         return [path]
     if not path.is_dir():
         raise DatasetError(f"{path}: no such file or directory")
-    return sorted(p for p in path.rglob("*") if p.suffix in RECORD_SUFFIXES and p.is_file()
-                  and not any(part.startswith(".") for part in p.relative_to(path).parts))
+    return sorted(
+        p
+        for p in path.rglob("*")
+        if p.suffix in RECORD_SUFFIXES
+        and p.is_file()
+        and not any(part.startswith(".") for part in p.relative_to(path).parts)
+    )
 
 
 def iter_records(path: Path) -> Iterator[Record]:

@@ -7,15 +7,17 @@ generation planner and the command line all get an instance: the operator's or t
 applied (``Evaluator.configured``), then the judge (``Evaluator.judging().judged``). ``evaluator_version`` is
 a hash of the code, so a score names the exact code that made it.
 """
+
 from __future__ import annotations
 
 import hashlib
 import importlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from evaluators.core.evaluator import Evaluator, SettingsRefused
 
@@ -36,60 +38,80 @@ class BenchmarkRow:
 
 BENCHMARKS: tuple[BenchmarkRow, ...] = (
     BenchmarkRow(
-        "multi-lcb", "Multi-LCB",
+        "multi-lcb",
+        "Multi-LCB",
         "LiveCodeBench competitive-programming problems in 12 languages (Python, C++, Java, C#, Go, Rust, "
         "JavaScript, TypeScript, Ruby, PHP, Kotlin, Scala), executed in a sandbox; pass@1 per language "
         "within a contest-date window, with contaminated models flagged.",
-        "evaluators.multi_lcb.evaluator:MultiLCBEvaluator"),
+        "evaluators.multi_lcb.evaluator:MultiLCBEvaluator",
+    ),
     BenchmarkRow(
-        "policon", "PoliCon",
+        "policon",
+        "PoliCon",
         "Drafting consensus resolutions from European Parliament deliberations: a model writes a resolution "
         "that parties with given stances and seat weights would support, scored by a judge under simple "
         "majority, two-thirds and veto rules.",
-        "evaluators.policon.evaluator:PoliConEvaluator"),
+        "evaluators.policon.evaluator:PoliConEvaluator",
+    ),
     BenchmarkRow(
-        "causal-pitfalls", "CausalPitfalls",
+        "causal-pitfalls",
+        "CausalPitfalls",
         "Statistical causal-inference pitfalls (confounding, intervention, counterfactuals, mediation, causal "
         "discovery, external validity) on generated datasets, answered directly from 100 rows of the data, "
         "graded by a judge against rubrics.",
-        "evaluators.causal_pitfalls.evaluator:CausalPitfallsEvaluator"),
+        "evaluators.causal_pitfalls.evaluator:CausalPitfallsEvaluator",
+    ),
     BenchmarkRow(
-        "causal-pitfalls-code", "CausalPitfalls (code-assisted)",
+        "causal-pitfalls-code",
+        "CausalPitfalls (code-assisted)",
         "The same challenges answered through code: the model writes a Python program, the platform runs it on "
         "the dataset in a sandbox (pandas, statsmodels, scikit-learn) and the model answers with its output; "
         "graded by a judge against rubrics, with the code-failure rate.",
-        "evaluators.causal_pitfalls.evaluator:CausalPitfallsCodeEvaluator"),
+        "evaluators.causal_pitfalls.evaluator:CausalPitfallsCodeEvaluator",
+    ),
     BenchmarkRow(
-        "causal-pitfalls-ablations", "CausalPitfalls ablations",
+        "causal-pitfalls-ablations",
+        "CausalPitfalls ablations",
         "The release's two ablations: does a product's name (HealthPlus, UltraSugar) sway a model's reading of "
         "confounded data against what the data shows (branding bias, scored as released), and what a model "
         "says of ice cream and drownings on real and on pure-noise data (domain knowledge, shown unscored).",
-        "evaluators.causal_pitfalls.ablations:CausalPitfallsAblationsEvaluator"),
+        "evaluators.causal_pitfalls.ablations:CausalPitfallsAblationsEvaluator",
+    ),
     BenchmarkRow(
-        "indic-vision-ocr", "IndicVisionBench OCR",
+        "indic-vision-ocr",
+        "IndicVisionBench OCR",
         "Transcribing printed pages in English and ten Indian scripts from their image; normalized edit "
         "distance at character and word level (lower is better), CER and WER, per language.",
-        "evaluators.indic_vision.evaluator:IndicVisionOCREvaluator"),
+        "evaluators.indic_vision.evaluator:IndicVisionOCREvaluator",
+    ),
     BenchmarkRow(
-        "indic-vision-mmt", "IndicVisionBench translation",
+        "indic-vision-mmt",
+        "IndicVisionBench translation",
         "Translating the English caption of a culturally grounded image into ten Indian languages with the image "
         "in view; BLEU as the paper computes it, corpus BLEU, chrF++ and RIBES per language.",
-        "evaluators.indic_vision.evaluator:IndicVisionMMTEvaluator"),
+        "evaluators.indic_vision.evaluator:IndicVisionMMTEvaluator",
+    ),
     BenchmarkRow(
-        "indic-vision-vqa", "IndicVisionBench VQA",
+        "indic-vision-vqa",
+        "IndicVisionBench VQA",
         "Questions about culturally grounded images in English and ten Indian languages: multiple choice, "
         "true/false, short and long answers and false-premise questions, with a language x question-type heatmap.",
-        "evaluators.indic_vision.evaluator:IndicVisionVQAEvaluator"),
+        "evaluators.indic_vision.evaluator:IndicVisionVQAEvaluator",
+    ),
     BenchmarkRow(
-        "video-niah-single", "Video NIAH (single hop)",
+        "video-niah-single",
+        "Video NIAH (single hop)",
         "Needle-in-a-Video-Haystack: one needle frame inserted at a depth of N frames of a long video (up to "
         "thousands of frames, sent as images), a question about it; accuracy per depth x N cell as a heatmap.",
-        "evaluators.video_niah.evaluator:VideoNIAHSingleEvaluator"),
+        "evaluators.video_niah.evaluator:VideoNIAHSingleEvaluator",
+    ),
     BenchmarkRow(
-        "video-niah-multi", "Video NIAH (multi hop)",
+        "video-niah-multi",
+        "Video NIAH (multi hop)",
         "Multi-hop Needle-in-a-Video-Haystack: a chain of clue frames with decoys spread over N frames; what the "
         "chain's last frame shows and a question about it, plotted against N.",
-        "evaluators.video_niah.evaluator:VideoNIAHMultiEvaluator"),
+        "evaluators.video_niah.evaluator:VideoNIAHMultiEvaluator",
+    ),
 )
 
 #: benchmark key -> "package.module:ClassName": the rows', then whatever ``register`` added or replaced
@@ -115,11 +137,11 @@ def register_all(paths: dict[str, str] | str) -> list[str]:
         except json.JSONDecodeError as exc:
             raise ValueError(f"extra evaluators: not valid JSON ({exc})") from None
     if not isinstance(paths, dict):
-        raise ValueError("extra evaluators: expected a JSON object of benchmark key -> \"module:Class\"")
+        raise ValueError('extra evaluators: expected a JSON object of benchmark key -> "module:Class"')
     for key, dotted in paths.items():
         module, sep, attr = str(dotted).partition(":")
         if not key or not module or not sep or not attr:
-            raise ValueError(f"extra evaluators: entry {key!r} must be \"package.module:ClassName\", got {dotted!r}")
+            raise ValueError(f'extra evaluators: entry {key!r} must be "package.module:ClassName", got {dotted!r}')
         register(str(key), str(dotted))
     return sorted(paths)
 
@@ -133,14 +155,16 @@ def benchmark_name(key: str) -> str:
     return next((row.name for row in BENCHMARKS if row.key == key), key)
 
 
-@lru_cache(maxsize=None)
+@cache
 def evaluator_class(key: str) -> type[Evaluator]:
     """The class registered for ``key`` (KeyError naming the known keys; TypeError for a class that
     does not derive from Evaluator)."""
     try:
         dotted = _PATHS[key]
     except KeyError:
-        raise KeyError(f"no evaluator is registered for benchmark '{key}' (known: {', '.join(registered_keys())})") from None
+        raise KeyError(
+            f"no evaluator is registered for benchmark '{key}' (known: {', '.join(registered_keys())})"
+        ) from None
     module_name, _, attr = dotted.partition(":")
     cls = getattr(importlib.import_module(module_name), attr)
     if not (isinstance(cls, type) and issubclass(cls, Evaluator)):
@@ -148,7 +172,7 @@ def evaluator_class(key: str) -> type[Evaluator]:
     return cls
 
 
-@lru_cache(maxsize=None)
+@cache
 def _default_instance(key: str) -> Evaluator:
     return evaluator_class(key)()
 
@@ -174,7 +198,7 @@ def judge_role(key: str) -> str:
     return judging.role if judging is not None else ""
 
 
-@lru_cache(maxsize=None)
+@cache
 def evaluator_version(key: str) -> str:
     """sha256 (first 16 hex digits) over the evaluator package's and the core's Python sources, so
     a score names the exact code that made it and a code change can trigger re-scoring."""

@@ -8,6 +8,7 @@ item's transcripts are added to its score's detail here, for both. An item whose
 need its shared part (``Evaluator.needs_shared_part``: Multi-LCB's answers without code) is read
 without it (``read_batch``), for both.
 """
+
 from __future__ import annotations
 
 import threading
@@ -48,9 +49,14 @@ class _Open(Generic[Handle]):
         self.handle, self.remaining = handle, remaining
 
 
-def score_batches(evaluator: Evaluator, predictions: Mapping[str, Sequence[Prediction]],
-                  next_batch: Callable[[], tuple[Handle, Sequence[Item]] | None], *, concurrency: int,
-                  stop: threading.Event | None = None) -> Iterator[Scored[Handle]]:
+def score_batches(
+    evaluator: Evaluator,
+    predictions: Mapping[str, Sequence[Prediction]],
+    next_batch: Callable[[], tuple[Handle, Sequence[Item]] | None],
+    *,
+    concurrency: int,
+    stop: threading.Event | None = None,
+) -> Iterator[Scored[Handle]]:
     """Score the items of each batch ``next_batch`` hands out, at most ``concurrency`` at a time, and
     yield every result as it completes (in this thread, so the caller may write it).
 
@@ -92,8 +98,11 @@ def score_batches(evaluator: Evaluator, predictions: Mapping[str, Sequence[Predi
                 for future in done:
                     batch, item = in_flight.pop(future)
                     batch.remaining -= 1
-                    yield Scored(batch.handle, with_transcripts(future.result(), predictions.get(item.id, [])),
-                                 batch.remaining == 0)
+                    yield Scored(
+                        batch.handle,
+                        with_transcripts(future.result(), predictions.get(item.id, [])),
+                        batch.remaining == 0,
+                    )
         finally:
             for future in in_flight:
                 future.cancel()
@@ -102,14 +111,19 @@ def score_batches(evaluator: Evaluator, predictions: Mapping[str, Sequence[Predi
 def with_transcripts(score: ItemScore, predictions: Sequence[Prediction]) -> ItemScore:
     """The score with its predictions' transcripts (multi-turn items) in ``detail["transcripts"]``, one
     per sample, so that the per-item page shows every stage whatever the evaluator keeps."""
-    kept = [{"sample_index": p.sample_index, "stages": [stage.to_dict() for stage in p.transcript]}
-            for p in predictions if p.transcript]
+    kept = [
+        {"sample_index": p.sample_index, "stages": [stage.to_dict() for stage in p.transcript]}
+        for p in predictions
+        if p.transcript
+    ]
     if not kept:
         return score
     return replace(score, detail={**score.detail, "transcripts": kept})
 
 
-def read_batch(evaluator: Evaluator, items: ItemsFile, ids: Sequence[str], predictions: Mapping[str, Sequence[Prediction]]) -> list[Item]:
+def read_batch(
+    evaluator: Evaluator, items: ItemsFile, ids: Sequence[str], predictions: Mapping[str, Sequence[Prediction]]
+) -> list[Item]:
     """The items ``ids`` of ``items``, each read without its shared part when its predictions do not
     need it (``Evaluator.needs_shared_part``), so that its fields are never decoded."""
     skipped = {item_id for item_id in ids if not evaluator.needs_shared_part(predictions.get(item_id, ()))}
@@ -120,8 +134,9 @@ def read_batch(evaluator: Evaluator, items: ItemsFile, ids: Sequence[str], predi
 SCORE_BATCH = 64
 
 
-def score_items(evaluator: Evaluator, items: Sequence[Item], predictions: Sequence[Prediction], *,
-                concurrency: int = 2) -> Iterator[ItemScore]:
+def score_items(
+    evaluator: Evaluator, items: Sequence[Item], predictions: Sequence[Prediction], *, concurrency: int = 2
+) -> Iterator[ItemScore]:
     """Yield one ItemScore per item (in completion order), at most ``concurrency`` at a time. ``items``
     is read ``SCORE_BATCH`` at a time (an ``ItemsFile`` reads only those from disk)."""
     starts = iter(range(0, len(items), SCORE_BATCH))
@@ -133,8 +148,8 @@ def score_items(evaluator: Evaluator, items: Sequence[Item], predictions: Sequen
         if start is None:
             return None
         if isinstance(items, ItemsFile):
-            return None, read_batch(evaluator, items, ids[start:start + SCORE_BATCH], grouped)
-        return None, items[start:start + SCORE_BATCH]
+            return None, read_batch(evaluator, items, ids[start : start + SCORE_BATCH], grouped)
+        return None, items[start : start + SCORE_BATCH]
 
     for event in score_batches(evaluator, grouped, next_part, concurrency=concurrency):
         if event.score is not None:

@@ -6,12 +6,14 @@ Errors are ``ValueError`` naming the setting and what is wrong with it.
 (``from_json``), carried from the web to the generating worker and its model server, and keyed for the
 worker's cache of built requests (``cache_key``). A benchmark takes the ones given (``given``) over its
 own defaults and refuses one it does not use (``generation_settings``)."""
+
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Mapping
+from typing import Any
 
 #: the generation settings every evaluator accepts, with their bounds (integer?, low, high)
 GENERATION_BOUNDS: dict[str, tuple[bool, float, float]] = {
@@ -82,14 +84,21 @@ class GenerationSettings:
         if data is None:
             return cls()
         if not isinstance(data, Mapping):
-            raise ValueError(f"generation settings: expected an object of setting names and values, got {type(data).__name__}")
+            raise ValueError(
+                f"generation settings: expected an object of setting names and values, got {type(data).__name__}"
+            )
         known = [f.name for f in fields(cls)]
         unknown = sorted(str(key) for key in data if key not in known)
         if unknown:
             raise ValueError(f"unknown setting '{unknown[0]}' (known: {', '.join(known)})")
         values = {str(key): generation_setting(str(key), value) for key, value in data.items()}
-        return cls(n=_whole(values.get("n")), temperature=values.get("temperature"), top_p=values.get("top_p"),
-                   max_tokens=_whole(values.get("max_tokens")), seed=_whole(values.get("seed")))
+        return cls(
+            n=_whole(values.get("n")),
+            temperature=values.get("temperature"),
+            top_p=values.get("top_p"),
+            max_tokens=_whole(values.get("max_tokens")),
+            seed=_whole(values.get("seed")),
+        )
 
     def given(self) -> dict[str, int | float]:
         """The settings given, by name (what ``build_requests`` takes over the benchmark's defaults)."""

@@ -1,10 +1,11 @@
 """Statistics shared by evaluators: means with bootstrap 95% intervals over items (or over clusters of
 items that are not independent), and pass@k. A bootstrap draws its rounds a block at a time
 (``draw_blocks``), so its memory stays flat however many clusters a release has."""
+
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from math import comb
-from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -23,7 +24,9 @@ def draw_blocks(rng: np.random.Generator, clusters: int, rounds: int) -> Iterato
         yield rng.integers(0, clusters, size=(min(step, rounds - start), clusters))
 
 
-def mean_with_ci(values: Sequence[float], *, seed: int = 0, rounds: int = BOOTSTRAP_ROUNDS) -> tuple[float, float | None, float | None]:
+def mean_with_ci(
+    values: Sequence[float], *, seed: int = 0, rounds: int = BOOTSTRAP_ROUNDS
+) -> tuple[float, float | None, float | None]:
     """Mean and percentile-bootstrap 95% interval over items. One item gives no interval."""
     data = np.asarray(values, dtype=float)
     if data.size == 0:
@@ -38,8 +41,14 @@ def mean_with_ci(values: Sequence[float], *, seed: int = 0, rounds: int = BOOTST
     return mean, float(low), float(high)
 
 
-def ratio_with_ci(numerators: Sequence[float], denominators: Sequence[float], clusters: Sequence[str], *, seed: int = 0,
-                  rounds: int = BOOTSTRAP_ROUNDS) -> tuple[float, float | None, float | None]:
+def ratio_with_ci(
+    numerators: Sequence[float],
+    denominators: Sequence[float],
+    clusters: Sequence[str],
+    *,
+    seed: int = 0,
+    rounds: int = BOOTSTRAP_ROUNDS,
+) -> tuple[float, float | None, float | None]:
     """sum(numerators) / sum(denominators) with a percentile-bootstrap 95% interval that resamples
     whole clusters (items sharing a cluster key are not independent: PoliCon's five objectives of one
     task). A mean over items is the case of denominators all 1. One cluster gives no interval."""

@@ -2,10 +2,11 @@
 checks a transcript from a predictions file must pass.
 
 An evaluator with a ``Conversation`` (``Evaluator.generation().conversation``) is asked, after every
-stored stage of a sample, what comes next; the generation job builds that request here, so every multi-turn benchmark sends its
-conversations the same way and a transcript read back from the database or from a team's predictions
+stored stage of a sample, what comes next; the generation job builds that request here, so every multi-turn benchmark
+sends its conversations the same way and a transcript read back from the database or from a team's predictions
 file is replayed identically.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -30,7 +31,9 @@ def conversation(transcript: Sequence[Stage]) -> list[dict[str, Any]]:
     return messages
 
 
-def next_request(first: ModelRequest, transcript: Sequence[Stage], follow_up: FollowUp, sample_index: int) -> ModelRequest:
+def next_request(
+    first: ModelRequest, transcript: Sequence[Stage], follow_up: FollowUp, sample_index: int
+) -> ModelRequest:
     """The request for the stage after ``transcript`` of one sample: the conversation so far plus the
     follow-up's messages (only those for a ``fresh`` follow-up), with the first request's sampling
     settings (a seed moved by the sample, so that samples stay distinct)."""
@@ -38,10 +41,17 @@ def next_request(first: ModelRequest, transcript: Sequence[Stage], follow_up: Fo
     if isinstance(extra.get("seed"), int):
         extra["seed"] = extra["seed"] + sample_index
     earlier = [] if follow_up.fresh else conversation(transcript)
-    return ModelRequest(item_id=first.item_id, messages=earlier + list(follow_up.messages), n=1,
-                        temperature=first.temperature, top_p=first.top_p,
-                        max_tokens=follow_up.max_tokens or first.max_tokens, extra=extra,
-                        sample_index=sample_index, stage=len(transcript))
+    return ModelRequest(
+        item_id=first.item_id,
+        messages=earlier + list(follow_up.messages),
+        n=1,
+        temperature=first.temperature,
+        top_p=first.top_p,
+        max_tokens=follow_up.max_tokens or first.max_tokens,
+        extra=extra,
+        sample_index=sample_index,
+        stage=len(transcript),
+    )
 
 
 def transcript_problems(value: Any, output: str) -> tuple[list[tuple[str, str]], tuple[Stage, ...]]:
@@ -65,9 +75,17 @@ def transcript_problems(value: Any, output: str) -> tuple[list[tuple[str, str]],
             problems.append((f"{where}.messages", "must be a non-empty list of messages"))
         else:
             for number, message in enumerate(messages):
-                if not (isinstance(message, dict) and message.get("role") in ROLES and isinstance(message.get("content"), str)):
-                    problems.append((f"{where}.messages[{number}]",
-                                     f"must be an object with a role ({', '.join(ROLES)}) and a string content"))
+                if not (
+                    isinstance(message, dict)
+                    and message.get("role") in ROLES
+                    and isinstance(message.get("content"), str)
+                ):
+                    problems.append(
+                        (
+                            f"{where}.messages[{number}]",
+                            f"must be an object with a role ({', '.join(ROLES)}) and a string content",
+                        )
+                    )
         if not isinstance(stage.get("answer"), str):
             problems.append((f"{where}.answer", "missing or not a string"))
         tool = stage.get("tool", {})

@@ -3,6 +3,7 @@
 Everything here is JSON-serialisable through ``to_dict``/``from_dict`` so it can travel through
 Celery messages, predictions files and the database without pickling.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -58,8 +59,11 @@ class Item:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Item:
-        return cls(id=str(data["id"]), slices={str(k): str(v) for k, v in data.get("slices", {}).items()},
-                   payload=dict(data.get("payload", {})))
+        return cls(
+            id=str(data["id"]),
+            slices={str(k): str(v) for k, v in data.get("slices", {}).items()},
+            payload=dict(data.get("payload", {})),
+        )
 
 
 @dataclass(frozen=True)
@@ -112,9 +116,14 @@ class Stage:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Stage:
-        return cls(messages=list(data.get("messages", [])), answer=str(data.get("answer", "")),
-                   tool=dict(data.get("tool") or {}), error_kind=str(data.get("error_kind", "")),
-                   error=str(data.get("error", "")), finish_reason=str(data.get("finish_reason", "")))
+        return cls(
+            messages=list(data.get("messages", [])),
+            answer=str(data.get("answer", "")),
+            tool=dict(data.get("tool") or {}),
+            error_kind=str(data.get("error_kind", "")),
+            error=str(data.get("error", "")),
+            finish_reason=str(data.get("finish_reason", "")),
+        )
 
 
 @dataclass(frozen=True)
@@ -170,9 +179,13 @@ class ItemScore:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ItemScore:
-        return cls(item_id=data["item_id"], slices=dict(data.get("slices", {})),
-                   scores={k: float(v) for k, v in data.get("scores", {}).items()},
-                   detail=dict(data.get("detail", {})), error=str(data.get("error", "")))
+        return cls(
+            item_id=data["item_id"],
+            slices=dict(data.get("slices", {})),
+            scores={k: float(v) for k, v in data.get("scores", {}).items()},
+            detail=dict(data.get("detail", {})),
+            error=str(data.get("error", "")),
+        )
 
 
 @dataclass(frozen=True)
@@ -223,7 +236,9 @@ class SliceDimension:
 
     def __post_init__(self) -> None:
         if self.value_labels and len(self.value_labels) != len(self.values):
-            raise ValueError(f"SliceDimension '{self.key}': {len(self.value_labels)} value_labels for {len(self.values)} values")
+            raise ValueError(
+                f"SliceDimension '{self.key}': {len(self.value_labels)} value_labels for {len(self.values)} values"
+            )
 
 
 @dataclass(frozen=True)
@@ -263,8 +278,14 @@ class ProtocolRow:
         return self.here.strip().lower() not in AS_RELEASED
 
     def to_dict(self) -> dict[str, str | bool]:
-        return {"element": self.element, "released": self.released, "here": self.here, "why": self.why,
-                "source": self.source, "deviates": self.deviates}
+        return {
+            "element": self.element,
+            "released": self.released,
+            "here": self.here,
+            "why": self.why,
+            "source": self.source,
+            "deviates": self.deviates,
+        }
 
 
 #: what a method card's ``here`` says when the platform does exactly what the release does
@@ -293,15 +314,22 @@ class ServerOptions:
 
     def merged(self, other: ServerOptions) -> ServerOptions:
         lengths = [n for n in (self.max_model_len, other.max_model_len) if n is not None]
-        return ServerOptions(images_per_prompt=max(self.images_per_prompt, other.images_per_prompt),
-                             videos_per_prompt=max(self.videos_per_prompt, other.videos_per_prompt),
-                             max_model_len=max(lengths) if lengths else None,
-                             video_all_frames=self.video_all_frames or other.video_all_frames)
+        return ServerOptions(
+            images_per_prompt=max(self.images_per_prompt, other.images_per_prompt),
+            videos_per_prompt=max(self.videos_per_prompt, other.videos_per_prompt),
+            max_model_len=max(lengths) if lengths else None,
+            video_all_frames=self.video_all_frames or other.video_all_frames,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ServerOptions:
-        return cls(**{k: data[k] for k in ("images_per_prompt", "videos_per_prompt", "max_model_len", "video_all_frames")
-                      if k in data})
+        return cls(
+            **{
+                k: data[k]
+                for k in ("images_per_prompt", "videos_per_prompt", "max_model_len", "video_all_frames")
+                if k in data
+            }
+        )

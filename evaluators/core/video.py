@@ -1,13 +1,15 @@
 """Video files from frames and back, with PyAV (FFmpeg bundled in its wheel): the video mode of a
 frame sequence (evaluators.core.media) sends one MP4 instead of a list of images, and imports read
 an operator's haystack video a frame per second of presentation time."""
+
 from __future__ import annotations
 
 import io
 import math
+from collections.abc import Iterable, Iterator
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 
 def write_video(frames: Iterable[Any], target: Path | io.BytesIO, *, fps: int = 1, codec: str = "libx264") -> int:
@@ -26,7 +28,8 @@ def write_video(frames: Iterable[Any], target: Path | io.BytesIO, *, fps: int = 
                 if codec == "libx264":
                     stream.options = {"crf": "18", "preset": "veryfast"}
             frame = av.VideoFrame.from_image(image.convert("RGB")).reformat(  # type: ignore[no-untyped-call]
-                width=stream.width, height=stream.height)
+                width=stream.width, height=stream.height
+            )
             for packet in stream.encode(frame):
                 container.mux(packet)
             count += 1

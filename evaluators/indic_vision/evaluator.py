@@ -16,23 +16,58 @@ counted in the "Cut off" column. VQA reports English and Indic apart, each the m
 languages. Metric definitions are in ``metrics``, answer tables in ``languages``, prompts and the
 judge in ``prompts``, the method card in ``card``, the release's format in ``release``.
 """
+
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
-from evaluators.core.evaluator import Aggregation, Evaluator, Generation, Heatmap, KeptScores, Presentation, ScoredByJudge
+from evaluators.core.evaluator import (
+    Aggregation,
+    Evaluator,
+    Generation,
+    Heatmap,
+    KeptScores,
+    Presentation,
+    ScoredByJudge,
+)
 from evaluators.core.media import MediaSink, sink_or_hashing
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
-from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
-                                   ProtocolRow, ServerOptions, SliceDimension)
+from evaluators.core.types import (
+    Item,
+    ItemScore,
+    MethodNote,
+    MetricColumn,
+    MetricValue,
+    ModelRequest,
+    Prediction,
+    ProtocolRow,
+    ServerOptions,
+    SliceDimension,
+)
 from evaluators.indic_vision import card, metrics, validation
 from evaluators.indic_vision.languages import BY_NAME, INDIC, LANGUAGES, choice_letter, truth_value
-from evaluators.indic_vision.prompts import (GENERATION, GRADE_SCHEMA, JUDGE_MAX_TOKENS, JUDGE_PROMPTS, MAX_TOKENS,
-                                             grade_of, grade_problem, request_messages)
-from evaluators.indic_vision.release import JUDGED_TYPES, QUESTION_LABELS, QUESTION_TYPES, mmt_items, ocr_items, vqa_items
+from evaluators.indic_vision.prompts import (
+    GENERATION,
+    GRADE_SCHEMA,
+    JUDGE_MAX_TOKENS,
+    JUDGE_PROMPTS,
+    MAX_TOKENS,
+    grade_of,
+    grade_problem,
+    request_messages,
+)
+from evaluators.indic_vision.release import (
+    JUDGED_TYPES,
+    QUESTION_LABELS,
+    QUESTION_TYPES,
+    mmt_items,
+    ocr_items,
+    vqa_items,
+)
 from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks, judge_fallbacks_kept
 from evaluators.llm.validation import KnownAnswerValidation, validate_known_answers
 
@@ -56,10 +91,17 @@ class _IndicVision(Evaluator):
     def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
         merged = generation_settings(settings, GENERATION)
         kind = item.payload.get("type", item.payload["task"])
-        return [ModelRequest(item_id=item.id, messages=request_messages(item), n=merged["n"],
-                             temperature=merged["temperature"], top_p=merged["top_p"],
-                             max_tokens=merged["max_tokens"] or MAX_TOKENS[kind],
-                             extra={"seed": item_seed(merged["seed"], item.id)})]
+        return [
+            ModelRequest(
+                item_id=item.id,
+                messages=request_messages(item),
+                n=merged["n"],
+                temperature=merged["temperature"],
+                top_p=merged["top_p"],
+                max_tokens=merged["max_tokens"] or MAX_TOKENS[kind],
+                extra={"seed": item_seed(merged["seed"], item.id)},
+            )
+        ]
 
     def generation(self) -> Generation:
         return Generation(modality="image", server=ServerOptions(images_per_prompt=1))
@@ -76,8 +118,12 @@ class _IndicVision(Evaluator):
         import rapidfuzz
         import sacrebleu
 
-        return {"sacrebleu": sacrebleu.__version__, "rapidfuzz": rapidfuzz.__version__, "ribes": metrics.RIBES_VERSION,
-                "images": "RGB, at most 1080 px, JPEG quality 95"}
+        return {
+            "sacrebleu": sacrebleu.__version__,
+            "rapidfuzz": rapidfuzz.__version__,
+            "ribes": metrics.RIBES_VERSION,
+            "images": "RGB, at most 1080 px, JPEG quality 95",
+        }
 
     # ----------------------------------------------------------------------------- helpers
     def _groups(self, scores: Sequence[ItemScore]) -> list[dict[str, str]]:
@@ -91,15 +137,21 @@ class _IndicVision(Evaluator):
     def _cluster(score: ItemScore) -> str:
         return score.item_id
 
-    def _by_language(self, scores: Sequence[ItemScore], key: str, languages: Sequence[str], out_key: str,
-                     seed: int) -> list[MetricValue]:
+    def _by_language(
+        self, scores: Sequence[ItemScore], key: str, languages: Sequence[str], out_key: str, seed: int
+    ) -> list[MetricValue]:
         """``key``'s mean over ``languages``, each language weighing the same (its items' mean), as
         ``out_key`` on the headline; nothing when none of the languages has the key."""
         having = [s for s in scores if key in s.scores and s.slices.get("language") in languages]
         if not having:
             return []
-        groups = {name: ([s.scores[key] for s in having if s.slices["language"] == name],
-                         [self._cluster(s) for s in having if s.slices["language"] == name]) for name in languages}
+        groups = {
+            name: (
+                [s.scores[key] for s in having if s.slices["language"] == name],
+                [self._cluster(s) for s in having if s.slices["language"] == name],
+            )
+            for name in languages
+        }
         value, low, high = metrics.mean_over_languages(groups, seed=seed)
         return [MetricValue(out_key, value, low, high, len(having))]
 
@@ -111,8 +163,12 @@ class _IndicVision(Evaluator):
             for key in keys:
                 having = [s for s in subset if key in s.scores]
                 if having:
-                    value, low, high = ratio_with_ci([s.scores[key] for s in having], [1.0] * len(having),
-                                                     [self._cluster(s) for s in having], seed=seed)
+                    value, low, high = ratio_with_ci(
+                        [s.scores[key] for s in having],
+                        [1.0] * len(having),
+                        [self._cluster(s) for s in having],
+                        seed=seed,
+                    )
                     out.append(MetricValue(key, value, low, high, len(having), dict(group)))
         return out
 
@@ -136,8 +192,12 @@ def _cut_off(prediction: Prediction | None) -> bool:
 
 
 def _answer_detail(item: Item, answer: Prediction | None, text: str) -> dict[str, Any]:
-    return {"image": item.payload["image"], "answer": text[:4000], "error_kind": answer.error_kind if answer else "missing",
-            "cut_off": _cut_off(answer)}
+    return {
+        "image": item.payload["image"],
+        "answer": text[:4000],
+        "error_kind": answer.error_kind if answer else "missing",
+        "cut_off": _cut_off(answer),
+    }
 
 
 class IndicVisionOCREvaluator(_IndicVision):
@@ -176,11 +236,16 @@ class IndicVisionOCREvaluator(_IndicVision):
         for group in self._groups(usable):
             subset = [s for s in usable if all(s.slices.get(k) == v for k, v in group.items())]
             for key, edits, length in (("cer", "char_edits", "ref_chars"), ("wer", "word_edits", "ref_words")):
-                value, low, high = ratio_with_ci([s.scores[edits] for s in subset], [s.scores[length] for s in subset],
-                                                 [s.item_id for s in subset], seed=seed)
+                value, low, high = ratio_with_ci(
+                    [s.scores[edits] for s in subset],
+                    [s.scores[length] for s in subset],
+                    [s.item_id for s in subset],
+                    seed=seed,
+                )
                 if value == value:  # not NaN: some reference text
                     out.append(MetricValue(key, value, low, high, len(subset), dict(group)))
         return out
+
 
 class IndicVisionMMTEvaluator(_IndicVision):
     """Caption translation (key ``indic-vision-mmt``). A translation is graded, with no full marks (a right
@@ -196,8 +261,10 @@ class IndicVisionMMTEvaluator(_IndicVision):
         COVERAGE,
         CUT_OFF,
     )
-    dimensions = (SliceDimension("language", "Language", tuple(n for n in LANGUAGE_NAMES if n != "English")),
-                        SliceDimension("topic", "Topic"))
+    dimensions = (
+        SliceDimension("language", "Language", tuple(n for n in LANGUAGE_NAMES if n != "English")),
+        SliceDimension("topic", "Topic"),
+    )
     read_items = staticmethod(mmt_items)
 
     def presentation(self) -> MMTPresentation:
@@ -216,8 +283,12 @@ class IndicVisionMMTEvaluator(_IndicVision):
         text = answer.output if _readable(answer) and answer is not None else ""
         found = metrics.translation_scores(item.payload["reference"], text)
         stats = found.pop("bleu_stats")
-        return ItemScore(item.id, dict(item.slices), {**found, "coverage": float(bool(text)), "cut_off": float(_cut_off(answer))},
-                         {**_answer_detail(item, answer, text), "bleu_stats": stats})
+        return ItemScore(
+            item.id,
+            dict(item.slices),
+            {**found, "coverage": float(bool(text)), "cut_off": float(_cut_off(answer))},
+            {**_answer_detail(item, answer, text), "bleu_stats": stats},
+        )
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         usable = [s for s in item_scores if not s.error]
@@ -227,6 +298,7 @@ class IndicVisionMMTEvaluator(_IndicVision):
             value, low, high = metrics.corpus_bleu_with_ci([s.detail["bleu_stats"] for s in subset], seed=seed)
             out.append(MetricValue("corpus_bleu", value, low, high, len(subset), dict(group)))
         return out
+
 
 class IndicVisionVQAEvaluator(ScoredByJudge, _IndicVision):
     """Visual question answering (key ``indic-vision-vqa``), judged for free-form answers."""
@@ -247,12 +319,19 @@ class IndicVisionVQAEvaluator(ScoredByJudge, _IndicVision):
         CUT_OFF,
         MetricColumn(FALLBACK_METRIC, "Judge fallbacks", higher_is_better=False),
     )
-    dimensions = (SliceDimension("language", "Language", LANGUAGE_NAMES),
-                        SliceDimension("question_type", "Question type", tuple(k for k, _, _, _ in QUESTION_TYPES),
-                                       tuple(("", label) for _, _, _, label in QUESTION_TYPES)),
-                        SliceDimension("set", "Set", ("en", "indic", "parallel"),
-                                       (("", "English set"), ("", "Indic set"), ("", "Parallel set"))),
-                        SliceDimension("topic", "Topic"))
+    dimensions = (
+        SliceDimension("language", "Language", LANGUAGE_NAMES),
+        SliceDimension(
+            "question_type",
+            "Question type",
+            tuple(k for k, _, _, _ in QUESTION_TYPES),
+            tuple(("", label) for _, _, _, label in QUESTION_TYPES),
+        ),
+        SliceDimension(
+            "set", "Set", ("en", "indic", "parallel"), (("", "English set"), ("", "Indic set"), ("", "Parallel set"))
+        ),
+        SliceDimension("topic", "Topic"),
+    )
     read_items = staticmethod(vqa_items)
 
     def presentation(self) -> VQAPresentation:
@@ -276,8 +355,15 @@ class IndicVisionVQAEvaluator(ScoredByJudge, _IndicVision):
         text = answer.output if _readable(answer) and answer is not None else ""
         detail = _answer_detail(item, answer, text)
         if kind in ("mcq", "true_false"):
-            parsed: Any = (choice_letter(text, language, tuple(payload["options"])) if kind == "mcq"
-                           else truth_value(text, language)) if text else None
+            parsed: Any = (
+                (
+                    choice_letter(text, language, tuple(payload["options"]))
+                    if kind == "mcq"
+                    else truth_value(text, language)
+                )
+                if text
+                else None
+            )
             correct = parsed is not None and parsed == payload["gold"]
             detail.update(parsed=parsed, gold=payload["gold"])
             value, normalized, covered = float(correct), 100.0 * correct, parsed is not None
@@ -286,8 +372,12 @@ class IndicVisionVQAEvaluator(ScoredByJudge, _IndicVision):
             detail["judgements"] = judgements
             detail["grade"] = grade
             value, normalized, covered = grade, 10.0 * grade, bool(text)
-        return ItemScore(item.id, dict(item.slices), {kind: value, "overall": normalized, "coverage": float(covered),
-                                                      "cut_off": float(_cut_off(answer))}, detail)
+        return ItemScore(
+            item.id,
+            dict(item.slices),
+            {kind: value, "overall": normalized, "coverage": float(covered), "cut_off": float(_cut_off(answer))},
+            detail,
+        )
 
     def _grade(self, item: Item, text: str) -> tuple[float, list[dict[str, Any]]]:
         """The judge's 0-10 for a free-form answer (an empty answer is 0 without asking)."""
@@ -295,9 +385,15 @@ class IndicVisionVQAEvaluator(ScoredByJudge, _IndicVision):
             return 0.0, []
         judge = self.require_judge()
         prompt = JUDGE_PROMPTS[item.payload["type"]]
-        batch = judge.ask_many(prompt.name, shared={"question": item.payload["question"], "gold": item.payload["answer"]},
-                               each=[{"answer": text}], json_schema=GRADE_SCHEMA, check=grade_problem,
-                               max_tokens=JUDGE_MAX_TOKENS, seed=item_seed(0, item.id))
+        batch = judge.ask_many(
+            prompt.name,
+            shared={"question": item.payload["question"], "gold": item.payload["answer"]},
+            each=[{"answer": text}],
+            json_schema=GRADE_SCHEMA,
+            check=grade_problem,
+            max_tokens=JUDGE_MAX_TOKENS,
+            seed=item_seed(0, item.id),
+        )
         call = batch.calls[0]
         return (0.0 if call.fallback else grade_of(call.parsed)), [batch.to_dict()]
 
@@ -309,27 +405,37 @@ class IndicVisionVQAEvaluator(ScoredByJudge, _IndicVision):
         for language in LANGUAGE_NAMES:  # the heatmap's cells: every question type on one 0-100 scale
             for kind in QUESTION_LABELS:
                 cell = {"language": language, "question_type": kind}
-                subset = [s for s in usable if s.slices.get("language") == language and s.slices.get("question_type") == kind]
+                subset = [
+                    s for s in usable if s.slices.get("language") == language and s.slices.get("question_type") == kind
+                ]
                 if subset:
-                    value, low, high = ratio_with_ci([s.scores["overall"] for s in subset], [1.0] * len(subset),
-                                                     [self._cluster(s) for s in subset], seed=seed)
+                    value, low, high = ratio_with_ci(
+                        [s.scores["overall"] for s in subset],
+                        [1.0] * len(subset),
+                        [self._cluster(s) for s in subset],
+                        seed=seed,
+                    )
                     out.append(MetricValue("overall", value, low, high, len(subset), cell))
         counts = [judge_fallbacks(s.detail) for s in usable]
         if any(calls for _, calls in counts):
-            value, low, high = ratio_with_ci([f for f, _ in counts], [c for _, c in counts],
-                                             [self._cluster(s) for s in usable], seed=seed)
+            value, low, high = ratio_with_ci(
+                [f for f, _ in counts], [c for _, c in counts], [self._cluster(s) for s in usable], seed=seed
+            )
             out.append(MetricValue(FALLBACK_METRIC, value, low, high, sum(c for _, c in counts)))
         return out
 
-    def validate_judge(self, items: Sequence[Item], limit: int | None = None,
-                       progress: Callable[[int, int], None] | None = None) -> KnownAnswerValidation:
+    def validate_judge(
+        self, items: Sequence[Item], limit: int | None = None, progress: Callable[[int, int], None] | None = None
+    ) -> KnownAnswerValidation:
         """The known-answer check (``validation``): gold answers against constant, off-topic and
         question-restating ones."""
         return validate_known_answers(self, validation.known_set(items, limit), validation.grade, progress)
 
     def environment(self) -> dict[str, str]:
-        return {**super().environment(),
-                "judge_prompt": ",".join(f"{p.name}@{p.version}" for p in dict.fromkeys(JUDGE_PROMPTS.values()))}
+        return {
+            **super().environment(),
+            "judge_prompt": ",".join(f"{p.name}@{p.version}" for p in dict.fromkeys(JUDGE_PROMPTS.values())),
+        }
 
 
 class _IndicPresentation(Presentation["_IndicVision"]):
@@ -348,56 +454,79 @@ class _IndicPresentation(Presentation["_IndicVision"]):
         if origins:
             notes.append(MethodNote("A generated sample", " ".join(origins)))
         counts = Counter(item.slices.get("language", "") for item in items)
-        notes.append(MethodNote("Items per language", f"{len(items)} items in {len(counts)} languages.",
-                                tuple(f"{name}: {counts[name]}" for name in LANGUAGE_NAMES if counts[name])))
+        notes.append(
+            MethodNote(
+                "Items per language",
+                f"{len(items)} items in {len(counts)} languages.",
+                tuple(f"{name}: {counts[name]}" for name in LANGUAGE_NAMES if counts[name]),
+            )
+        )
         return notes
 
 
 class OCRPresentation(_IndicPresentation):
     """The OCR board's pages: words for the edit counts, full marks for an exact page, how it is scored."""
 
-    item_labels = {"char_edits": "Character edits", "ref_chars": "Reference characters", "word_edits": "Word edits",
-                   "ref_words": "Reference words"}
+    item_labels = {
+        "char_edits": "Character edits",
+        "ref_chars": "Reference characters",
+        "word_edits": "Word edits",
+        "ref_words": "Reference words",
+    }
 
     def item_passed(self, score: ItemScore) -> bool | None:
         """Full marks: a transcription with no character to edit."""
         return score.scores.get("ned_char") == 0.0
 
     def method_notes(self) -> list[MethodNote]:
-        return [MethodNote(
-            "How a transcription is scored",
-            "Normalized before scoring: both texts in Unicode NFC with zero-width characters removed and newlines "
-            "as spaces (the released code only turns newlines into spaces). The normalized edit distance is the "
-            "Levenshtein distance over the longer length, times 100: 0 is a perfect transcription, 100 shares "
-            "nothing. Two empty texts are 0 (the released code divides by zero there). CER and WER are corpus "
-            "rates: all edits over all reference characters (or words).",
-            ("The headline pools every page as the released report does; beside it, Indic (the mean over the ten "
-             "Indic languages, each language's pages averaged first) and English.",
-             "An empty or refused answer scores as an empty transcription and is not counted in \"Answers read\"; "
-             "an answer cut off at the token cap is scored on its text and counted in \"Cut off\"."))]
+        return [
+            MethodNote(
+                "How a transcription is scored",
+                "Normalized before scoring: both texts in Unicode NFC with zero-width characters removed and newlines "
+                "as spaces (the released code only turns newlines into spaces). The normalized edit distance is the "
+                "Levenshtein distance over the longer length, times 100: 0 is a perfect transcription, 100 shares "
+                "nothing. Two empty texts are 0 (the released code divides by zero there). CER and WER are corpus "
+                "rates: all edits over all reference characters (or words).",
+                (
+                    "The headline pools every page as the released report does; beside it, Indic (the mean over the "
+                    "ten "
+                    "Indic languages, each language's pages averaged first) and English.",
+                    'An empty or refused answer scores as an empty transcription and is not counted in "Answers read"; '
+                    'an answer cut off at the token cap is scored on its text and counted in "Cut off".',
+                ),
+            )
+        ]
 
 
 class MMTPresentation(_IndicPresentation):
     """The translation board's pages: how a translation is scored (graded: no full marks)."""
 
     def method_notes(self) -> list[MethodNote]:
-        return [MethodNote(
-            "How a translation is scored",
-            "Normalized before every metric: the reference and the translation in Unicode NFC with zero-width "
-            "characters removed and the ends stripped (the released code scores them as written). \"BLEU (paper, "
-            "per sentence)\" is what the released code computes: sacreBLEU's corpus BLEU of one sentence (13a "
-            "tokenizer, exponential smoothing, no effective order), averaged over sentences. Without effective "
-            "order a translation shorter than four tokens has no 4-grams and scores 0 however right it is "
-            "(sacreBLEU's sentence_bleu would not); a longer one with no matching 4-gram is smoothed, not 0. "
-            "\"Corpus BLEU\" sums the n-gram statistics of all sentences of a language, the usual definition.",
-            ("chrF++: sacreBLEU's chrF with word bigrams (word_order=2), per sentence, averaged.",
-             "RIBES as the released code computes it (nttcslab's RIBES.py algorithm, written out here: each word "
-             "aligned to the reference by the shortest context that makes it unique, normalized Kendall's tau x "
-             "unigram precision^0.25 x brevity penalty^0.10) on lower-cased whitespace tokens, times 100; a one-word "
-             "reference found in the translation scores above 0 (\"the cat\" for \"cat\": 84.1).",
-             "Every target language is Indic; the headline is the mean over sentences, which is the mean over the "
-             "languages when every caption has its ten translations.",
-             "Intervals resample images: the ten translations of one caption are not independent."))]
+        return [
+            MethodNote(
+                "How a translation is scored",
+                "Normalized before every metric: the reference and the translation in Unicode NFC with zero-width "
+                'characters removed and the ends stripped (the released code scores them as written). "BLEU (paper, '
+                "per sentence)\" is what the released code computes: sacreBLEU's corpus BLEU of one sentence (13a "
+                "tokenizer, exponential smoothing, no effective order), averaged over sentences. Without effective "
+                "order a translation shorter than four tokens has no 4-grams and scores 0 however right it is "
+                "(sacreBLEU's sentence_bleu would not); a longer one with no matching 4-gram is smoothed, not 0. "
+                '"Corpus BLEU" sums the n-gram statistics of all sentences of a language, the usual definition.',
+                (
+                    "chrF++: sacreBLEU's chrF with word bigrams (word_order=2), per sentence, averaged.",
+                    "RIBES as the released code computes it (nttcslab's RIBES.py algorithm, written out here: each "
+                    "word "
+                    "aligned to the reference by the shortest context that makes it unique, normalized Kendall's tau x "
+                    "unigram precision^0.25 x brevity penalty^0.10) on lower-cased whitespace tokens, times 100; a "
+                    "one-word "
+                    'reference found in the translation scores above 0 ("the cat" for "cat": 84.1).',
+                    "Every target language is Indic; the headline is the mean over sentences, which is the mean over "
+                    "the "
+                    "languages when every caption has its ten translations.",
+                    "Intervals resample images: the ten translations of one caption are not independent.",
+                ),
+            )
+        ]
 
 
 class VQAPresentation(_IndicPresentation):
@@ -411,29 +540,38 @@ class VQAPresentation(_IndicPresentation):
 
     def method_notes(self) -> list[MethodNote]:
         short, long, adversarial = (JUDGE_PROMPTS[k] for k in ("short_1", "long", "adversarial"))
-        return [MethodNote(
-            "How answers are scored",
-            "Multiple-choice and true/false answers are normalized (Unicode NFC, zero-width characters removed, "
-            "brackets, quotes, spaces, full stops and dandas stripped from the ends) and read with the released "
-            "answer tables: an option letter in Latin or in any of the language's released letter forms (such as ए "
-            "or अ for A in Hindi), or the option's text; the language's released words for true and false and their "
-            "synonyms, or English ones. Short, long and adversarial answers are graded 0-10 by a text-only judge "
-            "that sees the question, the gold answer and the model's answer, with one prompt per type as released; "
-            "a decimal grade counts as given. Adversarial questions rest on a false premise: 5 points for catching "
-            "it or saying it cannot be confirmed, 0-5 for what the image really shows.",
-            ("Headlines: Indic is the mean over the ten Indic languages and English the mean over English questions "
-             "(the released code scores each set in its own run); each language's questions are averaged first, "
-             "since the English set has about four images for each Indic one.",
-             "Every question on 0-100 (a correct choice 100, a judge grade times 10). \"Score\" and the per-type "
-             "columns pool all languages; the language x type heatmap shows each cell.",
-             "An empty or refused answer counts as wrong (the released code leaves an empty answer out of every "
-             "mean); an answer that cannot be read counts as wrong, as in the released code, which compares it as "
-             "written with the gold letter or word. \"Answers read\" is the share that could be read. An answer cut off at the token cap is scored on its text and counted "
-             "in \"Cut off\".",
-             "A judge answer that is not a number is asked once more, then counted as 0 and as a fallback.",
-             "Intervals resample images: the six questions about one image in one language are not independent.",
-             f"Judge prompts: {short.name}@{short.version}, {long.name}@{long.version}, "
-             f"{adversarial.name}@{adversarial.version}."))]
+        return [
+            MethodNote(
+                "How answers are scored",
+                "Multiple-choice and true/false answers are normalized (Unicode NFC, zero-width characters removed, "
+                "brackets, quotes, spaces, full stops and dandas stripped from the ends) and read with the released "
+                "answer tables: an option letter in Latin or in any of the language's released letter forms (such as ए "
+                "or अ for A in Hindi), or the option's text; the language's released words for true and false and "
+                "their "
+                "synonyms, or English ones. Short, long and adversarial answers are graded 0-10 by a text-only judge "
+                "that sees the question, the gold answer and the model's answer, with one prompt per type as released; "
+                "a decimal grade counts as given. Adversarial questions rest on a false premise: 5 points for catching "
+                "it or saying it cannot be confirmed, 0-5 for what the image really shows.",
+                (
+                    "Headlines: Indic is the mean over the ten Indic languages and English the mean over English "
+                    "questions "
+                    "(the released code scores each set in its own run); each language's questions are averaged first, "
+                    "since the English set has about four images for each Indic one.",
+                    'Every question on 0-100 (a correct choice 100, a judge grade times 10). "Score" and the per-type '
+                    "columns pool all languages; the language x type heatmap shows each cell.",
+                    "An empty or refused answer counts as wrong (the released code leaves an empty answer out of every "
+                    "mean); an answer that cannot be read counts as wrong, as in the released code, which compares it "
+                    "as "
+                    'written with the gold letter or word. "Answers read" is the share that could be read. An answer '
+                    "cut off at the token cap is scored on its text and counted "
+                    'in "Cut off".',
+                    "A judge answer that is not a number is asked once more, then counted as 0 and as a fallback.",
+                    "Intervals resample images: the six questions about one image in one language are not independent.",
+                    f"Judge prompts: {short.name}@{short.version}, {long.name}@{long.version}, "
+                    f"{adversarial.name}@{adversarial.version}.",
+                ),
+            )
+        ]
 
 
-__all__ = ["IndicVisionMMTEvaluator", "IndicVisionOCREvaluator", "IndicVisionVQAEvaluator", "JUDGED_TYPES"]
+__all__ = ["JUDGED_TYPES", "IndicVisionMMTEvaluator", "IndicVisionOCREvaluator", "IndicVisionVQAEvaluator"]

@@ -13,6 +13,7 @@ true/false answers a bool (:func:`truth_value`), after :func:`normalize_answer` 
 quotes, spaces, the full stop and the danda, and zero-width characters. An answer that maps to
 nothing is None: scored as wrong and counted as not read.
 """
+
 from __future__ import annotations
 
 import re
@@ -41,8 +42,11 @@ class Language:
         if not forms:
             return None
         alternatives = "|".join(map(re.escape, forms))
-        return re.compile(rf"^(?:[<(\[]\s*(?P<bracketed>{alternatives})\s*[>)\]]|(?P<marked>{alternatives})\s*[.):।\-])"
-                          r"(?P<rest>.*)$", re.DOTALL)
+        return re.compile(
+            rf"^(?:[<(\[]\s*(?P<bracketed>{alternatives})\s*[>)\]]|(?P<marked>{alternatives})\s*[.):।\-])"
+            r"(?P<rest>.*)$",
+            re.DOTALL,
+        )
 
 
 def _letters(a: str, b: str, c: str, d: str) -> tuple[tuple[str, ...], ...]:
@@ -55,35 +59,125 @@ def _words(words: str) -> tuple[str, ...]:
 
 
 LANGUAGES: tuple[Language, ...] = (
-    Language("English", "en", "Latin", "NotoSans-Regular.ttf", _letters("A", "B", "C", "D"),
-             _words("True Yes Correct"), _words("False No Incorrect")),
-    Language("Bengali", "bn", "Bengali", "NotoSansBengali-Regular.ttf", _letters("এ ক", "বি খ", "সি গ", "ডি ঘ"),
-             _words("ঠিক সত্য সঠিক হ্যাঁ"), _words("ভুল মিথ্যা না")),
-    Language("Gujarati", "gu", "Gujarati", "NotoSansGujarati-Regular.ttf", _letters("એ ક", "બી ખ", "સી ગ", "ડી ઘ"),
-             _words("સાચું સાચુ સત્ય હા"), _words("ખોટું ખોટુ અસત્ય ના")),
-    Language("Hindi", "hi", "Devanagari", "NotoSansDevanagari-Regular.ttf", _letters("ए अ क", "बी ब ख", "सी स ग", "डी द घ"),
-             _words("सही सत्य सच हाँ हां"), _words("गलत ग़लत असत्य झूठ नहीं")),
-    Language("Kannada", "kn", "Kannada", "NotoSansKannada-Regular.ttf", _letters("ಏ ಎ ಅ", "ಬಿ ಆ", "ಸಿ ಇ", "ಡಿ ಈ"),
-             _words("ಸರಿ ನಿಜ ಹೌದು"), _words("ತಪ್ಪು ಸುಳ್ಳು ಇಲ್ಲ")),
-    Language("Malayalam", "ml", "Malayalam", "NotoSansMalayalam-Regular.ttf", _letters("എ അ", "ബി ആ", "സി ഇ", "ഡി ഈ"),
-             _words("ശരി ശരിയാണ് സത്യം അതെ"), _words("തെറ്റ് തെറ്റ അസത്യം അല്ല")),
-    Language("Marathi", "mr", "Devanagari", "NotoSansDevanagari-Regular.ttf", _letters("ए अ", "बी ब", "सी क", "डी ड"),
-             _words("बरोबर खरे खरं होय"), _words("चूक चुकीचे खोटे खोटं नाही")),
-    Language("Odia", "or", "Oriya", "NotoSansOriya-Regular.ttf", _letters("ଏ ଅ କ", "ବି ଖ", "ସି ଗ", "ଡି ଘ"),
-             _words("ଠିକ୍ ସତ୍ୟ ସତ ହଁ"), _words("ଭୁଲ୍ ଭୁଲ ମିଥ୍ୟା ନା")),
-    Language("Punjabi", "pa", "Gurmukhi", "NotoSansGurmukhi-Regular.ttf", _letters("ਏ ਅ ਕ", "ਬੀ ਖ", "ਸੀ ਗ", "ਡੀ ਘ"),
-             _words("ਸਹੀ ਸੱਚ ਹਾਂ"), _words("ਗਲਤ ਗ਼ਲਤ ਝੂਠ ਨਹੀਂ")),
-    Language("Tamil", "ta", "Tamil", "NotoSansTamil-Regular.ttf", _letters("ஏ அ", "பி ஆ", "சி இ", "டி ஈ"),
-             _words("சரி உண்மை ஆம்"), _words("தவறு பொய் இல்லை")),
-    Language("Telugu", "te", "Telugu", "NotoSansTelugu-Regular.ttf", _letters("ఏ ఎ అ", "బి ఆ", "సి ఇ", "డి ఈ"),
-             _words("ఒప్పు నిజం సరైనది అవును"), _words("తప్పు అబద్ధం కాదు")),
+    Language(
+        "English",
+        "en",
+        "Latin",
+        "NotoSans-Regular.ttf",
+        _letters("A", "B", "C", "D"),
+        _words("True Yes Correct"),
+        _words("False No Incorrect"),
+    ),
+    Language(
+        "Bengali",
+        "bn",
+        "Bengali",
+        "NotoSansBengali-Regular.ttf",
+        _letters("এ ক", "বি খ", "সি গ", "ডি ঘ"),
+        _words("ঠিক সত্য সঠিক হ্যাঁ"),
+        _words("ভুল মিথ্যা না"),
+    ),
+    Language(
+        "Gujarati",
+        "gu",
+        "Gujarati",
+        "NotoSansGujarati-Regular.ttf",
+        _letters("એ ક", "બી ખ", "સી ગ", "ડી ઘ"),
+        _words("સાચું સાચુ સત્ય હા"),
+        _words("ખોટું ખોટુ અસત્ય ના"),
+    ),
+    Language(
+        "Hindi",
+        "hi",
+        "Devanagari",
+        "NotoSansDevanagari-Regular.ttf",
+        _letters("ए अ क", "बी ब ख", "सी स ग", "डी द घ"),
+        _words("सही सत्य सच हाँ हां"),
+        _words("गलत ग़लत असत्य झूठ नहीं"),
+    ),
+    Language(
+        "Kannada",
+        "kn",
+        "Kannada",
+        "NotoSansKannada-Regular.ttf",
+        _letters("ಏ ಎ ಅ", "ಬಿ ಆ", "ಸಿ ಇ", "ಡಿ ಈ"),
+        _words("ಸರಿ ನಿಜ ಹೌದು"),
+        _words("ತಪ್ಪು ಸುಳ್ಳು ಇಲ್ಲ"),
+    ),
+    Language(
+        "Malayalam",
+        "ml",
+        "Malayalam",
+        "NotoSansMalayalam-Regular.ttf",
+        _letters("എ അ", "ബി ആ", "സി ഇ", "ഡി ഈ"),
+        _words("ശരി ശരിയാണ് സത്യം അതെ"),
+        _words("തെറ്റ് തെറ്റ അസത്യം അല്ല"),
+    ),
+    Language(
+        "Marathi",
+        "mr",
+        "Devanagari",
+        "NotoSansDevanagari-Regular.ttf",
+        _letters("ए अ", "बी ब", "सी क", "डी ड"),
+        _words("बरोबर खरे खरं होय"),
+        _words("चूक चुकीचे खोटे खोटं नाही"),
+    ),
+    Language(
+        "Odia",
+        "or",
+        "Oriya",
+        "NotoSansOriya-Regular.ttf",
+        _letters("ଏ ଅ କ", "ବି ଖ", "ସି ଗ", "ଡି ଘ"),
+        _words("ଠିକ୍ ସତ୍ୟ ସତ ହଁ"),
+        _words("ଭୁଲ୍ ଭୁଲ ମିଥ୍ୟା ନା"),
+    ),
+    Language(
+        "Punjabi",
+        "pa",
+        "Gurmukhi",
+        "NotoSansGurmukhi-Regular.ttf",
+        _letters("ਏ ਅ ਕ", "ਬੀ ਖ", "ਸੀ ਗ", "ਡੀ ਘ"),
+        _words("ਸਹੀ ਸੱਚ ਹਾਂ"),
+        _words("ਗਲਤ ਗ਼ਲਤ ਝੂਠ ਨਹੀਂ"),
+    ),
+    Language(
+        "Tamil",
+        "ta",
+        "Tamil",
+        "NotoSansTamil-Regular.ttf",
+        _letters("ஏ அ", "பி ஆ", "சி இ", "டி ஈ"),
+        _words("சரி உண்மை ஆம்"),
+        _words("தவறு பொய் இல்லை"),
+    ),
+    Language(
+        "Telugu",
+        "te",
+        "Telugu",
+        "NotoSansTelugu-Regular.ttf",
+        _letters("ఏ ఎ అ", "బి ఆ", "సి ఇ", "డి ఈ"),
+        _words("ఒప్పు నిజం సరైనది అవును"),
+        _words("తప్పు అబద్ధం కాదు"),
+    ),
 )
 BY_NAME = {language.name: language for language in LANGUAGES}
-_LOOKUP = {**{language.name.lower(): language for language in LANGUAGES},
-           **{language.code: language for language in LANGUAGES}, "oriya": BY_NAME["Odia"]}
+_LOOKUP = {
+    **{language.name.lower(): language for language in LANGUAGES},
+    **{language.code: language for language in LANGUAGES},
+    "oriya": BY_NAME["Odia"],
+}
 INDIC = tuple(language for language in LANGUAGES if language.code != "en")
-__all__ = ["BY_NAME", "INDIC", "LANGUAGES", "LETTERS", "Language", "choice_letter", "language_named", "normalize_answer",
-           "normalize_text", "truth_value"]
+__all__ = [
+    "BY_NAME",
+    "INDIC",
+    "LANGUAGES",
+    "LETTERS",
+    "Language",
+    "choice_letter",
+    "language_named",
+    "normalize_answer",
+    "normalize_text",
+    "truth_value",
+]
 
 
 def language_named(value: str) -> Language | None:
@@ -118,8 +212,12 @@ def truth_value(answer: str, language: Language) -> bool | None:
     if not text:
         return None
     english = BY_NAME["English"]
-    for words, value in ((language.true_words, True), (language.false_words, False),
-                         (english.true_words, True), (english.false_words, False)):
+    for words, value in (
+        (language.true_words, True),
+        (language.false_words, False),
+        (english.true_words, True),
+        (english.false_words, False),
+    ):
         if text in {normalize_answer(w).casefold() for w in words}:
             return value
     return None

@@ -18,11 +18,13 @@
 - Headlines over languages: the mean of the languages' own means (:func:`mean_over_languages`), so
   a language with more items (English has about four VQA images for each Indic one) weighs no more.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -46,8 +48,10 @@ def ocr_scores(reference: str, hypothesis: str) -> dict[str, float]:
     return {
         "ned_char": 100.0 * char_edits / max(len(ref), len(hyp)) if (ref or hyp) else 0.0,
         "ned_word": 100.0 * word_edits / max(len(ref_words), len(hyp_words)) if (ref_words or hyp_words) else 0.0,
-        "char_edits": float(char_edits), "ref_chars": float(len(ref)),
-        "word_edits": float(word_edits), "ref_words": float(len(ref_words)),
+        "char_edits": float(char_edits),
+        "ref_chars": float(len(ref)),
+        "word_edits": float(word_edits),
+        "ref_words": float(len(ref_words)),
     }
 
 
@@ -93,13 +97,13 @@ def ribes(reference: str, hypothesis: str) -> float:
     if not ref:
         return 0.0
     nkt, precision, bp = ribes_parts(ref, hyp)
-    return float(nkt * precision ** RIBES_ALPHA * bp ** RIBES_BETA)
+    return float(nkt * precision**RIBES_ALPHA * bp**RIBES_BETA)
 
 
 def _starts(words: Sequence[str], gram: Sequence[str]) -> list[int]:
     """Where ``gram`` occurs in ``words`` (overlapping occurrences counted)."""
     size = len(gram)
-    return [i for i in range(len(words) - size + 1) if list(words[i:i + size]) == list(gram)]
+    return [i for i in range(len(words) - size + 1) if list(words[i : i + size]) == list(gram)]
 
 
 def aligned_positions(ref: Sequence[str], hyp: Sequence[str]) -> list[int]:
@@ -118,13 +122,13 @@ def aligned_positions(ref: Sequence[str], hyp: Sequence[str]) -> list[int]:
             continue
         for k in range(1, max(i + 1, len(hyp) - i + 1)):
             if k <= i:
-                before = hyp[i - k:i + 1]
+                before = hyp[i - k : i + 1]
                 in_ref = _starts(ref, before)
                 if len(in_ref) == 1 and len(_starts(hyp, before)) == 1:
                     positions.append(in_ref[0] + k)
                     break
             if i + k < len(hyp):
-                after = hyp[i:i + k + 1]
+                after = hyp[i : i + k + 1]
                 in_ref = _starts(ref, after)
                 if len(in_ref) == 1 and len(_starts(hyp, after)) == 1:
                     positions.append(in_ref[0])
@@ -159,13 +163,18 @@ def corpus_bleu(stats: Sequence[Sequence[float]]) -> float:
 
 def _summed_bleu(summed: Sequence[float]) -> float:
     """The corpus BLEU of summed statistics (sys_len, ref_len, 4 counts, 4 totals: whole numbers)."""
-    score = _bleu().compute_bleu(correct=[int(c) for c in summed[2:6]], total=[int(t) for t in summed[6:10]],
-                                 sys_len=int(summed[0]), ref_len=int(summed[1]))
+    score = _bleu().compute_bleu(
+        correct=[int(c) for c in summed[2:6]],
+        total=[int(t) for t in summed[6:10]],
+        sys_len=int(summed[0]),
+        ref_len=int(summed[1]),
+    )
     return float(score.score)
 
 
-def corpus_bleu_with_ci(stats: Sequence[Sequence[float]], *, seed: int = 0,
-                        rounds: int = BOOTSTRAP_ROUNDS) -> tuple[float, float | None, float | None]:
+def corpus_bleu_with_ci(
+    stats: Sequence[Sequence[float]], *, seed: int = 0, rounds: int = BOOTSTRAP_ROUNDS
+) -> tuple[float, float | None, float | None]:
     """Corpus BLEU with a percentile-bootstrap 95% interval over sentences (None with one sentence)."""
     value = corpus_bleu(stats)
     if len(stats) < 2:
@@ -178,8 +187,9 @@ def corpus_bleu_with_ci(stats: Sequence[Sequence[float]], *, seed: int = 0,
     return value, float(low), float(high)
 
 
-def mean_over_languages(by_language: Mapping[str, tuple[Sequence[float], Sequence[str]]], *, seed: int = 0,
-                        rounds: int = BOOTSTRAP_ROUNDS) -> tuple[float, float | None, float | None]:
+def mean_over_languages(
+    by_language: Mapping[str, tuple[Sequence[float], Sequence[str]]], *, seed: int = 0, rounds: int = BOOTSTRAP_ROUNDS
+) -> tuple[float, float | None, float | None]:
     """The mean over languages of each language's mean item value, with a percentile-bootstrap 95%
     interval that resamples clusters (images) within each language. ``by_language`` maps a language
     to its (values, clusters); a language without values is left out."""
@@ -203,7 +213,8 @@ def mean_over_languages(by_language: Mapping[str, tuple[Sequence[float], Sequenc
     rng = np.random.default_rng(seed)
     draws = np.zeros(rounds)
     for sums, counts in tables:  # a block of rounds at a time: the same draws, flat memory
-        draws += np.concatenate([sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
-                                 for picks in draw_blocks(rng, len(sums), rounds)])
+        draws += np.concatenate(
+            [sums[picks].sum(axis=1) / counts[picks].sum(axis=1) for picks in draw_blocks(rng, len(sums), rounds)]
+        )
     low, high = np.percentile(draws / len(tables), [2.5, 97.5])
     return value, float(low), float(high)

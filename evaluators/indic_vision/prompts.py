@@ -10,6 +10,7 @@ one per released prompt type: short answers (accuracy and correctness), long ans
 fluency and relevance) and adversarial questions (5 points for catching the false premise or saying
 it cannot be confirmed, 0-5 for what the image really shows). No penalty for the language of the
 answer: the release has none."""
+
 from __future__ import annotations
 
 import math
@@ -26,8 +27,16 @@ GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.7, "top_p": 1.0, "max_tok
 #: new tokens per task or question type unless the run sets max_tokens: the release's largest cap
 #: (2,048: its Llama 4 and PALO wrappers) for every answer, twice that for a page of OCR, since
 #: tokenizers often spend several tokens on one Indic word
-MAX_TOKENS = {"ocr": 4096, "mmt": 2048, "mcq": 2048, "true_false": 2048, "short_1": 2048, "short_2": 2048,
-              "long": 2048, "adversarial": 2048}
+MAX_TOKENS = {
+    "ocr": 4096,
+    "mmt": 2048,
+    "mcq": 2048,
+    "true_false": 2048,
+    "short_1": 2048,
+    "short_2": 2048,
+    "long": 2048,
+    "adversarial": 2048,
+}
 
 OCR_PROMPT = "Read the text in this image and write it out exactly. Give the text alone."
 
@@ -39,13 +48,17 @@ def prompt_text(item: Item) -> str:
         return OCR_PROMPT
     language = payload["language"]
     if task == "mmt":
-        return (f"{payload['english']}\n\nThis is a caption of the image. Give its translation into {language}, "
-                "with no comment or other text.")
+        return (
+            f"{payload['english']}\n\nThis is a caption of the image. Give its translation into {language}, "
+            "with no comment or other text."
+        )
     kind, question = payload["type"], payload["question"].strip()
     if kind == "mcq":
         options = "\n".join(f"{letter}. {option}" for letter, option in zip(LETTERS, payload["options"]))
-        return (f"Reply with a single choice written as <A>, <B>, <C> or <D>, and nothing else.\n"
-                f"Question: {question}\nOptions:\n{options}")
+        return (
+            f"Reply with a single choice written as <A>, <B>, <C> or <D>, and nothing else.\n"
+            f"Question: {question}\nOptions:\n{options}"
+        )
     if kind == "true_false":
         words = BY_NAME[language]
         true, false = words.true_words[0], words.false_words[0]
@@ -56,7 +69,9 @@ def prompt_text(item: Item) -> str:
 
 
 def request_messages(item: Item) -> list[dict[str, Any]]:
-    return [{"role": "user", "content": [{"type": "text", "text": prompt_text(item)}, media_part(item.payload["image"])]}]
+    return [
+        {"role": "user", "content": [{"type": "text", "text": prompt_text(item)}, media_part(item.payload["image"])]}
+    ]
 
 
 #: what a judge must answer: one number from 0 to 10 (guided decoding where the server has it)
@@ -80,26 +95,42 @@ def grade_of(value: Any) -> float:
 _ANSWER = "Question: $question\nGold answer: $gold\nAnswer to grade: $answer\n\n"
 _NUMBER = "Reply with one number from 0 to 10 and nothing else."
 
-SHORT_PROMPT = register_prompt(JudgePrompt(
-    "indic-vqa-short", "v1",
-    user="You grade a vision-language model's short answer to a question about an image. Compare it with the gold "
-         "answer for accuracy and correctness: a high score when it says what the gold answer says, a low one when it "
-         "shows no knowledge of it or is beside the point.\n\n" + _ANSWER + _NUMBER))
-LONG_PROMPT = register_prompt(JudgePrompt(
-    "indic-vqa-long", "v1",
-    user="You grade a vision-language model's long answer to a question about an image. Compare it with the gold "
-         "answer for consistency, fluency and relevance: a high score when it agrees closely with the gold answer, a "
-         "low one when it shows no knowledge of it or is beside the point.\n\n" + _ANSWER + _NUMBER))
-ADVERSARIAL_PROMPT = register_prompt(JudgePrompt(
-    "indic-vqa-false-premise", "v1",
-    user="You grade a vision-language model's answer to a trick question about an image: the question assumes "
-         "something about the image that is false.\n\n" + _ANSWER +
-         "Add two parts:\n"
-         "- Premise, 0 or 5: 5 when the answer points out that the question's assumption is wrong, or says it cannot "
-         "confirm it; 0 when it answers as though the assumption held.\n"
-         "- Content, 0 to 5: how well the answer says what the image really shows (the gold answer): 0 wrong or not "
-         "tried, 1-2 vague or partly right, 3-4 mostly right but incomplete, 5 fully right. Give partial credit for "
-         "partial identification, consistently.\n\n"
-         "The grade is Premise + Content, 0 to 10. " + _NUMBER))
+SHORT_PROMPT = register_prompt(
+    JudgePrompt(
+        "indic-vqa-short",
+        "v1",
+        user="You grade a vision-language model's short answer to a question about an image. Compare it with the gold "
+        "answer for accuracy and correctness: a high score when it says what the gold answer says, a low one when it "
+        "shows no knowledge of it or is beside the point.\n\n" + _ANSWER + _NUMBER,
+    )
+)
+LONG_PROMPT = register_prompt(
+    JudgePrompt(
+        "indic-vqa-long",
+        "v1",
+        user="You grade a vision-language model's long answer to a question about an image. Compare it with the gold "
+        "answer for consistency, fluency and relevance: a high score when it agrees closely with the gold answer, a "
+        "low one when it shows no knowledge of it or is beside the point.\n\n" + _ANSWER + _NUMBER,
+    )
+)
+ADVERSARIAL_PROMPT = register_prompt(
+    JudgePrompt(
+        "indic-vqa-false-premise",
+        "v1",
+        user="You grade a vision-language model's answer to a trick question about an image: the question assumes "
+        "something about the image that is false.\n\n" + _ANSWER + "Add two parts:\n"
+        "- Premise, 0 or 5: 5 when the answer points out that the question's assumption is wrong, or says it cannot "
+        "confirm it; 0 when it answers as though the assumption held.\n"
+        "- Content, 0 to 5: how well the answer says what the image really shows (the gold answer): 0 wrong or not "
+        "tried, 1-2 vague or partly right, 3-4 mostly right but incomplete, 5 fully right. Give partial credit for "
+        "partial identification, consistently.\n\n"
+        "The grade is Premise + Content, 0 to 10. " + _NUMBER,
+    )
+)
 #: the judge prompt of each judged question type, as the release picks them
-JUDGE_PROMPTS = {"short_1": SHORT_PROMPT, "short_2": SHORT_PROMPT, "long": LONG_PROMPT, "adversarial": ADVERSARIAL_PROMPT}
+JUDGE_PROMPTS = {
+    "short_1": SHORT_PROMPT,
+    "short_2": SHORT_PROMPT,
+    "long": LONG_PROMPT,
+    "adversarial": ADVERSARIAL_PROMPT,
+}

@@ -10,22 +10,35 @@ own configurations' folders), one configuration's folder, or one Parquet or JSON
 configuration without a folder is recognised by its columns.
 
 Items: an OCR page per row; an MMT item per row and target language; a VQA item per row and question
-type (a question the release leaves empty is no item; the dataset's notes count items per type). Images are converted once, at
-import, to what the paper sends (RGB, at most 1080 px, JPEG quality 95) and kept under their hash;
+type (a question the release leaves empty is no item; the dataset's notes count items per type). Images are converted
+once, at import, to what the paper sends (RGB, at most 1080 px, JPEG quality 95) and kept under their hash;
 every error names the file, the row and the column.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from evaluators.core.images import prepared_jpeg
 from evaluators.core.media import MediaSink
 from evaluators.core.records import Record, image_bytes, iter_records, record_files
 from evaluators.core.types import DatasetError, Item
-from evaluators.indic_vision.languages import INDIC, Language, choice_letter, language_named, normalize_text, truth_value
+from evaluators.indic_vision.languages import (
+    INDIC,
+    Language,
+    choice_letter,
+    language_named,
+    normalize_text,
+    truth_value,
+)
 
-TASK_CONFIGS: dict[str, tuple[str, ...]] = {"ocr": ("ocr",), "mmt": ("mmt",), "vqa": ("vqa_en", "vqa_indic", "vqa_parallel")}
+TASK_CONFIGS: dict[str, tuple[str, ...]] = {
+    "ocr": ("ocr",),
+    "mmt": ("mmt",),
+    "vqa": ("vqa_en", "vqa_indic", "vqa_parallel"),
+}
 #: the VQA question types: (key, question column, answer column, label)
 QUESTION_TYPES: tuple[tuple[str, str, str, str], ...] = (
     ("short_1", "short_q1", "short_a1", "Short answer 1"),
@@ -44,13 +57,19 @@ def config_of(record: Record) -> str:
     """The configuration a record's columns belong to (a file read without its folder)."""
     columns = set(record.data)
     if {"short_q1", "mcq"} & columns:
-        return "vqa_en" if (language_named(str(record.data.get("language") or "")) or INDIC[0]).code == "en" else "vqa_indic"
+        return (
+            "vqa_en"
+            if (language_named(str(record.data.get("language") or "")) or INDIC[0]).code == "en"
+            else "vqa_indic"
+        )
     if "English" in columns:
         return "mmt"
     if {"text", "language"} <= columns:
         return "ocr"
-    raise DatasetError(f"{record.where()}: the columns ({', '.join(sorted(columns))}) are none of IndicVisionBench's "
-                       "configurations (ocr, mmt, vqa)")
+    raise DatasetError(
+        f"{record.where()}: the columns ({', '.join(sorted(columns))}) are none of IndicVisionBench's "
+        "configurations (ocr, mmt, vqa)"
+    )
 
 
 def task_records(path: Path, task: str) -> Iterator[tuple[str, Record]]:
@@ -74,7 +93,9 @@ def task_records(path: Path, task: str) -> Iterator[tuple[str, Record]]:
         for record in iter_records(source):
             config = folder_config or config_of(record)
             if config not in configs:
-                raise DatasetError(f"{record.where()}: a {config} record, but this leaderboard reads {', '.join(configs)}")
+                raise DatasetError(
+                    f"{record.where()}: a {config} record, but this leaderboard reads {', '.join(configs)}"
+                )
             yield config, record
 
 
@@ -115,9 +136,18 @@ def ocr_items(path: Path, media: MediaSink) -> Iterator[Item]:
         if not text.strip():
             raise DatasetError(f"{record.where('text')}: missing or empty")
         item_id = ids.add(f"ocr/{language.code}/{record.text('id')}", record)
-        yield Item(item_id, {"language": language.name},
-                   {"task": "ocr", "image": _image(record, media), "text": text, "language": language.name,
-                    "source": record.text("page_url", required=False), **_origin(record)})
+        yield Item(
+            item_id,
+            {"language": language.name},
+            {
+                "task": "ocr",
+                "image": _image(record, media),
+                "text": text,
+                "language": language.name,
+                "source": record.text("page_url", required=False),
+                **_origin(record),
+            },
+        )
 
 
 def mmt_items(path: Path, media: MediaSink) -> Iterator[Item]:
@@ -127,14 +157,27 @@ def mmt_items(path: Path, media: MediaSink) -> Iterator[Item]:
         targets = [(language, record.text(language.name, required=False)) for language in INDIC]
         present = [(language, text) for language, text in targets if text]
         if not present:
-            raise DatasetError(f"{record.where()}: no translation in any of the columns {', '.join(language.name for language in INDIC)}")
+            raise DatasetError(
+                f"{record.where()}: no translation in any of the columns "
+                f"{', '.join(language.name for language in INDIC)}"
+            )
         image = _image(record, media)
         row_id = record.text("id")
         topic = record.text("topic", required=False) or "unspecified"
         for language, reference in present:
-            yield Item(ids.add(f"mmt/{language.code}/{row_id}", record), {"language": language.name, "topic": topic},
-                       {"task": "mmt", "image": image, "english": english, "reference": normalize_text(reference),
-                        "language": language.name, "state": record.text("State/UT", required=False), **_origin(record)})
+            yield Item(
+                ids.add(f"mmt/{language.code}/{row_id}", record),
+                {"language": language.name, "topic": topic},
+                {
+                    "task": "mmt",
+                    "image": image,
+                    "english": english,
+                    "reference": normalize_text(reference),
+                    "language": language.name,
+                    "state": record.text("State/UT", required=False),
+                    **_origin(record),
+                },
+            )
 
 
 def vqa_items(path: Path, media: MediaSink) -> Iterator[Item]:
@@ -148,8 +191,13 @@ def vqa_items(path: Path, media: MediaSink) -> Iterator[Item]:
             question, answer = record.text(q_column, required=False), record.text(a_column, required=False)
             if not question or not answer:  # the release leaves some questions empty: no item
                 continue
-            payload: dict[str, Any] = {"task": "vqa", "type": key, "question": normalize_text(question),
-                                       "answer": normalize_text(answer), "language": language.name}
+            payload: dict[str, Any] = {
+                "task": "vqa",
+                "type": key,
+                "question": normalize_text(question),
+                "answer": normalize_text(answer),
+                "language": language.name,
+            }
             if key == "mcq":
                 options = [record.text(f"mcq_opt{i}") for i in range(1, 5)]
                 letter = choice_letter(answer, language, tuple(options))
@@ -159,10 +207,15 @@ def vqa_items(path: Path, media: MediaSink) -> Iterator[Item]:
             elif key == "true_false":
                 truth = truth_value(answer, language)
                 if truth is None:
-                    raise DatasetError(f"{record.where(a_column)}: {answer!r} is not a {language.name} word for true or false")
+                    raise DatasetError(
+                        f"{record.where(a_column)}: {answer!r} is not a {language.name} word for true or false"
+                    )
                 payload["gold"] = truth
             image = image or _image(record, media)
             payload.update(image=image, **_origin(record))
             item_id = ids.add(f"{config}/{language.code}/{row_id}/{key}", record)
-            yield Item(item_id, {"language": language.name, "question_type": key, "set": VQA_SETS[config], "topic": topic},
-                       payload)
+            yield Item(
+                item_id,
+                {"language": language.name, "question_type": key, "set": VQA_SETS[config], "topic": topic},
+                payload,
+            )

@@ -8,6 +8,7 @@ itself sent back. Each is graded by the board's judge under the board's prompts 
 judge passes when the gold answers' mean exceeds every bad kind's mean by at least ``MARGIN`` (half the
 scale). Multiple-choice and true/false questions are read by rule, not judged, so they are not in the set.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -21,11 +22,17 @@ CONSTANT_ANSWER = "I cannot tell from this image."
 
 
 def known_set(items: Sequence[Item], limit: int | None = None) -> list[KnownAnswer]:
-    """The four known answers of each of ``limit`` (``KNOWN_ITEMS`` when None) judged questions spread over the release."""
+    """The four known answers of each of ``limit`` (``KNOWN_ITEMS`` when None) judged questions spread over the
+    release."""
     judged = [item for item in items if item.payload.get("type") in JUDGED_TYPES]
     picked = spread(judged, limit or KNOWN_ITEMS)
-    return known_answers(picked, lambda item: str(item.payload["answer"]), lambda item: str(item.payload["question"]),
-                         CONSTANT_ANSWER, lambda item: str(item.payload["image"]))
+    return known_answers(
+        picked,
+        lambda item: str(item.payload["answer"]),
+        lambda item: str(item.payload["question"]),
+        CONSTANT_ANSWER,
+        lambda item: str(item.payload["image"]),
+    )
 
 
 def grade(score: ItemScore) -> float:

@@ -21,6 +21,7 @@ Example::
         ...
     cache.hits, cache.forwarded
 """
+
 from __future__ import annotations
 
 import json
@@ -35,7 +36,9 @@ import httpx
 #: the paths whose answers are stored
 CACHED_PATHS = frozenset({"/v1/chat/completions", "/v1/completions"})
 #: headers not copied from the upstream answer (the proxy sets its own length and connection handling)
-_HOP_HEADERS = frozenset({"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "server", "date"})
+_HOP_HEADERS = frozenset(
+    {"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "server", "date"}
+)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ Example::
     result = client.chat([{"role": "user", "content": "Say hi"}], max_tokens=16)
     print(result.text, result.usage, client.usage)
 """
+
 from __future__ import annotations
 
 import base64
@@ -27,9 +28,10 @@ import logging
 import random
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from evaluators.core.media import MediaSource, inline_media
 from evaluators.core.types import InfrastructureError, ModelRequest
@@ -37,8 +39,15 @@ from evaluators.llm.connections import ConnectionPool, Response, error_detail, r
 from evaluators.llm.constraints import Constraint, extract_choice, parse_json_answer, with_instruction
 from evaluators.llm.types import ChatResult, DeltaCallback, Endpoint, Message, ModelError, Usage
 
-__all__ = ["CHECKED_RETRIES", "ChatClient", "ResultCallback", "extract_choice", "image_part", "parse_json_answer",
-           "retryable_status"]
+__all__ = [
+    "CHECKED_RETRIES",
+    "ChatClient",
+    "ResultCallback",
+    "extract_choice",
+    "image_part",
+    "parse_json_answer",
+    "retryable_status",
+]
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +85,16 @@ class ChatClient:
     (default: ``timeout_s``) bounds the wait for each read, after which the attempt is retried.
     """
 
-    def __init__(self, endpoint: Endpoint, *, max_concurrency: int = 8, timeout_s: float = 120.0,
-                 max_retries: int = 4, backoff_s: float = 0.5, attempt_timeout_s: float | None = None):
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        *,
+        max_concurrency: int = 8,
+        timeout_s: float = 120.0,
+        max_retries: int = 4,
+        backoff_s: float = 0.5,
+        attempt_timeout_s: float | None = None,
+    ):
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
         self.endpoint = endpoint
@@ -126,11 +143,23 @@ class ChatClient:
         self.close()
 
     # --- the API -------------------------------------------------------------------------------
-    def chat(self, messages: Sequence[Message], *, temperature: float = 0.0, top_p: float = 1.0,
-             max_tokens: int = 1024, n: int = 1, seed: int | None = None, stop: Sequence[str] | None = None,
-             choices: Sequence[str] | None = None, json_schema: dict[str, Any] | None = None,
-             on_delta: DeltaCallback | None = None, extra: dict[str, Any] | None = None,
-             checked_tries: int = 1 + CHECKED_RETRIES, media: MediaSource | None = None) -> ChatResult:
+    def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        max_tokens: int = 1024,
+        n: int = 1,
+        seed: int | None = None,
+        stop: Sequence[str] | None = None,
+        choices: Sequence[str] | None = None,
+        json_schema: dict[str, Any] | None = None,
+        on_delta: DeltaCallback | None = None,
+        extra: dict[str, Any] | None = None,
+        checked_tries: int = 1 + CHECKED_RETRIES,
+        media: MediaSource | None = None,
+    ) -> ChatResult:
         """One chat completion. ``on_delta`` given: streamed, each piece of the first sample's text
         passed to it as it arrives. ``choices``/``json_schema``: constrained output (see module doc);
         ``checked_tries`` answers are asked for when the client checks them itself (a caller with its
@@ -139,8 +168,13 @@ class ChatClient:
         (``media:<key>``) are read from ``media`` and sent inline, for this call only
         (:func:`evaluators.core.media.inline_media`). Raises :class:`ModelError`, or
         :class:`evaluators.core.media.MediaError` when a stored medium cannot be read."""
-        body: dict[str, Any] = {"model": self.endpoint.model, "messages": inline_media(messages, media), "temperature": temperature,
-                                "top_p": top_p, "max_tokens": max_tokens}
+        body: dict[str, Any] = {
+            "model": self.endpoint.model,
+            "messages": inline_media(messages, media),
+            "temperature": temperature,
+            "top_p": top_p,
+            "max_tokens": max_tokens,
+        }
         if n != 1:
             body["n"] = n
         if seed is not None:
@@ -156,8 +190,14 @@ class ChatClient:
         constraint = Constraint(tuple(choices) if choices is not None else None, json_schema)
         return self._constrained(body, constraint, on_delta, deadline, max(1, checked_tries))
 
-    def chat_many(self, requests: Iterable[ModelRequest], *, on_result: ResultCallback,
-                  cancel: threading.Event | None = None, media: MediaSource | None = None) -> int:
+    def chat_many(
+        self,
+        requests: Iterable[ModelRequest],
+        *,
+        on_result: ResultCallback,
+        cancel: threading.Event | None = None,
+        media: MediaSource | None = None,
+    ) -> int:
         """Answer ``requests`` with at most ``max_concurrency`` in flight, calling ``on_result`` from
         worker threads as each finishes (with the :class:`ChatResult` or the :class:`ModelError`; a
         failure of one request is never raised). Requests are drawn lazily from the iterable.
@@ -175,8 +215,15 @@ class ChatClient:
                 extra = dict(request.extra)
                 named = {k: extra.pop(k) for k in ("seed", "stop", "choices", "json_schema") if k in extra}
                 outcome: ChatResult | ModelError = self.chat(
-                    request.messages, temperature=request.temperature, top_p=request.top_p,
-                    max_tokens=request.max_tokens, n=request.n, extra=extra, media=media, **named)
+                    request.messages,
+                    temperature=request.temperature,
+                    top_p=request.top_p,
+                    max_tokens=request.max_tokens,
+                    n=request.n,
+                    extra=extra,
+                    media=media,
+                    **named,
+                )
             except ModelError as exc:
                 outcome = exc
             except InfrastructureError as exc:  # not an answer: the job stops and is retried
@@ -206,8 +253,9 @@ class ChatClient:
         return started
 
     # --- constrained outputs -----------------------------------------------------------------
-    def _constrained(self, body: dict[str, Any], constraint: Constraint, on_delta: DeltaCallback | None,
-                     deadline: float, tries: int) -> ChatResult:
+    def _constrained(
+        self, body: dict[str, Any], constraint: Constraint, on_delta: DeltaCallback | None, deadline: float, tries: int
+    ) -> ChatResult:
         problem, total = "", tries
         while self._server_constraints is not False and tries > 0:
             try:
@@ -215,12 +263,17 @@ class ChatClient:
             except ModelError as exc:
                 if exc.status not in (400, 422):
                     raise
-                log.info("the server at %s rejected guided decoding (%s); checking answers instead",
-                         self.endpoint.shown_url, exc)
+                log.info(
+                    "the server at %s rejected guided decoding (%s); checking answers instead",
+                    self.endpoint.shown_url,
+                    exc,
+                )
                 self._server_constraints = False
                 break
             problems = [p for p in (constraint.check(t) for t in result.texts) if p]
-            if not problems and (constraint.choices is None or all(t.strip() in constraint.choices for t in result.texts)):
+            if not problems and (
+                constraint.choices is None or all(t.strip() in constraint.choices for t in result.texts)
+            ):
                 self._server_constraints = True
                 return replace(result, constrained="server")
             tries -= 1
@@ -242,8 +295,11 @@ class ChatClient:
             if not problems:
                 return self._checked(result, constraint)
             problem = problems[0]
-        raise ModelError("output", f"the model's answer does not satisfy the constraint after "
-                                   f"{total} {'try' if total == 1 else 'tries'}: {problem}")
+        raise ModelError(
+            "output",
+            f"the model's answer does not satisfy the constraint after "
+            f"{total} {'try' if total == 1 else 'tries'}: {problem}",
+        )
 
     @staticmethod
     def _checked(result: ChatResult, constraint: Constraint) -> ChatResult:
@@ -269,23 +325,43 @@ class ChatClient:
                         texts, finish, usage, raw = self._stream(body, on_delta, deadline, delivered)
             except _Retry as retry:
                 if delivered[0]:
-                    raise ModelError("endpoint", f"{self._where()}: {retry} after part of the answer was "
-                                                 "streamed", retryable=True, status=retry.status) from None
-                wait = retry.wait_s if retry.wait_s is not None else \
-                    self.backoff_s * (2 ** (attempt - 1)) * (1 + random.random() / 2)
+                    raise ModelError(
+                        "endpoint",
+                        f"{self._where()}: {retry} after part of the answer was streamed",
+                        retryable=True,
+                        status=retry.status,
+                    ) from None
+                wait = (
+                    retry.wait_s
+                    if retry.wait_s is not None
+                    else self.backoff_s * (2 ** (attempt - 1)) * (1 + random.random() / 2)
+                )
                 if attempt > self.max_retries:
-                    raise ModelError("endpoint", f"{self._where()}: {retry} (gave up after {attempt} attempts)",
-                                     retryable=True, status=retry.status) from None
+                    raise ModelError(
+                        "endpoint",
+                        f"{self._where()}: {retry} (gave up after {attempt} attempts)",
+                        retryable=True,
+                        status=retry.status,
+                    ) from None
                 if time.monotonic() + wait >= deadline:
-                    raise ModelError("timeout", f"{self._where()}: no answer within {self.timeout_s:g} s "
-                                                f"({attempt} attempts; last: {retry})", retryable=True,
-                                     status=retry.status) from None
+                    raise ModelError(
+                        "timeout",
+                        f"{self._where()}: no answer within {self.timeout_s:g} s ({attempt} attempts; last: {retry})",
+                        retryable=True,
+                        status=retry.status,
+                    ) from None
                 log.info("retrying %s in %.2f s: %s", self._where(), wait, retry)
                 time.sleep(wait)
                 continue
-            result = ChatResult(texts=texts, finish_reason=finish, usage=usage,
-                                model=str(raw.get("model") or self.endpoint.model),
-                                latency_s=time.monotonic() - started, attempts=attempt, raw=raw)
+            result = ChatResult(
+                texts=texts,
+                finish_reason=finish,
+                usage=usage,
+                model=str(raw.get("model") or self.endpoint.model),
+                latency_s=time.monotonic() - started,
+                attempts=attempt,
+                raw=raw,
+            )
             with self._lock:
                 self._usage = self._usage + usage
                 self._completed += 1
@@ -301,7 +377,9 @@ class ChatClient:
         read = min(self.attempt_timeout_s, remaining)
         return {"connect_timeout": min(10.0, read), "read_timeout": read}
 
-    def _send(self, body: dict[str, Any], deadline: float) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+    def _send(
+        self, body: dict[str, Any], deadline: float
+    ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
         timeout = self._timeout(deadline)
         self._count_request()
         try:
@@ -330,8 +408,9 @@ class ChatClient:
         try:
             data = response.json()
         except ValueError:
-            raise ModelError("endpoint", f"{self._where()} answered with a body that is not JSON: "
-                                         f"{response.text[:200]!r}") from None
+            raise ModelError(
+                "endpoint", f"{self._where()} answered with a body that is not JSON: {response.text[:200]!r}"
+            ) from None
         choices = data.get("choices") if isinstance(data, dict) else None
         if not choices or not isinstance(choices, list):
             raise ModelError("endpoint", f"{self._where()} answered without choices: {str(data)[:200]}")
@@ -340,8 +419,9 @@ class ChatClient:
         finish = str(ordered[0].get("finish_reason") or "")
         return texts, finish, _usage(data.get("usage")), data
 
-    def _stream(self, body: dict[str, Any], on_delta: DeltaCallback, deadline: float,
-                delivered: list[bool]) -> tuple[list[str], str, Usage, dict[str, Any]]:
+    def _stream(
+        self, body: dict[str, Any], on_delta: DeltaCallback, deadline: float, delivered: list[bool]
+    ) -> tuple[list[str], str, Usage, dict[str, Any]]:
         body = {**body, "stream": True, "stream_options": {"include_usage": True}}
         pieces: dict[int, list[str]] = {}
         finishes: dict[int, str] = {}
@@ -355,8 +435,11 @@ class ChatClient:
                 self._check_status(Response(response.status, response.reason, response.headers, response.read()))
             for line in response_lines(response):
                 if time.monotonic() > deadline:
-                    raise ModelError("timeout", f"{self._where()}: the stream did not finish within "
-                                                f"{self.timeout_s:g} s", retryable=True)
+                    raise ModelError(
+                        "timeout",
+                        f"{self._where()}: the stream did not finish within {self.timeout_s:g} s",
+                        retryable=True,
+                    )
                 if not line.startswith("data:"):
                     continue
                 payload = line[5:].strip()
@@ -366,8 +449,9 @@ class ChatClient:
                 try:
                     chunk = json.loads(payload)
                 except ValueError:
-                    raise ModelError("endpoint", f"{self._where()} streamed a chunk that is not JSON: "
-                                                 f"{payload[:200]!r}") from None
+                    raise ModelError(
+                        "endpoint", f"{self._where()} streamed a chunk that is not JSON: {payload[:200]!r}"
+                    ) from None
                 for key, value in chunk.items():
                     if key not in ("choices", "usage", "id", "object", "created"):
                         raw[key] = value
@@ -424,8 +508,10 @@ class ChatClient:
             problem = "wrong or missing API key" if status == 401 else "the API key is not allowed to use this model"
             message = f"{self._where()}: {problem} (HTTP {status}: {detail})"
         elif status == 404:
-            message = (f"model '{self.endpoint.model}' not found on {self.endpoint.shown_url} "
-                       f"(or no chat-completions route there; HTTP 404: {detail})")
+            message = (
+                f"model '{self.endpoint.model}' not found on {self.endpoint.shown_url} "
+                f"(or no chat-completions route there; HTTP 404: {detail})"
+            )
         else:
             message = f"{self._where()} refused the request (HTTP {status}: {detail})"
         raise ModelError("endpoint", message, status=status)

@@ -5,6 +5,7 @@ server-side close before reuse); :class:`Response` is a fully read response, and
 :func:`error_detail` and :func:`retry_after` read what error handling needs from it;
 :func:`response_lines` reads a streamed body line by line. Proxy environment variables are not read.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -12,8 +13,9 @@ import json
 import select
 import ssl
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 
@@ -69,13 +71,17 @@ class ConnectionPool:
         self._closed = False
 
     def _connect(self, connect_timeout: float) -> http.client.HTTPConnection:
-        connection = (http.client.HTTPSConnection(self.host, self.port, timeout=connect_timeout, context=self._context)
-                      if self.https else http.client.HTTPConnection(self.host, self.port, timeout=connect_timeout))
+        connection = (
+            http.client.HTTPSConnection(self.host, self.port, timeout=connect_timeout, context=self._context)
+            if self.https
+            else http.client.HTTPConnection(self.host, self.port, timeout=connect_timeout)
+        )
         connection.connect()
         return connection
 
-    def post(self, path: str, body: bytes, *, connect_timeout: float,
-             read_timeout: float) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+    def post(
+        self, path: str, body: bytes, *, connect_timeout: float, read_timeout: float
+    ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
         """Send a POST and return its connection and response (headers read, body not yet). Raises
         OSError or http.client.HTTPException when the connection fails."""
         connection = None

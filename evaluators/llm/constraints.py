@@ -15,12 +15,14 @@ accepts ``response_format`` but ignores it (it logs "Ignoring unsupported fields
 guided decoding nor a JSON mode; hosted OpenAI-style APIs take ``response_format`` with a JSON schema
 (an object at the root) and refuse ``structured_outputs``.
 """
+
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from evaluators.core.types import ProtocolRow
 from evaluators.llm.types import Message
@@ -38,16 +40,22 @@ class Constraint:
             # vLLM >= 0.10.2 reads structured_outputs; older vLLM reads guided_choice.
             return {"structured_outputs": {"choice": list(self.choices)}, "guided_choice": list(self.choices)}
         assert self.json_schema is not None
-        return {"response_format": {"type": "json_schema",
-                                    "json_schema": {"name": "answer", "schema": self.json_schema, "strict": True}}}
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "answer", "schema": self.json_schema, "strict": True},
+            }
+        }
 
     def instruction(self) -> str:
         if self.choices is not None:
             options = ", ".join(json.dumps(c) for c in self.choices)
             return f"Answer with exactly one of these options and nothing else: {options}."
         kind = "object" if (self.json_schema or {}).get("type") == "object" else "value"
-        return (f"Answer with one JSON {kind} and nothing else (no prose, no code fence), matching this JSON "
-                f"schema: {json.dumps(self.json_schema)}")
+        return (
+            f"Answer with one JSON {kind} and nothing else (no prose, no code fence), matching this JSON "
+            f"schema: {json.dumps(self.json_schema)}"
+        )
 
     def check(self, text: str) -> str | None:
         """None when ``text`` satisfies the constraint, else what is wrong with it."""
@@ -58,7 +66,9 @@ class Constraint:
             value = parse_json_answer(text)
         except ValueError as exc:
             return str(exc)
-        missing = [k for k in (self.json_schema or {}).get("required", []) if not isinstance(value, dict) or k not in value]
+        missing = [
+            k for k in (self.json_schema or {}).get("required", []) if not isinstance(value, dict) or k not in value
+        ]
         return f"the JSON answer lacks the required keys {missing}" if missing else None
 
 
@@ -100,8 +110,14 @@ def with_instruction(messages: Sequence[Message], instruction: str) -> list[Mess
     return [*head, {**last, "content": new_content}]
 
 
-def answer_format_row(released: str, *, choices: Sequence[str] | None = None, json_schema: dict[str, Any] | None = None,
-                      example_note: str = "", source: str = "") -> ProtocolRow:
+def answer_format_row(
+    released: str,
+    *,
+    choices: Sequence[str] | None = None,
+    json_schema: dict[str, Any] | None = None,
+    example_note: str = "",
+    source: str = "",
+) -> ProtocolRow:
     """The method-card row of a judged board saying how the judge's answer is held to its format:
     ``released`` is what the authors' code did; the row shows the instruction the client appends where the
     judge's server has no guided decoding, word for word (``example_note`` says which item's, where the
@@ -111,12 +127,14 @@ def answer_format_row(released: str, *, choices: Sequence[str] | None = None, js
     return ProtocolRow(
         "Judge's answer format",
         released,
-        f"The judge prompt is sent as it is, nothing appended, where the judge's server constrains the answer to {what} (vLLM's "
+        f"The judge prompt is sent as it is, nothing appended, where the judge's server constrains the answer to "
+        f"{what} (vLLM's "
         "guided decoding: structured_outputs or a JSON-schema response_format). Where it cannot (transformers serve "
         "has neither guided decoding nor a JSON mode; a server that ignores the guidance is detected by its first "
         "answer) the client appends this paragraph to the prompt's last message"
-        f"{' ' + example_note if example_note else ''}: \"{constraint.instruction()}\". Each stored judge call "
+        f'{" " + example_note if example_note else ""}: "{constraint.instruction()}". Each stored judge call '
         "says which was done (constrained: server, or checked / extracted when the paragraph was appended)",
         "An unconstrained judge often answers with a sentence or a fenced block; the paragraph asks for the format "
         "the released code obtained another way, and is sent only where the server cannot enforce it",
-        source)
+        source,
+    )

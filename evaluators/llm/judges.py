@@ -28,15 +28,17 @@ Example::
     call = judge.ask("answer-match", {"question": q, "reference": ref, "answer": a}, choices=["yes", "no"])
     call.parsed  # "yes" / "no", or None with call.error_kind set
 """
+
 from __future__ import annotations
 
 import string
 import threading
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from evaluators.core.types import InfrastructureError
 from evaluators.llm.client import ChatClient
@@ -70,33 +72,51 @@ def register_prompt(prompt: JudgePrompt) -> JudgePrompt:
     """Add a prompt version; registering different text under an existing version is refused."""
     key = (prompt.name, prompt.version)
     if key in JUDGE_PROMPTS and JUDGE_PROMPTS[key] != prompt:
-        raise ValueError(f"judge prompt {prompt.name}@{prompt.version} is already registered with other text; "
-                         "a changed prompt needs a new version")
+        raise ValueError(
+            f"judge prompt {prompt.name}@{prompt.version} is already registered with other text; "
+            "a changed prompt needs a new version"
+        )
     JUDGE_PROMPTS[key] = prompt
     return prompt
 
 
-register_prompt(JudgePrompt(
-    "answer-match", "v1",
-    system="You grade answers against a reference. Judge meaning, not wording.",
-    user="Question:\n$question\n\nReference answer:\n$reference\n\nAnswer to grade:\n$answer\n\n"
-         "Does the answer to grade say the same as the reference answer? Reply yes or no."))
-register_prompt(JudgePrompt(
-    "pairwise-preference", "v1",
-    system="You compare two answers to the same request impartially; the order they are shown in does not matter.",
-    user="Request:\n$question\n\n[Answer A]\n$answer_a\n\n[Answer B]\n$answer_b\n\n"
-         "Which answer is better: A, B, or tie?"))
-register_prompt(JudgePrompt(
-    "rubric-score", "v1",
-    system="You score an answer with a rubric and explain the score in one sentence.",
-    user="Rubric:\n$rubric\n\nRequest:\n$question\n\nAnswer:\n$answer\n\n"
-         'Reply with a JSON object {"score": <integer $low to $high>, "reason": "<one sentence>"}.'))
-register_prompt(JudgePrompt(
-    "arena-intent", "v1",
-    system="You classify what a user wants from a search assistant.",
-    user="Classes: $classes\n\nUser prompt:\n$prompt\n\n"
-         'Reply with a JSON object {"primary": <class>, "secondary": <class>}: the main intent and the next one '
-         '("Other" when there is none).'))
+register_prompt(
+    JudgePrompt(
+        "answer-match",
+        "v1",
+        system="You grade answers against a reference. Judge meaning, not wording.",
+        user="Question:\n$question\n\nReference answer:\n$reference\n\nAnswer to grade:\n$answer\n\n"
+        "Does the answer to grade say the same as the reference answer? Reply yes or no.",
+    )
+)
+register_prompt(
+    JudgePrompt(
+        "pairwise-preference",
+        "v1",
+        system="You compare two answers to the same request impartially; the order they are shown in does not matter.",
+        user="Request:\n$question\n\n[Answer A]\n$answer_a\n\n[Answer B]\n$answer_b\n\n"
+        "Which answer is better: A, B, or tie?",
+    )
+)
+register_prompt(
+    JudgePrompt(
+        "rubric-score",
+        "v1",
+        system="You score an answer with a rubric and explain the score in one sentence.",
+        user="Rubric:\n$rubric\n\nRequest:\n$question\n\nAnswer:\n$answer\n\n"
+        'Reply with a JSON object {"score": <integer $low to $high>, "reason": "<one sentence>"}.',
+    )
+)
+register_prompt(
+    JudgePrompt(
+        "arena-intent",
+        "v1",
+        system="You classify what a user wants from a search assistant.",
+        user="Classes: $classes\n\nUser prompt:\n$prompt\n\n"
+        'Reply with a JSON object {"primary": <class>, "secondary": <class>}: the main intent and the next one '
+        '("Other" when there is none).',
+    )
+)
 
 
 class JudgeUnavailable(InfrastructureError):
@@ -117,8 +137,9 @@ class Judge:
     bounds the calls in flight across every ``ask_many`` of this judge, whatever the number of
     threads scoring items."""
 
-    def __init__(self, spec: JudgeSpec, client: ChatClient, *, max_tokens: int = 512, concurrency: int = 8,
-                 retries: int = 1):
+    def __init__(
+        self, spec: JudgeSpec, client: ChatClient, *, max_tokens: int = 512, concurrency: int = 8, retries: int = 1
+    ):
         self.spec = spec
         self.client = client
         self.max_tokens = max_tokens
@@ -138,18 +159,29 @@ class Judge:
             return JUDGE_PROMPTS[(name, version)]
         except KeyError:
             versions = sorted(v for n, v in JUDGE_PROMPTS if n == name)
-            raise KeyError(f"no judge prompt {name!r} at version {version!r} "
-                           f"(registered versions: {versions or 'none'})") from None
+            raise KeyError(
+                f"no judge prompt {name!r} at version {version!r} (registered versions: {versions or 'none'})"
+            ) from None
 
     def record(self, prompt_key: str) -> dict[str, Any]:
         """What a stored call says about the judge (never its endpoint or key)."""
         return {**self.spec.to_dict(), "label": self.spec.label, "prompt": prompt_key}
 
-    def ask(self, prompt_key: str, variables: dict[str, Any], *, shared: dict[str, Any] | None = None,
-            choices: Sequence[str] | None = None, json_schema: dict[str, Any] | None = None,
-            max_tokens: int | None = None, seed: int | None = None, top_p: float = 1.0,
-            check: Callable[[Any], str | None] | None = None, prompt_version: str | None = None,
-            retries: int | None = None) -> JudgeCall:
+    def ask(
+        self,
+        prompt_key: str,
+        variables: dict[str, Any],
+        *,
+        shared: dict[str, Any] | None = None,
+        choices: Sequence[str] | None = None,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+        top_p: float = 1.0,
+        check: Callable[[Any], str | None] | None = None,
+        prompt_version: str | None = None,
+        retries: int | None = None,
+    ) -> JudgeCall:
         """Ask the judge; ``parsed`` is the choice, the JSON value, or the stripped text. The prompt is
         filled from ``shared`` and ``variables``; the call stores ``variables`` only. ``check`` returns
         what is wrong with a parsed JSON answer beyond the schema's required keys (a rubric's scores of
@@ -166,18 +198,33 @@ class Judge:
             if self._down is not None:
                 raise JudgeUnavailable(str(self._down))
             try:
-                result = self.client.chat(messages, temperature=0.0 if attempt == 0 else RETRY_TEMPERATURE, top_p=top_p,
-                                          max_tokens=max_tokens or self.max_tokens, choices=choices,
-                                          json_schema=json_schema, seed=None if seed is None else seed + attempt,
-                                          checked_tries=1)  # the retry is this loop's, at another temperature
+                result = self.client.chat(
+                    messages,
+                    temperature=0.0 if attempt == 0 else RETRY_TEMPERATURE,
+                    top_p=top_p,
+                    max_tokens=max_tokens or self.max_tokens,
+                    choices=choices,
+                    json_schema=json_schema,
+                    seed=None if seed is None else seed + attempt,
+                    checked_tries=1,
+                )  # the retry is this loop's, at another temperature
             except ModelError as exc:
                 if exc.kind == "output":  # the answer, not the judge: ask again
                     rejected.append(f"output: {exc}")
                     continue
                 if exc.kind == "endpoint" and exc.status in REFUSED_STATUSES:
-                    return JudgeCall(judge=record, variables=variables, raw_answer="", parsed=None, usage={},
-                                     latency_s=time.monotonic() - started, error=f"refused: {exc}", error_kind="refused",
-                                     attempts=attempt + 1, rejected=rejected)
+                    return JudgeCall(
+                        judge=record,
+                        variables=variables,
+                        raw_answer="",
+                        parsed=None,
+                        usage={},
+                        latency_s=time.monotonic() - started,
+                        error=f"refused: {exc}",
+                        error_kind="refused",
+                        attempts=attempt + 1,
+                        rejected=rejected,
+                    )
                 down = JudgeUnavailable(f"the judge {self.spec.label} is unavailable ({exc.kind}: {exc})")
                 self._down = down
                 raise down from exc
@@ -197,28 +244,67 @@ class Judge:
                 if problem:
                     rejected.append(f"{problem}: {result.text.strip()[:300]}")
                     continue
-            return JudgeCall(judge={**record, "constrained": result.constrained}, variables=variables,
-                             raw_answer=result.text, parsed=parsed, usage=result.usage.to_dict(),
-                             latency_s=time.monotonic() - started, attempts=attempt + 1, rejected=rejected)
-        return JudgeCall(judge=record, variables=variables, raw_answer="", parsed=None, usage={},
-                         latency_s=time.monotonic() - started, error=f"malformed: {rejected[-1] if rejected else ''}",
-                         error_kind="malformed", attempts=1 + retries, rejected=rejected)
+            return JudgeCall(
+                judge={**record, "constrained": result.constrained},
+                variables=variables,
+                raw_answer=result.text,
+                parsed=parsed,
+                usage=result.usage.to_dict(),
+                latency_s=time.monotonic() - started,
+                attempts=attempt + 1,
+                rejected=rejected,
+            )
+        return JudgeCall(
+            judge=record,
+            variables=variables,
+            raw_answer="",
+            parsed=None,
+            usage={},
+            latency_s=time.monotonic() - started,
+            error=f"malformed: {rejected[-1] if rejected else ''}",
+            error_kind="malformed",
+            attempts=1 + retries,
+            rejected=rejected,
+        )
 
-    def ask_many(self, prompt_key: str, *, shared: dict[str, Any], each: Sequence[dict[str, Any]],
-                 choices: Sequence[str] | None = None, json_schema: dict[str, Any] | None = None,
-                 max_tokens: int | None = None, seed: int | None = None, top_p: float = 1.0,
-                 same_seed: bool = False, check: Callable[[Any], str | None] | None = None,
-                 prompt_version: str | None = None, retries: int | None = None) -> JudgeBatch:
+    def ask_many(
+        self,
+        prompt_key: str,
+        *,
+        shared: dict[str, Any],
+        each: Sequence[dict[str, Any]],
+        choices: Sequence[str] | None = None,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+        top_p: float = 1.0,
+        same_seed: bool = False,
+        check: Callable[[Any], str | None] | None = None,
+        prompt_version: str | None = None,
+        retries: int | None = None,
+    ) -> JudgeBatch:
         """Ask one question per entry of ``each`` about the same ``shared`` context, all at once within
         the judge's concurrency. Each question gets seeds of its own after ``seed`` (``same_seed``: every
         question's first attempt is sent with ``seed`` itself, as a release that fixes one seed does).
         Raises JudgeUnavailable if any call does (the others are dropped)."""
         step = 0 if same_seed else 1 + (self.retries if retries is None else retries)
-        futures = [self._executor().submit(self.ask, prompt_key, variables, shared=shared, choices=choices,
-                                           json_schema=json_schema, max_tokens=max_tokens, top_p=top_p,
-                                           seed=None if seed is None else seed + index * step, check=check,
-                                           prompt_version=prompt_version, retries=retries)
-                   for index, variables in enumerate(each)]
+        futures = [
+            self._executor().submit(
+                self.ask,
+                prompt_key,
+                variables,
+                shared=shared,
+                choices=choices,
+                json_schema=json_schema,
+                max_tokens=max_tokens,
+                top_p=top_p,
+                seed=None if seed is None else seed + index * step,
+                check=check,
+                prompt_version=prompt_version,
+                retries=retries,
+            )
+            for index, variables in enumerate(each)
+        ]
         calls: list[JudgeCall] = []
         try:
             for future in futures:
@@ -227,8 +313,13 @@ class Judge:
             for future in futures:
                 future.cancel()
             raise
-        return JudgeBatch(judge=self.record(prompt_key), prompt=prompt_key, prompt_version=prompt_version or self.spec.prompt_version,
-                          shared=shared, calls=calls)
+        return JudgeBatch(
+            judge=self.record(prompt_key),
+            prompt=prompt_key,
+            prompt_version=prompt_version or self.spec.prompt_version,
+            shared=shared,
+            calls=calls,
+        )
 
     def _executor(self) -> ThreadPoolExecutor:
         with self._pool_lock:
@@ -254,7 +345,9 @@ def judge_fallbacks_kept(detail: dict[str, Any]) -> dict[str, Any]:
     """What ``judge_fallbacks`` reads of a stored detail, each judge call's ``error_kind`` alone (never its
     prompt or answer): what an aggregation keeps of a judged item (``KeptScores``' ``keep_detail``). Items
     whose calls failed alike share one such detail; it is read, never written."""
-    kinds = tuple(tuple(call.get("error_kind") for call in batch.get("calls", [])) for batch in detail.get("judgements", []))
+    kinds = tuple(
+        tuple(call.get("error_kind") for call in batch.get("calls", [])) for batch in detail.get("judgements", [])
+    )
     return _judgements_of(kinds)
 
 

@@ -14,15 +14,17 @@ submitter's files hold (a config that is a JSON list, a string where a number be
 tokenizer files, a malformed safetensors header), the result is a refusal naming the file, never an
 exception.
 """
+
 from __future__ import annotations
 
 import json
 import math
 import struct
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import httpx
 
@@ -30,9 +32,26 @@ from evaluators.core.modality import MODALITIES
 from evaluators.llm.types import Endpoint, ModelError, redact_userinfo
 
 #: Bytes per parameter for the dtypes configs and safetensors name.
-DTYPE_BYTES = {"float32": 4, "F32": 4, "float16": 2, "F16": 2, "bfloat16": 2, "BF16": 2, "float64": 8, "F64": 8,
-               "int8": 1, "I8": 1, "U8": 1, "float8_e4m3fn": 1, "F8_E4M3": 1, "F8_E5M2": 1, "I32": 4, "I64": 8,
-               "I16": 2, "BOOL": 1}
+DTYPE_BYTES = {
+    "float32": 4,
+    "F32": 4,
+    "float16": 2,
+    "F16": 2,
+    "bfloat16": 2,
+    "BF16": 2,
+    "float64": 8,
+    "F64": 8,
+    "int8": 1,
+    "I8": 1,
+    "U8": 1,
+    "float8_e4m3fn": 1,
+    "F8_E4M3": 1,
+    "F8_E5M2": 1,
+    "I32": 4,
+    "I64": 8,
+    "I16": 2,
+    "BOOL": 1,
+}
 #: The stated overhead on top of the weights: CUDA context, activations and a minimal KV cache.
 MEMORY_OVERHEAD_FACTOR = 1.2
 MEMORY_OVERHEAD_GB = 1.0
@@ -64,8 +83,10 @@ class PreflightReport:
 
 # --- weights ------------------------------------------------------------------------------------
 
-def preflight_weights(path: Path | str, *, required_modalities: Iterable[str] = ("text",),
-                      gpu_memory_gb: float | None = None) -> PreflightReport:
+
+def preflight_weights(
+    path: Path | str, *, required_modalities: Iterable[str] = ("text",), gpu_memory_gb: float | None = None
+) -> PreflightReport:
     """Check a local model directory (see the module docstring); never loads the tensors."""
     path = Path(path)
     report = PreflightReport()
@@ -78,7 +99,9 @@ def preflight_weights(path: Path | str, *, required_modalities: Iterable[str] = 
         report.refuse("config", f"config.json is not valid JSON: {exc}")
         return report
     if not isinstance(raw_config, dict):
-        report.refuse("config", f"config.json must be a JSON object ({{...}}), but it is a JSON {_json_kind(raw_config)}")
+        report.refuse(
+            "config", f"config.json must be a JSON object ({{...}}), but it is a JSON {_json_kind(raw_config)}"
+        )
         return report
     config = _check_config(raw_config, path, report)
     _check_tokenizer(path, report)
@@ -89,7 +112,9 @@ def preflight_weights(path: Path | str, *, required_modalities: Iterable[str] = 
 
 
 def _json_kind(value: Any) -> str:
-    return {dict: "object", list: "list", str: "string", bool: "boolean", int: "number", float: "number"}.get(type(value), "null")
+    return {dict: "object", list: "list", str: "string", bool: "boolean", int: "number", float: "number"}.get(
+        type(value), "null"
+    )
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
@@ -106,8 +131,11 @@ def _check_config(raw: dict[str, Any], path: Path, report: PreflightReport) -> A
     if raw.get("auto_map"):
         auto_map = raw["auto_map"]
         shown = sorted(auto_map) if isinstance(auto_map, dict) else repr(auto_map)[:100]
-        report.refuse("config", f"the model needs remote code (config.json has 'auto_map': {shown}); "
-                                "only architectures built into transformers are run")
+        report.refuse(
+            "config",
+            f"the model needs remote code (config.json has 'auto_map': {shown}); "
+            "only architectures built into transformers are run",
+        )
         return None
     from transformers import AutoConfig
 
@@ -116,8 +144,11 @@ def _check_config(raw: dict[str, Any], path: Path, report: PreflightReport) -> A
         config = AutoConfig.from_pretrained(path, trust_remote_code=False)
     except Exception as exc:  # noqa: BLE001 - transformers raises many types (strict field validation too): all the config's fault
         if model_type and isinstance(exc, (ValueError, KeyError)) and str(model_type) in str(exc):
-            report.refuse("config", f"model_type {model_type!r} is not an architecture transformers knows "
-                                    f"(custom code is not run): {_first_line(exc, 200)}")
+            report.refuse(
+                "config",
+                f"model_type {model_type!r} is not an architecture transformers knows "
+                f"(custom code is not run): {_first_line(exc, 200)}",
+            )
         else:
             report.refuse("config", f"config.json does not load: {_first_line(exc)}")
         return None
@@ -139,12 +170,16 @@ def _check_tokenizer(path: Path, report: PreflightReport) -> None:
         report.refuse("tokenizer", f"the tokenizer does not load without remote code: {_first_line(exc)}")
         return
     template = getattr(tokenizer, "chat_template", None) or any(
-        (path / name).is_file() for name in ("chat_template.jinja", "chat_template.json"))
+        (path / name).is_file() for name in ("chat_template.jinja", "chat_template.json")
+    )
     report.facts["has_chat_template"] = bool(template)
     if not template:
-        report.refuse("chat_template", "the tokenizer has no chat template, so chat messages cannot be turned "
-                                       "into a prompt; add one (tokenizer_config.json 'chat_template' or "
-                                       "chat_template.jinja)")
+        report.refuse(
+            "chat_template",
+            "the tokenizer has no chat template, so chat messages cannot be turned "
+            "into a prompt; add one (tokenizer_config.json 'chat_template' or "
+            "chat_template.jinja)",
+        )
 
 
 def safetensors_header(file: Path) -> dict[str, Any]:
@@ -172,8 +207,12 @@ def _tensor_size(name: str, tensor: Any) -> tuple[int, int]:
         raise ValueError(f"tensor {name!r} has shape {shape!r}; a shape is a list of non-negative integers")
     count = math.prod(shape)
     offsets = tensor.get("data_offsets", [0, count * DTYPE_BYTES.get(str(tensor.get("dtype", "F32")), 4)])
-    if not (isinstance(offsets, list) and len(offsets) == 2 and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
-            and 0 <= offsets[0] <= offsets[1]):
+    if not (
+        isinstance(offsets, list)
+        and len(offsets) == 2
+        and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
+        and 0 <= offsets[0] <= offsets[1]
+    ):
         raise ValueError(f"tensor {name!r} has data_offsets {offsets!r}; they are [start, end] with 0 <= start <= end")
     return count, offsets[1] - offsets[0]
 
@@ -182,8 +221,11 @@ def _count_parameters(path: Path, raw: dict[str, Any], config: Any, report: Pref
     files = sorted(path.glob("*.safetensors"))
     if not files:
         if list(path.glob("*.bin")) or list(path.glob("*.pt")):
-            report.refuse("weights", "only PyTorch pickle weights (.bin/.pt) were found; loading them can run "
-                                     "arbitrary code, so safetensors weights are required")
+            report.refuse(
+                "weights",
+                "only PyTorch pickle weights (.bin/.pt) were found; loading them can run "
+                "arbitrary code, so safetensors weights are required",
+            )
         else:
             report.refuse("weights", "no weights (*.safetensors) in the model directory")
         estimate = _parameters_from_config(config) if config is not None else None
@@ -240,9 +282,12 @@ def _check_modality(raw: dict[str, Any], report: PreflightReport, required: Iter
     needed = [m for m in MODALITIES if m in set(required)]
     missing = [m for m in needed if m not in modalities]
     if missing:
-        report.refuse("modality", f"the benchmarks asked for need {', '.join(missing)} input, but the model's config "
-                                  f"has no {'vision' if 'image' in missing else 'video'} part (it takes "
-                                  f"{', '.join(modalities)})")
+        report.refuse(
+            "modality",
+            f"the benchmarks asked for need {', '.join(missing)} input, but the model's config "
+            f"has no {'vision' if 'image' in missing else 'video'} part (it takes "
+            f"{', '.join(modalities)})",
+        )
 
 
 def _estimate_memory(report: PreflightReport, gpu_memory_gb: float | None) -> None:
@@ -253,18 +298,30 @@ def _estimate_memory(report: PreflightReport, gpu_memory_gb: float | None) -> No
         return
     estimate = weight_bytes / 1024**3 * MEMORY_OVERHEAD_FACTOR + MEMORY_OVERHEAD_GB
     report.facts["estimated_gpu_memory_gb"] = round(estimate, 2)
-    report.facts["memory_estimate"] = (f"weights x {MEMORY_OVERHEAD_FACTOR} + {MEMORY_OVERHEAD_GB} GiB "
-                                       "(CUDA context, activations; the KV cache takes what is left)")
+    report.facts["memory_estimate"] = (
+        f"weights x {MEMORY_OVERHEAD_FACTOR} + {MEMORY_OVERHEAD_GB} GiB "
+        "(CUDA context, activations; the KV cache takes what is left)"
+    )
     if gpu_memory_gb is not None and estimate > gpu_memory_gb:
-        report.refuse("parameters", f"the model needs about {estimate:.1f} GiB of GPU memory "
-                                    f"({report.facts.get('parameters', 0):,} parameters) and the workers have "
-                                    f"{gpu_memory_gb:g} GiB")
+        report.refuse(
+            "parameters",
+            f"the model needs about {estimate:.1f} GiB of GPU memory "
+            f"({report.facts.get('parameters', 0):,} parameters) and the workers have "
+            f"{gpu_memory_gb:g} GiB",
+        )
 
 
 # --- hub repos (offline) ------------------------------------------------------------------------
 
-def preflight_hf(repo: str, revision: str, *, required_modalities: Iterable[str] = ("text",),
-                 gpu_memory_gb: float | None = None, cache_dir: str | None = None) -> PreflightReport:
+
+def preflight_hf(
+    repo: str,
+    revision: str,
+    *,
+    required_modalities: Iterable[str] = ("text",),
+    gpu_memory_gb: float | None = None,
+    cache_dir: str | None = None,
+) -> PreflightReport:
     """Pre-flight a hub repo at ``revision`` from the local Hugging Face cache (nothing is downloaded)."""
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HFValidationError, LocalEntryNotFoundError
@@ -277,10 +334,13 @@ def preflight_hf(repo: str, revision: str, *, required_modalities: Iterable[str]
         return report
     except (LocalEntryNotFoundError, FileNotFoundError, OSError):
         report = PreflightReport()
-        report.refuse("revision", f"{repo}@{revision} is not found in this machine's local Hugging Face cache "
-                                  "(pre-flight runs offline); the worker machines fetch it from the hub before the "
-                                  "run, so check that the repo name and the revision are exact and that the repo "
-                                  "is public or shared with the workers' token")
+        report.refuse(
+            "revision",
+            f"{repo}@{revision} is not found in this machine's local Hugging Face cache "
+            "(pre-flight runs offline); the worker machines fetch it from the hub before the "
+            "run, so check that the repo name and the revision are exact and that the repo "
+            "is public or shared with the workers' token",
+        )
         return report
     report = preflight_weights(local, required_modalities=required_modalities, gpu_memory_gb=gpu_memory_gb)
     report.facts.update(repo=repo, revision=revision, commit=Path(local).name)
@@ -288,6 +348,7 @@ def preflight_hf(repo: str, revision: str, *, required_modalities: Iterable[str]
 
 
 # --- endpoints ----------------------------------------------------------------------------------
+
 
 def preflight_endpoint(endpoint: Endpoint, *, timeout_s: float = 30.0) -> PreflightReport:
     """Check an OpenAI-compatible endpoint: the key is accepted, the model exists, a chat answers."""
@@ -300,11 +361,16 @@ def preflight_endpoint(endpoint: Endpoint, *, timeout_s: float = 30.0) -> Prefli
     try:
         response = httpx.get(endpoint.base_url.rstrip("/") + "/models", headers=headers, timeout=timeout_s)
     except httpx.HTTPError as exc:
-        report.refuse("base_url", f"{endpoint.shown_url} is not reachable: {type(exc).__name__}: {redact_userinfo(str(exc))}")
+        report.refuse(
+            "base_url", f"{endpoint.shown_url} is not reachable: {type(exc).__name__}: {redact_userinfo(str(exc))}"
+        )
         return report
     if response.status_code in (401, 403):
-        report.refuse("api_key", f"{endpoint.shown_url} refused the API key (HTTP {response.status_code}); "
-                                 "check the key and that it may use this model")
+        report.refuse(
+            "api_key",
+            f"{endpoint.shown_url} refused the API key (HTTP {response.status_code}); "
+            "check the key and that it may use this model",
+        )
         return report
     if response.status_code == 200:
         try:
@@ -313,8 +379,11 @@ def preflight_endpoint(endpoint: Endpoint, *, timeout_s: float = 30.0) -> Prefli
             listed = []
         report.facts["models_listed"] = listed[:50]
         if listed and endpoint.model not in listed:
-            report.refuse("model", f"model {endpoint.model!r} is not among the models {endpoint.shown_url} lists: "
-                                   f"{', '.join(listed[:10])}{' ...' if len(listed) > 10 else ''}")
+            report.refuse(
+                "model",
+                f"model {endpoint.model!r} is not among the models {endpoint.shown_url} lists: "
+                f"{', '.join(listed[:10])}{' ...' if len(listed) > 10 else ''}",
+            )
             return report
     started = time.monotonic()
     with ChatClient(endpoint, max_concurrency=1, timeout_s=timeout_s, max_retries=1, backoff_s=0.5) as client:

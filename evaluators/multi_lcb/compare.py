@@ -14,6 +14,7 @@ floating point rounds ``1e20`` and ``100000000000000000001`` to the same number.
 Functional (LeetCode-style) tests are compared by the same rule: their expected output is the JSON text
 of the return value (``[1, 2]``), and the prompt asks for exactly that layout.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,7 +29,8 @@ RULE_SUMMARY = (
     "Multi-LCB checks it, in floating point, so 2.00001 is not within 1e-5 of 2). Multi-LCB's rule, with one "
     "addition: the numbers must also agree in exact decimal arithmetic, since floating point makes 1e20 equal "
     "to 100000000000000000001. A LeetCode-style answer prints the return value as the JSON text the test "
-    "expects, and is compared by the same rule.")
+    "expects, and is compared by the same rule."
+)
 
 ABSOLUTE_TOLERANCE = Decimal("1e-5")
 #: the tolerance as Multi-LCB's harness passes it to math.isclose (the double nearest 1e-5)
@@ -84,13 +86,13 @@ def exactly_close(a: Decimal, b: Decimal, tolerance: Decimal = ABSOLUTE_TOLERANC
     assert isinstance(exponent_a, int) and isinstance(exponent_b, int)  # finite numbers
     top = max(a.adjusted(), b.adjusted(), tolerance.adjusted())
     bottom = min(exponent_a, exponent_b)
-    context = Context(prec=max(1, min(top - bottom + 2, EXACT_DIGITS)), rounding=ROUND_UP,
-                      Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[])
+    context = Context(
+        prec=max(1, min(top - bottom + 2, EXACT_DIGITS)), rounding=ROUND_UP, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[]
+    )
     return context.subtract(a, b).copy_abs() <= tolerance
 
 
-def tokens_match_numerically(actual: list[str], expected: list[str],
-                             tolerance: Decimal = ABSOLUTE_TOLERANCE) -> bool:
+def tokens_match_numerically(actual: list[str], expected: list[str], tolerance: Decimal = ABSOLUTE_TOLERANCE) -> bool:
     """True when both token lists have the same length, all tokens are numbers and they agree."""
     if len(actual) != len(expected) or not expected:
         return False

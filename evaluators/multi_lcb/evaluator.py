@@ -6,6 +6,7 @@ sandbox and runs every test as a fresh process (public tests first, stopping at 
 comparing stdout by the Multi-LCB rule (``compare.py``). ``aggregate`` (``metrics.py``) reports pass@1 as the mean over
 languages of per-language pass@1, with 95% bootstrap intervals that resample problems.
 """
+
 from __future__ import annotations
 
 import logging
@@ -13,19 +14,28 @@ import os
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Self, Sequence
-
+from typing import TYPE_CHECKING, Any, Self
 
 from evaluators.core.evaluator import Evaluator, Presentation
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_setting, setting_number
 from evaluators.core.stats import pass_at_k
-from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
-                                   ProtocolRow, SliceDimension)
+from evaluators.core.types import (
+    Item,
+    ItemScore,
+    MethodNote,
+    MetricColumn,
+    MetricValue,
+    ModelRequest,
+    Prediction,
+    ProtocolRow,
+    SliceDimension,
+)
 from evaluators.multi_lcb.card import multi_lcb_card
-from evaluators.multi_lcb.metrics import PASS_K, VERDICT_LABELS, VERDICTS, RunningMetrics, aggregate_scores
 from evaluators.multi_lcb.compare import RULE_SUMMARY, first_mismatch, outputs_match
+from evaluators.multi_lcb.metrics import PASS_K, VERDICT_LABELS, VERDICTS, RunningMetrics, aggregate_scores
 from evaluators.multi_lcb.prompts import EXTRACTION_RULES, LANGUAGE_KEYS, LANGUAGE_SPECS, build_messages, extract_code
 from evaluators.multi_lcb.release import DIFFICULTIES, PLATFORMS, iter_release_items
 from evaluators.multi_lcb.sample_detail import first_difference, kept_program
@@ -35,8 +45,10 @@ if TYPE_CHECKING:
 
 REASON_LIMIT = 2048
 #: a failed hidden test's whole reason: nothing the program wrote or chose, nothing of the test's data
-HIDDEN_TEST_REASON = ("a hidden test shows only its verdict: its input, the expected output and what the program "
-                      "wrote (stdout, stderr, exit code) stay hidden")
+HIDDEN_TEST_REASON = (
+    "a hidden test shows only its verdict: its input, the expected output and what the program "
+    "wrote (stdout, stderr, exit code) stay hidden"
+)
 
 DEFAULT_SETTINGS: dict[str, Any] = {
     "time_limit_seconds": 15.0,
@@ -49,8 +61,12 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "max_tokens": 32768,
 }
 log = logging.getLogger(__name__)
-_RUN_STATUS_VERDICT = {"timeout": "time_limit", "memory_limit": "memory_limit",
-                       "output_limit": "output_limit", "runtime_error": "runtime_error"}
+_RUN_STATUS_VERDICT = {
+    "timeout": "time_limit",
+    "memory_limit": "memory_limit",
+    "output_limit": "output_limit",
+    "runtime_error": "runtime_error",
+}
 
 
 def validate_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -65,13 +81,7 @@ def validate_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
             clean[key] = setting_number(key, value, integer=False, low=0.1, high=600.0)
         elif key == "memory_mb":
             clean[key] = setting_number(key, value, integer=True, low=64, high=65536)
-        elif key == "n":
-            clean[key] = generation_setting(key, value)
-        elif key == "temperature":
-            clean[key] = generation_setting(key, value)
-        elif key == "top_p":
-            clean[key] = generation_setting(key, value)
-        elif key == "max_tokens":
+        elif key == "n" or key == "temperature" or key == "top_p" or key == "max_tokens":
             clean[key] = generation_setting(key, value)
         elif key == "extraction":
             if value not in EXTRACTION_RULES:
@@ -83,8 +93,9 @@ def validate_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
                 raise ValueError("setting 'languages': expected a non-empty list of language keys")
             unknown = [name for name in names if name not in LANGUAGE_KEYS]
             if unknown:
-                raise ValueError(f"setting 'languages': unknown language(s) {', '.join(unknown)} "
-                                 f"(known: {', '.join(LANGUAGE_KEYS)})")
+                raise ValueError(
+                    f"setting 'languages': unknown language(s) {', '.join(unknown)} (known: {', '.join(LANGUAGE_KEYS)})"
+                )
             clean[key] = tuple(k for k in LANGUAGE_KEYS if k in set(names))
     return clean
 
@@ -116,20 +127,40 @@ class MultiLCBEvaluator(Evaluator):
 
     key = "multi-lcb"
     metric_columns: tuple[MetricColumn, ...] = (
-        MetricColumn("pass@1", "pass@1, mean of languages", higher_is_better=True, format="percent", primary=True, short="Mean"),
+        MetricColumn(
+            "pass@1", "pass@1, mean of languages", higher_is_better=True, format="percent", primary=True, short="Mean"
+        ),
         # Python's pass@1 minus the mean of the other languages, shown in percentage points.
         MetricColumn("python_gap", "Python gap", higher_is_better=False, format="percent", short="Py gap"),
         MetricColumn("pass@5", "pass@5", higher_is_better=True, format="percent"),
         MetricColumn("pass@10", "pass@10", higher_is_better=True, format="percent"),
     )
 
-    def __init__(self, *, time_limit_seconds: float = 15.0, memory_mb: int = 1024, extraction: str = "first",
-                 languages: Sequence[str] = LANGUAGE_KEYS, n: int = 10, temperature: float = 0.2,
-                 top_p: float = 0.95, max_tokens: int = 32768,
-                 sandbox_factory: Callable[[], Any] | None = None) -> None:
-        clean = validate_settings({"time_limit_seconds": time_limit_seconds, "memory_mb": memory_mb,
-                                   "extraction": extraction, "languages": list(languages), "n": n,
-                                   "temperature": temperature, "top_p": top_p, "max_tokens": max_tokens})
+    def __init__(
+        self,
+        *,
+        time_limit_seconds: float = 15.0,
+        memory_mb: int = 1024,
+        extraction: str = "first",
+        languages: Sequence[str] = LANGUAGE_KEYS,
+        n: int = 10,
+        temperature: float = 0.2,
+        top_p: float = 0.95,
+        max_tokens: int = 32768,
+        sandbox_factory: Callable[[], Any] | None = None,
+    ) -> None:
+        clean = validate_settings(
+            {
+                "time_limit_seconds": time_limit_seconds,
+                "memory_mb": memory_mb,
+                "extraction": extraction,
+                "languages": list(languages),
+                "n": n,
+                "temperature": temperature,
+                "top_p": top_p,
+                "max_tokens": max_tokens,
+            }
+        )
         self.settings: dict[str, Any] = clean
         self.time_limit_seconds: float = clean["time_limit_seconds"]
         self.memory_mb: int = clean["memory_mb"]
@@ -155,8 +186,14 @@ class MultiLCBEvaluator(Evaluator):
     def run_limits(self) -> Limits:
         from evaluators.sandbox import Limits
 
-        return Limits(wall_seconds=self.time_limit_seconds, cpu_seconds=self.time_limit_seconds,
-                      memory_mb=self.memory_mb, processes=64, file_size_mb=64, output_bytes=8 * 1024 * 1024)
+        return Limits(
+            wall_seconds=self.time_limit_seconds,
+            cpu_seconds=self.time_limit_seconds,
+            memory_mb=self.memory_mb,
+            processes=64,
+            file_size_mb=64,
+            output_bytes=8 * 1024 * 1024,
+        )
 
     # ----------------------------------------------------------------------------- dataset
     def import_release(self, path: Path, media: MediaSink | None = None) -> Iterable[Item]:
@@ -167,9 +204,16 @@ class MultiLCBEvaluator(Evaluator):
         language = item.slices.get("language") or item.payload.get("language", "")
         if language not in LANGUAGE_KEYS:
             raise ValueError(f"item {item.id}: unknown language {language!r}")
-        return [ModelRequest(item_id=item.id, messages=build_messages(language, item.payload), n=merged["n"],
-                             temperature=merged["temperature"], top_p=merged["top_p"],
-                             max_tokens=merged["max_tokens"])]
+        return [
+            ModelRequest(
+                item_id=item.id,
+                messages=build_messages(language, item.payload),
+                n=merged["n"],
+                temperature=merged["temperature"],
+                top_p=merged["top_p"],
+                max_tokens=merged["max_tokens"],
+            )
+        ]
 
     # ----------------------------------------------------------------------------- scoring
     def _tests(self, item: Item) -> list[tuple[dict[str, Any], bool]]:
@@ -177,21 +221,32 @@ class MultiLCBEvaluator(Evaluator):
         private = [(t, False) for t in item.payload.get("private_test_cases") or []]
         return public + private
 
-    def _score_sample(self, language: str, tests: list[tuple[dict[str, Any], bool]],
-                      prediction: Prediction) -> dict[str, Any]:
+    def _score_sample(
+        self, language: str, tests: list[tuple[dict[str, Any], bool]], prediction: Prediction
+    ) -> dict[str, Any]:
         started = time.monotonic()
         code = extract_code(prediction.output, self.extraction)
-        result: dict[str, Any] = {"sample_index": prediction.sample_index, "verdict": "passed",
-                                  "failed_test": None, "failed_test_public": None, "reason": "",
-                                  "tests_run": 0, "compile_seconds": 0.0, "wall_seconds": 0.0, "cpu_seconds": 0.0,
-                                  "extraction": self.extraction}
+        result: dict[str, Any] = {
+            "sample_index": prediction.sample_index,
+            "verdict": "passed",
+            "failed_test": None,
+            "failed_test_public": None,
+            "reason": "",
+            "tests_run": 0,
+            "compile_seconds": 0.0,
+            "wall_seconds": 0.0,
+            "cpu_seconds": 0.0,
+            "extraction": self.extraction,
+        }
         if not code.strip():
             result.update(verdict="no_code", reason="no fenced code block in the answer")
             return result
         code = code.encode("utf-8", errors="replace").decode("utf-8")  # lone surrogates cannot be written
         result["program"], result["program_truncated"] = kept_program(code)  # shown on the per-item page
         limits = self.run_limits()
-        with self.sandbox().program(language, code, run_limits=limits) as program:  # Python's syntax check in its session
+        with self.sandbox().program(
+            language, code, run_limits=limits
+        ) as program:  # Python's syntax check in its session
             compiled = program.compile_result
             result["compile_seconds"] = round(float(compiled.seconds), 3)
             if not compiled.ok:
@@ -209,9 +264,17 @@ class MultiLCBEvaluator(Evaluator):
                         # the wall clock ran out while the program was kept off the CPU by the machine's
                         # load: a verdict of the load, not the program; the test is run once more
                         result["rechecked"] = result.get("rechecked", 0) + 1
-                        log.warning("time-limit verdict re-checked: %s test %d got %.2f s of CPU in %.2f s wall with the load at %.1f "
-                                    "on %d cores", language, index, run.cpu_seconds or 0.0, run.wall_seconds or 0.0,
-                                    os.getloadavg()[0], os.cpu_count() or 1)
+                        log.warning(
+                            "time-limit verdict re-checked: %s test %d got %.2f s of CPU in %.2f s wall with the load "
+                            "at %.1f "
+                            "on %d cores",
+                            language,
+                            index,
+                            run.cpu_seconds or 0.0,
+                            run.wall_seconds or 0.0,
+                            os.getloadavg()[0],
+                            os.cpu_count() or 1,
+                        )
                         run = session.run(test["input"])
                         result["cpu_seconds"] += run.cpu_seconds or 0.0
                         verdict, reason = self._judge(run, test)
@@ -219,8 +282,12 @@ class MultiLCBEvaluator(Evaluator):
                         # a hidden test's data stays hidden: its input, expected output, and the program's
                         # output, stderr, exit code and times (which the program chooses, so they could carry
                         # the input out) are never kept; only the verdict and the test's number are
-                        result.update(verdict=verdict, failed_test=index, failed_test_public=public,
-                                      reason=_truncate(reason) if public else HIDDEN_TEST_REASON)
+                        result.update(
+                            verdict=verdict,
+                            failed_test=index,
+                            failed_test_public=public,
+                            reason=_truncate(reason) if public else HIDDEN_TEST_REASON,
+                        )
                         if verdict == "wrong_answer" and public:
                             result["difference"] = first_difference(test["output"], run.stdout).to_dict()
                         break
@@ -259,7 +326,9 @@ class MultiLCBEvaluator(Evaluator):
             from evaluators.sandbox import PROCESS_LIMIT_NOTE
 
             forks = next((line for line in (run.stderr or "").splitlines() if line.startswith(PROCESS_LIMIT_NOTE)), "")
-            return verdict, f"{run.status} after {float(run.wall_seconds or 0.0):.2f}s wall{cpu}" + (f"; {forks}" if forks else "")
+            return verdict, f"{run.status} after {float(run.wall_seconds or 0.0):.2f}s wall{cpu}" + (
+                f"; {forks}" if forks else ""
+            )
         if run.status != "ok" or run.exit_code != 0:
             return "runtime_error", f"exit code {run.exit_code}\n{run.stderr or ''}"
         if outputs_match(run.stdout, test["output"]):
@@ -288,8 +357,13 @@ class MultiLCBEvaluator(Evaluator):
                 if n >= k:
                     scores[f"pass@{k}"] = pass_at_k(n, c, k)
         counts = {"tests": len(tests), "public_tests": sum(1 for _, public in tests if public)} if with_code else {}
-        detail = {"language": language, "extraction": self.extraction, **counts,
-                  "verdicts": dict(Counter(s["verdict"] for s in samples)), "samples": samples}
+        detail = {
+            "language": language,
+            "extraction": self.extraction,
+            **counts,
+            "verdicts": dict(Counter(s["verdict"] for s in samples)),
+            "samples": samples,
+        }
         return ItemScore(item_id=item.id, slices=dict(item.slices), scores=scores, detail=detail)
 
     def presentation(self) -> MultiLCBPresentation:
@@ -309,8 +383,13 @@ class MultiLCBEvaluator(Evaluator):
 
         versions = toolchain_versions()
         env = {f"toolchain.{lang}": str(versions.get(lang, "unknown")) for lang in self.languages}
-        env.update({"extraction": self.extraction, "time_limit_seconds": f"{self.time_limit_seconds:g}",
-                    "memory_mb": str(self.memory_mb)})
+        env.update(
+            {
+                "extraction": self.extraction,
+                "time_limit_seconds": f"{self.time_limit_seconds:g}",
+                "memory_mb": str(self.memory_mb),
+            }
+        )
         return env
 
 
@@ -323,14 +402,25 @@ class MultiLCBPresentation(Presentation["MultiLCBEvaluator"]):
     #: item slice that leaderboards filter by date (contamination window)
     date_slice = "contest_date"
     slice_dimensions: tuple[SliceDimension, ...] = (
-        SliceDimension("language", "Language", LANGUAGE_KEYS,
-                       tuple((LANGUAGE_ABBREVIATIONS.get(key, LANGUAGE_SPECS[key].name), LANGUAGE_SPECS[key].name)
-                             for key in LANGUAGE_KEYS)),
+        SliceDimension(
+            "language",
+            "Language",
+            LANGUAGE_KEYS,
+            tuple(
+                (LANGUAGE_ABBREVIATIONS.get(key, LANGUAGE_SPECS[key].name), LANGUAGE_SPECS[key].name)
+                for key in LANGUAGE_KEYS
+            ),
+        ),
         SliceDimension("difficulty", "Difficulty", DIFFICULTIES, tuple(("", d.capitalize()) for d in DIFFICULTIES)),
         SliceDimension("platform", "Platform", PLATFORMS, tuple(("", PLATFORM_NAMES[p]) for p in PLATFORMS)),
     )
-    item_labels = {"n": "Samples", "c": "Samples passed", "contest_date": "Contest date", "verdict_share": "Share of samples",
-                   "verdict": "Verdict"}
+    item_labels = {
+        "n": "Samples",
+        "c": "Samples passed",
+        "contest_date": "Contest date",
+        "verdict_share": "Share of samples",
+        "verdict": "Verdict",
+    }
     item_value_labels = {"verdict": VERDICT_LABELS}
 
     def item_checks(self, item: Item) -> int:
@@ -352,32 +442,49 @@ class MultiLCBPresentation(Presentation["MultiLCBEvaluator"]):
         """The comparison rule and each language's toolchain, for the leaderboard page."""
         toolchains = tuple(
             f"{spec.name}: {spec.toolchain}" + (f". {spec.toolchain_limits}." if spec.toolchain_limits else "")
-            for spec in (LANGUAGE_SPECS[key] for key in LANGUAGE_KEYS))
+            for spec in (LANGUAGE_SPECS[key] for key in LANGUAGE_KEYS)
+        )
         return [
             MethodNote("How outputs are compared", RULE_SUMMARY),
-            MethodNote("Toolchains", "Every program is compiled once and each test runs as a fresh process "
-                       "in a sandbox with no network, with these compilers and runtimes (the prompts name "
-                       "them too). Code written for a newer version than the one listed can fail to compile. "
-                       "No C# compiler newer than Mono's installs from the registries the platform builds "
-                       "from, so C# stays at C# 7.", toolchains),
-            MethodNote("TypeScript type errors", "Type errors are not compile errors here: tsc runs with --noCheck, "
-                       "so a program with a syntax error fails to compile and one with only type errors runs as "
-                       "the JavaScript it compiles to. Multi-LCB's own harness type-checks (plain tsc), so its "
-                       "TypeScript pass rates can be lower than these. Chosen because a type error changes no "
-                       "output, and type-checking against Node's types makes every compile slower."),
-            MethodNote("Time limits under load", "A time-limit verdict is run once more when the wall clock ran out "
-                       "while the machine had more runnable work than cores and the program was kept off the CPU by "
-                       "it: it got under 90% of a CPU but at least half of the share the load left it (cores over "
-                       "the load average). A program that slept used almost no CPU and is not run again. The "
-                       "re-check is recorded with the item's result."),
+            MethodNote(
+                "Toolchains",
+                "Every program is compiled once and each test runs as a fresh process "
+                "in a sandbox with no network, with these compilers and runtimes (the prompts name "
+                "them too). Code written for a newer version than the one listed can fail to compile. "
+                "No C# compiler newer than Mono's installs from the registries the platform builds "
+                "from, so C# stays at C# 7.",
+                toolchains,
+            ),
+            MethodNote(
+                "TypeScript type errors",
+                "Type errors are not compile errors here: tsc runs with --noCheck, "
+                "so a program with a syntax error fails to compile and one with only type errors runs as "
+                "the JavaScript it compiles to. Multi-LCB's own harness type-checks (plain tsc), so its "
+                "TypeScript pass rates can be lower than these. Chosen because a type error changes no "
+                "output, and type-checking against Node's types makes every compile slower.",
+            ),
+            MethodNote(
+                "Time limits under load",
+                "A time-limit verdict is run once more when the wall clock ran out "
+                "while the machine had more runnable work than cores and the program was kept off the CPU by "
+                "it: it got under 90% of a CPU but at least half of the share the load left it (cores over "
+                "the load average). A program that slept used almost no CPU and is not run again. The "
+                "re-check is recorded with the item's result.",
+            ),
         ]
 
     def method_card(self) -> list[ProtocolRow]:
         evaluator = self.evaluator
         s = evaluator.settings
-        return multi_lcb_card(extraction=evaluator.extraction, time_limit_seconds=evaluator.time_limit_seconds,
-                              memory_mb=evaluator.memory_mb, n=s["n"], temperature=s["temperature"], top_p=s["top_p"],
-                              max_tokens=s["max_tokens"])
+        return multi_lcb_card(
+            extraction=evaluator.extraction,
+            time_limit_seconds=evaluator.time_limit_seconds,
+            memory_mb=evaluator.memory_mb,
+            n=s["n"],
+            temperature=s["temperature"],
+            top_p=s["top_p"],
+            max_tokens=s["max_tokens"],
+        )
 
 
 __all__ = ["PASS_K", "VERDICTS", "MultiLCBEvaluator", "RunningMetrics", "aggregate_scores", "validate_settings"]

@@ -2,11 +2,12 @@
 of each item where there is one, fenced as a model would answer, and a plain "no answer" elsewhere.
 
 Newcomers download it from the submit page to see the format and get a first score."""
+
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from evaluators.core import Item
 from evaluators.sandbox import LANGUAGES

@@ -3,10 +3,11 @@ difficulty and platform, the Python gap and the verdict mix, with 95% bootstrap 
 resample problems. ``RunningMetrics`` takes the scores one at a time and keeps a few numbers per
 problem and language, never an item's detail: a run's scores are streamed into it.
 """
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -17,11 +18,26 @@ from evaluators.multi_lcb.prompts import LANGUAGE_KEYS
 from evaluators.multi_lcb.release import DIFFICULTIES, PLATFORMS
 
 #: every verdict a sample can get, in display order
-VERDICTS: tuple[str, ...] = ("passed", "wrong_answer", "time_limit", "memory_limit", "runtime_error",
-                             "compile_error", "output_limit", "no_code")
+VERDICTS: tuple[str, ...] = (
+    "passed",
+    "wrong_answer",
+    "time_limit",
+    "memory_limit",
+    "runtime_error",
+    "compile_error",
+    "output_limit",
+    "no_code",
+)
 VERDICT_LABELS: dict[str, str] = {
-    "passed": "Passed", "wrong_answer": "Wrong answer", "time_limit": "Time limit exceeded", "memory_limit": "Memory limit exceeded",
-    "runtime_error": "Runtime error", "compile_error": "Compile error", "output_limit": "Output limit exceeded", "no_code": "No code found"}
+    "passed": "Passed",
+    "wrong_answer": "Wrong answer",
+    "time_limit": "Time limit exceeded",
+    "memory_limit": "Memory limit exceeded",
+    "runtime_error": "Runtime error",
+    "compile_error": "Compile error",
+    "output_limit": "Output limit exceeded",
+    "no_code": "No code found",
+}
 PASS_K: tuple[int, ...] = (5, 10)
 
 #: the scores kept per problem and language: pass@1, then pass@k for each k of PASS_K
@@ -47,7 +63,11 @@ class _Draws:
         for drawn in draw_blocks(np.random.default_rng(self.seed), self.problems, self.rounds):
             rounds = drawn.shape[0]
             offsets = drawn + self.problems * np.arange(rounds)[:, None]
-            yield np.bincount(offsets.ravel(), minlength=rounds * self.problems).reshape(rounds, self.problems).astype(float)
+            yield (
+                np.bincount(offsets.ravel(), minlength=rounds * self.problems)
+                .reshape(rounds, self.problems)
+                .astype(float)
+            )
 
     def apply(self, compute: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
         """``compute`` of each block of draws, the blocks' results stacked (rounds first)."""
@@ -125,13 +145,16 @@ class RunningMetrics(Aggregation):
             row = self._rows[problem] = len(self._rows)
             self._groups.append((score.slices.get("difficulty", ""), score.slices.get("platform", "")))
             if row == self._values.shape[0]:
-                self._values, self._present, self._verdicts = (np.concatenate([a, np.zeros_like(a)])
-                                                               for a in (self._values, self._present, self._verdicts))
+                self._values, self._present, self._verdicts = (
+                    np.concatenate([a, np.zeros_like(a)]) for a in (self._values, self._present, self._verdicts)
+                )
         column = self._columns.get(language)
         if column is None:
             column = self._columns[language] = len(self._columns)
             if column == self._values.shape[1]:
-                self._values, self._present = (np.concatenate([a, np.zeros_like(a)], axis=1) for a in (self._values, self._present))
+                self._values, self._present = (
+                    np.concatenate([a, np.zeros_like(a)], axis=1) for a in (self._values, self._present)
+                )
         for k, key in enumerate(_KEPT):
             if key in score.scores:
                 self._values[row, column, k] = score.scores[key]
@@ -165,8 +188,15 @@ class RunningMetrics(Aggregation):
         ]
 
 
-def _language_metrics(k: int, tab: _Table, draws: _Draws | None, languages: list[str], extra_slice: dict[str, str],
-                      per_language: bool, gap: bool) -> list[MetricValue]:
+def _language_metrics(
+    k: int,
+    tab: _Table,
+    draws: _Draws | None,
+    languages: list[str],
+    extra_slice: dict[str, str],
+    per_language: bool,
+    gap: bool,
+) -> list[MetricValue]:
     """The mean over ``languages`` of the ``k``-th kept score (``tab``), and if asked each language's own and
     the Python gap (Python's minus the other languages' mean), with the bootstrap's intervals."""
     key, n = _KEPT[k], int(tab.mask.sum())
@@ -186,8 +216,9 @@ def _language_metrics(k: int, tab: _Table, draws: _Draws | None, languages: list
             low_j = high_j = None
             if boot is not None and n_items > 1:
                 low_j, high_j = _interval(boot[:, j])
-            metrics.append(MetricValue(key, float(point[j]), low_j, high_j, n_items,
-                                       {**extra_slice, "language": languages[j]}))
+            metrics.append(
+                MetricValue(key, float(point[j]), low_j, high_j, n_items, {**extra_slice, "language": languages[j]})
+            )
     if gap and "python" in languages:
         py = languages.index("python")
         others = [j for j in present_columns if j != py]
@@ -200,8 +231,9 @@ def _language_metrics(k: int, tab: _Table, draws: _Draws | None, languages: list
     return metrics
 
 
-def _pass_at_k_metrics(values: np.ndarray, present: np.ndarray, languages: list[str], rows: _Draws | None,
-                       usable: int) -> list[MetricValue]:
+def _pass_at_k_metrics(
+    values: np.ndarray, present: np.ndarray, languages: list[str], rows: _Draws | None, usable: int
+) -> list[MetricValue]:
     """pass@k for each k of PASS_K: as the headline is when every item has it, else for each language whose
     every item has it."""
     metrics: list[MetricValue] = []
@@ -209,8 +241,9 @@ def _pass_at_k_metrics(values: np.ndarray, present: np.ndarray, languages: list[
     for k in range(1, len(_KEPT)):
         has = present[:, :, k]
         if int(has.sum()) == usable:  # every item has pass@k
-            metrics += _language_metrics(k, _Table(values[:, :, k], has), rows, languages, {}, per_language=True,
-                                         gap=False)
+            metrics += _language_metrics(
+                k, _Table(values[:, :, k], has), rows, languages, {}, per_language=True, gap=False
+            )
             continue
         for j, lang in enumerate(languages):  # else each language whose every item has it
             n_items = int(scored[:, j].sum())
@@ -222,12 +255,15 @@ def _pass_at_k_metrics(values: np.ndarray, present: np.ndarray, languages: list[
             low = high = None
             if rows is not None and n_items > 1:
                 low, high = _interval(tab.boot_means(rows)[:, j])
-            metrics.append(MetricValue(_KEPT[k], float(tab.language_means()[j]), low, high, n_items, {"language": lang}))
+            metrics.append(
+                MetricValue(_KEPT[k], float(tab.language_means()[j]), low, high, n_items, {"language": lang})
+            )
     return metrics
 
 
-def _group_metrics(values: np.ndarray, present: np.ndarray, groups: list[tuple[str, str]], languages: list[str],
-                   seed: int, rounds: int) -> list[MetricValue]:
+def _group_metrics(
+    values: np.ndarray, present: np.ndarray, groups: list[tuple[str, str]], languages: list[str], seed: int, rounds: int
+) -> list[MetricValue]:
     """pass@1 per difficulty and per platform: the mean over languages, a bootstrap over that group's
     problems."""
     metrics: list[MetricValue] = []
@@ -239,9 +275,15 @@ def _group_metrics(values: np.ndarray, present: np.ndarray, groups: list[tuple[s
             chosen = members.get(group)
             if not group or not chosen:
                 continue
-            metrics += _language_metrics(0, _Table(values[chosen, :, 0], present[chosen, :, 0]),
-                                         _draws(seed, rounds, len(chosen)), languages, {dimension: group},
-                                         per_language=False, gap=False)
+            metrics += _language_metrics(
+                0,
+                _Table(values[chosen, :, 0], present[chosen, :, 0]),
+                _draws(seed, rounds, len(chosen)),
+                languages,
+                {dimension: group},
+                per_language=False,
+                gap=False,
+            )
     return metrics
 
 
@@ -254,6 +296,7 @@ def _verdict_shares(counts: np.ndarray, rows: _Draws | None, usable: int) -> lis
     share = counts.sum(axis=0) / totals.sum()
     boot_share = None
     if rows is not None:
+
         def shares(draws: np.ndarray) -> np.ndarray:
             boot_counts, boot_totals = draws @ counts, draws @ totals
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -270,8 +313,9 @@ def _verdict_shares(counts: np.ndarray, rows: _Draws | None, usable: int) -> lis
     return metrics
 
 
-def aggregate_scores(item_scores: Iterable[ItemScore], *, seed: int = 0,
-                     rounds: int = BOOTSTRAP_ROUNDS) -> list[MetricValue]:
+def aggregate_scores(
+    item_scores: Iterable[ItemScore], *, seed: int = 0, rounds: int = BOOTSTRAP_ROUNDS
+) -> list[MetricValue]:
     """Multi-LCB metrics of ``item_scores`` (``RunningMetrics`` fed each)."""
     running = RunningMetrics(seed=seed, rounds=rounds)
     for score in item_scores:

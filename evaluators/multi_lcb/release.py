@@ -11,6 +11,7 @@ Each problem becomes one ``Item`` per language, id ``f"{question_id}/{language}"
 fields are the items' shared part (``Item.shared_key`` is the question id), so an items file holds
 each problem's tests once, not once per language.
 """
+
 from __future__ import annotations
 
 import base64
@@ -19,9 +20,10 @@ import io
 import json
 import pickle
 import zlib
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 from evaluators.core.types import DatasetError, Item
 
@@ -86,8 +88,9 @@ def _check_tests(tests: Any, where: str, fld: str) -> list[dict[str, Any]]:
                 raise DatasetError(f"{where}, field '{fld}': test {index} has no string '{key}'")
         testtype = test.get("testtype", "stdin")
         if testtype not in TEST_TYPES:
-            raise DatasetError(f"{where}, field '{fld}': test {index} has testtype {testtype!r} "
-                               f"(expected {' or '.join(TEST_TYPES)})")
+            raise DatasetError(
+                f"{where}, field '{fld}': test {index} has testtype {testtype!r} (expected {' or '.join(TEST_TYPES)})"
+            )
         checked.append({**test, "testtype": testtype})
     return checked
 
@@ -163,15 +166,17 @@ def parse_problem(record: Any, line: int) -> dict[str, Any]:
     if not public and not private:
         raise DatasetError(f"{where}, field 'private_test_cases': the problem has no test cases")
     problem = dict(record)
-    problem.update({
-        "question_id": question_id,
-        "contest_date": contest_date,
-        "starter_code": starter_code,
-        "metadata": metadata,
-        "public_test_cases": public,
-        "private_test_cases": private,
-        "contest_day": parsed_date.date().isoformat(),
-    })
+    problem.update(
+        {
+            "question_id": question_id,
+            "contest_date": contest_date,
+            "starter_code": starter_code,
+            "metadata": metadata,
+            "public_test_cases": public,
+            "private_test_cases": private,
+            "contest_day": parsed_date.date().isoformat(),
+        }
+    )
     return problem
 
 
@@ -190,11 +195,15 @@ def iter_problems(path: Path) -> Iterator[dict[str, Any]]:
                 try:
                     record = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise DatasetError(f"line {line_number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+                    raise DatasetError(
+                        f"line {line_number}: not valid JSON ({exc.msg} at column {exc.colno})"
+                    ) from None
                 problem = parse_problem(record, line_number)
                 qid = problem["question_id"]
                 if qid in seen:
-                    raise DatasetError(f"{_record_name(line_number, qid)}, field 'question_id': duplicate of line {seen[qid]}")
+                    raise DatasetError(
+                        f"{_record_name(line_number, qid)}, field 'question_id': duplicate of line {seen[qid]}"
+                    )
                 seen[qid] = line_number
                 yield problem
         except UnicodeDecodeError as exc:
@@ -211,10 +220,15 @@ def problem_items(problem: dict[str, Any], languages: Sequence[str]) -> Iterator
     for language in languages:
         yield Item(
             id=f"{problem['question_id']}/{language}",
-            slices={"language": language, "difficulty": str(problem["difficulty"]),
-                    "platform": str(problem["platform"]), "contest_date": day},
+            slices={
+                "language": language,
+                "difficulty": str(problem["difficulty"]),
+                "platform": str(problem["platform"]),
+                "contest_date": day,
+            },
             payload={**problem, "language": language},
-            shared_key=str(problem["question_id"]), shared_fields=shared_fields,
+            shared_key=str(problem["question_id"]),
+            shared_fields=shared_fields,
         )
 
 

@@ -4,6 +4,7 @@ wrong answer on a public test, the expected and the actual output cut around the
 Hidden (private) tests keep only the line-level reason (``compare.first_mismatch``), so their data never
 reaches a page.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

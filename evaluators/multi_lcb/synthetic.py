@@ -14,6 +14,7 @@ Two kinds of release:
 for the Python items of the problems asked for, an answer without code for every other item (scored
 at once as ``no_code``, while its item is still read).
 """
+
 from __future__ import annotations
 
 import json
@@ -32,13 +33,16 @@ SOLUTIONS = DATA_DIR / "solutions"
 
 #: the three kinds of generated problem: statement and Python solution
 KINDS: dict[str, tuple[str, str]] = {
-    "sum": ("Read n, then n integers. Print their sum.",
-            "import sys\ndata = sys.stdin.buffer.read().split()\nn = int(data[0])\nprint(sum(map(int, data[1:1 + n])))\n"),
-    "sort": ("Read n, then n integers. Print them in non-decreasing order, separated by spaces.",
-             "import sys\ndata = sys.stdin.buffer.read().split()\nn = int(data[0])\n"
-             "print(' '.join(map(str, sorted(map(int, data[1:1 + n])))))\n"),
-    "reverse": ("Read one line of lowercase letters. Print it reversed.",
-                "s = input().strip()\nprint(s[::-1])\n"),
+    "sum": (
+        "Read n, then n integers. Print their sum.",
+        "import sys\ndata = sys.stdin.buffer.read().split()\nn = int(data[0])\nprint(sum(map(int, data[1:1 + n])))\n",
+    ),
+    "sort": (
+        "Read n, then n integers. Print them in non-decreasing order, separated by spaces.",
+        "import sys\ndata = sys.stdin.buffer.read().split()\nn = int(data[0])\n"
+        "print(' '.join(map(str, sorted(map(int, data[1:1 + n])))))\n",
+    ),
+    "reverse": ("Read one line of lowercase letters. Print it reversed.", "s = input().strip()\nprint(s[::-1])\n"),
 }
 
 
@@ -74,7 +78,7 @@ class Release:
 
     def every(self, k: int) -> list[str]:
         """Every k-th problem (the first included): a deterministic subset to score."""
-        return self.question_ids[::max(1, k)]
+        return self.question_ids[:: max(1, k)]
 
 
 def replicate_sample(times: int, out: Path) -> Release:
@@ -127,11 +131,16 @@ def write_release(shape: Shape, out: Path, *, seed: int = 0) -> Release:
             qid = f"gen{number:05d}"
             statement, solution = KINDS[kind]
             record: dict[str, Any] = {
-                "question_title": f"{kind.title()} {number}", "question_content": statement,
-                "platform": ("atcoder", "codeforces", "leetcode")[number % 3], "question_id": qid,
-                "contest_id": f"gen{number // 6:04d}", "contest_date": f"{2024 + number % 2}-{1 + number % 12:02d}-{1 + number % 28:02d}T00:00:00",
-                "starter_code": "", "difficulty": ("easy", "medium", "hard")[number % 3],
-                "public_test_cases": json.dumps(public), "private_test_cases": encode_compressed_tests(private),
+                "question_title": f"{kind.title()} {number}",
+                "question_content": statement,
+                "platform": ("atcoder", "codeforces", "leetcode")[number % 3],
+                "question_id": qid,
+                "contest_id": f"gen{number // 6:04d}",
+                "contest_date": f"{2024 + number % 2}-{1 + number % 12:02d}-{1 + number % 28:02d}T00:00:00",
+                "starter_code": "",
+                "difficulty": ("easy", "medium", "hard")[number % 3],
+                "public_test_cases": json.dumps(public),
+                "private_test_cases": encode_compressed_tests(private),
                 "metadata": "{}",
             }
             handle.write(json.dumps(record) + "\n")

@@ -18,13 +18,15 @@ an empty ``resolution`` (6 tasks in "foreign & security policy") is kept empty: 
 task's own resolution, and judge validation (``validation``) skips those tasks. ``gaps`` lists both
 for the dataset notes. Stances and texts are stripped (297 released stances carry spaces or new lines).
 """
+
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from evaluators.core.types import DatasetError, Item
 
@@ -58,19 +60,37 @@ class Task:
     terms: tuple[str, ...]
 
     def to_payload(self) -> dict[str, Any]:
-        return {"task": self.key, "source": self.source, "topic": self.topic, "title": self.title,
-                "background": self.background, "veto_party": self.veto_party, "resolution": self.resolution,
-                "terms": list(self.terms),
-                "parties": [{"name": p.name, "stance": p.stance, "choice": p.choice, "score": p.score,
-                             "seat_tenths": p.seat_tenths} for p in self.parties]}
+        return {
+            "task": self.key,
+            "source": self.source,
+            "topic": self.topic,
+            "title": self.title,
+            "background": self.background,
+            "veto_party": self.veto_party,
+            "resolution": self.resolution,
+            "terms": list(self.terms),
+            "parties": [
+                {"name": p.name, "stance": p.stance, "choice": p.choice, "score": p.score, "seat_tenths": p.seat_tenths}
+                for p in self.parties
+            ],
+        }
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> Task:
-        return cls(key=payload["task"], source=payload["source"], topic=payload["topic"], title=payload["title"],
-                   background=payload["background"], veto_party=payload["veto_party"], resolution=payload["resolution"],
-                   terms=tuple(payload.get("terms", ())),
-                   parties=tuple(Party(p["name"], p["stance"], int(p["choice"]), float(p["score"]), int(p["seat_tenths"]))
-                                 for p in payload["parties"]))
+        return cls(
+            key=payload["task"],
+            source=payload["source"],
+            topic=payload["topic"],
+            title=payload["title"],
+            background=payload["background"],
+            veto_party=payload["veto_party"],
+            resolution=payload["resolution"],
+            terms=tuple(payload.get("terms", ())),
+            parties=tuple(
+                Party(p["name"], p["stance"], int(p["choice"]), float(p["score"]), int(p["seat_tenths"]))
+                for p in payload["parties"]
+            ),
+        )
 
 
 def gaps(tasks: Iterable[Task]) -> dict[str, list[str]]:
@@ -93,7 +113,9 @@ def slug(text: str) -> str:
 def task_root(path: Path) -> Path:
     """The ``task_datas`` directory of a release given as it or as its parent."""
     if not path.is_dir():
-        raise DatasetError(f"{path}: a PoliCon release is a directory task_datas/<party count>/<topic>.json, not a file")
+        raise DatasetError(
+            f"{path}: a PoliCon release is a directory task_datas/<party count>/<topic>.json, not a file"
+        )
     root = path / "task_datas" if (path / "task_datas").is_dir() else path
     if not any(child.is_dir() and child.name.isdigit() for child in root.iterdir()):
         raise DatasetError(f"{root}: no party-count directories (task_datas/2, task_datas/4, ...) found")
@@ -104,16 +126,22 @@ def iter_tasks(path: Path) -> Iterator[Task]:
     """Every task of the release, checked; party counts ascending, topic files by name."""
     root = task_root(path)
     seen: dict[str, str] = {}
-    directories = sorted((d for d in root.iterdir() if d.is_dir()), key=lambda d: (not d.name.isdigit(), d.name.zfill(4)))
+    directories = sorted(
+        (d for d in root.iterdir() if d.is_dir()), key=lambda d: (not d.name.isdigit(), d.name.zfill(4))
+    )
     for directory in directories:
         if not directory.name.isdigit():
-            raise DatasetError(f"{directory.relative_to(root)}: a directory under task_datas must be a party count (2, 4, 6...)")
+            raise DatasetError(
+                f"{directory.relative_to(root)}: a directory under task_datas must be a party count (2, 4, 6...)"
+            )
         for file in sorted(directory.glob("*.json")):
             source = str(file.relative_to(root))
             for task in _read_file(file, source, int(directory.name)):
                 if task.key in seen:
-                    raise DatasetError(f"{source}: id {task.key.rsplit('/', 1)[1]} repeats a task of {seen[task.key]} "
-                                       f"(ids must be unique per party count and topic)")
+                    raise DatasetError(
+                        f"{source}: id {task.key.rsplit('/', 1)[1]} repeats a task of {seen[task.key]} "
+                        f"(ids must be unique per party count and topic)"
+                    )
                 seen[task.key] = source
                 yield task
 
@@ -123,9 +151,11 @@ def iter_items(path: Path) -> Iterator[Item]:
     for task in iter_tasks(path):
         payload = task.to_payload()
         for objective in OBJECTIVES:
-            yield Item(id=f"{task.key}/{objective}",
-                       slices={"parties": str(len(task.parties)), "topic": task.topic, "objective": objective},
-                       payload={**payload, "objective": objective})
+            yield Item(
+                id=f"{task.key}/{objective}",
+                slices={"parties": str(len(task.parties)), "topic": task.topic, "objective": objective},
+                payload={**payload, "objective": objective},
+            )
 
 
 def _read_file(file: Path, source: str, party_count: int) -> Iterator[Task]:
@@ -242,6 +272,14 @@ def _task(record: Any, where: _Where, party_count: int, source: str) -> Task:
         terms = [terms]
     if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms):
         raise where.error("parliament_terms", "expected a list of terms such as ['8th']")
-    return Task(key=f"{party_count}/{slug(topic)}/{task_id}", source=where.text.split(": record")[0], topic=topic.strip(),
-                title=title.strip(), background=background.strip(), parties=tuple(parties), veto_party=veto,
-                resolution=resolution.strip(), terms=tuple(terms))
+    return Task(
+        key=f"{party_count}/{slug(topic)}/{task_id}",
+        source=where.text.split(": record")[0],
+        topic=topic.strip(),
+        title=title.strip(),
+        background=background.strip(),
+        parties=tuple(parties),
+        veto_party=veto,
+        resolution=resolution.strip(),
+        terms=tuple(terms),
+    )

@@ -12,11 +12,13 @@ passes when r is at least ``PASS_R`` (0.7: close to the paper's own judge); the 
 figures of a judge that passed. The validation is stored under the label of the prompt actually asked
 (``evaluators.llm.validation.validation_label``).
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 from evaluators.llm.judges import Judge
 from evaluators.llm.types import JudgeBatch
@@ -37,6 +39,7 @@ class VotingJudge(Protocol):
     def ask_votes(self, task: Task, resolution: str) -> JudgeBatch: ...
 
     def votes_of(self, batch: JudgeBatch) -> list[int]: ...
+
 
 #: the Pearson r a judge must reach to pass (the paper reports 0.83 for its own judge)
 PASS_R = 0.7
@@ -62,11 +65,13 @@ class JudgeValidation:
 
     def summary(self) -> str:
         r = "undefined (no spread)" if self.pearson_r is None else f"{self.pearson_r:.2f}"
-        return (f"asked about the real adopted resolutions, against each party's real vote (in tenths): Pearson r = {r}, "
-                f"exact-band agreement (0-3 / 4-6 / 7-9) {self.band_agreement:.0%}, over {self.pairs:,} votes on "
-                f"{self.tasks:,} tasks ({self.skipped_tasks} without a resolution, {self.skipped_parties} parties without "
-                f"a stance skipped; {self.fallbacks} fallback votes); it {'passes' if self.passed else 'fails'} the rule "
-                f"of r at least {PASS_R}")
+        return (
+            f"asked about the real adopted resolutions, against each party's real vote (in tenths): Pearson r = {r}, "
+            f"exact-band agreement (0-3 / 4-6 / 7-9) {self.band_agreement:.0%}, over {self.pairs:,} votes on "
+            f"{self.tasks:,} tasks ({self.skipped_tasks} without a resolution, {self.skipped_parties} parties without "
+            f"a stance skipped; {self.fallbacks} fallback votes); it {'passes' if self.passed else 'fails'} the rule "
+            f"of r at least {PASS_R}"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "passed": self.passed, "summary": self.summary()}
@@ -99,8 +104,9 @@ def validation_tasks(payloads: Sequence[dict[str, Any]], limit: int | None = Non
     return tasks
 
 
-def validate_judge(evaluator: VotingJudge, tasks: Sequence[Task],
-                   progress: Callable[[int, int], None] | None = None) -> JudgeValidation:
+def validate_judge(
+    evaluator: VotingJudge, tasks: Sequence[Task], progress: Callable[[int, int], None] | None = None
+) -> JudgeValidation:
     """Ask ``evaluator``'s judge (``with_judge`` first) about each task's real resolution for each party
     with a stance; compare the digits with the real choices. JudgeUnavailable propagates."""
     judge = evaluator.require_judge()
@@ -122,7 +128,14 @@ def validate_judge(evaluator: VotingJudge, tasks: Sequence[Task],
             progress(done, len(tasks))
     agreement = sum(band(a) == band(b) for a, b in zip(real, judged)) / len(real) if real else 0.0
     r = pearson([float(v) for v in real], [float(v) for v in judged])
-    return JudgeValidation(judge=validation_label(judge.spec.name, judge.spec.revision, evaluator.protocol.key),
-                           prompt=evaluator.protocol.key, pairs=len(real), pearson_r=r,
-                           band_agreement=agreement, fallbacks=fallbacks, tasks=len(tasks), skipped_tasks=skipped_tasks,
-                           skipped_parties=skipped_parties)
+    return JudgeValidation(
+        judge=validation_label(judge.spec.name, judge.spec.revision, evaluator.protocol.key),
+        prompt=evaluator.protocol.key,
+        pairs=len(real),
+        pearson_r=r,
+        band_agreement=agreement,
+        fallbacks=fallbacks,
+        tasks=len(tasks),
+        skipped_tasks=skipped_tasks,
+        skipped_parties=skipped_parties,
+    )

@@ -12,11 +12,12 @@ and every rule compares integers:
 PoliCon's released code sums float weights: weights (.3, .5, .1, .1) with votes (9, 2, 5, 8) give
 4.999999999999999 there, a fail, and 5 here, a pass.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 #: the objectives decided by a vote (pass/fail), with the item score key each sets
 PASS_RULES: dict[str, str] = {"sm": "sm_pass", "two_thirds": "two_thirds_pass", "veto": "veto_pass"}
@@ -61,5 +62,11 @@ def vote(seat_tenths: Sequence[int], votes: Sequence[int], veto_index: int) -> O
         raise ValueError(f"votes must be digits 0..9, got {list(votes)}")
     support10 = sum(w * v for w, v in zip(seat_tenths, votes))
     sm = support10 >= 50
-    return Outcome(support10=support10, sm=sm, two_thirds=3 * support10 >= 200,
-                   veto=sm and votes[veto_index] >= VETO_MINIMUM, rawls=min(votes), util=Fraction(sum(votes), len(votes)))
+    return Outcome(
+        support10=support10,
+        sm=sm,
+        two_thirds=3 * support10 >= 200,
+        veto=sm and votes[veto_index] >= VETO_MINIMUM,
+        rawls=min(votes),
+        util=Fraction(sum(votes), len(votes)),
+    )

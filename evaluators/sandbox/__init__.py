@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from .command import TOOLCHAINS, fill_command, placeholders
 from .jvm import jar_main_class
-from .languages import (JVM_RUN_FLAGS, JVM_TOOL_OPTS, KOTLINC, LANGUAGES, PROG_DIR, TOOLCHAIN_DIR, Language,
-                        without_cds)
+from .languages import JVM_RUN_FLAGS, JVM_TOOL_OPTS, KOTLINC, LANGUAGES, PROG_DIR, TOOLCHAIN_DIR, Language, without_cds
 from .limits import Limits
 from .programs import DataDir, Program
 from .resident import Session
@@ -18,6 +17,27 @@ from .results import PROCESS_LIMIT_NOTE, CompileResult, RunResult, SandboxUnavai
 from .sandbox import Sandbox
 from .versions import toolchain_versions
 
-__all__ = ["PROCESS_LIMIT_NOTE", "CompileResult", "DataDir", "JVM_RUN_FLAGS", "JVM_TOOL_OPTS", "KOTLINC", "LANGUAGES", "Language", "Limits",
-           "PROG_DIR", "Program", "RunResult", "Sandbox", "SandboxUnavailable", "Session", "TOOLCHAINS", "TOOLCHAIN_DIR",
-           "fill_command", "jar_main_class", "placeholders", "toolchain_versions", "without_cds"]
+__all__ = [
+    "JVM_RUN_FLAGS",
+    "JVM_TOOL_OPTS",
+    "KOTLINC",
+    "LANGUAGES",
+    "PROCESS_LIMIT_NOTE",
+    "PROG_DIR",
+    "TOOLCHAINS",
+    "TOOLCHAIN_DIR",
+    "CompileResult",
+    "DataDir",
+    "Language",
+    "Limits",
+    "Program",
+    "RunResult",
+    "Sandbox",
+    "SandboxUnavailable",
+    "Session",
+    "fill_command",
+    "jar_main_class",
+    "placeholders",
+    "toolchain_versions",
+    "without_cds",
+]

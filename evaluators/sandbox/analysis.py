@@ -2,11 +2,12 @@
 
 Benchmarks where a model analyses data with code (CausalPitfalls' code-assisted protocol) run the
 program here: Debian's ``python3`` with the pinned numpy, pandas, scipy, statsmodels, scikit-learn,
-matplotlib (on its Agg backend: a plot is drawn, never shown) and seaborn of ``analysis-requirements.txt`` (installed by ``scripts/install-toolchains`` into
-``.toolchains/python-analysis`` and bound read-only), one BLAS/OpenMP thread, no network, nothing
-installable, a wall and CPU time limit, a memory limit numpy can live with, and capped output. The
+matplotlib (on its Agg backend: a plot is drawn, never shown) and seaborn of ``analysis-requirements.txt`` (installed by
+``scripts/install-toolchains`` into ``.toolchains/python-analysis`` and bound read-only), one BLAS/OpenMP thread, no
+network, nothing installable, a wall and CPU time limit, a memory limit numpy can live with, and capped output. The
 program is a fresh process in the same bubblewrap sandbox as the Multi-LCB programs.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,12 +24,21 @@ from .sandbox import Sandbox
 
 REQUIREMENTS: Path = Path(__file__).resolve().parent / "analysis-requirements.txt"
 #: the libraries a program is told about and whose versions a score records (the rest are their dependencies)
-ANALYSIS_PACKAGES: tuple[str, ...] = ("numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "matplotlib", "seaborn")
+ANALYSIS_PACKAGES: tuple[str, ...] = (
+    "numpy",
+    "pandas",
+    "scipy",
+    "statsmodels",
+    "scikit-learn",
+    "matplotlib",
+    "seaborn",
+)
 #: the libraries' directory on the host and inside the sandbox
 HOST_DIR: Path = TOOLCHAINS / "python-analysis"
 SANDBOX_DIR: str = TOOLCHAIN_DIR + "/python-analysis"
-_ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                                      "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")}
+_ONE_THREAD = dict.fromkeys(
+    ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"), "1"
+)
 
 ANALYSIS_PYTHON: Language = Language(
     key="python-analysis",
@@ -38,15 +48,23 @@ ANALYSIS_PYTHON: Language = Language(
     compile_cmd=None,  # a syntax error is the program's output, shown to the model like any other error
     run_cmd=("python3", "-s", "{prog}/main.py"),
     version_cmd=("python3", "--version"),
-    env={"PYTHONPATH": SANDBOX_DIR, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8",
-         "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "JOBLIB_MULTIPROCESSING": "0", **_ONE_THREAD},
+    env={
+        "PYTHONPATH": SANDBOX_DIR,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONIOENCODING": "utf-8",
+        "PYTHONHASHSEED": "0",
+        "MPLBACKEND": "Agg",
+        "JOBLIB_MULTIPROCESSING": "0",
+        **_ONE_THREAD,
+    },
     oom_markers=("MemoryError", "Unable to allocate"),
 )
 
 #: 2 GB of memory (numpy and pandas need room for their arrays; an address-space limit would break
 #: them, the sandbox's cgroup does not), a minute of CPU, 64 KiB of output read back
-ANALYSIS_LIMITS: Limits = Limits(wall_seconds=60.0, cpu_seconds=60.0, memory_mb=2048, processes=32,
-                                 file_size_mb=16, output_bytes=64 * 1024)
+ANALYSIS_LIMITS: Limits = Limits(
+    wall_seconds=60.0, cpu_seconds=60.0, memory_mb=2048, processes=32, file_size_mb=16, output_bytes=64 * 1024
+)
 
 
 @dataclass(frozen=True)
@@ -69,11 +87,12 @@ class AnalysisRun:
     def feedback(self, max_chars: int = 4000) -> str:
         """The program's result as a model reads it: its output, or why it failed with the end of
         its error output (where tracebacks say what went wrong), cut to ``max_chars``."""
-        why = {"timeout": f"the program was stopped: it ran past the time limit of {ANALYSIS_LIMITS.wall_seconds:g} s",
-               "memory_limit": f"the program was stopped: it used more than {ANALYSIS_LIMITS.memory_mb} MB of memory",
-               "output_limit": "the program was stopped: it printed more than "
-                               f"{ANALYSIS_LIMITS.output_bytes // 1024} KiB",
-               "runtime_error": "the program failed"}.get(self.status, "")
+        why = {
+            "timeout": f"the program was stopped: it ran past the time limit of {ANALYSIS_LIMITS.wall_seconds:g} s",
+            "memory_limit": f"the program was stopped: it used more than {ANALYSIS_LIMITS.memory_mb} MB of memory",
+            "output_limit": f"the program was stopped: it printed more than {ANALYSIS_LIMITS.output_bytes // 1024} KiB",
+            "runtime_error": "the program failed",
+        }.get(self.status, "")
         out = _clip_head(self.stdout, max_chars)
         if self.ok:
             return out if out.strip() else "(the program printed nothing)"
@@ -96,8 +115,10 @@ def _clip_tail(text: str, limit: int) -> str:
 def analysis_unavailable() -> str | None:
     """Why sandboxed analysis cannot run on this machine (the libraries are not installed), or None."""
     if not (HOST_DIR / ".stamp").is_file():
-        return (f"the analysis libraries are not installed at {HOST_DIR}: run scripts/install-toolchains "
-                "(it installs evaluators/sandbox/analysis-requirements.txt)")
+        return (
+            f"the analysis libraries are not installed at {HOST_DIR}: run scripts/install-toolchains "
+            "(it installs evaluators/sandbox/analysis-requirements.txt)"
+        )
     return None
 
 
@@ -111,8 +132,9 @@ def analysis_versions() -> dict[str, str]:
     return versions
 
 
-def run_analysis(sandbox: Sandbox, code: str, *, data: DataDir | None = None,
-                 limits: Limits = ANALYSIS_LIMITS) -> AnalysisRun:
+def run_analysis(
+    sandbox: Sandbox, code: str, *, data: DataDir | None = None, limits: Limits = ANALYSIS_LIMITS
+) -> AnalysisRun:
     """Run ``code`` once in the sandbox with the analysis libraries and ``data`` at /data.
     Raises SandboxUnavailable (an infrastructure error: the run is retried elsewhere) when the
     libraries are missing; a failing program is an AnalysisRun, never an exception."""
@@ -121,8 +143,18 @@ def run_analysis(sandbox: Sandbox, code: str, *, data: DataDir | None = None,
         raise SandboxUnavailable(missing)
     with sandbox.program(ANALYSIS_PYTHON, code) as program:
         result = program.run("", limits, data=data)
-    return AnalysisRun(status=result.status, stdout=result.stdout, stderr=result.stderr, seconds=round(result.wall_seconds, 3))
+    return AnalysisRun(
+        status=result.status, stdout=result.stdout, stderr=result.stderr, seconds=round(result.wall_seconds, 3)
+    )
 
 
-__all__ = ["ANALYSIS_LIMITS", "ANALYSIS_PYTHON", "AnalysisRun", "DATA_DIR", "DataDir", "analysis_unavailable",
-           "analysis_versions", "run_analysis"]
+__all__ = [
+    "ANALYSIS_LIMITS",
+    "ANALYSIS_PYTHON",
+    "DATA_DIR",
+    "AnalysisRun",
+    "DataDir",
+    "analysis_unavailable",
+    "analysis_versions",
+    "run_analysis",
+]

@@ -21,22 +21,43 @@ TOOLCHAINS: Path = REPO_ROOT / ".toolchains"
 BWRAP: str = "/usr/bin/bwrap"
 
 #: every sandboxed process's environment, before its language's own variables
-BASE_ENV: dict[str, str] = {"PATH": ":".join([f"{TOOLCHAIN_DIR}/go/bin", f"{TOOLCHAIN_DIR}/rust/bin", "/usr/local/bin", "/usr/bin", "/bin"]),
-                            "HOME": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp", "USER": "sandbox"}
+BASE_ENV: dict[str, str] = {
+    "PATH": ":".join([f"{TOOLCHAIN_DIR}/go/bin", f"{TOOLCHAIN_DIR}/rust/bin", "/usr/local/bin", "/usr/bin", "/bin"]),
+    "HOME": "/tmp",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "TMPDIR": "/tmp",
+    "USER": "sandbox",
+}
 #: the warm compilers' servers: CompileServer.java for the JVM compilers, compile-server.js for tsc;
 #: evaluators.sandbox.warm builds (javac) and copies them into .toolchains/compile-server, and they are
 #: reached inside the sandbox through the toolchain mount
-COMPILE_SERVER_SOURCES: tuple[Path, ...] = tuple(Path(__file__).resolve().parent / name
-                                                 for name in ("CompileServer.java", "compile-server.js"))
+COMPILE_SERVER_SOURCES: tuple[Path, ...] = tuple(
+    Path(__file__).resolve().parent / name for name in ("CompileServer.java", "compile-server.js")
+)
 COMPILE_SERVER_DIR: str = TOOLCHAIN_DIR + "/compile-server"
 COMPILE_SERVER_CLASS: str = "leaderboard.sandbox.CompileServer"
 NODE_COMPILE_SERVER: str = COMPILE_SERVER_DIR + "/compile-server.js"
 WARM_COMPILER_IDLE_SECONDS: int = 120
 #: what bwrap's --dev puts in /dev, but for the devpts instance (and ptmx): the device nodes and the links
 DEV_WITHOUT_PTY: tuple[str, ...] = (
-    *(arg for node in ("null", "zero", "full", "random", "urandom", "tty") for arg in ("--dev-bind", f"/dev/{node}", f"/dev/{node}")),
-    *(arg for target, link in (("/proc/self/fd", "fd"), ("/proc/self/fd/0", "stdin"), ("/proc/self/fd/1", "stdout"),
-                               ("/proc/self/fd/2", "stderr"), ("/proc/kcore", "core")) for arg in ("--symlink", target, f"/dev/{link}")))
+    *(
+        arg
+        for node in ("null", "zero", "full", "random", "urandom", "tty")
+        for arg in ("--dev-bind", f"/dev/{node}", f"/dev/{node}")
+    ),
+    *(
+        arg
+        for target, link in (
+            ("/proc/self/fd", "fd"),
+            ("/proc/self/fd/0", "stdin"),
+            ("/proc/self/fd/1", "stdout"),
+            ("/proc/self/fd/2", "stderr"),
+            ("/proc/kcore", "core"),
+        )
+        for arg in ("--symlink", target, f"/dev/{link}")
+    ),
+)
 
 
 def tmpfs_bytes(limits: Limits) -> int:
@@ -44,11 +65,22 @@ def tmpfs_bytes(limits: Limits) -> int:
     return max(1, min(limits.file_size_mb * 4, limits.memory_mb)) * 1024 * 1024
 
 
-def build_bwrap_args(*, source: Callable[[Path], str], etc_dir: Path, toolchains: Path | None, prog_dir: Path | None,
-                     writable_prog: bool, env: dict[str, str], limits: Limits,
-                     extra_binds: tuple[tuple[str, str, bool], ...], cwd: str,
-                     own_netns: bool = True, supervisor: bool = False, reset_pids: bool = False,
-                     layout: StageLayout | None = None) -> list[str]:
+def build_bwrap_args(
+    *,
+    source: Callable[[Path], str],
+    etc_dir: Path,
+    toolchains: Path | None,
+    prog_dir: Path | None,
+    writable_prog: bool,
+    env: dict[str, str],
+    limits: Limits,
+    extra_binds: tuple[tuple[str, str, bool], ...],
+    cwd: str,
+    own_netns: bool = True,
+    supervisor: bool = False,
+    reset_pids: bool = False,
+    layout: StageLayout | None = None,
+) -> list[str]:
     """bubblewrap's arguments (up to the command) for one process tree: ``etc_dir`` bound at /etc,
     ``toolchains`` at TOOLCHAIN_DIR, ``prog_dir`` at PROG_DIR and each ``(host path, sandbox path,
     writable)`` of ``extra_binds``, every host path bound from ``source(path)`` (its staged twin: see
@@ -76,26 +108,80 @@ def build_bwrap_args(*, source: Callable[[Path], str], etc_dir: Path, toolchains
     tmp_size = tmpfs_bytes(limits)
     # Every namespace is new; the network one is either bwrap's own (--unshare-all) or, when
     # own_netns is False, a pooled empty one the child has already joined (see NetnsPool).
-    unshare = ["--unshare-all", "--unshare-user"] if own_netns else [
-        "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup"]
+    unshare = (
+        ["--unshare-all", "--unshare-user"]
+        if own_netns
+        else ["--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup"]
+    )
     # CAP_SETPCAP only to empty the bounding set the tests inherit: the supervisor drops it at once
     userns = ["--cap-add", "CAP_CHECKPOINT_RESTORE", "--cap-add", "CAP_SETPCAP"] if reset_pids else ["--disable-userns"]
     dev = ["--dev", "/dev"] if not reset_pids else ["--tmpfs", "/dev", *DEV_WITHOUT_PTY]
     args: list[str] = [
-        BWRAP, *unshare, *userns, *(["--as-pid-1"] if supervisor else []), "--die-with-parent", "--new-session",
-        "--uid", "65534", "--gid", "65534", "--hostname", "sandbox"]
+        BWRAP,
+        *unshare,
+        *userns,
+        *(["--as-pid-1"] if supervisor else []),
+        "--die-with-parent",
+        "--new-session",
+        "--uid",
+        "65534",
+        "--gid",
+        "65534",
+        "--hostname",
+        "sandbox",
+    ]
     mqueue = ["--mqueue", "/dev/mqueue"] if supervisor else []
     if layout is not None:
-        args += ["--ro-bind", str(layout.root), "/", "--ro-bind", "/usr", "/usr", "--proc", "/proc",
-                 *(arg for node in DEV_NODES for arg in ("--dev-bind", f"/dev/{node}", f"/dev/{node}")),
-                 "--bind", str(layout.shm), "/dev/shm", *mqueue, "--bind", str(layout.tmp), "/tmp"]
+        args += [
+            "--ro-bind",
+            str(layout.root),
+            "/",
+            "--ro-bind",
+            "/usr",
+            "/usr",
+            "--proc",
+            "/proc",
+            *(arg for node in DEV_NODES for arg in ("--dev-bind", f"/dev/{node}", f"/dev/{node}")),
+            "--bind",
+            str(layout.shm),
+            "/dev/shm",
+            *mqueue,
+            "--bind",
+            str(layout.tmp),
+            "/tmp",
+        ]
     else:
         args += [
-            "--ro-bind", "/usr", "/usr",
-            "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
-            "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin",
-            "--proc", "/proc", *dev, "--size", str(tmp_size), "--tmpfs", "/dev/shm",
-            *mqueue, "--remount-ro", "/dev", "--size", str(tmp_size), "--tmpfs", "/tmp"]
+            "--ro-bind",
+            "/usr",
+            "/usr",
+            "--symlink",
+            "usr/bin",
+            "/bin",
+            "--symlink",
+            "usr/lib",
+            "/lib",
+            "--symlink",
+            "usr/lib64",
+            "/lib64",
+            "--symlink",
+            "usr/sbin",
+            "/sbin",
+            "--proc",
+            "/proc",
+            *dev,
+            "--size",
+            str(tmp_size),
+            "--tmpfs",
+            "/dev/shm",
+            *mqueue,
+            "--remount-ro",
+            "/dev",
+            "--size",
+            str(tmp_size),
+            "--tmpfs",
+            "/tmp",
+        ]
     args += ["--ro-bind", source(etc_dir), "/etc"]  # see Sandbox._build_etc
     if toolchains is not None:
         args += ["--ro-bind", source(toolchains), TOOLCHAIN_DIR]
@@ -124,8 +210,14 @@ def fill_command(template: tuple[str, ...], limits: Limits, *, main: str = "") -
     left out (a JVM told to use a missing archive would start without even the JDK's own)."""
     values = placeholders(limits, main)
     filled = [part.format(**values) for part in template]
-    return [part for part in filled if not (part.startswith(CDS_ARCHIVE_FLAG + TOOLCHAIN_DIR + "/") and
-                                            not (TOOLCHAINS / part[len(CDS_ARCHIVE_FLAG + TOOLCHAIN_DIR + "/"):]).is_file())]
+    return [
+        part
+        for part in filled
+        if not (
+            part.startswith(CDS_ARCHIVE_FLAG + TOOLCHAIN_DIR + "/")
+            and not (TOOLCHAINS / part[len(CDS_ARCHIVE_FLAG + TOOLCHAIN_DIR + "/") :]).is_file()
+        )
+    ]
 
 
 def fill_env(env: dict[str, str], limits: Limits) -> dict[str, str]:
@@ -151,7 +243,7 @@ def compile_server_command(language: Language, limits: Limits) -> tuple[list[str
     cmd = fill_command(language.compile_cmd, limits)
     main = fill_command((language.compiler_main,), limits)[0]
     at = cmd.index(main)
-    head, args = cmd[:at], cmd[at + 1:]
+    head, args = cmd[:at], cmd[at + 1 :]
     idle = str(WARM_COMPILER_IDLE_SECONDS)
     if head[0] == "node":  # tsc: 1 and 2 are errors reported (2: and the output written anyway)
         return [*head, NODE_COMPILE_SERVER, main, idle], args, frozenset({b"0", b"1", b"2"})

@@ -11,6 +11,7 @@ shared memory, message queues and semaphores, POSIX message queues).
 Stdlib only, like supervisor.py: each Sandbox installs a private copy of it beside supervisor.py
 (sandbox.SUPERVISOR_FILES), and the supervisor imports it from its own directory.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -77,7 +78,7 @@ def _any_of(numbers: list[int], action: int) -> list[bytes]:
     """With the call's number loaded: return ``action`` when it is one of ``numbers``, else go on after."""
     code: list[bytes] = []
     for start in range(0, len(numbers), _RUN):
-        run = numbers[start:start + _RUN]
+        run = numbers[start : start + _RUN]
         # each check jumps over the rest of the run and the "ja" to the run's return
         code += [_insn(_BPF_JEQ_K, len(run) - i, 0, number) for i, number in enumerate(run)]
         code += [_insn(_BPF_JA, 0, 0, 1), _ret(action)]
@@ -98,12 +99,23 @@ def seccomp_program(machine: str, *, trace: bool = False) -> bytes | None:
     refuse = _SECCOMP_RET_LOG if trace else _SECCOMP_RET_ERRNO | errno.EPERM
     not_here = _SECCOMP_RET_ERRNO | errno.ENOSYS
     allowed = sorted({numbers[name] for _reason, names in syscalls.ALLOWED for name in names if name in numbers})
-    code = [_insn(_BPF_LD_W_ABS, 0, 0, _ARCH), _insn(_BPF_JEQ_K, 1, 0, syscalls.AUDIT_ARCH[machine]), _ret(refuse),
-            _insn(_BPF_LD_W_ABS, 0, 0, _NR), _insn(_BPF_JGE_K, 0, 1, _X32_SYSCALL_BIT), _ret(refuse)]
+    code = [
+        _insn(_BPF_LD_W_ABS, 0, 0, _ARCH),
+        _insn(_BPF_JEQ_K, 1, 0, syscalls.AUDIT_ARCH[machine]),
+        _ret(refuse),
+        _insn(_BPF_LD_W_ABS, 0, 0, _NR),
+        _insn(_BPF_JGE_K, 0, 1, _X32_SYSCALL_BIT),
+        _ret(refuse),
+    ]
     code += _any_of(allowed, _SECCOMP_RET_ALLOW)
     # clone: allowed unless its flags (the first argument) ask for a new namespace
-    code += [_insn(_BPF_JEQ_K, 0, 4, numbers["clone"]), _insn(_BPF_LD_W_ABS, 0, 0, _ARG0_LOW),
-             _insn(_BPF_JSET_K, 1, 0, syscalls.CLONE_NAMESPACES), _ret(_SECCOMP_RET_ALLOW), _ret(refuse)]
+    code += [
+        _insn(_BPF_JEQ_K, 0, 4, numbers["clone"]),
+        _insn(_BPF_LD_W_ABS, 0, 0, _ARG0_LOW),
+        _insn(_BPF_JSET_K, 1, 0, syscalls.CLONE_NAMESPACES),
+        _ret(_SECCOMP_RET_ALLOW),
+        _ret(refuse),
+    ]
     code += _any_of(sorted(numbers[name] for name in syscalls.NOT_HERE if name in numbers), not_here)
     return b"".join(code + [_ret(refuse)])
 
@@ -127,8 +139,10 @@ class Confinement:
         raises OSError."""
         if not self.enabled:
             return
-        if self._prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
-                self._prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(self._fprog), 0, 0) != 0:
+        if (
+            self._prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+            or self._prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(self._fprog), 0, 0) != 0
+        ):
             err = ctypes.get_errno()
             raise OSError(err, f"cannot install the sandbox's seccomp filter: {os.strerror(err)}")
 
@@ -336,7 +350,11 @@ _SYSV = (("shm", "shmctl"), ("msg", "msgctl"), ("sem", "semctl"))
 
 
 #: the IPC_INFO-like commands that say how many objects of a kind exist: (call, command, the int's index)
-_IN_USE = (("shmctl", 14, 0), ("msgctl", 12, 0), ("semctl", 19, 7))  # SHM_INFO used_ids, MSG_INFO msgpool, SEM_INFO semusz
+_IN_USE = (
+    ("shmctl", 14, 0),
+    ("msgctl", 12, 0),
+    ("semctl", 19, 7),
+)  # SHM_INFO used_ids, MSG_INFO msgpool, SEM_INFO semusz
 
 
 def _sysv_in_use(libc: Any) -> bool:
@@ -377,8 +395,8 @@ def _wipe_ipc(libc: Any) -> bool:
 
 
 def wipe(libc: Any) -> bool:
-    """Empty /tmp and /dev/shm, remove every IPC object and set the pid counter back; False when something could not be removed
-    (the session then ends, and the next test gets a new sandbox)."""
+    """Empty /tmp and /dev/shm, remove every IPC object and set the pid counter back; False when something could not be
+    removed (the session then ends, and the next test gets a new sandbox)."""
     files = _wipe_files()
     clean = _wipe_ipc(libc) and files
     PIDS.reset()

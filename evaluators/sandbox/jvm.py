@@ -19,7 +19,24 @@ CLASS_FILE_CAP: int = 8 * 1024 * 1024
 _ACC_PUBLIC, _ACC_STATIC = 0x0001, 0x0008
 _MAIN_DESCRIPTOR = "([Ljava/lang/String;)V"
 #: a constant pool entry's size after its tag, by tag (Utf8, 1, has its own length)
-_CONSTANT_SIZES = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2, 17: 4, 18: 4, 19: 2, 20: 2}
+_CONSTANT_SIZES = {
+    3: 4,
+    4: 4,
+    5: 8,
+    6: 8,
+    7: 2,
+    8: 2,
+    9: 4,
+    10: 4,
+    11: 4,
+    12: 4,
+    15: 3,
+    16: 2,
+    17: 4,
+    18: 4,
+    19: 2,
+    20: 2,
+}
 
 
 def _open_regular(path: Path) -> int | None:
@@ -45,7 +62,7 @@ def jar_main_class(jar: Path) -> str | None:
             return None
     for line in manifest.splitlines():
         if line.startswith("Main-Class:"):
-            name = line[len("Main-Class:"):].strip()
+            name = line[len("Main-Class:") :].strip()
             return name if _JVM_CLASS_NAME.fullmatch(name) else None
     return None
 
@@ -95,7 +112,7 @@ def _has_static_main(read: _Reader) -> bool | None:
         tag = read.take("B")
         if tag == 1:
             length = read.take("H")
-            utf8[index] = read.data[read.at:read.at + length].decode("utf-8", errors="replace")
+            utf8[index] = read.data[read.at : read.at + length].decode("utf-8", errors="replace")
             read.skip(length)
         elif tag == 7:
             classes[index] = read.take("H")
@@ -116,6 +133,10 @@ def _has_static_main(read: _Reader) -> bool | None:
             for _ in range(read.take("H")):  # attributes
                 read.skip(2)
                 read.skip(read.take("I"))
-            found = found or (kind == "methods" and utf8[name] == "main" and utf8[descriptor] == _MAIN_DESCRIPTOR
-                              and flags & (_ACC_PUBLIC | _ACC_STATIC) == _ACC_PUBLIC | _ACC_STATIC)
+            found = found or (
+                kind == "methods"
+                and utf8[name] == "main"
+                and utf8[descriptor] == _MAIN_DESCRIPTOR
+                and flags & (_ACC_PUBLIC | _ACC_STATIC) == _ACC_PUBLIC | _ACC_STATIC
+            )
     return found

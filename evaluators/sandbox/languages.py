@@ -113,12 +113,15 @@ LANGUAGES: dict[str, Language] = {
         source_name="main.py",
         # the syntax check prints the error as the interpreter would for the program itself: its own
         # file, line and caret, without this command's frames (<string>, ast.py)
-        compile_cmd=_l("python3", "-c",
-                       "import ast,sys,traceback\n"
-                       "try:\n ast.parse(open(sys.argv[1],'rb').read(),sys.argv[1])\n"
-                       "except (SyntaxError,ValueError) as e:\n"
-                       " sys.stderr.write(''.join(traceback.format_exception_only(e)));sys.exit(1)",
-                       "{prog}/main.py"),
+        compile_cmd=_l(
+            "python3",
+            "-c",
+            "import ast,sys,traceback\n"
+            "try:\n ast.parse(open(sys.argv[1],'rb').read(),sys.argv[1])\n"
+            "except (SyntaxError,ValueError) as e:\n"
+            " sys.stderr.write(''.join(traceback.format_exception_only(e)));sys.exit(1)",
+            "{prog}/main.py",
+        ),
         run_cmd=_l("python3", "{prog}/main.py"),
         warm_python=True,
         check_in_session=True,
@@ -134,8 +137,9 @@ LANGUAGES: dict[str, Language] = {
         # {tc}/pch holds bits/stdc++.h precompiled with these very flags (evaluators.sandbox.warm): the
         # same header, parsed once at install instead of in every compile; without it, the header itself.
         # Multi-LCB's flags: -std=c++17 -mcmodel=medium and no optimisation
-        compile_cmd=_l("g++", "-std=c++17", "-mcmodel=medium", "-pipe", "-I" + PCH_DIR, "-o", "{prog}/main",
-                       "{prog}/main.cpp"),
+        compile_cmd=_l(
+            "g++", "-std=c++17", "-mcmodel=medium", "-pipe", "-I" + PCH_DIR, "-o", "{prog}/main", "{prog}/main.cpp"
+        ),
         run_cmd=_l("{prog}/main"),
         version_cmd=_l("g++", "--version"),
         oom_markers=("std::bad_alloc",),
@@ -147,8 +151,19 @@ LANGUAGES: dict[str, Language] = {
         fence="java",
         source_name="Main.java",
         # what the javac launcher runs; the class path named (javac's default is the working directory)
-        compile_cmd=_l("java", *JVM_TOOL_OPTS.split(), *_cds("java").split(), "com.sun.tools.javac.Main",
-                       "-cp", "{prog}", "-encoding", "UTF-8", "-d", "{prog}", "{prog}/Main.java"),
+        compile_cmd=_l(
+            "java",
+            *JVM_TOOL_OPTS.split(),
+            *_cds("java").split(),
+            "com.sun.tools.javac.Main",
+            "-cp",
+            "{prog}",
+            "-encoding",
+            "UTF-8",
+            "-d",
+            "{prog}",
+            "{prog}/Main.java",
+        ),
         compiler_main="com.sun.tools.javac.Main",
         run_cmd=_jvm_run("java", "{prog}", "Main", "-ea"),  # assertions on, as Multi-LCB runs Java
         version_cmd=_l("java", "-version"),
@@ -177,9 +192,16 @@ LANGUAGES: dict[str, Language] = {
         compile_cmd=_l("go", "build", "-o", "{prog}/main", "{prog}/main.go"),
         run_cmd=_l("{prog}/main"),
         version_cmd=_l("go", "version"),
-        compile_env={"GO111MODULE": "off", "GOCACHE": "/gocache", "GOPATH": "/tmp/gopath",
-                     "CGO_ENABLED": "0", "GOTOOLCHAIN": "local", "GOFLAGS": "", "GOPROXY": "off",
-                     "GOTELEMETRY": "off"},
+        compile_env={
+            "GO111MODULE": "off",
+            "GOCACHE": "/gocache",
+            "GOPATH": "/tmp/gopath",
+            "CGO_ENABLED": "0",
+            "GOTOOLCHAIN": "local",
+            "GOFLAGS": "",
+            "GOPROXY": "off",
+            "GOTELEMETRY": "off",
+        },
         oom_markers=("fatal error: runtime: out of memory",),
         artifact="main",
     ),
@@ -201,7 +223,9 @@ LANGUAGES: dict[str, Language] = {
         fence="javascript",
         source_name="main.js",
         compile_cmd=_l("node", "--check", "{prog}/main.js"),
-        run_cmd=_l("node", "--max-old-space-size={heap_mb}", "{prog}/main.js"),  # V8's own stack size, as Multi-LCB runs it
+        run_cmd=_l(
+            "node", "--max-old-space-size={heap_mb}", "{prog}/main.js"
+        ),  # V8's own stack size, as Multi-LCB runs it
         version_cmd=_l("node", "--version"),
         oom_markers=("JavaScript heap out of memory",),
     ),
@@ -210,9 +234,20 @@ LANGUAGES: dict[str, Language] = {
         display_name="TypeScript",
         fence="typescript",
         source_name="main.ts",
-        compile_cmd=_l("node", "--max-old-space-size={heap_mb}", TSC,
-                       "--noCheck", "--target", "es2022", "--module", "commonjs", "--skipLibCheck",
-                       "--outDir", "{prog}/out", "{prog}/main.ts"),
+        compile_cmd=_l(
+            "node",
+            "--max-old-space-size={heap_mb}",
+            TSC,
+            "--noCheck",
+            "--target",
+            "es2022",
+            "--module",
+            "commonjs",
+            "--skipLibCheck",
+            "--outDir",
+            "{prog}/out",
+            "{prog}/main.ts",
+        ),
         compiler_main=TSC,
         run_cmd=_l("node", "--max-old-space-size={heap_mb}", "{prog}/out/main.js"),
         version_cmd=_l("node", TSC, "--version"),
@@ -246,8 +281,18 @@ LANGUAGES: dict[str, Language] = {
         source_name="main.kt",
         # what bin/kotlinc runs, without its launcher script; the jar holds the program only, and runs
         # start the Main-Class its manifest names ({main}) with the shared standard library
-        compile_cmd=_l("java", *JVM_TOOL_OPTS.split(), *_cds("kotlin").split(), "-cp", KOTLIN_COMPILER_JAR,
-                       "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "{prog}/main.kt", "-nowarn", "-d", "{prog}/main.jar"),
+        compile_cmd=_l(
+            "java",
+            *JVM_TOOL_OPTS.split(),
+            *_cds("kotlin").split(),
+            "-cp",
+            KOTLIN_COMPILER_JAR,
+            "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
+            "{prog}/main.kt",
+            "-nowarn",
+            "-d",
+            "{prog}/main.jar",
+        ),
         compiler_main="org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
         run_cmd=_jvm_run("kotlin", KOTLIN_STDLIB + ":{prog}/main.jar", "{main}"),
         version_cmd=_l(KOTLINC, "-version"),
@@ -261,16 +306,28 @@ LANGUAGES: dict[str, Language] = {
         display_name="Scala",
         fence="scala",
         source_name="main.scala",
-        compile_cmd=_l("java", *JVM_TOOL_OPTS.split(), *_cds("scala").split(),
-                       "-cp", _SCALA_COMPILER_CP, "scala.tools.nsc.Main", "-usejavacp", "-nowarn",
-                       "-d", "{prog}/out", "{prog}/main.scala"),
+        compile_cmd=_l(
+            "java",
+            *JVM_TOOL_OPTS.split(),
+            *_cds("scala").split(),
+            "-cp",
+            _SCALA_COMPILER_CP,
+            "scala.tools.nsc.Main",
+            "-usejavacp",
+            "-nowarn",
+            "-d",
+            "{prog}/out",
+            "{prog}/main.scala",
+        ),
         compiler_main="scala.tools.nsc.Main",
         run_cmd=_jvm_run("scala", SCALA_LIBRARY + ":{prog}/out", "Main"),
         version_cmd=_l("java", "-cp", _SCALA_COMPILER_CP, "scala.tools.nsc.Main", "-version"),
         oom_markers=("java.lang.OutOfMemoryError",),
         mkdirs=("out",),
         artifact="out/Main.class",
-        entry_rule=("Scala programs must declare `object Main` (an object, not a class) with "
-                    "`def main(args: Array[String]): Unit`, or `object Main extends App`"),
+        entry_rule=(
+            "Scala programs must declare `object Main` (an object, not a class) with "
+            "`def main(args: Array[String]): Unit`, or `object Main extends App`"
+        ),
     ),
 }

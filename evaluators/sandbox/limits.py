@@ -26,8 +26,12 @@ class Limits:
 
 
 DEFAULT_COMPILE_LIMITS: Limits = Limits(
-    wall_seconds=60.0, cpu_seconds=120.0, memory_mb=2048, processes=256,
-    file_size_mb=256, output_bytes=1024 * 1024,
+    wall_seconds=60.0,
+    cpu_seconds=120.0,
+    memory_mb=2048,
+    processes=256,
+    file_size_mb=256,
+    output_bytes=1024 * 1024,
 )
 
 
@@ -37,8 +41,12 @@ def rlimits(limits: Limits, *, with_cgroup: bool, as_root: bool, cpu: bool = Tru
     and the uid's processes (with them, the cgroup bounds memory and processes). ``as_root``: the
     sandbox runs as root (each run under its own host uid)."""
     fsize = limits.file_size_mb * 1024 * 1024
-    out = [("RLIMIT_FSIZE", fsize, fsize), ("RLIMIT_CORE", 0, 0), ("RLIMIT_STACK", 268435456, 268435456),
-           ("RLIMIT_NOFILE", 1024, 1024)]
+    out = [
+        ("RLIMIT_FSIZE", fsize, fsize),
+        ("RLIMIT_CORE", 0, 0),
+        ("RLIMIT_STACK", 268435456, 268435456),
+        ("RLIMIT_NOFILE", 1024, 1024),
+    ]
     if cpu:
         seconds = max(1, int(limits.cpu_seconds + 0.999))
         out.insert(0, ("RLIMIT_CPU", seconds, seconds + 1))

@@ -239,7 +239,9 @@ class Launcher:
         # static where the C library allows it: no dynamic loader at each start
         self.path: str = str(self._build(cache_dir, LAUNCHER_SOURCE, "launch", (["-static"], [])))
         try:
-            self.library: str | None = str(self._build(cache_dir, SPAWN_SOURCE, "spawn", (["-shared", "-fPIC"],), ".so"))
+            self.library: str | None = str(
+                self._build(cache_dir, SPAWN_SOURCE, "spawn", (["-shared", "-fPIC"],), ".so")
+            )
         except OSError:
             self.library = None
 
@@ -252,8 +254,9 @@ class Launcher:
             return False
         return st.st_uid == os.geteuid() and not st.st_mode & 0o022
 
-    def _build(self, cache_dir: Path, source_path: Path, stem: str, flag_choices: tuple[list[str], ...],
-               suffix: str = "") -> Path:
+    def _build(
+        self, cache_dir: Path, source_path: Path, stem: str, flag_choices: tuple[list[str], ...], suffix: str = ""
+    ) -> Path:
         """``source_path`` built into ``cache_dir`` once per source digest, with the first of
         ``flag_choices`` the compiler accepts."""
         source = source_path.read_bytes()
@@ -263,12 +266,17 @@ class Launcher:
             return target
         compiler = next((c for c in C_COMPILERS if os.access(c, os.X_OK)), None)
         if compiler is None:
-            raise OSError(f"no C compiler ({' or '.join(C_COMPILERS)}) to build the sandbox's launcher "
-                          f"({source_path.name}): install gcc (scripts/install-toolchains installs g++, which brings it)")
+            raise OSError(
+                f"no C compiler ({' or '.join(C_COMPILERS)}) to build the sandbox's launcher "
+                f"({source_path.name}): install gcc (scripts/install-toolchains installs g++, which brings it)"
+            )
         building = cache_dir / f".{name}-{uuid.uuid4().hex[:8]}"
         for flags in flag_choices:
-            made = subprocess.run([compiler, "-O2", "-Wall", *flags, "-o", str(building), str(source_path)],
-                                  capture_output=True, text=True)
+            made = subprocess.run(
+                [compiler, "-O2", "-Wall", *flags, "-o", str(building), str(source_path)],
+                capture_output=True,
+                text=True,
+            )
             if made.returncode == 0:
                 break
         if made.returncode != 0:
@@ -278,10 +286,19 @@ class Launcher:
         os.replace(building, target)  # atomic: concurrent builders leave one complete binary
         return target
 
-    def popen(self, command: list[str], *, netns_fd: int | None, mntns_fd: int | None,
-              cgroup_procs: tuple[str, ...], rlimits: tuple[tuple[int, tuple[int, int]], ...],
-              uid: int | None, seccomp: bytes | None = None, keep_fds: tuple[int, ...] = (),
-              mounts: tuple[tuple[str, str], ...] = ()) -> subprocess.Popen[bytes]:
+    def popen(
+        self,
+        command: list[str],
+        *,
+        netns_fd: int | None,
+        mntns_fd: int | None,
+        cgroup_procs: tuple[str, ...],
+        rlimits: tuple[tuple[int, tuple[int, int]], ...],
+        uid: int | None,
+        seccomp: bytes | None = None,
+        keep_fds: tuple[int, ...] = (),
+        mounts: tuple[tuple[str, str], ...] = (),
+    ) -> subprocess.Popen[bytes]:
         """Start ``command`` (bwrap and its arguments) in a new session with pipes for its standard
         streams, set up as the class says; raises OSError with the launcher's reason when the set-up
         failed (the launcher has exited then). ``seccomp``: a BPF program that bwrap installs right
@@ -313,9 +330,15 @@ class Launcher:
         if uid is not None:
             args += ["-u", str(uid), "-k", str(self.last_cap)]
         try:
-            proc = subprocess.Popen(args + ["--", *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, start_new_session=True, env={"PATH": "/usr/bin:/bin"},
-                                    pass_fds=fds)
+            proc = subprocess.Popen(
+                args + ["--", *command],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                env={"PATH": "/usr/bin:/bin"},
+                pass_fds=fds,
+            )
         finally:
             os.close(err_w)
             if filter_r >= 0:
@@ -420,12 +443,30 @@ class NetnsPool:
 #: the sandbox's own root (StagingNamespace.root): the mount points bwrap binds onto, the links of /
 #: and /dev's device nodes and links, made once; bwrap binds it read-only at / instead of mounting a
 #: tmpfs of its own there (which the mount table would show owned by the run's host uid)
-ROOT_DIRS: tuple[str, ...] = ("usr", "proc", "tmp", "etc", "prog", "data", "gocache", "opt/toolchains", "opt/supervisor",
-                              "dev/shm", "dev/mqueue")
+ROOT_DIRS: tuple[str, ...] = (
+    "usr",
+    "proc",
+    "tmp",
+    "etc",
+    "prog",
+    "data",
+    "gocache",
+    "opt/toolchains",
+    "opt/supervisor",
+    "dev/shm",
+    "dev/mqueue",
+)
 ROOT_LINKS: tuple[tuple[str, str], ...] = (
-    ("bin", "usr/bin"), ("lib", "usr/lib"), ("lib64", "usr/lib64"), ("sbin", "usr/sbin"),
-    ("dev/fd", "/proc/self/fd"), ("dev/stdin", "/proc/self/fd/0"), ("dev/stdout", "/proc/self/fd/1"),
-    ("dev/stderr", "/proc/self/fd/2"), ("dev/core", "/proc/kcore"))
+    ("bin", "usr/bin"),
+    ("lib", "usr/lib"),
+    ("lib64", "usr/lib64"),
+    ("sbin", "usr/sbin"),
+    ("dev/fd", "/proc/self/fd"),
+    ("dev/stdin", "/proc/self/fd/0"),
+    ("dev/stdout", "/proc/self/fd/1"),
+    ("dev/stderr", "/proc/self/fd/2"),
+    ("dev/core", "/proc/kcore"),
+)
 #: the device nodes bound from the host into /dev (mount points: empty files in the root)
 DEV_NODES: tuple[str, ...] = ("null", "zero", "full", "random", "urandom", "tty")
 
@@ -478,8 +519,13 @@ class StagingNamespace:
         self._sources: dict[str, Path] = {"base": base_dir}
         self._toolchains = toolchains
         stage = self.mountpoint
-        self.layout: StageLayout = StageLayout(root=stage / "root", tmp=stage / "run" / "tmp", shm=stage / "run" / "shm",
-                                               gocache=stage / "run" / "gocache", empty=stage / ".empty")
+        self.layout: StageLayout = StageLayout(
+            root=stage / "root",
+            tmp=stage / "run" / "tmp",
+            shm=stage / "run" / "shm",
+            gocache=stage / "run" / "gocache",
+            empty=stage / ".empty",
+        )
         #: where the real toolchains are reached in the namespace (an overlay's lower layer)
         self.toolchains_lower: Path = stage / ".toolchains"
         self.fd, work_fd = self._create()
@@ -501,8 +547,7 @@ class StagingNamespace:
                 return candidate
             except OSError:
                 continue
-        raise OSError("no staging directory for the sandbox: tried "
-                      + ", ".join(str(c) for c in STAGE_CANDIDATES))
+        raise OSError("no staging directory for the sandbox: tried " + ", ".join(str(c) for c in STAGE_CANDIDATES))
 
     def staged(self, host_path: Path) -> Path | None:
         """Where ``host_path`` (a source or anything under one) is reached in the namespace, or None."""
@@ -516,7 +561,7 @@ class StagingNamespace:
         for name, source in self._sources.items():
             prefix = str(self.mountpoint / name)
             if staged_path == prefix or staged_path.startswith(prefix + "/"):
-                return str(source) + staged_path[len(prefix):]
+                return str(source) + staged_path[len(prefix) :]
         return staged_path
 
     def _create(self) -> tuple[int, int]:

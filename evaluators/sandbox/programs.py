@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # a Sandbox makes programs; they name it only for the type ch
 #: the most of a compiler's output read back
 COMPILE_OUTPUT_CAP: int = 64 * 1024
 
+
 @functools.lru_cache(maxsize=4)
 def _directories(tree: Path) -> tuple[str, ...]:
     """The directories of ``tree`` (itself first, as "."), relative to it, parents before children: a
@@ -73,16 +74,23 @@ class DataDir:
     def __enter__(self) -> DataDir:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
 
 class Program:
     """A program compiled once in its own directory; each ``run`` is a fresh sandboxed process."""
 
-    def __init__(self, sandbox: Sandbox, language: Language, source: str, compile_limits: Limits,
-                 run_limits: Limits | None = None) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        language: Language,
+        source: str,
+        compile_limits: Limits,
+        run_limits: Limits | None = None,
+    ) -> None:
         """``run_limits``: the limits its session will have, when known; a language whose compile only
         checks the source (``Language.check_in_session``) then checks it in that session, which
         ``session(run_limits)`` hands over, instead of in a sandbox of its own."""
@@ -131,8 +139,11 @@ class Program:
             if lang.rule_broken and lang.entry_rule and re.search(lang.rule_broken, output):
                 output = output.rstrip() + "\n" + lang.entry_rule
         if status == "compile_error" and not output.strip():
-            ended = (f"was killed by signal {raw.signal}" if raw.signal is not None
-                     else f"exited with status {raw.exit_code}")
+            ended = (
+                f"was killed by signal {raw.signal}"
+                if raw.signal is not None
+                else f"exited with status {raw.exit_code}"
+            )
             output = f"the compiler ({(lang.compile_cmd or ('?',))[0]}) {ended} and printed nothing"
         if lang.key == "go":
             shutil.rmtree(self.root / "gocache", ignore_errors=True)
@@ -159,9 +170,18 @@ class Program:
         if lang.compile_cmd is None:
             return None
         env = {**fill_env(lang.env, limits), **fill_env(lang.compile_env, limits)}
-        return self.sandbox.execute(fill_command(lang.compile_cmd, limits), limits=limits, prog_dir=self.prog_dir,
-                                     writable_prog=True, stdin=b"", env=env, extra_binds=extra,
-                                     cwd=PROG_DIR, uid_host=uid, overlays=overlays)
+        return self.sandbox.execute(
+            fill_command(lang.compile_cmd, limits),
+            limits=limits,
+            prog_dir=self.prog_dir,
+            writable_prog=True,
+            stdin=b"",
+            env=env,
+            extra_binds=extra,
+            cwd=PROG_DIR,
+            uid_host=uid,
+            overlays=overlays,
+        )
 
     def _check_in_session(self, source: str, limits: Limits, run_limits: Limits) -> RawResult | None:
         """The check (compile_cmd) run as the first request of the session the tests will run in
@@ -199,7 +219,9 @@ class Program:
             if self.main_class is None:
                 return f"compiled, but the program has no entry point{rule}"
         if artifact.suffix == ".class" and class_static_main(artifact) is False:
-            return f"compiled, but {artifact.stem} has no `public static void main(String[] args)` for java to start{rule}"
+            return (
+                f"compiled, but {artifact.stem} has no `public static void main(String[] args)` for java to start{rule}"
+            )
         return None
 
     def _prepare_gocache(self, uid: int) -> tuple[tuple[str, str, bool], tuple[tuple[str, str], ...]]:
@@ -221,8 +243,9 @@ class Program:
         copied = False
         if warm.is_dir():
             try:
-                subprocess.run(["cp", "-al", str(warm), str(dst)], check=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                subprocess.run(
+                    ["cp", "-al", str(warm), str(dst)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                )
                 copied = True
             except subprocess.CalledProcessError:
                 shutil.rmtree(dst, ignore_errors=True)
@@ -275,6 +298,7 @@ class Program:
     def __enter__(self) -> Program:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()

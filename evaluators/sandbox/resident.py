@@ -24,8 +24,18 @@ from .command import BASE_ENV, fill_command, fill_env
 from .languages import DATA_DIR
 from .limits import STDERR_CAP, Limits, rlimits
 from .linux import CGroup, usage_near_limit
-from .results import (PROCESS_LIMIT_NOTE, REFUSAL, REPLY_OVERHEAD, RawResult, RunResult, SandboxUnavailable, decode_output, parse_reply, reply_cap,
-                      run_result)
+from .results import (
+    PROCESS_LIMIT_NOTE,
+    REFUSAL,
+    REPLY_OVERHEAD,
+    RawResult,
+    RunResult,
+    SandboxUnavailable,
+    decode_output,
+    parse_reply,
+    reply_cap,
+    run_result,
+)
 from .wire import HEADER, READY, REQUEST
 
 if TYPE_CHECKING:  # a Sandbox and its programs start resident processes; they are named only for the type checker
@@ -61,8 +71,10 @@ class _CounterFiles:
 
     def __init__(self, cgroup: CGroup) -> None:
         self._fds: list[int] = []
-        self.oom, self.failcnt, self.events = (self._open(f"{path}", os.O_RDONLY) for path in (
-            cgroup.mem / "memory.oom_control", cgroup.mem / "memory.failcnt", cgroup.pids / "pids.events"))
+        self.oom, self.failcnt, self.events = (
+            self._open(f"{path}", os.O_RDONLY)
+            for path in (cgroup.mem / "memory.oom_control", cgroup.mem / "memory.failcnt", cgroup.pids / "pids.events")
+        )
         self.peak = self._open(f"{cgroup.mem}/memory.max_usage_in_bytes", os.O_WRONLY)
         self.cpu = self._open(f"{cgroup.cpu}/cpuacct.usage", os.O_RDONLY) if cgroup.cpu is not None else -1
 
@@ -126,19 +138,44 @@ class Resident:
         #: the cgroup's counter files, opened once (read from offset 0 for each request)
         self._counter_fds: _CounterFiles | None = None
 
-    def _launch(self, command: list[str], *, env: dict[str, str], cgroup_limits: Limits, prog_dir: Path | None,
-                writable_prog: bool, binds: tuple[tuple[str, str, bool], ...], cwd: str, uid: int | None = None,
-                supervisor: bool = False) -> None:
+    def _launch(
+        self,
+        command: list[str],
+        *,
+        env: dict[str, str],
+        cgroup_limits: Limits,
+        prog_dir: Path | None,
+        writable_prog: bool,
+        binds: tuple[tuple[str, str, bool], ...],
+        cwd: str,
+        uid: int | None = None,
+        supervisor: bool = False,
+    ) -> None:
         sb = self.sandbox
         self.netns = sb.netns_pool.acquire() if sb.netns_pool is not None else None
         self.cgroup = sb.new_cgroup(cgroup_limits)
         # a resident's uid is held (kept from other runs) until _close
         self.uid = uid if uid is not None else sb.next_uid(hold=True)
-        argv = sb.bwrap_args(prog_dir=prog_dir, writable_prog=writable_prog, env=env, limits=self.limits,
-                             extra_binds=binds, cwd=cwd, own_netns=self.netns is None, supervisor=supervisor)
+        argv = sb.bwrap_args(
+            prog_dir=prog_dir,
+            writable_prog=writable_prog,
+            env=env,
+            limits=self.limits,
+            extra_binds=binds,
+            cwd=cwd,
+            own_netns=self.netns is None,
+            supervisor=supervisor,
+        )
         # no CPU rlimit: it would count the whole life of the process, not one request
-        self.proc = sb.launch(argv + ["--", *command], self.limits, cgroup=self.cgroup, netns=self.netns, uid=self.uid, cpu=False,
-                              supervisor=supervisor)
+        self.proc = sb.launch(
+            argv + ["--", *command],
+            self.limits,
+            cgroup=self.cgroup,
+            netns=self.netns,
+            uid=self.uid,
+            cpu=False,
+            supervisor=supervisor,
+        )
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             assert stream is not None
             os.set_blocking(stream.fileno(), False)
@@ -177,7 +214,7 @@ class Resident:
                 return None
             pending = memoryview(HEADER.pack(len(request)) + request)
             try:  # most requests fit in the pipe: written at once, without waiting to be asked
-                pending = pending[os.write(in_fd, pending[:1 << 20]):]
+                pending = pending[os.write(in_fd, pending[: 1 << 20]) :]
             except BlockingIOError:
                 pass
             except OSError:
@@ -201,7 +238,7 @@ class Resident:
             for fd, _event in ready:
                 if fd == in_fd:
                     try:
-                        pending = pending[os.write(in_fd, pending[:1 << 20]):]
+                        pending = pending[os.write(in_fd, pending[: 1 << 20]) :]
                     except BlockingIOError:
                         continue
                     except OSError:
@@ -211,7 +248,13 @@ class Resident:
                         poller.unregister(in_fd)
                     continue
                 try:  # the header and what may follow it (at most the cap), then the rest of the frame
-                    chunk = os.read(out_fd, min(1 << 20, (needed if needed is not None else HEADER.size + min(max_reply, 65536)) - len(reply)))
+                    chunk = os.read(
+                        out_fd,
+                        min(
+                            1 << 20,
+                            (needed if needed is not None else HEADER.size + min(max_reply, 65536)) - len(reply),
+                        ),
+                    )
                 except BlockingIOError:
                     continue
                 if not chunk:
@@ -225,9 +268,11 @@ class Resident:
                         return None
                 if needed is not None and len(reply) >= needed:
                     if len(reply) > needed or pending:
-                        self.failure = "answered more than one frame" if len(reply) > needed else "answered before it was asked"
+                        self.failure = (
+                            "answered more than one frame" if len(reply) > needed else "answered before it was asked"
+                        )
                         return None
-                    return bytes(reply[HEADER.size:needed])
+                    return bytes(reply[HEADER.size : needed])
 
     def _counters(self) -> Counters:
         """The cgroup's OOM kills, limit hits, CPU seconds and refused forks so far (for one request's
@@ -240,7 +285,8 @@ class Resident:
 
     def _oom_between(self, before: Counters, after: Counters) -> bool:
         return after.oom_kills > before.oom_kills or (
-            after.failcnt > before.failcnt and self.cgroup is not None and usage_near_limit(self.cgroup.mem))
+            after.failcnt > before.failcnt and self.cgroup is not None and usage_near_limit(self.cgroup.mem)
+        )
 
     def _close(self) -> str:
         """End the process and free its cgroup and namespace; returns what it (or bwrap) printed on stderr."""
@@ -306,7 +352,9 @@ class Session(Resident):
         lang = program.language
         self.env = {**BASE_ENV, **fill_env(lang.env, limits)}
         self.argv = fill_command(lang.run_cmd, limits, main=program.main_class or "")
-        self.rlimits: list[list[object]] = [list(r) for r in rlimits(limits, with_cgroup=self.sandbox.uses_cgroups, as_root=self.sandbox.is_root)]
+        self.rlimits: list[list[object]] = [
+            list(r) for r in rlimits(limits, with_cgroup=self.sandbox.uses_cgroups, as_root=self.sandbox.is_root)
+        ]
         #: the configuration the running supervisor has (it is sent again only when it changes)
         self._config_sent: bytes | None = None
         self._config_key: tuple[object, ...] | None = None
@@ -360,11 +408,24 @@ class Session(Resident):
         if self.data is not None:
             binds += ((str(self.data.path), DATA_DIR, False),)
         own = Limits(memory_mb=self.limits.memory_mb + SUPERVISOR_MEMORY_MB, processes=self.limits.processes + 4)
-        self._launch(["/usr/bin/python3", "-I", "-S", "-B", f"{SUPERVISOR_DIR}/supervisor.py",
-                      *(["--warm-python"] if self.program.language.warm_python else []),
-                      *([f"--last-pid-fd={self.sandbox.last_pid_fd}"] if self.sandbox.last_pid_fd is not None else [])],
-                     env=self.env, cgroup_limits=own, prog_dir=self._slot or self.program.prog_dir, writable_prog=False,
-                     binds=binds, cwd="/tmp", supervisor=True)
+        self._launch(
+            [
+                "/usr/bin/python3",
+                "-I",
+                "-S",
+                "-B",
+                f"{SUPERVISOR_DIR}/supervisor.py",
+                *(["--warm-python"] if self.program.language.warm_python else []),
+                *([f"--last-pid-fd={self.sandbox.last_pid_fd}"] if self.sandbox.last_pid_fd is not None else []),
+            ],
+            env=self.env,
+            cgroup_limits=own,
+            prog_dir=self._slot or self.program.prog_dir,
+            writable_prog=False,
+            binds=binds,
+            cwd="/tmp",
+            supervisor=True,
+        )
         hello = self._exchange(None, time.monotonic() + SUPERVISOR_START_SECONDS, REPLY_OVERHEAD)
         if hello is not None and hello == READY:
             return None
@@ -372,7 +433,9 @@ class Session(Resident):
         stderr = self._close()
         if "bwrap:" in stderr:
             raise SandboxUnavailable(f"the sandbox did not start: {stderr.strip()[:500]}" + REFUSAL)
-        return f"the sandbox's supervisor did not start: it {why}" + (f" ({stderr.strip()[:500]})" if stderr.strip() else "")
+        return f"the sandbox's supervisor did not start: it {why}" + (
+            f" ({stderr.strip()[:500]})" if stderr.strip() else ""
+        )
 
     def run(self, stdin: str) -> RunResult:
         asked = self._ask(self.argv, self.env, stdin, self.limits, self.rlimits)
@@ -382,9 +445,10 @@ class Session(Resident):
         limits = self.limits
         result = run_result(raw, limits, self.program.language)
         if forks_refused and result.status != "ok":
-            note = (f"{PROCESS_LIMIT_NOTE} ({limits.processes} processes): "
-                    "a new process or thread was refused")
-            result = dataclasses.replace(result, stderr=(result.stderr.rstrip("\n") + "\n" if result.stderr.strip() else "") + note)
+            note = f"{PROCESS_LIMIT_NOTE} ({limits.processes} processes): a new process or thread was refused"
+            result = dataclasses.replace(
+                result, stderr=(result.stderr.rstrip("\n") + "\n" if result.stderr.strip() else "") + note
+            )
         return result
 
     def check(self, argv: list[str], limits: Limits) -> RawResult | None:
@@ -393,17 +457,24 @@ class Session(Resident):
         stay within the session's), in the session's environment; None when the session gave no answer (it is closed
         then: the caller checks in a sandbox of its own)."""
         # the session's own rlimits are the ceiling (a process cannot raise a hard limit)
-        limits = dataclasses.replace(limits, memory_mb=self.limits.memory_mb, processes=self.limits.processes,
-                                     file_size_mb=min(limits.file_size_mb, self.limits.file_size_mb))
-        own: list[list[object]] = [list(r) for r in rlimits(limits, with_cgroup=self.sandbox.uses_cgroups, as_root=self.sandbox.is_root)]
+        limits = dataclasses.replace(
+            limits,
+            memory_mb=self.limits.memory_mb,
+            processes=self.limits.processes,
+            file_size_mb=min(limits.file_size_mb, self.limits.file_size_mb),
+        )
+        own: list[list[object]] = [
+            list(r) for r in rlimits(limits, with_cgroup=self.sandbox.uses_cgroups, as_root=self.sandbox.is_root)
+        ]
         asked = self._ask(argv, self.env, "", limits, own)
         if isinstance(asked, RunResult):
             self._close()
             return None
         return asked[0]
 
-    def _ask(self, argv: list[str], env: dict[str, str], stdin: str, limits: Limits,
-             own_rlimits: list[list[object]]) -> tuple[RawResult, bool] | RunResult:
+    def _ask(
+        self, argv: list[str], env: dict[str, str], stdin: str, limits: Limits, own_rlimits: list[list[object]]
+    ) -> tuple[RawResult, bool] | RunResult:
         """One request to the supervisor (started first if need be): the process's raw result and
         whether a fork was refused at the process limit meanwhile, or a failed RunResult when the
         supervisor did not start or gave no valid answer (the session is closed then)."""
@@ -415,14 +486,21 @@ class Session(Resident):
         nonce = os.urandom(16)
         config = self._config(argv, env, own_rlimits)
         sent = b"" if config == self._config_sent else config
-        request = b"".join((REQUEST.pack(nonce, limits.wall_seconds, limits.output_bytes, STDERR_CAP, len(sent)), sent,
-                            stdin.encode("utf-8", errors="surrogateescape")))
+        request = b"".join(
+            (
+                REQUEST.pack(nonce, limits.wall_seconds, limits.output_bytes, STDERR_CAP, len(sent)),
+                sent,
+                stdin.encode("utf-8", errors="surrogateescape"),
+            )
+        )
         # between two requests the supervisor waits for the next and its tests are dead (killed and
         # reaped before it replied): the counters read after the last request stand for "before"
         before = self._previous if self._previous is not None else self._counters()
         self._previous = None
         started = time.monotonic()
-        answer = self._exchange(request, started + limits.wall_seconds + 10.0, reply_cap(limits.output_bytes, STDERR_CAP))
+        answer = self._exchange(
+            request, started + limits.wall_seconds + 10.0, reply_cap(limits.output_bytes, STDERR_CAP)
+        )
         if answer is None:
             return self._lost(time.monotonic() - started)
         self._config_sent = config
@@ -430,8 +508,11 @@ class Session(Resident):
             reply = parse_reply(answer, nonce=nonce, output_cap=limits.output_bytes, stderr_cap=STDERR_CAP)
         except ValueError as exc:
             self._close()
-            return self._failed(f"the sandbox's reply to this test was refused ({exc}); only a program "
-                                "that reached the supervisor's channel could have changed it", time.monotonic() - started)
+            return self._failed(
+                f"the sandbox's reply to this test was refused ({exc}); only a program "
+                "that reached the supervisor's channel could have changed it",
+                time.monotonic() - started,
+            )
         after = self._counters()
         raw = reply.raw
         raw.cpu = after.cpu - before.cpu if after.cpu is not None and before.cpu is not None else raw.cpu
@@ -444,14 +525,20 @@ class Session(Resident):
 
     def _config(self, argv: list[str], env: dict[str, str], own_rlimits: list[list[object]]) -> bytes:
         """The tests' configuration as the supervisor reads it (JSON), encoded once per configuration."""
-        key = (tuple(argv), env, tuple(tuple(r) for r in own_rlimits))  # env: the session's own dict, compared by identity first
+        key = (
+            tuple(argv),
+            env,
+            tuple(tuple(r) for r in own_rlimits),
+        )  # env: the session's own dict, compared by identity first
         if self._config_key != key:
             self._config_key = key
             self._config_bytes = json.dumps({"argv": argv, "env": env, "cwd": "/tmp", "rlimits": own_rlimits}).encode()
         return self._config_bytes
 
     def _failed(self, why: str, wall: float) -> RunResult:
-        return RunResult(status="runtime_error", exit_code=None, stdout="", stderr=why, wall_seconds=wall, cpu_seconds=None)
+        return RunResult(
+            status="runtime_error", exit_code=None, stdout="", stderr=why, wall_seconds=wall, cpu_seconds=None
+        )
 
     def _lost(self, wall: float) -> RunResult:
         """The supervisor died, was stopped, or gave no valid answer: this test failed; the session ends
@@ -460,8 +547,14 @@ class Session(Resident):
         why = self.failure
         self._close()
         timed_out = wall >= self.limits.wall_seconds
-        return RunResult(status="timeout" if timed_out else "runtime_error", exit_code=None, stdout="",
-                         stderr=f"the sandbox's supervisor {why} during this test", wall_seconds=wall, cpu_seconds=None)
+        return RunResult(
+            status="timeout" if timed_out else "runtime_error",
+            exit_code=None,
+            stdout="",
+            stderr=f"the sandbox's supervisor {why} during this test",
+            wall_seconds=wall,
+            cpu_seconds=None,
+        )
 
     def close(self) -> None:
         """Done with this program: a reusable session whose supervisor is running goes back to its
@@ -481,7 +574,9 @@ class Session(Resident):
     def __enter__(self) -> Session:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
 
@@ -531,8 +626,8 @@ class SessionPool:
             return False
         with self._lock:
             self._idle.append(session)
-            evicted = self._idle[:-self.max_idle] if len(self._idle) > self.max_idle else []
-            del self._idle[:len(evicted)]
+            evicted = self._idle[: -self.max_idle] if len(self._idle) > self.max_idle else []
+            del self._idle[: len(evicted)]
         for old in evicted:
             old.end()
         return True

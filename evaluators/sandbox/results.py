@@ -100,10 +100,17 @@ def parse_reply(answer: bytes, *, nonce: bytes, output_cap: int, stderr_cap: int
     if not 0 <= wall < 1e6 or not (cpu == -1.0 or 0 <= cpu < 1e6):
         raise ValueError(f"wall {wall} s, cpu {cpu} s")
     start = REPLY.size
-    raw = RawResult(exit_code=None if exit_code == -1 else exit_code, signal=None if sig == -1 else sig,
-                    stdout=answer[start:start + out_len], stderr=answer[start + out_len:],
-                    timed_out=bool(flags & TIMED_OUT), output_exceeded=bool(flags & OUTPUT_EXCEEDED), oom=False,
-                    wall=wall, cpu=None if cpu == -1.0 else cpu)
+    raw = RawResult(
+        exit_code=None if exit_code == -1 else exit_code,
+        signal=None if sig == -1 else sig,
+        stdout=answer[start : start + out_len],
+        stderr=answer[start + out_len :],
+        timed_out=bool(flags & TIMED_OUT),
+        output_exceeded=bool(flags & OUTPUT_EXCEEDED),
+        oom=False,
+        wall=wall,
+        cpu=None if cpu == -1.0 else cpu,
+    )
     return Reply(raw=raw, restart=bool(flags & RESTART))
 
 
@@ -131,5 +138,11 @@ def run_result(raw: RawResult, limits: Limits, language: Language) -> RunResult:
         status = "memory_limit"
     else:
         status = "runtime_error"
-    return RunResult(status=status, exit_code=raw.exit_code if raw.signal is None else -raw.signal,
-                     stdout=decode_output(raw.stdout), stderr=stderr, wall_seconds=raw.wall, cpu_seconds=raw.cpu)
+    return RunResult(
+        status=status,
+        exit_code=raw.exit_code if raw.signal is None else -raw.signal,
+        stdout=decode_output(raw.stdout),
+        stderr=stderr,
+        wall_seconds=raw.wall,
+        cpu_seconds=raw.cpu,
+    )

@@ -7,10 +7,10 @@ from a per-Sandbox pool (creating one per run is slow on a loaded host), otherwi
 a minimal read-only filesystem (``/usr``, an allow-listed private ``/etc``, the project
 toolchains), a private tmpfs for ``/tmp``, and a distinct unprivileged host uid per run with no
 supplementary groups and empty capability sets including the bounding set (set up by the launcher,
-linux.Launcher, before it execs bwrap: the scoring process is never forked), so sandboxed code can neither see nor signal host processes. Limits: wall time (parent timer, kills the whole tree), CPU time
-(RLIMIT_CPU), memory and process count (a per-run cgroup v1 when writable; RLIMIT_AS / RLIMIT_NPROC
-fallback otherwise), file size (RLIMIT_FSIZE plus a size-capped tmpfs) and output size (capped
-reading in the parent).
+linux.Launcher, before it execs bwrap: the scoring process is never forked), so sandboxed code can neither see nor
+signal host processes. Limits: wall time (parent timer, kills the whole tree), CPU time (RLIMIT_CPU), memory and process
+count (a per-run cgroup v1 when writable; RLIMIT_AS / RLIMIT_NPROC fallback otherwise), file size (RLIMIT_FSIZE plus a
+size-capped tmpfs) and output size (capped reading in the parent).
 
 ``Sandbox`` sets this up once per instance and runs one process tree at a time per call (``execute``);
 programs (evaluators.sandbox.programs) and resident processes (evaluators.sandbox.resident) are built on it.
@@ -39,17 +39,29 @@ from .limits import DEFAULT_COMPILE_LIMITS, STDERR_CAP, Limits, rlimits
 from .linux import CGroup, Launcher, NetnsPool, StageLayout, StagingNamespace, sweep_orphaned_cgroups
 from .programs import DataDir, Program
 from .resident import SessionPool
-from .warm_compilers import WarmCompilers
 from .results import REFUSAL, RawResult, SandboxUnavailable, decode_output
 from .uids import LEASE, UidsExhausted
+from .warm_compilers import WarmCompilers
 
 CGROUP_ROOT: Path = Path("/sys/fs/cgroup")
 CGROUP_NAME: str = "llm-sandbox"
 
 _ETC_BINDS: tuple[str, ...] = (
-    "/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
-    "/etc/java-17-openjdk", "/etc/mono", "/etc/php", "/etc/ssl", "/etc/ca-certificates",
-    "/etc/localtime", "/etc/nsswitch.conf", "/etc/ruby", "/etc/gemrc", "/etc/npmrc", "/etc/host.conf",
+    "/etc/alternatives",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/java-17-openjdk",
+    "/etc/mono",
+    "/etc/php",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/localtime",
+    "/etc/nsswitch.conf",
+    "/etc/ruby",
+    "/etc/gemrc",
+    "/etc/npmrc",
+    "/etc/host.conf",
 )
 
 #: the supervisor that runs a program's tests inside one sandbox (see supervisor.py); each Sandbox
@@ -57,8 +69,10 @@ _ETC_BINDS: tuple[str, ...] = (
 SUPERVISOR: Path = Path(__file__).resolve().parent / "supervisor.py"
 #: the supervisor and the modules it imports from its own directory (what it does around each test,
 #: how it starts a test, the warm Python, its wire protocol)
-SUPERVISOR_FILES: tuple[Path, ...] = (SUPERVISOR, *(SUPERVISOR.parent / name for name in (
-    "confine.py", "spawning.py", "syscalls.py", "warm_python.py", "wire.py")))
+SUPERVISOR_FILES: tuple[Path, ...] = (
+    SUPERVISOR,
+    *(SUPERVISOR.parent / name for name in ("confine.py", "spawning.py", "syscalls.py", "warm_python.py", "wire.py")),
+)
 #: the launcher's name beside them (linux.Launcher's binary: the supervisor starts compiled tests with it)
 SUPERVISOR_LAUNCHER: str = "launch"
 #: the spawn library's name beside them (spawn.c: the supervisor starts tests with it, through ctypes)
@@ -68,8 +82,13 @@ SUPERVISOR_SPAWN_LIBRARY: str = "spawn.so"
 _BWRAP_UNREACHABLE = re.compile(r"Can't find source path (.+?): (.+)$", re.MULTILINE)
 #: fragments of bwrap's messages when the kernel refuses it namespaces
 _BWRAP_USERNS_MARKERS: tuple[str, ...] = (
-    "No permissions to create new namespace", "Creating new namespace failed", "setting up uid map",
-    "unprivileged_userns_clone", "max_user_namespaces", "Operation not permitted")
+    "No permissions to create new namespace",
+    "Creating new namespace failed",
+    "setting up uid map",
+    "unprivileged_userns_clone",
+    "max_user_namespaces",
+    "Operation not permitted",
+)
 
 
 #: exit status of the probe when the sandbox's uid cannot read the toolchains
@@ -84,16 +103,17 @@ def _rmtree_at_exit(path: Path) -> None:
 class Sandbox:
     """Factory for sandboxed programs; cheap to share between threads."""
 
-    def __init__(self, *, base_dir: Path | None = None, warm_compilers: bool | None = None,
-                 reuse_sessions: bool = False) -> None:
+    def __init__(
+        self, *, base_dir: Path | None = None, warm_compilers: bool | None = None, reuse_sessions: bool = False
+    ) -> None:
         """``warm_compilers``: keep the Kotlin and Scala compilers loaded between compiles (default: on
         unless LEADERBOARD_WARM_COMPILERS=0; off anyway until evaluators.sandbox.warm built the server).
         ``reuse_sessions``: a program's session, its tests done, serves the next program of the same
         language and limits (resident.SessionPool) instead of ending."""
         if not os.access(BWRAP, os.X_OK):
             raise SandboxUnavailable(
-                f"{BWRAP} is missing: install the Debian package bubblewrap "
-                "(scripts/install-toolchains)" + REFUSAL)
+                f"{BWRAP} is missing: install the Debian package bubblewrap (scripts/install-toolchains)" + REFUSAL
+            )
         self.is_root: bool = os.geteuid() == 0
         #: host uids given to sandboxed processes by this instance (for leak checks)
         self.uids_used: set[int] = set()
@@ -115,12 +135,16 @@ class Sandbox:
         #: supervisor's copy): the staging namespace's tmpfs, reached through a descriptor (as root),
         #: else the base directory
         self.work_dir: Path = self._staging.work if self._staging is not None else root
-        self._etc_dir: Path = self._build_etc(self.work_dir, self._staging.work_fd if self._staging is not None else None)
+        self._etc_dir: Path = self._build_etc(
+            self.work_dir, self._staging.work_fd if self._staging is not None else None
+        )
         try:
             self._launcher: Launcher = Launcher(root)
         except OSError as exc:
             raise SandboxUnavailable(str(exc) + REFUSAL) from exc
-        self.supervisor_dir: Path = self._install_supervisor(self.work_dir, Path(self._launcher.path), self._launcher.library)
+        self.supervisor_dir: Path = self._install_supervisor(
+            self.work_dir, Path(self._launcher.path), self._launcher.library
+        )
         #: the seccomp filter every sandboxed process runs under (confine.py; None on a machine it does not know)
         self._seccomp: bytes | None = confine.seccomp_program(platform.machine(), trace=confine.TRACE)
         #: what a session's supervisor writes to set its sandbox's pid counter back after each test (a
@@ -148,7 +172,8 @@ class Sandbox:
         if warm_compilers is None:
             warm_compilers = os.environ.get("LEADERBOARD_WARM_COMPILERS", "1") != "0"
         self.warm_compilers: WarmCompilers | None = (
-            WarmCompilers(self) if warm_compilers and WarmCompilers.ready() else None)
+            WarmCompilers(self) if warm_compilers and WarmCompilers.ready() else None
+        )
 
     # ------------------------------------------------------------------ setup
     @staticmethod
@@ -168,15 +193,26 @@ class Sandbox:
             if not os.path.lexists(src):
                 continue
             dst = etc / os.path.basename(src)
-            done = keep_fd is None and subprocess.run(["cp", "-a", "-l", src, str(dst)], stdout=subprocess.DEVNULL,
-                                                      stderr=subprocess.DEVNULL).returncode == 0
+            done = (
+                keep_fd is None
+                and subprocess.run(
+                    ["cp", "-a", "-l", src, str(dst)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                ).returncode
+                == 0
+            )
             if not done:  # a copy (always on the staging namespace's tmpfs, another file system)
                 if dst.is_dir() and not dst.is_symlink():
                     shutil.rmtree(dst, ignore_errors=True)
-                subprocess.run(["cp", "-a", src, str(dst)], check=False, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, pass_fds=pass_fds)
+                subprocess.run(
+                    ["cp", "-a", src, str(dst)],
+                    check=False,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    pass_fds=pass_fds,
+                )
         (etc / "passwd").write_text(
-            "root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:65534:65534:sandbox:/tmp:/usr/sbin/nologin\n")
+            "root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:65534:65534:sandbox:/tmp:/usr/sbin/nologin\n"
+        )
         (etc / "group").write_text("root:x:0:\nsandbox:x:65534:\n")
         (etc / "hosts").write_text("127.0.0.1 localhost\n")
         for name in ("passwd", "group", "hosts"):
@@ -186,8 +222,8 @@ class Sandbox:
 
     @staticmethod
     def _install_supervisor(root: Path, launcher: Path, library: str | None) -> Path:
-        """A private, read-only copy of supervisor.py (and the modules beside it, SUPERVISOR_FILES, the spawn library it starts
-        tests with, as ``spawn.so``, and the launcher, as ``launch``, it falls back on without the
+        """A private, read-only copy of supervisor.py (and the modules beside it, SUPERVISOR_FILES, the spawn library it
+        starts tests with, as ``spawn.so``, and the launcher, as ``launch``, it falls back on without the
         library) under the sandbox's working directory, which bwrap's uid can reach wherever the checkout
         is (it is staged; the checkout may not be)."""
         target = Path(tempfile.mkdtemp(prefix="supervisor-", dir=root))
@@ -251,8 +287,15 @@ class Sandbox:
         if self._toolchains is not None:
             cmd = ["/bin/sh", "-c", f"test -r {TOOLCHAIN_DIR} -a -x {TOOLCHAIN_DIR} || exit {_UNREADABLE}"]
         try:
-            raw = self.execute(cmd, limits=Limits(wall_seconds=20.0), prog_dir=None,
-                                writable_prog=False, stdin=b"", env={}, extra_binds=())
+            raw = self.execute(
+                cmd,
+                limits=Limits(wall_seconds=20.0),
+                prog_dir=None,
+                writable_prog=False,
+                stdin=b"",
+                env={},
+                extra_binds=(),
+            )
         except (OSError, subprocess.SubprocessError) as exc:
             raise SandboxUnavailable(f"cannot start bubblewrap: {exc}") from exc
         if raw.exit_code == _UNREADABLE and self._toolchains is not None:
@@ -262,9 +305,11 @@ class Sandbox:
 
     def _unreachable(self, path: str, reason: str) -> str:
         who = "the unprivileged uid that runs sandboxed programs" if self.is_root else "this user"
-        return (f"the sandbox cannot reach {path} ({reason}): {who} needs read and search permission "
-                f"on it and on its contents. Make the toolchains readable with `chmod -R a+rX {path}` "
-                "(scripts/install-toolchains does this)" + REFUSAL)
+        return (
+            f"the sandbox cannot reach {path} ({reason}): {who} needs read and search permission "
+            f"on it and on its contents. Make the toolchains readable with `chmod -R a+rX {path}` "
+            "(scripts/install-toolchains does this)" + REFUSAL
+        )
 
     def _diagnose(self, exit_code: int | None, stderr: str) -> str:
         """Why bubblewrap refused to start, in terms of the real cause and its fix."""
@@ -272,10 +317,12 @@ class Sandbox:
         if unreachable:
             return self._unreachable(self._host_path(unreachable.group(1)), unreachable.group(2))
         if any(marker in stderr for marker in _BWRAP_USERNS_MARKERS):
-            return (f"bubblewrap cannot create its namespaces here (exit {exit_code}): {stderr[:500]}. "
-                    "Unprivileged user namespaces must be enabled (sysctl "
-                    "kernel.unprivileged_userns_clone=1 and user.max_user_namespaces>0), or the "
-                    "worker run as root" + REFUSAL)
+            return (
+                f"bubblewrap cannot create its namespaces here (exit {exit_code}): {stderr[:500]}. "
+                "Unprivileged user namespaces must be enabled (sysctl "
+                "kernel.unprivileged_userns_clone=1 and user.max_user_namespaces>0), or the "
+                "worker run as root" + REFUSAL
+            )
         return f"bubblewrap failed to start (exit {exit_code}): {stderr[:500] or 'no message'}" + REFUSAL
 
     def _source(self, host_path: Path) -> str:
@@ -303,8 +350,14 @@ class Sandbox:
         LEASE.release(uid)
 
     # ------------------------------------------------------------------ public
-    def program(self, language: str | Language, source: str, *, compile_limits: Limits | None = None,
-                run_limits: Limits | None = None) -> Program:
+    def program(
+        self,
+        language: str | Language,
+        source: str,
+        *,
+        compile_limits: Limits | None = None,
+        run_limits: Limits | None = None,
+    ) -> Program:
         """A program in one of the twelve LANGUAGES (by key) or in another ``Language`` (the analysis
         Python of evaluators.sandbox.analysis). ``run_limits``: its session's limits, when known (a
         Python program's syntax check then runs in that session: see Program)."""
@@ -322,15 +375,34 @@ class Sandbox:
         return DataDir(self, source)
 
     # ------------------------------------------------------------------ execution
-    def bwrap_args(self, *, prog_dir: Path | None, writable_prog: bool, env: dict[str, str], limits: Limits,
-                   extra_binds: tuple[tuple[str, str, bool], ...], cwd: str, own_netns: bool = True,
-                   supervisor: bool = False) -> list[str]:
+    def bwrap_args(
+        self,
+        *,
+        prog_dir: Path | None,
+        writable_prog: bool,
+        env: dict[str, str],
+        limits: Limits,
+        extra_binds: tuple[tuple[str, str, bool], ...],
+        cwd: str,
+        own_netns: bool = True,
+        supervisor: bool = False,
+    ) -> list[str]:
         """bubblewrap's arguments for one process tree of this sandbox (see command.build_bwrap_args)."""
-        return build_bwrap_args(source=self._source, etc_dir=self._etc_dir, toolchains=self._toolchains, prog_dir=prog_dir,
-                                writable_prog=writable_prog, env=env, limits=limits, extra_binds=extra_binds, cwd=cwd,
-                                own_netns=own_netns, supervisor=supervisor,
-                                reset_pids=supervisor and self.last_pid_fd is not None,
-                                layout=self._staging.layout if self._staging is not None else None)
+        return build_bwrap_args(
+            source=self._source,
+            etc_dir=self._etc_dir,
+            toolchains=self._toolchains,
+            prog_dir=prog_dir,
+            writable_prog=writable_prog,
+            env=env,
+            limits=limits,
+            extra_binds=extra_binds,
+            cwd=cwd,
+            own_netns=own_netns,
+            supervisor=supervisor,
+            reset_pids=supervisor and self.last_pid_fd is not None,
+            layout=self._staging.layout if self._staging is not None else None,
+        )
 
     @property
     def layout(self) -> StageLayout | None:
@@ -345,8 +417,10 @@ class Sandbox:
         if self._staging is None or self._toolchains is None or not (self._toolchains / "gocache").is_dir():
             return None
         lower = f"{self._staging.toolchains_lower}/gocache:{self._staging.layout.empty}"
-        return (str(self._staging.layout.gocache),
-                f"lowerdir={lower},upperdir={self._source(upper)},workdir={self._source(work)}")
+        return (
+            str(self._staging.layout.gocache),
+            f"lowerdir={lower},upperdir={self._source(upper)},workdir={self._source(work)}",
+        )
 
     @staticmethod
     def _open_last_pid() -> int | None:
@@ -361,10 +435,20 @@ class Sandbox:
             return CGroup(self._mem_root, self._pids_root, self._cpu_root, limits)
         return None
 
-    def execute(self, cmd: list[str], *, limits: Limits, prog_dir: Path | None, writable_prog: bool,
-                stdin: bytes, env: dict[str, str],
-                extra_binds: tuple[tuple[str, str, bool], ...], cwd: str = "/tmp",
-                uid_host: int | None = None, overlays: tuple[tuple[str, str], ...] = ()) -> RawResult:
+    def execute(
+        self,
+        cmd: list[str],
+        *,
+        limits: Limits,
+        prog_dir: Path | None,
+        writable_prog: bool,
+        stdin: bytes,
+        env: dict[str, str],
+        extra_binds: tuple[tuple[str, str, bool], ...],
+        cwd: str = "/tmp",
+        uid_host: int | None = None,
+        overlays: tuple[tuple[str, str], ...] = (),
+    ) -> RawResult:
         """Run ``cmd`` once as a fresh process tree (its own uid, cgroup and network namespace) with
         ``prog_dir`` at PROG_DIR, ``stdin`` as its input and ``env`` over BASE_ENV, and wait for it;
         ``overlays``: (mount point, options) the launcher mounts for it (``gocache_overlay``)."""
@@ -373,9 +457,20 @@ class Sandbox:
         netns: int | None = self.netns_pool.acquire() if self.netns_pool is not None else None
         try:
             cgroup = self.new_cgroup(limits)
-            return self._spawn(cmd, limits=limits, prog_dir=prog_dir, writable_prog=writable_prog,
-                               stdin=stdin, env=env, extra_binds=extra_binds, cwd=cwd, uid=uid,
-                               cgroup=cgroup, netns=netns, overlays=overlays)
+            return self._spawn(
+                cmd,
+                limits=limits,
+                prog_dir=prog_dir,
+                writable_prog=writable_prog,
+                stdin=stdin,
+                env=env,
+                extra_binds=extra_binds,
+                cwd=cwd,
+                uid=uid,
+                cgroup=cgroup,
+                netns=netns,
+                overlays=overlays,
+            )
         except BaseException:
             if netns is not None and self.netns_pool is not None:
                 self.netns_pool.discard(netns)  # unknown state: never hand it to another run
@@ -387,8 +482,18 @@ class Sandbox:
             if netns is not None and self.netns_pool is not None:
                 self.netns_pool.release(netns)  # the run's whole process tree is dead by now
 
-    def launch(self, command: list[str], limits: Limits, *, cgroup: CGroup | None, netns: int | None, uid: int,
-               cpu: bool = True, supervisor: bool = False, overlays: tuple[tuple[str, str], ...] = ()) -> subprocess.Popen[bytes]:
+    def launch(
+        self,
+        command: list[str],
+        limits: Limits,
+        *,
+        cgroup: CGroup | None,
+        netns: int | None,
+        uid: int,
+        cpu: bool = True,
+        supervisor: bool = False,
+        overlays: tuple[tuple[str, str], ...] = (),
+    ) -> subprocess.Popen[bytes]:
         """Start ``command`` (bwrap and its arguments) without forking this process (linux.Launcher): in
         ``cgroup``, ``netns`` and the staging namespace, with the rlimits of ``limits`` (CPU time only if
         ``cpu``), as ``uid`` (as root), under the seccomp filter (confine.py) that bwrap installs, but
@@ -399,23 +504,57 @@ class Sandbox:
         if self._staging is not None:
             size = tmpfs_bytes(limits)
             layout = self._staging.layout
-            mounts = (("-t", f"{layout.tmp}:{size}"), ("-t", f"{layout.shm}:{size}"),
-                      *(("-y", f"{target}:{options}") for target, options in overlays))
-        rl = tuple((getattr(resource, name), (soft, hard)) for name, soft, hard in rlimits(limits, with_cgroup=cgroup is not None, as_root=self.is_root, cpu=cpu))
-        return self._launcher.popen(command, netns_fd=netns, mntns_fd=self._staging.fd if self._staging is not None else None,
-                                    cgroup_procs=cgroup.procs_files if cgroup is not None else (), rlimits=rl,
-                                    uid=uid if self.is_root else None, seccomp=None if supervisor else self._seccomp,
-                                    keep_fds=(self.last_pid_fd,) if supervisor and self.last_pid_fd is not None else (),
-                                    mounts=mounts)
+            mounts = (
+                ("-t", f"{layout.tmp}:{size}"),
+                ("-t", f"{layout.shm}:{size}"),
+                *(("-y", f"{target}:{options}") for target, options in overlays),
+            )
+        rl = tuple(
+            (getattr(resource, name), (soft, hard))
+            for name, soft, hard in rlimits(limits, with_cgroup=cgroup is not None, as_root=self.is_root, cpu=cpu)
+        )
+        return self._launcher.popen(
+            command,
+            netns_fd=netns,
+            mntns_fd=self._staging.fd if self._staging is not None else None,
+            cgroup_procs=cgroup.procs_files if cgroup is not None else (),
+            rlimits=rl,
+            uid=uid if self.is_root else None,
+            seccomp=None if supervisor else self._seccomp,
+            keep_fds=(self.last_pid_fd,) if supervisor and self.last_pid_fd is not None else (),
+            mounts=mounts,
+        )
 
-    def _spawn(self, cmd: list[str], *, limits: Limits, prog_dir: Path | None, writable_prog: bool,
-               stdin: bytes, env: dict[str, str], extra_binds: tuple[tuple[str, str, bool], ...],
-               cwd: str, uid: int, cgroup: CGroup | None, netns: int | None,
-               overlays: tuple[tuple[str, str], ...] = ()) -> RawResult:
+    def _spawn(
+        self,
+        cmd: list[str],
+        *,
+        limits: Limits,
+        prog_dir: Path | None,
+        writable_prog: bool,
+        stdin: bytes,
+        env: dict[str, str],
+        extra_binds: tuple[tuple[str, str, bool], ...],
+        cwd: str,
+        uid: int,
+        cgroup: CGroup | None,
+        netns: int | None,
+        overlays: tuple[tuple[str, str], ...] = (),
+    ) -> RawResult:
         """Start ``cmd`` in its sandbox, feed it and read it back (``_Exchange``), and say what happened."""
-        argv = self.bwrap_args(
-            prog_dir=prog_dir, writable_prog=writable_prog, env=env, limits=limits,
-            extra_binds=extra_binds, cwd=cwd, own_netns=netns is None) + ["--"] + cmd
+        argv = (
+            self.bwrap_args(
+                prog_dir=prog_dir,
+                writable_prog=writable_prog,
+                env=env,
+                limits=limits,
+                extra_binds=extra_binds,
+                cwd=cwd,
+                own_netns=netns is None,
+            )
+            + ["--"]
+            + cmd
+        )
         start = time.monotonic()
         # the launcher joins the netns and closes it before exec: neither bwrap nor the program inherits it
         proc = self.launch(argv, limits, cgroup=cgroup, netns=netns, uid=uid, overlays=overlays)
@@ -430,8 +569,9 @@ class _Exchange:
     read up to their caps, its exit seen (a pidfd), all in one thread with one selector; the whole tree
     killed at the wall limit, when the output passes its cap, and once it exited (whatever it left)."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], cgroup: CGroup | None, limits: Limits, stdin: bytes,
-                 start: float) -> None:
+    def __init__(
+        self, proc: subprocess.Popen[bytes], cgroup: CGroup | None, limits: Limits, stdin: bytes, start: float
+    ) -> None:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self.proc, self.cgroup, self.limits = proc, cgroup, limits
         self.deadline = start + limits.wall_seconds
@@ -565,5 +705,14 @@ def _raw_result(done: _Exchange, cgroup: CGroup | None, wall: float) -> RawResul
         # Without a cpuacct group, bwrap's rusage holds the program's CPU only when the program
         # ended on its own (bwrap reaped it); a killed tree's CPU is lost, so it stays unknown.
         cpu_used = done.rusage.ru_utime + done.rusage.ru_stime
-    return RawResult(exit_code=exit_code, signal=sig, stdout=done.stdout, stderr=done.stderr, timed_out=done.timed_out,
-                     output_exceeded=done.output_exceeded, oom=oom, wall=wall, cpu=cpu_used)
+    return RawResult(
+        exit_code=exit_code,
+        signal=sig,
+        stdout=done.stdout,
+        stderr=done.stderr,
+        timed_out=done.timed_out,
+        output_exceeded=done.output_exceeded,
+        oom=oom,
+        wall=wall,
+        cpu=cpu_used,
+    )

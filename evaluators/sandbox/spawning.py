@@ -11,6 +11,7 @@ fork of the warm Python (warm_python.py) sets itself up the same way (``child_se
 Stdlib only: each Sandbox installs it beside its private copy of supervisor.py (sandbox.SUPERVISOR_FILES),
 and the supervisor imports it from its own directory.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -40,8 +41,9 @@ def _has_handler(sig: int) -> bool:
 CAUGHT: tuple[int, ...] = tuple(sig for sig in range(1, signal.NSIG) if _has_handler(sig))
 #: the signals a test can send the warm Python that it can ignore (not SIGKILL nor SIGSTOP; not SIGCHLD,
 #: which its wait for the test needs)
-IGNORABLE: tuple[int, ...] = tuple(sig for sig in range(1, signal.NSIG)
-                                   if sig not in (signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD))
+IGNORABLE: tuple[int, ...] = tuple(
+    sig for sig in range(1, signal.NSIG) if sig not in (signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD)
+)
 #: without spawn.so: the warm Python's handlers before ignore_signals, given back to each test
 _SAVED_HANDLERS: dict[int, Any] = {}
 
@@ -100,8 +102,9 @@ class Config:
         self.argv: list[str] = message["argv"]
         self.env: dict[str, str] = message["env"]
         self.cwd: str = message["cwd"]
-        self.rlimits: list[tuple[int, int, int]] = [(getattr(resource, name), int(soft), int(hard))
-                                                    for name, soft, hard in message["rlimits"]]
+        self.rlimits: list[tuple[int, int, int]] = [
+            (getattr(resource, name), int(soft), int(hard)) for name, soft, hard in message["rlimits"]
+        ]
         n = len(self.rlimits)
         self.c_resources = (ctypes.c_int * max(1, n))(*[r for r, _, _ in self.rlimits])
         self.c_soft = (ctypes.c_longlong * max(1, n))(*[s for _, s, _ in self.rlimits])
@@ -124,14 +127,32 @@ def spawn_test(config: Config, fds: tuple[int, int, int], spawner: Spawner | Non
     environment); without the library, posix_spawn of the launcher does the same and execs it.
     What child_setup does for the warm Python's forks."""
     if spawner is not None:
-        pid = spawner.spawn_test(config.c_file, config.c_argv, config.c_env, (ctypes.c_int * 3)(*fds),
-                                 len(config.rlimits), config.c_resources, config.c_soft, config.c_hard, config.c_cwd,
-                                 spawner.oom_fd, spawner.oom_restore, spawner.caught, spawner.n_caught)
+        pid = spawner.spawn_test(
+            config.c_file,
+            config.c_argv,
+            config.c_env,
+            (ctypes.c_int * 3)(*fds),
+            len(config.rlimits),
+            config.c_resources,
+            config.c_soft,
+            config.c_hard,
+            config.c_cwd,
+            spawner.oom_fd,
+            spawner.oom_restore,
+            spawner.caught,
+            spawner.n_caught,
+        )
         if pid < 0:
             raise OSError(-pid, os.strerror(-pid))
         return int(pid)
-    return os.posix_spawn(LAUNCHER, config.launcher_argv, config.env, setsid=True, setsigdef=CAUGHT,
-                          file_actions=[(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(fds)])
+    return os.posix_spawn(
+        LAUNCHER,
+        config.launcher_argv,
+        config.env,
+        setsid=True,
+        setsigdef=CAUGHT,
+        file_actions=[(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(fds)],
+    )
 
 
 def ignore_signals(spawner: Spawner | None) -> None:
@@ -155,8 +176,17 @@ def child_setup(config: Config, fds: tuple[int, int, int], spawner: Spawner | No
     itself; /proc/self belongs to the program, its parents stay non-dumpable). One call of spawn.so
     where it is installed; the signal dispositions the warm Python had before ignore_signals."""
     if spawner is not None:
-        if spawner.set_up_test((ctypes.c_int * 3)(*fds), len(config.rlimits), config.c_resources, config.c_soft,
-                               config.c_hard, config.c_cwd) != 0:
+        if (
+            spawner.set_up_test(
+                (ctypes.c_int * 3)(*fds),
+                len(config.rlimits),
+                config.c_resources,
+                config.c_soft,
+                config.c_hard,
+                config.c_cwd,
+            )
+            != 0
+        ):
             os._exit(127)  # spawn.so said why on the test's stderr
         return
     for sig, handler in _SAVED_HANDLERS.items():

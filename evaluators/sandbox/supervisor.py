@@ -22,6 +22,7 @@ HOME) and /dev/shm are emptied, and every System V IPC object and POSIX message 
 A compiled test is started by ``spawn.so`` (spawning.py); Python programs can start warm
 (``--warm-python``): each test is forked from a zygote (warm_python.py) that never sees an input.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -39,6 +40,7 @@ else:  # run as a script inside the sandbox, with its modules beside it (sandbox
     import spawning  # type: ignore[no-redef]
     import warm_python  # type: ignore[no-redef]
     import wire  # type: ignore[no-redef]
+
     del sys.path[0]
 
 PROTECTED, REAPED, kill_others = confine.PROTECTED, confine.REAPED, confine.kill_others
@@ -59,7 +61,7 @@ def wait_for(pid: int) -> tuple[int, float | None]:
 class Outcome:
     """What run_one saw of one test: its wait status, CPU seconds, output, and how it ended."""
 
-    __slots__ = ("status", "cpu", "stdout", "stderr", "timed_out", "output_exceeded", "wall", "lost")
+    __slots__ = ("cpu", "lost", "output_exceeded", "status", "stderr", "stdout", "timed_out", "wall")
 
     def __init__(self) -> None:
         self.status: int = 0
@@ -69,8 +71,14 @@ class Outcome:
         self.wall = 0.0
 
 
-def run_one(config: spawning.Config, stdin: memoryview, wall_limit: float, caps: tuple[int, int],
-            zygote: warm_python.Zygote | None, spawner: spawning.Spawner | None) -> Outcome:
+def run_one(
+    config: spawning.Config,
+    stdin: memoryview,
+    wall_limit: float,
+    caps: tuple[int, int],
+    zygote: warm_python.Zygote | None,
+    spawner: spawning.Spawner | None,
+) -> Outcome:
     """Run one test: start it, write its input, read its output up to the caps, kill it at the wall
     limit, and kill whatever it left running once it ended."""
     REAPED.clear()  # statuses of earlier orphans: a recycled pid must not find one
@@ -135,7 +143,7 @@ class _Test:
         if self.pending:
             os.set_blocking(self.w_in, False)
             try:
-                self.pending = self.pending[os.write(self.w_in, self.pending[:65536]):]
+                self.pending = self.pending[os.write(self.w_in, self.pending[:65536]) :]
             except BlockingIOError:
                 pass
             except OSError:  # the program ended without reading
@@ -201,7 +209,7 @@ class _Test:
 
     def _write_input(self) -> None:
         try:
-            self.pending = self.pending[os.write(self.w_in, self.pending[:65536]):]
+            self.pending = self.pending[os.write(self.w_in, self.pending[:65536]) :]
         except BlockingIOError:
             return
         except OSError:  # the program stopped reading
@@ -255,16 +263,34 @@ class _Test:
 
 def answer(nonce: bytes, out: Outcome, restart: bool) -> bytes:
     """The reply to the request that carried ``nonce``."""
-    flags = ((wire.TIMED_OUT if out.timed_out else 0) | (wire.OUTPUT_EXCEEDED if out.output_exceeded else 0)
-             | (wire.RESTART if restart else 0))
+    flags = (
+        (wire.TIMED_OUT if out.timed_out else 0)
+        | (wire.OUTPUT_EXCEEDED if out.output_exceeded else 0)
+        | (wire.RESTART if restart else 0)
+    )
     if out.lost:  # a new zygote forked from this process could find earlier inputs in its freed memory,
         # so the session ends and the next test gets a new sandbox
-        return wire.reply_body(nonce, exit_code=None, signal_number=int(signal.SIGKILL), flags=flags | wire.RESTART,
-                               wall=out.wall, cpu=None, stdout=b"", stderr=b"the sandbox's Python starter was killed during this test\n")
+        return wire.reply_body(
+            nonce,
+            exit_code=None,
+            signal_number=int(signal.SIGKILL),
+            flags=flags | wire.RESTART,
+            wall=out.wall,
+            cpu=None,
+            stdout=b"",
+            stderr=b"the sandbox's Python starter was killed during this test\n",
+        )
     status = out.status
-    return wire.reply_body(nonce, exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-                           signal_number=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None, flags=flags,
-                           wall=out.wall, cpu=out.cpu, stdout=out.stdout, stderr=out.stderr)
+    return wire.reply_body(
+        nonce,
+        exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+        signal_number=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+        flags=flags,
+        wall=out.wall,
+        cpu=out.cpu,
+        stdout=out.stdout,
+        stderr=out.stderr,
+    )
 
 
 def main() -> None:
@@ -289,10 +315,12 @@ def main() -> None:
             return
         nonce, wall, output_cap, stderr_cap, config_size = wire.REQUEST.unpack_from(body)
         if config_size:
-            config = spawning.Config(body[wire.REQUEST.size:wire.REQUEST.size + config_size])
+            config = spawning.Config(body[wire.REQUEST.size : wire.REQUEST.size + config_size])
         if config is None:
             return
-        out = run_one(config, memoryview(body)[wire.REQUEST.size + config_size:], wall, (output_cap, stderr_cap), zygote, spawner)
+        out = run_one(
+            config, memoryview(body)[wire.REQUEST.size + config_size :], wall, (output_cap, stderr_cap), zygote, spawner
+        )
         restart = not confine.wipe(libc)
         # the nonce is what only the reader of this request can answer
         wire.write_frame(1, answer(nonce, out, restart))

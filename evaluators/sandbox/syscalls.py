@@ -18,6 +18,7 @@ not allowed is refused.
 Stdlib only and free of imports: each Sandbox installs it beside its private copy of supervisor.py
 (sandbox.SUPERVISOR_FILES).
 """
+
 from __future__ import annotations
 
 # a table of names, kept a line of names each (the formatter would put one name a line)

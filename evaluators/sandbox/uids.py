@@ -46,7 +46,8 @@ class UidLease:
         self._held: set[int] = set()
 
     def _lease(self) -> None:
-        """Take the first free block, starting from a random one (fewer lock attempts when many processes start together)."""
+        """Take the first free block, starting from a random one (fewer lock attempts when many processes start
+        together)."""
         if not self.lease_dir.is_dir():
             self.lease_dir.mkdir(parents=True, exist_ok=True)
             try:
@@ -66,8 +67,10 @@ class UidLease:
             # the child never hands out its parent's uids since it leases its own block here
             self._pid, self._fd, self.block, self._next, self._held = os.getpid(), fd, block, 0, set()
             return
-        raise UidsExhausted(f"all {UID_BLOCKS} blocks of sandbox uids under {self.lease_dir} are leased by live "
-                            "processes: end some scoring processes, or raise UID_BLOCKS")
+        raise UidsExhausted(
+            f"all {UID_BLOCKS} blocks of sandbox uids under {self.lease_dir} are leased by live "
+            "processes: end some scoring processes, or raise UID_BLOCKS"
+        )
 
     def take(self, *, hold: bool = False) -> int:
         """A uid of this process's block that no resident of this process holds; ``hold``: keep it

@@ -33,10 +33,19 @@ CACHE_NAME = ".versions.json"
 def _probe(sandbox: Sandbox, key: str) -> str:
     lang = LANGUAGES[key]
     limits = Limits(wall_seconds=60.0, cpu_seconds=60.0, memory_mb=2048, processes=256)
-    env = {k: v.format(heap_mb=256, mem_mb=2048, prog="/prog", tc="/opt/toolchains")
-           for k, v in {**lang.env, **lang.compile_env}.items()}
-    raw = sandbox.execute(fill_command(lang.version_cmd, limits), limits=limits, prog_dir=None,
-                          writable_prog=False, stdin=b"", env=env, extra_binds=())
+    env = {
+        k: v.format(heap_mb=256, mem_mb=2048, prog="/prog", tc="/opt/toolchains")
+        for k, v in {**lang.env, **lang.compile_env}.items()
+    }
+    raw = sandbox.execute(
+        fill_command(lang.version_cmd, limits),
+        limits=limits,
+        prog_dir=None,
+        writable_prog=False,
+        stdin=b"",
+        env=env,
+        extra_binds=(),
+    )
     text = decode_output(raw.stdout + raw.stderr).strip()
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and "warning" not in ln.lower()]
     if raw.exit_code != 0 and not lines:
@@ -52,8 +61,11 @@ def fingerprint() -> str:
     digest = hashlib.sha256()
     for key in sorted(LANGUAGES):
         digest.update(f"{key}:{LANGUAGES[key].version_cmd}\n".encode())
-    for path in [DPKG_STATUS, *sorted(p for p in command.TOOLCHAINS.glob("*") if p.name != CACHE_NAME)] \
-            if command.TOOLCHAINS.is_dir() else [DPKG_STATUS]:
+    for path in (
+        [DPKG_STATUS, *sorted(p for p in command.TOOLCHAINS.glob("*") if p.name != CACHE_NAME)]
+        if command.TOOLCHAINS.is_dir()
+        else [DPKG_STATUS]
+    ):
         try:
             stat = path.stat()
         except OSError:

@@ -26,6 +26,7 @@ their sources' digest; a server built from other sources is never started.
 ``python -m evaluators.sandbox.warm`` (run by scripts/install-toolchains) makes the archives when the
 JDK or a compiler changed since they were made, and the server when its source changed.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -33,7 +34,6 @@ import shutil
 import subprocess
 import sys
 from dataclasses import replace
-
 from pathlib import Path
 
 from . import languages as languages_module
@@ -46,18 +46,18 @@ ARCHIVE_DIR = TOOLCHAINS / "cds"
 #: a small program per compiler, enough to load what compiling real solutions loads
 PROGRAMS: dict[str, str] = {
     "java": "import java.util.*;\nimport java.util.stream.*;\npublic class Main {\n"
-            "  public static void main(String[] args) {\n    Scanner in = new Scanner(System.in);\n"
-            "    List<Long> xs = new ArrayList<>();\n    while (in.hasNextLong()) xs.add(in.nextLong());\n"
-            "    Map<Long, Long> m = xs.stream().collect(Collectors.groupingBy(x -> x % 3, Collectors.summingLong(x -> x)));\n"
-            "    System.out.println(xs.stream().sorted().map(String::valueOf).collect(Collectors.joining(\" \"))"
-            " + m.values().stream().mapToLong(Long::longValue).sum());\n  }\n}\n",
+    "  public static void main(String[] args) {\n    Scanner in = new Scanner(System.in);\n"
+    "    List<Long> xs = new ArrayList<>();\n    while (in.hasNextLong()) xs.add(in.nextLong());\n"
+    "    Map<Long, Long> m = xs.stream().collect(Collectors.groupingBy(x -> x % 3, Collectors.summingLong(x -> x)));\n"
+    '    System.out.println(xs.stream().sorted().map(String::valueOf).collect(Collectors.joining(" "))'
+    " + m.values().stream().mapToLong(Long::longValue).sum());\n  }\n}\n",
     "scala": "object Main {\n  def main(args: Array[String]): Unit = {\n"
-             "    val xs = scala.io.StdIn.readLine().split(\" \").map(_.toLong).toList\n"
-             "    val m = xs.groupBy(_ % 3).map { case (k, v) => k -> v.sum }\n"
-             "    println(xs.sorted.mkString(\" \") + m.values.sum)\n  }\n}\n",
-    "kotlin": "fun main() {\n    val xs = readln().split(\" \").map { it.toLong() }\n"
-              "    val m = xs.groupBy { it % 3 }.mapValues { (_, v) -> v.sum() }\n"
-              "    println(xs.sorted().joinToString(\" \") + m.values.sum())\n}\n",
+    '    val xs = scala.io.StdIn.readLine().split(" ").map(_.toLong).toList\n'
+    "    val m = xs.groupBy(_ % 3).map { case (k, v) => k -> v.sum }\n"
+    '    println(xs.sorted.mkString(" ") + m.values.sum)\n  }\n}\n',
+    "kotlin": 'fun main() {\n    val xs = readln().split(" ").map { it.toLong() }\n'
+    "    val m = xs.groupBy { it % 3 }.mapValues { (_, v) -> v.sum() }\n"
+    '    println(xs.sorted().joinToString(" ") + m.values.sum())\n}\n',
 }
 
 
@@ -65,37 +65,38 @@ PROGRAMS: dict[str, str] = {
 #: sorting, lambdas, formatted output), and its input
 RUN_PROGRAMS: dict[str, str] = {
     "java": "import java.io.*;\nimport java.util.*;\nimport java.util.stream.*;\n"
-            "public class Main {\n  public static void main(String[] args) throws IOException {\n"
-            "    BufferedReader in = new BufferedReader(new InputStreamReader(System.in));\n"
-            "    StringTokenizer st = new StringTokenizer(in.readLine());\n"
-            "    List<Long> xs = new ArrayList<>();\n    while (st.hasMoreTokens()) xs.add(Long.parseLong(st.nextToken()));\n"
-            "    Scanner sc = new Scanner(in.readLine());\n    long k = sc.nextLong();\n"
-            "    Map<Long, Long> m = new HashMap<>();\n    for (long x : xs) m.merge(x % k, x, Long::sum);\n"
-            "    PriorityQueue<Long> pq = new PriorityQueue<>(Comparator.reverseOrder());\n    pq.addAll(xs);\n"
-            "    Deque<Long> dq = new ArrayDeque<>();\n    TreeMap<Long, Integer> tm = new TreeMap<>();\n"
-            "    for (long x : xs) { dq.push(x); tm.put(x, tm.getOrDefault(x, 0) + 1); }\n"
-            "    long[] arr = xs.stream().mapToLong(Long::longValue).toArray();\n    Arrays.sort(arr);\n"
-            "    String joined = xs.stream().sorted().map(String::valueOf).collect(Collectors.joining(\" \"));\n"
-            "    StringBuilder sb = new StringBuilder();\n    sb.append(joined).append('\\n');\n"
-            "    sb.append(String.format(\"%d %.3f%n\", pq.peek() + m.size() + dq.size() + tm.firstKey(), Math.sqrt(arr[0])));\n"
-            "    PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(System.out)));\n"
-            "    out.print(sb);\n    out.flush();\n  }\n}\n",
-    "kotlin": "fun main() {\n    val xs = readln().split(\" \").map { it.toLong() }\n    val k = readLine()!!.trim().toLong()\n"
-              "    val m = xs.groupBy { it % k }.mapValues { (_, v) -> v.sum() }\n"
-              "    val seen = HashMap<Long, Int>()\n    val stack = ArrayDeque<Long>()\n"
-              "    for (x in xs) { seen[x] = (seen[x] ?: 0) + 1; stack.addLast(x) }\n"
-              "    val arr = xs.toLongArray().also { it.sort() }\n    val sb = StringBuilder()\n"
-              "    sb.appendLine(xs.sorted().joinToString(\" \"))\n"
-              "    sb.appendLine(\"%d %.3f\".format(m.values.sum() + seen.size + stack.size, Math.sqrt(arr[0].toDouble())))\n"
-              "    print(sb)\n}\n",
+    "public class Main {\n  public static void main(String[] args) throws IOException {\n"
+    "    BufferedReader in = new BufferedReader(new InputStreamReader(System.in));\n"
+    "    StringTokenizer st = new StringTokenizer(in.readLine());\n"
+    "    List<Long> xs = new ArrayList<>();\n    while (st.hasMoreTokens()) xs.add(Long.parseLong(st.nextToken()));\n"
+    "    Scanner sc = new Scanner(in.readLine());\n    long k = sc.nextLong();\n"
+    "    Map<Long, Long> m = new HashMap<>();\n    for (long x : xs) m.merge(x % k, x, Long::sum);\n"
+    "    PriorityQueue<Long> pq = new PriorityQueue<>(Comparator.reverseOrder());\n    pq.addAll(xs);\n"
+    "    Deque<Long> dq = new ArrayDeque<>();\n    TreeMap<Long, Integer> tm = new TreeMap<>();\n"
+    "    for (long x : xs) { dq.push(x); tm.put(x, tm.getOrDefault(x, 0) + 1); }\n"
+    "    long[] arr = xs.stream().mapToLong(Long::longValue).toArray();\n    Arrays.sort(arr);\n"
+    '    String joined = xs.stream().sorted().map(String::valueOf).collect(Collectors.joining(" "));\n'
+    "    StringBuilder sb = new StringBuilder();\n    sb.append(joined).append('\\n');\n"
+    '    sb.append(String.format("%d %.3f%n", pq.peek() + m.size() + dq.size() + tm.firstKey(), Math.sqrt(arr[0])));\n'
+    "    PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(System.out)));\n"
+    "    out.print(sb);\n    out.flush();\n  }\n}\n",
+    "kotlin": 'fun main() {\n    val xs = readln().split(" ").map { it.toLong() }\n    val k = '
+    "readLine()!!.trim().toLong()\n"
+    "    val m = xs.groupBy { it % k }.mapValues { (_, v) -> v.sum() }\n"
+    "    val seen = HashMap<Long, Int>()\n    val stack = ArrayDeque<Long>()\n"
+    "    for (x in xs) { seen[x] = (seen[x] ?: 0) + 1; stack.addLast(x) }\n"
+    "    val arr = xs.toLongArray().also { it.sort() }\n    val sb = StringBuilder()\n"
+    '    sb.appendLine(xs.sorted().joinToString(" "))\n'
+    '    sb.appendLine("%d %.3f".format(m.values.sum() + seen.size + stack.size, Math.sqrt(arr[0].toDouble())))\n'
+    "    print(sb)\n}\n",
     "scala": "import scala.collection.mutable\nimport scala.io.StdIn\n\nobject Main {\n"
-             "  def main(args: Array[String]): Unit = {\n    val xs = StdIn.readLine().split(\" \").map(_.toLong).toList\n"
-             "    val k = StdIn.readLine().trim.toLong\n    val m = xs.groupBy(_ % k).map { case (r, v) => r -> v.sum }\n"
-             "    val buf = mutable.ArrayBuffer.empty[Long]\n    val seen = mutable.HashMap.empty[Long, Int]\n"
-             "    for (x <- xs) { buf += x; seen(x) = seen.getOrElse(x, 0) + 1 }\n"
-             "    val sb = new StringBuilder\n    sb.append(xs.sorted.mkString(\" \")).append('\\n')\n"
-             "    sb.append(f\"${m.values.sum + seen.size + buf.size}%d ${math.sqrt(xs.min.toDouble)}%.3f\").append('\\n')\n"
-             "    print(sb)\n  }\n}\n",
+    '  def main(args: Array[String]): Unit = {\n    val xs = StdIn.readLine().split(" ").map(_.toLong).toList\n'
+    "    val k = StdIn.readLine().trim.toLong\n    val m = xs.groupBy(_ % k).map { case (r, v) => r -> v.sum }\n"
+    "    val buf = mutable.ArrayBuffer.empty[Long]\n    val seen = mutable.HashMap.empty[Long, Int]\n"
+    "    for (x <- xs) { buf += x; seen(x) = seen.getOrElse(x, 0) + 1 }\n"
+    "    val sb = new StringBuilder\n    sb.append(xs.sorted.mkString(\" \")).append('\\n')\n"
+    "    sb.append(f\"${m.values.sum + seen.size + buf.size}%d ${math.sqrt(xs.min.toDouble)}%.3f\").append('\\n')\n"
+    "    print(sb)\n  }\n}\n",
 }
 RUN_INPUT = b"5 3 9 1 4 1 8\n3\n"
 
@@ -103,8 +104,10 @@ RUN_INPUT = b"5 3 9 1 4 1 8\n3\n"
 def _fingerprint() -> str:
     """What the archives depend on: the JDK and each compiler's version (and this module)."""
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
-    parts = [java] + [(TOOLCHAINS / name / ".version").read_text() if (TOOLCHAINS / name / ".version").is_file() else ""
-                      for name in ("kotlin", "scala")]
+    parts = [java] + [
+        (TOOLCHAINS / name / ".version").read_text() if (TOOLCHAINS / name / ".version").is_file() else ""
+        for name in ("kotlin", "scala")
+    ]
     for module in (__file__, languages_module.__file__):  # the programs, and the compile commands
         parts.append(hashlib.sha256(Path(module).read_bytes()).hexdigest())
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
@@ -159,12 +162,27 @@ def _run_archive(sandbox: Sandbox, language: str) -> str:
         listing = list(without_cds(argv))
         listing.insert(1, f"-XX:DumpLoadedClassList={PROG_DIR}/classes.lst")
         library = [entry for entry in argv[argv.index("-cp") + 1].split(":") if not entry.startswith(PROG_DIR)]
-        dump = ["java", "-Xshare:dump", f"-XX:SharedClassListFile={PROG_DIR}/classes.lst",
-                f"-XX:SharedArchiveFile={PROG_DIR}/run.jsa", "-Xlog:cds=off", "-Xlog:cds+dynamic=off",
-                "-cp", ":".join(library) or f"{PROG_DIR}/empty"]
+        dump = [
+            "java",
+            "-Xshare:dump",
+            f"-XX:SharedClassListFile={PROG_DIR}/classes.lst",
+            f"-XX:SharedArchiveFile={PROG_DIR}/run.jsa",
+            "-Xlog:cds=off",
+            "-Xlog:cds+dynamic=off",
+            "-cp",
+            ":".join(library) or f"{PROG_DIR}/empty",
+        ]
         for cmd, stdin in ((listing, RUN_INPUT), (dump, b"")):
-            raw = sandbox.execute(cmd, limits=limits, prog_dir=program.prog_dir, writable_prog=True, stdin=stdin,
-                                  env=fill_env(lang.env, limits), extra_binds=(), cwd=PROG_DIR)
+            raw = sandbox.execute(
+                cmd,
+                limits=limits,
+                prog_dir=program.prog_dir,
+                writable_prog=True,
+                stdin=stdin,
+                env=fill_env(lang.env, limits),
+                extra_binds=(),
+                cwd=PROG_DIR,
+            )
             if raw.exit_code != 0:
                 return f"not made ({cmd[1]} exited {raw.exit_code}: {(raw.stdout + raw.stderr)[:300]!r})"
         return _install(program.prog_dir / "run.jsa", f"{language}-run")
@@ -175,9 +193,13 @@ def build_archives(sandbox: Sandbox | None = None, *, force: bool = False) -> di
     fingerprint = _fingerprint()
     stamp = ARCHIVE_DIR / ".stamp"
     names = [*PROGRAMS, *(f"{language}-run" for language in RUN_PROGRAMS)]
-    if not force and stamp.is_file() and stamp.read_text() == fingerprint and \
-            all((ARCHIVE_DIR / f"{name}.jsa").is_file() for name in names):
-        return {name: "up to date" for name in names}
+    if (
+        not force
+        and stamp.is_file()
+        and stamp.read_text() == fingerprint
+        and all((ARCHIVE_DIR / f"{name}.jsa").is_file() for name in names)
+    ):
+        return dict.fromkeys(names, "up to date")
     sandbox = sandbox or Sandbox(warm_compilers=False)  # a compiler's archive is dumped when a cold compiler exits
     ARCHIVE_DIR.mkdir(exist_ok=True)
     ARCHIVE_DIR.chmod(0o755)
@@ -204,8 +226,11 @@ def build_compile_server(*, force: bool = False) -> str:
     shutil.rmtree(building, ignore_errors=True)
     building.mkdir(parents=True)
     java = [source for source in COMPILE_SERVER_SOURCES if source.suffix == ".java"]
-    made = subprocess.run(["javac", "-encoding", "UTF-8", "--release", "17", "-d", str(building), *map(str, java)],
-                          capture_output=True, text=True)
+    made = subprocess.run(
+        ["javac", "-encoding", "UTF-8", "--release", "17", "-d", str(building), *map(str, java)],
+        capture_output=True,
+        text=True,
+    )
     if made.returncode != 0:
         shutil.rmtree(building, ignore_errors=True)
         return f"not built (javac: {(made.stdout + made.stderr).strip()[:500]}): compiles stay cold"
@@ -225,7 +250,7 @@ def build_precompiled_headers(*, force: bool = False) -> str:
     target = TOOLCHAINS / "pch"
     lang = LANGUAGES["cpp"]
     assert lang.compile_cmd is not None
-    flags = [part for part in lang.compile_cmd[1:lang.compile_cmd.index("-o")] if not part.startswith("-I")]
+    flags = [part for part in lang.compile_cmd[1 : lang.compile_cmd.index("-o")] if not part.startswith("-I")]
     version = subprocess.run([lang.compile_cmd[0], "--version"], capture_output=True, text=True).stdout
     digest = hashlib.sha256("\n".join([version, *flags]).encode()).hexdigest()
     stamp = target / ".stamp"
@@ -236,8 +261,11 @@ def build_precompiled_headers(*, force: bool = False) -> str:
     (building / "bits").mkdir(parents=True)
     header = building / "bits" / "stdc++.h"
     header.write_text("#include_next <bits/stdc++.h>\n")
-    made = subprocess.run([lang.compile_cmd[0], *flags, f"-I{building}", "-w", "-x", "c++-header", str(header),
-                           "-o", f"{header}.gch"], capture_output=True, text=True)
+    made = subprocess.run(
+        [lang.compile_cmd[0], *flags, f"-I{building}", "-w", "-x", "c++-header", str(header), "-o", f"{header}.gch"],
+        capture_output=True,
+        text=True,
+    )
     if made.returncode != 0:
         shutil.rmtree(building, ignore_errors=True)
         return f"not made (g++: {(made.stdout + made.stderr).strip()[:500]}): the header is parsed in every compile"

@@ -56,8 +56,16 @@ class WarmCompiler(Resident):
             os.chown(self.work, uid, uid)
         env = {**BASE_ENV, **fill_env(language.env, limits), **fill_env(language.compile_env, limits)}
         try:
-            self._launch(command, env=env, cgroup_limits=limits, prog_dir=self.work, writable_prog=True, binds=(),
-                         cwd=PROG_DIR, uid=uid)
+            self._launch(
+                command,
+                env=env,
+                cgroup_limits=limits,
+                prog_dir=self.work,
+                writable_prog=True,
+                binds=(),
+                cwd=PROG_DIR,
+                uid=uid,
+            )
         except BaseException:
             self.close()
             raise
@@ -84,8 +92,17 @@ class WarmCompiler(Resident):
             return None
         for entry in list(self.work.iterdir()):
             os.replace(entry, into / entry.name)
-        return RawResult(exit_code=int(head), signal=None, stdout=output, stderr=b"", timed_out=False,
-                         output_exceeded=False, oom=False, wall=wall, cpu=None)
+        return RawResult(
+            exit_code=int(head),
+            signal=None,
+            stdout=output,
+            stderr=b"",
+            timed_out=False,
+            output_exceeded=False,
+            oom=False,
+            wall=wall,
+            cpu=None,
+        )
 
     def close(self) -> None:
         self._close()
@@ -116,7 +133,12 @@ class WarmCompilers:
     def compile(self, language: Language, limits: Limits, source: str, into: Path) -> RawResult | None:
         """The compile's outcome from a warm server, or None: compile cold."""
         # the very command, environment and limits: a variant of a language never gets another's server
-        key = (language.compile_cmd, tuple(sorted(language.env.items())), tuple(sorted(language.compile_env.items())), limits)
+        key = (
+            language.compile_cmd,
+            tuple(sorted(language.env.items())),
+            tuple(sorted(language.compile_env.items())),
+            limits,
+        )
         server: WarmCompiler | None = None
         with self._lock:
             ended = [s for servers in self._idle.values() for s in servers if not s.alive]  # exited while idle

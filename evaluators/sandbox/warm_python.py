@@ -14,6 +14,7 @@ its memory.
 Stdlib only: each Sandbox installs it beside its private copy of supervisor.py (sandbox.SUPERVISOR_FILES),
 and the supervisor imports it from its own directory.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -59,8 +60,13 @@ def standard_streams(encoding: str) -> tuple[Any, Any, Any]:
         STREAMS[encoding] = (
             io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding=encoding),
             io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding=encoding),
-            io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)), encoding=encoding,
-                             errors="backslashreplace", line_buffering=True))
+            io.TextIOWrapper(
+                io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+                encoding=encoding,
+                errors="backslashreplace",
+                line_buffering=True,
+            ),
+        )
     return STREAMS[encoding]
 
 
@@ -186,9 +192,31 @@ class Zygote:
         return status, (cpu if cpu >= 0 else None)
 
 
-ZYGOTE_MODULES = ("collections", "itertools", "functools", "heapq", "bisect", "math", "re", "string", "decimal",
-                  "fractions", "random", "statistics", "array", "copy", "operator", "typing", "dataclasses", "io",
-                  "json", "datetime", "traceback", "types", "warnings")
+ZYGOTE_MODULES = (
+    "collections",
+    "itertools",
+    "functools",
+    "heapq",
+    "bisect",
+    "math",
+    "re",
+    "string",
+    "decimal",
+    "fractions",
+    "random",
+    "statistics",
+    "array",
+    "copy",
+    "operator",
+    "typing",
+    "dataclasses",
+    "io",
+    "json",
+    "datetime",
+    "traceback",
+    "types",
+    "warnings",
+)
 
 
 def zygote_loop(sock: socket.socket, spawner: spawning.Spawner | None) -> None:

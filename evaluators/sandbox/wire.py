@@ -12,6 +12,7 @@ and stderr.
 Stdlib only: each Sandbox installs it beside its private copy of supervisor.py (sandbox.SUPERVISOR_FILES),
 and the supervisor imports it from its own directory.
 """
+
 from __future__ import annotations
 
 import json
@@ -53,23 +54,44 @@ def read_frame(fd: int) -> bytes | None:
         data += rest
     size = HEADER.unpack_from(data)[0]
     if len(data) - HEADER.size >= size:
-        return data[HEADER.size:HEADER.size + size]
+        return data[HEADER.size : HEADER.size + size]
     rest = read_exact(fd, size - (len(data) - HEADER.size))
-    return None if rest is None else data[HEADER.size:] + rest
+    return None if rest is None else data[HEADER.size :] + rest
 
 
 def write_all(fd: int, data: bytes | memoryview) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def write_frame(fd: int, body: bytes) -> None:
     write_all(fd, HEADER.pack(len(body)) + body)
 
 
-def reply_body(nonce: bytes, *, exit_code: int | None, signal_number: int | None, flags: int, wall: float,
-               cpu: float | None, stdout: bytes, stderr: bytes) -> bytes:
+def reply_body(
+    nonce: bytes,
+    *,
+    exit_code: int | None,
+    signal_number: int | None,
+    flags: int,
+    wall: float,
+    cpu: float | None,
+    stdout: bytes,
+    stderr: bytes,
+) -> bytes:
     """A reply frame's body (results.parse_reply reads it)."""
-    return REPLY.pack(nonce, -1 if exit_code is None else exit_code, -1 if signal_number is None else signal_number,
-                      flags, wall, -1.0 if cpu is None else cpu, len(stdout), len(stderr)) + stdout + stderr
+    return (
+        REPLY.pack(
+            nonce,
+            -1 if exit_code is None else exit_code,
+            -1 if signal_number is None else signal_number,
+            flags,
+            wall,
+            -1.0 if cpu is None else cpu,
+            len(stdout),
+            len(stderr),
+        )
+        + stdout
+        + stderr
+    )

@@ -23,21 +23,41 @@ short answers ("Yellow", "200") count when the answer states them. A released qu
 authors wrote it (``verbatim``); this platform's own sample questions are composed here. The method
 card (``card.py``) sets the protocol beside LongVA's and VideoChat-Flash's released code.
 """
+
 from __future__ import annotations
 
 import copy
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Self, Sequence
+from typing import Any, Self
 
 from evaluators.core.answers import LETTERS, option_letter, states_answer
-from evaluators.core.evaluator import (Aggregation, Evaluator, Generation, Heatmap, KeptScores, LineChart, Presentation,
-                                       one_choice)
+from evaluators.core.evaluator import (
+    Aggregation,
+    Evaluator,
+    Generation,
+    Heatmap,
+    KeptScores,
+    LineChart,
+    Presentation,
+    one_choice,
+)
 from evaluators.core.media import MediaSink, frames_part, sink_or_hashing
 from evaluators.core.settings import generation_settings, item_seed
 from evaluators.core.stats import ratio_with_ci
-from evaluators.core.types import (Item, ItemScore, MethodNote, MetricColumn, MetricValue, ModelRequest, Prediction,
-                                   ProtocolRow, ServerOptions, SliceDimension)
+from evaluators.core.types import (
+    Item,
+    ItemScore,
+    MethodNote,
+    MetricColumn,
+    MetricValue,
+    ModelRequest,
+    Prediction,
+    ProtocolRow,
+    ServerOptions,
+    SliceDimension,
+)
 from evaluators.video_niah import card
 from evaluators.video_niah.release import FRAME_MAX_SIDE, multi_hop_items, single_hop_items
 
@@ -67,8 +87,12 @@ class _VideoNIAH(Evaluator):
     def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
         merged = generation_settings(settings, DEFAULT_GENERATION)
         payload = item.payload
-        frames = frames_part(payload["haystack"], payload["count"], {int(p): k for p, k in payload["insert"].items()},
-                             as_video=self.mode == "video")
+        frames = frames_part(
+            payload["haystack"],
+            payload["count"],
+            {int(p): k for p, k in payload["insert"].items()},
+            as_video=self.mode == "video",
+        )
         if payload.get("verbatim"):  # a released question: its text, options and instruction as written
             text = str(payload["question"])
         else:
@@ -79,9 +103,17 @@ class _VideoNIAH(Evaluator):
             else:
                 lines.append("Answer with a single word or number only.")
             text = "\n".join(lines)
-        return [ModelRequest(item_id=item.id, messages=[{"role": "user", "content": [frames, {"type": "text", "text": text}]}],
-                             n=merged["n"], temperature=merged["temperature"], top_p=merged["top_p"],
-                             max_tokens=merged["max_tokens"], extra={"seed": item_seed(merged["seed"], item.id)})]
+        return [
+            ModelRequest(
+                item_id=item.id,
+                messages=[{"role": "user", "content": [frames, {"type": "text", "text": text}]}],
+                n=merged["n"],
+                temperature=merged["temperature"],
+                top_p=merged["top_p"],
+                max_tokens=merged["max_tokens"],
+                extra={"seed": item_seed(merged["seed"], item.id)},
+            )
+        ]
 
     def generation(self) -> Generation:
         """Frames go as images by default; the video mode needs a model that takes video and asks the
@@ -93,19 +125,27 @@ class _VideoNIAH(Evaluator):
     def environment(self) -> dict[str, str]:
         import av
 
-        return {"mode": self.mode, "pyav": av.__version__, "frames": f"sampled at 1 per second, at most {FRAME_MAX_SIDE} px, JPEG"}
+        return {
+            "mode": self.mode,
+            "pyav": av.__version__,
+            "frames": f"sampled at 1 per second, at most {FRAME_MAX_SIDE} px, JPEG",
+        }
 
     # ----------------------------------------------------------------------------- scoring
     def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
         ordered = sorted(predictions, key=lambda p: p.sample_index)
         answer = ordered[0] if ordered else None
         payload = item.payload
-        detail: dict[str, Any] = {"answer": (answer.output if answer else "")[:2000], "gold": payload["answer"],
-                                  "error_kind": answer.error_kind if answer else "missing",
-                                  # what the per-item page shows beside the answer: the question as sent and the
-                                  # needle (or the chain's images) in the order the model saw them
-                                  "question": payload["question"], "options": list(payload["options"] or []),
-                                  "needles": [payload["insert"][p] for p in sorted(payload["insert"], key=int)]}
+        detail: dict[str, Any] = {
+            "answer": (answer.output if answer else "")[:2000],
+            "gold": payload["answer"],
+            "error_kind": answer.error_kind if answer else "missing",
+            # what the per-item page shows beside the answer: the question as sent and the
+            # needle (or the chain's images) in the order the model saw them
+            "question": payload["question"],
+            "options": list(payload["options"] or []),
+            "needles": [payload["insert"][p] for p in sorted(payload["insert"], key=int)],
+        }
         if answer is not None and answer.error_kind == OVER_LIMIT:
             detail["over_limit"] = answer.error
             return ItemScore(item.id, dict(item.slices), {OVER_LIMIT: 1.0}, detail)
@@ -119,12 +159,14 @@ class _VideoNIAH(Evaluator):
         return ItemScore(item.id, dict(item.slices), {"correct": float(correct), OVER_LIMIT: 0.0}, detail)
 
     def aggregation(self, *, seed: int = 0, order: Sequence[str] | None = None) -> Aggregation:
-        """Nothing of the detail kept: the aggregate reads ids, slices and scores, never the answers or the question shown."""
+        """Nothing of the detail kept: the aggregate reads ids, slices and scores, never the answers or the question
+        shown."""
         return KeptScores(self, seed=seed, order=order, keep_detail=lambda detail: {})
 
     @staticmethod
     def _base(item_id: str) -> str:
-        """The item without its rotation: circular evaluation counts a question once, right only if every rotation is."""
+        """The item without its rotation: circular evaluation counts a question once, right only if every rotation
+        is."""
         head, _, tail = item_id.rpartition("/")
         return head if tail.startswith("r") and tail[1:].isdigit() else item_id
 
@@ -138,28 +180,42 @@ class _VideoNIAH(Evaluator):
             if any(s.scores.get(OVER_LIMIT) for s in group):
                 merged.append(ItemScore(base, group[0].slices, {OVER_LIMIT: 1.0}))
             else:
-                merged.append(ItemScore(base, group[0].slices, {"correct": float(all(s.scores["correct"] for s in group)),
-                                                                OVER_LIMIT: 0.0}))
+                merged.append(
+                    ItemScore(
+                        base,
+                        group[0].slices,
+                        {"correct": float(all(s.scores["correct"] for s in group)), OVER_LIMIT: 0.0},
+                    )
+                )
         return merged
 
     @staticmethod
     def _cluster(score: ItemScore) -> str:
         return score.item_id.split("/")[1]  # the needle or the chain
 
-    def _share(self, key: str, scores: Sequence[ItemScore], values: Sequence[float], group: dict[str, str],
-               seed: int) -> MetricValue | None:
+    def _share(
+        self, key: str, scores: Sequence[ItemScore], values: Sequence[float], group: dict[str, str], seed: int
+    ) -> MetricValue | None:
         """The mean of ``values`` (one per score) with its interval, clustered by needle or chain."""
         if not scores:
             return None
-        value, low, high = ratio_with_ci(list(values), [1.0] * len(scores), [self._cluster(s) for s in scores], seed=seed)
+        value, low, high = ratio_with_ci(
+            list(values), [1.0] * len(scores), [self._cluster(s) for s in scores], seed=seed
+        )
         return MetricValue(key, value, low, high, len(scores), dict(group))
 
     @staticmethod
     def _over(score: ItemScore) -> bool:
         return bool(score.scores.get(OVER_LIMIT))
 
-    def _slice(self, key: str, scores: Sequence[ItemScore], group: dict[str, str], seed: int,
-               value: Callable[[ItemScore], float]) -> list[MetricValue]:
+    def _slice(
+        self,
+        key: str,
+        scores: Sequence[ItemScore],
+        group: dict[str, str],
+        seed: int,
+        value: Callable[[ItemScore], float],
+    ) -> list[MetricValue]:
         """``key`` on one slice: within the model's limit where the slice fixes N (absent when every
         question of it was over the limit: the cell reads "over limit"), over the whole slice otherwise,
         an over-limit question counting as a miss; and the share over the limit."""
@@ -171,19 +227,36 @@ class _VideoNIAH(Evaluator):
         over = self._share(OVER_LIMIT, scores, [float(self._over(s)) for s in scores], group, seed)
         return [m for m in (metric, over) if m is not None]
 
-    def _headline(self, questions: Sequence[ItemScore], seed: int, by_n: dict[int, list[ItemScore]]) -> list[MetricValue]:
+    def _headline(
+        self, questions: Sequence[ItemScore], seed: int, by_n: dict[int, list[ItemScore]]
+    ) -> list[MetricValue]:
         """Beside the whole-grid accuracy: the accuracy within the limit, the share of the grid answered,
         the largest N whose every question was answered, and the largest N at 0.9 (on the whole of N)."""
         answered = [s for s in questions if not self._over(s)]
-        out = [m for m in (self._share("accuracy_within_limit", answered, [s.scores["correct"] for s in answered], {}, seed),
-                           self._share("answered", questions, [float(not self._over(s)) for s in questions], {}, seed))
-               if m is not None]
+        out = [
+            m
+            for m in (
+                self._share("accuracy_within_limit", answered, [s.scores["correct"] for s in answered], {}, seed),
+                self._share("answered", questions, [float(not self._over(s)) for s in questions], {}, seed),
+            )
+            if m is not None
+        ]
         if by_n:
-            whole = {n: sum(0.0 if self._over(s) else s.scores["correct"] for s in group) / len(group) for n, group in by_n.items()}
+            whole = {
+                n: sum(0.0 if self._over(s) else s.scores["correct"] for s in group) / len(group)
+                for n, group in by_n.items()
+            }
             fully = [n for n, group in by_n.items() if not any(self._over(s) for s in group)]
             out.append(MetricValue("largest_answered", float(max(fully, default=0)), None, None, len(by_n)))
-            out.append(MetricValue("frames_at_90", float(max((n for n, v in whole.items() if v >= THRESHOLD), default=0)),
-                                   None, None, len(by_n)))
+            out.append(
+                MetricValue(
+                    "frames_at_90",
+                    float(max((n for n, v in whole.items() if v >= THRESHOLD), default=0)),
+                    None,
+                    None,
+                    len(by_n),
+                )
+            )
         return out
 
     @staticmethod
@@ -212,9 +285,15 @@ class VideoNIAHSingleEvaluator(_VideoNIAH):
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
         questions = self._questions([s for s in item_scores if not s.error])
-        cells = sorted({(s.slices["frames"], s.slices["depth"]) for s in questions}, key=lambda c: (int(c[0]), float(c[1])))
-        groups: list[dict[str, str]] = [{}] + [{"frames": n} for n in sorted({c[0] for c in cells}, key=int)] + \
-            [{"depth": d} for d in sorted({c[1] for c in cells}, key=float)] + [{"frames": n, "depth": d} for n, d in cells]
+        cells = sorted(
+            {(s.slices["frames"], s.slices["depth"]) for s in questions}, key=lambda c: (int(c[0]), float(c[1]))
+        )
+        groups: list[dict[str, str]] = (
+            [{}]
+            + [{"frames": n} for n in sorted({c[0] for c in cells}, key=int)]
+            + [{"depth": d} for d in sorted({c[1] for c in cells}, key=float)]
+            + [{"frames": n, "depth": d} for n, d in cells]
+        )
         out: list[MetricValue] = []
         for group in groups:
             subset = [s for s in questions if all(s.slices.get(k) == v for k, v in group.items())]
@@ -249,19 +328,31 @@ class VideoNIAHMultiEvaluator(_VideoNIAH):
         for score in questions:
             pairs[self._pair(score)].append(score)
         # a pair with a question over the limit is over the limit; "both" is 1 when both were answered right
-        both = [ItemScore(key, {"frames": group[0].slices["frames"]},
-                          {"both": float(len(group) == 2 and all(s.scores.get("correct") for s in group)),
-                           OVER_LIMIT: float(any(self._over(s) for s in group))})
-                for key, group in pairs.items()]
+        both = [
+            ItemScore(
+                key,
+                {"frames": group[0].slices["frames"]},
+                {
+                    "both": float(len(group) == 2 and all(s.scores.get("correct") for s in group)),
+                    OVER_LIMIT: float(any(self._over(s) for s in group)),
+                },
+            )
+            for key, group in pairs.items()
+        ]
         out: list[MetricValue] = []
-        groups: list[dict[str, str]] = [{}] + [{"frames": n} for n in sorted({s.slices["frames"] for s in questions}, key=int)] + \
-            [{"question": q} for q in ("q1", "q2")]
+        groups: list[dict[str, str]] = (
+            [{}]
+            + [{"frames": n} for n in sorted({s.slices["frames"] for s in questions}, key=int)]
+            + [{"question": q} for q in ("q1", "q2")]
+        )
         for group in groups:
             subset = [s for s in questions if all(s.slices.get(k) == v for k, v in group.items())]
             out += self._slice("accuracy", subset, group, seed, lambda s: s.scores["correct"])
             if "question" not in group:
                 chosen = [b for b in both if all(b.slices.get(k) == v for k, v in group.items())]
-                out += [m for m in self._slice("both", chosen, group, seed, lambda b: b.scores["both"]) if m.key == "both"]
+                out += [
+                    m for m in self._slice("both", chosen, group, seed, lambda b: b.scores["both"]) if m.key == "both"
+                ]
         return out + self._headline(questions, seed, self._by_n(questions))
 
 
@@ -276,23 +367,37 @@ class _VideoPresentation(Presentation["_VideoNIAH"]):
         return not score.scores.get(OVER_LIMIT) and score.scores.get("correct") == 1.0
 
     def method_notes(self) -> list[MethodNote]:
-        sent = ("one MP4 video per request, every frame kept (vLLM's frame sampling off)" if self.evaluator.mode == "video"
-                else "a list of images, one per frame")
-        return [MethodNote(
-            "How the frames are given",
-            f"This site sends the frames as {sent} (mode {self.evaluator.mode}). N is the number of haystack frames, as in "
-            "the released harnesses: frames of the haystack video sampled at one per second, with the needle (or the "
-            "chain's images) placed among them as the released code places them, so a cell of N frames sends N + 1 "
-            "(a chain of K images: N + K). Each haystack frame is stored once and reused by every cell.",
-            ("The headline is the accuracy on the whole grid: a cell the model's server refused as too long counts "
-             "as a miss. Beside it: the accuracy within the model's limit, the share of the grid answered and the "
-             "largest N answered. The heatmap shows a refused cell as \"over limit\".",
-             "Option letters are read from \"B\", \"(B)\", \"B) white\", \"B. <the option's text>\", \"Option B\", "
-             "\"the answer is B\" or the option's text; \"a\" or \"A\" opening a sentence (\"a square\") is not read "
-             "as a letter. A short answer counts when the reply states it as a word or number.",
-             "The official harnesses insert needles as embeddings inside the model and score by teacher forcing; "
-             "here they are real frames and the model answers freely, so scores are comparable across servers but "
-             "not to those papers' figures. The method card lists every difference."))]
+        sent = (
+            "one MP4 video per request, every frame kept (vLLM's frame sampling off)"
+            if self.evaluator.mode == "video"
+            else "a list of images, one per frame"
+        )
+        return [
+            MethodNote(
+                "How the frames are given",
+                f"This site sends the frames as {sent} (mode {self.evaluator.mode}). N is the number of haystack "
+                f"frames, as in "
+                "the released harnesses: frames of the haystack video sampled at one per second, with the needle (or "
+                "the "
+                "chain's images) placed among them as the released code places them, so a cell of N frames sends N + 1 "
+                "(a chain of K images: N + K). Each haystack frame is stored once and reused by every cell.",
+                (
+                    "The headline is the accuracy on the whole grid: a cell the model's server refused as too long "
+                    "counts "
+                    "as a miss. Beside it: the accuracy within the model's limit, the share of the grid answered and "
+                    "the "
+                    'largest N answered. The heatmap shows a refused cell as "over limit".',
+                    'Option letters are read from "B", "(B)", "B) white", "B. <the option\'s text>", "Option B", '
+                    '"the answer is B" or the option\'s text; "a" or "A" opening a sentence ("a square") is not read '
+                    "as a letter. A short answer counts when the reply states it as a word or number.",
+                    "The official harnesses insert needles as embeddings inside the model and score by teacher "
+                    "forcing; "
+                    "here they are real frames and the model answers freely, so scores are comparable across servers "
+                    "but "
+                    "not to those papers' figures. The method card lists every difference.",
+                ),
+            )
+        ]
 
     def method_card(self) -> list[ProtocolRow]:
         return card.rows(self.evaluator.key, self.evaluator.mode)
@@ -305,7 +410,10 @@ class _VideoPresentation(Presentation["_VideoNIAH"]):
         formats = sorted({str(i.payload.get("format", "platform")) for i in items})
         frames = sorted({int(i.slices["frames"]) for i in items})
         depths = sorted({i.slices["depth"] for i in items if "depth" in i.slices}, key=float)
-        points = [f"Grid: {', '.join(grids)} ({card.grid_words(grids)})", f"N: {', '.join(f'{n:,}' for n in frames)} haystack frames"]
+        points = [
+            f"Grid: {', '.join(grids)} ({card.grid_words(grids)})",
+            f"N: {', '.join(f'{n:,}' for n in frames)} haystack frames",
+        ]
         if depths:
             points.append(f"Depths: {', '.join(depths)} %")
         points.append(f"Records in the format of: {', '.join(card.FORMAT_NAMES.get(f, f) for f in formats)}")
@@ -322,7 +430,10 @@ class SinglePresentation(_VideoPresentation):
 class MultiPresentation(_VideoPresentation):
     """The multi-hop board: N and the hop as filters, accuracy against N as lines, each hop shown with the other."""
 
-    slice_dimensions = (SliceDimension("frames", "Frames (N)"), SliceDimension("question", "Question", ("q1", "q2"), (("", "Q1 (first hop)"), ("", "Q2 (second hop)"))))
+    slice_dimensions = (
+        SliceDimension("frames", "Frames (N)"),
+        SliceDimension("question", "Question", ("q1", "q2"), (("", "Q1 (first hop)"), ("", "Q2 (second hop)"))),
+    )
     lines = LineChart("frames", ("accuracy", "both"))
 
     def companion_items(self, item_id: str) -> list[str]:

@@ -16,6 +16,7 @@ Three formats are read, each recognised by its fields:
 A released record's text is sent as it is (``verbatim``): no preamble, no instruction added. Its options
 are taken out of the text (``evaluators.core.answers.prompt_options``) only to read and score the answer.
 """
+
 from __future__ import annotations
 
 import random
@@ -27,8 +28,10 @@ from typing import Any
 from evaluators.core.answers import LETTERS, OPTION_LINE, option_letter, prompt_options
 from evaluators.core.types import DatasetError
 
-MULTIHOP_Q1 = ("Start from the frame showing {start}. Each such frame says which frame to find next; follow the "
-               "frames to the end of the chain. What does the last frame of the chain show?")
+MULTIHOP_Q1 = (
+    "Start from the frame showing {start}. Each such frame says which frame to find next; follow the "
+    "frames to the end of the chain. What does the last frame of the chain show?"
+)
 #: a VideoChat-Flash chain's clue images are named niah_<chain>_<step>_<COCO image>
 _CHAIN_IMAGE = re.compile(r"(?:^|/)niah_(\d+)_\d+_")
 
@@ -100,8 +103,10 @@ def released_question(record: dict[str, Any], text_field: str, answer_field: str
     options = prompt_options(text)
     answer = str(record.get(answer_field, "")).strip()
     if options is not None and answer.upper() not in LETTERS:
-        raise DatasetError(f"{where}, field '{answer_field}': the question writes out four options, so the answer "
-                           f"must be their letter (got {answer!r})")
+        raise DatasetError(
+            f"{where}, field '{answer_field}': the question writes out four options, so the answer "
+            f"must be their letter (got {answer!r})"
+        )
     return Question(text, options, _answer(record, answer_field, options, where), verbatim=True)
 
 
@@ -110,13 +115,19 @@ def needle_of(record: dict[str, Any], where: str) -> Needle:
     if "image" in record and "question" in record:  # VideoChat-Flash
         image = _text(record, "image", where)
         given = record.get("id")
-        return Needle(str(given) if given is not None else Path(image).stem, image,
-                      released_question(record, "question", "answer", where), "videochat-flash")
+        return Needle(
+            str(given) if given is not None else Path(image).stem,
+            image,
+            released_question(record, "question", "answer", where),
+            "videochat-flash",
+        )
     image = _text(record, "path", where)
     needle_id = str(record["id"]) if record.get("id") is not None else Path(image).stem
     listed = _listed_options(record, where)
     if listed is not None:  # this platform's: the options beside the prompt, composed at request time
-        question = Question(_text(record, "prompt", where).strip(), listed, _answer(record, "answer", listed, where), False)
+        question = Question(
+            _text(record, "prompt", where).strip(), listed, _answer(record, "answer", listed, where), False
+        )
         return Needle(needle_id, image, question, "platform")
     return Needle(needle_id, image, released_question(record, "prompt", "answer", where), "longva")
 
@@ -125,13 +136,23 @@ def chain_of(record: dict[str, Any], number: int, where: str) -> Chain:
     """One multi-hop record: VideoChat-Flash's (``images``) or this platform's (``chain``)."""
     if "images" in record:
         images = record["images"]
-        if not isinstance(images, list) or not 2 <= len(images) <= 12 or not all(isinstance(i, str) and i for i in images):
+        if (
+            not isinstance(images, list)
+            or not 2 <= len(images) <= 12
+            or not all(isinstance(i, str) and i for i in images)
+        ):
             raise DatasetError(f"{where}, field 'images': a list of 2 to 12 image paths")
         numbers = {m.group(1) for m in (_CHAIN_IMAGE.search(i) for i in images) if m}
         given = record.get("id")
         chain_id = str(given) if given is not None else (f"niah-{numbers.pop()}" if len(numbers) == 1 else str(number))
-        return Chain(chain_id, list(images), released_question(record, "question1", "answer1", where),
-                     released_question(record, "question2", "answer2", where), "videochat-flash", shuffle=False)
+        return Chain(
+            chain_id,
+            list(images),
+            released_question(record, "question1", "answer1", where),
+            released_question(record, "question2", "answer2", where),
+            "videochat-flash",
+            shuffle=False,
+        )
     chain_id = str(record["id"]) if record.get("id") is not None else str(number)
     chain, decoys = record.get("chain"), record.get("decoys", [])
     if not isinstance(chain, list) or not 2 <= len(chain) <= 12 or not all(isinstance(f, dict) for f in chain):
@@ -154,8 +175,12 @@ def chain_of(record: dict[str, Any], number: int, where: str) -> Chain:
     random.Random(f"{chain_id}:q1").shuffle(q1_options)
     start = MULTIHOP_Q1.format(start=captions[0])
     q1 = Question(start, q1_options, LETTERS[q1_options.index(captions[-1])], verbatim=False)
-    q2 = Question(f"{start.rsplit(' What', 1)[0]} {str(question['prompt']).strip()}", q2_options,
-                  _answer(question, "answer", q2_options, f"{where}, question"), verbatim=False)
+    q2 = Question(
+        f"{start.rsplit(' What', 1)[0]} {str(question['prompt']).strip()}",
+        q2_options,
+        _answer(question, "answer", q2_options, f"{where}, question"),
+        verbatim=False,
+    )
     images = [str(f.get("path", "")) for f in chain + decoys]
     return Chain(chain_id, images, q1, q2, "platform", shuffle=True)
 

@@ -7,6 +7,7 @@ Needles and clue frames are drawn on a plain card so that they stand out from th
 shows one object with a number; a clue frame of a multi-hop chain shows its object with the overlaid
 text "Find a frame of <next caption>".
 """
+
 from __future__ import annotations
 
 import math
@@ -15,8 +16,14 @@ from typing import Any
 
 #: the haystack's frame size (width, height); needles and clues are drawn at the same size
 FRAME_SIZE = (224, 168)
-COLOURS: dict[str, tuple[int, int, int]] = {"red": (210, 40, 40), "blue": (40, 80, 210), "green": (40, 160, 70),
-                                            "yellow": (235, 200, 30), "purple": (140, 60, 170), "orange": (240, 130, 30)}
+COLOURS: dict[str, tuple[int, int, int]] = {
+    "red": (210, 40, 40),
+    "blue": (40, 80, 210),
+    "green": (40, 160, 70),
+    "yellow": (235, 200, 30),
+    "purple": (140, 60, 170),
+    "orange": (240, 130, 30),
+}
 SHAPES = ("circle", "square", "triangle", "star")
 
 
@@ -61,12 +68,19 @@ def _shape(draw: Any, shape: str, centre: tuple[float, float], radius: float, fi
     elif shape == "triangle":
         draw.polygon([(x, y - r), (x - r, y + r), (x + r, y + r)], fill=fill)
     else:
-        points = [(x + (r if i % 2 == 0 else r / 2.4) * math.sin(i * math.pi / 5),
-                   y - (r if i % 2 == 0 else r / 2.4) * math.cos(i * math.pi / 5)) for i in range(10)]
+        points = [
+            (
+                x + (r if i % 2 == 0 else r / 2.4) * math.sin(i * math.pi / 5),
+                y - (r if i % 2 == 0 else r / 2.4) * math.cos(i * math.pi / 5),
+            )
+            for i in range(10)
+        ]
         draw.polygon(points, fill=fill)
 
 
-def object_card(colour: str, shape: str, *, number: str = "", text: str = "", size: tuple[int, int] = FRAME_SIZE) -> Any:
+def object_card(
+    colour: str, shape: str, *, number: str = "", text: str = "", size: tuple[int, int] = FRAME_SIZE
+) -> Any:
     """A white card with one coloured shape, an optional number on it and an optional line of text
     under it (a clue's "Find a frame of ..."), the text wrapped to fit."""
     from PIL import Image, ImageDraw

@@ -22,14 +22,16 @@ last one last. A released chain keeps its image order; this platform's chains ar
 With ``circular``, each multiple-choice question is asked four times with its options rotated. Errors
 name the file, the record and the field.
 """
+
 from __future__ import annotations
 
 import json
 import math
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from evaluators.core.images import jpeg_of, prepared_jpeg
 from evaluators.core.media import MediaSink
@@ -53,15 +55,28 @@ class Preset:
 #: depths 0, 20, ..., 100 %: ``--depth_interval 0.2`` in every released script
 _DEPTHS = tuple(range(0, 101, 20))
 PRESETS: dict[str, Preset] = {
-    "longva": Preset(tuple(range(200, 3001, 200)), _DEPTHS, tuple(range(500, 3001, 500)),
-                     "LongVA vision_niah/eval.sh (single hop 200-3,000 frames, step 200); LongVA has no multi hop, so "
-                     "its multi-hop grid is the one VideoChat-Flash ran LongVA on (longva_eval_xtuner_multi.sh: 500-3,000, step 500)"),
-    "videochat-flash": Preset(tuple(range(1000, 10001, 1000)), _DEPTHS, tuple(range(1000, 10001, 1000)),
-                              "VideoChat-Flash xtuner-eval_niah/vision_niah/flash_eval_xtuner_single.sh and _multi.sh "
-                              "(1,000-10,000 frames, step 1,000)"),
-    "videochat-flash-longva": Preset(tuple(range(500, 3001, 500)), _DEPTHS, tuple(range(500, 3001, 500)),
-                                     "VideoChat-Flash xtuner-eval_niah/vision_niah/longva_eval_xtuner_single.sh and _multi.sh "
-                                     "(LongVA-7B in VideoChat-Flash's harness: 500-3,000 frames, step 500)"),
+    "longva": Preset(
+        tuple(range(200, 3001, 200)),
+        _DEPTHS,
+        tuple(range(500, 3001, 500)),
+        "LongVA vision_niah/eval.sh (single hop 200-3,000 frames, step 200); LongVA has no multi hop, so "
+        "its multi-hop grid is the one VideoChat-Flash ran LongVA on (longva_eval_xtuner_multi.sh: 500-3,000, step "
+        "500)",
+    ),
+    "videochat-flash": Preset(
+        tuple(range(1000, 10001, 1000)),
+        _DEPTHS,
+        tuple(range(1000, 10001, 1000)),
+        "VideoChat-Flash xtuner-eval_niah/vision_niah/flash_eval_xtuner_single.sh and _multi.sh "
+        "(1,000-10,000 frames, step 1,000)",
+    ),
+    "videochat-flash-longva": Preset(
+        tuple(range(500, 3001, 500)),
+        _DEPTHS,
+        tuple(range(500, 3001, 500)),
+        "VideoChat-Flash xtuner-eval_niah/vision_niah/longva_eval_xtuner_single.sh and _multi.sh "
+        "(LongVA-7B in VideoChat-Flash's harness: 500-3,000 frames, step 500)",
+    ),
 }
 DEFAULT_PRESET = "longva"
 _GRID_FIELDS = ("frames", "depths", "multihop_frames")
@@ -100,15 +115,25 @@ def grid_of(root: Path) -> dict[str, Any]:
     if name not in PRESETS:
         raise DatasetError(f"grid.json, field 'preset': {name!r} is not one of {', '.join(PRESETS)}")
     preset = PRESETS[name]
-    own: dict[str, Any] = {"frames": list(preset.frames), "depths": list(preset.depths),
-                           "multihop_frames": list(preset.multihop_frames)}
+    own: dict[str, Any] = {
+        "frames": list(preset.frames),
+        "depths": list(preset.depths),
+        "multihop_frames": list(preset.multihop_frames),
+    }
     grid: dict[str, Any] = {**own, "circular": False, **{k: v for k, v in given.items() if k != "preset"}}
     grid["name"] = name if all(grid[f] == own[f] for f in _GRID_FIELDS) else "custom"
     for field in ("frames", "multihop_frames"):
-        if not isinstance(grid[field], list) or not grid[field] or not all(isinstance(n, int) and n >= 2 for n in grid[field]):
+        if (
+            not isinstance(grid[field], list)
+            or not grid[field]
+            or not all(isinstance(n, int) and n >= 2 for n in grid[field])
+        ):
             raise DatasetError(f"grid.json, field '{field}': a non-empty list of frame counts of at least 2")
-    if not isinstance(grid["depths"], list) or not grid["depths"] or not all(
-            isinstance(d, (int, float)) and 0 <= d <= 100 for d in grid["depths"]):
+    if (
+        not isinstance(grid["depths"], list)
+        or not grid["depths"]
+        or not all(isinstance(d, (int, float)) and 0 <= d <= 100 for d in grid["depths"])
+    ):
         raise DatasetError("grid.json, field 'depths': a non-empty list of percentages 0..100")
     if not isinstance(grid["circular"], bool):
         raise DatasetError("grid.json, field 'circular': true or false")
@@ -121,8 +146,10 @@ def haystack_file(root: Path) -> Path:
         return preferred
     found = sorted(p for p in root.iterdir() if p.suffix.lower() in VIDEO_SUFFIXES and p.is_file())
     if len(found) != 1:
-        raise DatasetError(f"{root.name}: expected one haystack video ({', '.join(VIDEO_SUFFIXES)}), found "
-                           f"{len(found) or 'none'}{': ' + ', '.join(p.name for p in found) if found else ''}")
+        raise DatasetError(
+            f"{root.name}: expected one haystack video ({', '.join(VIDEO_SUFFIXES)}), found "
+            f"{len(found) or 'none'}{': ' + ', '.join(p.name for p in found) if found else ''}"
+        )
     return found[0]
 
 
@@ -136,8 +163,10 @@ def store_haystack(root: Path, media: MediaSink, needed: int) -> Haystack:
     except (OSError, ValueError) as exc:  # PyAV's errors are OSErrors; no video stream is a ValueError
         raise DatasetError(f"{path.name}: not a readable video ({exc})") from None
     if len(keys) < needed:
-        raise DatasetError(f"{path.name}: {len(keys)} frames at one per second, but the grid needs {needed}; "
-                           "supply a longer haystack or a smaller grid (grid.json)")
+        raise DatasetError(
+            f"{path.name}: {len(keys)} frames at one per second, but the grid needs {needed}; "
+            "supply a longer haystack or a smaller grid (grid.json)"
+        )
     manifest = media.put(json.dumps(keys).encode(), ext="json")
     return Haystack(manifest, len(keys))
 
@@ -168,11 +197,20 @@ def _records(root: Path, names: tuple[str, ...], pattern: str, what: str) -> tup
     return found[0].name, records
 
 
-def _payload(haystack: Haystack, count: int, insert: dict[str, str], question: Question, grid: dict[str, Any],
-             source: str) -> dict[str, Any]:
-    return {"haystack": haystack.manifest, "count": count, "insert": insert, "question": question.text,
-            "options": question.options, "answer": question.answer, "verbatim": question.verbatim,
-            "grid": grid["name"], "format": source}
+def _payload(
+    haystack: Haystack, count: int, insert: dict[str, str], question: Question, grid: dict[str, Any], source: str
+) -> dict[str, Any]:
+    return {
+        "haystack": haystack.manifest,
+        "count": count,
+        "insert": insert,
+        "question": question.text,
+        "options": question.options,
+        "answer": question.answer,
+        "verbatim": question.verbatim,
+        "grid": grid["name"],
+        "format": source,
+    }
 
 
 def single_hop_items(root: Path, media: MediaSink) -> Iterator[Item]:
@@ -189,14 +227,19 @@ def single_hop_items(root: Path, media: MediaSink) -> Iterator[Item]:
         if needle.id in seen:
             raise DatasetError(f"{where}, field 'id': {needle.id!r} repeats (record {seen[needle.id]} has it)")
         seen[needle.id] = number
-        key = _image(root, needle.image, f"{where}, field '{'image' if needle.format == 'videochat-flash' else 'path'}'", media)
+        key = _image(
+            root, needle.image, f"{where}, field '{'image' if needle.format == 'videochat-flash' else 'path'}'", media
+        )
         for count in grid["frames"]:
             for depth in grid["depths"]:
                 position = math.floor(depth * count / 100 + 1e-9)  # int(depth * num_frames), depth a fraction there
                 for suffix, asked in rotations(needle.question, grid["circular"]):
                     payload = _payload(haystack, count + 1, {str(position): key}, asked, grid, needle.format)
-                    yield Item(f"single/{needle.id}/{count}/{depth:g}{suffix}", {"frames": str(count), "depth": f"{depth:g}"},
-                               {**payload, "needle": needle.id})
+                    yield Item(
+                        f"single/{needle.id}/{count}/{depth:g}{suffix}",
+                        {"frames": str(count), "depth": f"{depth:g}"},
+                        {**payload, "needle": needle.id},
+                    )
 
 
 def placements(haystack_frames: int, images: int) -> tuple[int, list[int]]:
@@ -219,8 +262,10 @@ def multi_hop_items(root: Path, media: MediaSink) -> Iterator[Item]:
             raise DatasetError(f"{where}: expected an object")
         chain = chain_of(record, number, where)
         if chain.id in seen:
-            raise DatasetError(f"{where}: chain id {chain.id!r} is also chain {seen[chain.id]}'s; two chains with one id "
-                               "would be merged, so ids must be unique")
+            raise DatasetError(
+                f"{where}: chain id {chain.id!r} is also chain {seen[chain.id]}'s; two chains with one id "
+                "would be merged, so ids must be unique"
+            )
         seen[chain.id] = number
         keys = [_image(root, path, f"{where}, image {i}", media) for i, path in enumerate(chain.images, 1)]
         if chain.shuffle:
@@ -230,5 +275,8 @@ def multi_hop_items(root: Path, media: MediaSink) -> Iterator[Item]:
             insert = {str(p): k for p, k in zip(positions, keys)}
             for name, question in (("q1", chain.q1), ("q2", chain.q2)):
                 for suffix, asked in rotations(question, grid["circular"]):
-                    yield Item(f"multi/{chain.id}/{n}/{name}{suffix}", {"frames": str(n), "question": name},
-                               {**_payload(haystack, count, insert, asked, grid, chain.format), "chain": chain.id})
+                    yield Item(
+                        f"multi/{chain.id}/{n}/{name}{suffix}",
+                        {"frames": str(n), "question": name},
+                        {**_payload(haystack, count, insert, asked, grid, chain.format), "chain": chain.id},
+                    )

@@ -4,6 +4,7 @@ Staff may see and manage everything. Anyone may see what is public; an owner may
 what is theirs. "Theirs" is the object's ``owner`` (a model, a submission, an upload) or, for an
 evaluation run, its submission's. Pages, the API and services all ask here.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -42,7 +43,7 @@ def visible_q(user: Any, *, public: Sequence[str] = ("is_public",), owner: str =
     ``owner`` field is the user; staff see every row."""
     if is_staff(user):
         return Q()
-    q = Q(**{flag: True for flag in public})
+    q = Q(**dict.fromkeys(public, True))
     if (uid := user_id(user)) is not None:
         q |= Q(**{owner: uid})
     return q

@@ -1,4 +1,5 @@
 """Sign-up, and the page that shows a user's API token."""
+
 from __future__ import annotations
 
 from django.contrib import messages

@@ -1,5 +1,6 @@
 """Serializer fields the apps' APIs share: text and JSON that may hold an endpoint's URL, shown without
 the user name or password in it."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -7,6 +7,7 @@ naming the parameter, and the schema says so (minimum and maximum). ``SafeJSONPa
 a body nested deeper than Python's recursion limit (``'[' * 100000``) is a 400 naming the problem,
 not a RecursionError; a string holding a NUL character is a 400 naming where (PostgreSQL cannot store it).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping

@@ -1,5 +1,6 @@
 """The answers the apps' API views share: a refusal as a problem body (``detail`` and the ``field`` at
 fault), the 401 of a signed-out request, and the signed-in user of a view that requires one."""
+
 from __future__ import annotations
 
 from django.contrib.auth.models import User

@@ -2,7 +2,9 @@
 so that every status code a client can get is documented: a problem body (``detail``, the ``field`` at
 fault, or DRF's per-field messages) for 400 on operations with inputs, 401 (a wrong or expired token)
 and 403 everywhere, 404 where the path names an object, 409 where a state can refuse, 413 for an
-oversized upload part, 415 for a body of another media type, 429 on rate-limited writes and 503 when the arena has too few models."""
+oversized upload part, 415 for a body of another media type, 429 on rate-limited writes and 503 when the arena has too
+few models."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -54,6 +56,11 @@ def document_errors(result: dict[str, Any], generator: Any, request: Any, public
         for method, operation in methods.items():
             responses = operation.setdefault("responses", {})
             for code in sorted(_codes(path, method, operation)):
-                responses.setdefault(code, {"description": REASONS[code],
-                                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Problem"}}}})
+                responses.setdefault(
+                    code,
+                    {
+                        "description": REASONS[code],
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Problem"}}},
+                    },
+                )
     return result

@@ -1,4 +1,5 @@
 """API routes: each app's viewsets and views under /api/ (the apps own them: ``<app>/api.py``)."""
+
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 

@@ -3,6 +3,7 @@ can be drawn are (extractive quoters with no language model, language models giv
 search services, plain models), what they search (a local collection, named from its index, or the web),
 questions that suit them, and whether the plain-chat setting has contestants at all. Derived from the
 configured contestants and the search index, never written for one deployment."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -15,16 +16,22 @@ from leaderboard.arena.services.contestants import drawable_models
 #: local collections we can name, by the package the index was built from (its ``source_version``
 #: before "="): the name and questions it can answer
 KNOWN_CORPORA: dict[str, tuple[str, tuple[str, ...]]] = {
-    "python3.11-doc": ("the Python 3.11 documentation (docs.python.org)",
-                       ("How do I read a file line by line in Python?",
-                        "What is the difference between a list and a tuple?",
-                        "How do I sort a dictionary by its values?")),
+    "python3.11-doc": (
+        "the Python 3.11 documentation (docs.python.org)",
+        (
+            "How do I read a file line by line in Python?",
+            "What is the difference between a list and a tuple?",
+            "How do I sort a dictionary by its values?",
+        ),
+    ),
 }
 
 #: questions for contestants that search the web
-WEB_QUESTIONS: tuple[str, ...] = ("What changed in the latest stable Linux kernel release?",
-                                  "Which countries have the most high-speed rail, and how much?",
-                                  "What do recent studies say about intermittent fasting?")
+WEB_QUESTIONS: tuple[str, ...] = (
+    "What changed in the latest stable Linux kernel release?",
+    "Which countries have the most high-speed rail, and how much?",
+    "What do recent studies say about intermittent fasting?",
+)
 
 
 @dataclass(frozen=True)
@@ -54,8 +61,9 @@ def nature_of(model: ArenaModel, setting: str = Setting.SEARCH) -> Nature:
         web = search.get("backend") == "searxng"
         local = None if web else str(search.get("index", "default"))
         if kind == "extractive":
-            return Nature("not a language model: it quotes the best-matching passages it finds and cites them",
-                          local, web)
+            return Nature(
+                "not a language model: it quotes the best-matching passages it finds and cites them", local, web
+            )
         return Nature("a language model given the top search results as numbered sources", local, web)
     if kind == "hosted":
         return Nature("a hosted search service that searches the web and cites its sources", None, True)
@@ -115,8 +123,15 @@ def arena_about(setting: str = Setting.SEARCH) -> About:
     elif web:
         examples = [*examples[:2], *WEB_QUESTIONS][:3]
     chat_available = len(drawable_models(Setting.CHAT)) >= 2
-    return About(setting=setting, contestants=len(models), natures=list(dict.fromkeys(n.words for n in natures)),
-                 corpora=corpora, web=web, examples=examples[:3], chat_available=chat_available)
+    return About(
+        setting=setting,
+        contestants=len(models),
+        natures=list(dict.fromkeys(n.words for n in natures)),
+        corpora=corpora,
+        web=web,
+        examples=examples[:3],
+        chat_available=chat_available,
+    )
 
 
 def reveal_words(model: ArenaModel, setting: str) -> str:

@@ -3,6 +3,7 @@ setting or environment variable that does, and that name must start with ARENA_S
 LEADERBOARD_ARENA_SECRET_), battles with their turns, votes with every exclusion
 (list and filter by reason), rating snapshots, and each turn's citation attributions. A contestant is
 retired by the admin action (the reason given in the form's "retire reason" field) or ``manage.py arena_retire``."""
+
 from typing import Any
 
 from django import forms
@@ -25,13 +26,17 @@ class ArenaModelForm(forms.ModelForm):
     def clean_responder(self) -> Any:
         config = self.cleaned_data["responder"]
         if not isinstance(config, dict):
-            raise forms.ValidationError("responder: must be a JSON object such as {\"kind\": \"extractive\", ...}")
+            raise forms.ValidationError('responder: must be a JSON object such as {"kind": "extractive", ...}')
         if "api_key_ref" in config and secret_ref_problem(config["api_key_ref"]):
             raise forms.ValidationError(f"responder: {secret_ref_problem(config['api_key_ref'])}")
-        secrets = sorted(k for k in config if k.lower() in _SECRET_KEYS or k.lower().endswith(("_key", "_secret", "_token")))
+        secrets = sorted(
+            k for k in config if k.lower() in _SECRET_KEYS or k.lower().endswith(("_key", "_secret", "_token"))
+        )
         if secrets:
-            raise forms.ValidationError(f"responder: {', '.join(secrets)} would store a secret in plain text; put the key in an "
-                                        "environment variable or setting and name it in api_key_ref")
+            raise forms.ValidationError(
+                f"responder: {', '.join(secrets)} would store a secret in plain text; put the key in an "
+                "environment variable or setting and name it in api_key_ref"
+            )
         return config
 
 
@@ -60,7 +65,17 @@ class ArenaModelAdmin(admin.ModelAdmin):
 
 class TurnInline(admin.StackedInline):
     model = Turn
-    fields = readonly_fields = ("index", "prompt", "status_a", "text_a", "status_b", "text_b", "language", "answer_a", "answer_b")
+    fields = readonly_fields = (
+        "index",
+        "prompt",
+        "status_a",
+        "text_a",
+        "status_b",
+        "text_b",
+        "language",
+        "answer_a",
+        "answer_b",
+    )
     extra = 0
     can_delete = False
 
@@ -107,5 +122,16 @@ class TurnAttributionAdmin(admin.ModelAdmin):
     list_display = ["turn", "side", "supported", "irrelevant", "contradicting", "unchecked", "failed", "computed_at"]
     list_filter = ["side"]
     search_fields = ["turn__battle__public_id", "method"]
-    readonly_fields = ["turn", "side", "method", "pairs", "supported", "irrelevant", "contradicting", "unchecked", "failed", "judge_calls",
-                       "computed_at"]
+    readonly_fields = [
+        "turn",
+        "side",
+        "method",
+        "pairs",
+        "supported",
+        "irrelevant",
+        "contradicting",
+        "unchecked",
+        "failed",
+        "judge_calls",
+        "computed_at",
+    ]

@@ -1,4 +1,5 @@
 """App config for the Search Arena."""
+
 from django.apps import AppConfig
 
 

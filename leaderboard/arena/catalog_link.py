@@ -4,10 +4,11 @@ page, the API or a submission's model name. The catalog and the arena share one 
 ``ArenaModel.catalog_model``, set by staff: a model's profile, the models index and the comparison show
 a contestant's rating, votes and citation statistics only on the catalog model it is linked to, never
 on a catalog model that merely has the same name."""
+
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from leaderboard.arena.models import ArenaModel
 
@@ -26,9 +27,12 @@ def reserved_name_problem(name: str) -> str:
     taken = next((n for n in ArenaModel.objects.values_list("name", flat=True) if _key(n) == key), None)
     if taken is None:
         return ""
-    return (f"'{name.strip()}' is reserved: it is the name of the Search Arena contestant '{taken}', whose rating and votes "
-            "belong to that contestant only. Choose another name (a contestant's own catalog record is linked by the "
-            "site's staff).")
+    return (
+        f"'{name.strip()}' is reserved: it is the name of the Search Arena contestant '{taken}', whose rating and "
+        f"votes "
+        "belong to that contestant only. Choose another name (a contestant's own catalog record is linked by the "
+        "site's staff)."
+    )
 
 
 def contestant_name_of(model_id: int) -> str | None:

@@ -9,15 +9,17 @@ downloads hold the battles the public figures count (``selectors.public_cut``: v
 pre-release variant under test), so a board's counts follow from its download and a fresh vote is in
 neither until the cut passes it.
 """
+
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
 import re
 import tempfile
+from collections.abc import Iterable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import IO, Any, Iterable
+from typing import IO, Any
 
 from django.core.files import File
 from django.core.files.storage import default_storage
@@ -62,7 +64,9 @@ def storage_name(fingerprint: str, fmt: str, filter_key: str = "", filter_value:
     if not filter_key:
         label = "all"
     else:
-        value = filter_value if _SAFE.fullmatch(filter_value) else hashlib.sha256(filter_value.encode()).hexdigest()[:32]
+        value = (
+            filter_value if _SAFE.fullmatch(filter_value) else hashlib.sha256(filter_value.encode()).hexdigest()[:32]
+        )
         label = f"{filter_key}-{value}"
     return f"{_PREFIX}/{fingerprint[:32]}/{label}.{fmt}"
 
@@ -150,8 +154,19 @@ def download_response(fmt: str, *, filter_key: str = "", filter_value: str = "")
         raise ValueError(f"filter: use one of {', '.join(FILTER_KEYS)}")
     name = storage_name(fingerprint, fmt, filter_key, filter_value) if fingerprint else ""
     if not name or not default_storage.exists(name):
-        raise NoExport("no votes to download yet" + (f" for this {filter_key}" if filter_key else "")
-                       + ": the download is written with the ratings, a few seconds after the votes")
-    label = f"-{filter_key}-{filter_value}" if filter_key and _SAFE.fullmatch(filter_value) else (f"-{filter_key}" if filter_key else "")
-    return FileResponse(default_storage.open(name, "rb"), as_attachment=True, filename=f"search-arena-votes{label}.{fmt}",
-                        content_type=CONTENT_TYPES[fmt])
+        raise NoExport(
+            "no votes to download yet"
+            + (f" for this {filter_key}" if filter_key else "")
+            + ": the download is written with the ratings, a few seconds after the votes"
+        )
+    label = (
+        f"-{filter_key}-{filter_value}"
+        if filter_key and _SAFE.fullmatch(filter_value)
+        else (f"-{filter_key}" if filter_key else "")
+    )
+    return FileResponse(
+        default_storage.open(name, "rb"),
+        as_attachment=True,
+        filename=f"search-arena-votes{label}.{fmt}",
+        content_type=CONTENT_TYPES[fmt],
+    )

@@ -1,4 +1,5 @@
 """Forms for the arena pages: a prompt and a vote. The rules live in services; these only carry input."""
+
 from __future__ import annotations
 
 from django import forms

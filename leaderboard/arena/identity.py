@@ -2,6 +2,7 @@
 client address that believes X-Forwarded-For only from configured proxies. The two keys are derived
 from SECRET_KEY for their own purposes (leaderboard.keyring), or the voter's is LEADERBOARD_VOTER_SALT
 when set; neither is SECRET_KEY, so a leaked key of one kind maps no vote back to a user."""
+
 from __future__ import annotations
 
 import hashlib
@@ -23,8 +24,11 @@ def salted_hash(value: str, purpose: str = "arena.voter") -> str:
     """HMAC-SHA256 of ``value`` under the purpose's key (the voter's: LEADERBOARD_VOTER_SALT when set)."""
     from leaderboard.keyring import derived_key
 
-    key = settings.LEADERBOARD_VOTER_SALT.encode() if purpose == "arena.voter" and settings.LEADERBOARD_VOTER_SALT \
+    key = (
+        settings.LEADERBOARD_VOTER_SALT.encode()
+        if purpose == "arena.voter" and settings.LEADERBOARD_VOTER_SALT
         else derived_key(purpose)
+    )
     return hmac.new(key, value.encode(), hashlib.sha256).hexdigest()
 
 
@@ -46,7 +50,7 @@ def client_address(request: HttpRequest) -> str:
 
 
 def _identity(request: HttpRequest) -> str | None:
-    """"user:<id>" for a signed-in user, "session:<key>" for a visitor with a session, else None."""
+    """ "user:<id>" for a signed-in user, "session:<key>" for a visitor with a session, else None."""
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
         return f"user:{user.pk}"

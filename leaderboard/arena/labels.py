@@ -1,6 +1,7 @@
 """Words people read for the arena's code names: style features (``cites_academic_journal`` is shown
 as "Cites academic journals") and prompt languages (ISO 639-1 ``de`` as "German"). The pages use these;
 the API and the downloads keep the code names."""
+
 from __future__ import annotations
 
 FEATURE_LABELS: dict[str, str] = {

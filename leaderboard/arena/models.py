@@ -5,6 +5,7 @@ A battle's panes are stored as they were shown: ``model_a`` is pane A (the relea
 ``model_a``). The sampler tosses the side coin; ``swapped`` records its outcome as "pane A's name sorts
 after pane B's", so the swap can be audited.
 """
+
 from __future__ import annotations
 
 import secrets
@@ -31,10 +32,22 @@ class SideFields:
 
 
 SIDE_FIELDS: dict[str, SideFields] = {
-    "a": SideFields(model="model_a", citation_style="citation_style_a", features="features_a",
-                    text="text_a", status="status_a", answer="answer_a"),
-    "b": SideFields(model="model_b", citation_style="citation_style_b", features="features_b",
-                    text="text_b", status="status_b", answer="answer_b"),
+    "a": SideFields(
+        model="model_a",
+        citation_style="citation_style_a",
+        features="features_a",
+        text="text_a",
+        status="status_a",
+        answer="answer_a",
+    ),
+    "b": SideFields(
+        model="model_b",
+        citation_style="citation_style_b",
+        features="features_b",
+        text="text_b",
+        status="status_b",
+        answer="answer_b",
+    ),
 }
 
 
@@ -70,17 +83,26 @@ class ArenaModel(models.Model):
     #: latest ratings frozen at that moment (its counted votes stay in every later fit)
     retired_at = models.DateTimeField(null=True, blank=True)
     retire_reason = models.TextField(blank=True)
-    final_rating = models.JSONField(null=True, blank=True, help_text="raw and style rows frozen at retirement or release")
+    final_rating = models.JSONField(
+        null=True, blank=True, help_text="raw and style rows frozen at retirement or release"
+    )
     #: anonymous pre-release testing: drawn only while ARENA_PRERELEASE_TESTING is on; its maker and
     #: count are public from the start, its score from ``released_at`` (the provider's release)
-    prerelease = models.BooleanField(default=False, help_text="a provider's variant under anonymous pre-release testing")
+    prerelease = models.BooleanField(
+        default=False, help_text="a provider's variant under anonymous pre-release testing"
+    )
     released_at = models.DateTimeField(null=True, blank=True)
     #: one identity (``leaderboard.arena.catalog_link``): the catalog's record of this contestant, set by
     #: staff; a model's profile, the models index and the comparison show arena figures only through
     #: this link, never by a catalog model's name, which anyone could register
-    catalog_model = models.OneToOneField("catalog.Model", null=True, blank=True, on_delete=models.SET_NULL,
-                                         related_name="arena_contestant",
-                                         help_text="the catalog model that is this contestant (its profile shows the arena figures)")
+    catalog_model = models.OneToOneField(
+        "catalog.Model",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="arena_contestant",
+        help_text="the catalog model that is this contestant (its profile shows the arena figures)",
+    )
 
     class Meta:
         ordering = ["name"]
@@ -110,7 +132,9 @@ class BattleStatus(models.TextChoices):
 
 class Battle(models.Model):
     public_id = models.CharField(max_length=32, unique=True, default=_public_id, editable=False)
-    conv_id = models.CharField(max_length=100, unique=True, null=True, blank=True, help_text="the released dataset's id")
+    conv_id = models.CharField(
+        max_length=100, unique=True, null=True, blank=True, help_text="the released dataset's id"
+    )
     model_a = models.ForeignKey(ArenaModel, on_delete=models.PROTECT, related_name="+")
     model_b = models.ForeignKey(ArenaModel, on_delete=models.PROTECT, related_name="+")
     swapped = models.BooleanField(default=False)
@@ -207,8 +231,10 @@ class Vote(models.Model):
         ordering = ["-created_at"]
         #: a voter's (and an address's) recent votes, the rate limit and daily caps read on every vote,
         #: without reading their history
-        indexes = [models.Index(fields=["voter_hash", "created_at"], name="arena_vote_voter_recent"),
-                   models.Index(fields=["ip_hash", "created_at"], name="arena_vote_ip_recent")]
+        indexes = [
+            models.Index(fields=["voter_hash", "created_at"], name="arena_vote_voter_recent"),
+            models.Index(fields=["ip_hash", "created_at"], name="arena_vote_ip_recent"),
+        ]
 
 
 class VoteExclusion(models.Model):
@@ -249,8 +275,11 @@ class RatingSnapshot(models.Model):
     computed_at = models.DateTimeField(auto_now_add=True, db_index=True)
     #: the fitted rows of the pre-release variants under test (their votes are in the fit, their rows are
     #: not in ``result``): never served publicly; read only to freeze a variant's score at its release
-    withheld = models.JSONField(default=list, blank=True,
-                                help_text="rows of pre-release variants under test: fitted, never shown (frozen at release)")
+    withheld = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="rows of pre-release variants under test: fitted, never shown (frozen at release)",
+    )
 
     class Meta:
         ordering = ["-computed_at"]

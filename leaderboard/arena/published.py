@@ -14,6 +14,7 @@ as well without the arena importing that app. The periodic pass computes them al
 (``published_warm``, from ``arena_maintain``),
 so that no request has to; a request computes one itself only when the cache lost it (Redis restarted) or
 before the first ratings (no fingerprint: nothing is kept, every read computes)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -36,8 +37,11 @@ TTL = 7 * 24 * 3600
 
 
 def _contestants() -> str:
-    """The contestants' state (a few hundred rows): a release, a retirement or a new contestant changes what is published."""
-    rows = ArenaModel.objects.order_by("pk").values_list("pk", "enabled", "prerelease", "released_at", "retired_at", "catalog_model_id")
+    """The contestants' state (a few hundred rows): a release, a retirement or a new contestant changes what is
+    published."""
+    rows = ArenaModel.objects.order_by("pk").values_list(
+        "pk", "enabled", "prerelease", "released_at", "retired_at", "catalog_model_id"
+    )
     return hashlib.sha256(repr(list(rows)).encode()).hexdigest()[:16]
 
 

@@ -1,6 +1,7 @@
 """API views of the arena's published reports: the transparency report (``transparency``), the prompt
 distribution (``distribution``) and each board's agreement with people (``agreement``), each the same
 figures as its page, described in the OpenAPI schema."""
+
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
@@ -52,9 +53,15 @@ class LifeSerializer(serializers.Serializer):
     first_counted_vote_at = serializers.DateTimeField(allow_null=True)
     retired_at = serializers.DateTimeField(allow_null=True)
     retire_reason = serializers.CharField()
-    final_rating = serializers.DictField(allow_null=True, help_text="raw and style rows frozen at retirement or release")
-    votes_in_fit = serializers.IntegerField(help_text="its counted Search Arena votes, kept in the fit after retirement")
-    chat_votes_in_fit = serializers.IntegerField(help_text="its counted votes in the plain-chat setting (that board's fit)")
+    final_rating = serializers.DictField(
+        allow_null=True, help_text="raw and style rows frozen at retirement or release"
+    )
+    votes_in_fit = serializers.IntegerField(
+        help_text="its counted Search Arena votes, kept in the fit after retirement"
+    )
+    chat_votes_in_fit = serializers.IntegerField(
+        help_text="its counted votes in the plain-chat setting (that board's fit)"
+    )
     prerelease = serializers.BooleanField()
     released_at = serializers.DateTimeField(allow_null=True)
 
@@ -82,7 +89,9 @@ class FlipsSerializer(serializers.Serializer):
     lower_wins = serializers.IntegerField()
     ties = serializers.IntegerField()
     head_to_head = serializers.IntegerField()
-    needed = serializers.IntegerField(allow_null=True, help_text="the flips to swap; null: flipping all head-to-head votes is not enough")
+    needed = serializers.IntegerField(
+        allow_null=True, help_text="the flips to swap; null: flipping all head-to-head votes is not enough"
+    )
     refits = serializers.IntegerField()
 
 
@@ -133,7 +142,9 @@ class PrereleaseSerializer(serializers.Serializer):
 
 class TransparencySerializer(serializers.Serializer):
     policy = serializers.CharField(help_text="the sampling policy in words")
-    public_rule = serializers.CharField(help_text="when a battle enters the public figures (closed, then a delay), in words")
+    public_rule = serializers.CharField(
+        help_text="when a battle enters the public figures (closed, then a delay), in words"
+    )
     shares = SharesSerializer(help_text="the Search Arena's battles")
     chat_shares = SharesSerializer(help_text="the plain-chat setting's battles, counted apart (another target)")
     lives = LifeSerializer(many=True)
@@ -187,7 +198,9 @@ class TransparencyView(APIView):
 
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(responses=TransparencySerializer, description="The arena's transparency report, as on /arena/transparency/.")
+    @extend_schema(
+        responses=TransparencySerializer, description="The arena's transparency report, as on /arena/transparency/."
+    )
     def get(self, request: Request) -> Response:
         return Response(TransparencySerializer(published.transparency()).data)
 

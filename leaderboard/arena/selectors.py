@@ -2,20 +2,31 @@
 per-side detail such as latencies), which battles public figures may count (the public cut), the latest
 rating snapshots, exclusions for staff, and the released dataset's rows for export. How they look on a
 page (panes, bars, shaded cells) is ``presentation``'s."""
+
 from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from django.conf import settings
 from django.db.models import Q, QuerySet, Sum
 from django.utils import timezone
 
 from evaluators.llm.types import Answer
-from leaderboard.arena.models import (ArenaModel, Battle, BattleStatus, RatingSnapshot, TopicSnapshot, Turn, TurnAttribution, Vote,
-                                      VoteExclusion)
+from leaderboard.arena.models import (
+    ArenaModel,
+    Battle,
+    BattleStatus,
+    RatingSnapshot,
+    TopicSnapshot,
+    Turn,
+    TurnAttribution,
+    Vote,
+    VoteExclusion,
+)
 
 #: what a public id can look like (secrets.token_urlsafe): anything else is not looked up at all
 _PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -52,21 +63,46 @@ def battle_state(*, battle: Battle) -> dict[str, Any]:
     turns = battle_turns(battle)
     revealed = battle.locked
     state: dict[str, Any] = {
-        "id": battle.public_id, "status": battle.status, "locked": battle.locked, "can_vote": not battle.locked and battle.status == "open" and battle_complete(turns),
-        "citation_style": {"a": battle.citation_style_a, "b": battle.citation_style_b}, "setting": battle.setting,
-        "turns": [{"index": t.index, "prompt": t.prompt,
-                   **{f"answer_{s}": {"status": t.status_of(s), "text": t.text_of(s),
-                                      "sources": (t.answer_of(s) or {}).get("sources", []),
-                                      "searches": (t.answer_of(s) or {}).get("searches", []) if revealed else [],
-                                      "latency_s": (t.answer_of(s) or {}).get("latency_s") if revealed else None,
-                                      "error": (t.answer_of(s) or {}).get("error", "") if revealed else ""}
-                      for s in ("a", "b")}} for t in turns],
+        "id": battle.public_id,
+        "status": battle.status,
+        "locked": battle.locked,
+        "can_vote": not battle.locked and battle.status == "open" and battle_complete(turns),
+        "citation_style": {"a": battle.citation_style_a, "b": battle.citation_style_b},
+        "setting": battle.setting,
+        "turns": [
+            {
+                "index": t.index,
+                "prompt": t.prompt,
+                **{
+                    f"answer_{s}": {
+                        "status": t.status_of(s),
+                        "text": t.text_of(s),
+                        "sources": (t.answer_of(s) or {}).get("sources", []),
+                        "searches": (t.answer_of(s) or {}).get("searches", []) if revealed else [],
+                        "latency_s": (t.answer_of(s) or {}).get("latency_s") if revealed else None,
+                        "error": (t.answer_of(s) or {}).get("error", "") if revealed else "",
+                    }
+                    for s in ("a", "b")
+                },
+            }
+            for t in turns
+        ],
     }
     if revealed:
         vote = getattr(battle, "vote", None)
-        state["reveal"] = {s: {"name": battle.model_of(s).name, "organization": battle.model_of(s).organization,
-                               "description": battle.model_of(s).description} for s in ("a", "b")}
-        state["vote"] = {"winner": vote.winner, "counted": vote.valid, "exclusion_reasons": vote.exclusion_reasons} if vote else None
+        state["reveal"] = {
+            s: {
+                "name": battle.model_of(s).name,
+                "organization": battle.model_of(s).organization,
+                "description": battle.model_of(s).description,
+            }
+            for s in ("a", "b")
+        }
+        state["vote"] = (
+            {"winner": vote.winner, "counted": vote.valid, "exclusion_reasons": vote.exclusion_reasons}
+            if vote
+            else None
+        )
     return state
 
 
@@ -107,7 +143,7 @@ def public_cut(now: dt.datetime | None = None) -> dt.datetime:
     if delay <= 0:
         return now
     seconds = int(now.timestamp())
-    return dt.datetime.fromtimestamp(seconds - seconds % delay - delay, tz=dt.timezone.utc)
+    return dt.datetime.fromtimestamp(seconds - seconds % delay - delay, tz=dt.UTC)
 
 
 def public_from(closed: dt.datetime) -> dt.datetime:
@@ -117,16 +153,19 @@ def public_from(closed: dt.datetime) -> dt.datetime:
     delay = int(settings.ARENA_PUBLIC_DELAY_SECONDS)
     if delay <= 0:
         return closed
-    return dt.datetime.fromtimestamp((int(closed.timestamp()) // delay + 2) * delay, tz=dt.timezone.utc)
+    return dt.datetime.fromtimestamp((int(closed.timestamp()) // delay + 2) * delay, tz=dt.UTC)
 
 
 def closed_battles_q(cut: dt.datetime, prefix: str = "") -> Q:
     """Battles (``prefix``: the path to a battle from another model, such as "turn__battle__") that
     count in public figures under ``cut``: imported, voted before the cut, or ended without a vote and
     taken as closed before it."""
-    ended = {f"{prefix}status__in": [BattleStatus.ABANDONED, BattleStatus.FAILED], f"{prefix}vote__isnull": True,
-             f"{prefix}created_at__lt": cut - ENDED_UNVOTED_AFTER}
-    return (Q(**{f"{prefix}conv_id__isnull": False}) | Q(**{f"{prefix}vote__created_at__lt": cut}) | Q(**ended))
+    ended = {
+        f"{prefix}status__in": [BattleStatus.ABANDONED, BattleStatus.FAILED],
+        f"{prefix}vote__isnull": True,
+        f"{prefix}created_at__lt": cut - ENDED_UNVOTED_AFTER,
+    }
+    return Q(**{f"{prefix}conv_id__isnull": False}) | Q(**{f"{prefix}vote__created_at__lt": cut}) | Q(**ended)
 
 
 def closed_votes_q(cut: dt.datetime) -> Q:
@@ -137,10 +176,13 @@ def closed_votes_q(cut: dt.datetime) -> Q:
 def public_votes(cut: dt.datetime | None = None) -> QuerySet[Vote]:
     """The votes public figures count: cast before the cut (now's, by default), on battles without a
     pre-release variant under test. Counted or not: filter ``valid`` for the counted ones."""
-    return Vote.objects.filter(closed_votes_q(public_cut() if cut is None else cut)).exclude(withheld_battles_q("battle__"))
+    return Vote.objects.filter(closed_votes_q(public_cut() if cut is None else cut)).exclude(
+        withheld_battles_q("battle__")
+    )
 
 
 # --- ratings -----------------------------------------------------------------------------------
+
 
 def withheld_variants() -> set[str]:
     """The pre-release variants still under test (not yet released): their votes are fitted, but their
@@ -154,8 +196,9 @@ def withheld_battles_q(prefix: str = "") -> Q:
     """Battles (``prefix``: the path to a battle from another model) in which a withheld variant
     (:func:`withheld_variants`) fought."""
     hidden = Q(prerelease=True, released_at__isnull=True)
-    return (Q(**{f"{prefix}model_a__in": ArenaModel.objects.filter(hidden)})
-            | Q(**{f"{prefix}model_b__in": ArenaModel.objects.filter(hidden)}))
+    return Q(**{f"{prefix}model_a__in": ArenaModel.objects.filter(hidden)}) | Q(
+        **{f"{prefix}model_b__in": ArenaModel.objects.filter(hidden)}
+    )
 
 
 @dataclass
@@ -207,12 +250,14 @@ def latest_topics() -> TopicSnapshot | None:
 
 # --- staff -------------------------------------------------------------------------------------
 
+
 def exclusions(*, code: str = "") -> QuerySet[VoteExclusion]:
     qs = VoteExclusion.objects.select_related("vote__battle").order_by("-at")
     return qs.filter(code=code) if code else qs
 
 
 # --- export ------------------------------------------------------------------------------------
+
 
 def released_rows(*, cut: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
     """Every voted or imported battle as a row of the released dataset (voters hashed), with our
@@ -223,8 +268,9 @@ def released_rows(*, cut: dt.datetime | None = None) -> Iterator[dict[str, Any]]
     battles = Battle.objects.filter(Q(vote__isnull=False) | Q(conv_id__isnull=False)).exclude(withheld_battles_q())
     if cut is not None:
         battles = battles.filter(closed_battles_q(cut))
-    battles = (battles
-               .select_related("model_a", "model_b", "vote").prefetch_related("turns").order_by("created_at", "id"))
+    battles = (
+        battles.select_related("model_a", "model_b", "vote").prefetch_related("turns").order_by("created_at", "id")
+    )
     for battle in battles.iterator(chunk_size=500):
         row = battle_row(battle)
         # the battle, its prefetched turns and its vote point at one another: cut the links, so that a
@@ -243,10 +289,15 @@ def battle_row(battle: Battle) -> dict[str, Any]:
     vote: Vote | None = getattr(battle, "vote", None)
     extra = battle.extra or {}
     row: dict[str, Any] = {
-        "model_a": battle.model_a.name, "model_b": battle.model_b.name, "winner": vote.winner if vote else None,
-        "judge": vote.voter_hash if vote else (battle.voter_hash or None), "turn": vote.turn_count if vote else len(turns),
-        "timestamp": extra.get("timestamp") or battle.created_at.isoformat(), "primary_intent": battle.primary_intent or None,
-        "secondary_intent": battle.secondary_intent or None, "languages": list(battle.languages),
+        "model_a": battle.model_a.name,
+        "model_b": battle.model_b.name,
+        "winner": vote.winner if vote else None,
+        "judge": vote.voter_hash if vote else (battle.voter_hash or None),
+        "turn": vote.turn_count if vote else len(turns),
+        "timestamp": extra.get("timestamp") or battle.created_at.isoformat(),
+        "primary_intent": battle.primary_intent or None,
+        "secondary_intent": battle.secondary_intent or None,
+        "languages": list(battle.languages),
     }
     for side in ("a", "b"):
         messages = extra.get(f"messages_{side}")
@@ -261,16 +312,23 @@ def battle_row(battle: Battle) -> dict[str, Any]:
             "conv_id": battle.conv_id or battle.public_id,
             "formatted_messages": messages,
             "llm_config": {"name": battle.model_of(side).name, "params": {}},
-            "web_search_trace": [[[f"[{s['number']}]", s["url"]] for s in (t.answer_of(side) or {}).get("sources", [])]
-                                 for t in turns],
+            "web_search_trace": [
+                [[f"[{s['number']}]", s["url"]] for s in (t.answer_of(side) or {}).get("sources", [])] for t in turns
+            ],
         }
         meta.update(extra.get(f"system_{side}_metadata") or {})
         meta["answers"] = [t.answer_of(side) for t in turns]
         row[f"system_{side}_metadata"] = meta
     row.update(extra.get("row") or {})
-    row["arena"] = {"propensity": battle.propensity, "swapped": battle.swapped, "setting": battle.setting, "valid": vote.valid if vote else None,
-                    "exclusion_reasons": list(vote.exclusion_reasons) if vote else [],
-                    "statuses": [[t.status_a, t.status_b] for t in turns], "turn_languages": [t.language for t in turns]}
+    row["arena"] = {
+        "propensity": battle.propensity,
+        "swapped": battle.swapped,
+        "setting": battle.setting,
+        "valid": vote.valid if vote else None,
+        "exclusion_reasons": list(vote.exclusion_reasons) if vote else [],
+        "statuses": [[t.status_a, t.status_b] for t in turns],
+        "turn_languages": [t.language for t in turns],
+    }
     return row
 
 
@@ -281,8 +339,13 @@ def model_attribution(*, name: str, now: dt.datetime | None = None) -> dict[str,
     labelled them. An open battle's attributions never count: they would tell which pane is whose."""
     from evaluators.arena.attribution import LABELS, wilson
 
-    rows = (TurnAttribution.objects.filter(Q(side="a", turn__battle__model_a__name=name) | Q(side="b", turn__battle__model_b__name=name))
-            .filter(closed_battles_q(public_cut(now), "turn__battle__")).exclude(withheld_battles_q("turn__battle__")))
+    rows = (
+        TurnAttribution.objects.filter(
+            Q(side="a", turn__battle__model_a__name=name) | Q(side="b", turn__battle__model_b__name=name)
+        )
+        .filter(closed_battles_q(public_cut(now), "turn__battle__"))
+        .exclude(withheld_battles_q("turn__battle__"))
+    )
     totals = rows.aggregate(**{label: Sum(label) for label in LABELS}, unchecked=Sum("unchecked"), failed=Sum("failed"))
     checked = sum(int(totals[label] or 0) for label in LABELS)
     if checked == 0:
@@ -293,6 +356,11 @@ def model_attribution(*, name: str, now: dt.datetime | None = None) -> dict[str,
         k = int(totals[label] or 0)
         low, high = wilson(k, checked)
         shares.append({"label": label, "count": k, "share": k / checked, "ci_low": low, "ci_high": high})
-    return {"checked": checked, "unchecked": int(totals["unchecked"] or 0), "failed": int(totals["failed"] or 0),
-            "answers": rows.count(), "shares": shares,
-            "methods": methods}
+    return {
+        "checked": checked,
+        "unchecked": int(totals["unchecked"] or 0),
+        "failed": int(totals["failed"] or 0),
+        "answers": rows.count(),
+        "shares": shares,
+        "methods": methods,
+    }

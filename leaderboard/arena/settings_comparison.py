@@ -2,6 +2,7 @@
 of each setting (``filter_key="setting"``), each model's rating with web search and in plain chat with
 their intervals, the difference, the bars of the chart on one shared scale; the paper's head-to-head test
 per setting and intent; and what our protocol does differently from the Search Arena paper's."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,7 +16,8 @@ PAPER_PROTOCOL = (
     "Text Arena and the same model without search in the Search Arena, and compared them head to head: how often "
     "voters preferred the search side's answer over wins and losses (ties and both-bad left out), with an exact "
     "binomial test against one half, one-sided in the direction the counts lean, overall and by intent, "
-    "with no correction for testing nine intents.")
+    "with no correction for testing nine intents."
+)
 OUR_DIFFERENCES: tuple[str, ...] = (
     "In our plain-chat setting every contestant answers without search: a search model's chat rating is that model "
     "with its search switched off, whereas the paper's search model kept searching in the Text Arena.",
@@ -37,16 +39,21 @@ OUR_DIFFERENCES: tuple[str, ...] = (
 
 #: what each setting's head-to-head holds
 HEAD_TO_HEAD_SETTINGS: dict[str, str] = {
-    Setting.SEARCH: ("With web search: a contestant that searches against a plain chat contestant, as the paper's model "
-                     "without search in the Search Arena."),
-    Setting.CHAT: ("Plain chat: imported battles in which one side's answers cite sources, as the paper's search model "
-                   "in the Text Arena (no contestant of ours searches in this setting)."),
+    Setting.SEARCH: (
+        "With web search: a contestant that searches against a plain chat contestant, as the paper's model "
+        "without search in the Search Arena."
+    ),
+    Setting.CHAT: (
+        "Plain chat: imported battles in which one side's answers cite sources, as the paper's search model "
+        "in the Text Arena (no contestant of ours searches in this setting)."
+    ),
 }
 HEAD_TO_HEAD_METHOD = (
     "Counted votes of battles in which exactly one side searched, by the battle's primary intent; wins and losses "
     "are the search side's, ties (both-bad included) are left out of n; share = wins / n with its Wilson 95% "
     "interval; p = the exact binomial test against 1/2, one-sided toward the side with more wins (the paper's); "
-    "Holm = the two-sided p-value adjusted across the setting's intents")
+    "Holm = the two-sided p-value adjusted across the setting's intents"
+)
 
 
 def _p_text(p: float | None) -> str:
@@ -62,15 +69,26 @@ def head_to_head() -> dict[str, Any]:
     from leaderboard.arena.services import head_to_head as counted
 
     found = counted()
-    settings = [{**found[s].to_dict(), "title": Setting(s).label, "holds": HEAD_TO_HEAD_SETTINGS[s]}
-                for s in (Setting.SEARCH, Setting.CHAT)]
+    settings = [
+        {**found[s].to_dict(), "title": Setting(s).label, "holds": HEAD_TO_HEAD_SETTINGS[s]}
+        for s in (Setting.SEARCH, Setting.CHAT)
+    ]
     for setting in settings:
         for row in [*setting["rows"], setting["overall"]]:
-            row["shown"] = {**{key: _p_text(row[key]) for key in ("p_value", "p_two_sided", "p_holm")},
-                            "share": "–" if row["share"] is None else f"{100 * row['share']:.1f}%",
-                            "interval": "" if row["share"] is None else f"[{100 * row['share_low']:.1f}, {100 * row['share_high']:.1f}]"}
-    return {"settings": settings, "battles": sum(s["battles"] for s in settings), "method": HEAD_TO_HEAD_METHOD,
-            "paper_protocol": PAPER_PROTOCOL, "differences": list(OUR_DIFFERENCES)}
+            row["shown"] = {
+                **{key: _p_text(row[key]) for key in ("p_value", "p_two_sided", "p_holm")},
+                "share": "–" if row["share"] is None else f"{100 * row['share']:.1f}%",
+                "interval": ""
+                if row["share"] is None
+                else f"[{100 * row['share_low']:.1f}, {100 * row['share_high']:.1f}]",
+            }
+    return {
+        "settings": settings,
+        "battles": sum(s["battles"] for s in settings),
+        "method": HEAD_TO_HEAD_METHOD,
+        "paper_protocol": PAPER_PROTOCOL,
+        "differences": list(OUR_DIFFERENCES),
+    }
 
 
 def setting_snapshots(snapshots: list[RatingSnapshot]) -> dict[str, RatingSnapshot]:
@@ -95,16 +113,33 @@ def comparison(snapshots: list[RatingSnapshot]) -> dict[str, Any] | None:
     reach = max((abs(r[k]) for r in data["rows"] for k in ("difference_low", "difference_high")), default=1.0) or 1.0
 
     def bar(low: float, high: float, point: float) -> dict[str, float]:
-        return {"left": 100 * (low - lo) / span, "width": max(100 * (high - low) / span, 0.5), "dot": 100 * (point - lo) / span}
+        return {
+            "left": 100 * (low - lo) / span,
+            "width": max(100 * (high - low) / span, 0.5),
+            "dot": 100 * (point - lo) / span,
+        }
 
     for row in data["rows"]:
         row["search_bar"] = bar(row["search_low"], row["search_high"], row["search_rating"])
         row["chat_bar"] = bar(row["chat_low"], row["chat_high"], row["chat_rating"])
-        row["difference_bar"] = {"left": 50 + 50 * row["difference_low"] / reach,
-                                 "width": max(50 * (row["difference_high"] - row["difference_low"]) / reach, 0.5),
-                                 "dot": 50 + 50 * row["difference"] / reach}
-        row["reading"] = ("the reference: 0 by construction" if row["reference"] else
-                          ("better in plain chat" if row["difference"] > 0 else "better with search") if row["clear"] else
-                          "no clear difference")
-    return {**data, "scale_low": lo, "scale_high": hi, "votes": {"search": search.n_votes if search else 0, "chat": chat.n_votes},
-            "computed_at": chat.computed_at, "paper_protocol": PAPER_PROTOCOL, "differences": list(OUR_DIFFERENCES)}
+        row["difference_bar"] = {
+            "left": 50 + 50 * row["difference_low"] / reach,
+            "width": max(50 * (row["difference_high"] - row["difference_low"]) / reach, 0.5),
+            "dot": 50 + 50 * row["difference"] / reach,
+        }
+        row["reading"] = (
+            "the reference: 0 by construction"
+            if row["reference"]
+            else ("better in plain chat" if row["difference"] > 0 else "better with search")
+            if row["clear"]
+            else "no clear difference"
+        )
+    return {
+        **data,
+        "scale_low": lo,
+        "scale_high": hi,
+        "votes": {"search": search.n_votes if search else 0, "chat": chat.n_votes},
+        "computed_at": chat.computed_at,
+        "paper_protocol": PAPER_PROTOCOL,
+        "differences": list(OUR_DIFFERENCES),
+    }

@@ -12,6 +12,7 @@ none. A model with enough votes that won (or lost) every one has only a one-side
 ("at least 1234, no upper bound yet"). Ranks count ranked models only: 1 + the ranked models whose
 lower bound lies above this model's upper bound, so a provisional model never pushes a ranked one down.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -31,14 +32,23 @@ def min_votes_of(snapshot: RatingSnapshot | None) -> int:
 
 def rule_text(min_votes: int) -> str:
     """The rule as the pages say it."""
-    return (f"A model is ranked once it has at least {min_votes} counted vote{'s' if min_votes != 1 else ''} and a finite 95% "
-            "interval (at least one win and one loss); until then it is listed apart as provisional, with its number of "
-            "votes and no rating (LMArena likewise marks a new model preliminary until it has enough votes).")
+    return (
+        f"A model is ranked once it has at least {min_votes} counted vote{'s' if min_votes != 1 else ''} and a finite "
+        f"95% "
+        "interval (at least one win and one loss); until then it is listed apart as provisional, with its number of "
+        "votes and no rating (LMArena likewise marks a new model preliminary until it has enough votes)."
+    )
 
 
 def is_ranked(row: dict[str, Any], min_votes: int) -> bool:
-    return (int(row.get("votes") or 0) >= min_votes and row.get("bounded", True) is not False and row.get("rankable", True) is not False
-            and row.get("ci_low") is not None and row.get("ci_high") is not None and row.get("rating") is not None)
+    return (
+        int(row.get("votes") or 0) >= min_votes
+        and row.get("bounded", True) is not False
+        and row.get("rankable", True) is not False
+        and row.get("ci_low") is not None
+        and row.get("ci_high") is not None
+        and row.get("rating") is not None
+    )
 
 
 def _plural(n: int, word: str) -> str:
@@ -70,11 +80,15 @@ def standing_words(row: dict[str, Any], min_votes: int) -> str:
     if row.get("rankable", True) is False:
         return f"{head}, with no chain of battles to the other models yet"
     if row.get("ci_low") is not None and row.get("ci_high") is None:
-        return (f"{head}, won every one, so its rating is unbounded above: with 97.5% confidence at least "
-                f"{row['ci_low']:.0f} (interval {row['ci_low']:.0f} – open: no upper bound yet)")
+        return (
+            f"{head}, won every one, so its rating is unbounded above: with 97.5% confidence at least "
+            f"{row['ci_low']:.0f} (interval {row['ci_low']:.0f} – open: no upper bound yet)"
+        )
     if row.get("ci_high") is not None and row.get("ci_low") is None:
-        return (f"{head}, lost every one, so its rating is unbounded below: with 97.5% confidence at most "
-                f"{row['ci_high']:.0f} (interval open – {row['ci_high']:.0f}: no lower bound yet)")
+        return (
+            f"{head}, lost every one, so its rating is unbounded below: with 97.5% confidence at most "
+            f"{row['ci_high']:.0f} (interval open – {row['ci_high']:.0f}: no lower bound yet)"
+        )
     return f"{head}, with no finite interval yet"
 
 
@@ -84,16 +98,31 @@ def _rank(row: dict[str, Any], ranked: list[dict[str, Any]]) -> int:
 
 def with_standing(rows: list[dict[str, Any]], min_votes: int) -> list[dict[str, Any]]:
     """The rows with ``ranked``, ``rank`` (None when not ranked), ``provisional`` (True when not ranked)
-    ``standing`` (the words for a row that is not) and ``bound`` (its one-sided bound, if it shows one), ranked rows first by rank then rating, the others
-    after them by votes. The other fields are kept as stored."""
+    ``standing`` (the words for a row that is not) and ``bound`` (its one-sided bound, if it shows one), ranked rows
+    first by rank then rating, the others after them by votes. The other fields are kept as stored."""
     ranked = [r for r in rows if is_ranked(r, min_votes)]
     out = []
     for row in rows:
         on = is_ranked(row, min_votes)
-        out.append({**row, "ranked": on, "rank": _rank(row, ranked) if on else None, "provisional": not on,
-                    "standing": standing_words(row, min_votes), "bound": bound_text(row, min_votes)})
-    return sorted(out, key=lambda r: (not r["ranked"], r["rank"] or 0, -(r["rating"] or 0.0) if r["ranked"] else -int(r.get("votes") or 0),
-                                      str(r.get("name", ""))))
+        out.append(
+            {
+                **row,
+                "ranked": on,
+                "rank": _rank(row, ranked) if on else None,
+                "provisional": not on,
+                "standing": standing_words(row, min_votes),
+                "bound": bound_text(row, min_votes),
+            }
+        )
+    return sorted(
+        out,
+        key=lambda r: (
+            not r["ranked"],
+            r["rank"] or 0,
+            -(r["rating"] or 0.0) if r["ranked"] else -int(r.get("votes") or 0),
+            str(r.get("name", "")),
+        ),
+    )
 
 
 def snapshot_rows(snapshot: RatingSnapshot | None) -> list[dict[str, Any]]:
@@ -122,10 +151,16 @@ class Standings:
 
     @property
     def short_rule(self) -> str:
-        return f"Ranked from {self.min_votes} counted vote{'s' if self.min_votes != 1 else ''} with at least one win and one loss."
+        return (
+            f"Ranked from {self.min_votes} counted vote{'s' if self.min_votes != 1 else ''} with at least one win "
+            f"and one loss."
+        )
 
 
 def standings(snapshot: RatingSnapshot | None) -> Standings:
     rows = snapshot_rows(snapshot)
-    return Standings(ranked=[r for r in rows if r["ranked"]], provisional=[r for r in rows if not r["ranked"]],
-                     min_votes=min_votes_of(snapshot))
+    return Standings(
+        ranked=[r for r in rows if r["ranked"]],
+        provisional=[r for r in rows if not r["ranked"]],
+        min_votes=min_votes_of(snapshot),
+    )

@@ -24,6 +24,7 @@ downloads do; their battle seats are counted (not named) in ``prerelease_seats``
 Shares come with Wilson 95% intervals. The flips are cached under the latest ratings' fingerprint (they
 refit the votes a few times per pair); the rest is read on each request.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -55,15 +56,19 @@ def public_rule() -> str:
         when = "as soon as it is closed (this site sets no delay)"
     else:
         step = f"{delay // 60} minutes" if delay % 60 == 0 else f"{delay} seconds"
-        when = (f"only once it is closed and then only at the second {step} boundary (UTC) after its closing: between "
-                f"{step} and twice that after it closed, together with every battle closed in the same {step}")
-    return (f"A battle counts in the arena's public figures (this report, the leaderboards and their vote counts, the "
-            f"intent and language boards, citation statistics, the findings and the vote downloads) {when}. A battle is "
-            f"closed when it is voted on, or when it ends without a vote (abandoned, taken as closed a day after it "
-            f"started). Starting a battle, its answers and the vote change no public figure at that moment, so comparing "
-            f"them before and after a battle does not tell who is in it. Battles of anonymous pre-release variants "
-            f"still under test are in no public count, rating or download until their provider releases; only their "
-            f"number of battle seats is shown, per provider.")
+        when = (
+            f"only once it is closed and then only at the second {step} boundary (UTC) after its closing: between "
+            f"{step} and twice that after it closed, together with every battle closed in the same {step}"
+        )
+    return (
+        f"A battle counts in the arena's public figures (this report, the leaderboards and their vote counts, the "
+        f"intent and language boards, citation statistics, the findings and the vote downloads) {when}. A battle is "
+        f"closed when it is voted on, or when it ends without a vote (abandoned, taken as closed a day after it "
+        f"started). Starting a battle, its answers and the vote change no public figure at that moment, so comparing "
+        f"them before and after a battle does not tell who is in it. Battles of anonymous pre-release variants "
+        f"still under test are in no public count, rating or download until their provider releases; only their "
+        f"number of battle seats is shown, per provider."
+    )
 
 
 def share_row(count: int, total: int) -> dict[str, Any]:
@@ -76,26 +81,38 @@ def share_row(count: int, total: int) -> dict[str, Any]:
 
 # --- the sampling policy ------------------------------------------------------------------------
 
+
 def sampling_policy() -> str:
     """The policy ``evaluators.arena.sampling`` applies, in words, with this site's settings."""
     from evaluators.arena.sampling import DEFAULT_BOOST, DEFAULT_NEW_MODEL_VOTES
 
-    active = ("Active sampling is on: each pair's score is further multiplied by the mean width of the two models' 95% "
-              "rating intervals (a model without one counts as the widest), so votes go where the ratings are least certain. "
-              if settings.ARENA_ACTIVE_SAMPLING else "Active sampling is off: the interval widths play no part. ")
-    prerelease = ("Anonymous pre-release variants may be drawn (the operator allows it). " if settings.ARENA_PRERELEASE_TESTING
-                  else "Anonymous pre-release variants are never drawn (the operator does not allow it). ")
-    return (f"Every new battle draws one pair among the models that are enabled, not imported and not retired. Each "
-            f"model has a weight set by the operator (1 unless said otherwise below), multiplied by {DEFAULT_BOOST:g} while it "
-            f"has fewer than {DEFAULT_NEW_MODEL_VOTES} counted votes, so new models catch up. Every unordered pair scores the "
-            f"product of its two weights. {active}The pair is drawn with probability its score divided by the sum of all "
-            f"scores, and a fair coin decides which model is answer A. {prerelease}The target below is the share of battle "
-            f"seats (two per battle) the policy gives each model now: half the probability that the drawn pair includes it. "
-            f"Observed shares cover every battle the sampler ever drew, so a model added later, or boosted while new, "
-            f"differs from today's target by design; imported battles were not drawn here and are not counted. "
-            f"Seats are counted per setting: the Search Arena's battles first; the plain-chat setting's apart, after "
-            f"them, since its pairs are drawn only among the models that can answer without search (the same policy "
-            f"over other models), so pooling them would set seats against the wrong target.")
+    active = (
+        "Active sampling is on: each pair's score is further multiplied by the mean width of the two models' 95% "
+        "rating intervals (a model without one counts as the widest), so votes go where the ratings are least certain. "
+        if settings.ARENA_ACTIVE_SAMPLING
+        else "Active sampling is off: the interval widths play no part. "
+    )
+    prerelease = (
+        "Anonymous pre-release variants may be drawn (the operator allows it). "
+        if settings.ARENA_PRERELEASE_TESTING
+        else "Anonymous pre-release variants are never drawn (the operator does not allow it). "
+    )
+    return (
+        f"Every new battle draws one pair among the models that are enabled, not imported and not retired. Each "
+        f"model has a weight set by the operator (1 unless said otherwise below), multiplied by {DEFAULT_BOOST:g} "
+        f"while it "
+        f"has fewer than {DEFAULT_NEW_MODEL_VOTES} counted votes, so new models catch up. Every unordered pair scores "
+        f"the "
+        f"product of its two weights. {active}The pair is drawn with probability its score divided by the sum of all "
+        f"scores, and a fair coin decides which model is answer A. {prerelease}The target below is the share of battle "
+        f"seats (two per battle) the policy gives each model now: half the probability that the drawn pair includes "
+        f"it. "
+        f"Observed shares cover every battle the sampler ever drew, so a model added later, or boosted while new, "
+        f"differs from today's target by design; imported battles were not drawn here and are not counted. "
+        f"Seats are counted per setting: the Search Arena's battles first; the plain-chat setting's apart, after "
+        f"them, since its pairs are drawn only among the models that can answer without search (the same policy "
+        f"over other models), so pooling them would set seats against the wrong target."
+    )
 
 
 def _targets(setting: str, cut: dt.datetime) -> dict[str, float]:
@@ -131,17 +148,30 @@ def battle_shares(setting: str = Setting.SEARCH, *, cut: dt.datetime | None = No
     total = drawn.count()
     seats = _seats(drawn)
     targets = _targets(setting, cut)
-    models = ArenaModel.objects.filter(Q(pk__in=list(seats)) | Q(name__in=list(targets))).exclude(
-        prerelease=True, released_at__isnull=True).order_by("name")
+    models = (
+        ArenaModel.objects.filter(Q(pk__in=list(seats)) | Q(name__in=list(targets)))
+        .exclude(prerelease=True, released_at__isnull=True)
+        .order_by("name")
+    )
     rows = []
     for model in models:
-        rows.append({"name": model.name, "provider": model.organization or "(not given)", "weight": model.weight,
-                     "battles": seats[model.pk], **share_row(seats[model.pk], 2 * total), "target": targets.get(model.name)})
+        rows.append(
+            {
+                "name": model.name,
+                "provider": model.organization or "(not given)",
+                "weight": model.weight,
+                "battles": seats[model.pk],
+                **share_row(seats[model.pk], 2 * total),
+                "target": targets.get(model.name),
+            }
+        )
     hidden = ArenaModel.objects.filter(prerelease=True, released_at__isnull=True)
     hidden_seats = sum(seats[pk] for pk in hidden.values_list("pk", flat=True))
     by_provider: dict[str, dict[str, Any]] = {}
     for row in rows:
-        entry = by_provider.setdefault(row["provider"], {"provider": row["provider"], "battles": 0, "target": None, "models": 0})
+        entry = by_provider.setdefault(
+            row["provider"], {"provider": row["provider"], "battles": 0, "target": None, "models": 0}
+        )
         entry["battles"] += row["battles"]
         entry["models"] += 1
         if row["target"] is not None:
@@ -149,11 +179,18 @@ def battle_shares(setting: str = Setting.SEARCH, *, cut: dt.datetime | None = No
     providers = [{**p, **share_row(p["battles"], 2 * total)} for p in by_provider.values()]
     providers.sort(key=lambda p: (-p["battles"], p["provider"]))
     rows.sort(key=lambda r: (-r["battles"], r["name"]))
-    return {"setting": setting, "battles": total, "seats": 2 * total, "models": rows, "providers": providers,
-            "prerelease_seats": hidden_seats}
+    return {
+        "setting": setting,
+        "battles": total,
+        "seats": 2 * total,
+        "models": rows,
+        "providers": providers,
+        "prerelease_seats": hidden_seats,
+    }
 
 
 # --- each model's life ----------------------------------------------------------------------------
+
 
 def _counted_votes(cut: dt.datetime) -> tuple[dict[str, Counter[int]], dict[int, dt.datetime]]:
     """Per setting, per model id: its counted public votes (each setting's board fits only its own); and per
@@ -161,8 +198,13 @@ def _counted_votes(cut: dt.datetime) -> tuple[dict[str, Counter[int]], dict[int,
     counts: dict[str, Counter[int]] = {setting: Counter() for setting in Setting.values}
     first: dict[int, dt.datetime] = {}
     for side in ("battle__model_a", "battle__model_b"):
-        for setting, pk, n, at in (public_votes(cut).filter(valid=True).values_list("battle__setting", side)
-                                   .annotate(n=Count("id"), at=Min("created_at")).values_list("battle__setting", side, "n", "at")):
+        for setting, pk, n, at in (
+            public_votes(cut)
+            .filter(valid=True)
+            .values_list("battle__setting", side)
+            .annotate(n=Count("id"), at=Min("created_at"))
+            .values_list("battle__setting", side, "n", "at")
+        ):
             counts[setting][pk] += n
             first[pk] = min(first.get(pk, at), at)
     return counts, first
@@ -186,15 +228,27 @@ def model_lives(*, cut: dt.datetime | None = None) -> list[dict[str, Any]]:
     counts, first = _counted_votes(public_cut() if cut is None else cut)
     lives = []
     for model in ArenaModel.objects.exclude(prerelease=True, released_at__isnull=True).order_by("added_at", "name"):
-        lives.append({"name": model.name, "provider": model.organization, "status": model_status(model), "added_at": model.added_at,
-                      "first_counted_vote_at": first.get(model.pk), "retired_at": model.retired_at,
-                      "retire_reason": model.retire_reason, "final_rating": model.final_rating,
-                      "votes_in_fit": counts[Setting.SEARCH][model.pk], "chat_votes_in_fit": counts[Setting.CHAT][model.pk],
-                      "prerelease": model.prerelease, "released_at": model.released_at})
+        lives.append(
+            {
+                "name": model.name,
+                "provider": model.organization,
+                "status": model_status(model),
+                "added_at": model.added_at,
+                "first_counted_vote_at": first.get(model.pk),
+                "retired_at": model.retired_at,
+                "retire_reason": model.retire_reason,
+                "final_rating": model.final_rating,
+                "votes_in_fit": counts[Setting.SEARCH][model.pk],
+                "chat_votes_in_fit": counts[Setting.CHAT][model.pk],
+                "prerelease": model.prerelease,
+                "released_at": model.released_at,
+            }
+        )
     return lives
 
 
 # --- excluded votes -------------------------------------------------------------------------------
+
 
 def exclusions_by_week(*, cut: dt.datetime | None = None) -> dict[str, Any]:
     """Per week (Monday, UTC) of the vote: public votes cast (under the cut, now's by default), votes not
@@ -202,20 +256,36 @@ def exclusions_by_week(*, cut: dt.datetime | None = None) -> dict[str, Any]:
     than the votes not counted)."""
     codes = [code for code, _ in VoteExclusion.Code.choices]
     votes = public_votes(public_cut() if cut is None else cut)
-    weeks: dict[dt.date, dict[str, Any]] = defaultdict(lambda: {"votes": 0, "excluded": 0, "by_code": dict.fromkeys(codes, 0)})
-    for week, valid, n in votes.annotate(week=TruncWeek("created_at")).values_list("week", "valid").annotate(n=Count("id")):
+    weeks: dict[dt.date, dict[str, Any]] = defaultdict(
+        lambda: {"votes": 0, "excluded": 0, "by_code": dict.fromkeys(codes, 0)}
+    )
+    for week, valid, n in (
+        votes.annotate(week=TruncWeek("created_at")).values_list("week", "valid").annotate(n=Count("id"))
+    ):
         weeks[week.date()]["votes"] += n
         if not valid:
             weeks[week.date()]["excluded"] += n
-    for week, code, n in (VoteExclusion.objects.filter(vote__in=votes).annotate(week=TruncWeek("vote__created_at")).values_list("week", "code")
-                          .annotate(n=Count("id"))):
+    for week, code, n in (
+        VoteExclusion.objects.filter(vote__in=votes)
+        .annotate(week=TruncWeek("vote__created_at"))
+        .values_list("week", "code")
+        .annotate(n=Count("id"))
+    ):
         weeks[week.date()]["by_code"][code] = weeks[week.date()]["by_code"].get(code, 0) + n
-    rows = [{"week": week, **data, "excluded_share": share_row(data["excluded"], data["votes"]),
-             "reasons": [data["by_code"][c] for c in codes]} for week, data in sorted(weeks.items())]
+    rows = [
+        {
+            "week": week,
+            **data,
+            "excluded_share": share_row(data["excluded"], data["votes"]),
+            "reasons": [data["by_code"][c] for c in codes],
+        }
+        for week, data in sorted(weeks.items())
+    ]
     return {"codes": codes, "labels": [label for _, label in VoteExclusion.Code.choices], "weeks": rows}
 
 
 # --- ranks ----------------------------------------------------------------------------------------
+
 
 def rank_spreads(snapshot: RatingSnapshot | None) -> list[dict[str, Any]]:
     """The ranks each estimable model's 95% interval allows on this board, among the models shown (not
@@ -230,9 +300,17 @@ def rank_spreads(snapshot: RatingSnapshot | None) -> list[dict[str, Any]]:
     estimable = [m for m in models if not m.get("note")]
     rows = []
     for m in models:
-        row = {"name": m["name"], "rating": m["rating"], "ci_low": m.get("ci_low"), "ci_high": m.get("ci_high"),
-               "votes": m.get("votes", 0), "provisional": bool(m.get("provisional")), "note": m.get("note", ""),
-               "best": None, "worst": None}
+        row = {
+            "name": m["name"],
+            "rating": m["rating"],
+            "ci_low": m.get("ci_low"),
+            "ci_high": m.get("ci_high"),
+            "votes": m.get("votes", 0),
+            "provisional": bool(m.get("provisional")),
+            "note": m.get("note", ""),
+            "best": None,
+            "worst": None,
+        }
         if not m.get("note"):
             row["best"] = 1 + sum(1 for o in estimable if o["ci_low"] > m["ci_high"])
             row["worst"] = 1 + sum(1 for o in estimable if o is not m and o["ci_high"] > m["ci_low"])
@@ -264,21 +342,31 @@ def _flips(raw: RatingSnapshot | None) -> list[Any]:
         return []
     # the Search Arena's votes, as the raw board it orders: the plain-chat setting's are another board's
     # the public votes the board was fitted on (a pre-release variant's are in neither)
-    cells = (public_votes(snapshot_cut(raw)).filter(valid=True, battle__setting=Setting.SEARCH)
-             .values_list("battle__model_a__name", "battle__model_b__name", "winner")
-             .annotate(n=Count("id")).order_by())
+    cells = (
+        public_votes(snapshot_cut(raw))
+        .filter(valid=True, battle__setting=Setting.SEARCH)
+        .values_list("battle__model_a__name", "battle__model_b__name", "winner")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
     table = PairTable(cells)
     if not table.records:
         return []
     fitted = table.ratings()
     hidden = withheld_variants()
-    order = sorted((m["name"] for m in raw.result.get("models", [])
-                    if not m.get("note") and m["name"] in fitted and m["name"] not in hidden),
-                   key=lambda name: -fitted[name])
+    order = sorted(
+        (
+            m["name"]
+            for m in raw.result.get("models", [])
+            if not m.get("note") and m["name"] in fitted and m["name"] not in hidden
+        ),
+        key=lambda name: -fitted[name],
+    )
     return adjacent_flips(table, order)
 
 
 # --- pre-release testing --------------------------------------------------------------------------
+
 
 def prerelease(*, cut: dt.datetime | None = None) -> dict[str, Any]:
     """Anonymous pre-release testing per provider: variants under test now (how many, with their
@@ -287,21 +375,37 @@ def prerelease(*, cut: dt.datetime | None = None) -> dict[str, Any]:
     own row withheld until then)."""
     variants = list(ArenaModel.objects.filter(prerelease=True).order_by("organization", "name"))
     drawn = Battle.objects.filter(closed_battles_q(public_cut() if cut is None else cut)).filter(
-        Q(model_a__prerelease=True) | Q(model_b__prerelease=True))
+        Q(model_a__prerelease=True) | Q(model_b__prerelease=True)
+    )
     seats, chat_seats = _seats(drawn.filter(setting=Setting.SEARCH)), _seats(drawn.filter(setting=Setting.CHAT))
     providers: dict[str, dict[str, Any]] = {}
     for v in variants:
-        entry = providers.setdefault(v.organization or "(not given)", {"provider": v.organization or "(not given)", "testing": 0,
-                                                                       "testing_battles": 0, "testing_chat_battles": 0,
-                                                                       "released": []})
+        entry = providers.setdefault(
+            v.organization or "(not given)",
+            {
+                "provider": v.organization or "(not given)",
+                "testing": 0,
+                "testing_battles": 0,
+                "testing_chat_battles": 0,
+                "released": [],
+            },
+        )
         if v.released_at is None:
             entry["testing"] += 1
             entry["testing_battles"] += seats[v.pk]
             entry["testing_chat_battles"] += chat_seats[v.pk]
         else:
-            entry["released"].append({"name": v.name, "released_at": v.released_at, "battles": seats[v.pk], "chat_battles": chat_seats[v.pk],
-                                      "final_rating": v.final_rating, "was_released": not v.retire_reason,
-                                      "retire_reason": v.retire_reason})
+            entry["released"].append(
+                {
+                    "name": v.name,
+                    "released_at": v.released_at,
+                    "battles": seats[v.pk],
+                    "chat_battles": chat_seats[v.pk],
+                    "final_rating": v.final_rating,
+                    "was_released": not v.retire_reason,
+                    "retire_reason": v.retire_reason,
+                }
+            )
     return {"allowed": settings.ARENA_PRERELEASE_TESTING, "providers": list(providers.values())}
 
 
@@ -313,8 +417,16 @@ def transparency_report(*, now: dt.datetime | None = None) -> dict[str, Any]:
     cut = public_cut(now)
     board = latest_snapshots()
     min_votes = (board.raw.config.get("min_votes") if board.raw else None) or settings.ARENA_MIN_VOTES
-    return {"policy": sampling_policy(), "public_rule": public_rule(), "shares": battle_shares(Setting.SEARCH, cut=cut),
-            "chat_shares": battle_shares(Setting.CHAT, cut=cut), "lives": model_lives(cut=cut), "exclusions": exclusions_by_week(cut=cut),
-            "flips": neighbour_flips(), "rank_spreads": {"raw": rank_spreads(board.raw), "style_controlled": rank_spreads(board.style)},
-            "provisional_below": int(min_votes), "prerelease": prerelease(cut=cut),
-            "computed_at": board.raw.computed_at if board.raw else None}
+    return {
+        "policy": sampling_policy(),
+        "public_rule": public_rule(),
+        "shares": battle_shares(Setting.SEARCH, cut=cut),
+        "chat_shares": battle_shares(Setting.CHAT, cut=cut),
+        "lives": model_lives(cut=cut),
+        "exclusions": exclusions_by_week(cut=cut),
+        "flips": neighbour_flips(),
+        "rank_spreads": {"raw": rank_spreads(board.raw), "style_controlled": rank_spreads(board.style)},
+        "provisional_below": int(min_votes),
+        "prerelease": prerelease(cut=cut),
+        "computed_at": board.raw.computed_at if board.raw else None,
+    }

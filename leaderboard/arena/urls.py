@@ -1,4 +1,5 @@
 """Arena URLs (mounted at /arena/); the agreement page is the boards' (it reads both)."""
+
 from django.urls import path
 
 from leaderboard.arena import views

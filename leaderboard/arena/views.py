@@ -1,6 +1,7 @@
 """Arena pages: the prompt box, the battle page with its per-pane partials (polled while answers
 stream), votes, the ratings page with its downloads, and the staff page of exclusions. Views are
 thin: they read the voter, call a service or selector, and render."""
+
 from __future__ import annotations
 
 from django.contrib import messages
@@ -31,33 +32,54 @@ def arena_home(request: HtmxRequest, setting: str = Setting.SEARCH) -> HttpRespo
     """The prompt box of one setting: ``/arena/`` (with web search) or ``/arena/chat/`` (plain chat)."""
     form = PromptForm(request.POST or None)
     about = arena_about(setting)
-    form.fields["prompt"].widget.attrs["placeholder"] = f"For example: {about.examples[0]}" if about.examples else "Ask anything…"
+    form.fields["prompt"].widget.attrs["placeholder"] = (
+        f"For example: {about.examples[0]}" if about.examples else "Ask anything…"
+    )
     status = 200
     if request.method == "POST":
         try:  # the service's checks, not the form's, so every refusal reads the same
-            battle = services.battle_create(prompt=request.POST.get("prompt", ""), voter=voter_of(request), setting=setting)
+            battle = services.battle_create(
+                prompt=request.POST.get("prompt", ""), voter=voter_of(request), setting=setting
+            )
         except services.ArenaRefused as exc:
             form.add_error("prompt" if exc.field == "prompt" else None, str(exc))
             status = exc.status
         else:
             return redirect("arena-battle", public_id=battle.public_id)
-    return render(request, "arena/home.html", {"form": form, "setting": setting, "chat": setting == Setting.CHAT, "about": about},
-                  status=status)
+    return render(
+        request,
+        "arena/home.html",
+        {"form": form, "setting": setting, "chat": setting == Setting.CHAT, "about": about},
+        status=status,
+    )
 
 
 def _battle_context(request: HtmxRequest, battle: Battle) -> dict:
     revealed = battle.locked
     turns = selectors.battle_turns(battle, with_attributions=revealed)
     vote = getattr(battle, "vote", None) if revealed else None  # the reverse one-to-one raises when there is none
-    return {"battle": battle, "revealed": revealed, "mine": battle.voter_hash == voter_hash_if_known(request),
-            "turns": [(t, presentation.pane(t, "a", revealed=revealed), presentation.pane(t, "b", revealed=revealed)) for t in turns],
-            "complete": selectors.battle_complete(turns), "winners": Winner.choices, "prompt_form": PromptForm(),
-            "vote": vote,
-            # when the vote reaches the public figures (never at once: the public cut's delay)
-            "counts_from": selectors.public_from(vote.created_at) if vote is not None else None,
-            # what each contestant is, only after the vote (before it, it would narrow down who is who)
-            "natures": {"a": reveal_words(battle.model_a, battle.setting), "b": reveal_words(battle.model_b, battle.setting)}
-            if revealed else {}}
+    return {
+        "battle": battle,
+        "revealed": revealed,
+        "mine": battle.voter_hash == voter_hash_if_known(request),
+        "turns": [
+            (t, presentation.pane(t, "a", revealed=revealed), presentation.pane(t, "b", revealed=revealed))
+            for t in turns
+        ],
+        "complete": selectors.battle_complete(turns),
+        "winners": Winner.choices,
+        "prompt_form": PromptForm(),
+        "vote": vote,
+        # when the vote reaches the public figures (never at once: the public cut's delay)
+        "counts_from": selectors.public_from(vote.created_at) if vote is not None else None,
+        # what each contestant is, only after the vote (before it, it would narrow down who is who)
+        "natures": {
+            "a": reveal_words(battle.model_a, battle.setting),
+            "b": reveal_words(battle.model_b, battle.setting),
+        }
+        if revealed
+        else {},
+    }
 
 
 def battle_page(request: HtmxRequest, public_id: str) -> HttpResponse:
@@ -128,22 +150,34 @@ def _board_filter(request: HtmxRequest) -> tuple[str, str]:
 
 
 def leaderboard_page(request: HtmxRequest) -> HttpResponse:
-    """The Search Arena's board (``?intent=`` / ``?language=``: a sub-board), or the plain-chat setting's (``?setting=chat``)."""
-    key, value = ("setting", Setting.CHAT.value) if request.GET.get("setting") == Setting.CHAT else _board_filter(request)
+    """The Search Arena's board (``?intent=`` / ``?language=``: a sub-board), or the plain-chat setting's
+    (``?setting=chat``)."""
+    key, value = (
+        ("setting", Setting.CHAT.value) if request.GET.get("setting") == Setting.CHAT else _board_filter(request)
+    )
     board = selectors.latest_snapshots(filter_key=key, filter_value=value)
-    context = {"board": board, "raw_rows": presentation.rating_rows(board.raw), "style_rows": presentation.rating_rows(board.style),
-               "raw_standings": standing.standings(board.raw), "style_standings": standing.standings(board.style),
-               "coefficients": presentation.coefficient_rows(board.style), "robustness": presentation.robustness(board.raw),
-               "win_rate": presentation.matrix_rows(board.raw, "win_rate"), "counts": presentation.matrix_rows(board.raw, "battle_count"),
-               "language_options": presentation.language_options(board.languages), "question": request.GET.get("q", ""),
-               # the question's ranking: computed for this answer, never stored (nor is the question)
-               "for_prompt": services.ratings_for_prompt(request.GET["q"]) if request.GET.get("q", "").strip() else None}
+    context = {
+        "board": board,
+        "raw_rows": presentation.rating_rows(board.raw),
+        "style_rows": presentation.rating_rows(board.style),
+        "raw_standings": standing.standings(board.raw),
+        "style_standings": standing.standings(board.style),
+        "coefficients": presentation.coefficient_rows(board.style),
+        "robustness": presentation.robustness(board.raw),
+        "win_rate": presentation.matrix_rows(board.raw, "win_rate"),
+        "counts": presentation.matrix_rows(board.raw, "battle_count"),
+        "language_options": presentation.language_options(board.languages),
+        "question": request.GET.get("q", ""),
+        # the question's ranking: computed for this answer, never stored (nor is the question)
+        "for_prompt": services.ratings_for_prompt(request.GET["q"]) if request.GET.get("q", "").strip() else None,
+    }
     template = "arena/leaderboard.html#board" if request.htmx else "arena/leaderboard.html"
     return render(request, template, context)
 
 
 def topics_page(request: HtmxRequest) -> HttpResponse:
-    """The topic explorer: the public prompts' topics and subtopics, each with its ratings, and the held-out comparison."""
+    """The topic explorer: the public prompts' topics and subtopics, each with its ratings, and the held-out
+    comparison."""
     snapshot = selectors.latest_topics()
     return render(request, "arena/topics.html", {"snapshot": snapshot, "topics": presentation.topic_rows(snapshot)})
 
@@ -154,9 +188,17 @@ def findings_page(request: HtmxRequest) -> HttpResponse:
     from evaluators.arena.style import domain_table, paper_rules_table
 
     # every figure as kept under the latest ratings (``published``): no vote is read here
-    return render(request, "arena/findings.html", {**published.findings(), "domains": domain_table(),
-                                                   "paper_rules": paper_rules_table(), "head_to_head": published.head_to_head(),
-                                                   "distribution": published.distribution()})
+    return render(
+        request,
+        "arena/findings.html",
+        {
+            **published.findings(),
+            "domains": domain_table(),
+            "paper_rules": paper_rules_table(),
+            "head_to_head": published.head_to_head(),
+            "distribution": published.distribution(),
+        },
+    )
 
 
 def transparency_page(request: HtmxRequest) -> HttpResponse:

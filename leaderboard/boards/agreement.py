@@ -6,6 +6,7 @@ Spearman and Kendall with bootstrap intervals, Arena-Hard's separability and agr
 A board model and an arena contestant are the same model only where staff linked them
 (``ArenaModel.catalog_model``, ``arena.catalog_link``), never by name. For ``/arena/agreement/`` and
 ``GET /api/arena/agreement/``. Reads only."""
+
 from __future__ import annotations
 
 import hashlib
@@ -15,23 +16,25 @@ from typing import Any
 from django.db.models import Count, Max
 
 from leaderboard.arena import standing
-from leaderboard.arena.published import published
 from leaderboard.arena.catalog_link import contestant_names
+from leaderboard.arena.published import published
 from leaderboard.arena.selectors import latest_snapshots
+from leaderboard.boards.selectors import public_entries_q
 from leaderboard.catalog.models import Benchmark, DatasetVersion
 from leaderboard.modelhost.validation import unranked_by_judge
-from leaderboard.runs.score_keys import column_id
 from leaderboard.runs.models import LeaderboardEntry
-from leaderboard.boards.selectors import public_entries_q
+from leaderboard.runs.score_keys import column_id
 
-METHOD = ("For the models ranked both on the board and in the Search Arena (staff link an arena contestant to its "
-          "catalog model; names alone never match): Spearman's rho and Kendall's tau-b between the board's headline and "
-          "the arena's raw rating, each with a 95% bootstrap interval (each of 1,000 rounds draws every figure from the "
-          "spread its own 95% interval states, then the shared models with replacement); separability with confidence, the "
-          "share of pairs whose 95% intervals do not overlap; and agreement with confidence, after Arena-Hard (Li et al., "
-          "2024): over the pairs the arena separates with confidence, +1 where the board separates them in the same "
-          "order, −1 in the opposite order, 0 where it cannot tell them apart, averaged. Unranked figures (an unvalidated "
-          "judge, a provisional arena rating) are left out.")
+METHOD = (
+    "For the models ranked both on the board and in the Search Arena (staff link an arena contestant to its "
+    "catalog model; names alone never match): Spearman's rho and Kendall's tau-b between the board's headline and "
+    "the arena's raw rating, each with a 95% bootstrap interval (each of 1,000 rounds draws every figure from the "
+    "spread its own 95% interval states, then the shared models with replacement); separability with confidence, the "
+    "share of pairs whose 95% intervals do not overlap; and agreement with confidence, after Arena-Hard (Li et al., "
+    "2024): over the pairs the arena separates with confidence, +1 where the board separates them in the same "
+    "order, −1 in the opposite order, 0 where it cannot tell them apart, averaged. Unranked figures (an unvalidated "
+    "judge, a provisional arena rating) are left out."
+)
 
 
 def _arena_figures() -> tuple[list[Any], dict[str, Any]]:
@@ -40,8 +43,11 @@ def _arena_figures() -> tuple[list[Any], dict[str, Any]]:
     snapshot = latest_snapshots().raw
     rows = [r for r in standing.snapshot_rows(snapshot) if r.get("ranked")]
     figures = [Figure(r["name"], float(r["rating"]), float(r["ci_low"]), float(r["ci_high"])) for r in rows]
-    about = {"computed_at": snapshot.computed_at if snapshot else None, "votes": snapshot.n_votes if snapshot else 0,
-             "ranked_models": len(figures)}
+    about = {
+        "computed_at": snapshot.computed_at if snapshot else None,
+        "votes": snapshot.n_votes if snapshot else 0,
+        "ranked_models": len(figures),
+    }
     return figures, about
 
 
@@ -53,8 +59,13 @@ def _board_figures(benchmark: Benchmark, names: dict[int, str]) -> tuple[list[An
     current = benchmark.dataset_versions.filter(is_current=True).first()
     if primary is None or current is None:
         return [], "no current dataset version"
-    entries = LeaderboardEntry.objects.filter(public_entries_q(), benchmark=benchmark, dataset_version=current,
-                                              model__is_reference=False, model_id__in=list(names))
+    entries = LeaderboardEntry.objects.filter(
+        public_entries_q(),
+        benchmark=benchmark,
+        dataset_version=current,
+        model__is_reference=False,
+        model_id__in=list(names),
+    )
     unranked = unranked_by_judge(benchmark, entries, current)
     sign = 1.0 if primary.get("higher_is_better", True) else -1.0
     figures = []
@@ -81,8 +92,15 @@ def board_agreement() -> dict[str, Any]:
         if why:
             result.reading = f"{result.reading} This board's figures are not ranked ({why}), so none is compared."
         primary = benchmark.primary_metric or {}
-        boards.append({"benchmark": benchmark.slug, "name": benchmark.name, "metric": primary.get("label", ""),
-                       "higher_is_better": primary.get("higher_is_better", True), **asdict(result)})
+        boards.append(
+            {
+                "benchmark": benchmark.slug,
+                "name": benchmark.name,
+                "metric": primary.get("label", ""),
+                "higher_is_better": primary.get("higher_is_better", True),
+                **asdict(result),
+            }
+        )
     return {"arena": about, "linked_models": len(names), "min_shared": MIN_SHARED, "method": METHOD, "boards": boards}
 
 
@@ -91,7 +109,9 @@ def boards_state() -> str:
     versions with the judges' validations. Any change to a row (a new run, a visibility change refiles the model's
     rows) changes it; the page cache's generation would change with every queued run too."""
     rows = LeaderboardEntry.objects.aggregate(n=Count("id"), last=Max("id"), at=Max("finished_at"))
-    versions = list(DatasetVersion.objects.filter(is_current=True).order_by("pk").values_list("pk", "judge_validations"))
+    versions = list(
+        DatasetVersion.objects.filter(is_current=True).order_by("pk").values_list("pk", "judge_validations")
+    )
     return hashlib.sha256(repr((sorted(rows.items()), versions)).encode()).hexdigest()[:16]
 
 

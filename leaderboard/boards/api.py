@@ -2,6 +2,7 @@
 actions (compare, index, profile) added to model hosting's ``/api/models/``, and how far each board's
 ranking agrees with the arena's (``/api/arena/agreement/``). The views validate, call a
 selector and serialize."""
+
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
@@ -28,12 +29,17 @@ class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = boards.BenchmarkSerializer
     lookup_field = "slug"
 
-    @extend_schema(responses=boards.LeaderboardSerializer, parameters=[
-        OpenApiParameter("sort", str, description="column id to sort by, e.g. pass@1 or pass@1|language=python"),
-        OpenApiParameter("page", {"type": "integer", "minimum": 1}, description="page number, from 1"),
-        OpenApiParameter("from", OpenApiTypes.DATE, description="date window start, YYYY-MM-DD (benchmarks with a date slice)"),
-        OpenApiParameter("to", OpenApiTypes.DATE, description="date window end, YYYY-MM-DD"),
-    ])
+    @extend_schema(
+        responses=boards.LeaderboardSerializer,
+        parameters=[
+            OpenApiParameter("sort", str, description="column id to sort by, e.g. pass@1 or pass@1|language=python"),
+            OpenApiParameter("page", {"type": "integer", "minimum": 1}, description="page number, from 1"),
+            OpenApiParameter(
+                "from", OpenApiTypes.DATE, description="date window start, YYYY-MM-DD (benchmarks with a date slice)"
+            ),
+            OpenApiParameter("to", OpenApiTypes.DATE, description="date window end, YYYY-MM-DD"),
+        ],
+    )
     @action(detail=True, methods=["get"])
     def leaderboard(self, request: Request, slug: str | None = None) -> Response:
         """One page of the benchmark's leaderboard; a slice dimension given as a parameter (e.g.
@@ -43,20 +49,34 @@ class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
             query = selectors.leaderboard_query(benchmark=benchmark, params=request.query_params)
         except selectors.QueryError as exc:
             return Response({"detail": str(exc), "field": exc.field}, status=status.HTTP_400_BAD_REQUEST)
-        board = selectors.leaderboard(benchmark=benchmark, user=request.user, sort=query.sort, slice_filter=query.slice_filter,
-                                      page=query.page, window=query.window)
+        board = selectors.leaderboard(
+            benchmark=benchmark,
+            user=request.user,
+            sort=query.sort,
+            slice_filter=query.slice_filter,
+            page=query.page,
+            window=query.window,
+        )
         return Response(boards.LeaderboardSerializer(board).data)
 
 
 # /api/models/: model hosting's list, retrieve, register and pre-flight, with the boards' reads of a model (no
 # docstring: the schema would take it as the description of the operations that have none)
 class ModelViewSet(modelhost_api.ModelViewSet):
-    @extend_schema(parameters=[OpenApiParameter("a", str, required=True, description="the first model's slug"),
-                               OpenApiParameter("b", str, required=True, description="the second model's slug")],
-                   responses={200: OpenApiResponse(description="per benchmark: the headline and first slice of both with "
-                                                               "intervals and which is better where they do not overlap; the items "
-                                                               "where they differ; their arena head-to-head"),
-                              400: OpenApiResponse(description="a or b missing, the same, or not a visible model")})
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("a", str, required=True, description="the first model's slug"),
+            OpenApiParameter("b", str, required=True, description="the second model's slug"),
+        ],
+        responses={
+            200: OpenApiResponse(
+                description="per benchmark: the headline and first slice of both with "
+                "intervals and which is better where they do not overlap; the items "
+                "where they differ; their arena head-to-head"
+            ),
+            400: OpenApiResponse(description="a or b missing, the same, or not a visible model"),
+        },
+    )
     @action(detail=False, methods=["get"])
     def compare(self, request: Request) -> Response:
         """Two models side by side (what /compare/ shows)."""
@@ -64,15 +84,28 @@ class ModelViewSet(modelhost_api.ModelViewSet):
         a = visible.filter(slug=request.query_params.get("a", "")).first()
         b = visible.filter(slug=request.query_params.get("b", "")).first()
         if a is None or b is None or a == b:
-            return Response({"detail": "give two different visible models as ?a=<slug>&b=<slug>", "field": "a" if a is None else "b"},
-                            status=status.HTTP_400_BAD_REQUEST)
+            return Response(
+                {
+                    "detail": "give two different visible models as ?a=<slug>&b=<slug>",
+                    "field": "a" if a is None else "b",
+                },
+                status=status.HTTP_400_BAD_REQUEST,
+            )
         return Response(compare_models(a=a, b=b, user=request.user))
 
-    @extend_schema(parameters=[OpenApiParameter("sort", str, description="name, registered, arena or a board's slug (best "
-                                                                       "first); a leading - reverses"),
-                               OpenApiParameter("modality", str, enum=list(MODALITIES)),
-                               OpenApiParameter("source", str, enum=[key for key, _ in Model.SOURCE_CHOICES])],
-                   responses={200: boards.ModelsIndexSerializer, 400: OpenApiResponse(description="a parameter with a value it does not take")})
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "sort", str, description="name, registered, arena or a board's slug (best first); a leading - reverses"
+            ),
+            OpenApiParameter("modality", str, enum=list(MODALITIES)),
+            OpenApiParameter("source", str, enum=[key for key, _ in Model.SOURCE_CHOICES]),
+        ],
+        responses={
+            200: boards.ModelsIndexSerializer,
+            400: OpenApiResponse(description="a parameter with a value it does not take"),
+        },
+    )
     @action(detail=False, methods=["get"])
     def index(self, request: Request) -> Response:
         """Every public model with its headline (95% interval, rank) on each board and its arena rating
@@ -97,7 +130,9 @@ class AgreementBoardSerializer(serializers.Serializer):
     name = serializers.CharField()
     metric = serializers.CharField()
     higher_is_better = serializers.BooleanField()
-    shared = serializers.ListField(child=serializers.CharField(), help_text="The models ranked on both, by their arena names.")
+    shared = serializers.ListField(
+        child=serializers.CharField(), help_text="The models ranked on both, by their arena names."
+    )
     spearman = serializers.FloatField(allow_null=True)
     spearman_ci = serializers.ListField(child=serializers.FloatField(), allow_null=True, min_length=2, max_length=2)
     kendall = serializers.FloatField(allow_null=True, help_text="Kendall's tau-b.")
@@ -126,6 +161,9 @@ class AgreementSerializer(serializers.Serializer):
 class AgreementView(APIView):
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(responses=AgreementSerializer, description="Each static board's ranking against the arena's, as on /arena/agreement/.")
+    @extend_schema(
+        responses=AgreementSerializer,
+        description="Each static board's ranking against the arena's, as on /arena/agreement/.",
+    )
     def get(self, request: Request) -> Response:
         return Response(AgreementSerializer(published_agreement()).data)

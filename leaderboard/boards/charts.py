@@ -3,6 +3,7 @@ a heatmap of a metric over two slice dimensions (IndicVisionBench: language x qu
 NIAH single hop: depth x frames) and lines of metrics against a numeric slice (Video NIAH multi hop:
 accuracy against frames). An evaluator declares them (``Presentation.heatmap`` and ``Presentation.lines``,
 evaluators.core.evaluator); the templates draw them with a readable table behind every picture."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -29,18 +30,28 @@ def specs(benchmark: Benchmark) -> dict[str, Any]:
     shown = evaluator.presentation()
     heat = shown.heatmap
     if heat is not None and heat.rows in dimensions and heat.columns in dimensions:
-        found["heatmap"] = {"rows": dimensions[heat.rows], "columns": dimensions[heat.columns], "metric": heat.metric,
-                            "label": labels.get(heat.metric, heat.metric), "scale": float(heat.scale)}
+        found["heatmap"] = {
+            "rows": dimensions[heat.rows],
+            "columns": dimensions[heat.columns],
+            "metric": heat.metric,
+            "label": labels.get(heat.metric, heat.metric),
+            "scale": float(heat.scale),
+        }
     drawn = shown.lines
     if drawn is not None and drawn.dimension in dimensions:
-        found["lines"] = {"x": dimensions[drawn.dimension], "metrics": [(key, labels.get(key, key)) for key in drawn.metrics]}
+        found["lines"] = {
+            "x": dimensions[drawn.dimension],
+            "metrics": [(key, labels.get(key, key)) for key in drawn.metrics],
+        }
     return found
 
 
 def figures(found: dict[str, Any], values: Mapping[str, list]) -> dict[str, Any]:
     """``heatmap`` and ``lines`` of one model's stored values (``LeaderboardEntry.values`` or a run's scores)."""
-    return {"heatmap": heatmap(found["heatmap"], values) if "heatmap" in found else None,
-            "lines": lines(found["lines"], values) if "lines" in found else None}
+    return {
+        "heatmap": heatmap(found["heatmap"], values) if "heatmap" in found else None,
+        "lines": lines(found["lines"], values) if "lines" in found else None,
+    }
 
 
 def heatmap(spec: dict[str, Any], values: Mapping[str, list]) -> dict[str, Any] | None:
@@ -56,22 +67,37 @@ def heatmap(spec: dict[str, Any], values: Mapping[str, list]) -> dict[str, Any] 
             vec = values.get(column_id(spec["metric"], key)) or [None, None, None, 0]
             over = (values.get(column_id("over_limit", key)) or [0.0])[0] or 0.0
             share = None if vec[0] is None else max(0.0, min(1.0, vec[0] / spec["scale"]))
-            cells.append({"value": vec[0], "share": share, "percent": spec["scale"] == 1.0, "n": vec[3],
-                          "over_limit": vec[0] is None and over >= 1.0})
+            cells.append(
+                {
+                    "value": vec[0],
+                    "share": share,
+                    "percent": spec["scale"] == 1.0,
+                    "n": vec[3],
+                    "over_limit": vec[0] is None and over >= 1.0,
+                }
+            )
         if any(cell["value"] is not None or cell["over_limit"] for cell in cells):
             rows.append({"label": value_words(rows_dim).get(row, row), "cells": cells})
     if not rows:
         return None
     columns = value_words(cols_dim)
-    return {"rows_label": rows_dim["label"], "columns_label": cols_dim["label"], "metric": spec["label"],
-            "columns": [columns.get(v, v) for v in cols_dim["values"]], "rows": rows}
-
+    return {
+        "rows_label": rows_dim["label"],
+        "columns_label": cols_dim["label"],
+        "metric": spec["label"],
+        "columns": [columns.get(v, v) for v in cols_dim["values"]],
+        "rows": rows,
+    }
 
 
 def lines(spec: dict[str, Any], values: Mapping[str, list]) -> dict[str, Any] | None:
     """Metrics (0..1) against a numeric dimension as an SVG's polylines, and the same figures as a table."""
     x_dim = spec["x"]
-    xs = [x for x in x_dim["values"] if any(values.get(column_id(k, slice_key({x_dim["key"]: x}))) for k, _ in spec["metrics"])]
+    xs = [
+        x
+        for x in x_dim["values"]
+        if any(values.get(column_id(k, slice_key({x_dim["key"]: x}))) for k, _ in spec["metrics"])
+    ]
     if not xs:
         return None
     numbers = [float(x) for x in xs]
@@ -87,12 +113,31 @@ def lines(spec: dict[str, Any], values: Mapping[str, list]) -> dict[str, Any] | 
     for (key, label), (colour, dash) in zip(spec["metrics"], STROKES):
         points = [(x, (values.get(column_id(key, slice_key({x_dim["key"]: x}))) or [None])[0]) for x in xs]
         drawn = [(px(float(x)), py(y)) for x, y in points if y is not None]
-        series.append({"label": label, "colour": colour, "dash": dash,
-                       "points": " ".join(f"{a:.1f},{b:.1f}" for a, b in drawn), "dots": drawn})
+        series.append(
+            {
+                "label": label,
+                "colour": colour,
+                "dash": dash,
+                "points": " ".join(f"{a:.1f},{b:.1f}" for a, b in drawn),
+                "dots": drawn,
+            }
+        )
         table.append({"label": label, "colour": colour, "values": [y for _, y in points]})
     ticks = [{"x": px(float(x)), "label": x} for x in xs]
-    return {"x_label": x_dim["label"], "series": series, "table": table, "xs": xs, "ticks": ticks, "width": WIDTH,
-            "height": HEIGHT, "top": py(1.0), "bottom": py(0.0), "mid": py(0.5), "left": PAD, "right": WIDTH - PAD}
+    return {
+        "x_label": x_dim["label"],
+        "series": series,
+        "table": table,
+        "xs": xs,
+        "ticks": ticks,
+        "width": WIDTH,
+        "height": HEIGHT,
+        "top": py(1.0),
+        "bottom": py(0.0),
+        "mid": py(0.5),
+        "left": PAD,
+        "right": WIDTH - PAD,
+    }
 
 
 def run_summary(run: Any) -> dict[str, Any]:
@@ -105,6 +150,8 @@ def run_summary(run: Any) -> dict[str, Any]:
     order = {key: i for i, key in enumerate(columns)}
     headline = sorted((s for s in scores if not s.slice_key), key=lambda s: (order.get(s.key, len(order)), s.key))
     words = labels_for(benchmark)
-    rows = [{"label": words.metric(s.key), "cell": s,
-             "fmt": columns.get(s.key, {}).get("format", "number")} for s in headline]
+    rows = [
+        {"label": words.metric(s.key), "cell": s, "fmt": columns.get(s.key, {}).get("format", "number")}
+        for s in headline
+    ]
     return {"headline": rows, **figures(specs(benchmark), values)}

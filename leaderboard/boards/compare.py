@@ -3,6 +3,7 @@ its interval, a difference marked significant when the two 95% intervals do not 
 model gets right and the other wrong (from the per-item results of runs on the same dataset version);
 and in the Search Arena, their head-to-head record and the win rate the ratings predict, with an
 interval. For ``/compare/`` and ``GET /api/compare/``. Reads only."""
+
 from __future__ import annotations
 
 import math
@@ -13,22 +14,26 @@ from django.db.models import Q
 from leaderboard.arena import standing
 from leaderboard.arena.catalog_link import contestant_names
 from leaderboard.arena.selectors import latest_snapshots, public_votes
+from leaderboard.boards.selectors import model_scores
 from leaderboard.catalog.labels import labels_for
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost.validation import run_status
 from leaderboard.runs.models import ItemResult, Score
-from leaderboard.boards.selectors import model_scores
 
 #: the most items listed where the two models differ, per benchmark
 ITEM_LIMIT = 100
 
 
 def _cell(score: Score | None) -> dict[str, Any] | None:
-    return None if score is None else {"value": score.value, "ci_low": score.ci_low, "ci_high": score.ci_high, "n": score.n}
+    return (
+        None
+        if score is None
+        else {"value": score.value, "ci_low": score.ci_low, "ci_high": score.ci_high, "n": score.n}
+    )
 
 
 def _better(a: dict | None, b: dict | None, higher: bool) -> str:
-    """"a" or "b" when that model's interval lies entirely on the better side of the other's, else ""."""
+    """ "a" or "b" when that model's interval lies entirely on the better side of the other's, else ""."""
     if not a or not b or None in (a["ci_low"], a["ci_high"], b["ci_low"], b["ci_high"]):
         return ""
     if a["ci_low"] > b["ci_high"]:
@@ -75,8 +80,13 @@ def _arena(model_a: Model, model_b: Model) -> dict[str, Any] | None:
     rows = {m["name"]: m for m in standing.snapshot_rows(snapshot)}
     if a not in rows or b not in rows:
         return None
-    votes = public_votes().filter(valid=True).filter(
-        Q(battle__model_a__name=a, battle__model_b__name=b) | Q(battle__model_a__name=b, battle__model_b__name=a))
+    votes = (
+        public_votes()
+        .filter(valid=True)
+        .filter(
+            Q(battle__model_a__name=a, battle__model_b__name=b) | Q(battle__model_a__name=b, battle__model_b__name=a)
+        )
+    )
     record = {"a": 0, "b": 0, "ties": 0}
     for winner, left in votes.values_list("winner", "battle__model_a__name"):
         if winner in ("model_a", "model_b"):
@@ -93,15 +103,27 @@ def _arena(model_a: Model, model_b: Model) -> dict[str, Any] | None:
             return 1.0 / (1.0 + 10 ** (-d / 400.0))
 
         predicted, low, high = share(diff), share(diff - 1.96 * se), share(diff + 1.96 * se)
-    return {"record": record, "predicted": predicted, "predicted_low": low, "predicted_high": high,
-            "rating_a": ra["rating"] if ra["ranked"] else None, "rating_b": rb["rating"] if rb["ranked"] else None, "standing_a": ra["standing"], "standing_b": rb["standing"]}
+    return {
+        "record": record,
+        "predicted": predicted,
+        "predicted_low": low,
+        "predicted_high": high,
+        "rating_a": ra["rating"] if ra["ranked"] else None,
+        "rating_b": rb["rating"] if rb["ranked"] else None,
+        "standing_a": ra["standing"],
+        "standing_b": rb["standing"],
+    }
 
 
 def compare_models(*, a: Model, b: Model, user: Any) -> dict[str, Any]:
     found_a = {bench.pk: (bench, run, scores) for bench, run, scores in model_scores(model=a, user=user)}
     found_b = {bench.pk: (bench, run, scores) for bench, run, scores in model_scores(model=b, user=user)}
     benchmarks = []
-    for pk in [k for k in found_a if k in found_b] + [k for k in found_a if k not in found_b] + [k for k in found_b if k not in found_a]:
+    for pk in (
+        [k for k in found_a if k in found_b]
+        + [k for k in found_a if k not in found_b]
+        + [k for k in found_b if k not in found_a]
+    ):
         bench = (found_a.get(pk) or found_b[pk])[0]
         primary = next((c for c in bench.metric_columns if c.get("primary")), None)
         if primary is None:
@@ -112,20 +134,52 @@ def compare_models(*, a: Model, b: Model, user: Any) -> dict[str, Any]:
         slices = [""]
         if bench.slice_dimensions:
             dim = bench.slice_dimensions[0]
-            slices += [f"{dim['key']}={v}" for v in dim["values"] if f"{dim['key']}={v}" in scores_a or f"{dim['key']}={v}" in scores_b]
-        statuses = [run_status(bench, found[pk][1].environment, found[pk][1].dataset_version.judge_validations)
-                    for found in (found_a, found_b) if pk in found]
+            slices += [
+                f"{dim['key']}={v}"
+                for v in dim["values"]
+                if f"{dim['key']}={v}" in scores_a or f"{dim['key']}={v}" in scores_b
+            ]
+        statuses = [
+            run_status(bench, found[pk][1].environment, found[pk][1].dataset_version.judge_validations)
+            for found in (found_a, found_b)
+            if pk in found
+        ]
         unranked = next((status.reason for status in statuses if not status.ranked), "")
         rows = []
         words = labels_for(bench)
         for key in slices:
             ca, cb = _cell(scores_a.get(key)), _cell(scores_b.get(key))
-            rows.append({"slice": key.split("=", 1)[1] if key else "all",
-                         "label": words.value(*key.split("=", 1)) if key else "all",
-                         "a": ca, "b": cb, "better": "" if unranked else _better(ca, cb, higher)})
-        items = _items(found_a[pk][1], found_b[pk][1], primary["key"], higher) if pk in found_a and pk in found_b else None
-        benchmarks.append({"benchmark": bench.slug, "name": bench.name, "metric": primary["label"],
-                           "format": primary.get("format", "percent"), "higher_is_better": higher, "rows": rows, "items": items,
-                           "unranked_reason": unranked,
-                           "run_a": found_a[pk][1].pk if pk in found_a else None, "run_b": found_b[pk][1].pk if pk in found_b else None})
-    return {"a": a.slug, "b": b.slug, "a_name": a.name, "b_name": b.name, "benchmarks": benchmarks, "arena": _arena(a, b)}
+            rows.append(
+                {
+                    "slice": key.split("=", 1)[1] if key else "all",
+                    "label": words.value(*key.split("=", 1)) if key else "all",
+                    "a": ca,
+                    "b": cb,
+                    "better": "" if unranked else _better(ca, cb, higher),
+                }
+            )
+        items = (
+            _items(found_a[pk][1], found_b[pk][1], primary["key"], higher) if pk in found_a and pk in found_b else None
+        )
+        benchmarks.append(
+            {
+                "benchmark": bench.slug,
+                "name": bench.name,
+                "metric": primary["label"],
+                "format": primary.get("format", "percent"),
+                "higher_is_better": higher,
+                "rows": rows,
+                "items": items,
+                "unranked_reason": unranked,
+                "run_a": found_a[pk][1].pk if pk in found_a else None,
+                "run_b": found_b[pk][1].pk if pk in found_b else None,
+            }
+        )
+    return {
+        "a": a.slug,
+        "b": b.slug,
+        "a_name": a.name,
+        "b_name": b.name,
+        "benchmarks": benchmarks,
+        "arena": _arena(a, b),
+    }

@@ -3,6 +3,7 @@
 Search Arena. Reads the precomputed leaderboard rows (one query per board) and the latest arena
 snapshot; ranks by the boards' own rule (``selectors.ranks_among``: 1 + the rows whose interval lies
 entirely better). Public data only, so the pages can be cached for everyone."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -13,11 +14,11 @@ from leaderboard.arena import standing
 from leaderboard.arena.catalog_link import contestant_names
 from leaderboard.arena.selectors import latest_snapshots
 from leaderboard.arena.standing import Standings
+from leaderboard.boards.selectors import Cell, public_entries_q, ranks_among
 from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.modelhost.validation import unranked_by_judge
-from leaderboard.runs.score_keys import column_id
 from leaderboard.runs.models import LeaderboardEntry
-from leaderboard.boards.selectors import Cell, public_entries_q, ranks_among
+from leaderboard.runs.score_keys import column_id
 
 SORTS = ("name", "-name", "registered", "-registered")
 
@@ -40,9 +41,16 @@ class Headline:
         return self.rank is not None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"benchmark": self.benchmark, "value": self.value, "ci_low": self.ci_low, "ci_high": self.ci_high,
-                "rank": self.rank, "ranked": self.ranked, "unranked_reason": self.unranked_reason,
-                "format": "percent" if self.percent else "number"}
+        return {
+            "benchmark": self.benchmark,
+            "value": self.value,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "rank": self.rank,
+            "ranked": self.ranked,
+            "unranked_reason": self.unranked_reason,
+            "format": "percent" if self.percent else "number",
+        }
 
 
 @dataclass
@@ -74,27 +82,57 @@ def board_headlines() -> list[BoardHeadlines]:
         higher = bool(primary.get("higher_is_better", True))
         board = BoardHeadlines(benchmark, str(primary["label"]), primary.get("format", "percent") == "percent", higher)
         col = column_id(primary["key"])
-        found = (LeaderboardEntry.objects.filter(public_entries_q(), benchmark=benchmark, dataset_version__is_current=True)
-                 .select_related("model").only("values", "model__name", "model__slug", "model__modality", "model__source",
-                                               "model__created_at", "model__is_reference"))
+        found = (
+            LeaderboardEntry.objects.filter(public_entries_q(), benchmark=benchmark, dataset_version__is_current=True)
+            .select_related("model")
+            .only(
+                "values",
+                "model__name",
+                "model__slug",
+                "model__modality",
+                "model__source",
+                "model__created_at",
+                "model__is_reference",
+            )
+        )
         entries = [entry for entry in found if not entry.model.is_reference]
-        references = [(entry.model, Cell(*entry.values[col])) for entry in found if entry.model.is_reference and entry.values.get(col)]
-        board.baselines = [(model, Headline(benchmark.slug, cell.value, cell.ci_low, cell.ci_high, None, board.percent))
-                           for model, cell in sorted(references, key=lambda mc: -mc[1].value if higher else mc[1].value)]
+        references = [
+            (entry.model, Cell(*entry.values[col]))
+            for entry in found
+            if entry.model.is_reference and entry.values.get(col)
+        ]
+        board.baselines = [
+            (model, Headline(benchmark.slug, cell.value, cell.ci_low, cell.ci_high, None, board.percent))
+            for model, cell in sorted(references, key=lambda mc: -mc[1].value if higher else mc[1].value)
+        ]
         version = benchmark.dataset_versions.filter(is_current=True).only("judge_validations").first()
         untrusted = unranked_by_judge(benchmark, found.filter(model__is_reference=False), version) if version else {}
-        cells = {entry.model_id: (entry.model, Cell(*entry.values[col]), untrusted.get(entry.pk))
-                 for entry in entries if entry.values.get(col)}
+        cells = {
+            entry.model_id: (entry.model, Cell(*entry.values[col]), untrusted.get(entry.pk))
+            for entry in entries
+            if entry.values.get(col)
+        }
         raw = [entry.values[col] for entry in entries if entry.values.get(col) and entry.pk not in untrusted]
-        rank = ranks_among([entry_values for entry_values in raw if entry_values[1] is not None and entry_values[2] is not None], higher)
+        rank = ranks_among(
+            [entry_values for entry_values in raw if entry_values[1] is not None and entry_values[2] is not None],
+            higher,
+        )
         for pk, (model, cell, status) in cells.items():
             bounded = cell.ci_low is not None and cell.ci_high is not None
-            board.by_model[pk] = Headline(benchmark.slug, cell.value, cell.ci_low, cell.ci_high,
-                                          rank(cell) if bounded and status is None else None, board.percent,
-                                          status.reason if status is not None else "")
+            board.by_model[pk] = Headline(
+                benchmark.slug,
+                cell.value,
+                cell.ci_low,
+                cell.ci_high,
+                rank(cell) if bounded and status is None else None,
+                board.percent,
+                status.reason if status is not None else "",
+            )
             board.models[pk] = model
-        board.order = sorted(cells, key=lambda pk: (board.by_model[pk].rank or 10**9,
-                                                    -cells[pk][1].value if higher else cells[pk][1].value))
+        board.order = sorted(
+            cells,
+            key=lambda pk: (board.by_model[pk].rank or 10**9, -cells[pk][1].value if higher else cells[pk][1].value),
+        )
         boards.append(board)
     return boards
 
@@ -108,14 +146,23 @@ def home_leaders(limit: int = 3) -> dict[str, Any]:
     """The home page's leaders: each board's top ``limit`` rows and, marked apart, its best ``limit`` baselines; and
     the arena's ranked top ``limit`` with the provisional models listed apart."""
     arena = arena_standings()
-    return {"boards": {b.benchmark.slug: {"metric": b.metric, "percent": b.percent, "rows": b.top(limit),
-                                          "baselines": b.baselines[:limit],
-                                          # said once under the card's table (its rank column is too narrow for it)
-                                          "unranked_reason": next((h.unranked_reason for _, h in b.top(limit)
-                                                                   if h.unranked_reason), "")}
-                       for b in board_headlines()},
-            "arena": arena.ranked[:limit], "arena_provisional": arena.provisional, "arena_rule": arena.short_rule,
-            "arena_any": bool(arena.ranked or arena.provisional)}
+    return {
+        "boards": {
+            b.benchmark.slug: {
+                "metric": b.metric,
+                "percent": b.percent,
+                "rows": b.top(limit),
+                "baselines": b.baselines[:limit],
+                # said once under the card's table (its rank column is too narrow for it)
+                "unranked_reason": next((h.unranked_reason for _, h in b.top(limit) if h.unranked_reason), ""),
+            }
+            for b in board_headlines()
+        },
+        "arena": arena.ranked[:limit],
+        "arena_provisional": arena.provisional,
+        "arena_rule": arena.short_rule,
+        "arena_any": bool(arena.ranked or arena.provisional),
+    }
 
 
 @dataclass(frozen=True)
@@ -134,7 +181,11 @@ class IndexQueryError(ValueError):
 def index_query(params: Any) -> IndexQuery:
     """The models index's parameters, each checked (an unknown value names its field and the choices)."""
     sort = params.get("sort") or "name"
-    sorts = SORTS + tuple(p + slug for slug in Benchmark.objects.values_list("slug", flat=True) for p in ("", "-")) + ("arena", "-arena")
+    sorts = (
+        SORTS
+        + tuple(p + slug for slug in Benchmark.objects.values_list("slug", flat=True) for p in ("", "-"))
+        + ("arena", "-arena")
+    )
     if sort not in sorts:
         raise IndexQueryError("sort", f"sort: '{sort}' is not one of {', '.join(sorts)}")
     modality = params.get("modality") or ""
@@ -177,11 +228,20 @@ def models_index(query: IndexQuery) -> ModelsIndex:
     if query.source:
         models = models.filter(source=query.source)
     linked = contestant_names()  # a contestant's figures go to the catalog model linked to it, never to a namesake
-    rows = [IndexRow(m, {b.benchmark.slug: b.by_model.get(m.pk) for b in boards}, [b.by_model.get(m.pk) for b in boards],
-                     by_name.get(linked[m.pk]) if m.pk in linked else None) for m in models]
+    rows = [
+        IndexRow(
+            m,
+            {b.benchmark.slug: b.by_model.get(m.pk) for b in boards},
+            [b.by_model.get(m.pk) for b in boards],
+            by_name.get(linked[m.pk]) if m.pk in linked else None,
+        )
+        for m in models
+    ]
     key, descending = query.sort.lstrip("-"), query.sort.startswith("-")
     if key in ("name", "registered"):
-        rows.sort(key=lambda r: r.model.name.lower() if key == "name" else r.model.created_at.isoformat(), reverse=descending)
+        rows.sort(
+            key=lambda r: r.model.name.lower() if key == "name" else r.model.created_at.isoformat(), reverse=descending
+        )
         return ModelsIndex(boards, rows, query)
     if key == "arena":
         values = {r.model.pk: float(r.arena["rating"]) for r in rows if r.arena and r.arena["ranked"]}
@@ -189,5 +249,7 @@ def models_index(query: IndexQuery) -> ModelsIndex:
     else:
         values = {r.model.pk: h.value for r in rows if (h := r.headlines.get(key)) is not None}
         best_first = next(b for b in boards if b.benchmark.slug == key).higher_is_better
-    scored = sorted((r for r in rows if r.model.pk in values), key=lambda r: values[r.model.pk], reverse=best_first != descending)
+    scored = sorted(
+        (r for r in rows if r.model.pk in values), key=lambda r: values[r.model.pk], reverse=best_first != descending
+    )
     return ModelsIndex(boards, scored + [r for r in rows if r.model.pk not in values], query)

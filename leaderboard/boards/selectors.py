@@ -3,40 +3,38 @@ always through the visibility rule (private models and submissions are seen only
 staff; ``leaderboard.runs.selectors`` holds the rule for submissions and runs).
 
 Each selector issues a fixed number of queries whatever the number of rows."""
+
 from __future__ import annotations
 
 import datetime as dt
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from django.conf import settings
-from django.db.models import BooleanField, ExpressionWrapper, Q, TextField
-from django.db.models.functions import Cast
 from django.core.cache import cache
+from django.db.models import BooleanField, ExpressionWrapper, Q, TextField
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
+from django.db.models.functions import Cast
 
 from evaluators.core import ItemScore, MethodNote, ProtocolRow, evaluator_for, evaluator_version
 from leaderboard.accounts import policy
+from leaderboard.boards import charts
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items
 from leaderboard.modelhost.validation import judge_validation_notes, unranked_by_judge
 from leaderboard.pagecache import quietly
-from leaderboard.boards import charts
-from leaderboard.runs.score_keys import column_id, slice_key
 from leaderboard.runs.models import EvaluationRun, ItemResult, LeaderboardEntry, RunStatus, Score
+from leaderboard.runs.score_keys import column_id, slice_key
 from leaderboard.runs.selectors import visible_submissions_q
-
 
 #: a row is public only while its model and its submission both still are (checked on every read)
 PUBLIC_ENTRY = ("is_public", "model__is_public", "run__submission__is_public")
 
 
 def public_entries_q() -> Q:
-    return Q(**{flag: True for flag in PUBLIC_ENTRY})
+    return Q(**dict.fromkeys(PUBLIC_ENTRY, True))
 
 
 def visible_entries_q(user: Any) -> Q:
@@ -121,8 +119,14 @@ def leaderboard_query(*, benchmark: Benchmark, params: Mapping[str, str]) -> Lea
     ``sort``, a slice (``language=python``: the first dimension given a known value), ``page`` and,
     where the benchmark has a date slice, ``from``/``to`` (YYYY-MM-DD). Raises QueryError naming the
     parameter that cannot be used."""
-    slice_filter = next((f"{d['key']}={params[d['key']]}" for d in benchmark.slice_dimensions
-                         if params.get(d["key"]) and params[d["key"]] in d["values"]), "")
+    slice_filter = next(
+        (
+            f"{d['key']}={params[d['key']]}"
+            for d in benchmark.slice_dimensions
+            if params.get(d["key"]) and params[d["key"]] in d["values"]
+        ),
+        "",
+    )
     raw_page = params.get("page") or "1"
     try:
         page = int(raw_page)
@@ -170,8 +174,10 @@ def method_notes_of(benchmark: Benchmark) -> list[MethodNote]:
     found = configured_evaluator(benchmark).presentation().method_notes()  # as configured here (Video NIAH's mode)
     version = benchmark.dataset_versions.filter(is_current=True).only("tag", "notes", "judge_validations").first()
     if version is not None:  # the evaluator's diagnostics of this dataset version, then its judge's validation
-        found += [MethodNote(f"{note['heading']} · dataset {version.tag}", note["text"], tuple(note.get("points", ())))
-                  for note in version.notes]
+        found += [
+            MethodNote(f"{note['heading']} · dataset {version.tag}", note["text"], tuple(note.get("points", ())))
+            for note in version.notes
+        ]
         found += judge_validation_notes(benchmark, version)
     return found
 
@@ -184,8 +190,16 @@ def method_card_of(benchmark: Benchmark) -> list[ProtocolRow]:
     return configured_evaluator(benchmark).presentation().method_card()
 
 
-def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = None, slice_filter: str = "",
-                page: int = 1, page_size: int = PAGE_SIZE, window: DateWindow | None = None) -> Leaderboard:
+def leaderboard(
+    *,
+    benchmark: Benchmark,
+    user: Any = None,
+    sort: str | None = None,
+    slice_filter: str = "",
+    page: int = 1,
+    page_size: int = PAGE_SIZE,
+    window: DateWindow | None = None,
+) -> Leaderboard:
     """One page of a benchmark's leaderboard on its current dataset version, from the precomputed
     entries (the latest succeeded run of each model). ``slice_filter`` (e.g. ``difficulty=hard``)
     selects the per-slice scores shown in the headline columns.
@@ -202,12 +216,16 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
     columns = _columns(benchmark, slice_filter)
     primary = next((c for c in benchmark.metric_columns if c.get("primary")), None)
     default_sort = column_id(primary["key"], slice_filter) if primary else ""
-    sort_col = next((c for c in columns if c["id"] == (sort or default_sort)), None) or (columns[0] if columns else None)
+    sort_col = next((c for c in columns if c["id"] == (sort or default_sort)), None) or (
+        columns[0] if columns else None
+    )
     if dataset is None or sort_col is None:
         return Leaderboard(benchmark, dataset, columns, [], sort or "", slice_filter, current_version)
     col, higher = sort_col["id"], sort_col["higher_is_better"]
     entries = LeaderboardEntry.objects.filter(benchmark=benchmark, dataset_version=dataset)
-    entries = entries.filter(visible_entries_q(user)).annotate(shown_public=ExpressionWrapper(public_entries_q(), BooleanField()))
+    entries = entries.filter(visible_entries_q(user)).annotate(
+        shown_public=ExpressionWrapper(public_entries_q(), BooleanField())
+    )
     windowed: dict[int, dict[str, list]] | None = None
     contaminated: dict[int, dt.date] = {}
     date_key = date_slice_of(benchmark) if window else None
@@ -216,27 +234,53 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
     if window or within:
         all_rows = list(entries.values_list("pk", "shown_public", "run_id", "model__release_date"))
         references = set(entries.filter(model__is_reference=True).values_list("pk", flat=True))
-        by_run = _recomputed_values(benchmark, [run_id for _, _, run_id, _ in all_rows], date_key=date_key, window=window, within=within)
-        windowed = {pk: _under_filter(by_run.get(run_id, {}), slice_filter if within else "") for pk, _, run_id, _ in all_rows}
+        by_run = _recomputed_values(
+            benchmark, [run_id for _, _, run_id, _ in all_rows], date_key=date_key, window=window, within=within
+        )
+        windowed = {
+            pk: _under_filter(by_run.get(run_id, {}), slice_filter if within else "") for pk, _, run_id, _ in all_rows
+        }
         if window and window.start:
             contaminated = {pk: released for pk, _, _, released in all_rows if released and released >= window.start}
         keyed = [(pk, pub, windowed[pk].get(col)) for pk, pub, _, _ in all_rows]
     else:
-        keyed = list(entries.annotate(sort_cell=KeyTransform(col, "values")).values_list("pk", "shown_public", "sort_cell"))
+        keyed = list(
+            entries.annotate(sort_cell=KeyTransform(col, "values")).values_list("pk", "shown_public", "sort_cell")
+        )
         references = set(entries.filter(model__is_reference=True).values_list("pk", flat=True))
     present = [(pk, pub, cell) for pk, pub, cell in keyed if cell]
     present.sort(key=lambda t: t[2][0], reverse=higher)
     ordered = [pk for pk, _, _ in present] + [pk for pk, _, cell in keyed if not cell]
     untrusted = unranked_by_judge(benchmark, entries, dataset)
-    ranks = ranks_among([cell for pk, pub, cell in present
-                         if pub and pk not in contaminated and pk not in references and pk not in untrusted], higher)
+    ranks = ranks_among(
+        [
+            cell
+            for pk, pub, cell in present
+            if pub and pk not in contaminated and pk not in references and pk not in untrusted
+        ],
+        higher,
+    )
     pages = max(1, -(-len(ordered) // page_size))
     page = min(max(1, page), pages)
-    page_ids = ordered[(page - 1) * page_size: page * page_size]
+    page_ids = ordered[(page - 1) * page_size : page * page_size]
     shown_public = {pk for pk, pub, _ in keyed if pub}
-    by_id = {e.pk: e for e in LeaderboardEntry.objects.filter(pk__in=page_ids).select_related("model", "run")
-             .only("pk", "values", "model__name", "model__slug", "model__release_date", "model__is_reference", "run__evaluator_version",
-                   "run__submission_id", "run__environment", "run__cost")}
+    by_id = {
+        e.pk: e
+        for e in LeaderboardEntry.objects.filter(pk__in=page_ids)
+        .select_related("model", "run")
+        .only(
+            "pk",
+            "values",
+            "model__name",
+            "model__slug",
+            "model__release_date",
+            "model__is_reference",
+            "run__evaluator_version",
+            "run__submission_id",
+            "run__environment",
+            "run__cost",
+        )
+    }
     wanted = {c["id"] for c in columns}
     figures = charts.specs(benchmark) if not slice_filter else {}
     rows = []
@@ -244,16 +288,25 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
         entry = by_id[pk]
         values = windowed[pk] if windowed is not None else entry.values
         cells = {cid: Cell(*vec) for cid, vec in values.items() if cid in wanted}
-        row = LeaderboardRow(model=entry.model, run=entry.run, cells=cells, is_public=pk in shown_public, judge=judge_label(entry.run),
-                             is_reference=entry.model.is_reference, **charts.figures(figures, values))
+        row = LeaderboardRow(
+            model=entry.model,
+            run=entry.run,
+            cells=cells,
+            is_public=pk in shown_public,
+            judge=judge_label(entry.run),
+            is_reference=entry.model.is_reference,
+            **charts.figures(figures, values),
+        )
         cell = cells.get(col)
         if row.is_reference:
             row.unranked_reason = "a reference row (the benchmark's baseline), shown for comparison and never ranked"
         elif cell is None:
             row.unranked_reason = f"no {sort_col['label']} score for this selection"
         elif pk in contaminated and window is not None and window.start is not None:
-            row.unranked_reason = (f"contaminated: released {contaminated[pk]:%Y-%m-%d}, on or after the window's start "
-                                   f"{window.start:%Y-%m-%d}, so it may have seen these problems")
+            row.unranked_reason = (
+                f"contaminated: released {contaminated[pk]:%Y-%m-%d}, on or after the window's start "
+                f"{window.start:%Y-%m-%d}, so it may have seen these problems"
+            )
         elif not row.is_public:
             row.unranked_reason = "private: visible only to its owner and staff"
         elif pk in untrusted:
@@ -267,9 +320,26 @@ def leaderboard(*, benchmark: Benchmark, user: Any = None, sort: str | None = No
         rows.append(row)
     toolchains = _flag_toolchains(rows)
     judges = sorted({row.judge for row in rows if row.judge})
-    judge_notes = sorted({str(note) for row in rows if (note := ((row.run.environment or {}).get("judge") or {}).get("note"))})
-    return Leaderboard(benchmark, dataset, columns, rows, col, slice_filter, current_version, page, pages, len(ordered), toolchains,
-                       window, judges, judge_notes, next((status.reason for status in untrusted.values()), ""))
+    judge_notes = sorted(
+        {str(note) for row in rows if (note := ((row.run.environment or {}).get("judge") or {}).get("note"))}
+    )
+    return Leaderboard(
+        benchmark,
+        dataset,
+        columns,
+        rows,
+        col,
+        slice_filter,
+        current_version,
+        page,
+        pages,
+        len(ordered),
+        toolchains,
+        window,
+        judges,
+        judge_notes,
+        next((status.reason for status in untrusted.values()), ""),
+    )
 
 
 WINDOW_CACHE_SECONDS = 24 * 3600
@@ -295,8 +365,14 @@ def _under_filter(values: dict[str, list], slice_filter: str) -> dict[str, list]
     return out
 
 
-def _recomputed_values(benchmark: Benchmark, run_ids: list[int], *, date_key: str | None, window: DateWindow | None,
-                       within: tuple[str, str] | None) -> dict[int, dict[str, list]]:
+def _recomputed_values(
+    benchmark: Benchmark,
+    run_ids: list[int],
+    *,
+    date_key: str | None,
+    window: DateWindow | None,
+    within: tuple[str, str] | None,
+) -> dict[int, dict[str, list]]:
     """Every metric of each run recomputed by the evaluator over the item results in the date window
     and the slice ``within``. A succeeded run's item results never change, so results are cached per
     (run, window, slice)."""
@@ -316,20 +392,27 @@ def _recomputed_values(benchmark: Benchmark, run_ids: list[int], *, date_key: st
             if window.end:
                 results = results.filter(date__lte=window.end.isoformat())
         if within:
-            results = results.annotate(within=Cast(KeyTextTransform(within[0], "slices"), TextField())).filter(within=within[1])
+            results = results.annotate(within=Cast(KeyTextTransform(within[0], "slices"), TextField())).filter(
+                within=within[1]
+            )
         # each run's results fed to its own aggregation as they are read: none kept where the metrics need
         # a few numbers per item (Multi-LCB)
         aggregations = {run_id: evaluator.aggregation(seed=run_id) for run_id in missing}
         found_any: set[int] = set()
         for run_id, item_id, slices, scores, detail, error in results.values_list(
-                "run_id", "item_id", "slices", "scores", "detail", "error").iterator(chunk_size=500):
-            aggregations[run_id].add(ItemScore(item_id=item_id, slices=slices, scores=scores, detail=detail, error=error))
+            "run_id", "item_id", "slices", "scores", "detail", "error"
+        ).iterator(chunk_size=500):
+            aggregations[run_id].add(
+                ItemScore(item_id=item_id, slices=slices, scores=scores, detail=detail, error=error)
+            )
             found_any.add(run_id)
         fresh = {}
         for run_id, aggregation in aggregations.items():
             metrics = aggregation.metrics() if run_id in found_any else []
             fresh[run_id] = {column_id(m.key, slice_key(m.slice)): [m.value, m.ci_low, m.ci_high, m.n] for m in metrics}
-        quietly(lambda: cache.set_many({keys[run_id]: values for run_id, values in fresh.items()}, WINDOW_CACHE_SECONDS))
+        quietly(
+            lambda: cache.set_many({keys[run_id]: values for run_id, values in fresh.items()}, WINDOW_CACHE_SECONDS)
+        )
         out.update(fresh)
     return out
 
@@ -356,7 +439,11 @@ def _flag_toolchains(rows: list[LeaderboardRow]) -> dict[str, str]:
     common = dict(most_common)
     for row in rows:
         own = _toolchains(row.run)
-        changed = [f"{lang} {own.get(lang, '?')}" for lang in sorted(set(own) | set(common)) if own.get(lang) != common.get(lang)]
+        changed = [
+            f"{lang} {own.get(lang, '?')}"
+            for lang in sorted(set(own) | set(common))
+            if own.get(lang) != common.get(lang)
+        ]
         if changed and own:
             row.flags.append("scored with other toolchains: " + ", ".join(changed))
     return common
@@ -382,8 +469,16 @@ def _columns(benchmark: Benchmark, slice_filter: str) -> list[dict[str, Any]]:
     dimension (the languages within a difficulty, recomputed: ``_within``). Each names its header:
     ``title`` (the full name: the metric's label, the slice value's name) and ``short`` (an abbreviation
     for a wide board, "" for none)."""
-    columns = [dict(c, slice_key=slice_filter, id=column_id(c["key"], slice_filter), title=c["label"], short=c.get("short") or "")
-               for c in benchmark.metric_columns]
+    columns = [
+        dict(
+            c,
+            slice_key=slice_filter,
+            id=column_id(c["key"], slice_filter),
+            title=c["label"],
+            short=c.get("short") or "",
+        )
+        for c in benchmark.metric_columns
+    ]
     primary = next((c for c in benchmark.metric_columns if c.get("primary")), None)
     if primary and benchmark.slice_dimensions and (not slice_filter or _within(benchmark, slice_filter)):
         dim = benchmark.slice_dimensions[0]
@@ -391,15 +486,30 @@ def _columns(benchmark: Benchmark, slice_filter: str) -> list[dict[str, Any]]:
         for value in dim["values"]:
             s_key = f"{dim['key']}={value}"
             short, name = named.get(value, ("", value))
-            columns.append(dict(primary, label=value, title=name, short=short, slice_key=s_key, id=column_id(primary["key"], s_key),
-                                per_slice=True, primary=False))
+            columns.append(
+                dict(
+                    primary,
+                    label=value,
+                    title=name,
+                    short=short,
+                    slice_key=s_key,
+                    id=column_id(primary["key"], s_key),
+                    per_slice=True,
+                    primary=False,
+                )
+            )
     return columns
 
 
 def model_scores(*, model: Model, user: Any) -> list[tuple[Benchmark, EvaluationRun, list[Score]]]:
     """The latest succeeded visible run of the model on each benchmark, with its headline scores."""
-    runs = (EvaluationRun.objects.filter(visible_submissions_q(user, "submission__"), submission__model=model, status=RunStatus.SUCCEEDED)
-            .select_related("benchmark", "dataset_version").order_by("benchmark__position", "-finished_at"))
+    runs = (
+        EvaluationRun.objects.filter(
+            visible_submissions_q(user, "submission__"), submission__model=model, status=RunStatus.SUCCEEDED
+        )
+        .select_related("benchmark", "dataset_version")
+        .order_by("benchmark__position", "-finished_at")
+    )
     latest: dict[int, EvaluationRun] = {}
     for run in runs:
         latest.setdefault(run.benchmark_id, run)

@@ -1,6 +1,7 @@
 """The leaderboards' and the models index's JSON: the shapes the API answers with and the pages download
 (a board's ``?format=json``, ``/models/?format=json``), described in the OpenAPI schema; and the API's
 benchmark (with its method card) and model profile."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -21,18 +22,25 @@ class ScoreCellSerializer(serializers.Serializer):
 
 class LeaderboardRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField(allow_null=True, help_text="null when the row is not ranked (see unranked_reason)")
-    ranked = serializers.SerializerMethodField(help_text="false when the row is not ranked; unranked_reason says why "
-                                                         "(e.g. 'judge not validated: not ranked')")
+    ranked = serializers.SerializerMethodField(
+        help_text="false when the row is not ranked; unranked_reason says why (e.g. 'judge not validated: not ranked')"
+    )
     contaminated = serializers.SerializerMethodField()
     model = serializers.CharField(source="model.name")
     model_slug = serializers.CharField(source="model.slug")
     run = serializers.IntegerField(source="run.pk")
     evaluator_version = serializers.CharField(source="run.evaluator_version")
-    judge = serializers.SerializerMethodField(help_text="the judge that scored this row: name@revision (prompt version)")
+    judge = serializers.SerializerMethodField(
+        help_text="the judge that scored this row: name@revision (prompt version)"
+    )
     unranked_reason = serializers.CharField()
-    is_reference = serializers.BooleanField(help_text="a baseline row (e.g. PoliCon's Random and Greedy): shown, never ranked")
+    is_reference = serializers.BooleanField(
+        help_text="a baseline row (e.g. PoliCon's Random and Greedy): shown, never ranked"
+    )
     flags = serializers.ListField(child=serializers.CharField())
-    scores = serializers.SerializerMethodField(help_text="column id (metric, or metric|slice) -> value with its interval")
+    scores = serializers.SerializerMethodField(
+        help_text="column id (metric, or metric|slice) -> value with its interval"
+    )
 
     def get_ranked(self, row: selectors.LeaderboardRow) -> bool:
         return row.rank is not None
@@ -53,8 +61,10 @@ class DateWindowSerializer(serializers.Serializer):
     """``{"from": date, "to": date}``, either open (null); both ends inclusive."""
 
     def get_fields(self) -> dict[str, serializers.Field]:  # "from" is a keyword: no class attribute
-        return {"from": serializers.DateField(source="start", allow_null=True),
-                "to": serializers.DateField(source="end", allow_null=True)}
+        return {
+            "from": serializers.DateField(source="start", allow_null=True),
+            "to": serializers.DateField(source="end", allow_null=True),
+        }
 
 
 class LeaderboardSerializer(serializers.Serializer):
@@ -65,7 +75,9 @@ class LeaderboardSerializer(serializers.Serializer):
     evaluator_version = serializers.CharField(source="current_evaluator_version")
     judges = serializers.ListField(child=serializers.CharField())
     sort = serializers.CharField(source="sort_key")
-    slice = serializers.CharField(source="slice_filter", help_text="the slice shown in the headline columns, e.g. language=python")
+    slice = serializers.CharField(
+        source="slice_filter", help_text="the slice shown in the headline columns, e.g. language=python"
+    )
     page = serializers.IntegerField()
     pages = serializers.IntegerField()
     total = serializers.IntegerField(help_text="rows over all pages")
@@ -78,10 +90,13 @@ class IndexHeadlineSerializer(serializers.Serializer):
     value = serializers.FloatField()
     ci_low = serializers.FloatField(allow_null=True)
     ci_high = serializers.FloatField(allow_null=True)
-    rank = serializers.IntegerField(allow_null=True, help_text="1 + the public models whose interval lies entirely better")
+    rank = serializers.IntegerField(
+        allow_null=True, help_text="1 + the public models whose interval lies entirely better"
+    )
     ranked = serializers.BooleanField(help_text="false when the headline is not ranked (unranked_reason says why)")
-    unranked_reason = serializers.CharField(help_text="e.g. 'judge not validated: not ranked'; empty when ranked or "
-                                                      "when it has no interval")
+    unranked_reason = serializers.CharField(
+        help_text="e.g. 'judge not validated: not ranked'; empty when ranked or when it has no interval"
+    )
     format = serializers.ChoiceField(choices=["percent", "number"])
 
 
@@ -91,7 +106,9 @@ class IndexArenaSerializer(serializers.Serializer):
     ci_high = serializers.FloatField(allow_null=True)
     rank = serializers.IntegerField(allow_null=True, help_text="among the ranked models; null while provisional")
     votes = serializers.IntegerField(allow_null=True, default=None)
-    provisional = serializers.BooleanField(default=False, help_text="not ranked yet: too few votes or no finite interval")
+    provisional = serializers.BooleanField(
+        default=False, help_text="not ranked yet: too few votes or no finite interval"
+    )
 
 
 class IndexBoardSerializer(serializers.Serializer):
@@ -155,8 +172,17 @@ class BenchmarkSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Benchmark
-        fields = ["slug", "name", "kind", "summary", "modality", "available", "metric_columns", "slice_dimensions",
-                  "method_card"]
+        fields = [
+            "slug",
+            "name",
+            "kind",
+            "summary",
+            "modality",
+            "available",
+            "metric_columns",
+            "slice_dimensions",
+            "method_card",
+        ]
 
 
 class ProfileBenchmarkSerializer(serializers.Serializer):
@@ -170,7 +196,9 @@ class ProfileBenchmarkSerializer(serializers.Serializer):
     ci_high = serializers.FloatField(allow_null=True)
     n = serializers.IntegerField(allow_null=True)
     rank = serializers.IntegerField(allow_null=True)
-    ranked = serializers.SerializerMethodField(help_text="false when the figure is not ranked (unranked_reason says why)")
+    ranked = serializers.SerializerMethodField(
+        help_text="false when the figure is not ranked (unranked_reason says why)"
+    )
     ranked_of = serializers.IntegerField()
     unranked_reason = serializers.CharField()
 
@@ -191,7 +219,9 @@ class ProfileArenaSerializer(serializers.Serializer):
     rank_ub = serializers.IntegerField()
     of = serializers.IntegerField(help_text="the ranked models")
     votes = serializers.IntegerField()
-    provisional = serializers.BooleanField(help_text="not ranked yet (too few votes or no finite interval): the rating is no measurement")
+    provisional = serializers.BooleanField(
+        help_text="not ranked yet (too few votes or no finite interval): the rating is no measurement"
+    )
     ranked = serializers.BooleanField()
     rank = serializers.IntegerField(allow_null=True, help_text="among the ranked models; null while provisional")
     standing = serializers.CharField(allow_blank=True, help_text="why it is not ranked yet, in words")
@@ -212,7 +242,9 @@ class ProfileModelSerializer(serializers.Serializer):
     name = serializers.CharField()
     slug = serializers.CharField()
     organization = serializers.CharField(allow_blank=True)
-    provenance = serializers.CharField(help_text="where the predictions come from: a file, HF weights, uploaded weights or an endpoint")
+    provenance = serializers.CharField(
+        help_text="where the predictions come from: a file, HF weights, uploaded weights or an endpoint"
+    )
     hf_repo = serializers.CharField(allow_blank=True)
     hf_revision = serializers.CharField(allow_blank=True)
     modality = serializers.CharField()
@@ -222,7 +254,9 @@ class ProfileModelSerializer(serializers.Serializer):
 
 
 class ProfileCostSerializer(serializers.Serializer):
-    total = serializers.DictField(child=serializers.FloatField(), help_text="each cost figure added up over the runs (submissions.costs)")
+    total = serializers.DictField(
+        child=serializers.FloatField(), help_text="each cost figure added up over the runs (submissions.costs)"
+    )
     runs = serializers.IntegerField(help_text="the succeeded runs with a recorded cost")
 
 

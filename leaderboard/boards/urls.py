@@ -1,4 +1,5 @@
 """The page URLs of the leaderboards (mounted at the site's root)."""
+
 from django.urls import path
 
 from leaderboard.boards import views

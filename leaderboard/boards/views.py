@@ -1,6 +1,7 @@
 """The pages of the leaderboards: a board with its chart and downloads, the models index, a model's page
 (its profile and, for its owner, the submit form), two models compared, and how far each board's ranking
 agrees with the arena's (``/arena/agreement/``)."""
+
 from __future__ import annotations
 
 import csv
@@ -42,10 +43,22 @@ def models_index(request: HtmxRequest) -> HttpResponse:
     index = leaders.models_index(query)
     if request.GET.get("format") == "json":
         return JsonResponse(ModelsIndexSerializer(index).data)
-    page = Paginator(index.rows, MODELS_PAGE).get_page(request.GET.get("page"))  # a thousand models' rows are not rendered at once
-    return render(request, "web/models.html", {"index": index, "page": page, "query_without_page": _query_without(request, "page"),
-                                               "problem": problem, "sources": Model.SOURCE_CHOICES, "modalities": MODALITIES},
-                  status=400 if problem else 200)
+    page = Paginator(index.rows, MODELS_PAGE).get_page(
+        request.GET.get("page")
+    )  # a thousand models' rows are not rendered at once
+    return render(
+        request,
+        "web/models.html",
+        {
+            "index": index,
+            "page": page,
+            "query_without_page": _query_without(request, "page"),
+            "problem": problem,
+            "sources": Model.SOURCE_CHOICES,
+            "modalities": MODALITIES,
+        },
+        status=400 if problem else 200,
+    )
 
 
 @cached_page
@@ -61,19 +74,36 @@ def benchmark_detail(request: HtmxRequest, slug: str) -> HttpResponse:
         query, problem = selectors.LeaderboardQuery(), str(exc)
         if fmt:
             return JsonResponse({"detail": problem, "field": exc.field}, status=400)
-    board = selectors.leaderboard(benchmark=benchmark, user=request.user, sort=query.sort, slice_filter=query.slice_filter,
-                                  page=query.page, page_size=100_000 if fmt else selectors.PAGE_SIZE, window=query.window)
+    board = selectors.leaderboard(
+        benchmark=benchmark,
+        user=request.user,
+        sort=query.sort,
+        slice_filter=query.slice_filter,
+        page=query.page,
+        page_size=100_000 if fmt else selectors.PAGE_SIZE,
+        window=query.window,
+    )
     if fmt in {"csv", "json"}:
         return _download(board, fmt)
     date_key = selectors.date_slice_of(benchmark)
-    date_range = selectors.dataset_date_range(dataset=board.dataset, date_key=date_key) if date_key and board.dataset else None
-    context = {"benchmark": benchmark, "board": board, "chart": _chart(board), "date_range": date_range, "problem": problem,
-               "labels": labels_for(benchmark),
-               "query": _query_without(request, "sort", "page"), "method": selectors.method_notes_of(benchmark),
-               "card": selectors.method_card_of(benchmark),
-               "show_costs": request.GET.get("costs") == "1", "cost_columns": COST_COLUMNS,
-               "query_without_costs": _query_without(request, "costs"),
-               "reported": reported_figures(benchmark.slug, benchmark.metric_columns)}
+    date_range = (
+        selectors.dataset_date_range(dataset=board.dataset, date_key=date_key) if date_key and board.dataset else None
+    )
+    context = {
+        "benchmark": benchmark,
+        "board": board,
+        "chart": _chart(board),
+        "date_range": date_range,
+        "problem": problem,
+        "labels": labels_for(benchmark),
+        "query": _query_without(request, "sort", "page"),
+        "method": selectors.method_notes_of(benchmark),
+        "card": selectors.method_card_of(benchmark),
+        "show_costs": request.GET.get("costs") == "1",
+        "cost_columns": COST_COLUMNS,
+        "query_without_costs": _query_without(request, "costs"),
+        "reported": reported_figures(benchmark.slug, benchmark.metric_columns),
+    }
     template = "web/benchmark.html#leaderboard" if request.htmx else "web/benchmark.html"
     return render(request, template, context, status=400 if problem else 200)
 
@@ -116,14 +146,27 @@ def _download(board: selectors.Leaderboard, fmt: str) -> HttpResponse:
     else:
         response = HttpResponse(content_type="text/csv")
         columns = [c["id"] for c in board.columns]
-        fields = ["rank", "model", "model_slug", "run", "dataset_version", "evaluator_version", "judge", "unranked_reason",
-                  "ranked"]
+        fields = [
+            "rank",
+            "model",
+            "model_slug",
+            "run",
+            "dataset_version",
+            "evaluator_version",
+            "judge",
+            "unranked_reason",
+            "ranked",
+        ]
         writer = csv.writer(response)
-        writer.writerow(fields + [f"{column}{part}" for column in columns for part in ("", ":ci_low", ":ci_high", ":n")])
+        writer.writerow(
+            fields + [f"{column}{part}" for column in columns for part in ("", ":ci_low", ":ci_high", ":n")]
+        )
         for row in data["rows"]:
             cells = [row["scores"].get(column, {}) for column in columns]
-            writer.writerow([spreadsheet_safe(data["dataset_version"] if f == "dataset_version" else row[f]) for f in fields]
-                            + [cell.get(part) for cell in cells for part in ("value", "ci_low", "ci_high", "n")])
+            writer.writerow(
+                [spreadsheet_safe(data["dataset_version"] if f == "dataset_version" else row[f]) for f in fields]
+                + [cell.get(part) for cell in cells for part in ("value", "ci_low", "ci_high", "n")]
+            )
     response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
     return response
 
@@ -131,9 +174,21 @@ def _download(board: selectors.Leaderboard, fmt: str) -> HttpResponse:
 def model_detail(request: HtmxRequest, slug: str) -> HttpResponse:
     model = get_object_or_404(models_visible(user=request.user).select_related("weights_upload"), slug=slug)
     can_manage = policy.can_manage(request.user, model)
-    submit_form = ModelSubmitForm(initial={"generation_settings": model.generation_defaults}) if can_manage and model.preflight_status == model.PREFLIGHT_PASSED else None
-    return render(request, "web/model.html", {"model": model, "profile": model_profile(model=model, user=request.user),
-                                              "can_manage": can_manage, "submit_form": submit_form})
+    submit_form = (
+        ModelSubmitForm(initial={"generation_settings": model.generation_defaults})
+        if can_manage and model.preflight_status == model.PREFLIGHT_PASSED
+        else None
+    )
+    return render(
+        request,
+        "web/model.html",
+        {
+            "model": model,
+            "profile": model_profile(model=model, user=request.user),
+            "can_manage": can_manage,
+            "submit_form": submit_form,
+        },
+    )
 
 
 def compare(request: HtmxRequest) -> HttpResponse:
@@ -142,7 +197,9 @@ def compare(request: HtmxRequest) -> HttpResponse:
     a = visible.filter(slug=request.GET.get("a", "")).first()
     b = visible.filter(slug=request.GET.get("b", "")).first()
     result = compare_models(a=a, b=b, user=request.user) if a is not None and b is not None and a != b else None
-    return render(request, "web/compare.html", {"models": visible.only("slug", "name")[:500], "a": a, "b": b, "result": result})
+    return render(
+        request, "web/compare.html", {"models": visible.only("slug", "name")[:500], "a": a, "b": b, "result": result}
+    )
 
 
 def agreement_page(request: HtmxRequest) -> HttpResponse:

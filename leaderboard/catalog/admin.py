@@ -1,4 +1,5 @@
 """Admin for benchmarks, dataset versions and models."""
+
 from django.contrib import admin
 
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model

@@ -1,5 +1,6 @@
 """A headline drawn as a bar, longer for better: the one rule the model profile's bars and the rank
 history's chart share."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,6 +1,7 @@
 """A benchmark's evaluator as this site runs it: the registered evaluator configured with the
 operator's settings for it (``LEADERBOARD_EVALUATOR_SETTINGS``), for the services that import datasets,
 create runs and check who may enter, and for the selectors that describe how scores are obtained."""
+
 from __future__ import annotations
 
 import json

@@ -5,6 +5,7 @@ and slice values ("short_1", "cpp") to what a page prints ("Char. edit distance 
 the keys an item result carries beyond them (``Presentation.item_labels``, ``item_value_labels``). Every page that
 shows a key shows it through here; a key without words is shown as it is, and ``Labels.missing`` names the
 keys that look like code and have no words (tests/web/test_words_not_code.py holds the site to it)."""
+
 from __future__ import annotations
 
 import re

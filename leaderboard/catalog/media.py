@@ -5,6 +5,7 @@ stored file), under one prefix per version: ``media/<benchmark>/<tag>-<token>/ab
 requests (evaluators.core.media): each medium is written once by content hash, read back and checked
 against its hash, and the files an import wrote can be deleted again if it fails.
 """
+
 from __future__ import annotations
 
 import secrets

@@ -3,6 +3,7 @@
 scored here. Each figure names its metric (a column of the benchmark), optional slice, source and date;
 a figure whose metric the benchmark does not have is refused when the file is read (tested), so a
 typo cannot put a number under the wrong column."""
+
 from __future__ import annotations
 
 import json
@@ -38,10 +39,12 @@ def _all() -> dict[str, tuple[ReportedFigure, ...]]:
             unknown = set(entry) - FIELDS
             missing = {"model", "metric", "value", "source", "date"} - set(entry)
             if unknown or missing or not isinstance(entry["value"], (int, float)):
-                raise ValueError(f"{FILE.name}, {slug} entry {number}: "
-                                 f"{'unknown ' + ', '.join(sorted(unknown)) if unknown else ''}"
-                                 f"{'missing ' + ', '.join(sorted(missing)) if missing else ''}"
-                                 f"{'' if unknown or missing else 'value must be a number'}")
+                raise ValueError(
+                    f"{FILE.name}, {slug} entry {number}: "
+                    f"{'unknown ' + ', '.join(sorted(unknown)) if unknown else ''}"
+                    f"{'missing ' + ', '.join(sorted(missing)) if missing else ''}"
+                    f"{'' if unknown or missing else 'value must be a number'}"
+                )
             figures.append(ReportedFigure(**{k: entry[k] for k in FIELDS if k in entry}))
         found[slug] = tuple(figures)
     return found
@@ -55,9 +58,19 @@ def reported_figures(slug: str, metric_columns: list[dict[str, Any]]) -> list[di
     for figure in _all().get(slug, ()):
         column = columns.get(figure.metric)
         if column is None:
-            raise ValueError(f"{FILE.name}, {slug}: {figure.model}'s figure names the metric {figure.metric!r}, "
-                             f"which this benchmark does not have ({', '.join(columns)})")
-        rows.append({"model": figure.model, "label": figure.label or column["label"], "slice": figure.slice.replace("=", ": "),
-                     "value": figure.value, "percent": column.get("format", "percent") == "percent",
-                     "source": figure.source, "date": figure.date})
+            raise ValueError(
+                f"{FILE.name}, {slug}: {figure.model}'s figure names the metric {figure.metric!r}, "
+                f"which this benchmark does not have ({', '.join(columns)})"
+            )
+        rows.append(
+            {
+                "model": figure.model,
+                "label": figure.label or column["label"],
+                "slice": figure.slice.replace("=", ": "),
+                "value": figure.value,
+                "percent": column.get("format", "percent") == "percent",
+                "source": figure.source,
+                "date": figure.date,
+            }
+        )
     return rows

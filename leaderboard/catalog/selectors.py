@@ -1,5 +1,6 @@
 """Reads of the catalog for pages and the API: the models a user may see or run, and a benchmark's
 example predictions file."""
+
 from __future__ import annotations
 
 from typing import Any

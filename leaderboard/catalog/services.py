@@ -1,14 +1,16 @@
 """Writes to the catalog: syncing benchmarks with the evaluator registry, importing dataset versions
 and registering models."""
+
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
 import secrets
 import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -17,14 +19,14 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils.text import slugify
 
-from evaluators.core import files as evaluator_files
 from evaluators.core import BENCHMARKS, Item, evaluator_for
+from evaluators.core import files as evaluator_files
 from leaderboard import pagecache
 from leaderboard.arena.catalog_link import reserved_name_problem
-from leaderboard.catalog.unscored_boards import BOARDS
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.media import StorageMedia, new_prefix
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
+from leaderboard.catalog.unscored_boards import BOARDS
 
 
 def benchmarks_sync() -> list[Benchmark]:
@@ -36,25 +38,58 @@ def benchmarks_sync() -> list[Benchmark]:
         evaluator = evaluator_for(row.key)
         stored = Benchmark.objects.filter(slug=row.key).values_list("slice_dimensions", flat=True).first()
         known = {d["key"]: d.get("values", []) for d in stored or []}
-        fields.append({"slug": row.key, "name": row.name, "summary": row.summary, "modality": evaluator.generation().modality, "kind": "static",
-                           "evaluator_key": row.key, "metric_columns": [asdict(c) for c in evaluator.metric_columns],
-                           # a dimension without fixed values (PoliCon's topics) keeps those its dataset has
-                           "slice_dimensions": [{"key": d.key, "label": d.label, "values": list(d.values) or known.get(d.key, []),
-                                              "value_labels": [list(pair) for pair in d.value_labels]}
-                                             for d in evaluator.presentation().slice_dimensions]})
-    fields += [{"slug": b.slug, "name": b.name, "summary": b.summary, "modality": b.modality, "kind": b.kind, "evaluator_key": ""}
-               for b in BOARDS]
-    rows = [Benchmark.objects.update_or_create(slug=f.pop("slug"), defaults={**f, "position": position})[0]
-            for position, f in enumerate(fields)]
+        fields.append(
+            {
+                "slug": row.key,
+                "name": row.name,
+                "summary": row.summary,
+                "modality": evaluator.generation().modality,
+                "kind": "static",
+                "evaluator_key": row.key,
+                "metric_columns": [asdict(c) for c in evaluator.metric_columns],
+                # a dimension without fixed values (PoliCon's topics) keeps those its dataset has
+                "slice_dimensions": [
+                    {
+                        "key": d.key,
+                        "label": d.label,
+                        "values": list(d.values) or known.get(d.key, []),
+                        "value_labels": [list(pair) for pair in d.value_labels],
+                    }
+                    for d in evaluator.presentation().slice_dimensions
+                ],
+            }
+        )
+    fields += [
+        {
+            "slug": b.slug,
+            "name": b.name,
+            "summary": b.summary,
+            "modality": b.modality,
+            "kind": b.kind,
+            "evaluator_key": "",
+        }
+        for b in BOARDS
+    ]
+    rows = [
+        Benchmark.objects.update_or_create(slug=f.pop("slug"), defaults={**f, "position": position})[0]
+        for position, f in enumerate(fields)
+    ]
     # a placeholder neither list names any more (IndicVisionBench's one row became three leaderboards)
     # goes; a benchmark with an evaluator (one an operator added) or with data stays
     Benchmark.objects.exclude(slug__in=[row.slug for row in rows]).filter(
-        evaluator_key="", dataset_versions__isnull=True, runs__isnull=True).delete()
+        evaluator_key="", dataset_versions__isnull=True, runs__isnull=True
+    ).delete()
     return rows
 
 
-def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str, make_current: bool = True,
-                           stored: Callable[[DatasetVersion], None] | None = None) -> DatasetVersion:
+def dataset_version_import(
+    *,
+    benchmark: Benchmark,
+    release_path: Path,
+    tag: str,
+    make_current: bool = True,
+    stored: Callable[[DatasetVersion], None] | None = None,
+) -> DatasetVersion:
     """Import a benchmark's released file into a new DatasetVersion (normalized items in storage, and
     its images, if any, under the version's own media prefix, each once by content hash).
 
@@ -85,9 +120,18 @@ def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str
                     DatasetVersion.objects.filter(benchmark=benchmark, is_current=True).update(is_current=False)
                     _open_dimensions_fill(benchmark, items)
                 version = DatasetVersion.objects.create(
-                    benchmark=benchmark, tag=tag, content_hash=content_hash, storage_key=key, item_count=len(items),
-                    item_ids=items.ids(), is_current=make_current, source_name=release_path.name, notes=notes,
-                    media_prefix=media.prefix if media.count else "", media_count=media.count, media_bytes=media.bytes,
+                    benchmark=benchmark,
+                    tag=tag,
+                    content_hash=content_hash,
+                    storage_key=key,
+                    item_count=len(items),
+                    item_ids=items.ids(),
+                    is_current=make_current,
+                    source_name=release_path.name,
+                    notes=notes,
+                    media_prefix=media.prefix if media.count else "",
+                    media_count=media.count,
+                    media_bytes=media.bytes,
                 )
                 if stored is not None:
                     stored(version)
@@ -99,11 +143,15 @@ def dataset_version_import(*, benchmark: Benchmark, release_path: Path, tag: str
     return version
 
 
-def dataset_version_make_current(*, version: DatasetVersion, changed: Callable[[DatasetVersion], None] | None = None) -> DatasetVersion:
+def dataset_version_make_current(
+    *, version: DatasetVersion, changed: Callable[[DatasetVersion], None] | None = None
+) -> DatasetVersion:
     """Make an imported version its benchmark's current one (the board then shows the runs scored on it);
     ``changed`` is called in the transaction when it was not current yet (see ``dataset_version_import``)."""
     with transaction.atomic():
-        DatasetVersion.objects.filter(benchmark=version.benchmark, is_current=True).exclude(pk=version.pk).update(is_current=False)
+        DatasetVersion.objects.filter(benchmark=version.benchmark, is_current=True).exclude(pk=version.pk).update(
+            is_current=False
+        )
         if not version.is_current:
             version.is_current = True
             version.save(update_fields=["is_current"])
@@ -124,7 +172,9 @@ def _open_dimensions_fill(benchmark: Benchmark, items: Iterable[Item]) -> None:
         for key in open_keys:
             if key in item.slices:
                 found[key].add(item.slices[key])
-    dimensions = [dict(d, values=_ordered(found[d["key"]])) if d["key"] in open_keys else d for d in benchmark.slice_dimensions]
+    dimensions = [
+        dict(d, values=_ordered(found[d["key"]])) if d["key"] in open_keys else d for d in benchmark.slice_dimensions
+    ]
     Benchmark.objects.filter(pk=benchmark.pk).update(slice_dimensions=dimensions)
     pagecache.boards_changed()
     benchmark.slice_dimensions = dimensions
@@ -147,8 +197,12 @@ def dataset_items_path(version: DatasetVersion, cache_dir: Path | None = None) -
         cache_dir.mkdir(parents=True, exist_ok=True)
         digest = hashlib.sha256()
         # a name of its own: two workers of one machine may fetch the same version at once
-        with tempfile.NamedTemporaryFile(dir=cache_dir, prefix=f"{version.content_hash}.", suffix=".part", delete=False) as partial, \
-                default_storage.open(version.storage_key, "rb") as handle:
+        with (
+            tempfile.NamedTemporaryFile(
+                dir=cache_dir, prefix=f"{version.content_hash}.", suffix=".part", delete=False
+            ) as partial,
+            default_storage.open(version.storage_key, "rb") as handle,
+        ):
             try:
                 while chunk := handle.read(evaluator_files.CHUNK_BYTES):
                     digest.update(chunk)
@@ -195,8 +249,15 @@ def new_model_name_problem(name: str) -> str:
     return reserved_name_problem(name)
 
 
-def model_get_or_create(*, owner: User, name: str, is_public: bool = True, organization: str = "",
-                        release_date: dt.date | None = None, modality: str = "text") -> Model:
+def model_get_or_create(
+    *,
+    owner: User,
+    name: str,
+    is_public: bool = True,
+    organization: str = "",
+    release_date: dt.date | None = None,
+    modality: str = "text",
+) -> Model:
     """The owner's model of this name, created on first use with a unique slug (and ``modality``); a new
     model may not take an arena contestant's name (``arena.catalog_link``): ValueError naming the field."""
     name = name.strip()
@@ -211,5 +272,12 @@ def model_get_or_create(*, owner: User, name: str, is_public: bool = True, organ
     reserved = new_model_name_problem(name)
     if reserved:
         raise ValueError(f"model name: {reserved}")
-    return Model.objects.create(owner=owner, name=name, slug=model_slug(name, is_public=is_public), is_public=is_public,
-                                organization=organization, release_date=release_date, modality=modality)
+    return Model.objects.create(
+        owner=owner,
+        name=name,
+        slug=model_slug(name, is_public=is_public),
+        is_public=is_public,
+        organization=organization,
+        release_date=release_date,
+        modality=modality,
+    )

@@ -4,6 +4,7 @@ Every scored benchmark is named once, in the engine's registry (``evaluators.cor
 key, name, summary and the evaluator class); ``catalog.services.benchmarks_sync`` writes both lists to
 the Benchmark table, the registry's first, in their order.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,8 +21,11 @@ class Board:
 
 BOARDS: tuple[Board, ...] = (
     Board(
-        "search-arena", "Search Arena",
+        "search-arena",
+        "Search Arena",
         "People compare two anonymous search-augmented models side by side and vote; Bradley-Terry ratings "
         "with intervals and style control.",
-        "text", kind="arena"),
+        "text",
+        kind="arena",
+    ),
 )

@@ -1,4 +1,5 @@
 """The catalog's page URLs (mounted at the site's root)."""
+
 from django.urls import path
 
 from leaderboard.catalog import views

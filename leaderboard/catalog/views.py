@@ -1,5 +1,6 @@
 """The catalog's pages: a benchmark's example predictions as a download (its requests file is the submit
 guide's: ``leaderboard.runs.views``; how its judge is validated is model hosting's)."""
+
 from __future__ import annotations
 
 from django.http import Http404, HttpResponse

@@ -1,6 +1,7 @@
 """The chains' app: no models; it connects the one signal a chain still needs. A saved model or submission
 files the model's leaderboard rows again (``board_rows.leaderboard_entries_resync``): visibility changed
 in the admin (which calls no service), the API or a service reaches the boards at once."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any

@@ -7,6 +7,7 @@ row per submitter (their latest run that is not public), so one user's private r
 another's or the public row. A row's slot follows its model and submission: whenever either is saved
 (admin, API or a service), ``leaderboard_entries_resync`` files the model's rows again from the runs
 (and the boards' changelogs and the snapshots' withholdings with them)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -20,8 +21,8 @@ from leaderboard.history.changelog import changelog_row_filed, changelog_rows_re
 from leaderboard.history.withholding import snapshot_withholdings_sync
 from leaderboard.runs import services
 from leaderboard.runs.leases import Claim
-from leaderboard.runs.score_keys import column_id
 from leaderboard.runs.models import EvaluationRun, LeaderboardEntry, RunStatus, Score, Submission
+from leaderboard.runs.score_keys import column_id
 
 #: (benchmark id, dataset version id, is public, submitter id for a private row else None)
 Slot = tuple[int, int, bool, int | None]
@@ -35,7 +36,8 @@ def _slot(run: EvaluationRun, submission: Submission, model: Model) -> Slot:
 def _values(run_ids: list[int]) -> dict[int, dict[str, list[float | int | None]]]:
     found: dict[int, dict[str, list[float | int | None]]] = {run_id: {} for run_id in run_ids}
     for run_id, key, s_key, value, low, high, n in Score.objects.filter(run_id__in=run_ids).values_list(
-            "run_id", "key", "slice_key", "value", "ci_low", "ci_high", "n"):
+        "run_id", "key", "slice_key", "value", "ci_low", "ci_high", "n"
+    ):
         found[run_id][column_id(key, s_key)] = [value, low, high, n]
     return found
 
@@ -45,8 +47,13 @@ def leaderboard_entry_refresh(*, run: EvaluationRun) -> None:
     submission = run.submission
     Model.objects.select_for_update().filter(pk=submission.model_id).exists()  # one writer of a model's rows at a time
     benchmark_id, dataset_id, public, owner_id = _slot(run, submission, submission.model)
-    key = {"benchmark_id": benchmark_id, "dataset_version_id": dataset_id, "model_id": submission.model_id, "is_public": public,
-           "owner_id": owner_id}
+    key = {
+        "benchmark_id": benchmark_id,
+        "dataset_version_id": dataset_id,
+        "model_id": submission.model_id,
+        "is_public": public,
+        "owner_id": owner_id,
+    }
     values = _values([run.pk])[run.pk]
     current = LeaderboardEntry.objects.select_for_update().filter(**key).first()
     finished_at = run.finished_at or timezone.now()  # set when the run succeeded, before it reaches a board
@@ -78,18 +85,32 @@ def leaderboard_entries_resync(*, model_id: int) -> int:
         if model is None:
             return 0
         latest: dict[Slot, EvaluationRun] = {}
-        runs = (EvaluationRun.objects.filter(submission__model_id=model_id, status=RunStatus.SUCCEEDED)
-                .select_related("submission").order_by("finished_at", "pk"))
+        runs = (
+            EvaluationRun.objects.filter(submission__model_id=model_id, status=RunStatus.SUCCEEDED)
+            .select_related("submission")
+            .order_by("finished_at", "pk")
+        )
         for run in runs:
             latest[_slot(run, run.submission, model)] = run  # the latest finished run of each slot wins
         values = _values([run.pk for run in latest.values()])
         changelog_rows_refiled(model=model, latest=latest)  # the boards' changelogs, while the old rows are still there
         snapshot_withholdings_sync(model=model)  # frozen rows of work made private are withheld from the snapshots
         LeaderboardEntry.objects.filter(model_id=model_id).delete()
-        LeaderboardEntry.objects.bulk_create([
-            LeaderboardEntry(benchmark_id=benchmark_id, dataset_version_id=dataset_id, model_id=model_id, is_public=public,
-                             owner_id=owner_id, run=run, values=values[run.pk], finished_at=run.finished_at or timezone.now())
-            for (benchmark_id, dataset_id, public, owner_id), run in latest.items()])
+        LeaderboardEntry.objects.bulk_create(
+            [
+                LeaderboardEntry(
+                    benchmark_id=benchmark_id,
+                    dataset_version_id=dataset_id,
+                    model_id=model_id,
+                    is_public=public,
+                    owner_id=owner_id,
+                    run=run,
+                    values=values[run.pk],
+                    finished_at=run.finished_at or timezone.now(),
+                )
+                for (benchmark_id, dataset_id, public, owner_id), run in latest.items()
+            ]
+        )
         return len(latest)
 
 
@@ -97,5 +118,9 @@ def leaderboards_rebuild() -> int:
     """Recompute every leaderboard row from the succeeded runs (after an import or a data fix)."""
     with transaction.atomic():
         LeaderboardEntry.objects.all().delete()
-        model_ids = EvaluationRun.objects.filter(status=RunStatus.SUCCEEDED).values_list("submission__model_id", flat=True).distinct()
+        model_ids = (
+            EvaluationRun.objects.filter(status=RunStatus.SUCCEEDED)
+            .values_list("submission__model_id", flat=True)
+            .distinct()
+        )
         return sum(leaderboard_entries_resync(model_id=model_id) for model_id in sorted(set(model_ids)))

@@ -1,5 +1,6 @@
 """Pre-flight -> demo submission: the worker's pre-flight of a model (model hosting) and, when the model is
 the embedded demo and it passed, its submission to the benchmarks it was never submitted to (runs)."""
+
 from __future__ import annotations
 
 from evaluators.core import modality as modalities
@@ -29,9 +30,18 @@ def demo_model_submit(*, model: Model) -> Submission | None:
     if model.owner.username != DEMO_OWNER:
         return None
     done = set(model.submissions.values_list("runs__benchmark_id", flat=True))
-    wanted = [b for b in Benchmark.objects.exclude(evaluator_key="").filter(modality__in=modalities.covered_by(model.modality), dataset_versions__is_current=True)
-              if b.pk not in done]
+    wanted = [
+        b
+        for b in Benchmark.objects.exclude(evaluator_key="").filter(
+            modality__in=modalities.covered_by(model.modality), dataset_versions__is_current=True
+        )
+        if b.pk not in done
+    ]
     if not wanted:
         return None
-    return submission_create_for_model(owner=model.owner, model=model, benchmarks=wanted,
-                                       note="the embedded demo, submitted on its own once pre-flighted")
+    return submission_create_for_model(
+        owner=model.owner,
+        model=model,
+        benchmarks=wanted,
+        note="the embedded demo, submitted on its own once pre-flighted",
+    )

@@ -3,6 +3,7 @@ are not yet scored in batches, aggregate and complete it, or fail it with a clas
 
 This is the service a Celery task calls; it also runs in-process (the pipeline benchmark does).
 """
+
 from __future__ import annotations
 
 import importlib.metadata
@@ -11,13 +12,20 @@ import platform
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from django.conf import settings
 from django.core.files.storage import default_storage
 
-from evaluators.core import (Evaluator, Item, ItemScore, Prediction, PredictionsError, evaluator_for, judge_role,
-                             evaluator_version)
+from evaluators.core import (
+    Evaluator,
+    Item,
+    ItemScore,
+    Prediction,
+    PredictionsError,
+    evaluator_for,
+    evaluator_version,
+    judge_role,
+)
 from evaluators.core.files import ItemsFile, parse_predictions
 from evaluators.core.runner import group_predictions, read_batch, score_batches
 from leaderboard.catalog.services import dataset_items
@@ -68,12 +76,17 @@ def _score_run_body(claim: leases.Claim, heartbeat: leases.Heartbeat, worker: st
 
 
 RUN_TASK = leases.LeasedTask(
-    model=EvaluationRun, what="run",
+    model=EvaluationRun,
+    what="run",
     claim=lambda pk, worker: services.run_claim(run_id=pk, worker=worker),
     beat=lambda claim: services.run_heartbeat(claim=claim),
-    body=_score_run_body, refusal=_refusal,
-    fail=lambda claim, kind, message: services.run_fail(run_id=claim.work_id, claim=claim, kind=FailureKind(kind), message=message),
-    lease_lost=lambda claim: "stopped: lease lost (cancelled or taken over)")
+    body=_score_run_body,
+    refusal=_refusal,
+    fail=lambda claim, kind, message: services.run_fail(
+        run_id=claim.work_id, claim=claim, kind=FailureKind(kind), message=message
+    ),
+    lease_lost=lambda claim: "stopped: lease lost (cancelled or taken over)",
+)
 
 
 def run_execute(*, run_id: int, worker: str | None = None) -> str:
@@ -116,12 +129,18 @@ def _score_run(claim: leases.Claim, heartbeat: leases.Heartbeat, worker: str) ->
     run = work.run
     generation = {"generation": run.environment["generation"]} if "generation" in (run.environment or {}) else {}
     judge = {"judge": work.judge} if work.judge else {}
-    services.run_set_provenance(claim=claim, evaluator_version=evaluator_version(run.evaluator_key),
-                                environment={**environment_versions(work.evaluator.environment()), **generation, **judge})
+    services.run_set_provenance(
+        claim=claim,
+        evaluator_version=evaluator_version(run.evaluator_key),
+        environment={**environment_versions(work.evaluator.environment()), **generation, **judge},
+    )
     remaining = services.chunks_unfinished(run_id=run.pk)
     helpers = services.run_request_helpers(run=run, count=settings.RUN_HELPERS)
-    services.run_append_log(run_id=run.pk, line=f"attempt {claim.attempt}: {remaining} chunk(s) to score, {helpers} helper(s) asked "
-                                                 f"(dataset and predictions loaded in {time.monotonic() - started:.1f} s)")
+    services.run_append_log(
+        run_id=run.pk,
+        line=f"attempt {claim.attempt}: {remaining} chunk(s) to score, {helpers} helper(s) asked "
+        f"(dataset and predictions loaded in {time.monotonic() - started:.1f} s)",
+    )
     started = time.monotonic()
     while True:
         _score_chunks(work, worker, stop=heartbeat.lost)
@@ -136,15 +155,21 @@ def _score_run(claim: leases.Claim, heartbeat: leases.Heartbeat, worker: str) ->
     # results are never all in memory where its metrics keep a few numbers per item (Multi-LCB)
     aggregation = work.evaluator.aggregation(seed=run.pk)
     count = 0
-    for item_id, slices, scores, detail, error in ItemResult.objects.filter(run_id=run.pk).values_list(
-            "item_id", "slices", "scores", "detail", "error").iterator(chunk_size=RESULTS_READ):
+    for item_id, slices, scores, detail, error in (
+        ItemResult.objects.filter(run_id=run.pk)
+        .values_list("item_id", "slices", "scores", "detail", "error")
+        .iterator(chunk_size=RESULTS_READ)
+    ):
         aggregation.add(ItemScore(item_id=item_id, slices=slices, scores=scores, detail=detail, error=error))
         count += 1
     metrics = aggregation.metrics()
     if heartbeat.lost.is_set() or not board_rows.run_complete_and_file(claim=claim, metrics=metrics):
         raise LeaseLost()
-    services.run_append_log(run_id=run.pk, line=f"succeeded: {count} items; scoring took {scored_in:.1f} s, "
-                                                 f"aggregation {time.monotonic() - started:.1f} s")
+    services.run_append_log(
+        run_id=run.pk,
+        line=f"succeeded: {count} items; scoring took {scored_in:.1f} s, "
+        f"aggregation {time.monotonic() - started:.1f} s",
+    )
 
 
 @dataclass
@@ -158,8 +183,12 @@ class _OpenChunk:
 
     def flush(self, work: _Work) -> None:
         if self.batch:
-            if self.beat.lost.is_set() or not services.chunk_record_items(claim=self.claim, item_scores=self.batch, primary_key=work.primary,
-                                                                         item_passed=work.evaluator.presentation().item_passed):
+            if self.beat.lost.is_set() or not services.chunk_record_items(
+                claim=self.claim,
+                item_scores=self.batch,
+                primary_key=work.primary,
+                item_passed=work.evaluator.presentation().item_passed,
+            ):
                 raise LeaseLost()
             self.batch, self.last_flush = [], time.monotonic()
 
@@ -168,8 +197,12 @@ def _open_chunk(work: _Work, worker: str) -> tuple[_OpenChunk, list[Item]] | Non
     claim = services.chunk_claim(run_id=work.run.pk, worker=worker)
     if claim is None:
         return None
-    done = set(ItemResult.objects.filter(run_id=claim.run_id, item_id__in=claim.item_ids).values_list("item_id", flat=True))
-    todo = read_batch(work.evaluator, work.items, [i for i in claim.item_ids if work.items.has(i) and i not in done], work.grouped)
+    done = set(
+        ItemResult.objects.filter(run_id=claim.run_id, item_id__in=claim.item_ids).values_list("item_id", flat=True)
+    )
+    todo = read_batch(
+        work.evaluator, work.items, [i for i in claim.item_ids if work.items.has(i) and i not in done], work.grouped
+    )
     beat = leases.Heartbeat(f"heartbeat-chunk-{claim.chunk_id}", lambda: services.chunk_heartbeat(claim=claim))
     beat.start()
     return _OpenChunk(claim, beat), todo
@@ -189,8 +222,9 @@ def _score_chunks(work: _Work, worker: str, *, stop: threading.Event) -> int:
 
     finished = 0
     try:
-        for event in score_batches(work.evaluator, work.grouped, next_chunk,
-                                   concurrency=settings.RUN_CONCURRENCY, stop=stop):
+        for event in score_batches(
+            work.evaluator, work.grouped, next_chunk, concurrency=settings.RUN_CONCURRENCY, stop=stop
+        ):
             chunk = event.batch
             if event.score is not None:
                 chunk.batch.append(event.score)

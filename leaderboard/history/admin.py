@@ -3,6 +3,7 @@ board, a reason, the snapshot it corrects) or the benchmarks' action "Freeze a s
 ``snapshot_freeze``; a row is withheld by moderation through its form (the snapshot, the row's run, a
 public reason) and ``snapshot_row_withhold``. Stored snapshots, withholdings and changelog entries are
 read-only and cannot be deleted. Text these write is public and never names the staff member."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -37,8 +38,17 @@ class SnapshotForm(forms.ModelForm):
 class SnapshotAdmin(admin.ModelAdmin):
     list_display = ["pk", "benchmark", "frozen_at", "reason", "corrects", "dataset_version", "json_sha256"]
     list_filter = ["benchmark"]
-    readonly_fields = ["benchmark", "dataset_version", "frozen_at", "created_by", "reason", "corrects", "csv_sha256", "json_sha256",
-                       "parquet_sha256"]
+    readonly_fields = [
+        "benchmark",
+        "dataset_version",
+        "frozen_at",
+        "created_by",
+        "reason",
+        "corrects",
+        "csv_sha256",
+        "json_sha256",
+        "parquet_sha256",
+    ]
     exclude = ["columns", "rows", "csv_bytes", "json_bytes", "parquet_bytes"]
     form = SnapshotForm
 
@@ -46,7 +56,11 @@ class SnapshotAdmin(admin.ModelAdmin):
         return self.readonly_fields if obj is not None else []
 
     def get_exclude(self, request: HttpRequest, obj: Snapshot | None = None) -> list[str]:
-        return self.exclude if obj is not None else [f.name for f in Snapshot._meta.fields if f.name not in SnapshotForm.Meta.fields]
+        return (
+            self.exclude
+            if obj is not None
+            else [f.name for f in Snapshot._meta.fields if f.name not in SnapshotForm.Meta.fields]
+        )
 
     def has_change_permission(self, request: HttpRequest, obj: Snapshot | None = None) -> bool:
         return False
@@ -64,8 +78,10 @@ class WithholdingForm(forms.ModelForm):
         model = SnapshotWithholding
         fields = ["snapshot", "run_id", "reason"]
         labels = {"run_id": "Run", "reason": "Public reason"}
-        help_texts = {"run_id": "The run id of the row to withhold, as the snapshot names it.",
-                      "reason": "Shown to everyone: \"1 row withheld on <date>: <reason>\". One line; never name a person."}
+        help_texts = {
+            "run_id": "The run id of the row to withhold, as the snapshot names it.",
+            "reason": 'Shown to everyone: "1 row withheld on <date>: <reason>". One line; never name a person.',
+        }
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -92,7 +108,10 @@ class SnapshotWithholdingAdmin(admin.ModelAdmin):
     def save_model(self, request: HttpRequest, obj: SnapshotWithholding, form: Any, change: bool) -> None:
         try:
             saved = snapshot_row_withhold(
-                snapshot=obj.snapshot, run_id=obj.run_id, reason=obj.reason, user=request.user  # type: ignore[arg-type]
+                snapshot=obj.snapshot,
+                run_id=obj.run_id,
+                reason=obj.reason,
+                user=request.user,  # type: ignore[arg-type]
             )
         except SnapshotRefused as exc:  # the form checked the same; only a race gets here
             raise forms.ValidationError(str(exc)) from exc
@@ -128,7 +147,9 @@ def freeze_snapshots(modeladmin: admin.ModelAdmin, request: HttpRequest, queryse
             modeladmin.message_user(request, f"{benchmark.slug}: {exc}", messages.ERROR)
         else:
             rows = len(snapshot.rows)
-            modeladmin.message_user(request, f"Snapshot #{snapshot.pk} of {benchmark.slug} frozen ({rows} row{'s' if rows != 1 else ''})")
+            modeladmin.message_user(
+                request, f"Snapshot #{snapshot.pk} of {benchmark.slug} frozen ({rows} row{'s' if rows != 1 else ''})"
+            )
 
 
 _benchmarks = admin.site.get_model_admin(Benchmark)

@@ -2,6 +2,7 @@
 citation, the digests of the stored downloads, the download addresses, and the rows less any withheld
 with the public notes saying why) and its public changelog (GET /api/benchmarks/<slug>/changelog/).
 Addresses are on the host the request came to. Read-only; the views call selectors."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -30,7 +31,9 @@ class SnapshotSummarySerializer(serializers.Serializer):
     dataset_version = serializers.SerializerMethodField()
     csv_sha256 = serializers.CharField(help_text="of the CSV file as stored when frozen")
     json_sha256 = serializers.CharField(help_text="of the JSON file as stored when frozen")
-    parquet_sha256 = serializers.CharField(help_text="of the Parquet file as stored; empty when none was made (pyarrow not installed)")
+    parquet_sha256 = serializers.CharField(
+        help_text="of the Parquet file as stored; empty when none was made (pyarrow not installed)"
+    )
 
     def get_url(self, snapshot: Snapshot) -> str:
         return selectors.snapshot_url(snapshot, self.context.get("request"))
@@ -56,19 +59,28 @@ class WithheldNoteSerializer(serializers.Serializer):
     rows = serializers.IntegerField()
     on = serializers.DateField(allow_null=True, help_text="when they were withheld (null: not recorded)")
     reason = serializers.CharField()
-    text = serializers.CharField(source="__str__", help_text='e.g. "1 row withheld on 2026-12-06: the submission was made private"')
+    text = serializers.CharField(
+        source="__str__", help_text='e.g. "1 row withheld on 2026-12-06: the submission was made private"'
+    )
 
 
 class SnapshotSerializer(SnapshotSummarySerializer):
     """A snapshot as frozen, less its withheld rows (``context["withheld"]``, from ``selectors.snapshot_withheld``)."""
 
-    columns = serializers.ListField(child=serializers.DictField(), help_text="[{id, label, higher_is_better, format, per_slice}]")
+    columns = serializers.ListField(
+        child=serializers.DictField(), help_text="[{id, label, higher_is_better, format, per_slice}]"
+    )
     rows = serializers.SerializerMethodField(
-        help_text="[{rank, unranked_reason, is_reference, model, model_slug, run, submission, values: {column id: [value, ci_low, "
-                  "ci_high, n]}, dataset_version, dataset_sha256, evaluator_version, judge, judge_prompt_version, flags}], less the "
-                  "withheld rows (ranks stay as frozen)")
+        help_text="[{rank, unranked_reason, is_reference, model, model_slug, run, submission, values: {column id: "
+        "[value, ci_low, "
+        "ci_high, n]}, dataset_version, dataset_sha256, evaluator_version, judge, judge_prompt_version, flags}], less "
+        "the "
+        "withheld rows (ranks stay as frozen)"
+    )
     rows_frozen = serializers.SerializerMethodField(help_text="how many rows were frozen, withheld ones included")
-    withheld = serializers.SerializerMethodField(help_text="why rows are missing: work made private or removed since it was frozen")
+    withheld = serializers.SerializerMethodField(
+        help_text="why rows are missing: work made private or removed since it was frozen"
+    )
     citation = serializers.SerializerMethodField()
     downloads = serializers.SerializerMethodField()
 
@@ -95,11 +107,18 @@ class SnapshotSerializer(SnapshotSummarySerializer):
     @extend_schema_field(DownloadsSerializer)
     def get_downloads(self, snapshot: Snapshot) -> dict[str, str | None]:
         """Addresses of the downloads; with rows withheld they serve a copy without them."""
-        def address(fmt: str) -> str:
-            return site_address(reverse("snapshot-download", args=[snapshot.benchmark.slug, snapshot.pk, fmt]),
-                                          self.context.get("request"))
 
-        return {"csv": address("csv"), "json": address("json"), "parquet": address("parquet") if snapshot.parquet_sha256 else None}
+        def address(fmt: str) -> str:
+            return site_address(
+                reverse("snapshot-download", args=[snapshot.benchmark.slug, snapshot.pk, fmt]),
+                self.context.get("request"),
+            )
+
+        return {
+            "csv": address("csv"),
+            "json": address("json"),
+            "parquet": address("parquet") if snapshot.parquet_sha256 else None,
+        }
 
 
 class ChangelogEntrySerializer(serializers.Serializer):
@@ -108,7 +127,9 @@ class ChangelogEntrySerializer(serializers.Serializer):
     text = serializers.CharField()
     model = serializers.SerializerMethodField()
     dataset_version = serializers.SerializerMethodField()
-    headline = serializers.ListField(child=serializers.FloatField(allow_null=True), allow_null=True, help_text="[value, ci_low, ci_high, n]")
+    headline = serializers.ListField(
+        child=serializers.FloatField(allow_null=True), allow_null=True, help_text="[value, ci_low, ci_high, n]"
+    )
     previous_headline = serializers.ListField(child=serializers.FloatField(allow_null=True), allow_null=True)
     snapshot = serializers.IntegerField(source="snapshot_id", allow_null=True)
 
@@ -136,7 +157,8 @@ class SnapshotListView(APIView):
 class SnapshotDetailView(APIView):
     @extend_schema(responses=SnapshotSerializer, operation_id="benchmarks_snapshots_retrieve")
     def get(self, request: Request, slug: str, pk: int) -> Response:
-        """A frozen board: every row with its values on every slice and what produced it, the citation and the downloads."""
+        """A frozen board: every row with its values on every slice and what produced it, the citation and the
+        downloads."""
         snapshot = selectors.snapshot_get(benchmark=_board(slug), snapshot_id=pk)
         if snapshot is None:
             raise Http404

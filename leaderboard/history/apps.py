@@ -1,6 +1,7 @@
 """The history app: snapshots, the changelog and rank history (issue 34 points 1-3), and the takedowns
 that withhold a frozen row (issue 44): a deleted run's frozen rows are withheld (``withholding``), and a
 withholding changes the cached pages like any other change to a board."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -33,4 +34,6 @@ class HistoryConfig(AppConfig):
 
         post_delete.connect(_run_deleted, sender=EvaluationRun, dispatch_uid="snapshot-withhold-deleted-run")
         post_save.connect(boards_changed, sender=SnapshotWithholding, dispatch_uid="pagecache-save-SnapshotWithholding")
-        post_delete.connect(boards_changed, sender=SnapshotWithholding, dispatch_uid="pagecache-delete-SnapshotWithholding")
+        post_delete.connect(
+            boards_changed, sender=SnapshotWithholding, dispatch_uid="pagecache-delete-SnapshotWithholding"
+        )

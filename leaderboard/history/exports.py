@@ -3,6 +3,7 @@ per column: value, ci_low, ci_high, n), JSON (the header, columns and rows, keys
 (the CSV's table, when pyarrow is installed). The same input always gives the same bytes. A snapshot with
 withheld rows is served as a redacted rendering (``redacted``): the stored JSON's header and columns, without
 those rows, and the note saying what was withheld."""
+
 from __future__ import annotations
 
 import csv
@@ -15,8 +16,18 @@ from typing import Any
 from leaderboard.spreadsheet import spreadsheet_safe
 
 #: the cells of each row before its values, in the CSV and Parquet files
-ROW_FIELDS = ("rank", "model", "model_slug", "run", "dataset_version", "dataset_sha256", "evaluator_version", "judge",
-              "judge_prompt_version", "unranked_reason")
+ROW_FIELDS = (
+    "rank",
+    "model",
+    "model_slug",
+    "run",
+    "dataset_version",
+    "dataset_sha256",
+    "evaluator_version",
+    "judge",
+    "judge_prompt_version",
+    "unranked_reason",
+)
 PARTS = ("value", "ci_low", "ci_high", "n")
 
 
@@ -49,8 +60,12 @@ def render(header: dict[str, Any], columns: list[dict[str, Any]], rows: list[dic
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(names)
     writer.writerows([[spreadsheet_safe(cell) for cell in line] for line in lines])
-    files = {"csv": text.getvalue().encode(),
-             "json": json.dumps({**header, "columns": columns, "rows": rows}, sort_keys=True, indent=1, ensure_ascii=False).encode()}
+    files = {
+        "csv": text.getvalue().encode(),
+        "json": json.dumps(
+            {**header, "columns": columns, "rows": rows}, sort_keys=True, indent=1, ensure_ascii=False
+        ).encode(),
+    }
     if importlib.util.find_spec("pyarrow") is not None:
         files["parquet"] = _parquet(names, lines)
     return files
@@ -61,14 +76,18 @@ def _parquet(names: list[str], lines: list[list[Any]]) -> bytes:
     import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
     columns = {name: [line[i] for line in lines] for i, name in enumerate(names)}
-    typed = {name: pa.array(values, type=pa.string() if name in ROW_FIELDS and name not in ("rank", "run") else None)
-             for name, values in columns.items()}
+    typed = {
+        name: pa.array(values, type=pa.string() if name in ROW_FIELDS and name not in ("rank", "run") else None)
+        for name, values in columns.items()
+    }
     out = io.BytesIO()
     pq.write_table(pa.table(typed), out)
     return out.getvalue()
 
 
-def redacted(stored_json: bytes, run_ids: frozenset[int], notes: list[str], stored_sha256: dict[str, str]) -> dict[str, bytes]:
+def redacted(
+    stored_json: bytes, run_ids: frozenset[int], notes: list[str], stored_sha256: dict[str, str]
+) -> dict[str, bytes]:
     """The downloads again from the stored JSON file, without the rows of these runs; the JSON file also
     says what was withheld (``withheld``: the public notes) and the sha256 of each stored file
     (``stored_sha256``), which stay on the snapshot as frozen."""

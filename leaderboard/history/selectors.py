@@ -6,6 +6,7 @@ withheld from its page, API, downloads and rank history (``snapshots_withheld``)
 record (``SnapshotWithholding``: its date and public reason) and, checked on every read as the board's
 rows are, any whose run is gone or whose model or submission is private now. Each selector issues a
 fixed number of queries."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -43,8 +44,11 @@ def snapshot_latest(*, benchmark: Benchmark) -> Snapshot | None:
 
 
 def snapshot_get(*, benchmark: Benchmark, snapshot_id: int) -> Snapshot | None:
-    return (Snapshot.objects.filter(benchmark=benchmark, pk=snapshot_id).select_related("benchmark", "dataset_version", "corrects")
-            .first())
+    return (
+        Snapshot.objects.filter(benchmark=benchmark, pk=snapshot_id)
+        .select_related("benchmark", "dataset_version", "corrects")
+        .first()
+    )
 
 
 #: the public reason of a row withheld by the check on read alone (no takedown record: changed outside the services)
@@ -79,8 +83,11 @@ def snapshots_withheld(snapshots: Sequence[Snapshot]) -> dict[int, Withheld]:
     """Each snapshot's withheld rows (its rows must be loaded): its takedown records, and any row whose
     run is gone or whose model or submission is not public now. Two queries whatever the number."""
     run_ids = {row["run"] for snapshot in snapshots for row in snapshot.rows}
-    public = set(EvaluationRun.objects.filter(pk__in=run_ids, submission__is_public=True, submission__model__is_public=True)
-                 .values_list("pk", flat=True))
+    public = set(
+        EvaluationRun.objects.filter(
+            pk__in=run_ids, submission__is_public=True, submission__model__is_public=True
+        ).values_list("pk", flat=True)
+    )
     records: dict[int, dict[int, SnapshotWithholding]] = {}
     for record in SnapshotWithholding.objects.filter(snapshot__in=[s.pk for s in snapshots]):
         records.setdefault(record.snapshot_id, {})[record.run_id] = record
@@ -91,10 +98,19 @@ def snapshots_withheld(snapshots: Sequence[Snapshot]) -> dict[int, Withheld]:
         if not withheld:
             found[snapshot.pk] = Withheld()
             continue
-        notes = Counter((recorded[run].at.astimezone(dt.timezone.utc).date(), recorded[run].reason) if run in recorded
-                        else (None, REASON_NOT_PUBLIC) for run in withheld)
-        found[snapshot.pk] = Withheld(frozenset(withheld), tuple(WithheldNote(count, on, reason) for (on, reason), count in
-                                                                 sorted(notes.items(), key=lambda kv: (kv[0][0] or dt.date.min, kv[0][1]))))
+        notes = Counter(
+            (recorded[run].at.astimezone(dt.UTC).date(), recorded[run].reason)
+            if run in recorded
+            else (None, REASON_NOT_PUBLIC)
+            for run in withheld
+        )
+        found[snapshot.pk] = Withheld(
+            frozenset(withheld),
+            tuple(
+                WithheldNote(count, on, reason)
+                for (on, reason), count in sorted(notes.items(), key=lambda kv: (kv[0][0] or dt.date.min, kv[0][1]))
+            ),
+        )
     return found
 
 
@@ -119,16 +135,23 @@ class Download:
 
 def snapshot_download(*, snapshot: Snapshot, fmt: str) -> Download | None:
     """A download as it may be served now (None: no such format for this snapshot)."""
-    stored = {"csv": (snapshot.csv_bytes, snapshot.csv_sha256), "json": (snapshot.json_bytes, snapshot.json_sha256),
-              "parquet": (snapshot.parquet_bytes, snapshot.parquet_sha256)}
+    stored = {
+        "csv": (snapshot.csv_bytes, snapshot.csv_sha256),
+        "json": (snapshot.json_bytes, snapshot.json_sha256),
+        "parquet": (snapshot.parquet_bytes, snapshot.parquet_sha256),
+    }
     found = stored.get(fmt)
     if found is None or found[0] is None:
         return None
     withheld = snapshot_withheld(snapshot)
     if not withheld.run_ids:
         return Download(bytes(found[0]), found[1], found[1], withheld)
-    files = exports.redacted(bytes(snapshot.json_bytes), withheld.run_ids, [str(note) for note in withheld.notes],
-                             {name: digest for name, (data, digest) in stored.items() if data is not None})
+    files = exports.redacted(
+        bytes(snapshot.json_bytes),
+        withheld.run_ids,
+        [str(note) for note in withheld.notes],
+        {name: digest for name, (data, digest) in stored.items() if data is not None},
+    )
     if fmt not in files:  # a Parquet file needs pyarrow, no longer installed
         return None
     return Download(files[fmt], exports.sha256(files[fmt]), found[1], withheld)
@@ -150,22 +173,26 @@ def snapshot_citation(snapshot: Snapshot, request: HttpRequest | None = None) ->
     """How to cite a snapshot: a BibTeX entry and the same in plain text, each with its permanent URL
     (``snapshot_url``), the dataset version behind it and the sha256 of its JSON download as frozen."""
     benchmark = snapshot.benchmark
-    when = snapshot.frozen_at.astimezone(dt.timezone.utc)
+    when = snapshot.frozen_at.astimezone(dt.UTC)
     key = f"{benchmark.slug.replace('-', '_')}_snapshot_{snapshot.pk}"
     url = snapshot_url(snapshot, request)
     dataset = snapshot.dataset_version.tag if snapshot.dataset_version else "none"
     title = f"{benchmark.name} leaderboard, snapshot {snapshot.pk} of {when:%Y-%m-%d}"
-    bibtex = "\n".join([
-        f"@misc{{{key},",
-        f"  title = {{{{{title}}}}},",
-        f"  year = {{{when:%Y}}},",
-        f"  month = {{{when:%b}}}".lower() + ",",
-        f"  howpublished = {{\\url{{{url}}}}},",
-        f"  note = {{Dataset version {dataset}; {len(snapshot.rows)} rows; JSON sha256 {snapshot.json_sha256}}}",
-        "}",
-    ])
-    text = (f"{title} (frozen {when:%Y-%m-%d %H:%M} UTC). {url}. Dataset version {dataset}; {len(snapshot.rows)} rows; "
-            f"JSON sha256 {snapshot.json_sha256}.")
+    bibtex = "\n".join(
+        [
+            f"@misc{{{key},",
+            f"  title = {{{{{title}}}}},",
+            f"  year = {{{when:%Y}}},",
+            f"  month = {{{when:%b}}}".lower() + ",",
+            f"  howpublished = {{\\url{{{url}}}}},",
+            f"  note = {{Dataset version {dataset}; {len(snapshot.rows)} rows; JSON sha256 {snapshot.json_sha256}}}",
+            "}",
+        ]
+    )
+    text = (
+        f"{title} (frozen {when:%Y-%m-%d %H:%M} UTC). {url}. Dataset version {dataset}; {len(snapshot.rows)} rows; "
+        f"JSON sha256 {snapshot.json_sha256}."
+    )
     return Citation(key, bibtex, text)
 
 
@@ -174,15 +201,21 @@ def _public_entries_q(user: Any) -> Q:
     it names, checked on every read as the board's rows are); staff read every entry."""
     if policy.is_staff(user):
         return Q()
-    return (Q(is_public=True) & (Q(model__isnull=True) | Q(model__is_public=True))
-            & (Q(run__isnull=True) | Q(run__submission__is_public=True))
-            & (Q(previous_run__isnull=True) | Q(previous_run__submission__is_public=True)))
+    return (
+        Q(is_public=True)
+        & (Q(model__isnull=True) | Q(model__is_public=True))
+        & (Q(run__isnull=True) | Q(run__submission__is_public=True))
+        & (Q(previous_run__isnull=True) | Q(previous_run__submission__is_public=True))
+    )
 
 
 def changelog_of(*, benchmark: Benchmark, user: Any = None, limit: int = 50) -> list[ChangelogEntry]:
     """A board's changelog, newest first, as ``user`` may read it."""
-    return list(ChangelogEntry.objects.filter(_public_entries_q(user), benchmark=benchmark)
-                .select_related("model", "dataset_version")[:limit])
+    return list(
+        ChangelogEntry.objects.filter(_public_entries_q(user), benchmark=benchmark).select_related(
+            "model", "dataset_version"
+        )[:limit]
+    )
 
 
 @dataclass
@@ -211,10 +244,15 @@ def model_rank_history(*, model: Model, user: Any = None) -> list[BoardHistory]:
         return []
     by_board: dict[int, BoardHistory] = {}
     # boards the model has been on (a row now, or a changelog entry); JSON containment is not portable to SQLite
-    seen_on = (set(model.entries.values_list("benchmark_id", flat=True))
-               | set(ChangelogEntry.objects.filter(model=model).values_list("benchmark_id", flat=True)))
-    snapshots = list(Snapshot.objects.filter(benchmark_id__in=seen_on).select_related("benchmark").defer(
-        "csv_bytes", "json_bytes", "parquet_bytes").order_by("frozen_at", "pk"))
+    seen_on = set(model.entries.values_list("benchmark_id", flat=True)) | set(
+        ChangelogEntry.objects.filter(model=model).values_list("benchmark_id", flat=True)
+    )
+    snapshots = list(
+        Snapshot.objects.filter(benchmark_id__in=seen_on)
+        .select_related("benchmark")
+        .defer("csv_bytes", "json_bytes", "parquet_bytes")
+        .order_by("frozen_at", "pk")
+    )
     withheld = snapshots_withheld(snapshots)
     for snapshot in snapshots:
         row = next((r for r in withheld[snapshot.pk].shown(snapshot.rows) if r["model_slug"] == model.slug), None)
@@ -222,14 +260,29 @@ def model_rank_history(*, model: Model, user: Any = None) -> list[BoardHistory]:
             continue
         headline = headline_of(snapshot.benchmark, row["values"])
         by_board.setdefault(snapshot.benchmark_id, BoardHistory(snapshot.benchmark, [])).points.append(
-            HistoryPoint(snapshot.frozen_at, row["rank"], headline, headline_text(snapshot.benchmark, headline), f"snapshot #{snapshot.pk}",
-                         snapshot))
-    entries = (ChangelogEntry.objects.filter(_public_entries_q(user), model=model, headline__isnull=False,
-                                             kind__in=[ChangeKind.MODEL_ADDED, ChangeKind.RUN_REPLACED, ChangeKind.MODEL_RETURNED])
-               .select_related("benchmark").order_by("at", "pk"))
+            HistoryPoint(
+                snapshot.frozen_at,
+                row["rank"],
+                headline,
+                headline_text(snapshot.benchmark, headline),
+                f"snapshot #{snapshot.pk}",
+                snapshot,
+            )
+        )
+    entries = (
+        ChangelogEntry.objects.filter(
+            _public_entries_q(user),
+            model=model,
+            headline__isnull=False,
+            kind__in=[ChangeKind.MODEL_ADDED, ChangeKind.RUN_REPLACED, ChangeKind.MODEL_RETURNED],
+        )
+        .select_related("benchmark")
+        .order_by("at", "pk")
+    )
     for entry in entries:
         by_board.setdefault(entry.benchmark_id, BoardHistory(entry.benchmark, [])).points.append(
-            HistoryPoint(entry.at, None, entry.headline, headline_text(entry.benchmark, entry.headline), entry.text))
+            HistoryPoint(entry.at, None, entry.headline, headline_text(entry.benchmark, entry.headline), entry.text)
+        )
     boards = sorted(by_board.values(), key=lambda b: (b.benchmark.position, b.benchmark.name))
     for board in boards:
         board.points.sort(key=lambda p: p.at)
@@ -243,9 +296,17 @@ def _bars(board: BoardHistory) -> list[dict[str, Any]]:
     metric = board.benchmark.primary_metric or {}
     values = [float(p.headline[0]) for p in board.points if p.headline and p.headline[0] is not None]
     largest = max([abs(v) for v in values] + [1e-9])
-    return [{"height": round(100 * bar_share(metric, float(p.headline[0]), largest=largest), 1)
-             if p.headline and p.headline[0] is not None else 0,
-             "label": p.headline_text, "rank": p.rank, "at": p.at} for p in board.points]
+    return [
+        {
+            "height": round(100 * bar_share(metric, float(p.headline[0]), largest=largest), 1)
+            if p.headline and p.headline[0] is not None
+            else 0,
+            "label": p.headline_text,
+            "rank": p.rank,
+            "at": p.at,
+        }
+        for p in board.points
+    ]
 
 
 @dataclass
@@ -262,8 +323,11 @@ class BoardRankHistory:
 def board_rank_history(*, benchmark: Benchmark) -> BoardRankHistory | None:
     """Rank over the board's latest snapshots of the models best ranked in the latest one, public models
     only, each snapshot's withheld rows left out (None: fewer than one snapshot). Four queries."""
-    snapshots = list(Snapshot.objects.filter(benchmark=benchmark).defer("csv_bytes", "json_bytes", "parquet_bytes")
-                     .order_by("-frozen_at", "-pk")[:HISTORY_SNAPSHOTS])[::-1]
+    snapshots = list(
+        Snapshot.objects.filter(benchmark=benchmark)
+        .defer("csv_bytes", "json_bytes", "parquet_bytes")
+        .order_by("-frozen_at", "-pk")[:HISTORY_SNAPSHOTS]
+    )[::-1]
     if not snapshots:
         return None
     withheld = snapshots_withheld(snapshots)
@@ -284,8 +348,20 @@ def board_rank_history(*, benchmark: Benchmark) -> BoardRankHistory | None:
             found = next((r for r in shown[snapshot.pk] if r["model_slug"] == row["model_slug"]), None)
             ranks.append(found["rank"] if found else None)
             texts.append(headline_text(benchmark, headline_of(benchmark, found["values"])) if found else "")
-        points = " ".join(f"{40 + i * step},{top + 24 * (rank - 1)}" for i, rank in enumerate(ranks) if rank is not None)
-        models.append({"name": row["model"], "slug": row["model_slug"], "cells": list(zip(ranks, texts)), "points": points,
-                       "dots": [{"x": 40 + i * step, "y": top + 24 * (rank - 1), "rank": rank}
-                                for i, rank in enumerate(ranks) if rank is not None]})
+        points = " ".join(
+            f"{40 + i * step},{top + 24 * (rank - 1)}" for i, rank in enumerate(ranks) if rank is not None
+        )
+        models.append(
+            {
+                "name": row["model"],
+                "slug": row["model_slug"],
+                "cells": list(zip(ranks, texts)),
+                "points": points,
+                "dots": [
+                    {"x": 40 + i * step, "y": top + 24 * (rank - 1), "rank": rank}
+                    for i, rank in enumerate(ranks)
+                    if rank is not None
+                ],
+            }
+        )
     return BoardRankHistory(snapshots, models, 80 + step * max(len(snapshots) - 1, 1), height, max_rank)

@@ -2,6 +2,7 @@
 downloads (the bytes stored when it was frozen, or with rows withheld a redacted rendering; the sha256 of
 what is served and of what was stored in headers), a board's snapshot list and its changelog. Thin: each
 view calls a selector and renders."""
+
 from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
@@ -14,7 +15,11 @@ from leaderboard.pagecache import cached_page
 
 #: how long a browser or proxy may keep a download (a takedown reaches cached copies within this)
 DOWNLOAD_MAX_AGE = 600
-CONTENT_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json", "parquet": "application/vnd.apache.parquet"}
+CONTENT_TYPES = {
+    "csv": "text/csv; charset=utf-8",
+    "json": "application/json",
+    "parquet": "application/vnd.apache.parquet",
+}
 
 
 @cached_page
@@ -25,11 +30,23 @@ def snapshot_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         raise Http404("no such snapshot of this board")
     withheld = selectors.snapshot_withheld(snapshot)
     rows = withheld.shown(snapshot.rows)
-    return render(request, "history/snapshot.html", {
-        "benchmark": benchmark, "snapshot": snapshot, "rows": rows, "withheld": withheld,
-        "citation": selectors.snapshot_citation(snapshot, request), "url": selectors.snapshot_url(snapshot, request),
-        "slices": [c for c in value_columns(snapshot.columns, rows) if c not in {col["id"] for col in snapshot.columns}],
-        "latest": selectors.snapshot_latest(benchmark=benchmark), "corrections": list(snapshot.corrections.order_by("frozen_at"))})
+    return render(
+        request,
+        "history/snapshot.html",
+        {
+            "benchmark": benchmark,
+            "snapshot": snapshot,
+            "rows": rows,
+            "withheld": withheld,
+            "citation": selectors.snapshot_citation(snapshot, request),
+            "url": selectors.snapshot_url(snapshot, request),
+            "slices": [
+                c for c in value_columns(snapshot.columns, rows) if c not in {col["id"] for col in snapshot.columns}
+            ],
+            "latest": selectors.snapshot_latest(benchmark=benchmark),
+            "corrections": list(snapshot.corrections.order_by("frozen_at")),
+        },
+    )
 
 
 def snapshot_download(request: HttpRequest, slug: str, pk: int, fmt: str) -> HttpResponse:
@@ -59,5 +76,8 @@ def snapshot_list(request: HttpRequest, slug: str) -> HttpResponse:
 @cached_page
 def changelog(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    return render(request, "history/changelog.html", {"benchmark": benchmark,
-                                                       "entries": selectors.changelog_of(benchmark=benchmark, user=request.user, limit=500)})
+    return render(
+        request,
+        "history/changelog.html",
+        {"benchmark": benchmark, "entries": selectors.changelog_of(benchmark=benchmark, user=request.user, limit=500)},
+    )

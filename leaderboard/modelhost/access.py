@@ -2,6 +2,7 @@
 this worker starts from local weights in its own process group (``transformers serve`` on a CPU,
 ``vllm serve`` on GPU workers; never torch or CUDA inside the Celery process), restarted once when it
 dies and always stopped at the end. Used by leaderboard.runs.generation.worker."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -40,7 +41,9 @@ class ModelAccess:
 def _client(endpoint: Endpoint) -> Any:
     from evaluators.llm.client import ChatClient
 
-    return ChatClient(endpoint, max_concurrency=max(1, settings.GENERATION_CONCURRENCY), timeout_s=settings.GENERATION_REQUEST_TIMEOUT)
+    return ChatClient(
+        endpoint, max_concurrency=max(1, settings.GENERATION_CONCURRENCY), timeout_s=settings.GENERATION_REQUEST_TIMEOUT
+    )
 
 
 class ServedModelAccess(ModelAccess):
@@ -85,7 +88,9 @@ class ServedModelAccess(ModelAccess):
         failure = self.server.failure()
         if failure is not None:
             return failure
-        return ModelError("model_load", f"the model server exited mid-run ({error}). Last lines of its log:\n{self.server.log_tail()}")
+        return ModelError(
+            "model_load", f"the model server exited mid-run ({error}). Last lines of its log:\n{self.server.log_tail()}"
+        )
 
     def close(self) -> None:
         try:
@@ -98,8 +103,13 @@ def _server_facts(spec: Any) -> dict[str, Any]:
     """Server kind and version (read from package metadata: nothing imports torch here)."""
     from evaluators.llm.server import server_version
 
-    return {"server": spec.kind, "server_version": server_version(spec), "dtype": spec.dtype, "seed": spec.seed,
-            "max_model_len": spec.max_model_len}
+    return {
+        "server": spec.kind,
+        "server_version": server_version(spec),
+        "dtype": spec.dtype,
+        "seed": spec.seed,
+        "max_model_len": spec.max_model_len,
+    }
 
 
 class model_access:  # lower case: used as a context manager, like a function
@@ -121,8 +131,10 @@ class model_access:  # lower case: used as a context manager, like a function
             return self.access
         from evaluators.llm.server import with_options
 
-        self.access = ServedModelAccess(with_options(server_spec(model), self.options),
-                                        {**_model_facts(model), "server_options": self.options.to_dict()})
+        self.access = ServedModelAccess(
+            with_options(server_spec(model), self.options),
+            {**_model_facts(model), "server_options": self.options.to_dict()},
+        )
         return self.access
 
     def __exit__(self, *exc: object) -> None:
@@ -141,7 +153,13 @@ def server_spec(model: Model) -> Any:
 
     logs = Path(settings.VAR_DIR) / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    return ServerSpec(kind=settings.MODEL_SERVER, model=model_path(model), revision=model.hf_revision or None,
-                      start_timeout_s=settings.MODEL_SERVER_START_TIMEOUT, log_path=str(logs / f"model-server-{model.slug}.log"),
-                      python=settings.VLLM_PYTHON or None, cpu_kv_cache_bytes=settings.VLLM_CPU_KV_CACHE_BYTES,
-                      env={"VLLM_CACHE_ROOT": str(Path(settings.VAR_DIR) / "cache" / "vllm")})
+    return ServerSpec(
+        kind=settings.MODEL_SERVER,
+        model=model_path(model),
+        revision=model.hf_revision or None,
+        start_timeout_s=settings.MODEL_SERVER_START_TIMEOUT,
+        log_path=str(logs / f"model-server-{model.slug}.log"),
+        python=settings.VLLM_PYTHON or None,
+        cpu_kv_cache_bytes=settings.VLLM_CPU_KV_CACHE_BYTES,
+        env={"VLLM_CACHE_ROOT": str(Path(settings.VAR_DIR) / "cache" / "vllm")},
+    )

@@ -1,6 +1,7 @@
 """Model hosting's API: register a model and run its pre-flight again (``/api/models/``; the boards app adds
 the models' read actions: compare, index, profile), and resumable weights uploads (``/api/uploads/``).
 The views validate, call a service and serialize."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -38,17 +39,32 @@ class ModelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         form = s.ModelRegistrationSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = dict(form.validated_data)
-        spec = modelhost.ModelSource(source=data.pop("source"), hf_repo=data.pop("hf_repo"), hf_revision=data.pop("hf_revision"),
-                                     weights_upload_id=data.pop("weights_upload"), endpoint_base_url=data.pop("endpoint_base_url"),
-                                     endpoint_model=data.pop("endpoint_model"), endpoint_api_key=data.pop("endpoint_api_key"))
+        spec = modelhost.ModelSource(
+            source=data.pop("source"),
+            hf_repo=data.pop("hf_repo"),
+            hf_revision=data.pop("hf_revision"),
+            weights_upload_id=data.pop("weights_upload"),
+            endpoint_base_url=data.pop("endpoint_base_url"),
+            endpoint_model=data.pop("endpoint_model"),
+            endpoint_api_key=data.pop("endpoint_api_key"),
+        )
         try:
             model = modelhost.model_register(owner=request.user, spec=spec, **data)
         except modelhost.ModelRefused as exc:
             return refused(exc)
-        return Response(s.ModelSerializer(Model.objects.get(pk=model.pk), context={"request": request}).data, status=status.HTTP_201_CREATED)
+        return Response(
+            s.ModelSerializer(Model.objects.get(pk=model.pk), context={"request": request}).data,
+            status=status.HTTP_201_CREATED,
+        )
 
-    @extend_schema(request=None, responses={202: s.ModelSerializer, 403: OpenApiResponse(description="not the model's owner"),
-                                            409: OpenApiResponse(description="a pre-flight is already queued")})
+    @extend_schema(
+        request=None,
+        responses={
+            202: s.ModelSerializer,
+            403: OpenApiResponse(description="not the model's owner"),
+            409: OpenApiResponse(description="a pre-flight is already queued"),
+        },
+    )
     @action(detail=True, methods=["post"], permission_classes=[permissions.IsAuthenticated])
     def preflight(self, request: Request, slug: str | None = None) -> Response:
         """Run the model's pre-flight again (after fixing the model or its endpoint)."""
@@ -59,7 +75,10 @@ class ModelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             return Response({"detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
         except modelhost.PreflightAlreadyQueued as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        return Response(s.ModelSerializer(Model.objects.get(pk=model.pk), context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
+        return Response(
+            s.ModelSerializer(Model.objects.get(pk=model.pk), context={"request": request}).data,
+            status=status.HTTP_202_ACCEPTED,
+        )
 
 
 class OctetStreamParser(BaseParser):
@@ -68,8 +87,9 @@ class OctetStreamParser(BaseParser):
 
     media_type = "application/octet-stream"
 
-    def parse(self, stream: IO[Any] | None, media_type: str | None = None,
-              parser_context: Mapping[str, Any] | None = None) -> Any:  # the raw bytes, which DRF passes on as request.data
+    def parse(
+        self, stream: IO[Any] | None, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
+    ) -> Any:  # the raw bytes, which DRF passes on as request.data
         limit = (parser_context or {}).get("max_bytes", settings.UPLOAD_PART_BYTES)
         return stream.read(limit) if stream is not None else b""
 
@@ -104,13 +124,21 @@ class UploadViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
         upload = self.get_object()
         declared = request.META.get("CONTENT_LENGTH") or "0"
         if not declared.isdigit():
-            return Response({"detail": "Content-Length: must be a number of bytes.", "field": "part"}, status=status.HTTP_400_BAD_REQUEST)
+            return Response(
+                {"detail": "Content-Length: must be a number of bytes.", "field": "part"},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
         try:
             expected = modelhost.upload_part_size(upload=upload, user=signed_in(request), number=int(number))
             if int(declared) > expected:  # refused before a byte of the body is read
-                return Response({"detail": f"part {number}: the request is {declared} bytes (Content-Length), but this part is "
-                                           f"{expected} bytes (parts are {upload.part_size} bytes except the last).", "field": "part"},
-                                status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+                return Response(
+                    {
+                        "detail": f"part {number}: the request is {declared} bytes (Content-Length), but this part is "
+                        f"{expected} bytes (parts are {upload.part_size} bytes except the last).",
+                        "field": "part",
+                    },
+                    status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+                )
             request.parser_context["max_bytes"] = expected
             data = request.data if isinstance(request.data, bytes) else b""
             modelhost.upload_put_part(upload=upload, user=signed_in(request), number=int(number), data=data)

@@ -1,5 +1,6 @@
 """App config of leaderboard.modelhost. At start-up (the site and every worker alike) it registers
 the evaluators named in the ``LEADERBOARD_EXTRA_EVALUATORS`` setting."""
+
 from django.apps import AppConfig
 
 

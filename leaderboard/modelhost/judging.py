@@ -8,6 +8,7 @@ key (the key itself is never written in a setting). An evaluator with ``judge_ro
 gets ``Judge(spec, ChatClient(endpoint))`` through ``judging().judged`` (see
 ``evaluators.core.protocol``); the run records ``judge_record(spec)`` in its environment.
 """
+
 from __future__ import annotations
 
 import json
@@ -49,17 +50,25 @@ def judge_spec(role: str) -> JudgeSpec:
     """The pinned judge configured under ``role``, with its endpoint (key read from ``api_key_env``)."""
     judges = judges_configured()
     if role not in judges:
-        raise JudgeNotConfigured(f"this benchmark needs the judge {role!r}, but LEADERBOARD_JUDGES does not define it "
-                                 f"(defined: {', '.join(sorted(judges)) or 'none'})")
+        raise JudgeNotConfigured(
+            f"this benchmark needs the judge {role!r}, but LEADERBOARD_JUDGES does not define it "
+            f"(defined: {', '.join(sorted(judges)) or 'none'})"
+        )
     entry = judges[role]
     api_key = ""
     if entry.get("api_key_env"):
         api_key = os.environ.get(entry["api_key_env"], "")
         if not api_key:
-            raise JudgeNotConfigured(f"LEADERBOARD_JUDGES[{role!r}]: the environment variable {entry['api_key_env']} "
-                                     "holding its API key is not set")
-    return JudgeSpec(name=str(entry["name"]), revision=str(entry["revision"]), prompt_version=str(entry["prompt_version"]),
-                     endpoint=Endpoint(str(entry["base_url"]), str(entry["model"]), api_key))
+            raise JudgeNotConfigured(
+                f"LEADERBOARD_JUDGES[{role!r}]: the environment variable {entry['api_key_env']} "
+                "holding its API key is not set"
+            )
+    return JudgeSpec(
+        name=str(entry["name"]),
+        revision=str(entry["revision"]),
+        prompt_version=str(entry["prompt_version"]),
+        endpoint=Endpoint(str(entry["base_url"]), str(entry["model"]), api_key),
+    )
 
 
 def judge_for(role: str, *, concurrency: int | None = None) -> Judge:
@@ -85,16 +94,21 @@ def judge_record(spec: JudgeSpec, role: str) -> dict[str, str]:
 DEMO_JUDGE_DIR = "models/smollm2-135m-instruct"  # under VAR_DIR
 DEMO_JUDGE = {"name": "SmolLM2-135M-Instruct", "revision": "Q4_1-gguf-b179c95", "prompt_version": "v1"}
 #: how the demo judge's server constrains its answers, by server kind (the note's middle)
-DEMO_JUDGE_SERVED = {"vllm": "served on the CPU by vLLM with guided decoding, so it always answers in the asked form",
-                     "transformers": "served on the CPU without guided decoding"}
+DEMO_JUDGE_SERVED = {
+    "vllm": "served on the CPU by vLLM with guided decoding, so it always answers in the asked form",
+    "transformers": "served on the CPU without guided decoding",
+}
 
 
 def demo_judge_note(server: str) -> str:
     """The caveat every page showing the demo judge's scores repeats, for its ``server`` kind."""
-    return (f"the embedded demo's judge is SmolLM2-135M-Instruct (Apache-2.0, 135M parameters, {DEMO_JUDGE_SERVED[server]}). "
-            "It is a real language model but far too small to judge well: its votes are close to noise, so these figures "
-            "only show the pipeline working, not the models' quality. A request identical to one it has answered at "
-            "temperature 0 (the seed aside) is answered from a cache, not asked again.")
+    return (
+        f"the embedded demo's judge is SmolLM2-135M-Instruct (Apache-2.0, 135M parameters, "
+        f"{DEMO_JUDGE_SERVED[server]}). "
+        "It is a real language model but far too small to judge well: its votes are close to noise, so these figures "
+        "only show the pipeline working, not the models' quality. A request identical to one it has answered at "
+        "temperature 0 (the seed aside) is answered from a cache, not asked again."
+    )
 
 
 def demo_judge_server() -> str:
@@ -107,7 +121,10 @@ def demo_judge_server() -> str:
 JUDGED_ROLES: tuple[str, ...] = ("policon", "causal-pitfalls", "indic-vision")
 
 
-def demo_judge_setting(base_url: str, model: str, server: str = "transformers",
-                       roles: tuple[str, ...] = JUDGED_ROLES) -> dict[str, dict[str, str]]:
+def demo_judge_setting(
+    base_url: str, model: str, server: str = "transformers", roles: tuple[str, ...] = JUDGED_ROLES
+) -> dict[str, dict[str, str]]:
     """LEADERBOARD_JUDGES for the demo judge served at ``base_url`` under the name ``model`` by ``server``."""
-    return {role: {**DEMO_JUDGE, "note": demo_judge_note(server), "base_url": base_url, "model": model} for role in roles}
+    return {
+        role: {**DEMO_JUDGE, "note": demo_judge_note(server), "base_url": base_url, "model": model} for role in roles
+    }

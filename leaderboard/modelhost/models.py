@@ -1,5 +1,6 @@
 """Weight uploads: a tar archive of a model directory sent in numbered parts (S3 multipart upload
 underneath when S3 is configured, a local file otherwise). Rules live in uploads.py and services.py."""
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -16,7 +17,9 @@ class WeightsUpload(models.Model):
     sha256 = models.CharField(max_length=64, help_text="Declared sha256 of the whole archive; the worker verifies it.")
     part_size = models.BigIntegerField()
     status = models.CharField(max_length=10, choices=STATUS_CHOICES, default=STATUS_OPEN)
-    storage_key = models.CharField(max_length=300, help_text="The archive's key in S3, or its path under the media root.")
+    storage_key = models.CharField(
+        max_length=300, help_text="The archive's key in S3, or its path under the media root."
+    )
     backend_upload_id = models.CharField(max_length=300, blank=True, help_text="S3's multipart upload id.")
     created_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)

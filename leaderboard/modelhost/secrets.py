@@ -3,6 +3,7 @@
 (leaderboard.keyring) when it is not set. A key is encrypted when it is stored and decrypted only in the
 worker that calls the endpoint; keys stored under the earlier derivation (a plain hash of a label and
 SECRET_KEY) still decrypt."""
+
 from __future__ import annotations
 
 import base64
@@ -19,8 +20,9 @@ def _fernet() -> MultiFernet:
     from leaderboard.keyring import derived_key
 
     earlier = hashlib.sha256(b"leaderboard.modelhost.secrets:" + settings.SECRET_KEY.encode()).digest()
-    return MultiFernet([Fernet(base64.urlsafe_b64encode(derived_key("modelhost.secrets"))),
-                        Fernet(base64.urlsafe_b64encode(earlier))])
+    return MultiFernet(
+        [Fernet(base64.urlsafe_b64encode(derived_key("modelhost.secrets"))), Fernet(base64.urlsafe_b64encode(earlier))]
+    )
 
 
 def encrypt(plain: str) -> str:
@@ -34,5 +36,7 @@ def decrypt(token: str) -> str:
     try:
         return _fernet().decrypt(token.encode()).decode()
     except InvalidToken:
-        raise ValueError("the stored API key cannot be decrypted: LEADERBOARD_SECRETS_KEY (or SECRET_KEY) changed "
-                         "since it was saved; set the key again on the model's page") from None
+        raise ValueError(
+            "the stored API key cannot be decrypted: LEADERBOARD_SECRETS_KEY (or SECRET_KEY) changed "
+            "since it was saved; set the key again on the model's page"
+        ) from None

@@ -1,5 +1,6 @@
 """Model hosting's API shapes: a model as shown (its endpoint's key never, its pre-flight's details only to
 the owner and staff), a model's registration, and a resumable weights upload."""
+
 from __future__ import annotations
 
 from rest_framework import serializers
@@ -18,8 +19,9 @@ class ModelSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
     endpoint_base_url = ShownTextField(read_only=True)
     has_api_key = serializers.BooleanField(read_only=True)
-    weights_upload: serializers.PrimaryKeyRelatedField[WeightsUpload] = serializers.PrimaryKeyRelatedField(read_only=True,
-                                                                                                          allow_null=True)
+    weights_upload: serializers.PrimaryKeyRelatedField[WeightsUpload] = serializers.PrimaryKeyRelatedField(
+        read_only=True, allow_null=True
+    )
     preflight_report = serializers.SerializerMethodField()
 
     def get_preflight_report(self, model: Model) -> dict:
@@ -33,9 +35,27 @@ class ModelSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Model
-        fields = ["slug", "name", "organization", "source", "modality", "parameters", "license", "release_date", "is_public", "owner",
-                  "hf_repo", "hf_revision", "weights_upload", "endpoint_base_url", "endpoint_model", "has_api_key",
-                  "preflight_status", "preflight_report", "preflight_checked_at"]
+        fields = [
+            "slug",
+            "name",
+            "organization",
+            "source",
+            "modality",
+            "parameters",
+            "license",
+            "release_date",
+            "is_public",
+            "owner",
+            "hf_repo",
+            "hf_revision",
+            "weights_upload",
+            "endpoint_base_url",
+            "endpoint_model",
+            "has_api_key",
+            "preflight_status",
+            "preflight_report",
+            "preflight_checked_at",
+        ]
 
 
 class ModelRegistrationSerializer(serializers.Serializer):
@@ -51,8 +71,9 @@ class ModelRegistrationSerializer(serializers.Serializer):
     weights_upload = serializers.IntegerField(required=False, allow_null=True, default=None)
     endpoint_base_url = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
     endpoint_model = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-    endpoint_api_key = serializers.CharField(max_length=500, required=False, allow_blank=True, default="", write_only=True,
-                                             style={"input_type": "password"})
+    endpoint_api_key = serializers.CharField(
+        max_length=500, required=False, allow_blank=True, default="", write_only=True, style={"input_type": "password"}
+    )
 
     def get_fields(self) -> dict[str, serializers.Field]:
         # "source" (where the weights come from) is also the name of a Field attribute: added here
@@ -73,7 +94,18 @@ class UploadSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = WeightsUpload
-        fields = ["id", "filename", "size", "sha256", "part_size", "part_count", "parts_received", "status", "created_at", "completed_at"]
+        fields = [
+            "id",
+            "filename",
+            "size",
+            "sha256",
+            "part_size",
+            "part_count",
+            "parts_received",
+            "status",
+            "created_at",
+            "completed_at",
+        ]
 
     def get_parts_received(self, upload: WeightsUpload) -> list[int]:
         return sorted(upload.parts.values_list("number", flat=True))

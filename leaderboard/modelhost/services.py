@@ -11,6 +11,7 @@ A pre-flight always ends: a passed or failed report naming the field at fault, w
 files hold; "could not check" (storage unreachable: not the model's fault) is tried again
 ``PREFLIGHT_RETRIES`` times, the model staying pending meanwhile, and then reported as failed with
 that reason; an unexpected error is logged and reported as a failed pre-flight saying so."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -56,6 +57,7 @@ class ModelRefused(ValueError):
 
 # --- registration --------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class ModelSource:
     """What a submitter gives to register a model (validated by model_register)."""
@@ -71,33 +73,52 @@ class ModelSource:
     def only_its_fields(self) -> ModelSource:
         """This source with the other sources' fields emptied (a form sends them all), so a model never
         stores, say, an unchecked endpoint address next to its Hugging Face repo."""
-        keep = {"hf": ("hf_repo", "hf_revision"), "weights": ("weights_upload_id",),
-                "endpoint": ("endpoint_base_url", "endpoint_model", "endpoint_api_key")}.get(self.source, ())
+        keep = {
+            "hf": ("hf_repo", "hf_revision"),
+            "weights": ("weights_upload_id",),
+            "endpoint": ("endpoint_base_url", "endpoint_model", "endpoint_api_key"),
+        }.get(self.source, ())
         return ModelSource(source=self.source, **{name: getattr(self, name) for name in keep})
 
 
 def _check_source(owner: User, spec: ModelSource) -> WeightsUpload | None:
     if spec.source == Model.SOURCE_HF:
         if not re.fullmatch(r"[\w.-]+/[\w.-]+", spec.hf_repo.strip()):
-            raise ModelRefused("hf_repo: give the repository as owner/name, e.g. Qwen/Qwen2.5-0.5B-Instruct.", field="hf_repo")
+            raise ModelRefused(
+                "hf_repo: give the repository as owner/name, e.g. Qwen/Qwen2.5-0.5B-Instruct.", field="hf_repo"
+            )
         if not spec.hf_revision.strip():
-            raise ModelRefused("hf_revision: pin a revision (a commit sha or a tag) so the scores stay reproducible.", field="hf_revision")
+            raise ModelRefused(
+                "hf_revision: pin a revision (a commit sha or a tag) so the scores stay reproducible.",
+                field="hf_revision",
+            )
     elif spec.source == Model.SOURCE_WEIGHTS:
-        upload = WeightsUpload.objects.filter(pk=spec.weights_upload_id, owner=owner).first() if spec.weights_upload_id else None
+        upload = (
+            WeightsUpload.objects.filter(pk=spec.weights_upload_id, owner=owner).first()
+            if spec.weights_upload_id
+            else None
+        )
         if upload is None:
             raise ModelRefused("weights_upload: choose one of your uploads.", field="weights_upload")
         if upload.status != WeightsUpload.STATUS_COMPLETE:
-            raise ModelRefused(f"weights_upload: upload #{upload.pk} is not complete yet; send its remaining parts and complete it.",
-                               field="weights_upload")
+            raise ModelRefused(
+                f"weights_upload: upload #{upload.pk} is not complete yet; send its remaining parts and complete it.",
+                field="weights_upload",
+            )
         return upload
     elif spec.source == Model.SOURCE_ENDPOINT:
         if not re.match(r"^https?://[^\s/]+", spec.endpoint_base_url.strip()):
-            raise ModelRefused("endpoint_base_url: give the OpenAI-compatible base URL, e.g. https://api.example.com/v1.",
-                               field="endpoint_base_url")
+            raise ModelRefused(
+                "endpoint_base_url: give the OpenAI-compatible base URL, e.g. https://api.example.com/v1.",
+                field="endpoint_base_url",
+            )
         if redact_userinfo(spec.endpoint_base_url.strip()) != spec.endpoint_base_url.strip():
-            raise ModelRefused("endpoint_base_url: the URL holds a user name or password (before '@'); the address is shown to "
-                               "anyone who may see the model, so give it without them and put the key in the API key field "
-                               "(stored encrypted, never shown).", field="endpoint_base_url")
+            raise ModelRefused(
+                "endpoint_base_url: the URL holds a user name or password (before '@'); the address is shown to "
+                "anyone who may see the model, so give it without them and put the key in the API key field "
+                "(stored encrypted, never shown).",
+                field="endpoint_base_url",
+            )
         if not spec.endpoint_model.strip():
             raise ModelRefused("endpoint_model: give the model name the endpoint expects.", field="endpoint_model")
         problem = endpoint_address_problem(spec.endpoint_base_url.strip())
@@ -108,8 +129,16 @@ def _check_source(owner: User, spec: ModelSource) -> WeightsUpload | None:
     return None
 
 
-def model_register(*, owner: User, name: str, spec: ModelSource, organization: str = "", modality: str = "text",
-                   is_public: bool = True, release_date: dt.date | None = None) -> Model:
+def model_register(
+    *,
+    owner: User,
+    name: str,
+    spec: ModelSource,
+    organization: str = "",
+    modality: str = "text",
+    is_public: bool = True,
+    release_date: dt.date | None = None,
+) -> Model:
     """Register a new model of the owner and queue its pre-flight. The API key is stored encrypted
     and never returned."""
     name = name.strip()
@@ -128,11 +157,24 @@ def model_register(*, owner: User, name: str, spec: ModelSource, organization: s
         slug = model_slug(name, is_public=is_public)
         try:
             model = Model.objects.create(
-                owner=owner, name=name, slug=slug, organization=organization, modality=modality, is_public=is_public,
-                release_date=release_date, source=spec.source, hf_repo=spec.hf_repo.strip(), hf_revision=spec.hf_revision.strip(),
-                weights_upload=upload, endpoint_base_url=spec.endpoint_base_url.strip().rstrip("/"),
-                endpoint_model=spec.endpoint_model.strip(), endpoint_api_key_encrypted=secrets.encrypt(spec.endpoint_api_key.strip()),
-                preflight_status=Model.PREFLIGHT_PENDING if spec.source != Model.SOURCE_PREDICTIONS else Model.PREFLIGHT_PASSED)
+                owner=owner,
+                name=name,
+                slug=slug,
+                organization=organization,
+                modality=modality,
+                is_public=is_public,
+                release_date=release_date,
+                source=spec.source,
+                hf_repo=spec.hf_repo.strip(),
+                hf_revision=spec.hf_revision.strip(),
+                weights_upload=upload,
+                endpoint_base_url=spec.endpoint_base_url.strip().rstrip("/"),
+                endpoint_model=spec.endpoint_model.strip(),
+                endpoint_api_key_encrypted=secrets.encrypt(spec.endpoint_api_key.strip()),
+                preflight_status=Model.PREFLIGHT_PENDING
+                if spec.source != Model.SOURCE_PREDICTIONS
+                else Model.PREFLIGHT_PASSED,
+            )
         except IntegrityError:
             raise ModelRefused(f"name: you already have a model named '{name}'.", field="name") from None
         if model.needs_generation:
@@ -155,6 +197,7 @@ def _require_owner(model: Model, user: User | AnonymousUser) -> None:
 
 # --- pre-flight ----------------------------------------------------------------------------------
 
+
 class PreflightAlreadyQueued(ModelRefused):
     """A user asked for a pre-flight while one is queued: nothing new is queued."""
 
@@ -170,14 +213,17 @@ def model_preflight_request(*, model: Model, user: User | AnonymousUser | None =
     if user is not None:
         _require_owner(model, user)
         stale = now - dt.timedelta(seconds=settings.PREFLIGHT_REQUEUE_AFTER)
-        rows = rows.filter(~Q(preflight_status=Model.PREFLIGHT_PENDING) | Q(preflight_requested_at__isnull=True)
-                           | Q(preflight_requested_at__lt=stale))
+        rows = rows.filter(
+            ~Q(preflight_status=Model.PREFLIGHT_PENDING)
+            | Q(preflight_requested_at__isnull=True)
+            | Q(preflight_requested_at__lt=stale)
+        )
     if not rows.update(preflight_status=Model.PREFLIGHT_PENDING, preflight_requested_at=now):
-        raise PreflightAlreadyQueued("A pre-flight of this model is already queued; its report appears on the model's page "
-                                     "when it ends (ask again in a few minutes if it never does).")
+        raise PreflightAlreadyQueued(
+            "A pre-flight of this model is already queued; its report appears on the model's page "
+            "when it ends (ask again in a few minutes if it never does)."
+        )
     queues.preflight_model(model.pk)
-
-
 
 
 class EndpointNotAllowed(ModelError):
@@ -208,11 +254,24 @@ def endpoint_address_problem(base_url: str) -> str | None:
         if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
             address = address.ipv4_mapped
         if not address.is_global or address.is_multicast:
-            kind = next((k for k, is_kind in (("loopback", address.is_loopback), ("link-local", address.is_link_local),
-                                              ("multicast", address.is_multicast), ("unspecified", address.is_unspecified),
-                                              ("private", address.is_private)) if is_kind), "reserved")
-            return (f"the host {url.hostname!r} resolves to {address}, a {kind} address; the site only calls endpoints "
-                    "on public addresses")
+            kind = next(
+                (
+                    k
+                    for k, is_kind in (
+                        ("loopback", address.is_loopback),
+                        ("link-local", address.is_link_local),
+                        ("multicast", address.is_multicast),
+                        ("unspecified", address.is_unspecified),
+                        ("private", address.is_private),
+                    )
+                    if is_kind
+                ),
+                "reserved",
+            )
+            return (
+                f"the host {url.hostname!r} resolves to {address}, a {kind} address; the site only calls endpoints "
+                "on public addresses"
+            )
     return None
 
 
@@ -254,18 +313,35 @@ def model_preflight_run(*, model_id: int) -> str:
             report = preflight.preflight_weights(model_path(model), required_modalities=(model.modality,))
         else:
             report = preflight.preflight_hf(model.hf_repo, model.hf_revision, required_modalities=(model.modality,))
-        data: dict[str, Any] = {"ok": bool(report.ok), "problems": [list(p) for p in report.problems], "facts": dict(report.facts)}
+        data: dict[str, Any] = {
+            "ok": bool(report.ok),
+            "problems": [list(p) for p in report.problems],
+            "facts": dict(report.facts),
+        }
     except InfrastructureError as exc:
         return _preflight_could_not_check(model, exc)
     except ModelError as exc:
         data = {"ok": False, "problems": [[_SOURCE_FIELD[model.source], str(exc)]], "facts": {}}
     except Exception as exc:  # a pre-flight must end; the traceback goes to the worker's log
         log.exception("pre-flight of model %s stopped on an unexpected error", model_id)
-        data = {"ok": False, "facts": {}, "problems": [["preflight", f"the pre-flight stopped on an unexpected error "
-                                                                     f"({type(exc).__name__}: {str(exc)[:300]}); fix what it names "
-                                                                     "and run the pre-flight again, or ask the site's staff"]]}
+        data = {
+            "ok": False,
+            "facts": {},
+            "problems": [
+                [
+                    "preflight",
+                    f"the pre-flight stopped on an unexpected error "
+                    f"({type(exc).__name__}: {str(exc)[:300]}); fix what it names "
+                    "and run the pre-flight again, or ask the site's staff",
+                ]
+            ],
+        }
     status = Model.PREFLIGHT_PASSED if data["ok"] else Model.PREFLIGHT_FAILED
-    updates: dict[str, Any] = {"preflight_status": status, "preflight_report": data, "preflight_checked_at": timezone.now()}
+    updates: dict[str, Any] = {
+        "preflight_status": status,
+        "preflight_report": data,
+        "preflight_checked_at": timezone.now(),
+    }
     if isinstance(data["facts"].get("parameters"), int) and not model.parameters:
         updates["parameters"] = data["facts"]["parameters"]
     Model.objects.filter(pk=model.pk).update(**updates)
@@ -281,21 +357,33 @@ def _preflight_could_not_check(model: Model, exc: Exception) -> str:
     data: dict[str, Any]
     if attempt <= settings.PREFLIGHT_RETRIES:
         delay = settings.PREFLIGHT_RETRY_SECONDS * 2 ** (attempt - 1)
-        data = {"ok": False, "problems": [], "facts": {}, "infrastructure_attempts": attempt,
-                "notice": f"{reason}; trying again in {delay:g} s (attempt {attempt} of {settings.PREFLIGHT_RETRIES})"}
+        data = {
+            "ok": False,
+            "problems": [],
+            "facts": {},
+            "infrastructure_attempts": attempt,
+            "notice": f"{reason}; trying again in {delay:g} s (attempt {attempt} of {settings.PREFLIGHT_RETRIES})",
+        }
         status = Model.PREFLIGHT_PENDING
     else:
-        data = {"ok": False, "facts": {}, "problems": [["preflight", f"{reason}; tried {attempt} times; run the pre-flight again later"]]}
+        data = {
+            "ok": False,
+            "facts": {},
+            "problems": [["preflight", f"{reason}; tried {attempt} times; run the pre-flight again later"]],
+        }
         status = Model.PREFLIGHT_FAILED
     log.warning("pre-flight of model %s: %s", model.pk, data.get("notice") or data["problems"][0][1])
     with transaction.atomic():
-        Model.objects.filter(pk=model.pk).update(preflight_status=status, preflight_report=data, preflight_checked_at=timezone.now())
+        Model.objects.filter(pk=model.pk).update(
+            preflight_status=status, preflight_report=data, preflight_checked_at=timezone.now()
+        )
         if status == Model.PREFLIGHT_PENDING:
             queues.preflight_model(model.pk, countdown=delay)
     return status
 
 
 # --- resumable weight uploads ---------------------------------------------------------------------
+
 
 def upload_create(*, owner: User, filename: str, size: int, sha256: str) -> WeightsUpload:
     """Start an upload of a tar archive of ``size`` bytes; returns it with its part size."""
@@ -309,13 +397,23 @@ def upload_create(*, owner: User, filename: str, size: int, sha256: str) -> Weig
         raise ModelRefused("sha256: give the archive's sha256 as 64 hexadecimal digits.", field="sha256")
     open_uploads = WeightsUpload.objects.filter(owner=owner, status=WeightsUpload.STATUS_OPEN).count()
     if open_uploads >= settings.UPLOADS_OPEN_PER_USER:
-        raise ModelRefused(f"You have {open_uploads} unfinished uploads, the most one account may have open: finish one "
-                           "(send its missing parts and complete it) before starting another.", field="filename")
+        raise ModelRefused(
+            f"You have {open_uploads} unfinished uploads, the most one account may have open: finish one "
+            "(send its missing parts and complete it) before starting another.",
+            field="filename",
+        )
     key = f"weights/{owner.pk}/{uuid.uuid4().hex}-{filename}"
     store = part_store()
     upload_id = store.begin(key)
-    return WeightsUpload.objects.create(owner=owner, filename=filename, size=size, sha256=sha256, part_size=settings.UPLOAD_PART_BYTES,
-                                        storage_key=key, backend_upload_id=upload_id)
+    return WeightsUpload.objects.create(
+        owner=owner,
+        filename=filename,
+        size=size,
+        sha256=sha256,
+        part_size=settings.UPLOAD_PART_BYTES,
+        storage_key=key,
+        backend_upload_id=upload_id,
+    )
 
 
 def upload_part_size(*, upload: WeightsUpload, user: User, number: int) -> int:
@@ -325,7 +423,9 @@ def upload_part_size(*, upload: WeightsUpload, user: User, number: int) -> int:
     if upload.status != WeightsUpload.STATUS_OPEN:
         raise ModelRefused(f"upload #{upload.pk} is complete already; start a new upload to change it.", field="part")
     if not (1 <= number <= upload.part_count):
-        raise ModelRefused(f"part: number {number} is out of range; this upload has parts 1 to {upload.part_count}.", field="part")
+        raise ModelRefused(
+            f"part: number {number} is out of range; this upload has parts 1 to {upload.part_count}.", field="part"
+        )
     return upload.expected_part_size(number)
 
 
@@ -333,11 +433,19 @@ def upload_put_part(*, upload: WeightsUpload, user: User, number: int, data: byt
     """Store part ``number`` (1-based); re-sending a part replaces it."""
     expected = upload_part_size(upload=upload, user=user, number=number)
     if len(data) != expected:
-        raise ModelRefused(f"part {number}: got {len(data)} bytes, expected {expected} (parts are {upload.part_size} bytes "
-                           "except the last).", field="part")
-    etag = part_store().put_part(upload.storage_key, upload.backend_upload_id, number, (number - 1) * upload.part_size, data)
-    part, _ = UploadPart.objects.update_or_create(upload=upload, number=number, defaults={
-        "size": len(data), "etag": etag, "sha256": hashlib.sha256(data).hexdigest()})
+        raise ModelRefused(
+            f"part {number}: got {len(data)} bytes, expected {expected} (parts are {upload.part_size} bytes "
+            "except the last).",
+            field="part",
+        )
+    etag = part_store().put_part(
+        upload.storage_key, upload.backend_upload_id, number, (number - 1) * upload.part_size, data
+    )
+    part, _ = UploadPart.objects.update_or_create(
+        upload=upload,
+        number=number,
+        defaults={"size": len(data), "etag": etag, "sha256": hashlib.sha256(data).hexdigest()},
+    )
     return part
 
 
@@ -350,10 +458,14 @@ def upload_complete(*, upload: WeightsUpload, user: User) -> WeightsUpload:
     missing = sorted(set(range(1, upload.part_count + 1)) - {n for n, _, _ in parts})
     if missing:
         shown = ", ".join(map(str, missing[:20])) + (" ..." if len(missing) > 20 else "")
-        raise ModelRefused(f"parts: {len(missing)} part(s) missing: {shown}; send them, then complete again.", field="parts")
+        raise ModelRefused(
+            f"parts: {len(missing)} part(s) missing: {shown}; send them, then complete again.", field="parts"
+        )
     received = sum(size for _, _, size in parts)
     if received != upload.size:
-        raise ModelRefused(f"size: received {received} bytes in all, but the upload declared {upload.size}.", field="size")
+        raise ModelRefused(
+            f"size: received {received} bytes in all, but the upload declared {upload.size}.", field="size"
+        )
     part_store().complete(upload.storage_key, upload.backend_upload_id, [(n, e) for n, e, _ in parts], upload.size)
     WeightsUpload.objects.filter(pk=upload.pk).update(status=WeightsUpload.STATUS_COMPLETE, completed_at=timezone.now())
     upload.refresh_from_db()
@@ -372,7 +484,9 @@ def upload_from_file(*, owner: User, file: Any) -> WeightsUpload:
     for block in file.chunks(1024 * 1024):
         digest.update(block)
     file.seek(0)
-    upload = upload_create(owner=owner, filename=getattr(file, "name", "weights.tar"), size=file.size, sha256=digest.hexdigest())
+    upload = upload_create(
+        owner=owner, filename=getattr(file, "name", "weights.tar"), size=file.size, sha256=digest.hexdigest()
+    )
     for number in range(1, upload.part_count + 1):
         upload_put_part(upload=upload, user=owner, number=number, data=file.read(upload.part_size))
     return upload_complete(upload=upload, user=owner)
@@ -416,8 +530,12 @@ def demo_model_ensure() -> Model | None:
             tar.add(directory, arcname="tiny-llama")
         with archive.open("rb") as handle:
             upload = upload_from_file(owner=owner, file=File(handle, name=archive.name))
-    demo = model_register(owner=owner, name=DEMO_MODEL, organization="demo (random weights: scores are near zero)",
-                          spec=ModelSource(source=Model.SOURCE_WEIGHTS, weights_upload_id=upload.pk))
+    demo = model_register(
+        owner=owner,
+        name=DEMO_MODEL,
+        organization="demo (random weights: scores are near zero)",
+        spec=ModelSource(source=Model.SOURCE_WEIGHTS, weights_upload_id=upload.pk),
+    )
     demo.generation_defaults = DEMO_GENERATION
     demo.save(update_fields=["generation_defaults"])
     return demo

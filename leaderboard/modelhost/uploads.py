@@ -16,6 +16,7 @@ Faults are told apart: the submitter's (a checksum mismatch, a bad or hostile ar
 longer in storage) raise ModelError("model_load"); the site's (storage unreachable, the disk full)
 raise :class:`StorageUnavailable`, an InfrastructureError, so the work is retried, not blamed on the model.
 """
+
 from __future__ import annotations
 
 import errno
@@ -43,8 +44,11 @@ class StorageUnavailable(InfrastructureError):
 
 
 def _missing(key: str) -> ModelError:
-    return ModelError("model_load", f"uploaded weights: the archive is no longer in storage (key {key!r}); "
-                                    "upload the weights again and register the model with the new upload")
+    return ModelError(
+        "model_load",
+        f"uploaded weights: the archive is no longer in storage (key {key!r}); "
+        "upload the weights again and register the model with the new upload",
+    )
 
 
 class PartStore(Protocol):
@@ -70,19 +74,30 @@ class S3PartStore:
 
         options = settings.STORAGES["default"]["OPTIONS"]
         self.bucket = options["bucket_name"]
-        self.client = boto3.client("s3", endpoint_url=options.get("endpoint_url"), region_name=options.get("region_name"),
-                                   aws_access_key_id=options.get("access_key"), aws_secret_access_key=options.get("secret_key"),
-                                   config=Config(connect_timeout=10, read_timeout=120, retries={"max_attempts": 3, "mode": "standard"}))
+        self.client = boto3.client(
+            "s3",
+            endpoint_url=options.get("endpoint_url"),
+            region_name=options.get("region_name"),
+            aws_access_key_id=options.get("access_key"),
+            aws_secret_access_key=options.get("secret_key"),
+            config=Config(connect_timeout=10, read_timeout=120, retries={"max_attempts": 3, "mode": "standard"}),
+        )
 
     def begin(self, key: str) -> str:
         return self.client.create_multipart_upload(Bucket=self.bucket, Key=key)["UploadId"]
 
     def put_part(self, key: str, upload_id: str, number: int, offset: int, data: bytes) -> str:
-        return self.client.upload_part(Bucket=self.bucket, Key=key, UploadId=upload_id, PartNumber=number, Body=data)["ETag"]
+        return self.client.upload_part(Bucket=self.bucket, Key=key, UploadId=upload_id, PartNumber=number, Body=data)[
+            "ETag"
+        ]
 
     def complete(self, key: str, upload_id: str, parts: list[tuple[int, str]], size: int) -> None:
-        self.client.complete_multipart_upload(Bucket=self.bucket, Key=key, UploadId=upload_id, MultipartUpload={
-            "Parts": [{"PartNumber": number, "ETag": etag} for number, etag in parts]})
+        self.client.complete_multipart_upload(
+            Bucket=self.bucket,
+            Key=key,
+            UploadId=upload_id,
+            MultipartUpload={"Parts": [{"PartNumber": number, "ETag": etag} for number, etag in parts]},
+        )
 
     def download(self, key: str, destination: Path) -> None:
         from botocore.exceptions import BotoCoreError, ClientError
@@ -135,6 +150,7 @@ def part_store() -> PartStore:
 
 # --- the worker's cache ----------------------------------------------------------------------
 
+
 def cache_root() -> Path:
     return Path(settings.VAR_DIR) / "model-cache"
 
@@ -154,8 +170,11 @@ def fetch_weights(*, storage_key: str, sha256: str, store: PartStore | None = No
             while block := handle.read(CHUNK):
                 digest.update(block)
         if digest.hexdigest() != sha256:
-            raise ModelError("model_load", f"uploaded weights: checksum mismatch: the archive's sha256 is {digest.hexdigest()}, "
-                                           f"but the upload declared {sha256}; upload the archive again")
+            raise ModelError(
+                "model_load",
+                f"uploaded weights: checksum mismatch: the archive's sha256 is {digest.hexdigest()}, "
+                f"but the upload declared {sha256}; upload the archive again",
+            )
         extracted = Path(tmp) / "model"
         extract_safely(archive, extracted)
         try:
@@ -171,7 +190,9 @@ def extract_safely(archive: Path, destination: Path) -> None:
     fifos, and an archive that would unpack to more than the settings allow. Every header is checked
     before anything is written."""
     destination.mkdir(parents=True)
-    limit = min(settings.WEIGHTS_MAX_BYTES, max(int(archive.stat().st_size * settings.WEIGHTS_MAX_EXPANSION), EXPANSION_FLOOR))
+    limit = min(
+        settings.WEIGHTS_MAX_BYTES, max(int(archive.stat().st_size * settings.WEIGHTS_MAX_EXPANSION), EXPANSION_FLOOR)
+    )
     try:
         with tarfile.open(archive, "r:*") as tar:
             members: list[tarfile.TarInfo] = []
@@ -181,12 +202,19 @@ def extract_safely(archive: Path, destination: Path) -> None:
                 members.append(member)
                 total += member.size if member.isfile() else 0
                 if len(members) > settings.WEIGHTS_MAX_ENTRIES:
-                    raise ModelError("model_load", f"uploaded weights: the archive has more than {settings.WEIGHTS_MAX_ENTRIES} "
-                                                   "entries; a model directory has a few dozen files")
+                    raise ModelError(
+                        "model_load",
+                        f"uploaded weights: the archive has more than {settings.WEIGHTS_MAX_ENTRIES} "
+                        "entries; a model directory has a few dozen files",
+                    )
                 if total > limit:
-                    raise ModelError("model_load", f"uploaded weights: the archive unpacks to more than {limit} bytes (at most "
-                                                   f"{settings.WEIGHTS_MAX_EXPANSION:g} times the archive's {archive.stat().st_size} bytes or 64 MiB, "
-                                                   f"and at most {settings.WEIGHTS_MAX_BYTES} bytes); upload it uncompressed")
+                    raise ModelError(
+                        "model_load",
+                        f"uploaded weights: the archive unpacks to more than {limit} bytes (at most "
+                        f"{settings.WEIGHTS_MAX_EXPANSION:g} times the archive's {archive.stat().st_size} bytes or 64 "
+                        f"MiB, "
+                        f"and at most {settings.WEIGHTS_MAX_BYTES} bytes); upload it uncompressed",
+                    )
             tar.extractall(destination, members=members, filter="data")
     except OSError as exc:
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
@@ -200,10 +228,15 @@ def _check_member(member: tarfile.TarInfo) -> None:
     name = member.name
     parts = Path(name).parts
     if name.startswith(("/", "\\")) or ".." in parts or (parts and ":" in parts[0]):
-        raise ModelError("model_load", f"uploaded weights: the archive entry {name!r} points outside the model directory")
+        raise ModelError(
+            "model_load", f"uploaded weights: the archive entry {name!r} points outside the model directory"
+        )
     if not (member.isfile() or member.isdir()):
-        raise ModelError("model_load", f"uploaded weights: the archive entry {name!r} is a link or special file; "
-                                       "only regular files and directories are accepted")
+        raise ModelError(
+            "model_load",
+            f"uploaded weights: the archive entry {name!r} is a link or special file; "
+            "only regular files and directories are accepted",
+        )
 
 
 def model_dir_in(root: Path) -> Path:

@@ -1,5 +1,6 @@
 """Model hosting's page URLs (mounted at the site's root, before the model pages: "register" and "upload"
 are not model slugs)."""
+
 from django.urls import path
 
 from leaderboard.modelhost import views

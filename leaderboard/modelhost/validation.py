@@ -15,12 +15,13 @@ leaderboard, the home page's leaders, the models index, the model profile, compa
 all ask it. ``board_is_ranked`` says the same of a benchmark's configured judge, for whoever needs one
 answer per board (a snapshot frozen now, the benchmark page's notice).
 """
+
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from django.db import transaction
 from django.db.models import QuerySet
@@ -86,7 +87,9 @@ def is_judged(benchmark: Benchmark) -> bool:
     return bool(benchmark.evaluator_key) and bool(judge_role(benchmark.evaluator_key))
 
 
-def run_status(benchmark: Benchmark, environment: Mapping[str, Any] | None, validations: Mapping[str, Any]) -> RankedStatus:
+def run_status(
+    benchmark: Benchmark, environment: Mapping[str, Any] | None, validations: Mapping[str, Any]
+) -> RankedStatus:
     """``figure_status`` of a run of ``benchmark`` from its stored environment (ranked on a board no judge scores)."""
     if not is_judged(benchmark):
         return RANKED
@@ -163,15 +166,22 @@ def judged_boards() -> list[JudgedBoard]:
     return boards
 
 
-def judge_validation_run(*, benchmark_id: int, limit: int | None = None, now: dt.datetime | None = None,
-                         progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+def judge_validation_run(
+    *,
+    benchmark_id: int,
+    limit: int | None = None,
+    now: dt.datetime | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
     """Validate the benchmark's configured judge on its current dataset version (``limit``: that many items or
     tasks spread over the release), store the figures on the version under the judge's label and return
     them. Raises ValidationUnavailable, JudgeNotConfigured or JudgeUnavailable; nothing is stored then."""
     benchmark = Benchmark.objects.get(pk=benchmark_id)
     judge_use = configured_evaluator(benchmark).judging() if benchmark.evaluator_key else None
     if judge_use is None:
-        raise ValidationUnavailable(f"benchmark '{benchmark.slug}' is not scored by a judge, so it has none to validate")
+        raise ValidationUnavailable(
+            f"benchmark '{benchmark.slug}' is not scored by a judge, so it has none to validate"
+        )
     version = benchmark.dataset_versions.filter(is_current=True).first()
     if version is None:
         raise ValidationUnavailable(f"benchmark '{benchmark.slug}' has no current dataset version; import one first")
@@ -185,9 +195,16 @@ def judge_validation_run(*, benchmark_id: int, limit: int | None = None, now: dt
         judge.close()
     if result is None:
         raise ValidationUnavailable(f"benchmark '{benchmark.slug}' has nothing to validate its judge on")
-    record = {**result.to_dict(), "judge": result.judge, "prompt": result.prompt, "passed": result.passed,
-              "summary": result.summary(), "limit": limit, "dataset": version.tag,
-              "at": (now or timezone.now()).isoformat()}
+    record = {
+        **result.to_dict(),
+        "judge": result.judge,
+        "prompt": result.prompt,
+        "passed": result.passed,
+        "summary": result.summary(),
+        "limit": limit,
+        "dataset": version.tag,
+        "at": (now or timezone.now()).isoformat(),
+    }
     with transaction.atomic():
         locked = DatasetVersion.objects.select_for_update().get(pk=version.pk)
         locked.judge_validations = {**locked.judge_validations, result.judge: record}
@@ -209,13 +226,24 @@ def judge_validation_notes(benchmark: Benchmark, version: DatasetVersion) -> lis
         return []
     found = version.judge_validations.get(label)
     if found is None:
-        return [MethodNote("Judge validation", f"The configured judge {label} has not been validated on dataset "
-                                               f"{version.tag} yet (manage.py validate_judge {benchmark.slug}), so the "
-                                               "figures it scores are shown but not ranked.")]
+        return [
+            MethodNote(
+                "Judge validation",
+                f"The configured judge {label} has not been validated on dataset "
+                f"{version.tag} yet (manage.py validate_judge {benchmark.slug}), so the "
+                "figures it scores are shown but not ranked.",
+            )
+        ]
     scope = f" (a spread sample: limit {found['limit']:,})" if found.get("limit") else ""
-    verdict = ("Its figures are ranked." if found.get("passed") is True
-               else "Its figures are shown but not ranked.")
-    paper = f" The paper reports r = {PAPER_JUDGE_R} for its judge." if isinstance(configured_evaluator(benchmark),
-                                                                                 PoliConEvaluator) else ""
-    return [MethodNote("Judge validation", f"The configured judge {label}, {found.get('summary', '')}{scope}; "
-                                           f"{found['at'][:10]}. {verdict}{paper}")]
+    verdict = "Its figures are ranked." if found.get("passed") is True else "Its figures are shown but not ranked."
+    paper = (
+        f" The paper reports r = {PAPER_JUDGE_R} for its judge."
+        if isinstance(configured_evaluator(benchmark), PoliConEvaluator)
+        else ""
+    )
+    return [
+        MethodNote(
+            "Judge validation",
+            f"The configured judge {label}, {found.get('summary', '')}{scope}; {found['at'][:10]}. {verdict}{paper}",
+        )
+    ]

@@ -1,5 +1,6 @@
 """Model hosting's pages: registering a model, uploading its weights, its pre-flight check, and how each
 judged board's judge is validated."""
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -12,12 +13,12 @@ from django.views.decorators.http import require_http_methods
 from evaluators.llm.validation import MARGIN
 from evaluators.policon.validation import PASS_R
 from leaderboard.accounts import policy
+from leaderboard.catalog.selectors import models_visible
 from leaderboard.http import HtmxRequest, SignedInRequest
-from leaderboard.pagecache import cached_page
 from leaderboard.modelhost import services as modelhost
 from leaderboard.modelhost import validation
 from leaderboard.modelhost.forms import ModelRegistrationForm, WeightsUploadForm
-from leaderboard.catalog.selectors import models_visible
+from leaderboard.pagecache import cached_page
 
 
 @login_required
@@ -27,16 +28,31 @@ def model_register(request: SignedInRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         upload = data["weights_upload"]
-        spec = modelhost.ModelSource(source=data["source"], hf_repo=data["hf_repo"], hf_revision=data["hf_revision"],
-                                     weights_upload_id=upload.pk if upload else None, endpoint_base_url=data["endpoint_base_url"],
-                                     endpoint_model=data["endpoint_model"], endpoint_api_key=data["endpoint_api_key"])
+        spec = modelhost.ModelSource(
+            source=data["source"],
+            hf_repo=data["hf_repo"],
+            hf_revision=data["hf_revision"],
+            weights_upload_id=upload.pk if upload else None,
+            endpoint_base_url=data["endpoint_base_url"],
+            endpoint_model=data["endpoint_model"],
+            endpoint_api_key=data["endpoint_api_key"],
+        )
         try:
-            model = modelhost.model_register(owner=request.user, name=data["name"], spec=spec, organization=data["organization"],
-                                             modality=data["modality"], is_public=data["is_public"], release_date=data["release_date"])
+            model = modelhost.model_register(
+                owner=request.user,
+                name=data["name"],
+                spec=spec,
+                organization=data["organization"],
+                modality=data["modality"],
+                is_public=data["is_public"],
+                release_date=data["release_date"],
+            )
         except modelhost.ModelRefused as exc:
             form.add_error(exc.field if exc.field in form.fields else None, str(exc))
         else:
-            messages.success(request, "Registered. A CPU worker is pre-flighting it; this page updates when it is done.")
+            messages.success(
+                request, "Registered. A CPU worker is pre-flighting it; this page updates when it is done."
+            )
             return redirect("model", slug=model.slug)
     return render(request, "web/model_register.html", {"form": form})
 
@@ -79,5 +95,13 @@ def weights_upload(request: SignedInRequest) -> HttpResponse:
 @cached_page
 def judges(request: HtmxRequest) -> HttpResponse:
     """How a judged board's judge is validated, and where each board stands."""
-    return render(request, "web/judges.html", {"boards": validation.judged_boards(), "margin": MARGIN, "pass_r": PASS_R,
-                                               "not_validated": validation.NOT_VALIDATED})
+    return render(
+        request,
+        "web/judges.html",
+        {
+            "boards": validation.judged_boards(),
+            "margin": MARGIN,
+            "pass_r": PASS_R,
+            "not_validated": validation.NOT_VALIDATED,
+        },
+    )

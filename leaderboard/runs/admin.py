@@ -1,5 +1,6 @@
 """Admin for submissions and runs: filter by status and failure kind, see progress and logs, and
 cancel or re-queue from the list."""
+
 from django.contrib import admin, messages
 
 from leaderboard.runs import services
@@ -8,7 +9,15 @@ from leaderboard.runs.models import EvaluationRun, GenerationJob, ItemResult, Qu
 
 class RunInline(admin.TabularInline):
     model = EvaluationRun
-    fields = readonly_fields = ("benchmark", "status", "failure_kind", "attempt", "items_done", "items_total", "finished_at")
+    fields = readonly_fields = (
+        "benchmark",
+        "status",
+        "failure_kind",
+        "attempt",
+        "items_done",
+        "items_total",
+        "finished_at",
+    )
     extra = 0
     show_change_link = True
     can_delete = False
@@ -47,7 +56,19 @@ def rerun_runs(modeladmin, request, queryset):
 
 @admin.register(EvaluationRun)
 class EvaluationRunAdmin(admin.ModelAdmin):
-    list_display = ["id", "benchmark", "submission", "status", "failure_kind", "attempt", "items_done", "items_total", "worker", "heartbeat_at", "created_at"]
+    list_display = [
+        "id",
+        "benchmark",
+        "submission",
+        "status",
+        "failure_kind",
+        "attempt",
+        "items_done",
+        "items_total",
+        "worker",
+        "heartbeat_at",
+        "created_at",
+    ]
     list_filter = ["status", "failure_kind", "benchmark", "queue"]
     search_fields = ["submission__model__name", "worker", "failure_message"]
     readonly_fields = [f.name for f in EvaluationRun._meta.fields]
@@ -73,7 +94,30 @@ class QuotaUsageAdmin(admin.ModelAdmin):
 class GenerationJobAdmin(admin.ModelAdmin):
     """One model load per submission: status, progress in requests, environment and log."""
 
-    list_display = ["id", "submission", "queue", "status", "failure_kind", "attempt", "requests_done", "requests_total", "worker", "finished_at"]
+    list_display = [
+        "id",
+        "submission",
+        "queue",
+        "status",
+        "failure_kind",
+        "attempt",
+        "requests_done",
+        "requests_total",
+        "worker",
+        "finished_at",
+    ]
     list_filter = ["status", "failure_kind", "queue"]
-    readonly_fields = ["submission", "lease_token", "lease_expires_at", "heartbeat_at", "worker", "requests_done", "requests_total",
-                       "environment", "log", "queued_at", "started_at", "finished_at"]
+    readonly_fields = [
+        "submission",
+        "lease_token",
+        "lease_expires_at",
+        "heartbeat_at",
+        "worker",
+        "requests_done",
+        "requests_total",
+        "environment",
+        "log",
+        "queued_at",
+        "started_at",
+        "finished_at",
+    ]

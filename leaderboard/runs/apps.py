@@ -1,4 +1,5 @@
 """Submissions, runs and their leaderboard rows' table (the rows are filed by ``leaderboard.chains``)."""
+
 from __future__ import annotations
 
 from django.apps import AppConfig

@@ -10,11 +10,13 @@ page, as optional columns on the board (``?costs=1``) and summed per model on it
   records them (Multi-LCB's programs).
 - Wall: the run's own time from its first claim to its success (queueing excluded).
 """
+
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from django.db.models import Sum
 
@@ -75,7 +77,9 @@ def _sandbox_seconds(detail: Mapping[str, Any]) -> tuple[float, float]:
 def run_cost(run: EvaluationRun, *, finished_at: dt.datetime) -> RunCost:
     """The run's cost from what its outputs, item results and generation job recorded."""
     tokens = GeneratedOutput.objects.filter(run=run).aggregate(p=Sum("prompt_tokens"), c=Sum("completion_tokens"))
-    job = GenerationJob.objects.filter(submission_id=run.submission_id).only("queue", "started_at", "finished_at").first()
+    job = (
+        GenerationJob.objects.filter(submission_id=run.submission_id).only("queue", "started_at", "finished_at").first()
+    )
     judge = [0, 0, 0]
     cpu = wall = 0.0
     for detail in ItemResult.objects.filter(run=run).values_list("detail", flat=True).iterator(chunk_size=200):
@@ -87,12 +91,18 @@ def run_cost(run: EvaluationRun, *, finished_at: dt.datetime) -> RunCost:
     generation = None
     if job is not None and job.started_at and job.finished_at:
         generation = round((job.finished_at - job.started_at).total_seconds(), 3)
-    return RunCost(prompt_tokens=int(tokens["p"] or 0), completion_tokens=int(tokens["c"] or 0),
-                   generation_seconds=generation,
-                   gpu=job.queue.removeprefix("gpu-") if job is not None and job.queue.startswith("gpu-") else "",
-                   judge_calls=judge[0], judge_prompt_tokens=judge[1], judge_completion_tokens=judge[2],
-                   sandbox_cpu_seconds=round(cpu, 3), sandbox_wall_seconds=round(wall, 3),
-                   wall_seconds=round((finished_at - run.started_at).total_seconds(), 3) if run.started_at else None)
+    return RunCost(
+        prompt_tokens=int(tokens["p"] or 0),
+        completion_tokens=int(tokens["c"] or 0),
+        generation_seconds=generation,
+        gpu=job.queue.removeprefix("gpu-") if job is not None and job.queue.startswith("gpu-") else "",
+        judge_calls=judge[0],
+        judge_prompt_tokens=judge[1],
+        judge_completion_tokens=judge[2],
+        sandbox_cpu_seconds=round(cpu, 3),
+        sandbox_wall_seconds=round(wall, 3),
+        wall_seconds=round((finished_at - run.started_at).total_seconds(), 3) if run.started_at else None,
+    )
 
 
 def summed(costs: Iterable[Mapping[str, Any]]) -> dict[str, float]:

@@ -13,6 +13,7 @@ no finished run to go by, there is no estimate ("no estimate yet"), and the page
 has none. The public queue page gives the same estimate for every piece of work on it (``queue_schedules``):
 when waiting work should start and finish, when running work should finish, and the durations it went by.
 Reads only."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -24,19 +25,20 @@ from typing import Any
 from django.utils import timezone
 
 from evaluators.core import judge_role
-from leaderboard.setup_status import PhaseStatus, setup_notice, waits_for
-
 from leaderboard.runs.models import EvaluationRun, GenerationJob, RunPhase, RunStatus
 from leaderboard.runs.work_kinds import BASELINE, is_site_work, work_kind
+from leaderboard.setup_status import PhaseStatus, setup_notice, waits_for
 
 #: recent finished runs whose durations make a board's estimate
 RECENT = 20
 #: what a run waits for, or what a piece of work ahead of it is (the API's ``work`` and ``waiting_for``)
 WORK_KINDS = ["scoring", "generating"]
 
-METHOD = (f"Each run ahead is expected to take what the last {RECENT} finished runs of its board on its dataset "
-          "version took (the median; the range runs from the quickest to the slowest of them), less the time it "
-          "has already run; the queue's worker is assumed to take them one at a time, in order.")
+METHOD = (
+    f"Each run ahead is expected to take what the last {RECENT} finished runs of its board on its dataset "
+    "version took (the median; the range runs from the quickest to the slowest of them), less the time it "
+    "has already run; the queue's worker is assumed to take them one at a time, in order."
+)
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,11 @@ def moments(at: dt.datetime, span: Span | None) -> tuple[dt.datetime, dt.datetim
     """``span`` seconds after ``at``: earliest, typical, latest (None for no span)."""
     if span is None:
         return None
-    return (at + dt.timedelta(seconds=span.low), at + dt.timedelta(seconds=span.median), at + dt.timedelta(seconds=span.high))
+    return (
+        at + dt.timedelta(seconds=span.low),
+        at + dt.timedelta(seconds=span.median),
+        at + dt.timedelta(seconds=span.high),
+    )
 
 
 @dataclass(frozen=True)
@@ -87,16 +93,29 @@ class Typical:
 
 def run_durations(*, benchmark_id: int, dataset_version_id: int) -> list[float]:
     """Seconds the last ``RECENT`` succeeded runs of a board on a dataset version took (their last attempt)."""
-    rows = (EvaluationRun.objects.filter(benchmark_id=benchmark_id, dataset_version_id=dataset_version_id, status=RunStatus.SUCCEEDED,
-                                         progress_started_at__isnull=False, finished_at__isnull=False)
-            .order_by("-finished_at").values_list("progress_started_at", "finished_at")[:RECENT])
+    rows = (
+        EvaluationRun.objects.filter(
+            benchmark_id=benchmark_id,
+            dataset_version_id=dataset_version_id,
+            status=RunStatus.SUCCEEDED,
+            progress_started_at__isnull=False,
+            finished_at__isnull=False,
+        )
+        .order_by("-finished_at")
+        .values_list("progress_started_at", "finished_at")[:RECENT]
+    )
     return [(end - start).total_seconds() for start, end in rows if start is not None and end is not None]
 
 
 def generation_durations(*, queue: str) -> list[float]:
     """Seconds the last ``RECENT`` succeeded generation jobs on a queue took."""
-    rows = (GenerationJob.objects.filter(queue=queue, status=RunStatus.SUCCEEDED, started_at__isnull=False, finished_at__isnull=False)
-            .order_by("-finished_at").values_list("started_at", "finished_at")[:RECENT])
+    rows = (
+        GenerationJob.objects.filter(
+            queue=queue, status=RunStatus.SUCCEEDED, started_at__isnull=False, finished_at__isnull=False
+        )
+        .order_by("-finished_at")
+        .values_list("started_at", "finished_at")[:RECENT]
+    )
     return [(end - start).total_seconds() for start, end in rows if start is not None and end is not None]
 
 
@@ -114,8 +133,13 @@ class Ahead:
     seconds_left: Span | None  # None: nothing like it has finished yet
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "work": self.work, "board": self.board, "status": self.status,
-                "seconds_left": self.seconds_left.to_dict() if self.seconds_left else None}
+        return {
+            "kind": self.kind,
+            "work": self.work,
+            "board": self.board,
+            "status": self.status,
+            "seconds_left": self.seconds_left.to_dict() if self.seconds_left else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -155,14 +179,26 @@ class Wait:
 
     def to_dict(self) -> dict[str, Any]:
         starts = self.starts
-        return {"waiting_for": self.what, "queue": self.queue, "position": self.position,
-                "ahead": [a.to_dict() for a in self.ahead],
-                "estimate": None if self.seconds is None or starts is None else {
-                    "seconds": self.seconds.to_dict(), "start_earliest": starts[0].isoformat(),
-                    "start": starts[1].isoformat(), "start_latest": starts[2].isoformat()},
-                "no_estimate_because": (f"no run of {', '.join(self.no_history)} has finished yet" if self.no_history else None),
-                "own_duration": self.own.to_dict() if self.own else None, "method": METHOD,
-                "estimated_at": self.estimated_at.isoformat()}
+        return {
+            "waiting_for": self.what,
+            "queue": self.queue,
+            "position": self.position,
+            "ahead": [a.to_dict() for a in self.ahead],
+            "estimate": None
+            if self.seconds is None or starts is None
+            else {
+                "seconds": self.seconds.to_dict(),
+                "start_earliest": starts[0].isoformat(),
+                "start": starts[1].isoformat(),
+                "start_latest": starts[2].isoformat(),
+            },
+            "no_estimate_because": (
+                f"no run of {', '.join(self.no_history)} has finished yet" if self.no_history else None
+            ),
+            "own_duration": self.own.to_dict() if self.own else None,
+            "method": METHOD,
+            "estimated_at": self.estimated_at.isoformat(),
+        }
 
 
 class _History:
@@ -197,14 +233,22 @@ def _board(work: Work) -> str:
 def _work(status: str, queue: str | None = None) -> list[Work]:
     """The runs and generation jobs in ``status`` (on ``queue``, or on every queue) in the order their queues
     take them; a run whose model is still answering is left out (its generation job stands for it)."""
-    runs = (EvaluationRun.objects.filter(status=status).exclude(status=RunStatus.QUEUED, phase=RunPhase.GENERATING)
-            .select_related("benchmark", "submission__owner", "submission__model"))
-    jobs = (GenerationJob.objects.filter(status=status).select_related("submission__owner", "submission__model")
-            .prefetch_related("submission__runs__benchmark"))
+    runs = (
+        EvaluationRun.objects.filter(status=status)
+        .exclude(status=RunStatus.QUEUED, phase=RunPhase.GENERATING)
+        .select_related("benchmark", "submission__owner", "submission__model")
+    )
+    jobs = (
+        GenerationJob.objects.filter(status=status)
+        .select_related("submission__owner", "submission__model")
+        .prefetch_related("submission__runs__benchmark")
+    )
     if queue is not None:
         runs, jobs = runs.filter(queue=queue), jobs.filter(queue=queue)
     # the site's own generation jobs are sent at the lowest priority: the queue takes everything else first
-    return sorted([*runs, *jobs], key=lambda w: (isinstance(w, GenerationJob) and is_site_work(w.submission), w.queued_at, w.pk))
+    return sorted(
+        [*runs, *jobs], key=lambda w: (isinstance(w, GenerationJob) and is_site_work(w.submission), w.queued_at, w.pk)
+    )
 
 
 def _waited_on(run: EvaluationRun) -> Work | None:
@@ -265,14 +309,24 @@ class Estimate:
             at = moments(self.estimated_at, span)
             if span is None or at is None:
                 return None
-            return {"seconds": span.to_dict(), "earliest": at[0].isoformat(), "typical": at[1].isoformat(),
-                    "latest": at[2].isoformat()}
+            return {
+                "seconds": span.to_dict(),
+                "earliest": at[0].isoformat(),
+                "typical": at[1].isoformat(),
+                "latest": at[2].isoformat(),
+            }
 
-        return {"ahead": {"running": self.running_ahead, "queued": self.queued_ahead, "baseline": self.baseline_ahead},
-                "start": moment(self.start), "finish": moment(self.finish),
-                "no_estimate_because": (f"no run of {', '.join(self.no_history)} has finished yet" if self.no_history else None),
-                "basis": [{"of": label, **typical.to_dict()} for label, typical in self.basis],
-                "method": METHOD, "estimated_at": self.estimated_at.isoformat()}
+        return {
+            "ahead": {"running": self.running_ahead, "queued": self.queued_ahead, "baseline": self.baseline_ahead},
+            "start": moment(self.start),
+            "finish": moment(self.finish),
+            "no_estimate_because": (
+                f"no run of {', '.join(self.no_history)} has finished yet" if self.no_history else None
+            ),
+            "basis": [{"of": label, **typical.to_dict()} for label, typical in self.basis],
+            "method": METHOD,
+            "estimated_at": self.estimated_at.isoformat(),
+        }
 
 
 @dataclass(frozen=True)
@@ -297,8 +351,15 @@ def _schedule(running: Sequence[Work], queued: Sequence[Work], history: _History
 
     def add(work: Work, left: Span | None) -> None:
         nonlocal total
-        ahead.append(Ahead(kind=work_kind(work.submission), work="scoring" if isinstance(work, EvaluationRun) else "generating",
-                           board=_board(work), status=work.status, seconds_left=left))
+        ahead.append(
+            Ahead(
+                kind=work_kind(work.submission),
+                work="scoring" if isinstance(work, EvaluationRun) else "generating",
+                board=_board(work),
+                status=work.status,
+                seconds_left=left,
+            )
+        )
         if left is None:
             missing.append(_board(work))
             total = None
@@ -310,17 +371,44 @@ def _schedule(running: Sequence[Work], queued: Sequence[Work], history: _History
         began = (work.progress_started_at if isinstance(work, EvaluationRun) else None) or work.started_at or now
         left = typical.left_after(max(0.0, (now - began).total_seconds())) if typical else None
         own = {history.label(work): typical} if typical else {}
-        slots.append(Slot(work, None, Estimate(status=work.status, ahead=(), start=ZERO, finish=left, no_history=(),
-                                               own=typical, basis=tuple(own.items()), estimated_at=now)))
+        slots.append(
+            Slot(
+                work,
+                None,
+                Estimate(
+                    status=work.status,
+                    ahead=(),
+                    start=ZERO,
+                    finish=left,
+                    no_history=(),
+                    own=typical,
+                    basis=tuple(own.items()),
+                    estimated_at=now,
+                ),
+            )
+        )
         add(work, left)
         basis.update(own)
     for place, work in enumerate(queued, start=1):
         typical = history.of(work)
         used = {**basis, **({history.label(work): typical} if typical else {})}
         finish = total + typical.span if total is not None and typical else None
-        slots.append(Slot(work, place, Estimate(status=work.status, ahead=tuple(ahead), start=total, finish=finish,
-                                                no_history=tuple(dict.fromkeys(missing)), own=typical,
-                                                basis=tuple(used.items()), estimated_at=now)))
+        slots.append(
+            Slot(
+                work,
+                place,
+                Estimate(
+                    status=work.status,
+                    ahead=tuple(ahead),
+                    start=total,
+                    finish=finish,
+                    no_history=tuple(dict.fromkeys(missing)),
+                    own=typical,
+                    basis=tuple(used.items()),
+                    estimated_at=now,
+                ),
+            )
+        )
         add(work, typical.span if typical else None)
         if typical:
             basis[history.label(work)] = typical
@@ -334,8 +422,10 @@ def queue_schedules(*, now: dt.datetime | None = None) -> dict[str, list[Slot]]:
     history = _History()
     running, queued = _work(RunStatus.RUNNING), _work(RunStatus.QUEUED)
     names = sorted({w.queue for w in [*running, *queued]})
-    return {name: _schedule([w for w in running if w.queue == name], [w for w in queued if w.queue == name], history, now)
-            for name in names}
+    return {
+        name: _schedule([w for w in running if w.queue == name], [w for w in queued if w.queue == name], history, now)
+        for name in names
+    }
 
 
 def run_wait(*, run: EvaluationRun, now: dt.datetime | None = None) -> Wait | None:
@@ -350,6 +440,14 @@ def run_wait(*, run: EvaluationRun, now: dt.datetime | None = None) -> Wait | No
     slot = _schedule(_work(RunStatus.RUNNING, waiting.queue), [*queued[:place], waiting], history, now)[-1]
     found = slot.estimate
     setup = tuple(waits_for(judged=bool(judge_role(run.evaluator_key)))) if setup_notice() else ()
-    return Wait(what="scoring" if isinstance(waiting, EvaluationRun) else "generating", queue=waiting.queue, position=place + 1,
-                ahead=list(found.ahead), seconds=found.start, no_history=found.no_history, own=history.of(run), estimated_at=now,
-                setup=setup)
+    return Wait(
+        what="scoring" if isinstance(waiting, EvaluationRun) else "generating",
+        queue=waiting.queue,
+        position=place + 1,
+        ahead=list(found.ahead),
+        seconds=found.start,
+        no_history=found.no_history,
+        own=history.of(run),
+        estimated_at=now,
+        setup=setup,
+    )

@@ -8,6 +8,7 @@ completing it, *failing* it with a classified reason, or *releasing* it for a re
 columns and side effects (a run's quota, a job's waiting runs) in ``services``; the life cycle is
 written once, here. Chunks of a run use the same columns (``lease_token``, ``lease_expires_at``).
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -68,8 +69,16 @@ def claim(model: type[Work], *, pk: int, worker: str, exclude: Q | None = None, 
     queued = model._default_manager.filter(pk=pk, status=RunStatus.QUEUED)
     if exclude is not None:
         queued = queued.exclude(exclude)
-    taken = queued.update(status=RunStatus.RUNNING, lease_token=token, lease_expires_at=lease_expiry(now), heartbeat_at=now,
-                          attempt=F("attempt") + 1, worker=worker[:200], started_at=Coalesce(F("started_at"), Value(now)), **updates)
+    taken = queued.update(
+        status=RunStatus.RUNNING,
+        lease_token=token,
+        lease_expires_at=lease_expiry(now),
+        heartbeat_at=now,
+        attempt=F("attempt") + 1,
+        worker=worker[:200],
+        started_at=Coalesce(F("started_at"), Value(now)),
+        **updates,
+    )
     if not taken:
         return None
     attempt = model._default_manager.values_list("attempt", flat=True).get(pk=pk)
@@ -93,20 +102,38 @@ def append_log(model: type[Work], *, pk: int, line: str) -> None:
 
 def release_for_retry(model: type[Work], held_claim: Claim) -> None:
     """Expire the lease now, so the reaper re-queues the work (after an infrastructure error)."""
-    model._default_manager.filter(pk=held_claim.work_id, lease_token=held_claim.token).update(lease_expires_at=timezone.now())
+    model._default_manager.filter(pk=held_claim.work_id, lease_token=held_claim.token).update(
+        lease_expires_at=timezone.now()
+    )
 
 
-def mark_failed(model: type[Work], *, pk: int, kind: FailureKind | str, message: str, held_claim: Claim | None = None) -> bool:
+def mark_failed(
+    model: type[Work], *, pk: int, kind: FailureKind | str, message: str, held_claim: Claim | None = None
+) -> bool:
     """Fail queued or running work (only while ``held_claim`` holds it, when given) with its reason."""
     rows = model._default_manager.filter(pk=pk, status__in=[RunStatus.QUEUED, RunStatus.RUNNING])
     if held_claim is not None:
         rows = held(model, held_claim).filter(pk=pk)
-    return bool(rows.update(status=RunStatus.FAILED, failure_kind=kind, failure_message=message[:10_000],
-                            finished_at=timezone.now(), lease_token=None, lease_expires_at=None))
+    return bool(
+        rows.update(
+            status=RunStatus.FAILED,
+            failure_kind=kind,
+            failure_message=message[:10_000],
+            finished_at=timezone.now(),
+            lease_token=None,
+            lease_expires_at=None,
+        )
+    )
 
 
-def requeue_expired(model: type[Work], *, now: dt.datetime, reason: Callable[[Work], str], send: Callable[[Work], None],
-                    give_up: Callable[[Work, str], bool]) -> tuple[int, int]:
+def requeue_expired(
+    model: type[Work],
+    *,
+    now: dt.datetime,
+    reason: Callable[[Work], str],
+    send: Callable[[Work], None],
+    give_up: Callable[[Work, str], bool],
+) -> tuple[int, int]:
     """Re-queue running work whose lease expired (its worker died) and ``send`` its message again, or,
     after its last attempt, ``give_up`` on it (which fails it). Returns (re-queued, given up)."""
     requeued = failed = 0
@@ -114,9 +141,16 @@ def requeue_expired(model: type[Work], *, now: dt.datetime, reason: Callable[[Wo
         why = reason(work)
         if work.attempt < work.max_attempts:
             with transaction.atomic():
-                if model._default_manager.filter(pk=work.pk, lease_token=work.lease_token, status=RunStatus.RUNNING).update(
-                        status=RunStatus.QUEUED, lease_token=None, lease_expires_at=None, worker="", queued_at=now,
-                        log=log_line(f"{why}; re-queued (attempt {work.attempt} of {work.max_attempts} used)")):
+                if model._default_manager.filter(
+                    pk=work.pk, lease_token=work.lease_token, status=RunStatus.RUNNING
+                ).update(
+                    status=RunStatus.QUEUED,
+                    lease_token=None,
+                    lease_expires_at=None,
+                    worker="",
+                    queued_at=now,
+                    log=log_line(f"{why}; re-queued (attempt {work.attempt} of {work.max_attempts} used)"),
+                ):
                     send(work)
                     requeued += 1
         elif give_up(work, f"{why}; gave up after {work.attempt} attempts"):
@@ -128,7 +162,11 @@ def resend_stale_queued(rows: Any, *, now: dt.datetime, send: Callable[[Any], No
     """Send again the queued work in ``rows`` whose message went out more than RUN_QUEUED_RESEND_SECONDS
     ago (a broker restarted without persistence loses its messages). Harmless when the first message
     is alive: the claim is a compare-and-set, so only one worker ever runs the work."""
-    stale = list(rows.filter(status=RunStatus.QUEUED, queued_at__lt=now - dt.timedelta(seconds=settings.RUN_QUEUED_RESEND_SECONDS)))
+    stale = list(
+        rows.filter(
+            status=RunStatus.QUEUED, queued_at__lt=now - dt.timedelta(seconds=settings.RUN_QUEUED_RESEND_SECONDS)
+        )
+    )
     for work in stale:
         with transaction.atomic():
             if rows.model._default_manager.filter(pk=work.pk, status=RunStatus.QUEUED).update(queued_at=now):
@@ -233,7 +271,8 @@ def execute_leased(task: LeasedTask, *, pk: int, worker: str | None = None) -> s
             release_for_retry(task.model, held_claim)
             return True
 
-        return failure_outcome(exc, what=f"{task.what} {pk}", retry=retry,
-                               fail=lambda kind, message: task.fail(held_claim, kind, message))
+        return failure_outcome(
+            exc, what=f"{task.what} {pk}", retry=retry, fail=lambda kind, message: task.fail(held_claim, kind, message)
+        )
     finally:
         beat.stop()

@@ -1,7 +1,7 @@
 """Submission, EvaluationRun, ItemResult, Score and QuotaUsage rows, and the generation jobs' GenerationJob and
 GeneratedOutput. Rules live in the services package; a generation job's in generation/jobs.py."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
@@ -99,13 +99,19 @@ class EvaluationRun(LeasedWork):
     evaluator_version = models.CharField(max_length=64, blank=True)
     evaluator_settings = models.JSONField(default=dict, blank=True)
     phase = models.CharField(max_length=12, choices=RunPhase.choices, default=RunPhase.NONE, blank=True)
-    predictions_key = models.CharField(max_length=300, blank=True, help_text="Generated predictions in storage; '' = the submission's file.")
+    predictions_key = models.CharField(
+        max_length=300, blank=True, help_text="Generated predictions in storage; '' = the submission's file."
+    )
     quota_charged = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    progress_started_at = models.DateTimeField(null=True, blank=True, help_text="Start of the current attempt, for the rate.")
+    progress_started_at = models.DateTimeField(
+        null=True, blank=True, help_text="Start of the current attempt, for the rate."
+    )
     progress_started_done = models.PositiveIntegerField(default=0)
     rerun_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reruns")
-    cost = models.JSONField(default=dict, blank=True, help_text="What the run cost, recorded when it succeeded (submissions.costs).")
+    cost = models.JSONField(
+        default=dict, blank=True, help_text="What the run cost, recorded when it succeeded (submissions.costs)."
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -122,9 +128,14 @@ class ItemResult(models.Model):
     scores = models.JSONField(default=dict)
     detail = models.JSONField(default=dict)
     error = models.TextField(blank=True)
-    primary_score = models.FloatField(null=True, help_text="The benchmark's primary per-item score, for sorting and filters.")
-    passed = models.BooleanField(null=True, help_text="Full marks (Evaluator.item_passed), for the failed-only filter; null: "
-                                                      "the benchmark has none, or the result was stored before it was recorded.")
+    primary_score = models.FloatField(
+        null=True, help_text="The benchmark's primary per-item score, for sorting and filters."
+    )
+    passed = models.BooleanField(
+        null=True,
+        help_text="Full marks (Evaluator.item_passed), for the failed-only filter; null: "
+        "the benchmark has none, or the result was stored before it was recorded.",
+    )
 
     class Meta:
         ordering = ["item_id"]
@@ -165,20 +176,34 @@ class LeaderboardEntry(models.Model):
     dataset_version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="entries")
     model = models.ForeignKey(Model, on_delete=models.CASCADE, related_name="entries")
     is_public = models.BooleanField()
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="private_entries",
-                              help_text="The submitter of a private row; empty on the public row.")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="private_entries",
+        help_text="The submitter of a private row; empty on the public row.",
+    )
     run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="entries")
     values = models.JSONField(default=dict, help_text="{column id: [value, ci_low, ci_high, n]}")
     finished_at = models.DateTimeField()
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["benchmark", "dataset_version", "model"], condition=models.Q(is_public=True),
-                                    name="one_public_entry_per_model"),
-            models.UniqueConstraint(fields=["benchmark", "dataset_version", "model", "owner"], condition=models.Q(is_public=False),
-                                    name="one_private_entry_per_submitter"),
-            models.CheckConstraint(condition=models.Q(is_public=True, owner__isnull=True) | models.Q(is_public=False, owner__isnull=False),
-                                   name="private_entry_has_owner"),
+            models.UniqueConstraint(
+                fields=["benchmark", "dataset_version", "model"],
+                condition=models.Q(is_public=True),
+                name="one_public_entry_per_model",
+            ),
+            models.UniqueConstraint(
+                fields=["benchmark", "dataset_version", "model", "owner"],
+                condition=models.Q(is_public=False),
+                name="one_private_entry_per_submitter",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(is_public=True, owner__isnull=True) | models.Q(is_public=False, owner__isnull=False),
+                name="private_entry_has_owner",
+            ),
         ]
         indexes = [models.Index(fields=["benchmark", "dataset_version", "is_public"])]
 
@@ -240,7 +265,9 @@ class GeneratedOutput(models.Model):
 
     class Meta:
         ordering = ["run", "item_id", "sample_index", "stage"]
-        constraints = [models.UniqueConstraint(fields=["run", "item_id", "sample_index", "stage"], name="one_output_per_stage")]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "item_id", "sample_index", "stage"], name="one_output_per_stage")
+        ]
 
 
 class Notification(models.Model):
@@ -248,7 +275,9 @@ class Notification(models.Model):
     notifications page and sent by email (Django's email backend; the console by default)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
-    run = models.ForeignKey("EvaluationRun", on_delete=models.CASCADE, null=True, blank=True, related_name="notifications")
+    run = models.ForeignKey(
+        "EvaluationRun", on_delete=models.CASCADE, null=True, blank=True, related_name="notifications"
+    )
     title = models.CharField(max_length=200)
     body = models.TextField(blank=True)
     url = models.CharField(max_length=300, blank=True)

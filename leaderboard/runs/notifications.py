@@ -3,6 +3,7 @@ notification on their page and an email (Django's email backend: the console unl
 notification is written once per run outcome (a redelivered task or a retried write cannot send it
 twice) and the email goes after the transaction commits; a mail server that fails is logged, never the
 run's failure. Reference rows (baselines) notify nobody."""
+
 from __future__ import annotations
 
 import logging
@@ -32,8 +33,11 @@ def notify_run_finished(*, run_id: int) -> Notification | None:
         body = _headline(run) + "\nIt is on the leaderboard now."
     else:
         title = f"Run #{run.pk} failed: {what}"
-        body = (f"{run.get_failure_kind_display()}: {(run.failure_message or '').splitlines()[0][:300] if run.failure_message else ''}\n"
-                "The run's page says what happened and whether a re-run can help.")
+        body = (
+            f"{run.get_failure_kind_display()}: "
+            f"{(run.failure_message or '').splitlines()[0][:300] if run.failure_message else ''}\n"
+            "The run's page says what happened and whether a re-run can help."
+        )
     try:
         with transaction.atomic():
             notification = Notification.objects.create(user=owner, run=run, title=title, body=body, url=url)
@@ -52,7 +56,11 @@ def _headline(run: EvaluationRun) -> str:
     if score is None:
         return "Scored."
     shown = (lambda v: f"{100 * v:.1f}%") if primary.get("format", "percent") == "percent" else (lambda v: f"{v:.2f}")
-    interval = f" (95% interval {shown(score.ci_low)} to {shown(score.ci_high)})" if score.ci_low is not None and score.ci_high is not None else ""
+    interval = (
+        f" (95% interval {shown(score.ci_low)} to {shown(score.ci_high)})"
+        if score.ci_low is not None and score.ci_high is not None
+        else ""
+    )
     return f"{primary['label']}: {shown(score.value)}{interval}, over {score.n} items."
 
 

@@ -4,6 +4,7 @@ what is ahead of it and when it should start and finish, running work when it sh
 recorded durations the estimate went by (``eta.queue_schedules``; kinds and boards only). Public models
 are named; any other work is "a private model" with nothing more, except to its own submitter, who
 sees their work named, linked and placed in its queue. Staff see names too. Reads only."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -24,7 +25,7 @@ SHOWN = 100
 
 #: a failure's kind in words a submitter reads: whose problem it was
 FAILURE_WORDS: dict[str, str] = {
-    **{kind: "platform fault (not charged to the submitter; retried or given back)" for kind in PLATFORM_FAILURES},
+    **dict.fromkeys(PLATFORM_FAILURES, "platform fault (not charged to the submitter; retried or given back)"),
     FailureKind.INVALID_INPUT: "bad input (the predictions or settings were refused)",
     FailureKind.MODEL_LOAD: "the model did not load",
     FailureKind.OUT_OF_MEMORY: "the model ran out of memory",
@@ -52,10 +53,20 @@ class QueueEntry:
     estimate: Estimate | None = None  # running and waiting work: what is ahead, when it should start and finish
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "what": self.what, "model": self.model, "model_slug": self.model_slug or None,
-                "yours": self.yours, "queue": self.queue, "status": self.status, "position": self.position,
-                "percent": self.percent, "since": self.since.isoformat(), "failure": self.failure or None,
-                "estimate": self.estimate.to_dict() if self.estimate else None}
+        return {
+            "kind": self.kind,
+            "what": self.what,
+            "model": self.model,
+            "model_slug": self.model_slug or None,
+            "yours": self.yours,
+            "queue": self.queue,
+            "status": self.status,
+            "position": self.position,
+            "percent": self.percent,
+            "since": self.since.isoformat(),
+            "failure": self.failure or None,
+            "estimate": self.estimate.to_dict() if self.estimate else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -72,13 +83,20 @@ class QueueView:
         return METHOD
 
     def to_dict(self) -> dict[str, Any]:
-        return {"running": [e.to_dict() for e in self.running], "waiting": [e.to_dict() for e in self.waiting],
-                "waiting_total": self.waiting_total, "failed": [e.to_dict() for e in self.failed],
-                "yours_waiting": [e.to_dict() for e in self.yours_waiting], "method": METHOD,
-                "estimated_at": self.estimated_at.isoformat()}
+        return {
+            "running": [e.to_dict() for e in self.running],
+            "waiting": [e.to_dict() for e in self.waiting],
+            "waiting_total": self.waiting_total,
+            "failed": [e.to_dict() for e in self.failed],
+            "yours_waiting": [e.to_dict() for e in self.yours_waiting],
+            "method": METHOD,
+            "estimated_at": self.estimated_at.isoformat(),
+        }
 
 
-def _entry(work: EvaluationRun | GenerationJob, user: Any, position: int | None, estimate: Estimate | None = None) -> QueueEntry:
+def _entry(
+    work: EvaluationRun | GenerationJob, user: Any, position: int | None, estimate: Estimate | None = None
+) -> QueueEntry:
     submission = work.submission
     model = submission.model
     uid = policy.user_id(user)
@@ -92,20 +110,33 @@ def _entry(work: EvaluationRun | GenerationJob, user: Any, position: int | None,
         what = ", ".join(sorted(run.benchmark.name for run in submission.runs.all())) or "answers"
         done, total = work.requests_done, work.requests_total
     percent = round(100.0 * done / total, 1) if work.status == RunStatus.RUNNING and total else None
-    since = work.started_at if work.status == RunStatus.RUNNING and work.started_at else (
-        work.finished_at if work.status == RunStatus.FAILED and work.finished_at else work.queued_at)
-    return QueueEntry(kind=kind, what=what, model=model.name if named else "a private model",
-                      model_slug=model.slug if named and model.is_public else "", yours=yours,
-                      link=f"/submissions/{submission.pk}/" if yours or policy.is_staff(user) else "", queue=work.queue,
-                      status=work.status, position=position, percent=percent, since=since,
-                      failure=FAILURE_WORDS.get(work.failure_kind, "failed") if work.status == RunStatus.FAILED else "",
-                      estimate=estimate)
+    since = (
+        work.started_at
+        if work.status == RunStatus.RUNNING and work.started_at
+        else (work.finished_at if work.status == RunStatus.FAILED and work.finished_at else work.queued_at)
+    )
+    return QueueEntry(
+        kind=kind,
+        what=what,
+        model=model.name if named else "a private model",
+        model_slug=model.slug if named and model.is_public else "",
+        yours=yours,
+        link=f"/submissions/{submission.pk}/" if yours or policy.is_staff(user) else "",
+        queue=work.queue,
+        status=work.status,
+        position=position,
+        percent=percent,
+        since=since,
+        failure=FAILURE_WORDS.get(work.failure_kind, "failed") if work.status == RunStatus.FAILED else "",
+        estimate=estimate,
+    )
 
 
 def _runs() -> QuerySet[EvaluationRun]:
     # a run whose model is still answering is shown as its generation job
-    return (EvaluationRun.objects.exclude(status=RunStatus.QUEUED, phase=RunPhase.GENERATING)
-            .select_related("benchmark", "submission__model"))
+    return EvaluationRun.objects.exclude(status=RunStatus.QUEUED, phase=RunPhase.GENERATING).select_related(
+        "benchmark", "submission__model"
+    )
 
 
 def _jobs() -> QuerySet[GenerationJob]:
@@ -120,13 +151,24 @@ def public_queue(*, user: Any, now: dt.datetime | None = None) -> QueueView:
     def entry(slot: Slot) -> QueueEntry:
         return _entry(slot.work, user, slot.position, slot.estimate)
 
-    running = [entry(s) for s in sorted((s for s in slots if s.position is None),
-                                        key=lambda s: (s.work.started_at or s.work.queued_at, s.work.pk))]
+    running = [
+        entry(s)
+        for s in sorted(
+            (s for s in slots if s.position is None), key=lambda s: (s.work.started_at or s.work.queued_at, s.work.pk)
+        )
+    ]
     waiting = [entry(s) for s in slots if s.position is not None]
     since = now - FAILED_WITHIN
     recent: list[EvaluationRun | GenerationJob] = [
         *_runs().filter(status=RunStatus.FAILED, finished_at__gte=since).order_by("-finished_at")[:RECENT_FAILURES],
-        *_jobs().filter(status=RunStatus.FAILED, finished_at__gte=since).order_by("-finished_at")[:RECENT_FAILURES]]
+        *_jobs().filter(status=RunStatus.FAILED, finished_at__gte=since).order_by("-finished_at")[:RECENT_FAILURES],
+    ]
     failed = sorted((_entry(w, user, None) for w in recent), key=lambda e: e.since, reverse=True)[:RECENT_FAILURES]
-    return QueueView(running=running, waiting=waiting[:SHOWN], waiting_total=len(waiting), failed=failed,
-                     yours_waiting=[e for e in waiting if e.yours], estimated_at=now)
+    return QueueView(
+        running=running,
+        waiting=waiting[:SHOWN],
+        waiting_total=len(waiting),
+        failed=failed,
+        yours_waiting=[e for e in waiting if e.yours],
+        estimated_at=now,
+    )

@@ -1,5 +1,6 @@
 """How scores are keyed: a slice as text ('' or 'dim=value,...') and a leaderboard column id
 ('metric' or 'metric|slice'). Shared by services and selectors so both spell them the same way."""
+
 from __future__ import annotations
 
 

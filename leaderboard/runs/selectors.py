@@ -1,6 +1,7 @@
 """Reads of submissions and runs for pages and the API, always through the visibility rule (private
 models and submissions are seen only by their owners and staff): the visible submissions and runs, a
 run's progress and its item results."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -27,7 +28,8 @@ def submissions_visible(*, user: Any) -> QuerySet[Submission]:
 
 def runs_visible(*, user: Any) -> QuerySet[EvaluationRun]:
     return EvaluationRun.objects.filter(visible_submissions_q(user, "submission__")).select_related(
-        "submission__model", "submission__owner", "benchmark", "dataset_version")
+        "submission__model", "submission__owner", "benchmark", "dataset_version"
+    )
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The runs' API shapes: a submission with its generation job and runs, a run with its scores and its
 wait in the queue, an item's result, and the inputs of the two ways to submit (a predictions file, a
 registered model with its generation settings)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,12 +16,24 @@ from leaderboard.runs.models import EvaluationRun, GenerationJob, ItemResult, Sc
 from leaderboard.runs.services import SETTINGS_MAX_DEPTH, SETTINGS_MAX_KEYS, generation_settings_problem
 
 
-@extend_schema_field({"type": "object", "maxProperties": SETTINGS_MAX_KEYS,
-                      "description": f"setting name -> value (e.g. n, temperature, top_p, max_tokens, seed); nested at most "
-                                     f"{SETTINGS_MAX_DEPTH} deep; each benchmark checks the names and values it takes",
-                      "additionalProperties": {"oneOf": [{"type": "number"}, {"type": "string", "maxLength": 10_000},
-                                                         {"type": "boolean"}, {"type": "array"}, {"type": "object"}],
-                                               "nullable": True}})
+@extend_schema_field(
+    {
+        "type": "object",
+        "maxProperties": SETTINGS_MAX_KEYS,
+        "description": f"setting name -> value (e.g. n, temperature, top_p, max_tokens, seed); nested at most "
+        f"{SETTINGS_MAX_DEPTH} deep; each benchmark checks the names and values it takes",
+        "additionalProperties": {
+            "oneOf": [
+                {"type": "number"},
+                {"type": "string", "maxLength": 10_000},
+                {"type": "boolean"},
+                {"type": "array"},
+                {"type": "object"},
+            ],
+            "nullable": True,
+        },
+    }
+)
 class GenerationSettingsField(serializers.DictField):
     """A JSON object of generation settings, refused (as the service refuses it) when it nests deeper
     than SETTINGS_MAX_DEPTH or has more than SETTINGS_MAX_KEYS names."""
@@ -47,8 +60,17 @@ class GenerationSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = GenerationJob
-        fields = ["queue", "status", "failure_kind", "failure_message", "attempt", "requests_done", "requests_total",
-                  "started_at", "finished_at"]
+        fields = [
+            "queue",
+            "status",
+            "failure_kind",
+            "failure_message",
+            "attempt",
+            "requests_done",
+            "requests_total",
+            "started_at",
+            "finished_at",
+        ]
 
 
 class ScoreSerializer(serializers.ModelSerializer):
@@ -64,7 +86,9 @@ class SpanSerializer(serializers.Serializer):
 
 
 class AheadSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=["baseline", "user"], help_text="baseline: the site's own work (baselines, the demo model)")
+    kind = serializers.ChoiceField(
+        choices=["baseline", "user"], help_text="baseline: the site's own work (baselines, the demo model)"
+    )
     work = serializers.ChoiceField(choices=WORK_KINDS)
     board = serializers.CharField(help_text="the benchmark (a generation job: its submission's benchmarks)")
     status = serializers.ChoiceField(choices=["running", "queued"])
@@ -84,7 +108,9 @@ class OwnDurationSerializer(serializers.Serializer):
 
 
 class WaitSerializer(serializers.Serializer):
-    waiting_for = serializers.ChoiceField(choices=WORK_KINDS, help_text="a worker to score it, or its model's generation job to be taken")
+    waiting_for = serializers.ChoiceField(
+        choices=WORK_KINDS, help_text="a worker to score it, or its model's generation job to be taken"
+    )
     queue = serializers.CharField()
     position = serializers.IntegerField(help_text="1-based, among the queue's waiting work")
     ahead = AheadSerializer(many=True, help_text="running work first, then the waiting work ahead, in order")
@@ -97,17 +123,44 @@ class WaitSerializer(serializers.Serializer):
 
 class RunSerializer(serializers.ModelSerializer):
     benchmark: serializers.SlugRelatedField[Benchmark] = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    dataset_version: serializers.SlugRelatedField[DatasetVersion] = serializers.SlugRelatedField(slug_field="tag", read_only=True)
+    dataset_version: serializers.SlugRelatedField[DatasetVersion] = serializers.SlugRelatedField(
+        slug_field="tag", read_only=True
+    )
     scores = ScoreSerializer(many=True, read_only=True)
-    wait = serializers.SerializerMethodField(help_text="a queued run: its place, what is ahead and when it should start; else null")
+    wait = serializers.SerializerMethodField(
+        help_text="a queued run: its place, what is ahead and when it should start; else null"
+    )
     failure_message = ShownTextField(read_only=True)
     environment = ShownJSONField(read_only=True)
 
     class Meta:
         model = EvaluationRun
-        fields = ["id", "submission", "benchmark", "dataset_version", "queue", "status", "phase", "failure_kind", "failure_message",
-                  "attempt", "max_attempts", "items_done", "items_total", "evaluator_key", "evaluator_version",
-                  "evaluator_settings", "environment", "cost", "created_at", "started_at", "finished_at", "rerun_of", "wait", "scores"]
+        fields = [
+            "id",
+            "submission",
+            "benchmark",
+            "dataset_version",
+            "queue",
+            "status",
+            "phase",
+            "failure_kind",
+            "failure_message",
+            "attempt",
+            "max_attempts",
+            "items_done",
+            "items_total",
+            "evaluator_key",
+            "evaluator_version",
+            "evaluator_settings",
+            "environment",
+            "cost",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "rerun_of",
+            "wait",
+            "scores",
+        ]
 
     @extend_schema_field(WaitSerializer(allow_null=True))
     def get_wait(self, run: EvaluationRun) -> dict[str, Any] | None:
@@ -122,8 +175,18 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Submission
-        fields = ["id", "model", "is_public", "predictions_sha256", "predictions_count", "generation_settings", "note", "created_at",
-                  "generation", "runs"]
+        fields = [
+            "id",
+            "model",
+            "is_public",
+            "predictions_sha256",
+            "predictions_count",
+            "generation_settings",
+            "note",
+            "created_at",
+            "generation",
+            "runs",
+        ]
 
 
 class PredictionsSubmissionSerializer(serializers.Serializer):

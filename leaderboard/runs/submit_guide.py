@@ -5,14 +5,13 @@ requests themselves, and how long recent runs of the board took with how many ar
 
 The dataset's figures are computed once per dataset version (cached by its content hash); the
 timings are ``eta``'s: the recorded durations of recent runs."""
+
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
-from django.conf import settings
 from django.core.cache import cache
 
 from leaderboard.catalog.evaluators import configured_evaluator
@@ -22,6 +21,7 @@ from leaderboard.catalog.services import dataset_items
 from leaderboard.pagecache import quietly
 from leaderboard.runs.eta import Typical, run_durations
 from leaderboard.runs.models import EvaluationRun, RunStatus
+
 
 @dataclass(frozen=True)
 class Guide:
@@ -59,9 +59,13 @@ def _dataset_facts(benchmark: Benchmark, dataset: DatasetVersion) -> _Facts:
     if not isinstance(found, _Facts):
         shown = configured_evaluator(benchmark).presentation()
         items = dataset_items(dataset)
-        found = _Facts(items=len(items), checks=sum(shown.item_checks(item) for item in items), first_ids=tuple(item.id for item in items[:3]),
-                       slices=tuple(sorted({k for item in items for k in item.slices})),
-                       has_example=bool(items) and shown.example_predictions(items[:1]) is not None)
+        found = _Facts(
+            items=len(items),
+            checks=sum(shown.item_checks(item) for item in items),
+            first_ids=tuple(item.id for item in items[:3]),
+            slices=tuple(sorted({k for item in items for k in item.slices})),
+            has_example=bool(items) and shown.example_predictions(items[:1]) is not None,
+        )
         quietly(lambda: cache.set(key, found, None))
     return found
 
@@ -76,14 +80,27 @@ def guide_for(benchmark: Benchmark) -> Guide | None:
     first_ids = facts.first_ids
     samples = evaluator.presentation().default_samples
     generation = evaluator.generation()
-    example: dict[str, object] = {"item_id": first_ids[0] if first_ids else "ITEM_ID", "output": "the model's answer, as it wrote it"}
+    example: dict[str, object] = {
+        "item_id": first_ids[0] if first_ids else "ITEM_ID",
+        "output": "the model's answer, as it wrote it",
+    }
     if samples > 1:
         example["sample_index"] = 0
-    return Guide(benchmark=benchmark, dataset_tag=dataset.tag, items=facts.items, samples=samples, checks=facts.checks, first_ids=first_ids,
-                 slices=tuple(labels_for(benchmark).dimension(key) for key in facts.slices), example_line=json.dumps(example, ensure_ascii=False),
-                 file_refused=generation.transcript_required(), has_example=facts.has_example, requests_download=generation.modality == "text",
-                 typical=Typical.of(run_durations(benchmark_id=benchmark.pk, dataset_version_id=dataset.pk)),
-                 waiting=EvaluationRun.objects.filter(benchmark=benchmark, status=RunStatus.QUEUED).count())
+    return Guide(
+        benchmark=benchmark,
+        dataset_tag=dataset.tag,
+        items=facts.items,
+        samples=samples,
+        checks=facts.checks,
+        first_ids=first_ids,
+        slices=tuple(labels_for(benchmark).dimension(key) for key in facts.slices),
+        example_line=json.dumps(example, ensure_ascii=False),
+        file_refused=generation.transcript_required(),
+        has_example=facts.has_example,
+        requests_download=generation.modality == "text",
+        typical=Typical.of(run_durations(benchmark_id=benchmark.pk, dataset_version_id=dataset.pk)),
+        waiting=EvaluationRun.objects.filter(benchmark=benchmark, status=RunStatus.QUEUED).count(),
+    )
 
 
 def guides() -> list[Guide]:
@@ -101,6 +118,16 @@ def item_requests(benchmark: Benchmark) -> Iterator[bytes]:
         return
     evaluator = configured_evaluator(benchmark)
     for item in dataset_items(dataset):
-        requests = [{"messages": r.messages, "n": r.n, "temperature": r.temperature, "top_p": r.top_p,
-                     "max_tokens": r.max_tokens} for r in evaluator.build_requests(item, {})]
-        yield (json.dumps({"item_id": item.id, "slices": item.slices, "requests": requests}, ensure_ascii=False) + "\n").encode()
+        requests = [
+            {
+                "messages": r.messages,
+                "n": r.n,
+                "temperature": r.temperature,
+                "top_p": r.top_p,
+                "max_tokens": r.max_tokens,
+            }
+            for r in evaluator.build_requests(item, {})
+        ]
+        yield (
+            json.dumps({"item_id": item.id, "slices": item.slices, "requests": requests}, ensure_ascii=False) + "\n"
+        ).encode()

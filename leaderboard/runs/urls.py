@@ -1,4 +1,5 @@
 """The page URLs of submissions and runs (mounted at the site's root)."""
+
 from django.urls import path
 
 from leaderboard.runs import views

@@ -1,6 +1,7 @@
 """The pages of submissions and runs: a model's submit form, a submission, a run's status, items and
 media, its cancel and re-run, the submit page with its guides' requests files, the queue and the
 notifications. The boards' pages are ``leaderboard.boards.views``."""
+
 from __future__ import annotations
 
 from django.contrib import messages
@@ -31,13 +32,20 @@ def model_submit(request: SignedInRequest, slug: str) -> HttpResponse:
     if form.is_valid():
         try:
             submission = services.submission_create_for_model(
-                owner=request.user, model=model, benchmarks=list(form.cleaned_data["benchmarks"]),
-                generation_settings=form.cleaned_data["generation_settings"] or {}, is_public=form.cleaned_data["is_public"],
-                note=form.cleaned_data["note"])
+                owner=request.user,
+                model=model,
+                benchmarks=list(form.cleaned_data["benchmarks"]),
+                generation_settings=form.cleaned_data["generation_settings"] or {},
+                is_public=form.cleaned_data["is_public"],
+                note=form.cleaned_data["note"],
+            )
         except services.SubmissionRefused as exc:
             messages.error(request, str(exc))
         else:
-            messages.success(request, "Accepted. A worker will generate the predictions, then score them; this page updates as it goes.")
+            messages.success(
+                request,
+                "Accepted. A worker will generate the predictions, then score them; this page updates as it goes.",
+            )
             return redirect("submission", pk=submission.pk)
     else:
         messages.error(request, "; ".join(f"{k}: {' '.join(str(e) for e in v)}" for k, v in form.errors.items()))
@@ -47,9 +55,15 @@ def model_submit(request: SignedInRequest, slug: str) -> HttpResponse:
 def submission_detail(request: HtmxRequest, pk: int) -> HttpResponse:
     submission = get_object_or_404(selectors.submissions_visible(user=request.user), pk=pk)
     runs = list(submission.runs.select_related("benchmark", "dataset_version"))
-    return render(request, "web/submission.html", {
-        "submission": submission, "runs": [(run, selectors.run_progress(run=run)) for run in runs],
-        "can_manage": policy.can_manage(request.user, submission)})
+    return render(
+        request,
+        "web/submission.html",
+        {
+            "submission": submission,
+            "runs": [(run, selectors.run_progress(run=run)) for run in runs],
+            "can_manage": policy.can_manage(request.user, submission),
+        },
+    )
 
 
 def run_status(request: HtmxRequest, pk: int) -> HttpResponse:
@@ -71,8 +85,17 @@ def run_items(request: HtmxRequest, pk: int) -> HttpResponse:
     results = list(page)
     companions = selectors.item_companions(run=run, item_ids=[r.item_id for r in results])
     template = "web/run_items.html#items" if request.htmx else "web/run_items.html"
-    return render(request, template, {"run": run, "page": page, "failed_only": failed_only, "labels": labels_for(run.benchmark),
-                                      "rows": [(r, companions[r.item_id]) for r in results]})
+    return render(
+        request,
+        template,
+        {
+            "run": run,
+            "page": page,
+            "failed_only": failed_only,
+            "labels": labels_for(run.benchmark),
+            "rows": [(r, companions[r.item_id]) for r in results],
+        },
+    )
 
 
 @login_required
@@ -127,29 +150,47 @@ def run_rerun(request: SignedInRequest, pk: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def submit(request: SignedInRequest) -> HttpResponse:
-    form = PredictionsSubmissionForm(request.POST or None, request.FILES or None,
-                                     initial={"benchmark": request.GET.get("benchmark")})
+    form = PredictionsSubmissionForm(
+        request.POST or None, request.FILES or None, initial={"benchmark": request.GET.get("benchmark")}
+    )
     problems: list = []
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["predictions"]
         try:
             submission = services.submission_create_from_predictions(
-                owner=request.user, benchmark=form.cleaned_data["benchmark"], model_name=form.cleaned_data["model_name"],
-                data=upload.read(), is_public=form.cleaned_data["is_public"], note=form.cleaned_data["note"],
-                release_date=form.cleaned_data["release_date"])
+                owner=request.user,
+                benchmark=form.cleaned_data["benchmark"],
+                model_name=form.cleaned_data["model_name"],
+                data=upload.read(),
+                is_public=form.cleaned_data["is_public"],
+                note=form.cleaned_data["note"],
+                release_date=form.cleaned_data["release_date"],
+            )
         except services.SubmissionRefused as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, str(exc) if not exc.problems else
-                           f"{len(exc.problems)} problem(s) found; nothing was stored or queued. Fix them and upload again.")
+            form.add_error(
+                exc.field if exc.field in form.fields else None,
+                str(exc)
+                if not exc.problems
+                else f"{len(exc.problems)} problem(s) found; nothing was stored or queued. Fix them and upload again.",
+            )
             problems = exc.problems
         else:
             messages.success(request, "Accepted. Your run is queued; this page updates as it progresses.")
             return redirect("submission", pk=submission.pk)
     # a refused upload re-renders the form with its problems as a 400, so that clients and tools see the refusal
-    return render(request, "web/submit.html", {"form": form, "problems": problems,
-                                               "quota_left": services.quota_remaining(user=request.user),
-                                               "runnable_models": models_runnable(user=request.user),
-                                               "guides": guide.guides(), "selected": str(form["benchmark"].value() or "")},
-                  status=400 if request.method == "POST" else 200)
+    return render(
+        request,
+        "web/submit.html",
+        {
+            "form": form,
+            "problems": problems,
+            "quota_left": services.quota_remaining(user=request.user),
+            "runnable_models": models_runnable(user=request.user),
+            "guides": guide.guides(),
+            "selected": str(form["benchmark"].value() or ""),
+        },
+        status=400 if request.method == "POST" else 200,
+    )
 
 
 def benchmark_items(request: HtmxRequest, slug: str) -> StreamingHttpResponse:

@@ -2,13 +2,23 @@
 account "baselines") and the embedded demo model's runs (owned by "demo"). Their runs wait on the
 ``baseline`` queue, served by its own worker, so a person's run never queues behind them; the queue's
 pages and a waiting run's estimate call them "baseline" and everything else "user"."""
+
 from __future__ import annotations
 
 from leaderboard import queues
 from leaderboard.accounts.site_accounts import BASELINE_OWNER, DEMO_OWNER, SITE_OWNERS
 from leaderboard.runs.models import Submission
 
-__all__ = ["BASELINE", "BASELINE_OWNER", "DEMO_OWNER", "SITE_OWNERS", "USER", "is_site_work", "scoring_queue_for", "work_kind"]
+__all__ = [
+    "BASELINE",
+    "BASELINE_OWNER",
+    "DEMO_OWNER",
+    "SITE_OWNERS",
+    "USER",
+    "is_site_work",
+    "scoring_queue_for",
+    "work_kind",
+]
 
 #: the two kinds of work a waiting run is told about
 BASELINE, USER = "baseline", "user"
@@ -20,7 +30,7 @@ def is_site_work(submission: Submission) -> bool:
 
 
 def work_kind(submission: Submission) -> str:
-    """"baseline" for the site's own work, "user" for a person's."""
+    """ "baseline" for the site's own work, "user" for a person's."""
     return BASELINE if is_site_work(submission) else USER
 
 

@@ -1,5 +1,6 @@
 """Template context every page gets: how many of the signed-in user's notifications are unread (one
 indexed count; nothing for visitors)."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,5 +1,6 @@
 """The site's own pages, above the apps: the home page, the operations status, the error pages, the
 favicon and the health check. Each app's pages are in its own views module."""
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -8,10 +9,10 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from leaderboard import ops
+from leaderboard.boards import leaders
 from leaderboard.catalog.models import Benchmark
 from leaderboard.http import HtmxRequest
 from leaderboard.pagecache import cached_page
-from leaderboard.boards import leaders
 
 
 @cached_page
@@ -37,7 +38,9 @@ def server_error(request: HttpRequest) -> HttpResponse:
     """500: a problem body for API clients; a static page (nothing that could fail again) for people."""
     if request.path.startswith("/api/"):
         return JsonResponse({"detail": "A server error occurred; it has been logged. Try again later."}, status=500)
-    return HttpResponse((settings.BASE_DIR / "templates" / "500.html").read_bytes(), status=500, content_type="text/html")
+    return HttpResponse(
+        (settings.BASE_DIR / "templates" / "500.html").read_bytes(), status=500, content_type="text/html"
+    )
 
 
 def favicon(request: HtmxRequest) -> HttpResponse:

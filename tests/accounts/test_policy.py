@@ -1,5 +1,6 @@
 """The one permission rule (leaderboard.accounts.policy): staff manage everything, owners their own,
 and everyone sees what is public."""
+
 from __future__ import annotations
 
 from types import SimpleNamespace

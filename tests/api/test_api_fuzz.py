@@ -3,6 +3,7 @@ valid and invalid inputs, as a signed-in user (token) with real objects behind t
 with a dataset, the user's model, a scored run) and with made-up ones. Bounded: FUZZ_EXAMPLES inputs
 per operation, mode and set of path parameters. Counts are printed; the suite fails on any server error,
 any answer that breaks the schema, and any status code the schema does not document."""
+
 from __future__ import annotations
 
 import os
@@ -17,12 +18,17 @@ from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.failures import FailureGroup
 from schemathesis.generation import GenerationMode
-from schemathesis.specs.openapi.checks import (content_type_conformance, response_headers_conformance,
-                                               response_schema_conformance, status_code_conformance)
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from tests.support.factories import scored_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
 
 @pytest.fixture
 def settings_rate_limits_lifted(settings):
@@ -32,11 +38,18 @@ def settings_rate_limits_lifted(settings):
 
 
 FUZZ_EXAMPLES = int(os.environ.get("LEADERBOARD_FUZZ_EXAMPLES", "30"))
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance,
-          response_headers_conformance]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+]
 
 
-def test_the_api_answers_every_fuzzed_request_within_its_schema(multi_lcb, user, sent_tasks, settings_rate_limits_lifted, capsys):
+def test_the_api_answers_every_fuzzed_request_within_its_schema(
+    multi_lcb, user, sent_tasks, settings_rate_limits_lifted, capsys
+):
     from django.db import transaction
 
     from leaderboard.arena.models import ArenaModel
@@ -58,13 +71,25 @@ def test_the_api_answers_every_fuzzed_request_within_its_schema(multi_lcb, user,
     for result in schema.get_all_operations():
         operation = result.ok()
         path_names = [p.name for p in operation.path_parameters]
-        fixed = [None] + ([{n: real.get(n, real["slug"] if "slug" in n else run.pk) for n in path_names}] if path_names else [])
+        fixed = [None] + (
+            [{n: real.get(n, real["slug"] if "slug" in n else run.pk) for n in path_names}] if path_names else []
+        )
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
             for path_parameters in fixed:
-                strategy = operation.as_strategy(mode, path_parameters=path_parameters) if path_parameters else operation.as_strategy(mode)
+                strategy = (
+                    operation.as_strategy(mode, path_parameters=path_parameters)
+                    if path_parameters
+                    else operation.as_strategy(mode)
+                )
 
-                @settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None, derandomize=True,
-                          phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+                @settings(
+                    max_examples=FUZZ_EXAMPLES,
+                    deadline=None,
+                    database=None,
+                    derandomize=True,
+                    phases=[Phase.explicit, Phase.generate],
+                    suppress_health_check=list(HealthCheck),
+                )
                 @given(case=strategy)
                 def fuzz(case) -> None:
                     response = case.call(headers={"Authorization": f"Token {token}"})
@@ -74,15 +99,20 @@ def test_the_api_answers_every_fuzzed_request_within_its_schema(multi_lcb, user,
                     except FailureGroup as group:
                         for failure in group.exceptions:
                             failures.setdefault(f"{operation.label}: {failure.title}", []).append(  # noqa: B023 (called in this iteration)
-                                f"{case.method} {case.formatted_path} -> {response.status_code}: {failure.message[:300]} query {case.query}")
+                                f"{case.method} {case.formatted_path} -> {response.status_code}: "
+                                f"{failure.message[:300]} query {case.query}"
+                            )
 
                 try:
                     fuzz()
                 except Unsatisfiable:  # nothing to make invalid (an operation without inputs)
                     unsatisfiable.append(f"{operation.label} {mode.value}")
     with capsys.disabled():  # the counts appear in make test's output, passing or not
-        print(f"\nSchemathesis: {len(requests)} operations, {sum(requests.values())} requests, "
-              f"{sum(len(v) for v in failures.values())} failures ({len(unsatisfiable)} operation-modes had nothing to make invalid)")
+        print(
+            f"\nSchemathesis: {len(requests)} operations, {sum(requests.values())} requests, "
+            f"{sum(len(v) for v in failures.values())} failures ({len(unsatisfiable)} operation-modes had nothing to "
+            f"make invalid)"
+        )
         for title, seen in sorted(failures.items()):
             print(f"  {title} ({len(seen)}): {seen[0]}")
     assert len(requests) >= 20

@@ -1,6 +1,7 @@
 """The API schema is as strict as the server: what the schema lets through is what the server takes,
 so the fuzz covers the real inputs (dates as dates, pages from 1, names not blank, limit and offset
 with their bounds, the votes download's real media types, generation settings of a sane shape)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -40,7 +41,9 @@ def test_names_may_not_be_blank_and_settings_have_a_shape(schema):
     assert components["ModelRegistration"]["properties"]["name"]["minLength"] == 1
     assert components["PredictionsSubmission"]["properties"]["model_name"]["minLength"] == 1
     settings = components["ModelSubmission"]["properties"]["generation_settings"]
-    assert settings["type"] == "object" and settings["maxProperties"] == 64 and settings["additionalProperties"]["oneOf"]
+    assert (
+        settings["type"] == "object" and settings["maxProperties"] == 64 and settings["additionalProperties"]["oneOf"]
+    )
 
 
 def test_the_votes_download_declares_its_real_media_types(schema):
@@ -73,7 +76,9 @@ def nested(depth: int) -> Any:
 
 def test_generation_settings_nested_too_deep_or_of_another_shape_are_refused():
     def problems(settings: Any) -> dict[str, Any]:
-        serializer = ModelSubmissionSerializer(data={"model": "m", "benchmarks": ["multi-lcb"], "generation_settings": settings})
+        serializer = ModelSubmissionSerializer(
+            data={"model": "m", "benchmarks": ["multi-lcb"], "generation_settings": settings}
+        )
         serializer.is_valid()
         return dict(serializer.errors)
 
@@ -89,9 +94,20 @@ def test_the_service_refuses_the_same_settings_for_the_web_form_too(multi_lcb, u
     from leaderboard.catalog.models import Model
     from leaderboard.runs import services
 
-    model = Model.objects.create(owner=user, name="settings-model", slug="settings-model", source=Model.SOURCE_HF, hf_repo="org/m",
-                                 hf_revision="a" * 40, preflight_status=Model.PREFLIGHT_PASSED)
+    model = Model.objects.create(
+        owner=user,
+        name="settings-model",
+        slug="settings-model",
+        source=Model.SOURCE_HF,
+        hf_repo="org/m",
+        hf_revision="a" * 40,
+        preflight_status=Model.PREFLIGHT_PASSED,
+    )
     with pytest.raises(services.SubmissionRefused, match="generation_settings: nested deeper than 8") as refused:
-        services.submission_create_for_model(owner=user, model=model, benchmarks=[multi_lcb], generation_settings={"stop": nested(8)})
+        services.submission_create_for_model(
+            owner=user, model=model, benchmarks=[multi_lcb], generation_settings={"stop": nested(8)}
+        )
     assert refused.value.field == "generation_settings"
-    assert services.submission_create_for_model(owner=user, model=model, benchmarks=[multi_lcb], generation_settings={"n": 1}).pk
+    assert services.submission_create_for_model(
+        owner=user, model=model, benchmarks=[multi_lcb], generation_settings={"n": 1}
+    ).pk

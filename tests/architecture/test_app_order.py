@@ -2,6 +2,7 @@
 workers has a layer, and an import goes only to its own layer or one below (relative imports and those
 under ``TYPE_CHECKING`` or inside functions count too); the imports that still go up are the ones
 ``layers.UPWARD`` names with their reason, at most one, and the checker catches one that is not."""
+
 from __future__ import annotations
 
 from leaderboard.layers import LAYERS, SITE_PARTS, UPWARD
@@ -43,8 +44,13 @@ def _site_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         names = {found.name for found in module_imports(path)}
-        graph[name] = {other for other in names if other in modules and other != name
-                       and not any(more.startswith(other + ".") and more in modules for more in names)}
+        graph[name] = {
+            other
+            for other in names
+            if other in modules
+            and other != name
+            and not any(more.startswith(other + ".") and more in modules for more in names)
+        }
     return graph
 
 
@@ -54,13 +60,18 @@ def test_every_module_of_the_site_has_a_layer() -> None:
 
 
 def test_the_order_checker_catches_an_import_up_the_order() -> None:
-    graph = {"leaderboard.catalog.services": {"leaderboard.runs.models", "leaderboard.accounts.policy"},
-             "leaderboard.runs.services.intake": {"leaderboard.catalog.services"},
-             "leaderboard.catalog.urls": {"leaderboard.runs.views"}, "leaderboard.runs.management.commands.x": {"leaderboard.chains.demo"}}
+    graph = {
+        "leaderboard.catalog.services": {"leaderboard.runs.models", "leaderboard.accounts.policy"},
+        "leaderboard.runs.services.intake": {"leaderboard.catalog.services"},
+        "leaderboard.catalog.urls": {"leaderboard.runs.views"},
+        "leaderboard.runs.management.commands.x": {"leaderboard.chains.demo"},
+    }
     assert upward(graph) == {("leaderboard.catalog.services", "leaderboard.runs.models"): "catalog -> runs"}
 
 
 def test_the_apps_import_only_down_the_order() -> None:
     found = upward(_site_graph())
-    assert set(found) == set(UPWARD), {key: found.get(key, "named in layers.UPWARD but gone") for key in set(found) ^ set(UPWARD)}
+    assert set(found) == set(UPWARD), {
+        key: found.get(key, "named in layers.UPWARD but gone") for key in set(found) ^ set(UPWARD)
+    }
     assert len(UPWARD) <= 1

@@ -1,6 +1,7 @@
 """The documentation a newcomer reads: the README stays a five-minute page (under 1,200 words, short
 sentences), and every relative link in it and in docs/ and the packages' READMEs leads to a file that
 exists (a section moved out of the README must not leave dead links behind)."""
+
 from __future__ import annotations
 
 import re

@@ -1,6 +1,7 @@
 """docs/architecture.md's worked example, built from the doc's own code blocks: the evaluator is
 written out as a package, registered, and its sample scored end to end by the command line, so the
 example a newcomer copies cannot drift from the base class."""
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,7 @@ def _blocks(language: str) -> list[str]:
     """The doc's fenced blocks in ``language``, their list indentation removed."""
     section = DOC.read_text(encoding="utf-8").split("## Adding a benchmark: a worked example", 1)[1]
     blocks = re.findall(rf"^( *)```{language}\n(.*?)^\1```", section, re.S | re.M)
-    return ["\n".join(line[len(indent):] for line in body.splitlines()) + "\n" for indent, body in blocks]
+    return ["\n".join(line[len(indent) :] for line in body.splitlines()) + "\n" for indent, body in blocks]
 
 
 @pytest.fixture
@@ -48,11 +49,28 @@ def test_the_worked_example_builds_and_scores_its_sample(tiny_qa: Path, tmp_path
     assert [item.id for item in items] == ["q1", "q2", "q3"]
     # q1 right (case and spaces aside), q2 wrong, q3 right: 2 of 3, geography 2 of 2, arithmetic 0 of 1
     predictions = tmp_path / "predictions.jsonl"
-    predictions.write_text("".join(json.dumps({"item_id": i, "output": o}) + "\n"
-                                   for i, o in (("q1", " paris "), ("q2", "5"), ("q3", "Tokyo"))))
+    predictions.write_text(
+        "".join(
+            json.dumps({"item_id": i, "output": o}) + "\n" for i, o in (("q1", " paris "), ("q2", "5"), ("q3", "Tokyo"))
+        )
+    )
     out = tmp_path / "results.json"
-    assert cli.main(["score", "--benchmark", "tiny-qa", "--dataset", str(evaluator.presentation().sample_dataset()),
-                     "--predictions", str(predictions), "--out", str(out)]) == 0
+    assert (
+        cli.main(
+            [
+                "score",
+                "--benchmark",
+                "tiny-qa",
+                "--dataset",
+                str(evaluator.presentation().sample_dataset()),
+                "--predictions",
+                str(predictions),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     metrics = {tuple(sorted(m["slice"].items())): m for m in json.loads(out.read_text())["metrics"]}
     assert metrics[()]["value"] == pytest.approx(2 / 3) and metrics[()]["n"] == 3
     assert metrics[(("topic", "geography"),)]["value"] == 1.0
@@ -64,7 +82,9 @@ def test_the_worked_example_refuses_a_bad_record_naming_it(tiny_qa: Path, tmp_pa
     from evaluators.core import DatasetError
 
     release = tmp_path / "bad.jsonl"
-    release.write_text('{"id": "q1", "topic": "t", "question": "Q?", "answer": "A"}\n{"id": "q2", "topic": "t", "question": ""}\n')
+    release.write_text(
+        '{"id": "q1", "topic": "t", "question": "Q?", "answer": "A"}\n{"id": "q2", "topic": "t", "question": ""}\n'
+    )
     with pytest.raises(DatasetError, match="record 2: field 'question' must be a non-empty string"):
         list(registry.evaluator_for("tiny-qa").import_release(release))
     # the defaults the base class gives: no settings, no judge, no hooks

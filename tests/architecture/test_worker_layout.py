@@ -3,6 +3,7 @@ scripts/serve (``make serve``, the deployment) and in scripts/run-embedded (``ma
 tests' default worker; and no worker that takes long evaluation runs (``cpu``, ``baseline``) takes
 another of them or the interactive work, so a person's run never waits behind a baseline and a vote's
 ratings or a pre-flight never wait behind a run. Read from the scripts' own command lines."""
+
 from __future__ import annotations
 
 import re
@@ -34,12 +35,22 @@ def test_the_pattern_reads_the_scripts_worker_lines():
 def test_every_queue_has_a_worker_and_long_runs_share_none(script):
     workers = worker_queue_lists(script)
     consumed = set().union(*workers)
-    for queue in (routing.CPU, routing.BASELINE, routing.INTERACTIVE, routing.ARENA, "gpu-${LEADERBOARD_GPU_KIND:-local}"):
+    for queue in (
+        routing.CPU,
+        routing.BASELINE,
+        routing.INTERACTIVE,
+        routing.ARENA,
+        "gpu-${LEADERBOARD_GPU_KIND:-local}",
+    ):
         assert queue in consumed, f"{script} starts no worker on '{queue}'"
     for queues in workers:
         long_ones = queues & set(routing.LONG_QUEUES)
-        assert len(long_ones) <= 1, f"{script}: one worker takes {sorted(long_ones)}: a person's run could wait behind a baseline"
-        assert not (long_ones and routing.INTERACTIVE in queues), f"{script}: interactive work shares a worker with {sorted(long_ones)}"
+        assert len(long_ones) <= 1, (
+            f"{script}: one worker takes {sorted(long_ones)}: a person's run could wait behind a baseline"
+        )
+        assert not (long_ones and routing.INTERACTIVE in queues), (
+            f"{script}: interactive work shares a worker with {sorted(long_ones)}"
+        )
 
 
 def test_the_tests_worker_takes_every_queue_but_the_arenas_and_the_gpus():

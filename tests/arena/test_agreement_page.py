@@ -2,6 +2,7 @@
 the arena with one neighbouring pair swapped; the figures worked out by hand in the comments. A
 provisional arena model and an unlinked contestant never count, and a board without shared models says
 so instead of showing a figure."""
+
 from __future__ import annotations
 
 import re
@@ -27,14 +28,52 @@ def _setup(multi_lcb, user) -> None:
     # arena: m0 1200, m2 1150, m1 1100, m3 1050, m4 1000, m5 950 (m1 and m2 swapped),
     # intervals +-20: every pair separated
     order = ["m0", "m2", "m1", "m3", "m4", "m5"]
-    rows = [{"name": f"arena-{n}", "rating": 1200.0 - 50 * i, "ci_low": 1180.0 - 50 * i, "ci_high": 1220.0 - 50 * i, "votes": 400,
-             "provisional": False, "note": "", "rank_ub": i + 1, "bounded": True, "rankable": True} for i, n in enumerate(order)]
-    rows.append({"name": "arena-late", "rating": 1500.0, "ci_low": 1000.0, "ci_high": 2000.0, "votes": 3, "provisional": True,
-                 "note": "", "rank_ub": 1, "bounded": True, "rankable": True})
-    rows.append({"name": "m3", "rating": 900.0, "ci_low": 880.0, "ci_high": 920.0, "votes": 400, "provisional": False, "note": "",
-                 "rank_ub": 7, "bounded": True, "rankable": True})
-    RatingSnapshot.objects.create(kind="raw", result={"models": rows}, n_votes=1200, fingerprint="agreement",
-                                  config={"min_votes": 30})
+    rows = [
+        {
+            "name": f"arena-{n}",
+            "rating": 1200.0 - 50 * i,
+            "ci_low": 1180.0 - 50 * i,
+            "ci_high": 1220.0 - 50 * i,
+            "votes": 400,
+            "provisional": False,
+            "note": "",
+            "rank_ub": i + 1,
+            "bounded": True,
+            "rankable": True,
+        }
+        for i, n in enumerate(order)
+    ]
+    rows.append(
+        {
+            "name": "arena-late",
+            "rating": 1500.0,
+            "ci_low": 1000.0,
+            "ci_high": 2000.0,
+            "votes": 3,
+            "provisional": True,
+            "note": "",
+            "rank_ub": 1,
+            "bounded": True,
+            "rankable": True,
+        }
+    )
+    rows.append(
+        {
+            "name": "m3",
+            "rating": 900.0,
+            "ci_low": 880.0,
+            "ci_high": 920.0,
+            "votes": 400,
+            "provisional": False,
+            "note": "",
+            "rank_ub": 7,
+            "bounded": True,
+            "rankable": True,
+        }
+    )
+    RatingSnapshot.objects.create(
+        kind="raw", result={"models": rows}, n_votes=1200, fingerprint="agreement", config={"min_votes": 30}
+    )
 
 
 def test_the_api_gives_each_board_against_the_arena(client, multi_lcb, user):
@@ -61,7 +100,10 @@ def test_the_page_shows_the_figures_the_method_and_a_reading(client, multi_lcb, 
     html = client.get("/arena/agreement/").content.decode()
     row = re.search(r'<tr id="agreement-multi-lcb">(.*?)</tr>', html, re.S)
     assert row is not None
-    cells = [re.sub(r"\s+", " ", re.sub(r"<.*?>", "", c)).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row.group(1), re.S)]
+    cells = [
+        re.sub(r"\s+", " ", re.sub(r"<.*?>", "", c)).strip()
+        for c in re.findall(r"<td[^>]*>(.*?)</td>", row.group(1), re.S)
+    ]
     assert cells[1] == "6" and cells[2].startswith("0.94 [") and cells[3].startswith("0.87 [")
     assert cells[4] == "1.00, 1.00" and cells[5] == "0.87 (15)"
     assert "strongly agrees with people" in html and "Arena-Hard" in html

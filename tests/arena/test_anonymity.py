@@ -7,6 +7,7 @@ the clock the public figures read (``selectors.clock``) instead of sleeping. Whe
 out here from the rule as the transparency page states it: closed at ``c`` (seconds since the epoch), it
 counts from the second multiple of the delay ``D`` after ``c``, ``(floor(c / D) + 2) * D``, and not a
 microsecond before."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -55,7 +56,7 @@ def clock(monkeypatch) -> Clock:
 
 def enters_at(closed: dt.datetime, delay: int) -> dt.datetime:
     """When a battle closed at ``closed`` enters the public figures, by the stated rule."""
-    return dt.datetime.fromtimestamp((math.floor(closed.timestamp() / delay) + 2) * delay, tz=dt.timezone.utc)
+    return dt.datetime.fromtimestamp((math.floor(closed.timestamp() / delay) + 2) * delay, tz=dt.UTC)
 
 
 def _seed_public_history(seed_votes, user, delay: int, now: dt.datetime) -> None:
@@ -71,11 +72,18 @@ def _seed_public_history(seed_votes, user, delay: int, now: dt.datetime) -> None
         for side in ("a", "b"):
             TurnAttribution.objects.create(turn=turn, side=side, method="test labels", supported=2, irrelevant=1)
     model = Model.objects.create(name=NAME_A, slug=SLUG_A, organization="Quuxworks Ltd", owner=user)
-    ArenaModel.objects.filter(name=NAME_A).update(catalog_model=model)  # staff link the contestant to its catalog record
+    ArenaModel.objects.filter(name=NAME_A).update(
+        catalog_model=model
+    )  # staff link the contestant to its catalog record
 
 
-PUBLIC_URLS = ("/api/arena/transparency/", "/api/arena/ratings/", "/api/arena/ratings/?intent=Guidance",
-               "/api/arena/ratings/?language=en", f"/api/models/{SLUG_A}/profile/")
+PUBLIC_URLS = (
+    "/api/arena/transparency/",
+    "/api/arena/ratings/",
+    "/api/arena/ratings/?intent=Guidance",
+    "/api/arena/ratings/?language=en",
+    f"/api/models/{SLUG_A}/profile/",
+)
 
 
 MODEL_PAGE = f"/models/{SLUG_A}/"
@@ -101,7 +109,8 @@ def _row(snapshots: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any
 
 
 def test_starting_answering_and_voting_change_no_public_figure_until_the_delay_has_passed(
-        seed_votes, make_battle, contestants, user, client, real_delay, clock):
+    seed_votes, make_battle, contestants, user, client, real_delay, clock
+):
     from leaderboard.arena import services
     from leaderboard.arena.models import Battle, TurnAttribution
 
@@ -145,7 +154,11 @@ def test_starting_answering_and_voting_change_no_public_figure_until_the_delay_h
     assert {life["name"]: life["votes_in_fit"] for life in report["lives"]} == {NAME_A: 13, NAME_B: 13}
     ratings = json.loads(after["/api/arena/ratings/"])
     # the old battles: A won the 8 whose index is not a multiple of 3, B the 4 others; now A won one more
-    assert {k: _row(ratings, "raw", NAME_A)[k] for k in ("votes", "wins", "losses")} == {"votes": 13, "wins": 9, "losses": 4}
+    assert {k: _row(ratings, "raw", NAME_A)[k] for k in ("votes", "wins", "losses")} == {
+        "votes": 13,
+        "wins": 9,
+        "losses": 4,
+    }
     assert all(s["n_votes"] == 13 for s in json.loads(after["/api/arena/ratings/?intent=Guidance"]))
     assert all(s["n_votes"] == 13 for s in json.loads(after["/api/arena/ratings/?language=en"]))
     assert b"(39 in 13 answers" in after[MODEL_PAGE]  # 36 + the 3 of A's pane, in 12 + 1 answers
@@ -180,7 +193,7 @@ def test_the_cut_is_a_fixed_boundary_a_delay_behind(settings):
     from leaderboard.arena.selectors import public_cut
 
     settings.ARENA_PUBLIC_DELAY_SECONDS = 3600
-    day = dt.datetime(2026, 3, 14, tzinfo=dt.timezone.utc)
+    day = dt.datetime(2026, 3, 14, tzinfo=dt.UTC)
     assert public_cut(day.replace(hour=10, minute=59, second=59)) == day.replace(hour=9)
     assert public_cut(day.replace(hour=11)) == day.replace(hour=10)
     assert public_cut(day.replace(hour=11, microsecond=1)) == day.replace(hour=10)
@@ -213,7 +226,9 @@ def _records(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return found
 
 
-def test_a_prerelease_variants_record_cannot_be_rebuilt_from_the_public_ratings(seed_votes, client, settings, real_delay, clock):
+def test_a_prerelease_variants_record_cannot_be_rebuilt_from_the_public_ratings(
+    seed_votes, client, settings, real_delay, clock
+):
     """Every board's counts are those of its votes download; the variant's battles (here all it had were
     "Analysis" prompts) make no board, no count and no download until its provider releases it."""
     from leaderboard.arena import services
@@ -228,7 +243,9 @@ def test_a_prerelease_variants_record_cannot_be_rebuilt_from_the_public_ratings(
     hidden = [(f"x{i}", VARIANT, "Open-One", "model_a", f"analyse {i}") for i in range(5)]
     hidden += [(f"y{i}", "Open-Two", VARIANT, "model_a", f"analyse b {i}") for i in range(2)]
     votes = seed_votes(public) + seed_votes(hidden, intent="Analysis")
-    Vote.objects.filter(pk__in=[v.pk for v in votes]).update(created_at=clock.now - dt.timedelta(seconds=3 * real_delay))
+    Vote.objects.filter(pk__in=[v.pk for v in votes]).update(
+        created_at=clock.now - dt.timedelta(seconds=3 * real_delay)
+    )
     services.ratings_compute()
 
     ratings = client.get("/api/arena/ratings/").json()
@@ -236,21 +253,32 @@ def test_a_prerelease_variants_record_cannot_be_rebuilt_from_the_public_ratings(
     assert downloaded is not None and len(downloaded) == 14
     # hand-counted from the public rows: Open-One 8 votes (6 wins, 2 ties), Open-Two 14 (6 losses and 2 ties
     # against Open-One; 3 wins and 3 losses against Open-Three), Open-Three 6 (3 wins, 3 losses)
-    expected = {"Open-One": {"votes": 8, "wins": 6, "losses": 0}, "Open-Two": {"votes": 14, "wins": 3, "losses": 9},
-                "Open-Three": {"votes": 6, "wins": 3, "losses": 3}}
+    expected = {
+        "Open-One": {"votes": 8, "wins": 6, "losses": 0},
+        "Open-Two": {"votes": 14, "wins": 3, "losses": 9},
+        "Open-Three": {"votes": 6, "wins": 3, "losses": 3},
+    }
     assert _records(downloaded) == expected
     for kind in ("raw", "style"):
         for name, record in expected.items():
             assert {k: _row(ratings, kind, name)[k] for k in record} == record, (kind, name)
     assert all(s["n_votes"] == 14 for s in ratings)
     guidance = client.get("/api/arena/ratings/?intent=Guidance").json()
-    assert {m["name"]: m["votes"] for m in guidance[0]["result"]["models"]} == {"Open-One": 8, "Open-Two": 14, "Open-Three": 6}
+    assert {m["name"]: m["votes"] for m in guidance[0]["result"]["models"]} == {
+        "Open-One": 8,
+        "Open-Two": 14,
+        "Open-Three": 6,
+    }
     # the Analysis prompts were all the variant's: no board, no download
     assert client.get("/api/arena/ratings/?intent=Analysis").json() == []
     assert _download_rows(client, "/arena/votes.jsonl?intent=Analysis") is None
     assert "Analysis" not in client.get("/arena/leaderboard/").content.decode()
     report = client.get("/api/arena/transparency/").json()
-    assert {life["name"]: life["votes_in_fit"] for life in report["lives"]} == {"Open-One": 8, "Open-Two": 14, "Open-Three": 6}
+    assert {life["name"]: life["votes_in_fit"] for life in report["lives"]} == {
+        "Open-One": 8,
+        "Open-Two": 14,
+        "Open-Three": 6,
+    }
     assert sum(w["votes"] for w in report["exclusions"]["weeks"]) == 14
     assert [p["testing"] for p in report["prerelease"]["providers"] if p["provider"] == "Acme"] == [1]
 
@@ -291,7 +319,7 @@ def test_the_voter_is_told_when_their_vote_reaches_the_public_figures(make_battl
     vote = services.vote_cast(battle=battle, winner="model_a", voter=voter)
     # cast at 10:17:30 UTC: with the site's delay of an hour, the cut passes it at the second full hour after, 12:00
     assert real_delay == 3600
-    Vote.objects.filter(pk=vote.pk).update(created_at=dt.datetime(2026, 12, 6, 10, 17, 30, tzinfo=dt.timezone.utc))
+    Vote.objects.filter(pk=vote.pk).update(created_at=dt.datetime(2026, 12, 6, 10, 17, 30, tzinfo=dt.UTC))
     page = client.get(f"/arena/b/{battle.public_id}/").content.decode()
     told = re.search(r'<span id="counts-from">(.*?)</span>', page, re.S)
     assert told is not None

@@ -4,6 +4,7 @@ battle's reveal and only there; a contestant's supported / irrelevant / contradi
 Wilson intervals on its model page; and the attribution counts as style features: on simulated votes
 where voters reward an unsupported citation exactly as much as a supported one, the fit recovers both
 effects within their intervals and the findings page says the two cannot be told apart."""
+
 from __future__ import annotations
 
 import json
@@ -57,8 +58,12 @@ def test_the_heuristic_labels_are_stored_and_shown_only_after_the_vote(client, m
     assert re.search(r'class="badge irrelevant">\[2\] irrelevant</span> Bananas are yellow\.', page)
 
 
-CLAIMS = {"claims": [{"claim": "APT resolves dependencies automatically.", "citations": [1]},
-                     {"claim": "APT was written in 1975.", "citations": [2]}]}
+CLAIMS = {
+    "claims": [
+        {"claim": "APT resolves dependencies automatically.", "citations": [1]},
+        {"claim": "APT was written in 1975.", "citations": [2]},
+    ]
+}
 
 
 def judge_script(request: dict[str, Any]) -> Reply:
@@ -72,9 +77,18 @@ def judge_script(request: dict[str, Any]) -> Reply:
 @pytest.mark.django_db
 def test_the_judge_configured_for_the_role_labels_and_its_calls_are_kept(client, make_battle, settings):
     with OpenAIServer(judge_script) as server:
-        settings.JUDGES = {"arena-attribution": {"name": "attr-judge", "revision": "r1", "prompt_version": "v1",
-                                                 "base_url": server.base_url, "model": "judge"}}
-        a = traced("APT resolves dependencies [1]. It dates from 1975 [2].", (APT, "APT first shipped in 1998 with Debian."))
+        settings.JUDGES = {
+            "arena-attribution": {
+                "name": "attr-judge",
+                "revision": "r1",
+                "prompt_version": "v1",
+                "base_url": server.base_url,
+                "model": "judge",
+            }
+        }
+        a = traced(
+            "APT resolves dependencies [1]. It dates from 1975 [2].", (APT, "APT first shipped in 1998 with Debian.")
+        )
         battle = make_battle(voter_of_client(client), [(a, a)])
         assert turn_attribute(turn_id=battle.turns.get().pk) == 2
     stored = TurnAttribution.objects.get(side="b")
@@ -89,10 +103,22 @@ def test_the_turn_task_attributes_an_answered_turn(client, monkeypatch, settings
     settings.JUDGES = {}
     monkeypatch.setenv("ARENA_SECRET_TEST_ATTR_KEY", "sk-attr")
     urls = ["https://wiki.debian.org/Apt"]
-    with OpenAIServer(lambda request: Reply(text="Use apt install [1].", extra={"citations": urls}), api_key="sk-attr") as server:
-        models = [ArenaModel.objects.create(name=f"Hidden-{i}", responder={
-            "kind": "hosted", "style": "perplexity", "base_url": server.base_url, "model": "sonar",
-            "api_key_ref": "ARENA_SECRET_TEST_ATTR_KEY"}) for i in (1, 2)]
+    with OpenAIServer(
+        lambda request: Reply(text="Use apt install [1].", extra={"citations": urls}), api_key="sk-attr"
+    ) as server:
+        models = [
+            ArenaModel.objects.create(
+                name=f"Hidden-{i}",
+                responder={
+                    "kind": "hosted",
+                    "style": "perplexity",
+                    "base_url": server.base_url,
+                    "model": "sonar",
+                    "api_key_ref": "ARENA_SECRET_TEST_ATTR_KEY",
+                },
+            )
+            for i in (1, 2)
+        ]
         voter = voter_of_client(client)
         battle = Battle.objects.create(model_a=models[0], model_b=models[1], voter_hash=voter.hash, propensity=1.0)
         turn = Turn.objects.create(battle=battle, index=0, prompt="How do I install a package?")
@@ -103,22 +129,31 @@ def test_the_turn_task_attributes_an_answered_turn(client, monkeypatch, settings
 
 
 @pytest.mark.django_db
-def test_the_model_page_shows_the_shares_with_wilson_intervals(client, make_battle, seed_votes, settings, django_user_model):
+def test_the_model_page_shows_the_shares_with_wilson_intervals(
+    client, make_battle, seed_votes, settings, django_user_model
+):
     from leaderboard.catalog.models import Model
 
     settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS = 1, 5
     voter = voter_of_client(client)
     battle = make_battle(voter)
     turn = battle.turns.get()
-    TurnAttribution.objects.create(turn=turn, side="a", method="overlap-v1 (crude)", supported=8, irrelevant=1, contradicting=1,
-                                   failed=3)  # three checks the judge answered unusably: in no share
-    TurnAttribution.objects.create(turn=turn, side="b", method="overlap-v1 (crude)", supported=0, irrelevant=5)  # the other model
-    services.vote_cast(battle=battle, winner="tie", voter=voter)  # an open battle's attributions are in no public figure
+    TurnAttribution.objects.create(
+        turn=turn, side="a", method="overlap-v1 (crude)", supported=8, irrelevant=1, contradicting=1, failed=3
+    )  # three checks the judge answered unusably: in no share
+    TurnAttribution.objects.create(
+        turn=turn, side="b", method="overlap-v1 (crude)", supported=0, irrelevant=5
+    )  # the other model
+    services.vote_cast(
+        battle=battle, winner="tie", voter=voter
+    )  # an open battle's attributions are in no public figure
     seed_votes([("v1", NAME_A, "Other-Model", "model_a", "p1"), ("v2", NAME_A, "Other-Model", "model_b", "p2")])
     services.ratings_compute(force=True)
     owner = django_user_model.objects.create_user("owner", password="pw-owner-1")
     model = Model.objects.create(name=NAME_A, slug="zorblax", organization="Quuxworks Ltd", is_public=True, owner=owner)
-    ArenaModel.objects.filter(name=NAME_A).update(catalog_model=model)  # staff link the contestant to its catalog record
+    ArenaModel.objects.filter(name=NAME_A).update(
+        catalog_model=model
+    )  # staff link the contestant to its catalog record
     text = text_of(client.get(f"/models/{model.slug}/").content.decode())
     # By hand (Wilson, z = 1.96): 8 of 10 -> [49.0, 94.3]; 1 of 10 -> [1.8, 40.4]
     assert "10 in 1 answer, by overlap-v1 (crude)" in text
@@ -147,17 +182,36 @@ def test_voters_rewarding_unsupported_citations_as_much_as_supported_ones_is_rec
     a = rng.integers(0, 3, n)
     b = (a + rng.integers(1, 3, n)) % 3
     counts = {key: rng.integers(0, 7, n) for key in ("sa", "sb", "ua", "ub")}
-    logit = (np.array([TRUE[names[i]] for i in a]) - np.array([TRUE[names[j]] for j in b])
-             + EFFECT * _covariate(counts["sa"], counts["sb"]) + EFFECT * _covariate(counts["ua"], counts["ub"]))
+    logit = (
+        np.array([TRUE[names[i]] for i in a])
+        - np.array([TRUE[names[j]] for j in b])
+        + EFFECT * _covariate(counts["sa"], counts["sb"])
+        + EFFECT * _covariate(counts["ua"], counts["ub"])
+    )
     a_wins = rng.random(n) < 1 / (1 + np.exp(-logit))
-    seed_votes([(f"v{k % 40}", names[i], names[j], "model_a" if win else "model_b", f"prompt {k}")
-                for k, (i, j, win) in enumerate(zip(a, b, a_wins))])
+    seed_votes(
+        [
+            (f"v{k % 40}", names[i], names[j], "model_a" if win else "model_b", f"prompt {k}")
+            for k, (i, j, win) in enumerate(zip(a, b, a_wins))
+        ]
+    )
     turns = list(Turn.objects.order_by("battle_id"))
     rows = []
     for k, turn in enumerate(turns):  # unsupported split between irrelevant and contradicting: both count
         ua, ub = int(counts["ua"][k]), int(counts["ub"][k])
-        rows += [TurnAttribution(turn=turn, side="a", method="planted", supported=int(counts["sa"][k]), irrelevant=ua - ua // 2, contradicting=ua // 2),
-                 TurnAttribution(turn=turn, side="b", method="planted", supported=int(counts["sb"][k]), irrelevant=ub, contradicting=0)]
+        rows += [
+            TurnAttribution(
+                turn=turn,
+                side="a",
+                method="planted",
+                supported=int(counts["sa"][k]),
+                irrelevant=ua - ua // 2,
+                contradicting=ua // 2,
+            ),
+            TurnAttribution(
+                turn=turn, side="b", method="planted", supported=int(counts["sb"][k]), irrelevant=ub, contradicting=0
+            ),
+        ]
     TurnAttribution.objects.bulk_create(rows)
     services.ratings_compute(force=True)
 
@@ -170,7 +224,10 @@ def test_voters_rewarding_unsupported_citations_as_much_as_supported_ones_is_rec
 
     page = client.get("/arena/findings/").content.decode()
     section = text_of(page.split('id="attribution"')[1].split("</section>")[0])
-    for feature, label in (("supported_citations", "Supported citations"), ("unsupported_citations", "Unsupported citations")):
+    for feature, label in (
+        ("supported_citations", "Supported citations"),
+        ("unsupported_citations", "Unsupported citations"),
+    ):
         c = effects[feature]
         assert f"{label}" in section and f"{c['value']:.1f} [{c['ci_low']:.1f}, {c['ci_high']:.1f}]" in section
     assert "cannot tell the two apart" in section and "Both raise the win rate" in section
@@ -186,6 +243,10 @@ def test_the_reading_names_a_gap_only_when_the_intervals_do_not_overlap():
     assert reading is not None and reading["reading"].startswith("Voters reward a supported citation more")
     assert reading["difference"] == -35.0
     zero = {"value": 0.0, "ci_low": 0.0, "ci_high": 0.0}
-    unmeasured = attribution_question({"supported_citations": {**zero, "feature": "supported_citations"},
-                                       "unsupported_citations": {**zero, "feature": "unsupported_citations"}})
+    unmeasured = attribution_question(
+        {
+            "supported_citations": {**zero, "feature": "supported_citations"},
+            "unsupported_citations": {**zero, "feature": "unsupported_citations"},
+        }
+    )
     assert unmeasured is not None and unmeasured["reading"].startswith("Not measured yet")

@@ -2,10 +2,11 @@
 or already voted; replayed and forged requests (odd battle ids, winners not in the list, bodies of
 the wrong shape); and malformed rows in an imported dataset, each refused with the row and field
 named and nothing imported. Nothing is lost and nothing is counted twice."""
+
 from __future__ import annotations
 
-import re
 import json
+import re
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -22,13 +23,20 @@ pytestmark = pytest.mark.django_db
 def test_a_forged_winner_is_refused_naming_the_field(client, make_battle, winner):
     battle = make_battle(voter_of_client(client))
     page = client.post(f"/arena/b/{battle.public_id}/vote/", {"winner": winner})
-    assert page.status_code == 400 and "winner: choose one of model_a, model_b, tie, tie (bothbad)" in page.content.decode()
-    api = client.post(f"/api/arena/battles/{battle.public_id}/vote/", {"winner": winner}, content_type="application/json")
+    assert (
+        page.status_code == 400
+        and "winner: choose one of model_a, model_b, tie, tie (bothbad)" in page.content.decode()
+    )
+    api = client.post(
+        f"/api/arena/battles/{battle.public_id}/vote/", {"winner": winner}, content_type="application/json"
+    )
     assert api.status_code == 400 and "winner" in api.json()
     assert not Vote.objects.exists() and not Battle.objects.get().locked
 
 
-@pytest.mark.parametrize("body", ['["model_a"]', '"model_a"', "{}", '{"winner": null}', '{"winner": ["model_a"]}', "not json"])
+@pytest.mark.parametrize(
+    "body", ['["model_a"]', '"model_a"', "{}", '{"winner": null}', '{"winner": ["model_a"]}', "not json"]
+)
 def test_an_api_vote_body_of_the_wrong_shape_is_refused(client, make_battle, body):
     battle = make_battle(voter_of_client(client))
     response = client.post(f"/api/arena/battles/{battle.public_id}/vote/", body, content_type="application/json")
@@ -36,13 +44,22 @@ def test_an_api_vote_body_of_the_wrong_shape_is_refused(client, make_battle, bod
     assert not Vote.objects.exists()
 
 
-@pytest.mark.parametrize("public_id", ["nonexistent", "A" * 300, "..", "%00", "1%20OR%201=1",
-                                       "%E2%80%AE", "b/../x"])
+@pytest.mark.parametrize("public_id", ["nonexistent", "A" * 300, "..", "%00", "1%20OR%201=1", "%E2%80%AE", "b/../x"])
 def test_a_forged_battle_id_is_not_found_and_changes_nothing(client, make_battle, public_id):
     battle = make_battle(voter_of_client(client))
-    for path in (f"/arena/b/{public_id}/", f"/arena/b/{public_id}/vote/", f"/arena/b/{public_id}/turn/",
-                 f"/api/arena/battles/{public_id}/", f"/api/arena/battles/{public_id}/vote/", f"/api/arena/battles/{public_id}/turns/"):
-        response = client.post(path, {"winner": "model_a", "prompt": "hi"}) if path.endswith(("vote/", "turn/", "turns/")) else client.get(path)
+    for path in (
+        f"/arena/b/{public_id}/",
+        f"/arena/b/{public_id}/vote/",
+        f"/arena/b/{public_id}/turn/",
+        f"/api/arena/battles/{public_id}/",
+        f"/api/arena/battles/{public_id}/vote/",
+        f"/api/arena/battles/{public_id}/turns/",
+    ):
+        response = (
+            client.post(path, {"winner": "model_a", "prompt": "hi"})
+            if path.endswith(("vote/", "turn/", "turns/"))
+            else client.get(path)
+        )
         assert response.status_code in (404, 405), (path, response.status_code)
         assert NAME_A.encode() not in response.content
     assert not Vote.objects.exists() and Turn.objects.filter(battle=battle).count() == 1
@@ -55,7 +72,9 @@ def test_a_replayed_vote_is_refused_and_counted_once(client, make_battle):
     for _ in range(3):
         replay = client.post(f"/arena/b/{battle.public_id}/vote/", {"winner": "model_a"})
         assert replay.status_code == 409
-        api = client.post(f"/api/arena/battles/{battle.public_id}/vote/", {"winner": "model_a"}, content_type="application/json")
+        api = client.post(
+            f"/api/arena/battles/{battle.public_id}/vote/", {"winner": "model_a"}, content_type="application/json"
+        )
         assert api.status_code == 409
     assert Vote.objects.count() == 1 and Vote.objects.get().winner == "model_a"
 
@@ -78,7 +97,9 @@ def test_a_replayed_follow_up_while_answers_stream_is_refused(client, make_battl
     battle = make_battle(voter_of_client(client), done=False)
     response = client.post(f"/arena/b/{battle.public_id}/turn/", {"prompt": "and then?"})
     assert response.status_code == 409 and "wait until both answers are complete" in response.content.decode()
-    api = client.post(f"/api/arena/battles/{battle.public_id}/turns/", {"prompt": "and then?"}, content_type="application/json")
+    api = client.post(
+        f"/api/arena/battles/{battle.public_id}/turns/", {"prompt": "and then?"}, content_type="application/json"
+    )
     assert api.status_code == 409
     assert battle.turns.count() == 1
 
@@ -87,23 +108,38 @@ def test_a_vote_on_a_battle_with_no_answers_yet_is_refused(client, contestants):
     voter = voter_of_client(client)
     battle = Battle.objects.create(model_a=contestants[0], model_b=contestants[1], voter_hash=voter.hash)
     Turn.objects.create(battle=battle, index=0, prompt="hello")  # pending on both sides
-    response = client.post(f"/api/arena/battles/{battle.public_id}/vote/", {"winner": "tie"}, content_type="application/json")
+    response = client.post(
+        f"/api/arena/battles/{battle.public_id}/vote/", {"winner": "tie"}, content_type="application/json"
+    )
     assert response.status_code == 409 and "both answers must be complete" in response.json()["detail"]
     assert not Vote.objects.exists()
 
 
-@pytest.mark.parametrize("prompt, message", [
-    (None, "prompt"), (12, "prompt: must be text"), (True, "prompt: must be text"), (["hi"], "prompt: must be text"), ("   ", "prompt: is empty"),
-    ("x" * 30_001, "over the limit of 30,000"), ("bad\ud800text", "Surrogate characters are not allowed"), ("a\x07b", "binary or control characters"),
-])
+@pytest.mark.parametrize(
+    "prompt, message",
+    [
+        (None, "prompt"),
+        (12, "prompt: must be text"),
+        (True, "prompt: must be text"),
+        (["hi"], "prompt: must be text"),
+        ("   ", "prompt: is empty"),
+        ("x" * 30_001, "over the limit of 30,000"),
+        ("bad\ud800text", "Surrogate characters are not allowed"),
+        ("a\x07b", "binary or control characters"),
+    ],
+)
 def test_the_api_refuses_bad_prompts(client, contestants, prompt, message):
-    response = client.post("/api/arena/battles/", json.dumps({"prompt": prompt}) if prompt != "bad\ud800text" else
-                           '{"prompt": "bad\\ud800text"}', content_type="application/json")
+    response = client.post(
+        "/api/arena/battles/",
+        json.dumps({"prompt": prompt}) if prompt != "bad\ud800text" else '{"prompt": "bad\\ud800text"}',
+        content_type="application/json",
+    )
     assert response.status_code == 400 and message in json.dumps(response.json())
     assert not Battle.objects.exists()
 
 
 # --- malformed rows in an imported dataset ---------------------------------------------------------
+
 
 def _mutate(path: str, value):
     def apply(row: dict) -> dict:
@@ -116,6 +152,7 @@ def _mutate(path: str, value):
         else:
             target[keys[-1]] = value
         return row
+
     return apply
 
 
@@ -124,25 +161,28 @@ def _no_conv_id(row: dict) -> dict:
     return row
 
 
-@pytest.mark.parametrize("mutate, field", [
-    (_mutate("model_a", KeyError), "'model_a': missing"),
-    (_mutate("model_b", ""), "'model_b': empty"),
-    (_mutate("model_b", "sonar-pro-high"), "'model_b': the same model as model_a"),
-    (_mutate("winner", "model_c"), "'winner'"),
-    (_mutate("turn", -1), "'turn'"),
-    (_mutate("messages_a", "hello"), "'messages_a': expected a list"),
-    (_mutate("messages_b", [{"content": "no role"}]), "'messages_b[0].role': missing"),
-    (_mutate("system_a_metadata.web_search_trace", [[["[1]"]]]), "web_search_trace[0][0]"),
-    (_mutate("timestamp", "yesterday-ish"), "'timestamp'"),
-    (_no_conv_id, "'system_a_metadata.conv_id': missing"),
-    (_mutate("system_b_metadata.conv_id", "other"), "'system_b_metadata.conv_id': 'other' differs"),
-    (_mutate("arena", "yes"), "'arena': expected an object"),
-    (_mutate("arena.propensity", 0), "'arena.propensity'"),
-    (_mutate("arena.exclusion_reasons", "self_identification"), "'arena.exclusion_reasons'"),
-    (_mutate("arena.exclusion_reasons", ["made_up"]), "'arena.exclusion_reasons'"),
-    (_mutate("arena.statuses", [["complete"]]), "'arena.statuses'"),
-    (_mutate("arena.valid", "yes"), "'arena.valid'"),
-])
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (_mutate("model_a", KeyError), "'model_a': missing"),
+        (_mutate("model_b", ""), "'model_b': empty"),
+        (_mutate("model_b", "sonar-pro-high"), "'model_b': the same model as model_a"),
+        (_mutate("winner", "model_c"), "'winner'"),
+        (_mutate("turn", -1), "'turn'"),
+        (_mutate("messages_a", "hello"), "'messages_a': expected a list"),
+        (_mutate("messages_b", [{"content": "no role"}]), "'messages_b[0].role': missing"),
+        (_mutate("system_a_metadata.web_search_trace", [[["[1]"]]]), "web_search_trace[0][0]"),
+        (_mutate("timestamp", "yesterday-ish"), "'timestamp'"),
+        (_no_conv_id, "'system_a_metadata.conv_id': missing"),
+        (_mutate("system_b_metadata.conv_id", "other"), "'system_b_metadata.conv_id': 'other' differs"),
+        (_mutate("arena", "yes"), "'arena': expected an object"),
+        (_mutate("arena.propensity", 0), "'arena.propensity'"),
+        (_mutate("arena.exclusion_reasons", "self_identification"), "'arena.exclusion_reasons'"),
+        (_mutate("arena.exclusion_reasons", ["made_up"]), "'arena.exclusion_reasons'"),
+        (_mutate("arena.statuses", [["complete"]]), "'arena.statuses'"),
+        (_mutate("arena.valid", "yes"), "'arena.valid'"),
+    ],
+)
 def test_a_malformed_row_names_its_row_and_field_and_imports_nothing(tmp_path, mutate, field):
     rows = [released_row("c1"), released_row("c2"), mutate(released_row("c3"))]
     path = write_jsonl(tmp_path / "rows.jsonl", rows)
@@ -154,7 +194,7 @@ def test_a_malformed_row_names_its_row_and_field_and_imports_nothing(tmp_path, m
 
 def test_not_json_and_unknown_formats_are_named(tmp_path):
     path = tmp_path / "rows.jsonl"
-    path.write_text(json.dumps(released_row("c1")) + "\n{\"model_a\": \n")
+    path.write_text(json.dumps(released_row("c1")) + '\n{"model_a": \n')
     with pytest.raises(CommandError, match=r"rows.jsonl row 2: not valid JSON"):
         call_command("import_arena", str(path))
     (tmp_path / "rows.csv").write_text("model_a,model_b\n")
@@ -166,7 +206,9 @@ def test_not_json_and_unknown_formats_are_named(tmp_path):
 
 
 def test_a_conversation_repeated_in_one_file_is_refused(tmp_path):
-    path = write_jsonl(tmp_path / "rows.jsonl", [released_row("c1"), released_row("c2"), released_row("c1", winner="model_b")])
+    path = write_jsonl(
+        tmp_path / "rows.jsonl", [released_row("c1"), released_row("c2"), released_row("c1", winner="model_b")]
+    )
     with pytest.raises(CommandError, match=re.escape("row 3: field 'system_a_metadata.conv_id': 'c1' repeats row 1")):
         call_command("import_arena", str(path))
     assert not Battle.objects.exists()

@@ -3,6 +3,7 @@ log-odds), rated by the ratings task, give each model's chat-minus-search differ
 around the value the simulation planted; the findings page, the chat board and the API show it, with the
 paper's protocol and ours side by side. Also: which contestants take part in the plain-chat setting, and
 what a search model is sent there (no search results)."""
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,7 @@ import pytest
 from evaluators.arena.cross_setting import common_reference, compare
 from evaluators.arena.rating_types import BattleRecord
 from leaderboard.arena import services
-from leaderboard.arena.models import ArenaModel, Battle, RatingSnapshot, Vote
+from leaderboard.arena.models import ArenaModel, Battle, RatingSnapshot
 from tests.arena.conftest import voter_of_client
 from tests.support.openai_server import OpenAIServer, Reply
 
@@ -36,7 +37,15 @@ def simulate(strengths: dict[str, float], n: int, rng: np.random.Generator, pref
     for k in range(n):
         i, j = rng.choice(len(names), size=2, replace=False)
         p_a = 1 / (1 + math.exp(-(strengths[names[i]] - strengths[names[j]])))
-        rows.append((f"{prefix}{k % 50}", names[i], names[j], "model_a" if rng.random() < p_a else "model_b", f"{prefix} prompt {k}"))
+        rows.append(
+            (
+                f"{prefix}{k % 50}",
+                names[i],
+                names[j],
+                "model_a" if rng.random() < p_a else "model_b",
+                f"{prefix} prompt {k}",
+            )
+        )
     return rows
 
 
@@ -82,7 +91,7 @@ def test_planted_differences_between_the_settings_are_recovered_within_their_int
     text = text_of(page)
     assert "With search and in plain chat" in text and "How this differs from the paper" in text
     assert "every contestant answers without search" in text and "kept searching in the Text Arena" in text
-    table = page[page.index('class="board cross-table"'):]
+    table = page[page.index('class="board cross-table"') :]
     rises = next(r for r in re.findall(r"<tr>(.*?)</tr>", table, re.S) if "<td>Rises</td>" in r)
     assert f"{rows['Rises']['difference']:.0f}" in text_of(rises) and "better in plain chat" in rises
     assert page.count('class="cross-row"') == 4  # the chart has the table's rows
@@ -97,8 +106,10 @@ def test_planted_differences_between_the_settings_are_recovered_within_their_int
 
 def test_the_comparison_refuses_scales_anchored_on_different_models_and_picks_a_common_reference():
     def result(anchor: str, *names: str) -> dict:
-        return {"anchor": {"kind": "reference", "model": anchor},
-                "models": [{"name": n, "rating": 1000.0, "ci_low": 990.0, "ci_high": 1010.0, "votes": 50} for n in names]}
+        return {
+            "anchor": {"kind": "reference", "model": anchor},
+            "models": [{"name": n, "rating": 1000.0, "ci_low": 990.0, "ci_high": 1010.0, "votes": 50} for n in names],
+        }
 
     refused = compare(result("A", "A", "B"), result("B", "A", "B"))
     assert not refused.comparable and "anchored on different models (A with search, B in plain chat)" in refused.why_not
@@ -119,17 +130,25 @@ def test_the_comparison_refuses_scales_anchored_on_different_models_and_picks_a_
     def votes(*pairs: tuple[str, str]) -> list[BattleRecord]:
         return [BattleRecord(model_a=a, model_b=b, winner="model_a") for a, b in pairs]
 
-    by_setting = {"search": votes(("X", "Y"), ("X", "Y"), ("X", "Z"), ("Y", "Z")), "chat": votes(("X", "W"), ("Y", "W"), ("Y", "W"))}
+    by_setting = {
+        "search": votes(("X", "Y"), ("X", "Y"), ("X", "Z"), ("Y", "Z")),
+        "chat": votes(("X", "W"), ("Y", "W"), ("Y", "W")),
+    }
     # X: 3 and 1 votes, Y: 3 and 2 -> Y has the most votes in its less-voted setting; Z and W are in one setting only
     assert common_reference(by_setting) == "Y" and common_reference(by_setting, configured="X") == "X"
-    assert common_reference(by_setting, configured="Z") == "Y" and common_reference({"search": votes(("X", "Y")), "chat": []}) is None
+    assert (
+        common_reference(by_setting, configured="Z") == "Y"
+        and common_reference({"search": votes(("X", "Y")), "chat": []}) is None
+    )
 
 
 PLAIN_REPLY = "Paris is the capital of France."
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_chat_setting_draws_only_contestants_that_answer_without_search_and_sends_no_search(client, tmp_path, sent_tasks):
+def test_the_chat_setting_draws_only_contestants_that_answer_without_search_and_sends_no_search(
+    client, tmp_path, sent_tasks
+):
     from evaluators.arena.plain_chat import PLAIN_CHAT_PROMPT
     from evaluators.arena.search import Document, build_local_index
 
@@ -137,16 +156,28 @@ def test_the_chat_setting_draws_only_contestants_that_answer_without_search_and_
     build_local_index([Document("https://wiki.debian.org/Apt", "Apt", "Apt installs packages on Debian.")], index)
     with OpenAIServer(lambda request: Reply(text=PLAIN_REPLY, chunk_chars=6)) as server:
         ArenaModel.objects.create(name="Quotes-Only-Hidden", responder={"kind": "extractive", "index": str(index)})
-        ArenaModel.objects.create(name="Searchy-Hidden", responder={"kind": "search_tool", "base_url": server.base_url, "model": "s",
-                                                                    "search": {"backend": "local", "index": str(index)}})
+        ArenaModel.objects.create(
+            name="Searchy-Hidden",
+            responder={
+                "kind": "search_tool",
+                "base_url": server.base_url,
+                "model": "s",
+                "search": {"backend": "local", "index": str(index)},
+            },
+        )
         voter = voter_of_client(client)
         with pytest.raises(services.ArenaRefused, match="two enabled models that can answer without search") as refused:
             services.battle_create(prompt="What is the capital of France?", voter=voter, setting="chat")
         assert refused.value.status == 503
-        ArenaModel.objects.create(name="Plainy-Hidden", responder={"kind": "chat", "base_url": server.base_url, "model": "p"})
+        ArenaModel.objects.create(
+            name="Plainy-Hidden", responder={"kind": "chat", "base_url": server.base_url, "model": "p"}
+        )
         for _ in range(3):  # every chat battle is between the two model contestants, never the extractive one
             battle = services.battle_create(prompt="What is the capital of France?", voter=voter, setting="chat")
-            assert {battle.model_a.name, battle.model_b.name} == {"Searchy-Hidden", "Plainy-Hidden"} and battle.setting == "chat"
+            assert {battle.model_a.name, battle.model_b.name} == {
+                "Searchy-Hidden",
+                "Plainy-Hidden",
+            } and battle.setting == "chat"
         assert services.turn_generate(turn_id=battle.turns.get().pk) == "complete/complete"
         turn = battle.turns.get()
         for side in "ab":
@@ -162,11 +193,15 @@ def test_the_chat_setting_draws_only_contestants_that_answer_without_search_and_
     assert refused.value.field == "setting"
     page = client.get("/arena/chat/").content.decode()
     assert 'action="/arena/chat/"' in page and "without searching the web" in page and 'href="/arena/"' in page
-    response = client.post("/api/arena/battles/", {"prompt": "Capital of Italy?", "setting": "chat"}, content_type="application/json")
+    response = client.post(
+        "/api/arena/battles/", {"prompt": "Capital of Italy?", "setting": "chat"}, content_type="application/json"
+    )
     assert response.status_code == 201, response.content
     state = response.json()
     assert state["setting"] == "chat" and "Hidden" not in json.dumps(state)
-    response = client.post("/api/arena/battles/", {"prompt": "Capital of Italy?", "setting": "web"}, content_type="application/json")
+    response = client.post(
+        "/api/arena/battles/", {"prompt": "Capital of Italy?", "setting": "web"}, content_type="application/json"
+    )
     assert response.status_code == 400 and "setting" in response.json()
 
 
@@ -184,7 +219,9 @@ def test_the_comparison_reads_on_a_phone_and_a_desktop(live_server, page, seed_v
         page.set_viewport_size({"width": width, "height": height})
         page.goto(live_server.url + "/arena/findings/#cross-setting")
         section = page.locator("#cross-setting")
-        assert section.get_by_role("heading", name="With search and in plain chat: each model in both settings").is_visible()
+        assert section.get_by_role(
+            "heading", name="With search and in plain chat: each model in both settings"
+        ).is_visible()
         assert page.locator(".cross-row").count() == 4 and page.locator("table.cross-table tbody tr").count() == 4
         assert page.locator(".cross-row .ci-track.chat .ci-bar").first.bounding_box()["width"] > 1  # the chart is drawn
         assert section.get_by_role("heading", name="How this differs from the paper").is_visible()

@@ -3,6 +3,7 @@ once, a chunk at a time, into the JSON lines files, and each Parquet file is wri
 lines a row group at a time. The files are byte for byte those written from every row held at once
 (``write_jsonl`` of the list, pyarrow's ``write_table`` of one table), and exporting twice the votes
 holds no more memory."""
+
 from __future__ import annotations
 
 import io
@@ -23,9 +24,20 @@ def seed_boards(seed_votes, per_board: int, *, tag: str = "", prompt_bytes: int 
     """``per_board`` voted battles for Guidance/en and Analysis/de each, prompts of varying length
     (``prompt_bytes`` more)."""
     for intent, language, voter in (("Guidance", "en", "g"), ("Analysis", "de", "a")):
-        seed_votes([(f"{voter}{tag}{i % 7}", "Alpha-Strong", "Beta-Middle", ("model_a", "model_b", "tie")[i % 3],
-                     f"{tag} prompt {i} " + "x" * (prompt_bytes + i % 13)) for i in range(per_board)],
-                   intent=intent, languages=(language,))
+        seed_votes(
+            [
+                (
+                    f"{voter}{tag}{i % 7}",
+                    "Alpha-Strong",
+                    "Beta-Middle",
+                    ("model_a", "model_b", "tie")[i % 3],
+                    f"{tag} prompt {i} " + "x" * (prompt_bytes + i % 13),
+                )
+                for i in range(per_board)
+            ],
+            intent=intent,
+            languages=(language,),
+        )
 
 
 def written(fingerprint: str, fmt: str, key: str, value: str) -> bytes:
@@ -39,8 +51,12 @@ def whole(rows: list[dict], fmt: str) -> bytes:
         return "".join(dataset.jsonl_line(row, n) for n, row in enumerate(rows, start=1)).encode("utf-8")
     sink = io.BytesIO()
     schema = dataset._parquet_schema()
-    pq.write_table(pa.Table.from_pylist([dataset._to_parquet(dataset.validate_row(row, n)) for n, row in enumerate(rows, start=1)],
-                                        schema=schema), sink)
+    pq.write_table(
+        pa.Table.from_pylist(
+            [dataset._to_parquet(dataset.validate_row(row, n)) for n, row in enumerate(rows, start=1)], schema=schema
+        ),
+        sink,
+    )
     return sink.getvalue()
 
 
@@ -82,8 +98,13 @@ def test_exporting_twice_the_votes_holds_no_more_memory(seed_votes, monkeypatch,
     monkeypatch.setattr(dataset, "PARQUET_ROWS", 100)
     # files kept on disk: the S3 client's multipart upload holds a varying number of 8 MB parts in its
     # threads, which is the storage's memory, not the export's
-    settings.STORAGES = {**settings.STORAGES, "default": {"BACKEND": "django.core.files.storage.FileSystemStorage",
-                                                          "OPTIONS": {"location": str(tmp_path / "storage")}}}
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path / "storage")},
+        },
+    }
     seed_boards(seed_votes, 600, prompt_bytes=20_000)
     small = export_peak("a" * 40)
     seed_boards(seed_votes, 600, tag="b", prompt_bytes=20_000)

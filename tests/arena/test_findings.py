@@ -2,6 +2,7 @@
 other features), the page recovers the effect within its interval and calls it clear, calls the others
 no clear effect, breaks it down by intent, shows how ranks move with style control, and lists the domain
 table behind the source categories; with no votes it says so."""
+
 from __future__ import annotations
 
 import math
@@ -36,8 +37,10 @@ def test_findings_recover_a_planted_citation_effect_within_its_interval(client, 
     z = (x - x.mean()) / x.std()
     logit = np.array([TRUE[names[i]] for i in a]) - np.array([TRUE[names[j]] for j in b]) + EFFECT * z
     a_wins = rng.random(n) < 1 / (1 + np.exp(-logit))
-    rows = [(f"v{k % 40}", names[i], names[j], "model_a" if win else "model_b", f"prompt {k}")
-            for k, (i, j, win) in enumerate(zip(a, b, a_wins))]
+    rows = [
+        (f"v{k % 40}", names[i], names[j], "model_a" if win else "model_b", f"prompt {k}")
+        for k, (i, j, win) in enumerate(zip(a, b, a_wins))
+    ]
     seed_votes(rows[:1500], intent="Guidance")
     seed_votes(rows[1500:], intent="Factual")
     battles = list(Battle.objects.order_by("pk"))
@@ -98,8 +101,15 @@ def test_language_codes_and_matrix_cells_read_as_words_and_stay_legible():
     from leaderboard.arena.presentation import language_options, matrix_rows
 
     # ISO 639-1 names, written out here
-    assert language_options(["de", "und", "hi", "xx"]) == [("de", "German (de)"), ("hi", "Hindi (hi)"),
-                                                           ("und", "Undetermined (und)"), ("xx", "xx")]
+    assert language_options(["de", "und", "hi", "xx"]) == [
+        ("de", "German (de)"),
+        ("hi", "Hindi (hi)"),
+        ("und", "Undetermined (und)"),
+        ("xx", "xx"),
+    ]
     snapshot = RatingSnapshot(result={"matrix_models": ["A", "B"], "win_rate": [[None, 0.8], [0.2, None]]})
     _, rows = matrix_rows(snapshot, "win_rate")
-    assert [[c["on_dark"] for c in r["cells"]] for r in rows] == [[False, True], [False, False]]  # white text past half the blue
+    assert [[c["on_dark"] for c in r["cells"]] for r in rows] == [
+        [False, True],
+        [False, False],
+    ]  # white text past half the blue

@@ -1,6 +1,7 @@
 """The arena end to end with real parts: Postgres, Redis, a Celery worker on the ``arena`` queue
 (threads) and one on ``cpu`` (ratings, with beat), the extractive responders over a small local
 search index built here, and Debian's Chromium at phone size."""
+
 from __future__ import annotations
 
 import json
@@ -17,13 +18,23 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 NAME_A, NAME_B = "Ogdrubble-Sentences-3", "Frindlewax-Leads-9"
 
 DOCS = [
-    ("https://www.debian.org/doc/manuals/apt-guide/install", "Installing packages with apt",
-     "Use apt install followed by the package name to install a package. Apt downloads the package and its dependencies. "
-     "Run apt update first so the package lists are fresh."),
-    ("https://www.debian.org/doc/manuals/dpkg/remove", "Removing packages with dpkg",
-     "The dpkg tool removes a package with dpkg --remove. Configuration files stay until you purge the package."),
-    ("https://wiki.debian.org/Apt/Sources", "Apt sources",
-     "Apt reads its package sources from sources.list. Each line names a mirror, a suite and components."),
+    (
+        "https://www.debian.org/doc/manuals/apt-guide/install",
+        "Installing packages with apt",
+        "Use apt install followed by the package name to install a package. Apt downloads the package and its "
+        "dependencies. "
+        "Run apt update first so the package lists are fresh.",
+    ),
+    (
+        "https://www.debian.org/doc/manuals/dpkg/remove",
+        "Removing packages with dpkg",
+        "The dpkg tool removes a package with dpkg --remove. Configuration files stay until you purge the package.",
+    ),
+    (
+        "https://wiki.debian.org/Apt/Sources",
+        "Apt sources",
+        "Apt reads its package sources from sources.list. Each line names a mirror, a suite and components.",
+    ),
 ]
 
 
@@ -34,16 +45,31 @@ def arena_models(tmp_path) -> tuple[ArenaModel, ArenaModel]:
     index = tmp_path / "index.sqlite"
     build_local_index([Document(url, title, text) for url, title, text in DOCS], index)
     common = {"kind": "extractive", "index": str(index), "delay_s": 0.05}
-    return (ArenaModel.objects.create(name=NAME_A, organization="Sentence Works", responder={**common, "strategy": "bm25-sentences"}),
-            ArenaModel.objects.create(name=NAME_B, organization="Lead Labs", responder={**common, "strategy": "lead-passages"}))
+    return (
+        ArenaModel.objects.create(
+            name=NAME_A, organization="Sentence Works", responder={**common, "strategy": "bm25-sentences"}
+        ),
+        ArenaModel.objects.create(
+            name=NAME_B, organization="Lead Labs", responder={**common, "strategy": "lead-passages"}
+        ),
+    )
 
 
 @pytest.fixture
 def arena_workers(worker_env, tmp_path):
-    env = {**worker_env, "LEADERBOARD_ARENA_RATINGS_DEBOUNCE_SECONDS": "0.2", "LEADERBOARD_ARENA_MIN_VOTES": "1",
-           "LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS": "10", "LEADERBOARD_ARENA_STREAM_FLUSH_SECONDS": "0.05"}
-    workers = [Worker(env, tmp_path / "cpu.log"),
-               Worker(env, tmp_path / "arena.log", queues="arena", pool=("--pool", "threads", "--concurrency", "4"), beat=False)]
+    env = {
+        **worker_env,
+        "LEADERBOARD_ARENA_RATINGS_DEBOUNCE_SECONDS": "0.2",
+        "LEADERBOARD_ARENA_MIN_VOTES": "1",
+        "LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS": "10",
+        "LEADERBOARD_ARENA_STREAM_FLUSH_SECONDS": "0.05",
+    }
+    workers = [
+        Worker(env, tmp_path / "cpu.log"),
+        Worker(
+            env, tmp_path / "arena.log", queues="arena", pool=("--pool", "threads", "--concurrency", "4"), beat=False
+        ),
+    ]
     for worker in workers:
         worker.start()
     yield workers
@@ -51,7 +77,6 @@ def arena_workers(worker_env, tmp_path):
         worker.stop()
     for name in ("cpu.log", "arena.log"):
         print(name, (tmp_path / name).read_text()[-3000:])
-
 
 
 def both_done(page, index: int) -> None:
@@ -90,7 +115,9 @@ def test_a_whole_battle_in_the_browser(arena_models, arena_workers, live_server,
     wait_for(lambda: Battle.objects.exclude(primary_intent="").exists(), timeout=60, what="the battle's intent")
     battle = Battle.objects.get()
     assert battle.primary_intent and battle.languages == ["en"] and battle.propensity == 1.0
-    wait_for(lambda: RatingSnapshot.objects.filter(kind="style", n_votes=1).exists(), timeout=60, what="the ratings task")
+    wait_for(
+        lambda: RatingSnapshot.objects.filter(kind="style", n_votes=1).exists(), timeout=60, what="the ratings task"
+    )
     page.get_by_role("link", name="See the ratings").click()
     board = page.locator("#board").inner_text()
     assert NAME_A in board and NAME_B in board and "1 counted votes" in board
@@ -132,10 +159,21 @@ def test_a_chat_setting_battle_through_the_worker(arena_models, arena_workers, c
     from tests.support.openai_server import OpenAIServer
 
     with OpenAIServer(plain_replies) as server:
-        ArenaModel.objects.create(name=CHAT_SEARCHY, organization="Gribble Search Co", responder={
-            "kind": "search_tool", "base_url": server.base_url, "model": "searchy",
-            "search": {"backend": "local", "index": arena_models[0].responder["index"]}})
-        ArenaModel.objects.create(name=CHAT_PLAIN, organization="Wumple Labs", responder={"kind": "chat", "base_url": server.base_url, "model": "plain"})
+        ArenaModel.objects.create(
+            name=CHAT_SEARCHY,
+            organization="Gribble Search Co",
+            responder={
+                "kind": "search_tool",
+                "base_url": server.base_url,
+                "model": "searchy",
+                "search": {"backend": "local", "index": arena_models[0].responder["index"]},
+            },
+        )
+        ArenaModel.objects.create(
+            name=CHAT_PLAIN,
+            organization="Wumple Labs",
+            responder={"kind": "chat", "base_url": server.base_url, "model": "plain"},
+        )
         assert 'action="/arena/chat/"' in client.get("/arena/chat/").content.decode()
         response = client.post("/arena/chat/", {"prompt": "How do I install a package with apt?"})
         battle = Battle.objects.get()
@@ -143,16 +181,23 @@ def test_a_chat_setting_battle_through_the_worker(arena_models, arena_workers, c
         assert battle.setting == "chat" and {battle.model_a.name, battle.model_b.name} == {CHAT_SEARCHY, CHAT_PLAIN}
         wait_for(lambda: battle.turns.get().done, timeout=60, what="both plain answers")
         client.post(f"/arena/b/{battle.public_id}/turn/", {"prompt": "Who made you?"})
-        wait_for(lambda: battle.turns.count() == 2 and battle.turns.get(index=1).done, timeout=60, what="the second turn")
+        wait_for(
+            lambda: battle.turns.count() == 2 and battle.turns.get(index=1).done, timeout=60, what="the second turn"
+        )
         requests = list(server.requests)
         assert len(requests) == 4 and {r["model"] for r in requests} == {"searchy", "plain"}
         assert all(r["messages"][0] == {"role": "system", "content": PLAIN_CHAT_PROMPT} for r in requests)
         assert not any("Search results" in str(r["messages"]) for r in requests)
         second = [r for r in requests if r["messages"][-1]["content"] == "Who made you?"]
-        assert all(r["messages"][2]["content"].startswith(f"From memory ({r['model']})") for r in second)  # each side's own history
+        assert all(
+            r["messages"][2]["content"].startswith(f"From memory ({r['model']})") for r in second
+        )  # each side's own history
         for turn in battle.turns.all():
             for side in "ab":
-                assert turn.status_of(side) == "complete" and turn.answer_of(side)["sources"] == turn.answer_of(side)["searches"] == []
+                assert (
+                    turn.status_of(side) == "complete"
+                    and turn.answer_of(side)["sources"] == turn.answer_of(side)["searches"] == []
+                )
 
         page = client.get(f"/arena/b/{battle.public_id}/").content.decode()
         assert "without searching the web" in page and 'class="answer-sources"' not in page
@@ -171,8 +216,11 @@ def test_a_chat_setting_battle_through_the_worker(arena_models, arena_workers, c
         wait_for(lambda: counted.turns.get().done, timeout=60, what="the second battle's answers")
         client.post(f"/arena/b/{counted.public_id}/vote/", {"winner": "tie"})
         assert Vote.objects.get(battle=counted).valid
-    wait_for(lambda: RatingSnapshot.objects.filter(filter_key="setting", filter_value="chat", n_votes=1).exists(), timeout=60,
-             what="the chat setting's board")
+    wait_for(
+        lambda: RatingSnapshot.objects.filter(filter_key="setting", filter_value="chat", n_votes=1).exists(),
+        timeout=60,
+        what="the chat setting's board",
+    )
     assert not RatingSnapshot.objects.filter(filter_key="").exists()  # the Search Arena has no counted votes
     board = client.get("/arena/leaderboard/?setting=chat").content.decode()
     assert CHAT_SEARCHY in board and CHAT_PLAIN in board and "1 counted votes" in board

@@ -4,6 +4,7 @@ worker's late writes change nothing); per-address limits that clearing cookies d
 the vote's one read; vote downloads written once per ratings and filtered like the board; key
 references limited to a fixed prefix; abandoned battles closed; inverse-propensity weights
 switchable; and battle pages that create no session for a visitor without one."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -17,23 +18,30 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from leaderboard.arena import services
-from leaderboard.arena.services import battles, contestants
 from leaderboard.arena.identity import Voter
 from leaderboard.arena.models import Battle, RatingSnapshot, Turn, Vote
 from leaderboard.arena.presentation import TIMED_OUT_NOTE
+from leaderboard.arena.services import battles, contestants
 from tests.arena.conftest import answer, voter_of_client
 from tests.arena.test_board import pair_rows
 from tests.arena.test_flow import arena_models  # noqa: F401  (a fixture: extractive contestants over a small local index)
 
 
 def _stale_turn(battle: Battle, *, seconds_ago: float, status_b: str = "streaming") -> Turn:
-    turn = Turn.objects.create(battle=battle, index=battle.turns.count(), prompt="How do I install a package with apt?",
-                               text_a="Use apt ins", status_a="streaming", status_b=status_b,
-                               claimed_at=timezone.now() - dt.timedelta(seconds=seconds_ago))
+    turn = Turn.objects.create(
+        battle=battle,
+        index=battle.turns.count(),
+        prompt="How do I install a package with apt?",
+        text_a="Use apt ins",
+        status_a="streaming",
+        status_b=status_b,
+        claimed_at=timezone.now() - dt.timedelta(seconds=seconds_ago),
+    )
     return turn
 
 
 # --- 1. a turn stuck "streaming" -------------------------------------------------------------------
+
 
 @pytest.mark.django_db(transaction=True)  # generation runs both sides in threads with their own connections
 def test_a_redelivered_task_takes_over_a_stale_claim_but_not_a_fresh_one(arena_models, settings):
@@ -44,7 +52,9 @@ def test_a_redelivered_task_takes_over_a_stale_claim_but_not_a_fresh_one(arena_m
     fresh.refresh_from_db()
     assert (fresh.status_a, fresh.status_b) == ("streaming", "streaming")
 
-    Turn.objects.filter(pk=fresh.pk).update(claimed_at=timezone.now() - dt.timedelta(seconds=61))  # its worker was killed
+    Turn.objects.filter(pk=fresh.pk).update(
+        claimed_at=timezone.now() - dt.timedelta(seconds=61)
+    )  # its worker was killed
     assert services.turn_generate(turn_id=fresh.pk) == "complete/complete"
     fresh.refresh_from_db()
     assert "apt install" in fresh.text_a and fresh.answer_a["sources"] and fresh.answer_b["sources"]
@@ -52,7 +62,9 @@ def test_a_redelivered_task_takes_over_a_stale_claim_but_not_a_fresh_one(arena_m
 
 
 @pytest.mark.django_db
-def test_the_periodic_pass_fails_a_side_streaming_past_the_limit_and_its_vote_is_kept_not_counted(client, make_battle, settings):
+def test_the_periodic_pass_fails_a_side_streaming_past_the_limit_and_its_vote_is_kept_not_counted(
+    client, make_battle, settings
+):
     settings.ARENA_GENERATION_TIME_LIMIT = 60
     voter = voter_of_client(client)
     battle = make_battle(voter)
@@ -79,7 +91,7 @@ def test_the_periodic_pass_fails_a_side_streaming_past_the_limit_and_its_vote_is
 
     page = client.get(f"/arena/b/{battle.public_id}/").content.decode()
     assert TIMED_OUT_NOTE in page and "Voting opens" not in page and 'name="winner"' in page
-    assert "hx-trigger=\"every 300ms\"" not in page  # the panes stop polling
+    assert 'hx-trigger="every 300ms"' not in page  # the panes stop polling
     assert client.post(f"/arena/b/{battle.public_id}/vote/", {"winner": "model_b"}).status_code == 302
     vote = Vote.objects.get(battle=battle)
     assert not vote.valid and vote.exclusion_reasons == ["response_error"]
@@ -94,6 +106,7 @@ def test_a_networked_responders_timeout_is_capped_at_the_generation_limit(settin
 
 
 # --- 2. per-address limits -------------------------------------------------------------------------
+
 
 @pytest.mark.django_db
 def test_clearing_cookies_does_not_reset_the_addresss_prompt_rate(contestants, settings):
@@ -120,7 +133,9 @@ def test_votes_over_the_addresss_daily_cap_are_kept_not_counted_in_one_read_and_
         assert services.vote_cast(battle=battle.public_id, winner="model_a", voter=voter).valid
     with CaptureQueriesContext(connection) as queries:
         over = services.vote_cast(battle=battles[2].public_id, winner="model_a", voter=voters[2])
-    statements = [q["sql"] for q in queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))]  # the test's transaction
+    statements = [
+        q["sql"] for q in queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))
+    ]  # the test's transaction
     assert len(statements) == 2, [sql[:80] for sql in statements]  # still one read and one write
     over = Vote.objects.get(pk=over.pk)
     assert not over.valid and over.exclusion_reasons == ["daily_cap"] and over.ip_hash == "shared-ip"
@@ -136,10 +151,14 @@ def test_both_caps_at_once_give_one_reason_naming_both(make_battle, settings):
     services.vote_cast(battle=first, winner="model_a", voter=voter)
     over = services.vote_cast(battle=second, winner="model_a", voter=voter)
     assert over.exclusion_reasons == ["daily_cap"]
-    assert over.exclusions.get().detail == "vote 2 in 24 h; the cap is 1; vote 2 in 24 h from this network address; the address cap is 1"
+    assert (
+        over.exclusions.get().detail
+        == "vote 2 in 24 h; the cap is 1; vote 2 in 24 h from this network address; the address cap is 1"
+    )
 
 
 # --- 3. downloads written with the ratings ---------------------------------------------------------
+
 
 def _download(client: Client, url: str) -> list[dict]:
     response = client.get(url)
@@ -178,8 +197,11 @@ def test_the_download_is_written_once_per_ratings_and_filtered_like_the_board(cl
 
 # --- 4. key references ------------------------------------------------------------------------------
 
+
 @pytest.mark.django_db
-def test_a_key_reference_outside_the_prefix_is_refused_at_use_in_settings_and_in_the_admin(settings, staff_client, monkeypatch):
+def test_a_key_reference_outside_the_prefix_is_refused_at_use_in_settings_and_in_the_admin(
+    settings, staff_client, monkeypatch
+):
     monkeypatch.setenv("ARENA_SECRET_OK_KEY", "sk-fine")
     assert contestants._secret("ARENA_SECRET_OK_KEY") == "sk-fine"
     for ref in ("SECRET_KEY", "AWS_SECRET_ACCESS_KEY", "DATABASE_URL", "ARENA_SECRET_"):
@@ -187,19 +209,50 @@ def test_a_key_reference_outside_the_prefix_is_refused_at_use_in_settings_and_in
             contestants._secret(ref)
         assert "ARENA_SECRET_" in str(refused.value) and settings.SECRET_KEY not in str(refused.value)
 
-    settings.ARENA_MODELS = json.dumps([{"name": "exfil", "responder": {"kind": "hosted", "style": "openai", "base_url": "http://x.test/v1",
-                                                                        "model": "m", "api_key_ref": "SECRET_KEY"}}])
+    settings.ARENA_MODELS = json.dumps(
+        [
+            {
+                "name": "exfil",
+                "responder": {
+                    "kind": "hosted",
+                    "style": "openai",
+                    "base_url": "http://x.test/v1",
+                    "model": "m",
+                    "api_key_ref": "SECRET_KEY",
+                },
+            }
+        ]
+    )
     with pytest.raises(services.ArenaRefused, match="'SECRET_KEY' is not allowed"):
         services.arena_models_seed()
 
-    response = staff_client.post("/admin/arena/arenamodel/add/", {
-        "name": "exfil", "organization": "", "description": "", "weight": "1.0", "enabled": "on",
-        "responder": json.dumps({"kind": "hosted", "style": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m",
-                                 "api_key_ref": "SECRET_KEY"})})
-    assert response.status_code == 200 and "starts with ARENA_SECRET_ or LEADERBOARD_ARENA_SECRET_" in response.content.decode()
+    response = staff_client.post(
+        "/admin/arena/arenamodel/add/",
+        {
+            "name": "exfil",
+            "organization": "",
+            "description": "",
+            "weight": "1.0",
+            "enabled": "on",
+            "responder": json.dumps(
+                {
+                    "kind": "hosted",
+                    "style": "openai",
+                    "base_url": "http://127.0.0.1:9/v1",
+                    "model": "m",
+                    "api_key_ref": "SECRET_KEY",
+                }
+            ),
+        },
+    )
+    assert (
+        response.status_code == 200
+        and "starts with ARENA_SECRET_ or LEADERBOARD_ARENA_SECRET_" in response.content.decode()
+    )
 
 
 # --- 5. abandoned battles ----------------------------------------------------------------------------
+
 
 @pytest.mark.django_db
 def test_an_abandoned_battle_takes_no_votes_or_turns(client, make_battle):
@@ -214,6 +267,7 @@ def test_an_abandoned_battle_takes_no_votes_or_turns(client, make_battle):
 
 
 # --- 6. inverse-propensity weights --------------------------------------------------------------------
+
 
 @pytest.mark.django_db
 def test_propensity_weights_can_be_switched_on_and_the_page_says_so(client, seed_votes, settings):
@@ -231,12 +285,17 @@ def test_propensity_weights_can_be_switched_on_and_the_page_says_so(client, seed
 
 # --- 7. no session for a reader ---------------------------------------------------------------------
 
+
 @pytest.mark.django_db
 def test_reading_a_battle_creates_no_session_for_a_visitor_without_one(client, make_battle):
     battle = make_battle(voter_of_client(client))
     sessions = Session.objects.count()
     reader = Client()
-    for url in (f"/arena/b/{battle.public_id}/", f"/arena/b/{battle.public_id}/controls/", f"/arena/b/{battle.public_id}/turns/0/a/"):
+    for url in (
+        f"/arena/b/{battle.public_id}/",
+        f"/arena/b/{battle.public_id}/controls/",
+        f"/arena/b/{battle.public_id}/turns/0/a/",
+    ):
         assert reader.get(url).status_code == 200
     assert Session.objects.count() == sessions and not reader.cookies.get("sessionid")
     assert "belongs to another visitor" in reader.get(f"/arena/b/{battle.public_id}/").content.decode()

@@ -2,6 +2,7 @@
 Perplexity's API): streamed ``citations`` normalized and shown as numbered links; a model whose
 stream is cut mid-answer shown as failed with its name hidden and its vote kept but not counted; API
 keys resolved from the environment or settings by name and never stored."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,8 @@ import pytest
 from django.db import connection
 
 from leaderboard.arena import services
-from leaderboard.arena.services import battles
 from leaderboard.arena.models import ArenaModel, Battle, Turn, Vote
+from leaderboard.arena.services import battles
 from tests.arena.conftest import voter_of_client
 from tests.support.openai_server import OpenAIServer, Reply
 
@@ -25,9 +26,15 @@ CITATIONS = ["https://wiki.debian.org/Apt", "https://www.debian.org/doc/manuals/
 
 def scripted(request: dict) -> Reply:
     if request["model"] == "cutoff":
-        return Reply(text="Apt installs packages [1] and then the answer stops before the end", chunk_chars=4,
-                     cut_after_chunks=3, extra={"citations": CITATIONS})
-    return Reply(text="Use apt install [2]; apt resolves dependencies [1][2].", chunk_chars=5, extra={"citations": CITATIONS})
+        return Reply(
+            text="Apt installs packages [1] and then the answer stops before the end",
+            chunk_chars=4,
+            cut_after_chunks=3,
+            extra={"citations": CITATIONS},
+        )
+    return Reply(
+        text="Use apt install [2]; apt resolves dependencies [1][2].", chunk_chars=5, extra={"citations": CITATIONS}
+    )
 
 
 @pytest.fixture
@@ -37,8 +44,17 @@ def sonar():
 
 
 def hosted(name: str, server: OpenAIServer, model: str) -> ArenaModel:
-    return ArenaModel.objects.create(name=name, organization=f"{name} Org", responder={
-        "kind": "hosted", "style": "perplexity", "base_url": server.base_url, "model": model, "api_key_ref": KEY_REF})
+    return ArenaModel.objects.create(
+        name=name,
+        organization=f"{name} Org",
+        responder={
+            "kind": "hosted",
+            "style": "perplexity",
+            "base_url": server.base_url,
+            "model": model,
+            "api_key_ref": KEY_REF,
+        },
+    )
 
 
 def generated_battle(client, model_a: ArenaModel, model_b: ArenaModel) -> Battle:
@@ -66,7 +82,11 @@ def test_a_hosted_search_model_streams_numbered_citations_and_a_cut_stream_is_no
     assert battle.primary_intent == "Guidance" and battle.extra["intent_method"].startswith("rules-v1")
 
     page = client.get(f"/arena/b/{battle.public_id}/").content.decode()
-    assert f'href="{CITATIONS[1]}"' in page and '<ol class="answer-sources">' in page and f'<a href="{CITATIONS[1]}" class="cite" rel="noopener nofollow" target="_blank">[1]</a>' in page
+    assert (
+        f'href="{CITATIONS[1]}"' in page
+        and '<ol class="answer-sources">' in page
+        and f'<a href="{CITATIONS[1]}" class="cite" rel="noopener nofollow" target="_blank">[1]</a>' in page
+    )
     assert "This model failed to answer" in page and "Voting opens" not in page
     for secret in (GOOD, BROKEN, f"{GOOD} Org", KEY, sonar.base_url):
         assert secret not in page
@@ -105,17 +125,31 @@ def test_a_missing_key_fails_the_side_naming_the_reference_not_the_model(client,
 
 
 def test_a_plain_text_key_is_refused_in_settings_and_in_the_admin(db, settings, django_user_model, client):
-    settings.ARENA_MODELS = json.dumps([{"name": "leaky", "responder": {"kind": "hosted", "style": "openai", "api_key": KEY}}])
+    settings.ARENA_MODELS = json.dumps(
+        [{"name": "leaky", "responder": {"kind": "hosted", "style": "openai", "api_key": KEY}}]
+    )
     with pytest.raises(services.ArenaRefused, match="api_key_ref") as refused:
         services.arena_models_seed()
     assert refused.value.field == "responder" and KEY not in str(refused.value)
     assert not ArenaModel.objects.filter(name="leaky").exists()
 
-    staff = django_user_model.objects.create_user("op", password="a-long-test-password", is_staff=True, is_superuser=True)
+    staff = django_user_model.objects.create_user(
+        "op", password="a-long-test-password", is_staff=True, is_superuser=True
+    )
     client.force_login(staff)
-    response = client.post("/admin/arena/arenamodel/add/", {
-        "name": "leaky", "organization": "", "description": "", "weight": "1.0", "enabled": "on",
-        "responder": json.dumps({"kind": "hosted", "style": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key": KEY})})
+    response = client.post(
+        "/admin/arena/arenamodel/add/",
+        {
+            "name": "leaky",
+            "organization": "",
+            "description": "",
+            "weight": "1.0",
+            "enabled": "on",
+            "responder": json.dumps(
+                {"kind": "hosted", "style": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key": KEY}
+            ),
+        },
+    )
     assert response.status_code == 200 and "api_key_ref" in response.content.decode()
     assert not ArenaModel.objects.filter(name="leaky").exists()
 
@@ -123,13 +157,23 @@ def test_a_plain_text_key_is_refused_in_settings_and_in_the_admin(db, settings, 
 def test_a_configured_intent_judge_classifies_the_battle_and_is_named(client, sonar, monkeypatch, settings):
     """LEADERBOARD_ARENA_INTENT_JUDGE names a judge of LEADERBOARD_JUDGES: the battle's intent is its
     answer (constrained to the classes), the call is kept with the battle, and the method names the judge."""
+
     def judge_reply(request: dict) -> Reply:
         return Reply(text=json.dumps({"primary": "Factual Lookup", "secondary": "Explanation"}))
 
     monkeypatch.setenv(KEY_REF, KEY)
     with OpenAIServer(judge_reply) as judge_server:
-        settings.JUDGES = json.dumps({"intent": {"name": "intent-judge", "revision": "2026-11", "prompt_version": "v1",
-                                                 "base_url": judge_server.base_url, "model": "judge"}})
+        settings.JUDGES = json.dumps(
+            {
+                "intent": {
+                    "name": "intent-judge",
+                    "revision": "2026-11",
+                    "prompt_version": "v1",
+                    "base_url": judge_server.base_url,
+                    "model": "judge",
+                }
+            }
+        )
         settings.ARENA_INTENT_JUDGE = "intent"
         battles._intent_judges.clear()
         battle = generated_battle(client, hosted(GOOD, sonar, "sonar"), hosted("Other-Hidden", sonar, "sonar"))
@@ -142,5 +186,8 @@ def test_a_configured_intent_judge_classifies_the_battle_and_is_named(client, so
     settings.ARENA_INTENT_JUDGE = "missing"  # a key the setting lacks: rules, and the method says why
     battle = generated_battle(client, hosted("Third-Hidden", sonar, "sonar"), hosted("Fourth-Hidden", sonar, "sonar"))
     battle.refresh_from_db()
-    assert battle.extra["intent_method"].startswith("rules-v1") and "intent judge not usable" in battle.extra["intent_method"]
+    assert (
+        battle.extra["intent_method"].startswith("rules-v1")
+        and "intent judge not usable" in battle.extra["intent_method"]
+    )
     battles._intent_judges.clear()

@@ -1,6 +1,7 @@
 """Votes and their integrity on the real Postgres: completion, ownership, one vote per battle (the
 database's constraint too), CSRF, caps and rate limits, exclusions with reasons, prompt limits, and
 the hidden names never leaving the server before the vote."""
+
 from __future__ import annotations
 
 import json
@@ -71,7 +72,9 @@ def test_csrf_is_enforced_on_pages_and_api(make_battle):
     battle = make_battle(voter_of_client(client))
     assert client.post(f"/arena/b/{battle.public_id}/vote/", {"winner": "model_a"}).status_code == 403
     assert client.post("/arena/", {"prompt": "hello"}).status_code == 403
-    api = client.post(f"/api/arena/battles/{battle.public_id}/vote/", {"winner": "model_a"}, content_type="application/json")
+    api = client.post(
+        f"/api/arena/battles/{battle.public_id}/vote/", {"winner": "model_a"}, content_type="application/json"
+    )
     assert api.status_code == 403 and "CSRF" in api.json()["detail"]
     assert client.post("/api/arena/battles/", {"prompt": "hi"}, content_type="application/json").status_code == 403
     assert not Vote.objects.exists()
@@ -125,11 +128,14 @@ def test_rate_limit_refuses_with_429(client, make_battle, settings):
     assert not Vote.objects.filter(battle=second).exists()
 
 
-@pytest.mark.parametrize("prompt, message", [
-    ("   ", "prompt: is empty"),
-    ("x" * 30_001, "over the limit of 30,000"),
-    ("hello\x00world", "binary or control characters"),
-])
+@pytest.mark.parametrize(
+    "prompt, message",
+    [
+        ("   ", "prompt: is empty"),
+        ("x" * 30_001, "over the limit of 30,000"),
+        ("hello\x00world", "binary or control characters"),
+    ],
+)
 def test_bad_prompts_are_refused_with_a_clear_message(client, contestants, prompt, message):
     response = client.post("/arena/", {"prompt": prompt})
     assert response.status_code == 400 and message in response.content.decode()
@@ -153,16 +159,26 @@ def test_names_never_leave_the_server_before_the_vote(client, make_battle):
     battle = make_battle(voter_of_client(client), [(answer("Use apt [1]."), answer("Try dpkg [1]."))])
     pid = battle.public_id
     responses = [
-        client.get("/arena/"), client.get(f"/arena/b/{pid}/"), client.get(f"/arena/b/{pid}/turns/0/a/"),
-        client.get(f"/arena/b/{pid}/turns/0/b/"), client.get(f"/arena/b/{pid}/controls/", HTTP_HX_REQUEST="true"),
-        client.get(f"/arena/b/{pid}/turns/0/a/", HTTP_HX_REQUEST="true"), client.get(f"/arena/b/{pid}/turns/9/a/"),
-        client.get(f"/api/arena/battles/{pid}/"), client.get("/api/arena/battles/nonexistent/"),
-        client.post(f"/arena/b/{pid}/vote/", {"winner": "nobody"}), client.post(f"/arena/b/{pid}/turn/", {"prompt": ""}),
+        client.get("/arena/"),
+        client.get(f"/arena/b/{pid}/"),
+        client.get(f"/arena/b/{pid}/turns/0/a/"),
+        client.get(f"/arena/b/{pid}/turns/0/b/"),
+        client.get(f"/arena/b/{pid}/controls/", HTTP_HX_REQUEST="true"),
+        client.get(f"/arena/b/{pid}/turns/0/a/", HTTP_HX_REQUEST="true"),
+        client.get(f"/arena/b/{pid}/turns/9/a/"),
+        client.get(f"/api/arena/battles/{pid}/"),
+        client.get("/api/arena/battles/nonexistent/"),
+        client.post(f"/arena/b/{pid}/vote/", {"winner": "nobody"}),
+        client.post(f"/arena/b/{pid}/turn/", {"prompt": ""}),
         Client().post(f"/arena/b/{pid}/vote/", {"winner": "model_a"}),
         Client().post(f"/api/arena/battles/{pid}/vote/", {"winner": "model_a"}),
-        client.post(f"/api/arena/battles/{pid}/vote/", {"winner": "nobody"}), client.post(f"/api/arena/battles/{pid}/turns/", {"prompt": ""}),
-        client.get("/arena/leaderboard/"), client.get("/api/arena/ratings/"), client.get("/api/arena/ratings/votes/"),
-        client.get("/arena/votes.jsonl"), client.get("/api/schema/"),
+        client.post(f"/api/arena/battles/{pid}/vote/", {"winner": "nobody"}),
+        client.post(f"/api/arena/battles/{pid}/turns/", {"prompt": ""}),
+        client.get("/arena/leaderboard/"),
+        client.get("/api/arena/ratings/"),
+        client.get("/api/arena/ratings/votes/"),
+        client.get("/arena/votes.jsonl"),
+        client.get("/api/schema/"),
     ]
     for response in responses:
         body = b"".join(response.streaming_content) if response.streaming else response.content

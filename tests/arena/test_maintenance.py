@@ -1,6 +1,7 @@
 """The periodic integrity checks on the real Postgres: an anomalous voter's votes and a near-duplicate
 prompt flood are excluded with recorded reasons, honest votes are untouched, the ratings leave them
 out, and a second pass changes nothing; the periodic task does the same through a real worker."""
+
 from __future__ import annotations
 
 import hashlib
@@ -65,7 +66,11 @@ def test_an_anomalous_voter_is_excluded_with_its_reason_and_honest_votes_are_unt
         assert not vote.valid and vote.exclusion_reasons == ["anomalous_voter"]
         exclusion = vote.exclusions.get()
         assert exclusion.code == "anomalous_voter" and exclusion.by == "system"
-        assert "40 decisive votes" in exclusion.detail and "z = " in exclusion.detail and "lower-rated model 40 times" in exclusion.detail
+        assert (
+            "40 decisive votes" in exclusion.detail
+            and "z = " in exclusion.detail
+            and "lower-rated model 40 times" in exclusion.detail
+        )
     assert Vote.objects.filter(pk__in=[v.pk for v in honest], valid=True, exclusion_reasons=[]).count() == len(honest)
     assert not VoteExclusion.objects.filter(vote__in=[v.pk for v in honest]).exists()
 
@@ -114,7 +119,9 @@ def test_the_anomalous_voter_check_judges_each_setting_against_its_own_votes(see
         out = []
         for k, pick in enumerate(picks):
             a, b = (x, y) if k % 2 else (y, x)
-            out.append((voter, a, b, "model_a" if (a == x) == (pick == "x") else "model_b", distinct_prompt(start + len(out))))
+            out.append(
+                (voter, a, b, "model_a" if (a == x) == (pick == "x") else "model_b", distinct_prompt(start + len(out)))
+            )
         return out
 
     search = [r for v in range(10) for r in rows(f"search-{v}", 36, 4, 1000 * v)]
@@ -136,7 +143,10 @@ def test_the_anomalous_voter_check_judges_each_setting_against_its_own_votes(see
     flagged = VoteExclusion.objects.filter(code="anomalous_voter")
     assert set(flagged.values_list("vote_id", flat=True)) == {v.pk for v in contrarian_votes}
     detail = flagged.first().detail
-    assert detail.startswith("plain chat, no search: 30 decisive votes") and f"z = {two_model_z(30, 0, chat_p):.1f}" in detail
+    assert (
+        detail.startswith("plain chat, no search: 30 decisive votes")
+        and f"z = {two_model_z(30, 0, chat_p):.1f}" in detail
+    )
     assert Vote.objects.filter(pk__in=[v.pk for v in honest_chat_votes], valid=True).count() == len(honest_chat_votes)
     assert Vote.objects.filter(battle__setting="search", valid=True).count() == len(search)
 
@@ -147,10 +157,27 @@ FLOOD = "Which VPN is the best one for streaming Netflix from abroad in 2025? Gi
 def test_a_near_duplicate_prompt_flood_is_excluded_and_the_first_of_it_counts(seed_votes, settings):
     settings.ARENA_FLOOD_MIN_GROUP = 5
     honest = seed_votes([(f"h{i}", "Alpha-Strong", "Beta-Middle", "model_a", distinct_prompt(i)) for i in range(8)])
-    variants = [FLOOD, FLOOD.upper(), FLOOD + "!!", FLOOD.replace("2025", "2025,"), "  " + FLOOD + " please", FLOOD.replace("top", "Top")]
+    variants = [
+        FLOOD,
+        FLOOD.upper(),
+        FLOOD + "!!",
+        FLOOD.replace("2025", "2025,"),
+        "  " + FLOOD + " please",
+        FLOOD.replace("top", "Top"),
+    ]
     flood = seed_votes([(f"bot{i}", "Gamma-Weak", "Alpha-Strong", "model_a", text) for i, text in enumerate(variants)])
-    few = seed_votes([(f"f{i}", "Beta-Middle", "Gamma-Weak", "model_b", "How do I configure unattended-upgrades on Debian bookworm?" + "?" * i)
-                      for i in range(3)])
+    few = seed_votes(
+        [
+            (
+                f"f{i}",
+                "Beta-Middle",
+                "Gamma-Weak",
+                "model_b",
+                "How do I configure unattended-upgrades on Debian bookworm?" + "?" * i,
+            )
+            for i in range(3)
+        ]
+    )
 
     assert services.prompts_flag_floods() == len(flood) - 1
 
@@ -160,7 +187,9 @@ def test_a_near_duplicate_prompt_flood_is_excluded_and_the_first_of_it_counts(se
         assert not vote.valid and vote.exclusion_reasons == ["duplicate_flood"]
         assert vote.exclusions.get().detail == "one of 6 near-duplicate prompts within 7 days"
     untouched = [v.pk for v in honest + few]
-    assert Vote.objects.filter(pk__in=untouched, valid=True).count() == len(untouched)  # a group under the minimum is allowed
+    assert Vote.objects.filter(pk__in=untouched, valid=True).count() == len(
+        untouched
+    )  # a group under the minimum is allowed
 
     before = snapshot_state()
     assert services.prompts_flag_floods() == 0
@@ -197,7 +226,9 @@ def test_an_exclusion_with_another_reason_is_kept_alongside(seed_votes, settings
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_periodic_task_flags_both_and_recomputes_the_ratings_through_a_real_worker(seed_votes, worker_env, tmp_path):
+def test_the_periodic_task_flags_both_and_recomputes_the_ratings_through_a_real_worker(
+    seed_votes, worker_env, tmp_path
+):
     """Celery beat in a real worker runs ``arena_maintain`` every second here: the anomalous voter
     and the flood are excluded with their reasons and the snapshot counts neither."""
     from tests.conftest import Worker, wait_for
@@ -205,13 +236,21 @@ def test_the_periodic_task_flags_both_and_recomputes_the_ratings_through_a_real_
     honest = seed_votes(honest_rows())
     attack = seed_votes(attacker_rows())
     flood = seed_votes([(f"bot{i}", "Gamma-Weak", "Alpha-Strong", "model_a", FLOOD + "!" * i) for i in range(6)])
-    env = {**worker_env, "LEADERBOARD_ARENA_RATINGS_BEAT_SECONDS": "1", "LEADERBOARD_ARENA_MIN_VOTES": "5",
-           "LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS": "10", "LEADERBOARD_ARENA_FLOOD_MIN_GROUP": "5"}
+    env = {
+        **worker_env,
+        "LEADERBOARD_ARENA_RATINGS_BEAT_SECONDS": "1",
+        "LEADERBOARD_ARENA_MIN_VOTES": "5",
+        "LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS": "10",
+        "LEADERBOARD_ARENA_FLOOD_MIN_GROUP": "5",
+    }
     worker = Worker(env, tmp_path / "cpu.log")
     worker.start()
     try:
-        wait_for(lambda: RatingSnapshot.objects.filter(kind="raw", filter_key="", n_excluded=len(attack) + 5).exists(),
-                 timeout=90, what="the periodic arena_maintain")
+        wait_for(
+            lambda: RatingSnapshot.objects.filter(kind="raw", filter_key="", n_excluded=len(attack) + 5).exists(),
+            timeout=90,
+            what="the periodic arena_maintain",
+        )
     finally:
         worker.stop()
         print((tmp_path / "cpu.log").read_text()[-3000:])

@@ -4,6 +4,7 @@ board, ratings API, matrix, anchor, robustness figure or download, and the publi
 public votes alone (so no shown count includes a battle against it); at its provider's release its final
 score (its withheld row) is published in the transparency report, and it lands where the planted strengths
 put it. The votes are drawn from a Bradley-Terry model of strengths written here."""
+
 from __future__ import annotations
 
 import json
@@ -27,13 +28,15 @@ def planted_rows(seed: int = 3) -> list[tuple]:
     auto anchor (the best-connected well-estimated model) would be the variant if it were not withheld."""
     rng = random.Random(seed)
     names = list(STRENGTH)
-    pairs = [(x, y) for i, x in enumerate(names) for y in names[i + 1:]]
+    pairs = [(x, y) for i, x in enumerate(names) for y in names[i + 1 :]]
     rows = []
     for x, y in pairs:
         for k in range(400 if CODENAME in (x, y) else 200):
             a, b = (x, y) if k % 2 else (y, x)
             p_a = 1 / (1 + math.exp(STRENGTH[b] - STRENGTH[a]))
-            rows.append((f"voter-{len(rows) % 37}", a, b, "model_a" if rng.random() < p_a else "model_b", f"prompt {len(rows)}"))
+            rows.append(
+                (f"voter-{len(rows) % 37}", a, b, "model_a" if rng.random() < p_a else "model_b", f"prompt {len(rows)}")
+            )
     return rows
 
 
@@ -45,22 +48,38 @@ def _download(client, url: str) -> bytes:
 
 def public_texts(client) -> dict[str, str]:
     """Everything an anonymous visitor can read about the ratings: pages, API answers and downloads."""
-    urls = ["/", "/arena/", "/arena/leaderboard/", "/arena/leaderboard/?intent=Guidance", "/arena/leaderboard/?language=en", "/arena/findings/",
-            "/arena/transparency/", "/api/arena/ratings/", "/api/arena/ratings/?intent=Guidance", "/api/arena/ratings/?language=en",
-            "/api/arena/transparency/"]
+    urls = [
+        "/",
+        "/arena/",
+        "/arena/leaderboard/",
+        "/arena/leaderboard/?intent=Guidance",
+        "/arena/leaderboard/?language=en",
+        "/arena/findings/",
+        "/arena/transparency/",
+        "/api/arena/ratings/",
+        "/api/arena/ratings/?intent=Guidance",
+        "/api/arena/ratings/?language=en",
+        "/api/arena/transparency/",
+    ]
     texts = {}
     for url in urls:
         response = client.get(url)
         assert response.status_code == 200, url
         texts[url] = response.content.decode()
-    for url in ("/arena/votes.jsonl", "/arena/votes.jsonl?intent=Guidance", "/arena/votes.jsonl?language=en",
-                "/api/arena/ratings/votes/?fmt=jsonl"):
+    for url in (
+        "/arena/votes.jsonl",
+        "/arena/votes.jsonl?intent=Guidance",
+        "/arena/votes.jsonl?language=en",
+        "/api/arena/ratings/votes/?fmt=jsonl",
+    ):
         texts[url] = _download(client, url).decode()
     texts["/arena/votes.parquet"] = _download(client, "/arena/votes.parquet").decode("latin-1")
     return texts
 
 
-def test_a_variant_under_test_is_fitted_but_withheld_and_its_final_score_is_published_at_release(seed_votes, settings, client):
+def test_a_variant_under_test_is_fitted_but_withheld_and_its_final_score_is_published_at_release(
+    seed_votes, settings, client
+):
     from evaluators.arena.ratings import RatingConfig, rate
     from leaderboard.arena.models import ArenaModel, RatingSnapshot
     from leaderboard.arena.services.battles import sampler_models
@@ -85,7 +104,10 @@ def test_a_variant_under_test_is_fitted_but_withheld_and_its_final_score_is_publ
     withheld = {m["name"]: m for m in raw.withheld}
     assert set(withheld) == {CODENAME} and withheld[CODENAME]["votes"] == 3 * 400
     # withholding changed the anchor: anchored with the variant shown, the best-connected model is the variant
-    shown = rate(services.vote_table().battles, RatingConfig(auto_reference=True, min_votes=50, interval="sandwich", robustness=False))
+    shown = rate(
+        services.vote_table().battles,
+        RatingConfig(auto_reference=True, min_votes=50, interval="sandwich", robustness=False),
+    )
     assert shown.anchor["model"] == CODENAME
     assert raw.result["anchor"]["model"] in public and CODENAME not in raw.result["method"]
     assert raw.result["matrix_models"] == [m["name"] for m in raw.result["models"]]  # the matrix: shown models only
@@ -103,7 +125,8 @@ def test_a_variant_under_test_is_fitted_but_withheld_and_its_final_score_is_publ
     assert len(downloaded) == 3 * 200  # the battles among public models only, until the release
     # the sampler still draws the variant (the operator allows it) and sees its interval
     assert {m.name: m.ci_width for m in sampler_models()}[CODENAME] == pytest.approx(
-        withheld[CODENAME]["ci_high"] - withheld[CODENAME]["ci_low"])
+        withheld[CODENAME]["ci_high"] - withheld[CODENAME]["ci_low"]
+    )
 
     prerelease_release(name=CODENAME)
     report = client.get("/api/arena/transparency/").json()

@@ -4,6 +4,7 @@ ranked ones keep their figures and rank among themselves; ``/arena/`` names the 
 search and what they are; plain chat is offered only when it has contestants; the search-arena board
 sends to the arena's; a catalog model cannot take a contestant's name (page, API, submission) nor, by
 having the same name, its figures."""
+
 from __future__ import annotations
 
 import re
@@ -25,8 +26,10 @@ def text_of(html: str) -> str:
 
 
 def pair(voter: str, a: str, b: str, wins_a: int, wins_b: int) -> list[tuple]:
-    return [(f"{voter}{i % 5}", a, b, "model_a" if i < wins_a else "model_b", f"{voter} prompt {i} {a} {b}")
-            for i in range(wins_a + wins_b)]
+    return [
+        (f"{voter}{i % 5}", a, b, "model_a" if i < wins_a else "model_b", f"{voter} prompt {i} {a} {b}")
+        for i in range(wins_a + wins_b)
+    ]
 
 
 @pytest.fixture
@@ -47,7 +50,7 @@ def test_one_vote_gives_two_provisional_rows_in_the_ratings_api_and_no_rating_on
         assert rows[name]["provisional"] is True and rows[name]["rank"] is None and rows[name]["ranked"] is False
         assert rows[name]["votes"] == 1 and rows[name]["standing"] == "provisional: 1 vote (ranked from 30)"
     html = client.get("/arena/leaderboard/").content.decode()
-    board = text_of(html[html.index('<div id="board">'):html.index("<h2>Style-controlled ratings</h2>")])
+    board = text_of(html[html.index('<div id="board">') : html.index("<h2>Style-controlled ratings</h2>")])
     assert "No model is ranked yet." in board and "Not ranked yet" in board
     assert "Alpha-One 1 – provisional: 1 vote (ranked from 30)" in board
     assert "A model is ranked once it has at least 30 counted votes and a finite 95% interval" in board
@@ -82,15 +85,24 @@ def test_the_profile_and_the_models_index_show_a_provisional_contestant_without_
 
 # --- the arena says what it is -------------------------------------------------------------------
 
+
 @pytest.fixture
 def python_docs_index(tmp_path, monkeypatch):
     """A local index recorded as built from Debian's python3.11-doc, as the default index."""
     from evaluators.arena.search import Document, build_local_index
 
     path = tmp_path / "index.sqlite"
-    build_local_index([Document("https://docs.python.org/3.11/library/stdtypes.html", "Sequence types",
-                                "Lists are mutable sequences; tuples are immutable sequences.")],
-                      path, source_version="python3.11-doc=3.11.2-6")
+    build_local_index(
+        [
+            Document(
+                "https://docs.python.org/3.11/library/stdtypes.html",
+                "Sequence types",
+                "Lists are mutable sequences; tuples are immutable sequences.",
+            )
+        ],
+        path,
+        source_version="python3.11-doc=3.11.2-6",
+    )
     monkeypatch.setenv("LEADERBOARD_SEARCH_INDEX", str(path))
     return path
 
@@ -100,20 +112,34 @@ def test_the_arena_names_its_collection_and_its_contestants_and_offers_no_empty_
     page = text_of(client.get("/arena/").content.decode())
     assert "Ask a question about the Python 3.11 documentation (docs.python.org)." in page
     assert "they do not search the web" in page and "needs the web" not in page
-    assert "2 contestants can be drawn. What they are: Not a language model: it quotes the best-matching passages" in page
+    assert (
+        "2 contestants can be drawn. What they are: Not a language model: it quotes the best-matching passages" in page
+    )
     assert "What they search: the Python 3.11 documentation (docs.python.org), not the web." in page
     assert "What is the difference between a list and a tuple?" in page
     html = client.get("/arena/").content.decode()
     assert 'href="/arena/chat/"' not in html  # no contestant can chat
     chat = client.get("/arena/chat/")
-    assert chat.status_code == 200 and 'id="no-chat"' in chat.content.decode() and 'name="prompt"' not in chat.content.decode()
+    assert (
+        chat.status_code == 200
+        and 'id="no-chat"' in chat.content.decode()
+        and 'name="prompt"' not in chat.content.decode()
+    )
 
 
 def test_a_web_searching_contestant_makes_the_arena_ask_for_the_web_and_offer_plain_chat(client, python_docs_index):
     for name in ("Hosted-One", "Hosted-Two"):
-        ArenaModel.objects.create(name=name, responder={"kind": "hosted", "style": "perplexity", "base_url": "https://api.example.com",
-                                                         "model": "sonar", "api_key_ref": "ARENA_SECRET_X",
-                                                         "without_search": {"model": "plain"}})
+        ArenaModel.objects.create(
+            name=name,
+            responder={
+                "kind": "hosted",
+                "style": "perplexity",
+                "base_url": "https://api.example.com",
+                "model": "sonar",
+                "api_key_ref": "ARENA_SECRET_X",
+                "without_search": {"model": "plain"},
+            },
+        )
     page = text_of(client.get("/arena/").content.decode())
     assert "Ask a question that needs the web." in page and "A hosted search service that searches the web" in page
     assert 'href="/arena/chat/"' in client.get("/arena/").content.decode()
@@ -132,8 +158,13 @@ def test_the_reveal_says_what_each_contestant_is(client, python_docs_index, make
     assert "Python 3.11" not in before  # nothing about the contestants before the vote
     client.post(f"/arena/b/{battle.public_id}/vote/", {"winner": "model_a"})
     after = text_of(client.get(f"/arena/b/{battle.public_id}/").content.decode())
-    assert after.count("Not a language model: it quotes the best-matching passages it finds and cites them; it searches only "
-                       "the Python 3.11 documentation (docs.python.org), not the web.") == 2
+    assert (
+        after.count(
+            "Not a language model: it quotes the best-matching passages it finds and cites them; it searches only "
+            "the Python 3.11 documentation (docs.python.org), not the web."
+        )
+        == 2
+    )
 
 
 def test_the_search_arena_benchmark_page_sends_to_the_arena_board(client):
@@ -147,6 +178,7 @@ def test_the_search_arena_benchmark_page_sends_to_the_arena_board(client):
 
 # --- one identity per contestant -----------------------------------------------------------------
 
+
 @pytest.fixture
 def contestant(db):
     return ArenaModel.objects.create(name="Zorblax-Quintet-7", organization="Quuxworks Ltd")
@@ -155,11 +187,22 @@ def contestant(db):
 def test_a_contestants_name_is_refused_on_the_registration_page(client, user, contestant):
     client.force_login(user)
     for name in ("Zorblax-Quintet-7", "zorblax quintet 7"):  # the name, and a look-alike
-        response = client.post("/models/register/", {"name": name, "source": "hf", "hf_repo": "org/model", "hf_revision": "abc123",
-                                                     "modality": "text", "is_public": "on"})
+        response = client.post(
+            "/models/register/",
+            {
+                "name": name,
+                "source": "hf",
+                "hf_repo": "org/model",
+                "hf_revision": "abc123",
+                "modality": "text",
+                "is_public": "on",
+            },
+        )
         assert response.status_code == 200
         page = text_of(response.content.decode())
-        assert (f"name: '{name}' is reserved: it is the name of the Search Arena contestant 'Zorblax-Quintet-7'" in page), page[:3000]
+        assert (
+            f"name: '{name}' is reserved: it is the name of the Search Arena contestant 'Zorblax-Quintet-7'" in page
+        ), page[:3000]
     assert not Model.objects.exists()
 
 
@@ -168,8 +211,15 @@ def test_a_contestants_name_is_refused_by_the_api_and_as_a_submissions_model_nam
     refused = client.post("/api/models/", {"name": "ZORBLAX-Quintet-7", "source": "predictions"}, format="json")
     assert refused.status_code == 400 and refused.json()["field"] == "name"
     assert "is reserved: it is the name of the Search Arena contestant 'Zorblax-Quintet-7'" in refused.json()["detail"]
-    upload = client.post("/api/submissions/", {"benchmark": "multi-lcb", "model_name": "Zorblax-Quintet-7",
-                                               "predictions": SimpleUploadedFile("p.jsonl", b"{}\n")}, format="multipart")
+    upload = client.post(
+        "/api/submissions/",
+        {
+            "benchmark": "multi-lcb",
+            "model_name": "Zorblax-Quintet-7",
+            "predictions": SimpleUploadedFile("p.jsonl", b"{}\n"),
+        },
+        format="multipart",
+    )
     assert upload.status_code == 400 and upload.json()["field"] == "model_name"
     assert upload.json()["detail"].startswith("model name: 'Zorblax-Quintet-7' is reserved")
     assert not Model.objects.exists()

@@ -1,6 +1,7 @@
 """In Debian's Chromium: after one arena vote the home page's arena card lists both models as provisional,
 with no rating, interval or rank that would read as a measurement; and ``/arena/`` names the collection
 its contestants search and what they are."""
+
 from __future__ import annotations
 
 import re
@@ -36,9 +37,17 @@ def test_the_arena_page_names_its_collection(live_server, page, tmp_path, monkey
     from evaluators.arena.search import Document, build_local_index
 
     index = tmp_path / "index.sqlite"
-    build_local_index([Document("https://docs.python.org/3.11/library/stdtypes.html", "Sequence types",
-                                "Lists are mutable sequences; tuples are immutable sequences.")],
-                      index, source_version="python3.11-doc=3.11.2-6")
+    build_local_index(
+        [
+            Document(
+                "https://docs.python.org/3.11/library/stdtypes.html",
+                "Sequence types",
+                "Lists are mutable sequences; tuples are immutable sequences.",
+            )
+        ],
+        index,
+        source_version="python3.11-doc=3.11.2-6",
+    )
     monkeypatch.setenv("LEADERBOARD_SEARCH_INDEX", str(index))
     services.arena_models_seed()
     page.goto(live_server.url + "/arena/")

@@ -2,6 +2,7 @@
 them (``arena.published``): once warmed, none of them reads the votes, and each asks the same number of
 queries with 40 votes over 4 models as with 440 votes over 10 (issue 47: no query count that grows with
 the data). A release changes what they publish at once."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,18 +14,39 @@ from leaderboard.arena.services import ratings_compute
 
 pytestmark = pytest.mark.django_db
 
-PAGES = ("/arena/findings/", "/arena/transparency/", "/arena/agreement/", "/arena/leaderboard/", "/api/arena/ratings/head-to-head/",
-         "/api/arena/ratings/settings/", "/api/arena/transparency/", "/api/arena/distribution/", "/api/arena/agreement/")
+PAGES = (
+    "/arena/findings/",
+    "/arena/transparency/",
+    "/arena/agreement/",
+    "/arena/leaderboard/",
+    "/api/arena/ratings/head-to-head/",
+    "/api/arena/ratings/settings/",
+    "/api/arena/transparency/",
+    "/api/arena/distribution/",
+    "/api/arena/agreement/",
+)
 #: the pages that publish figures counted from every vote: they must not read the votes table
-FROM_EVERY_VOTE = ("/arena/findings/", "/arena/transparency/", "/api/arena/ratings/head-to-head/", "/api/arena/transparency/",
-                   "/api/arena/distribution/")
+FROM_EVERY_VOTE = (
+    "/arena/findings/",
+    "/arena/transparency/",
+    "/api/arena/ratings/head-to-head/",
+    "/api/arena/transparency/",
+    "/api/arena/distribution/",
+)
 
 
 def rows(models: list[str], count: int, start: int = 0) -> list[tuple[str, str, str, str, str]]:
     """``count`` votes round the pairs of ``models``: the first of each pair wins two in three, the rest ties."""
     pairs = [(a, b) for a in models for b in models if a < b]
-    return [(f"voter-{(start + n) % 17}", *pairs[n % len(pairs)], ("model_a", "model_a", "tie")[n % 3], f"how do I install package {n}?")
-            for n in range(count)]
+    return [
+        (
+            f"voter-{(start + n) % 17}",
+            *pairs[n % len(pairs)],
+            ("model_a", "model_a", "tie")[n % 3],
+            f"how do I install package {n}?",
+        )
+        for n in range(count)
+    ]
 
 
 def counted(client) -> dict[str, tuple[int, int, bool]]:
@@ -50,7 +72,7 @@ def test_published_pages_read_no_vote_and_their_query_counts_do_not_grow(seed_vo
     ratings_compute()
     published_warm()
     large = counted(client)
-    assert {path: status for path, (status, _, _) in large.items()} == {path: 200 for path in PAGES}
+    assert {path: status for path, (status, _, _) in large.items()} == dict.fromkeys(PAGES, 200)
     assert {path: n for path, (_, n, _) in large.items()} == {path: n for path, (_, n, _) in small.items()}
     assert [path for path in FROM_EVERY_VOTE if large[path][2] or small[path][2]] == []
 

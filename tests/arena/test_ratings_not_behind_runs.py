@@ -1,6 +1,7 @@
 """A vote's ratings never wait behind an evaluation run: with the workers as `make run` starts them (one
 on ``cpu``, the arena's threads worker on ``arena`` and ``interactive``), a recomputation asked for while
 a slow run holds the cpu worker is written before that run ends. Real Redis and Celery workers."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,26 +16,52 @@ from tests.submissions.test_queue_order import PY_SLOWER_SUM
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.toolchains]
 
 
-def test_ratings_are_recomputed_while_a_long_run_holds_the_cpu_worker(multi_lcb, user, seed_votes, worker_env, tmp_path):
+def test_ratings_are_recomputed_while_a_long_run_holds_the_cpu_worker(
+    multi_lcb, user, seed_votes, worker_env, tmp_path
+):
     seed_votes([(f"voter{i}", "Alpha", "Beta", "model_a" if i % 3 else "model_b", f"question {i}") for i in range(6)])
     env = {**worker_env, "LEADERBOARD_ARENA_MIN_VOTES": "1", "LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS": "10"}
-    workers = [Worker(env, tmp_path / "cpu.log", queues="cpu", beat=False),
-               Worker(env, tmp_path / "arena.log", queues="arena,interactive", pool=("--pool", "threads", "--concurrency", "4"), beat=False)]
+    workers = [
+        Worker(env, tmp_path / "cpu.log", queues="cpu", beat=False),
+        Worker(
+            env,
+            tmp_path / "arena.log",
+            queues="arena,interactive",
+            pool=("--pool", "threads", "--concurrency", "4"),
+            beat=False,
+        ),
+    ]
     for worker in workers:
         worker.start()
     try:
-        wait_for(lambda: all("ready." in w.log_path.read_text(errors="replace") for w in workers), timeout=120, what="both workers")
+        wait_for(
+            lambda: all("ready." in w.log_path.read_text(errors="replace") for w in workers),
+            timeout=120,
+            what="both workers",
+        )
         item_ids = multi_lcb.dataset_versions.get(is_current=True).item_ids
-        run = submission_create_from_predictions(owner=user, benchmark=multi_lcb, model_name="slow",
-                                                 data=predictions_jsonl(item_ids, lambda lang: PY_SLOWER_SUM if lang == "python" else None)).runs.get()
-        wait_for(lambda: EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).exists(), timeout=120, what="the run to start")
+        run = submission_create_from_predictions(
+            owner=user,
+            benchmark=multi_lcb,
+            model_name="slow",
+            data=predictions_jsonl(item_ids, lambda lang: PY_SLOWER_SUM if lang == "python" else None),
+        ).runs.get()
+        wait_for(
+            lambda: EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).exists(),
+            timeout=120,
+            what="the run to start",
+        )
         assert not RatingSnapshot.objects.exists()
         queues.arena_compute_ratings(countdown=0.1)  # what a vote asks for (ratings_schedule)
         wait_for(lambda: RatingSnapshot.objects.exists(), timeout=120, what="the ratings")
         written = RatingSnapshot.objects.order_by("computed_at").first().computed_at
         run.refresh_from_db()
         # the run holds the only cpu worker for 12 s or more; the ratings did not wait for it
-        assert run.status == RunStatus.RUNNING or (run.finished_at is not None and run.finished_at > written), (run.status, run.finished_at, written)
+        assert run.status == RunStatus.RUNNING or (run.finished_at is not None and run.finished_at > written), (
+            run.status,
+            run.finished_at,
+            written,
+        )
     finally:
         for worker in workers:
             worker.stop()

@@ -1,6 +1,7 @@
 """The style-controlled ratings fit the Search Arena paper's features by default, this site's own set as the
 named alternative (issue 49: the style control as the paper computes it), and the board says which one in
 words a visitor reads under the ratings."""
+
 from __future__ import annotations
 
 import re

@@ -1,6 +1,7 @@
 """The topic explorer and the leaderboard's question box in Debian's Chromium at a phone's width (390 px)
 and a desktop's (1280 px), with screenshots: no sideways scroll, the question answered by the form alone
 (a plain GET, no script needed), the topics page with its held-out table."""
+
 from __future__ import annotations
 
 import pytest
@@ -26,7 +27,10 @@ def test_topics_and_the_question_box_on_a_phone_and_a_desktop(live_server, page,
         page.get_by_role("button", name="Rank the models for it").click()
         page.wait_for_url("**q=python*")
         box = page.locator("#for-prompt")
-        assert "effective votes" in box.inner_text() and box.locator("tbody tr").first.inner_text().split("\t")[1].strip() == "m2"
+        assert (
+            "effective votes" in box.inner_text()
+            and box.locator("tbody tr").first.inner_text().split("\t")[1].strip() == "m2"
+        )
         assert no_sideways_scroll(page), ("leaderboard", name)
         box.screenshot(path=str(artifacts / f"for-prompt-{name}.png"))
         page.goto(live_server.url + "/arena/topics/")

@@ -4,6 +4,7 @@ leaderboard and GET /api/arena/ratings/for-prompt/ (in the OpenAPI schema), incr
 the privacy rule: a prompt of a battle that is not public (a pre-release variant's, an excluded vote's,
 an unvoted battle's, one voted after the public cut) never appears, and a typed question is not stored.
 Votes are simulated with three planted topics (tests/arena_engine/topic_simulation.py)."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -26,8 +27,10 @@ WINNER = ("model_a", "model_b", "tie")
 def simulated_rows(n: int, seed: int) -> list[tuple]:
     sim = simulate_topics(n, seed=seed)
     arr = sim.battles
-    return [(f"voter-{i % 41}", MODELS[int(a)], MODELS[int(b)], WINNER[int(o)], prompt)
-            for i, (a, b, o, prompt) in enumerate(zip(arr.a, arr.b, arr.outcome, sim.prompts))]
+    return [
+        (f"voter-{i % 41}", MODELS[int(a)], MODELS[int(b)], WINNER[int(o)], prompt)
+        for i, (a, b, o, prompt) in enumerate(zip(arr.a, arr.b, arr.outcome, sim.prompts))
+    ]
 
 
 def _texts(client, urls: list[str]) -> str:
@@ -44,7 +47,12 @@ def test_topics_page_api_and_the_conditioned_box(seed_votes, client):
     seed_votes(simulated_rows(900, seed=5))
     assert client.get("/api/arena/ratings/topics/").status_code == 404  # before the first computation
     snapshot = services.topics_compute()
-    assert snapshot is not None and snapshot.refit and snapshot.reason == "no topic model yet" and snapshot.n_battles == 900
+    assert (
+        snapshot is not None
+        and snapshot.refit
+        and snapshot.reason == "no topic model yet"
+        and snapshot.n_battles == 900
+    )
     assert services.topics_compute() is None  # nothing changed
 
     page = client.get("/arena/topics/").content.decode()
@@ -54,7 +62,10 @@ def test_topics_page_api_and_the_conditioned_box(seed_votes, client):
     for topic in topics:
         planted = [k for k, vocab in enumerate(TOPIC_WORDS) if set(topic["label"]) <= set(vocab)]
         assert len(planted) == 1, topic["label"]
-        assert all(set(e.split()) & set(TOPIC_WORDS[planted[0]]) for e in topic["examples"]) and len(topic["examples"]) == 3
+        assert (
+            all(set(e.split()) & set(TOPIC_WORDS[planted[0]]) for e in topic["examples"])
+            and len(topic["examples"]) == 3
+        )
         assert all(e in page for e in topic["examples"])
         leaders[planted[0]] = topic["ratings"]["models"][0]["name"]
         # intervals (the anchor model's is a point: the scale is fixed on it, as on the board)
@@ -64,7 +75,11 @@ def test_topics_page_api_and_the_conditioned_box(seed_votes, client):
     assert sum(t["battles"] for t in topics) == 900
 
     got = client.get("/api/arena/ratings/for-prompt/", {"q": "how long should bread dough knead"}).json()
-    assert got["declined"] == "" and got["models"][0]["name"] == "m0" and got["effective_votes"] >= got["min_effective_votes"]
+    assert (
+        got["declined"] == ""
+        and got["models"][0]["name"] == "m0"
+        and got["effective_votes"] >= got["min_effective_votes"]
+    )
     board = client.get("/arena/leaderboard/", {"q": "python function memory error"}).content.decode()
     assert "effective votes" in board and board.index("<td>m2</td>") < board.index("<td>m0</td>")
     declined = client.get("/api/arena/ratings/for-prompt/", {"q": "zebra quantum"}).json()
@@ -109,18 +124,30 @@ def test_no_prompt_of_a_battle_that_is_not_public_appears(seed_votes, client):
             ("v3", "m0", "m1", "model_a", f"{bread} markerlatevote"),
         ]
         votes = seed_votes(hidden * 3)
-        Vote.objects.filter(pk__in=[v.pk for v in votes[:2]] + [v.pk for v in votes[3:5]] + [v.pk for v in votes[6:8]]).update(
-            created_at=timezone.now() - dt.timedelta(days=1))
+        Vote.objects.filter(
+            pk__in=[v.pk for v in votes[:2]] + [v.pk for v in votes[3:5]] + [v.pk for v in votes[6:8]]
+        ).update(created_at=timezone.now() - dt.timedelta(days=1))
         for vote in votes[1::3]:
             services.vote_exclude(vote=vote, code="staff", detail="test exclusion", by="staff:tester")
         # votes[2], [5], [8]: cast just now, after the public cut
-        unvoted = Battle.objects.create(model_a=ArenaModel.objects.get(name="m0"), model_b=ArenaModel.objects.get(name="m1"),
-                                        voter_hash="v4", propensity=1.0)
+        unvoted = Battle.objects.create(
+            model_a=ArenaModel.objects.get(name="m0"),
+            model_b=ArenaModel.objects.get(name="m1"),
+            voter_hash="v4",
+            propensity=1.0,
+        )
         Turn.objects.create(battle=unvoted, index=0, prompt=f"{bread} markerunvoted")
         snapshot = services.topics_compute()
         assert snapshot is not None
-        texts = _texts(client, ["/arena/topics/", "/api/arena/ratings/topics/",
-                                "/api/arena/ratings/for-prompt/?q=" + bread.replace(" ", "+"), "/arena/leaderboard/?q=bread"])
+        texts = _texts(
+            client,
+            [
+                "/arena/topics/",
+                "/api/arena/ratings/topics/",
+                "/api/arena/ratings/for-prompt/?q=" + bread.replace(" ", "+"),
+                "/arena/leaderboard/?q=bread",
+            ],
+        )
         texts += json.dumps(snapshot.result) + json.dumps(snapshot.model)
         for marker in ("markerprerelease", "markerexcluded", "markerlatevote", "markerunvoted", "Secret-Variant"):
             assert marker not in texts
@@ -137,19 +164,28 @@ def test_a_typed_question_is_not_stored(seed_votes, client):
     client.get("/arena/leaderboard/", {"q": question})
     client.get("/api/arena/ratings/for-prompt/", {"q": question})
     assert {m.__name__: m.objects.count() for m in models} == before
-    assert "uniquequestionmarker" not in json.dumps(list(apps.get_model("arena", "TopicSnapshot").objects.values("result", "model", "reason")))
+    assert "uniquequestionmarker" not in json.dumps(
+        list(apps.get_model("arena", "TopicSnapshot").objects.values("result", "model", "reason"))
+    )
 
 
 def test_embeddings_from_the_configured_endpoint(seed_votes, client):
     from tests.arena_engine.embeddings_server import embeddings_server
 
     seed_votes(simulated_rows(600, seed=11))
-    with embeddings_server() as (url, seen), override_settings(ARENA_TOPICS_EMBEDDINGS_URL=url, ARENA_TOPICS_EMBEDDINGS_MODEL="test-embedder", **SMALL):
+    with (
+        embeddings_server() as (url, seen),
+        override_settings(ARENA_TOPICS_EMBEDDINGS_URL=url, ARENA_TOPICS_EMBEDDINGS_MODEL="test-embedder", **SMALL),
+    ):
         snapshot = services.topics_compute()
         assert snapshot is not None and snapshot.representation == "embeddings: test-embedder"
         assert sum(len(body["input"]) for body in seen) == 600
         labels = [set(t["label"]) for t in snapshot.result["topics"]]  # the labels are still keywords (c-TF-IDF)
-        assert sorted(next(k for k, vocab in enumerate(TOPIC_WORDS) if label <= set(vocab)) for label in labels) == [0, 1, 2]
+        assert sorted(next(k for k, vocab in enumerate(TOPIC_WORDS) if label <= set(vocab)) for label in labels) == [
+            0,
+            1,
+            2,
+        ]
         got = client.get("/api/arena/ratings/for-prompt/", {"q": "striker goal penalty league"}).json()
         assert got["models"][0]["name"] == "m4" and "test-embedder" in got["method"]
         assert "embeddings: test-embedder" in client.get("/arena/topics/").content.decode()

@@ -1,6 +1,7 @@
 """Import of the released dataset's rows and export back: a malformed row is named and imports
 nothing, imports are idempotent by conv_id, and export -> import -> export loses nothing (JSONL and
 Parquet), including our own battles with their traces and exclusions."""
+
 from __future__ import annotations
 
 import json
@@ -15,21 +16,45 @@ from tests.arena.conftest import answer, voter_of_client
 pytestmark = pytest.mark.django_db
 
 
-def released_row(conv_id: str, *, winner: str | None = "model_a", a: str = "sonar-pro-high", b: str = "gpt-4o-search") -> dict:
+def released_row(
+    conv_id: str, *, winner: str | None = "model_a", a: str = "sonar-pro-high", b: str = "gpt-4o-search"
+) -> dict:
     def messages(answer_text: str) -> list[dict]:
-        return [{"role": "user", "content": "Who maintains dpkg?"}, {"role": "assistant", "content": answer_text},
-                {"role": "user", "content": "And apt?"}, {"role": "assistant", "content": answer_text + " Also apt [2]."}]
+        return [
+            {"role": "user", "content": "Who maintains dpkg?"},
+            {"role": "assistant", "content": answer_text},
+            {"role": "user", "content": "And apt?"},
+            {"role": "assistant", "content": answer_text + " Also apt [2]."},
+        ]
 
     def meta(side: str, answer_text: str) -> dict:
-        return {"citation_format_standardized": side == "a", "client_country": "DE", "conv_id": conv_id,
-                "formatted_messages": messages(answer_text), "llm_config": {"name": a if side == "a" else b, "params": {"temperature": 0.2}},
-                "web_search_trace": [[["[1]", "https://wiki.debian.org/Teams/Dpkg"]],
-                                     [["[1]", "https://wiki.debian.org/Teams/Dpkg"], ["[2]", "https://www.debian.org/doc/apt"]]]}
+        return {
+            "citation_format_standardized": side == "a",
+            "client_country": "DE",
+            "conv_id": conv_id,
+            "formatted_messages": messages(answer_text),
+            "llm_config": {"name": a if side == "a" else b, "params": {"temperature": 0.2}},
+            "web_search_trace": [
+                [["[1]", "https://wiki.debian.org/Teams/Dpkg"]],
+                [["[1]", "https://wiki.debian.org/Teams/Dpkg"], ["[2]", "https://www.debian.org/doc/apt"]],
+            ],
+        }
 
-    return {"model_a": a, "model_b": b, "winner": winner, "judge": "c0ffee" + conv_id, "turn": 2, "timestamp": "2025-03-01T12:00:00+00:00",
-            "messages_a": messages("The dpkg team [1]."), "messages_b": messages("Debian developers [1]."),
-            "system_a_metadata": meta("a", "The dpkg team [1]."), "system_b_metadata": meta("b", "Debian developers [1]."),
-            "primary_intent": "Factual Lookup", "secondary_intent": None, "languages": ["en"]}
+    return {
+        "model_a": a,
+        "model_b": b,
+        "winner": winner,
+        "judge": "c0ffee" + conv_id,
+        "turn": 2,
+        "timestamp": "2025-03-01T12:00:00+00:00",
+        "messages_a": messages("The dpkg team [1]."),
+        "messages_b": messages("Debian developers [1]."),
+        "system_a_metadata": meta("a", "The dpkg team [1]."),
+        "system_b_metadata": meta("b", "Debian developers [1]."),
+        "primary_intent": "Factual Lookup",
+        "secondary_intent": None,
+        "languages": ["en"],
+    }
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
@@ -52,13 +77,22 @@ def test_a_malformed_row_is_named_and_nothing_is_imported(tmp_path):
 
 
 def test_import_creates_disabled_imported_models_and_is_idempotent(tmp_path):
-    path = write_jsonl(tmp_path / "rows.jsonl", [released_row("c1"), released_row("c2", winner=None), released_row("c3", winner="tie (bothbad)")])
+    path = write_jsonl(
+        tmp_path / "rows.jsonl",
+        [released_row("c1"), released_row("c2", winner=None), released_row("c3", winner="tie (bothbad)")],
+    )
     call_command("import_arena", str(path))
     call_command("import_arena", str(path))
     assert Battle.objects.count() == 3 and Vote.objects.count() == 2
-    assert set(ArenaModel.objects.values_list("name", "enabled", "imported")) == {("sonar-pro-high", False, True), ("gpt-4o-search", False, True)}
+    assert set(ArenaModel.objects.values_list("name", "enabled", "imported")) == {
+        ("sonar-pro-high", False, True),
+        ("gpt-4o-search", False, True),
+    }
     battle = Battle.objects.get(conv_id="c1")
-    assert battle.turns.count() == 2 and battle.turns.get(index=1).answer_a["sources"][1]["url"] == "https://www.debian.org/doc/apt"
+    assert (
+        battle.turns.count() == 2
+        and battle.turns.get(index=1).answer_a["sources"][1]["url"] == "https://www.debian.org/doc/apt"
+    )
     assert battle.citation_style_b == "original" and battle.primary_intent == "Factual Lookup"
 
 
@@ -68,7 +102,9 @@ def test_export_import_export_loses_nothing(tmp_path, client, make_battle, fmt):
 
     write_jsonl(tmp_path / "in.jsonl", [released_row("c1"), released_row("c2", winner=None)])
     call_command("import_arena", str(tmp_path / "in.jsonl"))
-    ours = make_battle(voter_of_client(client), [(answer("I am Zorblax-Quintet-7, use apt [1]."), answer("Use dpkg [1]."))])
+    ours = make_battle(
+        voter_of_client(client), [(answer("I am Zorblax-Quintet-7, use apt [1]."), answer("Use dpkg [1]."))]
+    )
     client.post(f"/arena/b/{ours.public_id}/vote/", {"winner": "model_b"})
     first, second = tmp_path / f"first.{fmt}", tmp_path / f"second.{fmt}"
     call_command("export_arena", str(first), "--format", fmt)

@@ -3,6 +3,7 @@ hand, model lives with a retirement (rating frozen, votes kept in the fit), excl
 reason, rank spreads from a hand-written snapshot, pre-release testing, and the flips to swap each pair of
 neighbours against a brute-force count over every subset of head-to-head votes, with a Bradley-Terry fit
 written here (Zermelo's iteration), not the site's."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -23,10 +24,28 @@ def snapshot(rows, *, kind="raw", min_votes=30):
 
     fingerprint = uuid.uuid4().hex
 
-    models = [{"name": n, "rating": r, "ci_low": lo, "ci_high": hi, "votes": v, "provisional": v < min_votes, "note": "",
-               "rank_ub": 1, "bounded": True, "rankable": True} for n, r, lo, hi, v in rows]
-    return RatingSnapshot.objects.create(kind=kind, result={"models": models}, n_votes=sum(r[4] for r in rows) // 2,
-                                         fingerprint=fingerprint, config={"min_votes": min_votes})
+    models = [
+        {
+            "name": n,
+            "rating": r,
+            "ci_low": lo,
+            "ci_high": hi,
+            "votes": v,
+            "provisional": v < min_votes,
+            "note": "",
+            "rank_ub": 1,
+            "bounded": True,
+            "rankable": True,
+        }
+        for n, r, lo, hi, v in rows
+    ]
+    return RatingSnapshot.objects.create(
+        kind=kind,
+        result={"models": models},
+        n_votes=sum(r[4] for r in rows) // 2,
+        fingerprint=fingerprint,
+        config={"min_votes": min_votes},
+    )
 
 
 def test_shares_targets_lives_exclusions_and_spreads_match_the_database(seed_votes, settings, client):
@@ -36,8 +55,16 @@ def test_shares_targets_lives_exclusions_and_spreads_match_the_database(seed_vot
     from leaderboard.arena.transparency import rank_spreads, transparency_report
 
     settings.ARENA_ACTIVE_SAMPLING = False
-    votes = seed_votes([("v1", "M1", "M2", "model_a", "p1"), ("v2", "M1", "M2", "model_b", "p2"), ("v3", "M2", "M1", "tie", "p3"),
-                        ("v4", "M1", "M3", "model_a", "p4"), ("v5", "M3", "M1", "model_a", "p5"), ("v6", "M2", "M3", "model_b", "p6")])
+    votes = seed_votes(
+        [
+            ("v1", "M1", "M2", "model_a", "p1"),
+            ("v2", "M1", "M2", "model_b", "p2"),
+            ("v3", "M2", "M1", "tie", "p3"),
+            ("v4", "M1", "M3", "model_a", "p4"),
+            ("v5", "M3", "M1", "model_a", "p5"),
+            ("v6", "M2", "M3", "model_b", "p6"),
+        ]
+    )
     M1, _M2, M3 = (ArenaModel.objects.get(name=n) for n in ("M1", "M2", "M3"))
     ArenaModel.objects.filter(name__in=["M1", "M2"]).update(organization="P")
     ArenaModel.objects.filter(name="M3").update(organization="Q")
@@ -45,9 +72,11 @@ def test_shares_targets_lives_exclusions_and_spreads_match_the_database(seed_vot
     # an imported battle was not drawn by the sampler: it is not counted
     Battle.objects.create(model_a=M1, model_b=M3, voter_hash="x", conv_id="released-1")
     # two weeks: the first three votes on Tuesday 2026-11-03, the rest on Monday 2026-11-09
-    week1, week2 = dt.datetime(2026, 11, 3, 12, tzinfo=dt.timezone.utc), dt.datetime(2026, 11, 9, 8, tzinfo=dt.timezone.utc)
+    week1, week2 = dt.datetime(2026, 11, 3, 12, tzinfo=dt.UTC), dt.datetime(2026, 11, 9, 8, tzinfo=dt.UTC)
     for i, vote in enumerate(votes):
-        Vote.objects.filter(pk=vote.pk).update(created_at=week1 + dt.timedelta(hours=i) if i < 3 else week2 + dt.timedelta(hours=i))
+        Vote.objects.filter(pk=vote.pk).update(
+            created_at=week1 + dt.timedelta(hours=i) if i < 3 else week2 + dt.timedelta(hours=i)
+        )
     vote_exclude(vote=votes[0], code=VoteExclusion.Code.SELF_IDENTIFICATION, detail="named itself")
     vote_exclude(vote=votes[0], code=VoteExclusion.Code.DAILY_CAP, detail="cap")
     vote_exclude(vote=votes[4], code=VoteExclusion.Code.ANOMALOUS_VOTER, detail="z = -5")
@@ -110,11 +139,27 @@ def test_battle_seats_votes_in_the_fit_and_flips_are_counted_per_setting(seed_vo
     from leaderboard.arena.transparency import transparency_report
 
     settings.ARENA_ACTIVE_SAMPLING = False
-    seed_votes([("s1", "M1", "M2", "model_a", "p1"), ("s2", "M2", "M1", "model_b", "p2"), ("s3", "M1", "M2", "model_b", "p3"),
-                ("s4", "M1", "M3", "model_a", "p4")])
-    seed_votes([("c1", "M1", "M2", "model_b", "q1"), ("c2", "M2", "M1", "model_a", "q2"), ("c3", "M2", "M4", "model_a", "q3"),
-                ("c4", "M4", "M2", "model_a", "q4"), ("c5", "M2", "M4", "tie", "q5")], setting="chat")
-    ArenaModel.objects.filter(name__in=["M1", "M2", "M4"]).update(responder={"kind": "chat"})  # M3 answers only with search
+    seed_votes(
+        [
+            ("s1", "M1", "M2", "model_a", "p1"),
+            ("s2", "M2", "M1", "model_b", "p2"),
+            ("s3", "M1", "M2", "model_b", "p3"),
+            ("s4", "M1", "M3", "model_a", "p4"),
+        ]
+    )
+    seed_votes(
+        [
+            ("c1", "M1", "M2", "model_b", "q1"),
+            ("c2", "M2", "M1", "model_a", "q2"),
+            ("c3", "M2", "M4", "model_a", "q3"),
+            ("c4", "M4", "M2", "model_a", "q4"),
+            ("c5", "M2", "M4", "tie", "q5"),
+        ],
+        setting="chat",
+    )
+    ArenaModel.objects.filter(name__in=["M1", "M2", "M4"]).update(
+        responder={"kind": "chat"}
+    )  # M3 answers only with search
     snapshot([("M1", 1010.0, 980.0, 1040.0, 4), ("M2", 990.0, 960.0, 1020.0, 3)])
 
     report = transparency_report()
@@ -132,12 +177,18 @@ def test_battle_seats_votes_in_the_fit_and_flips_are_counted_per_setting(seed_vo
             assert row["share"] == pytest.approx(row["battles"] / part["seats"])
     # the targets: search draws among all four (each in 3 of 6 equal pairs: seat share 1/4); chat among
     # M1, M2 and M4 (each in 2 of 3 pairs: 1/3), and never M3
-    assert {r["name"]: r["target"] for r in search["models"]} == pytest.approx({"M1": 0.25, "M2": 0.25, "M3": 0.25, "M4": 0.25})
+    assert {r["name"]: r["target"] for r in search["models"]} == pytest.approx(
+        {"M1": 0.25, "M2": 0.25, "M3": 0.25, "M4": 0.25}
+    )
     assert {r["name"]: r["target"] for r in chat["models"]} == pytest.approx({"M1": 1 / 3, "M2": 1 / 3, "M4": 1 / 3})
 
     lives = {m["name"]: m for m in report["lives"]}
     assert {n: (m["votes_in_fit"], m["chat_votes_in_fit"]) for n, m in lives.items()} == {
-        "M1": (4, 2), "M2": (3, 5), "M3": (1, 0), "M4": (0, 3)}
+        "M1": (4, 2),
+        "M2": (3, 5),
+        "M3": (1, 0),
+        "M4": (0, 3),
+    }
     # the flips order the search board on the search votes: M1 and M2 met 3 times there (5 with chat's)
     (pair,) = report["flips"]["pairs"]
     assert {pair["upper"], pair["lower"]} == {"M1", "M2"} and pair["head_to_head"] == 3
@@ -145,7 +196,11 @@ def test_battle_seats_votes_in_the_fit_and_flips_are_counted_per_setting(seed_vo
     api = client.get("/api/arena/transparency/").json()
     assert api["shares"]["battles"] == 4 and api["chat_shares"]["battles"] == 5
     page = client.get("/arena/transparency/").content.decode()
-    assert 'id="shares-models"' in page and 'id="chat-shares-models"' in page and "4 battles drawn in the Search Arena" in page
+    assert (
+        'id="shares-models"' in page
+        and 'id="chat-shares-models"' in page
+        and "4 battles drawn in the Search Arena" in page
+    )
     assert "5 battles drawn in the plain-chat setting" in page
 
 
@@ -175,10 +230,21 @@ def test_prerelease_variants_are_drawn_only_when_allowed_and_scored_at_release(s
     from leaderboard.arena.services.battles import sampler_models
     from leaderboard.arena.services.lifecycle import prerelease_release
 
-    for name, org, pre in (("Public-1", "Acme", False), ("Public-2", "Other", False), ("codename-x", "Acme", True), ("codename-y", "Acme", True)):
+    for name, org, pre in (
+        ("Public-1", "Acme", False),
+        ("Public-2", "Other", False),
+        ("codename-x", "Acme", True),
+        ("codename-y", "Acme", True),
+    ):
         ArenaModel.objects.create(name=name, organization=org, prerelease=pre)
-    snapshot([("codename-x", 1030.0, 1000.0, 1060.0, 50), ("codename-y", 990.0, 960.0, 1020.0, 50),
-              ("Public-1", 1000.0, 990.0, 1010.0, 80), ("Public-2", 980.0, 970.0, 990.0, 80)])
+    snapshot(
+        [
+            ("codename-x", 1030.0, 1000.0, 1060.0, 50),
+            ("codename-y", 990.0, 960.0, 1020.0, 50),
+            ("Public-1", 1000.0, 990.0, 1010.0, 80),
+            ("Public-2", 980.0, 970.0, 990.0, 80),
+        ]
+    )
     settings.ARENA_PRERELEASE_TESTING = False
     assert {m.name for m in sampler_models()} == {"Public-1", "Public-2"}
     settings.ARENA_PRERELEASE_TESTING = True
@@ -189,27 +255,33 @@ def test_prerelease_variants_are_drawn_only_when_allowed_and_scored_at_release(s
     after = client.get("/api/arena/transparency/").json()["prerelease"]
     acme = next(p for p in after["providers"] if p["provider"] == "Acme")
     released = {r["name"]: r for r in acme["released"]}
-    assert acme["testing"] == 0 and released["codename-x"]["was_released"] and not released["codename-y"]["was_released"]
+    assert (
+        acme["testing"] == 0 and released["codename-x"]["was_released"] and not released["codename-y"]["was_released"]
+    )
     assert released["codename-y"]["final_rating"]["raw"]["rating"] == 990.0  # the variant not released is published too
     assert ArenaModel.objects.get(name="codename-y").retired_at is not None
 
 
 # --- flips to swap --------------------------------------------------------------------------------
 
+
 def zermelo(models, votes, rounds=5000):
     """Bradley-Terry strengths by Zermelo's iteration, ties as half a win each way; log-strengths."""
     import math
 
-    wins = {m: 0.0 for m in models}
+    wins = dict.fromkeys(models, 0.0)
     games = {}
     for a, b, winner in votes:
         score = {"model_a": 1.0, "model_b": 0.0}.get(winner, 0.5)
         wins[a] += score
         wins[b] += 1.0 - score
         games[frozenset((a, b))] = games.get(frozenset((a, b)), 0) + 1
-    p = {m: 1.0 for m in models}
+    p = dict.fromkeys(models, 1.0)
     for _ in range(rounds):
-        new = {m: wins[m] / sum(n / (p[m] + p[o]) for pair, n in games.items() if m in pair for o in pair - {m}) for m in models}
+        new = {
+            m: wins[m] / sum(n / (p[m] + p[o]) for pair, n in games.items() if m in pair for o in pair - {m})
+            for m in models
+        }
         scale = math.exp(sum(math.log(v) for v in new.values()) / len(new))
         new = {m: v / scale for m, v in new.items()}
         if max(abs(new[m] - p[m]) for m in models) < 1e-13:
@@ -222,11 +294,17 @@ def zermelo(models, votes, rounds=5000):
 def brute_force_flips(models, votes, upper, lower):
     """The fewest head-to-head votes to flip towards ``lower`` (an upper win or a tie becomes a lower
     win) for ``lower`` to be rated at or above ``upper``: every subset, smallest first."""
-    flippable = [i for i, (a, b, w) in enumerate(votes) if {a, b} == {upper, lower}
-                 and not ((a == lower and w == "model_a") or (b == lower and w == "model_b"))]
+    flippable = [
+        i
+        for i, (a, b, w) in enumerate(votes)
+        if {a, b} == {upper, lower} and not ((a == lower and w == "model_a") or (b == lower and w == "model_b"))
+    ]
     for size in range(len(flippable) + 1):
         for chosen in itertools.combinations(flippable, size):
-            changed = [(a, b, ("model_a" if a == lower else "model_b") if i in chosen else w) for i, (a, b, w) in enumerate(votes)]
+            changed = [
+                (a, b, ("model_a" if a == lower else "model_b") if i in chosen else w)
+                for i, (a, b, w) in enumerate(votes)
+            ]
             fitted = zermelo(models, changed)
             if fitted[lower] >= fitted[upper]:
                 return size
@@ -257,8 +335,14 @@ def test_flips_to_swap_match_a_brute_force_count_on_simulated_votes(seed_votes, 
     assert any(n is not None and n > 0 for n in expected)  # a real search, not all zeros or impossible
     for p in pairs:  # the head-to-head record, counted here
         h2h = [(a, b, w) for a, b, w in votes if {a, b} == {p["upper"], p["lower"]}]
-        upper_wins = sum(1 for a, b, w in h2h if (a == p["upper"] and w == "model_a") or (b == p["upper"] and w == "model_b"))
-        assert (p["upper_wins"], p["ties"], p["head_to_head"]) == (upper_wins, sum(1 for *_, w in h2h if w == "tie"), len(h2h))
+        upper_wins = sum(
+            1 for a, b, w in h2h if (a == p["upper"] and w == "model_a") or (b == p["upper"] and w == "model_b")
+        )
+        assert (p["upper_wins"], p["ties"], p["head_to_head"]) == (
+            upper_wins,
+            sum(1 for *_, w in h2h if w == "tie"),
+            len(h2h),
+        )
     page = client.get("/arena/transparency/").content.decode()
     assert "flips to swap" in page and all(p["upper"] in page for p in pairs)
 
@@ -280,5 +364,8 @@ def test_staff_retire_from_the_admin_and_the_command(staff_client):
         call_command("arena_retire", "Old-3")
     out = StringIO()
     call_command("arena_retire", "Old-3", "--reason", "its API was shut down", stdout=out)
-    assert "retired Old-3" in out.getvalue() and ArenaModel.objects.get(name="Old-3").retire_reason == "its API was shut down"
+    assert (
+        "retired Old-3" in out.getvalue()
+        and ArenaModel.objects.get(name="Old-3").retire_reason == "its API was shut down"
+    )
     assert staff_client.get("/admin/arena/turnattribution/").status_code == 200

@@ -1,6 +1,7 @@
 """The arena's new pages in Debian's Chromium at a phone's width (390 px) and a desktop's (1280 px), with
 screenshots: the findings page's prompt distribution (charts with their tables), the transparency report,
 and the reveal's citation marks (each label in its own colour, the word written too)."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,8 +17,11 @@ SIZES = ((390, 844, "phone"), (1280, 900, "desktop"))
 def votes(seed_votes):
     rows = [(f"v{k % 7}", "Alpha", "Beta", "model_a" if k % 3 else "model_b", f"how do I {k} a b c") for k in range(40)]
     seed_votes(rows, intent="Guidance", languages=("en",))
-    seed_votes([(f"w{k % 5}", "Beta", "Gamma", "model_a" if k % 4 else "model_b", f"what is {k}") for k in range(30)],
-               intent="Factual Lookup", languages=("de",))
+    seed_votes(
+        [(f"w{k % 5}", "Beta", "Gamma", "model_a" if k % 4 else "model_b", f"what is {k}") for k in range(30)],
+        intent="Factual Lookup",
+        languages=("de",),
+    )
 
 
 def no_sideways_scroll(page) -> bool:
@@ -49,7 +53,10 @@ def test_the_transparency_report_reads_on_a_phone_and_a_desktop(live_server, pag
 
     settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS = 35, 10
     votes(seed_votes)
-    seed_votes([(f"c{k % 3}", "Alpha", "Beta", "model_b" if k % 3 else "model_a", f"chat {k}") for k in range(6)], setting="chat")
+    seed_votes(
+        [(f"c{k % 3}", "Alpha", "Beta", "model_b" if k % 3 else "model_a", f"chat {k}") for k in range(6)],
+        setting="chat",
+    )
     services.ratings_compute(force=True)
     model_retire(name="Gamma", reason="its maker withdrew it")
     for width, height, name in SIZES:
@@ -58,13 +65,21 @@ def test_the_transparency_report_reads_on_a_phone_and_a_desktop(live_server, pag
         page.get_by_role("link", name="Transparency report").click()
         page.wait_for_url("**/arena/transparency/")  # the click only starts the navigation
         assert page.get_by_role("heading", name="Transparency report", exact=True).is_visible()
-        for heading in ("Battles per model against the sampling policy", "Every model's life", "Votes not counted, by reason, per week",
-                        "How many votes separate neighbours", "Rank spreads", "Anonymous pre-release testing"):
+        for heading in (
+            "Battles per model against the sampling policy",
+            "Every model's life",
+            "Votes not counted, by reason, per week",
+            "How many votes separate neighbours",
+            "Rank spreads",
+            "Anonymous pre-release testing",
+        ):
             assert page.get_by_role("heading", name=heading).is_visible(), heading
         assert "its maker withdrew it" in page.locator("#lives-table").inner_text()
         flips = page.locator("#flips-table tbody tr")
         assert flips.count() == 2 and "Alpha" in flips.first.inner_text()
-        assert "provisional" in page.locator("table.rank-spreads").first.inner_text()  # Gamma has 30 votes, fewer than 35
+        assert (
+            "provisional" in page.locator("table.rank-spreads").first.inner_text()
+        )  # Gamma has 30 votes, fewer than 35
         assert page.locator("#shares-models tbody tr").count() == 3
         assert page.locator("#chat-shares-models tbody tr").count() == 2  # the plain-chat setting's seats, apart
         assert "6 battles drawn in the plain-chat setting" in page.locator("#sampling").inner_text()
@@ -77,8 +92,10 @@ def test_the_reveal_marks_each_citation(live_server, page, client, make_battle, 
 
     settings.JUDGES = {}
     voter = voter_of_client(client)
-    cited = answer("APT resolves dependencies automatically [1]. Bananas are yellow [2]. Debian is old [3].",
-                   urls=("https://docs.example.org/1", "https://docs.example.org/2", "https://docs.example.org/3"))
+    cited = answer(
+        "APT resolves dependencies automatically [1]. Bananas are yellow [2]. Debian is old [3].",
+        urls=("https://docs.example.org/1", "https://docs.example.org/2", "https://docs.example.org/3"),
+    )
     cited["sources"][0]["snippet"] = "APT installs packages and resolves their dependencies automatically."
     cited["sources"][1]["snippet"] = "Cats sleep a lot."
     cited["sources"][2]["title"] = ""  # no text of the third page is stored: not checked

@@ -3,6 +3,7 @@ match a hand computation (a chain of pairs, whose maximum-likelihood differences
 observed log-odds) and an independent dense maximum-likelihood fit written here (style control), and
 every group's ratings equal the previous path's (BattleRecords, a Python object per vote); reading
 twice the votes adds no per-vote memory beyond the arrays (tracemalloc), where the records path does."""
+
 from __future__ import annotations
 
 import gc
@@ -45,7 +46,9 @@ def chain(seed_votes, settings):
 
 
 def snapshots() -> dict[tuple[str, str, str], RatingResult]:
-    return {(s.kind, s.filter_key, s.filter_value): RatingResult.from_dict(s.result) for s in RatingSnapshot.objects.all()}
+    return {
+        (s.kind, s.filter_key, s.filter_value): RatingResult.from_dict(s.result) for s in RatingSnapshot.objects.all()
+    }
 
 
 def rating_of(result: RatingResult) -> dict[str, float]:
@@ -66,8 +69,15 @@ def test_the_snapshots_match_a_hand_computation(chain):
     assert snaps[("raw", "intent", "Analysis")].n_battles == 30
 
 
-def dense_style_fit(model_a: list[str], model_b: list[str], winners: list[str], fa: np.ndarray, fb: np.ndarray,
-                    l2: float = 1.0, rating_l2: float = 1e-6) -> tuple[dict[str, float], np.ndarray]:
+def dense_style_fit(
+    model_a: list[str],
+    model_b: list[str],
+    winners: list[str],
+    fa: np.ndarray,
+    fb: np.ndarray,
+    l2: float = 1.0,
+    rating_l2: float = 1e-6,
+) -> tuple[dict[str, float], np.ndarray]:
     """Penalised maximum likelihood of logit P(a wins) = r_a - r_b + z . beta written out densely
     (a column per model and per feature, ties as y = 0.5), by Newton's method to convergence."""
     names = sorted(set(model_a) | set(model_b))
@@ -78,7 +88,7 @@ def dense_style_fit(model_a: list[str], model_b: list[str], winners: list[str], 
     x = np.zeros((n, len(names) + k))
     for i, (a, b) in enumerate(zip(model_a, model_b)):
         x[i, names.index(a)], x[i, names.index(b)] = 1.0, -1.0
-    x[:, len(names):] = z
+    x[:, len(names) :] = z
     y = np.array([{"model_a": 1.0, "model_b": 0.0}.get(w, 0.5) for w in winners])
     penalty = np.r_[np.full(len(names), rating_l2), np.full(k, l2)]
     params = np.zeros(len(names) + k)
@@ -90,7 +100,7 @@ def dense_style_fit(model_a: list[str], model_b: list[str], winners: list[str], 
         params += step
         if np.abs(step).max() < 1e-12:
             break
-    return {name: params[i] * POINTS for i, name in enumerate(names)}, params[len(names):] * POINTS
+    return {name: params[i] * POINTS for i, name in enumerate(names)}, params[len(names) :] * POINTS
 
 
 def test_style_snapshot_matches_a_dense_fit_and_every_group_matches_the_records_path(chain, settings):
@@ -105,8 +115,9 @@ def test_style_snapshot_matches_a_dense_fit_and_every_group_matches_the_records_
     fb = np.array([[b.features_b.get(f, 0.0) for f in STYLE_FEATURES] for b in battles])
     fb[:, STYLE_FEATURES.index("supported_citations")] = [attributed.get(b.pk, 0.0) for b in battles]
     assert fb[:, STYLE_FEATURES.index("supported_citations")].sum() == 3.0
-    expected, coefficients = dense_style_fit([b.model_a.name for b in battles], [b.model_b.name for b in battles],
-                                             [b.vote.winner for b in battles], fa, fb)
+    expected, coefficients = dense_style_fit(
+        [b.model_a.name for b in battles], [b.model_b.name for b in battles], [b.vote.winner for b in battles], fa, fb
+    )
     got = snaps[("style", "", "")]
     r = rating_of(got)
     for a, b in (("Alpha", "Beta"), ("Beta", "Gamma")):
@@ -124,9 +135,17 @@ def test_style_snapshot_matches_a_dense_fit_and_every_group_matches_the_records_
         before = rate(subset, config)
         assert [m.name for m in result.models] == [m.name for m in before.models], (kind, key, value)
         for new, old in zip(result.models, before.models):
-            assert (new.votes, new.wins, new.losses, new.ties, new.rank_ub) == (old.votes, old.wins, old.losses, old.ties, old.rank_ub)
+            assert (new.votes, new.wins, new.losses, new.ties, new.rank_ub) == (
+                old.votes,
+                old.wins,
+                old.losses,
+                old.ties,
+                old.rank_ub,
+            )
             assert new.rating == pytest.approx(old.rating, abs=1e-6)
-            assert new.ci_low == pytest.approx(old.ci_low, abs=1e-6) and new.ci_high == pytest.approx(old.ci_high, abs=1e-6)
+            assert new.ci_low == pytest.approx(old.ci_low, abs=1e-6) and new.ci_high == pytest.approx(
+                old.ci_high, abs=1e-6
+            )
         assert [c.value for c in result.coefficients] == pytest.approx([c.value for c in before.coefficients], abs=1e-6)
         assert result.battle_count == before.battle_count
 
@@ -136,7 +155,9 @@ def test_a_vote_with_an_unknown_winner_is_named(chain):
 
     vote = Vote.objects.order_by("pk").last()
     Vote.objects.filter(pk=vote.pk).update(winner="both")
-    with pytest.raises(ValueError, match=re.escape(f"vote {vote.pk}: winner 'both' is not one of {', '.join(OUTCOMES)}")):
+    with pytest.raises(
+        ValueError, match=re.escape(f"vote {vote.pk}: winner 'both' is not one of {', '.join(OUTCOMES)}")
+    ):
         services.vote_table()
 
 
@@ -152,7 +173,10 @@ def peak_beyond_arrays(read) -> tuple[int, int]:
     if isinstance(found, list):  # the records path: everything it holds is per-vote overhead
         return peak, len(found)
     arr = found.battles
-    arrays = sum(x.nbytes for x in (arr.a, arr.b, arr.outcome, arr.features_a, arr.features_b, arr.weights, found.intent_method[0]))
+    arrays = sum(
+        x.nbytes
+        for x in (arr.a, arr.b, arr.outcome, arr.features_a, arr.features_b, arr.weights, found.intent_method[0])
+    )
     arrays += sum(codes.nbytes for codes, _ in found.groups.values())
     return peak - arrays, len(arr)
 

@@ -6,6 +6,7 @@ trigger: a rolled-back test's) everything; a vote closed since the last cut
 with a lower id than the kept ones is merged in vote order. The
 ratings after the appended votes match a hand computation (a pair's maximum-likelihood difference is
 its observed log-odds, ties half a win each way)."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -93,7 +94,9 @@ def test_a_changed_kept_vote_is_read_again_alone(seed_votes, reads, change):
     elif change == "intent":
         Battle.objects.filter(pk=vote.battle_id).update(primary_intent="Analysis")
     else:
-        TurnAttribution.objects.create(turn=Turn.objects.get(battle_id=vote.battle_id), side="a", method="test", supported=2)
+        TurnAttribution.objects.create(
+            turn=Turn.objects.get(battle_id=vote.battle_id), side="a", method="test", supported=2
+        )
     again = services.vote_table(cached=True)
     gone = change in ("invalid", "deleted", "vanished")
     if change in ("deleted", "vanished"):  # fewer votes below the kept ids: everything read again
@@ -110,14 +113,19 @@ def test_a_vote_closed_since_the_last_cut_is_merged_in_vote_order(seed_votes, re
     early = seed_votes(pair_rows("g", "Alpha", "Beta", 5, 5))
     late = seed_votes(pair_rows("h", "Alpha", "Beta", 3, 0))
     seed_votes(pair_rows("i", "Beta", "Alpha", 2, 2))
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     Vote.objects.filter(pk__in=[v.pk for v in late]).update(created_at=now)  # cast after the first cut
     Vote.objects.exclude(pk__in=[v.pk for v in late]).update(created_at=now - dt.timedelta(hours=1))
-    VoteChange.objects.update(at=now - dt.timedelta(hours=1))  # these edits (logged by the triggers) long before the read
+    VoteChange.objects.update(
+        at=now - dt.timedelta(hours=1)
+    )  # these edits (logged by the triggers) long before the read
     before = services.vote_table(cut=now - dt.timedelta(minutes=1), cached=True)
     assert len(before.battles) == 14 and reads[-1] == (None, 14)
     after = services.vote_table(cut=now + dt.timedelta(minutes=1), cached=True)
-    assert reads[-1] == (max(v.pk for v in early + late) + 4, 3)  # only the three closed since, though their ids are lower
+    assert reads[-1] == (
+        max(v.pk for v in early + late) + 4,
+        3,
+    )  # only the three closed since, though their ids are lower
     assert_same_table(after, services.vote_table(cut=now + dt.timedelta(minutes=1)))
 
 
@@ -128,8 +136,12 @@ def test_ratings_after_appended_votes_match_a_hand_computation(seed_votes, reads
     services.ratings_compute()
     seed_votes(pair_rows("m", "Alpha", "Beta", 10, 0, tag="more"))  # Alpha now 40:10 against Beta
     assert services.ratings_compute() > 0
-    assert [after for after, _ in reads if after is not None] and reads[-2][1] == 10  # the search setting's read: the new votes
-    result = RatingResult.from_dict(RatingSnapshot.objects.filter(kind="raw", filter_key="").order_by("-pk").first().result)
+    assert [after for after, _ in reads if after is not None] and reads[-2][
+        1
+    ] == 10  # the search setting's read: the new votes
+    result = RatingResult.from_dict(
+        RatingSnapshot.objects.filter(kind="raw", filter_key="").order_by("-pk").first().result
+    )
     rating = {m.name: m.rating for m in result.models}
     assert rating["Alpha"] - rating["Beta"] == pytest.approx(400 * math.log10(40 / 10), abs=0.01)
     assert rating["Beta"] - rating["Gamma"] == pytest.approx(400 * math.log10((20 + 2) / (6 + 2)), abs=0.01)
@@ -143,15 +155,22 @@ def test_the_orm_read_gives_the_copys_rows(seed_votes):
     votes = seed_votes(pair_rows("g", "Alpha", "Beta", 4, 3, 2), intent="Guidance", languages=("en",))
     seed_votes(pair_rows("a", "Beta", "Gamma", 2, 2), intent="", languages=(), intent_method="")
     Battle.objects.filter(pk=votes[0].battle_id).update(conv_id="imported-1", extra={}, propensity=0.25)
-    TurnAttribution.objects.create(turn=Turn.objects.get(battle_id=votes[1].battle_id), side="b", method="test", supported=3)
+    TurnAttribution.objects.create(
+        turn=Turn.objects.get(battle_id=votes[1].battle_id), side="b", method="test", supported=3
+    )
     names = ("paper_response_length", "supported_citations", "citation_count")
     attributed = battle_attribution_features()
     copied = vote_copy.read_votes("search", None, names, attributed=attributed)
     orm = vote_copy._read_orm("search", None, names, after=None, old_cut=None, again=None, attributed=attributed)
-    assert copied.labels == orm.labels == {"intent": ["Guidance"], "language": ["en"],
-                                           "method": [vote_copy.IMPORTED_INTENT_METHOD, "rules-v1 (keyword rules, no model)",
-                                                      "not recorded"]}
+    assert (
+        copied.labels
+        == orm.labels
+        == {
+            "intent": ["Guidance"],
+            "language": ["en"],
+            "method": [vote_copy.IMPORTED_INTENT_METHOD, "rules-v1 (keyword rules, no model)", "not recorded"],
+        }
+    )
     for name, value in copied.arrays().items():
         assert np.array_equal(value, orm.arrays()[name]), name
     assert copied.weight[0] == 4.0 and copied.fb[1, 1] == 3.0
-

@@ -1,12 +1,14 @@
 """Fixtures for the search tests: a small FTS5 index built here from documents made here, and a
 local HTTP server speaking SearXNG's JSON API (the stand-in for a hosted SearXNG instance)."""
+
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -14,25 +16,46 @@ import pytest
 from evaluators.arena.search import Document, LocalIndex, build_local_index
 
 DOCUMENTS = [
-    Document("https://docs.example.org/os.html#environ", "os › os.environ",
-             "A mapping object representing the string environment. Environment variables are read when the os "
-             "module is first imported.\nUse os.getenv to read one environment variable with a default value."),
-    Document("https://docs.example.org/os.html#getenv", "os › os.getenv",
-             "Return the value of the environment variable key as a string if it exists, or default if it "
-             "does not. key is a string."),
-    Document("https://docs.example.org/tutorial.html#tuples", "Tutorial › Tuples and Sequences",
-             "Tuples are immutable sequences, usually containing a heterogeneous sequence of elements. Lists are "
-             "mutable and their elements are usually homogeneous.\nA tuple consists of a number of values "
-             "separated by commas, for instance a_list += [1, 2, 3] works on lists only."),
-    Document("https://docs.example.org/asyncio.html#gather", "asyncio › asyncio.gather",
-             "Run awaitable objects in the aws sequence concurrently. If all awaitables are completed "
-             "successfully, the result is an aggregate list of returned values."),
-    Document("https://docs.example.org/json.html#loads", "json › json.loads",
-             "Deserialize a str, bytes or bytearray instance containing a JSON document to a Python object "
-             "using this conversion table. Café crème and naïve strings decode fine."),
-    Document("https://docs.example.org/long.html", "A long page",
-             "\n".join(f"Paragraph {i} talks about sorting algorithms and the stability of sorted results. "
-                       f"Key functions decide the order in pass number {i}." for i in range(40))),
+    Document(
+        "https://docs.example.org/os.html#environ",
+        "os › os.environ",
+        "A mapping object representing the string environment. Environment variables are read when the os "
+        "module is first imported.\nUse os.getenv to read one environment variable with a default value.",
+    ),
+    Document(
+        "https://docs.example.org/os.html#getenv",
+        "os › os.getenv",
+        "Return the value of the environment variable key as a string if it exists, or default if it "
+        "does not. key is a string.",
+    ),
+    Document(
+        "https://docs.example.org/tutorial.html#tuples",
+        "Tutorial › Tuples and Sequences",
+        "Tuples are immutable sequences, usually containing a heterogeneous sequence of elements. Lists are "
+        "mutable and their elements are usually homogeneous.\nA tuple consists of a number of values "
+        "separated by commas, for instance a_list += [1, 2, 3] works on lists only.",
+    ),
+    Document(
+        "https://docs.example.org/asyncio.html#gather",
+        "asyncio › asyncio.gather",
+        "Run awaitable objects in the aws sequence concurrently. If all awaitables are completed "
+        "successfully, the result is an aggregate list of returned values.",
+    ),
+    Document(
+        "https://docs.example.org/json.html#loads",
+        "json › json.loads",
+        "Deserialize a str, bytes or bytearray instance containing a JSON document to a Python object "
+        "using this conversion table. Café crème and naïve strings decode fine.",
+    ),
+    Document(
+        "https://docs.example.org/long.html",
+        "A long page",
+        "\n".join(
+            f"Paragraph {i} talks about sorting algorithms and the stability of sorted results. "
+            f"Key functions decide the order in pass number {i}."
+            for i in range(40)
+        ),
+    ),
 ]
 
 
@@ -89,12 +112,29 @@ class FakeSearxng:
 
 def searxng_results(query: str) -> dict[str, Any]:
     """A response in SearXNG's JSON shape."""
-    return {"query": query, "number_of_results": 3, "answers": [], "corrections": [], "infoboxes": [],
-            "suggestions": [], "unresponsive_engines": [],
-            "results": [{"url": f"https://example.org/{i}", "title": f"Result {i} for {query}",
-                         "content": f"Snippet {i} about {query}.", "engine": "duckduckgo", "engines": ["duckduckgo"],
-                         "score": 1.0 / i, "category": "general", "positions": [i]} for i in range(1, 4)]
-                       + [{"title": "no url here", "content": "dropped"}]}
+    return {
+        "query": query,
+        "number_of_results": 3,
+        "answers": [],
+        "corrections": [],
+        "infoboxes": [],
+        "suggestions": [],
+        "unresponsive_engines": [],
+        "results": [
+            {
+                "url": f"https://example.org/{i}",
+                "title": f"Result {i} for {query}",
+                "content": f"Snippet {i} about {query}.",
+                "engine": "duckduckgo",
+                "engines": ["duckduckgo"],
+                "score": 1.0 / i,
+                "category": "general",
+                "positions": [i],
+            }
+            for i in range(1, 4)
+        ]
+        + [{"title": "no url here", "content": "dropped"}],
+    }
 
 
 @pytest.fixture

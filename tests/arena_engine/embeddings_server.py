@@ -2,13 +2,15 @@
 text's vector counts its words from each planted topic's vocabulary (tests/arena_engine/topic_simulation.py),
 plus one for the rest; it answers the batch in reverse order (the client must sort by ``index``) and
 records every request's body."""
+
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 
 from tests.arena_engine.topic_simulation import TOPIC_WORDS
 
@@ -31,7 +33,9 @@ def embeddings_server() -> Iterator[tuple[str, list[dict[str, Any]]]]:
                 self.send_response(404)
                 self.end_headers()
                 return
-            data = [{"object": "embedding", "index": i, "embedding": vector(t)} for i, t in enumerate(body["input"])][::-1]
+            data = [{"object": "embedding", "index": i, "embedding": vector(t)} for i, t in enumerate(body["input"])][
+                ::-1
+            ]
             out = json.dumps({"object": "list", "data": data, "model": body["model"]}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")

@@ -1,5 +1,6 @@
 """Simulated arena votes shared by the rating and integrity tests, and the interval coverage of
 simulated arenas (:func:`coverage`: the coverage test and ``bench/bench_intervals.py``)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,8 +46,19 @@ class Coverage:
         return self.hits / self.intervals
 
 
-def coverage(*, models: int, votes: int, tie: float, arenas: int, seed: int, interval: str = "bootstrap",
-             rounds: int = 100, min_votes: int = 30, new_models: int = 0, spread: float = 80.0) -> Coverage:
+def coverage(
+    *,
+    models: int,
+    votes: int,
+    tie: float,
+    arenas: int,
+    seed: int,
+    interval: str = "bootstrap",
+    rounds: int = 100,
+    min_votes: int = 30,
+    new_models: int = 0,
+    spread: float = 80.0,
+) -> Coverage:
     """``arenas`` simulated arenas of ``models`` models with true ratings drawn from N(1000, ``spread``)
     and ``votes`` votes under the rating model with a share ``tie`` of ties (:func:`simulate`, so the
     fitted Bradley-Terry with ties as half estimates the true ratings), each rated as the site rates
@@ -59,8 +71,9 @@ def coverage(*, models: int, votes: int, tie: float, arenas: int, seed: int, int
     halves: list[float] = []
     for k in range(arenas):
         true = rng.normal(1000.0, spread, models + new_models)
-        arena = simulate(true[:models], votes, seed=int(rng.integers(2**31)), tie=tie,
-                         names=[f"m{i}" for i in range(models)])
+        arena = simulate(
+            true[:models], votes, seed=int(rng.integers(2**31)), tie=tie, names=[f"m{i}" for i in range(models)]
+        )
         a, b, outcome = [arena.a], [arena.b], [arena.outcome]
         for j in range(models, models + new_models):
             count = int(rng.integers(1, 21))
@@ -69,8 +82,10 @@ def coverage(*, models: int, votes: int, tie: float, arenas: int, seed: int, int
             b.append(opponents)
             outcome.append(outcomes(rng, 1 / (1 + 10 ** ((true[opponents] - true[j]) / 400)), tie))
         names = [f"m{i}" for i in range(models + new_models)]
-        result = rate(BattleArrays(names, np.concatenate(a), np.concatenate(b), np.concatenate(outcome)),
-                      RatingConfig(interval=interval, bootstrap_rounds=rounds, seed=k, min_votes=min_votes, robustness=False))
+        result = rate(
+            BattleArrays(names, np.concatenate(a), np.concatenate(b), np.concatenate(outcome)),
+            RatingConfig(interval=interval, bootstrap_rounds=rounds, seed=k, min_votes=min_votes, robustness=False),
+        )
         rows = {row.name: row for row in result.models}
         core = [names.index(r.name) for r in result.models if r.rankable and r.bounded and not r.provisional]
         if not core:
@@ -87,4 +102,6 @@ def coverage(*, models: int, votes: int, tie: float, arenas: int, seed: int, int
                 halves.append((row.ci_high - row.ci_low) / 2)
             true_rank = 1 + int(np.sum(truth[ranked] > truth[i]))
             holds += bool(not row.bounded or row.rank_ub <= true_rank)
-    return Coverage(intervals=intervals, hits=hits, rank_holds=holds, half_width=float(np.median(halves)) if halves else 0.0)
+    return Coverage(
+        intervals=intervals, hits=hits, rank_holds=holds, half_width=float(np.median(halves)) if halves else 0.0
+    )

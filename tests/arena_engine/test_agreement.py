@@ -1,6 +1,7 @@
 """Agreement between a board and the arena, on rankings made by hand: every expected value is worked out
 in the comments from the definitions (Spearman's rho, Kendall's tau-b, and Arena-Hard's separability and
 agreement with confidence), not by the module."""
+
 from __future__ import annotations
 
 import pytest
@@ -25,7 +26,7 @@ def test_kendall_tau_b_counts_concordant_and_discordant_pairs():
     assert kendall_tau_b([1, 2, 3, 4, 5], [2, 1, 4, 3, 5]) == pytest.approx(0.6)
     # x = (1, 2, 2, 3), y = (1, 2, 3, 4): 6 pairs, the tied x pair is neither; concordant 5, discordant 0;
     # tau-b = 5 / sqrt((6 - 1) * 6) = 5 / sqrt(30) = 0.912871
-    assert kendall_tau_b([1, 2, 2, 3], [1, 2, 3, 4]) == pytest.approx(5 / 30 ** 0.5)
+    assert kendall_tau_b([1, 2, 2, 3], [1, 2, 3, 4]) == pytest.approx(5 / 30**0.5)
     assert kendall_tau_b([1, 1, 1], [1, 2, 3]) is None
 
 

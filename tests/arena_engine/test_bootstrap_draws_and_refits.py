@@ -6,6 +6,7 @@ on ratings solved by hand, for three models whose votes are exactly as the Bradl
 expects, for chains, and for rounds far from the others; and the whole bootstrap of ``rate``, which
 draws over aggregated classes, has the quantiles of resampling the votes themselves, written out
 from the multinomial law for two models."""
+
 from __future__ import annotations
 
 import math
@@ -33,7 +34,9 @@ def multinomial_chi_square(rows: np.ndarray, n: int, p: list[float]) -> tuple[fl
     probability = {}
     for x in product(range(n + 1), repeat=3):
         if sum(x) == n:
-            probability[x] = math.factorial(n) / math.prod(math.factorial(c) for c in x) * math.prod(q ** c for q, c in zip(p, x))
+            probability[x] = (
+                math.factorial(n) / math.prod(math.factorial(c) for c in x) * math.prod(q**c for q, c in zip(p, x))
+            )
     seen: dict[tuple[int, ...], int] = {}
     for row in map(tuple, rows.tolist()):
         assert row in probability, f"{row} is not an outcome of {n} votes"
@@ -88,13 +91,20 @@ def test_resampled_counts_edge_cases_and_bad_counts():
 
 
 # Three models A, B, C (0, 1, 2); cells (a, b, y): y = 1 when a won. Weights per round below.
-CELLS = Design(m=3, a=np.array([0, 0, 1, 1, 0, 0]), b=np.array([1, 1, 2, 2, 2, 2]), y=np.array([1.0, 0.0] * 3),
-               w=np.ones(6), w2=np.ones(6))
+CELLS = Design(
+    m=3,
+    a=np.array([0, 0, 1, 1, 0, 0]),
+    b=np.array([1, 1, 2, 2, 2, 2]),
+    y=np.array([1.0, 0.0] * 3),
+    w=np.ones(6),
+    w2=np.ones(6),
+)
 
 
 def fits(rounds: list[list[float]], start: list[float]) -> np.ndarray:
-    return pair_fits(PairDesign(CELLS), np.array(rounds, dtype=float), pivot=0, penalty=np.zeros(3),
-                     start=np.array(start), tol=1e-12)
+    return pair_fits(
+        PairDesign(CELLS), np.array(rounds, dtype=float), pivot=0, penalty=np.zeros(3), start=np.array(start), tol=1e-12
+    )
 
 
 @pytest.mark.parametrize("dense", [True, False], ids=["incidence matrix", "gathers"])
@@ -107,22 +117,28 @@ def test_each_round_is_refitted_to_its_own_hand_solved_ratings(monkeypatch, dens
     # likelihood ratings. Round 2: ten times the votes, the same ratings. Round 3: the chain A-B 1:2,
     # B-C 1:3 alone: each gap is its pair's log-odds, again (0, ln 2, ln 6). Round 4: the chain A-B 2:6,
     # B-C 1:4: (0, ln 3, ln 3 + ln 4).
-    found = fits([[1, 2, 1, 3, 1, 6], [10, 20, 10, 30, 10, 60], [1, 2, 1, 3, 0, 0], [2, 6, 1, 4, 0, 0]], [0.0, 0.5, 1.5])
+    found = fits(
+        [[1, 2, 1, 3, 1, 6], [10, 20, 10, 30, 10, 60], [1, 2, 1, 3, 0, 0], [2, 6, 1, 4, 0, 0]], [0.0, 0.5, 1.5]
+    )
     expected = [[0, math.log(2), math.log(6)]] * 3 + [[0, math.log(3), math.log(12)]]
     assert found == pytest.approx(np.array(expected), abs=1e-9)
     assert (bradley_terry._Incidence(np.array([0]), np.array([1]), 2).dense is not None) == dense
 
 
-@pytest.mark.parametrize("rounds, expected", [
-    # The odd round's votes are exactly the win odds of its ratings, as in the test above.
-    # A round far out, A-B 1:999, B-C 1:1, A-C 1:999: (0, ln 999, ln 999), among rounds with every
-    # pair 1:1 (all at 0): the shared information is taken at p = 1/2, about 80 times the round's own
-    # at its optimum, so the chord steps barely move it; Newton finishes it.
-    ([[1, 1, 1, 1, 1, 1], [1, 999, 1, 1, 1, 999], [1, 1, 1, 1, 1, 1]], [0.0, math.log(999), math.log(999)]),
-    # A heavy round, A-B 3000:1000, B-C 1:1, A-C 3:1: (0, -ln 3, -ln 3). The shared (mean) information
-    # is about a third of its own, so chord steps overshoot threefold and grow; Newton again.
-    ([[1, 1, 1, 1, 1, 1], [3000, 1000, 1, 1, 3, 1], [1, 1, 1, 1, 1, 1]], [0.0, -math.log(3), -math.log(3)]),
-], ids=["far-out round", "heavy round"])
+@pytest.mark.parametrize(
+    "rounds, expected",
+    [
+        # The odd round's votes are exactly the win odds of its ratings, as in the test above.
+        # A round far out, A-B 1:999, B-C 1:1, A-C 1:999: (0, ln 999, ln 999), among rounds with every
+        # pair 1:1 (all at 0): the shared information is taken at p = 1/2, about 80 times the round's own
+        # at its optimum, so the chord steps barely move it; Newton finishes it.
+        ([[1, 1, 1, 1, 1, 1], [1, 999, 1, 1, 1, 999], [1, 1, 1, 1, 1, 1]], [0.0, math.log(999), math.log(999)]),
+        # A heavy round, A-B 3000:1000, B-C 1:1, A-C 3:1: (0, -ln 3, -ln 3). The shared (mean) information
+        # is about a third of its own, so chord steps overshoot threefold and grow; Newton again.
+        ([[1, 1, 1, 1, 1, 1], [3000, 1000, 1, 1, 3, 1], [1, 1, 1, 1, 1, 1]], [0.0, -math.log(3), -math.log(3)]),
+    ],
+    ids=["far-out round", "heavy round"],
+)
 def test_a_round_the_chord_steps_cannot_settle_is_refitted_by_newton(monkeypatch, rounds, expected):
     refitted = []
     newton = bradley_terry._newton_fits
@@ -147,8 +163,13 @@ def resampling_law(wins: int, ties: int, losses: int) -> list[tuple[int, float]]
     law: dict[int, float] = {}
     for w in range(n + 1):
         for t in range(n + 1 - w):
-            chance = (math.factorial(n) / (math.factorial(w) * math.factorial(t) * math.factorial(n - w - t))
-                      * (wins / n) ** w * (ties / n) ** t * (losses / n) ** (n - w - t))
+            chance = (
+                math.factorial(n)
+                / (math.factorial(w) * math.factorial(t) * math.factorial(n - w - t))
+                * (wins / n) ** w
+                * (ties / n) ** t
+                * (losses / n) ** (n - w - t)
+            )
             law[2 * w + t] = law.get(2 * w + t, 0.0) + chance
     return sorted(law.items())
 
@@ -174,11 +195,25 @@ def test_the_bootstrap_interval_is_the_quantiles_of_resampling_the_votes_themsel
     quantiles, whose neighbours lie 6 or more binomial standard deviations away (checked below).
     The rating counts the votes drawn over (pair, score) classes, or over the cells when weighted
     (equal weights here): both must give the law of resampling the votes."""
-    rows = [(1, 0, 0, 9), (0, 1, 1, 8), (1, 0, 2, 7), (0, 1, 3, 6), (1, 0, 1, 4), (0, 1, 0, 6)]  # (a, b, code, how many)
-    votes = BattleArrays(["x", "y"], [r[0] for r in rows for _ in range(r[3])], [r[1] for r in rows for _ in range(r[3])],
-                         [r[2] for r in rows for _ in range(r[3])], weights=np.full(40, 3.0) if weighted else None)
+    rows = [
+        (1, 0, 0, 9),
+        (0, 1, 1, 8),
+        (1, 0, 2, 7),
+        (0, 1, 3, 6),
+        (1, 0, 1, 4),
+        (0, 1, 0, 6),
+    ]  # (a, b, code, how many)
+    votes = BattleArrays(
+        ["x", "y"],
+        [r[0] for r in rows for _ in range(r[3])],
+        [r[1] for r in rows for _ in range(r[3])],
+        [r[2] for r in rows for _ in range(r[3])],
+        weights=np.full(40, 3.0) if weighted else None,
+    )
     rounds = 79_999
-    result = rate(votes, RatingConfig(reference="x", bootstrap_rounds=rounds, min_votes=1, robustness=False, use_weights=weighted))
+    result = rate(
+        votes, RatingConfig(reference="x", bootstrap_rounds=rounds, min_votes=1, robustness=False, use_weights=weighted)
+    )
     y = next(row for row in result.models if row.name == "y")
     assert (y.wins, y.ties, y.losses) == (17, 13, 10)
     law = resampling_law(17, 13, 10)

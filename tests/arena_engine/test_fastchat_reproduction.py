@@ -4,6 +4,7 @@ in a process pool), run as the bench runs it (the Debian Python with the data sa
 and pandas), checked against answers known by hand: one pair's rating gap is its observed log-odds,
 a chain of pairs fits each pair's log-odds exactly, the mean rating is 1000 unless FastChat's baseline
 model is present (then it is 1114), and on random votes it agrees with our own fit."""
+
 from __future__ import annotations
 
 import json
@@ -25,8 +26,23 @@ def fastchat(tmp_path: Path, a: list[int], b: list[int], outcome: list[int], nam
     path = tmp_path / "votes.npz"
     np.savez(path, a=np.array(a), b=np.array(b), outcome=np.array(outcome), m=len(names), names=np.array(names))
     env = {**os.environ, "PYTHONPATH": str(REPO / ".toolchains" / "python-analysis"), "PYTHONWARNINGS": "ignore"}
-    done = subprocess.run(["/usr/bin/python3", "-s", str(REPO / "bench" / "fastchat_side.py"), str(path), "--rounds", str(rounds),
-                           "--num-cpu", "2"], capture_output=True, text=True, env=env, check=True, timeout=300)
+    done = subprocess.run(
+        [
+            "/usr/bin/python3",
+            "-s",
+            str(REPO / "bench" / "fastchat_side.py"),
+            str(path),
+            "--rounds",
+            str(rounds),
+            "--num-cpu",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=300,
+    )
     result: dict = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
@@ -66,7 +82,9 @@ def test_a_chain_with_ties_fits_each_pair_and_is_anchored_as_fastchat_anchors(tm
 def test_it_agrees_with_our_fit_on_random_votes(tmp_path):
     arr = simulate(np.array([1000.0, 1080.0, 950.0, 1020.0, 900.0, 1150.0]), 20_000, seed=5)
     found = fastchat(tmp_path, arr.a.tolist(), arr.b.tolist(), arr.outcome.tolist(), arr.models, rounds=10)
-    ours = {m.name: m.rating for m in rate(arr, RatingConfig(robustness=False, interval="sandwich", min_votes=1)).models}
+    ours = {
+        m.name: m.rating for m in rate(arr, RatingConfig(robustness=False, interval="sandwich", min_votes=1)).models
+    }
     assert max(abs(found["ratings"][name] - ours[name]) for name in arr.models) < 0.01
     for name, (low, median, high) in found["quantiles"].items():  # its bootstrap: a spread around the fit
         assert low < high and abs(median - found["ratings"][name]) < 15

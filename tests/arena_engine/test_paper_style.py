@@ -1,16 +1,25 @@
 """The Search Arena paper's style features (lmarena/search-arena, scripts/utils.py: add_response_length_style,
 get_num_urls, _get_domain_category and the int32 array of preprocess_for_style), worked out by hand from
 those definitions for hand-built sides, and kept beside ours as the named alternative "paper"."""
+
 from __future__ import annotations
 
 from evaluators.arena.ratings import BattleRecord, RatingConfig, rate
-from evaluators.arena.style import (PAPER_STYLE_FEATURES, SOURCE_CATEGORIES, STYLE_DEFINITIONS, features, paper_features,
-                                    paper_source_category)
+from evaluators.arena.style import (
+    PAPER_STYLE_FEATURES,
+    SOURCE_CATEGORIES,
+    STYLE_DEFINITIONS,
+    features,
+    paper_features,
+    paper_source_category,
+)
 
 MESSAGES = ["one two three", "four five six seven eight", "nine ten"]
-TRACE = [["https://www.youtube.com/watch?v=1", "https://www.youtube.com/watch?v=1", "https://docs.microsoft.com/x"],
-         ["https://en.wikipedia.org/wiki/A"],
-         []]
+TRACE = [
+    ["https://www.youtube.com/watch?v=1", "https://www.youtube.com/watch?v=1", "https://docs.microsoft.com/x"],
+    ["https://en.wikipedia.org/wiki/A"],
+    [],
+]
 
 
 def test_length_is_mean_words_per_assistant_message_and_citations_urls_per_turn_truncated_as_int32():
@@ -53,11 +62,27 @@ def test_the_papers_features_are_a_named_alternative_for_the_style_controlled_fi
     assert STYLE_DEFINITIONS["paper"] == PAPER_STYLE_FEATURES and len(PAPER_STYLE_FEATURES) == 13
     long_side = paper_features(["word " * 300], [["https://en.wikipedia.org/a"]])
     short_side = paper_features(["word " * 30], [["https://www.reddit.com/r"]])
-    records = [BattleRecord(model_a=f"m{i % 3}", model_b=f"m{(i + 1) % 3}", winner=("model_a", "model_b", "tie")[i % 4 % 3],
-                            features_a=long_side if i % 2 else short_side, features_b=short_side if i % 2 else long_side)
-               for i in range(120)]
-    result = rate(records, RatingConfig(reference="m0", style_control=True, style_features=PAPER_STYLE_FEATURES,
-                                        interval="sandwich", robustness=False, min_votes=10))
+    records = [
+        BattleRecord(
+            model_a=f"m{i % 3}",
+            model_b=f"m{(i + 1) % 3}",
+            winner=("model_a", "model_b", "tie")[i % 4 % 3],
+            features_a=long_side if i % 2 else short_side,
+            features_b=short_side if i % 2 else long_side,
+        )
+        for i in range(120)
+    ]
+    result = rate(
+        records,
+        RatingConfig(
+            reference="m0",
+            style_control=True,
+            style_features=PAPER_STYLE_FEATURES,
+            interval="sandwich",
+            robustness=False,
+            min_votes=10,
+        ),
+    )
     assert [c.feature for c in result.coefficients] == list(PAPER_STYLE_FEATURES)
     coefficient = {c.feature: c.value for c in result.coefficients}
     assert coefficient["paper_cites_youtube"] == 0.0  # no side cites YouTube: a constant feature, no effect

@@ -2,6 +2,7 @@
 one only with its ``without_search`` model), what a model is sent without search (no results, its
 non-search model and request fields) and what comes back (no sources, no searches), against the scripted
 OpenAI-compatible server."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,8 +19,13 @@ ASK = [{"role": "user", "content": "Who wrote Don Quixote?"}]
 
 def test_each_kind_takes_part_in_the_settings_it_can_answer_in(small_index: Path) -> None:
     extractive = {"kind": "extractive", "index": str(small_index)}
-    hosted = {"kind": "hosted", "style": "gemini", "base_url": "http://127.0.0.1:9/v1", "model": "g-pro",
-              "extra": {"tools": [{"google_search": {}}]}}
+    hosted = {
+        "kind": "hosted",
+        "style": "gemini",
+        "base_url": "http://127.0.0.1:9/v1",
+        "model": "g-pro",
+        "extra": {"tools": [{"google_search": {}}]},
+    }
     assert settings_of(extractive) == ("search",) and settings_of(hosted) == ("search",)
     assert settings_of({**hosted, "without_search": {}}) == ("search", "chat")
     assert settings_of({"kind": "search_tool"}) == settings_of({"kind": "chat"}) == ("search", "chat")
@@ -31,7 +37,9 @@ def test_each_kind_takes_part_in_the_settings_it_can_answer_in(small_index: Path
         responder_from_config({"kind": "chat", "base_url": "http://127.0.0.1:9/v1", "model": "m"}, setting="web")
     with pytest.raises(ValueError, match=r"unknown key\(s\) \['tools'\] in 'without_search'"):
         responder_from_config({**hosted, "without_search": {"tools": []}}, setting="chat")
-    assert isinstance(responder_from_config(hosted), HostedSearchResponder)  # in the search setting it searches as before
+    assert isinstance(
+        responder_from_config(hosted), HostedSearchResponder
+    )  # in the search setting it searches as before
 
 
 @pytest.mark.parametrize("kind", ["search_tool", "hosted", "chat"])
@@ -41,8 +49,11 @@ def test_a_model_asked_without_search_gets_no_results_and_returns_no_sources(sma
         if kind == "search_tool":
             config["search"] = {"backend": "local", "index": str(small_index)}
         if kind == "hosted":
-            config.update(style="gemini", extra={"tools": [{"google_search": {}}]},
-                          without_search={"model": "m-plain", "extra": {"reasoning_effort": "low"}})
+            config.update(
+                style="gemini",
+                extra={"tools": [{"google_search": {}}]},
+                without_search={"model": "m-plain", "extra": {"reasoning_effort": "low"}},
+            )
         responder = responder_from_config(config, setting="chat", name="hidden")
         assert isinstance(responder, PlainChatResponder)
         deltas: list[str] = []
@@ -56,8 +67,12 @@ def test_a_model_asked_without_search_gets_no_results_and_returns_no_sources(sma
 
 
 def test_a_search_tool_still_searches_in_the_search_setting(small_index: Path) -> None:
-    config = {"kind": "search_tool", "base_url": "http://127.0.0.1:9/v1", "model": "m",
-              "search": {"backend": "local", "index": str(small_index)}}
+    config = {
+        "kind": "search_tool",
+        "base_url": "http://127.0.0.1:9/v1",
+        "model": "m",
+        "search": {"backend": "local", "index": str(small_index)},
+    }
     assert isinstance(responder_from_config(config), SearchToolResponder)
     plain = responder_from_config({"kind": "chat", "base_url": "http://127.0.0.1:9/v1", "model": "m"})
     assert isinstance(plain, PlainChatResponder)  # a plain model answers without search in the search setting too

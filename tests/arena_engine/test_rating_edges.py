@@ -4,6 +4,7 @@ mostly ties; the well-voted models' ratings must not move, unbounded models get 
 rank above estimable ones, a provisional model's interval is at least as wide as the model-based one
 with ties, a well-voted one is the sandwich's or the bootstrap's, and the 95% intervals cover the truth
 95% of the time on simulated arenas, with new models too. The rating work runs on one BLAS thread."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,8 +21,12 @@ BASE = simulate(TRUE5, 2_000, seed=11)  # 200 votes per pair
 def with_votes(arr: BattleArrays, name: str, votes: list[tuple[int, int]]) -> BattleArrays:
     """``arr`` plus a model ``name`` with (opponent, outcome code from the new model's side) votes."""
     new = len(arr.models)
-    return BattleArrays(arr.models + [name], np.r_[arr.a, [new] * len(votes)], np.r_[arr.b, [o for o, _ in votes]],
-                        np.r_[arr.outcome, [c for _, c in votes]])
+    return BattleArrays(
+        arr.models + [name],
+        np.r_[arr.a, [new] * len(votes)],
+        np.r_[arr.b, [o for o, _ in votes]],
+        np.r_[arr.outcome, [c for _, c in votes]],
+    )
 
 
 def by_name(result) -> dict:
@@ -38,7 +43,9 @@ CASES = {
 
 
 @pytest.mark.parametrize("interval", ["bootstrap", "sandwich"])
-@pytest.mark.parametrize("anchor", [{"auto_reference": True}, {"reference": "m2"}, {}], ids=["auto", "configured", "mean"])
+@pytest.mark.parametrize(
+    "anchor", [{"auto_reference": True}, {"reference": "m2"}, {}], ids=["auto", "configured", "mean"]
+)
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_new_extreme_or_one_vote_model_moves_no_well_voted_rating(interval, anchor, case):
     config = RatingConfig(interval=interval, bootstrap_rounds=60, robustness=False, **anchor)
@@ -53,7 +60,9 @@ def test_a_new_extreme_or_one_vote_model_moves_no_well_voted_rating(interval, an
         # the sandwich's ranks stay; the bootstrap draws afresh (the new votes are in the draw), so a rank
         # bound may move where this model's interval and another's nearly touch (within that noise)
         touching = any(abs(r[f"m{j}"].ci_low - r[f"m{i}"].ci_high) < 10.0 for r in (before, after) for j in range(5))
-        assert new.rank_ub == old.rank_ub or (interval == "bootstrap" and touching and abs(new.rank_ub - old.rank_ub) == 1)
+        assert new.rank_ub == old.rank_ub or (
+            interval == "bootstrap" and touching and abs(new.rank_ub - old.rank_ub) == 1
+        )
     assert after["new"].provisional or not after["new"].bounded  # never one of the models that set the scale
 
 
@@ -98,7 +107,8 @@ def test_a_withheld_model_is_fitted_but_never_shown_anchored_on_or_ranked_agains
     assert len(hidden.win_rate) == len(hidden.battle_count) == 4 and all(len(r) == 4 for r in hidden.battle_count)
     m1_shown, m1_hidden = by_name(shown)["m1"], hidden.withheld[0]
     assert (m1_hidden.rating, m1_hidden.ci_low, m1_hidden.ci_high, m1_hidden.votes) == pytest.approx(
-        (m1_shown.rating, m1_shown.ci_low, m1_shown.ci_high, m1_shown.votes))
+        (m1_shown.rating, m1_shown.ci_low, m1_shown.ci_high, m1_shown.votes)
+    )
     for name in ("m0", "m2", "m3", "m4"):  # the other ratings do not move: the same votes, the same fit
         assert by_name(hidden)[name].rating == pytest.approx(by_name(shown)[name].rating)
     # ranks among the shown: m3 (planted 1050) leads them; m1 would rank first among them too
@@ -109,7 +119,10 @@ def test_a_withheld_model_is_fitted_but_never_shown_anchored_on_or_ranked_agains
     configured = rate(BASE, RatingConfig(reference="m1", auto_reference=True, robustness=False), withheld={"m1"})
     assert configured.anchor["model"] != "m1" and "m1" not in configured.anchor["how"] + configured.method
     chosen = rate(BASE, RatingConfig(auto_reference=True, robustness=False)).anchor["model"]
-    assert rate(BASE, RatingConfig(auto_reference=True, robustness=False), withheld={chosen}).anchor["model"] not in ("", chosen)
+    assert rate(BASE, RatingConfig(auto_reference=True, robustness=False), withheld={chosen}).anchor["model"] not in (
+        "",
+        chosen,
+    )
     mean = rate(BASE, RatingConfig(robustness=False), withheld={"m1"})
     assert mean.anchor["models"] == 4 and np.mean([m.rating for m in mean.models]) == pytest.approx(1000.0)
 
@@ -122,7 +135,7 @@ def pair_votes(outcomes: list[tuple[int, int, int, int]]) -> BattleArrays:
     a = [row[0] for row in outcomes for _ in range(row[3])]
     b = [row[1] for row in outcomes for _ in range(row[3])]
     codes = [row[2] for row in outcomes for _ in range(row[3])]
-    return BattleArrays(["x", "y", "z"][:1 + max(a + b)], a, b, codes)
+    return BattleArrays(["x", "y", "z"][: 1 + max(a + b)], a, b, codes)
 
 
 @pytest.mark.parametrize("interval", ["bootstrap", "sandwich"])
@@ -133,8 +146,10 @@ def test_a_well_voted_models_interval_is_the_sandwich_with_ties_not_the_fisher_o
     - t/4) with the tie share t = 1/3); variance J / H^2 = 0.0234375 log-odds^2, half-width
     1.959964 x 0.153093 x 173.7178 = 52.12 points. The Fisher interval (1 / H: 65.93 points) counts
     each tie as if it were a coin flip between a win and a loss."""
-    result = rate(pair_votes([(1, 0, 0, 60), (1, 0, 1, 20), (1, 0, 2, 40)]),
-                  RatingConfig(reference="x", interval=interval, bootstrap_rounds=400, robustness=False))
+    result = rate(
+        pair_votes([(1, 0, 0, 60), (1, 0, 1, 20), (1, 0, 2, 40)]),
+        RatingConfig(reference="x", interval=interval, bootstrap_rounds=400, robustness=False),
+    )
     y = by_name(result)["y"]
     assert y.rating == pytest.approx(1000 + 400 * np.log10(2), abs=0.01)
     half = 1.959964 * np.sqrt((50 / 3) / (80 / 3) ** 2) * K

@@ -1,5 +1,6 @@
 """Bradley-Terry ratings: recovery, agreement with an independent fit, edge cases, style control,
 intervals, weights and the robustness figure."""
+
 from __future__ import annotations
 
 import json
@@ -80,7 +81,11 @@ def test_reference_anchor_and_mean_anchor():
 
 
 def test_ties_only_give_equal_finite_ratings():
-    records = [BattleRecord("x", "y", "tie"), BattleRecord("y", "z", "tie (bothbad)"), BattleRecord("z", "x", "tie")] * 30
+    records = [
+        BattleRecord("x", "y", "tie"),
+        BattleRecord("y", "z", "tie (bothbad)"),
+        BattleRecord("z", "x", "tie"),
+    ] * 30
     result = rate(records, RatingConfig(reference="x"))
     for m in result.models:
         assert m.rating == pytest.approx(1000.0, abs=1e-6) and m.ties == 60 and m.wins == m.losses == 0
@@ -89,7 +94,9 @@ def test_ties_only_give_equal_finite_ratings():
 
 def test_disconnected_model_is_finite_and_marked_not_rankable():
     arr = simulate(TRUE8[:4], 2_000, seed=4)
-    island = BattleArrays(arr.models + ["p", "q"], np.r_[arr.a, [4, 5, 4]], np.r_[arr.b, [5, 4, 5]], np.r_[arr.outcome, [0, 1, 0]])
+    island = BattleArrays(
+        arr.models + ["p", "q"], np.r_[arr.a, [4, 5, 4]], np.r_[arr.b, [5, 4, 5]], np.r_[arr.outcome, [0, 1, 0]]
+    )
     result = by_name(rate(island, RatingConfig(reference="m0")))
     for name in ("p", "q"):
         assert not result[name].rankable and "no chain of battles connects it to m0" in result[name].note
@@ -123,15 +130,21 @@ def test_empty_input_and_json_round_trip():
 
 
 def test_counts_matrices_and_rank_upper_bounds():
-    records = ([BattleRecord("a", "b", "model_a")] * 30 + [BattleRecord("b", "a", "model_a")] * 10
-               + [BattleRecord("a", "c", "tie")] * 4 + [BattleRecord("c", "b", "model_b")] * 6)
+    records = (
+        [BattleRecord("a", "b", "model_a")] * 30
+        + [BattleRecord("b", "a", "model_a")] * 10
+        + [BattleRecord("a", "c", "tie")] * 4
+        + [BattleRecord("c", "b", "model_b")] * 6
+    )
     result = rate(records, RatingConfig(reference="b", interval="sandwich"))
     rows = by_name(result)
     assert (rows["a"].votes, rows["a"].wins, rows["a"].losses, rows["a"].ties) == (44, 30, 10, 4)
     i, j, k = (result.matrix_models.index(x) for x in "abc")
     assert result.battle_count[i][j] == result.battle_count[j][i] == 40
     assert result.win_rate[i][j] == pytest.approx(0.75) and result.win_rate[j][i] == pytest.approx(0.25)
-    assert result.win_rate[i][k] == pytest.approx(0.5) and result.battle_count[i][i] == 0 and result.win_rate[i][i] is None
+    assert (
+        result.win_rate[i][k] == pytest.approx(0.5) and result.battle_count[i][i] == 0 and result.win_rate[i][i] is None
+    )
     for m in result.models:
         assert m.rank_ub == 1 + sum(o.ci_low > m.ci_high for o in result.models)
 
@@ -180,7 +193,9 @@ def test_style_control_recovers_a_planted_length_effect():
     outcome = np.where(tie, 2, np.where(rng.random(n) < (np.clip(p, 0.1, 0.9) - 0.1) / 0.8, 0, 1))
     names = ("length", "noise")
     noise_a, noise_b = rng.random(n), rng.random(n)
-    arr = with_features(BattleArrays([f"m{i}" for i in range(m)], a, b, outcome), np.c_[la, noise_a], np.c_[lb, noise_b], names)
+    arr = with_features(
+        BattleArrays([f"m{i}" for i in range(m)], a, b, outcome), np.c_[la, noise_a], np.c_[lb, noise_b], names
+    )
     config = {"reference": "m0", "interval": "sandwich", "style_features": names}
     raw = by_name(rate(arr, RatingConfig(**config)))
     styled_result = rate(arr, RatingConfig(style_control=True, **config))
@@ -200,7 +215,9 @@ def test_style_control_with_noise_features_leaves_ratings_unchanged():
     names = ("length", "citation_count")
     arr = with_features(arr, rng.gamma(2, 100, (len(arr), 2)), rng.gamma(2, 100, (len(arr), 2)), names)
     raw = by_name(rate(arr, RatingConfig(reference="m0", interval="sandwich", style_features=names)))
-    styled = by_name(rate(arr, RatingConfig(reference="m0", interval="sandwich", style_features=names, style_control=True)))
+    styled = by_name(
+        rate(arr, RatingConfig(reference="m0", interval="sandwich", style_features=names, style_control=True))
+    )
     for name in raw:
         assert abs(raw[name].rating - styled[name].rating) < 3.0
 
@@ -212,9 +229,22 @@ def test_style_control_bootstrap_score_and_exact_agree_with_sandwich():
     rng = np.random.default_rng(0)
     arr = with_features(arr, rng.gamma(2, 100, (4_000, 1)), rng.gamma(2, 100, (4_000, 1)), ("length",))
     widths = {}
-    for label, extra in (("score", {}), ("exact", {"exact_style_bootstrap": True}), ("sandwich", {"interval": "sandwich"})):
-        result = rate(arr, RatingConfig(reference="m0", style_control=True, style_features=("length",), bootstrap_rounds=200,
-                                        robustness=False, **extra))
+    for label, extra in (
+        ("score", {}),
+        ("exact", {"exact_style_bootstrap": True}),
+        ("sandwich", {"interval": "sandwich"}),
+    ):
+        result = rate(
+            arr,
+            RatingConfig(
+                reference="m0",
+                style_control=True,
+                style_features=("length",),
+                bootstrap_rounds=200,
+                robustness=False,
+                **extra,
+            ),
+        )
         widths[label] = [m.ci_high - m.ci_low for m in sorted(result.models, key=lambda m: m.name)][1:]
         widths[label].append(result.coefficients[0].ci_high - result.coefficients[0].ci_low)
     for label in ("score", "exact"):
@@ -227,13 +257,25 @@ def test_style_control_bootstrap_score_and_exact_agree_with_sandwich():
 def test_inverse_propensity_weights_equal_replicated_votes():
     arr = simulate(TRUE8[:4], 3_000, seed=13)
     weights = np.where(arr.a == 1, 3.0, 1.0)  # votes with m1 on the left were drawn 3x less often
-    weighted = by_name(rate(BattleArrays(arr.models, arr.a, arr.b, arr.outcome, weights=weights),
-                            RatingConfig(reference="m0", use_weights=True, interval="sandwich")))
-    unweighted = by_name(rate(BattleArrays(arr.models, arr.a, arr.b, arr.outcome, weights=weights),
-                              RatingConfig(reference="m0", use_weights=False, interval="sandwich")))
+    weighted = by_name(
+        rate(
+            BattleArrays(arr.models, arr.a, arr.b, arr.outcome, weights=weights),
+            RatingConfig(reference="m0", use_weights=True, interval="sandwich"),
+        )
+    )
+    unweighted = by_name(
+        rate(
+            BattleArrays(arr.models, arr.a, arr.b, arr.outcome, weights=weights),
+            RatingConfig(reference="m0", use_weights=False, interval="sandwich"),
+        )
+    )
     rep = np.r_[np.arange(len(arr)), np.repeat(np.flatnonzero(arr.a == 1), 2)]
-    replicated = by_name(rate(BattleArrays(arr.models, arr.a[rep], arr.b[rep], arr.outcome[rep]),
-                              RatingConfig(reference="m0", interval="sandwich")))
+    replicated = by_name(
+        rate(
+            BattleArrays(arr.models, arr.a[rep], arr.b[rep], arr.outcome[rep]),
+            RatingConfig(reference="m0", interval="sandwich"),
+        )
+    )
     for name in weighted:
         assert weighted[name].rating == pytest.approx(replicated[name].rating, abs=1e-6)
     assert abs(weighted["m1"].rating - unweighted["m1"].rating) > 1e-3
@@ -251,9 +293,16 @@ def test_robustness_small_for_a_near_tie_large_for_a_clear_leader():
     # Removing exactly the listed votes changes the leader.
     keep = np.ones(len(close), dtype=bool)
     for cell in near["removed_votes"]:
-        a, b, o = close.models.index(cell["model_a"]), close.models.index(cell["model_b"]), OUTCOMES.index(cell["winner"])
+        a, b, o = (
+            close.models.index(cell["model_a"]),
+            close.models.index(cell["model_b"]),
+            OUTCOMES.index(cell["winner"]),
+        )
         where = np.flatnonzero((close.a == a) & (close.b == b) & (close.outcome == o))
-        keep[where[:cell["count"]]] = False
+        keep[where[: cell["count"]]] = False
     assert sum(c["count"] for c in near["removed_votes"]) == near["votes_to_flip_top"] == (~keep).sum()
     smaller = BattleArrays(close.models, close.a[keep], close.b[keep], close.outcome[keep])
-    assert rate(smaller, RatingConfig(reference="m0", interval="sandwich", robustness=False)).models[0].name == near["new_top_model"]
+    assert (
+        rate(smaller, RatingConfig(reference="m0", interval="sandwich", robustness=False)).models[0].name
+        == near["new_top_model"]
+    )

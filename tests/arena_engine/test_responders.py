@@ -1,6 +1,7 @@
 """The arena's responders: extractive (no model), a self-hosted model with our search tool and the
 hosted search APIs, against the scripted OpenAI-compatible server; streaming, citations, failures
 and configuration errors."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,8 +9,14 @@ from typing import Any
 
 import pytest
 
-from evaluators.arena.responders import (DEFAULT_RESPONDERS, ExtractiveResponder, HostedSearchResponder,
-                                         SearchToolResponder, responder_from_config, search_query)
+from evaluators.arena.responders import (
+    DEFAULT_RESPONDERS,
+    ExtractiveResponder,
+    HostedSearchResponder,
+    SearchToolResponder,
+    responder_from_config,
+    search_query,
+)
 from evaluators.arena.search import LocalIndex, SearxngBackend
 from evaluators.llm.client import ChatClient
 from evaluators.llm.types import Answer, Endpoint, Responder
@@ -28,6 +35,7 @@ def stream(responder: Responder, messages: list[dict[str, Any]] = ASK, **kwargs:
 
 def assert_citations_resolve(answer: Answer) -> None:
     import re
+
     numbers = {int(n) for n in re.findall(r"\[(\d+)\]", answer.text)}
     assert numbers and numbers == {s.number for s in answer.sources}
     assert [s.number for s in answer.sources] == list(range(1, len(answer.sources) + 1))
@@ -48,8 +56,10 @@ def test_extractive_streams_a_cited_answer(small_index: Path, strategy: str) -> 
 
 def test_the_two_extractive_strategies_differ(small_index: Path) -> None:
     question = [{"role": "user", "content": "Are tuples immutable sequences, unlike lists?"}]
-    responders = [responder_from_config({"kind": "extractive", "strategy": s, "index": str(small_index)})
-                  for s in ("bm25-sentences", "lead-passages")]
+    responders = [
+        responder_from_config({"kind": "extractive", "strategy": s, "index": str(small_index)})
+        for s in ("bm25-sentences", "lead-passages")
+    ]
     answers = [r.respond(question) for r in responders]
     assert answers[0].text != answers[1].text
     assert answers[0].text.startswith("Tuples are immutable") and answers[1].text.startswith("Top results:")
@@ -59,12 +69,21 @@ def test_the_two_extractive_strategies_differ(small_index: Path) -> None:
 
 def test_brackets_in_quoted_text_are_not_citations(tmp_path: Path) -> None:
     from evaluators.arena.search import Document, build_local_index
-    build_local_index([Document("https://q.example/", "Lists", "Augmented assignment: a_list += [1, 2] extends the "
-                                                                 "list in place, and x[0] indexes it [3].")],
-                      tmp_path / "q.sqlite")
+
+    build_local_index(
+        [
+            Document(
+                "https://q.example/",
+                "Lists",
+                "Augmented assignment: a_list += [1, 2] extends the list in place, and x[0] indexes it [3].",
+            )
+        ],
+        tmp_path / "q.sqlite",
+    )
     for strategy in ("bm25-sentences", "lead-passages"):
-        answer = responder_from_config({"kind": "extractive", "strategy": strategy, "index": str(tmp_path / "q.sqlite")}
-                                       ).respond([{"role": "user", "content": "augmented assignment on a list"}])
+        answer = responder_from_config(
+            {"kind": "extractive", "strategy": strategy, "index": str(tmp_path / "q.sqlite")}
+        ).respond([{"role": "user", "content": "augmented assignment on a list"}])
         assert "a_list += [1, 2] extends" in answer.text and "x[0] indexes it [3]." in answer.text
         assert [s.url for s in answer.sources] == ["https://q.example/"] and answer.text.endswith("[1]")
 
@@ -111,8 +130,14 @@ def test_search_tool_responder_streams_renumbered_citations(local: LocalIndex) -
 def test_search_tool_responder_when_the_search_fails(fake_searxng_factory) -> None:
     searx = fake_searxng_factory(lambda params: (403, "Forbidden"))
     with OpenAIServer(lambda request: Reply(text="I could not search, but: use os.getenv.")) as server:
-        responder = responder_from_config({"kind": "search_tool", "base_url": server.base_url, "model": "m",
-                                           "search": {"backend": "searxng", "base_url": searx.url}})
+        responder = responder_from_config(
+            {
+                "kind": "search_tool",
+                "base_url": server.base_url,
+                "model": "m",
+                "search": {"backend": "searxng", "base_url": searx.url},
+            }
+        )
         answer = responder.respond(ASK)
     assert answer.complete and answer.sources == []
     assert "json' enabled" in answer.searches[0].error
@@ -120,8 +145,9 @@ def test_search_tool_responder_when_the_search_fails(fake_searxng_factory) -> No
 
 
 def test_model_failing_mid_stream_gives_an_error_answer_with_the_partial_text(local: LocalIndex) -> None:
-    with OpenAIServer(lambda request: Reply(text="Partial answer citing [1] and more words here", chunk_chars=4,
-                                            cut_after_chunks=5)) as server:
+    with OpenAIServer(
+        lambda request: Reply(text="Partial answer citing [1] and more words here", chunk_chars=4, cut_after_chunks=5)
+    ) as server:
         responder = SearchToolResponder("m", ChatClient(Endpoint(server.base_url, "m"), max_retries=0), local)
         answer, deltas = stream(responder)
     assert answer.finish_reason == "error" and not answer.complete
@@ -146,10 +172,17 @@ def _hosted(style: str, reply: Reply) -> tuple[Answer, list[str]]:
 
 
 def test_hosted_perplexity() -> None:
-    reply = Reply(text="Paris is the capital[2]. It is large[1][2].", chunk_chars=3,
-                  extra={"citations": ["https://p1.example", "https://p2.example"],
-                         "search_results": [{"title": "P1", "url": "https://p1.example", "snippet": "a"},
-                                            {"title": "P2", "url": "https://p2.example", "snippet": "b"}]})
+    reply = Reply(
+        text="Paris is the capital[2]. It is large[1][2].",
+        chunk_chars=3,
+        extra={
+            "citations": ["https://p1.example", "https://p2.example"],
+            "search_results": [
+                {"title": "P1", "url": "https://p1.example", "snippet": "a"},
+                {"title": "P2", "url": "https://p2.example", "snippet": "b"},
+            ],
+        },
+    )
     answer, deltas = _hosted("perplexity", reply)
     assert answer.complete and answer.text == "Paris is the capital[1]. It is large[2][1]."
     assert "".join(deltas) == answer.text
@@ -164,9 +197,15 @@ def test_hosted_openai_annotations() -> None:
     text = "Python 3.11 is faster ([What's New](https://docs.python.org/3.11/whatsnew/3.11.html))."
     span = "([What's New](https://docs.python.org/3.11/whatsnew/3.11.html))"
     start = text.index(span)
-    annotation = {"type": "url_citation", "url_citation": {"url": "https://docs.python.org/3.11/whatsnew/3.11.html",
-                                                           "title": "What's New", "start_index": start,
-                                                           "end_index": start + len(span)}}
+    annotation = {
+        "type": "url_citation",
+        "url_citation": {
+            "url": "https://docs.python.org/3.11/whatsnew/3.11.html",
+            "title": "What's New",
+            "start_index": start,
+            "end_index": start + len(span),
+        },
+    }
     answer, deltas = _hosted("openai", Reply(text=text, annotations=[annotation]))
     assert answer.complete and answer.text == "Python 3.11 is faster[1]."
     assert "".join(deltas) == text  # the provider's text streamed; the normalized one is final
@@ -176,52 +215,78 @@ def test_hosted_openai_annotations() -> None:
 def test_hosted_gemini_grounding() -> None:
     text = "Zürich liegt am See. Es ist schön."
     first = "Zürich liegt am See."
-    metadata = {"groundingChunks": [{"web": {"uri": "https://z.example", "title": "Z"}}],
-                "groundingSupports": [{"segment": {"endIndex": len(first.encode()), "text": first},
-                                       "groundingChunkIndices": [0]}]}
+    metadata = {
+        "groundingChunks": [{"web": {"uri": "https://z.example", "title": "Z"}}],
+        "groundingSupports": [
+            {"segment": {"endIndex": len(first.encode()), "text": first}, "groundingChunkIndices": [0]}
+        ],
+    }
     answer, _ = _hosted("gemini", Reply(text=text, extra={"groundingMetadata": metadata}))
     assert answer.text == "Zürich liegt am See.[1] Es ist schön." and answer.sources[0].url == "https://z.example"
 
 
 def test_hosted_model_failure_mid_stream() -> None:
-    answer, deltas = _hosted("perplexity", Reply(text="Half of an answer [1] that stops", cut_after_chunks=4,
-                                                 extra={"citations": ["https://p1.example"]}))
+    answer, deltas = _hosted(
+        "perplexity",
+        Reply(text="Half of an answer [1] that stops", cut_after_chunks=4, extra={"citations": ["https://p1.example"]}),
+    )
     assert answer.finish_reason == "error" and answer.error and "".join(deltas) == answer.text
 
 
 def test_config_builds_each_kind_and_resolves_secrets(small_index: Path) -> None:
     for config in DEFAULT_RESPONDERS:
         assert isinstance(responder_from_config(config), ExtractiveResponder)
-    with OpenAIServer(lambda request: Reply(text="ok [1]", extra={"citations": ["https://p.example"]}),
-                      api_key="sk-secret") as server:
-        hosted = responder_from_config({"kind": "hosted", "style": "perplexity", "base_url": server.base_url,
-                                        "model": "sonar", "api_key_ref": "pplx", "extra": {"search_mode": "web"}},
-                                       secrets={"pplx": "sk-secret"}.__getitem__)
+    with OpenAIServer(
+        lambda request: Reply(text="ok [1]", extra={"citations": ["https://p.example"]}), api_key="sk-secret"
+    ) as server:
+        hosted = responder_from_config(
+            {
+                "kind": "hosted",
+                "style": "perplexity",
+                "base_url": server.base_url,
+                "model": "sonar",
+                "api_key_ref": "pplx",
+                "extra": {"search_mode": "web"},
+            },
+            secrets={"pplx": "sk-secret"}.__getitem__,
+        )
         answer = hosted.respond(ASK)
     assert answer.complete and answer.text == "ok [1]" and server.requests[0]["search_mode"] == "web"
-    tool = responder_from_config({"kind": "search_tool", "base_url": "http://127.0.0.1:9/v1", "model": "m",
-                                  "search": {"backend": "local", "index": str(small_index)}, "max_sources": 2})
+    tool = responder_from_config(
+        {
+            "kind": "search_tool",
+            "base_url": "http://127.0.0.1:9/v1",
+            "model": "m",
+            "search": {"backend": "local", "index": str(small_index)},
+            "max_sources": 2,
+        }
+    )
     assert isinstance(tool, SearchToolResponder) and tool.max_sources == 2 and isinstance(tool.backend, LocalIndex)
 
 
-@pytest.mark.parametrize("config, message", [
-    ([], "must be a JSON object"),
-    ({"kind": "magic"}, "'kind' must be one of"),
-    ({"kind": "extractive", "stratgy": "x"}, r"unknown key\(s\) \['stratgy'\]"),
-    ({"kind": "extractive", "strategy": "llm"}, "'strategy' must be one of"),
-    ({"kind": "extractive", "index": "default", "search": {"backend": "local"}}, "either 'index' or 'search'"),
-    ({"kind": "extractive", "max_sources": 0}, "'max_sources' must be between"),
-    ({"kind": "extractive", "delay_s": "slow"}, "'delay_s' must be seconds"),
-    ({"kind": "search_tool", "model": "m"}, "'base_url' is required"),
-    ({"kind": "search_tool", "base_url": "ftp://x/v1", "model": "m"}, "'base_url' must be an http"),
-    ({"kind": "search_tool", "base_url": "http://x/v1"}, "'model' is required"),
-    ({"kind": "search_tool", "base_url": "http://x/v1", "model": "m", "search": {"backend": "bing"}},
-     "search.backend must be"),
-    ({"kind": "search_tool", "base_url": "http://x/v1", "model": "m", "api_key_ref": "k"}, "no secret store"),
-    ({"kind": "search_tool", "base_url": "http://x/v1", "model": "m", "max_tokens": True}, "'max_tokens' must be"),
-    ({"kind": "hosted", "base_url": "http://x/v1", "model": "m"}, "'style' is required"),
-    ({"kind": "hosted", "base_url": "http://x/v1", "model": "m", "style": "bing"}, "'style' must be one of"),
-])
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        ([], "must be a JSON object"),
+        ({"kind": "magic"}, "'kind' must be one of"),
+        ({"kind": "extractive", "stratgy": "x"}, r"unknown key\(s\) \['stratgy'\]"),
+        ({"kind": "extractive", "strategy": "llm"}, "'strategy' must be one of"),
+        ({"kind": "extractive", "index": "default", "search": {"backend": "local"}}, "either 'index' or 'search'"),
+        ({"kind": "extractive", "max_sources": 0}, "'max_sources' must be between"),
+        ({"kind": "extractive", "delay_s": "slow"}, "'delay_s' must be seconds"),
+        ({"kind": "search_tool", "model": "m"}, "'base_url' is required"),
+        ({"kind": "search_tool", "base_url": "ftp://x/v1", "model": "m"}, "'base_url' must be an http"),
+        ({"kind": "search_tool", "base_url": "http://x/v1"}, "'model' is required"),
+        (
+            {"kind": "search_tool", "base_url": "http://x/v1", "model": "m", "search": {"backend": "bing"}},
+            "search.backend must be",
+        ),
+        ({"kind": "search_tool", "base_url": "http://x/v1", "model": "m", "api_key_ref": "k"}, "no secret store"),
+        ({"kind": "search_tool", "base_url": "http://x/v1", "model": "m", "max_tokens": True}, "'max_tokens' must be"),
+        ({"kind": "hosted", "base_url": "http://x/v1", "model": "m"}, "'style' is required"),
+        ({"kind": "hosted", "base_url": "http://x/v1", "model": "m", "style": "bing"}, "'style' must be one of"),
+    ],
+)
 def test_config_errors_name_the_key(config: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         responder_from_config(config)
@@ -229,13 +294,16 @@ def test_config_errors_name_the_key(config: Any, message: str) -> None:
 
 def test_config_missing_secret() -> None:
     with pytest.raises(ValueError, match="names the secret 'nope'"):
-        responder_from_config({"kind": "hosted", "style": "openai", "base_url": "http://x/v1", "model": "m",
-                               "api_key_ref": "nope"}, secrets={}.__getitem__)
+        responder_from_config(
+            {"kind": "hosted", "style": "openai", "base_url": "http://x/v1", "model": "m", "api_key_ref": "nope"},
+            secrets={}.__getitem__,
+        )
 
 
 def test_searxng_backend_in_an_extractive_responder(searxng) -> None:
-    responder = responder_from_config({"kind": "extractive", "strategy": "lead-passages",
-                                       "search": {"backend": "searxng", "base_url": searxng.url}})
+    responder = responder_from_config(
+        {"kind": "extractive", "strategy": "lead-passages", "search": {"backend": "searxng", "base_url": searxng.url}}
+    )
     assert isinstance(responder.backend, SearxngBackend)
     answer = responder.respond([{"role": "user", "content": "python tuples"}])
     assert answer.complete and [s.url for s in answer.sources] == [f"https://example.org/{i}" for i in (1, 2, 3)]
@@ -243,12 +311,15 @@ def test_searxng_backend_in_an_extractive_responder(searxng) -> None:
 
 @pytest.mark.parametrize("chunk_chars", [1, 2, 5, 11])
 def test_streamed_pieces_always_concatenate_to_the_final_text(local: LocalIndex, chunk_chars: int) -> None:
-    text = ("First [2]. A link [1](https://l.example) and `code[1]` then 【1†source】 and junk [9] "
-            "```\nx = [2]\n``` end [1, 2].")
+    text = (
+        "First [2]. A link [1](https://l.example) and `code[1]` then 【1†source】 and junk [9] "
+        "```\nx = [2]\n``` end [1, 2]."
+    )
     with OpenAIServer(lambda request: Reply(text=text, chunk_chars=chunk_chars)) as server:
         responder = SearchToolResponder("m", ChatClient(Endpoint(server.base_url, "m")), local, max_sources=2)
         answer, deltas = stream(responder, [{"role": "user", "content": "environment variable default value"}])
     assert len(answer.searches[0].results) == 2
-    assert answer.text == ("First [1]. A link [1](https://l.example) and `code[1]` then [2] and junk "
-                           "```\nx = [2]\n``` end [2][1].")
+    assert answer.text == (
+        "First [1]. A link [1](https://l.example) and `code[1]` then [2] and junk ```\nx = [2]\n``` end [2][1]."
+    )
     assert "".join(deltas) == answer.text and len(deltas) > 5

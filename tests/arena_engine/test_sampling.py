@@ -1,4 +1,5 @@
 """Pair sampling: the distribution, the new-model boost, active sampling and the propensity."""
+
 from __future__ import annotations
 
 import random
@@ -8,8 +9,13 @@ import pytest
 
 from evaluators.arena.sampling import ModelStats, choose_pair, pair_probabilities
 
-MODELS = [ModelStats("old1", votes=5000, ci_width=10.0), ModelStats("old2", weight=2.0, votes=4000, ci_width=12.0),
-          ModelStats("old3", votes=3000, ci_width=40.0), ModelStats("new", votes=10), ModelStats("off", weight=0.0)]
+MODELS = [
+    ModelStats("old1", votes=5000, ci_width=10.0),
+    ModelStats("old2", weight=2.0, votes=4000, ci_width=12.0),
+    ModelStats("old3", votes=3000, ci_width=40.0),
+    ModelStats("new", votes=10),
+    ModelStats("off", weight=0.0),
+]
 
 
 def test_probabilities_sum_to_one_and_follow_weights_and_boost():

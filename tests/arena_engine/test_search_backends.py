@@ -1,5 +1,6 @@
 """The local FTS5 index (build, BM25 ranking, snippets, hostile queries), HTML extraction, the
 default index when built, and SearXNG's JSON API against a local fake."""
+
 from __future__ import annotations
 
 import sqlite3
@@ -8,15 +9,27 @@ from pathlib import Path
 
 import pytest
 
-from evaluators.arena.search import (Document, LocalIndex, SearxngBackend, backend_from_config, build_local_index,
-                                     default_index_path, fts_query, html_documents, html_sections, index_version,
-                                     query_terms)
+from evaluators.arena.search import (
+    Document,
+    LocalIndex,
+    SearxngBackend,
+    backend_from_config,
+    build_local_index,
+    default_index_path,
+    fts_query,
+    html_documents,
+    html_sections,
+    index_version,
+    query_terms,
+)
 from evaluators.llm.types import SearchBackend
 
 
 def test_build_counts_and_meta(tmp_path: Path) -> None:
-    docs = [Document("https://a.example/1", "One", "First paragraph about kittens.\nSecond about puppies."),
-            Document("https://a.example/2", "Two", "x " * 2000)]
+    docs = [
+        Document("https://a.example/1", "One", "First paragraph about kittens.\nSecond about puppies."),
+        Document("https://a.example/2", "Two", "x " * 2000),
+    ]
     stats = build_local_index(docs, tmp_path / "i.sqlite", source_version="v1")
     assert (stats.documents, stats.passages >= 3, stats.source_version) == (2, True, "v1")
     assert index_version(tmp_path / "i.sqlite") == "v1"
@@ -50,9 +63,38 @@ def test_whole_passages_when_asked(small_index: Path) -> None:
     assert len(short.split()) <= 7 and whole.startswith("Tuples are immutable") and "a_list" in whole
 
 
-NASTY = ['"', '""', "'", "NEAR(", "NEAR(a b", "a * b", "*", "-", "-foo", "foo AND", "OR OR OR", "NOT", "^start",
-         "col:value", "title: x", "(((", ")", "{a b}", "a + b", "\\", "'; DROP TABLE passages; --", "\x00",
-         "🙂 emoji 🐍", "日本語のテキスト", "ﬁle ligature", "x" * 30000, "word " * 6000, "   ", "", "?!.,;"]
+NASTY = [
+    '"',
+    '""',
+    "'",
+    "NEAR(",
+    "NEAR(a b",
+    "a * b",
+    "*",
+    "-",
+    "-foo",
+    "foo AND",
+    "OR OR OR",
+    "NOT",
+    "^start",
+    "col:value",
+    "title: x",
+    "(((",
+    ")",
+    "{a b}",
+    "a + b",
+    "\\",
+    "'; DROP TABLE passages; --",
+    "\x00",
+    "🙂 emoji 🐍",
+    "日本語のテキスト",
+    "ﬁle ligature",
+    "x" * 30000,
+    "word " * 6000,
+    "   ",
+    "",
+    "?!.,;",
+]
 
 
 @pytest.mark.parametrize("query", NASTY, ids=[repr(q[:12]) for q in NASTY])
@@ -63,10 +105,10 @@ def test_hostile_queries_never_raise_or_error(local: LocalIndex, query: str) -> 
 
 
 def test_query_sanitization() -> None:
-    assert query_terms("What is the NEAR( operator? AND \"quoted\" * -x") == ["near", "operator", "quoted"]
+    assert query_terms('What is the NEAR( operator? AND "quoted" * -x') == ["near", "operator", "quoted"]
     assert query_terms("what is it") == ["what", "is", "it"]  # only stop words: keep them
     assert len(query_terms("w" * 10 + " ".join(f"t{i}" for i in range(100)))) == 24
-    assert fts_query("a \"b\" c") == '"a" OR "b" OR "c"' or fts_query("a \"b\" c") == '"b" OR "c"'
+    assert fts_query('a "b" c') == '"a" OR "b" OR "c"' or fts_query('a "b" c') == '"b" OR "c"'
     assert fts_query("") == "" and fts_query("!!!") == ""
 
 
@@ -99,8 +141,10 @@ def test_html_sections_and_documents(tmp_path: Path) -> None:
     (tmp_path / "library" / "os.html").write_text(page)
     (tmp_path / "genindex.html").write_text(page)
     docs = list(html_documents(tmp_path, base_url="https://docs.python.org/3.11/"))
-    assert [d.url for d in docs] == ["https://docs.python.org/3.11/library/os.html#module-os",
-                                     "https://docs.python.org/3.11/library/os.html#os.getenv"]
+    assert [d.url for d in docs] == [
+        "https://docs.python.org/3.11/library/os.html#module-os",
+        "https://docs.python.org/3.11/library/os.html#os.getenv",
+    ]
     assert docs[1].title == "os — Misc interfaces › os.getenv(key)"
     assert next(iter(html_documents(tmp_path))).url.startswith("file:///")
 
@@ -128,18 +172,23 @@ def test_searxng_json_api(searxng) -> None:
     call = SearxngBackend(searxng.url).search("python tuples", limit=2)
     assert call.error == "" and call.backend == "searxng"
     assert [(r.number, r.url, r.title) for r in call.results] == [
-        (1, "https://example.org/1", "Result 1 for python tuples"), (2, "https://example.org/2", "Result 2 for python tuples")]
+        (1, "https://example.org/1", "Result 1 for python tuples"),
+        (2, "https://example.org/2", "Result 2 for python tuples"),
+    ]
     assert call.results[0].snippet == "Snippet 1 about python tuples."
     assert searxng.queries[-1]["format"] == ["json"] and searxng.queries[-1]["q"] == ["python tuples"]
     assert len(SearxngBackend(searxng.url + "/").search("q", limit=10).results) == 3  # the url-less one dropped
 
 
-@pytest.mark.parametrize("status, body, expected", [
-    (403, "Forbidden", "json' enabled"),
-    (500, "boom", "HTTP 500"),
-    (200, "<html>not json</html>", "not JSON"),
-    (200, {"query": "q"}, "no 'results' list"),
-])
+@pytest.mark.parametrize(
+    "status, body, expected",
+    [
+        (403, "Forbidden", "json' enabled"),
+        (500, "boom", "HTTP 500"),
+        (200, "<html>not json</html>", "not JSON"),
+        (200, {"query": "q"}, "no 'results' list"),
+    ],
+)
 def test_searxng_failures_are_reported(fake_searxng_factory, status, body, expected) -> None:
     server = fake_searxng_factory(lambda params: (status, body))
     call = SearxngBackend(server.url).search("q")
@@ -148,6 +197,7 @@ def test_searxng_failures_are_reported(fake_searxng_factory, status, body, expec
 
 def test_searxng_unreachable_and_slow(fake_searxng_factory) -> None:
     import socket
+
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
@@ -160,9 +210,12 @@ def test_searxng_unreachable_and_slow(fake_searxng_factory) -> None:
 def test_backend_from_config(small_index: Path, searxng) -> None:
     assert isinstance(backend_from_config({"backend": "local", "index": str(small_index)}), LocalIndex)
     assert isinstance(backend_from_config({"backend": "searxng", "base_url": searxng.url}), SearxngBackend)
-    for bad, key in [({"backend": "bing"}, "search.backend"), ({"backend": "searxng"}, "search.base_url"),
-                     ({"backend": "searxng", "base_url": "x", "timeout_s": 1}, "base_url"),
-                     ({"backend": "searxng", "base_url": "http://x", "timeout_s": -1}, "search.timeout_s"),
-                     ({"backend": "local", "index": 3}, "search.index")]:
+    for bad, key in [
+        ({"backend": "bing"}, "search.backend"),
+        ({"backend": "searxng"}, "search.base_url"),
+        ({"backend": "searxng", "base_url": "x", "timeout_s": 1}, "base_url"),
+        ({"backend": "searxng", "base_url": "http://x", "timeout_s": -1}, "search.timeout_s"),
+        ({"backend": "local", "index": 3}, "search.index"),
+    ]:
         with pytest.raises(ValueError, match=key):
             backend_from_config(bad)

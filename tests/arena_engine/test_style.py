@@ -1,4 +1,5 @@
 """Style features and the source-category domain rules."""
+
 from __future__ import annotations
 
 import pytest
@@ -6,30 +7,33 @@ import pytest
 from evaluators.arena.style import SOURCE_CATEGORIES, STYLE_FEATURES, features, source_category
 
 
-@pytest.mark.parametrize("url, category", [
-    ("https://www.youtube.com/watch?v=abc", "youtube"),
-    ("youtu.be/abc", "youtube"),
-    ("https://data.census.gov/table", "gov_edu"),
-    ("https://www.ox.ac.uk/admissions", "gov_edu"),
-    ("https://cs.stanford.edu/people", "gov_edu"),
-    ("https://www.gov.uk/browse", "gov_edu"),
-    ("https://pubmed.ncbi.nlm.nih.gov/123/", "academic_journal"),  # listed before the .gov rule
-    ("https://arxiv.org/abs/2506.05334", "academic_journal"),
-    ("https://de.wikipedia.org/wiki/Berlin", "wiki"),
-    ("https://www.nytimes.com/2025/01/01/x.html", "us_news"),
-    ("https://www.bbc.co.uk/news/world", "foreign_news"),
-    ("https://www.kathmandupost.com.np/news", "foreign_news"),
-    ("https://x.com/someone/status/1", "social_media"),
-    ("https://old.reddit.com/r/python", "community_blog"),
-    ("https://someone.substack.com/p/post", "community_blog"),
-    ("https://github.com/org/repo", "tech_coding"),
-    ("https://unix.stackexchange.com/q/1", "tech_coding"),
-    ("https://www.amazon.co.uk/dp/B0", "retail"),
-    ("https://www.ebay.de/itm/1", "retail"),
-    ("https://example.org/page", "other"),
-    ("not a url at all", "other"),
-    ("", "other"),
-])
+@pytest.mark.parametrize(
+    "url, category",
+    [
+        ("https://www.youtube.com/watch?v=abc", "youtube"),
+        ("youtu.be/abc", "youtube"),
+        ("https://data.census.gov/table", "gov_edu"),
+        ("https://www.ox.ac.uk/admissions", "gov_edu"),
+        ("https://cs.stanford.edu/people", "gov_edu"),
+        ("https://www.gov.uk/browse", "gov_edu"),
+        ("https://pubmed.ncbi.nlm.nih.gov/123/", "academic_journal"),  # listed before the .gov rule
+        ("https://arxiv.org/abs/2506.05334", "academic_journal"),
+        ("https://de.wikipedia.org/wiki/Berlin", "wiki"),
+        ("https://www.nytimes.com/2025/01/01/x.html", "us_news"),
+        ("https://www.bbc.co.uk/news/world", "foreign_news"),
+        ("https://www.kathmandupost.com.np/news", "foreign_news"),
+        ("https://x.com/someone/status/1", "social_media"),
+        ("https://old.reddit.com/r/python", "community_blog"),
+        ("https://someone.substack.com/p/post", "community_blog"),
+        ("https://github.com/org/repo", "tech_coding"),
+        ("https://unix.stackexchange.com/q/1", "tech_coding"),
+        ("https://www.amazon.co.uk/dp/B0", "retail"),
+        ("https://www.ebay.de/itm/1", "retail"),
+        ("https://example.org/page", "other"),
+        ("not a url at all", "other"),
+        ("", "other"),
+    ],
+)
 def test_source_category(url, category):
     assert source_category(url) == category
 

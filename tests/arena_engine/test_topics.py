@@ -2,14 +2,24 @@
 planted topics recovered (adjusted Rand index, checked on a hand-worked table), each topic's leader, the
 prompt-conditioned fit's leader and held-out log-likelihood, declining with too few neighbours, and the
 incremental assignment's refit rule."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from evaluators.arena.conditioned import Kernel, conditioned_rating, effective_votes, held_out
-from evaluators.arena.topics import (RefitRule, Vocabulary, adjusted_rand_index, ari_from_table, assign, fit_topics, kmeans,
-                                     refit_due, words)
+from evaluators.arena.topics import (
+    RefitRule,
+    Vocabulary,
+    adjusted_rand_index,
+    ari_from_table,
+    assign,
+    fit_topics,
+    kmeans,
+    refit_due,
+    words,
+)
 from tests.arena_engine.topic_simulation import LEADERS, MODELS, TOPIC_WORDS, simulate_topics
 
 #: the explorer must recover the planted topics at least this well
@@ -120,7 +130,9 @@ def test_incremental_assignment_and_refit_rule(sim, vectors) -> None:  # type: i
     assert adjusted_rand_index(truth_same, new.topic) >= ARI_THRESHOLD
     drift = assign(model, vocab.vectors([p for p, t in zip(same.prompts, same.topic) if t == 2]))
     assert "farther from every topic" in refit_due(model, drift)
-    assert "new prompts since the refit" in refit_due(model, assign(model, x[fitted][: int(0.6 * fitted.sum())]), RefitRule(refit_growth=0.5))
+    assert "new prompts since the refit" in refit_due(
+        model, assign(model, x[fitted][: int(0.6 * fitted.sum())]), RefitRule(refit_growth=0.5)
+    )
     assert refit_due(None, new) == "no topic model yet"
 
 

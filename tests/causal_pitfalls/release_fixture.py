@@ -19,6 +19,7 @@ The quirks reproduced, each where the real release has it:
   rubric whose ``max_score`` (4) is not its number of criteria (3);
 - counterfactual notation in braces (``Y_{x=1}``) that is not a placeholder.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,62 +35,154 @@ def _questions(prompts: dict[str, str]) -> list[dict[str, str]]:
 
 CHALLENGES: dict[str, dict[str, Any]] = {
     "temporal_stability": {
-        "questions": _questions({
-            "very_easy": "Estimate the effect of {VARIABLE_X2} on {VARIABLE_Y}, separately for each {VARIABLE_X1} window.",
-            "very_hard": "Does {VARIABLE_X2} change {VARIABLE_Y}?"}),
-        "keys": [{"dataset": "drift.csv", "VARIABLE_X1": "time", "VARIABLE_X2": "ads", "VARIABLE_Y": "sales",
-                  "EFFECT_A": 2, "EFFECT_B": 0.5, "TOLERANCE": 0.1}],
-        "rubric": {"instructions": "1 per criterion met.", "max_score": 2, "criteria": [
-            {"id": "PERIODS", "type": "keyword", "desc": "Separates {VARIABLE_T} 1 from {VARIABLE_T} 2",
-             "keywords": ["{VARIABLE_T} 1", "{VARIABLE_T} 2"]},
-            {"id": "FIRST", "type": "keyword", "desc": "Gives {EFFECT_A} (within {TOLERANCE}) for {VARIABLE_X2}",
-             "keywords": ["EFFECT_A"]}]},
+        "questions": _questions(
+            {
+                "very_easy": "Estimate the effect of {VARIABLE_X2} on {VARIABLE_Y}, separately for each {VARIABLE_X1} "
+                "window.",
+                "very_hard": "Does {VARIABLE_X2} change {VARIABLE_Y}?",
+            }
+        ),
+        "keys": [
+            {
+                "dataset": "drift.csv",
+                "VARIABLE_X1": "time",
+                "VARIABLE_X2": "ads",
+                "VARIABLE_Y": "sales",
+                "EFFECT_A": 2,
+                "EFFECT_B": 0.5,
+                "TOLERANCE": 0.1,
+            }
+        ],
+        "rubric": {
+            "instructions": "1 per criterion met.",
+            "max_score": 2,
+            "criteria": [
+                {
+                    "id": "PERIODS",
+                    "type": "keyword",
+                    "desc": "Separates {VARIABLE_T} 1 from {VARIABLE_T} 2",
+                    "keywords": ["{VARIABLE_T} 1", "{VARIABLE_T} 2"],
+                },
+                {
+                    "id": "FIRST",
+                    "type": "keyword",
+                    "desc": "Gives {EFFECT_A} (within {TOLERANCE}) for {VARIABLE_X2}",
+                    "keywords": ["EFFECT_A"],
+                },
+            ],
+        },
         "csvs": {"drift.csv": "time,ads,sales,period\n0,1.0,2.1,1\n1,2.0,4.0,1\n2,1.0,0.6,2\n3,2.0,1.1,2\n"},
     },
     "observational_vs_experimental_reasoning": {
-        "questions": _questions({
-            "very_easy": "Does {TREATMENT} affect {OUTCOME}? Adjust for {TRUE_CONFOUNDERS}.",
-            "very_hard": "Does {TREATMENT} affect {OUTCOME}?"}),
-        "keys": [{"dataset": "naps.csv", "TREATMENT": "nap", "OUTCOME": "focus", "TRUE_CONFOUNDERS": ["age", "shift"],
-                  "ADJUSTED_DIRECTION": "no_effect", "ADJUSTED_P_DIFF": 0.01, "TOLERANCE": 0.02},
-                 {"dataset": "tea.csv", "TREATMENT": "tea", "OUTCOME": "calm", "TRUE_CONFOUNDERS": ["age"],
-                  "ADJUSTED_P_DIFF": -0.02, "TOLERANCE": 0.02}],
-        "rubric": {"scoring_method": "sum of criteria", "max_score": 2, "criteria": [
-            {"id": "CONFOUNDERS", "desc": "Names {TRUE_CONFOUNDERS}", "expected": "{TRUE_CONFOUNDERS}"},
-            {"id": "CONCLUSION", "desc": "Concludes {ADJUSTED_DIRECTION}", "expected": "{ADJUSTED_DIRECTION}"}]},
-        "csvs": {"naps.csv": "nap,focus,age,shift\n1,1,30,0\n0,0,50,1\n",
-                 "tea.csv": "tea,calm,age\n1,1,30\n0,1,40\n"},
+        "questions": _questions(
+            {
+                "very_easy": "Does {TREATMENT} affect {OUTCOME}? Adjust for {TRUE_CONFOUNDERS}.",
+                "very_hard": "Does {TREATMENT} affect {OUTCOME}?",
+            }
+        ),
+        "keys": [
+            {
+                "dataset": "naps.csv",
+                "TREATMENT": "nap",
+                "OUTCOME": "focus",
+                "TRUE_CONFOUNDERS": ["age", "shift"],
+                "ADJUSTED_DIRECTION": "no_effect",
+                "ADJUSTED_P_DIFF": 0.01,
+                "TOLERANCE": 0.02,
+            },
+            {
+                "dataset": "tea.csv",
+                "TREATMENT": "tea",
+                "OUTCOME": "calm",
+                "TRUE_CONFOUNDERS": ["age"],
+                "ADJUSTED_P_DIFF": -0.02,
+                "TOLERANCE": 0.02,
+            },
+        ],
+        "rubric": {
+            "scoring_method": "sum of criteria",
+            "max_score": 2,
+            "criteria": [
+                {"id": "CONFOUNDERS", "desc": "Names {TRUE_CONFOUNDERS}", "expected": "{TRUE_CONFOUNDERS}"},
+                {"id": "CONCLUSION", "desc": "Concludes {ADJUSTED_DIRECTION}", "expected": "{ADJUSTED_DIRECTION}"},
+            ],
+        },
+        "csvs": {"naps.csv": "nap,focus,age,shift\n1,1,30,0\n0,0,50,1\n", "tea.csv": "tea,calm,age\n1,1,30\n0,1,40\n"},
     },
     "casual_effect": {
-        "questions": _questions({
-            "very_easy": "Estimate the {CAUSAL_ESTIMAND} of {TREATMENT} on {OUTCOME}, adjusting for {TRUE_CONFOUNDERS} and "
-                         "ignoring {IRRELEVANT_FEATURES}; the answer lies within ±{TOLERANCE} of {TRUE_CAUSAL_EFFECT}.",
-            "easy": "Estimate the {CAUSAL_ESTIMAND} of {TREATMENT} on {OUTCOME}; confounders: {TRUE_CONFOUNDERS}; "
-                    "irrelevant: {IRRELEVANT_FEATURES}.",
-            "very_hard": "Does {TREATMENT} affect {OUTCOME}?"}),
-        "keys": [{"dataset": "clinic.csv", "TREATMENT": "pill", "OUTCOME": "cured", "CAUSAL_ESTIMAND": "ATE",
-                  "TRUE_CONFOUNDERS": ["age", "severity"], "IRRELEVANT_FEATURES": ["noise"], "TRUE_CAUSAL_EFFECT": 0.25,
-                  "TOLERANCE": 0.05}],
-        "rubric": {"scale": "0 or 1", "max_score": 1, "criteria": [
-            {"id": "EFFECT", "desc": "Reports {TRUE_CAUSAL_EFFECT} within {TOLERANCE}"}]},
+        "questions": _questions(
+            {
+                "very_easy": "Estimate the {CAUSAL_ESTIMAND} of {TREATMENT} on {OUTCOME}, adjusting for "
+                "{TRUE_CONFOUNDERS} and "
+                "ignoring {IRRELEVANT_FEATURES}; the answer lies within ±{TOLERANCE} of {TRUE_CAUSAL_EFFECT}.",
+                "easy": "Estimate the {CAUSAL_ESTIMAND} of {TREATMENT} on {OUTCOME}; confounders: {TRUE_CONFOUNDERS}; "
+                "irrelevant: {IRRELEVANT_FEATURES}.",
+                "very_hard": "Does {TREATMENT} affect {OUTCOME}?",
+            }
+        ),
+        "keys": [
+            {
+                "dataset": "clinic.csv",
+                "TREATMENT": "pill",
+                "OUTCOME": "cured",
+                "CAUSAL_ESTIMAND": "ATE",
+                "TRUE_CONFOUNDERS": ["age", "severity"],
+                "IRRELEVANT_FEATURES": ["noise"],
+                "TRUE_CAUSAL_EFFECT": 0.25,
+                "TOLERANCE": 0.05,
+            }
+        ],
+        "rubric": {
+            "scale": "0 or 1",
+            "max_score": 1,
+            "criteria": [{"id": "EFFECT", "desc": "Reports {TRUE_CAUSAL_EFFECT} within {TOLERANCE}"}],
+        },
         "csvs": {"clinic.csv": "pill,cured,age,severity,noise\n1,1,40,2,0.3\n0,0,60,3,0.9\n"},
     },
     "treatment_mediator": {
         "questions": _questions({"very_hard": "Does {TREATMENT} raise {OUTCOME}?"}),
-        "keys": [{"dataset": "stimulus_interaction.csv", "TREATMENT": "grant", "OUTCOME": "output", "MEDIATOR": "hiring",
-                  "ADJUSTED_TREATMENT_EFFECT": "1.5", "TOLERANCE": 0.05}],
-        "rubric": {"max_score": 1, "criteria": [
-            {"id": "MEDIATOR", "desc": "Separates <TREATMENT> from <MEDIATOR>; effect <ADJUSTED_TREATMENT_EFFECT>"}]},
+        "keys": [
+            {
+                "dataset": "stimulus_interaction.csv",
+                "TREATMENT": "grant",
+                "OUTCOME": "output",
+                "MEDIATOR": "hiring",
+                "ADJUSTED_TREATMENT_EFFECT": "1.5",
+                "TOLERANCE": 0.05,
+            }
+        ],
+        "rubric": {
+            "max_score": 1,
+            "criteria": [
+                {"id": "MEDIATOR", "desc": "Separates <TREATMENT> from <MEDIATOR>; effect <ADJUSTED_TREATMENT_EFFECT>"}
+            ],
+        },
         "csvs": {"stimulus.csv": "grant,hiring,output\n1,3,9\n0,1,4\n"},
     },
     "dag_structure_markequi": {
-        "questions": _questions({"very_hard": "Which graphs over {VARIABLE_X1}, {VARIABLE_X2} and {VARIABLE_X3} fit? "
-                                              "Compare Y_{x=1} with Y_{x=0}."}),
-        "keys": [{"dataset": "sleep.csv", "VARIABLE_X1": "sleep", "VARIABLE_X2": "alert", "VARIABLE_X3": "work",
-                  "TRUE_GRAPH": ["sleep->alert", "alert->work"]}],
-        "rubric": {"max_score": 4, "criteria": [
-            {"id": "CHAIN", "desc": "Finds {TRUE_GRAPH}"}, {"id": "EQUIVALENT", "desc": "Names the equivalent graphs"},
-            {"id": "NODES", "desc": "Uses {VARIABLE_X1}, {VARIABLE_X2}, {VARIABLE_X3}"}]},
+        "questions": _questions(
+            {
+                "very_hard": "Which graphs over {VARIABLE_X1}, {VARIABLE_X2} and {VARIABLE_X3} fit? "
+                "Compare Y_{x=1} with Y_{x=0}."
+            }
+        ),
+        "keys": [
+            {
+                "dataset": "sleep.csv",
+                "VARIABLE_X1": "sleep",
+                "VARIABLE_X2": "alert",
+                "VARIABLE_X3": "work",
+                "TRUE_GRAPH": ["sleep->alert", "alert->work"],
+            }
+        ],
+        "rubric": {
+            "max_score": 4,
+            "criteria": [
+                {"id": "CHAIN", "desc": "Finds {TRUE_GRAPH}"},
+                {"id": "EQUIVALENT", "desc": "Names the equivalent graphs"},
+                {"id": "NODES", "desc": "Uses {VARIABLE_X1}, {VARIABLE_X2}, {VARIABLE_X3}"},
+            ],
+        },
         "csvs": {"sleep.csv": "sleep,alert,work\n7,5,3\n5,3,2\n", "dag_sem.csv": "a,b,c\n1,2,3\n4,5,6\n"},
     },
 }

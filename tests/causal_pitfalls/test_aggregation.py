@@ -2,18 +2,24 @@
 fallback), never the answers, rubric verdicts or the judge's texts: the same metrics as ``aggregate``
 in any order of scores (its reliability bootstrap draws datasets by position, so the dataset's order
 matters), and a peak that grows by a few hundred bytes a score."""
+
 from __future__ import annotations
 
 import json
 import re
 import zlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from evaluators.causal_pitfalls.card import ERROR_RATE
-from evaluators.causal_pitfalls.evaluator import (CODE_FAILURE, RELIABILITY, CausalPitfallsCodeEvaluator,
-                                                  CausalPitfallsEvaluator)
+from evaluators.causal_pitfalls.evaluator import (
+    CODE_FAILURE,
+    RELIABILITY,
+    CausalPitfallsCodeEvaluator,
+    CausalPitfallsEvaluator,
+)
 from evaluators.causal_pitfalls.release import CATEGORIES
 from evaluators.core.types import ItemScore, Prediction, Stage
 from evaluators.llm.judges import FALLBACK_METRIC
@@ -29,15 +35,19 @@ def grade(request: dict[str, Any]) -> Reply:
     prompt = request["messages"][-1]["content"]
     count = int(re.search(r"exactly (\d+) of them", prompt).group(1))
     h = zlib.crc32(prompt.encode())
-    return Reply(text="I think it is good" if h % 6 == 0 else json.dumps({"scores": [(h >> k) & 1 for k in range(count)]}))
+    return Reply(
+        text="I think it is good" if h % 6 == 0 else json.dumps({"scores": [(h >> k) & 1 for k in range(count)]})
+    )
 
 
 def answered(item_id: str, n: int) -> Prediction:
     """An answer to the code-assisted protocol, its program's run ok, failed or absent by ``n``."""
     status = ("ok", "error", "no_code")[n % 3]
     output = f"The effect of {item_id} is small" + (" but the program failed" if n % 4 == 0 else "")
-    transcript = (Stage(messages=[], answer="```python\nprint(1)\n```"),
-                  Stage(messages=[], answer=output, tool={"name": "python", "status": status}))
+    transcript = (
+        Stage(messages=[], answer="```python\nprint(1)\n```"),
+        Stage(messages=[], answer=output, tool={"name": "python", "status": status}),
+    )
     return Prediction(item_id, output, transcript=transcript)
 
 
@@ -45,8 +55,10 @@ def answered(item_id: str, n: int) -> Prediction:
 def test_the_sample_scored_by_a_judge_gives_the_same_metrics_streamed_in_any_order(evaluator):
     with OpenAIServer(grade) as server:
         judged = with_scripted_judge(evaluator, server)
-        scores = [judged.score_item(item, [answered(item.id, n)] if n % 9 else [Prediction(item.id, "", error_kind="empty")])
-                  for n, item in enumerate(ITEMS)]
+        scores = [
+            judged.score_item(item, [answered(item.id, n)] if n % 9 else [Prediction(item.id, "", error_kind="empty")])
+            for n, item in enumerate(ITEMS)
+        ]
     scores[5] = ItemScore(scores[5].item_id, scores[5].slices, {}, error="the sandbox failed")
     headline = {m.key: m for m in evaluator.aggregate(scores) if not m.slice}
     assert 0 < headline[FALLBACK_METRIC].value < 1 and headline[RELIABILITY].ci_low is not None
@@ -60,11 +72,18 @@ def test_a_hand_computed_run():
     # Causal reliability is the mean of the category means: (0.75 + 0.2) / 2 = 0.475 (the item mean is 0.567)
     def hand(item_id: str, value: float) -> ItemScore:
         challenge, _, difficulty = item_id.split("/")
-        return ItemScore(item_id, {"category": CATEGORIES[challenge], "challenge": challenge, "difficulty": difficulty},
-                         {RELIABILITY: value, CODE_FAILURE: 0.0, ERROR_RATE: 0.0},
-                         {"samples": [{"reason": "text"}], "judgements": [{"calls": [{"error_kind": ""}]}]})
+        return ItemScore(
+            item_id,
+            {"category": CATEGORIES[challenge], "challenge": challenge, "difficulty": difficulty},
+            {RELIABILITY: value, CODE_FAILURE: 0.0, ERROR_RATE: 0.0},
+            {"samples": [{"reason": "text"}], "judgements": [{"calls": [{"error_kind": ""}]}]},
+        )
 
-    scores = [hand("simpson_paradox/a/easy", 0.5), hand("simpson_paradox/b/easy", 1.0), hand("sequential_mediator/c/easy", 0.2)]
+    scores = [
+        hand("simpson_paradox/a/easy", 0.5),
+        hand("simpson_paradox/b/easy", 1.0),
+        hand("sequential_mediator/c/easy", 0.2),
+    ]
     metrics = {(m.key, tuple(m.slice.items())): m for m in streamed(DIRECT.aggregation(seed=2), scores[::-1])}
     assert metrics[(RELIABILITY, ())].value == pytest.approx(0.475) and metrics[(RELIABILITY, ())].n == 3
     assert metrics[(RELIABILITY, (("category", "confounding"),))].value == pytest.approx(0.75)
@@ -81,11 +100,27 @@ def synthetic(count: int) -> Iterator[ItemScore]:
         challenge = challenges[dataset % len(challenges)]
         item_id = f"{challenge}/data{dataset}/{difficulties[level]}"
         text = bulk(item_id)
-        yield ItemScore(item_id, {"category": CATEGORIES[challenge], "challenge": challenge, "difficulty": difficulties[level]},
-                        {RELIABILITY: (n % 7) / 6, CODE_FAILURE: float(n % 3 == 0), ERROR_RATE: float(n % 5 == 0)},
-                        {"samples": [{"verdict": "scored", "reason": text}], "criteria": ["A", "B"],
-                         "judgements": [{"shared": {}, "calls": [{"variables": {"answer": text}, "raw": text[:100],
-                                                                  "error_kind": "malformed" if n % 11 == 0 else ""}]}]})
+        yield ItemScore(
+            item_id,
+            {"category": CATEGORIES[challenge], "challenge": challenge, "difficulty": difficulties[level]},
+            {RELIABILITY: (n % 7) / 6, CODE_FAILURE: float(n % 3 == 0), ERROR_RATE: float(n % 5 == 0)},
+            {
+                "samples": [{"verdict": "scored", "reason": text}],
+                "criteria": ["A", "B"],
+                "judgements": [
+                    {
+                        "shared": {},
+                        "calls": [
+                            {
+                                "variables": {"answer": text},
+                                "raw": text[:100],
+                                "error_kind": "malformed" if n % 11 == 0 else "",
+                            }
+                        ],
+                    }
+                ],
+            },
+        )
 
 
 @pytest.mark.parametrize("evaluator", [DIRECT, CODE], ids=["direct", "code"])

@@ -3,10 +3,10 @@ item's filled criteria as the answer), for both boards; the code-assisted one's 
 protocol requires (no program, so the final prompt says none was found). Scored by a scripted judge that
 marks a criterion met exactly when the answer states its description, the floor scores 0 and the ceiling 1
 on every item, which is what the rows are for: they show what a judge makes of known answers."""
+
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
@@ -43,8 +43,9 @@ def test_the_floor_scores_zero_and_the_ceiling_full_marks_with_a_literal_judge(k
     if key == "causal-pitfalls-code":  # the transcript the code-assisted protocol requires, as follow_up asks it
         for prediction in parsed["No analysis"] + parsed["Rubric restated"]:
             first, final = prediction.transcript
-            assert first.messages[-1]["content"].startswith(evaluator.first_messages(
-                next(i for i in items if i.id == prediction.item_id))[-1]["content"][:40])
+            assert first.messages[-1]["content"].startswith(
+                evaluator.first_messages(next(i for i in items if i.id == prediction.item_id))[-1]["content"][:40]
+            )
             assert final.tool["status"] == "no_code" and final.answer == prediction.output
     else:
         assert all(not p.transcript for p in parsed["No analysis"])

@@ -3,6 +3,7 @@ textbook analysis, run with pandas and statsmodels in the data sandbox on the re
 Simpson's difference has the wrong sign and the adjusted one the true sign; Berkson's correlation
 vanishes outside the selection; mediation's direct and indirect effects; the population shift's
 transported effect), and the generators are deterministic."""
+
 from __future__ import annotations
 
 import json
@@ -50,8 +51,11 @@ print(json.dumps({{"naive": naive, "corrected": fit.params[t] + fit.params[f'{{t
 
 
 def cases() -> list[tuple[str, dict]]:
-    return [(challenge.name, key) for challenge in sorted(CHALLENGES.iterdir())
-            for key in json.loads((challenge / "answer_key.json").read_text())]
+    return [
+        (challenge.name, key)
+        for challenge in sorted(CHALLENGES.iterdir())
+        for key in json.loads((challenge / "answer_key.json").read_text())
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +64,9 @@ def sandbox() -> Sandbox:
 
 
 @pytest.mark.parametrize("challenge, key", cases(), ids=lambda v: v if isinstance(v, str) else v["dataset"])
-def test_the_textbook_analysis_in_the_data_sandbox_recovers_the_known_answer(sandbox: Sandbox, challenge: str, key: dict) -> None:
+def test_the_textbook_analysis_in_the_data_sandbox_recovers_the_known_answer(
+    sandbox: Sandbox, challenge: str, key: dict
+) -> None:
     folder = CHALLENGES / challenge
     columns = (folder / key["dataset"]).read_text().splitlines()[0].split(",")
     code = ANALYSES[challenge].format(csv=key["dataset"], cols=repr(tuple(columns)), target=key.get("TARGET_MEAN", 0))
@@ -77,7 +83,10 @@ def test_the_textbook_analysis_in_the_data_sandbox_recovers_the_known_answer(san
         assert found["naive"] < -0.3 and abs(found["corrected"]) < tolerance and key["TRUE_RELATIONSHIP"] == "none"
         assert abs(found["naive"] - key["NAIVE_ESTIMATE"]) < 0.005
     elif challenge == "mediation_outcome_confounder":
-        assert abs(found["direct"] - key["CORRECTED_DIRECT"]) < 0.005 and abs(found["indirect"] - key["CORRECTED_INDIRECT"]) < 0.005
+        assert (
+            abs(found["direct"] - key["CORRECTED_DIRECT"]) < 0.005
+            and abs(found["indirect"] - key["CORRECTED_INDIRECT"]) < 0.005
+        )
         assert found["direct"] > 0 and found["indirect"] > 0
     else:
         assert abs(found["corrected"] - key["CORRECTED_ESTIMATE"]) < 0.005

@@ -2,6 +2,7 @@
 criteria, judged over HTTP by scripted judges whose marks are chosen so that the means, the separation and
 the verdict are known by hand; and the label the validation is stored under comes from the prompt the
 evaluator actually asks, not from the setting's prompt_version."""
+
 from __future__ import annotations
 
 import json
@@ -23,13 +24,22 @@ from tests.support.openai_server import OpenAIServer, Reply
 
 def item(challenge: str, first: str, second: str) -> Item:
     question = f"Does the treatment cause the outcome in the {challenge} data?"
-    return Item(f"{challenge}/data/easy", {"challenge": challenge, "category": "confounding", "difficulty": "easy"},
-                {"challenge": challenge, "question": question, "question_as_released": question,
-                 "criteria": [{"id": "c1", "desc": first}, {"id": "c2", "desc": second}]})
+    return Item(
+        f"{challenge}/data/easy",
+        {"challenge": challenge, "category": "confounding", "difficulty": "easy"},
+        {
+            "challenge": challenge,
+            "question": question,
+            "question_as_released": question,
+            "criteria": [{"id": "c1", "desc": first}, {"id": "c2", "desc": second}],
+        },
+    )
 
 
-ITEMS = [item("simpson_paradox", "Names Z as the confounder.", "Reports the adjusted effect as positive."),
-         item("berkson_paradox", "Notes the selection on the collider.", "Says the raw correlation is spurious.")]
+ITEMS = [
+    item("simpson_paradox", "Names Z as the confounder.", "Reports the adjusted effect as positive."),
+    item("berkson_paradox", "Notes the selection on the collider.", "Says the raw correlation is spurious."),
+]
 
 
 def graded(request: dict[str, Any]) -> tuple[list[str], str]:
@@ -62,12 +72,25 @@ def test_the_known_set_pairs_each_item_with_a_good_a_constant_an_off_topic_and_a
     assert answers == [
         ("simpson_paradox/data/easy", "meets", "Names Z as the confounder. Reports the adjusted effect as positive."),
         ("simpson_paradox/data/easy", "constant", "I cannot draw a conclusion from these data."),
-        ("simpson_paradox/data/easy", "off_topic", "Notes the selection on the collider. Says the raw correlation is spurious."),
+        (
+            "simpson_paradox/data/easy",
+            "off_topic",
+            "Notes the selection on the collider. Says the raw correlation is spurious.",
+        ),
         ("simpson_paradox/data/easy", "restated", "Does the treatment cause the outcome in the simpson_paradox data?"),
-        ("berkson_paradox/data/easy", "meets", "Notes the selection on the collider. Says the raw correlation is spurious."),
+        (
+            "berkson_paradox/data/easy",
+            "meets",
+            "Notes the selection on the collider. Says the raw correlation is spurious.",
+        ),
         ("berkson_paradox/data/easy", "constant", "I cannot draw a conclusion from these data."),
-        ("berkson_paradox/data/easy", "off_topic", "Names Z as the confounder. Reports the adjusted effect as positive."),
-        ("berkson_paradox/data/easy", "restated", "Does the treatment cause the outcome in the berkson_paradox data?")]
+        (
+            "berkson_paradox/data/easy",
+            "off_topic",
+            "Names Z as the confounder. Reports the adjusted effect as positive.",
+        ),
+        ("berkson_paradox/data/easy", "restated", "Does the treatment cause the outcome in the berkson_paradox data?"),
+    ]
 
 
 def test_a_judge_that_separates_known_answers_by_the_margin_passes():
@@ -78,7 +101,10 @@ def test_a_judge_that_separates_known_answers_by_the_margin_passes():
         assert server.request_count == 8
     assert result.means == {"meets": 1.0, "constant": 0.5, "off_topic": 0.0, "restated": 0.0}
     assert (result.separation, result.margin, result.passed, result.items, result.answers) == (0.5, 0.5, True, 2, 8)
-    assert result.judge == "scripted@r1 (prompt causal-pitfalls-rubric@v2)" and result.prompt == "causal-pitfalls-rubric@v2"
+    assert (
+        result.judge == "scripted@r1 (prompt causal-pitfalls-rubric@v2)"
+        and result.prompt == "causal-pitfalls-rubric@v2"
+    )
     assert "a separation of 50%" in result.summary() and "so it passes the rule of at least 50%" in result.summary()
 
 

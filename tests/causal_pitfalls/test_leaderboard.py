@@ -4,6 +4,7 @@ the real Celery worker generates both (the code-assisted items in two turns, the
 on the datasets in the data sandbox between them) and scores them with a scripted rubric judge; each
 stage's transcript is on the per-item page, both leaderboards rank the model, a predictions file
 without transcripts is refused for the code-assisted one."""
+
 from __future__ import annotations
 
 import json
@@ -43,7 +44,9 @@ def model_reply(request: dict[str, Any]) -> Reply:
             return Reply(text="I would compare correlations, but I will not write code.")
         return Reply(text=f"```python\nimport pandas as pd\nprint('rows', len(pd.read_csv('/data/{csv}')))\n```")
     printed = re.search(r"Results:\n(.*)", prompt)
-    return Reply(text=f"Final answer: adjusted, positive (my program said: {printed.group(1) if printed else 'nothing ran'}).")
+    return Reply(
+        text=f"Final answer: adjusted, positive (my program said: {printed.group(1) if printed else 'nothing ran'})."
+    )
 
 
 def judge_reply(request: dict[str, Any]) -> Reply:
@@ -62,8 +65,11 @@ def judge_server():
 
 @pytest.fixture
 def worker_env(worker_env: dict[str, str], judge_server: OpenAIServer) -> dict[str, str]:
-    return {**worker_env, "LEADERBOARD_JUDGES": json.dumps({"causal-pitfalls": {**JUDGE, "base_url": judge_server.base_url}}),
-            "LEADERBOARD_GENERATION_CONCURRENCY": "8"}
+    return {
+        **worker_env,
+        "LEADERBOARD_JUDGES": json.dumps({"causal-pitfalls": {**JUDGE, "base_url": judge_server.base_url}}),
+        "LEADERBOARD_GENERATION_CONCURRENCY": "8",
+    }
 
 
 @pytest.fixture
@@ -82,24 +88,40 @@ def benchmarks(db):
     return found
 
 
-def test_both_protocols_from_submission_to_leaderboard_with_transcripts(benchmarks, user, judge_server, celery_worker, client):
+def test_both_protocols_from_submission_to_leaderboard_with_transcripts(
+    benchmarks, user, judge_server, celery_worker, client
+):
     api = api_for(user)
     with OpenAIServer(model_reply) as server:
-        model = register(api, name="analyst-1", source="endpoint", endpoint_base_url=server.base_url, endpoint_model="test-model")
-        assert preflighted(model["slug"]) == Model.PREFLIGHT_PASSED, Model.objects.get(slug=model["slug"]).preflight_report
+        model = register(
+            api, name="analyst-1", source="endpoint", endpoint_base_url=server.base_url, endpoint_model="test-model"
+        )
+        assert preflighted(model["slug"]) == Model.PREFLIGHT_PASSED, Model.objects.get(
+            slug=model["slug"]
+        ).preflight_report
         response = submit_model(api, model["slug"], [b.slug for b in benchmarks], {"n": 1, "max_tokens": 256})
         assert response.status_code == 201, response.content
         submission_id = response.json()["id"]
         wait_for(lambda: all_finished(submission_id), timeout=420, what="generation of both protocols and scoring")
-        stages = [("Write one Python program" in r["messages"][-1]["content"],
-                   len(r["messages"]) == 1 and "Results:" in r["messages"][0]["content"])  # the fresh final prompt
-                  for r in server.requests if r["messages"]]
-    runs = {run.benchmark.slug: run for run in EvaluationRun.objects.filter(submission_id=submission_id).select_related("benchmark")}
+        stages = [
+            (
+                "Write one Python program" in r["messages"][-1]["content"],
+                len(r["messages"]) == 1 and "Results:" in r["messages"][0]["content"],
+            )  # the fresh final prompt
+            for r in server.requests
+            if r["messages"]
+        ]
+    runs = {
+        run.benchmark.slug: run
+        for run in EvaluationRun.objects.filter(submission_id=submission_id).select_related("benchmark")
+    }
     for run in runs.values():
         assert run.status == RunStatus.SUCCEEDED, (run.failure_kind, run.failure_message, run.log)
         assert run.environment["judge"]["name"] == "rubric-judge"
     code_run, direct_run = runs["causal-pitfalls-code"], runs["causal-pitfalls"]
-    assert sum(first for first, _ in stages) == 100 and sum(second for _, second in stages) == 100  # two turns each, once
+    assert (
+        sum(first for first, _ in stages) == 100 and sum(second for _, second in stages) == 100
+    )  # two turns each, once
     assert GeneratedOutput.objects.filter(run=code_run, stage=1).count() == 100
     assert GeneratedOutput.objects.filter(run=direct_run).exclude(stage=0).count() == 0  # one turn
 
@@ -132,10 +154,18 @@ def test_a_predictions_file_without_transcripts_is_refused_for_the_code_assisted
     items = [item.id for item in DIRECT.import_release(DIRECT.presentation().sample_dataset())]
     data = "".join(json.dumps({"item_id": i, "output": "positive"}) + "\n" for i in items).encode()
     upload = SimpleUploadedFile("predictions.jsonl", data, content_type="application/jsonl")
-    response = api_for(user).post("/api/submissions/", {"benchmark": "causal-pitfalls-code", "model_name": "offline",
-                                                        "predictions": upload}, format="multipart")
-    assert response.status_code == 400 and "conversation with the platform" in response.content.decode(), response.content
+    response = api_for(user).post(
+        "/api/submissions/",
+        {"benchmark": "causal-pitfalls-code", "model_name": "offline", "predictions": upload},
+        format="multipart",
+    )
+    assert response.status_code == 400 and "conversation with the platform" in response.content.decode(), (
+        response.content
+    )
     upload = SimpleUploadedFile("predictions.jsonl", data, content_type="application/jsonl")
-    direct = api_for(user).post("/api/submissions/", {"benchmark": "causal-pitfalls", "model_name": "offline",
-                                                      "predictions": upload}, format="multipart")
+    direct = api_for(user).post(
+        "/api/submissions/",
+        {"benchmark": "causal-pitfalls", "model_name": "offline", "predictions": upload},
+        format="multipart",
+    )
     assert direct.status_code == 201, direct.content

@@ -5,6 +5,7 @@ its CSV and API, the home page's card, the model's profile (page and API), compa
 models index (page and API), with a link to how a judge is validated. Validating that judge
 (``manage.py validate_judge``) fails, and nothing is ranked; a judge of the same name and revision that
 separates answers of known quality passes, and the board ranks as it always did."""
+
 from __future__ import annotations
 
 import csv
@@ -57,7 +58,10 @@ def judge_server():
 
 @pytest.fixture
 def worker_env(worker_env: dict[str, str], judge_server: OpenAIServer) -> dict[str, str]:
-    return {**worker_env, "LEADERBOARD_JUDGES": json.dumps({"causal-pitfalls": {**JUDGE, "base_url": judge_server.base_url}})}
+    return {
+        **worker_env,
+        "LEADERBOARD_JUDGES": json.dumps({"causal-pitfalls": {**JUDGE, "base_url": judge_server.base_url}}),
+    }
 
 
 @pytest.fixture
@@ -76,8 +80,11 @@ def submit_constant(api: Any, model: str, sentence: str) -> int:
     items = [item.id for item in EVALUATOR.import_release(EVALUATOR.presentation().sample_dataset())]
     data = "".join(json.dumps({"item_id": i, "output": sentence}) + "\n" for i in items).encode()
     upload = SimpleUploadedFile("predictions.jsonl", data, content_type="application/jsonl")
-    response = api.post("/api/submissions/", {"benchmark": "causal-pitfalls", "model_name": model, "predictions": upload},
-                        format="multipart")
+    response = api.post(
+        "/api/submissions/",
+        {"benchmark": "causal-pitfalls", "model_name": model, "predictions": upload},
+        format="multipart",
+    )
     assert response.status_code == 201, response.content
     return EvaluationRun.objects.get(submission_id=response.json()["id"]).pk
 
@@ -94,14 +101,20 @@ def card(home: str) -> str:
 
 
 def test_constant_answers_under_an_unvalidated_judge_are_ranked_nowhere_until_the_judge_passes(
-        causal_pitfalls, user, judge_server, celery_worker, client, settings):
+    causal_pitfalls, user, judge_server, celery_worker, client, settings
+):
     from leaderboard import pagecache
 
     api = api_for(user)
-    runs = [submit_constant(api, "same-sentence", "The data show a clear causal effect."),
-            submit_constant(api, "other-sentence", "The effect is causal.")]
-    wait_for(lambda: not EvaluationRun.objects.filter(pk__in=runs).exclude(status=RunStatus.SUCCEEDED).exists(),
-             timeout=300, what="scoring of the two constant submissions")
+    runs = [
+        submit_constant(api, "same-sentence", "The data show a clear causal effect."),
+        submit_constant(api, "other-sentence", "The effect is causal."),
+    ]
+    wait_for(
+        lambda: not EvaluationRun.objects.filter(pk__in=runs).exclude(status=RunStatus.SUCCEEDED).exists(),
+        timeout=300,
+        what="scoring of the two constant submissions",
+    )
     assert judge_server.request_count == 200  # 100 items each: every answer met every criterion
 
     # the board (API, CSV, page): shown with its figure, not ranked, the reason in words and a link to validation
@@ -111,9 +124,13 @@ def test_constant_answers_under_an_unvalidated_judge_are_ranked_nowhere_until_th
         assert (rows[name]["rank"], rows[name]["ranked"], rows[name]["unranked_reason"]) == (None, False, NOT_RANKED)
     table = list(csv.DictReader(io.StringIO(shown(client, "/benchmarks/causal-pitfalls/?format=csv"))))
     assert {(r["model"], r["rank"], r["ranked"], r["unranked_reason"]) for r in table} == {
-        ("same-sentence", "", "False", NOT_RANKED), ("other-sentence", "", "False", NOT_RANKED)}
+        ("same-sentence", "", "False", NOT_RANKED),
+        ("other-sentence", "", "False", NOT_RANKED),
+    }
     page = shown(client, "/benchmarks/causal-pitfalls/")
-    assert page.count(f'<span class="why not-validated">{NOT_RANKED} (<a href="/judges/#how">') == 3  # the notice, each row
+    assert (
+        page.count(f'<span class="why not-validated">{NOT_RANKED} (<a href="/judges/#how">') == 3
+    )  # the notice, each row
     assert 'class="notice judge-unvalidated"' in page
 
     # the home page's card names no leader
@@ -148,9 +165,15 @@ def test_constant_answers_under_an_unvalidated_judge_are_ranked_nowhere_until_th
     snapshot = snapshot_freeze(benchmark=causal_pitfalls, reason="frozen by the test")
     frozen = client.get(f"/api/benchmarks/causal-pitfalls/snapshots/{snapshot.pk}/").json()["rows"]
     assert {(r["model"], r["rank"], r["unranked_reason"]) for r in frozen} == {
-        ("same-sentence", None, NOT_RANKED), ("other-sentence", None, NOT_RANKED)}
-    assert shown(client, f"/benchmarks/causal-pitfalls/snapshots/{snapshot.pk}/").count(
-        f'<span class="why not-validated">{NOT_RANKED} (<a href="/judges/#how">') == 2
+        ("same-sentence", None, NOT_RANKED),
+        ("other-sentence", None, NOT_RANKED),
+    }
+    assert (
+        shown(client, f"/benchmarks/causal-pitfalls/snapshots/{snapshot.pk}/").count(
+            f'<span class="why not-validated">{NOT_RANKED} (<a href="/judges/#how">'
+        )
+        == 2
+    )
 
     # validating the generous judge: every kind of answer scores 1.0, a separation of 0 -> fails, nothing ranked
     settings.JUDGES = {"causal-pitfalls": {**JUDGE, "base_url": judge_server.base_url}}
@@ -169,13 +192,22 @@ def test_constant_answers_under_an_unvalidated_judge_are_ranked_nowhere_until_th
         settings.JUDGES = {"causal-pitfalls": {**JUDGE, "base_url": sound.base_url}}
         call_command("validate_judge", "causal-pitfalls", stdout=io.StringIO())
     stored = causal_pitfalls.dataset_versions.get(is_current=True).judge_validations[LABEL]
-    assert stored["passed"] is True and stored["means"] == {"meets": 1.0, "constant": 0.0, "off_topic": 0.0, "restated": 0.0}
+    assert stored["passed"] is True and stored["means"] == {
+        "meets": 1.0,
+        "constant": 0.0,
+        "off_topic": 0.0,
+        "restated": 0.0,
+    }
     pagecache.boards_changed()
     rows = {row["model"]: row for row in client.get("/api/benchmarks/causal-pitfalls/leaderboard/").json()["rows"]}
     assert {name: (row["rank"], row["ranked"]) for name, row in rows.items()} == {
-        "same-sentence": (1, True), "other-sentence": (1, True)}  # equal intervals share the rank
+        "same-sentence": (1, True),
+        "other-sentence": (1, True),
+    }  # equal intervals share the rank
     page = shown(client, "/benchmarks/causal-pitfalls/")
-    assert "why not-validated" not in page and "judge-unvalidated" not in page  # no row or notice says it (the card does)
+    assert (
+        "why not-validated" not in page and "judge-unvalidated" not in page
+    )  # no row or notice says it (the card does)
     assert client.get(f"/api/models/{slug}/profile/").json()["benchmarks"][0]["rank"] == 1
     assert re.search(r'<td class="num">1</td>', card(shown(client, "/")))
     assert "Its figures are ranked." in shown(client, "/benchmarks/causal-pitfalls/")

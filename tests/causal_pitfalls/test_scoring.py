@@ -4,6 +4,7 @@ criteria, causal reliability = the mean of the category means with intervals ove
 the plain item mean (the released scorer), the sandbox-failure rate and the paper's error rate; the
 code-assisted turn's program extraction, its run in the data sandbox (a good program, a failing one, none,
 one that plots) and the fresh final prompt; the method card of both protocols."""
+
 from __future__ import annotations
 
 import json
@@ -13,9 +14,14 @@ from typing import Any
 import pytest
 
 from evaluators.causal_pitfalls.card import ERROR_RATE
+from evaluators.causal_pitfalls.evaluator import (
+    CODE_FAILURE,
+    RELIABILITY,
+    CausalPitfallsCodeEvaluator,
+    CausalPitfallsEvaluator,
+    extract_code,
+)
 from evaluators.causal_pitfalls.prompts import final_prompt
-from evaluators.causal_pitfalls.evaluator import (CODE_FAILURE, RELIABILITY, CausalPitfallsCodeEvaluator, CausalPitfallsEvaluator,
-                                                  extract_code)
 from evaluators.core.turns import next_request
 from evaluators.core.types import FollowUp, ItemScore, Prediction, Stage
 from evaluators.llm.client import ChatClient
@@ -40,7 +46,9 @@ def count_of(request: dict[str, Any]) -> int:
 def test_an_answer_is_graded_criterion_by_criterion_and_a_wrong_length_is_asked_again() -> None:
     answers = iter(['{"scores": [1, 1]}', '{"scores": [1, 0, 1, 1, 0]}'])
     with OpenAIServer(lambda req: Reply(text=next(answers))) as server:
-        score = judged(DIRECT, server).score_item(SIMPSON, [Prediction(SIMPSON.id, "The drug helps once severity is adjusted.")])
+        score = judged(DIRECT, server).score_item(
+            SIMPSON, [Prediction(SIMPSON.id, "The drug helps once severity is adjusted.")]
+        )
         prompt = server.requests[0]["messages"][-1]["content"]
     assert score.scores[RELIABILITY] == pytest.approx(3 / 5)
     sample = score.detail["samples"][0]
@@ -95,13 +103,16 @@ def test_causal_reliability_is_the_mean_of_the_category_means_with_intervals_ove
     assert failure.value == pytest.approx(0.25) and failure.n == 100
 
 
-@pytest.mark.parametrize("answer, code", [
-    ("Here:\n```python\nprint(1)\n```\nand ```python\nprint(2)\n```", "print(1)"),
-    ("```\nimport pandas\n```", "import pandas"),
-    ("```r\nsummary(x)\n```\n```py\nx = 2\n```", "x = 2"),
-    ("No code, just the answer: the drug helps.", None),
-    ("```python\n\n```", None),
-])
+@pytest.mark.parametrize(
+    "answer, code",
+    [
+        ("Here:\n```python\nprint(1)\n```\nand ```python\nprint(2)\n```", "print(1)"),
+        ("```\nimport pandas\n```", "import pandas"),
+        ("```r\nsummary(x)\n```\n```py\nx = 2\n```", "x = 2"),
+        ("No code, just the answer: the drug helps.", None),
+        ("```python\n\n```", None),
+    ],
+)
 def test_the_first_fenced_python_block_is_the_program(answer: str, code: str | None) -> None:
     assert extract_code(answer) == code
 
@@ -113,39 +124,63 @@ def first_stage(answer: str) -> tuple[Stage, ...]:
 @pytest.mark.toolchains
 def test_the_code_turn_runs_the_program_on_the_data_and_tells_the_model_what_happened() -> None:
     columns = SIMPSON.payload["columns"]
-    program = (f"import pandas as pd\ndf = pd.read_csv('/data/{SIMPSON.payload['csv_name']}')\n"
-               f"print(len(df), df['{columns[0]}'].sum())")
+    program = (
+        f"import pandas as pd\ndf = pd.read_csv('/data/{SIMPSON.payload['csv_name']}')\n"
+        f"print(len(df), df['{columns[0]}'].sum())"
+    )
     ran = CODE.generation().conversation.follow_up(SIMPSON, first_stage(f"```python\n{program}\n```"), 0, {})
     rows, treated = len(SIMPSON.payload["rows"]), sum(int(row[0]) for row in SIMPSON.payload["rows"])
-    assert ran.tool["status"] == "ok" and ran.tool["output"].strip() == f"{rows} {treated}" and ran.tool["code"] == program
-    assert ran.fresh and ran.messages[0]["content"] == (f"Question: {SIMPSON.payload['question']}\n\nCode:\n{program}\n\n"
-                                                       f"Results:\n{rows} {treated}\n")
-    failing = CODE.generation().conversation.follow_up(SIMPSON, first_stage("```python\nimport pandas as pd\npd.read_csv('/data/other.csv')\n```"), 0, {})
+    assert (
+        ran.tool["status"] == "ok" and ran.tool["output"].strip() == f"{rows} {treated}" and ran.tool["code"] == program
+    )
+    assert ran.fresh and ran.messages[0]["content"] == (
+        f"Question: {SIMPSON.payload['question']}\n\nCode:\n{program}\n\nResults:\n{rows} {treated}\n"
+    )
+    failing = CODE.generation().conversation.follow_up(
+        SIMPSON, first_stage("```python\nimport pandas as pd\npd.read_csv('/data/other.csv')\n```"), 0, {}
+    )
     assert failing.tool["status"] == "runtime_error" and "FileNotFoundError" in failing.messages[0]["content"]
     none = CODE.generation().conversation.follow_up(SIMPSON, first_stage("The drug helps."), 0, {})
     assert none.tool["status"] == "no_code" and none.messages[0]["content"].endswith(
-        "Code:\n(no program: the reply held no ```python code block)\n\nResults:\n(nothing was run)\n")
-    assert CODE.generation().conversation.follow_up(SIMPSON, first_stage("x") + first_stage("y"), 0, {}) is None  # two stages: finished
+        "Code:\n(no program: the reply held no ```python code block)\n\nResults:\n(nothing was run)\n"
+    )
+    assert (
+        CODE.generation().conversation.follow_up(SIMPSON, first_stage("x") + first_stage("y"), 0, {}) is None
+    )  # two stages: finished
 
 
 def test_the_code_failure_rate_counts_missing_and_failing_programs() -> None:
     with OpenAIServer(lambda req: Reply(text=json.dumps({"scores": [1] * count_of(req)}))) as server:
         evaluator = judged(CODE, server)
-        stages = {status: first_stage("x") + (Stage(messages=[{"role": "user", "content": "ran"}], answer="final",
-                                                    tool={"name": "python", "status": status}),)
-                  for status in ("ok", "runtime_error", "no_code")}
-        results = {status: evaluator.score_item(SIMPSON, [Prediction(SIMPSON.id, "final", transcript=t)])
-                   for status, t in stages.items()}
+        stages = {
+            status: first_stage("x")
+            + (
+                Stage(
+                    messages=[{"role": "user", "content": "ran"}],
+                    answer="final",
+                    tool={"name": "python", "status": status},
+                ),
+            )
+            for status in ("ok", "runtime_error", "no_code")
+        }
+        results = {
+            status: evaluator.score_item(SIMPSON, [Prediction(SIMPSON.id, "final", transcript=t)])
+            for status, t in stages.items()
+        }
     assert {s: r.scores[CODE_FAILURE] for s, r in results.items()} == {"ok": 0.0, "runtime_error": 1.0, "no_code": 1.0}
-    assert all(r.scores[RELIABILITY] == 1.0 for r in results.values())  # a failed program's final answer is still graded
+    assert all(
+        r.scores[RELIABILITY] == 1.0 for r in results.values()
+    )  # a failed program's final answer is still graded
     assert results["no_code"].detail["samples"][0]["code_status"] == "no_code"
 
 
 @pytest.mark.toolchains
 def test_a_program_that_plots_runs_with_the_released_harness_names_bound() -> None:
-    program = (f"df = pd.read_csv('/data/{SIMPSON.payload['csv_name']}')\n"
-               "fig, ax = plt.subplots()\nsns.histplot(data=df, x=df.columns[0], ax=ax)\nplt.show()\n"
-               "fig.savefig('/tmp/plot.png')\nprint('saved', os.path.getsize('/tmp/plot.png') > 0, type(ax).__name__)")
+    program = (
+        f"df = pd.read_csv('/data/{SIMPSON.payload['csv_name']}')\n"
+        "fig, ax = plt.subplots()\nsns.histplot(data=df, x=df.columns[0], ax=ax)\nplt.show()\n"
+        "fig.savefig('/tmp/plot.png')\nprint('saved', os.path.getsize('/tmp/plot.png') > 0, type(ax).__name__)"
+    )
     ran = CODE.generation().conversation.follow_up(SIMPSON, first_stage(f"```python\n{program}\n```"), 0, {})
     assert ran.tool["status"] == "ok", ran.tool["output"]
     assert ran.tool["output"].strip() == "saved True Axes"
@@ -167,25 +202,36 @@ def test_the_final_prompt_is_a_fresh_conversation_of_one_message() -> None:
     assert len(continued.messages) == 3 and continued.messages[-1] == final
 
 
-@pytest.mark.parametrize("answer, error", [
-    ("Traceback (most recent call last): the program FAILED", 1.0),
-    ("The standard error is 0.02, so the effect is clear.", 1.0),  # the released rule matches any 'error'
-    ("An Exception-free run: the effect is 0.5.", 1.0),
-    ("The drug helps once severity is adjusted.", 0.0),
-])
+@pytest.mark.parametrize(
+    "answer, error",
+    [
+        ("Traceback (most recent call last): the program FAILED", 1.0),
+        ("The standard error is 0.02, so the effect is clear.", 1.0),  # the released rule matches any 'error'
+        ("An Exception-free run: the effect is 0.5.", 1.0),
+        ("The drug helps once severity is adjusted.", 0.0),
+    ],
+)
 def test_the_papers_error_rate_matches_its_words_in_the_final_answer(answer: str, error: float) -> None:
     with OpenAIServer(lambda req: Reply(text=json.dumps({"scores": [1] * count_of(req)}))) as server:
         evaluator = judged(CODE, server)
-        transcript = first_stage("x") + (Stage(messages=[{"role": "user", "content": "ran"}], answer=answer,
-                                               tool={"name": "python", "status": "ok"}),)
+        transcript = first_stage("x") + (
+            Stage(
+                messages=[{"role": "user", "content": "ran"}], answer=answer, tool={"name": "python", "status": "ok"}
+            ),
+        )
         result = evaluator.score_item(SIMPSON, [Prediction(SIMPSON.id, answer, transcript=transcript)])
     assert result.scores[ERROR_RATE] == error and result.scores[CODE_FAILURE] == 0.0
 
 
 def test_the_error_rate_is_reported_overall_by_category_and_by_difficulty() -> None:
-    scores = [ItemScore(i, dict(ITEMS[i].slices), {RELIABILITY: 0.5, CODE_FAILURE: 0.0,
-                                                    ERROR_RATE: 1.0 if i.startswith("berkson") and "hard" in i else 0.0})
-              for i in ITEMS]
+    scores = [
+        ItemScore(
+            i,
+            dict(ITEMS[i].slices),
+            {RELIABILITY: 0.5, CODE_FAILURE: 0.0, ERROR_RATE: 1.0 if i.startswith("berkson") and "hard" in i else 0.0},
+        )
+        for i in ITEMS
+    ]
     metrics = {(m.key, tuple(m.slice.items())): m.value for m in CODE.aggregate(scores)}
     # Berkson's hard and very_hard items: 5 datasets x 2 = 10 of 100 items
     assert metrics[(ERROR_RATE, ())] == pytest.approx(10 / 100)
@@ -196,14 +242,29 @@ def test_the_error_rate_is_reported_overall_by_category_and_by_difficulty() -> N
 
 
 def test_the_method_card_states_every_element_and_each_deviation_with_its_reason() -> None:
-    wanted = {"Question placeholders", "Generation settings", "Rubric filling", "Judge and prompt",
-              "Judge retries and fallbacks", "Judge validation", "Item score", "Aggregation", "Counts", "Baselines",
-              "Judge's answer format"}
+    wanted = {
+        "Question placeholders",
+        "Generation settings",
+        "Rubric filling",
+        "Judge and prompt",
+        "Judge retries and fallbacks",
+        "Judge validation",
+        "Item score",
+        "Aggregation",
+        "Counts",
+        "Baselines",
+        "Judge's answer format",
+    }
     direct = {row.element: row for row in DIRECT.presentation().method_card()}
     code = {row.element: row for row in CODE.presentation().method_card()}
     assert wanted | {"Direct prompt"} == set(direct)
-    assert wanted | {"Code request", "Code-assisted final prompt", "What the final prompt reports", "Sandbox libraries",
-                     "Error rate"} == set(code)
+    assert wanted | {
+        "Code request",
+        "Code-assisted final prompt",
+        "What the final prompt reports",
+        "Sandbox libraries",
+        "Error rate",
+    } == set(code)
     assert not code["Code-assisted final prompt"].deviates  # the fresh Question / Code / Results prompt
     assert "matplotlib" in code["Sandbox libraries"].here and "seaborn" in code["Sandbox libraries"].here
     assert "370" in direct["Counts"].here and "375" in direct["Counts"].released

@@ -2,6 +2,7 @@
 in another clone failed with "Could not get lock /var/lib/dpkg/lock-frontend". Every script that installs Debian
 packages goes through ``scripts/apt-install``, and it waits while another process holds the real lock (this test
 holds it, as apt does: an fcntl write lock on /var/lib/dpkg/lock-frontend), then installs once it is released."""
+
 from __future__ import annotations
 
 import fcntl
@@ -43,20 +44,25 @@ def test_no_script_calls_apt_get_but_the_waiting_one():
     for script in sorted((REPO / "scripts").iterdir()):
         if script.name == "apt-install" or not script.is_file():
             continue
-        calls = [line for line in script.read_text(errors="replace").splitlines()
-                 if re.search(r"^\s*[^#]*\bapt-get\s+(-\S+\s+)*(install|update)\b", line) and "log " not in line]
+        calls = [
+            line
+            for line in script.read_text(errors="replace").splitlines()
+            if re.search(r"^\s*[^#]*\bapt-get\s+(-\S+\s+)*(install|update)\b", line) and "log " not in line
+        ]
         assert calls == [], f"scripts/{script.name} calls apt-get itself (no wait for dpkg's lock): {calls}"
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not LOCK.exists(),
-                    reason="needs root and Debian's dpkg (the machine `make test` runs on)")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not LOCK.exists(), reason="needs root and Debian's dpkg (the machine `make test` runs on)"
+)
 def test_an_install_waits_while_another_holds_dpkgs_lock_then_installs():
     fd = os.open(LOCK, os.O_RDWR)
     try:
         fcntl.lockf(fd, fcntl.LOCK_EX)  # as apt and dpkg lock it (waits here if a real install holds it now)
         # bash is installed: apt-get has nothing to fetch, but still takes the lock to look
-        install = subprocess.Popen([str(REPO / "scripts" / "apt-install"), "bash"], stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True)
+        install = subprocess.Popen(
+            [str(REPO / "scripts" / "apt-install"), "bash"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         seen: dict[int, str] = {}
         watch_until = time.monotonic() + HELD_S
         while time.monotonic() < watch_until and install.poll() is None:

@@ -5,6 +5,7 @@ site answers HTTP, that every phase has a header with the time since the start, 
 still installing, and waits for the first baseline row of each judged board (PoliCon, CausalPitfalls and
 its code-assisted board). The minutes from the start to each are recorded with the machine's load in
 ``artifacts/make_run_report.json`` and ``.md`` (bench/README.md quotes them); no time is asserted."""
+
 from __future__ import annotations
 
 import json
@@ -57,17 +58,35 @@ def test_make_run_serves_first_and_fills_the_judged_boards(tmp_path: Path, artif
     var = tmp_path / "var"
     (var / "models").mkdir(parents=True)
     (var / "models" / judge.name).symlink_to(judge.resolve())
-    env = {k: v for k, v in os.environ.items()
-           if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "LEADERBOARD_CACHE_URL", "LEADERBOARD_JUDGES",
-                        "LEADERBOARD_EVALUATOR_SETTINGS", "DJANGO_SETTINGS_MODULE"} and not k.startswith(("S3_", "AWS_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in {
+            "DATABASE_URL",
+            "CELERY_BROKER_URL",
+            "LEADERBOARD_CACHE_URL",
+            "LEADERBOARD_JUDGES",
+            "LEADERBOARD_EVALUATOR_SETTINGS",
+            "DJANGO_SETTINGS_MODULE",
+        }
+        and not k.startswith(("S3_", "AWS_"))
+    }
     env["LEADERBOARD_VAR_DIR"] = str(var)
     port = _free_pair()
     base = f"http://127.0.0.1:{port}"
     loads = {"start": os.getloadavg()[0]}
     started = time.monotonic()
     lines: list[tuple[float, str]] = []
-    process = subprocess.Popen(["scripts/run-embedded", str(port)], cwd=REPO, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    process = subprocess.Popen(
+        ["scripts/run-embedded", str(port)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
 
     def read() -> None:
         assert process.stdout is not None
@@ -83,7 +102,9 @@ def test_make_run_serves_first_and_fills_the_judged_boards(tmp_path: Path, artif
             deadline = time.monotonic() + 20 * 60
             while not any("Leaderboard is up" in line for _, line in lines):
                 assert process.poll() is None, "run-embedded exited:\n" + "\n".join(line for _, line in lines[-40:])
-                assert time.monotonic() < deadline, "no 'up' within 20 minutes:\n" + "\n".join(line for _, line in lines[-40:])
+                assert time.monotonic() < deadline, "no 'up' within 20 minutes:\n" + "\n".join(
+                    line for _, line in lines[-40:]
+                )
                 time.sleep(0.2)
             up_s = next(t for t, line in lines if "Leaderboard is up" in line)
             home = client.get(f"{base}/")  # "up" is printed once the site answers: it answers now
@@ -116,17 +137,35 @@ def test_make_run_serves_first_and_fills_the_judged_boards(tmp_path: Path, artif
         for name in ("worker.log", "demo-judge.log", "setup.log", "site.log"):
             if (var / "log" / name).is_file():
                 (artifacts / name).write_text((var / "log" / name).read_text(errors="replace")[-200_000:])
-        report.update({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpu_count": os.cpu_count(),
-                       "first_baseline_row_min": first_rows, "load_average_1min": loads,
-                       "phases": [line for _, line in lines if line.startswith("== [")]})
+        report.update(
+            {
+                "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                "cpu_count": os.cpu_count(),
+                "first_baseline_row_min": first_rows,
+                "load_average_1min": loads,
+                "phases": [line for _, line in lines if line.startswith("== [")],
+            }
+        )
         (artifacts / "make_run_report.json").write_text(json.dumps(report, indent=2) + "\n")
         (artifacts / "make_run_report.md").write_text(
             "| from `make run` to | minutes | load (1 min) then |\n|---|---|---|\n"
-            + f"| site answering (\"up\") | {report.get('up_min', '-')} | {loads.get('up', '-')} |\n"
-            + "".join(f"| {slug}'s first baseline row | {first_rows.get(slug, 'not within the wait')} | {loads.get(slug, '-')} |\n"
-                      for slug in JUDGED_BOARDS))
+            + f'| site answering ("up") | {report.get("up_min", "-")} | {loads.get("up", "-")} |\n'
+            + "".join(
+                f"| {slug}'s first baseline row | {first_rows.get(slug, 'not within the wait')} | "
+                f"{loads.get(slug, '-')} |\n"
+                for slug in JUDGED_BOARDS
+            )
+        )
         print("\n[make run] " + json.dumps(report))
     phases = [line for _, line in lines if line.startswith("== [")]
-    for name in ("dependencies", "database", "site", "behind the site", "judge ready", "toolchains ready", "workers ready"):
+    for name in (
+        "dependencies",
+        "database",
+        "site",
+        "behind the site",
+        "judge ready",
+        "toolchains ready",
+        "workers ready",
+    ):
         assert any(re.match(rf"== \[\d+:\d\d\] {name}", line) for line in phases), (name, phases)
     assert set(first_rows) == set(JUDGED_BOARDS), (first_rows, output[-4000:])

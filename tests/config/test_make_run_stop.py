@@ -7,6 +7,7 @@ counts as the run's when its environment holds this test's mark (every child inh
 engine process, which renames itself over its environment, is looked for as an orphan). The phases share one var/
 (its first start migrates it and imports the samples; the later ones reuse it), and the demo judge's installed
 weights, so nothing is installed again."""
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
 from tests.config.test_make_run import _free_pair
+from tests.conftest import REPO
 
 pytestmark = [pytest.mark.vllm, pytest.mark.timeout(1800)]
 
@@ -56,8 +57,14 @@ def _marked(mark: str) -> dict[int, str]:
 
 def _embedded_env(var: Path) -> dict[str, str]:
     """This environment as `make run` gets it from a newcomer's shell (no services), on ``var``."""
-    services = {"DATABASE_URL", "CELERY_BROKER_URL", "LEADERBOARD_CACHE_URL", "LEADERBOARD_JUDGES",
-                "LEADERBOARD_EVALUATOR_SETTINGS", "DJANGO_SETTINGS_MODULE"}
+    services = {
+        "DATABASE_URL",
+        "CELERY_BROKER_URL",
+        "LEADERBOARD_CACHE_URL",
+        "LEADERBOARD_JUDGES",
+        "LEADERBOARD_EVALUATOR_SETTINGS",
+        "DJANGO_SETTINGS_MODULE",
+    }
     env = {k: v for k, v in os.environ.items() if k not in services and not k.startswith(("S3_", "AWS_"))}
     return {**env, "LEADERBOARD_VAR_DIR": str(var)}
 
@@ -86,9 +93,15 @@ class Run:
         env = {**_embedded_env(var), MARK: self.mark}
         self.lines: list[str] = []
         self.orphans_before = _orphan_engines()
-        self.process = subprocess.Popen(["scripts/run-embedded", str(self.port)], cwd=REPO, env=env,
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(
+            ["scripts/run-embedded", str(self.port)],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
@@ -119,8 +132,9 @@ class Run:
         except subprocess.TimeoutExpired as exc:
             left = _marked(self.mark)
             self.kill()
-            raise AssertionError(f"run-embedded still running {STOP_S} s after SIGTERM; its processes: {left}\n"
-                                 f"{self.output()}") from exc
+            raise AssertionError(
+                f"run-embedded still running {STOP_S} s after SIGTERM; its processes: {left}\n{self.output()}"
+            ) from exc
         self.reader.join(timeout=10)
         engines = _orphan_engines() - self.orphans_before
         left = sorted(_marked(self.mark).values()) + [f"vLLM engine {pid}" for pid in engines]
@@ -194,19 +208,30 @@ def test_sigterm_while_installing_behind_the_site_stops_everything(var: Path) ->
     with started(var) as run:
         run.reach("the install phase", lambda: run.header("behind the site"))
         # the installers at work (they check what is installed, then the judge's server loads)
-        run.reach("an installer running",
-                  lambda: any("install-" in c or "build-search-index" in c for c in _marked(run.mark).values()))
+        run.reach(
+            "an installer running",
+            lambda: any("install-" in c or "build-search-index" in c for c in _marked(run.mark).values()),
+        )
         _stopped(run, "the install phase")
 
 
 def test_sigterm_when_idle_stops_everything(var: Path) -> None:
     # nothing left to do: the queued work of the earlier starts is cancelled (the samples' baselines are not queued
     # again: they are submitted already)
-    subprocess.run([sys.executable, "manage.py", "shell", "-c",
-                    "from leaderboard.runs.models import EvaluationRun, GenerationJob\n"
-                    "for model in (EvaluationRun, GenerationJob):\n"
-                    "    model.objects.filter(status__in=['queued', 'running']).update(status='cancelled')"],
-                   cwd=REPO, env=_embedded_env(var), check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "shell",
+            "-c",
+            "from leaderboard.runs.models import EvaluationRun, GenerationJob\n"
+            "for model in (EvaluationRun, GenerationJob):\n"
+            "    model.objects.filter(status__in=['queued', 'running']).update(status='cancelled')",
+        ],
+        cwd=REPO,
+        env=_embedded_env(var),
+        check=True,
+    )
     with started(var) as run:
         ready = ("workers ready", "judge ready", "search index ready")
         run.reach("everything ready", lambda: all(run.header(name) for name in ready))

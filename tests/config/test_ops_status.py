@@ -1,6 +1,7 @@
 """The operator's status page: staff only; with a real worker (and its embedded beat) on the real
 broker it lists the worker on its queue, the messages waiting, a running run and the beat's last tick;
 without workers it says which queue has none instead of failing."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,8 +24,12 @@ def test_only_staff_see_the_status_page(client, user):
 def test_the_page_shows_workers_queues_runs_and_the_beat(client, user, multi_lcb, celery_worker):
     with transaction.atomic():
         run = scored_run(multi_lcb, user, "busy", 0.5, items=36)
-    EvaluationRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, started_at=timezone.now(), items_done=7,
-                                                   lease_expires_at=timezone.now() + timezone.timedelta(hours=1))
+    EvaluationRun.objects.filter(pk=run.pk).update(
+        status=RunStatus.RUNNING,
+        started_at=timezone.now(),
+        items_done=7,
+        lease_expires_at=timezone.now() + timezone.timedelta(hours=1),
+    )
     user.is_staff = True
     user.save()
     client.force_login(user)

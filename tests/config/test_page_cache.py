@@ -1,6 +1,7 @@
 """The page cache (leaderboard.pagecache): a visitor's leaderboard page that has not changed is served
 without rendering it again; a finished run, a renamed model or a new dataset version shows at once; a
 cached page never carries another visitor's CSRF token; signed-in users always get their own page."""
+
 from __future__ import annotations
 
 import re
@@ -31,8 +32,9 @@ def test_an_unchanged_board_is_served_from_the_cache_without_queries(multi_lcb, 
     with CaptureQueriesContext(connection) as queries:
         second = Client().get(BOARD)
     assert second["X-Page-Cache"] == "hit" and len(queries) == 0
-    assert second.content.decode().replace(token_in(second.content.decode()), "") == \
-        first.content.decode().replace(token_in(first.content.decode()), "")
+    assert second.content.decode().replace(token_in(second.content.decode()), "") == first.content.decode().replace(
+        token_in(first.content.decode()), ""
+    )
     # another query, or htmx asking for the fragment, is another page
     assert Client().get(BOARD + "?sort=pass@1|language=python")["X-Page-Cache"] == "miss"
     fragment = Client().get(BOARD, HTTP_HX_REQUEST="true")
@@ -54,7 +56,9 @@ def test_a_finished_run_a_renamed_model_and_a_private_turn_show_at_once(multi_lc
     assert Client().get("/")["X-Page-Cache"] == "hit"
 
 
-def test_a_change_committed_by_another_process_invalidates_after_commit(multi_lcb, user, django_capture_on_commit_callbacks):
+def test_a_change_committed_by_another_process_invalidates_after_commit(
+    multi_lcb, user, django_capture_on_commit_callbacks
+):
     """The receiver changes the generation at once and again on commit: a page rendered in between
     (from the data before the commit) is stored under a generation the commit then retires."""
     scored_run(multi_lcb, user, "alpha", 0.3)
@@ -97,6 +101,7 @@ def test_signed_in_users_and_errors_are_never_cached(multi_lcb, user, client):
 
 # --- a visitor cannot steer what the cache keeps for others ------------------------------------------
 
+
 def test_a_crafted_query_name_cannot_spell_another_querys_key(multi_lcb, user):
     """Names and values used to be joined unescaped: the one parameter ``page=['1']&sort`` = ``x`` gave
     the key of ``?page=1&sort=x``, so the crafted page would be served to the next visitor of that URL."""
@@ -105,7 +110,9 @@ def test_a_crafted_query_name_cannot_spell_another_querys_key(multi_lcb, user):
     assert crafted["X-Page-Cache"] == "miss"
     honest = Client().get(BOARD, {"page": "1", "sort": "pass@1|language=python"})
     assert honest["X-Page-Cache"] == "miss"
-    assert Client().get(BOARD, {"sort": "pass@1|language=python", "page": "1"})["X-Page-Cache"] == "hit"  # the same query, reordered
+    assert (
+        Client().get(BOARD, {"sort": "pass@1|language=python", "page": "1"})["X-Page-Cache"] == "hit"
+    )  # the same query, reordered
 
 
 def test_hx_request_false_is_a_full_page_and_never_the_fragments_entry(multi_lcb, user):

@@ -3,6 +3,7 @@ list), and every secret the site derives from SECRET_KEY is its own: the voter a
 and the Fernet key of stored API keys are neither SECRET_KEY nor each other, a vote's hash cannot be
 recomputed from SECRET_KEY as it once could, and API keys stored under the earlier derivation still
 decrypt."""
+
 from __future__ import annotations
 
 import base64
@@ -28,19 +29,37 @@ def test_debug_is_off_unless_asked_for(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_DEBUG"}
     env.update(DJANGO_SETTINGS_MODULE="leaderboard.settings", LEADERBOARD_VAR_DIR=str(tmp_path))
     probe = "import django; django.setup(); from django.conf import settings; print(settings.DEBUG)"
-    default = subprocess.run([sys.executable, "-c", probe], cwd=REPO, env=env, capture_output=True, text=True, check=True)
-    asked = subprocess.run([sys.executable, "-c", probe], cwd=REPO, env={**env, "DJANGO_DEBUG": "1"}, capture_output=True,
-                           text=True, check=True)
+    default = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, env=env, capture_output=True, text=True, check=True
+    )
+    asked = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=REPO,
+        env={**env, "DJANGO_DEBUG": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert default.stdout.strip() == "False" and asked.stdout.strip() == "True"
 
 
 def test_check_deploy_is_clean_for_a_production_configuration(tmp_path: Path) -> None:
     # the browser tests set DJANGO_ALLOW_ASYNC_UNSAFE in this process: a deployment never has it
     env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")}
-    env.update(LEADERBOARD_VAR_DIR=str(tmp_path), DJANGO_SECRET_KEY="p" + "roduction-" * 8, DJANGO_HTTPS="1",
-               DJANGO_HSTS_SUBDOMAINS="1", DJANGO_HSTS_PRELOAD="1")
-    done = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"], cwd=REPO, env=env,
-                          capture_output=True, text=True)
+    env.update(
+        LEADERBOARD_VAR_DIR=str(tmp_path),
+        DJANGO_SECRET_KEY="p" + "roduction-" * 8,
+        DJANGO_HTTPS="1",
+        DJANGO_HSTS_SUBDOMAINS="1",
+        DJANGO_HSTS_PRELOAD="1",
+    )
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0 and "no issues" in done.stdout, done.stdout + done.stderr
 
 

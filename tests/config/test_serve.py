@@ -3,6 +3,7 @@ file, on this machine's Postgres (its own database), Redis (its own db) and the 
 refuses to start without its services, and otherwise migrates, syncs the boards, serves pages through
 gunicorn with WhiteNoise's static files and the page cache, and starts the workers and the beat; a
 SIGTERM stops every process it started."""
+
 from __future__ import annotations
 
 import os
@@ -52,16 +53,37 @@ def test_serve_runs_the_site_workers_and_beat_from_one_settings_file(tmp_path) -
         conn.execute(f"CREATE DATABASE {DATABASE}")
     port = free_port()
     settings = tmp_path / "leaderboard.env"
-    settings.write_text("\n".join([
-        "DJANGO_SECRET_KEY=serve-test-secret-key-0123456789abcdefghijklmnopqrstuvwxyz",
-        f"DATABASE_URL={server}/{DATABASE}", "CELERY_BROKER_URL=redis://127.0.0.1:6379/15",
-        f"S3_BUCKET={os.environ['S3_BUCKET']}", f"S3_ENDPOINT_URL={os.environ['S3_ENDPOINT_URL']}",
-        "S3_ACCESS_KEY_ID=test", "S3_SECRET_ACCESS_KEY=test", f"LEADERBOARD_BIND=127.0.0.1:{port}",
-        "LEADERBOARD_WEB_WORKERS=1", "LEADERBOARD_WEB_THREADS=2", "LEADERBOARD_CPU_WORKERS=1", "LEADERBOARD_ARENA_THREADS=1",
-        "LEADERBOARD_GPU_WORKER=0", f"LEADERBOARD_LOG_DIR={tmp_path / 'log'}", f"LEADERBOARD_VAR_DIR={tmp_path / 'var'}", ""]))
+    settings.write_text(
+        "\n".join(
+            [
+                "DJANGO_SECRET_KEY=serve-test-secret-key-0123456789abcdefghijklmnopqrstuvwxyz",
+                f"DATABASE_URL={server}/{DATABASE}",
+                "CELERY_BROKER_URL=redis://127.0.0.1:6379/15",
+                f"S3_BUCKET={os.environ['S3_BUCKET']}",
+                f"S3_ENDPOINT_URL={os.environ['S3_ENDPOINT_URL']}",
+                "S3_ACCESS_KEY_ID=test",
+                "S3_SECRET_ACCESS_KEY=test",
+                f"LEADERBOARD_BIND=127.0.0.1:{port}",
+                "LEADERBOARD_WEB_WORKERS=1",
+                "LEADERBOARD_WEB_THREADS=2",
+                "LEADERBOARD_CPU_WORKERS=1",
+                "LEADERBOARD_ARENA_THREADS=1",
+                "LEADERBOARD_GPU_WORKER=0",
+                f"LEADERBOARD_LOG_DIR={tmp_path / 'log'}",
+                f"LEADERBOARD_VAR_DIR={tmp_path / 'var'}",
+                "",
+            ]
+        )
+    )
     env = {"PATH": os.environ["PATH"], "LEADERBOARD_ENV_FILE": str(settings), "HOME": os.environ.get("HOME", "/root")}
-    proc = subprocess.Popen(["scripts/serve"], cwd=REPO, env=env, stdout=(tmp_path / "serve.out").open("wb"),
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        ["scripts/serve"],
+        cwd=REPO,
+        env=env,
+        stdout=(tmp_path / "serve.out").open("wb"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120
@@ -90,7 +112,9 @@ def test_serve_runs_the_site_workers_and_beat_from_one_settings_file(tmp_path) -
             os.killpg(proc.pid, signal.SIGKILL)
             pytest.fail("make serve did not stop on SIGTERM")
         time.sleep(1)
-        left = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True, text=True).stdout.split()  # its session
+        left = subprocess.run(
+            ["pgrep", "-s", str(proc.pid)], capture_output=True, text=True
+        ).stdout.split()  # its session
         with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
     assert left == [], "processes of the server outlived it"

@@ -1,6 +1,7 @@
 """What `make run` installs behind the site, on every page: the phases recorded by scripts/run-embedded
 (``python -m leaderboard.setup_status``) are shown while they are not ready, with what waits for them, and
 gone once they are; a cached page never shows a state that has changed since."""
+
 from __future__ import annotations
 
 import subprocess
@@ -18,10 +19,16 @@ from tests.support.factories import run_make
 def test_the_script_records_phases_and_refuses_unknown_ones(tmp_path: Path):
     path = tmp_path / "setup-status.json"
     for phase, state in (("judge", "installing"), ("toolchains", "ready")):
-        subprocess.run([sys.executable, "-m", "leaderboard.setup_status", str(path), phase, state], cwd=REPO, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "leaderboard.setup_status", str(path), phase, state], cwd=REPO, check=True
+        )
     assert [(p.key, p.state) for p in setup_notice(path)] == [("judge", "installing")]
-    bad = subprocess.run([sys.executable, "-m", "leaderboard.setup_status", str(path), "judge", "done"], cwd=REPO,
-                         capture_output=True, text=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "leaderboard.setup_status", str(path), "judge", "done"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode != 0 and "state: unknown 'done'" in bad.stderr
     record(path, "judge", "installing", now=1000.0)
     assert round(setup_notice(path, now=1000.0 + 150)[0].minutes, 1) == 2.5
@@ -41,14 +48,17 @@ def test_every_page_says_what_is_still_installing_until_it_is_ready(client, sett
     for url in ("/", "/benchmarks/policon/", "/queue/"):
         page = client.get(url).content.decode()
         assert "Still setting up" in page and "The demo judge" in page and "PoliCon" in page, url
-        assert "The sandbox&#x27;s toolchains" not in page and "The sandbox's toolchains" not in page  # ready: not listed
+        assert (
+            "The sandbox&#x27;s toolchains" not in page and "The sandbox's toolchains" not in page
+        )  # ready: not listed
     record(path, "judge", "ready")
     assert "Still setting up" not in client.get("/").content.decode()  # the cached home page is not served again
 
 
 @pytest.mark.django_db
-def test_a_waiting_run_says_which_setup_it_waits_for_and_how_long_that_took_last(client, settings, tmp_path: Path, multi_lcb,
-                                                                               user):
+def test_a_waiting_run_says_which_setup_it_waits_for_and_how_long_that_took_last(
+    client, settings, tmp_path: Path, multi_lcb, user
+):
     """Before the workers exist, a queued run's page does not say only "position 1, nothing ahead": it names what it
     waits for, for how long so far, and how long that took at the last start; a judged board's run names the judge
     too, a judge-free board's (Multi-LCB) does not."""
@@ -71,7 +81,9 @@ def test_a_waiting_run_says_which_setup_it_waits_for_and_how_long_that_took_last
     record(path, "judge", "installing", now=now - 120)
     record(path, "workers", "waiting", now=now - 200)
     policon = Benchmark.objects.get(slug="policon")
-    DatasetVersion.objects.create(benchmark=policon, tag="t", content_hash="0" * 64, storage_key="x", item_count=10, is_current=True)
+    DatasetVersion.objects.create(
+        benchmark=policon, tag="t", content_hash="0" * 64, storage_key="x", item_count=10, is_current=True
+    )
 
     def queued(benchmark: Benchmark, name: str) -> Submission:
         return run_make(benchmark, user, name, status=RunStatus.QUEUED, queue="cpu").submission
@@ -79,15 +91,22 @@ def test_a_waiting_run_says_which_setup_it_waits_for_and_how_long_that_took_last
     lcb_submission, policon_submission = queued(multi_lcb, "coder"), queued(policon, "voter")
     client.force_login(user)
     lcb = re.sub(r"\s+", " ", client.get(f"/submissions/{lcb_submission.pk}/").content.decode())
-    assert ("No worker scores runs yet: the scoring workers start once the sandbox's toolchains are installed "
-            "(waiting for 3 min)." in lcb.replace("&#x27;", "'")), lcb
-    assert "The sandbox's toolchains are being set up (installing for 3 min; it took about 5 min at the last start)." in (
-        lcb.replace("&#x27;", "'"))
+    assert (
+        "No worker scores runs yet: the scoring workers start once the sandbox's toolchains are installed "
+        "(waiting for 3 min)." in lcb.replace("&#x27;", "'")
+    ), lcb
+    assert (
+        "The sandbox's toolchains are being set up (installing for 3 min; it took about 5 min at the last start)."
+        in (lcb.replace("&#x27;", "'"))
+    )
     assert "It starts as soon as a worker takes it" not in lcb  # no worker exists to take it
     assert "its runs are scored once it answers" not in lcb  # Multi-LCB has no judge to wait for
     judged = re.sub(r"\s+", " ", client.get(f"/submissions/{policon_submission.pk}/").content.decode())
-    assert ("This board's judge, the demo judge, is being set up; its runs are scored once it answers (installing for 2 min; "
-            "it took about 2 min at the last start)." in judged.replace("&#x27;", "'")), judged
+    assert (
+        "This board's judge, the demo judge, is being set up; its runs are scored once it answers (installing for 2 "
+        "min; "
+        "it took about 2 min at the last start)." in judged.replace("&#x27;", "'")
+    ), judged
 
 
 def test_phases_recorded_at_once_are_all_kept(tmp_path: Path):
@@ -104,7 +123,9 @@ def test_phases_recorded_at_once_are_all_kept(tmp_path: Path):
             for state in ("installing", "ready"):
                 record(path, phase, state)
 
-        threads = [threading.Thread(target=write, args=(phase,)) for phase in ("judge", "toolchains", "search", "workers")]
+        threads = [
+            threading.Thread(target=write, args=(phase,)) for phase in ("judge", "toolchains", "search", "workers")
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:

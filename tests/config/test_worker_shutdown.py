@@ -4,6 +4,7 @@ module the handler would import. `make run`'s baseline worker, stopped while it 
 import name 'live_servers' from partially initialized module 'evaluators.llm.server'" and stayed in a warm shutdown
 for minutes. Here, in a fresh interpreter, the module is left half-imported (as the main thread leaves it when the
 signal arrives) and the handler is called: it must return, not raise."""
+
 from __future__ import annotations
 
 import os
@@ -27,7 +28,8 @@ print("handler returned")
 
 def test_the_shutdown_handler_works_while_the_server_module_is_half_imported():
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "leaderboard.settings", "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", HALF_IMPORTED], cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", HALF_IMPORTED], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
     assert "partially initialized module" not in done.stderr, done.stderr
     assert done.returncode == 0 and "handler returned" in done.stdout, done.stderr

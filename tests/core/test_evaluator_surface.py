@@ -1,6 +1,7 @@
 """The Evaluator base class keeps scoring and nothing else: its public members, listed by hand here, are
-at most thirteen (the issue's "about twelve"), and what only some benchmarks need comes from a capability a typed method returns
-(``generation``, ``judging``, ``presentation``) with a default meaning "not used"."""
+at most thirteen (the issue's "about twelve"), and what only some benchmarks need comes from a capability a typed method
+returns (``generation``, ``judging``, ``presentation``) with a default meaning "not used"."""
+
 from __future__ import annotations
 
 from evaluators.core.evaluator import Evaluator, Generation, Presentation, ScoredByJudge
@@ -9,10 +10,19 @@ from evaluators.core.types import ItemScore
 
 #: the base class's public members, counted by hand: identity, scoring, set-up, then the three capabilities
 BASE_MEMBERS = {
-    "key", "metric_columns",
-    "import_release", "build_requests", "score_item", "aggregate", "aggregation", "needs_shared_part",
-    "configured", "environment",
-    "generation", "judging", "presentation",
+    "key",
+    "metric_columns",
+    "import_release",
+    "build_requests",
+    "score_item",
+    "aggregate",
+    "aggregation",
+    "needs_shared_part",
+    "configured",
+    "environment",
+    "generation",
+    "judging",
+    "presentation",
 }
 
 
@@ -30,20 +40,33 @@ def test_the_capability_defaults_mean_not_used() -> None:
     assert plain.generation() == Generation()
     assert plain.generation().conversation is None and plain.generation().transcript_required() == ""
     shown = Presentation(plain)  # the base presentation: nothing beyond the metrics
-    assert (shown.method_notes(), shown.method_card(), shown.slice_dimensions, shown.heatmap, shown.lines) == ([], [], (), None, None)
+    assert (shown.method_notes(), shown.method_card(), shown.slice_dimensions, shown.heatmap, shown.lines) == (
+        [],
+        [],
+        (),
+        None,
+        None,
+    )
     assert shown.item_passed(ItemScore("x", {}, {"pass@1": 1.0})) is None and shown.baseline_predictions([]) == {}
 
 
 def test_only_judged_benchmarks_say_a_judge_and_theirs_names_its_role() -> None:
     roles = {key: use.role for key in registered_keys() if (use := evaluator_for(key).judging()) is not None}
-    assert roles == {"causal-pitfalls": "causal-pitfalls", "causal-pitfalls-code": "causal-pitfalls",
-                     "indic-vision-vqa": "indic-vision", "policon": "policon"}
+    assert roles == {
+        "causal-pitfalls": "causal-pitfalls",
+        "causal-pitfalls-code": "causal-pitfalls",
+        "indic-vision-vqa": "indic-vision",
+        "policon": "policon",
+    }
     assert all(isinstance(evaluator_for(key), ScoredByJudge) for key in roles)
 
 
 def test_only_the_code_assisted_protocol_has_several_turns() -> None:
-    turns = {key: conversation.max_stages({}) for key in registered_keys()
-             if (conversation := evaluator_for(key).generation().conversation) is not None}
+    turns = {
+        key: conversation.max_stages({})
+        for key in registered_keys()
+        if (conversation := evaluator_for(key).generation().conversation) is not None
+    }
     assert turns == {"causal-pitfalls-code": 2}
     assert "conversation with the platform" in evaluator_for("causal-pitfalls-code").generation().transcript_required()
 

@@ -1,6 +1,7 @@
 """``GenerationSettings``: a submission's stored generation settings read once into a typed value, with
 an error naming the setting that is unknown, of another type or out of bounds, and a cache key equal for
 equal settings."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,15 +17,18 @@ def test_the_settings_given_are_read_and_the_rest_left_to_the_benchmark() -> Non
     assert GenerationSettings().given() == {}
 
 
-@pytest.mark.parametrize("stored, message", [
-    ({"stop": ["\n"]}, "unknown setting 'stop' (known: n, temperature, top_p, max_tokens, seed)"),
-    ({"temperature": "warm"}, "setting 'temperature': 'warm' is not a number"),
-    ({"top_p": 1.5}, "setting 'top_p': 1.5 is outside 0..1"),
-    ({"n": 2.5}, "setting 'n': expected a whole number, got 2.5"),
-    ({"seed": True}, "setting 'seed': expected a number, got bool"),
-    ({"max_tokens": None}, "setting 'max_tokens': expected a number, got NoneType"),
-    (["n", 1], "generation settings: expected an object of setting names and values, got list"),
-])
+@pytest.mark.parametrize(
+    "stored, message",
+    [
+        ({"stop": ["\n"]}, "unknown setting 'stop' (known: n, temperature, top_p, max_tokens, seed)"),
+        ({"temperature": "warm"}, "setting 'temperature': 'warm' is not a number"),
+        ({"top_p": 1.5}, "setting 'top_p': 1.5 is outside 0..1"),
+        ({"n": 2.5}, "setting 'n': expected a whole number, got 2.5"),
+        ({"seed": True}, "setting 'seed': expected a number, got bool"),
+        ({"max_tokens": None}, "setting 'max_tokens': expected a number, got NoneType"),
+        (["n", 1], "generation settings: expected an object of setting names and values, got list"),
+    ],
+)
 def test_a_bad_setting_is_refused_naming_it(stored: object, message: str) -> None:
     with pytest.raises(ValueError) as refused:
         GenerationSettings.from_json(stored)
@@ -32,6 +36,9 @@ def test_a_bad_setting_is_refused_naming_it(stored: object, message: str) -> Non
 
 
 def test_the_cache_key_is_the_same_for_the_same_settings_however_written() -> None:
-    assert GenerationSettings.from_json({"top_p": "0.9", "n": 2}).cache_key() == \
-        GenerationSettings.from_json({"n": 2.0, "top_p": 0.9}).cache_key() == '{"n": 2, "top_p": 0.9}'
+    assert (
+        GenerationSettings.from_json({"top_p": "0.9", "n": 2}).cache_key()
+        == GenerationSettings.from_json({"n": 2.0, "top_p": 0.9}).cache_key()
+        == '{"n": 2, "top_p": 0.9}'
+    )
     assert GenerationSettings.from_json({"n": 2}).cache_key() != GenerationSettings.from_json({"n": 3}).cache_key()

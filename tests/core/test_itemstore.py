@@ -1,6 +1,7 @@
 """Tests of the items file (evaluators.core.itemstore): a Multi-LCB problem's tests written once for its
 twelve language items, items read back whole, only the lines asked for read, old files (every item
 whole on its line) read as before, and clear errors for a broken file."""
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,9 @@ from tests.conftest import lcb_problem
 def big_problem(question_id: str, tests: int = 40, size: int = 10_000) -> tuple[dict, int]:
     """An LCB record whose private tests (compressed, as released) hold ``tests`` cases of about
     ``size`` characters each; also the length of those tests as JSON."""
-    cases = [{"input": f"{n}\n" + "7 " * (size // 2), "output": f"{n * 7}\n", "testtype": "stdin"} for n in range(tests)]
+    cases = [
+        {"input": f"{n}\n" + "7 " * (size // 2), "output": f"{n * 7}\n", "testtype": "stdin"} for n in range(tests)
+    ]
     record = lcb_problem(question_id)
     record["private_test_cases"] = encode_compressed_tests(cases)
     return record, len(json.dumps(cases, ensure_ascii=False))
@@ -72,8 +75,9 @@ def test_items_read_back_whole_in_order_by_position_and_by_id(tmp_path):
 
 def test_only_the_lines_asked_for_are_read(tmp_path):
     record, _ = big_problem("abc100_a", tests=3, size=100)
-    items = list(MultiLCBEvaluator(languages=["python", "go"]).import_release(
-        release(tmp_path, record, lcb_problem("abc101_a"))))
+    items = list(
+        MultiLCBEvaluator(languages=["python", "go"]).import_release(release(tmp_path, record, lcb_problem("abc101_a")))
+    )
     path = tmp_path / "items.jsonl"
     write_items(items, path)
     stored = open_items(path)

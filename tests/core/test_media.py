@@ -2,12 +2,13 @@
 is sent (and what the server receives), Parquet and directory releases with Hugging Face image
 structs, images prepared as the paper sends them, the modality order and the server options; and a
 generation-shaped send over a dataset ten times larger holding no more memory."""
+
 from __future__ import annotations
 
-import re
 import base64
 import io
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -22,8 +23,15 @@ from PIL import Image
 
 from evaluators.core import modality
 from evaluators.core.images import prepared_jpeg
-from evaluators.core.media import (DirectoryMedia, HashingSink, MediaError, inline_media, media_key, media_keys,
-                                   media_part)
+from evaluators.core.media import (
+    DirectoryMedia,
+    HashingSink,
+    MediaError,
+    inline_media,
+    media_key,
+    media_keys,
+    media_part,
+)
 from evaluators.core.records import image_bytes, iter_records, record_files
 from evaluators.core.types import DatasetError, InfrastructureError, ModelRequest, ServerOptions
 from evaluators.llm.client import ChatClient
@@ -67,11 +75,16 @@ def test_keys_are_content_hashes_and_the_folder_store_keeps_each_once(tmp_path):
 def test_media_parts_are_inlined_for_the_request_only(tmp_path):
     store = DirectoryMedia(tmp_path)
     key = store.put(b"\xff\xd8jpeg bytes", ext="jpg")
-    messages = [{"role": "system", "content": "be brief"},
-                {"role": "user", "content": [{"type": "text", "text": "What is it?"}, media_part(key)]}]
+    messages = [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": [{"type": "text", "text": "What is it?"}, media_part(key)]},
+    ]
     assert media_keys(messages) == [key]
     sent = inline_media(messages, store)
-    assert sent[1]["content"][1]["image_url"]["url"] == "data:image/jpeg;base64," + base64.b64encode(b"\xff\xd8jpeg bytes").decode()
+    assert (
+        sent[1]["content"][1]["image_url"]["url"]
+        == "data:image/jpeg;base64," + base64.b64encode(b"\xff\xd8jpeg bytes").decode()
+    )
     assert messages[1]["content"][1]["image_url"]["url"] == f"media:{key}"  # the stored request is untouched
     assert inline_media(messages[:1], None) == messages[:1]  # no media, no source needed
     with pytest.raises(MediaError, match="no media source"):
@@ -106,9 +119,14 @@ def test_parquet_and_directory_releases_with_image_structs_and_named_errors(tmp_
     (tmp_path / "rel" / "imgs").mkdir(parents=True)
     (tmp_path / "rel" / "imgs" / "b.jpg").write_bytes(jpeg)
     _parquet(tmp_path / "rel" / "test-00000-of-00002.parquet", [{"id": "a", "image": {"bytes": jpeg, "path": "a.jpg"}}])
-    _parquet(tmp_path / "rel" / "test-00001-of-00002.parquet", [{"id": "b", "image": {"bytes": None, "path": "imgs/b.jpg"}},
-                                                                {"id": "c", "image": {"bytes": None, "path": None}},
-                                                                {"id": "d", "image": {"bytes": None, "path": "../../x.jpg"}}])
+    _parquet(
+        tmp_path / "rel" / "test-00001-of-00002.parquet",
+        [
+            {"id": "b", "image": {"bytes": None, "path": "imgs/b.jpg"}},
+            {"id": "c", "image": {"bytes": None, "path": None}},
+            {"id": "d", "image": {"bytes": None, "path": "../../x.jpg"}},
+        ],
+    )
     (tmp_path / "rel" / ".hidden").mkdir()
     _parquet(tmp_path / "rel" / ".hidden" / "x.parquet", [{"id": "z"}])
     files = record_files(tmp_path / "rel")
@@ -142,16 +160,25 @@ def test_modality_is_a_capability_order():
     assert modality.covers("video", "image") and modality.covers("image", "text") and modality.covers("text", "text")
     assert not modality.covers("text", "image") and not modality.covers("image", "video")
     assert modality.covered_by("image") == ("text", "image")
-    message = modality.refusal(model_name="tiny-llama", model_modality="text", benchmark_name="IndicVisionBench OCR",
-                               needed="image")
-    assert message and "tiny-llama is registered as a text model" in message and "Register a model that takes image" in message
+    message = modality.refusal(
+        model_name="tiny-llama", model_modality="text", benchmark_name="IndicVisionBench OCR", needed="image"
+    )
+    assert (
+        message
+        and "tiny-llama is registered as a text model" in message
+        and "Register a model that takes image" in message
+    )
     assert modality.refusal(model_name="m", model_modality="video", benchmark_name="b", needed="image") is None
     with pytest.raises(ValueError, match="'audio' is not one of"):
         modality.covers("audio", "text")
 
 
 def test_server_options_merge_and_reach_vllms_command_line():
-    merged = ServerOptions(images_per_prompt=1).merged(ServerOptions(max_model_len=8192)).merged(ServerOptions(max_model_len=4096))
+    merged = (
+        ServerOptions(images_per_prompt=1)
+        .merged(ServerOptions(max_model_len=8192))
+        .merged(ServerOptions(max_model_len=4096))
+    )
     assert merged == ServerOptions(images_per_prompt=1, max_model_len=8192)
     assert ServerOptions.from_dict(merged.to_dict()) == merged
     spec = with_options(ServerSpec(kind="vllm", model="/m"), merged)
@@ -167,9 +194,14 @@ def test_server_options_merge_and_reach_vllms_command_line():
 def _send_all(base_url: str, store: DirectoryMedia, keys: list[str], concurrency: int) -> tuple[int, int]:
     """Send one request per key as a generation job does (lazily drawn, bounded concurrency); the
     traced peak of Python memory while doing it, and the answers received."""
-    requests = (ModelRequest(str(i), [{"role": "user", "content": [{"type": "text", "text": "What is shown?"},
-                                                                   media_part(key)]}], max_tokens=4)
-                for i, key in enumerate(keys))
+    requests = (
+        ModelRequest(
+            str(i),
+            [{"role": "user", "content": [{"type": "text", "text": "What is shown?"}, media_part(key)]}],
+            max_tokens=4,
+        )
+        for i, key in enumerate(keys)
+    )
     answers = []
     lock = threading.Lock()
 
@@ -193,8 +225,12 @@ def test_sending_ten_times_more_images_holds_no_more_memory(tmp_path):
     store = DirectoryMedia(tmp_path / "media")
     keys = [store.put(noise_jpeg(seed), ext="jpg") for seed in range(200)]
     size = sum(store.path(k).stat().st_size for k in keys) / len(keys)
-    server = subprocess.Popen([sys.executable, "-m", "tests.support.openai_server", "0.005", "seen"], cwd=REPO,
-                              stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.openai_server", "0.005", "seen"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         base_url = server.stdout.readline().strip()  # the server runs in its own process: only the client is traced
         small_peak, small_answers = _send_all(base_url, store, keys[:20], concurrency=4)
@@ -209,9 +245,25 @@ def test_sending_ten_times_more_images_holds_no_more_memory(tmp_path):
 
 
 def test_the_cli_items_command_keeps_media_by_hash(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "evaluators", "items", "--benchmark", "indic-vision-mmt", "--release",
-                          str(REPO / "evaluators" / "indic_vision" / "data" / "sample"), "--out", str(tmp_path / "items.jsonl"),
-                          "--media", str(tmp_path / "media")], cwd=REPO, capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evaluators",
+            "items",
+            "--benchmark",
+            "indic-vision-mmt",
+            "--release",
+            str(REPO / "evaluators" / "indic_vision" / "data" / "sample"),
+            "--out",
+            str(tmp_path / "items.jsonl"),
+            "--media",
+            str(tmp_path / "media"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stderr
     assert "wrote 30 item(s)" in out.stdout and "their media are in" in out.stdout
     items = [json.loads(line) for line in (tmp_path / "items.jsonl").read_text().splitlines()]

@@ -1,4 +1,5 @@
 """The method card's row type: a deviation cannot be listed without its reason."""
+
 from __future__ import annotations
 
 import pytest
@@ -14,8 +15,14 @@ def test_a_row_that_differs_needs_a_reason() -> None:
 def test_a_row_as_released_needs_none_and_does_not_deviate() -> None:
     row = ProtocolRow("Temperature", "0", "as released")
     assert not row.deviates
-    assert row.to_dict() == {"element": "Temperature", "released": "0", "here": "as released", "why": "",
-                             "source": "", "deviates": False}
+    assert row.to_dict() == {
+        "element": "Temperature",
+        "released": "0",
+        "here": "as released",
+        "why": "",
+        "source": "",
+        "deviates": False,
+    }
 
 
 def test_a_row_that_differs_with_its_reason_deviates() -> None:

@@ -1,4 +1,5 @@
 """The predictions-file check: every problem is reported with its line and field."""
+
 from __future__ import annotations
 
 import json
@@ -28,9 +29,9 @@ def test_valid_file_with_samples():
 
 def test_a_nul_character_in_an_output_is_replaced_so_postgres_can_store_it():
     """PostgreSQL's text and jsonb refuse NUL; random-weight models write it (vLLM's tiny model did)."""
-    from leaderboard.runs.generation.worker import _outputs
     from evaluators.core.types import ModelRequest
     from evaluators.llm.types import ChatResult, Usage
+    from leaderboard.runs.generation.worker import _outputs
 
     data = lines({"item_id": "p1/python", "output": "a\u0000b"}, *full()[1:])
     assert parse_predictions(data, IDS)[0].output == "a\ufffdb"
@@ -39,25 +40,60 @@ def test_a_nul_character_in_an_output_is_replaced_so_postgres_can_store_it():
     assert row["output"] == "x\ufffdy"
 
 
-@pytest.mark.parametrize("data, line, field, words", [
-    (lines({"item_id": "p1/python", "output": "x"}, "{not json", *full()[1:]), 2, None, "not valid JSON"),
-    (lines(["a list"], *full()), 1, None, "one JSON object"),
-    (lines({"item_id": "nope", "output": "x"}, *full()), 1, "item_id", "unknown item id 'nope'"),
-    (lines({"output": "x"}, *full()), 1, "item_id", "missing"),
-    (lines({"item_id": "p1/python", "output": 3}, *full()[1:]), 1, "output", "not a string"),
-    (lines(*full(), {"item_id": "p1/python", "output": "y"}), 4, "item_id", "duplicate of line 1"),
-    (lines({"item_id": "p1/python", "output": "x", "sample_index": -1}, *full()[1:]), 1, "sample_index", "from 0 to 1023"),
-    (lines({"item_id": "p1/python", "output": "x", "sample_index": 10**30}, *full()[1:]), 1, "sample_index", "from 0 to 1023"),
-    (lines("[" * 100_000, *full()), 1, None, "nested too deeply"),
-    (lines({"item_id": "p1/python", "output": "x", "error_kind": "oops"}, *full()[1:]), 1, "error_kind", "must be empty or one of"),
-    (lines({"item_id": "p1/python", "output": "x", "transcript": [{"messages": [], "answer": "x"}]}, *full()[1:]), 1,
-     "transcript[0].messages", "non-empty list"),
-    (lines({"item_id": "p1/python", "output": "y", "transcript": [{"messages": [{"role": "user", "content": "q"}], "answer": "x"}]},
-           *full()[1:]), 1, "output", "must equal the transcript's last answer"),
-    (lines({"item_id": "p1/python", "output": "x", "score": 1}, *full()[1:]), 1, "score", "unknown field"),
-    (lines(*full()[:2]), None, "item_id", "1 item(s) have no prediction: p2/python"),
-    (b"", None, None, "no predictions"),
-])
+@pytest.mark.parametrize(
+    "data, line, field, words",
+    [
+        (lines({"item_id": "p1/python", "output": "x"}, "{not json", *full()[1:]), 2, None, "not valid JSON"),
+        (lines(["a list"], *full()), 1, None, "one JSON object"),
+        (lines({"item_id": "nope", "output": "x"}, *full()), 1, "item_id", "unknown item id 'nope'"),
+        (lines({"output": "x"}, *full()), 1, "item_id", "missing"),
+        (lines({"item_id": "p1/python", "output": 3}, *full()[1:]), 1, "output", "not a string"),
+        (lines(*full(), {"item_id": "p1/python", "output": "y"}), 4, "item_id", "duplicate of line 1"),
+        (
+            lines({"item_id": "p1/python", "output": "x", "sample_index": -1}, *full()[1:]),
+            1,
+            "sample_index",
+            "from 0 to 1023",
+        ),
+        (
+            lines({"item_id": "p1/python", "output": "x", "sample_index": 10**30}, *full()[1:]),
+            1,
+            "sample_index",
+            "from 0 to 1023",
+        ),
+        (lines("[" * 100_000, *full()), 1, None, "nested too deeply"),
+        (
+            lines({"item_id": "p1/python", "output": "x", "error_kind": "oops"}, *full()[1:]),
+            1,
+            "error_kind",
+            "must be empty or one of",
+        ),
+        (
+            lines(
+                {"item_id": "p1/python", "output": "x", "transcript": [{"messages": [], "answer": "x"}]}, *full()[1:]
+            ),
+            1,
+            "transcript[0].messages",
+            "non-empty list",
+        ),
+        (
+            lines(
+                {
+                    "item_id": "p1/python",
+                    "output": "y",
+                    "transcript": [{"messages": [{"role": "user", "content": "q"}], "answer": "x"}],
+                },
+                *full()[1:],
+            ),
+            1,
+            "output",
+            "must equal the transcript's last answer",
+        ),
+        (lines({"item_id": "p1/python", "output": "x", "score": 1}, *full()[1:]), 1, "score", "unknown field"),
+        (lines(*full()[:2]), None, "item_id", "1 item(s) have no prediction: p2/python"),
+        (b"", None, None, "no predictions"),
+    ],
+)
 def test_problems_name_line_and_field(data, line, field, words):
     with pytest.raises(PredictionsError) as info:
         parse_predictions(data, IDS)

@@ -1,6 +1,7 @@
 """The cluster bootstrap (``ratio_with_ci``): its value by hand, and its rounds drawn a block at a time
 giving exactly the intervals of drawing them all at once (the generator's stream does not depend on how
 it is cut), so a release of many clusters holds one block of draws, not all of them."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Sampling a video at one frame per second by presentation time: a video that starts late and has a gap
 in its timestamps gives the first frame of each second that has frames, and no burst after the gap."""
+
 from __future__ import annotations
 
 import io
@@ -40,6 +41,6 @@ def test_a_late_start_and_a_gap_give_one_frame_per_second_that_has_frames():
 
 
 def test_two_frames_a_second_at_two_per_second():
-    times = [Fraction(t, 10) for t in range(0, 20)]  # 0.0 s to 1.9 s
+    times = [Fraction(t, 10) for t in range(20)]  # 0.0 s to 1.9 s
     grey = [round(f.convert("L").getpixel((16, 16)) / 2) for f in read_frames(video_at(times), fps=2.0)]
     assert grey == [0, 5, 10, 15]

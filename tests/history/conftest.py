@@ -1,4 +1,5 @@
 """Fixtures of the history tests: a staff member and a second board."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,7 @@
 """A snapshot's page, the board's changelog and rank chart, and a model's rank history in a browser, at
 phone and desktop widths: each is there, no JavaScript is needed for the charts, and the page never
 scrolls sideways (tables and charts scroll in their own boxes). Screenshots are kept in the artifacts."""
+
 from __future__ import annotations
 
 import pytest

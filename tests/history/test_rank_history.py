@@ -1,5 +1,6 @@
 """Rank history: each model's rank and headline over time, from the snapshots and the changelog, on its
 profile and on the board (a chart that needs no JavaScript, with its table); public models only."""
+
 from __future__ import annotations
 
 import re
@@ -30,9 +31,17 @@ def test_a_models_history_from_snapshots_and_the_changelog(two_snapshots):
     first, second = two_snapshots
     (alpha,) = model_rank_history(model=Model.objects.get(name="Alpha"))
     assert [(p.rank, p.headline_text, p.source) for p in alpha.points] == [
-        (None, "80.0%", "Alpha added on dataset mini: 80.0%"), (1, "80.0%", f"snapshot #{first.pk}"), (2, "80.0%", f"snapshot #{second.pk}")]
+        (None, "80.0%", "Alpha added on dataset mini: 80.0%"),
+        (1, "80.0%", f"snapshot #{first.pk}"),
+        (2, "80.0%", f"snapshot #{second.pk}"),
+    ]
     (beta,) = model_rank_history(model=Model.objects.get(name="Beta"))
-    assert [(p.rank, p.headline_text) for p in beta.points] == [(None, "50.0%"), (2, "50.0%"), (None, "95.0%"), (1, "95.0%")]
+    assert [(p.rank, p.headline_text) for p in beta.points] == [
+        (None, "50.0%"),
+        (2, "50.0%"),
+        (None, "95.0%"),
+        (1, "95.0%"),
+    ]
     assert [bar["height"] for bar in beta.bars] == [50.0, 50.0, 95.0, 95.0]
 
 
@@ -43,7 +52,10 @@ def test_a_lower_is_better_headline_is_drawn_taller_for_better():
     from leaderboard.history.selectors import BoardHistory, HistoryPoint, _bars
 
     benchmark = SimpleNamespace(primary_metric={"key": "ned", "format": "number", "higher_is_better": False})
-    points = [HistoryPoint(at=None, rank=None, headline=[v, v, v, 22], headline_text=str(v), source="") for v in (0.0, 40.0, 100.0)]
+    points = [
+        HistoryPoint(at=None, rank=None, headline=[v, v, v, 22], headline_text=str(v), source="")
+        for v in (0.0, 40.0, 100.0)
+    ]
     assert [bar["height"] for bar in _bars(BoardHistory(benchmark, points))] == [100.0, 60.0, 0.0]
 
 
@@ -54,10 +66,16 @@ def test_the_profile_and_the_board_show_the_chart_and_its_table(client, two_snap
     rows = re.findall(r"<tr><td>[^<]+</td><td class=\"num\">([^<]+)</td><td class=\"num\">([^<]+)</td>", profile)
     assert rows == [("–", "50.0%"), ("2", "50.0%"), ("–", "95.0%"), ("1", "95.0%")]
     board = client.get("/benchmarks/multi-lcb/").content.decode()
-    assert '<svg class="rank-chart"' in board and "<script" not in board.split('id="rank-history"')[1].split("</section>")[0]
+    assert (
+        '<svg class="rank-chart"' in board
+        and "<script" not in board.split('id="rank-history"')[1].split("</section>")[0]
+    )
     history = board_rank_history(benchmark=first.benchmark)
     assert history is not None
-    assert [(m["name"], [rank for rank, _ in m["cells"]]) for m in history.models] == [("Beta", [2, 1]), ("Alpha", [1, 2])]
+    assert [(m["name"], [rank for rank, _ in m["cells"]]) for m in history.models] == [
+        ("Beta", [2, 1]),
+        ("Alpha", [1, 2]),
+    ]
     assert history.models[0]["points"] == "40,44 100,20"  # x: 40 + 60 per snapshot; y: 20 + 24 per rank below the first
 
 

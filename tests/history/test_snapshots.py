@@ -1,5 +1,6 @@
 """Snapshots: a board frozen with every public row (ranks, values on every slice, what produced each),
 downloads whose bytes never change, a citation block, a banner on the live board, and no edits."""
+
 from __future__ import annotations
 
 import csv
@@ -28,9 +29,11 @@ JUDGE = {"name": "qwen-judge", "revision": "rev9", "prompt_version": "v2", "labe
 def board(multi_lcb, user, other_user):
     """Alpha 0.80 [0.75, 0.85], Beta 0.50 [0.45, 0.55], Gamma 0.52 [0.47, 0.57], all public; a private
     model 0.90 of another user."""
-    runs = {"Alpha": scored_run(multi_lcb, user, "Alpha", 0.80, evaluator_version="ev7", judge=JUDGE),
-            "Beta": scored_run(multi_lcb, user, "Beta", 0.50),
-            "Gamma": scored_run(multi_lcb, user, "Gamma", 0.52)}
+    runs = {
+        "Alpha": scored_run(multi_lcb, user, "Alpha", 0.80, evaluator_version="ev7", judge=JUDGE),
+        "Beta": scored_run(multi_lcb, user, "Beta", 0.50),
+        "Gamma": scored_run(multi_lcb, user, "Gamma", 0.52),
+    }
     scored_run(multi_lcb, other_user, "Hidden-Zeta", 0.90, public=False)
     return runs
 
@@ -47,41 +50,93 @@ def downloads(client, snapshot: Snapshot) -> dict[str, tuple[bytes, str]]:
 def test_a_snapshot_freezes_every_public_row_with_its_ranks_slices_and_provenance(multi_lcb, board, staff_user):
     snapshot = snapshot_freeze(benchmark=multi_lcb, reason="for the paper", user=staff_user)
     dataset = multi_lcb.dataset_versions.get(is_current=True)
-    assert [(r["model"], r["rank"]) for r in snapshot.rows] == [("Alpha", 1), ("Gamma", 2), ("Beta", 2)]  # Gamma's 0.57 < Alpha's 0.75
+    assert [(r["model"], r["rank"]) for r in snapshot.rows] == [
+        ("Alpha", 1),
+        ("Gamma", 2),
+        ("Beta", 2),
+    ]  # Gamma's 0.57 < Alpha's 0.75
     alpha = snapshot.rows[0]
     assert alpha["values"]["pass@1"] == pytest.approx([0.80, 0.75, 0.85, 3])
     assert alpha["values"]["pass@1|language=python"] == pytest.approx([0.80, 0.70, 0.90, 3])
     assert (alpha["dataset_version"], alpha["dataset_sha256"]) == ("mini", dataset.content_hash)
-    assert (alpha["evaluator_version"], alpha["judge"], alpha["judge_prompt_version"]) == ("ev7", "qwen-judge@rev9 (prompt v2)", "v2")
-    assert (alpha["run"], snapshot.rows[2]["evaluator_version"], snapshot.rows[2]["judge"]) == (board["Alpha"].pk, "ev1", "")
+    assert (alpha["evaluator_version"], alpha["judge"], alpha["judge_prompt_version"]) == (
+        "ev7",
+        "qwen-judge@rev9 (prompt v2)",
+        "v2",
+    )
+    assert (alpha["run"], snapshot.rows[2]["evaluator_version"], snapshot.rows[2]["judge"]) == (
+        board["Alpha"].pk,
+        "ev1",
+        "",
+    )
     assert snapshot.dataset_version == dataset and snapshot.created_by == staff_user
     stored = Snapshot.objects.get(pk=snapshot.pk)
-    assert "Hidden-Zeta" not in bytes(stored.json_bytes).decode() and "Hidden-Zeta" not in bytes(stored.csv_bytes).decode()
+    assert (
+        "Hidden-Zeta" not in bytes(stored.json_bytes).decode() and "Hidden-Zeta" not in bytes(stored.csv_bytes).decode()
+    )
     lines = list(csv.reader(io.StringIO(bytes(stored.csv_bytes).decode())))
-    assert lines[0][:14] == ["rank", "model", "model_slug", "run", "dataset_version", "dataset_sha256", "evaluator_version", "judge",
-                             "judge_prompt_version", "unranked_reason", "pass@1", "pass@1:ci_low", "pass@1:ci_high", "pass@1:n"]
-    assert lines[1][:10] == ["1", "Alpha", "alpha", str(board["Alpha"].pk), "mini", dataset.content_hash, "ev7",
-                             "qwen-judge@rev9 (prompt v2)", "v2", ""]
+    assert lines[0][:14] == [
+        "rank",
+        "model",
+        "model_slug",
+        "run",
+        "dataset_version",
+        "dataset_sha256",
+        "evaluator_version",
+        "judge",
+        "judge_prompt_version",
+        "unranked_reason",
+        "pass@1",
+        "pass@1:ci_low",
+        "pass@1:ci_high",
+        "pass@1:n",
+    ]
+    assert lines[1][:10] == [
+        "1",
+        "Alpha",
+        "alpha",
+        str(board["Alpha"].pk),
+        "mini",
+        dataset.content_hash,
+        "ev7",
+        "qwen-judge@rev9 (prompt v2)",
+        "v2",
+        "",
+    ]
     python = lines[0].index("pass@1|language=python")
-    assert [float(x) for x in lines[1][python:python + 3]] == pytest.approx([0.80, 0.70, 0.90])
+    assert [float(x) for x in lines[1][python : python + 3]] == pytest.approx([0.80, 0.70, 0.90])
     assert [line[1] for line in lines[1:]] == ["Alpha", "Gamma", "Beta"]
     data = json.loads(bytes(stored.json_bytes))
-    assert (data["benchmark"], data["reason"], data["dataset_version"], len(data["rows"])) == ("multi-lcb", "for the paper", "mini", 3)
+    assert (data["benchmark"], data["reason"], data["dataset_version"], len(data["rows"])) == (
+        "multi-lcb",
+        "for the paper",
+        "mini",
+        3,
+    )
 
 
-def test_download_bytes_and_digests_never_change_after_reruns_and_a_new_dataset_version(client, multi_lcb, board, user, mini_release):
+def test_download_bytes_and_digests_never_change_after_reruns_and_a_new_dataset_version(
+    client, multi_lcb, board, user, mini_release
+):
     snapshot = snapshot_freeze(benchmark=multi_lcb, reason="release 1")
     first = downloads(client, snapshot)
     for fmt, (data, digest) in first.items():
         assert digest == hashlib.sha256(data).hexdigest() == getattr(snapshot, f"{fmt}_sha256")
     assert downloads(client, snapshot) == first  # the same bytes on every read
     table = pq.read_table(io.BytesIO(first["parquet"][0]))
-    assert table.column("model").to_pylist() == ["Alpha", "Gamma", "Beta"] and table.column("pass@1").to_pylist() == pytest.approx([0.8, 0.52, 0.5])
+    assert table.column("model").to_pylist() == ["Alpha", "Gamma", "Beta"] and table.column(
+        "pass@1"
+    ).to_pylist() == pytest.approx([0.8, 0.52, 0.5])
 
     scored_run(multi_lcb, user, "Beta", 0.95)  # a later run replaces Beta's row on the live board
-    dataset_version_import(benchmark=multi_lcb, release_path=mini_release, tag="mini-2")  # and a new dataset version becomes current
+    dataset_version_import(
+        benchmark=multi_lcb, release_path=mini_release, tag="mini-2"
+    )  # and a new dataset version becomes current
     assert downloads(client, snapshot) == first
-    assert f'<code class="digest">{first["json"][1]}</code>' in client.get(f"/benchmarks/multi-lcb/snapshots/{snapshot.pk}/").content.decode()
+    assert (
+        f'<code class="digest">{first["json"][1]}</code>'
+        in client.get(f"/benchmarks/multi-lcb/snapshots/{snapshot.pk}/").content.decode()
+    )
 
     later = snapshot_freeze(benchmark=Benchmark.objects.get(slug="multi-lcb"), reason="release 2")
     assert later.rows == [] and later.dataset_version.tag == "mini-2" and later.json_sha256 != snapshot.json_sha256
@@ -121,14 +176,25 @@ def test_the_citation_block_names_the_permanent_url_the_dataset_and_the_digest(c
         f"  month = {{{month}}},\n"
         f"  howpublished = {{\\url{{{url}}}}},\n"
         f"  note = {{Dataset version mini; 3 rows; JSON sha256 {snapshot.json_sha256}}}\n"
-        "}")
-    assert citation.text == (f"Multi-LCB leaderboard, snapshot {snapshot.pk} of {day} (frozen {snapshot.frozen_at:%Y-%m-%d %H:%M} UTC). "
-                             f"{url}. Dataset version mini; 3 rows; JSON sha256 {snapshot.json_sha256}.")
+        "}"
+    )
+    assert citation.text == (
+        f"Multi-LCB leaderboard, snapshot {snapshot.pk} of {day} (frozen {snapshot.frozen_at:%Y-%m-%d %H:%M} UTC). "
+        f"{url}. Dataset version mini; 3 rows; JSON sha256 {snapshot.json_sha256}."
+    )
     page = client.get(f"/benchmarks/multi-lcb/snapshots/{snapshot.pk}/").content.decode()
-    assert f"@misc{{multi_lcb_snapshot_{snapshot.pk}," in page and snapshot.csv_sha256 in page and snapshot.parquet_sha256 in page
+    assert (
+        f"@misc{{multi_lcb_snapshot_{snapshot.pk}," in page
+        and snapshot.csv_sha256 in page
+        and snapshot.parquet_sha256 in page
+    )
     api = APIClient().get(f"/api/benchmarks/multi-lcb/snapshots/{snapshot.pk}/").json()
     assert api["citation"]["bibtex"] == citation.bibtex and api["json_sha256"] == snapshot.json_sha256
-    assert api["downloads"]["csv"] == f"{url}download.csv" and [r["model"] for r in api["rows"]] == ["Alpha", "Gamma", "Beta"]
+    assert api["downloads"]["csv"] == f"{url}download.csv" and [r["model"] for r in api["rows"]] == [
+        "Alpha",
+        "Gamma",
+        "Beta",
+    ]
     listing = APIClient().get("/api/benchmarks/multi-lcb/snapshots/").json()
     assert [(s["id"], s["url"], s["dataset_version"]) for s in listing] == [(snapshot.pk, url, "mini")]
     assert APIClient().get("/api/benchmarks/multi-lcb/snapshots/999999/").status_code == 404
@@ -140,7 +206,10 @@ def test_the_live_board_shows_a_banner_linking_to_the_latest_snapshot(client, mu
     second = snapshot_freeze(benchmark=multi_lcb, reason="release 2")
     page = client.get("/benchmarks/multi-lcb/").content.decode()
     assert 'id="snapshot-banner"' in page
-    assert f'<a href="/benchmarks/multi-lcb/snapshots/{second.pk}/">snapshot #{second.pk} of {second.frozen_at:%Y-%m-%d}</a>' in page
+    assert (
+        f'<a href="/benchmarks/multi-lcb/snapshots/{second.pk}/">snapshot #{second.pk} of '
+        f"{second.frozen_at:%Y-%m-%d}</a>" in page
+    )
 
 
 def test_the_command_and_the_schedule_freeze_boards(multi_lcb, board, policon_board, capsys):
@@ -155,7 +224,11 @@ def test_the_command_and_the_schedule_freeze_boards(multi_lcb, board, policon_bo
 
 def test_the_schema_documents_the_history_api(client):
     schema = client.get("/api/schema/").content.decode()
-    for path in ("/api/benchmarks/{slug}/snapshots/", "/api/benchmarks/{slug}/snapshots/{id}/", "/api/benchmarks/{slug}/changelog/"):
+    for path in (
+        "/api/benchmarks/{slug}/snapshots/",
+        "/api/benchmarks/{slug}/snapshots/{id}/",
+        "/api/benchmarks/{slug}/changelog/",
+    ):
         assert path in schema
 
 

@@ -3,10 +3,12 @@ statistics for translation, each judge call's fallback for VQA), never the answe
 texts: the same metrics as ``aggregate`` in any order of scores (corpus BLEU's bootstrap draws
 sentences by position, so the dataset's order matters), and a peak that grows by a few hundred bytes a
 score."""
+
 from __future__ import annotations
 
 import zlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -28,8 +30,12 @@ def answer(item: Item, n: int) -> Prediction:
     """The gold text, half of it, nothing, or a cut-off half, by ``n``."""
     gold = str(item.payload.get("text") or item.payload.get("reference") or item.payload.get("answer") or "")
     half = gold[: len(gold) // 2]
-    return [Prediction(item.id, gold), Prediction(item.id, half), Prediction(item.id, "", error_kind="empty"),
-            Prediction(item.id, half, error_kind="cut_off")][n % 4]
+    return [
+        Prediction(item.id, gold),
+        Prediction(item.id, half),
+        Prediction(item.id, "", error_kind="empty"),
+        Prediction(item.id, half, error_kind="cut_off"),
+    ][n % 4]
 
 
 def grade(request: dict[str, Any]) -> Reply:
@@ -54,12 +60,19 @@ def test_a_hand_computed_run():
     # VQA's Indic headline is the mean over Indic languages of each language's mean: Hindi (100 + 0) / 2 = 50,
     # Tamil 70 (a judge's 7): (50 + 70) / 2 = 60, where the item mean would be 56.7; English stands apart
     def hand(item_id: str, language: str, kind: str, value: float, overall: float) -> ItemScore:
-        return ItemScore(item_id, {"language": language, "question_type": kind, "set": "parallel", "topic": "Shapes"},
-                         {kind: value, "overall": overall, "coverage": 1.0, "cut_off": 0.0},
-                         {"answer": "long", "judgements": [{"calls": [{"error_kind": ""}]}] if kind == "long" else []})
+        return ItemScore(
+            item_id,
+            {"language": language, "question_type": kind, "set": "parallel", "topic": "Shapes"},
+            {kind: value, "overall": overall, "coverage": 1.0, "cut_off": 0.0},
+            {"answer": "long", "judgements": [{"calls": [{"error_kind": ""}]}] if kind == "long" else []},
+        )
 
-    scores = [hand("vqa/hi/a/mcq", "Hindi", "mcq", 1.0, 100.0), hand("vqa/hi/b/mcq", "Hindi", "mcq", 0.0, 0.0),
-              hand("vqa/ta/a/long", "Tamil", "long", 7.0, 70.0), hand("vqa/en/a/mcq", "English", "mcq", 1.0, 100.0)]
+    scores = [
+        hand("vqa/hi/a/mcq", "Hindi", "mcq", 1.0, 100.0),
+        hand("vqa/hi/b/mcq", "Hindi", "mcq", 0.0, 0.0),
+        hand("vqa/ta/a/long", "Tamil", "long", 7.0, 70.0),
+        hand("vqa/en/a/mcq", "English", "mcq", 1.0, 100.0),
+    ]
     metrics = {(m.key, tuple(m.slice.items())): m for m in streamed(VQA.aggregation(seed=4), scores[::-1])}
     assert metrics[("indic", ())].value == pytest.approx(60.0) and metrics[("indic", ())].n == 3
     assert metrics[("english", ())].value == 100.0
@@ -80,16 +93,26 @@ def synthetic(evaluator):
             values = {"coverage": float(n % 4 > 0), "cut_off": float(n % 9 == 0)}
             detail: dict[str, Any] = {"image": f"{image:064d}.png", "answer": text}
             if evaluator is OCR:
-                values |= {"ned_char": float(n % 100), "ned_word": float(n % 50), "char_edits": float(n % 30),
-                           "ref_chars": 40.0, "word_edits": float(n % 5), "ref_words": 8.0}
+                values |= {
+                    "ned_char": float(n % 100),
+                    "ned_word": float(n % 50),
+                    "char_edits": float(n % 30),
+                    "ref_chars": 40.0,
+                    "word_edits": float(n % 5),
+                    "ref_words": 8.0,
+                }
             elif evaluator is MMT:
                 values |= {"bleu": float(n % 60), "chrf_pp": float(n % 70), "ribes": float(n % 80)}
                 detail["bleu_stats"] = [12, 11, 9, 6, 4, 2, 12, 11, 10, 9] if n % 3 else [5, 9, 2, 0, 0, 0, 5, 4, 3, 2]
             else:
                 kind = ("mcq", "true_false", "short_1", "short_2", "long", "adversarial")[which]
                 values |= {kind: float(n % 2) if which < 2 else float(n % 11), "overall": float(n % 101)}
-                detail["judgements"] = [{"shared": {"question": text}, "calls": [{"raw": text[:300],
-                                                                                 "error_kind": "malformed" if n % 7 == 0 else ""}]}]
+                detail["judgements"] = [
+                    {
+                        "shared": {"question": text},
+                        "calls": [{"raw": text[:300], "error_kind": "malformed" if n % 7 == 0 else ""}],
+                    }
+                ]
             slices = {"language": language, "topic": f"topic-{image % 4}"}
             if evaluator is VQA:
                 slices |= {"question_type": kind, "set": "parallel"}

@@ -1,6 +1,7 @@
 """IndicVisionBench VQA's judge validation on a hand-built set: two judged questions about two images (and
 a multiple-choice one, which no judge grades and so is left out), graded over HTTP by a scripted judge
 whose grades are chosen so that the means, the separation and the verdict are known by hand."""
+
 from __future__ import annotations
 
 import re
@@ -16,14 +17,26 @@ from tests.support.openai_server import OpenAIServer, Reply
 
 
 def question(image: str, kind: str, text: str, gold: str) -> Item:
-    return Item(f"{image}/English/{kind}", {"language": "English", "question_type": kind},
-                {"task": "vqa", "type": kind, "question": text, "answer": gold, "language": "English", "image": image,
-                 **({"options": ["a", "b", "c", "d"], "gold": "A"} if kind == "mcq" else {})})
+    return Item(
+        f"{image}/English/{kind}",
+        {"language": "English", "question_type": kind},
+        {
+            "task": "vqa",
+            "type": kind,
+            "question": text,
+            "answer": gold,
+            "language": "English",
+            "image": image,
+            **({"options": ["a", "b", "c", "d"], "gold": "A"} if kind == "mcq" else {}),
+        },
+    )
 
 
-ITEMS = [question("img-1", "short_1", "What animal is on the cart?", "A bullock."),
-         question("img-1", "mcq", "Which colour is the cart?", "A"),
-         question("img-2", "long", "Describe the festival scene.", "People light lamps along the river at dusk.")]
+ITEMS = [
+    question("img-1", "short_1", "What animal is on the cart?", "A bullock."),
+    question("img-1", "mcq", "Which colour is the cart?", "A"),
+    question("img-2", "long", "Describe the festival scene.", "People light lamps along the river at dusk."),
+]
 
 
 def grader(request: dict[str, Any]) -> Reply:
@@ -44,7 +57,8 @@ def test_only_judged_questions_are_in_the_known_set_and_the_off_topic_answer_is_
         ("img-2/English/long", "meets", "People light lamps along the river at dusk."),
         ("img-2/English/long", "constant", "I cannot tell from this image."),
         ("img-2/English/long", "off_topic", "A bullock."),
-        ("img-2/English/long", "restated", "Describe the festival scene.")]
+        ("img-2/English/long", "restated", "Describe the festival scene."),
+    ]
 
 
 def test_a_judge_that_grades_gold_answers_well_above_the_rest_passes():

@@ -3,11 +3,12 @@ server) once by content hash, and nothing left behind when an import fails; a te
 with a message that says what to do; and the tiny vision model, uploaded as weights and served by
 `transformers serve` on the GPU queue's worker, answering real image requests from one submission to
 all three leaderboards, with the scripted judge grading the VQA answers."""
+
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pyarrow.parquet as pq
 import pytest
@@ -38,8 +39,24 @@ def trimmed_release(tmp_path: Path, languages=("English", "Hindi")) -> Path:
     for config in ("ocr", "mmt", "vqa_en", "vqa_parallel"):
         table = pq.read_table(SAMPLE / config / "test-00000-of-00001.parquet")
         if config == "mmt":
-            keep = table.select([c for c in table.column_names if c not in {"Bengali", "Gujarati", "Kannada", "Malayalam",
-                                                                          "Marathi", "Odia", "Punjabi", "Tamil", "Telugu"}])
+            keep = table.select(
+                [
+                    c
+                    for c in table.column_names
+                    if c
+                    not in {
+                        "Bengali",
+                        "Gujarati",
+                        "Kannada",
+                        "Malayalam",
+                        "Marathi",
+                        "Odia",
+                        "Punjabi",
+                        "Tamil",
+                        "Telugu",
+                    }
+                ]
+            )
         else:
             rows = [r for r in table.to_pylist() if r["language"] in languages]
             keep = table.from_pylist(rows, schema=table.schema)
@@ -56,8 +73,11 @@ def judge_server() -> Iterator[OpenAIServer]:
 
 @pytest.fixture
 def worker_env(worker_env: dict[str, str], judge_server: OpenAIServer) -> dict[str, str]:
-    return {**worker_env, "LEADERBOARD_GENERATION_CONCURRENCY": "2",
-            "LEADERBOARD_JUDGES": json.dumps({"indic-vision": {**JUDGE, "base_url": judge_server.base_url}})}
+    return {
+        **worker_env,
+        "LEADERBOARD_GENERATION_CONCURRENCY": "2",
+        "LEADERBOARD_JUDGES": json.dumps({"indic-vision": {**JUDGE, "base_url": judge_server.base_url}}),
+    }
 
 
 def import_all(release: Path) -> dict[str, Benchmark]:
@@ -82,7 +102,9 @@ def test_an_import_stores_each_image_once_and_a_failed_import_leaves_nothing(tmp
 
     benchmarks = import_all(SAMPLE)
     vqa = DatasetVersion.objects.get(benchmark=benchmarks["indic-vision-vqa"])
-    assert vqa.item_count == 198 and vqa.media_count == 3 and vqa.media_prefix.startswith("media/indic-vision-vqa/sample-")
+    assert (
+        vqa.item_count == 198 and vqa.media_count == 3 and vqa.media_prefix.startswith("media/indic-vision-vqa/sample-")
+    )
     names = stored_names(vqa.media_prefix)
     assert len(names) == 3 and all(n.endswith(".jpg") for n in names)
     assert vqa.media_bytes == sum(default_storage.size(f"{vqa.media_prefix}/{n[:2]}/{n}") for n in names)
@@ -92,8 +114,10 @@ def test_an_import_stores_each_image_once_and_a_failed_import_leaves_nothing(tmp
     broken = trimmed_release(tmp_path)
     rows = pq.read_table(broken / "vqa_en" / "test-00000-of-00001.parquet").to_pylist()
     rows[-1]["mcq_a"] = "E"  # the last row is bad: the images before it were already stored
-    pq.write_table(pq.read_table(broken / "vqa_en" / "test-00000-of-00001.parquet").from_pylist(rows),
-                   broken / "vqa_en" / "test-00000-of-00001.parquet")
+    pq.write_table(
+        pq.read_table(broken / "vqa_en" / "test-00000-of-00001.parquet").from_pylist(rows),
+        broken / "vqa_en" / "test-00000-of-00001.parquet",
+    )
     before = default_storage.listdir("media/indic-vision-vqa")[0]
     with pytest.raises(DatasetError, match="row 3, column 'mcq_a'"):
         dataset_version_import(benchmark=benchmarks["indic-vision-vqa"], release_path=broken, tag="broken")
@@ -105,12 +129,18 @@ def test_an_import_stores_each_image_once_and_a_failed_import_leaves_nothing(tmp
 def test_a_text_model_is_refused_from_an_image_benchmark_with_what_to_do(user):
     import_all(SAMPLE)
     client = api_for(user)
-    model = register(client, name="text-only", source="endpoint", endpoint_base_url="http://127.0.0.1:9/v1",
-                     endpoint_model="m")
-    Model.objects.filter(slug=model["slug"]).update(preflight_status=Model.PREFLIGHT_PASSED)  # refused for its modality alone
+    model = register(
+        client, name="text-only", source="endpoint", endpoint_base_url="http://127.0.0.1:9/v1", endpoint_model="m"
+    )
+    Model.objects.filter(slug=model["slug"]).update(
+        preflight_status=Model.PREFLIGHT_PASSED
+    )  # refused for its modality alone
     response = submit_model(client, model["slug"], ["indic-vision-ocr"])
     assert response.status_code == 400, response.content
-    assert "IndicVisionBench OCR sends image input, and text-only is registered as a text model" in response.content.decode()
+    assert (
+        "IndicVisionBench OCR sends image input, and text-only is registered as a text model"
+        in response.content.decode()
+    )
     assert "Register a model that takes image input" in response.content.decode()
     assert not GenerationJob.objects.exists()
     # a predictions file: a model first named by it takes the benchmark's modality; a text model is refused
@@ -118,8 +148,11 @@ def test_a_text_model_is_refused_from_an_image_benchmark_with_what_to_do(user):
     data = "".join(json.dumps({"item_id": i.id, "output": i.payload["text"]}) + "\n" for i in ocr).encode()
 
     def upload(name: str):
-        return client.post("/api/submissions/", {"benchmark": "indic-vision-ocr", "model_name": name,
-                                                 "predictions": SimpleUploadedFile("p.jsonl", data)}, format="multipart")
+        return client.post(
+            "/api/submissions/",
+            {"benchmark": "indic-vision-ocr", "model_name": name, "predictions": SimpleUploadedFile("p.jsonl", data)},
+            format="multipart",
+        )
 
     assert upload("my-ocr-model").status_code == 201 and Model.objects.get(name="my-ocr-model").modality == "image"
     refused = upload("text-only")
@@ -127,8 +160,9 @@ def test_a_text_model_is_refused_from_an_image_benchmark_with_what_to_do(user):
 
 
 @override_settings(UPLOAD_PART_BYTES=PART)
-def test_the_tiny_vision_model_from_one_submission_to_all_three_leaderboards(user, tmp_path, judge_server, celery_worker,
-                                                                             gpu_worker, client):
+def test_the_tiny_vision_model_from_one_submission_to_all_three_leaderboards(
+    user, tmp_path, judge_server, celery_worker, gpu_worker, client
+):
     benchmarks = import_all(trimmed_release(tmp_path))
     api = api_for(user)
     model = upload_vision_model(api, tmp_path)
@@ -138,8 +172,11 @@ def test_the_tiny_vision_model_from_one_submission_to_all_three_leaderboards(use
     submission_id = response.json()["id"]
     wait_for(lambda: all_finished(submission_id), timeout=420, what="generation with images and scoring")
     job = GenerationJob.objects.get(submission_id=submission_id)
-    assert job.requests_done == job.requests_total == sum(DatasetVersion.objects.filter(benchmark__slug__in=SLUGS)
-                                                          .values_list("item_count", flat=True)), job.log
+    assert (
+        job.requests_done
+        == job.requests_total
+        == sum(DatasetVersion.objects.filter(benchmark__slug__in=SLUGS).values_list("item_count", flat=True))
+    ), job.log
     for slug in SLUGS:
         run = EvaluationRun.objects.get(submission_id=submission_id, benchmark__slug=slug)
         assert run.status == RunStatus.SUCCEEDED, (slug, run.failure_kind, run.failure_message, run.log, job.log)
@@ -157,10 +194,14 @@ def test_the_tiny_vision_model_from_one_submission_to_all_three_leaderboards(use
     graded = sum(bool(r.detail.get("judgements")) for r in ItemResult.objects.filter(run=vqa))
     assert judge_server.request_count == graded
     assert vqa.environment["judge"]["role"] == "indic-vision"
-    assert Score.objects.filter(run=vqa, key="overall", slice_key="language=Hindi,question_type=mcq").exists()  # a heatmap cell
+    assert Score.objects.filter(
+        run=vqa, key="overall", slice_key="language=Hindi,question_type=mcq"
+    ).exists()  # a heatmap cell
     page = client.get("/benchmarks/indic-vision-vqa/").content.decode()
     assert '<details class="heatmap"><summary>Score (0-100): language × question type</summary>' in page
-    assert '<th scope="row">Hindi</th>' in page and '<th scope="col">Multiple choice</th>' in page  # the question type in words (the label table)
+    assert (
+        '<th scope="row">Hindi</th>' in page and '<th scope="col">Multiple choice</th>' in page
+    )  # the question type in words (the label table)
     assert '<th scope="row">Bengali</th>' not in page  # only the languages it was scored on
     assert "A generated sample · dataset sample" in page and "not been checked by native speakers" in page
     items = client.get(f"/runs/{vqa.pk}/items/").content.decode()

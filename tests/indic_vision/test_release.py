@@ -1,6 +1,7 @@
 """IndicVisionBench's release: the sample read in the released layout, a configuration read from its own
 folder or file, errors that name the file, row and column, images stored once by content hash and
 prepared as the paper sends them; and the sample's rendering shapes Indic conjuncts."""
+
 from __future__ import annotations
 
 import io
@@ -14,8 +15,8 @@ from PIL import Image, ImageChops, ImageDraw, ImageFont, features
 from evaluators.core.media import DirectoryMedia, HashingSink
 from evaluators.core.types import DatasetError
 from evaluators.indic_vision.data import make_sample
-from evaluators.indic_vision.languages import BY_NAME
 from evaluators.indic_vision.evaluator import IndicVisionMMTEvaluator, IndicVisionOCREvaluator, IndicVisionVQAEvaluator
+from evaluators.indic_vision.languages import BY_NAME
 
 OCR, MMT, VQA = IndicVisionOCREvaluator(), IndicVisionMMTEvaluator(), IndicVisionVQAEvaluator()
 SAMPLE = OCR.presentation().sample_dataset()
@@ -34,11 +35,30 @@ def write(path: Path, rows: list[dict]) -> Path:
 
 
 def vqa_row(**changes) -> dict:
-    row = {"id": "img-1", "image": {"bytes": jpeg(), "path": "img-1.jpg"}, "language": "Hindi", "State/UT": "Bihar",
-           "topic": "Festivals", "source_url": "", "short_q1": "कितने?", "short_a1": "3", "short_q2": "रंग?", "short_a2": "लाल",
-           "mcq": "कौन-सा?", "mcq_opt1": "वृत्त", "mcq_opt2": "वर्ग", "mcq_opt3": "त्रिभुज", "mcq_opt4": "तारा", "mcq_a": "बी",
-           "true_false_q": "यह लाल है।", "true_false_a": "सही", "long_q": "वर्णन कीजिए।", "long_a": "तीन लाल वृत्त",
-           "adversarial_question": "यह नीला क्यों है?", "adversarial_answer": "यह नीला नहीं, लाल है"}
+    row = {
+        "id": "img-1",
+        "image": {"bytes": jpeg(), "path": "img-1.jpg"},
+        "language": "Hindi",
+        "State/UT": "Bihar",
+        "topic": "Festivals",
+        "source_url": "",
+        "short_q1": "कितने?",
+        "short_a1": "3",
+        "short_q2": "रंग?",
+        "short_a2": "लाल",
+        "mcq": "कौन-सा?",
+        "mcq_opt1": "वृत्त",
+        "mcq_opt2": "वर्ग",
+        "mcq_opt3": "त्रिभुज",
+        "mcq_opt4": "तारा",
+        "mcq_a": "बी",
+        "true_false_q": "यह लाल है।",
+        "true_false_a": "सही",
+        "long_q": "वर्णन कीजिए।",
+        "long_a": "तीन लाल वृत्त",
+        "adversarial_question": "यह नीला क्यों है?",
+        "adversarial_answer": "यह नीला नहीं, लाल है",
+    }
     row.update(changes)
     return row
 
@@ -75,14 +95,17 @@ def test_a_configuration_from_its_folder_or_its_file_and_images_prepared_once(tm
     assert (image.format, image.mode, image.size) == ("JPEG", "RGB", (1080, 270))
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"mcq_a": "E"}, "test-00000-of-00001.parquet row 1, column 'mcq_a': 'E' names none of the options A-D"),
-    ({"true_false_a": "शायद"}, "row 1, column 'true_false_a': 'शायद' is not a Hindi word for true or false"),
-    ({"language": "Klingon"}, "row 1, column 'language': unknown language 'Klingon'"),
-    ({"image": {"bytes": b"not an image", "path": None}}, "row 1, column 'image': not a readable image"),
-    ({"id": None}, "row 1, column 'id': missing or empty"),
-    ({"mcq_opt3": ""}, "row 1, column 'mcq_opt3': missing or empty"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"mcq_a": "E"}, "test-00000-of-00001.parquet row 1, column 'mcq_a': 'E' names none of the options A-D"),
+        ({"true_false_a": "शायद"}, "row 1, column 'true_false_a': 'शायद' is not a Hindi word for true or false"),
+        ({"language": "Klingon"}, "row 1, column 'language': unknown language 'Klingon'"),
+        ({"image": {"bytes": b"not an image", "path": None}}, "row 1, column 'image': not a readable image"),
+        ({"id": None}, "row 1, column 'id': missing or empty"),
+        ({"mcq_opt3": ""}, "row 1, column 'mcq_opt3': missing or empty"),
+    ],
+)
 def test_malformed_rows_are_refused_naming_the_row_and_column(tmp_path, changes, message):
     write(tmp_path / "vqa_en" / "test-00000-of-00001.parquet", [vqa_row(**changes)])
     with pytest.raises(DatasetError) as raised:
@@ -92,11 +115,15 @@ def test_malformed_rows_are_refused_naming_the_row_and_column(tmp_path, changes,
 
 def test_other_release_problems_are_named(tmp_path):
     write(tmp_path / "vqa_en" / "test-00000-of-00001.parquet", [vqa_row(), vqa_row()])
-    with pytest.raises(DatasetError, match=r"row 2, column 'id': the item 'vqa_en/hi/img-1/short_1' is also at .*row 1"):
+    with pytest.raises(
+        DatasetError, match=r"row 2, column 'id': the item 'vqa_en/hi/img-1/short_1' is also at .*row 1"
+    ):
         list(VQA.import_release(tmp_path))
     with pytest.raises(DatasetError, match="has no ocr folder for this leaderboard"):
         list(OCR.import_release(tmp_path))
-    write(tmp_path / "x" / "mixed.parquet", [{"id": "1", "image": {"bytes": jpeg(), "path": None}, "English": "A cat."}])
+    write(
+        tmp_path / "x" / "mixed.parquet", [{"id": "1", "image": {"bytes": jpeg(), "path": None}, "English": "A cat."}]
+    )
     with pytest.raises(DatasetError, match="no translation in any of the columns Bengali"):
         list(MMT.import_release(tmp_path / "x"))
     with pytest.raises(DatasetError, match="a mmt record, but this leaderboard reads ocr"):
@@ -118,7 +145,9 @@ def test_the_sample_renders_conjuncts_as_a_shaping_layout_does(language, conjunc
 
     def drawn(layout) -> Image.Image:
         page = Image.new("RGB", rendered.size, "white")
-        ImageDraw.Draw(page).text((30, 30), conjunct, font=ImageFont.truetype(font_path, 48, layout_engine=layout), fill="black")
+        ImageDraw.Draw(page).text(
+            (30, 30), conjunct, font=ImageFont.truetype(font_path, 48, layout_engine=layout), fill="black"
+        )
         return page
 
     shaped, unshaped = drawn(ImageFont.Layout.RAQM), drawn(ImageFont.Layout.BASIC)

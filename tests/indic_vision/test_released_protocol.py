@@ -4,6 +4,7 @@ read from our own table), gold answers in every released form imported from rows
 Parquet layout, predictions in every released form read, the prompt's released true/false words,
 the three judge prompts with decimal grades, a cut-off answer flagged, English and Indic headlines
 apart, and each board's method card."""
+
 from __future__ import annotations
 
 import io
@@ -41,13 +42,24 @@ RELEASED_LETTERS: dict[str, dict[str, str]] = {
 }
 #: the released true/false words the prompt asks for (generation/utils.py and evaluation/utils.py, truth_dict)
 RELEASED_TRUTH: dict[str, tuple[str, str]] = {
-    "Bengali": ("ঠিক", "ভুল"), "Gujarati": ("સાચું", "ખોટું"), "Hindi": ("सही", "गलत"), "Kannada": ("ಸರಿ", "ತಪ್ಪು"),
-    "Malayalam": ("ശരി", "തെറ്റ്"), "Marathi": ("बरोबर", "चूक"), "Odia": ("ଠିକ୍", "ଭୁଲ୍"), "Punjabi": ("ਸਹੀ", "ਗਲਤ"),
-    "Tamil": ("சரி", "தவறு"), "Telugu": ("ఒప్పు", "తప్పు"), "English": ("True", "False"),
+    "Bengali": ("ঠিক", "ভুল"),
+    "Gujarati": ("સાચું", "ખોટું"),
+    "Hindi": ("सही", "गलत"),
+    "Kannada": ("ಸರಿ", "ತಪ್ಪು"),
+    "Malayalam": ("ശരി", "തെറ്റ്"),
+    "Marathi": ("बरोबर", "चूक"),
+    "Odia": ("ଠିକ୍", "ଭୁଲ୍"),
+    "Punjabi": ("ਸਹੀ", "ਗਲਤ"),
+    "Tamil": ("சரி", "தவறு"),
+    "Telugu": ("ఒప్పు", "తప్పు"),
+    "English": ("True", "False"),
 }
 #: the released synonyms (evaluation/utils.py, lang_true_false_map): word -> the truth it means
 RELEASED_SYNONYMS: dict[str, dict[str, bool]] = {
-    "Malayalam": {"ശരിയാണ്": True}, "Marathi": {"चुकीचे": False}, "Odia": {"ଭୁଲ": False}, "Tamil": {"பொய்": False},
+    "Malayalam": {"ശരിയാണ്": True},
+    "Marathi": {"चुकीचे": False},
+    "Odia": {"ଭୁଲ": False},
+    "Tamil": {"பொய்": False},
 }
 OPTIONS = ("वृत्त", "वर्ग", "त्रिभुज", "तारा")
 
@@ -71,11 +83,29 @@ def jpeg() -> bytes:
 def vqa_row(row_id: str, language: str, **answers: str) -> dict[str, object]:
     """A row in the released vqa_* Parquet layout (Hugging Face krutrim-ai-labs/IndicVisionBench)."""
     row: dict[str, object] = {
-        "id": row_id, "image": {"bytes": jpeg(), "path": f"{row_id}.jpg"}, "language": language, "State/UT": "Odisha",
-        "topic": "Festivals", "source_url": "", "short_q1": "q1", "short_a1": "a1", "short_q2": "q2", "short_a2": "a2",
-        "mcq": "Which shape?", "mcq_opt1": OPTIONS[0], "mcq_opt2": OPTIONS[1], "mcq_opt3": OPTIONS[2], "mcq_opt4": OPTIONS[3],
-        "mcq_a": "A", "true_false_q": "It is round.", "true_false_a": RELEASED_TRUTH[language][0], "long_q": "Describe it.",
-        "long_a": "A green field.", "adversarial_question": "Why is it blue?", "adversarial_answer": "It is green."}
+        "id": row_id,
+        "image": {"bytes": jpeg(), "path": f"{row_id}.jpg"},
+        "language": language,
+        "State/UT": "Odisha",
+        "topic": "Festivals",
+        "source_url": "",
+        "short_q1": "q1",
+        "short_a1": "a1",
+        "short_q2": "q2",
+        "short_a2": "a2",
+        "mcq": "Which shape?",
+        "mcq_opt1": OPTIONS[0],
+        "mcq_opt2": OPTIONS[1],
+        "mcq_opt3": OPTIONS[2],
+        "mcq_opt4": OPTIONS[3],
+        "mcq_a": "A",
+        "true_false_q": "It is round.",
+        "true_false_a": RELEASED_TRUTH[language][0],
+        "long_q": "Describe it.",
+        "long_a": "A green field.",
+        "adversarial_question": "Why is it blue?",
+        "adversarial_answer": "It is green.",
+    }
     row.update(answers)
     return row
 
@@ -157,8 +187,10 @@ def test_three_judge_prompts_and_decimal_grades(tmp_path):
 
     with OpenAIServer(grader) as server:
         evaluator = judge_of(server)
-        scores = {kind: evaluator.score_item(items[f"vqa_indic/ta/r/{kind}"], [Prediction("x", "ஒரு பச்சை வயல்")])
-                  for kind in ("short_1", "short_2", "long", "adversarial")}
+        scores = {
+            kind: evaluator.score_item(items[f"vqa_indic/ta/r/{kind}"], [Prediction("x", "ஒரு பச்சை வயல்")])
+            for kind in ("short_1", "short_2", "long", "adversarial")
+        }
         sent = [request["messages"] for request in server.requests]
     assert scores["short_1"].scores["short_1"] == 7.5 and scores["short_2"].scores["short_2"] == 7.5
     assert scores["long"].scores["long"] == 8.25 and scores["long"].scores["overall"] == 82.5
@@ -175,8 +207,9 @@ def test_three_judge_prompts_and_decimal_grades(tmp_path):
 def test_a_cut_off_answer_is_scored_on_its_text_and_flagged(tmp_path):
     items = imported(tmp_path, [vqa_row("r", "Hindi", mcq_a="बी")])
     mcq = items["vqa_indic/hi/r/mcq"]
-    cut = VQA.score_item(mcq, [Prediction(mcq.id, "बी. वर्ग, क्योंकि", error_kind="cut_off",
-                                          error="cut off (finish_reason length)")])
+    cut = VQA.score_item(
+        mcq, [Prediction(mcq.id, "बी. वर्ग, क्योंकि", error_kind="cut_off", error="cut off (finish_reason length)")]
+    )
     whole = VQA.score_item(mcq, [Prediction(mcq.id, "<बी>")])
     staged = VQA.score_item(mcq, [Prediction(mcq.id, "बी", transcript=(Stage([], "बी", finish_reason="length"),))])
     assert (cut.scores["mcq"], cut.scores["cut_off"], cut.detail["cut_off"]) == (1.0, 1.0, True)
@@ -189,8 +222,11 @@ def test_a_cut_off_answer_is_scored_on_its_text_and_flagged(tmp_path):
 
 
 def score(language: str, index: int, value: float) -> ItemScore:
-    return ItemScore(f"vqa_indic/{language}/img{index}/mcq", {"language": language, "question_type": "mcq"},
-                     {"mcq": value / 100, "overall": value, "coverage": 1.0, "cut_off": 0.0})
+    return ItemScore(
+        f"vqa_indic/{language}/img{index}/mcq",
+        {"language": language, "question_type": "mcq"},
+        {"mcq": value / 100, "overall": value, "coverage": 1.0, "cut_off": 0.0},
+    )
 
 
 def test_english_and_indic_headlines_are_apart_each_a_mean_over_its_languages():
@@ -203,10 +239,23 @@ def test_english_and_indic_headlines_are_apart_each_a_mean_over_its_languages():
     assert headline["overall"].value == 75.0
     assert next(c.key for c in VQA.metric_columns if c.primary) == "indic"
     assert {"english", "indic", "cut_off"} <= {c.key for c in VQA.metric_columns}
-    ocr = [ItemScore(f"ocr/{lang}/{i}", {"language": lang}, {"ned_char": v, "ned_word": v, "coverage": 1.0, "cut_off": 0.0,
-                                                             "char_edits": 0.0, "ref_chars": 1.0, "word_edits": 0.0,
-                                                             "ref_words": 1.0})
-           for lang, i, v in (("English", 0, 0.0), ("Hindi", 0, 10.0), ("Hindi", 1, 30.0), ("Telugu", 0, 60.0))]
+    ocr = [
+        ItemScore(
+            f"ocr/{lang}/{i}",
+            {"language": lang},
+            {
+                "ned_char": v,
+                "ned_word": v,
+                "coverage": 1.0,
+                "cut_off": 0.0,
+                "char_edits": 0.0,
+                "ref_chars": 1.0,
+                "word_edits": 0.0,
+                "ref_words": 1.0,
+            },
+        )
+        for lang, i, v in (("English", 0, 0.0), ("Hindi", 0, 10.0), ("Hindi", 1, 30.0), ("Telugu", 0, 60.0))
+    ]
     found = {m.key: m.value for m in OCR.aggregate(ocr) if not m.slice}
     assert (found["ned_char"], found["ned_char_indic"], found["ned_char_english"]) == (25.0, 40.0, 0.0)
 
@@ -218,13 +267,18 @@ def test_each_boards_method_card_states_its_protocol():
         assert card["Image"].here == "as released" and all(row.source for row in card.values())
         assert all(row.why for row in card.values() if row.deviates)
     assert "4,096" in cards["indic-vision-ocr"]["Answer length"].here
-    assert "2,048" in cards["indic-vision-vqa"]["Answer length"].here and "Cut off" in cards["indic-vision-vqa"]["Answer length"].here
+    assert (
+        "2,048" in cards["indic-vision-vqa"]["Answer length"].here
+        and "Cut off" in cards["indic-vision-vqa"]["Answer length"].here
+    )
     mmt = cards["indic-vision-mmt"]
     assert mmt["BLEU"].here == "as released" and "no effective order" in mmt["BLEU"].released
     assert "NFC" in mmt["Normalized before BLEU, chrF++ and RIBES"].here
     vqa = cards["indic-vision-vqa"]
     assert not vqa["Decimal grades"].deviates and not vqa["Wrong-language penalty"].deviates
-    assert "indic-vqa-short@v1" in vqa["Judge prompts"].here and "indic-vqa-false-premise@v1" in vqa["Judge prompts"].here
+    assert (
+        "indic-vqa-short@v1" in vqa["Judge prompts"].here and "indic-vqa-false-premise@v1" in vqa["Judge prompts"].here
+    )
     assert "English beside it" in vqa["Headline"].here and "Judge" in vqa
     assert "Judge prompts" not in cards["indic-vision-ocr"] and "BLEU" not in cards["indic-vision-vqa"]
 

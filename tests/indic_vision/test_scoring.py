@@ -1,6 +1,7 @@
 """IndicVisionBench scoring: requests carry the prompt then the image, with the task's token budget; each
 task's item scores and aggregates (coverage counted, empty answers wrong, the judge asked only for
 free-form answers, with the adversarial rubric); and the command line scores the sample with a judge."""
+
 from __future__ import annotations
 
 import json
@@ -59,8 +60,9 @@ def test_ocr_scores_and_aggregates_lower_is_better_with_coverage():
     assert all(s.scores["ned_char"] == 100.0 and s.scores["coverage"] == 0.0 for s in empty)
     metrics = {(m.key, tuple(m.slice.items())): m for m in OCR.aggregate(perfect + empty)}
     assert metrics[("ned_char", ())].value == pytest.approx(100 * 2 / 6)
-    assert metrics[("cer", ())].value == pytest.approx(sum(s.scores["ref_chars"] for s in empty) /
-                                                       sum(s.scores["ref_chars"] for s in perfect + empty))
+    assert metrics[("cer", ())].value == pytest.approx(
+        sum(s.scores["ref_chars"] for s in empty) / sum(s.scores["ref_chars"] for s in perfect + empty)
+    )
     assert metrics[("coverage", ())].value == pytest.approx(4 / 6)
     assert ("ned_char", (("language", "English"),)) in metrics
 
@@ -84,7 +86,9 @@ def test_vqa_exact_types_need_no_judge_and_free_form_types_are_graded(tmp_path):
         true = evaluator.score_item(items["vqa_parallel/bn/scene-1/true_false"], [Prediction("x", "সত্য।")])
         assert server.request_count == 0  # exact types never ask the judge
         short = evaluator.score_item(items["vqa_en/en/scene-1/short_1"], [Prediction("x", "three")])
-        adversarial = evaluator.score_item(items["vqa_parallel/ta/scene-1/adversarial"], [Prediction("x", "It is red.")])
+        adversarial = evaluator.score_item(
+            items["vqa_parallel/ta/scene-1/adversarial"], [Prediction("x", "It is red.")]
+        )
         empty = evaluator.score_item(items["vqa_en/en/scene-1/long"], [Prediction("x", "", error_kind="refused")])
         assert server.request_count == 2  # the empty answer is 0 without asking
         sent = server.requests[1]["messages"][-1]["content"]
@@ -95,11 +99,19 @@ def test_vqa_exact_types_need_no_judge_and_free_form_types_are_graded(tmp_path):
     assert (short.scores["short_1"], short.scores["overall"]) == (7.0, 70.0)
     assert adversarial.scores["adversarial"] == 4.0 and "Premise, 0 or 5" in sent and "It is red." in sent
     assert adversarial.detail["judgements"][0]["prompt"] == "indic-vqa-false-premise"
-    assert empty.scores == {"long": 0.0, "overall": 0.0, "coverage": 0.0, "cut_off": 0.0} and empty.detail["judgements"] == []
-    metrics = {(m.key, tuple(m.slice.items())): m for m in VQA.aggregate([mcq, wrong, unreadable, true, short, adversarial, empty])}
+    assert (
+        empty.scores == {"long": 0.0, "overall": 0.0, "coverage": 0.0, "cut_off": 0.0}
+        and empty.detail["judgements"] == []
+    )
+    metrics = {
+        (m.key, tuple(m.slice.items())): m
+        for m in VQA.aggregate([mcq, wrong, unreadable, true, short, adversarial, empty])
+    }
     assert metrics[("mcq", ())].value == 0.5 and metrics[("mcq", (("language", "Hindi"),))].value == 0.5
     assert metrics[("adversarial", (("language", "Tamil"),))].value == 4.0
-    assert metrics[("overall", (("language", "Tamil"), ("question_type", "adversarial")))].value == 40.0  # a heatmap cell
+    assert (
+        metrics[("overall", (("language", "Tamil"), ("question_type", "adversarial")))].value == 40.0
+    )  # a heatmap cell
     assert metrics[("coverage", ())].value == pytest.approx(5 / 7)
     assert metrics[(FALLBACK_METRIC, ())].value == 0.0
 
@@ -117,15 +129,34 @@ def test_the_command_line_scores_the_sample_with_a_judge(tmp_path):
     def answer(item) -> str:  # right in English and Hindi, empty elsewhere
         if item.slices["language"] not in ("English", "Hindi"):
             return ""
-        return {True: "True", False: "False"}.get(item.payload.get("gold"), str(item.payload.get("gold", item.payload["answer"])))
+        return {True: "True", False: "False"}.get(
+            item.payload.get("gold"), str(item.payload.get("gold", item.payload["answer"]))
+        )
 
     lines = [json.dumps({"item_id": i.id, "output": answer(i)}) for i in ITEMS[VQA.key]]
     (tmp_path / "preds.jsonl").write_text("\n".join(lines) + "\n")
     with OpenAIServer(grader) as server:
-        out = subprocess.run([sys.executable, "-m", "evaluators", "score", "--benchmark", "indic-vision-vqa", "--dataset",
-                              str(VQA.presentation().sample_dataset()), "--predictions", str(tmp_path / "preds.jsonl"),
-                              "--judge", f"{server.base_url},judge", "--out", str(tmp_path / "out.json")],
-                             cwd=REPO, capture_output=True, text=True)
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evaluators",
+                "score",
+                "--benchmark",
+                "indic-vision-vqa",
+                "--dataset",
+                str(VQA.presentation().sample_dataset()),
+                "--predictions",
+                str(tmp_path / "preds.jsonl"),
+                "--judge",
+                f"{server.base_url},judge",
+                "--out",
+                str(tmp_path / "out.json"),
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        )
     assert out.returncode == 0, out.stderr
     result = json.loads((tmp_path / "out.json").read_text())
     metrics = {(m["key"], tuple(m["slice"].items())): m for m in result["metrics"]}

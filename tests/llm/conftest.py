@@ -1,5 +1,6 @@
 """Fixtures for the model engine's tests: a tiny model created once per session (reusable by any
 test that needs real weights: depend on ``tiny_model_dir``)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -2,6 +2,7 @@
 an identical request at temperature 0 is forwarded once (the seed aside), also when the repeats arrive
 while the first is in flight; a different request, a sampled one, and a failed one are forwarded each
 time; other routes pass through."""
+
 from __future__ import annotations
 
 import threading
@@ -23,8 +24,14 @@ def proxy_for(server: OpenAIServer) -> AnswerCache:
 
 
 def chat(cache: AnswerCache, text: str, **extra: object) -> httpx.Response:
-    body = {"model": "test-model", "messages": [{"role": "user", "content": text}], "temperature": 0.0, "max_tokens": 16,
-            "seed": 1, **extra}
+    body = {
+        "model": "test-model",
+        "messages": [{"role": "user", "content": text}],
+        "temperature": 0.0,
+        "max_tokens": 16,
+        "seed": 1,
+        **extra,
+    }
     return httpx.post(cache.base_url + "/chat/completions", json=body, timeout=30)
 
 
@@ -55,12 +62,13 @@ def test_the_seed_is_left_out_of_the_key_only_at_temperature_zero():
     assert cache_key("/v1/chat/completions", b'{"messages": []}') is None  # the API's default temperature is 1
     assert cache_key("/v1/chat/completions", b'{"temperature": 0, "stream": true}') is None
     assert cache_key("/v1/embeddings", b'{"temperature": 0}') is None
-    assert cache_key("/v1/chat/completions", b'{"temperature": 0, "seed": 4, "a": 1}') == \
-        cache_key("/v1/chat/completions", b'{"a": 1, "temperature": 0.0}')
+    assert cache_key("/v1/chat/completions", b'{"temperature": 0, "seed": 4, "a": 1}') == cache_key(
+        "/v1/chat/completions", b'{"a": 1, "temperature": 0.0}'
+    )
 
 
 def test_repeats_in_flight_wait_for_the_first_answer():
-    with OpenAIServer(lambda req: Reply(text="{\"scores\": [1]}", delay_s=0.5)) as server, proxy_for(server) as cache:
+    with OpenAIServer(lambda req: Reply(text='{"scores": [1]}', delay_s=0.5)) as server, proxy_for(server) as cache:
         answers: list[str] = []
         threads = [threading.Thread(target=lambda: answers.append(chat(cache, "grade this").text)) for _ in range(4)]
         for thread in threads:
@@ -71,7 +79,10 @@ def test_repeats_in_flight_wait_for_the_first_answer():
 
 
 def test_a_failed_answer_is_not_stored():
-    with OpenAIServer(replies(Reply(status=500, error="overloaded"), Reply(text="ok"))) as server, proxy_for(server) as cache:
+    with (
+        OpenAIServer(replies(Reply(status=500, error="overloaded"), Reply(text="ok"))) as server,
+        proxy_for(server) as cache,
+    ):
         failed, answered, again = chat(cache, "grade this"), chat(cache, "grade this"), chat(cache, "grade this")
     assert (failed.status_code, answered.status_code, again.status_code) == (500, 200, 200)
     assert server.request_count == 2 and cache.hits == 1
@@ -91,12 +102,24 @@ def test_a_judge_behind_the_cache_asks_an_identical_call_once():
         calls = []
         for seed in (11, 12):  # one judge per board, each with its own client and seed
             judge = Judge(JudgeSpec("judge-model", "rev", "v1"), ChatClient(Endpoint(cache.base_url, "test-model")))
-            calls.append(judge.ask("rubric-score", {"rubric": "r", "question": "q", "answer": "a", "low": 0, "high": 1},
-                                   json_schema=SCHEMA, seed=seed))
+            calls.append(
+                judge.ask(
+                    "rubric-score",
+                    {"rubric": "r", "question": "q", "answer": "a", "low": 0, "high": 1},
+                    json_schema=SCHEMA,
+                    seed=seed,
+                )
+            )
             judge.close()
         other = Judge(JudgeSpec("judge-model", "rev", "v1"), ChatClient(Endpoint(cache.base_url, "test-model")))
-        calls.append(other.ask("rubric-score", {"rubric": "r", "question": "q", "answer": "b", "low": 0, "high": 1},
-                               json_schema=SCHEMA, seed=11))
+        calls.append(
+            other.ask(
+                "rubric-score",
+                {"rubric": "r", "question": "q", "answer": "b", "low": 0, "high": 1},
+                json_schema=SCHEMA,
+                seed=11,
+            )
+        )
         other.close()
     assert server.request_count == 2 and cache.hits == 1
     assert [c.parsed for c in calls] == [{"scores": [1]}] * 3 and not any(c.fallback for c in calls)

@@ -1,5 +1,6 @@
 """ChatClient against the scripted OpenAI-compatible server: retries, refusals, timeouts, broken and
 malformed responses, streaming, usage, bounded concurrency and constrained outputs."""
+
 from __future__ import annotations
 
 import threading
@@ -31,7 +32,9 @@ def test_plain_chat_returns_text_usage_and_raw_response():
 
 
 def test_retries_429_honouring_retry_after_then_503_then_succeeds():
-    script = replies(Reply(status=429, retry_after=0.05, error={"message": "slow down"}), Reply(status=503), Reply(text="fine"))
+    script = replies(
+        Reply(status=429, retry_after=0.05, error={"message": "slow down"}), Reply(status=503), Reply(text="fine")
+    )
     with OpenAIServer(script) as server:
         client = client_for(server)
         result = client.chat(HI)
@@ -91,10 +94,13 @@ def test_read_timeout_of_one_attempt_is_retried():
     assert result.text == "second" and result.attempts == 2
 
 
-@pytest.mark.parametrize("reply, expected", [
-    (Reply(invalid_json=True), "not JSON"),
-    (Reply(empty_body=True), "not JSON"),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        (Reply(invalid_json=True), "not JSON"),
+        (Reply(empty_body=True), "not JSON"),
+    ],
+)
 def test_malformed_responses_are_endpoint_errors(reply, expected):
     with OpenAIServer(lambda req: reply) as server, pytest.raises(ModelError) as caught:
         client_for(server).chat(HI)
@@ -123,8 +129,11 @@ def test_streaming_deltas_concatenate_to_the_text_and_usage_comes_last():
 
 def test_streaming_keeps_citations_and_annotations():
     annotation = {"type": "url_citation", "url_citation": {"url": "https://a.example", "title": "A"}}
-    reply = Reply(text="Paris [1]", extra={"citations": ["https://a.example"], "search_results": [{"url": "https://a.example"}]},
-                  annotations=[annotation])
+    reply = Reply(
+        text="Paris [1]",
+        extra={"citations": ["https://a.example"], "search_results": [{"url": "https://a.example"}]},
+        annotations=[annotation],
+    )
     with OpenAIServer(lambda req: reply) as server:
         result = client_for(server).chat(HI, on_delta=lambda piece: None)
     assert result.raw["citations"] == ["https://a.example"]
@@ -140,7 +149,10 @@ def test_stream_cut_before_anything_arrived_is_retried():
 
 def test_stream_cut_midway_raises_without_retrying():
     seen: list[str] = []
-    with OpenAIServer(lambda req: Reply(text="a long answer", chunk_chars=2, cut_after_chunks=3)) as server, pytest.raises(ModelError) as caught:
+    with (
+        OpenAIServer(lambda req: Reply(text="a long answer", chunk_chars=2, cut_after_chunks=3)) as server,
+        pytest.raises(ModelError) as caught,
+    ):
         client_for(server).chat(HI, on_delta=seen.append)
     assert caught.value.kind == "endpoint" and "part of the answer" in str(caught.value)
     assert seen and server.request_count == 1
@@ -183,8 +195,9 @@ def test_chat_many_bounds_concurrency_and_reports_each_result():
         with lock:
             results[request.item_id] = outcome
 
-    requests = [ModelRequest(item_id=f"i{k}", messages=[{"role": "user", "content": f"q{k}"}], max_tokens=8)
-                for k in range(12)]
+    requests = [
+        ModelRequest(item_id=f"i{k}", messages=[{"role": "user", "content": f"q{k}"}], max_tokens=8) for k in range(12)
+    ]
     with OpenAIServer(handler) as server:
         started = client_for(server, max_concurrency=3).chat_many(requests, on_result=on_result)
     assert started == 12 and len(results) == 12
@@ -244,7 +257,11 @@ def test_checked_choice_retries_then_gives_up_with_an_output_error():
     # the server ignores the guided parameters
     with OpenAIServer(lambda req: Reply(text="maybe")) as server, pytest.raises(ModelError) as caught:
         client_for(server).chat(HI, choices=["yes", "no"])
-    assert caught.value.kind == "output" and "'maybe' is not one of" in str(caught.value) and "after 3 tries" in str(caught.value)
+    assert (
+        caught.value.kind == "output"
+        and "'maybe' is not one of" in str(caught.value)
+        and "after 3 tries" in str(caught.value)
+    )
     # the answer to the ignored guidance is the first of the three checked tries, not an extra request
     assert server.request_count == 3
 
@@ -325,9 +342,18 @@ class KeepAliveServer:
                         length = int(line.split(b":")[1])
                     line = reader.readline()
                 reader.read(length or 0)
-                body = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
-                                                "finish_reason": "stop"}], "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).encode()
-                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+                body = json.dumps(
+                    {
+                        "choices": [
+                            {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
+                        ],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+                    }
+                ).encode()
+                sock.sendall(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                    % (len(body), body)
+                )
                 answered += 1
 
     def close(self) -> None:
@@ -360,7 +386,10 @@ def test_a_connection_the_server_closed_is_replaced_without_a_retry():
 
 
 def test_streaming_leaves_the_connection_reusable():
-    with OpenAIServer(lambda request: Reply(text="one two three", chunk_chars=4)) as server, client_for(server) as client:
+    with (
+        OpenAIServer(lambda request: Reply(text="one two three", chunk_chars=4)) as server,
+        client_for(server) as client,
+    ):
         pieces: list[str] = []
         assert client.chat(HI, on_delta=pieces.append).text == "one two three"
         assert client.chat(HI).text == "one two three"  # the same pooled connection, its stream read to the end
@@ -385,11 +414,22 @@ def test_the_prompt_goes_unchanged_where_the_server_constrains_and_with_the_inst
         client.chat(prompt, choices=["7", "8"])
         client.chat(prompt, json_schema=number)
     # written out by hand: the prompt, a blank line, the client's instruction
-    assert server.requests[1]["messages"] == [{"role": "user", "content": (
-        'Rate it 0-10.\n\nAnswer with exactly one of these options and nothing else: "7", "8".')}]
-    assert server.requests[2]["messages"] == [{"role": "user", "content": (
-        'Rate it 0-10.\n\nAnswer with one JSON value and nothing else (no prose, no code fence), matching this JSON '
-        'schema: {"type": "number", "minimum": 0, "maximum": 10}')}]
+    assert server.requests[1]["messages"] == [
+        {
+            "role": "user",
+            "content": ('Rate it 0-10.\n\nAnswer with exactly one of these options and nothing else: "7", "8".'),
+        }
+    ]
+    assert server.requests[2]["messages"] == [
+        {
+            "role": "user",
+            "content": (
+                "Rate it 0-10.\n\nAnswer with one JSON value and nothing else (no prose, no code fence), matching "
+                "this JSON "
+                'schema: {"type": "number", "minimum": 0, "maximum": 10}'
+            ),
+        }
+    ]
 
 
 def test_a_guided_answer_cut_off_at_the_token_cap_is_asked_again_guided_not_with_the_instruction():
@@ -398,4 +438,6 @@ def test_a_guided_answer_cut_off_at_the_token_cap_is_asked_again_guided_not_with
     with OpenAIServer(answers) as server:
         result = client_for(server).chat([{"role": "user", "content": "Score it."}], json_schema=schema)
     assert result.constrained == "server" and server.request_count == 2
-    assert all("response_format" in r and r["messages"] == [{"role": "user", "content": "Score it."}] for r in server.requests)
+    assert all(
+        "response_format" in r and r["messages"] == [{"role": "user", "content": "Score it."}] for r in server.requests
+    )

@@ -1,14 +1,22 @@
 """Judges against the scripted server: versioned prompts, stored raw answers, parsed choices and JSON,
 bad answers retried then counted as fallbacks, outages raised as infrastructure errors, and batches
 of calls about one answer asked at once with their shared context stored once."""
+
 from __future__ import annotations
 
 import pytest
 
-from evaluators.llm.client import ChatClient
 from evaluators.core.types import InfrastructureError
-from evaluators.llm.judges import (JUDGE_PROMPTS, RETRY_TEMPERATURE, Judge, JudgePrompt, JudgeUnavailable,
-                                   judge_fallbacks, register_prompt)
+from evaluators.llm.client import ChatClient
+from evaluators.llm.judges import (
+    JUDGE_PROMPTS,
+    RETRY_TEMPERATURE,
+    Judge,
+    JudgePrompt,
+    JudgeUnavailable,
+    judge_fallbacks,
+    register_prompt,
+)
 from evaluators.llm.types import Endpoint, JudgeSpec
 from tests.support.openai_server import OpenAIServer, Reply
 
@@ -25,12 +33,21 @@ def test_choice_answer_is_parsed_and_the_call_is_stored_whole():
         judge = judge_for(server)
         call = judge.ask("answer-match", MATCH, choices=["yes", "no"], max_tokens=3, seed=7)
     assert call.parsed == "yes" and call.raw_answer == "yes" and call.error == "" and not call.fallback
-    assert call.judge == {"name": "judge-model", "revision": "rev-abc", "prompt_version": "v1",
-                          "label": "judge-model@rev-abc (prompt v1)", "prompt": "answer-match", "constrained": "server"}
+    assert call.judge == {
+        "name": "judge-model",
+        "revision": "rev-abc",
+        "prompt_version": "v1",
+        "label": "judge-model@rev-abc (prompt v1)",
+        "prompt": "answer-match",
+        "constrained": "server",
+    }
     assert call.variables == MATCH and call.attempts == 1 and call.rejected == []
     assert call.usage == {"prompt_tokens": 30, "completion_tokens": 1}
     sent = server.requests[0]
-    assert sent["messages"] == judge.prompt("answer-match").render(MATCH) and "Reference answer:\n4" in sent["messages"][-1]["content"]
+    assert (
+        sent["messages"] == judge.prompt("answer-match").render(MATCH)
+        and "Reference answer:\n4" in sent["messages"][-1]["content"]
+    )
     assert (sent["max_tokens"], sent["seed"], sent["temperature"]) == (3, 7, 0.0)
     assert call.to_dict()["raw_answer"] == "yes"
 
@@ -39,8 +56,9 @@ def test_json_answer_is_parsed():
     schema = {"type": "object", "required": ["score", "reason"]}
     answer = '{"score": 3, "reason": "partly right"}'
     with OpenAIServer(lambda req: Reply(text=answer)) as server:
-        call = judge_for(server).ask("rubric-score", {"rubric": "r", "question": "q", "answer": "a", "low": 1, "high": 5},
-                                     json_schema=schema)
+        call = judge_for(server).ask(
+            "rubric-score", {"rubric": "r", "question": "q", "answer": "a", "low": 1, "high": 5}, json_schema=schema
+        )
     assert call.parsed == {"score": 3, "reason": "partly right"} and call.raw_answer == answer
 
 
@@ -49,18 +67,28 @@ def test_a_json_answer_failing_the_callers_check_is_asked_again():
     answers = iter(['{"scores": [1, 0]}', '{"scores": [1, 0, 1]}'])  # two criteria given where three were asked for
     three = lambda value: None if len(value["scores"]) == 3 else f"{len(value['scores'])} scores for 3 criteria"  # noqa: E731
     with OpenAIServer(lambda req: Reply(text=next(answers))) as server:
-        call = judge_for(server).ask("rubric-score", {"rubric": "r", "question": "q", "answer": "a", "low": 1, "high": 5},
-                                     json_schema=schema, check=three)
+        call = judge_for(server).ask(
+            "rubric-score",
+            {"rubric": "r", "question": "q", "answer": "a", "low": 1, "high": 5},
+            json_schema=schema,
+            check=three,
+        )
     assert call.parsed == {"scores": [1, 0, 1]} and call.attempts == 2 and "2 scores for 3 criteria" in call.rejected[0]
 
 
-@pytest.mark.parametrize("reply", [
-    Reply(status=500, error={"message": "judge down"}),  # server errors after the client's retries
-    Reply(status=401, error={"message": "bad key"}),  # a wrong key or model is the configuration's fault
-    Reply(status=404, error={"message": "no such model"}),
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply(status=500, error={"message": "judge down"}),  # server errors after the client's retries
+        Reply(status=401, error={"message": "bad key"}),  # a wrong key or model is the configuration's fault
+        Reply(status=404, error={"message": "no such model"}),
+    ],
+)
 def test_an_unreachable_or_broken_judge_raises_an_infrastructure_error_not_a_bad_answer(reply):
-    with OpenAIServer(lambda req: reply) as server, pytest.raises(JudgeUnavailable, match="judge-model@rev-abc") as raised:
+    with (
+        OpenAIServer(lambda req: reply) as server,
+        pytest.raises(JudgeUnavailable, match="judge-model@rev-abc") as raised,
+    ):
         judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"])
     assert isinstance(raised.value, InfrastructureError) and str(reply.status) in str(raised.value)
 
@@ -86,32 +114,41 @@ def test_an_unmatched_choice_is_retried_warmer_with_a_new_seed_then_a_malformed_
     assert len(server.requests) == 2, sent
 
 
-@pytest.mark.parametrize("answer, parsed, constrained", [
-    ("The party stance is 9.", "9", "extracted"),  # a chatty judge without guided decoding (SmolLM2)
-    (" 4\n", "4", "server"),  # an exact choice: taken as the server's guided answer
-    ("7 out of 9", None, ""),  # two digits: ambiguous, so unusable
-    ("97", None, ""),  # not a standalone digit
-])
+@pytest.mark.parametrize(
+    "answer, parsed, constrained",
+    [
+        ("The party stance is 9.", "9", "extracted"),  # a chatty judge without guided decoding (SmolLM2)
+        (" 4\n", "4", "server"),  # an exact choice: taken as the server's guided answer
+        ("7 out of 9", None, ""),  # two digits: ambiguous, so unusable
+        ("97", None, ""),  # not a standalone digit
+    ],
+)
 def test_an_unguided_answer_holding_exactly_one_choice_gives_that_choice(answer, parsed, constrained):
     digits = [str(d) for d in range(10)]
     with OpenAIServer(lambda req: Reply(text=answer)) as server:
         call = judge_for(server).ask("answer-match", MATCH, choices=digits)
     assert call.parsed == parsed and call.judge.get("constrained", "") == constrained
-    assert call.fallback == (parsed is None) and call.raw_answer == ("" if parsed is None else answer)  # kept as written
+    assert call.fallback == (parsed is None) and call.raw_answer == (
+        "" if parsed is None else answer
+    )  # kept as written
 
 
 def test_a_usable_retry_is_kept_with_the_rejected_answer():
     answers = iter(["maybe"] + ["no"] * 10)  # the first try fails (its guidance ignored)
     with OpenAIServer(lambda req: Reply(text=next(answers))) as server:
         call = judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"])
-    assert (call.parsed, call.error_kind, call.attempts) == ("no", "", 2) and call.rejected and "maybe" in call.rejected[0]
+    assert (
+        (call.parsed, call.error_kind, call.attempts) == ("no", "", 2) and call.rejected and "maybe" in call.rejected[0]
+    )
 
 
 def test_a_request_the_judge_refuses_for_its_content_is_a_refused_fallback():
     with OpenAIServer(lambda req: Reply(status=400, error={"message": "prompt is longer than the context"})) as server:
         call = judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"])
     assert call.error_kind == "refused" and call.fallback and "context" in call.error
-    assert server.request_count == 2  # with guided decoding, then checked (a 400 may refuse the guidance); no judge retry
+    assert (
+        server.request_count == 2
+    )  # with guided decoding, then checked (a 400 may refuse the guidance); no judge retry
 
 
 def test_ask_many_stores_the_shared_context_once_and_bounds_its_concurrency():
@@ -141,8 +178,12 @@ def test_ask_many_raises_when_the_judge_goes_down_mid_batch():
         return Reply(text="yes") if next(count) < 2 else Reply(status=503, error="down")
 
     with OpenAIServer(flaky) as server, pytest.raises(JudgeUnavailable):
-        judge_for(server).ask_many("answer-match", shared={"question": "q", "reference": "r"},
-                                   each=[{"answer": str(i)} for i in range(5)], choices=["yes", "no"])
+        judge_for(server).ask_many(
+            "answer-match",
+            shared={"question": "q", "reference": "r"},
+            each=[{"answer": str(i)} for i in range(5)],
+            choices=["yes", "no"],
+        )
 
 
 def test_prompt_versions_are_pinned_and_immutable():
@@ -163,20 +204,27 @@ def test_once_the_judge_is_found_down_its_other_calls_give_up_at_once_instead_of
             judge.ask("answer-match", MATCH, choices=["yes", "no"])
         asked = server.request_count
         with pytest.raises(JudgeUnavailable, match="503"):  # the same outage, named, without asking again
-            judge.ask_many("answer-match", shared={"question": "q", "reference": "r"},
-                           each=[{"answer": str(i)} for i in range(5)], choices=["yes", "no"])
+            judge.ask_many(
+                "answer-match",
+                shared={"question": "q", "reference": "r"},
+                each=[{"answer": str(i)} for i in range(5)],
+                choices=["yes", "no"],
+            )
         assert server.request_count == asked == 2  # the client's try and its one retry, for the first call only
     with OpenAIServer(lambda req: Reply(text="yes")) as server:  # the retried run builds a new judge
         assert judge_for(server).ask("answer-match", MATCH, choices=["yes", "no"]).parsed == "yes"
 
 
-@pytest.mark.parametrize("unusable, retries, requests, parsed", [
-    (0, 1, 1, "yes"),  # a usable first answer: one request
-    (1, 1, 2, "yes"),  # one unusable answer, one retry: two requests
-    (2, 1, 2, None),  # still unusable after the retry: a fallback after 1 + retries requests, never more
-    (3, 10, 4, "yes"),  # PoliCon's released protocol (10 retries): one request per retry taken
-    (11, 10, 11, None),
-])
+@pytest.mark.parametrize(
+    "unusable, retries, requests, parsed",
+    [
+        (0, 1, 1, "yes"),  # a usable first answer: one request
+        (1, 1, 2, "yes"),  # one unusable answer, one retry: two requests
+        (2, 1, 2, None),  # still unusable after the retry: a fallback after 1 + retries requests, never more
+        (3, 10, 4, "yes"),  # PoliCon's released protocol (10 retries): one request per retry taken
+        (11, 10, 11, None),
+    ],
+)
 def test_the_judge_owns_its_retries_one_request_per_try(unusable, retries, requests, parsed):
     """A judge over HTTP that answers unusable text ``unusable`` times, then a usable answer: every try of
     the judge is exactly one request (the client neither repeats an answer nor probes again), so an
@@ -190,7 +238,11 @@ def test_the_judge_owns_its_retries_one_request_per_try(unusable, retries, reque
         judge = judge_for(server)
         call = judge.ask("answer-match", MATCH, choices=["yes", "no"], retries=retries, seed=0)
         assert server.request_count == requests == call.attempts
-        assert call.parsed == parsed and call.fallback == (parsed is None) and len(call.rejected) == min(unusable, 1 + retries)
+        assert (
+            call.parsed == parsed
+            and call.fallback == (parsed is None)
+            and len(call.rejected) == min(unusable, 1 + retries)
+        )
         second = judge.ask("answer-match", MATCH, choices=["yes", "no"], retries=retries, seed=0)
         assert server.request_count == requests + second.attempts == requests + 1
         if unusable:  # later calls (the server found not to guide) cost one request a try too, instruction included
@@ -200,6 +252,7 @@ def test_the_judge_owns_its_retries_one_request_per_try(unusable, retries, reque
 
 def test_a_judge_server_that_guides_needs_no_retry():
     """A server with guided decoding (vLLM, which serves the demo judge) answers a choice: one request."""
+
     def guided(request):
         return Reply(text=request["guided_choice"][0] if "guided_choice" in request else "Well, maybe.")
 

@@ -1,5 +1,6 @@
 """The model-server launcher: commands for both servers, and the real `transformers serve` on the tiny
 model (start, chat, stop; broken weights; a server killed mid-request; a slow start)."""
+
 from __future__ import annotations
 
 import os
@@ -19,12 +20,41 @@ HI = [{"role": "user", "content": "Hello!"}]
 
 
 def test_vllm_command_carries_every_setting():
-    spec = ServerSpec(kind="vllm", model="org/model", revision="abc123", dtype="bfloat16", max_model_len=4096,
-                      seed=7, gpu_memory_utilization=0.85, extra_args=("--max-num-seqs", "64"))
+    spec = ServerSpec(
+        kind="vllm",
+        model="org/model",
+        revision="abc123",
+        dtype="bfloat16",
+        max_model_len=4096,
+        seed=7,
+        gpu_memory_utilization=0.85,
+        extra_args=("--max-num-seqs", "64"),
+    )
     assert build_command(spec, port=8123, gpu_count=4, program="/venv-gpu/bin/python") == [
-        "/venv-gpu/bin/python", "-m", "vllm.entrypoints.openai.api_server", "--model", "org/model",
-        "--revision", "abc123", "--dtype", "bfloat16", "--max-model-len", "4096", "--seed", "7", "--port", "8123",
-        "--host", "127.0.0.1", "--tensor-parallel-size", "4", "--gpu-memory-utilization", "0.85", "--max-num-seqs", "64"]
+        "/venv-gpu/bin/python",
+        "-m",
+        "vllm.entrypoints.openai.api_server",
+        "--model",
+        "org/model",
+        "--revision",
+        "abc123",
+        "--dtype",
+        "bfloat16",
+        "--max-model-len",
+        "4096",
+        "--seed",
+        "7",
+        "--port",
+        "8123",
+        "--host",
+        "127.0.0.1",
+        "--tensor-parallel-size",
+        "4",
+        "--gpu-memory-utilization",
+        "0.85",
+        "--max-num-seqs",
+        "64",
+    ]
     pinned = ServerSpec(kind="vllm", model="/m", tensor_parallel_size=2)
     command = build_command(pinned, port=1, gpu_count=8)
     assert command[command.index("--tensor-parallel-size") + 1] == "2" and "--revision" not in command
@@ -36,8 +66,20 @@ def test_vllm_command_carries_every_setting():
 def test_transformers_command_and_served_name():
     spec = ServerSpec(kind="transformers", model="org/model", revision="v2", seed=3)
     assert build_command(spec, port=9000, program="/venv/bin/transformers") == [
-        "/venv/bin/transformers", "serve", "org/model@v2", "--host", "127.0.0.1", "--port", "9000",
-        "--dtype", "auto", "--default-seed", "3", "--log-level", "info"]
+        "/venv/bin/transformers",
+        "serve",
+        "org/model@v2",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "9000",
+        "--dtype",
+        "auto",
+        "--default-seed",
+        "3",
+        "--log-level",
+        "info",
+    ]
     assert spec.served_name == "org/model@v2"
     assert ServerSpec.from_dict(spec.to_dict()) == spec
 
@@ -54,13 +96,16 @@ def test_vllm_not_installed_for_that_python_is_unavailable_and_says_how_to_insta
         ModelServer(ServerSpec(kind="vllm", model="/m")).start()
 
 
-@pytest.mark.parametrize("returncode, log, kind", [
-    (1, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", "out_of_memory"),
-    (1, "ValueError: No available memory for the cache blocks.", "out_of_memory"),
-    (1, "OSError: /m does not appear to have a file named config.json", "model_load"),
-    (1, "KeyError: 'something odd'", "model_load"),
-    (-9, "INFO: Uvicorn running", "endpoint"),
-])
+@pytest.mark.parametrize(
+    "returncode, log, kind",
+    [
+        (1, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", "out_of_memory"),
+        (1, "ValueError: No available memory for the cache blocks.", "out_of_memory"),
+        (1, "OSError: /m does not appear to have a file named config.json", "model_load"),
+        (1, "KeyError: 'something odd'", "model_load"),
+        (-9, "INFO: Uvicorn running", "endpoint"),
+    ],
+)
 def test_failures_are_classified_from_exit_and_log(returncode, log, kind):
     error = classify_failure(returncode, "INFO: starting\n" + log, model="m")
     assert error.kind == kind and log.splitlines()[-1] in str(error)
@@ -68,8 +113,12 @@ def test_failures_are_classified_from_exit_and_log(returncode, log, kind):
 
 @pytest.fixture(scope="module")
 def served(tiny_model_dir: Path, tmp_path_factory):
-    spec = ServerSpec(kind="transformers", model=str(tiny_model_dir), start_timeout_s=120,
-                      log_path=str(tmp_path_factory.mktemp("logs") / "server.log"))
+    spec = ServerSpec(
+        kind="transformers",
+        model=str(tiny_model_dir),
+        start_timeout_s=120,
+        log_path=str(tmp_path_factory.mktemp("logs") / "server.log"),
+    )
     with ModelServer(spec) as server:
         yield server
 
@@ -112,7 +161,10 @@ def test_broken_weights_end_as_model_load(tiny_model_dir: Path, tmp_path: Path):
     broken = tmp_path / "broken"
     shutil.copytree(tiny_model_dir, broken)
     (broken / "model.safetensors").write_bytes(b"\xff" * 1000)
-    with pytest.raises(ModelError) as caught, ModelServer(ServerSpec(kind="transformers", model=str(broken), start_timeout_s=120)):
+    with (
+        pytest.raises(ModelError) as caught,
+        ModelServer(ServerSpec(kind="transformers", model=str(broken), start_timeout_s=120)),
+    ):
         pass
     assert caught.value.kind == "model_load"
     assert "could not load the model" in str(caught.value) and "header" in str(caught.value)

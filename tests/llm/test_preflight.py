@@ -1,6 +1,7 @@
 """Pre-flight on a CPU: the tiny model passes with its facts; remote code, a missing chat template,
 pickle-only or broken weights, a modality mismatch, too little GPU memory, a repo not in the local
 cache and endpoint faults are refused with messages naming the field."""
+
 from __future__ import annotations
 
 import json
@@ -9,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from evaluators.llm.preflight import PreflightReport, model_modalities, preflight_endpoint, preflight_hf, preflight_weights
+from evaluators.llm.preflight import (
+    PreflightReport,
+    model_modalities,
+    preflight_endpoint,
+    preflight_hf,
+    preflight_weights,
+)
 from evaluators.llm.types import Endpoint
 from tests.support.openai_server import OpenAIServer, Reply
 
@@ -73,7 +80,11 @@ def test_modality_mismatch_and_memory_are_refused(tiny_model_dir: Path):
 def test_modalities_come_from_the_config():
     assert model_modalities({"model_type": "llama"}) == ["text"]
     assert model_modalities({"model_type": "llava", "vision_config": {}}) == ["text", "image"]
-    assert model_modalities({"model_type": "qwen2_vl", "vision_config": {}, "video_token_id": 5}) == ["text", "image", "video"]
+    assert model_modalities({"model_type": "qwen2_vl", "vision_config": {}, "video_token_id": 5}) == [
+        "text",
+        "image",
+        "video",
+    ]
 
 
 def test_broken_and_pickle_weights_are_refused(model_copy: Path):
@@ -129,18 +140,21 @@ def safetensors_with_header(path: Path, header: bytes) -> None:
     path.write_bytes(len(header).to_bytes(8, "little") + header)
 
 
-@pytest.mark.parametrize("case, field_name, message", [
-    ("config is a list", "config", "must be a JSON object ({...}), but it is a JSON list"),
-    ("hidden_size is a string", "config", "expected int, got str"),
-    ("config is not JSON", "config", "config.json is not valid JSON"),
-    ("auto_map is a number", "config", "needs remote code"),
-    ("tokenizer files are garbage", "tokenizer", "the tokenizer does not load"),
-    ("safetensors header is garbage", "weights", "is not a valid safetensors file"),
-    ("safetensors header is a list", "weights", "its header is a JSON list"),
-    ("a tensor's shape holds a string", "weights", "a shape is a list of non-negative integers"),
-    ("a tensor's offsets are reversed", "weights", "0 <= start <= end"),
-    ("safetensors file is 3 bytes", "weights", "shorter than a safetensors header"),
-])
+@pytest.mark.parametrize(
+    "case, field_name, message",
+    [
+        ("config is a list", "config", "must be a JSON object ({...}), but it is a JSON list"),
+        ("hidden_size is a string", "config", "expected int, got str"),
+        ("config is not JSON", "config", "config.json is not valid JSON"),
+        ("auto_map is a number", "config", "needs remote code"),
+        ("tokenizer files are garbage", "tokenizer", "the tokenizer does not load"),
+        ("safetensors header is garbage", "weights", "is not a valid safetensors file"),
+        ("safetensors header is a list", "weights", "its header is a JSON list"),
+        ("a tensor's shape holds a string", "weights", "a shape is a list of non-negative integers"),
+        ("a tensor's offsets are reversed", "weights", "0 <= start <= end"),
+        ("safetensors file is 3 bytes", "weights", "shorter than a safetensors header"),
+    ],
+)
 def test_malformed_files_are_refusals_never_exceptions(model_copy: Path, case: str, field_name: str, message: str):
     config = model_copy / "config.json"
     weights = model_copy / "model.safetensors"
@@ -160,9 +174,13 @@ def test_malformed_files_are_refusals_never_exceptions(model_copy: Path, case: s
     elif case == "safetensors header is a list":
         safetensors_with_header(weights, b"[1, 2]")
     elif case == "a tensor's shape holds a string":
-        safetensors_with_header(weights, json.dumps({"w": {"dtype": "F32", "shape": ["x"], "data_offsets": [0, 4]}}).encode())
+        safetensors_with_header(
+            weights, json.dumps({"w": {"dtype": "F32", "shape": ["x"], "data_offsets": [0, 4]}}).encode()
+        )
     elif case == "a tensor's offsets are reversed":
-        safetensors_with_header(weights, json.dumps({"w": {"dtype": "F32", "shape": [1], "data_offsets": [8, 4]}}).encode())
+        safetensors_with_header(
+            weights, json.dumps({"w": {"dtype": "F32", "shape": [1], "data_offsets": [8, 4]}}).encode()
+        )
     elif case == "safetensors file is 3 bytes":
         weights.write_bytes(b"abc")
     report = preflight_weights(model_copy)

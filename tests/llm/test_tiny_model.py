@@ -1,4 +1,5 @@
 """The tiny test model: deterministic, small, with its tokenizer and chat template."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,7 +22,8 @@ def test_chat_template_renders_messages(tiny_model_dir: Path):
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
-    prompt = tokenizer.apply_chat_template([{"role": "user", "content": "Hello!"}], tokenize=False,
-                                           add_generation_prompt=True)
+    prompt = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "Hello!"}], tokenize=False, add_generation_prompt=True
+    )
     assert prompt == "<|im_start|>user\nHello!<|im_end|>\n<|im_start|>assistant\n"
     assert tokenizer.decode(tokenizer.encode("Hello!")) == "Hello!"

@@ -1,6 +1,7 @@
 """The tiny vision model: made here (no hub), recognised as an image model by the pre-flight, and served
 by the real `transformers serve` on the CPU, which reads every image a request sends: each one adds
 the vision tower's tokens to the prompt, and a broken image is refused by the server."""
+
 from __future__ import annotations
 
 import io
@@ -43,7 +44,9 @@ def test_the_tiny_vision_model_is_small_deterministic_and_an_image_model(vision_
 def test_transformers_serve_reads_every_image_of_a_request(vision_model, tmp_path):
     media = DirectoryMedia(tmp_path / "media")
     red, blue = media.put(photo("red"), ext="jpg"), media.put(photo("blue", (300, 900)), ext="jpg")
-    spec = ServerSpec(kind="transformers", model=str(vision_model), start_timeout_s=120, log_path=str(tmp_path / "server.log"))
+    spec = ServerSpec(
+        kind="transformers", model=str(vision_model), start_timeout_s=120, log_path=str(tmp_path / "server.log")
+    )
     with ModelServer(spec) as server:
         client = ChatClient(server.endpoint(), timeout_s=60)
 

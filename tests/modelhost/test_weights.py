@@ -3,6 +3,7 @@ with a resume, pre-flighted on a CPU worker, fetched into the GPU worker's cache
 verified, served by `transformers serve` (the tiny local model) for a real Multi-LCB evaluation from
 submission to score, and the server stopped; a corrupted archive fails as model_load. vLLM's CPU build
 serves the same path in test_server_faults (the job after the killed one), with served_run_checks."""
+
 from __future__ import annotations
 
 import hashlib
@@ -23,7 +24,6 @@ from leaderboard.runs.models import EvaluationRun, FailureKind, GeneratedOutput,
 from tests.conftest import wait_for
 from tests.modelhost.conftest import api_for, register, submit_model
 
-
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.toolchains]
 PART = 5 * 1024 * 1024  # S3's smallest part (but the last)
 
@@ -39,15 +39,18 @@ def model_archive(tmp_path: Path) -> bytes:
 
 
 def upload_in_parts(client, data: bytes, *, declared_sha256: str | None = None) -> int:
-    created = client.post("/api/uploads/", {"filename": "tiny.tar", "size": len(data),
-                                            "sha256": declared_sha256 or hashlib.sha256(data).hexdigest()}, format="json")
+    created = client.post(
+        "/api/uploads/",
+        {"filename": "tiny.tar", "size": len(data), "sha256": declared_sha256 or hashlib.sha256(data).hexdigest()},
+        format="json",
+    )
     assert created.status_code == 201, created.content
     upload = created.json()
     assert upload["part_size"] == PART and upload["part_count"] == 2 and upload["parts_received"] == []
     url = f"/api/uploads/{upload['id']}/"
 
     def put(number: int):
-        chunk = data[(number - 1) * PART:number * PART]
+        chunk = data[(number - 1) * PART : number * PART]
         return client.put(f"{url}parts/{number}/", chunk, content_type="application/octet-stream")
 
     assert put(1).status_code == 200
@@ -95,7 +98,9 @@ def _weights_from_submission_to_score(user, multi_lcb, tmp_path: Path, server: s
     assert store.client.head_object(Bucket=store.bucket, Key=stored.storage_key)["ContentLength"] == len(data)
 
     model = register(client, name="tiny-llama", source="weights", weights_upload=upload_id)
-    wait_for(lambda: Model.objects.get(slug=model["slug"]).preflight_status != "pending", timeout=120, what="the pre-flight")
+    wait_for(
+        lambda: Model.objects.get(slug=model["slug"]).preflight_status != "pending", timeout=120, what="the pre-flight"
+    )
     checked = Model.objects.get(slug=model["slug"])
     assert checked.preflight_status == Model.PREFLIGHT_PASSED, checked.preflight_report
     assert checked.preflight_report["facts"].get("parameters")
@@ -127,7 +132,9 @@ def served_run_checks(submission_id: int, server: str, digest: str) -> None:
 
 
 @override_settings(UPLOAD_PART_BYTES=PART)
-def test_uploaded_weights_served_by_transformers_from_submission_to_score(multi_lcb, user, celery_worker, gpu_worker, tmp_path):
+def test_uploaded_weights_served_by_transformers_from_submission_to_score(
+    multi_lcb, user, celery_worker, gpu_worker, tmp_path
+):
     _weights_from_submission_to_score(user, multi_lcb, tmp_path, "transformers")
 
 
@@ -137,7 +144,9 @@ def test_corrupted_archive_fails_as_model_load_with_the_checksum(multi_lcb, user
     data = model_archive(tmp_path)
     upload_id = upload_in_parts(client, data, declared_sha256=hashlib.sha256(b"another archive").hexdigest())
     model = register(client, name="corrupted", source="weights", weights_upload=upload_id)
-    wait_for(lambda: Model.objects.get(slug=model["slug"]).preflight_status != "pending", timeout=120, what="the pre-flight")
+    wait_for(
+        lambda: Model.objects.get(slug=model["slug"]).preflight_status != "pending", timeout=120, what="the pre-flight"
+    )
     checked = Model.objects.get(slug=model["slug"])
     assert checked.preflight_status == Model.PREFLIGHT_FAILED and "checksum mismatch" in str(checked.preflight_report)
     # even if it got past the pre-flight, the GPU worker refuses it the same way
@@ -145,5 +154,8 @@ def test_corrupted_archive_fails_as_model_load_with_the_checksum(multi_lcb, user
     submission_id = submit_model(client, model["slug"], [multi_lcb.slug]).json()["id"]
     wait_for(lambda: all_finished(submission_id), timeout=120, what="the failure")
     run = EvaluationRun.objects.get(submission_id=submission_id)
-    assert run.status == RunStatus.FAILED and run.failure_kind == FailureKind.MODEL_LOAD, (run.failure_kind, run.failure_message)
+    assert run.status == RunStatus.FAILED and run.failure_kind == FailureKind.MODEL_LOAD, (
+        run.failure_kind,
+        run.failure_message,
+    )
     assert "checksum mismatch" in run.failure_message

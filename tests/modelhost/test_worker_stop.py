@@ -2,6 +2,7 @@
 Worker.stop send it) while its generation job has `transformers serve` up stops that server, which runs in
 its own process group and so gets no signal of the worker's: the server's process is gone (killed and
 reaped), not left running for the next `make run` to trip over; the job is left to be queued again."""
+
 from __future__ import annotations
 
 import hashlib
@@ -34,9 +35,13 @@ def test_a_stopped_gpu_worker_stops_its_model_server(multi_lcb, user, celery_wor
     data = model_archive(tmp_path)
     digest = hashlib.sha256(data).hexdigest()
     model = register(client, name="tiny-llama", source="weights", weights_upload=upload_in_parts(client, data))
-    wait_for(lambda: Model.objects.get(slug=model["slug"]).preflight_status != "pending", timeout=120, what="the pre-flight")
+    wait_for(
+        lambda: Model.objects.get(slug=model["slug"]).preflight_status != "pending", timeout=120, what="the pre-flight"
+    )
     # random weights rarely stop before max_tokens: the job is still loading or generating when the worker is stopped
-    submission_id = submit_model(client, model["slug"], [multi_lcb.slug], {"n": 1, "max_tokens": 2048, "temperature": 1.0}).json()["id"]
+    submission_id = submit_model(
+        client, model["slug"], [multi_lcb.slug], {"n": 1, "max_tokens": 2048, "temperature": 1.0}
+    ).json()["id"]
     job = lambda: GenerationJob.objects.get(submission_id=submission_id)  # noqa: E731
     wait_for(lambda: bool(server_processes(digest)) or job().is_finished, timeout=300, what="the job's model server")
     assert not job().is_finished, job().log

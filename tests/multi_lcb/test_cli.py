@@ -1,5 +1,6 @@
 """Tests of ``python -m evaluators`` (score, items, list): exit codes, the metrics table, the JSON
 written with --out, and clear messages with exit status 2 for bad input."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,9 @@ SOLUTIONS = ROOT / "evaluators" / "multi_lcb" / "data" / "solutions"
 
 def cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "evaluators", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "evaluators", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 @pytest.fixture
@@ -69,13 +71,39 @@ def test_score_small_predictions_file(release: Path, tmp_path: Path) -> None:
     predictions.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     # the normalized items file must work exactly like the release
     items = tmp_path / "items.jsonl"
-    assert cli("items", "--benchmark", "multi-lcb", "--release", str(release), "--out", str(items),
-               "--setting", "languages=python").returncode == 0
+    assert (
+        cli(
+            "items",
+            "--benchmark",
+            "multi-lcb",
+            "--release",
+            str(release),
+            "--out",
+            str(items),
+            "--setting",
+            "languages=python",
+        ).returncode
+        == 0
+    )
     out = tmp_path / "results.json"
     for dataset in (release, items):
-        result = cli("score", "--benchmark", "multi-lcb", "--dataset", str(dataset), "--predictions", str(predictions),
-                     "--concurrency", "2", "--setting", "languages=python", "--setting", "time_limit_seconds=5",
-                     "--out", str(out))
+        result = cli(
+            "score",
+            "--benchmark",
+            "multi-lcb",
+            "--dataset",
+            str(dataset),
+            "--predictions",
+            str(predictions),
+            "--concurrency",
+            "2",
+            "--setting",
+            "languages=python",
+            "--setting",
+            "time_limit_seconds=5",
+            "--out",
+            str(out),
+        )
         assert result.returncode == 0, result.stdout + result.stderr
         assert "pass@1" in result.stdout and "python_gap" not in result.stdout  # one language: no gap
         data = json.loads(out.read_text())
@@ -90,22 +118,40 @@ def test_score_small_predictions_file(release: Path, tmp_path: Path) -> None:
 
 def test_bad_predictions_file_names_the_line(release: Path, tmp_path: Path) -> None:
     predictions = tmp_path / "predictions.jsonl"
-    predictions.write_text(json.dumps({"item_id": "abc900_a/python", "output": "x"}) + "\n"
-                           + "{broken\n" + json.dumps({"item_id": "nope/python", "output": "x"}) + "\n", encoding="utf-8")
-    result = cli("score", "--benchmark", "multi-lcb", "--dataset", str(release), "--predictions", str(predictions),
-                 "--setting", "languages=python")
+    predictions.write_text(
+        json.dumps({"item_id": "abc900_a/python", "output": "x"})
+        + "\n"
+        + "{broken\n"
+        + json.dumps({"item_id": "nope/python", "output": "x"})
+        + "\n",
+        encoding="utf-8",
+    )
+    result = cli(
+        "score",
+        "--benchmark",
+        "multi-lcb",
+        "--dataset",
+        str(release),
+        "--predictions",
+        str(predictions),
+        "--setting",
+        "languages=python",
+    )
     assert result.returncode == 2
     assert "line 2" in result.stderr and "not valid JSON" in result.stderr
     assert "line 3" in result.stderr and "unknown item id 'nope/python'" in result.stderr
     assert "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--benchmark", "no-such"], "no evaluator is registered"),
-    (["--setting", "extraction=middle"], "setting 'extraction'"),
-    (["--setting", "bogus=1"], "unknown setting 'bogus'"),
-    (["--setting", "novalue"], "expected key=value"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--benchmark", "no-such"], "no evaluator is registered"),
+        (["--setting", "extraction=middle"], "setting 'extraction'"),
+        (["--setting", "bogus=1"], "unknown setting 'bogus'"),
+        (["--setting", "novalue"], "expected key=value"),
+    ],
+)
 def test_bad_arguments_exit_2(release: Path, tmp_path: Path, args: list[str], message: str) -> None:
     predictions = tmp_path / "p.jsonl"
     predictions.write_text("", encoding="utf-8")
@@ -126,9 +172,23 @@ def test_bad_dataset_exit_2(tmp_path: Path) -> None:
     result = cli("score", "--benchmark", "multi-lcb", "--dataset", str(broken), "--predictions", str(predictions))
     assert result.returncode == 2 and "line 1" in result.stderr and "x1" in result.stderr
     assert "Traceback" not in result.stderr
-    missing = cli("score", "--benchmark", "multi-lcb", "--dataset", str(tmp_path / "none.jsonl"),
-                  "--predictions", str(predictions))
+    missing = cli(
+        "score",
+        "--benchmark",
+        "multi-lcb",
+        "--dataset",
+        str(tmp_path / "none.jsonl"),
+        "--predictions",
+        str(predictions),
+    )
     assert missing.returncode == 2 and "cannot be read" in missing.stderr
-    empty_preds = cli("score", "--benchmark", "multi-lcb", "--dataset", str(MultiLCBEvaluator().presentation().sample_dataset()),
-                      "--predictions", str(tmp_path / "absent.jsonl"))
+    empty_preds = cli(
+        "score",
+        "--benchmark",
+        "multi-lcb",
+        "--dataset",
+        str(MultiLCBEvaluator().presentation().sample_dataset()),
+        "--predictions",
+        str(tmp_path / "absent.jsonl"),
+    )
     assert empty_preds.returncode == 2 and "absent.jsonl" in empty_preds.stderr

@@ -4,6 +4,7 @@ The edge-case table lives in docs/multi-lcb-output-comparison.md, which users re
 checked here against the site's rule and against small models of LiveCodeBench's and Multi-LCB's
 published comparisons, so the page's claims about all three stay true.
 """
+
 from __future__ import annotations
 
 import json
@@ -69,8 +70,11 @@ def multi_lcb_matches(output: str, expected: str) -> bool:
     if len(got) != len(want):
         return False
     for g, w in zip(got, want):
-        if g == w or (g in ("True", "true") and w in ("True", "true")) or (
-                g in ("False", "false") and w in ("False", "false")):
+        if (
+            g == w
+            or (g in ("True", "true") and w in ("True", "true"))
+            or (g in ("False", "false") and w in ("False", "false"))
+        ):
             continue
         a, b = _decimals(g), _decimals(w)
         if a is None or b is None or len(a) != len(b) or any(x.is_nan() for x in a + b):
@@ -82,12 +86,12 @@ def multi_lcb_matches(output: str, expected: str) -> bool:
 
 def test_the_published_table_has_the_edge_cases() -> None:
     assert len(TABLE) >= 40
-    assert ("1e20", "100000000000000000001", False, True, False,
-            "exact here: Multi-LCB rounds to floats") in TABLE
+    assert ("1e20", "100000000000000000001", False, True, False, "exact here: Multi-LCB rounds to floats") in TABLE
 
 
-@pytest.mark.parametrize("output,expected,lcb,mlcb,site,note", TABLE,
-                         ids=[f"{row[0]!r} vs {row[1]!r}" for row in TABLE])
+@pytest.mark.parametrize(
+    "output,expected,lcb,mlcb,site,note", TABLE, ids=[f"{row[0]!r} vs {row[1]!r}" for row in TABLE]
+)
 def test_published_table(output: str, expected: str, lcb: bool, mlcb: bool, site: bool, note: str) -> None:
     assert outputs_match(output, expected) is site, note
     assert (first_mismatch(output, expected) is None) is site

@@ -1,4 +1,5 @@
 """Tests of program extraction from model answers and of the Multi-LCB parity prompts."""
+
 from __future__ import annotations
 
 import pytest
@@ -44,17 +45,29 @@ PLAN_THEN_CODE = "Plan:\n```text\nnot code\n```\nCode:\n```cpp\nTHE CODE\n```\nE
 EXTRACTION_CASES: list[tuple[str, str, str, str]] = [
     # (answer, Multi-LCB's program (first), LiveCodeBench's program (last), what it shows)
     (PLAN_THEN_CODE, "not code\n", "3 5\n", "an untagged or other-tagged block counts like any other"),
-    ("```python\nprint(1)\n```\n```cpp\nint main(){}\n```", "print(1)\n", "int main(){}\n",
-     "a block in another language is taken when it is in place"),
+    (
+        "```python\nprint(1)\n```\n```cpp\nint main(){}\n```",
+        "print(1)\n",
+        "int main(){}\n",
+        "a block in another language is taken when it is in place",
+    ),
     ("```\nint main(){}\n```\n```text\nsecond\n```", "int main(){}\n", "second\n", "untagged first block"),
     ("```cpp\nint main(){}\n```", "int main(){}\n", "int main(){}\n", "one tagged block: both take it"),
     ("Here:\n```python\nprint(1)\nprint(2)", "", "", "an unclosed block is no program"),
     ("~~~ruby\nputs 1\n~~~", "", "", "tildes are not fences"),
     ("````python\nprint('```')\n````", "", "", "the body's ``` ends the block: nothing between lines 1 and 2"),
-    ("Use ```sort``` here.\nx = 1\n```python\nprint(x)\n```", "x = 1\n", "print(x)\n",
-     "a line with ``` inside text is a fence"),
-    ("```python\nprint(1)\n```\nand\n```python\nprint(2)\n", "print(1)\n", "and\n",
-     "an odd fence count: the last two fence lines enclose the text between blocks"),
+    (
+        "Use ```sort``` here.\nx = 1\n```python\nprint(x)\n```",
+        "x = 1\n",
+        "print(x)\n",
+        "a line with ``` inside text is a fence",
+    ),
+    (
+        "```python\nprint(1)\n```\nand\n```python\nprint(2)\n",
+        "print(1)\n",
+        "and\n",
+        "an odd fence count: the last two fence lines enclose the text between blocks",
+    ),
 ]
 
 
@@ -75,12 +88,20 @@ def test_indented_code_is_kept() -> None:
     assert extract_code(text) == "def f():\n    return 1\nprint(f())\n"
 
 
-STDIN_PROBLEM = {"question_content": "Print A+B.", "public_test_cases": [{"input": "1 2\n", "output": "3\n", "testtype": "stdin"}],
-                 "private_test_cases": [], "metadata": {}, "starter_code": ""}
-FUNCTIONAL_PROBLEM = {"question_content": "Return true if s is a palindrome.", "starter_code":
-                      "class Solution:\n    def isPalindrome(self, s: str) -> bool:\n        ",
-                      "public_test_cases": [{"input": "\"aba\"", "output": "true", "testtype": "functional"}],
-                      "private_test_cases": [], "metadata": {"func_name": "isPalindrome"}}
+STDIN_PROBLEM = {
+    "question_content": "Print A+B.",
+    "public_test_cases": [{"input": "1 2\n", "output": "3\n", "testtype": "stdin"}],
+    "private_test_cases": [],
+    "metadata": {},
+    "starter_code": "",
+}
+FUNCTIONAL_PROBLEM = {
+    "question_content": "Return true if s is a palindrome.",
+    "starter_code": "class Solution:\n    def isPalindrome(self, s: str) -> bool:\n        ",
+    "public_test_cases": [{"input": '"aba"', "output": "true", "testtype": "functional"}],
+    "private_test_cases": [],
+    "metadata": {"func_name": "isPalindrome"},
+}
 
 
 @pytest.mark.parametrize("language", LANGUAGE_KEYS)
@@ -101,8 +122,20 @@ def test_prompt_shape_for_every_language(language: str) -> None:
 
 
 def test_twelve_languages_in_leaderboard_order() -> None:
-    assert LANGUAGE_KEYS == ("python", "cpp", "java", "csharp", "go", "rust", "javascript", "typescript",
-                             "ruby", "php", "kotlin", "scala")
+    assert LANGUAGE_KEYS == (
+        "python",
+        "cpp",
+        "java",
+        "csharp",
+        "go",
+        "rust",
+        "javascript",
+        "typescript",
+        "ruby",
+        "php",
+        "kotlin",
+        "scala",
+    )
 
 
 def test_functional_prompt_explains_the_json_protocol() -> None:

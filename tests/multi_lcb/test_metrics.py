@@ -1,6 +1,7 @@
 """Tests of Multi-LCB scores and metrics: pass@k against hand-computed values, aggregation of
 hand-made ItemScores (headline, per language, Python gap, slices, verdict mix, intervals), per-item
 scores and verdict rules of ``score_item`` (with a scripted stand-in for the sandbox), settings."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,8 +16,8 @@ from evaluators.core.stats import pass_at_k
 from evaluators.core.types import Item, ItemScore, MetricValue, Prediction
 from evaluators.multi_lcb.evaluator import VERDICTS, MultiLCBEvaluator, aggregate_scores
 
-
 # ------------------------------------------------------------------------------------------ pass@k
+
 
 def test_pass_at_k_hand_computed() -> None:
     assert pass_at_k(10, 3, 5) == pytest.approx(1 - 21 / 252)
@@ -32,16 +33,27 @@ def test_pass_at_k_hand_computed() -> None:
 
 # ------------------------------------------------------------------------------------------ aggregate
 
-def score(problem: str, language: str, c: int, n: int = 10, difficulty: str = "easy", platform: str = "atcoder",
-          verdicts: list[str] | None = None) -> ItemScore:
+
+def score(
+    problem: str,
+    language: str,
+    c: int,
+    n: int = 10,
+    difficulty: str = "easy",
+    platform: str = "atcoder",
+    verdicts: list[str] | None = None,
+) -> ItemScore:
     scores = {"n": float(n), "c": float(c), "pass@1": c / n}
     for k in (5, 10):
         if n >= k:
             scores[f"pass@{k}"] = pass_at_k(n, c, k)
     verdicts = verdicts or (["passed"] * c + ["wrong_answer"] * (n - c))
-    return ItemScore(item_id=f"{problem}/{language}",
-                     slices={"language": language, "difficulty": difficulty, "platform": platform, "contest_date": "2024-01-01"},
-                     scores=scores, detail={"samples": [{"verdict": v} for v in verdicts]})
+    return ItemScore(
+        item_id=f"{problem}/{language}",
+        slices={"language": language, "difficulty": difficulty, "platform": platform, "contest_date": "2024-01-01"},
+        scores=scores,
+        detail={"samples": [{"verdict": v} for v in verdicts]},
+    )
 
 
 def find(metrics: list[MetricValue], key: str, **slc: str) -> MetricValue:
@@ -52,11 +64,14 @@ def find(metrics: list[MetricValue], key: str, **slc: str) -> MetricValue:
 
 HAND = [
     # P1 easy/atcoder, P2 hard/leetcode, P3 easy/leetcode
-    score("P1", "python", 10), score("P1", "cpp", 5), score("P1", "java", 0),
+    score("P1", "python", 10),
+    score("P1", "cpp", 5),
+    score("P1", "java", 0),
     score("P2", "python", 5, difficulty="hard", platform="leetcode"),
     score("P2", "cpp", 0, difficulty="hard", platform="leetcode"),
     score("P2", "java", 5, difficulty="hard", platform="leetcode"),
-    score("P3", "python", 6, platform="leetcode"), score("P3", "cpp", 3, platform="leetcode"),
+    score("P3", "python", 6, platform="leetcode"),
+    score("P3", "cpp", 3, platform="leetcode"),
     score("P3", "java", 3, platform="leetcode"),
 ]
 
@@ -100,8 +115,17 @@ def test_same_seed_same_intervals() -> None:
 def test_a_large_release_is_bootstrapped_a_block_of_rounds_at_a_time_to_the_same_intervals(monkeypatch) -> None:
     # 300 problems x 3 languages: above DRAW_BLOCK's 131 problems, the 1,000 rounds are drawn 436 at a time
     rng = np.random.default_rng(4)
-    many = [score(f"Q{p:03d}", language, int(rng.integers(0, 11)), difficulty=("easy", "hard")[p % 2],
-                  platform=("atcoder", "leetcode")[p % 2]) for p in range(300) for language in ("python", "cpp", "java")]
+    many = [
+        score(
+            f"Q{p:03d}",
+            language,
+            int(rng.integers(0, 11)),
+            difficulty=("easy", "hard")[p % 2],
+            platform=("atcoder", "leetcode")[p % 2],
+        )
+        for p in range(300)
+        for language in ("python", "cpp", "java")
+    ]
     import evaluators.core.stats as module
 
     blocked = aggregate_scores(many, seed=5)
@@ -128,8 +152,12 @@ def test_difficulty_platform_and_pass_at_k() -> None:
 
 
 def test_pass_at_k_absent_when_samples_are_too_few() -> None:
-    few = [score("P1", "python", 1, n=3), score("P1", "cpp", 2, n=3), score("P2", "python", 0, n=3),
-           score("P2", "cpp", 3, n=3)]
+    few = [
+        score("P1", "python", 1, n=3),
+        score("P1", "cpp", 2, n=3),
+        score("P2", "python", 0, n=3),
+        score("P2", "cpp", 3, n=3),
+    ]
     metrics = aggregate_scores(few)
     assert not [m for m in metrics if m.key in ("pass@5", "pass@10")]
     assert find(metrics, "pass@1").value == pytest.approx(((1 / 3 + 0) / 2 + (2 / 3 + 1) / 2) / 2)
@@ -139,14 +167,25 @@ def test_pass_at_k_absent_when_samples_are_too_few() -> None:
 
 
 def test_verdict_share() -> None:
-    items = [score("P1", "python", 2, n=4, verdicts=["passed", "passed", "compile_error", "time_limit"]),
-             score("P1", "rust", 0, n=4, verdicts=["no_code", "wrong_answer", "wrong_answer", "runtime_error"])]
+    items = [
+        score("P1", "python", 2, n=4, verdicts=["passed", "passed", "compile_error", "time_limit"]),
+        score("P1", "rust", 0, n=4, verdicts=["no_code", "wrong_answer", "wrong_answer", "runtime_error"]),
+    ]
     metrics = aggregate_scores(items)
     shares = {m.slice["verdict"]: m.value for m in metrics if m.key == "verdict_share"}
     assert set(shares) == set(VERDICTS)
-    assert shares == pytest.approx({"passed": 0.25, "compile_error": 0.125, "time_limit": 0.125, "no_code": 0.125,
-                                    "wrong_answer": 0.25, "runtime_error": 0.125, "memory_limit": 0.0,
-                                    "output_limit": 0.0})
+    assert shares == pytest.approx(
+        {
+            "passed": 0.25,
+            "compile_error": 0.125,
+            "time_limit": 0.125,
+            "no_code": 0.125,
+            "wrong_answer": 0.25,
+            "runtime_error": 0.125,
+            "memory_limit": 0.0,
+            "output_limit": 0.0,
+        }
+    )
     assert find(metrics, "python_gap").value == pytest.approx(0.5)
 
 
@@ -158,6 +197,7 @@ def test_no_python_no_gap_and_empty_input() -> None:
 
 
 # ------------------------------------------------------------------------------------------ score_item
+
 
 @dataclass
 class FakeRun:
@@ -175,8 +215,12 @@ class FakeProgram:
     def __init__(self, source: str, log: list[str]) -> None:
         self.source, self.log = source, log
         bad = "COMPILE_ERROR" in source
-        self.compile_result = SimpleNamespace(ok=not bad, status="compile_error" if bad else "ok",
-                                              output="main.x:1: error: nope" if bad else "", seconds=0.01)
+        self.compile_result = SimpleNamespace(
+            ok=not bad,
+            status="compile_error" if bad else "ok",
+            output="main.x:1: error: nope" if bad else "",
+            seconds=0.01,
+        )
 
     def __enter__(self) -> FakeProgram:
         return self
@@ -212,10 +256,17 @@ class FakeSandbox:
         return FakeProgram(source, self.log)
 
 
-ITEM = Item(id="abc/python", slices={"language": "python", "difficulty": "easy", "platform": "atcoder", "contest_date": "2024-01-01"},
-            payload={"public_test_cases": [{"input": "1 2\n", "output": "3\n", "testtype": "stdin"}],
-                     "private_test_cases": [{"input": "10 20\n", "output": "30\n", "testtype": "stdin"},
-                                            {"input": "100 200\n", "output": "300\n", "testtype": "stdin"}]})
+ITEM = Item(
+    id="abc/python",
+    slices={"language": "python", "difficulty": "easy", "platform": "atcoder", "contest_date": "2024-01-01"},
+    payload={
+        "public_test_cases": [{"input": "1 2\n", "output": "3\n", "testtype": "stdin"}],
+        "private_test_cases": [
+            {"input": "10 20\n", "output": "30\n", "testtype": "stdin"},
+            {"input": "100 200\n", "output": "300\n", "testtype": "stdin"},
+        ],
+    },
+)
 
 
 def answer(code: str) -> str:
@@ -230,13 +281,35 @@ def fake() -> tuple[MultiLCBEvaluator, FakeSandbox]:
 
 def test_score_item_verdicts_and_scores(fake: tuple[MultiLCBEvaluator, FakeSandbox]) -> None:
     evaluator, _sandbox = fake
-    outputs = ["GOOD", "SUM_THEN_EXIT1", "SUM_OK_STATUS_EXIT3", "SLOW", "WRONG_ON_BIG", "COMPILE_ERROR",
-               None, "ERROR_WORDS", "GOOD", "GOOD"]
-    predictions = [Prediction("abc/python", answer(o) if o else "I cannot solve this.", i) for i, o in enumerate(outputs)]
+    outputs = [
+        "GOOD",
+        "SUM_THEN_EXIT1",
+        "SUM_OK_STATUS_EXIT3",
+        "SLOW",
+        "WRONG_ON_BIG",
+        "COMPILE_ERROR",
+        None,
+        "ERROR_WORDS",
+        "GOOD",
+        "GOOD",
+    ]
+    predictions = [
+        Prediction("abc/python", answer(o) if o else "I cannot solve this.", i) for i, o in enumerate(outputs)
+    ]
     result = evaluator.score_item(ITEM, list(reversed(predictions)))
     verdicts = [s["verdict"] for s in result.detail["samples"]]
-    assert verdicts == ["passed", "runtime_error", "runtime_error", "time_limit", "wrong_answer", "compile_error",
-                        "no_code", "passed", "passed", "passed"]
+    assert verdicts == [
+        "passed",
+        "runtime_error",
+        "runtime_error",
+        "time_limit",
+        "wrong_answer",
+        "compile_error",
+        "no_code",
+        "passed",
+        "passed",
+        "passed",
+    ]
     assert result.scores["n"] == 10 and result.scores["c"] == 4
     assert result.scores["pass@1"] == pytest.approx(0.4)
     assert result.scores["pass@5"] == pytest.approx(1 - comb(6, 5) / comb(10, 5))
@@ -265,7 +338,11 @@ def test_reason_is_truncated(fake: tuple[MultiLCBEvaluator, FakeSandbox]) -> Non
         def run(self, stdin_text: str, limits: Any = None) -> FakeRun:
             return FakeRun("runtime_error", 1, "", "x" * 100_000)
 
-    evaluator2 = MultiLCBEvaluator(sandbox_factory=lambda: SimpleNamespace(program=lambda lang, src, compile_limits=None, run_limits=None: Loud(src, [])))
+    evaluator2 = MultiLCBEvaluator(
+        sandbox_factory=lambda: SimpleNamespace(
+            program=lambda lang, src, compile_limits=None, run_limits=None: Loud(src, [])
+        )
+    )
     result = evaluator2.score_item(ITEM, [Prediction("abc/python", answer("print(1)"))])
     assert len(result.detail["samples"][0]["reason"].encode()) <= 2048
 
@@ -278,6 +355,7 @@ def test_pass_at_k_omitted_for_few_samples(fake: tuple[MultiLCBEvaluator, FakeSa
 
 # ------------------------------------------------------------------------------------------ settings
 
+
 def test_configured_validates_settings() -> None:
     base = MultiLCBEvaluator()
     assert base.time_limit_seconds == 15.0 and base.memory_mb == 1024 and base.extraction == "first"
@@ -285,16 +363,23 @@ def test_configured_validates_settings() -> None:
     tuned = base.configured({"time_limit_seconds": "4", "extraction": "last", "languages": "rust,python"})
     assert tuned is not base and tuned.time_limit_seconds == 4.0 and tuned.extraction == "last"
     assert tuned.languages == ("python", "rust") and base.extraction == "first"
-    for bad, key in [({"time_limit": 3}, "time_limit"), ({"extraction": "middle"}, "extraction"),
-                     ({"languages": ["cobol"]}, "languages"), ({"memory_mb": -1}, "memory_mb"),
-                     ({"time_limit_seconds": "fast"}, "time_limit_seconds"), ({"n": 2.5}, "'n'")]:
+    for bad, key in [
+        ({"time_limit": 3}, "time_limit"),
+        ({"extraction": "middle"}, "extraction"),
+        ({"languages": ["cobol"]}, "languages"),
+        ({"memory_mb": -1}, "memory_mb"),
+        ({"time_limit_seconds": "fast"}, "time_limit_seconds"),
+        ({"n": 2.5}, "'n'"),
+    ]:
         with pytest.raises(ValueError, match=key):
             base.configured(bad)
 
 
 def test_build_requests_defaults_and_overrides() -> None:
     evaluator = MultiLCBEvaluator()
-    item = Item(id="P/kotlin", slices={"language": "kotlin"}, payload={"question_content": "Q", "public_test_cases": []})
+    item = Item(
+        id="P/kotlin", slices={"language": "kotlin"}, payload={"question_content": "Q", "public_test_cases": []}
+    )
     (request,) = evaluator.build_requests(item, {})
     assert (request.n, request.temperature, request.top_p, request.max_tokens) == (10, 0.2, 0.95, 32768)
     assert request.messages[0]["content"].startswith("You are an expert Kotlin programmer")
@@ -308,14 +393,30 @@ def test_protocol_attributes() -> None:
 
     evaluator = evaluator_for("multi-lcb")
     assert isinstance(evaluator, Evaluator) and isinstance(evaluator, MultiLCBEvaluator)
-    assert evaluator.key == "multi-lcb" and evaluator.generation().modality == "text" and evaluator.presentation().default_samples == 10
+    assert (
+        evaluator.key == "multi-lcb"
+        and evaluator.generation().modality == "text"
+        and evaluator.presentation().default_samples == 10
+    )
     columns = {c.key: c for c in evaluator.metric_columns}
     assert list(columns) == ["pass@1", "python_gap", "pass@5", "pass@10"]
     assert columns["pass@1"].primary and not columns["python_gap"].higher_is_better
     assert sum(c.primary for c in evaluator.metric_columns) == 1
     dims = {d.key: d.values for d in evaluator.presentation().slice_dimensions}
-    assert dims["language"] == ("python", "cpp", "java", "csharp", "go", "rust", "javascript", "typescript",
-                                "ruby", "php", "kotlin", "scala")
+    assert dims["language"] == (
+        "python",
+        "cpp",
+        "java",
+        "csharp",
+        "go",
+        "rust",
+        "javascript",
+        "typescript",
+        "ruby",
+        "php",
+        "kotlin",
+        "scala",
+    )
     assert set(dims) == {"language", "difficulty", "platform"}
     assert evaluator.presentation().sample_dataset().is_file()
 
@@ -324,8 +425,14 @@ def test_a_fork_bomb_that_runs_out_of_time_names_the_process_limit() -> None:
     from evaluators.multi_lcb.evaluator import MultiLCBEvaluator
     from evaluators.sandbox import PROCESS_LIMIT_NOTE, RunResult
 
-    bomb = RunResult(status="timeout", exit_code=None, stdout="", wall_seconds=15.2, cpu_seconds=1.1,
-                     stderr=f"{PROCESS_LIMIT_NOTE} (64 processes): a new process or thread was refused")
+    bomb = RunResult(
+        status="timeout",
+        exit_code=None,
+        stdout="",
+        wall_seconds=15.2,
+        cpu_seconds=1.1,
+        stderr=f"{PROCESS_LIMIT_NOTE} (64 processes): a new process or thread was refused",
+    )
     verdict, reason = MultiLCBEvaluator._judge(bomb, {"input": "", "output": "1", "testtype": "stdin"})
     assert verdict == "time_limit" and reason.startswith("timeout after 15.20s wall, 1.10s cpu")
     assert "the program reached the process limit (64 processes)" in reason

@@ -6,6 +6,7 @@ Counted by hand: 3 problems x 12 languages, one answer each; only the Python ite
 has code. Its shared part is read once (the reader keeps it for the other items of the problem, which
 need none); the other two problems' shared parts are never read, and 35 items score ``no_code`` with
 no test counts."""
+
 from __future__ import annotations
 
 from collections import Counter

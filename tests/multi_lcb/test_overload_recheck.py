@@ -4,6 +4,7 @@ that never sleeps (cores over the load average), on a machine with more runnable
 that spins out its CPU limit is never re-checked, nor is anything on an idle machine, nor a program that slept
 (it used almost no CPU: under load its time limit used to cost twice the limit). The rule on runs built by
 hand: under load a spinner is kept off the CPU too, and rightly re-checked."""
+
 from __future__ import annotations
 
 import pytest
@@ -50,16 +51,19 @@ def test_no_recheck_on_an_idle_machine(monkeypatch):
     assert sample["verdict"] == "time_limit" and "rechecked" not in sample and runs == 1
 
 
-@pytest.mark.parametrize("status, cpu, wall, share, starved", [
-    ("timeout", 1.0, 1.4, 0.25, False),    # it reached its CPU limit (1 s): it spun, whatever the load
-    ("timeout", 0.95, 1.0, 0.25, False),   # 95% of a CPU: it got its CPU
-    ("timeout", 0.5, 1.0, 0.5, True),      # half a CPU where the load left half a CPU: the load's verdict, run again
-    ("timeout", 0.2, 1.0, 0.25, True),     # 0.2 s in 1 s, at least half of the 0.25 the load left (0.125 s): run again
-    ("timeout", 0.1, 1.0, 0.25, False),    # under half of that share: it slept part of the time, the verdict stands
-    ("timeout", 0.02, 1.0, 0.25, False),   # it slept: the load is no excuse
-    ("timeout", 0.5, 1.0, 1.0, False),     # half a CPU on an idle machine: it waited on its own
-    ("runtime_error", 0.3, 1.0, 0.25, False),  # only a time-out is re-checked
-])
+@pytest.mark.parametrize(
+    "status, cpu, wall, share, starved",
+    [
+        ("timeout", 1.0, 1.4, 0.25, False),  # it reached its CPU limit (1 s): it spun, whatever the load
+        ("timeout", 0.95, 1.0, 0.25, False),  # 95% of a CPU: it got its CPU
+        ("timeout", 0.5, 1.0, 0.5, True),  # half a CPU where the load left half a CPU: the load's verdict, run again
+        ("timeout", 0.2, 1.0, 0.25, True),  # 0.2 s in 1 s, at least half of the 0.25 the load left (0.125 s): run again
+        ("timeout", 0.1, 1.0, 0.25, False),  # under half of that share: it slept part of the time, the verdict stands
+        ("timeout", 0.02, 1.0, 0.25, False),  # it slept: the load is no excuse
+        ("timeout", 0.5, 1.0, 1.0, False),  # half a CPU on an idle machine: it waited on its own
+        ("runtime_error", 0.3, 1.0, 0.25, False),  # only a time-out is re-checked
+    ],
+)
 def test_only_a_time_out_kept_off_the_cpu_by_a_busy_machine_is_starved(monkeypatch, status, cpu, wall, share, starved):
     """The rule on runs built by hand (a spinner on this 2-core machine under load really is kept off the CPU,
     and rightly re-checked, so an end-to-end spinner cannot tell the rule from the load)."""
@@ -72,7 +76,8 @@ def test_only_a_time_out_kept_off_the_cpu_by_a_busy_machine_is_starved(monkeypat
 
 
 def test_the_share_of_a_cpu_is_cores_over_the_load(monkeypatch):
-    """On 2 cores: a load of 8 leaves a quarter of a CPU to each runnable program; a load under the cores, a whole one."""
+    """On 2 cores: a load of 8 leaves a quarter of a CPU to each runnable program; a load under the cores, a whole
+    one."""
     import os
 
     monkeypatch.setattr(os, "cpu_count", lambda: 2)

@@ -1,5 +1,6 @@
 """Tests of the LCB release import: plain and compressed private tests, every field kept, clear
 errors for malformed records, and refusal of pickles that name any global."""
+
 from __future__ import annotations
 
 import base64
@@ -19,15 +20,26 @@ from evaluators.multi_lcb.prompts import LANGUAGE_KEYS
 from evaluators.multi_lcb.release import encode_compressed_tests, iter_problems, iter_release_items
 
 PUBLIC = [{"input": "3 5\n", "output": "8\n", "testtype": "stdin"}]
-PRIVATE = [{"input": "1 1\n", "output": "2\n", "testtype": "stdin"}, {"input": "0 0\n", "output": "0\n", "testtype": "stdin"}]
+PRIVATE = [
+    {"input": "1 1\n", "output": "2\n", "testtype": "stdin"},
+    {"input": "0 0\n", "output": "0\n", "testtype": "stdin"},
+]
 
 
 def record(**overrides: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "question_title": "Sum", "question_content": "Print A+B.", "platform": "atcoder",
-        "question_id": "abc001_a", "contest_id": "abc001", "contest_date": "2023-08-12T00:00:00",
-        "starter_code": "", "difficulty": "easy", "public_test_cases": json.dumps(PUBLIC),
-        "private_test_cases": json.dumps(PRIVATE), "metadata": "{}", "extra_field": [1, 2],
+        "question_title": "Sum",
+        "question_content": "Print A+B.",
+        "platform": "atcoder",
+        "question_id": "abc001_a",
+        "contest_id": "abc001",
+        "contest_date": "2023-08-12T00:00:00",
+        "starter_code": "",
+        "difficulty": "easy",
+        "public_test_cases": json.dumps(PUBLIC),
+        "private_test_cases": json.dumps(PRIVATE),
+        "metadata": "{}",
+        "extra_field": [1, 2],
     }
     base.update(overrides)
     return base
@@ -40,13 +52,21 @@ def write(tmp_path: Path, *records: Any) -> Path:
 
 
 def test_one_item_per_language_with_fields_kept(tmp_path: Path) -> None:
-    path = write(tmp_path, record(), record(question_id="3001", platform="leetcode", difficulty="hard",
-                                            metadata=json.dumps({"func_name": "f"})))
+    path = write(
+        tmp_path,
+        record(),
+        record(question_id="3001", platform="leetcode", difficulty="hard", metadata=json.dumps({"func_name": "f"})),
+    )
     items = list(MultiLCBEvaluator().import_release(path))
     assert len(items) == 2 * 12
     assert [i.id for i in items[:12]] == [f"abc001_a/{lang}" for lang in LANGUAGE_KEYS]
     first = items[1]
-    assert first.slices == {"language": "cpp", "difficulty": "easy", "platform": "atcoder", "contest_date": "2023-08-12"}
+    assert first.slices == {
+        "language": "cpp",
+        "difficulty": "easy",
+        "platform": "atcoder",
+        "contest_date": "2023-08-12",
+    }
     assert first.payload["public_test_cases"] == PUBLIC
     assert first.payload["private_test_cases"] == PRIVATE
     assert first.payload["extra_field"] == [1, 2] and first.payload["contest_id"] == "abc001"
@@ -65,7 +85,9 @@ def test_compressed_private_tests_are_decoded(tmp_path: Path) -> None:
     items = list(iter_release_items(write(tmp_path, record(private_test_cases=encoded)), ["python"]))
     assert items[0].payload["private_test_cases"] == PRIVATE
     json.dumps(items[0].payload)
-    again = list(iter_release_items(write(tmp_path, record(private_test_cases=encode_compressed_tests(PRIVATE))), ["go"]))
+    again = list(
+        iter_release_items(write(tmp_path, record(private_test_cases=encode_compressed_tests(PRIVATE))), ["go"])
+    )
     assert again[0].payload["private_test_cases"] == PRIVATE
 
 
@@ -111,25 +133,33 @@ def test_pickle_of_non_string_is_refused(tmp_path: Path) -> None:
         list(iter_problems(write(tmp_path, record(private_test_cases=encoded))))
 
 
-@pytest.mark.parametrize("overrides,expected", [
-    ({"question_id": ""}, r"line 2, field 'question_id': missing"),
-    ({"question_id": "a/b"}, r"field 'question_id': must not contain"),
-    ({"platform": "topcoder"}, r"line 2 \(question_id 'bad'\), field 'platform': 'topcoder' is not one of"),
-    ({"difficulty": "insane"}, r"field 'difficulty'"),
-    ({"contest_date": "yesterday"}, r"field 'contest_date': 'yesterday' is not an ISO date"),
-    ({"question_content": None}, r"field 'question_content': missing or not a string"),
-    ({"public_test_cases": "[{"}, r"field 'public_test_cases': not valid JSON"),
-    ({"public_test_cases": json.dumps([{"input": "1"}])}, r"field 'public_test_cases': test 0 has no string 'output'"),
-    ({"public_test_cases": json.dumps([{"input": "1", "output": "2", "testtype": "magic"}])}, r"testtype 'magic'"),
-    ({"public_test_cases": json.dumps({"input": "1"})}, r"expected a list of test cases"),
-    ({"private_test_cases": "%%%not base64%%%"}, r"field 'private_test_cases': neither JSON nor LCB's compressed"),
-    ({"private_test_cases": base64.b64encode(b"not zlib").decode()}, r"not zlib data"),
-    ({"metadata": "{oops"}, r"field 'metadata': not valid JSON"),
-    ({"metadata": "[1]"}, r"field 'metadata': expected a JSON object"),
-    ({"public_test_cases": "[]", "private_test_cases": "[]"}, r"has no test cases"),
-])
-def test_malformed_records_name_line_question_and_field(tmp_path: Path, overrides: dict[str, Any], expected: str) -> None:
-    path = write(tmp_path, record(question_id="good"), record(question_id="bad", **{}) | overrides)
+@pytest.mark.parametrize(
+    "overrides,expected",
+    [
+        ({"question_id": ""}, r"line 2, field 'question_id': missing"),
+        ({"question_id": "a/b"}, r"field 'question_id': must not contain"),
+        ({"platform": "topcoder"}, r"line 2 \(question_id 'bad'\), field 'platform': 'topcoder' is not one of"),
+        ({"difficulty": "insane"}, r"field 'difficulty'"),
+        ({"contest_date": "yesterday"}, r"field 'contest_date': 'yesterday' is not an ISO date"),
+        ({"question_content": None}, r"field 'question_content': missing or not a string"),
+        ({"public_test_cases": "[{"}, r"field 'public_test_cases': not valid JSON"),
+        (
+            {"public_test_cases": json.dumps([{"input": "1"}])},
+            r"field 'public_test_cases': test 0 has no string 'output'",
+        ),
+        ({"public_test_cases": json.dumps([{"input": "1", "output": "2", "testtype": "magic"}])}, r"testtype 'magic'"),
+        ({"public_test_cases": json.dumps({"input": "1"})}, r"expected a list of test cases"),
+        ({"private_test_cases": "%%%not base64%%%"}, r"field 'private_test_cases': neither JSON nor LCB's compressed"),
+        ({"private_test_cases": base64.b64encode(b"not zlib").decode()}, r"not zlib data"),
+        ({"metadata": "{oops"}, r"field 'metadata': not valid JSON"),
+        ({"metadata": "[1]"}, r"field 'metadata': expected a JSON object"),
+        ({"public_test_cases": "[]", "private_test_cases": "[]"}, r"has no test cases"),
+    ],
+)
+def test_malformed_records_name_line_question_and_field(
+    tmp_path: Path, overrides: dict[str, Any], expected: str
+) -> None:
+    path = write(tmp_path, record(question_id="good"), record(question_id="bad") | overrides)
     with pytest.raises(DatasetError, match=expected):
         list(iter_problems(path))
 

@@ -7,6 +7,7 @@ debug build with overflow checks, and rustc's default edition), ``mcs -out:Main.
 (V8's default stack). Until issue 49 the site built with -O2, -O, -optimize+, ran the JVM with -Xss64m
 and no -ea and node with --stack-size=65500, each of which passes programs the release fails; the
 sandboxed cases below are such programs, each printing the right answer to Sum of Two."""
+
 from __future__ import annotations
 
 import pytest
@@ -53,19 +54,25 @@ def test_node_runs_with_its_default_stack() -> None:
 # the way the released harness fails them
 FAILING_AS_RELEASED = {
     # a debug build checks integer overflow: "attempt to add with overflow", exit 101
-    "rust": ("use std::io::Read;\nfn main() {\n    let mut s = String::new();\n"
-             "    std::io::stdin().read_to_string(&mut s).unwrap();\n"
-             "    let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();\n"
-             "    println!(\"{}\", v[0] + v[1]);\n"
-             "    let top: i32 = i32::MAX - (v.len() as i32 - 2);\n    let _over = top + 1;\n}\n"),
+    "rust": (
+        "use std::io::Read;\nfn main() {\n    let mut s = String::new();\n"
+        "    std::io::stdin().read_to_string(&mut s).unwrap();\n"
+        "    let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();\n"
+        '    println!("{}", v[0] + v[1]);\n'
+        "    let top: i32 = i32::MAX - (v.len() as i32 - 2);\n    let _over = top + 1;\n}\n"
+    ),
     # java -ea: the AssertionError ends the program with exit status 1
-    "java": ("import java.util.*;\npublic class Main {\n    public static void main(String[] args) {\n"
-             "        Scanner in = new Scanner(System.in);\n        long a = in.nextLong(), b = in.nextLong();\n"
-             "        System.out.println(a + b);\n        assert a + b != a + b : \"assertions are on\";\n    }\n}\n"),
+    "java": (
+        "import java.util.*;\npublic class Main {\n    public static void main(String[] args) {\n"
+        "        Scanner in = new Scanner(System.in);\n        long a = in.nextLong(), b = in.nextLong();\n"
+        '        System.out.println(a + b);\n        assert a + b != a + b : "assertions are on";\n    }\n}\n'
+    ),
     # 200,000 nested calls: far beyond V8's default stack (about 11,000 such frames), within 64 MB
-    "javascript": ("const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\n"
-                   "console.log(a + b);\nfunction depth(n) { return n === 0 ? 0 : 1 + depth(n - 1); }\n"
-                   "depth(200000);\n"),
+    "javascript": (
+        "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\n"
+        "console.log(a + b);\nfunction depth(n) { return n === 0 ? 0 : 1 + depth(n - 1); }\n"
+        "depth(200000);\n"
+    ),
 }
 
 
@@ -73,8 +80,11 @@ FAILING_AS_RELEASED = {
 @pytest.mark.parametrize("language", sorted(FAILING_AS_RELEASED))
 def test_programs_the_release_fails_fail_here(language: str) -> None:
     evaluator = MultiLCBEvaluator(time_limit_seconds=10.0)
-    item = next(item for item in evaluator.import_release(evaluator.presentation().sample_dataset())
-                if item.id == f"abc900_a/{language}")
+    item = next(
+        item
+        for item in evaluator.import_release(evaluator.presentation().sample_dataset())
+        if item.id == f"abc900_a/{language}"
+    )
     answer = f"```{LANGUAGE_SPECS[language].fence}\n{FAILING_AS_RELEASED[language]}```\n"
     sample = evaluator.score_item(item, [Prediction(item.id, answer, 0)]).detail["samples"][0]
     assert sample["verdict"] == "runtime_error", sample["reason"]
@@ -87,11 +97,17 @@ def test_a_functional_answer_is_compared_as_text_not_as_json() -> None:
     # "[1,2]" (Multi-LCB compares lines; the list is one word, not numbers), nor [1.000001, 2]; until
     # issue 49 the site accepted both as JSON values equal within 1e-5
     evaluator = MultiLCBEvaluator(time_limit_seconds=10.0)
-    base = next(item for item in evaluator.import_release(evaluator.presentation().sample_dataset()) if item.id == "3001/python")
+    base = next(
+        item for item in evaluator.import_release(evaluator.presentation().sample_dataset()) if item.id == "3001/python"
+    )
     tests = [{"input": "[2, 1]", "output": "[1, 2]", "testtype": "functional"}]
-    item = type(base)(id="pair/python", slices=base.slices,
-                      payload={**base.payload, "public_test_cases": tests, "private_test_cases": []})
+    item = type(base)(
+        id="pair/python",
+        slices=base.slices,
+        payload={**base.payload, "public_test_cases": tests, "private_test_cases": []},
+    )
     answers = ["print('[1, 2]')", "print('[1,2]')", "print('[1.000001, 2]')"]
-    score = evaluator.score_item(item, [Prediction(item.id, f"```python\n{code}\n```\n", index)
-                                        for index, code in enumerate(answers)])
+    score = evaluator.score_item(
+        item, [Prediction(item.id, f"```python\n{code}\n```\n", index) for index, code in enumerate(answers)]
+    )
     assert [sample["verdict"] for sample in score.detail["samples"]] == ["passed", "wrong_answer", "wrong_answer"]

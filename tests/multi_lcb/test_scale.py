@@ -1,6 +1,7 @@
 """Importing and scoring a Multi-LCB release twice the size holds no more memory: the import streams
 items to the items file, and scoring (the command line's path, a worker's chunks alike) reads the
 items it scores, a batch at a time, through the file's index."""
+
 from __future__ import annotations
 
 import json
@@ -24,7 +25,9 @@ def peaks(tmp_path: Path, problems: int) -> tuple[int, int, int]:
     folder = tmp_path / str(problems)
     folder.mkdir()
     # about 240 kB of tests a problem: the larger release's tests are 11 MB decoded
-    release = write_release(Shape(problems=problems, tests=6, test_bytes=40_000), folder / "release.jsonl", seed=problems)
+    release = write_release(
+        Shape(problems=problems, tests=6, test_bytes=40_000), folder / "release.jsonl", seed=problems
+    )
     programs = write_predictions(release, folder / "predictions.jsonl", LANGUAGE_KEYS, release.question_ids[:2])
     assert programs == 2
     evaluator = MultiLCBEvaluator()
@@ -39,8 +42,22 @@ def peaks(tmp_path: Path, problems: int) -> tuple[int, int, int]:
         assert len(items.ids()) == problems * 12
         imported = tracemalloc.get_traced_memory()[1]
         tracemalloc.reset_peak()
-        assert main(["score", "--benchmark", "multi-lcb", "--dataset", str(items_path), "--predictions",
-                     str(folder / "predictions.jsonl"), "--concurrency", "2"]) == 0
+        assert (
+            main(
+                [
+                    "score",
+                    "--benchmark",
+                    "multi-lcb",
+                    "--dataset",
+                    str(items_path),
+                    "--predictions",
+                    str(folder / "predictions.jsonl"),
+                    "--concurrency",
+                    "2",
+                ]
+            )
+            == 0
+        )
         scored = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -53,12 +70,18 @@ def test_a_release_twice_the_size_is_imported_and_scored_in_no_more_memory(tmp_p
     large_import, large_score, large_tests = peaks(tmp_path, 48)
     out = capsys.readouterr().out
     # both python items passed (the two solutions are right); pass@1 of python is 2 of 24, then 2 of 48
-    assert re.search(r"pass@1 %\s+language=python\s+8\.3\s", out) and re.search(r"pass@1 %\s+language=python\s+4\.2\s", out), out
+    assert re.search(r"pass@1 %\s+language=python\s+8\.3\s", out) and re.search(
+        r"pass@1 %\s+language=python\s+4\.2\s", out
+    ), out
     assert large_tests > 2 * small_tests * 0.95 and large_tests > 10_000_000
     # holding the items (as before: the whole release decoded, or each problem's tests twelve times)
     # would take more than the release's tests; reading a batch at a time takes what a batch needs
     assert large_import < 1.25 * small_import and large_score < 1.25 * small_score, (
-        small_import, large_import, small_score, large_score)
+        small_import,
+        large_import,
+        small_score,
+        large_score,
+    )
     assert large_score < large_tests / 2 and large_import < large_tests / 4, (large_import, large_score, large_tests)
 
 
@@ -74,8 +97,22 @@ def scoring_peak(tmp_path: Path, problems: int) -> tuple[int, dict]:
     tracemalloc.start()
     try:
         tracemalloc.reset_peak()
-        assert main(["score", "--benchmark", "multi-lcb", "--dataset", str(folder / "items.jsonl"), "--predictions",
-                     str(folder / "predictions.jsonl"), "--out", str(folder / "results.json")]) == 0
+        assert (
+            main(
+                [
+                    "score",
+                    "--benchmark",
+                    "multi-lcb",
+                    "--dataset",
+                    str(folder / "items.jsonl"),
+                    "--predictions",
+                    str(folder / "predictions.jsonl"),
+                    "--out",
+                    str(folder / "results.json"),
+                ]
+            )
+            == 0
+        )
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -89,7 +126,7 @@ def test_scoring_twice_the_items_holds_no_more_than_the_inputs_grow(tmp_path, ca
     # every item scored and written, in the items file's order (problems in file order, languages in order)
     expected = [f"gen{n:05d}/{language}" for n in range(300) for language in LANGUAGE_KEYS]
     assert [s["item_id"] for s in large["item_scores"]] == expected
-    assert [s["item_id"] for s in small["item_scores"]] == expected[:150 * 12]
+    assert [s["item_id"] for s in small["item_scores"]] == expected[: 150 * 12]
     # nothing passed: every sample answered without code
     headline = next(m for m in large["metrics"] if m["key"] == "pass@1" and not m["slice"])
     no_code = next(m for m in large["metrics"] if m["key"] == "verdict_share" and m["slice"] == {"verdict": "no_code"})

@@ -1,6 +1,7 @@
 """End-to-end judging with the real sandbox: every reference solution in every language passes all
 tests of its problem through ``MultiLCBEvaluator.score_item``, and every known-wrong program under
 tests/multi_lcb/wrong/<verdict>/ gets that verdict. A missing solution file is a failure."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -43,15 +44,22 @@ def describe(score: ItemScore) -> str:
     lines = []
     for sample in score.detail["samples"]:
         if sample["verdict"] != "passed":
-            where = "" if sample["failed_test"] is None else (
-                f" on {'public' if sample['failed_test_public'] else 'private'} test {sample['failed_test']}")
+            where = (
+                ""
+                if sample["failed_test"] is None
+                else (f" on {'public' if sample['failed_test_public'] else 'private'} test {sample['failed_test']}")
+            )
             lines.append(f"{score.item_id}: {sample['verdict']}{where}: {sample['reason'][:400]}")
     return "\n".join(lines)
 
 
 def test_every_problem_has_a_solution_in_every_language() -> None:
-    missing = [f"{qid}/{language}.{EXTENSIONS[language]}" for qid in problem_ids() for language in LANGUAGE_KEYS
-               if not (SOLUTIONS / qid / f"{language}.{EXTENSIONS[language]}").is_file()]
+    missing = [
+        f"{qid}/{language}.{EXTENSIONS[language]}"
+        for qid in problem_ids()
+        for language in LANGUAGE_KEYS
+        if not (SOLUTIONS / qid / f"{language}.{EXTENSIONS[language]}").is_file()
+    ]
     assert not missing, f"{len(missing)} reference solution file(s) missing under {SOLUTIONS}:\n" + "\n".join(missing)
 
 
@@ -110,21 +118,30 @@ def test_known_wrong_programs_get_their_verdicts() -> None:
     for limit, group in ((TIME_LIMIT, lambda i: i not in spinning), (SPIN_LIMIT, lambda i: i in spinning)):
         batch = [item for item in chosen if group(item.id)]
         batch_predictions = [p for p in predictions if group(p.item_id)]
-        scores += score_items(MultiLCBEvaluator(time_limit_seconds=limit, memory_mb=512), batch, batch_predictions, concurrency=2)
+        scores += score_items(
+            MultiLCBEvaluator(time_limit_seconds=limit, memory_mb=512), batch, batch_predictions, concurrency=2
+        )
     assert spinning and {s.item_id for s in scores if s.item_id in spinning} == spinning
     assert len(scores) == len(cases)
     wrong = []
     for s in scores:
         got = s.detail["samples"][0]["verdict"]
         if got != expected[s.item_id]:
-            wrong.append(f"{s.item_id}: expected {expected[s.item_id]}, got {got}: {s.detail['samples'][0]['reason'][:400]}")
+            wrong.append(
+                f"{s.item_id}: expected {expected[s.item_id]}, got {got}: {s.detail['samples'][0]['reason'][:400]}"
+            )
     assert not wrong, f"{len(wrong)} known-wrong program(s) got another verdict:\n" + "\n".join(wrong)
 
 
 def test_no_code_answer_is_a_failure() -> None:
     items = all_items()
     item = items[f"{WRONG_PROBLEM}/python"]
-    score = evaluator().score_item(item, [Prediction(item.id, "I would add the numbers.", 0),
-                                          Prediction(item.id, fenced("python", "print(sum(map(int, input().split())))"), 1)])
+    score = evaluator().score_item(
+        item,
+        [
+            Prediction(item.id, "I would add the numbers.", 0),
+            Prediction(item.id, fenced("python", "print(sum(map(int, input().split())))"), 1),
+        ],
+    )
     assert [s["verdict"] for s in score.detail["samples"]] == ["no_code", "passed"]
     assert score.scores["pass@1"] == 0.5

@@ -4,6 +4,7 @@ default: guided decoding, so every vote is a digit the server constrained and no
 `transformers serve` (no guided decoding: a digit extracted from a sentence where the model gave one, a
 counted fallback where it did not); `--setting` prints the LEADERBOARD_JUDGES that points at it, with the
 caveat naming how it is served, and PoliCon items are voted on by it, every call kept with its raw answer."""
+
 from __future__ import annotations
 
 import json
@@ -38,21 +39,41 @@ def free_port() -> int:
 @pytest.mark.parametrize("server", [pytest.param("vllm", marks=pytest.mark.vllm), "transformers"])
 def test_the_demo_judge_is_installed_served_and_votes(tmp_path: Path, server: str):
     model = Path(settings.VAR_DIR) / DEMO_JUDGE_DIR
-    if not (model / "config.json").is_file():  # make test installs it into var/models; under scripts/test VAR_DIR is var/test
+    if not (
+        model / "config.json"
+    ).is_file():  # make test installs it into var/models; under scripts/test VAR_DIR is var/test
         model = REPO / "var" / DEMO_JUDGE_DIR
     assert (model / "config.json").is_file(), "run scripts/install-demo-judge (make test does)"
     assert "Apache" in (model / "LICENSE").read_text() and "b179c952" in (model / "SOURCE").read_text()
     port = free_port()
     env = {**os.environ, "LEADERBOARD_VAR_DIR": str(model.parents[1])}
-    setting = json.loads(subprocess.run([sys.executable, "manage.py", "demo_judge", "--port", str(port), "--setting",
-                                         "--server", server], cwd=REPO,
-                                        env=env, capture_output=True, text=True, check=True, timeout=120).stdout)
+    setting = json.loads(
+        subprocess.run(
+            [sys.executable, "manage.py", "demo_judge", "--port", str(port), "--setting", "--server", server],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        ).stdout
+    )
     assert set(setting) == {"policon", "causal-pitfalls", "indic-vision"}  # every judged benchmark of make run
     entry = setting["policon"]
     assert entry["base_url"] == f"http://127.0.0.1:{port}/v1" and entry["name"] == DEMO_JUDGE["name"]
-    assert "close to noise" in entry["note"] and ("with guided decoding" if server == "vllm" else "without guided") in entry["note"]
-    process = subprocess.Popen([sys.executable, "manage.py", "demo_judge", "--port", str(port), "--server", server], cwd=REPO, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    assert (
+        "close to noise" in entry["note"]
+        and ("with guided decoding" if server == "vllm" else "without guided") in entry["note"]
+    )
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "demo_judge", "--port", str(port), "--server", server],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         assert process.stdout is not None
         deadline = time.monotonic() + 600
@@ -64,8 +85,12 @@ def test_the_demo_judge_is_installed_served_and_votes(tmp_path: Path, server: st
         # the project's first protocol (one retry): this checks the served judge votes, and the released one's
         # ten retries of a 135M model's unusable answers on a CPU (tested in test_scoring) would take minutes
         evaluator = evaluator_for("policon", settings={"judge_prompt": "v1"})
-        items = [i for i in evaluator.import_release(evaluator.presentation().sample_dataset()) if i.slices["parties"] == "2"][:3]
-        client = ChatClient(Endpoint(entry["base_url"], entry["model"]), max_concurrency=2, timeout_s=600)  # a shared machine: no time limit that load can trip
+        items = [
+            i for i in evaluator.import_release(evaluator.presentation().sample_dataset()) if i.slices["parties"] == "2"
+        ][:3]
+        client = ChatClient(
+            Endpoint(entry["base_url"], entry["model"]), max_concurrency=2, timeout_s=600
+        )  # a shared machine: no time limit that load can trip
         judge = Judge(JudgeSpec(entry["name"], entry["revision"], entry["prompt_version"]), client, concurrency=2)
         scorer = evaluator.with_judge(judge)
         calls = []
@@ -79,7 +104,9 @@ def test_the_demo_judge_is_installed_served_and_votes(tmp_path: Path, server: st
         process.wait(timeout=60)
     assert len(calls) == 6
     for call in calls:
-        assert (call["parsed"] in DIGITS and call["raw_answer"].strip()) or (call["error_kind"] == "malformed" and call["rejected"])
+        assert (call["parsed"] in DIGITS and call["raw_answer"].strip()) or (
+            call["error_kind"] == "malformed" and call["rejected"]
+        )
     assert any(call["parsed"] in DIGITS for call in calls), calls  # the model does vote
     if server == "vllm":  # guided: every vote a digit the server constrained, asked once
         assert all(call["parsed"] in DIGITS and call["attempts"] == 1 for call in calls), calls
@@ -97,5 +124,8 @@ def test_vllm_serves_the_demo_judge_in_its_weights_precision_on_half_the_cores_u
     spec = judge_spec(Path("/models/judge"), None, "vllm")
     command = build_command(spec, port=8001, gpu_count=0, program="python")
     assert command[command.index("--dtype") + 1] == "float32"
-    assert spec.env == {"OMP_NUM_THREADS": str(max(1, (os.cpu_count() or 2) // 2)), "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
+    assert spec.env == {
+        "OMP_NUM_THREADS": str(max(1, (os.cpu_count() or 2) // 2)),
+        "VLLM_CPU_OMP_THREADS_BIND": "nobind",
+    }
     assert spec.port is None  # a free port: the answer cache listens on the judge's

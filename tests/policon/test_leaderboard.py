@@ -3,6 +3,7 @@ and Greedy baselines scored as reference rows, a user's predictions scored by th
 with the scripted OpenAI-compatible server as the judge (configured through LEADERBOARD_JUDGES),
 every judge call stored and shown, and a judge outage in the middle of a run retried to the very
 scores of an undisturbed run, with no fallback counted."""
+
 from __future__ import annotations
 
 import json
@@ -75,8 +76,11 @@ def judge_server(judge: SwitchableJudge) -> Iterator[OpenAIServer]:
 
 @pytest.fixture
 def worker_env(worker_env: dict[str, str], judge_server: OpenAIServer) -> dict[str, str]:
-    return {**worker_env, "LEADERBOARD_JUDGES": json.dumps({"policon": {**JUDGE, "base_url": judge_server.base_url}}),
-            "LEADERBOARD_JUDGE_CONCURRENCY": "4"}
+    return {
+        **worker_env,
+        "LEADERBOARD_JUDGES": json.dumps({"policon": {**JUDGE, "base_url": judge_server.base_url}}),
+        "LEADERBOARD_JUDGE_CONCURRENCY": "4",
+    }
 
 
 @pytest.fixture
@@ -94,31 +98,43 @@ def policon(db):
 
 
 def answers(model: str) -> dict[str, str]:
-    return {item.id: f"The European Parliament raised ({model}) a plan for {item.payload['title'].lower()}." for item in ITEMS}
+    return {
+        item.id: f"The European Parliament raised ({model}) a plan for {item.payload['title'].lower()}."
+        for item in ITEMS
+    }
 
 
 def submit(client, model: str) -> int:
     data = "".join(json.dumps({"item_id": i, "output": o}) + "\n" for i, o in answers(model).items()).encode()
     upload = SimpleUploadedFile("predictions.jsonl", data, content_type="application/jsonl")
-    response = client.post("/api/submissions/", {"benchmark": "policon", "model_name": model, "predictions": upload}, format="multipart")
+    response = client.post(
+        "/api/submissions/", {"benchmark": "policon", "model_name": model, "predictions": upload}, format="multipart"
+    )
     assert response.status_code == 201, response.content
     return EvaluationRun.objects.get(submission_id=response.json()["id"]).pk
 
 
 def expected_scores(server: OpenAIServer, model: str) -> dict[str, dict[str, float]]:
     """Every item scored in-process by the evaluator with the same judge: what the worker must store."""
-    judge = Judge(JudgeSpec("judge", "r", "v1"), ChatClient(Endpoint(server.base_url, "judge"), max_concurrency=4), concurrency=4)
+    judge = Judge(
+        JudgeSpec("judge", "r", "v1"), ChatClient(Endpoint(server.base_url, "judge"), max_concurrency=4), concurrency=4
+    )
     evaluator = EVALUATOR.with_judge(judge)
     return {i.id: evaluator.score_item(i, [Prediction(i.id, answers(model)[i.id])]).scores for i in ITEMS}
 
 
 def finished(run_ids: list[int]) -> bool:
-    return not EvaluationRun.objects.filter(pk__in=run_ids).exclude(status__in=[RunStatus.SUCCEEDED, RunStatus.FAILED]).exists()
+    return (
+        not EvaluationRun.objects.filter(pk__in=run_ids)
+        .exclude(status__in=[RunStatus.SUCCEEDED, RunStatus.FAILED])
+        .exists()
+    )
 
 
 @pytest.mark.django_db(transaction=True)
-def test_policon_from_submission_to_leaderboard_with_baselines_and_every_judge_call(policon, user, judge_server, celery_worker,
-                                                                                     client):
+def test_policon_from_submission_to_leaderboard_with_baselines_and_every_judge_call(
+    policon, user, judge_server, celery_worker, client
+):
     from leaderboard.runs.services import baselines_submit
 
     baselines = baselines_submit(benchmark=policon)
@@ -135,7 +151,9 @@ def test_policon_from_submission_to_leaderboard_with_baselines_and_every_judge_c
     stored = {r.item_id: r for r in ItemResult.objects.filter(run_id=run_id)}
     assert {i: r.scores for i, r in stored.items()} == expected_scores(judge_server, "drafter-1")
     batch = stored["4/digital-privacy-data-markets/1/veto"].detail["judgements"][0]
-    assert batch["judge"]["label"] == LABEL and batch["shared"]["resolution"].startswith("The European Parliament raised (drafter-1)")
+    assert batch["judge"]["label"] == LABEL and batch["shared"]["resolution"].startswith(
+        "The European Parliament raised (drafter-1)"
+    )
     assert len(batch["calls"]) == 4 and all(c["error_kind"] == "" for c in batch["calls"])
     assert Score.objects.get(run_id=run_id, key=FALLBACK_METRIC, slice_key="").value == 0.0
     assert Score.objects.filter(run_id=run_id, key="sm_pass", slice_key="parties=6").exists()
@@ -144,32 +162,49 @@ def test_policon_from_submission_to_leaderboard_with_baselines_and_every_judge_c
     rows = {row["model"]: row for row in board["rows"]}
     assert rows["drafter-1"]["rank"] == 1 and not rows["drafter-1"]["is_reference"]
     for name in ("Random (baseline)", "Greedy (baseline)"):
-        assert rows[name]["is_reference"] and rows[name]["rank"] is None and "reference row" in rows[name]["unranked_reason"]
+        assert (
+            rows[name]["is_reference"]
+            and rows[name]["rank"] is None
+            and "reference row" in rows[name]["unranked_reason"]
+        )
     assert board["judges"] == [LABEL]
 
     policon.refresh_from_db()
-    assert policon.slice_dimensions[1]["key"] == "topic" and len(policon.slice_dimensions[1]["values"]) == 4  # from the dataset
+    assert (
+        policon.slice_dimensions[1]["key"] == "topic" and len(policon.slice_dimensions[1]["values"]) == 4
+    )  # from the dataset
     by_topic = client.get("/api/benchmarks/policon/leaderboard/", {"topic": "Rail, roads & cycling"}).json()
     assert by_topic["slice"] == "topic=Rail, roads & cycling"
     rail = {row["model"]: row for row in by_topic["rows"]}["drafter-1"]["scores"]["sm_pass|topic=Rail, roads & cycling"]
-    assert rail["n"] == 4 and rail["value"] == Score.objects.get(run_id=run_id, key="sm_pass", slice_key="topic=Rail, roads & cycling").value
+    assert (
+        rail["n"] == 4
+        and rail["value"]
+        == Score.objects.get(run_id=run_id, key="sm_pass", slice_key="topic=Rail, roads & cycling").value
+    )
     page = client.get("/benchmarks/policon/").content.decode()
     assert "SM pass" in page and "Judge fallbacks" in page and f"Judge: <strong>{LABEL}</strong>" in page
     assert "baseline</span>" in page and "not available yet" not in page
     assert "The rules on the real votes (a diagnostic, not a check) · dataset sample" in page  # DatasetVersion.notes
     assert "4.999999999999999" in page  # the float deviation of the released code, stated
     items_page = client.get(f"/runs/{run_id}/items/").content.decode()
-    assert "prompt policon-support@v2" in items_page and "Harbour Alliance" in items_page  # the released rubric by default
+    assert (
+        "prompt policon-support@v2" in items_page and "Harbour Alliance" in items_page
+    )  # the released rubric by default
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_judge_outage_mid_run_is_retried_to_the_scores_of_an_undisturbed_run(policon, user, judge, judge_server,
-                                                                               celery_worker):
+def test_a_judge_outage_mid_run_is_retried_to_the_scores_of_an_undisturbed_run(
+    policon, user, judge, judge_server, celery_worker
+):
     judge.down_after = 40  # the judge goes down mid-run, for longer than the client's own retries
     run_id = submit(api_for(user), "drafter-2")
     # the run itself says when it gives the attempt up; how long that takes depends on the client's
     # backoff and the machine's load, so the wait is for that state, with room to spare
-    wait_for(lambda: "will retry" in EvaluationRun.objects.get(pk=run_id).log, timeout=300, what="the run to give up this attempt")
+    wait_for(
+        lambda: "will retry" in EvaluationRun.objects.get(pk=run_id).log,
+        timeout=300,
+        what="the run to give up this attempt",
+    )
     judge.down_after = None
     judge.down.clear()
     wait_for(lambda: finished([run_id]), timeout=240, what="the retried run")
@@ -179,5 +214,9 @@ def test_a_judge_outage_mid_run_is_retried_to_the_scores_of_an_undisturbed_run(p
     stored = {r.item_id: r.scores for r in ItemResult.objects.filter(run_id=run_id)}
     assert stored == expected_scores(judge_server, "drafter-2")  # as if nothing had happened
     assert Score.objects.get(run_id=run_id, key=FALLBACK_METRIC, slice_key="").value == 0.0
-    assert all(c["error_kind"] == "" for r in ItemResult.objects.filter(run_id=run_id)
-               for b in r.detail["judgements"] for c in b["calls"])
+    assert all(
+        c["error_kind"] == ""
+        for r in ItemResult.objects.filter(run_id=run_id)
+        for b in r.detail["judgements"]
+        for c in b["calls"]
+    )

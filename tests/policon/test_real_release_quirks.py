@@ -2,6 +2,7 @@
 task imports, the gaps are listed in the dataset notes beside the paper's counts, the prompts show an
 empty stance as not given; the released protocol (judge prompt v2, 10 retries, fallback 4) and the
 method card that states it."""
+
 from __future__ import annotations
 
 import json
@@ -36,33 +37,51 @@ def test_the_fixture_has_the_released_record_layout():
 def test_every_task_of_the_quirky_release_imports(tmp_path: Path):
     root = write_release(tmp_path)
     tasks = {t.key: t for t in iter_tasks(root)}
-    assert sorted(tasks) == ["2/environment-public-health/0", "2/environment-public-health/1",
-                             "2/environment-public-health/2", "2/environment-public-health/3",
-                             "4/foreign-security-policy/0", "6/civil-liberties-justice-home-affairs/0"]
+    assert sorted(tasks) == [
+        "2/environment-public-health/0",
+        "2/environment-public-health/1",
+        "2/environment-public-health/2",
+        "2/environment-public-health/3",
+        "4/foreign-security-policy/0",
+        "6/civil-liberties-justice-home-affairs/0",
+    ]
     first = tasks["2/environment-public-health/0"]
     assert first.parties[0].stance == "Cleaner rivers by 2030."  # spaces and a new line around it, stripped
     assert first.title == "Water quality:\xa0a recommendation" and first.terms == ("8th_datas",)
     assert tasks["2/environment-public-health/1"].parties[0].stance == ""  # empty, kept
-    assert tasks["2/environment-public-health/2"].resolution == "" and tasks["4/foreign-security-policy/0"].resolution == ""
+    assert (
+        tasks["2/environment-public-health/2"].resolution == ""
+        and tasks["4/foreign-security-policy/0"].resolution == ""
+    )
     assert tasks["4/foreign-security-policy/0"].parties[0].choice == 9  # score 1.0, choice 9
     assert tasks["4/foreign-security-policy/0"].parties[2].score == 0.55  # a score as a string
     assert len(list(EVALUATOR.import_release(root))) == 6 * 5
 
 
 def test_the_dataset_notes_list_each_gap_and_count_tasks_beside_the_paper(tmp_path: Path):
-    notes = {n.heading: n for n in EVALUATOR.presentation().dataset_notes(list(EVALUATOR.import_release(write_release(tmp_path))))}
+    notes = {
+        n.heading: n
+        for n in EVALUATOR.presentation().dataset_notes(list(EVALUATOR.import_release(write_release(tmp_path))))
+    }
     counts = notes["Tasks imported beside the paper's counts"]
     # the paper's counts: 2,172 / 2,022 / 1,530 tasks with 2 / 4 / 6 parties
-    assert counts.points == ("2 parties: 4 tasks (20 items); the paper: 2,172", "4 parties: 1 tasks (5 items); the paper: 2,022",
-                             "6 parties: 1 tasks (5 items); the paper: 1,530")
+    assert counts.points == (
+        "2 parties: 4 tasks (20 items); the paper: 2,172",
+        "4 parties: 1 tasks (5 items); the paper: 2,022",
+        "6 parties: 1 tasks (5 items); the paper: 1,530",
+    )
     gaps = notes["What the release leaves empty (imported, not refused)"].points
-    assert gaps == ("No stance: 2/environment-public-health/1 (2/environment & public health.json): EPP",
-                    "No resolution: 2/environment-public-health/2 (2/environment & public health.json)",
-                    "No resolution: 4/foreign-security-policy/0 (4/foreign & security policy.json)")
+    assert gaps == (
+        "No stance: 2/environment-public-health/1 (2/environment & public health.json): EPP",
+        "No resolution: 2/environment-public-health/2 (2/environment & public health.json)",
+        "No resolution: 4/foreign-security-policy/0 (4/foreign & security policy.json)",
+    )
 
 
 def test_an_empty_stance_is_shown_as_not_given_to_the_model_and_the_judge(tmp_path: Path):
-    item = next(i for i in EVALUATOR.import_release(write_release(tmp_path)) if i.id == "2/environment-public-health/1/sm")
+    item = next(
+        i for i in EVALUATOR.import_release(write_release(tmp_path)) if i.id == "2/environment-public-health/1/sm"
+    )
     [request] = EVALUATOR.build_requests(item, {})
     assert f"- EPP: {NO_STANCE}\n" in request.messages[-1]["content"]
     with OpenAIServer(lambda request: Reply(text="5")) as server:
@@ -79,15 +98,29 @@ def test_the_default_judge_prompt_is_the_released_rubric_and_a_neutral_judge():
         score = EVALUATOR.with_judge(judge).score_item(item, [Prediction(item.id, "The European Parliament raised y.")])
     system, user = server.requests[0]["messages"][0]["content"], server.requests[0]["messages"][-1]["content"]
     assert "belong to no party" in system and "member" not in system
-    for fact in ("0-3:", "4-6:", "7-9:", "supports or opposes", "open with \"The European Parliament\"",
-                 "only restates the stances", "not a resolution at all gets 0", "at least half"):
+    for fact in (
+        "0-3:",
+        "4-6:",
+        "7-9:",
+        "supports or opposes",
+        'open with "The European Parliament"',
+        "only restates the stances",
+        "not a resolution at all gets 0",
+        "at least half",
+    ):
         assert fact in user, fact
     assert score.detail["judgements"][0]["prompt_version"] == "v2"  # whatever the judge's configured version
-    assert EVALUATOR.environment() == {"judge_prompt": "policon-support@v2", "judge_retries": "10", "fallback_vote": "4"}
+    assert EVALUATOR.environment() == {
+        "judge_prompt": "policon-support@v2",
+        "judge_retries": "10",
+        "fallback_vote": "4",
+    }
 
 
 def test_the_drafting_prompt_carries_the_released_guidance():
-    item = next(i for i in EVALUATOR.import_release(EVALUATOR.presentation().sample_dataset()) if i.slices["objective"] == "sm")
+    item = next(
+        i for i in EVALUATOR.import_release(EVALUATOR.presentation().sample_dataset()) if i.slices["objective"] == "sm"
+    )
     [request] = EVALUATOR.build_requests(item, {})
     text = request.messages[-1]["content"]
     assert "not the parties' real seats" in text and "in proportion to its share" in text
@@ -97,8 +130,19 @@ def test_the_drafting_prompt_carries_the_released_guidance():
 
 def test_the_method_card_states_the_released_protocol_and_each_deviation():
     card = {row.element: row for row in EVALUATOR.presentation().method_card()}
-    for element in ("Drafting prompt", "Generation settings", "Judge model", "Judge prompt", "Retries of an unusable answer",
-                    "Fallback vote", "Pass rules (SM, 2/3M, VP)", "Headline figures", "Tasks", "Judge validation", "Baselines"):
+    for element in (
+        "Drafting prompt",
+        "Generation settings",
+        "Judge model",
+        "Judge prompt",
+        "Retries of an unusable answer",
+        "Fallback vote",
+        "Pass rules (SM, 2/3M, VP)",
+        "Headline figures",
+        "Tasks",
+        "Judge validation",
+        "Baselines",
+    ):
         assert element in card, element
     assert card["Fallback vote"].here == "as released" and "counts as 4" in card["Fallback vote"].released
     assert "Up to 10 retries" in card["Retries of an unusable answer"].here
@@ -108,7 +152,10 @@ def test_the_method_card_states_the_released_protocol_and_each_deviation():
     assert "gpt-4o-mini-2024-07-18" in card["Judge model"].released
     assert all(row.why for row in card.values() if row.deviates) and all(row.source for row in card.values())
     old = {row.element: row for row in EVALUATOR.configured({"judge_prompt": "v1"}).presentation().method_card()}
-    assert old["Judge prompt"].here.startswith("policon-support@v1") and old["Fallback vote"].here == "The vote counts as 0"
+    assert (
+        old["Judge prompt"].here.startswith("policon-support@v1")
+        and old["Fallback vote"].here == "The vote counts as 0"
+    )
     with pytest.raises(SettingsRefused, match="'judge_prompt': 'v3' is not one of v2, v1"):
         EVALUATOR.configured({"judge_prompt": "v3"})
     json.dumps([row.to_dict() for row in card.values()])  # the API serialises it

@@ -1,11 +1,12 @@
 """PoliCon's importer on the released layout: the shipped sample (rebuilt byte for byte by its generator),
 topic file names with spaces, commas and '&', scores as numbers or strings, and every refusal naming
 the file, the record and the field."""
+
 from __future__ import annotations
 
-import re
 import copy
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -29,7 +30,10 @@ def test_the_sample_is_twelve_tasks_in_the_released_layout_and_sixty_items():
     assert {i.slices["objective"] for i in items} == set(OBJECTIVES)
     assert any("," in i.slices["topic"] and "&" in i.slices["topic"] for i in items)
     fisheries = [t for t in tasks if t.source == f"2/{FILE}"]
-    assert [t.key for t in fisheries] == ["2/coastal-fisheries-ports-shipping/1", "2/coastal-fisheries-ports-shipping/2"]
+    assert [t.key for t in fisheries] == [
+        "2/coastal-fisheries-ports-shipping/1",
+        "2/coastal-fisheries-ports-shipping/2",
+    ]
     raw = json.loads((SAMPLE / "task_datas" / "2" / FILE).read_text())
     assert isinstance(raw[0]["stances"][0]["score"], str)  # a string score, accepted
     assert fisheries[0].parties[0].score == float(raw[0]["stances"][0]["score"])
@@ -67,28 +71,46 @@ def _set(path: str, value):
             del target[last]
         else:
             target[last] = value
+
     return change
 
 
 WHERE = "4/Digital privacy & data markets.json: record 2 (id 2)"
 
 
-@pytest.mark.parametrize("change, message", [
-    (_set("seat_weights", [0.3, 0.3, 0.3, 0.3]), f"{WHERE}: field 'seat_weights': the weights sum to 1.2, not 1"),
-    (_set("seat_weights", [0.25, 0.25, 0.25, 0.25]), f"{WHERE}: field 'seat_weights[0]': 0.25 is not a multiple of 0.1"),
-    (_set("seat_weights", [0.5, 0.5]), f"{WHERE}: field 'seat_weights': expected 4 weights in the order of the stances, got 2"),
-    (_set("veto_party_name", "Nobody"), f"{WHERE}: field 'veto_party_name': 'Nobody' is not among the stances' parties"),
-    (_set("stances.0.choice", 10), f"{WHERE}: field 'stances[0].choice': 10 is outside 0..9"),
-    (_set("stances.1.choice", "x"), f"{WHERE}: field 'stances[1].choice': 'x' is not a number"),
-    (_set("stances.2.score", "lots"), f"{WHERE}: field 'stances[2].score': 'lots' is not a number"),
-    (_set("stances.2.score", 1.5), f"{WHERE}: field 'stances[2].score': 1.5 is outside 0..1"),
-    (_set("stances.3.party_name", ""), f"{WHERE}: field 'stances[3].party_name': missing or not a non-empty string"),
-    (_set("party_num", 6), f"{WHERE}: field 'party_num': 6 does not match the directory task_datas/4"),
-    (_set("background", KeyError), f"{WHERE}: field 'background': missing or not a non-empty string"),
-    (lambda records: records[1]["stances"].pop(), f"{WHERE}: field 'stances': expected a list of 4 parties, got 3"),
-    (lambda records: records.append(copy.deepcopy(records[0])),
-     "4/Digital privacy & data markets.json: id 1 repeats a task of 4/Digital privacy & data markets.json"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (_set("seat_weights", [0.3, 0.3, 0.3, 0.3]), f"{WHERE}: field 'seat_weights': the weights sum to 1.2, not 1"),
+        (
+            _set("seat_weights", [0.25, 0.25, 0.25, 0.25]),
+            f"{WHERE}: field 'seat_weights[0]': 0.25 is not a multiple of 0.1",
+        ),
+        (
+            _set("seat_weights", [0.5, 0.5]),
+            f"{WHERE}: field 'seat_weights': expected 4 weights in the order of the stances, got 2",
+        ),
+        (
+            _set("veto_party_name", "Nobody"),
+            f"{WHERE}: field 'veto_party_name': 'Nobody' is not among the stances' parties",
+        ),
+        (_set("stances.0.choice", 10), f"{WHERE}: field 'stances[0].choice': 10 is outside 0..9"),
+        (_set("stances.1.choice", "x"), f"{WHERE}: field 'stances[1].choice': 'x' is not a number"),
+        (_set("stances.2.score", "lots"), f"{WHERE}: field 'stances[2].score': 'lots' is not a number"),
+        (_set("stances.2.score", 1.5), f"{WHERE}: field 'stances[2].score': 1.5 is outside 0..1"),
+        (
+            _set("stances.3.party_name", ""),
+            f"{WHERE}: field 'stances[3].party_name': missing or not a non-empty string",
+        ),
+        (_set("party_num", 6), f"{WHERE}: field 'party_num': 6 does not match the directory task_datas/4"),
+        (_set("background", KeyError), f"{WHERE}: field 'background': missing or not a non-empty string"),
+        (lambda records: records[1]["stances"].pop(), f"{WHERE}: field 'stances': expected a list of 4 parties, got 3"),
+        (
+            lambda records: records.append(copy.deepcopy(records[0])),
+            "4/Digital privacy & data markets.json: id 1 repeats a task of 4/Digital privacy & data markets.json",
+        ),
+    ],
+)
 def test_a_bad_record_is_refused_naming_the_file_record_and_field(tmp_path: Path, change, message):
     with pytest.raises(DatasetError) as raised:
         list(iter_items(_release_with(tmp_path, change)))
@@ -96,7 +118,9 @@ def test_a_bad_record_is_refused_naming_the_file_record_and_field(tmp_path: Path
 
 
 def test_bad_files_and_layouts_are_refused(tmp_path: Path):
-    with pytest.raises(DatasetError, match=re.escape("is a directory task_datas/<party count>/<topic>.json, not a file")):
+    with pytest.raises(
+        DatasetError, match=re.escape("is a directory task_datas/<party count>/<topic>.json, not a file")
+    ):
         list(iter_items(SAMPLE / "task_datas" / "2" / FILE))
     with pytest.raises(DatasetError, match="no party-count directories"):
         list(iter_items(tmp_path))

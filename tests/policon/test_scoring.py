@@ -1,6 +1,7 @@
 """PoliCon scored through a judge speaking the OpenAI protocol (the scripted server): one call per
 party, all at once; votes into the rules; a bad answer retried then counted as a fallback; an outage
 raised, never scored; prompts, seeds, baselines, the real-vote diagnostic and aggregation by task."""
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,9 @@ def party_of(request: dict[str, Any]) -> str:
     return re.search(r"(?:Your party|\nParty): (.*)\n", request["messages"][-1]["content"]).group(1)
 
 
-def judge_voting(votes: dict[str, str], server: OpenAIServer, *, concurrency: int = 8,
-                 settings: dict[str, str] | None = None) -> PoliConEvaluator:
+def judge_voting(
+    votes: dict[str, str], server: OpenAIServer, *, concurrency: int = 8, settings: dict[str, str] | None = None
+) -> PoliConEvaluator:
     client = ChatClient(Endpoint(server.base_url, "judge"), max_concurrency=concurrency, backoff_s=0.01, max_retries=1)
     evaluator = EVALUATOR.configured(settings or {})
     return evaluator.with_judge(Judge(JudgeSpec("judge", "r1", "v1"), client, concurrency=concurrency))
@@ -71,7 +73,9 @@ def test_welfare_objectives_score_the_least_and_the_mean_vote(objective, expecte
 
 
 # the released policy (evals/eval_agent.py): up to 10 retries, then a vote of 4; v1: one retry, then 0
-@pytest.mark.parametrize("settings, attempts, util", [({}, 1 + 10, (4 + 8) / 2), ({"judge_prompt": "v1"}, 1 + 1, (0 + 8) / 2)])
+@pytest.mark.parametrize(
+    "settings, attempts, util", [({}, 1 + 10, (4 + 8) / 2), ({"judge_prompt": "v1"}, 1 + 1, (0 + 8) / 2)]
+)
 def test_an_unusable_answer_is_retried_then_the_fallback_vote_and_counted(settings, attempts, util):
     item = BY_ID["2/rail-roads-cycling/1/util"]
     first, second = (p.name for p in Task.from_payload(item.payload).parties)
@@ -89,7 +93,10 @@ def test_an_unusable_answer_is_retried_then_the_fallback_vote_and_counted(settin
 
 def test_a_judge_outage_raises_instead_of_scoring_fallbacks():
     item = BY_ID["6/rail-roads-cycling/1/sm"]
-    with OpenAIServer(lambda request: Reply(status=503, error="overloaded")) as server, pytest.raises(JudgeUnavailable, match="unavailable"):
+    with (
+        OpenAIServer(lambda request: Reply(status=503, error="overloaded")) as server,
+        pytest.raises(JudgeUnavailable, match="unavailable"),
+    ):
         judge_voting({}, server).score_item(item, [Prediction(item.id, "text")])
 
 
@@ -110,7 +117,7 @@ def test_prompts_state_the_requirement_and_never_the_tasks_own_resolution():
         seats_named = all(f"{p.name} holds {p.seat_tenths * 10}% of the seats" in text for p in task.parties)
         assert seats_named == (item.payload["objective"] in ("sm", "two_thirds", "veto"))
         assert (request.temperature, request.top_p, request.max_tokens) == (0.7, 0.95, 512)
-    assert all(EXAMPLE_RESOLUTION != Task.from_payload(i.payload).resolution for i in ITEMS)
+    assert all(Task.from_payload(i.payload).resolution != EXAMPLE_RESOLUTION for i in ITEMS)
     veto = BY_ID["2/rail-roads-cycling/1/veto"]
     assert f"{veto.payload['veto_party']} holds a veto" in EVALUATOR.build_requests(veto, {})[0].messages[-1]["content"]
 
@@ -118,9 +125,9 @@ def test_prompts_state_the_requirement_and_never_the_tasks_own_resolution():
 # EuroCon runner/task_prompts.py, task_requirement_templates, written out by hand
 RELEASED_REQUIREMENTS = {
     "rawls": "The resolution should be based on the Rawlsianism principle, which means maximizing the benefits for the "
-             "political parties with the weakest positions to achieve the greatest possible fairness.",
+    "political parties with the weakest positions to achieve the greatest possible fairness.",
     "util": "The resolution should be based on the Utilitarianism principle, which means maximizing the preferences of "
-            "all political parties while ensuring their sum is maximized.",
+    "all political parties while ensuring their sum is maximized.",
 }
 
 
@@ -135,7 +142,9 @@ def test_the_welfare_requirements_are_sent_in_the_released_words(objective):
 def test_generation_settings_are_checked_and_seeds_are_per_item():
     a, b = ITEMS[0], ITEMS[1]
     seed_a = EVALUATOR.build_requests(a, {})[0].extra["seed"]
-    assert seed_a == EVALUATOR.build_requests(a, {})[0].extra["seed"] != EVALUATOR.build_requests(b, {})[0].extra["seed"]
+    assert (
+        seed_a == EVALUATOR.build_requests(a, {})[0].extra["seed"] != EVALUATOR.build_requests(b, {})[0].extra["seed"]
+    )
     assert EVALUATOR.build_requests(a, {"seed": 1})[0].extra["seed"] != seed_a
     assert EVALUATOR.build_requests(a, {"max_tokens": "64", "temperature": 0})[0].max_tokens == 64
     with pytest.raises(ValueError, match=re.escape("setting 'temperature': 3 is outside 0..2")):
@@ -148,7 +157,9 @@ def test_baselines_are_a_random_and_the_largest_partys_stance():
     files = EVALUATOR.presentation().baseline_predictions(ITEMS)
     assert set(files) == {"Random", "Greedy"}
     greedy = {json.loads(line)["item_id"]: json.loads(line)["output"] for line in files["Greedy"].decode().splitlines()}
-    random_rows = {json.loads(line)["item_id"]: json.loads(line)["output"] for line in files["Random"].decode().splitlines()}
+    random_rows = {
+        json.loads(line)["item_id"]: json.loads(line)["output"] for line in files["Random"].decode().splitlines()
+    }
     assert set(greedy) == set(random_rows) == set(BY_ID)
     for item_id, output in greedy.items():
         parties = Task.from_payload(BY_ID[item_id].payload).parties
@@ -158,7 +169,9 @@ def test_baselines_are_a_random_and_the_largest_partys_stance():
 
 
 def test_the_real_vote_diagnostic_counts_real_resolutions_passing_our_rules():
-    [note] = [n for n in EVALUATOR.presentation().dataset_notes(ITEMS) if n.heading.startswith("The rules on the real votes")]
+    [note] = [
+        n for n in EVALUATOR.presentation().dataset_notes(ITEMS) if n.heading.startswith("The rules on the real votes")
+    ]
     passed = 0
     for item in (i for i in ITEMS if i.payload["objective"] == "sm"):
         parties = Task.from_payload(item.payload).parties
@@ -169,11 +182,20 @@ def test_the_real_vote_diagnostic_counts_real_resolutions_passing_our_rules():
 def test_aggregate_reports_each_objective_per_party_count_and_topic_with_task_bootstrap():
     from evaluators.core.types import ItemScore
 
-    scores = [ItemScore(i.id, dict(i.slices), {key: float(n % 2) if key.endswith("pass") else float(n % 10)},
-                        detail={"judgements": [{"calls": [{"error_kind": ""}] * 2}]})
-              for n, i in enumerate(ITEMS)
-              for key in [{"sm": "sm_pass", "two_thirds": "two_thirds_pass", "veto": "veto_pass"}.get(i.slices["objective"],
-                                                                                                      i.slices["objective"])]]
+    scores = [
+        ItemScore(
+            i.id,
+            dict(i.slices),
+            {key: float(n % 2) if key.endswith("pass") else float(n % 10)},
+            detail={"judgements": [{"calls": [{"error_kind": ""}] * 2}]},
+        )
+        for n, i in enumerate(ITEMS)
+        for key in [
+            {"sm": "sm_pass", "two_thirds": "two_thirds_pass", "veto": "veto_pass"}.get(
+                i.slices["objective"], i.slices["objective"]
+            )
+        ]
+    ]
     metrics = EVALUATOR.aggregate(scores, seed=3)
     table = {(m.key, tuple(m.slice.items())): m for m in metrics}
     sm = [s.scores["sm_pass"] for s in scores if "sm_pass" in s.scores]
@@ -198,10 +220,27 @@ def test_the_command_line_scores_with_a_judge_exactly_as_the_evaluator(tmp_path:
     predictions.write_text(_prediction_lines(ITEMS))
     votes = lambda request: Reply(text=str(len(party_of(request)) % 10))  # noqa: E731 - a fixed vote per party
     with OpenAIServer(votes) as server:
-        done = subprocess.run([sys.executable, "-m", "evaluators", "score", "--benchmark", "policon", "--dataset",
-                               str(EVALUATOR.presentation().sample_dataset()), "--predictions", str(predictions), "--judge",
-                               f"{server.base_url},judge-model", "--out", str(tmp_path / "out.json")],
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evaluators",
+                "score",
+                "--benchmark",
+                "policon",
+                "--dataset",
+                str(EVALUATOR.presentation().sample_dataset()),
+                "--predictions",
+                str(predictions),
+                "--judge",
+                f"{server.base_url},judge-model",
+                "--out",
+                str(tmp_path / "out.json"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr
         assert server.request_count == sum(len(i.payload["parties"]) for i in ITEMS)
         expected = judge_voting({}, server)
@@ -213,11 +252,41 @@ def test_the_command_line_scores_with_a_judge_exactly_as_the_evaluator(tmp_path:
     assert result["environment"]["judge"] == "judge-model@unpinned (prompt v1)"
     assert "judged by judge-model@unpinned (prompt v1)" in done.stdout and "sm_pass" in done.stdout
     with OpenAIServer(votes) as server:
-        bad = subprocess.run([sys.executable, "-m", "evaluators", "score", "--benchmark", "policon", "--dataset",
-                              str(EVALUATOR.presentation().sample_dataset()), "--predictions", str(predictions), "--judge", "not-a-url"],
-                             capture_output=True, text=True, timeout=120)
+        bad = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evaluators",
+                "score",
+                "--benchmark",
+                "policon",
+                "--dataset",
+                str(EVALUATOR.presentation().sample_dataset()),
+                "--predictions",
+                str(predictions),
+                "--judge",
+                "not-a-url",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert bad.returncode == 2 and "--judge" in bad.stderr
-    missing = subprocess.run([sys.executable, "-m", "evaluators", "score", "--benchmark", "policon", "--dataset",
-                              str(EVALUATOR.presentation().sample_dataset()), "--predictions", str(predictions)],
-                             capture_output=True, text=True, timeout=120)
+    missing = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evaluators",
+            "score",
+            "--benchmark",
+            "policon",
+            "--dataset",
+            str(EVALUATOR.presentation().sample_dataset()),
+            "--predictions",
+            str(predictions),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert missing.returncode == 2 and "needs a judge" in missing.stderr and "--judge" in missing.stderr

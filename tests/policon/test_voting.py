@@ -1,5 +1,6 @@
 """PoliCon's vote, table-driven: exact thresholds, ties, the veto, welfare scores, and the cases where
 float arithmetic (PoliCon's released code) flips an outcome and ours does not."""
+
 from __future__ import annotations
 
 import itertools
@@ -60,12 +61,15 @@ def test_exact_arithmetic_agrees_with_fractions_everywhere_floats_disagree():
     assert flips > 0
 
 
-@pytest.mark.parametrize("seats, votes, message", [
-    ((5, 5), (5,), "1 votes for 2 parties"),
-    ((5, 4), (5, 5), "sum to 10"),
-    ((5, 5), (5, 10), "digits 0..9"),
-    ((5, 5), (-1, 5), "digits 0..9"),
-])
+@pytest.mark.parametrize(
+    "seats, votes, message",
+    [
+        ((5, 5), (5,), "1 votes for 2 parties"),
+        ((5, 4), (5, 5), "sum to 10"),
+        ((5, 5), (5, 10), "digits 0..9"),
+        ((5, 5), (-1, 5), "digits 0..9"),
+    ],
+)
 def test_impossible_votes_are_refused(seats, votes, message):
     with pytest.raises(ValueError, match=message):
         vote(seats, votes, 0)

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from evaluators.sandbox import Sandbox  # noqa: E402
+from evaluators.sandbox import Sandbox
 
 
 @pytest.fixture(scope="session")

@@ -2,6 +2,7 @@
 read-only at /data, cannot write it, the libraries or anything else outside /tmp, cannot reach the
 network or install anything, runs on one BLAS thread, and is held to its time, memory and output
 limits; a failure is told back in words a model can act on."""
+
 from __future__ import annotations
 
 import json
@@ -28,7 +29,15 @@ def data(sandbox: Sandbox, tmp_path: Path):
 
 def test_the_libraries_are_installed_and_pinned() -> None:
     assert analysis_unavailable() is None
-    assert set(analysis_versions()) == {"numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "matplotlib", "seaborn"}
+    assert set(analysis_versions()) == {
+        "numpy",
+        "pandas",
+        "scipy",
+        "statsmodels",
+        "scikit-learn",
+        "matplotlib",
+        "seaborn",
+    }
 
 
 def test_pandas_statsmodels_and_sklearn_analyse_the_mounted_data(sandbox: Sandbox, data) -> None:
@@ -75,8 +84,10 @@ print(results)
     run = run_analysis(sandbox, code, data=data)
     assert run.ok, run.feedback()
     results = eval(run.stdout)  # our own program's repr of a dict of strings and ints
-    assert all(results[p] != "written" for p in ('/data/challenge.csv', '/data/new.csv',
-                                                   '/opt/toolchains/python-analysis/pandas/evil.py', '/usr/evil')), results
+    assert all(
+        results[p] != "written"
+        for p in ("/data/challenge.csv", "/data/new.csv", "/opt/toolchains/python-analysis/pandas/evil.py", "/usr/evil")
+    ), results
     assert results["net"] != "connected" and results["pip"] != 0, results
     assert (Path(data.path) / "challenge.csv").read_text().startswith("x,t,y")
 

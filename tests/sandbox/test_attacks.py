@@ -10,8 +10,7 @@ import pytest
 
 from evaluators.sandbox import Limits, RunResult, Sandbox
 
-SHORT = Limits(wall_seconds=3.0, cpu_seconds=3.0, memory_mb=256, processes=32, file_size_mb=8,
-               output_bytes=1024 * 1024)
+SHORT = Limits(wall_seconds=3.0, cpu_seconds=3.0, memory_mb=256, processes=32, file_size_mb=8, output_bytes=1024 * 1024)
 toolchains = pytest.mark.toolchains
 
 
@@ -27,11 +26,13 @@ def sandboxed_host_pids(sandbox: Sandbox) -> list[str]:
     """Live (non-zombie) host processes running as any uid this sandbox handed out, but for its warm
     compilers waiting for the next compile (tests/sandbox/test_warm_compilers.py checks those)."""
     resident = sandbox.warm_compilers.resident_uids() if sandbox.warm_compilers is not None else set()
-    out = subprocess.run(["ps", "-eo", "uid=,stat=,pid=,args="], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(["ps", "-eo", "uid=,stat=,pid=,args="], capture_output=True, text=True, check=True).stdout
     rows = [line.split(None, 3) for line in out.splitlines()]
-    return [" ".join(r) for r in rows
-            if len(r) >= 3 and int(r[0]) in sandbox.uids_used - resident and not r[1].startswith("Z")]
+    return [
+        " ".join(r)
+        for r in rows
+        if len(r) >= 3 and int(r[0]) in sandbox.uids_used - resident and not r[1].startswith("Z")
+    ]
 
 
 def assert_healthy(sandbox: Sandbox) -> None:
@@ -47,21 +48,29 @@ def assert_healthy(sandbox: Sandbox) -> None:
 
 # ------------------------------------------------------------------ network
 NETWORK = {
-    "python": ("import socket\nfor host, port in (('127.0.0.1', 5432), ('8.8.8.8', 53), ('localhost', 6379)):\n"
-               "    try:\n        socket.create_connection((host, port), timeout=1)\n        print('CONNECTED')\n"
-               "    except OSError:\n        print('blocked')\n"),
-    "cpp": ("#include <sys/socket.h>\n#include <netinet/in.h>\n#include <arpa/inet.h>\n#include <cstdio>\n"
-            "int main(){int s=socket(AF_INET,SOCK_STREAM,0);sockaddr_in a{};a.sin_family=AF_INET;"
-            "a.sin_port=htons(5432);inet_pton(AF_INET,\"127.0.0.1\",&a.sin_addr);"
-            "puts(connect(s,(sockaddr*)&a,sizeof a)==0?\"CONNECTED\":\"blocked\");"
-            "a.sin_port=htons(53);inet_pton(AF_INET,\"8.8.8.8\",&a.sin_addr);"
-            "puts(connect(s,(sockaddr*)&a,sizeof a)==0?\"CONNECTED\":\"blocked\");}\n"),
-    "java": ("import java.net.*;\npublic class Main { public static void main(String[] a) {"
-             " try { new Socket(\"127.0.0.1\", 5432); System.out.println(\"CONNECTED\"); }"
-             " catch (Exception e) { System.out.println(\"blocked\"); } } }\n"),
-    "javascript": ("const s = require('net').connect(5432, '127.0.0.1');\n"
-                   "s.on('connect', () => { console.log('CONNECTED'); process.exit(0); });\n"
-                   "s.on('error', () => console.log('blocked'));\n"),
+    "python": (
+        "import socket\nfor host, port in (('127.0.0.1', 5432), ('8.8.8.8', 53), ('localhost', 6379)):\n"
+        "    try:\n        socket.create_connection((host, port), timeout=1)\n        print('CONNECTED')\n"
+        "    except OSError:\n        print('blocked')\n"
+    ),
+    "cpp": (
+        "#include <sys/socket.h>\n#include <netinet/in.h>\n#include <arpa/inet.h>\n#include <cstdio>\n"
+        "int main(){int s=socket(AF_INET,SOCK_STREAM,0);sockaddr_in a{};a.sin_family=AF_INET;"
+        'a.sin_port=htons(5432);inet_pton(AF_INET,"127.0.0.1",&a.sin_addr);'
+        'puts(connect(s,(sockaddr*)&a,sizeof a)==0?"CONNECTED":"blocked");'
+        'a.sin_port=htons(53);inet_pton(AF_INET,"8.8.8.8",&a.sin_addr);'
+        'puts(connect(s,(sockaddr*)&a,sizeof a)==0?"CONNECTED":"blocked");}\n'
+    ),
+    "java": (
+        "import java.net.*;\npublic class Main { public static void main(String[] a) {"
+        ' try { new Socket("127.0.0.1", 5432); System.out.println("CONNECTED"); }'
+        ' catch (Exception e) { System.out.println("blocked"); } } }\n'
+    ),
+    "javascript": (
+        "const s = require('net').connect(5432, '127.0.0.1');\n"
+        "s.on('connect', () => { console.log('CONNECTED'); process.exit(0); });\n"
+        "s.on('error', () => console.log('blocked'));\n"
+    ),
 }
 
 
@@ -94,13 +103,19 @@ def test_fork_bomb_is_bounded(sandbox: Sandbox, language: str) -> None:
 # ------------------------------------------------------------------ memory bomb
 MEMORY_BOMB = {
     "python": "x = []\nwhile True:\n    x.append(bytearray(16 << 20))\n",
-    "cpp": ("#include <vector>\n#include <cstring>\n#include <cstdlib>\nint main(){std::vector<char*> v;"
-            "while(1){char*p=(char*)malloc(16<<20);if(!p)return 7;memset(p,1,16<<20);v.push_back(p);}}\n"),
-    "java": ("import java.util.*;\npublic class Main { public static void main(String[] a) {"
-             " List<long[]> l = new ArrayList<>(); while (true) l.add(new long[1 << 20]); } }\n"),
+    "cpp": (
+        "#include <vector>\n#include <cstring>\n#include <cstdlib>\nint main(){std::vector<char*> v;"
+        "while(1){char*p=(char*)malloc(16<<20);if(!p)return 7;memset(p,1,16<<20);v.push_back(p);}}\n"
+    ),
+    "java": (
+        "import java.util.*;\npublic class Main { public static void main(String[] a) {"
+        " List<long[]> l = new ArrayList<>(); while (true) l.add(new long[1 << 20]); } }\n"
+    ),
     "javascript": "const a = [];\nwhile (true) a.push(new Array(1 << 20).fill(1.5));\n",
-    "go": ("package main\nfunc main() { var l [][]byte; for { b := make([]byte, 16<<20);"
-           " for i := range b { b[i] = 1 }; l = append(l, b) } }\n"),
+    "go": (
+        "package main\nfunc main() { var l [][]byte; for { b := make([]byte, 16<<20);"
+        " for i := range b { b[i] = 1 }; l = append(l, b) } }\n"
+    ),
     "rust": "fn main() { let mut v: Vec<Vec<u8>> = Vec::new(); loop { v.push(vec![1u8; 16 << 20]); } }\n",
 }
 
@@ -116,8 +131,10 @@ def test_memory_bomb_reports_memory_limit(sandbox: Sandbox, language: str) -> No
 # ------------------------------------------------------------------ disk fill
 DISK_FILL = {
     "python": "f = open('/tmp/big', 'wb')\nwhile True:\n    f.write(b'x' * (1 << 20))\n",
-    "cpp": ("#include <cstdio>\n#include <cstring>\nstatic char b[1<<20];int main(){memset(b,1,sizeof b);"
-            "FILE*f=fopen(\"big\",\"wb\");if(!f)return 5;while(fwrite(b,1,sizeof b,f)==sizeof b){}return 3;}\n"),
+    "cpp": (
+        "#include <cstdio>\n#include <cstring>\nstatic char b[1<<20];int main(){memset(b,1,sizeof b);"
+        'FILE*f=fopen("big","wb");if(!f)return 5;while(fwrite(b,1,sizeof b,f)==sizeof b){}return 3;}\n'
+    ),
 }
 
 
@@ -134,9 +151,11 @@ def test_disk_fill_fails(sandbox: Sandbox, language: str) -> None:
 # ------------------------------------------------------------------ huge output
 HUGE_OUTPUT = {
     "python": "import sys\nwhile True:\n    sys.stdout.write('y' * 65536)\n",
-    "cpp": "#include <cstdio>\nint main(){while(1)puts(\"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\");}\n",
-    "java": "public class Main { public static void main(String[] a) { while (true) System.out.print(\"yyyyyyyy\\n\"); } }\n",
-    "javascript": "const s = 'y'.repeat(65536);\nfunction f() { while (process.stdout.write(s)) {} process.stdout.once('drain', f); }\nf();\n",
+    "cpp": '#include <cstdio>\nint main(){while(1)puts("yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy");}\n',
+    "java": 'public class Main { public static void main(String[] a) { while (true) System.out.print("yyyyyyyy\\n"); '
+    "} }\n",
+    "javascript": "const s = 'y'.repeat(65536);\nfunction f() { while (process.stdout.write(s)) {} "
+    "process.stdout.once('drain', f); }\nf();\n",
 }
 
 
@@ -172,8 +191,16 @@ def test_host_files_and_secrets_are_invisible(sandbox: Sandbox, monkeypatch: pyt
     r = run(sandbox, "python", SNOOP_PY, limits=Limits(wall_seconds=10))
     assert r.status == "ok", r
     assert "xyz-top-secret" not in r.stdout and "SECRET None" in r.stdout
-    for p in ("/etc/shadow", "/root/.bashrc", "/work/main/pyproject.toml", "/work/main/.venv/bin/python",
-              "/home", "/root", "/work", "/sys/fs/cgroup/memory"):
+    for p in (
+        "/etc/shadow",
+        "/root/.bashrc",
+        "/work/main/pyproject.toml",
+        "/work/main/.venv/bin/python",
+        "/home",
+        "/root",
+        "/work",
+        "/sys/fs/cgroup/memory",
+    ):
         assert f"{p} denied" in r.stdout, r.stdout
     assert "READ" not in r.stdout.replace("/proc/1/environ READ", "")
     env_line = next(line for line in r.stdout.splitlines() if line.startswith("ENV"))
@@ -182,8 +209,10 @@ def test_host_files_and_secrets_are_invisible(sandbox: Sandbox, monkeypatch: pyt
 
 @toolchains
 def test_cpp_cannot_read_shadow(sandbox: Sandbox) -> None:
-    src = ("#include <fstream>\n#include <iostream>\nint main(){std::ifstream f(\"/etc/shadow\");"
-           "std::cout<<(f.good()?\"OPEN\":\"denied\")<<std::endl;}\n")
+    src = (
+        '#include <fstream>\n#include <iostream>\nint main(){std::ifstream f("/etc/shadow");'
+        'std::cout<<(f.good()?"OPEN":"denied")<<std::endl;}\n'
+    )
     assert run(sandbox, "cpp", src).stdout.strip() == "denied"
 
 
@@ -218,8 +247,9 @@ def test_each_run_gets_a_fresh_work_dir(sandbox: Sandbox) -> None:
 
 # ------------------------------------------------------------------ killing other processes
 KILL_ALL = {
-    "python": "import os, signal\ntry:\n    os.kill(-1, signal.SIGKILL)\nexcept OSError as e:\n    print(e)\nprint('alive')\n",
-    "cpp": "#include <signal.h>\n#include <cstdio>\nint main(){kill(-1,SIGKILL);kill(1,SIGKILL);puts(\"alive\");}\n",
+    "python": "import os, signal\ntry:\n    os.kill(-1, signal.SIGKILL)\nexcept OSError as e:\n    "
+    "print(e)\nprint('alive')\n",
+    "cpp": '#include <signal.h>\n#include <cstdio>\nint main(){kill(-1,SIGKILL);kill(1,SIGKILL);puts("alive");}\n',
 }
 
 
@@ -239,9 +269,10 @@ def test_kill_minus_one_does_not_touch_host(sandbox: Sandbox, language: str) -> 
 HANG = {
     "python": "import time\ntime.sleep(10**6)\n",
     "cpp": "#include <unistd.h>\nint main(){while(1)pause();}\n",
-    "java": "public class Main { public static void main(String[] a) throws Exception { Thread.sleep(1000000000L); } }\n",
+    "java": "public class Main { public static void main(String[] a) throws Exception { Thread.sleep(1000000000L); } "
+    "}\n",
     "javascript": "setInterval(() => {}, 1000);\n",
-    "go": "package main\nimport \"time\"\nfunc main() { time.Sleep(time.Hour) }\n",
+    "go": 'package main\nimport "time"\nfunc main() { time.Sleep(time.Hour) }\n',
     "ruby": "sleep\n",
 }
 SPIN = {
@@ -360,7 +391,11 @@ def test_concurrent_runs_cannot_talk(sandbox: Sandbox) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     limits = Limits(wall_seconds=10.0, cpu_seconds=10.0)
-    with sandbox.program("python", LISTENER) as lp, sandbox.program("python", CONNECTOR) as cp, ThreadPoolExecutor(2) as pool:
+    with (
+        sandbox.program("python", LISTENER) as lp,
+        sandbox.program("python", CONNECTOR) as cp,
+        ThreadPoolExecutor(2) as pool,
+    ):
         fl = pool.submit(lp.run, "", limits)
         fc = pool.submit(cp.run, "", limits)
         rl, rc = fl.result(), fc.result()

@@ -3,6 +3,7 @@ included), and the groups of a process that ended without closing its sandboxes 
 exits with ``os._exit``, which runs no atexit handler) are removed by the next Sandbox set up. Per-run
 groups are named after the pid that made them (``r<pid>-<random>``), which is how these tests tell theirs
 from those of other processes on the machine."""
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,10 @@ import pytest
 from evaluators.sandbox import Limits, Sandbox
 from evaluators.sandbox.sandbox import CGROUP_NAME, CGROUP_ROOT
 
-pytestmark = [pytest.mark.toolchains,
-              pytest.mark.skipif(os.geteuid() != 0, reason="per-run cgroups are made only when the sandbox runs as root")]
+pytestmark = [
+    pytest.mark.toolchains,
+    pytest.mark.skipif(os.geteuid() != 0, reason="per-run cgroups are made only when the sandbox runs as root"),
+]
 
 REPO = Path(__file__).resolve().parents[2]
 JAVA = "public class Main { public static void main(String[] a) { System.out.println(1); } }"
@@ -26,9 +29,13 @@ JAVA = "public class Main { public static void main(String[] a) { System.out.pri
 
 def groups_of(pid: int) -> set[str]:
     """The per-run cgroups of process ``pid``, as controller/name."""
-    return {f"{controller}/{entry.name}" for controller in ("memory", "pids", "cpuacct")
-            if (CGROUP_ROOT / controller / CGROUP_NAME).is_dir()
-            for entry in os.scandir(CGROUP_ROOT / controller / CGROUP_NAME) if entry.name.startswith(f"r{pid}-")}
+    return {
+        f"{controller}/{entry.name}"
+        for controller in ("memory", "pids", "cpuacct")
+        if (CGROUP_ROOT / controller / CGROUP_NAME).is_dir()
+        for entry in os.scandir(CGROUP_ROOT / controller / CGROUP_NAME)
+        if entry.name.startswith(f"r{pid}-")
+    }
 
 
 def procs(group: str) -> str:
@@ -49,7 +56,9 @@ def test_a_closed_sandbox_leaves_no_cgroup() -> None:
     with sandbox.program("python", "print(input())\n") as program, program.session(Limits(wall_seconds=20)) as session:
         assert session.run("2\n").stdout == "2\n"
     kept = groups_of(os.getpid()) - before
-    assert len(kept) == 3 * (sandbox.warm_compilers is not None)  # the idle warm compiler's memory, pids and cpuacct groups
+    assert len(kept) == 3 * (
+        sandbox.warm_compilers is not None
+    )  # the idle warm compiler's memory, pids and cpuacct groups
     sandbox.close()
     assert groups_of(os.getpid()) - before == set()
 
@@ -69,8 +78,14 @@ def test_the_groups_of_a_process_that_ended_without_closing_are_removed_by_the_n
             print(os.getpid(), flush=True)
             os._exit(0)
     """)
-    done = subprocess.run([sys.executable, "-c", child], cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", child],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     pid = int(done.stdout.split()[-1])
     left = groups_of(pid)

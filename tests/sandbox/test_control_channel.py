@@ -5,6 +5,7 @@ after the supervisor answered; forge an oversized analysis reply. Each of these 
 supervisor became the sandbox's pid 1 and tests ran under a seccomp filter. Plus the reply's own
 checks (parse_reply), a supervisor stopped from outside told in seconds, and messages a user can act on.
 """
+
 from __future__ import annotations
 
 import ast
@@ -56,8 +57,10 @@ int main() {
 }
 """
 
-JS_STARTS_PYTHON = ("const out = require('child_process').execFileSync('python3', ['-c', {}]);\n"
-                    "process.stdout.write(out);\n").format(json.dumps(PY_COPY_FDS))
+JS_STARTS_PYTHON = (
+    f"const out = require('child_process').execFileSync('python3', ['-c', {json.dumps(PY_COPY_FDS)}]);\n"
+    "process.stdout.write(out);\n"
+)
 
 
 @toolchains
@@ -124,11 +127,15 @@ print('SEIZED' if seized else 'refused', errno, 'seccomp', mode)
 @toolchains
 @pytest.mark.parametrize("language", ["python", "cpp"])
 def test_every_test_runs_under_the_seccomp_filter(sandbox: Sandbox, language: str) -> None:
-    cpp = ("#include <cstdio>\n#include <cerrno>\n#include <csignal>\n#include <unistd.h>\n#include <sys/ptrace.h>\n"
-           "int main(){pid_t c=fork();if(c==0){sleep(30);return 0;}long r=ptrace((__ptrace_request)0x4206,c,0,0);"
-           "int e=errno;kill(c,SIGKILL);printf(\"%s %d\\n\",r==0?\"SEIZED\":\"refused\",e);}\n")
-    with sandbox.program(language, PY_TRACE_OWN_CHILD if language == "python" else cpp) as program, \
-            program.session(SHORT) as session:
+    cpp = (
+        "#include <cstdio>\n#include <cerrno>\n#include <csignal>\n#include <unistd.h>\n#include <sys/ptrace.h>\n"
+        "int main(){pid_t c=fork();if(c==0){sleep(30);return 0;}long r=ptrace((__ptrace_request)0x4206,c,0,0);"
+        'int e=errno;kill(c,SIGKILL);printf("%s %d\\n",r==0?"SEIZED":"refused",e);}\n'
+    )
+    with (
+        sandbox.program(language, PY_TRACE_OWN_CHILD if language == "python" else cpp) as program,
+        program.session(SHORT) as session,
+    ):
         results = [session.run("") for _ in range(2)]
     for result in results:
         assert result.stdout.startswith("refused 1"), result  # EPERM
@@ -203,8 +210,10 @@ def test_signals_to_pid_1_do_not_reach_the_supervisor(sandbox: Sandbox) -> None:
 def test_a_supervisor_stopped_from_outside_is_reported_as_stopped(sandbox: Sandbox) -> None:
     """The parent checks every second whether the supervisor is stopped, instead of waiting out the
     wall limit and its grace."""
-    with sandbox.program("python", "import time\nprint('started', flush=True)\ntime.sleep(2)\n") as program, \
-            program.session(Limits(wall_seconds=30.0, cpu_seconds=5.0)) as session:
+    with (
+        sandbox.program("python", "import time\nprint('started', flush=True)\ntime.sleep(2)\n") as program,
+        program.session(Limits(wall_seconds=30.0, cpu_seconds=5.0)) as session,
+    ):
         assert session.run("").status == "ok"
         assert session.proc is not None
         bwrap = session.proc.pid
@@ -224,18 +233,37 @@ def test_a_reply_is_checked_before_it_is_believed() -> None:
     from evaluators.sandbox.wire import reply_body
 
     nonce = b"n" * 16
-    good = {"exit_code": 0, "signal_number": None, "flags": 0, "wall": 0.1, "cpu": 0.05, "stdout": b"42\n", "stderr": b""}
+    good = {
+        "exit_code": 0,
+        "signal_number": None,
+        "flags": 0,
+        "wall": 0.1,
+        "cpu": 0.05,
+        "stdout": b"42\n",
+        "stderr": b"",
+    }
 
     def parse(reply: dict[str, object], cap: int = 100, of: bytes = nonce, tail: bytes = b"") -> object:
-        return parse_reply(reply_body(of, **reply) + tail, nonce=nonce, output_cap=cap,  # type: ignore[arg-type]
-                           stderr_cap=cap)
+        return parse_reply(
+            reply_body(of, **reply) + tail,
+            nonce=nonce,
+            output_cap=cap,  # type: ignore[arg-type]
+            stderr_cap=cap,
+        )
 
     parsed = parse(good)
     assert (parsed.raw.stdout, parsed.raw.exit_code, parsed.raw.cpu, parsed.restart) == (b"42\n", 0, 0.05, False)  # type: ignore[attr-defined]
     assert parse({**good, "exit_code": None, "signal_number": 9, "cpu": None, "flags": 4}).raw.signal == 9  # type: ignore[attr-defined]
-    for bad in ({**good, "exit_code": None}, {**good, "signal_number": 9}, {**good, "exit_code": 300},
-                {**good, "exit_code": -5, "signal_number": None}, {**good, "flags": 8}, {**good, "wall": -1.0},
-                {**good, "wall": float("nan")}, {**good, "cpu": 2e6}):
+    for bad in (
+        {**good, "exit_code": None},
+        {**good, "signal_number": 9},
+        {**good, "exit_code": 300},
+        {**good, "exit_code": -5, "signal_number": None},
+        {**good, "flags": 8},
+        {**good, "wall": -1.0},
+        {**good, "wall": float("nan")},
+        {**good, "cpu": 2e6},
+    ):
         with pytest.raises(ValueError):
             parse(bad)
     with pytest.raises(ValueError):
@@ -249,7 +277,9 @@ def test_a_reply_is_checked_before_it_is_believed() -> None:
 
 
 #: a reply of 8 MB of output written on pid 1's stdout (the data sandbox reads back 64 KiB)
-FORGE_BIG_REPLY = FORGE_REPLY.replace("b'42\\n'", "b'A' * (8 << 20)").replace("print('wrong')\nsys.exit(1)", "print('done')")
+FORGE_BIG_REPLY = FORGE_REPLY.replace("b'42\\n'", "b'A' * (8 << 20)").replace(
+    "print('wrong')\nsys.exit(1)", "print('done')"
+)
 
 
 @toolchains
@@ -323,12 +353,29 @@ def test_no_ipc_object_or_dev_file_survives_a_test(sandbox: Sandbox) -> None:
 
 
 def test_dev_is_minimal_and_read_only(sandbox: Sandbox) -> None:
-    probe = ("import os\nprint(sorted(os.listdir('/dev')))\n"
-             "for path in ('/dev/new', '/dev/null', '/dev/shm/x'):\n"
-             "    try:\n        open(path, 'w').write('x')\n        print('wrote', path)\n"
-             "    except OSError as exc:\n        print('refused', path, exc.strerror)\n")
+    probe = (
+        "import os\nprint(sorted(os.listdir('/dev')))\n"
+        "for path in ('/dev/new', '/dev/null', '/dev/shm/x'):\n"
+        "    try:\n        open(path, 'w').write('x')\n        print('wrote', path)\n"
+        "    except OSError as exc:\n        print('refused', path, exc.strerror)\n"
+    )
     result = run(sandbox, "python", probe)
     listing, *writes = result.stdout.splitlines()
-    assert set(ast.literal_eval(listing)) <= {"core", "fd", "full", "mqueue", "null", "ptmx", "pts", "random", "shm", "stderr",
-                                  "stdin", "stdout", "tty", "urandom", "zero"}, listing
+    assert set(ast.literal_eval(listing)) <= {
+        "core",
+        "fd",
+        "full",
+        "mqueue",
+        "null",
+        "ptmx",
+        "pts",
+        "random",
+        "shm",
+        "stderr",
+        "stdin",
+        "stdout",
+        "tty",
+        "urandom",
+        "zero",
+    }, listing
     assert writes == ["refused /dev/new Read-only file system", "wrote /dev/null", "wrote /dev/shm/x"], writes

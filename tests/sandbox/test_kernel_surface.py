@@ -8,6 +8,7 @@ Each route is one test, and each passed on the blocklist filter this one replace
 ring, unshare(CLONE_NEWUSER) returned 0, a key added in one test was found by the next, SIGINT killed
 the supervisor or the zygote, test k's pid grew with k and with the forks of the tests before), so
 each fails if its route opens again."""
+
 from __future__ import annotations
 
 import errno
@@ -86,9 +87,15 @@ int main() {
 
 #: the route, and the errno it must fail with: ENOSYS where the runtimes probe and fall back (io_uring;
 #: clone3, which glibc retries as clone), EPERM for everything else the allowlist leaves out
-ROUTES = {"io_uring_setup": errno.ENOSYS, "unshare_user": errno.EPERM, "clone_newuser": errno.EPERM,
-          "clone3_newuser": errno.ENOSYS, "perf_event_open": errno.EPERM, "userfaultfd": errno.EPERM,
-          "ioprio_get": errno.EPERM}
+ROUTES = {
+    "io_uring_setup": errno.ENOSYS,
+    "unshare_user": errno.EPERM,
+    "clone_newuser": errno.EPERM,
+    "clone3_newuser": errno.ENOSYS,
+    "perf_event_open": errno.EPERM,
+    "userfaultfd": errno.EPERM,
+    "ioprio_get": errno.EPERM,
+}
 
 
 @pytest.fixture(scope="module")
@@ -112,9 +119,11 @@ IOPRIO_GET = {"x86_64": 252, "aarch64": 31}
 def test_a_call_outside_the_allowlist_is_refused_from_python(sandbox: Sandbox) -> None:
     if platform.machine() not in IOPRIO_GET:
         pytest.skip("the filter is defined for x86_64 and aarch64 only")
-    source = ("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-              f"r = libc.syscall({IOPRIO_GET[platform.machine()]}, 1, 0)\n"
-              "print(r, ctypes.get_errno())\n")
+    source = (
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        f"r = libc.syscall({IOPRIO_GET[platform.machine()]}, 1, 0)\n"
+        "print(r, ctypes.get_errno())\n"
+    )
     with sandbox.program("python", source) as program:
         r = program.run("", SHORT)
     assert (r.status, r.stdout) == ("ok", f"-1 {errno.EPERM}\n"), r
@@ -144,9 +153,12 @@ def test_a_key_added_by_one_test_is_not_found_by_the_next(sandbox: Sandbox) -> N
 
 #: a pid-gap channel: each test prints its pid and starts as many processes as its input says
 PID_GAP = {
-    "python": "import os\nprint(os.getpid())\nfor _ in range(int(input())):\n    if os.fork() == 0:\n        os._exit(0)\n    os.wait()\n",
-    "cpp": ("#include <cstdio>\n#include <unistd.h>\n#include <sys/wait.h>\nint main(){int n;if(scanf(\"%d\",&n)!=1)return 2;"
-            "printf(\"%d\\n\",(int)getpid());fflush(stdout);for(int i=0;i<n;i++){if(fork()==0)_exit(0);wait(nullptr);}}\n"),
+    "python": "import os\nprint(os.getpid())\nfor _ in range(int(input())):\n    if os.fork() == 0:\n        "
+    "os._exit(0)\n    os.wait()\n",
+    "cpp": (
+        '#include <cstdio>\n#include <unistd.h>\n#include <sys/wait.h>\nint main(){int n;if(scanf("%d",&n)!=1)return 2;'
+        'printf("%d\\n",(int)getpid());fflush(stdout);for(int i=0;i<n;i++){if(fork()==0)_exit(0);wait(nullptr);}}\n'
+    ),
 }
 
 
@@ -185,18 +197,24 @@ def test_signals_reach_neither_the_supervisor_nor_the_warm_python(sandbox: Sandb
         supervisor = session.proc.pid
         second = session.run("")
         assert session.alive and session.proc.pid == supervisor  # the same sandbox: nothing was restarted
-    assert (first.status, first.stdout, second.status, second.stdout) == ("ok", "sent\n", "ok", "sent\n"), (first, second)
+    assert (first.status, first.stdout, second.status, second.stdout) == ("ok", "sent\n", "ok", "sent\n"), (
+        first,
+        second,
+    )
     assert_healthy(sandbox)
 
 
 def test_a_python_test_still_gets_the_signal_handlers_python_gives_a_program(sandbox: Sandbox) -> None:
     """The warm Python ignores every signal; each test forked from it gets back what ``python3
     main.py`` starts with: KeyboardInterrupt on SIGINT, SIGPIPE ignored, the rest the default."""
-    source = ("import os, signal\n"
-              "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, signal.getsignal(signal.SIGPIPE),"
-              " signal.getsignal(signal.SIGTERM))\n"
-              "try:\n    os.kill(os.getpid(), signal.SIGINT)\nexcept KeyboardInterrupt:\n    print('interrupted', flush=True)\n"
-              "os.kill(os.getpid(), signal.SIGTERM)\n")
+    source = (
+        "import os, signal\n"
+        "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, signal.getsignal(signal.SIGPIPE),"
+        " signal.getsignal(signal.SIGTERM))\n"
+        "try:\n    os.kill(os.getpid(), signal.SIGINT)\nexcept KeyboardInterrupt:\n    print('interrupted', "
+        "flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGTERM)\n"
+    )
     with sandbox.program("python", source) as program:
         r = program.run("", SHORT)
     assert r.stdout == "True 1 0\ninterrupted\n", r  # SIG_IGN is 1, SIG_DFL 0

@@ -10,9 +10,20 @@ from programs import A_PLUS_B
 
 from evaluators.sandbox import LANGUAGES, Limits, Sandbox, toolchain_versions
 
-EXPECTED_FENCES = {"python": "python", "cpp": "cpp", "java": "java", "csharp": "csharp", "go": "go",
-                   "rust": "rust", "javascript": "javascript", "typescript": "typescript", "ruby": "ruby",
-                   "php": "php", "kotlin": "kotlin", "scala": "scala"}
+EXPECTED_FENCES = {
+    "python": "python",
+    "cpp": "cpp",
+    "java": "java",
+    "csharp": "csharp",
+    "go": "go",
+    "rust": "rust",
+    "javascript": "javascript",
+    "typescript": "typescript",
+    "ruby": "ruby",
+    "php": "php",
+    "kotlin": "kotlin",
+    "scala": "scala",
+}
 
 
 def test_language_table() -> None:
@@ -95,7 +106,9 @@ def test_missing_bubblewrap_is_a_clear_error_not_a_fallback(monkeypatch, tmp_pat
     from evaluators.sandbox import SandboxUnavailable
 
     monkeypatch.setattr(sandbox_module, "BWRAP", str(tmp_path / "no-bwrap-here"))
-    with pytest.raises(SandboxUnavailable, match=r"install the Debian package bubblewrap.*refusing to run untrusted code unsandboxed") as info:
+    with pytest.raises(
+        SandboxUnavailable, match=r"install the Debian package bubblewrap.*refusing to run untrusted code unsandboxed"
+    ) as info:
         sandbox_module.Sandbox(base_dir=tmp_path)
     assert isinstance(info.value, InfrastructureError)  # workers retry it and never charge the submitter
 
@@ -105,24 +118,52 @@ SCALA_RULE = "Scala programs must declare `object Main` (an object, not a class)
 
 
 @pytest.mark.toolchains
-@pytest.mark.parametrize(("language", "source", "names"), [
-    ("java", "class Solution { public static void main(String[] a) { System.out.println(1); } }",
-     ("no Main.class", "Solution.class", JAVA_RULE)),
-    # javac's own error for a public class in Main.java says nothing of the rule: the rule follows it
-    ("java", "import java.util.*;\n\npublic class Solution {\n  public static void main(String[] a) { System.out.println(1); }\n}\n",
-     ("class Solution is public, should be declared in a file named Solution.java", JAVA_RULE)),
-    ("java", "public class Main { static void solve() { System.out.println(1); } }",  # compiles; java could not start it
-     ("Main has no `public static void main(String[] args)`", JAVA_RULE)),
-    ("java", "public class Main { static void main(String[] a) { System.out.println(1); } }",  # not public: java 17 refuses it
-     ("Main has no `public static void main(String[] args)`", JAVA_RULE)),
-    ("scala", "object Solution { def main(args: Array[String]): Unit = println(1) }",
-     ("no out/Main.class", "Solution.class", SCALA_RULE)),
-    ("scala", "class Main { def main(args: Array[String]): Unit = println(1) }",  # a class's main is not static
-     ("Main has no `public static void main(String[] args)`", SCALA_RULE)),
-    ("kotlin", "fun solve() = println(1)\n", ("no entry point", "Kotlin programs must declare a top-level `fun main()`")),
-])
+@pytest.mark.parametrize(
+    ("language", "source", "names"),
+    [
+        (
+            "java",
+            "class Solution { public static void main(String[] a) { System.out.println(1); } }",
+            ("no Main.class", "Solution.class", JAVA_RULE),
+        ),
+        # javac's own error for a public class in Main.java says nothing of the rule: the rule follows it
+        (
+            "java",
+            "import java.util.*;\n\npublic class Solution {\n  public static void main(String[] a) { "
+            "System.out.println(1); }\n}\n",
+            ("class Solution is public, should be declared in a file named Solution.java", JAVA_RULE),
+        ),
+        (
+            "java",
+            "public class Main { static void solve() { System.out.println(1); } }",  # compiles; java could not start it
+            ("Main has no `public static void main(String[] args)`", JAVA_RULE),
+        ),
+        (
+            "java",
+            "public class Main { static void main(String[] a) { System.out.println(1); } "
+            "}",  # not public: java 17 refuses it
+            ("Main has no `public static void main(String[] args)`", JAVA_RULE),
+        ),
+        (
+            "scala",
+            "object Solution { def main(args: Array[String]): Unit = println(1) }",
+            ("no out/Main.class", "Solution.class", SCALA_RULE),
+        ),
+        (
+            "scala",
+            "class Main { def main(args: Array[String]): Unit = println(1) }",  # a class's main is not static
+            ("Main has no `public static void main(String[] args)`", SCALA_RULE),
+        ),
+        (
+            "kotlin",
+            "fun solve() = println(1)\n",
+            ("no entry point", "Kotlin programs must declare a top-level `fun main()`"),
+        ),
+    ],
+)
 def test_a_program_without_its_entry_point_is_a_compile_error_that_names_it(
-        sandbox: Sandbox, language: str, source: str, names: tuple[str, ...]) -> None:
+    sandbox: Sandbox, language: str, source: str, names: tuple[str, ...]
+) -> None:
     with sandbox.program(language, source) as prog:
         assert prog.compile_result.status == "compile_error"
         for name in names:
@@ -130,12 +171,22 @@ def test_a_program_without_its_entry_point_is_a_compile_error_that_names_it(
 
 
 @pytest.mark.toolchains
-@pytest.mark.parametrize(("language", "source"), [
-    ("java", "class Main { public static void main(String[] a) { System.out.println(7); } }"),  # a package-private class
-    ("java", "class Base { public static void main(String[] a) { System.out.println(7); } }\npublic class Main extends Base {}\n"),
-    ("scala", "object Main extends App { println(7) }"),
-    ("scala", "object Main { def main(args: Array[String]): Unit = println(7) }"),
-])
+@pytest.mark.parametrize(
+    ("language", "source"),
+    [
+        (
+            "java",
+            "class Main { public static void main(String[] a) { System.out.println(7); } }",
+        ),  # a package-private class
+        (
+            "java",
+            "class Base { public static void main(String[] a) { System.out.println(7); } }\npublic class Main extends "
+            "Base {}\n",
+        ),
+        ("scala", "object Main extends App { println(7) }"),
+        ("scala", "object Main { def main(args: Array[String]): Unit = println(7) }"),
+    ],
+)
 def test_a_program_with_its_entry_point_starts(sandbox: Sandbox, language: str, source: str) -> None:
     """What java starts is not refused: a static main of Main or of its superclass (inherited, which the class file
     alone cannot show), Scala's object with a main or extending App."""
@@ -160,8 +211,7 @@ def test_a_compiler_that_fails_silently_still_gives_a_reason(sandbox: Sandbox, m
 def test_cpu_seconds_are_the_programs_even_when_the_wall_limit_kills_it(sandbox: Sandbox) -> None:
     # burns at least 0.3 s of CPU, says so, then waits to be killed by the wall limit: bubblewrap's own
     # rusage never sees a killed program's CPU (nobody reaps it), the run's cpuacct group does
-    source = ("import time\nwhile time.process_time() < 0.3: pass\nprint('burnt', flush=True)\n"
-              "time.sleep(60)\n")
+    source = "import time\nwhile time.process_time() < 0.3: pass\nprint('burnt', flush=True)\ntime.sleep(60)\n"
     with sandbox.program("python", source) as prog:
         r = prog.run("", Limits(wall_seconds=4, cpu_seconds=10))
     assert r.status == "timeout" and r.stdout == "burnt\n"
@@ -189,12 +239,14 @@ def test_unreachable_toolchains_are_named_with_their_fix(monkeypatch, tmp_path) 
 
 def test_bubblewrap_refusals_are_told_apart() -> None:
     sandbox = Sandbox()
-    userns = sandbox._diagnose(1, "bwrap: No permissions to create new namespace, likely because the "
-                                  "kernel does not allow non-privileged user namespaces.")
+    userns = sandbox._diagnose(
+        1,
+        "bwrap: No permissions to create new namespace, likely because the "
+        "kernel does not allow non-privileged user namespaces.",
+    )
     assert "Unprivileged user namespaces must be enabled" in userns
     prog_dir = sandbox.base_dir / "python-x" / "prog"
-    unreachable = sandbox._diagnose(
-        1, f"bwrap: Can't find source path {sandbox._source(prog_dir)}: Permission denied")
+    unreachable = sandbox._diagnose(1, f"bwrap: Can't find source path {sandbox._source(prog_dir)}: Permission denied")
     assert f"cannot reach {prog_dir} (Permission denied)" in unreachable  # the host's path, not the staged one
     assert "user namespaces" not in unreachable
     other = sandbox._diagnose(1, "")
@@ -216,12 +268,18 @@ def test_the_toolchains_named_in_prompts_and_pages_are_the_installed_ones() -> N
 
 
 @pytest.mark.toolchains
-@pytest.mark.parametrize(("language", "source"), [
-    ("kotlin", "fun main() {\n    val (a, b) = readln().split(' ').map { it.toLong() }\n    println(a + b)\n}\n"),
-    ("scala", "object Main { def main(args: Array[String]): Unit = {\n"
-              "  val Array(a, b) = scala.io.StdIn.readLine().split(' ').flatMap(_.toLongOption)\n"
-              "  println(a + b) } }\n"),
-])
+@pytest.mark.parametrize(
+    ("language", "source"),
+    [
+        ("kotlin", "fun main() {\n    val (a, b) = readln().split(' ').map { it.toLong() }\n    println(a + b)\n}\n"),
+        (
+            "scala",
+            "object Main { def main(args: Array[String]): Unit = {\n"
+            "  val Array(a, b) = scala.io.StdIn.readLine().split(' ').flatMap(_.toLongOption)\n"
+            "  println(a + b) } }\n",
+        ),
+    ],
+)
 def test_code_written_for_current_kotlin_and_scala_compiles(sandbox: Sandbox, language: str, source: str) -> None:
     # readln() needs Kotlin 1.6 and toLongOption Scala 2.13: Debian's 1.3 and 2.11 refused both
     with sandbox.program(language, source) as prog:

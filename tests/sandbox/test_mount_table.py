@@ -7,6 +7,7 @@ the sandbox's user namespace printed as its owner, ``uid=<host uid>``).
 Each check failed before the sandbox staged its mounts on file systems of its own (the mount table
 printed ``/work/.../.toolchains /opt/toolchains``, ``/tmp/llm-sandbox/cpp-.../prog /prog`` and
 ``uid=1030053,gid=1030053`` on /, /dev and /tmp)."""
+
 from __future__ import annotations
 
 import os
@@ -48,8 +49,16 @@ INCLUDE_RUST = 'const S: &str = include_str!("/proc/self/mountinfo");\nconst _: 
 
 def host_paths(sandbox: Sandbox, program: Program) -> list[str]:
     """Where things are on the host that a program must not learn."""
-    paths = {str(REPO_ROOT), os.path.realpath(REPO_ROOT), str(TOOLCHAINS), os.path.realpath(TOOLCHAINS),
-             str(sandbox.base_dir), os.path.realpath(sandbox.base_dir), str(program.root), os.path.realpath(program.root)}
+    paths = {
+        str(REPO_ROOT),
+        os.path.realpath(REPO_ROOT),
+        str(TOOLCHAINS),
+        os.path.realpath(TOOLCHAINS),
+        str(sandbox.base_dir),
+        os.path.realpath(sandbox.base_dir),
+        str(program.root),
+        os.path.realpath(program.root),
+    }
     return sorted(path for path in paths if path not in ("/", "/tmp"))
 
 

@@ -27,8 +27,7 @@ QUESTION = "abc900_a"
 
 
 def _git(*args: str) -> str:
-    return subprocess.run(["git", "-C", str(ROOT), *args], check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(["git", "-C", str(ROOT), *args], check=True, capture_output=True, text=True).stdout
 
 
 def _clone_with_working_tree(dest: Path) -> None:
@@ -65,7 +64,8 @@ def private_clone() -> Iterator[Path]:
 
 @pytest.mark.toolchains
 def test_a_checkout_in_a_private_directory_scores_a_program_in_every_language(
-        private_clone: Path, tmp_path: Path) -> None:
+    private_clone: Path, tmp_path: Path
+) -> None:
     lines = MultiLCBEvaluator().presentation().sample_dataset().read_text(encoding="utf-8").splitlines()
     release = tmp_path / "release.jsonl"
     release.write_text("".join(line + "\n" for line in lines if json.loads(line)["question_id"] == QUESTION))
@@ -74,20 +74,47 @@ def test_a_checkout_in_a_private_directory_scores_a_program_in_every_language(
     for language in sorted(LANGUAGES):
         code = reference_solution(QUESTION, language)
         assert code, f"no reference solution of {QUESTION} in {language}"
-        rows.append({"item_id": f"{QUESTION}/{language}", "sample_index": 0,
-                     "output": f"```{language}\n{code}\n```\n"})
+        rows.append({"item_id": f"{QUESTION}/{language}", "sample_index": 0, "output": f"```{language}\n{code}\n```\n"})
     predictions.write_text("".join(json.dumps(row) + "\n" for row in rows))
     out = tmp_path / "results.json"
     env = {**os.environ, "PYTHONPATH": str(private_clone)}
-    probe = subprocess.run([sys.executable, "-c", "import evaluators; print(evaluators.__file__)"],
-                           cwd=private_clone, env=env, capture_output=True, text=True, check=True)
+    probe = subprocess.run(
+        [sys.executable, "-c", "import evaluators; print(evaluators.__file__)"],
+        cwd=private_clone,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert probe.stdout.startswith(str(private_clone)), probe.stdout  # the clone's code, not ours
     result = subprocess.run(
-        [sys.executable, "-m", "evaluators", "score", "--benchmark", "multi-lcb", "--dataset", str(release),
-         "--predictions", str(predictions), "--setting", "time_limit_seconds=10", "--out", str(out)],
-        cwd=private_clone, env=env, capture_output=True, text=True, timeout=900)
+        [
+            sys.executable,
+            "-m",
+            "evaluators",
+            "score",
+            "--benchmark",
+            "multi-lcb",
+            "--dataset",
+            str(release),
+            "--predictions",
+            str(predictions),
+            "--setting",
+            "time_limit_seconds=10",
+            "--out",
+            str(out),
+        ],
+        cwd=private_clone,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     data = json.loads(out.read_text())
-    per_language = {m["slice"]["language"]: m["value"] for m in data["metrics"]
-                    if m["key"] == "pass@1" and set(m["slice"]) == {"language"}}
-    assert per_language == {language: 1.0 for language in LANGUAGES}, result.stdout
+    per_language = {
+        m["slice"]["language"]: m["value"]
+        for m in data["metrics"]
+        if m["key"] == "pass@1" and set(m["slice"]) == {"language"}
+    }
+    assert per_language == dict.fromkeys(LANGUAGES, 1.0), result.stdout

@@ -1,6 +1,7 @@
 """Python's "compile" (a syntax check) runs in the program's own session when the run's limits are
 known: one sandbox per program instead of two, with the same verdict and message as the check in a
 sandbox of its own."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ LIMITS = Limits(wall_seconds=10.0)
 SYNTAX_ERRORS = {
     "def f(:\n    pass\n": '  File "/prog/main.py", line 1\n    def f(:\n          ^\nSyntaxError: invalid syntax\n',
     "x = 1\n  y = 2\n": '  File "/prog/main.py", line 2\n    y = 2\nIndentationError: unexpected indent\n',
-    "print('a'\n": '  File "/prog/main.py", line 1\n    print(\'a\'\n         ^\nSyntaxError: \'(\' was never closed\n',
+    "print('a'\n": "  File \"/prog/main.py\", line 1\n    print('a'\n         ^\nSyntaxError: '(' was never closed\n",
 }
 
 
@@ -36,8 +37,9 @@ def launches(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Iterator[list
 
 
 @pytest.mark.parametrize("source", sorted(SYNTAX_ERRORS))
-def test_a_syntax_error_is_a_compile_error_with_the_interpreters_message(sandbox: Sandbox, launches: list[list[str]],
-                                                                          source: str) -> None:
+def test_a_syntax_error_is_a_compile_error_with_the_interpreters_message(
+    sandbox: Sandbox, launches: list[list[str]], source: str
+) -> None:
     with sandbox.program("python", source, run_limits=LIMITS) as checked:
         assert checked.compile_result.status == "compile_error"
         assert checked.compile_result.output == SYNTAX_ERRORS[source]
@@ -69,4 +71,3 @@ def test_a_session_with_other_limits_is_a_new_one(sandbox: Sandbox, launches: li
         with program.session(LIMITS) as again:
             assert again.run("ab\n").stdout == "2\n"
     assert len(launches) == 3
-

@@ -3,6 +3,7 @@ program's session, its tests done, serves the next program of the same language 
 ending, and nothing of the first program reaches the second: /prog holds only the attached program's
 files, /tmp and /dev/shm are empty, the pid counter starts again; a session whose supervisor did not
 stay whole is never given back; another language or other limits get a session of their own."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -68,20 +69,17 @@ def test_a_session_whose_supervisor_was_not_kept_whole_is_not_reused(pooled: San
             session.run("")
             lost = session.proc
         assert lost is None
-    with pooled.program("python", "print(1)\n", run_limits=LIMITS) as program:
-        with program.session(LIMITS) as session:
-            assert session.run("").stdout == "1\n"
-            assert session.programs == 1  # a new session: nothing of the killed one was given back
+    with pooled.program("python", "print(1)\n", run_limits=LIMITS) as program, program.session(LIMITS) as session:
+        assert session.run("").stdout == "1\n"
+        assert session.programs == 1  # a new session: nothing of the killed one was given back
 
 
 def test_other_limits_and_other_languages_get_sessions_of_their_own(pooled: Sandbox) -> None:
     assert pooled.session_pool is not None
     pooled.session_pool.close()
     other = Limits(wall_seconds=5.0, cpu_seconds=5.0, memory_mb=128, processes=16, file_size_mb=4)
-    with pooled.program("python", "print(1)\n", run_limits=LIMITS) as program:
-        with program.session(LIMITS) as session:
-            session.run("")
-    with pooled.program("python", "print(2)\n", run_limits=other) as program:
-        with program.session(other) as session:
-            assert session.run("").stdout == "2\n" and session.programs == 1
+    with pooled.program("python", "print(1)\n", run_limits=LIMITS) as program, program.session(LIMITS) as session:
+        session.run("")
+    with pooled.program("python", "print(2)\n", run_limits=other) as program, program.session(other) as session:
+        assert session.run("").stdout == "2\n" and session.programs == 1
     assert len(pooled.session_pool.resident_uids()) == 2

@@ -8,11 +8,12 @@ Two independent witnesses, each shown able to fail by a control that does fork:
   writing to a large buffer afterwards faults once per page; after a vfork (the child shares the
   parent's memory until it execs) nothing is write-protected and the writes do not fault.
 """
+
 from __future__ import annotations
 
-import re
 import mmap
 import os
+import re
 import resource
 import subprocess
 from collections.abc import Callable, Iterator
@@ -38,7 +39,9 @@ class Witness:
     page faults that took (about one per page after a fork, about none otherwise)."""
 
     def __init__(self) -> None:
-        self.buffer = mmap.mmap(-1, PAGES * PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)  # private: copied on write after a fork
+        self.buffer = mmap.mmap(
+            -1, PAGES * PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
+        )  # private: copied on write after a fork
         self.buffer.madvise(mmap.MADV_NOHUGEPAGE)  # one fault per 4 KiB page, not per 2 MiB
         self._touch()
 
@@ -82,14 +85,19 @@ def scorer() -> Iterator[MultiLCBEvaluator]:
 
 
 def item(language: str) -> Item:
-    tests = [{"input": f"{a} {b}\n", "output": f"{a + b}\n", "testtype": "stdin"} for a, b in ((1, 2), (40, 2), (-5, 5))]
-    return Item(id=f"ab-{language}", slices={"language": language},
-                payload={"language": language, "public_test_cases": tests[:1], "private_test_cases": tests[1:]})
+    tests = [
+        {"input": f"{a} {b}\n", "output": f"{a + b}\n", "testtype": "stdin"} for a, b in ((1, 2), (40, 2), (-5, 5))
+    ]
+    return Item(
+        id=f"ab-{language}",
+        slices={"language": language},
+        payload={"language": language, "public_test_cases": tests[:1], "private_test_cases": tests[1:]},
+    )
 
 
 PROGRAMS = {
     "python": "a, b = map(int, input().split())\nprint(a + b)\n",
-    "cpp": "#include <cstdio>\nint main(){long long a,b;scanf(\"%lld %lld\",&a,&b);printf(\"%lld\\n\",a+b);}\n",
+    "cpp": '#include <cstdio>\nint main(){long long a,b;scanf("%lld %lld",&a,&b);printf("%lld\\n",a+b);}\n',
 }
 
 
@@ -103,8 +111,10 @@ def test_scoring_an_item_forks_nothing(scorer: MultiLCBEvaluator, language: str)
     def score() -> None:
         good = f"```{language}\n{PROGRAMS[language]}```\n"
         bad = f"```{language}\nthis is not a program (\n```\n"
-        predictions = [Prediction(item_id=f"ab-{language}", sample_index=0, output=good),
-                       Prediction(item_id=f"ab-{language}", sample_index=1, output=bad)]
+        predictions = [
+            Prediction(item_id=f"ab-{language}", sample_index=0, output=good),
+            Prediction(item_id=f"ab-{language}", sample_index=1, output=bad),
+        ]
         results.append(scorer.score_item(item(language), predictions))
 
     forks, faults = observed(score)
@@ -131,10 +141,22 @@ def test_a_failed_set_up_is_the_platforms_error_with_the_launchers_reason(tmp_pa
     the caller raises it; nothing is started."""
     launcher = Launcher(tmp_path)
     with pytest.raises(OSError, match=re.escape("sandbox launcher: cannot join the cgroup /nonexistent/cgroup.procs")):
-        launcher.popen(["/bin/true"], netns_fd=None, mntns_fd=None, cgroup_procs=("/nonexistent/cgroup.procs",),
-                       rlimits=(), uid=None)
-    proc = launcher.popen(["/bin/sh", "-c", "ulimit -n; umask"], netns_fd=None, mntns_fd=None, cgroup_procs=(),
-                          rlimits=((resource.RLIMIT_NOFILE, (77, 77)),), uid=None)
+        launcher.popen(
+            ["/bin/true"],
+            netns_fd=None,
+            mntns_fd=None,
+            cgroup_procs=("/nonexistent/cgroup.procs",),
+            rlimits=(),
+            uid=None,
+        )
+    proc = launcher.popen(
+        ["/bin/sh", "-c", "ulimit -n; umask"],
+        netns_fd=None,
+        mntns_fd=None,
+        cgroup_procs=(),
+        rlimits=((resource.RLIMIT_NOFILE, (77, 77)),),
+        uid=None,
+    )
     out, _ = proc.communicate()
     assert out.split() == [b"77", b"0022"]
 

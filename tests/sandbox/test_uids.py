@@ -59,10 +59,17 @@ def test_forked_children_take_disjoint_uids(tmp_path: Path) -> None:
 
 
 def test_a_live_process_keeps_its_block_and_the_kernel_frees_it_when_it_ends(tmp_path: Path) -> None:
-    code = ("import sys; from pathlib import Path; from evaluators.sandbox.uids import UidLease\n"
-            "lease = UidLease(Path(sys.argv[1])); print(lease.take(), flush=True); sys.stdin.read()\n")
-    holder = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              text=True, cwd=Path(__file__).resolve().parents[2])
+    code = (
+        "import sys; from pathlib import Path; from evaluators.sandbox.uids import UidLease\n"
+        "lease = UidLease(Path(sys.argv[1])); print(lease.take(), flush=True); sys.stdin.read()\n"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", code, str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert holder.stdout is not None and holder.stdin is not None
     held_block = (int(holder.stdout.readline()) - UID_BASE) // UID_BLOCK
     mine = UidLease(tmp_path)

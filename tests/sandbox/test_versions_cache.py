@@ -1,5 +1,6 @@
 """Toolchain versions are probed once per toolchain state, not at every command-line call: kept on
 disk beside the toolchains under a fingerprint, asked again when a toolchain folder changes."""
+
 from __future__ import annotations
 
 import os
@@ -38,7 +39,9 @@ def test_a_changed_toolchain_is_probed_again(probes: list[str], tmp_path: Path) 
     assert len(probes) == 2 * len(versions.LANGUAGES)
 
 
-def test_an_unavailable_toolchain_is_not_kept(probes: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unavailable_toolchain_is_not_kept(
+    probes: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(versions, "_probe", lambda sandbox, key: probes.append(key) or "unavailable")
     versions.toolchain_versions()
     assert not (tmp_path / versions.CACHE_NAME).exists()

@@ -2,6 +2,7 @@
 makes inside the sandbox match the sandbox's JDK and class paths (a compile that *requires* the
 archive, -Xshare:on, succeeds), and a compile without any archive still succeeds with the same result
 and no word about CDS in its output (so a missing or stale archive can only cost time)."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -22,12 +23,17 @@ def variant(language: str, share: str, archive: str | None = None):
         out = text.replace("-Xshare:auto", share)
         return out if archive is None else out.replace(f"{{tc}}/cds/{language}.jsa", archive)
 
-    return replace(lang, compile_cmd=tuple(swap(p) for p in lang.compile_cmd or ()),
-                   compile_env={k: swap(v) for k, v in lang.compile_env.items()})
+    return replace(
+        lang,
+        compile_cmd=tuple(swap(p) for p in lang.compile_cmd or ()),
+        compile_env={k: swap(v) for k, v in lang.compile_env.items()},
+    )
 
 
 @pytest.mark.parametrize("language", sorted(PROGRAMS))
-def test_the_archive_matches_the_sandboxs_jvm_and_a_missing_one_changes_nothing(sandbox: Sandbox, language: str) -> None:
+def test_the_archive_matches_the_sandboxs_jvm_and_a_missing_one_changes_nothing(
+    sandbox: Sandbox, language: str
+) -> None:
     assert (ARCHIVE_DIR / f"{language}.jsa").is_file(), "scripts/install-toolchains makes the archives"
     with sandbox.program(variant(language, "-Xshare:on"), PROGRAMS[language]) as required:
         assert required.compile_result.ok, required.compile_result.output  # -Xshare:on fails on an unusable archive

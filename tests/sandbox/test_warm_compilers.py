@@ -1,7 +1,8 @@
-"""Warm compilers (warm_compilers.WarmCompiler): Java, Kotlin, Scala and TypeScript compiled by a compiler kept loaded give
-the very outcome of a cold compile (status and message, for a program that compiles, one with a compile
+"""Warm compilers (warm_compilers.WarmCompiler): Java, Kotlin, Scala and TypeScript compiled by a compiler kept loaded
+give the very outcome of a cold compile (status and message, for a program that compiles, one with a compile
 error and one without an entry point); nothing of one program reaches the next program's compile; a server that
 dies is replaced, and the compile it was given is done cold; closing the pool leaves no process."""
+
 from __future__ import annotations
 
 import contextlib
@@ -19,19 +20,19 @@ pytestmark = pytest.mark.toolchains
 PROGRAMS: dict[str, dict[str, str]] = {
     "java": {
         "ok": "import java.util.*;\npublic class Main {\n  public static void main(String[] args) {\n"
-              "    Scanner in = new Scanner(System.in);\n    System.out.println(in.nextLong() + in.nextLong());\n  }\n}\n",
-        "error": "public class Main {\n  public static void main(String[] args) {\n    int x = \"text\";\n  }\n}\n",
+        "    Scanner in = new Scanner(System.in);\n    System.out.println(in.nextLong() + in.nextLong());\n  }\n}\n",
+        "error": 'public class Main {\n  public static void main(String[] args) {\n    int x = "text";\n  }\n}\n',
         "no_entry": "public class Solution {\n  public static void main(String[] args) {}\n}\n",
         # javac's class path is /prog: a class the first program left there would be found
         "leaves": "class LeftByTheFirstProgram { static long value = 41; }\n"
-                  "public class Main {\n  public static void main(String[] args) {\n"
-                  "    System.out.println(LeftByTheFirstProgram.value);\n  }\n}\n",
+        "public class Main {\n  public static void main(String[] args) {\n"
+        "    System.out.println(LeftByTheFirstProgram.value);\n  }\n}\n",
         "uses": "public class Main {\n  public static void main(String[] args) {\n"
-                "    System.out.println(LeftByTheFirstProgram.value + 1);\n  }\n}\n",
+        "    System.out.println(LeftByTheFirstProgram.value + 1);\n  }\n}\n",
     },
     "kotlin": {
-        "ok": "fun main() {\n    val (a, b) = readln().split(\" \").map { it.toLong() }\n    println(a + b)\n}\n",
-        "error": "fun main() {\n    val x: Int = \"text\"\n    println(x)\n}\n",
+        "ok": 'fun main() {\n    val (a, b) = readln().split(" ").map { it.toLong() }\n    println(a + b)\n}\n',
+        "error": 'fun main() {\n    val x: Int = "text"\n    println(x)\n}\n',
         "no_entry": "fun helper(x: Int): Int = x + 1\n",
         # defines a top-level function the next program calls: it must not exist for that compile
         "leaves": "fun leftByTheFirstProgram(): Long = 41\nfun main() { println(leftByTheFirstProgram()) }\n",
@@ -39,15 +40,16 @@ PROGRAMS: dict[str, dict[str, str]] = {
     },
     "scala": {
         "ok": "object Main {\n  def main(args: Array[String]): Unit = {\n"
-              "    val Array(a, b) = scala.io.StdIn.readLine().split(\" \").map(_.toLong)\n    println(a + b)\n  }\n}\n",
-        "error": "object Main {\n  def main(args: Array[String]): Unit = {\n    val x: Int = \"text\"\n  }\n}\n",
+        '    val Array(a, b) = scala.io.StdIn.readLine().split(" ").map(_.toLong)\n    println(a + b)\n  }\n}\n',
+        "error": 'object Main {\n  def main(args: Array[String]): Unit = {\n    val x: Int = "text"\n  }\n}\n',
         "no_entry": "object Helper {\n  def f(x: Int): Int = x + 1\n}\n",
         "leaves": "object LeftByTheFirstProgram { val value = 41L }\n"
-                  "object Main { def main(args: Array[String]): Unit = println(LeftByTheFirstProgram.value) }\n",
+        "object Main { def main(args: Array[String]): Unit = println(LeftByTheFirstProgram.value) }\n",
         "uses": "object Main { def main(args: Array[String]): Unit = println(LeftByTheFirstProgram.value + 1) }\n",
     },
     "typescript": {  # type errors are not compile errors (tsc --noCheck), syntax errors are; no entry point to miss
-        "ok": 'const [a, b] = require("fs").readFileSync(0, "utf8").trim().split(" ").map(Number);\nconsole.log(a + b);\n',
+        "ok": 'const [a, b] = require("fs").readFileSync(0, "utf8").trim().split(" ").map(Number);\nconsole.log(a + '
+        "b);\n",
         "error": "const x = ;\nconsole.log(x);\n",
         "leaves": "var leftByTheFirstProgram = 41;\nconsole.log(leftByTheFirstProgram);\n",
         "uses": "console.log(leftByTheFirstProgram + 1);\n",
@@ -74,8 +76,11 @@ def server_pids(sandbox: Sandbox) -> list[int]:
     assert sandbox.warm_compilers is not None
     uids = sandbox.warm_compilers.resident_uids()
     out = subprocess.run(["ps", "-eo", "uid=,stat=,pid="], capture_output=True, text=True, check=True).stdout
-    return [int(pid) for uid, stat, pid in (line.split() for line in out.splitlines())
-            if int(uid) in uids and not stat.startswith("Z")]
+    return [
+        int(pid)
+        for uid, stat, pid in (line.split() for line in out.splitlines())
+        if int(uid) in uids and not stat.startswith("Z")
+    ]
 
 
 @pytest.mark.parametrize("language", sorted(PROGRAMS))
@@ -146,5 +151,7 @@ def test_closing_the_pool_ends_every_server() -> None:
     assert uids
     sandbox.warm_compilers.close()
     out = subprocess.run(["ps", "-eo", "uid=,stat="], capture_output=True, text=True, check=True).stdout
-    assert not [line for line in out.splitlines() if int(line.split()[0]) in uids and not line.split()[1].startswith("Z")]
+    assert not [
+        line for line in out.splitlines() if int(line.split()[0]) in uids and not line.split()[1].startswith("Z")
+    ]
     assert sandbox.warm_compilers.resident_uids() == set()

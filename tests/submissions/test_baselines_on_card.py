@@ -1,6 +1,7 @@
 """Every reference row a board shows is described on its method card: for each board whose evaluator has
 baselines, the names ``baselines_pending`` would submit on its sample dataset (the rows the board then
 shows, "<name> (baseline)") each appear, quoted or as a label, in the card's "Baselines" row."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,8 +16,11 @@ def _boards_with_baselines() -> list[str]:
     from evaluators.core.evaluator import Presentation
     from evaluators.core.registry import registered_keys
 
-    return [key for key in registered_keys()
-            if type(evaluator_for(key).presentation()).baseline_predictions is not Presentation.baseline_predictions]
+    return [
+        key
+        for key in registered_keys()
+        if type(evaluator_for(key).presentation()).baseline_predictions is not Presentation.baseline_predictions
+    ]
 
 
 def test_the_boards_with_baselines_are_the_judged_ones() -> None:
@@ -27,14 +31,16 @@ def test_the_boards_with_baselines_are_the_judged_ones() -> None:
 @pytest.mark.parametrize("slug", ["causal-pitfalls", "causal-pitfalls-code", "policon"])
 def test_every_baseline_the_board_shows_is_on_its_card(slug: str) -> None:
     from evaluators.core import evaluator_for
+    from leaderboard.boards.selectors import method_card_of
     from leaderboard.catalog.services import benchmarks_sync
     from leaderboard.chains.datasets import dataset_version_import
-    from leaderboard.boards.selectors import method_card_of
     from leaderboard.runs.services.intake import baselines_pending
 
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug=slug)
-    dataset_version_import(benchmark=benchmark, release_path=evaluator_for(slug).presentation().sample_dataset(), tag="sample")
+    dataset_version_import(
+        benchmark=benchmark, release_path=evaluator_for(slug).presentation().sample_dataset(), tag="sample"
+    )
     shown = [name.removesuffix(" (baseline)") for name, _ in baselines_pending(benchmark=benchmark)]
     assert len(shown) == 2, shown
     rows = [row for row in method_card_of(benchmark) if row.element == "Baselines"]

@@ -1,4 +1,5 @@
 """Failure classification of a run executed in-process by the same service the worker calls."""
+
 from __future__ import annotations
 
 import pytest
@@ -25,10 +26,12 @@ class Broken(MultiLCBEvaluator):
 
 def broken(error: Exception):
     """A stand-in for ``evaluator_for`` handing out a Broken evaluator configured as the run asks."""
+
     def evaluator_for(key, *, settings=None, judge=None):
         evaluator = Broken().configured(settings or {})
         evaluator.error = error
         return evaluator
+
     return evaluator_for
 
 
@@ -40,7 +43,9 @@ def no_broker(sent_tasks):
 
 def queued_run(benchmark, user) -> EvaluationRun:
     data = predictions_jsonl(benchmark.dataset_versions.get(is_current=True).item_ids, lambda lang: PY_SUM)
-    return services.submission_create_from_predictions(owner=user, benchmark=benchmark, model_name="m", data=data).runs.get()
+    return services.submission_create_from_predictions(
+        owner=user, benchmark=benchmark, model_name="m", data=data
+    ).runs.get()
 
 
 @override_settings(SUBMISSIONS_PER_DAY=1)
@@ -68,7 +73,8 @@ def test_evaluator_bugs_are_classified_and_the_worker_goes_on(multi_lcb, user, m
 
 @pytest.mark.toolchains
 def test_the_command_line_scores_a_file_exactly_as_a_worker_does(multi_lcb, user, tmp_path):
-    """evaluators/multi_lcb/README.md's promise: ``python -m evaluators score`` and a worker give every item the same score."""
+    """evaluators/multi_lcb/README.md's promise: ``python -m evaluators score`` and a worker give every item the same
+    score."""
     import json
     import subprocess
     import sys
@@ -85,8 +91,16 @@ def test_the_command_line_scores_a_file_exactly_as_a_worker_does(multi_lcb, user
         problem, language = item_id.rsplit("/", 1)
         if language == "python":  # two samples, one wrong on the hard problem
             wrong = problem == "t3_a"
-            lines += [json.dumps({"item_id": item_id, "sample_index": 1, "output": f"```python\n{'print(0)' if wrong else PY_SUM}```"}),
-                      json.dumps({"item_id": item_id, "sample_index": 0, "output": f"```python\n{PY_SUM}```"})]
+            lines += [
+                json.dumps(
+                    {
+                        "item_id": item_id,
+                        "sample_index": 1,
+                        "output": f"```python\n{'print(0)' if wrong else PY_SUM}```",
+                    }
+                ),
+                json.dumps({"item_id": item_id, "sample_index": 0, "output": f"```python\n{PY_SUM}```"}),
+            ]
         elif language == "cpp":
             lines.append(json.dumps({"item_id": item_id, "output": "```cpp\nint main() { return 1; }\n```"}))
         elif language == "java":
@@ -94,7 +108,9 @@ def test_the_command_line_scores_a_file_exactly_as_a_worker_does(multi_lcb, user
         else:
             lines.append(json.dumps({"item_id": item_id, "output": "no code here"}))
     data = ("\n".join(lines) + "\n").encode()
-    run = services.submission_create_from_predictions(owner=user, benchmark=multi_lcb, model_name="m", data=data).runs.get()
+    run = services.submission_create_from_predictions(
+        owner=user, benchmark=multi_lcb, model_name="m", data=data
+    ).runs.get()
     assert execution.run_execute(run_id=run.pk) == "succeeded"
 
     dataset = dataset_items_path(version, Path(settings.VAR_DIR) / "cache" / "datasets")
@@ -102,9 +118,28 @@ def test_the_command_line_scores_a_file_exactly_as_a_worker_does(multi_lcb, user
     predictions.write_bytes(data)
     run.refresh_from_db()
     setting_args = [arg for key, value in run.evaluator_settings.items() for arg in ("--setting", f"{key}={value}")]
-    result = subprocess.run([sys.executable, "-m", "evaluators", "score", "--benchmark", "multi-lcb", "--dataset", str(dataset),
-                             "--predictions", str(predictions), "--seed", str(run.pk), "--out", str(out), *setting_args],
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evaluators",
+            "score",
+            "--benchmark",
+            "multi-lcb",
+            "--dataset",
+            str(dataset),
+            "--predictions",
+            str(predictions),
+            "--seed",
+            str(run.pk),
+            "--out",
+            str(out),
+            *setting_args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     cli = json.loads(out.read_text())
 
@@ -120,7 +155,8 @@ def test_the_command_line_scores_a_file_exactly_as_a_worker_does(multi_lcb, user
     headline = Score.objects.get(run=run, key="pass@1", slice_key="")
     cli_headline = next(m for m in cli["metrics"] if m["key"] == "pass@1" and not m["slice"])
     assert (cli_headline["value"], cli_headline["ci_low"], cli_headline["ci_high"]) == pytest.approx(
-        (headline.value, headline.ci_low, headline.ci_high))
+        (headline.value, headline.ci_low, headline.ci_high)
+    )
 
 
 @pytest.mark.toolchains
@@ -139,8 +175,10 @@ def test_a_version_stored_before_shared_parts_still_scores(multi_lcb, user):
     from leaderboard.runs.models import ItemResult
 
     version = multi_lcb.dataset_versions.get(is_current=True)
-    old = "".join(json.dumps(item.to_dict(), ensure_ascii=False, sort_keys=True) + "\n"
-                  for item in read_items(dataset_items_path(version))).encode()
+    old = "".join(
+        json.dumps(item.to_dict(), ensure_ascii=False, sort_keys=True) + "\n"
+        for item in read_items(dataset_items_path(version))
+    ).encode()
     assert old.count(b'"private_test_cases"') == 36  # the tests once per language item, as it was stored
     key = default_storage.save("datasets/multi-lcb/before-shared-parts.jsonl", ContentFile(old))
     DatasetVersion.objects.filter(pk=version.pk).update(storage_key=key, content_hash=hashlib.sha256(old).hexdigest())

@@ -3,6 +3,7 @@ jobs go to the GPU queue at the broker's lowest priority, so the queue's one wor
 scripts/run-embedded starts it) takes a person's job first, even one sent after all of them. Real Redis and
 a real Celery worker; the jobs have no run waiting, so each ends at once ("nothing to load") and only the
 order is measured (with one plain queue the person's would start last)."""
+
 from __future__ import annotations
 
 import sys
@@ -29,15 +30,34 @@ class SoloWorker(Worker):
     """The GPU queue's worker as the launch scripts start it: solo pool, one task at a time, no beat."""
 
     def start(self) -> None:
-        self.launch([sys.executable, "-m", "celery", "-A", "workers.celery", "worker", "-Q", self.queues, "--pool", "solo",
-                     "--concurrency", "1", "--loglevel", "INFO", "-n", f"gpu{time.monotonic_ns()}@%h"])
+        self.launch(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "workers.celery",
+                "worker",
+                "-Q",
+                self.queues,
+                "--pool",
+                "solo",
+                "--concurrency",
+                "1",
+                "--loglevel",
+                "INFO",
+                "-n",
+                f"gpu{time.monotonic_ns()}@%h",
+            ]
+        )
 
 
 def _job(owner, name: str) -> GenerationJob:
     model = model_get_or_create(owner=owner, name=name, is_public=True)
     Model.objects.filter(pk=model.pk).update(source=Model.SOURCE_WEIGHTS)
     submission = Submission.objects.select_related("model", "owner").get(
-        pk=Submission.objects.create(model=model, owner=owner, is_public=True).pk)
+        pk=Submission.objects.create(model=model, owner=owner, is_public=True).pk
+    )
     return generation_job_queue(submission=submission)
 
 
@@ -51,7 +71,9 @@ def test_a_persons_generation_job_sent_after_the_demos_starts_before_them(user, 
     worker.start()
     try:
         ids = [job.pk for job in [*baselines, mine]]
-        wait_for(lambda: all(j.is_finished for j in GenerationJob.objects.filter(pk__in=ids)), timeout=180, what="every job")
+        wait_for(
+            lambda: all(j.is_finished for j in GenerationJob.objects.filter(pk__in=ids)), timeout=180, what="every job"
+        )
     finally:
         worker.stop()
         print((tmp_path / "gpu.log").read_text(errors="replace")[-3000:])

@@ -2,6 +2,7 @@
 notification (with the headline score and its interval) and an email through Django's email backend
 (the console by default, so it shows in the worker's output); a failed run says why; each outcome is
 told once; baselines notify nobody; the notifications page marks them read."""
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,11 @@ def niah(db):
 
 def submit(user, benchmark, items, name: str = "frame-reader") -> int:
     data = "".join(json.dumps({"item_id": i.id, "output": str(i.payload["answer"])}) + "\n" for i in items).encode()
-    response = api_for(user).post("/api/submissions/", {"benchmark": benchmark.slug, "model_name": name,
-                                                        "predictions": SimpleUploadedFile("p.jsonl", data)}, format="multipart")
+    response = api_for(user).post(
+        "/api/submissions/",
+        {"benchmark": benchmark.slug, "model_name": name, "predictions": SimpleUploadedFile("p.jsonl", data)},
+        format="multipart",
+    )
     assert response.status_code == 201, response.content
     return EvaluationRun.objects.get(submission_id=response.json()["id"]).pk
 
@@ -47,8 +51,11 @@ def test_a_finished_run_tells_its_owner_on_the_page_and_by_email(niah, user, cel
     assert note.user == user and note.title == f"Run #{run_id} finished: frame-reader on Video NIAH (single hop)"
     assert note.body.startswith("Accuracy (over the limit = miss): 100.0%") and "over 36 items" in note.body
     assert note.url.endswith(f"#run-{run_id}")
-    wait_for(lambda: f"Subject: Run #{run_id} finished" in (tmp_path / "worker.log").read_text(), timeout=30,
-             what="the email in the worker's console backend")
+    wait_for(
+        lambda: f"Subject: Run #{run_id} finished" in (tmp_path / "worker.log").read_text(),
+        timeout=30,
+        what="the email in the worker's console backend",
+    )
     assert "To: ada@example.org" in (tmp_path / "worker.log").read_text()
 
     client.force_login(user)
@@ -61,7 +68,9 @@ def test_a_finished_run_tells_its_owner_on_the_page_and_by_email(niah, user, cel
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_failed_run_says_why_once_and_baselines_tell_nobody(niah, user, mailoutbox, django_capture_on_commit_callbacks):
+def test_a_failed_run_says_why_once_and_baselines_tell_nobody(
+    niah, user, mailoutbox, django_capture_on_commit_callbacks
+):
     from leaderboard.runs import services
 
     user.email = "ada@example.org"
@@ -69,7 +78,9 @@ def test_a_failed_run_says_why_once_and_baselines_tell_nobody(niah, user, mailou
     benchmark, items = niah
     run_id = submit(user, benchmark, items)  # no worker: the run waits, and fails here
     with django_capture_on_commit_callbacks(execute=True):
-        assert services.run_fail(run_id=run_id, kind=FailureKind.INFRASTRUCTURE, message="the sandbox could not start\ndetails")
+        assert services.run_fail(
+            run_id=run_id, kind=FailureKind.INFRASTRUCTURE, message="the sandbox could not start\ndetails"
+        )
     with django_capture_on_commit_callbacks(execute=True):
         assert not services.run_fail(run_id=run_id, kind=FailureKind.INFRASTRUCTURE, message="again")
     notes = Notification.objects.filter(run_id=run_id)

@@ -1,17 +1,17 @@
 """End to end on real services: a predictions file uploaded through the API to S3 (moto's server),
 queued on Redis, scored by a real Celery worker running the Multi-LCB evaluator in the sandbox, and
 shown on the leaderboard; a worker killed with SIGKILL mid-run; cancel and re-run."""
+
 from __future__ import annotations
 
 import io
 
 import pytest
 from django.core.files.storage import default_storage
+from django.test import override_settings
 from rest_framework.test import APIClient
 
 from leaderboard.catalog.models import Benchmark
-from django.test import override_settings
-
 from leaderboard.runs.models import EvaluationRun, ItemResult, RunChunk, RunStatus, Score
 from tests.conftest import PY_SLOW_SUM, PY_SUM, Worker, predictions_jsonl, wait_for
 
@@ -29,7 +29,11 @@ def api_for(user) -> APIClient:
 def submit(client: APIClient, benchmark: Benchmark, data: bytes, model_name: str = "tiny-coder"):
     upload = io.BytesIO(data)
     upload.name = "preds.jsonl"
-    return client.post("/api/submissions/", {"benchmark": benchmark.slug, "model_name": model_name, "predictions": upload}, format="multipart")
+    return client.post(
+        "/api/submissions/",
+        {"benchmark": benchmark.slug, "model_name": model_name, "predictions": upload},
+        format="multipart",
+    )
 
 
 def finished(run_id: int) -> bool:
@@ -38,7 +42,9 @@ def finished(run_id: int) -> bool:
 
 def test_predictions_file_scored_by_worker_and_ranked(multi_lcb, user, celery_worker):
     item_ids = multi_lcb.dataset_versions.get(is_current=True).item_ids
-    response = submit(api_for(user), multi_lcb, predictions_jsonl(item_ids, lambda lang: PY_SUM if lang == "python" else None))
+    response = submit(
+        api_for(user), multi_lcb, predictions_jsonl(item_ids, lambda lang: PY_SUM if lang == "python" else None)
+    )
     assert response.status_code == 201, response.content
     run_id = response.json()["runs"][0]["id"]
     wait_for(lambda: finished(run_id), timeout=180, what="the run to finish")
@@ -74,7 +80,11 @@ def test_worker_killed_mid_run_finishes_exactly_once(multi_lcb, user, celery_wor
     assert run.status == RunStatus.SUCCEEDED, (run.failure_kind, run.failure_message, run.log)
     assert run.attempt == 2, run.log
     assert "re-queued" in run.log
-    assert ItemResult.objects.filter(run=run).count() == 36 == len(set(ItemResult.objects.filter(run=run).values_list("item_id", flat=True)))
+    assert (
+        ItemResult.objects.filter(run=run).count()
+        == 36
+        == len(set(ItemResult.objects.filter(run=run).values_list("item_id", flat=True)))
+    )
     assert Score.objects.filter(run=run, key="pass@1", slice_key="").count() == 1
     assert Score.objects.get(run=run, key="pass@1", slice_key="language=ruby").value == 1.0
     assert Score.objects.get(run=run, key="pass@1", slice_key="").value == pytest.approx(2 / 12)
@@ -83,7 +93,9 @@ def test_worker_killed_mid_run_finishes_exactly_once(multi_lcb, user, celery_wor
 def test_cancel_then_rerun(multi_lcb, user, celery_worker):
     item_ids = multi_lcb.dataset_versions.get(is_current=True).item_ids
     client = api_for(user)
-    run_id = submit(client, multi_lcb, predictions_jsonl(item_ids, lambda lang: PY_SLOW_SUM if lang == "python" else None)).json()["runs"][0]["id"]
+    run_id = submit(
+        client, multi_lcb, predictions_jsonl(item_ids, lambda lang: PY_SLOW_SUM if lang == "python" else None)
+    ).json()["runs"][0]["id"]
     cancelled = client.post(f"/api/runs/{run_id}/cancel/")
     assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
     rerun = client.post(f"/api/runs/{run_id}/rerun/")
@@ -98,8 +110,9 @@ SLOW_SUMS = {
     "python": PY_SLOW_SUM,
     "ruby": "a, b = gets.split.map(&:to_i)\nsleep 1.0\nputs a + b\n",
     "javascript": "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\n"
-                  "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);\nconsole.log(a + b);\n",
-    "php": "<?php\n[$a, $b] = array_map('intval', preg_split('/\\s+/', trim(fgets(STDIN))));\nusleep(1000000);\necho $a + $b, \"\\n\";\n",
+    "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);\nconsole.log(a + b);\n",
+    "php": "<?php\n[$a, $b] = array_map('intval', preg_split('/\\s+/', trim(fgets(STDIN))));\nusleep(1000000);\necho "
+    '$a + $b, "\\n";\n',
 }
 
 

@@ -2,6 +2,7 @@
 as scripts/run-embedded and scripts/serve start them (one worker on ``cpu``, one on ``baseline``). Three
 slow baseline runs are queued first and the first is running; a person's file submitted then is scored
 before the other two even start (with one shared queue it would be fourth)."""
+
 from __future__ import annotations
 
 import time
@@ -29,22 +30,39 @@ def test_a_users_run_submitted_after_queued_baselines_starts_before_them(multi_l
     item_ids = multi_lcb.dataset_versions.get(is_current=True).item_ids
     owner = get_user_model().objects.create(username=BASELINE_OWNER, is_active=False, is_staff=True)
     slow = predictions_jsonl(item_ids, lambda lang: PY_SLOWER_SUM if lang == "python" else None)
-    baselines = [submission_create_from_predictions(owner=owner, benchmark=multi_lcb, model_name=f"Slow {i} (baseline)", data=slow).runs.get()
-                 for i in range(BASELINES)]
+    baselines = [
+        submission_create_from_predictions(
+            owner=owner, benchmark=multi_lcb, model_name=f"Slow {i} (baseline)", data=slow
+        ).runs.get()
+        for i in range(BASELINES)
+    ]
     assert {run.queue for run in baselines} == {"baseline"}
-    workers = [Worker(worker_env, tmp_path / "cpu.log", queues="cpu"),
-               Worker(worker_env, tmp_path / "baseline.log", queues="baseline", beat=False)]
+    workers = [
+        Worker(worker_env, tmp_path / "cpu.log", queues="cpu"),
+        Worker(worker_env, tmp_path / "baseline.log", queues="baseline", beat=False),
+    ]
     for worker in workers:
         worker.start()
     try:
         wait_for(lambda: all(_ready(w) for w in workers), timeout=120, what="both workers to be ready")
-        wait_for(lambda: EvaluationRun.objects.filter(pk=baselines[0].pk, status=RunStatus.RUNNING).exists(), timeout=120,
-                 what="the first baseline to start")
-        waiting = set(EvaluationRun.objects.filter(pk__in=[r.pk for r in baselines], status=RunStatus.QUEUED).values_list("pk", flat=True))
+        wait_for(
+            lambda: EvaluationRun.objects.filter(pk=baselines[0].pk, status=RunStatus.RUNNING).exists(),
+            timeout=120,
+            what="the first baseline to start",
+        )
+        waiting = set(
+            EvaluationRun.objects.filter(pk__in=[r.pk for r in baselines], status=RunStatus.QUEUED).values_list(
+                "pk", flat=True
+            )
+        )
         assert len(waiting) >= BASELINES - 1  # the others still wait: the person's file comes after them
         submitted_at = time.monotonic()
-        mine = submission_create_from_predictions(owner=user, benchmark=multi_lcb, model_name="newcomer",
-                                                  data=predictions_jsonl(item_ids, lambda lang: PY_SUM if lang == "python" else None)).runs.get()
+        mine = submission_create_from_predictions(
+            owner=user,
+            benchmark=multi_lcb,
+            model_name="newcomer",
+            data=predictions_jsonl(item_ids, lambda lang: PY_SUM if lang == "python" else None),
+        ).runs.get()
         assert mine.queue == "cpu"
         wait_for(lambda: EvaluationRun.objects.get(pk=mine.pk).is_finished, timeout=180, what="the newcomer's run")
         print(f"the newcomer's run finished {time.monotonic() - submitted_at:.1f} s after it was submitted")

@@ -2,6 +2,7 @@
 admin, a service, even a bulk update that sends no signal): a row made private leaves the page, the
 cached page, the API and the downloads at once; private rows belong to their submitter, so one user's
 private run never lands on another's row."""
+
 from __future__ import annotations
 
 import re
@@ -70,14 +71,22 @@ def visitor_sees(name: str) -> dict[str, bool]:
     """Where an anonymous visitor finds ``name``: the page (twice: fresh and cached), the API, the CSV."""
     first, second = Client().get(BOARD), Client().get(BOARD)
     assert second["X-Page-Cache"] == "hit"
-    return {"page": name in first.content.decode(), "cached page": name in second.content.decode(),
-            "api": name in APIClient().get(API).content.decode(), "csv": name in Client().get(BOARD + "?format=csv").content.decode()}
+    return {
+        "page": name in first.content.decode(),
+        "cached page": name in second.content.decode(),
+        "api": name in APIClient().get(API).content.decode(),
+        "csv": name in Client().get(BOARD + "?format=csv").content.decode(),
+    }
 
 
 @pytest.fixture
 def staff(django_user_model) -> Client:
     client = Client()
-    client.force_login(django_user_model.objects.create_user("staffer", password="a-long-test-password", is_staff=True, is_superuser=True))
+    client.force_login(
+        django_user_model.objects.create_user(
+            "staffer", password="a-long-test-password", is_staff=True, is_superuser=True
+        )
+    )
     return client
 
 
@@ -129,7 +138,10 @@ def board_values(user=None) -> dict[tuple[str, bool], float]:
     if user is not None:
         api.force_authenticate(user)
     rows = api.get(API).json()["rows"]
-    return {(row["model"], not row["unranked_reason"].startswith("private")): row["scores"]["pass@1"]["value"] for row in rows}
+    return {
+        (row["model"], not row["unranked_reason"].startswith("private")): row["scores"]["pass@1"]["value"]
+        for row in rows
+    }
 
 
 def test_private_runs_of_a_public_model_belong_to_their_submitters(multi_lcb, user, other_user, django_user_model):

@@ -1,12 +1,14 @@
 """Checks of an evaluator's aggregation (``Evaluator.aggregation``) against its ``aggregate``: the same
 metrics whatever order the scores are added in, and the traced peak of feeding it N scores against 10N
 (the scores made one at a time, so only what the aggregation keeps can grow)."""
+
 from __future__ import annotations
 
 import random
 import tracemalloc
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
 from unittest import mock
-from typing import Callable, Iterator, Sequence, TypeVar
 
 from evaluators.core import stats
 from evaluators.core.evaluator import Aggregation, Evaluator, KeptScores, ScoredByJudge
@@ -43,7 +45,9 @@ def assert_same_as_aggregate(evaluator: Evaluator, scores: Sequence[ItemScore], 
     assert [s.item_id for s in shuffled] != [s.item_id for s in scores]
     expected = evaluator.aggregate(list(scores), seed=seed)
     assert len(expected) > 3
-    assert repr(streamed(evaluator.aggregation(seed=seed, order=[s.item_id for s in scores]), shuffled)) == repr(expected)
+    assert repr(streamed(evaluator.aggregation(seed=seed, order=[s.item_id for s in scores]), shuffled)) == repr(
+        expected
+    )
     assert repr(streamed(evaluator.aggregation(seed=seed), shuffled)) == repr(evaluator.aggregate(shuffled, seed=seed))
 
 

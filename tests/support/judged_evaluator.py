@@ -6,16 +6,27 @@ Its release is JSON lines ``{"id", "question", "reference", "topic"}``; a predic
 answer, which the judge compares with the reference using the ``answer-match`` prompt (yes/no).
 Registered by key ``JUDGED_KEY`` through ``LEADERBOARD_EXTRA_EVALUATORS`` or ``register``.
 """
+
 from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from evaluators.core.evaluator import Presentation, ScoredByJudge
 from evaluators.core.stats import mean_with_ci
-from evaluators.core.types import DatasetError, Item, ItemScore, MetricColumn, MetricValue, ModelRequest, Prediction, SliceDimension
+from evaluators.core.types import (
+    DatasetError,
+    Item,
+    ItemScore,
+    MetricColumn,
+    MetricValue,
+    ModelRequest,
+    Prediction,
+    SliceDimension,
+)
 
 JUDGED_KEY = "judged-demo"
 DOTTED_PATH = "tests.support.judged_evaluator:JudgedEvaluator"
@@ -40,31 +51,53 @@ class JudgedEvaluator(ScoredByJudge):
             for name in ("id", "question", "reference", "topic"):
                 if not isinstance(record.get(name), str) or not record[name]:
                     raise DatasetError(f"record {number}: field '{name}' must be a non-empty string")
-            yield Item(id=record["id"], slices={"topic": record["topic"]},
-                       payload={"question": record["question"], "reference": record["reference"]})
+            yield Item(
+                id=record["id"],
+                slices={"topic": record["topic"]},
+                payload={"question": record["question"], "reference": record["reference"]},
+            )
 
     def presentation(self) -> JudgedPresentation:
         return JudgedPresentation(self)
 
     def build_requests(self, item: Item, settings: dict[str, Any]) -> list[ModelRequest]:
-        return [ModelRequest(item_id=item.id, messages=[{"role": "user", "content": item.payload["question"]}], max_tokens=64)]
+        return [
+            ModelRequest(
+                item_id=item.id, messages=[{"role": "user", "content": item.payload["question"]}], max_tokens=64
+            )
+        ]
 
     def score_item(self, item: Item, predictions: Sequence[Prediction]) -> ItemScore:
-        batch = self.require_judge().ask_many("answer-match", shared={"question": item.payload["question"],
-                                                                      "reference": item.payload["reference"]},
-                                              each=[{"answer": p.output} for p in predictions], choices=["yes", "no"])
-        verdicts = [{"verdict": "pass" if call.parsed == "yes" else "fail", "reason": call.error or f"judge: {call.parsed}"}
-                    for call in batch.calls]
+        batch = self.require_judge().ask_many(
+            "answer-match",
+            shared={"question": item.payload["question"], "reference": item.payload["reference"]},
+            each=[{"answer": p.output} for p in predictions],
+            choices=["yes", "no"],
+        )
+        verdicts = [
+            {"verdict": "pass" if call.parsed == "yes" else "fail", "reason": call.error or f"judge: {call.parsed}"}
+            for call in batch.calls
+        ]
         accuracy = sum(v["verdict"] == "pass" for v in verdicts) / len(verdicts) if verdicts else 0.0
-        return ItemScore(item_id=item.id, slices=dict(item.slices), scores={"accuracy": accuracy},
-                         detail={"samples": verdicts, "judgements": [batch.to_dict()]})
+        return ItemScore(
+            item_id=item.id,
+            slices=dict(item.slices),
+            scores={"accuracy": accuracy},
+            detail={"samples": verdicts, "judgements": [batch.to_dict()]},
+        )
 
     def aggregate(self, item_scores: Sequence[ItemScore], *, seed: int = 0) -> list[MetricValue]:
-        metrics = [MetricValue("accuracy", *mean_with_ci([s.scores["accuracy"] for s in item_scores], seed=seed), n=len(item_scores))]
+        metrics = [
+            MetricValue(
+                "accuracy", *mean_with_ci([s.scores["accuracy"] for s in item_scores], seed=seed), n=len(item_scores)
+            )
+        ]
         for topic in TOPICS:
             values = [s.scores["accuracy"] for s in item_scores if s.slices.get("topic") == topic]
             if values:
-                metrics.append(MetricValue("accuracy", *mean_with_ci(values, seed=seed), n=len(values), slice={"topic": topic}))
+                metrics.append(
+                    MetricValue("accuracy", *mean_with_ci(values, seed=seed), n=len(values), slice={"topic": topic})
+                )
         return metrics
 
 

@@ -30,14 +30,16 @@ many chunks, without ``[DONE]``; non-streaming: close without any response), ``e
 streamed delta). With ``api_key=...`` every request without ``Authorization: Bearer <key>`` gets 401.
 ``headers`` records each request's headers, ``requests`` their JSON bodies (chat completions only).
 """
+
 from __future__ import annotations
 
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 MODEL = "test-model"
 
@@ -123,8 +125,16 @@ class _RequestHandler(BaseHTTPRequestHandler):
         key = self.server.owner.api_key
         if key is None or self.headers.get("Authorization") == f"Bearer {key}":
             return True
-        self._send_json(401, {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error",
-                                        "code": "invalid_api_key"}})
+        self._send_json(
+            401,
+            {
+                "error": {
+                    "message": "Incorrect API key provided.",
+                    "type": "invalid_request_error",
+                    "code": "invalid_api_key",
+                }
+            },
+        )
         return False
 
     def do_GET(self) -> None:
@@ -133,8 +143,13 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self._send_json(200, {"status": "ok"})
         elif self.path == "/v1/models":
             if self._authorized():
-                self._send_json(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "test"}
-                                                                 for m in owner.models]})
+                self._send_json(
+                    200,
+                    {
+                        "object": "list",
+                        "data": [{"id": m, "object": "model", "owned_by": "test"} for m in owner.models],
+                    },
+                )
         else:
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
 
@@ -188,10 +203,18 @@ class _RequestHandler(BaseHTTPRequestHandler):
         texts = _texts(reply)
         message_extra = {"annotations": reply.annotations} if reply.annotations else {}
         body = {
-            "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": int(time.time()),
             "model": request.get("model", MODEL),
-            "choices": [{"index": i, "message": {"role": "assistant", "content": t, **message_extra},
-                         "finish_reason": reply.finish_reason} for i, t in enumerate(texts)],
+            "choices": [
+                {
+                    "index": i,
+                    "message": {"role": "assistant", "content": t, **message_extra},
+                    "finish_reason": reply.finish_reason,
+                }
+                for i, t in enumerate(texts)
+            ],
             "usage": _usage(request, reply, texts),
             **reply.extra,
         }
@@ -214,13 +237,22 @@ class _RequestHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.close_connection = True
         texts = _texts(reply)
-        base = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": int(time.time()),
-                "model": request.get("model", MODEL), **reply.extra}
+        base = {
+            "id": "chatcmpl-test",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": request.get("model", MODEL),
+            **reply.extra,
+        }
         chunks: list[dict[str, Any]] = []
         for index, text in enumerate(texts):
-            chunks.append({**base, "choices": [{"index": index, "delta": {"role": "assistant", "content": ""},
-                                                "finish_reason": None}]})
-            pieces = [text[i:i + reply.chunk_chars] for i in range(0, len(text), reply.chunk_chars)] or [""]
+            chunks.append(
+                {
+                    **base,
+                    "choices": [{"index": index, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}],
+                }
+            )
+            pieces = [text[i : i + reply.chunk_chars] for i in range(0, len(text), reply.chunk_chars)] or [""]
             for number, piece in enumerate(pieces):
                 delta: dict[str, Any] = {"content": piece}
                 if reply.annotations and number == len(pieces) - 1:

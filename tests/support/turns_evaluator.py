@@ -5,9 +5,11 @@ the model the result and asks for its final answer, which is scored as Multi-LCB
 Registered over the ``multi-lcb`` key (``register`` in-process, ``LEADERBOARD_EXTRA_EVALUATORS`` in a
 worker) so that the mini release and the multi_lcb fixture serve it as they are.
 """
+
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from evaluators.core.evaluator import Conversation, Generation
 from evaluators.core.types import FollowUp, Item, Stage
@@ -26,12 +28,16 @@ class LengthTool(Conversation):
     def max_stages(self, settings: dict[str, Any]) -> int:
         return 2
 
-    def follow_up(self, item: Item, transcript: Sequence[Stage], sample_index: int, settings: dict[str, Any]) -> FollowUp | None:
+    def follow_up(
+        self, item: Item, transcript: Sequence[Stage], sample_index: int, settings: dict[str, Any]
+    ) -> FollowUp | None:
         if len(transcript) >= 2:
             return None
         length = len(transcript[-1].answer)
-        return FollowUp(messages=[{"role": "user", "content": f"{FOLLOW_UP_MARK} {length} characters. Give your final answer."}],
-                        tool={"name": "length", "output": str(length), "error_kind": transcript[-1].error_kind})
+        return FollowUp(
+            messages=[{"role": "user", "content": f"{FOLLOW_UP_MARK} {length} characters. Give your final answer."}],
+            tool={"name": "length", "output": str(length), "error_kind": transcript[-1].error_kind},
+        )
 
 
 class TwoTurnMultiLCB(MultiLCBEvaluator):

@@ -2,9 +2,10 @@
 questions shown or the needles: the same metrics as ``aggregate`` in any order of scores (rotations of a
 question and the two hops of a chain arriving apart), and a peak that grows by a few hundred bytes a
 score."""
+
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
@@ -21,8 +22,14 @@ def rotations(item: Item) -> list[Item]:
     if not options:
         return [item]
     gold = "ABCD".index(item.payload["answer"])
-    return [Item(f"{item.id}/r{k}", item.slices, {**item.payload, "options": options[k:] + options[:k],
-                                                  "answer": "ABCD"[(gold - k) % 4]}) for k in range(4)]
+    return [
+        Item(
+            f"{item.id}/r{k}",
+            item.slices,
+            {**item.payload, "options": options[k:] + options[:k], "answer": "ABCD"[(gold - k) % 4]},
+        )
+        for k in range(4)
+    ]
 
 
 def answer(item: Item, n: int, largest: str) -> Prediction:
@@ -30,12 +37,18 @@ def answer(item: Item, n: int, largest: str) -> Prediction:
     if item.slices["frames"] == largest and n % 3 == 0:
         return Prediction(item.id, "", error_kind="over_limit", error="endpoint: At most 16 image(s)")
     gold = item.payload["answer"]
-    return Prediction(item.id, gold if n % 7 else ("A" if gold != "A" else "B") if item.payload["options"] else "no idea")
+    return Prediction(
+        item.id, gold if n % 7 else ("A" if gold != "A" else "B") if item.payload["options"] else "no idea"
+    )
 
 
 @pytest.mark.parametrize("evaluator", [SINGLE, MULTI], ids=["single", "multi"])
 def test_the_sample_scored_gives_the_same_metrics_streamed_in_any_order(evaluator):
-    items = [rotated for item in evaluator.import_release(evaluator.presentation().sample_dataset()) for rotated in rotations(item)]
+    items = [
+        rotated
+        for item in evaluator.import_release(evaluator.presentation().sample_dataset())
+        for rotated in rotations(item)
+    ]
     largest = max((item.slices["frames"] for item in items), key=int)
     scores = [evaluator.score_item(item, [answer(item, n, largest)]) for n, item in enumerate(items)]
     scores[2] = ItemScore(scores[2].item_id, scores[2].slices, {}, error="the frames could not be read")
@@ -61,16 +74,27 @@ def test_a_hand_computed_run():
 
 def synthetic(evaluator):
     """Scores shaped as ``evaluator``'s board gives them, each answer and question a long text of its own."""
+
     def scores(count: int) -> Iterator[ItemScore]:
         for n in range(count):
             needle, cell = divmod(n, 12)
             frames = str(4 << (cell // 3 if evaluator is SINGLE else cell // 2 % 6))
-            item_id = (f"single/needle-{needle}/{frames}/{(cell % 3) * 50}" if evaluator is SINGLE
-                       else f"multi/chain-{needle}/{frames}/q{cell % 2 + 1}/r{cell // 6}")
-            slices = {"frames": frames, "depth": str((cell % 3) * 50)} if evaluator is SINGLE else {"frames": frames, "question": f"q{cell % 2 + 1}"}
+            item_id = (
+                f"single/needle-{needle}/{frames}/{(cell % 3) * 50}"
+                if evaluator is SINGLE
+                else f"multi/chain-{needle}/{frames}/q{cell % 2 + 1}/r{cell // 6}"
+            )
+            slices = (
+                {"frames": frames, "depth": str((cell % 3) * 50)}
+                if evaluator is SINGLE
+                else {"frames": frames, "question": f"q{cell % 2 + 1}"}
+            )
             values = {"over_limit": 1.0} if n % 17 == 0 else {"correct": float(n % 3 > 0), "over_limit": 0.0}
             text = bulk(item_id)
-            yield ItemScore(item_id, slices, values, {"answer": text[:2000], "question": text, "needles": [f"{needle:064d}.jpg"]})
+            yield ItemScore(
+                item_id, slices, values, {"answer": text[:2000], "question": text, "needles": [f"{needle:064d}.jpg"]}
+            )
+
     return scores
 
 

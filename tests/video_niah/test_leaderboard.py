@@ -4,6 +4,7 @@ to 64 frames a request) from one submission to both leaderboards, with the depth
 accuracy-against-N lines on the leaderboard rows and the run page; and a hosted model that refuses
 requests over 20 images (vLLM's own wording) whose 32-frame cells read "over limit" and count as misses on
 the whole grid."""
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,11 @@ def import_both() -> dict[str, Benchmark]:
     benchmarks_sync()
     benchmarks = {slug: Benchmark.objects.get(slug=slug) for slug in SLUGS}
     for benchmark in benchmarks.values():
-        dataset_version_import(benchmark=benchmark, release_path=evaluator_for(benchmark.evaluator_key).presentation().sample_dataset(),
-                               tag="sample")
+        dataset_version_import(
+            benchmark=benchmark,
+            release_path=evaluator_for(benchmark.evaluator_key).presentation().sample_dataset(),
+            tag="sample",
+        )
     return benchmarks
 
 
@@ -58,17 +62,25 @@ def test_the_tiny_vision_model_answers_the_grid_on_both_leaderboards(user, tmp_p
         run = EvaluationRun.objects.get(submission_id=submission_id, benchmark__slug=slug)
         assert run.status == RunStatus.SUCCEEDED, (slug, run.failure_kind, run.failure_message, run.log, job.log)
         generation = run.environment["generation"]
-        assert generation["server"] == "transformers" and generation["server_options"]["images_per_prompt"] == 64 + 7  # N = 64 and a chain of 7
+        assert (
+            generation["server"] == "transformers" and generation["server_options"]["images_per_prompt"] == 64 + 7
+        )  # N = 64 and a chain of 7
         assert run.environment["mode"] == "images"  # how the frames were sent, recorded with the run
         assert Score.objects.filter(run=run, key="accuracy", slice_key="").exists()
         assert not ItemResult.objects.filter(run=run, scores__has_key="over_limit", scores__over_limit=1.0).exists()
     single_run = EvaluationRun.objects.get(submission_id=submission_id, benchmark__slug="video-niah-single")
-    assert Score.objects.filter(run=single_run, key="accuracy", slice_key="depth=50,frames=32").exists()  # a heatmap cell
+    assert Score.objects.filter(
+        run=single_run, key="accuracy", slice_key="depth=50,frames=32"
+    ).exists()  # a heatmap cell
     assert Score.objects.filter(run=single_run, key="frames_at_90", slice_key="").exists()
 
     page = client.get("/benchmarks/video-niah-single/").content.decode()
-    assert '<details class="heatmap"><summary>Accuracy (over the limit = miss): depth (%) × frames (n)</summary>' in page
-    assert '<th scope="col">4</th><th scope="col">8</th><th scope="col">16</th><th scope="col">32</th>' in page  # numeric order
+    assert (
+        '<details class="heatmap"><summary>Accuracy (over the limit = miss): depth (%) × frames (n)</summary>' in page
+    )
+    assert (
+        '<th scope="col">4</th><th scope="col">8</th><th scope="col">16</th><th scope="col">32</th>' in page
+    )  # numeric order
     multi = client.get("/benchmarks/video-niah-multi/").content.decode()
     assert '<svg class="lines-chart"' in multi and "<polyline" in multi and '<th scope="col">64</th>' in multi
     run_page = client.get(f"/submissions/{submission_id}/").content.decode()
@@ -84,8 +96,14 @@ def limited_vision_api(request: dict[str, Any]) -> Reply:
         return Reply(text="ok")
     images = sum(part.get("type") == "image_url" for part in parts)
     if images > 20:  # N = 16 sends 17 frames, N = 32 sends 33
-        return Reply(status=400, error={"message": "At most 20 image(s) may be provided in one prompt.",
-                                        "type": "BadRequestError", "code": 400})
+        return Reply(
+            status=400,
+            error={
+                "message": "At most 20 image(s) may be provided in one prompt.",
+                "type": "BadRequestError",
+                "code": 400,
+            },
+        )
     text = next(part["text"] for part in parts if part.get("type") == "text")
     return Reply(text="B" if "A, B, C or D" in text else "7")
 
@@ -94,10 +112,19 @@ def test_cells_over_a_models_limit_read_over_limit_not_wrong(user, celery_worker
     import_both()
     api = api_for(user)
     with OpenAIServer(limited_vision_api) as server:
-        model = register(api, name="hosted-vision", source="endpoint", endpoint_base_url=server.base_url,
-                         endpoint_model="test-model", modality="image")
-        wait_for(lambda: api.get(f"/api/models/{model['slug']}/").json()["preflight_status"] != "pending", timeout=60,
-                 what="the endpoint's pre-flight")
+        model = register(
+            api,
+            name="hosted-vision",
+            source="endpoint",
+            endpoint_base_url=server.base_url,
+            endpoint_model="test-model",
+            modality="image",
+        )
+        wait_for(
+            lambda: api.get(f"/api/models/{model['slug']}/").json()["preflight_status"] != "pending",
+            timeout=60,
+            what="the endpoint's pre-flight",
+        )
         response = submit_model(api, model["slug"], ["video-niah-single"])
         assert response.status_code == 201, response.content
         submission_id = response.json()["id"]
@@ -124,14 +151,27 @@ def test_cells_over_a_models_limit_read_over_limit_not_wrong(user, celery_worker
 def test_the_video_mode_is_stated_on_the_page_and_needs_a_video_model(user, client):
     import_both()
     page = client.get("/benchmarks/video-niah-single/").content.decode()
-    assert "This site sends the frames as one MP4 video per request, every frame kept" in page and "(mode video)" in page
+    assert (
+        "This site sends the frames as one MP4 video per request, every frame kept" in page and "(mode video)" in page
+    )
     assert "(mode images)" in client.get("/benchmarks/video-niah-multi/").content.decode()
     api = api_for(user)
-    model = register(api, name="image-only", source="endpoint", endpoint_base_url="http://127.0.0.1:9/v1", endpoint_model="m",
-                     modality="image")
+    model = register(
+        api,
+        name="image-only",
+        source="endpoint",
+        endpoint_base_url="http://127.0.0.1:9/v1",
+        endpoint_model="m",
+        modality="image",
+    )
     from leaderboard.catalog.models import Model
 
     Model.objects.filter(slug=model["slug"]).update(preflight_status=Model.PREFLIGHT_PASSED)
     refused = submit_model(api, model["slug"], ["video-niah-single"])
-    assert refused.status_code == 400 and "sends video input, and image-only is registered as an image model" in refused.content.decode()
-    assert submit_model(api, model["slug"], ["video-niah-multi"]).status_code == 201  # images mode: an image model enters
+    assert (
+        refused.status_code == 400
+        and "sends video input, and image-only is registered as an image model" in refused.content.decode()
+    )
+    assert (
+        submit_model(api, model["slug"], ["video-niah-multi"]).status_code == 201
+    )  # images mode: an image model enters

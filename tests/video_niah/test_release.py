@@ -2,12 +2,13 @@
 decoding the frames that are sent, as images and as a video), every haystack frame stored once and
 reused, multi-hop chains solvable by following their clues while decoys lead nowhere, the video mode's
 server options, and release errors that name the file, the record and the field."""
+
 from __future__ import annotations
 
-import re
 import base64
 import io
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -33,11 +34,17 @@ def sent_frames(request, store) -> list[Image.Image]:
     videos = [p for p in parts if p["type"] == "video_url"]
     if videos:
         return list(read_frames(io.BytesIO(base64.b64decode(videos[0]["video_url"]["url"].split(",", 1)[1]))))
-    return [Image.open(io.BytesIO(base64.b64decode(p["image_url"]["url"].split(",", 1)[1]))).convert("RGB") for p in images]
+    return [
+        Image.open(io.BytesIO(base64.b64decode(p["image_url"]["url"].split(",", 1)[1]))).convert("RGB") for p in images
+    ]
 
 
 def distance(a: Image.Image, b: Image.Image) -> float:
-    return float(np.abs(np.asarray(a.convert("RGB"), dtype=float) - np.asarray(b.convert("RGB").resize(a.size), dtype=float)).mean())
+    return float(
+        np.abs(
+            np.asarray(a.convert("RGB"), dtype=float) - np.asarray(b.convert("RGB").resize(a.size), dtype=float)
+        ).mean()
+    )
 
 
 @pytest.fixture(scope="module")
@@ -49,13 +56,18 @@ def imported(tmp_path_factory):
 def test_the_sample_grid_and_each_frame_stored_once(imported):
     store, single, multi = imported
     assert len(single) == 3 * 4 * 3 and len(multi) == 2 * 3 * 2
-    assert {i.slices["frames"] for i in single} == {"4", "8", "16", "32"} and {i.slices["depth"] for i in single} == {"0", "50", "100"}
+    assert {i.slices["frames"] for i in single} == {"4", "8", "16", "32"} and {i.slices["depth"] for i in single} == {
+        "0",
+        "50",
+        "100",
+    }
     stored = list(store.root.rglob("*.jpg"))
     # 64 haystack frames (the same ones for both leaderboards), 3 needles, 2 chains of 5 frames and 2 decoys
     assert len(stored) == 64 + 3 + 2 * 7
     assert len({i.payload["haystack"] for i in single + multi}) == 1
-    assert json.loads(store.read(single[0].payload["haystack"]))[:1] == [store.put(store.read(json.loads(
-        store.read(single[0].payload["haystack"]))[0]), ext="jpg")]
+    assert json.loads(store.read(single[0].payload["haystack"]))[:1] == [
+        store.put(store.read(json.loads(store.read(single[0].payload["haystack"]))[0]), ext="jpg")
+    ]
 
 
 @pytest.mark.parametrize("mode", ["images", "video"])
@@ -71,7 +83,10 @@ def test_needles_land_at_the_asked_depth_in_the_frames_sent(imported, mode):
         expected = int(depth / 100 * n)  # the needle before haystack frame int(depth x N)
         nearest = min(range(count), key=lambda k: distance(frames[k], needle))
         assert nearest == expected, (item.id, nearest)
-        assert distance(frames[expected], needle) < 12 and min(distance(f, needle) for k, f in enumerate(frames) if k != expected) > 40
+        assert (
+            distance(frames[expected], needle) < 12
+            and min(distance(f, needle) for k, f in enumerate(frames) if k != expected) > 40
+        )
 
 
 def test_the_frame_cache_encodes_each_haystack_frame_once_across_cells(imported):
@@ -93,7 +108,10 @@ def test_multi_hop_chains_are_solvable_and_decoys_lead_nowhere(imported):
         chain = chains[item.payload["chain"]]
         definition = definitions[chain["id"]]
         inserted = set(item.payload["insert"].values())
-        keys = {store.put(make_png_jpeg(SAMPLE / f["path"]), ext="jpg"): f["caption"] for f in chain["chain"] + chain["decoys"]}
+        keys = {
+            store.put(make_png_jpeg(SAMPLE / f["path"]), ext="jpg"): f["caption"]
+            for f in chain["chain"] + chain["decoys"]
+        }
         shown = {keys[k] for k in inserted}
         captions = [make_sample.caption(*link) for link in definition["links"]]
         # from the first caption, each clue names the next frame, which is there; the last is the answer
@@ -136,19 +154,34 @@ def _copy(tmp_path: Path) -> Path:
     return Path(shutil.copytree(SAMPLE, tmp_path / "release"))
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda r: (r / "needles.json").unlink(), "release: no needle records (needles.json, dataset.json or one *singlehop*.json file)"),
-    (lambda r: (r / "haystack.mp4").unlink(), "expected one haystack video"),
-    (lambda r: (r / "haystack.mp4").write_bytes(b"not a video"), "haystack.mp4: not a readable video"),
-    (lambda r: (r / "grid.json").write_text('{"frames": [4, 200]}'), "64 frames at one per second, but the grid needs 200"),
-    (lambda r: (r / "grid.json").write_text('{"frames": [1]}'), "grid.json, field 'frames'"),
-    (lambda r: (r / "grid.json").write_text('{"speed": 2}'), "grid.json: unknown field(s) speed"),
-    (lambda r: (r / "grid.json").write_text('{"preset": "vnbench"}'), "grid.json, field 'preset': 'vnbench' is not one of"),
-    (lambda r: _edit(r / "needles.json", 2, answer="E"), "needles.json record 3, field 'answer': 'E' names none"),
-    (lambda r: _edit(r / "needles.json", 0, path="../../etc/passwd"), "needles.json record 1, field 'path': '../../etc/passwd' leads outside"),
-    (lambda r: _edit(r / "needles.json", 1, path="images/missing.png"), "record 2, field 'path': cannot read"),
-    (lambda r: _edit(r / "needles.json", 1, id="star-number"), "record 2, field 'id': 'star-number' repeats"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda r: (r / "needles.json").unlink(),
+            "release: no needle records (needles.json, dataset.json or one *singlehop*.json file)",
+        ),
+        (lambda r: (r / "haystack.mp4").unlink(), "expected one haystack video"),
+        (lambda r: (r / "haystack.mp4").write_bytes(b"not a video"), "haystack.mp4: not a readable video"),
+        (
+            lambda r: (r / "grid.json").write_text('{"frames": [4, 200]}'),
+            "64 frames at one per second, but the grid needs 200",
+        ),
+        (lambda r: (r / "grid.json").write_text('{"frames": [1]}'), "grid.json, field 'frames'"),
+        (lambda r: (r / "grid.json").write_text('{"speed": 2}'), "grid.json: unknown field(s) speed"),
+        (
+            lambda r: (r / "grid.json").write_text('{"preset": "vnbench"}'),
+            "grid.json, field 'preset': 'vnbench' is not one of",
+        ),
+        (lambda r: _edit(r / "needles.json", 2, answer="E"), "needles.json record 3, field 'answer': 'E' names none"),
+        (
+            lambda r: _edit(r / "needles.json", 0, path="../../etc/passwd"),
+            "needles.json record 1, field 'path': '../../etc/passwd' leads outside",
+        ),
+        (lambda r: _edit(r / "needles.json", 1, path="images/missing.png"), "record 2, field 'path': cannot read"),
+        (lambda r: _edit(r / "needles.json", 1, id="star-number"), "record 2, field 'id': 'star-number' repeats"),
+    ],
+)
 def test_release_errors_name_the_file_record_and_field(tmp_path, change, message):
     release = _copy(tmp_path)
     change(release)

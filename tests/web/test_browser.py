@@ -1,5 +1,6 @@
 """A person's path in Debian's Chromium driven by Playwright: sign up, upload a predictions file,
 watch the run's live progress, and find the score on the leaderboard."""
+
 from __future__ import annotations
 
 import re

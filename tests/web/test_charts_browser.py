@@ -1,6 +1,7 @@
 """The pictures in Debian's Chromium at a phone's size: Video NIAH's depth x N heatmap and its
 accuracy-against-N lines open from a model's leaderboard row, render (shaded cells, drawn lines), and
 have a readable table behind them with every figure as text, for those who cannot see the colours."""
+
 from __future__ import annotations
 
 import json
@@ -29,13 +30,24 @@ def test_the_heatmap_and_the_lines_render_with_a_table_behind_them(user, live_se
     for slug in ("video-niah-single", "video-niah-multi"):
         benchmark = Benchmark.objects.get(slug=slug)
         evaluator = evaluator_for(slug)
-        dataset_version_import(benchmark=benchmark, release_path=evaluator.presentation().sample_dataset(), tag="sample")
+        dataset_version_import(
+            benchmark=benchmark, release_path=evaluator.presentation().sample_dataset(), tag="sample"
+        )
         items = list(evaluator.import_release(evaluator.presentation().sample_dataset()))
         # right on the shorter haystacks, wrong on the longer ones: a picture with both colours
         shortest = 16 if slug == "video-niah-single" else 32
-        data = predictions(items, lambda item, shortest=shortest: str(item.payload["answer"]) if int(item.slices["frames"]) < shortest else "D")
-        runs.append(submission_create_from_predictions(owner=user, benchmark=benchmark, model_name="frame-reader", data=data))
-    wait_for(lambda: all(EvaluationRun.objects.get(submission=s).is_finished for s in runs), timeout=120, what="the two runs")
+        data = predictions(
+            items,
+            lambda item, shortest=shortest: (
+                str(item.payload["answer"]) if int(item.slices["frames"]) < shortest else "D"
+            ),
+        )
+        runs.append(
+            submission_create_from_predictions(owner=user, benchmark=benchmark, model_name="frame-reader", data=data)
+        )
+    wait_for(
+        lambda: all(EvaluationRun.objects.get(submission=s).is_finished for s in runs), timeout=120, what="the two runs"
+    )
 
     page.goto(live_server.url + "/benchmarks/video-niah-single/")
     page.get_by_text("Accuracy (over the limit = miss): depth (%) × frames (n)").click()
@@ -47,7 +59,9 @@ def test_the_heatmap_and_the_lines_render_with_a_table_behind_them(user, live_se
     assert shaded.count() == 12
     strong = shaded.first.evaluate("cell => getComputedStyle(cell).backgroundColor")
     assert strong.startswith(("rgba(37, 99, 235", "rgb(37, 99, 235"))
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")  # no sideways scroll on a phone
+    assert page.evaluate(
+        "document.documentElement.scrollWidth <= window.innerWidth + 1"
+    )  # no sideways scroll on a phone
 
     page.goto(live_server.url + "/benchmarks/video-niah-multi/")
     page.get_by_text("against frames (n)").first.click()

@@ -5,6 +5,7 @@ JavaScript the two date inputs and the Apply button do the same. Expected figure
 from the three planted problems (test_language_table's): dated 2023-06-01 (easy), 2024-03-01 (medium)
 and 2025-02-01 (hard); Python passes the first two, Rust the first and the last. Screenshots are
 kept in the test artifacts."""
+
 from __future__ import annotations
 
 import csv
@@ -20,7 +21,9 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
 def cell(page, language: str) -> str:
     """The first row's figure under a language's column (its value, without the interval)."""
-    headers = page.locator("#leaderboard table.board thead th").evaluate_all("ths => ths.map(th => th.dataset.column || '')")
+    headers = page.locator("#leaderboard table.board thead th").evaluate_all(
+        "ths => ths.map(th => th.dataset.column || '')"
+    )
     index = headers.index(f"pass@1|language={language}")
     return page.locator("#leaderboard table.board tbody tr").first.locator("td").nth(index).locator(".v").inner_text()
 
@@ -62,7 +65,9 @@ def test_the_slider_moves_the_window_and_the_download_follows(multi_lcb, user, l
     rows = list(csv.DictReader(io.StringIO(exported.text())))
     assert rows[0]["pass@1|language=python"] == "0.0" and rows[0]["pass@1|language=rust"] == "1.0"
     assert rows[0]["pass@1|language=rust:n"] == "1"
-    as_json = page.request.get(page.locator("#leaderboard .downloads a", has_text="JSON").evaluate("a => a.href")).json()
+    as_json = page.request.get(
+        page.locator("#leaderboard .downloads a", has_text="JSON").evaluate("a => a.href")
+    ).json()
     assert as_json["rows"][0]["scores"]["pass@1|language=python"]["value"] == 0.0
 
 
@@ -78,7 +83,10 @@ def test_without_javascript_the_date_inputs_and_apply_set_the_window(multi_lcb, 
         plain.fill("input[name=to]", "2024-12-31")
         plain.get_by_role("button", name="Apply").click()
         plain.wait_for_url("**from=2024-01-01**")
-        assert "to=2024-12-31" in plain.url and "dated 2024-01-01 to 2024-12-31" in plain.locator("#leaderboard").inner_text()
+        assert (
+            "to=2024-12-31" in plain.url
+            and "dated 2024-01-01 to 2024-12-31" in plain.locator("#leaderboard").inner_text()
+        )
         assert cell(plain, "python") == "100.0" and cell(plain, "rust") == "0.0"  # t2 alone
         plain.screenshot(path=str(artifacts / "multi-lcb-390-no-javascript.png"), full_page=True)
     finally:

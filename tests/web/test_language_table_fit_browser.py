@@ -3,6 +3,7 @@
 1280 px window without scrolling sideways, and on a 390 px phone scrolls inside its own box while the page
 itself does not overflow. The abbreviated headers carry their full names in <abbr title>. Screenshots are
 kept in the test artifacts."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,8 +17,12 @@ from tests.support.factories import run_make
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
-MODELS = ("Qwen2.5-Coder-32B-Instruct", "DeepSeek-Coder-V2-Lite-Instruct", "Meta-Llama-3.1-70B-Instruct",
-          "reference-solutions (baseline)")
+MODELS = (
+    "Qwen2.5-Coder-32B-Instruct",
+    "DeepSeek-Coder-V2-Lite-Instruct",
+    "Meta-Llama-3.1-70B-Instruct",
+    "reference-solutions (baseline)",
+)
 
 
 def _plant(benchmark, owner) -> None:
@@ -25,12 +30,35 @@ def _plant(benchmark, owner) -> None:
     for index, name in enumerate(MODELS):
         run = run_make(benchmark, owner, name, items=12660)
         value = 0.9 - 0.2 * index
-        scores = [Score(run=run, key=key, slice_key="", value=v, ci_low=max(low, v - 0.023), ci_high=min(1.0, v + 0.031), n=12660)
-                  for key, v, low in (("pass@1", value, 0.0), ("python_gap", -0.123 + 0.1 * index, -1.0), ("pass@5", 1.0, 0.0),
-                                      ("pass@10", 1.0, 0.0))]
-        scores += [Score(run=run, key="pass@1", slice_key=f"language={language}", value=min(1.0, value + 0.01 * i),
-                         ci_low=max(0.0, value - 0.1), ci_high=min(1.0, value + 0.05), n=1055)
-                   for i, language in enumerate(LANGUAGE_KEYS)]
+        scores = [
+            Score(
+                run=run,
+                key=key,
+                slice_key="",
+                value=v,
+                ci_low=max(low, v - 0.023),
+                ci_high=min(1.0, v + 0.031),
+                n=12660,
+            )
+            for key, v, low in (
+                ("pass@1", value, 0.0),
+                ("python_gap", -0.123 + 0.1 * index, -1.0),
+                ("pass@5", 1.0, 0.0),
+                ("pass@10", 1.0, 0.0),
+            )
+        ]
+        scores += [
+            Score(
+                run=run,
+                key="pass@1",
+                slice_key=f"language={language}",
+                value=min(1.0, value + 0.01 * i),
+                ci_low=max(0.0, value - 0.1),
+                ci_high=min(1.0, value + 0.05),
+                n=1055,
+            )
+            for i, language in enumerate(LANGUAGE_KEYS)
+        ]
         Score.objects.bulk_create(scores)
         EvaluationRun.objects.filter(pk=run.pk).update(finished_at=timezone.now())
         run.refresh_from_db()
@@ -46,7 +74,9 @@ def _fits(page) -> dict[str, float]:
     }""")
 
 
-def test_the_language_table_fits_a_desktop_and_scrolls_in_its_box_on_a_phone(multi_lcb, user, live_server, page, artifacts):
+def test_the_language_table_fits_a_desktop_and_scrolls_in_its_box_on_a_phone(
+    multi_lcb, user, live_server, page, artifacts
+):
     assert len(LANGUAGE_KEYS) == 12
     with transaction.atomic():
         _plant(multi_lcb, user)
@@ -63,7 +93,10 @@ def test_the_language_table_fits_a_desktop_and_scrolls_in_its_box_on_a_phone(mul
     assert first.locator("td").nth(2).locator(".v").inner_text() == "90.0"  # the mean, still readable
     mean = first.locator("td").nth(2)
     # its interval 87.7 to 93.1, widened to whole points; the exact one in the cell's title
-    assert mean.locator(".ci").inner_text() == "87–94" and mean.get_attribute("title") == "95% interval 87.7 to 93.1, n=12660"
+    assert (
+        mean.locator(".ci").inner_text() == "87–94"
+        and mean.get_attribute("title") == "95% interval 87.7 to 93.1, n=12660"
+    )
     assert first.locator("td").nth(3).locator(".ci").inner_text() == "-15 to -9"  # the gap: -12.3 in [-14.6, -9.2]
     assert sizes["table"] <= sizes["box"], sizes  # no horizontal scrolling in the table's box
     assert sizes["page"] <= sizes["window"], sizes  # nor on the page

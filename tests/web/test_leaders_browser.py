@@ -1,6 +1,7 @@
 """The home page's leaders, /models/ and /queue/ in a browser at phone and desktop widths: each table is
 there with its rows, and the page never scrolls sideways (tables scroll in their own boxes).
 Screenshots are kept in the test artifacts."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,7 +14,9 @@ from tests.web.test_queue import _run
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.browser
-def test_leaders_models_and_queue_read_on_a_phone_and_a_desktop(multi_lcb, user, other_user, live_server, page, artifacts):
+def test_leaders_models_and_queue_read_on_a_phone_and_a_desktop(
+    multi_lcb, user, other_user, live_server, page, artifacts
+):
     with transaction.atomic():  # the entries service locks the model's rows
         scored_run(multi_lcb, user, "alpha", 0.30)
         scored_run(multi_lcb, user, "beta", 0.80)

@@ -1,6 +1,7 @@
 """The method cards in a browser, at phone and desktop widths: every board's card is on its page with
 the same rows as the API, deviations marked in words, and the page never scrolls sideways (the table
 scrolls in its own box). Screenshots are kept in the test artifacts."""
+
 from __future__ import annotations
 
 import pytest

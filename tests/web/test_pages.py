@@ -1,5 +1,6 @@
 """Pages render without JavaScript, answer htmx with partials, and use a fixed number of queries
 whatever the number of leaderboard rows."""
+
 from __future__ import annotations
 
 import pytest
@@ -14,9 +15,18 @@ pytestmark = pytest.mark.django_db
 
 def test_home_lists_all_benchmarks_and_says_which_wait(client, multi_lcb):
     html = client.get("/").content.decode()
-    for name in ["Multi-LCB", "PoliCon", "CausalPitfalls", "CausalPitfalls (code-assisted)", "IndicVisionBench OCR",
-                 "IndicVisionBench translation", "IndicVisionBench VQA", "Video NIAH (single hop)", "Video NIAH (multi hop)",
-                 "Search Arena"]:
+    for name in [
+        "Multi-LCB",
+        "PoliCon",
+        "CausalPitfalls",
+        "CausalPitfalls (code-assisted)",
+        "IndicVisionBench OCR",
+        "IndicVisionBench translation",
+        "IndicVisionBench VQA",
+        "Video NIAH (single hop)",
+        "Video NIAH (multi hop)",
+        "Search Arena",
+    ]:
         assert name in html
     assert "Evaluator not available yet" not in html  # all five benchmarks have their evaluators
     assert client.get("/benchmarks/causal-pitfalls/").status_code == 200
@@ -50,7 +60,11 @@ def test_leaderboard_sorted_ranked_with_intervals_and_hidden_private_rows(client
     # exact in the title
     assert 'title="95% interval 75.0 to 85.0, n=3"' in html and '<span class="ci">75–85</span>' in html
     rows = client.get("/api/benchmarks/multi-lcb/leaderboard/").json()["rows"]
-    assert [(r["model"], r["rank"]) for r in rows] == [("beta", 1), ("gamma", 1), ("alpha", 3)]  # overlapping intervals share rank 1
+    assert [(r["model"], r["rank"]) for r in rows] == [
+        ("beta", 1),
+        ("gamma", 1),
+        ("alpha", 3),
+    ]  # overlapping intervals share rank 1
     ascending = client.get("/benchmarks/multi-lcb/?sort=pass@1|language=python").content.decode()
     assert "sorted" in ascending
     partial = client.get("/benchmarks/multi-lcb/", HTTP_HX_REQUEST="true").content.decode()
@@ -59,14 +73,14 @@ def test_leaderboard_sorted_ranked_with_intervals_and_hidden_private_rows(client
 
 
 def test_the_csv_download_never_hands_a_spreadsheet_a_formula(client, multi_lcb, user):
-    scored_run(multi_lcb, user, "=HYPERLINK(\"http://evil.example\",\"x\")", 0.5)
+    scored_run(multi_lcb, user, '=HYPERLINK("http://evil.example","x")', 0.5)
     scored_run(multi_lcb, user, "@SUM(1+1)", 0.4)
     text = client.get("/benchmarks/multi-lcb/?format=csv").content.decode()
     import csv
     import io
 
     names = [row[1] for row in csv.reader(io.StringIO(text))][1:]
-    assert sorted(names) == sorted(["'=HYPERLINK(\"http://evil.example\",\"x\")", "'@SUM(1+1)"])
+    assert sorted(names) == sorted(['\'=HYPERLINK("http://evil.example","x")', "'@SUM(1+1)"])
 
 
 def test_leaderboard_queries_do_not_grow_with_rows(client, multi_lcb, user):
@@ -90,20 +104,38 @@ def add_item_results(run: EvaluationRun, passes: dict[tuple[str, str], bool]) ->
     from leaderboard.runs.models import ItemResult
 
     dates = {"t1_a": "2023-06-01", "t2_a": "2024-03-01", "t3_a": "2025-02-01"}
-    ItemResult.objects.bulk_create([
-        ItemResult(run=run, item_id=f"{problem}/{language}", primary_score=float(ok),
-                   slices={"language": language, "difficulty": "easy", "platform": "atcoder", "contest_date": dates[problem]},
-                   scores={"n": 1.0, "c": float(ok), "pass@1": float(ok)},
-                   detail={"samples": [{"verdict": "passed" if ok else "wrong_answer"}]})
-        for (problem, language), ok in passes.items()])
+    ItemResult.objects.bulk_create(
+        [
+            ItemResult(
+                run=run,
+                item_id=f"{problem}/{language}",
+                primary_score=float(ok),
+                slices={
+                    "language": language,
+                    "difficulty": "easy",
+                    "platform": "atcoder",
+                    "contest_date": dates[problem],
+                },
+                scores={"n": 1.0, "c": float(ok), "pass@1": float(ok)},
+                detail={"samples": [{"verdict": "passed" if ok else "wrong_answer"}]},
+            )
+            for (problem, language), ok in passes.items()
+        ]
+    )
 
 
 def test_date_window_recomputes_scores_and_flags_contaminated_models(client, multi_lcb, user):
     from datetime import date
 
-    old_only = {("t1_a", "python"): True, ("t2_a", "python"): True, ("t3_a", "python"): False,
-                ("t1_a", "rust"): True, ("t2_a", "rust"): False, ("t3_a", "rust"): False}
-    all_pass = {key: True for key in old_only}
+    old_only = {
+        ("t1_a", "python"): True,
+        ("t2_a", "python"): True,
+        ("t3_a", "python"): False,
+        ("t1_a", "rust"): True,
+        ("t2_a", "rust"): False,
+        ("t3_a", "rust"): False,
+    }
+    all_pass = dict.fromkeys(old_only, True)
     memorizer = scored_run(multi_lcb, user, "memorizer", 0.5)
     add_item_results(memorizer, old_only)
     fresh = scored_run(multi_lcb, user, "fresh", 0.9)
@@ -132,7 +164,10 @@ def test_date_window_recomputes_scores_and_flags_contaminated_models(client, mul
     refused = client.get("/api/benchmarks/multi-lcb/leaderboard/?from=yesterday")
     assert refused.status_code == 400 and refused.json()["field"] == "from"
     page = client.get("/benchmarks/multi-lcb/?from=yesterday")
-    assert page.status_code == 400 and "from: &#x27;yesterday&#x27; is not a date; use a date like 2025-02-01" in page.content.decode()
+    assert (
+        page.status_code == 400
+        and "from: &#x27;yesterday&#x27; is not a date; use a date like 2025-02-01" in page.content.decode()
+    )
     assert client.get("/benchmarks/multi-lcb/?from=yesterday&format=csv").status_code == 400
 
 
@@ -158,9 +193,13 @@ def test_a_refused_upload_on_the_submit_page_is_a_400_with_its_problems(client, 
 
     client.force_login(user)
     bad = SimpleUploadedFile("p.jsonl", b'{"item_id": "t1_a/python"}\n', content_type="application/jsonl")
-    response = client.post("/submit/", {"benchmark": multi_lcb.pk, "model_name": "m", "predictions": bad, "is_public": "on"})
+    response = client.post(
+        "/submit/", {"benchmark": multi_lcb.pk, "model_name": "m", "predictions": bad, "is_public": "on"}
+    )
     page = response.content.decode()
-    assert response.status_code == 400 and "missing or not a string" in page and "nothing was stored" in page, page[page.find("<main"):][:3000]
+    assert response.status_code == 400 and "missing or not a string" in page and "nothing was stored" in page, page[
+        page.find("<main") :
+    ][:3000]
     assert client.get("/submit/").status_code == 200
 
 

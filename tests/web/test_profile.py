@@ -1,6 +1,7 @@
 """A model's profile: each benchmark's headline with its interval and rank on the current board, its
 arena rating, provenance and runs, the per-benchmark pictures; the same in the API; and the page in
 Debian's Chromium at a phone's and a desktop's size (screenshots kept in VAR_DIR/artifacts)."""
+
 from __future__ import annotations
 
 import json
@@ -27,13 +28,22 @@ def scored(user) -> None:
     runs = []
     for slug in ("video-niah-single", "indic-vision-ocr"):
         evaluator = evaluator_for(slug)
-        dataset_version_import(benchmark=Benchmark.objects.get(slug=slug), release_path=evaluator.presentation().sample_dataset(), tag="sample")
+        dataset_version_import(
+            benchmark=Benchmark.objects.get(slug=slug),
+            release_path=evaluator.presentation().sample_dataset(),
+            tag="sample",
+        )
         items = list(evaluator.import_release(evaluator.presentation().sample_dataset()))
-        for name, answer in (("frame-reader", lambda i: str(i.payload.get("answer", i.payload.get("text")))),
-                             ("guesser", lambda i: str(i.payload["answer"]) if i.slices.get("frames") == "4" else "no idea")):
+        for name, answer in (
+            ("frame-reader", lambda i: str(i.payload.get("answer", i.payload.get("text")))),
+            ("guesser", lambda i: str(i.payload["answer"]) if i.slices.get("frames") == "4" else "no idea"),
+        ):
             data = "".join(json.dumps({"item_id": i.id, "output": answer(i)}) + "\n" for i in items).encode()
-            response = api_for(user).post("/api/submissions/", {"benchmark": slug, "model_name": name,
-                                                                 "predictions": SimpleUploadedFile("p.jsonl", data)}, format="multipart")
+            response = api_for(user).post(
+                "/api/submissions/",
+                {"benchmark": slug, "model_name": name, "predictions": SimpleUploadedFile("p.jsonl", data)},
+                format="multipart",
+            )
             assert response.status_code == 201, response.content
             runs.append(EvaluationRun.objects.get(submission_id=response.json()["id"]).pk)
     wait_for(lambda: all(EvaluationRun.objects.get(pk=r).is_finished for r in runs), timeout=180, what="the four runs")
@@ -48,11 +58,45 @@ def arena_snapshot() -> None:
     ArenaModel.objects.create(name="frame-reader", catalog_model=Model.objects.get(name="frame-reader"))
     ArenaModel.objects.create(name="other")
 
-    RatingSnapshot.objects.create(kind="raw", result={"models": [
-        {"name": "frame-reader", "rating": 1043.0, "ci_low": 1001.0, "ci_high": 1088.0, "rank_ub": 1, "votes": 210, "wins": 120,
-         "losses": 80, "ties": 10, "provisional": False, "rankable": True, "note": "", "bounded": True},
-        {"name": "other", "rating": 1000.0, "ci_low": 1000.0, "ci_high": 1000.0, "rank_ub": 1, "votes": 210, "wins": 80, "losses": 120,
-         "ties": 10, "provisional": False, "rankable": True, "note": "", "bounded": True}]}, n_votes=210, fingerprint="f")
+    RatingSnapshot.objects.create(
+        kind="raw",
+        result={
+            "models": [
+                {
+                    "name": "frame-reader",
+                    "rating": 1043.0,
+                    "ci_low": 1001.0,
+                    "ci_high": 1088.0,
+                    "rank_ub": 1,
+                    "votes": 210,
+                    "wins": 120,
+                    "losses": 80,
+                    "ties": 10,
+                    "provisional": False,
+                    "rankable": True,
+                    "note": "",
+                    "bounded": True,
+                },
+                {
+                    "name": "other",
+                    "rating": 1000.0,
+                    "ci_low": 1000.0,
+                    "ci_high": 1000.0,
+                    "rank_ub": 1,
+                    "votes": 210,
+                    "wins": 80,
+                    "losses": 120,
+                    "ties": 10,
+                    "provisional": False,
+                    "rankable": True,
+                    "note": "",
+                    "bounded": True,
+                },
+            ]
+        },
+        n_votes=210,
+        fingerprint="f",
+    )
 
 
 def test_the_profile_gathers_scores_ranks_and_the_arena_on_the_page_and_in_the_api(user, celery_worker, client):
@@ -103,7 +147,9 @@ def test_two_models_compared_side_by_side_with_significant_differences_items_and
     niah = next(b for b in result["benchmarks"] if b["benchmark"] == "video-niah-single")
     headline = niah["rows"][0]
     assert headline["slice"] == "all" and headline["a"]["value"] == 1.0 and headline["better"] == "a"
-    assert niah["items"]["comparable"] and niah["items"]["a_only"] == 27 and niah["items"]["b_only"] == 0  # 36 items, 9 at 4 frames
+    assert (
+        niah["items"]["comparable"] and niah["items"]["a_only"] == 27 and niah["items"]["b_only"] == 0
+    )  # 36 items, 9 at 4 frames
     assert all(row["better"] == "a" for row in niah["items"]["rows"])
     ocr = next(b for b in result["benchmarks"] if b["benchmark"] == "indic-vision-ocr")
     assert ocr["rows"][0]["better"] == "a" and not ocr["higher_is_better"]  # lower edit distance is better
@@ -111,12 +157,17 @@ def test_two_models_compared_side_by_side_with_significant_differences_items_and
     assert client.get("/api/models/compare/", {"a": "frame-reader"}).status_code == 400
 
     page = client.get("/compare/", {"a": "frame-reader", "b": "guesser"}).content.decode()
-    assert "<strong>frame-reader better</strong>" in page and "Items where they differ: frame-reader better on 27" in page
+    assert (
+        "<strong>frame-reader better</strong>" in page and "Items where they differ: frame-reader better on 27" in page
+    )
     # each figure says how many items it counts (OCR's sample: 22 items, 2 in each language)
-    assert '<td class="num better">0.00 <span class="ci">[0.00, 0.00]</span> <span class="n" title="items">n=22</span></td>' in page
+    assert (
+        '<td class="num better">0.00 <span class="ci">[0.00, 0.00]</span> <span class="n" '
+        'title="items">n=22</span></td>' in page
+    )
     assert page.count('title="items">n=2</span>') >= 2 * 11
     assert 'href="/compare/?a=frame-reader"' in client.get("/models/frame-reader/").content.decode()
-    assert "<select name=\"a\">" in client.get("/compare/").content.decode()  # the form, before anything is chosen
+    assert '<select name="a">' in client.get("/compare/").content.decode()  # the form, before anything is chosen
 
     from leaderboard.arena.models import ArenaModel
     from leaderboard.catalog.models import Model

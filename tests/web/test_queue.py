@@ -1,5 +1,6 @@
 """The public queue: running work with progress, waiting work in its queue's order, recent failures
 with their kind in words; private work unnamed except to its submitter, who sees their place."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -14,18 +15,45 @@ from tests.support.factories import run_make
 pytestmark = pytest.mark.django_db
 
 
-def _run(benchmark, owner, name: str, status: str, *, public: bool = True, minutes_ago: int = 0, done: int = 0,
-         failure: str = "") -> EvaluationRun:
+def _run(
+    benchmark,
+    owner,
+    name: str,
+    status: str,
+    *,
+    public: bool = True,
+    minutes_ago: int = 0,
+    done: int = 0,
+    failure: str = "",
+) -> EvaluationRun:
     when = timezone.now() - dt.timedelta(minutes=minutes_ago)
-    return run_make(benchmark, owner, name, status=status, public=public, queue="cpu", items_total=12, items_done=done,
-                    queued_at=when, started_at=when if status == RunStatus.RUNNING else None, failure_kind=failure,
-                    finished_at=when if status == RunStatus.FAILED else None)
+    return run_make(
+        benchmark,
+        owner,
+        name,
+        status=status,
+        public=public,
+        queue="cpu",
+        items_total=12,
+        items_done=done,
+        queued_at=when,
+        started_at=when if status == RunStatus.RUNNING else None,
+        failure_kind=failure,
+        finished_at=when if status == RunStatus.FAILED else None,
+    )
 
 
 def _rows(html: str, table: str) -> list[str]:
     body = re.search(rf'<table class="board" id="{table}">(.*?)</table>', html, re.S)
-    return [re.sub(r"\s+", " ", re.sub(r"<.*?>", " ", row)).strip()
-            for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body.group(1), re.S) if "<td" in row] if body else []
+    return (
+        [
+            re.sub(r"\s+", " ", re.sub(r"<.*?>", " ", row)).strip()
+            for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body.group(1), re.S)
+            if "<td" in row
+        ]
+        if body
+        else []
+    )
 
 
 def test_the_queue_shows_work_in_order_and_hides_private_models(client, multi_lcb, user, other_user):

@@ -2,6 +2,7 @@
 VAR_DIR/artifacts): it shows the chosen source's
 fields only (CSS, no JavaScript needed), switches when another source is chosen, and an error is shown
 next to its field with the chosen source's fields still in view."""
+
 from __future__ import annotations
 
 import pytest

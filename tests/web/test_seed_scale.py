@@ -1,6 +1,7 @@
 """``manage.py seed_scale`` at a tiny scale: exactly the rows asked for, runs spread over the boards as
 documented (run k: model k mod models), the latest run of each model on the board, item results spread
 evenly with the dataset's own slices, and a second seeding refused."""
+
 from __future__ import annotations
 
 import io
@@ -42,27 +43,57 @@ def test_seed_scale_writes_exactly_the_rows_asked_for(multi_lcb):
     # 10 results over 7 runs: the first three runs take two
     counts = [ItemResult.objects.filter(run=run).count() for run in runs]
     assert counts == [2, 2, 2, 1, 1, 1, 1]
-    assert not ItemResult.objects.filter(slices={}).exists()  # each result carries its item's slices (the date window's input)
+    assert not ItemResult.objects.filter(
+        slices={}
+    ).exists()  # each result carries its item's slices (the date window's input)
     # the board: one public row per model, its latest run (runs 6, 4 and 5)
     entries = LeaderboardEntry.objects.filter(benchmark=multi_lcb, is_public=True).order_by("model__name")
     assert [entry.run_id for entry in entries] == [runs[6].pk, runs[4].pk, runs[5].pk]
 
 
 def test_seed_scale_refuses_a_seeded_database(multi_lcb):
-    call_command("seed_scale", "--votes", "0", "--arena-models", "0", "--models", "1", "--runs", "1", "--items", "0", stdout=io.StringIO())
+    call_command(
+        "seed_scale",
+        "--votes",
+        "0",
+        "--arena-models",
+        "0",
+        "--models",
+        "1",
+        "--runs",
+        "1",
+        "--items",
+        "0",
+        stdout=io.StringIO(),
+    )
     with pytest.raises(CommandError, match="seeded already"):
         call_command("seed_scale", "--votes", "0", "--models", "1", "--runs", "0", "--items", "0", stdout=io.StringIO())
-
 
 
 def test_the_models_index_shows_a_page_of_models_and_its_queries_do_not_grow(client, multi_lcb):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    call_command("seed_scale", "--votes", "0", "--arena-models", "0", "--models", "105", "--runs", "210", "--items", "0",
-                 stdout=io.StringIO())
+    call_command(
+        "seed_scale",
+        "--votes",
+        "0",
+        "--arena-models",
+        "0",
+        "--models",
+        "105",
+        "--runs",
+        "210",
+        "--items",
+        "0",
+        stdout=io.StringIO(),
+    )
     first = client.get("/models/").content.decode()
-    assert first.count('href="/models/scale-model-') == 100 and "page 1 of 2" in first and "105 models, 100 on this page" in first
+    assert (
+        first.count('href="/models/scale-model-') == 100
+        and "page 1 of 2" in first
+        and "105 models, 100 on this page" in first
+    )
     second = client.get("/models/?page=2").content.decode()
     assert second.count('href="/models/scale-model-') == 5 and "scale-model-00104" in second
     with CaptureQueriesContext(connection) as small:

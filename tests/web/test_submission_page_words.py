@@ -2,6 +2,7 @@
 Python objects (it once read "over [(<EvaluationRun: run #11 ...>, Progress(done=264, ...))] run"), and a
 count ("Largest N answered") reads as a whole number, on the run page and the leaderboard. The run and its
 scores are written by hand."""
+
 from __future__ import annotations
 
 import re
@@ -11,8 +12,8 @@ import pytest
 
 from leaderboard.catalog.models import Benchmark, DatasetVersion
 from leaderboard.catalog.services import benchmarks_sync
-from leaderboard.runs.models import EvaluationRun, Score
 from leaderboard.chains.board_rows import leaderboard_entry_refresh
+from leaderboard.runs.models import EvaluationRun, Score
 from tests.support.factories import run_make
 
 pytestmark = pytest.mark.django_db
@@ -22,14 +23,25 @@ def succeeded_run(owner: Any) -> EvaluationRun:
     """A public succeeded Video NIAH run: 36 questions, every one up to N = 32 answered, with a cost."""
     benchmarks_sync()
     benchmark = Benchmark.objects.get(slug="video-niah-single")
-    dataset = DatasetVersion.objects.create(benchmark=benchmark, tag="hand-made", content_hash="0" * 64, storage_key="none",
-                                            item_count=36, is_current=True)
-    run = run_make(benchmark, owner, "counting-model", dataset_version=dataset, items=36,
-                   cost={"prompt_tokens": 1200, "completion_tokens": 36, "wall_seconds": 75.0})
-    Score.objects.bulk_create([Score(run=run, key="accuracy", value=0.5, ci_low=0.25, ci_high=0.75, n=36),
-                               Score(run=run, key="answered", value=1.0, n=36),
-                               Score(run=run, key="largest_answered", value=32.0, n=4),
-                               Score(run=run, key="frames_at_90", value=16.0, n=4)])
+    dataset = DatasetVersion.objects.create(
+        benchmark=benchmark, tag="hand-made", content_hash="0" * 64, storage_key="none", item_count=36, is_current=True
+    )
+    run = run_make(
+        benchmark,
+        owner,
+        "counting-model",
+        dataset_version=dataset,
+        items=36,
+        cost={"prompt_tokens": 1200, "completion_tokens": 36, "wall_seconds": 75.0},
+    )
+    Score.objects.bulk_create(
+        [
+            Score(run=run, key="accuracy", value=0.5, ci_low=0.25, ci_high=0.75, n=36),
+            Score(run=run, key="answered", value=1.0, n=36),
+            Score(run=run, key="largest_answered", value=32.0, n=4),
+            Score(run=run, key="frames_at_90", value=16.0, n=4),
+        ]
+    )
     leaderboard_entry_refresh(run=run)  # as a succeeded run reaches its board
     return run
 

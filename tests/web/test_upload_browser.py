@@ -2,6 +2,7 @@
 archive, sends it to S3 (moto's server) in 5 MB parts, stops when a part's request fails, resumes
 after a page reload sending only the parts not received, and completes; the upload then registers as
 a model whose pre-flight passes on the real Celery worker."""
+
 from __future__ import annotations
 
 import hashlib
@@ -36,14 +37,21 @@ def model_archive(path: Path) -> Path:
 
 
 @override_settings(UPLOAD_PART_BYTES=PART)
-def test_upload_stops_on_a_failed_part_resumes_after_a_reload_and_preflights(live_server, page, user, celery_worker,  # noqa: F811
-                                                                              tmp_path):
+def test_upload_stops_on_a_failed_part_resumes_after_a_reload_and_preflights(
+    live_server, page, user, celery_worker, tmp_path
+):
     archive = model_archive(tmp_path / "tiny.tar")
     data = archive.read_bytes()
     assert -(-len(data) // PART) == 3
     parts_sent: list[int] = []
-    page.on("request", lambda request: parts_sent.append(int(re.search(r"/parts/(\d+)/", request.url).group(1)))
-            if request.method == "PUT" else None)
+    page.on(
+        "request",
+        lambda request: (
+            parts_sent.append(int(re.search(r"/parts/(\d+)/", request.url).group(1)))
+            if request.method == "PUT"
+            else None
+        ),
+    )
     failed: list[str] = []
 
     def drop_part_2_once(route) -> None:
@@ -83,6 +91,8 @@ def test_upload_stops_on_a_failed_part_resumes_after_a_reload_and_preflights(liv
     assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('upload:')).length") == 0
 
     model = register(api_for(user), name="tiny-from-browser", source="weights", weights_upload=upload.pk)
-    wait_for(lambda: Model.objects.get(slug=model["slug"]).preflight_status != "pending", timeout=120, what="the pre-flight")
+    wait_for(
+        lambda: Model.objects.get(slug=model["slug"]).preflight_status != "pending", timeout=120, what="the pre-flight"
+    )
     checked = Model.objects.get(slug=model["slug"])
     assert checked.preflight_status == Model.PREFLIGHT_PASSED, checked.preflight_report

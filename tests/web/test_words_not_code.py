@@ -3,6 +3,7 @@
 ``Progress(``), no settings key (``LEADERBOARD_...``), and no metric, slice or slice-value key where the
 label table (leaderboard/catalog/labels.py) has words for it; every key the site's scores and item results
 use has an entry in that table."""
+
 from __future__ import annotations
 
 import html as html_lib
@@ -98,20 +99,36 @@ def keys_in_words(benchmark: Benchmark, labels: Labels) -> dict[str, str]:
     """The keys a page must not show bare, with their words: each key that cannot be prose (it holds "_", "@" or a
     digit: "ned_char", "short_1") and each value of a declared dimension ("cpp", "mcq"), unless its words contain
     it ("pass@1" in "pass@1, mean of languages", "python" in "Python")."""
-    declared = {str(v) for dim in benchmark.slice_dimensions for v, _ in zip(dim["values"], dim.get("value_labels") or [])}
-    pairs = [*labels.metrics.items(), *labels.dimensions.items(), *(p for named in labels.values.values() for p in named.items())]
-    return {key: words for key, words in pairs
-            if code_like(key) and (re.search(r"[_@0-9]", key) or key in declared) and key.lower() not in words.lower()}
+    declared = {
+        str(v) for dim in benchmark.slice_dimensions for v, _ in zip(dim["values"], dim.get("value_labels") or [])
+    }
+    pairs = [
+        *labels.metrics.items(),
+        *labels.dimensions.items(),
+        *(p for named in labels.values.values() for p in named.items()),
+    ]
+    return {
+        key: words
+        for key, words in pairs
+        if code_like(key) and (re.search(r"[_@0-9]", key) or key in declared) and key.lower() not in words.lower()
+    }
 
 
 def test_every_page_says_it_in_words(client, user, multi_lcb):
     populate(user)
     problems = []
     bare: dict[str, str] = {}
-    for benchmark in Benchmark.objects.exclude(evaluator_key="").exclude(slug="search-arena"):  # the arena's board has no runs
+    for benchmark in Benchmark.objects.exclude(evaluator_key="").exclude(
+        slug="search-arena"
+    ):  # the arena's board has no runs
         labels = labels_for(benchmark)
         metrics = {s.key for s in Score.objects.filter(run__benchmark=benchmark)}
-        slices = {tuple(p.split("=", 1)) for s in Score.objects.filter(run__benchmark=benchmark) for p in s.slice_key.split(",") if p}
+        slices = {
+            tuple(p.split("=", 1))
+            for s in Score.objects.filter(run__benchmark=benchmark)
+            for p in s.slice_key.split(",")
+            if p
+        }
         for result in ItemResult.objects.filter(run__benchmark=benchmark):
             metrics |= set(result.scores)
             slices |= {(k, str(v)) for k, v in result.slices.items()}
@@ -124,13 +141,17 @@ def test_every_page_says_it_in_words(client, user, multi_lcb):
     pages = [(url, "") for url in crawl(client).items()]
     client.force_login(user)
     pages += [(url, " (signed in)") for url in crawl(client).items()]
-    assert len(pages) > 100 and any(url.startswith("/runs/") for (url, _), _ in pages) and any(url.startswith("/compare/?") for (url, _), _ in pages)
+    assert (
+        len(pages) > 100
+        and any(url.startswith("/runs/") for (url, _), _ in pages)
+        and any(url.startswith("/compare/?") for (url, _), _ in pages)
+    )
     for (url, page), who in pages:
         text_of_page = html_lib.unescape(page)
         for code in ["Progress(", "LEADERBOARD_", *(f"<{name}" for name in MODEL_NAMES)]:
             if code in text_of_page:
                 at = text_of_page.index(code)
-                problems.append(f"{url}{who}: {text_of_page[max(0, at - 80):at + 80]!r}")
+                problems.append(f"{url}{who}: {text_of_page[max(0, at - 80) : at + 80]!r}")
         for text in visible_texts(page):
             for key in bare:
                 if re.search(rf"(?<![\w@]){re.escape(key)}(?![\w@])", text):

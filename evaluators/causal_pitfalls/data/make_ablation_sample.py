@@ -10,6 +10,7 @@ Usage::
 
     python evaluators/causal_pitfalls/data/make_ablation_sample.py [--out DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,8 +19,12 @@ from pathlib import Path
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "sample_ablations"
 SEED = 20261207
-SCENARIOS = {"aligned_healthy": ("HealthPlus", 3.0), "misaligned_healthy": ("HealthPlus", -3.0),
-             "aligned_unhealthy": ("UltraSugar", -3.0), "misaligned_unhealthy": ("UltraSugar", 3.0)}
+SCENARIOS = {
+    "aligned_healthy": ("HealthPlus", 3.0),
+    "misaligned_healthy": ("HealthPlus", -3.0),
+    "aligned_unhealthy": ("UltraSugar", -3.0),
+    "misaligned_unhealthy": ("UltraSugar", 3.0),
+}
 
 
 def _write(path: Path, header: list[str], rows: list[list[float]]) -> None:
@@ -33,7 +38,9 @@ def branding_rows(rng: random.Random, effect: float, count: int = 24) -> list[li
     for _ in range(count):
         awareness, lifestyle = rng.gauss(0, 1), rng.gauss(0, 1)
         consumption = 4 + 3 * awareness + 2 * lifestyle + rng.gauss(0, 1)
-        outcome = 40 + effect * consumption - abs(effect) * 3 * awareness - abs(effect) * 2 * lifestyle + rng.gauss(0, 1)
+        outcome = (
+            40 + effect * consumption - abs(effect) * 3 * awareness - abs(effect) * 2 * lifestyle + rng.gauss(0, 1)
+        )
         rows.append([consumption, outcome, awareness, lifestyle])
     return rows
 
@@ -50,7 +57,9 @@ def main() -> None:
     real = []
     for _ in range(30):
         temperature = rng.gauss(24, 5)
-        real.append([temperature, 12 + 0.6 * temperature + rng.gauss(0, 3), max(0.0, 0.4 * temperature + rng.gauss(0, 0.5))])
+        real.append(
+            [temperature, 12 + 0.6 * temperature + rng.gauss(0, 3), max(0.0, 0.4 * temperature + rng.gauss(0, 0.5))]
+        )
     noise = [[rng.gauss(24, 4), rng.gauss(30, 6), max(0.0, rng.gauss(2, 0.7))] for _ in range(20)]
     _write(out / "domain_knowledge" / "data" / "confounder_data.csv", names, real)
     _write(out / "domain_knowledge" / "data" / "confounder_data_pure_noise.csv", names, noise)

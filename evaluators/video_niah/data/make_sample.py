@@ -7,6 +7,7 @@ and 100; chains over 16 to 64 frames). Everything is drawn by ``frames.py`` and 
 The files are committed; run this only to change them:
 ``python -m evaluators.video_niah.data.make_sample [OUT_DIR]``.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,24 +22,56 @@ SEED = 7
 HAYSTACK_SECONDS = 64
 GRID = {"frames": [4, 8, 16, 32], "depths": [0, 50, 100], "multihop_frames": [16, 32, 64], "circular": False}
 NEEDLES: tuple[dict[str, Any], ...] = (
-    {"id": "star-number", "card": ("red", "star", "7"), "prompt": "What number is written on the star in the video?"
-               "\nAnswer the question using a single word or phrase.",
-     "answer": "7"},
-    {"id": "triangle-colour", "card": ("yellow", "triangle", ""), "prompt": "What colour is the triangle in the video?"
-               "\nAnswer the question using a single word or phrase.",
-     "answer": "Yellow"},
-    {"id": "square-shape", "card": ("blue", "square", "?"), "prompt": "Which shape with a question mark appears in the video?",
-     "options": ["circle", "square", "triangle", "star"], "answer": "B"},
+    {
+        "id": "star-number",
+        "card": ("red", "star", "7"),
+        "prompt": "What number is written on the star in the video?"
+        "\nAnswer the question using a single word or phrase.",
+        "answer": "7",
+    },
+    {
+        "id": "triangle-colour",
+        "card": ("yellow", "triangle", ""),
+        "prompt": "What colour is the triangle in the video?\nAnswer the question using a single word or phrase.",
+        "answer": "Yellow",
+    },
+    {
+        "id": "square-shape",
+        "card": ("blue", "square", "?"),
+        "prompt": "Which shape with a question mark appears in the video?",
+        "options": ["circle", "square", "triangle", "star"],
+        "answer": "B",
+    },
 )
 CHAINS: tuple[dict[str, Any], ...] = (
-    {"id": "chain-a", "links": [("red", "circle"), ("blue", "square"), ("green", "triangle"), ("orange", "star"),
-                                ("purple", "circle")], "number": "4",
-     "decoys": [(("yellow", "square"), "a purple star"), (("green", "circle"), "an orange square")],
-     "distractors": ["a yellow square", "a green circle", "a red triangle"], "options": ["4", "7", "2", "9"]},
-    {"id": "chain-b", "links": [("yellow", "star"), ("red", "square"), ("blue", "triangle"), ("green", "square"),
-                                ("orange", "triangle")], "number": "6",
-     "decoys": [(("purple", "square"), "a blue star"), (("red", "star"), "a yellow circle")],
-     "distractors": ["a purple square", "a red star", "a green circle"], "options": ["3", "6", "8", "1"]},
+    {
+        "id": "chain-a",
+        "links": [
+            ("red", "circle"),
+            ("blue", "square"),
+            ("green", "triangle"),
+            ("orange", "star"),
+            ("purple", "circle"),
+        ],
+        "number": "4",
+        "decoys": [(("yellow", "square"), "a purple star"), (("green", "circle"), "an orange square")],
+        "distractors": ["a yellow square", "a green circle", "a red triangle"],
+        "options": ["4", "7", "2", "9"],
+    },
+    {
+        "id": "chain-b",
+        "links": [
+            ("yellow", "star"),
+            ("red", "square"),
+            ("blue", "triangle"),
+            ("green", "square"),
+            ("orange", "triangle"),
+        ],
+        "number": "6",
+        "decoys": [(("purple", "square"), "a blue star"), (("red", "star"), "a yellow circle")],
+        "distractors": ["a purple square", "a red star", "a green circle"],
+        "options": ["3", "6", "8", "1"],
+    },
 )
 
 
@@ -76,15 +109,26 @@ def build(out: Path) -> None:
             object_card(colour, shape, text=f"Find a frame of {nowhere}").save(out / name)
             decoys.append({"path": name, "caption": caption(colour, shape)})
         options = list(chain["options"])
-        chains.append({"id": chain["id"], "chain": frames, "decoys": decoys, "distractors": chain["distractors"],
-                       "question": {"prompt": "What number is written on that last frame?", "options": options,
-                                    "answer": "ABCD"[options.index(str(chain["number"]))]}})
+        chains.append(
+            {
+                "id": chain["id"],
+                "chain": frames,
+                "decoys": decoys,
+                "distractors": chain["distractors"],
+                "question": {
+                    "prompt": "What number is written on that last frame?",
+                    "options": options,
+                    "answer": "ABCD"[options.index(str(chain["number"]))],
+                },
+            }
+        )
     (out / "multihop.json").write_text(json.dumps(chains, indent=1) + "\n")
     (out / "grid.json").write_text(json.dumps(GRID, indent=1) + "\n")
     (out / "README.md").write_text(
         "# Video NIAH sample\n\nGenerated for this platform by `make_sample.py`: a seeded haystack of drifting colour "
         "fields and moving discs (64 s, 1 frame per second), needles and clue frames drawn with Pillow, answers known "
-        "by construction. A sample to exercise the pipeline, not the released benchmark.\n")
+        "by construction. A sample to exercise the pipeline, not the released benchmark.\n"
+    )
 
 
 if __name__ == "__main__":

@@ -16,57 +16,87 @@ the prompt check, rate limits), ``contestants``, ``battles`` (turns and their ge
 periodic pass), ``transfer`` (the released dataset) and ``text_arena`` (the released Text Arena battles,
 into the plain-chat setting). This package is their public face: pages, the API, tasks and commands import from here.
 """
+
 from __future__ import annotations
 
 from leaderboard.arena.services.battles import (
-                                                answer_status,
-                                                battle_abandon_stale,
-                                                battle_create,
-                                                history_for,
-                                                turn_add,
-                                                turn_generate,
-                                                turns_fail_stale,
+    answer_status,
+    battle_abandon_stale,
+    battle_create,
+    history_for,
+    turn_add,
+    turn_generate,
+    turns_fail_stale,
 )
 from leaderboard.arena.services.common import (
-                                                AlreadyVoted,
-                                                ArenaRefused,
-                                                BattleMissing,
-                                                NotReady,
-                                                NotYourBattle,
-                                                RateLimited,
-                                                prompt_clean,
+    AlreadyVoted,
+    ArenaRefused,
+    BattleMissing,
+    NotReady,
+    NotYourBattle,
+    RateLimited,
+    prompt_clean,
 )
 from leaderboard.arena.services.contestants import arena_models_seed, secret_ref_problem
 from leaderboard.arena.services.cross_setting import head_to_head
 from leaderboard.arena.services.maintenance import arena_maintain
 from leaderboard.arena.services.ratings import (
-                                                battle_records,
-                                                ratings_compute,
-                                                ratings_schedule,
-                                                reference_model,
-                                                vote_table,
-)
-from leaderboard.arena.services.topics import ForPrompt, ratings_for_prompt, topics_compute
-from leaderboard.arena.services.transfer import (
-                                                ImportReport,
-                                                battle_import_row,
-                                                battles_import,
+    battle_records,
+    ratings_compute,
+    ratings_schedule,
+    reference_model,
+    vote_table,
 )
 from leaderboard.arena.services.text_arena import text_arena_import, text_arena_rows
+from leaderboard.arena.services.topics import ForPrompt, ratings_for_prompt, topics_compute
+from leaderboard.arena.services.transfer import (
+    ImportReport,
+    battle_import_row,
+    battles_import,
+)
 from leaderboard.arena.services.votes import (
-                                                prompts_flag_floods,
-                                                style_features,
-                                                vote_cast,
-                                                vote_exclude,
-                                                voters_flag_anomalous,
+    prompts_flag_floods,
+    style_features,
+    vote_cast,
+    vote_exclude,
+    voters_flag_anomalous,
 )
 
 __all__ = [
-    "AlreadyVoted", "ArenaRefused", "BattleMissing", "ImportReport", "NotReady", "NotYourBattle", "RateLimited",
-    "answer_status", "arena_maintain", "arena_models_seed", "battle_abandon_stale", "battle_create", "battle_import_row",
-    "battle_records", "battles_import", "head_to_head", "history_for", "prompt_clean", "prompts_flag_floods", "ratings_compute",
-    "ForPrompt", "ratings_for_prompt", "topics_compute",
-    "ratings_schedule", "reference_model", "secret_ref_problem", "style_features", "text_arena_import", "text_arena_rows",
-    "turn_add", "turn_generate",
-    "turns_fail_stale", "vote_cast", "vote_exclude", "vote_table", "voters_flag_anomalous",
+    "AlreadyVoted",
+    "ArenaRefused",
+    "BattleMissing",
+    "ForPrompt",
+    "ImportReport",
+    "NotReady",
+    "NotYourBattle",
+    "RateLimited",
+    "answer_status",
+    "arena_maintain",
+    "arena_models_seed",
+    "battle_abandon_stale",
+    "battle_create",
+    "battle_import_row",
+    "battle_records",
+    "battles_import",
+    "head_to_head",
+    "history_for",
+    "prompt_clean",
+    "prompts_flag_floods",
+    "ratings_compute",
+    "ratings_for_prompt",
+    "ratings_schedule",
+    "reference_model",
+    "secret_ref_problem",
+    "style_features",
+    "text_arena_import",
+    "text_arena_rows",
+    "topics_compute",
+    "turn_add",
+    "turn_generate",
+    "turns_fail_stale",
+    "vote_cast",
+    "vote_exclude",
+    "vote_table",
+    "voters_flag_anomalous",
 ]

@@ -2,12 +2,14 @@
 the intent), stored per turn and side with the raw judge calls, and counted per battle for the
 style-controlled ratings. The method is ``evaluators.arena.attribution``'s; the judge is the one
 configured under the role ``arena-attribution`` in LEADERBOARD_JUDGES, else the documented heuristic."""
+
 from __future__ import annotations
 
 import json
 import logging
 from collections import defaultdict
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
@@ -63,17 +65,24 @@ def side_attribution(turn: Turn, side: str) -> dict[str, Any] | None:
     judge, problem = attribution_judge()
     found = attribute(answer, judge=judge)
     counts = found.counts()
-    return {"method": f"{found.method}; {problem}" if problem else found.method,
-            "pairs": [p.to_dict() for p in found.pairs], "judge_calls": found.judge_calls,
-            "supported": counts["supported"], "irrelevant": counts["irrelevant"],
-            "contradicting": counts["contradicting"], "unchecked": counts["unchecked"], "failed": counts["failed"]}
+    return {
+        "method": f"{found.method}; {problem}" if problem else found.method,
+        "pairs": [p.to_dict() for p in found.pairs],
+        "judge_calls": found.judge_calls,
+        "supported": counts["supported"],
+        "irrelevant": counts["irrelevant"],
+        "contradicting": counts["contradicting"],
+        "unchecked": counts["unchecked"],
+        "failed": counts["failed"],
+    }
 
 
 def _missing(side: str) -> Q:
     """Turns whose ``side`` answered completely with sources and has no stored attribution."""
     fields = SIDE_FIELDS[side]
-    return (Q(**{fields.status: AnswerStatus.COMPLETE, f"{fields.answer}__sources__0__isnull": False})
-            & ~Q(Exists(TurnAttribution.objects.filter(turn=OuterRef("pk"), side=side))))
+    return Q(**{fields.status: AnswerStatus.COMPLETE, f"{fields.answer}__sources__0__isnull": False}) & ~Q(
+        Exists(TurnAttribution.objects.filter(turn=OuterRef("pk"), side=side))
+    )
 
 
 def turns_missing_attribution() -> QuerySet[Turn]:
@@ -89,8 +98,9 @@ class BackfillRunning(RuntimeError):
     """Another attribution backfill holds the lock."""
 
 
-def attributions_backfill(*, batch_size: int = 100, limit: int | None = None,
-                          progress: Callable[[dict[str, int]], None] | None = None) -> dict[str, int]:
+def attributions_backfill(
+    *, batch_size: int = 100, limit: int | None = None, progress: Callable[[dict[str, int]], None] | None = None
+) -> dict[str, int]:
     """Attribute the older turns that lack it, oldest first, ``batch_size`` turns per batch, at most
     ``limit`` turns. Resumable: each batch reads the turns still missing, so an interrupted run goes on
     where it stopped; idempotent: a side with a stored row is never attributed again, and one run at a
@@ -140,19 +150,22 @@ def turn_attribute_quietly(turn_id: int) -> None:
 def battle_attribution_features(battle_ids: list[int] | None = None) -> dict[tuple[int, str], dict[str, float]]:
     """(battle id, side) -> the attribution style features: supported and unsupported (irrelevant or
     contradicting) citations per turn of the battle, as the released analysis normalizes its counts.
-    Unchecked and failed pairs count in neither (the release counts its "Failed" nowhere). A battle with no stored attribution is absent (its features stay 0)."""
+    Unchecked and failed pairs count in neither (the release counts its "Failed" nowhere). A battle with no stored
+    attribution is absent (its features stay 0)."""
     rows = TurnAttribution.objects.all()
     if battle_ids is not None:
         rows = rows.filter(turn__battle_id__in=battle_ids)
     sums: dict[tuple[int, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
     turns: dict[int, int] = {}
     for battle_id, side, supported, irrelevant, contradicting in rows.values_list(
-            "turn__battle_id", "side", "supported", "irrelevant", "contradicting"):
+        "turn__battle_id", "side", "supported", "irrelevant", "contradicting"
+    ):
         sums[(battle_id, side)][0] += supported
         sums[(battle_id, side)][1] += irrelevant + contradicting
         turns[battle_id] = 0
     for battle_id in Turn.objects.filter(battle_id__in=list(turns)).values_list("battle_id", flat=True):
         turns[battle_id] += 1
-    return {key: {"supported_citations": s / max(1, turns[key[0]]), "unsupported_citations": u / max(1, turns[key[0]])}
-            for key, (s, u) in sums.items()}
-
+    return {
+        key: {"supported_citations": s / max(1, turns[key[0]]), "unsupported_citations": u / max(1, turns[key[0]])}
+        for key, (s, u) in sums.items()
+    }

@@ -1,5 +1,6 @@
 """Battles and turns: the pair drawn and sides swapped, both answers generated at once and streamed into the
 database, the intent classified, the citations attributed, and stale turns and battles ended."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -49,6 +50,7 @@ log = logging.getLogger(__name__)
 
 # --- battles -----------------------------------------------------------------------------------
 
+
 def sampler_models(setting: str = Setting.SEARCH, *, cut: dt.datetime | None = None) -> list[Any]:
     """The sampler's view of every enabled model that can answer in ``setting`` (not retired;
     pre-release variants only when allowed): weight, valid votes in that setting (with ``cut``, the
@@ -58,7 +60,11 @@ def sampler_models(setting: str = Setting.SEARCH, *, cut: dt.datetime | None = N
     from leaderboard.arena.services.contestants import drawable_models
 
     models = drawable_models(setting)
-    board = {"filter_key": "", "filter_value": ""} if setting == Setting.SEARCH else {"filter_key": "setting", "filter_value": setting}
+    board = (
+        {"filter_key": "", "filter_value": ""}
+        if setting == Setting.SEARCH
+        else {"filter_key": "setting", "filter_value": setting}
+    )
     latest = RatingSnapshot.objects.filter(kind="raw", **board).first()
     widths = {}
     if latest:  # a pre-release variant under test has its row in the withheld part (never shown, read here)
@@ -74,7 +80,9 @@ def sampler_models(setting: str = Setting.SEARCH, *, cut: dt.datetime | None = N
     return [ModelStats(name=m.name, weight=m.weight, votes=votes[m.pk], ci_width=widths.get(m.name)) for m in models]
 
 
-def battle_create(*, prompt: str, voter: Voter, rng: random.Random | None = None, setting: str = Setting.SEARCH) -> Battle:
+def battle_create(
+    *, prompt: str, voter: Voter, rng: random.Random | None = None, setting: str = Setting.SEARCH
+) -> Battle:
     """Draw a pair among the models that can answer in ``setting`` (sides swapped at random by the
     sampler), pick each side's citation style (search setting only: plain answers cite nothing), and
     start the first turn."""
@@ -97,9 +105,17 @@ def battle_create(*, prompt: str, voter: Voter, rng: random.Random | None = None
     randomize = settings.ARENA_RANDOMIZE_CITATION_STYLE and setting == Setting.SEARCH
     styles = [rng.choice(CITATION_STYLES) if randomize else "standardized" for _ in SIDES]
     with transaction.atomic():
-        battle = Battle.objects.create(model_a=first, model_b=second, swapped=swapped, citation_style_a=styles[0],
-                                       citation_style_b=styles[1], propensity=pair.propensity, voter_hash=voter.hash,
-                                       ip_hash=voter.ip_hash, setting=setting)
+        battle = Battle.objects.create(
+            model_a=first,
+            model_b=second,
+            swapped=swapped,
+            citation_style_a=styles[0],
+            citation_style_b=styles[1],
+            propensity=pair.propensity,
+            voter_hash=voter.hash,
+            ip_hash=voter.ip_hash,
+            setting=setting,
+        )
         turn = Turn.objects.create(battle=battle, index=0, prompt=prompt)
         queues.arena_generate_turn(turn.pk)
     return battle
@@ -129,15 +145,16 @@ def turn_add(*, battle: Battle, prompt: str, voter: Voter) -> Turn:
         _open_battle(locked)
         turns = list(locked.turns.order_by("index"))
         if len(turns) >= settings.ARENA_MAX_TURNS:
-            raise ArenaRefused(f"prompt: this battle has reached the limit of {settings.ARENA_MAX_TURNS} turns; vote or start a new one",
-                               field="prompt")
+            raise ArenaRefused(
+                f"prompt: this battle has reached the limit of {settings.ARENA_MAX_TURNS} turns; vote or start a new "
+                f"one",
+                field="prompt",
+            )
         if turns and not turns[-1].done:
             raise NotReady("wait until both answers are complete before the next prompt")
         turn = Turn.objects.create(battle=locked, index=len(turns), prompt=prompt)
         queues.arena_generate_turn(turn.pk)
     return turn
-
-
 
 
 def history_for(turn: Turn, side: str) -> list[dict[str, str]]:
@@ -177,8 +194,9 @@ class _Stream:
         if now - self.last_flush >= settings.ARENA_STREAM_FLUSH_SECONDS:
             self.last_flush = now
             fields = SIDE_FIELDS[self.side]
-            _claimed_side(self.turn_id, self.side, self.claim).update(**{fields.text: "".join(self.parts),
-                                                                        fields.status: AnswerStatus.STREAMING})
+            _claimed_side(self.turn_id, self.side, self.claim).update(
+                **{fields.text: "".join(self.parts), fields.status: AnswerStatus.STREAMING}
+            )
 
 
 def _generate_side(turn: Turn, side: str, claim: dt.datetime) -> None:
@@ -188,14 +206,24 @@ def _generate_side(turn: Turn, side: str, claim: dt.datetime) -> None:
     started = time.monotonic()
     try:
         responder = responder_for(model, battle.setting)
-        answer = responder.respond(history_for(turn, side), on_delta=_Stream(turn.pk, side, claim), citation_style=style)
+        answer = responder.respond(
+            history_for(turn, side), on_delta=_Stream(turn.pk, side, claim), citation_style=style
+        )
     except Exception as exc:  # the Responder contract says it does not raise; a broken config still might
         log.exception("arena responder for turn %s side %s raised", turn.pk, side)
-        answer = Answer(text="", sources=[], searches=[], citation_style=style, finish_reason="error",
-                        latency_s=time.monotonic() - started, error=f"{type(exc).__name__}: {exc}")
+        answer = Answer(
+            text="",
+            sources=[],
+            searches=[],
+            citation_style=style,
+            finish_reason="error",
+            latency_s=time.monotonic() - started,
+            error=f"{type(exc).__name__}: {exc}",
+        )
     fields = SIDE_FIELDS[side]
-    _claimed_side(turn.pk, side, claim).update(**{fields.text: answer.text, fields.answer: answer.to_dict(),
-                                                  fields.status: answer_status(answer)})
+    _claimed_side(turn.pk, side, claim).update(
+        **{fields.text: answer.text, fields.answer: answer.to_dict(), fields.status: answer_status(answer)}
+    )
     connection.close()  # this thread's own connection
 
 
@@ -213,12 +241,18 @@ def turn_generate(*, turn_id: int) -> str:
     fresh = Q(status_a=AnswerStatus.PENDING, status_b=AnswerStatus.PENDING, claimed_at__isnull=True)
     stale = unfinished & (Q(claimed_at__lt=_stale_claim()) | Q(claimed_at__isnull=True, created_at__lt=_stale_claim()))
     with transaction.atomic():
-        turn = (Turn.objects.select_for_update(of=("self",)).select_related("battle__model_a", "battle__model_b")
-                .filter(Q(pk=turn_id) & (fresh | stale)).first())
+        turn = (
+            Turn.objects.select_for_update(of=("self",))
+            .select_related("battle__model_a", "battle__model_b")
+            .filter(Q(pk=turn_id) & (fresh | stale))
+            .first()
+        )
         if turn is None:
             return "already generated"
         sides = [side for side in SIDES if turn.status_of(side) in UNFINISHED]
-        Turn.objects.filter(pk=turn_id).update(claimed_at=claim, **{SIDE_FIELDS[side].status: AnswerStatus.STREAMING for side in sides})
+        Turn.objects.filter(pk=turn_id).update(
+            claimed_at=claim, **{SIDE_FIELDS[side].status: AnswerStatus.STREAMING for side in sides}
+        )
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix=f"arena-turn-{turn_id}") as pool:
         list(pool.map(lambda side: _generate_side(turn, side, claim), sides))
     close_old_connections()
@@ -272,8 +306,9 @@ def _classify(turn: Turn) -> None:
 
 
 def battle_abandon_stale(*, older_than: dt.timedelta = dt.timedelta(days=1)) -> int:
-    return Battle.objects.filter(status=BattleStatus.OPEN, created_at__lt=timezone.now() - older_than).update(status=BattleStatus.ABANDONED)
-
+    return Battle.objects.filter(status=BattleStatus.OPEN, created_at__lt=timezone.now() - older_than).update(
+        status=BattleStatus.ABANDONED
+    )
 
 
 def turns_resend_unclaimed() -> int:
@@ -281,8 +316,15 @@ def turns_resend_unclaimed() -> int:
     (their message was lost with a broker restart, or never sent while it was down). A duplicate is
     harmless: ``turn_generate`` claims a turn once. Returns the number of turns sent again."""
     cutoff = timezone.now() - dt.timedelta(seconds=settings.ARENA_TURN_RESEND_SECONDS)
-    waiting = list(Turn.objects.filter(status_a=AnswerStatus.PENDING, status_b=AnswerStatus.PENDING, claimed_at__isnull=True,
-                                       created_at__lt=cutoff, battle__status=BattleStatus.OPEN).values_list("pk", flat=True)[:500])
+    waiting = list(
+        Turn.objects.filter(
+            status_a=AnswerStatus.PENDING,
+            status_b=AnswerStatus.PENDING,
+            claimed_at__isnull=True,
+            created_at__lt=cutoff,
+            battle__status=BattleStatus.OPEN,
+        ).values_list("pk", flat=True)[:500]
+    )
     for turn_id in waiting:
         queues.arena_generate_turn(turn_id)
     return len(waiting)
@@ -299,13 +341,22 @@ def turns_fail_stale() -> int:
     for side in SIDES:
         fields = SIDE_FIELDS[side]
         streaming = {fields.status: AnswerStatus.STREAMING}
-        rows = Turn.objects.filter(Q(claimed_at__lt=stale) | Q(claimed_at__isnull=True, created_at__lt=stale), **streaming)
-        for turn in rows.select_related("battle").only("pk", "claimed_at", fields.text, fields.status, f"battle__{fields.citation_style}"):
-            answer = Answer(text=turn.text_of(side), sources=[], searches=[], finish_reason=TIMED_OUT, latency_s=float(limit),
-                            citation_style=turn.battle.citation_style_of(side),
-                            error=f"the answer did not finish within the generation time limit of {limit} s and was stopped")
+        rows = Turn.objects.filter(
+            Q(claimed_at__lt=stale) | Q(claimed_at__isnull=True, created_at__lt=stale), **streaming
+        )
+        for turn in rows.select_related("battle").only(
+            "pk", "claimed_at", fields.text, fields.status, f"battle__{fields.citation_style}"
+        ):
+            answer = Answer(
+                text=turn.text_of(side),
+                sources=[],
+                searches=[],
+                finish_reason=TIMED_OUT,
+                latency_s=float(limit),
+                citation_style=turn.battle.citation_style_of(side),
+                error=f"the answer did not finish within the generation time limit of {limit} s and was stopped",
+            )
             failed += Turn.objects.filter(pk=turn.pk, claimed_at=turn.claimed_at, **streaming).update(
-                claimed_at=None, **{fields.status: AnswerStatus.FAILED, fields.answer: answer.to_dict()})
+                claimed_at=None, **{fields.status: AnswerStatus.FAILED, fields.answer: answer.to_dict()}
+            )
     return failed
-
-

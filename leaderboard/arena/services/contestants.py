@@ -1,8 +1,11 @@
-"""The contestants: the embedded ones and those configured, their responders and secrets, and what the sampler knows of them."""
+"""The contestants: the embedded ones and those configured, their responders and secrets, and what the sampler knows of
+them."""
+
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from django.conf import settings
 
@@ -13,12 +16,20 @@ from leaderboard.arena.services.common import ArenaRefused
 
 #: The embedded default's contestants: no GPU, no API key, honest about what they are.
 EMBEDDED_MODELS: tuple[dict[str, Any], ...] = (
-    {"name": "extractive-bm25-sentences", "organization": "this site (embedded default)",
-     "description": "Not a language model: the best-matching sentences from the local documentation index (BM25), with citations.",
-     "responder": {"kind": "extractive", "strategy": "bm25-sentences"}},
-    {"name": "extractive-lead-passages", "organization": "this site (embedded default)",
-     "description": "Not a language model: the opening passages of the top documents from the local index, with citations.",
-     "responder": {"kind": "extractive", "strategy": "lead-passages"}},
+    {
+        "name": "extractive-bm25-sentences",
+        "organization": "this site (embedded default)",
+        "description": "Not a language model: the best-matching sentences from the local documentation index (BM25), "
+        "with citations.",
+        "responder": {"kind": "extractive", "strategy": "bm25-sentences"},
+    },
+    {
+        "name": "extractive-lead-passages",
+        "organization": "this site (embedded default)",
+        "description": "Not a language model: the opening passages of the top documents from the local index, with "
+        "citations.",
+        "responder": {"kind": "extractive", "strategy": "lead-passages"},
+    },
 )
 
 
@@ -28,14 +39,23 @@ def arena_models_seed(*, extra: Sequence[dict[str, Any]] | None = None) -> list[
     seeded = []
     for spec in configured:
         if "api_key" in spec.get("responder", {}):
-            raise ArenaRefused(f"arena model {spec.get('name')!r}: put the key in an environment variable and name it in api_key_ref",
-                               field="responder")
+            raise ArenaRefused(
+                f"arena model {spec.get('name')!r}: put the key in an environment variable and name it in api_key_ref",
+                field="responder",
+            )
         ref = spec.get("responder", {}).get("api_key_ref")
         if ref is not None and secret_ref_problem(ref):
             raise ArenaRefused(f"arena model {spec.get('name')!r}: {secret_ref_problem(ref)}", field="responder")
-        model, _ = ArenaModel.objects.update_or_create(name=spec["name"], defaults={
-            "organization": spec.get("organization", ""), "description": spec.get("description", ""),
-            "responder": spec.get("responder", {}), "weight": float(spec.get("weight", 1.0)), "imported": False})
+        model, _ = ArenaModel.objects.update_or_create(
+            name=spec["name"],
+            defaults={
+                "organization": spec.get("organization", ""),
+                "description": spec.get("description", ""),
+                "responder": spec.get("responder", {}),
+                "weight": float(spec.get("weight", 1.0)),
+                "imported": False,
+            },
+        )
         seeded.append(model)
     return seeded
 
@@ -54,12 +74,13 @@ def responder_deadline(config: dict[str, Any]) -> dict[str, Any]:
     return config
 
 
-
 def responder_for(model: ArenaModel, setting: str = "search") -> Any:
     """The contestant's responder for a battle in ``setting`` (in "chat" it answers without search)."""
     from evaluators.arena.responders import responder_from_config
 
-    return responder_from_config(responder_deadline(dict(model.responder)), secrets=_secret, name=model.name, setting=setting)
+    return responder_from_config(
+        responder_deadline(dict(model.responder)), secrets=_secret, name=model.name, setting=setting
+    )
 
 
 def takes_part_in(model: ArenaModel, setting: str) -> bool:
@@ -85,9 +106,15 @@ SECRET_PREFIXES = ("ARENA_SECRET_", "LEADERBOARD_ARENA_SECRET_")
 
 def secret_ref_problem(ref: Any) -> str:
     """Why ``ref`` may not name a responder's key ("" when it may)."""
-    if not isinstance(ref, str) or not ref.startswith(SECRET_PREFIXES) or len(ref) == len(min(SECRET_PREFIXES, key=len)):
-        return (f"api_key_ref: {ref!r} is not allowed; name a setting or environment variable that starts with "
-                f"{' or '.join(SECRET_PREFIXES)} (for example ARENA_SECRET_PERPLEXITY_KEY): only those may hold arena keys")
+    if (
+        not isinstance(ref, str)
+        or not ref.startswith(SECRET_PREFIXES)
+        or len(ref) == len(min(SECRET_PREFIXES, key=len))
+    ):
+        return (
+            f"api_key_ref: {ref!r} is not allowed; name a setting or environment variable that starts with "
+            f"{' or '.join(SECRET_PREFIXES)} (for example ARENA_SECRET_PERPLEXITY_KEY): only those may hold arena keys"
+        )
     return ""
 
 
@@ -103,5 +130,3 @@ def _secret(ref: str) -> str:
     if not value:
         raise KeyError(ref)
     return str(value)
-
-

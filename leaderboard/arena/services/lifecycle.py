@@ -3,6 +3,7 @@ latest ratings frozen at that moment, its counted votes kept in every later fit)
 pre-release testing, released: when a provider releases a model, every variant it tested has its score
 frozen and published (those not released are retired with that reason). The transparency report
 (``leaderboard.arena.transparency``) reads what these write."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -55,8 +56,11 @@ def model_retire(*, name: str, reason: str) -> ArenaModel:
     with transaction.atomic():
         model = _locked_model(name)
         if model.retired_at is not None:
-            raise ArenaRefused(f"name: {name} was already retired on {model.retired_at:%Y-%m-%d} ({model.retire_reason})",
-                               field="name", status=409)
+            raise ArenaRefused(
+                f"name: {name} was already retired on {model.retired_at:%Y-%m-%d} ({model.retire_reason})",
+                field="name",
+                status=409,
+            )
         model.retired_at, model.retire_reason, model.enabled = timezone.now(), reason, False
         model.final_rating = frozen_rating(name)
         model.save(update_fields=["retired_at", "retire_reason", "enabled", "final_rating"])
@@ -76,9 +80,14 @@ def prerelease_release(*, name: str) -> list[ArenaModel]:
         if not released.prerelease:
             raise ArenaRefused(f"name: {name} is not a pre-release variant", field="name")
         if released.released_at is not None:
-            raise ArenaRefused(f"name: {name} was already released on {released.released_at:%Y-%m-%d}", field="name", status=409)
-        variants = list(ArenaModel.objects.select_for_update().filter(
-            organization=released.organization, prerelease=True, released_at__isnull=True).order_by("name"))
+            raise ArenaRefused(
+                f"name: {name} was already released on {released.released_at:%Y-%m-%d}", field="name", status=409
+            )
+        variants = list(
+            ArenaModel.objects.select_for_update()
+            .filter(organization=released.organization, prerelease=True, released_at__isnull=True)
+            .order_by("name")
+        )
         for variant in variants:
             variant.released_at = now
             variant.final_rating = frozen_rating(variant.name)

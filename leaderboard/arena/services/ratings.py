@@ -10,13 +10,15 @@ rating and count shown (wins, losses, votes, the boards that exist) follows from
 download and nothing about a variant's record can be derived from them; the variant is fitted with
 everyone apart, and only its own rows are kept (``RatingSnapshot.withheld``, never served) to freeze its
 score at release."""
+
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 from django.conf import settings
@@ -33,8 +35,8 @@ from leaderboard.arena.selectors import (
     public_votes,
     withheld_variants,
 )
-from leaderboard.arena.services.vote_copy import IMPORTED_INTENT_METHOD as _IMPORTED_INTENT_METHOD
 from leaderboard.arena.services.cross_setting import setting_reference
+from leaderboard.arena.services.vote_copy import IMPORTED_INTENT_METHOD as _IMPORTED_INTENT_METHOD
 
 # --- ratings -----------------------------------------------------------------------------------
 
@@ -60,12 +62,20 @@ def _fingerprint(cut: dt.datetime) -> str:
     closed = Vote.objects.filter(closed_votes_q(cut))
     valid = closed.filter(valid=True)
     attributions = TurnAttribution.objects.filter(closed_battles_q(cut, "turn__battle__"))
-    state = (valid.count(), valid.aggregate(m=Max("id"))["m"], closed.count(),
-             VoteExclusion.objects.filter(vote__in=closed).aggregate(m=Max("id"))["m"],
-             attributions.count(), attributions.aggregate(m=Max("computed_at"))["m"],
-             settings.ARENA_REFERENCE_MODEL, settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS, settings.ARENA_PROPENSITY_WEIGHTS,
-             settings.ARENA_STYLE_DEFINITION,
-             sorted(withheld_variants()))  # a release changes what is shown (and what the downloads hold)
+    state = (
+        valid.count(),
+        valid.aggregate(m=Max("id"))["m"],
+        closed.count(),
+        VoteExclusion.objects.filter(vote__in=closed).aggregate(m=Max("id"))["m"],
+        attributions.count(),
+        attributions.aggregate(m=Max("computed_at"))["m"],
+        settings.ARENA_REFERENCE_MODEL,
+        settings.ARENA_MIN_VOTES,
+        settings.ARENA_BOOTSTRAP_ROUNDS,
+        settings.ARENA_PROPENSITY_WEIGHTS,
+        settings.ARENA_STYLE_DEFINITION,
+        sorted(withheld_variants()),
+    )  # a release changes what is shown (and what the downloads hold)
     return hashlib.sha256(repr(state).encode()).hexdigest()
 
 
@@ -76,21 +86,45 @@ def battle_records(*, setting: str = "search") -> list[Any]:
     from evaluators.arena.ratings import BattleRecord
     from leaderboard.arena.services.attribution import battle_attribution_features
 
-    rows = Vote.objects.filter(valid=True, battle__setting=setting).order_by("pk").values_list(
-        "winner", "battle__model_a__name", "battle__model_b__name", "battle__features_a", "battle__features_b",
-        "battle__propensity", "battle__primary_intent", "battle__languages", "battle_id")
+    rows = (
+        Vote.objects.filter(valid=True, battle__setting=setting)
+        .order_by("pk")
+        .values_list(
+            "winner",
+            "battle__model_a__name",
+            "battle__model_b__name",
+            "battle__features_a",
+            "battle__features_b",
+            "battle__propensity",
+            "battle__primary_intent",
+            "battle__languages",
+            "battle_id",
+        )
+    )
     # the attribution counts join the features stored at the vote: an attribution may finish after it
     attributed = battle_attribution_features()
-    return [BattleRecord(model_a=a, model_b=b, winner=winner, features_a={**(fa or {}), **attributed.get((battle, "a"), {})},
-                         features_b={**(fb or {}), **attributed.get((battle, "b"), {})},
-                         weight=(1.0 / p) if p else 1.0, intent=intent or "", language=(langs or [""])[0])
-            for winner, a, b, fa, fb, p, intent, langs, battle in rows]
+    return [
+        BattleRecord(
+            model_a=a,
+            model_b=b,
+            winner=winner,
+            features_a={**(fa or {}), **attributed.get((battle, "a"), {})},
+            features_b={**(fb or {}), **attributed.get((battle, "b"), {})},
+            weight=(1.0 / p) if p else 1.0,
+            intent=intent or "",
+            language=(langs or [""])[0],
+        )
+        for winner, a, b, fa, fb, p, intent, langs, battle in rows
+    ]
 
 
 #: the leaderboard's vote groups besides all votes: filter key -> the battle's value (one per vote; empty: none),
 #: a field path or an expression (JSON read as text: no JSON decoding per vote); the typed read's SQL
 #: for them is ``vote_copy.GROUP_SQL``
-GROUP_FIELDS: dict[str, Any] = {"intent": "battle__primary_intent", "language": KeyTextTransform("0", "battle__languages")}
+GROUP_FIELDS: dict[str, Any] = {
+    "intent": "battle__primary_intent",
+    "language": KeyTextTransform("0", "battle__languages"),
+}
 #: bytes of COPY data turned into arrays at a time (``vote_copy.CHUNK_BYTES`` unless set)
 _CHUNK: int | None = None
 
@@ -113,8 +147,12 @@ class VoteTable:
         if keep.all():
             return self
         codes, labels = self.intent_method
-        return VoteTable(battles=self.battles.subset(keep), groups={key: (c[keep], values) for key, (c, values) in self.groups.items()},
-                         intent_method=(codes[keep], labels), withheld=self.withheld[keep])
+        return VoteTable(
+            battles=self.battles.subset(keep),
+            groups={key: (c[keep], values) for key, (c, values) in self.groups.items()},
+            intent_method=(codes[keep], labels),
+            withheld=self.withheld[keep],
+        )
 
     def slices(self) -> Iterator[tuple[str, str, np.ndarray | None]]:
         """(filter key, value, the votes' mask) for all votes (mask None), then each group's values in order."""
@@ -138,8 +176,10 @@ def style_definition() -> tuple[str, ...]:
     try:
         return STYLE_DEFINITIONS[settings.ARENA_STYLE_DEFINITION]
     except KeyError:
-        raise ValueError(f"LEADERBOARD_ARENA_STYLE_DEFINITION: {settings.ARENA_STYLE_DEFINITION!r} is not one of "
-                         f"{', '.join(STYLE_DEFINITIONS)}") from None
+        raise ValueError(
+            f"LEADERBOARD_ARENA_STYLE_DEFINITION: {settings.ARENA_STYLE_DEFINITION!r} is not one of "
+            f"{', '.join(STYLE_DEFINITIONS)}"
+        ) from None
 
 
 def vote_table(*, setting: str = "search", cut: dt.datetime | None = None, cached: bool = False) -> VoteTable:
@@ -174,16 +214,30 @@ def _table(rows: Any, style_names: tuple[str, ...]) -> VoteTable:
     names = dict(ArenaModel.objects.values_list("pk", "name"))
     size = max([*names, int(rows.a.max()) if len(rows) else 0, int(rows.b.max()) if len(rows) else 0]) + 1
     hidden = np.zeros(size, dtype=bool)
-    hidden[list(ArenaModel.objects.filter(prerelease=True, released_at__isnull=True).values_list("pk", flat=True))] = True
+    hidden[list(ArenaModel.objects.filter(prerelease=True, released_at__isnull=True).values_list("pk", flat=True))] = (
+        True
+    )
     withheld = hidden[rows.a]
     withheld |= hidden[rows.b]
     # numbered straight from the ids, in order of first appearance, as BattleArrays.from_records numbers them
     order, renumber = first_appearance(rows.a, rows.b, size)
     code = renumber.astype(np.int32)
-    battles = BattleArrays([names[int(i)] for i in order.tolist()], code[rows.a], code[rows.b], rows.outcome, rows.fa, rows.fb,
-                           style_names, rows.weight)
-    return VoteTable(battles=battles, groups={key: (rows.codes[key], rows.labels[key]) for key in GROUP_FIELDS},
-                     intent_method=(rows.codes["method"], rows.labels["method"]), withheld=withheld)
+    battles = BattleArrays(
+        [names[int(i)] for i in order.tolist()],
+        code[rows.a],
+        code[rows.b],
+        rows.outcome,
+        rows.fa,
+        rows.fb,
+        style_names,
+        rows.weight,
+    )
+    return VoteTable(
+        battles=battles,
+        groups={key: (rows.codes[key], rows.labels[key]) for key in GROUP_FIELDS},
+        intent_method=(rows.codes["method"], rows.labels["method"]),
+        withheld=withheld,
+    )
 
 
 #: the format of the kept rows (a change makes every kept file unreadable: they are read again)
@@ -200,8 +254,12 @@ def vote_cache_dir() -> Any:
     return settings.VAR_DIR / "arena-votes"
 
 
-def _cached_rows(setting: str, cut: dt.datetime | None, style_names: tuple[str, ...],
-                 attributed: dict[tuple[int, str], dict[str, float]]) -> Any:
+def _cached_rows(
+    setting: str,
+    cut: dt.datetime | None,
+    style_names: tuple[str, ...],
+    attributed: dict[tuple[int, str], dict[str, float]],
+) -> Any:
     """The votes of :func:`vote_table`, from the rows kept on disk plus those that entered or changed since.
 
     The kept rows are the votes closed under the cut of their read with ids up to the highest read.
@@ -216,10 +274,10 @@ def _cached_rows(setting: str, cut: dt.datetime | None, style_names: tuple[str, 
     another database; also a deleted vote), or the database is not PostgreSQL (no triggers)."""
     import json
 
+    from django.db import connection
+
     from leaderboard.arena.models import VoteChange
     from leaderboard.arena.services.vote_copy import VoteRows, read_votes
-
-    from django.db import connection
 
     if connection.vendor != "postgresql":
         return read_votes(setting, cut, style_names, attributed=attributed, chunk_bytes=_CHUNK)
@@ -227,8 +285,12 @@ def _cached_rows(setting: str, cut: dt.datetime | None, style_names: tuple[str, 
     # same name, as a test database is, starts its ids again and must not meet the old one's rows)
     with connection.cursor() as cursor:
         cursor.execute("SELECT oid FROM pg_database WHERE datname = current_database()")
-        database = (connection.settings_dict.get("HOST"), connection.settings_dict.get("PORT"),
-                    connection.settings_dict.get("NAME"), cursor.fetchone()[0])
+        database = (
+            connection.settings_dict.get("HOST"),
+            connection.settings_dict.get("PORT"),
+            connection.settings_dict.get("NAME"),
+            cursor.fetchone()[0],
+        )
     key = hashlib.sha256(repr((style_names, database)).encode()).hexdigest()[:16]
     path = vote_cache_dir() / f"{setting}-{key}.npz"
     kept = None
@@ -240,24 +302,40 @@ def _cached_rows(setting: str, cut: dt.datetime | None, style_names: tuple[str, 
                     kept = (meta, {name: stored[name] for name in stored.files if name != "meta"})
         except (OSError, ValueError, KeyError):
             kept = None
-    now = dt.datetime.now(dt.timezone.utc)
-    seen = VoteChange.objects.aggregate(m=Max("id"))["m"] or 0  # before the reads: a change during them is seen next time
+    now = dt.datetime.now(dt.UTC)
+    seen = (
+        VoteChange.objects.aggregate(m=Max("id"))["m"] or 0
+    )  # before the reads: a change during them is seen next time
     if kept is not None:
         meta, arrays = kept
         old_cut = dt.datetime.fromisoformat(meta["cut"]) if meta["cut"] else None
-        if ((meta["cut"] is None) != (cut is None) or (cut is not None and old_cut is not None and old_cut > cut)
-                or dt.datetime.fromisoformat(meta["read_at"]) < now - VOTE_CHANGES_KEPT + dt.timedelta(hours=1)
-                or Vote.objects.filter(pk__lte=meta["last"]).count() != meta["below"]):
-            kept = None  # (the last: votes gone without a trigger, as by a rollback, TRUNCATE or another database, or deleted)
+        if (
+            (meta["cut"] is None) != (cut is None)
+            or (cut is not None and old_cut is not None and old_cut > cut)
+            or dt.datetime.fromisoformat(meta["read_at"]) < now - VOTE_CHANGES_KEPT + dt.timedelta(hours=1)
+            or Vote.objects.filter(pk__lte=meta["last"]).count() != meta["below"]
+        ):
+            # (the last: votes gone without a trigger, as by a rollback, TRUNCATE or another database, or deleted)
+            kept = None
     if kept is not None:
         since = Q(id__gt=meta["change"]) | Q(at__gte=dt.datetime.fromisoformat(meta["read_at"]) - _CHANGE_MARGIN)
-        changed = sorted({v for v in VoteChange.objects.filter(since).values_list("vote_id", flat=True) if v <= meta["last"]})
+        changed = sorted(
+            {v for v in VoteChange.objects.filter(since).values_list("vote_id", flat=True) if v <= meta["last"]}
+        )
         old = VoteRows.from_arrays(arrays, meta["labels"])
         if changed:
             keep = ~np.isin(old.vote, np.array(changed, dtype=np.int64))
             old = VoteRows.from_arrays({name: x[keep] for name, x in old.arrays().items()}, old.labels)
-        new = read_votes(setting, cut, style_names, after=meta["last"], old_cut=old_cut, again=changed, attributed=attributed,
-                         chunk_bytes=_CHUNK)
+        new = read_votes(
+            setting,
+            cut,
+            style_names,
+            after=meta["last"],
+            old_cut=old_cut,
+            again=changed,
+            attributed=attributed,
+            chunk_bytes=_CHUNK,
+        )
         rows = _merged(old, new) if len(new) else old
         fresh = bool(changed) or len(new) > 0
     else:
@@ -265,8 +343,15 @@ def _cached_rows(setting: str, cut: dt.datetime | None, style_names: tuple[str, 
         fresh = True
     if fresh or kept is None or kept[0]["change"] != seen:
         last = int(rows.vote.max()) if len(rows) else (kept[0]["last"] if kept else 0)
-        meta = {"format": _CACHE_FORMAT, "cut": cut.isoformat() if cut else None, "change": seen, "read_at": now.isoformat(),
-                "last": last, "below": Vote.objects.filter(pk__lte=last).count(), "labels": rows.labels}
+        meta = {
+            "format": _CACHE_FORMAT,
+            "cut": cut.isoformat() if cut else None,
+            "change": seen,
+            "read_at": now.isoformat(),
+            "last": last,
+            "below": Vote.objects.filter(pk__lte=last).count(),
+            "labels": rows.labels,
+        }
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".partial.npz")
         np.savez(partial, meta=np.array(json.dumps(meta)), **rows.arrays())
@@ -286,11 +371,15 @@ def _merged(old: Any, new: Any) -> Any:
         for value in values:
             if value not in labels[key]:
                 labels[key].append(value)
-        recode = np.array([*(labels[key].index(v) for v in values), -1], dtype=np.int16)  # the last entry: -1 (none) stays -1
+        recode = np.array(
+            [*(labels[key].index(v) for v in values), -1], dtype=np.int16
+        )  # the last entry: -1 (none) stays -1
         arrays[f"code_{key}"] = recode[new.codes[key]]
     kept = old.arrays()
     joined = {name: np.concatenate([kept[name], arrays[name]]) for name in kept}
-    if len(old) and len(new) and new.vote.min() < old.vote.max():  # a changed vote, or one closed since the last cut with a lower id
+    if (
+        len(old) and len(new) and new.vote.min() < old.vote.max()
+    ):  # a changed vote, or one closed since the last cut with a lower id
         order = np.argsort(joined["vote"], kind="stable")
         joined = {name: x[order] for name, x in joined.items()}
     return VoteRows.from_arrays(joined, labels)
@@ -302,7 +391,11 @@ def reference_model(battles: Any) -> str | None:
     well-estimated model (``auto_reference``) and names it; never a model picked by its name."""
     from evaluators.arena.rating_types import BattleArrays
 
-    names = set(battles.models) if isinstance(battles, BattleArrays) else {r.model_a for r in battles} | {r.model_b for r in battles}
+    names = (
+        set(battles.models)
+        if isinstance(battles, BattleArrays)
+        else {r.model_a for r in battles} | {r.model_b for r in battles}
+    )
     return settings.ARENA_REFERENCE_MODEL if settings.ARENA_REFERENCE_MODEL in names else None
 
 
@@ -318,7 +411,9 @@ def _withheld_rows(whole: VoteTable, config: Any, withheld: set[str], *, anchor:
 
     if not whole.withheld.any():
         return []
-    rows: list[dict[str, Any]] = rate(whole.battles, replace(config, reference=anchor or config.reference), withheld=withheld).withheld_dicts()
+    rows: list[dict[str, Any]] = rate(
+        whole.battles, replace(config, reference=anchor or config.reference), withheld=withheld
+    ).withheld_dicts()
     return rows
 
 
@@ -338,7 +433,9 @@ def ratings_compute(*, force: bool = False, now: dt.datetime | None = None) -> i
     cut = public_cut(now)
     fingerprint = _fingerprint(cut)
     if not force and RatingSnapshot.objects.filter(fingerprint=fingerprint).exists():
-        exports.files_write(fingerprint, cut=cut)  # nothing when they are there (written before this version, or removed)
+        exports.files_write(
+            fingerprint, cut=cut
+        )  # nothing when they are there (written before this version, or removed)
         return 0
     previous = latest_fingerprint()
     # the downloads first: once the snapshots below exist (the download looks for its fingerprint's
@@ -354,7 +451,8 @@ def ratings_compute(*, force: bool = False, now: dt.datetime | None = None) -> i
     common = setting_reference({"search": table.battles, "chat": chat.battles})
     # (filter key, value, the public votes, the group's rows, all votes of the whole board: None for a group)
     groups: list[tuple[str, str, VoteTable, np.ndarray | None, VoteTable | None]] = [
-        (key, value, table, rows, None if rows is not None else everyone) for key, value, rows in table.slices()]
+        (key, value, table, rows, None if rows is not None else everyone) for key, value, rows in table.slices()
+    ]
     if len(chat.battles):
         groups += [("setting", "search", table, None, everyone), ("setting", "chat", chat, None, chat_everyone)]
     snapshots = []
@@ -365,19 +463,38 @@ def ratings_compute(*, force: bool = False, now: dt.datetime | None = None) -> i
         methods = source.intent_methods(rows)
         for kind in ("raw", "style"):
             reference = common if filter_key == "setting" and common else reference_model(subset)
-            config = RatingConfig(reference=reference, auto_reference=True, bootstrap_rounds=settings.ARENA_BOOTSTRAP_ROUNDS, seed=0,
-                                  interval="bootstrap", style_control=kind == "style", use_weights=settings.ARENA_PROPENSITY_WEIGHTS,
-                                  min_votes=settings.ARENA_MIN_VOTES, style_features=table.battles.feature_names)
+            config = RatingConfig(
+                reference=reference,
+                auto_reference=True,
+                bootstrap_rounds=settings.ARENA_BOOTSTRAP_ROUNDS,
+                seed=0,
+                interval="bootstrap",
+                style_control=kind == "style",
+                use_weights=settings.ARENA_PROPENSITY_WEIGHTS,
+                min_votes=settings.ARENA_MIN_VOTES,
+                style_features=table.battles.feature_names,
+            )
             result = rate(subset, config, withheld=withheld)
-            apart = _withheld_rows(whole, config, withheld, anchor=result.anchor.get("model") or None) if whole is not None else []
-            snapshots.append(RatingSnapshot(kind=kind, filter_key=filter_key, filter_value=filter_value, result=result.public_dict(),
-                                            withheld=apart,
-                                            n_votes=len(subset), n_excluded=n_excluded, fingerprint=fingerprint,
-                                            config={**config.to_dict(), "intent_methods": methods, "public_cut": cut.isoformat()}))
+            apart = (
+                _withheld_rows(whole, config, withheld, anchor=result.anchor.get("model") or None)
+                if whole is not None
+                else []
+            )
+            snapshots.append(
+                RatingSnapshot(
+                    kind=kind,
+                    filter_key=filter_key,
+                    filter_value=filter_value,
+                    result=result.public_dict(),
+                    withheld=apart,
+                    n_votes=len(subset),
+                    n_excluded=n_excluded,
+                    fingerprint=fingerprint,
+                    config={**config.to_dict(), "intent_methods": methods, "public_cut": cut.isoformat()},
+                )
+            )
     RatingSnapshot.objects.bulk_create(snapshots)
     # the home page's card, the profiles and the models index show these (bulk_create sends no signal)
     pagecache.boards_changed()
     exports.files_prune(keep=[fingerprint, previous])  # the previous set may still be being downloaded
     return len(snapshots)
-
-

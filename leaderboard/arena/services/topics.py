@@ -18,6 +18,7 @@ the default storage that the next update and :func:`ratings_for_prompt` read.
 nearest public battles, or says why it declines. The question is not stored, logged or cached here:
 it is turned into a vector, compared, and dropped.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -33,8 +34,8 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db.models import Count, Max, OuterRef, QuerySet, Subquery, Sum
 
-from evaluators.arena.rating_types import OUTCOMES, BattleArrays, RatingConfig
 from evaluators.arena.conditioned import Kernel, conditioned_rating, held_out
+from evaluators.arena.rating_types import OUTCOMES, BattleArrays, RatingConfig
 from evaluators.arena.topics import Assignment, RefitRule, TopicModel, Vocabulary, assign, embed, fit_topics, refit_due
 from leaderboard.arena.models import Setting, TopicSnapshot, Turn, Vote
 from leaderboard.arena.selectors import public_cut, public_votes
@@ -52,8 +53,12 @@ def representation() -> str:
 
 
 def kernel() -> Kernel:
-    return Kernel(neighbours=settings.ARENA_TOPICS_NEIGHBOURS, min_similarity=settings.ARENA_TOPICS_MIN_SIMILARITY,
-                  bandwidth=settings.ARENA_TOPICS_BANDWIDTH, min_effective=settings.ARENA_TOPICS_MIN_EFFECTIVE_VOTES)
+    return Kernel(
+        neighbours=settings.ARENA_TOPICS_NEIGHBOURS,
+        min_similarity=settings.ARENA_TOPICS_MIN_SIMILARITY,
+        bandwidth=settings.ARENA_TOPICS_BANDWIDTH,
+        min_effective=settings.ARENA_TOPICS_MIN_EFFECTIVE_VOTES,
+    )
 
 
 def _embed(texts: list[str]) -> np.ndarray:
@@ -62,13 +67,20 @@ def _embed(texts: list[str]) -> np.ndarray:
 
 # --- the public battles --------------------------------------------------------------------------
 
+
 def _public_counted(cut: dt.datetime) -> QuerySet[Vote]:
     return public_votes(cut).filter(valid=True, battle__setting=Setting.SEARCH)
 
 
 def _fingerprint(votes: QuerySet[Vote]) -> str:
-    state = (votes.aggregate(n=Count("pk"), m=Max("pk"), s=Sum("battle_id")), representation(), settings.ARENA_TOPICS_TOP,
-             settings.ARENA_TOPICS_SUB, settings.ARENA_BOOTSTRAP_ROUNDS, settings.ARENA_MIN_VOTES)
+    state = (
+        votes.aggregate(n=Count("pk"), m=Max("pk"), s=Sum("battle_id")),
+        representation(),
+        settings.ARENA_TOPICS_TOP,
+        settings.ARENA_TOPICS_SUB,
+        settings.ARENA_BOOTSTRAP_ROUNDS,
+        settings.ARENA_MIN_VOTES,
+    )
     return hashlib.sha256(repr(state).encode()).hexdigest()
 
 
@@ -86,20 +98,36 @@ class PublicBattles:
 
 def public_battles(votes: QuerySet[Vote]) -> PublicBattles:
     first = Turn.objects.filter(battle=OuterRef("battle_id"), index=0).values("prompt")[:1]
-    rows = list(votes.annotate(prompt=Subquery(first)).order_by("battle_id").values_list(
-        "battle_id", "winner", "battle__model_a__name", "battle__model_b__name", "battle__primary_intent", "created_at", "prompt"))
+    rows = list(
+        votes.annotate(prompt=Subquery(first))
+        .order_by("battle_id")
+        .values_list(
+            "battle_id",
+            "winner",
+            "battle__model_a__name",
+            "battle__model_b__name",
+            "battle__primary_intent",
+            "created_at",
+            "prompt",
+        )
+    )
     models: dict[str, int] = {}
     intents: dict[str, int] = {}
     code = {o: i for i, o in enumerate(OUTCOMES)}
     a = np.array([models.setdefault(r[2], len(models)) for r in rows], dtype=np.int64)
     b = np.array([models.setdefault(r[3], len(models)) for r in rows], dtype=np.int64)
-    return PublicBattles(ids=np.array([r[0] for r in rows], dtype=np.int64), prompts=[r[6] or "" for r in rows],
-                         battles=BattleArrays(list(models), a, b, np.array([code[r[1]] for r in rows], dtype=np.int64)),
-                         intents=np.array([intents.setdefault(r[4], len(intents)) if r[4] else -1 for r in rows], dtype=np.int64),
-                         intent_names=list(intents), months=[r[5].strftime("%Y-%m") for r in rows])
+    return PublicBattles(
+        ids=np.array([r[0] for r in rows], dtype=np.int64),
+        prompts=[r[6] or "" for r in rows],
+        battles=BattleArrays(list(models), a, b, np.array([code[r[1]] for r in rows], dtype=np.int64)),
+        intents=np.array([intents.setdefault(r[4], len(intents)) if r[4] else -1 for r in rows], dtype=np.int64),
+        intent_names=list(intents),
+        months=[r[5].strftime("%Y-%m") for r in rows],
+    )
 
 
 # --- the stored vectors ------------------------------------------------------------------------
+
 
 @dataclass
 class Stored:
@@ -117,9 +145,19 @@ class Stored:
 
 def _write(stored: Stored, fingerprint: str) -> str:
     buffer = io.BytesIO()
-    np.savez(buffer, ids=stored.ids, x=stored.x, topic=stored.topic, subtopic=stored.subtopic, similarity=stored.similarity,
-             later=stored.later, a=stored.battles.a, b=stored.battles.b, outcome=stored.battles.outcome,
-             models=np.array(stored.battles.models, dtype=str))
+    np.savez(
+        buffer,
+        ids=stored.ids,
+        x=stored.x,
+        topic=stored.topic,
+        subtopic=stored.subtopic,
+        similarity=stored.similarity,
+        later=stored.later,
+        a=stored.battles.a,
+        b=stored.battles.b,
+        outcome=stored.battles.outcome,
+        models=np.array(stored.battles.models, dtype=str),
+    )
     name = f"{_PREFIX}/{fingerprint[:32]}.npz"
     if default_storage.exists(name):
         default_storage.delete(name)
@@ -131,11 +169,19 @@ def _read(name: str) -> Stored:
     """A snapshot's file (kept for the process: a file name is never reused for other contents)."""
     with default_storage.open(name, "rb") as handle:
         data = np.load(io.BytesIO(handle.read()))
-        return Stored(ids=data["ids"], x=data["x"], topic=data["topic"], subtopic=data["subtopic"], similarity=data["similarity"],
-                      later=data["later"], battles=BattleArrays([str(m) for m in data["models"]], data["a"], data["b"], data["outcome"]))
+        return Stored(
+            ids=data["ids"],
+            x=data["x"],
+            topic=data["topic"],
+            subtopic=data["subtopic"],
+            similarity=data["similarity"],
+            later=data["later"],
+            battles=BattleArrays([str(m) for m in data["models"]], data["a"], data["b"], data["outcome"]),
+        )
 
 
 # --- the computation ---------------------------------------------------------------------------
+
 
 def topics_compute(*, now: dt.datetime | None = None, force: bool = False) -> TopicSnapshot | None:
     """A new snapshot when the public counted votes changed (module doc); None when they did not or there are none."""
@@ -149,8 +195,13 @@ def topics_compute(*, now: dt.datetime | None = None, force: bool = False) -> To
     if not len(data.ids):
         return None
     kind = representation()
-    reason = "" if last is not None and last.representation == kind else (
-        "no topic model yet" if last is None else f"the representation changed from {last.representation} to {kind}")
+    reason = (
+        ""
+        if last is not None and last.representation == kind
+        else (
+            "no topic model yet" if last is None else f"the representation changed from {last.representation} to {kind}"
+        )
+    )
     if not reason and last is not None and not default_storage.exists(last.vectors):
         reason = "the last snapshot's vectors file is missing from the storage"
     model: TopicModel | None = None
@@ -169,27 +220,49 @@ def topics_compute(*, now: dt.datetime | None = None, force: bool = False) -> To
         x[known] = old.x[at[known]]
         x[fresh] = new_x
         placed = assign(model, new_x)
-        found = Assignment(topic=np.zeros(len(data.ids), dtype=np.int64), subtopic=np.zeros(len(data.ids), dtype=np.int64),
-                           similarity=np.zeros(len(data.ids)))
+        found = Assignment(
+            topic=np.zeros(len(data.ids), dtype=np.int64),
+            subtopic=np.zeros(len(data.ids), dtype=np.int64),
+            similarity=np.zeros(len(data.ids)),
+        )
         for field in ("topic", "subtopic", "similarity"):
             getattr(found, field)[known] = getattr(old, field)[at[known]]
             getattr(found, field)[fresh] = getattr(placed, field)
         later[known] = old.later[at[known]]
         later[fresh] = True
         since = Assignment(topic=found.topic[later], subtopic=found.subtopic[later], similarity=found.similarity[later])
-        reason = refit_due(model, since, RefitRule(refit_growth=settings.ARENA_TOPICS_REFIT_GROWTH,
-                                                   drift_share=settings.ARENA_TOPICS_DRIFT_SHARE))
+        reason = refit_due(
+            model,
+            since,
+            RefitRule(refit_growth=settings.ARENA_TOPICS_REFIT_GROWTH, drift_share=settings.ARENA_TOPICS_DRIFT_SHARE),
+        )
     refit = bool(reason)
     if refit:
         model, x, found = _refit(data)
         later[:] = False
     assert model is not None and found is not None
-    stored = Stored(ids=data.ids, x=x, topic=found.topic, subtopic=found.subtopic, similarity=found.similarity, later=later,
-                    battles=data.battles)
+    stored = Stored(
+        ids=data.ids,
+        x=x,
+        topic=found.topic,
+        subtopic=found.subtopic,
+        similarity=found.similarity,
+        later=later,
+        battles=data.battles,
+    )
     result = _result(model, stored, data)
     name = _write(stored, fingerprint)
-    snapshot = TopicSnapshot.objects.create(fingerprint=fingerprint, refit=refit, reason=reason, representation=kind,
-                                            n_battles=len(data.ids), model=model.to_dict(), result=result, vectors=name, public_cut=cut)
+    snapshot = TopicSnapshot.objects.create(
+        fingerprint=fingerprint,
+        refit=refit,
+        reason=reason,
+        representation=kind,
+        n_battles=len(data.ids),
+        model=model.to_dict(),
+        result=result,
+        vectors=name,
+        public_cut=cut,
+    )
     _prune(keep=[name, last.vectors if last is not None else ""])
     return snapshot
 
@@ -207,16 +280,31 @@ def _refit(data: PublicBattles) -> tuple[TopicModel, np.ndarray, Assignment]:
     embedded = bool(settings.ARENA_TOPICS_EMBEDDINGS_URL)
     x = _embed(data.prompts) if embedded else vocabulary.vectors(counts)
     k_top = max(1, min(settings.ARENA_TOPICS_TOP, n // settings.ARENA_TOPICS_MIN_SIZE))
-    model, found = fit_topics(x, counts, None if embedded else vocabulary, k_top=k_top, k_sub=settings.ARENA_TOPICS_SUB,
-                              min_topic=settings.ARENA_TOPICS_MIN_SIZE, seed=0, label_words=vocabulary.words)
+    model, found = fit_topics(
+        x,
+        counts,
+        None if embedded else vocabulary,
+        k_top=k_top,
+        k_sub=settings.ARENA_TOPICS_SUB,
+        min_topic=settings.ARENA_TOPICS_MIN_SIZE,
+        seed=0,
+        label_words=vocabulary.words,
+    )
     return model, x, found
 
 
 def _rating_config(battles: BattleArrays, *, full: bool) -> RatingConfig:
     from leaderboard.arena.services.ratings import reference_model
 
-    return RatingConfig(reference=reference_model(battles), auto_reference=True, bootstrap_rounds=settings.ARENA_BOOTSTRAP_ROUNDS,
-                        seed=0, interval="bootstrap" if full else "sandwich", min_votes=settings.ARENA_MIN_VOTES, robustness=full)
+    return RatingConfig(
+        reference=reference_model(battles),
+        auto_reference=True,
+        bootstrap_rounds=settings.ARENA_BOOTSTRAP_ROUNDS,
+        seed=0,
+        interval="bootstrap" if full else "sandwich",
+        min_votes=settings.ARENA_MIN_VOTES,
+        robustness=full,
+    )
 
 
 def _ratings(battles: BattleArrays, rows: np.ndarray, *, full: bool) -> dict[str, Any]:
@@ -224,10 +312,23 @@ def _ratings(battles: BattleArrays, rows: np.ndarray, *, full: bool) -> dict[str
 
     subset = battles.subset(rows)
     result = rate(subset, _rating_config(subset, full=full))
-    return {"models": [{"name": m.name, "rating": m.rating, "ci_low": m.ci_low, "ci_high": m.ci_high, "rank_ub": m.rank_ub,
-                        "votes": m.votes, "ranked": m.rankable and m.bounded and not m.provisional, "note": m.note}
-                       for m in result.models],
-            "robustness": result.robustness, "method": result.method}
+    return {
+        "models": [
+            {
+                "name": m.name,
+                "rating": m.rating,
+                "ci_low": m.ci_low,
+                "ci_high": m.ci_high,
+                "rank_ub": m.rank_ub,
+                "votes": m.votes,
+                "ranked": m.rankable and m.bounded and not m.provisional,
+                "note": m.note,
+            }
+            for m in result.models
+        ],
+        "robustness": result.robustness,
+        "method": result.method,
+    }
 
 
 def _examples(prompts: list[str], rows: np.ndarray, similarity: np.ndarray) -> list[str]:
@@ -235,7 +336,7 @@ def _examples(prompts: list[str], rows: np.ndarray, similarity: np.ndarray) -> l
     out: list[str] = []
     for i in rows[np.argsort(-similarity[rows], kind="stable")]:
         text = " ".join(prompts[i].split())
-        text = text if len(text) <= EXAMPLE_CHARS else text[:EXAMPLE_CHARS - 1] + "…"
+        text = text if len(text) <= EXAMPLE_CHARS else text[: EXAMPLE_CHARS - 1] + "…"
         if text and text not in out:
             out.append(text)
         if len(out) == EXAMPLES:
@@ -245,7 +346,9 @@ def _examples(prompts: list[str], rows: np.ndarray, similarity: np.ndarray) -> l
 
 def _result(model: TopicModel, stored: Stored, data: PublicBattles) -> dict[str, Any]:
     n = len(stored.ids)
-    months, month_of = np.unique(np.array(data.months, dtype=str), return_inverse=True)  # sorted months, each battle's index
+    months, month_of = np.unique(
+        np.array(data.months, dtype=str), return_inverse=True
+    )  # sorted months, each battle's index
     per_month = np.bincount(month_of, minlength=len(months))
     topics: list[dict[str, Any]] = []
     for j in range(len(model.top)):
@@ -254,21 +357,42 @@ def _result(model: TopicModel, stored: Stored, data: PublicBattles) -> dict[str,
         subtopics = []
         for s in range(len(model.sub[j])):
             sub_rows = rows[stored.subtopic[rows] == s]
-            subtopics.append({"label": model.sub_labels[j][s] if s < len(model.sub_labels[j]) else [], "battles": len(sub_rows),
-                              "share": len(sub_rows) / max(len(rows), 1),
-                              "examples": _examples(data.prompts, sub_rows, stored.similarity)[:1],
-                              "ratings": _ratings(stored.battles, sub_rows, full=False) if len(sub_rows) else None})
-        topics.append({"label": model.labels[j], "battles": len(rows), "share": len(rows) / n,
-                       "over_time": [{"month": m, "battles": int(k), "share": float(k / t) if t else 0.0}
-                                     for m, k, t in zip(months.tolist(), in_month, per_month)],
-                       "examples": _examples(data.prompts, rows, stored.similarity),
-                       "ratings": _ratings(stored.battles, rows, full=True) if len(rows) else None,
-                       "subtopics": subtopics if len(subtopics) > 1 else []})
+            subtopics.append(
+                {
+                    "label": model.sub_labels[j][s] if s < len(model.sub_labels[j]) else [],
+                    "battles": len(sub_rows),
+                    "share": len(sub_rows) / max(len(rows), 1),
+                    "examples": _examples(data.prompts, sub_rows, stored.similarity)[:1],
+                    "ratings": _ratings(stored.battles, sub_rows, full=False) if len(sub_rows) else None,
+                }
+            )
+        topics.append(
+            {
+                "label": model.labels[j],
+                "battles": len(rows),
+                "share": len(rows) / n,
+                "over_time": [
+                    {"month": m, "battles": int(k), "share": float(k / t) if t else 0.0}
+                    for m, k, t in zip(months.tolist(), in_month, per_month)
+                ],
+                "examples": _examples(data.prompts, rows, stored.similarity),
+                "ratings": _ratings(stored.battles, rows, full=True) if len(rows) else None,
+                "subtopics": subtopics if len(subtopics) > 1 else [],
+            }
+        )
     topics.sort(key=lambda t: -int(t["battles"]))
     evaluation = held_out(stored.battles, stored.x, data.intents, seed=0, kernel=kernel()).to_dict()
-    return {"topics": topics, "battles": n, "evaluation": evaluation, "kernel": kernel().__dict__,
-            "label_kind": "keywords by class-based TF-IDF (not written by a model)",
-            "refit_rule": {"growth_percent": round(100 * settings.ARENA_TOPICS_REFIT_GROWTH), "drift_percent": round(100 * settings.ARENA_TOPICS_DRIFT_SHARE)}}
+    return {
+        "topics": topics,
+        "battles": n,
+        "evaluation": evaluation,
+        "kernel": kernel().__dict__,
+        "label_kind": "keywords by class-based TF-IDF (not written by a model)",
+        "refit_rule": {
+            "growth_percent": round(100 * settings.ARENA_TOPICS_REFIT_GROWTH),
+            "drift_percent": round(100 * settings.ARENA_TOPICS_DRIFT_SHARE),
+        },
+    }
 
 
 def _prune(keep: list[str]) -> None:
@@ -284,6 +408,7 @@ def _prune(keep: list[str]) -> None:
 
 # --- the conditioned ranking -------------------------------------------------------------------
 
+
 @dataclass
 class ForPrompt:
     """A conditioned ranking for a typed question (``rows``), or why there is none (``declined``)."""
@@ -297,37 +422,86 @@ class ForPrompt:
     min_effective_votes: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {"declined": self.declined, "effective_votes": self.effective_votes, "neighbours": self.neighbours,
-                "models": self.rows, "method": self.method, "min_effective_votes": self.min_effective_votes,
-                "computed_at": self.computed_at.isoformat() if self.computed_at else None}
+        return {
+            "declined": self.declined,
+            "effective_votes": self.effective_votes,
+            "neighbours": self.neighbours,
+            "models": self.rows,
+            "method": self.method,
+            "min_effective_votes": self.min_effective_votes,
+            "computed_at": self.computed_at.isoformat() if self.computed_at else None,
+        }
 
 
 def ratings_for_prompt(question: str) -> ForPrompt:
     """The ranking fitted on the public battles nearest ``question`` (module doc); the question is not kept."""
     k = kernel()
-    question = (question or "").strip()[:settings.ARENA_MAX_PROMPT_CHARS]
+    question = (question or "").strip()[: settings.ARENA_MAX_PROMPT_CHARS]
     snapshot = TopicSnapshot.objects.order_by("-computed_at").first()
     if not question:
-        return ForPrompt("type a question to see the models ranked on the battles nearest to it", 0.0, 0, [], "", None, k.min_effective)
+        return ForPrompt(
+            "type a question to see the models ranked on the battles nearest to it",
+            0.0,
+            0,
+            [],
+            "",
+            None,
+            k.min_effective,
+        )
     if snapshot is None:
-        return ForPrompt("there are no public voted battles to compare the question with yet; come back once votes are counted",
-                         0.0, 0, [], "", None, k.min_effective)
+        return ForPrompt(
+            "there are no public voted battles to compare the question with yet; come back once votes are counted",
+            0.0,
+            0,
+            [],
+            "",
+            None,
+            k.min_effective,
+        )
     try:
         stored = _read(snapshot.vectors)
     except FileNotFoundError:
-        return ForPrompt("the battles' vectors are being recomputed; try again in a few minutes", 0.0, 0, [], "",
-                         snapshot.computed_at, k.min_effective)
+        return ForPrompt(
+            "the battles' vectors are being recomputed; try again in a few minutes",
+            0.0,
+            0,
+            [],
+            "",
+            snapshot.computed_at,
+            k.min_effective,
+        )
     model = TopicModel.from_dict(snapshot.model)
     try:
         query = _vectors(model, [question])[0]
     except RuntimeError:
-        return ForPrompt("the embeddings service did not answer, so the question could not be compared; try again in a minute",
-                         0.0, 0, [], "", snapshot.computed_at, k.min_effective)
+        return ForPrompt(
+            "the embeddings service did not answer, so the question could not be compared; try again in a minute",
+            0.0,
+            0,
+            [],
+            "",
+            snapshot.computed_at,
+            k.min_effective,
+        )
     got = conditioned_rating(stored.battles, stored.x, query, k, _rating_config(stored.battles, full=False))
     if got.result is None:
-        return ForPrompt(got.declined, got.effective_votes, got.neighbours, [], "", snapshot.computed_at, k.min_effective)
-    rows = [{"name": m.name, "rating": m.rating, "ci_low": m.ci_low, "ci_high": m.ci_high, "rank_ub": m.rank_ub,
-             "votes": m.votes, "ranked": m.rankable and m.bounded} for m in got.result.models]
-    method = (f"{got.result.method}; each of the {got.neighbours} nearest public battles weighted by exp(-(1 - cosine) / "
-              f"{k.bandwidth:g}) (cosine at least {k.min_similarity:g}, at most {k.neighbours} battles; {representation()})")
+        return ForPrompt(
+            got.declined, got.effective_votes, got.neighbours, [], "", snapshot.computed_at, k.min_effective
+        )
+    rows = [
+        {
+            "name": m.name,
+            "rating": m.rating,
+            "ci_low": m.ci_low,
+            "ci_high": m.ci_high,
+            "rank_ub": m.rank_ub,
+            "votes": m.votes,
+            "ranked": m.rankable and m.bounded,
+        }
+        for m in got.result.models
+    ]
+    method = (
+        f"{got.result.method}; each of the {got.neighbours} nearest public battles weighted by exp(-(1 - cosine) / "
+        f"{k.bandwidth:g}) (cosine at least {k.min_similarity:g}, at most {k.neighbours} battles; {representation()})"
+    )
     return ForPrompt("", got.effective_votes, got.neighbours, rows, method, snapshot.computed_at, k.min_effective)

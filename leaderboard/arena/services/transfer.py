@@ -1,12 +1,14 @@
 """Import of the released dataset (JSONL or Parquet), idempotent by conv_id; a bad row is named and
 nothing is imported."""
+
 from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from django.db import transaction
 from django.db.models import Q
@@ -30,6 +32,7 @@ Row = TypeVar("Row")
 
 # --- import of the released dataset --------------------------------------------------------------
 
+
 @dataclass
 class ImportReport:
     created: int = 0
@@ -38,8 +41,10 @@ class ImportReport:
 
 
 def _imported_model(name: str, report: ImportReport) -> ArenaModel:
-    model, created = ArenaModel.objects.get_or_create(name=name, defaults={"imported": True, "enabled": False,
-                                                                           "description": "imported from a released arena dataset"})
+    model, created = ArenaModel.objects.get_or_create(
+        name=name,
+        defaults={"imported": True, "enabled": False, "description": "imported from a released arena dataset"},
+    )
     if created:
         report.models_created.append(name)
     return model
@@ -63,7 +68,9 @@ def _trace_sources(trace: Sequence[Sequence[Any]] | None) -> list[dict[str, Any]
     for position, entry in enumerate(trace or [], start=1):
         marker, url = (list(entry) + ["", ""])[:2]
         digits = "".join(ch for ch in str(marker) if ch.isdigit())
-        sources.append({"number": int(digits) if digits else position, "url": str(url or ""), "title": "", "snippet": ""})
+        sources.append(
+            {"number": int(digits) if digits else position, "url": str(url or ""), "title": "", "snippet": ""}
+        )
     return sources
 
 
@@ -84,42 +91,90 @@ def battle_import_row(row: dict[str, Any], report: ImportReport) -> Battle | Non
     turn_languages = ours.get("turn_languages") or []
     with transaction.atomic():
         battle = Battle.objects.create(
-            conv_id=conv_id, model_a=_imported_model(row["model_a"], report), model_b=_imported_model(row["model_b"], report),
-            swapped=bool(ours.get("swapped", False)), propensity=ours.get("propensity"), setting=ours.get("setting") or Setting.SEARCH,
+            conv_id=conv_id,
+            model_a=_imported_model(row["model_a"], report),
+            model_b=_imported_model(row["model_b"], report),
+            swapped=bool(ours.get("swapped", False)),
+            propensity=ours.get("propensity"),
+            setting=ours.get("setting") or Setting.SEARCH,
             citation_style_a="standardized" if meta["a"].get("citation_format_standardized", True) else "original",
             citation_style_b="standardized" if meta["b"].get("citation_format_standardized", True) else "original",
-            voter_hash=str(row.get("judge") or ""), status=BattleStatus.VOTED if row.get("winner") else BattleStatus.ABANDONED,
-            locked=True, primary_intent=row.get("primary_intent") or "", secondary_intent=row.get("secondary_intent") or "",
+            voter_hash=str(row.get("judge") or ""),
+            status=BattleStatus.VOTED if row.get("winner") else BattleStatus.ABANDONED,
+            locked=True,
+            primary_intent=row.get("primary_intent") or "",
+            secondary_intent=row.get("secondary_intent") or "",
             languages=list(row.get("languages") or []),
-            extra={"system_a_metadata": meta["a"], "system_b_metadata": meta["b"], "row": {
-                k: v for k, v in row.items() if k not in RELEASED_FIELDS}, "timestamp": row.get("timestamp"),
-                "messages_a": row.get("messages_a"), "messages_b": row.get("messages_b")})
+            extra={
+                "system_a_metadata": meta["a"],
+                "system_b_metadata": meta["b"],
+                "row": {k: v for k, v in row.items() if k not in RELEASED_FIELDS},
+                "timestamp": row.get("timestamp"),
+                "messages_a": row.get("messages_a"),
+                "messages_b": row.get("messages_b"),
+            },
+        )
         turns = []
         for index in range(n_turns):
-            fields: dict[str, Any] = {"battle": battle, "index": index, "language": turn_languages[index] if index < len(turn_languages) else ""}
+            fields: dict[str, Any] = {
+                "battle": battle,
+                "index": index,
+                "language": turn_languages[index] if index < len(turn_languages) else "",
+            }
             for side_no, side in enumerate(SIDES):
                 prompt, text = pairs[side][index] if index < len(pairs[side]) else ("", "")
                 fields.setdefault("prompt", prompt)
-                trace = (meta[side].get("web_search_trace") or [])
-                answer = answers[side][index] if index < len(answers[side]) and answers[side][index] else {
-                    "text": text, "sources": _trace_sources(trace[index] if index < len(trace) else []), "searches": [],
-                    "citation_style": battle.citation_style_of(side), "finish_reason": "stop", "latency_s": 0.0,
-                    "usage": {}, "error": ""}
-                fields.update({SIDE_FIELDS[side].text: text, SIDE_FIELDS[side].answer: answer,
-                               SIDE_FIELDS[side].status: statuses[index][side_no] if index < len(statuses) else AnswerStatus.COMPLETE})
+                trace = meta[side].get("web_search_trace") or []
+                answer = (
+                    answers[side][index]
+                    if index < len(answers[side]) and answers[side][index]
+                    else {
+                        "text": text,
+                        "sources": _trace_sources(trace[index] if index < len(trace) else []),
+                        "searches": [],
+                        "citation_style": battle.citation_style_of(side),
+                        "finish_reason": "stop",
+                        "latency_s": 0.0,
+                        "usage": {},
+                        "error": "",
+                    }
+                )
+                fields.update(
+                    {
+                        SIDE_FIELDS[side].text: text,
+                        SIDE_FIELDS[side].answer: answer,
+                        SIDE_FIELDS[side].status: statuses[index][side_no]
+                        if index < len(statuses)
+                        else AnswerStatus.COMPLETE,
+                    }
+                )
             turns.append(Turn(**fields))
         Turn.objects.bulk_create(turns)
         battle.features_a, battle.features_b = (
-            style_features(texts=[t.text_of(side) for t in turns], traces=side_traces(turns, side),
-                           citation_style=battle.citation_style_of(side)) for side in SIDES)
+            style_features(
+                texts=[t.text_of(side) for t in turns],
+                traces=side_traces(turns, side),
+                citation_style=battle.citation_style_of(side),
+            )
+            for side in SIDES
+        )
         battle.save(update_fields=["features_a", "features_b"])
         if row.get("winner"):
             reasons = list(ours.get("exclusion_reasons") or [])
-            vote = Vote.objects.create(battle=battle, winner=row["winner"], turn_count=int(row.get("turn") or n_turns),
-                                       voter_hash=battle.voter_hash, valid=not reasons if ours.get("valid") is None else bool(ours["valid"]),
-                                       exclusion_reasons=reasons)
-            VoteExclusion.objects.bulk_create([VoteExclusion(vote=vote, code=code, detail="recorded in the imported row", by="import")
-                                               for code in reasons])
+            vote = Vote.objects.create(
+                battle=battle,
+                winner=row["winner"],
+                turn_count=int(row.get("turn") or n_turns),
+                voter_hash=battle.voter_hash,
+                valid=not reasons if ours.get("valid") is None else bool(ours["valid"]),
+                exclusion_reasons=reasons,
+            )
+            VoteExclusion.objects.bulk_create(
+                [
+                    VoteExclusion(vote=vote, code=code, detail="recorded in the imported row", by="import")
+                    for code in reasons
+                ]
+            )
         if row.get("timestamp"):
             stamp = _parse_timestamp(row["timestamp"])
             if stamp:
@@ -130,18 +185,34 @@ def battle_import_row(row: dict[str, Any], report: ImportReport) -> Battle | Non
 
 
 #: top-level fields of a released row that our tables model (anything else is kept verbatim)
-RELEASED_FIELDS = frozenset({"model_a", "model_b", "winner", "judge", "turn", "timestamp", "messages_a", "messages_b",
-                             "system_a_metadata", "system_b_metadata", "primary_intent", "secondary_intent", "languages", "arena"})
+RELEASED_FIELDS = frozenset(
+    {
+        "model_a",
+        "model_b",
+        "winner",
+        "judge",
+        "turn",
+        "timestamp",
+        "messages_a",
+        "messages_b",
+        "system_a_metadata",
+        "system_b_metadata",
+        "primary_intent",
+        "secondary_intent",
+        "languages",
+        "arena",
+    }
+)
 
 
 def _parse_timestamp(value: Any) -> dt.datetime | None:
     try:
         if isinstance(value, (int, float)):
-            return dt.datetime.fromtimestamp(float(value), tz=dt.timezone.utc)
+            return dt.datetime.fromtimestamp(float(value), tz=dt.UTC)
         stamp = dt.datetime.fromisoformat(str(value))
     except (ValueError, OSError, OverflowError):
         return None
-    return stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.timezone.utc)
+    return stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.UTC)
 
 
 def battles_import(*, path: Path) -> ImportReport:
@@ -154,8 +225,9 @@ def battles_import(*, path: Path) -> ImportReport:
     return rows_import(rows, keys=keys, key_field="system_a_metadata.conv_id", import_row=battle_import_row)
 
 
-def rows_import(rows: Sequence[Row], *, keys: Sequence[str], key_field: str,
-                import_row: Callable[[Row, ImportReport], object]) -> ImportReport:
+def rows_import(
+    rows: Sequence[Row], *, keys: Sequence[str], key_field: str, import_row: Callable[[Row, ImportReport], object]
+) -> ImportReport:
     """Import checked rows of a released file in one transaction, once no key repeats (a repeat is named
     with its row numbers and ``key_field``, and imports nothing); the ratings are scheduled when a battle
     was created."""
@@ -190,7 +262,9 @@ def _check_import_row(row: dict[str, Any], number: int) -> str:
 
     ids = [str((row.get(f"system_{side}_metadata") or {}).get("conv_id") or "") for side in SIDES]
     if not any(ids):
-        raise fail("system_a_metadata.conv_id", "missing; every conversation needs its id (imports are idempotent by it)")
+        raise fail(
+            "system_a_metadata.conv_id", "missing; every conversation needs its id (imports are idempotent by it)"
+        )
     if all(ids) and ids[0] != ids[1]:
         raise fail("system_b_metadata.conv_id", f"{ids[1]!r} differs from side A's {ids[0]!r}")
     if row["model_a"] == row["model_b"]:
@@ -203,7 +277,9 @@ def _check_import_row(row: dict[str, Any], number: int) -> str:
     if not isinstance(ours, dict):
         raise fail("arena", f"expected an object or null, got {type(ours).__name__}")
     propensity = ours.get("propensity")
-    if propensity is not None and (isinstance(propensity, bool) or not isinstance(propensity, (int, float)) or not 0 < propensity <= 1):
+    if propensity is not None and (
+        isinstance(propensity, bool) or not isinstance(propensity, (int, float)) or not 0 < propensity <= 1
+    ):
         raise fail("arena.propensity", f"expected a probability in (0, 1] or null, got {propensity!r:.40}")
     if ours.get("setting") is not None and ours["setting"] not in Setting.values:
         raise fail("arena.setting", f"expected one of {', '.join(Setting.values)} or null, got {ours['setting']!r:.40}")
@@ -211,13 +287,26 @@ def _check_import_row(row: dict[str, Any], number: int) -> str:
         if ours.get(key) is not None and not isinstance(ours[key], bool):
             raise fail(f"arena.{key}", f"expected true, false or null, got {ours[key]!r:.40}")
     reasons = ours.get("exclusion_reasons") or []
-    if not isinstance(reasons, list) or not all(r in VoteExclusion.Code.values for r in reasons) or len(set(reasons)) != len(reasons):
-        raise fail("arena.exclusion_reasons", f"expected a list of distinct codes from {', '.join(VoteExclusion.Code.values)}, got {reasons!r:.80}")
+    if (
+        not isinstance(reasons, list)
+        or not all(r in VoteExclusion.Code.values for r in reasons)
+        or len(set(reasons)) != len(reasons)
+    ):
+        raise fail(
+            "arena.exclusion_reasons",
+            f"expected a list of distinct codes from {', '.join(VoteExclusion.Code.values)}, got {reasons!r:.80}",
+        )
     if ours.get("valid") and reasons:
         raise fail("arena.valid", "true, but the vote has exclusion reasons")
     statuses = ours.get("statuses") or []
-    if not isinstance(statuses, list) or not all(isinstance(p, list) and len(p) == 2 and set(p) <= _ANSWER_STATUSES for p in statuses):
-        raise fail("arena.statuses", f"expected a [status A, status B] pair per turn from {', '.join(sorted(_ANSWER_STATUSES))}, got {statuses!r:.80}")
+    if not isinstance(statuses, list) or not all(
+        isinstance(p, list) and len(p) == 2 and set(p) <= _ANSWER_STATUSES for p in statuses
+    ):
+        raise fail(
+            "arena.statuses",
+            f"expected a [status A, status B] pair per turn from {', '.join(sorted(_ANSWER_STATUSES))}, got "
+            f"{statuses!r:.80}",
+        )
     languages = ours.get("turn_languages") or []
     if not isinstance(languages, list) or not all(isinstance(x, str) for x in languages):
         raise fail("arena.turn_languages", f"expected a list of language codes, got {languages!r:.80}")

@@ -16,11 +16,13 @@ the ones it built from float64 features.
 only the votes that entered or changed since (``ratings.vote_table(cached=True)``). On a database other
 than PostgreSQL the same rows come through the ORM, a chunk of tuples at a time.
 """
+
 from __future__ import annotations
 
-from dataclasses import dataclass
 import datetime as dt
-from typing import Any, Iterator
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from django.db import connection
@@ -29,8 +31,10 @@ from leaderboard.arena.models import Battle, Vote
 
 #: the battle's intent method as the ratings count it: the recorded one, else imported or not recorded
 IMPORTED_INTENT_METHOD = "as released with the imported dataset"
-_METHOD_SQL = ("CASE WHEN coalesce(b.extra ->> 'intent_method', '') <> '' THEN b.extra ->> 'intent_method' "
-               f"WHEN coalesce(b.conv_id, '') <> '' THEN '{IMPORTED_INTENT_METHOD}' ELSE 'not recorded' END")
+_METHOD_SQL = (
+    "CASE WHEN coalesce(b.extra ->> 'intent_method', '') <> '' THEN b.extra ->> 'intent_method' "
+    f"WHEN coalesce(b.conv_id, '') <> '' THEN '{IMPORTED_INTENT_METHOD}' ELSE 'not recorded' END"
+)
 #: the vote groups besides all votes: filter key -> the battle's value as SQL (empty or NULL: none)
 GROUP_SQL: dict[str, str] = {"intent": "b.primary_intent", "language": "b.languages ->> 0"}
 #: bytes of COPY data turned into arrays at a time (about 40,000 votes with 2 x 13 features)
@@ -65,22 +69,48 @@ class VoteRows:
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Every per-vote array by name (for storing and for joining two sets of rows)."""
-        return {"vote": self.vote, "a": self.a, "b": self.b, "outcome": self.outcome, "weight": self.weight,
-                "fa": self.fa, "fb": self.fb, **{f"code_{key}": codes for key, codes in self.codes.items()}}
+        return {
+            "vote": self.vote,
+            "a": self.a,
+            "b": self.b,
+            "outcome": self.outcome,
+            "weight": self.weight,
+            "fa": self.fa,
+            "fb": self.fb,
+            **{f"code_{key}": codes for key, codes in self.codes.items()},
+        }
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], labels: dict[str, list[str]]) -> VoteRows:
-        return cls(vote=arrays["vote"], a=arrays["a"], b=arrays["b"], outcome=arrays["outcome"], weight=arrays["weight"],
-                   codes={key: arrays[f"code_{key}"] for key in labels}, labels=labels, fa=arrays["fa"], fb=arrays["fb"])
+        return cls(
+            vote=arrays["vote"],
+            a=arrays["a"],
+            b=arrays["b"],
+            outcome=arrays["outcome"],
+            weight=arrays["weight"],
+            codes={key: arrays[f"code_{key}"] for key in labels},
+            labels=labels,
+            fa=arrays["fa"],
+            fb=arrays["fb"],
+        )
 
 
-def selection(setting: str, cut: dt.datetime | None, *, after: int | None = None, old_cut: dt.datetime | None = None,
-              again: list[int] | None = None, upto: int | None = None) -> tuple[str, dict[str, Any]]:
+def selection(
+    setting: str,
+    cut: dt.datetime | None,
+    *,
+    after: int | None = None,
+    old_cut: dt.datetime | None = None,
+    again: list[int] | None = None,
+    upto: int | None = None,
+) -> tuple[str, dict[str, Any]]:
     """FROM and WHERE of the valid votes of ``setting`` closed under ``cut`` (imported, or cast before it;
     None: all), and, for an update of kept rows, not among those kept (not: id <= ``after`` and closed
     under ``old_cut``) or among the ids ``again`` (changed since they were kept); ``upto``: ids up to it only."""
-    sql = (f"FROM {Vote._meta.db_table} v JOIN {Battle._meta.db_table} b ON b.id = v.battle_id "
-           "WHERE v.valid AND b.setting = %(setting)s")
+    sql = (
+        f"FROM {Vote._meta.db_table} v JOIN {Battle._meta.db_table} b ON b.id = v.battle_id "
+        "WHERE v.valid AND b.setting = %(setting)s"
+    )
     params: dict[str, Any] = {"setting": setting}
     if cut is not None:
         sql += " AND (b.conv_id IS NOT NULL OR v.created_at < %(cut)s)"
@@ -90,7 +120,10 @@ def selection(setting: str, cut: dt.datetime | None, *, after: int | None = None
         if old_cut is None:
             sql += " AND (v.id > %(after)s OR v.id = ANY(%(again)s::bigint[]))"
         else:
-            sql += " AND (v.id > %(after)s OR (b.conv_id IS NULL AND v.created_at >= %(old_cut)s) OR v.id = ANY(%(again)s::bigint[]))"
+            sql += (
+                " AND (v.id > %(after)s OR (b.conv_id IS NULL AND v.created_at >= %(old_cut)s) OR v.id = "
+                "ANY(%(again)s::bigint[]))"
+            )
             params["old_cut"] = old_cut
     if upto is not None:
         sql += " AND v.id <= %(upto)s"
@@ -117,9 +150,17 @@ def _labels(where: tuple[str, dict[str, Any]]) -> tuple[dict[str, list[str]], in
     return labels, sum(row[-3] for row in rows), max((row[-1] for row in rows), default=0)
 
 
-def read_votes(setting: str, cut: dt.datetime | None, style_names: tuple[str, ...], *, after: int | None = None,
-               old_cut: dt.datetime | None = None, again: list[int] | None = None,
-               attributed: dict[tuple[int, str], dict[str, float]] | None = None, chunk_bytes: int | None = None) -> VoteRows:
+def read_votes(
+    setting: str,
+    cut: dt.datetime | None,
+    style_names: tuple[str, ...],
+    *,
+    after: int | None = None,
+    old_cut: dt.datetime | None = None,
+    again: list[int] | None = None,
+    attributed: dict[tuple[int, str], dict[str, float]] | None = None,
+    chunk_bytes: int | None = None,
+) -> VoteRows:
     """The selected votes (:func:`selection`) as :class:`VoteRows`, in vote order, the attribution
     counts ``attributed`` ((battle, side) -> features) replacing the stored ones. Two statements: the
     labels and the count, then the COPY of the votes up to the highest id the first saw (a vote committed
@@ -128,24 +169,41 @@ def read_votes(setting: str, cut: dt.datetime | None, style_names: tuple[str, ..
     from evaluators.arena.rating_types import OUTCOMES
 
     if connection.vendor != "postgresql":
-        return _read_orm(setting, cut, style_names, after=after, old_cut=old_cut, again=again, attributed=attributed or {})
+        return _read_orm(
+            setting, cut, style_names, after=after, old_cut=old_cut, again=again, attributed=attributed or {}
+        )
 
     k = len(style_names)
-    row = np.dtype([("fields", ">i2"), ("vote", _field(">i8")), ("battle", _field(">i8")), ("a", _field(">i4")), ("b", _field(">i4")),
-                    ("outcome", _field(">i2")), ("propensity", _field(">f8")),
-                    *((f"code_{key}", _field(">i2")) for key in [*GROUP_SQL, "method"]),
-                    ("fa", _field(">f4"), (k,)), ("fb", _field(">f4"), (k,))])
+    row = np.dtype(
+        [
+            ("fields", ">i2"),
+            ("vote", _field(">i8")),
+            ("battle", _field(">i8")),
+            ("a", _field(">i4")),
+            ("b", _field(">i4")),
+            ("outcome", _field(">i2")),
+            ("propensity", _field(">f8")),
+            *((f"code_{key}", _field(">i2")) for key in [*GROUP_SQL, "method"]),
+            ("fa", _field(">f4"), (k,)),
+            ("fb", _field(">f4"), (k,)),
+        ]
+    )
     outcome_sql = " ".join(f"WHEN '{o}' THEN {i}" for i, o in enumerate(OUTCOMES))
     with _snapshot():
         labels, size, last = _labels(selection(setting, cut, after=after, old_cut=old_cut, again=again))
         sql, params = selection(setting, cut, after=after, old_cut=old_cut, again=again, upto=last)
-        codes = [f"(coalesce(array_position(%(labels_{key})s::text[], {expr}), 0) - 1)::int2"
-                 for key, expr in [*GROUP_SQL.items(), ("method", _METHOD_SQL)]]
+        codes = [
+            f"(coalesce(array_position(%(labels_{key})s::text[], {expr}), 0) - 1)::int2"
+            for key, expr in [*GROUP_SQL.items(), ("method", _METHOD_SQL)]
+        ]
         params.update({f"labels_{key}": values for key, values in labels.items()})
         features = [f"coalesce((b.features_{side} ->> '{name}')::float4, 0)" for side in "ab" for name in style_names]
-        query = (f"COPY (SELECT v.id, b.id, b.model_a_id::int4, b.model_b_id::int4, (CASE v.winner {outcome_sql} ELSE -1 END)::int2, "
-                 f"coalesce(b.propensity, 0)::float8, {', '.join(codes)}, {', '.join(features)} "
-                 f"{sql} ORDER BY v.id) TO STDOUT (FORMAT BINARY)")
+        query = (
+            f"COPY (SELECT v.id, b.id, b.model_a_id::int4, b.model_b_id::int4, (CASE v.winner {outcome_sql} ELSE -1 "
+            f"END)::int2, "
+            f"coalesce(b.propensity, 0)::float8, {', '.join(codes)}, {', '.join(features)} "
+            f"{sql} ORDER BY v.id) TO STDOUT (FORMAT BINARY)"
+        )
         out = _Columns(size, k, [*GROUP_SQL, "method"])
         out.overlay(attributed or {}, style_names)
         for chunk in _copy_chunks(query, params, row, chunk_bytes or CHUNK_BYTES):
@@ -185,20 +243,19 @@ def _copy_chunks(query: str, params: dict[str, Any], row: np.dtype, chunk_bytes:
     widths: dict[str, np.dtype] = {name: fields[name][0] for name in row.names or () if name != "fields"}
     buffer = bytearray()
     header = False
-    with connection.cursor() as wrapper:
-        with wrapper.cursor.copy(query, params) as copy:
-            for data in copy:
-                buffer += data
-                if not header and len(buffer) >= 19:
-                    if bytes(buffer[:11]) != _SIGNATURE:
-                        raise ValueError("COPY: not PostgreSQL's binary format")
-                    extension = int.from_bytes(buffer[15:19], "big")
-                    del buffer[:19 + extension]
-                    header = True
-                if len(buffer) >= chunk_bytes:
-                    whole = len(buffer) // row.itemsize * row.itemsize
-                    yield _checked(np.frombuffer(bytes(buffer[:whole]), dtype=row), widths)
-                    del buffer[:whole]
+    with connection.cursor() as wrapper, wrapper.cursor.copy(query, params) as copy:
+        for data in copy:
+            buffer += data
+            if not header and len(buffer) >= 19:
+                if bytes(buffer[:11]) != _SIGNATURE:
+                    raise ValueError("COPY: not PostgreSQL's binary format")
+                extension = int.from_bytes(buffer[15:19], "big")
+                del buffer[: 19 + extension]
+                header = True
+            if len(buffer) >= chunk_bytes:
+                whole = len(buffer) // row.itemsize * row.itemsize
+                yield _checked(np.frombuffer(bytes(buffer[:whole]), dtype=row), widths)
+                del buffer[:whole]
     if buffer[-2:] == b"\xff\xff":
         del buffer[-2:]  # the trailer
     if len(buffer) % row.itemsize:
@@ -208,7 +265,10 @@ def _copy_chunks(query: str, params: dict[str, Any], row: np.dtype, chunk_bytes:
 
 
 def _checked(rows: np.ndarray, widths: dict[str, np.dtype]) -> np.ndarray:
-    if np.any(rows["fields"] != len(widths) + sum(max(dtype.shape[0] - 1, 0) if dtype.shape else 0 for dtype in widths.values())):
+    if np.any(
+        rows["fields"]
+        != len(widths) + sum(max(dtype.shape[0] - 1, 0) if dtype.shape else 0 for dtype in widths.values())
+    ):
         raise ValueError("COPY: rows with an unexpected number of fields")
     for name, dtype in widths.items():
         value = dtype.base if dtype.shape else dtype
@@ -223,10 +283,15 @@ class _Columns:
     def __init__(self, size: int, k: int, keys: list[str]) -> None:
         self.filled = 0
         self.cols: dict[str, np.ndarray] = {
-            "vote": np.empty(size, np.int64), "a": np.empty(size, np.int32), "b": np.empty(size, np.int32),
-            "outcome": np.empty(size, np.int8), "weight": np.empty(size, np.float64),
-            "fa": np.empty((size, k), np.float32), "fb": np.empty((size, k), np.float32),
-            **{f"code_{key}": np.empty(size, np.int16) for key in keys}}
+            "vote": np.empty(size, np.int64),
+            "a": np.empty(size, np.int32),
+            "b": np.empty(size, np.int32),
+            "outcome": np.empty(size, np.int8),
+            "weight": np.empty(size, np.float64),
+            "fa": np.empty((size, k), np.float32),
+            "fb": np.empty((size, k), np.float32),
+            **{f"code_{key}": np.empty(size, np.int16) for key in keys},
+        }
         self.overlays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def overlay(self, attributed: dict[tuple[int, str], dict[str, float]], style_names: tuple[str, ...]) -> None:
@@ -251,14 +316,14 @@ class _Columns:
             grow = max(end, len(self.cols["vote"]) * 5 // 4)
             for name, x in self.cols.items():
                 bigger = np.empty((grow, *x.shape[1:]), dtype=x.dtype)
-                bigger[:self.filled] = x[:self.filled]
+                bigger[: self.filled] = x[: self.filled]
                 self.cols[name] = bigger
         for name, x in self.cols.items():
             if name != "weight":
-                x[self.filled:end] = rows[name]["v"]
+                x[self.filled : end] = rows[name]["v"]
         propensity = rows["propensity"]["v"]
         drawn = propensity > 0  # not recorded (0): weight 1
-        weight = self.cols["weight"][self.filled:end]
+        weight = self.cols["weight"][self.filled : end]
         weight[:] = 1.0
         weight[drawn] = 1.0 / propensity[drawn]
         if self.overlays:
@@ -274,12 +339,20 @@ class _Columns:
         self.filled = end
 
     def rows(self, labels: dict[str, list[str]]) -> VoteRows:
-        arrays = {name: x[:self.filled] for name, x in self.cols.items()}
+        arrays = {name: x[: self.filled] for name, x in self.cols.items()}
         return VoteRows.from_arrays(arrays, labels)
 
 
-def _read_orm(setting: str, cut: dt.datetime | None, style_names: tuple[str, ...], *, after: int | None, old_cut: dt.datetime | None,
-              again: list[int] | None, attributed: dict[tuple[int, str], dict[str, float]]) -> VoteRows:
+def _read_orm(
+    setting: str,
+    cut: dt.datetime | None,
+    style_names: tuple[str, ...],
+    *,
+    after: int | None,
+    old_cut: dt.datetime | None,
+    again: list[int] | None,
+    attributed: dict[tuple[int, str], dict[str, float]],
+) -> VoteRows:
     """:func:`read_votes` through the ORM (SQLite, for development): the same selection, labels and arrays."""
     from django.db.models import Q
     from django.db.models.fields.json import KeyTextTransform
@@ -294,10 +367,22 @@ def _read_orm(setting: str, cut: dt.datetime | None, style_names: tuple[str, ...
         if old_cut is not None:
             later |= Q(battle__conv_id__isnull=True, created_at__gte=old_cut)
         votes = votes.filter(later)
-    rows = list(votes.order_by("pk").values_list(
-        "pk", "battle_id", "battle__model_a", "battle__model_b", "winner", "battle__propensity", "battle__primary_intent",
-        KeyTextTransform("0", "battle__languages"), KeyTextTransform("intent_method", "battle__extra"), "battle__conv_id",
-        "battle__features_a", "battle__features_b"))
+    rows = list(
+        votes.order_by("pk").values_list(
+            "pk",
+            "battle_id",
+            "battle__model_a",
+            "battle__model_b",
+            "winner",
+            "battle__propensity",
+            "battle__primary_intent",
+            KeyTextTransform("0", "battle__languages"),
+            KeyTextTransform("intent_method", "battle__extra"),
+            "battle__conv_id",
+            "battle__features_a",
+            "battle__features_b",
+        )
+    )
     outcome_of = {o: i for i, o in enumerate(OUTCOMES)}
     labels: dict[str, list[str]] = {key: [] for key in [*GROUP_SQL, "method"]}
 
@@ -316,13 +401,22 @@ def _read_orm(setting: str, cut: dt.datetime | None, style_names: tuple[str, ...
     weight[propensity > 0] = 1.0 / propensity[propensity > 0]
 
     def features(side: int, name: str) -> np.ndarray:
-        return feature_matrix([{**(r[side] or {}), **attributed.get((r[1], name), {})} for r in rows], style_names).astype(np.float32)
+        return feature_matrix(
+            [{**(r[side] or {}), **attributed.get((r[1], name), {})} for r in rows], style_names
+        ).astype(np.float32)
 
-    arrays: dict[str, np.ndarray] = {"vote": np.array([r[0] for r in rows], dtype=np.int64), "a": np.array([r[2] for r in rows], dtype=np.int32),
-              "b": np.array([r[3] for r in rows], dtype=np.int32), "outcome": np.array([outcome_of[r[4]] for r in rows], dtype=np.int8),
-              "weight": weight, "fa": features(10, "a"), "fb": features(11, "b"),
-              "code_intent": np.array([code("intent", r[6]) for r in rows], dtype=np.int16),
-              "code_language": np.array([code("language", r[7]) for r in rows], dtype=np.int16),
-              "code_method": np.array([code("method", r[8] or (IMPORTED_INTENT_METHOD if r[9] else "not recorded")) for r in rows],
-                                      dtype=np.int16)}
+    arrays: dict[str, np.ndarray] = {
+        "vote": np.array([r[0] for r in rows], dtype=np.int64),
+        "a": np.array([r[2] for r in rows], dtype=np.int32),
+        "b": np.array([r[3] for r in rows], dtype=np.int32),
+        "outcome": np.array([outcome_of[r[4]] for r in rows], dtype=np.int8),
+        "weight": weight,
+        "fa": features(10, "a"),
+        "fb": features(11, "b"),
+        "code_intent": np.array([code("intent", r[6]) for r in rows], dtype=np.int16),
+        "code_language": np.array([code("language", r[7]) for r in rows], dtype=np.int16),
+        "code_method": np.array(
+            [code("method", r[8] or (IMPORTED_INTENT_METHOD if r[9] else "not recorded")) for r in rows], dtype=np.int16
+        ),
+    }
     return VoteRows.from_arrays(arrays, labels)

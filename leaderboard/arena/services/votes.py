@@ -1,11 +1,13 @@
 """Votes: one read and one write each, the integrity checks behind a vote that is kept but not counted, and
 the periodic anomaly and flood flags."""
+
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
 import json
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
@@ -37,6 +39,7 @@ from leaderboard.arena.services.ratings import ratings_schedule
 
 # --- votes -------------------------------------------------------------------------------------
 
+
 def side_traces(turns: Sequence[Turn], side: str) -> list[list[str]]:
     """The URLs one side cited, a list per turn (its search trace, repeats kept)."""
     return _traces((turn.answer_of(side) or {}).get("sources") for turn in turns)
@@ -56,7 +59,9 @@ def style_features(*, texts: Sequence[str], traces: Sequence[Sequence[str]], cit
     return {**features("\n\n".join(texts), urls, citation_style), **paper_features(texts, traces)}
 
 
-def _exclusions_at_vote(battle: Battle, turns: Sequence[Turn], earlier: int, earlier_ip: int = 0) -> list[tuple[str, str]]:
+def _exclusions_at_vote(
+    battle: Battle, turns: Sequence[Turn], earlier: int, earlier_ip: int = 0
+) -> list[tuple[str, str]]:
     """Why a vote would not count: a failed or cut-off answer, a model naming itself, or the voter's
     (or their address's) daily cap; ``earlier``/``earlier_ip``: their votes in the last 24 hours."""
     from evaluators.arena.integrity import self_identification
@@ -68,18 +73,28 @@ def _exclusions_at_vote(battle: Battle, turns: Sequence[Turn], earlier: int, ear
         for turn in turns:
             status = turn.status_of(side)
             if status != AnswerStatus.COMPLETE:
-                reasons.append((VoteExclusion.Code.RESPONSE_ERROR, f"turn {turn.index + 1}, side {side.upper()}: answer {status.replace('_', ' ')}"))
+                reasons.append(
+                    (
+                        VoteExclusion.Code.RESPONSE_ERROR,
+                        f"turn {turn.index + 1}, side {side.upper()}: answer {status.replace('_', ' ')}",
+                    )
+                )
                 break
         for turn in turns:
             why = self_identification(turn.text_of(side), names)
             if why:
-                reasons.append((VoteExclusion.Code.SELF_IDENTIFICATION, f"turn {turn.index + 1}, side {side.upper()}: {why}"))
+                reasons.append(
+                    (VoteExclusion.Code.SELF_IDENTIFICATION, f"turn {turn.index + 1}, side {side.upper()}: {why}")
+                )
                 break
     caps = []  # one daily_cap reason (a vote has each reason once), naming whichever caps it is over
     if earlier >= settings.ARENA_VOTES_PER_DAY:
         caps.append(f"vote {earlier + 1} in 24 h; the cap is {settings.ARENA_VOTES_PER_DAY}")
     if earlier_ip >= settings.ARENA_VOTES_PER_DAY_PER_IP:
-        caps.append(f"vote {earlier_ip + 1} in 24 h from this network address; the address cap is {settings.ARENA_VOTES_PER_DAY_PER_IP}")
+        caps.append(
+            f"vote {earlier_ip + 1} in 24 h from this network address; the address cap is "
+            f"{settings.ARENA_VOTES_PER_DAY_PER_IP}"
+        )
     if caps:
         reasons.append((VoteExclusion.Code.DAILY_CAP, "; ".join(caps)))
     return reasons
@@ -138,20 +153,38 @@ def _vote_read(battle: Battle | str, voter: Voter) -> tuple[Battle, list[Turn], 
         raise BattleMissing("no such battle")  # forged ids (NUL bytes, huge, path tricks) never reach the database
     now = timezone.now()
     adapt = connection.ops.adapt_datetimefield_value
-    params = {"voter": voter.hash, "ip": voter.ip_hash, "day": adapt(now - dt.timedelta(days=1)), "minute": adapt(now - dt.timedelta(minutes=1)),
-              "battle": battle if isinstance(battle, str) else battle.pk}
+    params = {
+        "voter": voter.hash,
+        "ip": voter.ip_hash,
+        "day": adapt(now - dt.timedelta(days=1)),
+        "minute": adapt(now - dt.timedelta(minutes=1)),
+        "battle": battle if isinstance(battle, str) else battle.pk,
+    }
     rows = _vote_sql(_VOTE_READ_SQL.format(key="public_id" if isinstance(battle, str) else "id"), params)
     if not rows:
         raise BattleMissing("no such battle")
-    (pk, voter_hash, locked, state, style_a, style_b, name_a, org_a, name_b, org_b, day, minute, day_ip), first_turn = rows[0][:13], rows[0][13]
-    loaded = Battle(pk=pk, voter_hash=voter_hash, locked=bool(locked), status=state, citation_style_a=style_a, citation_style_b=style_b,
-                    model_a=ArenaModel(name=name_a, organization=org_a), model_b=ArenaModel(name=name_b, organization=org_b))
+    (pk, voter_hash, locked, state, style_a, style_b, name_a, org_a, name_b, org_b, day, minute, day_ip), first_turn = (
+        rows[0][:13],
+        rows[0][13],
+    )
+    loaded = Battle(
+        pk=pk,
+        voter_hash=voter_hash,
+        locked=bool(locked),
+        status=state,
+        citation_style_a=style_a,
+        citation_style_b=style_b,
+        model_a=ArenaModel(name=name_a, organization=org_a),
+        model_b=ArenaModel(name=name_b, organization=org_b),
+    )
     owned_open_battle(loaded, voter)
     rate_refuse(minute, "vote")
     turns: list[Turn] = []
     sources: list[dict[str, Any]] = []  # per turn, each side's cited sources
     for row in rows if first_turn is not None else ():
-        turn = Turn(pk=row[13], battle_id=pk, index=row[14], status_a=row[15], status_b=row[16], text_a=row[17], text_b=row[18])
+        turn = Turn(
+            pk=row[13], battle_id=pk, index=row[14], status_a=row[15], status_b=row[16], text_a=row[17], text_b=row[18]
+        )
         turns.append(turn)
         sources.append(dict(zip(SIDES, (json.loads(s) if isinstance(s, str) else s for s in row[19:21]))))
     if not turns or not all(t.done for t in turns):
@@ -168,10 +201,24 @@ def vote_cast(*, battle: Battle | str, winner: str, voter: Voter) -> Vote:
         raise ArenaRefused(f"winner: {winner!r} is not one of {', '.join(Winner.values)}", field="winner")
     loaded, turns, sources, earlier, earlier_ip = _vote_read(battle, voter)
     reasons = _exclusions_at_vote(loaded, turns, earlier, earlier_ip)
-    features: dict[str, dict[str, float]] = {side: style_features(texts=[t.text_of(side) for t in turns], citation_style=loaded.citation_style_of(side),
-                                     traces=_traces(turn_sources[side] for turn_sources in sources)) for side in SIDES}
-    vote = Vote(battle_id=loaded.pk, winner=winner, turn_count=len(turns), voter_hash=voter.hash, ip_hash=voter.ip_hash, valid=not reasons,
-                exclusion_reasons=[code for code, _ in reasons], created_at=timezone.now())
+    features: dict[str, dict[str, float]] = {
+        side: style_features(
+            texts=[t.text_of(side) for t in turns],
+            citation_style=loaded.citation_style_of(side),
+            traces=_traces(turn_sources[side] for turn_sources in sources),
+        )
+        for side in SIDES
+    }
+    vote = Vote(
+        battle_id=loaded.pk,
+        winner=winner,
+        turn_count=len(turns),
+        voter_hash=voter.hash,
+        ip_hash=voter.ip_hash,
+        valid=not reasons,
+        exclusion_reasons=[code for code, _ in reasons],
+        created_at=timezone.now(),
+    )
     try:
         if connection.vendor == "postgresql":
             _vote_write_one_statement(vote, reasons, features)
@@ -188,12 +235,15 @@ def vote_cast(*, battle: Battle | str, winner: str, voter: Voter) -> Vote:
 def _vote_write_orm(vote: Vote, reasons: Sequence[tuple[str, str]], features: dict[str, dict[str, float]]) -> None:
     """Lock the battle, insert the vote and its exclusions, in one transaction (any database)."""
     with transaction.atomic():
-        if not Battle.objects.filter(pk=vote.battle_id, locked=False, status=BattleStatus.OPEN).update(locked=True, status=BattleStatus.VOTED,
-                                                                             features_a=features["a"], features_b=features["b"]):
+        if not Battle.objects.filter(pk=vote.battle_id, locked=False, status=BattleStatus.OPEN).update(
+            locked=True, status=BattleStatus.VOTED, features_a=features["a"], features_b=features["b"]
+        ):
             raise AlreadyVoted("this battle already has a vote; nothing was changed")
         vote.save(force_insert=True)
         if reasons:
-            VoteExclusion.objects.bulk_create([VoteExclusion(vote=vote, code=code, detail=detail) for code, detail in reasons])
+            VoteExclusion.objects.bulk_create(
+                [VoteExclusion(vote=vote, code=code, detail=detail) for code, detail in reasons]
+            )
 
 
 #: _vote_write_orm as one statement (one round trip, its own transaction): PostgreSQL runs every part
@@ -215,11 +265,25 @@ excluded AS (
 SELECT id FROM vote"""
 
 
-def _vote_write_one_statement(vote: Vote, reasons: Sequence[tuple[str, str]], features: dict[str, dict[str, float]]) -> None:
-    params = {"status": BattleStatus.VOTED.value, "open": BattleStatus.OPEN.value, "features_a": json.dumps(features["a"]), "features_b": json.dumps(features["b"]),
-              "battle": vote.battle_id, "winner": vote.winner, "turn_count": vote.turn_count, "valid": vote.valid,
-              "reasons": json.dumps(vote.exclusion_reasons), "voter": vote.voter_hash, "ip": vote.ip_hash, "at": vote.created_at,
-              "codes": [code for code, _ in reasons], "details": [detail for _, detail in reasons]}
+def _vote_write_one_statement(
+    vote: Vote, reasons: Sequence[tuple[str, str]], features: dict[str, dict[str, float]]
+) -> None:
+    params = {
+        "status": BattleStatus.VOTED.value,
+        "open": BattleStatus.OPEN.value,
+        "features_a": json.dumps(features["a"]),
+        "features_b": json.dumps(features["b"]),
+        "battle": vote.battle_id,
+        "winner": vote.winner,
+        "turn_count": vote.turn_count,
+        "valid": vote.valid,
+        "reasons": json.dumps(vote.exclusion_reasons),
+        "voter": vote.voter_hash,
+        "ip": vote.ip_hash,
+        "at": vote.created_at,
+        "codes": [code for code, _ in reasons],
+        "details": [detail for _, detail in reasons],
+    }
     # Inside a caller's transaction, a savepoint keeps a refused vote from breaking it.
     with transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext():
         rows = _vote_sql(_VOTE_SQL, params)
@@ -251,14 +315,19 @@ def voters_flag_anomalous() -> int:
 
     changed = 0
     for setting, label in Setting.choices:
-        votes = list(Vote.objects.filter(battle__setting=setting).select_related("battle__model_a", "battle__model_b").order_by("id"))
+        votes = list(
+            Vote.objects.filter(battle__setting=setting)
+            .select_related("battle__model_a", "battle__model_b")
+            .order_by("id")
+        )
         # every vote informs the fitted ratings; an imported vote without a judge has no voter to flag
         records = [(v.voter_hash or ("", v.pk), v.battle.model_a.name, v.battle.model_b.name, v.winner) for v in votes]
         flagged = anomalous_voters(records)
         for vote in votes:
             if vote.voter_hash and vote.voter_hash in flagged:
-                changed += vote_exclude(vote=vote, code=VoteExclusion.Code.ANOMALOUS_VOTER,
-                                        detail=f"{label}: {flagged[vote.voter_hash]}")
+                changed += vote_exclude(
+                    vote=vote, code=VoteExclusion.Code.ANOMALOUS_VOTER, detail=f"{label}: {flagged[vote.voter_hash]}"
+                )
     return changed
 
 
@@ -267,16 +336,21 @@ def prompts_flag_floods(*, window: dt.timedelta = dt.timedelta(days=7)) -> int:
     near-duplicates within the window; the earliest of each group still counts."""
     from evaluators.arena.integrity import near_duplicate_groups
 
-    first_turns = Turn.objects.filter(index=0, battle__vote__isnull=False, battle__conv_id__isnull=True,
-                                      battle__created_at__gte=timezone.now() - window)
+    first_turns = Turn.objects.filter(
+        index=0,
+        battle__vote__isnull=False,
+        battle__conv_id__isnull=True,
+        battle__created_at__gte=timezone.now() - window,
+    )
     prompts = list(first_turns.order_by("battle_id").values_list("battle_id", "prompt"))
     changed = 0
     for group in near_duplicate_groups(prompts):
         if len(group) < settings.ARENA_FLOOD_MIN_GROUP:
             continue
         for vote in Vote.objects.filter(battle_id__in=sorted(group)[1:]):
-            changed += vote_exclude(vote=vote, code=VoteExclusion.Code.DUPLICATE_FLOOD,
-                                    detail=f"one of {len(group)} near-duplicate prompts within {window.days} days")
+            changed += vote_exclude(
+                vote=vote,
+                code=VoteExclusion.Code.DUPLICATE_FLOOD,
+                detail=f"one of {len(group)} near-duplicate prompts within {window.days} days",
+            )
     return changed
-
-

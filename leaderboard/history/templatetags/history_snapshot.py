@@ -1,5 +1,6 @@
 """``row|frozen_cell:column_id``: a frozen row's [value, ci_low, ci_high, n] as the cell the live board's
 ``web/_cell.html`` prints (None: no value)."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -3,6 +3,7 @@ snapshot, to cite), ``{% board_changelog benchmark %}`` (its latest public chang
 ``{% board_rank_history benchmark %}`` and ``{% model_rank_history model %}`` (rank over time, a chart
 with its table). Each reads through a selector in a fixed number of queries; public entries only, since
 boards are cached for every visitor."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -25,7 +26,11 @@ def snapshot_banner(benchmark: Benchmark) -> dict[str, Any]:
 
 @register.inclusion_tag("history/_changelog.html")
 def board_changelog(benchmark: Benchmark) -> dict[str, Any]:
-    return {"benchmark": benchmark, "entries": selectors.changelog_of(benchmark=benchmark, limit=BOARD_CHANGES), "more": True}
+    return {
+        "benchmark": benchmark,
+        "entries": selectors.changelog_of(benchmark=benchmark, limit=BOARD_CHANGES),
+        "more": True,
+    }
 
 
 @register.inclusion_tag("history/_board_history.html")

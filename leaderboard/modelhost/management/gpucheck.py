@@ -12,6 +12,7 @@ memory (``nvidia-smi``), so the figures describe the real path. It also runs one
 (pandas and statsmodels on a small CSV at /data) in the data sandbox, which a generating worker needs
 for code-assisted benchmarks.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -34,9 +35,9 @@ from evaluators.core import evaluator_for
 from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.catalog.services import benchmarks_sync
 from leaderboard.chains.datasets import dataset_version_import
+from leaderboard.chains.execution import run_execute
 from leaderboard.modelhost.access import server_spec
 from leaderboard.modelhost.services import ModelSource, model_preflight_run, model_register, upload_from_file
-from leaderboard.chains.execution import run_execute
 from leaderboard.runs.generation.worker import generation_execute
 from leaderboard.runs.models import EvaluationRun, GeneratedOutput, GenerationJob, RunStatus
 from leaderboard.runs.services import submission_create_for_model
@@ -101,7 +102,9 @@ class GpuCheckReport:
         return {**asdict(self), "ok": self.ok}
 
 
-def gpu_check_run(*, server: str, model_dir: Path | None, items: int, max_tokens: int, work_dir: Path) -> GpuCheckReport:
+def gpu_check_run(
+    *, server: str, model_dir: Path | None, items: int, max_tokens: int, work_dir: Path
+) -> GpuCheckReport:
     """Run the check (see the module docstring). ``model_dir`` None: a tiny random model is made in
     ``work_dir`` (its answers are noise; the check is about the path). Raises GpuCheckRefused before
     writing anything when the database is not a fresh one or the input is wrong."""
@@ -114,8 +117,10 @@ def gpu_check_run(*, server: str, model_dir: Path | None, items: int, max_tokens
     if model_dir is not None and not (model_dir / "config.json").is_file():
         raise GpuCheckRefused(f"model: {model_dir} is not a model directory (no config.json)")
     if get_user_model().objects.exists():
-        raise GpuCheckRefused("gpu_check registers a user, a model and a dataset: run it on a fresh, throwaway database "
-                              "(scripts/gpu-check makes one in a temporary directory), not on the site's")
+        raise GpuCheckRefused(
+            "gpu_check registers a user, a model and a dataset: run it on a fresh, throwaway database "
+            "(scripts/gpu-check makes one in a temporary directory), not on the site's"
+        )
     if model_dir is None:
         from evaluators.llm.tiny import create_tiny_model
 
@@ -133,8 +138,12 @@ def gpu_check_run(*, server: str, model_dir: Path | None, items: int, max_tokens
         model = _register(model_dir, work_dir, report)
         if report.problems:
             return report
-        submission = submission_create_for_model(owner=model.owner, model=model, benchmarks=[benchmark],
-                                                 generation_settings={"n": 1, "max_tokens": max_tokens, "temperature": 0.0})
+        submission = submission_create_for_model(
+            owner=model.owner,
+            model=model,
+            benchmarks=[benchmark],
+            generation_settings={"n": 1, "max_tokens": max_tokens, "temperature": 0.0},
+        )
         job = GenerationJob.objects.get(submission=submission)
         run = EvaluationRun.objects.get(submission=submission)
         report.requests = run.items_total
@@ -176,7 +185,9 @@ def _check_analysis(report: GpuCheckReport, work_dir: Path) -> None:
         return
     report.analysis_status, report.analysis_s = run.status, run.seconds
     if not run.ok or run.stdout.strip() != "2.0":
-        report.problems.append(f"the data sandbox's analysis program did not give the expected fit: {run.feedback(1000)}")
+        report.problems.append(
+            f"the data sandbox's analysis program did not give the expected fit: {run.feedback(1000)}"
+        )
 
 
 def _import_problems(items: int, work_dir: Path, report: GpuCheckReport) -> Benchmark:
@@ -203,8 +214,11 @@ def _register(model_dir: Path, work_dir: Path, report: GpuCheckReport) -> Model:
     with archive.open("rb") as handle:
         upload = upload_from_file(owner=owner, file=File(handle, name=archive.name))
     archive.unlink()
-    model = model_register(owner=owner, name=f"gpu-check {model_dir.name}",
-                           spec=ModelSource(source=Model.SOURCE_WEIGHTS, weights_upload_id=upload.pk))
+    model = model_register(
+        owner=owner,
+        name=f"gpu-check {model_dir.name}",
+        spec=ModelSource(source=Model.SOURCE_WEIGHTS, weights_upload_id=upload.pk),
+    )
     report.preflight_status = model_preflight_run(model_id=model.pk)
     model.refresh_from_db()
     if report.preflight_status != Model.PREFLIGHT_PASSED:
@@ -232,7 +246,9 @@ def _measure_generation(report: GpuCheckReport, probe: _Probe, job: GenerationJo
         report.generation_s = round(elapsed, 2)
         report.requests_per_s = round(report.answers_stored / elapsed, 2)
         report.completion_tokens_per_s = round(report.completion_tokens / elapsed, 1)
-    report.server_stopped = None if probe.port is None else not _port_answers(probe.port) and not _serving_processes(probe.port)
+    report.server_stopped = (
+        None if probe.port is None else not _port_answers(probe.port) and not _serving_processes(probe.port)
+    )
     after = _gpu_facts()
     if after is not None:
         report.gpu_memory_mib_after = after[2]
@@ -249,8 +265,10 @@ def _measure_generation(report: GpuCheckReport, probe: _Probe, job: GenerationJo
     elif not report.server_stopped:
         report.problems.append(f"server: still running on port {probe.port} after the job ended")
     if report.gpu_memory_freed is False:
-        report.problems.append(f"gpu: {report.gpu_memory_mib_after} MiB in use after the stop, "
-                               f"{report.gpu_memory_mib_before} MiB before the start")
+        report.problems.append(
+            f"gpu: {report.gpu_memory_mib_after} MiB in use after the stop, "
+            f"{report.gpu_memory_mib_before} MiB before the start"
+        )
 
 
 def _score(report: GpuCheckReport, run: EvaluationRun) -> None:
@@ -265,7 +283,9 @@ def _score(report: GpuCheckReport, run: EvaluationRun) -> None:
     if run.status != RunStatus.SUCCEEDED:
         if not report.failure_kind:
             report.failure_kind, report.failure_message = run.failure_kind, run.failure_message
-        report.problems.append(f"run {run.status}: {run.failure_kind or report.scoring_outcome} {run.failure_message[:300]}".strip())
+        report.problems.append(
+            f"run {run.status}: {run.failure_kind or report.scoring_outcome} {run.failure_message[:300]}".strip()
+        )
 
 
 class _Probe(threading.Thread):
@@ -297,7 +317,10 @@ class _Probe(threading.Thread):
                         self._read_launch(now)
                     elif self.ready_at is None:
                         self._check_ready(http)
-                    elif self.all_stored_at is None and GeneratedOutput.objects.filter(run_id=self.run_id).count() >= self.expected:
+                    elif (
+                        self.all_stored_at is None
+                        and GeneratedOutput.objects.filter(run_id=self.run_id).count() >= self.expected
+                    ):
                         self.all_stored_at = time.monotonic()
                     self._halt.wait(PROBE_EVERY_S)
         finally:
@@ -338,8 +361,12 @@ def _gpu_facts() -> tuple[str, int, int] | None:
     if not shutil.which("nvidia-smi"):
         return None
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=name,memory.total,memory.used", "--format=csv,noheader,nounits"],
-                             capture_output=True, text=True, timeout=20).stdout
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name,memory.total,memory.used", "--format=csv,noheader,nounits"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     rows = [[part.strip() for part in line.split(",")] for line in out.splitlines() if line.count(",") == 2]
@@ -365,6 +392,6 @@ def _serving_processes(port: int) -> list[int]:
             words = (entry / "cmdline").read_bytes().decode("utf-8", "replace").split("\0")
         except OSError:
             continue
-        if "serve" in words and "--port" in words and words[words.index("--port") + 1:][:1] == [str(port)]:
+        if "serve" in words and "--port" in words and words[words.index("--port") + 1 :][:1] == [str(port)]:
             pids.append(int(entry.name))
     return pids

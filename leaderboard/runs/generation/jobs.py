@@ -3,12 +3,14 @@
 job never asks twice), each run's predictions file is handed to scoring, and a job whose worker died
 is re-queued or failed with every run still waiting for it. The worker's side is
 ``leaderboard.runs.generation.worker``."""
+
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from django.conf import settings
 from django.core.files.base import ContentFile
@@ -27,8 +29,8 @@ from leaderboard.runs.models import (
     RunStatus,
     Submission,
 )
-from leaderboard.runs.work_kinds import is_site_work
 from leaderboard.runs.services import generation_job_queue, run_fail
+from leaderboard.runs.work_kinds import is_site_work
 
 
 def generation_claim(*, job_id: int, worker: str) -> Claim | None:
@@ -39,25 +41,42 @@ def generation_claim(*, job_id: int, worker: str) -> Claim | None:
 def generation_heartbeat(*, claim: Claim) -> bool:
     """Extend the job's lease. False: the job was taken over, or none of its runs still waits for
     outputs (all cancelled), so the worker must stop and stop the model server."""
-    if not EvaluationRun.objects.filter(submission__generation__pk=claim.work_id, phase=RunPhase.GENERATING,
-                                        status=RunStatus.QUEUED).exists():
+    if not EvaluationRun.objects.filter(
+        submission__generation__pk=claim.work_id, phase=RunPhase.GENERATING, status=RunStatus.QUEUED
+    ).exists():
         return False
     return leases.heartbeat(GenerationJob, claim)
 
 
 def generation_runs_waiting(*, job: GenerationJob) -> list[EvaluationRun]:
-    return list(EvaluationRun.objects.filter(submission_id=job.submission_id, phase=RunPhase.GENERATING, status=RunStatus.QUEUED)
-                .select_related("benchmark", "dataset_version").order_by("pk"))
+    return list(
+        EvaluationRun.objects.filter(
+            submission_id=job.submission_id, phase=RunPhase.GENERATING, status=RunStatus.QUEUED
+        )
+        .select_related("benchmark", "dataset_version")
+        .order_by("pk")
+    )
 
 
 def generation_progress(*, claim: Claim, done: int, total: int) -> bool:
-    return bool(leases.held(GenerationJob, claim).update(
-        requests_done=done, requests_total=total))
+    return bool(leases.held(GenerationJob, claim).update(requests_done=done, requests_total=total))
 
 
 #: the columns generation_record_outputs writes, after ``run_id``, each with its model default
-_OUTPUT_FIELDS = ("item_id", "sample_index", "stage", "output", "finish_reason", "prompt_tokens", "completion_tokens",
-                  "latency_s", "error_kind", "error", "messages", "tool")
+_OUTPUT_FIELDS = (
+    "item_id",
+    "sample_index",
+    "stage",
+    "output",
+    "finish_reason",
+    "prompt_tokens",
+    "completion_tokens",
+    "latency_s",
+    "error_kind",
+    "error",
+    "messages",
+    "tool",
+)
 _JSON_FIELDS = frozenset({"messages", "tool"})
 
 
@@ -74,11 +93,15 @@ def generation_record_outputs(*, run_id: int, outputs: Sequence[dict]) -> set[tu
     for output in outputs:
         unknown = output.keys() - defaults.keys()
         if unknown or "item_id" not in output:
-            raise ValueError(f"generated output for item {output.get('item_id')!r}: unknown field(s) {sorted(unknown)} "
-                             f"or no item_id; allowed: {', '.join(_OUTPUT_FIELDS)}")
+            raise ValueError(
+                f"generated output for item {output.get('item_id')!r}: unknown field(s) {sorted(unknown)} "
+                f"or no item_id; allowed: {', '.join(_OUTPUT_FIELDS)}"
+            )
     quote = connection.ops.quote_name
     columns = ", ".join(quote(c) for c in (meta.get_field("run").column, *_OUTPUT_FIELDS))
-    json_value = "%s::jsonb" if connection.vendor == "postgresql" else "%s"  # SQLite (the embedded default) keeps JSON as text
+    json_value = (
+        "%s::jsonb" if connection.vendor == "postgresql" else "%s"
+    )  # SQLite (the embedded default) keeps JSON as text
     row = "(%s, " + ", ".join(json_value if f in _JSON_FIELDS else "%s" for f in _OUTPUT_FIELDS) + ")"
 
     def value(output: dict, name: str) -> Any:
@@ -88,11 +111,13 @@ def generation_record_outputs(*, run_id: int, outputs: Sequence[dict]) -> set[tu
     stored: set[tuple[str, int, int]] = set()
     with connection.cursor() as cursor:
         for start in range(0, len(outputs), 500):
-            chunk = outputs[start:start + 500]
+            chunk = outputs[start : start + 500]
             params = [v for output in chunk for v in (run_id, *(value(output, f) for f in _OUTPUT_FIELDS))]
-            cursor.execute(f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {', '.join([row] * len(chunk))} "
-                           f"ON CONFLICT DO NOTHING RETURNING {quote('item_id')}, {quote('sample_index')}, {quote('stage')}",
-                           params)
+            cursor.execute(
+                f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {', '.join([row] * len(chunk))} "
+                f"ON CONFLICT DO NOTHING RETURNING {quote('item_id')}, {quote('sample_index')}, {quote('stage')}",
+                params,
+            )
             stored.update((item_id, sample_index, stage) for item_id, sample_index, stage in cursor.fetchall())
     return stored
 
@@ -105,9 +130,12 @@ def generation_hand_to_scoring(*, run: EvaluationRun, data: bytes, count: int, e
     key = default_storage.save(f"predictions/generated/run-{run.pk}-{digest[:16]}.jsonl", ContentFile(data))
     line = f"generated {count} prediction(s) (sha256 {digest[:12]}); queued for scoring"
     handed = EvaluationRun.objects.filter(pk=run.pk, phase=RunPhase.GENERATING, status=RunStatus.QUEUED).update(
-        phase=RunPhase.SCORING, predictions_key=key, queued_at=timezone.now(),
+        phase=RunPhase.SCORING,
+        predictions_key=key,
+        queued_at=timezone.now(),
         environment={**(run.environment or {}), "generation": environment},
-        log=leases.log_line(line))
+        log=leases.log_line(line),
+    )
     if not handed:
         transaction.on_commit(lambda: default_storage.delete(key))
         return False
@@ -123,11 +151,22 @@ def generation_set_environment(*, claim: Claim, environment: dict) -> None:
     GenerationJob.objects.filter(pk=claim.work_id, lease_token=claim.token).update(environment=environment)
 
 
-def generation_finish(*, claim: Claim, log_line: str = "", environment: dict | None = None, done: int | None = None,
-                      total: int | None = None) -> bool:
+def generation_finish(
+    *,
+    claim: Claim,
+    log_line: str = "",
+    environment: dict | None = None,
+    done: int | None = None,
+    total: int | None = None,
+) -> bool:
     """Mark the job succeeded (compare-and-set on its lease), with its last log line, environment and
     progress in the same UPDATE."""
-    updates: dict = {"status": RunStatus.SUCCEEDED, "finished_at": timezone.now(), "lease_token": None, "lease_expires_at": None}
+    updates: dict = {
+        "status": RunStatus.SUCCEEDED,
+        "finished_at": timezone.now(),
+        "lease_token": None,
+        "lease_expires_at": None,
+    }
     if log_line:
         updates["log"] = leases.log_line(log_line)
     if environment is not None:
@@ -139,10 +178,15 @@ def generation_finish(*, claim: Claim, log_line: str = "", environment: dict | N
 
 def generation_stop_cancelled(*, claim: Claim) -> bool:
     """The job stopped because none of its runs waits any more (all cancelled): mark it cancelled."""
-    if EvaluationRun.objects.filter(submission__generation__pk=claim.work_id, phase=RunPhase.GENERATING, status=RunStatus.QUEUED).exists():
+    if EvaluationRun.objects.filter(
+        submission__generation__pk=claim.work_id, phase=RunPhase.GENERATING, status=RunStatus.QUEUED
+    ).exists():
         return False
-    return bool(leases.held(GenerationJob, claim).update(
-        status=RunStatus.CANCELLED, finished_at=timezone.now(), lease_token=None, lease_expires_at=None))
+    return bool(
+        leases.held(GenerationJob, claim).update(
+            status=RunStatus.CANCELLED, finished_at=timezone.now(), lease_token=None, lease_expires_at=None
+        )
+    )
 
 
 def generation_fail(*, claim: Claim | None, job_id: int, kind: FailureKind, message: str) -> int:
@@ -151,7 +195,9 @@ def generation_fail(*, claim: Claim | None, job_id: int, kind: FailureKind, mess
     failed = 0
     with transaction.atomic():
         job = GenerationJob.objects.filter(pk=job_id).first()
-        if job is None or not leases.mark_failed(GenerationJob, pk=job_id, kind=kind, message=message, held_claim=claim):
+        if job is None or not leases.mark_failed(
+            GenerationJob, pk=job_id, kind=kind, message=message, held_claim=claim
+        ):
             return 0
         for run in generation_runs_waiting(job=job):
             failed += run_fail(run_id=run.pk, kind=kind, message=message)
@@ -166,21 +212,38 @@ def _send(job: GenerationJob) -> None:
 def generation_jobs_requeue_expired(*, now: dt.datetime | None = None) -> tuple[int, int]:
     """Re-queue running generation jobs whose worker died, or fail them after the last attempt."""
     now = now or timezone.now()
+
     def give_up(job: GenerationJob, message: str) -> bool:
-        return job.lease_token is not None and bool(generation_fail(
-            claim=Claim(job.pk, job.lease_token, job.attempt), job_id=job.pk, kind=FailureKind.INFRASTRUCTURE, message=message))
+        return job.lease_token is not None and bool(
+            generation_fail(
+                claim=Claim(job.pk, job.lease_token, job.attempt),
+                job_id=job.pk,
+                kind=FailureKind.INFRASTRUCTURE,
+                message=message,
+            )
+        )
 
     requeued, failed = leases.requeue_expired(
-        GenerationJob, now=now, reason=lambda job: f"generation worker {job.worker or '?'} stopped sending heartbeats",
-        send=_send, give_up=give_up)
+        GenerationJob,
+        now=now,
+        reason=lambda job: f"generation worker {job.worker or '?'} stopped sending heartbeats",
+        send=_send,
+        give_up=give_up,
+    )
     # a queued job whose message was lost (a broker restart) or never sent (the broker was down)
-    requeued += leases.resend_stale_queued(GenerationJob.objects.select_related("submission__owner", "submission__model"), now=now,
-                                           send=_send)
+    requeued += leases.resend_stale_queued(
+        GenerationJob.objects.select_related("submission__owner", "submission__model"), now=now, send=_send
+    )
     # a run queued just as its submission's job finished (a re-run racing the end): load the model again
     stale = now - dt.timedelta(seconds=settings.RUN_QUEUED_RESEND_SECONDS)
-    for submission_id in set(EvaluationRun.objects.filter(
-            phase=RunPhase.GENERATING, status=RunStatus.QUEUED, queued_at__lt=stale,
-            submission__generation__status__in=[RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED]).values_list("submission_id", flat=True)):
+    for submission_id in set(
+        EvaluationRun.objects.filter(
+            phase=RunPhase.GENERATING,
+            status=RunStatus.QUEUED,
+            queued_at__lt=stale,
+            submission__generation__status__in=[RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED],
+        ).values_list("submission_id", flat=True)
+    ):
         with transaction.atomic():
             generation_job_queue(submission=Submission.objects.select_related("model").get(pk=submission_id))
             requeued += 1

@@ -1,15 +1,14 @@
 """What a generation job has left to send for a run: its requests (built once per worker process), the
 answers stored so far and, for a multi-turn evaluator, each sample's stored stages and which of them
 wait for a decision on what follows. Used by leaderboard.runs.generation.worker."""
+
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
-from typing import Any, Sequence
-
-from django.conf import settings
+from typing import Any
 
 from evaluators.core import Conversation, ModelRequest, evaluator_for, evaluator_version
 from evaluators.core.media import media_counts
@@ -72,8 +71,14 @@ class Prepared:
 
 
 @lru_cache(maxsize=2)
-def _prepared(dataset_version_id: int, content_hash: str, evaluator_key: str, evaluator_version_: str,
-              evaluator_settings: str, generation_settings: str) -> Prepared:
+def _prepared(
+    dataset_version_id: int,
+    content_hash: str,
+    evaluator_key: str,
+    evaluator_version_: str,
+    evaluator_settings: str,
+    generation_settings: str,
+) -> Prepared:
     """Every request of a dataset version, built once per worker process: reading a dataset's items
     (decoding every problem's private tests: 10 MB for the Multi-LCB sample, 182 MB at LiveCodeBench
     v6's size; the items are read a chunk at a time, never held) costs far more than the prompts it
@@ -90,27 +95,48 @@ def _prepared(dataset_version_id: int, content_hash: str, evaluator_key: str, ev
     needs = evaluator.generation()
     conversation = needs.conversation
     max_stages = conversation.max_stages(generation) if conversation is not None else 1
-    if conversation is not None and max_stages > 1:  # a multi-turn benchmark: follow_up is asked after each stored stage
-        turns = Turns(conversation, {item.id: item for item in items}, {r.item_id: r for r in requests}, generation, max_stages)
+    if (
+        conversation is not None and max_stages > 1
+    ):  # a multi-turn benchmark: follow_up is asked after each stored stage
+        turns = Turns(
+            conversation, {item.id: item for item in items}, {r.item_id: r for r in requests}, generation, max_stages
+        )
     options = needs.server
     counts = [media_counts(request.messages) for request in requests]  # what the requests send, counted
-    options = options.merged(ServerOptions(images_per_prompt=max((i for i, _ in counts), default=0),
-                                           videos_per_prompt=max((v for _, v in counts), default=0)))
+    options = options.merged(
+        ServerOptions(
+            images_per_prompt=max((i for i, _ in counts), default=0),
+            videos_per_prompt=max((v for _, v in counts), default=0),
+        )
+    )
     return Prepared(requests, turns, options)
 
 
 def plan_run(run: EvaluationRun, generation: GenerationSettings) -> RunPlan:
     """What is left to send for ``run``: one query for the answers an earlier attempt stored."""
-    prepared = _prepared(run.dataset_version_id, run.dataset_version.content_hash, run.evaluator_key,
-                         evaluator_version(run.evaluator_key), json.dumps(run.evaluator_settings or {}, sort_keys=True),
-                         generation.cache_key())
+    prepared = _prepared(
+        run.dataset_version_id,
+        run.dataset_version.content_hash,
+        run.evaluator_key,
+        evaluator_version(run.evaluator_key),
+        json.dumps(run.evaluator_settings or {}, sort_keys=True),
+        generation.cache_key(),
+    )
     requests = prepared.requests
     turns = prepared.turns
     samples = {r.item_id: r.n for r in requests}
     total = len(requests) if turns is None else sum(samples.values()) * turns.max_stages
     prefix = run.dataset_version.media_prefix
-    plan = RunPlan(run, [], total, samples, turns=turns, requests=requests, options=prepared.options,
-                   media=StorageMedia(prefix) if prefix else None)
+    plan = RunPlan(
+        run,
+        [],
+        total,
+        samples,
+        turns=turns,
+        requests=requests,
+        options=prepared.options,
+        media=StorageMedia(prefix) if prefix else None,
+    )
     outstanding(plan)
     return plan
 
@@ -122,8 +148,10 @@ def outstanding(plan: RunPlan) -> None:
     plan.follow_ups = {}
     have: dict[str, int] = {}
     if plan.turns is None:
-        plan.lines = {(i, s): predictions_line(i, s, o, k, e)
-                      for i, s, o, k, e in rows.values_list("item_id", "sample_index", "output", "error_kind", "error")}
+        plan.lines = {
+            (i, s): predictions_line(i, s, o, k, e)
+            for i, s, o, k, e in rows.values_list("item_id", "sample_index", "output", "error_kind", "error")
+        }
         for item_id, _ in plan.lines:
             have[item_id] = have.get(item_id, 0) + 1
     else:
@@ -136,17 +164,39 @@ def outstanding(plan: RunPlan) -> None:
     plan.pending = [r for r in plan.requests if have.get(r.item_id, 0) < r.n]
 
 
-STAGE_COLUMNS = ("item_id", "sample_index", "stage", "output", "finish_reason", "error_kind", "error", "messages", "tool")
+STAGE_COLUMNS = (
+    "item_id",
+    "sample_index",
+    "stage",
+    "output",
+    "finish_reason",
+    "error_kind",
+    "error",
+    "messages",
+    "tool",
+)
 
 
 def stage_of_row(row: dict[str, Any]) -> Stage:
     """A stored (or about to be stored) row as a transcript stage."""
-    return Stage(messages=list(row.get("messages") or []), answer=row["output"], tool=dict(row.get("tool") or {}),
-                 error_kind=row.get("error_kind", ""), error=row.get("error", ""), finish_reason=row.get("finish_reason", ""))
+    return Stage(
+        messages=list(row.get("messages") or []),
+        answer=row["output"],
+        tool=dict(row.get("tool") or {}),
+        error_kind=row.get("error_kind", ""),
+        error=row.get("error", ""),
+        finish_reason=row.get("finish_reason", ""),
+    )
 
 
-def predictions_line(item_id: str, sample_index: int, output: str, error_kind: str = "", error: str = "",
-          transcript: Sequence[Stage] = ()) -> str:
+def predictions_line(
+    item_id: str,
+    sample_index: int,
+    output: str,
+    error_kind: str = "",
+    error: str = "",
+    transcript: Sequence[Stage] = (),
+) -> str:
     """One predictions line: the answer, why it is not a plain one (when so), and a multi-turn item's transcript."""
     line: dict[str, Any] = {"item_id": item_id, "sample_index": sample_index, "output": output}
     if error_kind:

@@ -18,17 +18,18 @@ unreachable endpoint or a model that does not load fails the job and its waiting
 classified reason; a self-hosted server that dies mid-run is restarted once, then the runs fail as
 ``model_load`` / ``out_of_memory`` with the server's log tail.
 """
+
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import EllipsisType
-from typing import Any, Sequence
+from typing import Any
 
 from django.conf import settings
 
@@ -42,7 +43,14 @@ from leaderboard.catalog.models import Model
 from leaderboard.modelhost.access import ModelAccess, model_access
 from leaderboard.runs import leases
 from leaderboard.runs.generation import jobs
-from leaderboard.runs.generation.plans import STAGE_COLUMNS, RunPlan, outstanding, plan_run, predictions_line, stage_of_row
+from leaderboard.runs.generation.plans import (
+    STAGE_COLUMNS,
+    RunPlan,
+    outstanding,
+    plan_run,
+    predictions_line,
+    stage_of_row,
+)
 from leaderboard.runs.leases import LeaseLost
 from leaderboard.runs.models import FailureKind, GeneratedOutput, GenerationJob
 
@@ -50,8 +58,13 @@ __all__ = ["generation_execute"]
 
 log = logging.getLogger(__name__)
 
-FAILURE_OF = {"model_load": FailureKind.MODEL_LOAD, "out_of_memory": FailureKind.OUT_OF_MEMORY, "timeout": FailureKind.TIMEOUT,
-              "endpoint": FailureKind.ENDPOINT_ERROR, "output": FailureKind.ENDPOINT_ERROR}
+FAILURE_OF = {
+    "model_load": FailureKind.MODEL_LOAD,
+    "out_of_memory": FailureKind.OUT_OF_MEMORY,
+    "timeout": FailureKind.TIMEOUT,
+    "endpoint": FailureKind.ENDPOINT_ERROR,
+    "output": FailureKind.ENDPOINT_ERROR,
+}
 #: HTTP statuses with which an endpoint refuses one request (a prompt over the context length, a
 #: request this model cannot take): that answer is empty and scores as wrong; the job goes on
 REQUEST_REFUSED = {400, 413, 422}
@@ -75,6 +88,8 @@ class _Fatality:
             self.timeouts += 1
             return self.timeouts > settings.GENERATION_MAX_TIMEOUTS
         return False  # "output": an answer that does not satisfy its constraint
+
+
 #: answers stored per INSERT (or whatever arrived within a second); a crash re-asks at most these on resume
 FLUSH_EVERY = 32
 #: seconds between progress UPDATEs while answers arrive
@@ -100,13 +115,17 @@ def _generate_body(claim: leases.Claim, heartbeat: leases.Heartbeat, worker: str
 
 
 GENERATION_TASK = leases.LeasedTask(
-    model=GenerationJob, what="generation job",
+    model=GenerationJob,
+    what="generation job",
     claim=lambda pk, worker: jobs.generation_claim(job_id=pk, worker=worker),
     beat=lambda claim: jobs.generation_heartbeat(claim=claim),
-    body=_generate_body, refusal=_refusal,
-    fail=lambda claim, kind, message: jobs.generation_fail(claim=claim, job_id=claim.work_id, kind=FailureKind(kind),
-                                                               message=message),
-    lease_lost=_lease_lost)
+    body=_generate_body,
+    refusal=_refusal,
+    fail=lambda claim, kind, message: jobs.generation_fail(
+        claim=claim, job_id=claim.work_id, kind=FailureKind(kind), message=message
+    ),
+    lease_lost=_lease_lost,
+)
 
 
 def generation_execute(*, job_id: int, worker: str | None = None) -> str:
@@ -136,13 +155,17 @@ def _generate(claim: leases.Claim, heartbeat: leases.Heartbeat) -> int:
     generation = GenerationSettings.from_json(job.submission.generation_settings)
     plans = [plan_run(run, generation) for run in jobs.generation_runs_waiting(job=job)]
     if not plans:
-        if not jobs.generation_finish(claim=claim, log_line=f"attempt {claim.attempt}: no run waits for outputs; nothing to load"):
+        if not jobs.generation_finish(
+            claim=claim, log_line=f"attempt {claim.attempt}: no run waits for outputs; nothing to load"
+        ):
             raise LeaseLost()
         return 0
     total = sum(p.total for p in plans)
     progress = _Progress(claim, heartbeat, total - sum(p.remaining() for p in plans), total)
-    line = (f"attempt {claim.attempt}: {len(plans)} run(s), {total - progress.done} of {total} request(s) to send "
-            f"({model.get_source_display()})")
+    line = (
+        f"attempt {claim.attempt}: {len(plans)} run(s), {total - progress.done} of {total} request(s) to send "
+        f"({model.get_source_display()})"
+    )
 
     def announce() -> None:
         progress.write(force=True)
@@ -171,15 +194,23 @@ def _generate(claim: leases.Claim, heartbeat: leases.Heartbeat) -> int:
             _send_all(access, plan, claim, heartbeat, progress, usage, limits, on_started)
             on_started = None
             environment["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1]}
-            if jobs.generation_hand_to_scoring(run=plan.run, data=_predictions_jsonl(plan),
-                                                   count=sum(plan.samples.values()), environment=environment):
+            if jobs.generation_hand_to_scoring(
+                run=plan.run, data=_predictions_jsonl(plan), count=sum(plan.samples.values()), environment=environment
+            ):
                 handed += 1
             if not plans:  # a re-run queued while this job ran: same model load
-                plans = [plan_run(run, generation) for run in jobs.generation_runs_waiting(job=job) if run.pk not in seen]
+                plans = [
+                    plan_run(run, generation) for run in jobs.generation_runs_waiting(job=job) if run.pk not in seen
+                ]
                 seen |= {plan.run.pk for plan in plans}
                 progress.total += sum(p.total for p in plans)
-    if not jobs.generation_finish(claim=claim, environment=environment, done=progress.done, total=progress.total,
-                                      log_line=f"done: {handed} run(s) handed to scoring; tokens {usage[0]} in, {usage[1]} out"):
+    if not jobs.generation_finish(
+        claim=claim,
+        environment=environment,
+        done=progress.done,
+        total=progress.total,
+        log_line=f"done: {handed} run(s) handed to scoring; tokens {usage[0]} in, {usage[1]} out",
+    ):
         raise LeaseLost()
     return handed
 
@@ -193,8 +224,16 @@ class _Limits:
     fatal: _Fatality
 
 
-def _send_all(access: ModelAccess, plan: RunPlan, claim: leases.Claim, heartbeat: leases.Heartbeat, progress: _Progress,
-              usage: list[int], limits: _Limits, on_started: Any = None) -> None:
+def _send_all(
+    access: ModelAccess,
+    plan: RunPlan,
+    claim: leases.Claim,
+    heartbeat: leases.Heartbeat,
+    progress: _Progress,
+    usage: list[int],
+    limits: _Limits,
+    on_started: Any = None,
+) -> None:
     """Send a run's pending requests (and its follow-ups), storing answers from this (the Celery)
     thread as they arrive. A fatal error from a self-hosted server that died restarts it once and sends
     what is left."""
@@ -207,7 +246,9 @@ def _send_all(access: ModelAccess, plan: RunPlan, claim: leases.Claim, heartbeat
             return
         progress.write(force=True)
         if restart == 0 and access.restartable and not access.alive():
-            jobs.generation_append_log(job_id=claim.work_id, line=f"the model server died ({fatal}); restarting it once")
+            jobs.generation_append_log(
+                job_id=claim.work_id, line=f"the model server died ({fatal}); restarting it once"
+            )
             access.restart()
             outstanding(plan)
             continue
@@ -264,8 +305,15 @@ class _Feed:
                     return
 
 
-def _send_once(access: ModelAccess, plan: RunPlan, heartbeat: leases.Heartbeat, progress: _Progress, usage: list[int],
-               limits: _Limits, on_started: Any = None) -> ModelError | None:
+def _send_once(
+    access: ModelAccess,
+    plan: RunPlan,
+    heartbeat: leases.Heartbeat,
+    progress: _Progress,
+    usage: list[int],
+    limits: _Limits,
+    on_started: Any = None,
+) -> ModelError | None:
     """One pass of chat_many over the plan's pending requests (and the follow-ups decided meanwhile): the
     fatal error that ended it, or None (``_Pass``)."""
     return _Pass(access, plan, heartbeat, progress, usage, limits).run(on_started)
@@ -278,8 +326,15 @@ class _Pass:
     decides what follows. Threads report through ``results``: ("answer", (request, outcome)),
     ("finished", stages left unasked), ("broken", exception), and None once the sender is done."""
 
-    def __init__(self, access: ModelAccess, plan: RunPlan, heartbeat: leases.Heartbeat, progress: _Progress,
-                 usage: list[int], limits: _Limits) -> None:
+    def __init__(
+        self,
+        access: ModelAccess,
+        plan: RunPlan,
+        heartbeat: leases.Heartbeat,
+        progress: _Progress,
+        usage: list[int],
+        limits: _Limits,
+    ) -> None:
         self.access, self.plan, self.heartbeat = access, plan, heartbeat
         self.progress, self.usage, self.limits = progress, usage, limits
         self.results: queue.Queue[tuple[str, Any] | None] = queue.Queue()
@@ -288,8 +343,11 @@ class _Pass:
         self.broken: list[BaseException] = []
         self.feed = _Feed(plan.pending, self.stop)
         self.turns = plan.turns
-        self.tools = None if self.turns is None else \
-            ThreadPoolExecutor(max_workers=max(1, settings.GENERATION_TOOL_CONCURRENCY), thread_name_prefix="tool")
+        self.tools = (
+            None
+            if self.turns is None
+            else ThreadPoolExecutor(max_workers=max(1, settings.GENERATION_TOOL_CONCURRENCY), thread_name_prefix="tool")
+        )
         self.batch: list[dict] = []
         self.answered: list[ModelRequest] = []
         self.last_flush = time.monotonic()
@@ -335,8 +393,11 @@ class _Pass:
         try:
             if self.stop.is_set():
                 return
-            follow = None if len(transcript) >= turns.max_stages else \
-                turns.conversation.follow_up(turns.items[key[0]], transcript, key[1], turns.settings)
+            follow = (
+                None
+                if len(transcript) >= turns.max_stages
+                else turns.conversation.follow_up(turns.items[key[0]], transcript, key[1], turns.settings)
+            )
             if follow is None:
                 self.results.put(("finished", turns.max_stages - len(transcript)))
             else:
@@ -357,7 +418,7 @@ class _Pass:
         """Take what the threads report until the sender is done, checking the limits and the heartbeat
         at least every second, and store the answers in batches."""
         while True:
-            entry: tuple[str, Any] | None | EllipsisType
+            entry: tuple[str, Any] | EllipsisType | None
             try:
                 entry = self.results.get(timeout=1.0)
             except queue.Empty:
@@ -377,8 +438,10 @@ class _Pass:
             self.stop.set()
         if time.monotonic() > self.limits.deadline and not self.fatal:
             done, total = self.progress.done, self.progress.total
-            message = (f"generation exceeded its time limit of {settings.GENERATION_TIME_LIMIT:g} s ({done} of {total} "
-                       "requests answered); the model server was stopped")
+            message = (
+                f"generation exceeded its time limit of {settings.GENERATION_TIME_LIMIT:g} s ({done} of {total} "
+                "requests answered); the model server was stopped"
+            )
             self.fatal.append(ModelError("timeout", message))
             self.stop.set()
 
@@ -403,9 +466,12 @@ class _Pass:
 
     def _flush_due(self) -> bool:
         """A multi-turn run stores at once (its next stage waits for it); others in batches."""
-        return bool(self.batch) and (len(self.batch) >= FLUSH_EVERY or time.monotonic() - self.last_flush > 1.0
-                                     or (self.turns is not None and self.results.empty())
-                                     or self.feed.only_answered_open(len(self.answered)))
+        return bool(self.batch) and (
+            len(self.batch) >= FLUSH_EVERY
+            or time.monotonic() - self.last_flush > 1.0
+            or (self.turns is not None and self.results.empty())
+            or self.feed.only_answered_open(len(self.answered))
+        )
 
     def _flush(self) -> None:
         """Store the batch; keep each stored row's predictions line or stage, and for a multi-turn run hand
@@ -417,20 +483,27 @@ class _Pass:
             mine = (*key, output.get("stage", 0)) in stored
             if self.turns is None:
                 if mine:
-                    plan.lines[key] = predictions_line(*key, output["output"], output.get("error_kind", ""), output.get("error", ""))
+                    plan.lines[key] = predictions_line(
+                        *key, output["output"], output.get("error_kind", ""), output.get("error", "")
+                    )
                 else:
                     plan.outputs_stale = True
                 continue
             if mine:
                 plan.conversations.setdefault(key, []).append(stage_of_row(output))
             else:  # someone else stored this stage: continue from what is stored
-                plan.conversations[key] = [stage_of_row(row) for row in GeneratedOutput.objects.filter(
-                    run=plan.run, item_id=key[0], sample_index=key[1]).order_by("stage").values(*STAGE_COLUMNS)]
+                plan.conversations[key] = [
+                    stage_of_row(row)
+                    for row in GeneratedOutput.objects.filter(run=plan.run, item_id=key[0], sample_index=key[1])
+                    .order_by("stage")
+                    .values(*STAGE_COLUMNS)
+                ]
             self._decide_later(key)
         self.batch, self.last_flush = [], time.monotonic()
         for _ in self.answered:
             self.feed.close()
         self.answered = []
+
 
 def _error_kind(error: ModelError) -> str:
     if error.over_limit:  # too long for this model: its cell says so, it is no wrong answer
@@ -440,7 +513,9 @@ def _error_kind(error: ModelError) -> str:
     return {"timeout": "timeout", "output": "invalid"}.get(error.kind, "failed")
 
 
-def _outputs(request: ModelRequest, outcome: ChatResult | ModelError, usage: list[int], plan: RunPlan | None = None) -> list[dict]:
+def _outputs(
+    request: ModelRequest, outcome: ChatResult | ModelError, usage: list[int], plan: RunPlan | None = None
+) -> list[dict]:
     """The rows for one request's answer: one per sample; a bad answer is an empty output with its reason.
     A multi-turn run's rows also hold what their stage added to the conversation and the tool run."""
     common: dict[str, Any] = {"item_id": request.item_id, "stage": request.stage}
@@ -449,20 +524,37 @@ def _outputs(request: ModelRequest, outcome: ChatResult | ModelError, usage: lis
         common["messages"] = request.messages if request.stage == 0 or follow is None else follow.messages
         common["tool"] = {} if follow is None else follow.tool
     if isinstance(outcome, ModelError):
-        return [{**common, "sample_index": request.sample_index + i, "output": "", "error_kind": _error_kind(outcome),
-                 "error": f"{outcome.kind}: {outcome}"[:2000]} for i in range(request.n)]
+        return [
+            {
+                **common,
+                "sample_index": request.sample_index + i,
+                "output": "",
+                "error_kind": _error_kind(outcome),
+                "error": f"{outcome.kind}: {outcome}"[:2000],
+            }
+            for i in range(request.n)
+        ]
     usage[0] += outcome.usage.prompt_tokens
     usage[1] += outcome.usage.completion_tokens
     cut = outcome.finish_reason not in ("stop", "")
     texts = [storable_text(t) for t in outcome.texts] + [""] * max(0, request.n - len(outcome.texts))
     rows = []
-    for i, text in enumerate(texts[:request.n]):
+    for i, text in enumerate(texts[: request.n]):
         kind = "cut_off" if cut else ("" if text else "empty")
         error = f"cut off (finish_reason {outcome.finish_reason})" if cut else ("" if text else "empty answer")
-        rows.append({**common, "sample_index": request.sample_index + i, "output": text, "finish_reason": outcome.finish_reason,
-                     "prompt_tokens": outcome.usage.prompt_tokens if i == 0 else 0,
-                     "completion_tokens": outcome.usage.completion_tokens if i == 0 else 0, "latency_s": outcome.latency_s,
-                     "error_kind": kind, "error": error})
+        rows.append(
+            {
+                **common,
+                "sample_index": request.sample_index + i,
+                "output": text,
+                "finish_reason": outcome.finish_reason,
+                "prompt_tokens": outcome.usage.prompt_tokens if i == 0 else 0,
+                "completion_tokens": outcome.usage.completion_tokens if i == 0 else 0,
+                "latency_s": outcome.latency_s,
+                "error_kind": kind,
+                "error": error,
+            }
+        )
     return rows
 
 
@@ -472,12 +564,21 @@ def _predictions_jsonl(plan: RunPlan) -> bytes:
     multi-turn run's lines carry their transcripts, read back from the stored stages."""
     if plan.turns is not None:
         conversations: dict[tuple[str, int], list[Stage]] = {}
-        for row in GeneratedOutput.objects.filter(run=plan.run).order_by("item_id", "sample_index", "stage").values(*STAGE_COLUMNS):
+        for row in (
+            GeneratedOutput.objects.filter(run=plan.run)
+            .order_by("item_id", "sample_index", "stage")
+            .values(*STAGE_COLUMNS)
+        ):
             conversations.setdefault((row["item_id"], row["sample_index"]), []).append(stage_of_row(row))
-        return "".join(predictions_line(*key, stages[-1].answer, stages[-1].error_kind, stages[-1].error, stages)
-                       for key, stages in conversations.items()).encode()
+        return "".join(
+            predictions_line(*key, stages[-1].answer, stages[-1].error_kind, stages[-1].error, stages)
+            for key, stages in conversations.items()
+        ).encode()
     if plan.outputs_stale or len(plan.lines) != sum(plan.samples.values()):
-        rows = GeneratedOutput.objects.filter(run=plan.run).order_by("item_id", "sample_index").values_list(
-            "item_id", "sample_index", "output", "error_kind", "error")
+        rows = (
+            GeneratedOutput.objects.filter(run=plan.run)
+            .order_by("item_id", "sample_index")
+            .values_list("item_id", "sample_index", "output", "error_kind", "error")
+        )
         return "".join(predictions_line(*row) for row in rows).encode()
     return "".join(plan.lines[key] for key in sorted(plan.lines)).encode()

@@ -1,5 +1,6 @@
 """The daily quota of evaluation runs: one unit taken in the transaction that creates a run, given back
 once when the platform (not the submitter) made the run fail."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -35,13 +36,16 @@ def quota_take(*, user: User, today: dt.date | None = None) -> None:
     if not taken:
         raise QuotaExceeded(
             f"You have used all {limit} evaluation runs for today (UTC). The quota resets at midnight UTC; "
-            "runs that fail because of the platform are given back automatically.")
+            "runs that fail because of the platform are given back automatically."
+        )
 
 
 def quota_refund(*, run: EvaluationRun) -> None:
     """Give back the run's quota unit once (the platform failed, not the submitter)."""
     if EvaluationRun.objects.filter(pk=run.pk, quota_charged=True).update(quota_charged=False):
-        QuotaUsage.objects.filter(user_id=run.submission.owner_id, day=run.created_at.date(), used__gt=0).update(used=F("used") - 1)
+        QuotaUsage.objects.filter(user_id=run.submission.owner_id, day=run.created_at.date(), used__gt=0).update(
+            used=F("used") - 1
+        )
 
 
 def quota_remaining(*, user: User) -> int:

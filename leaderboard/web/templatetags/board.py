@@ -1,4 +1,5 @@
 """Template filters for score tables."""
+
 from __future__ import annotations
 
 import math
@@ -9,8 +10,8 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 
 from evaluators.llm.types import redact_userinfo
-from leaderboard.modelhost.validation import NOT_VALIDATED
 from leaderboard.catalog.labels import Labels
+from leaderboard.modelhost.validation import NOT_VALIDATED
 
 register = template.Library()
 
@@ -40,7 +41,8 @@ def duration(seconds: float | None) -> str:
 
 
 def _show(value: float, fmt: str) -> str:
-    """A figure in its column's format: a share in percent (one decimal), a count whole ("32 frames"), else three decimals."""
+    """A figure in its column's format: a share in percent (one decimal), a count whole ("32 frames"), else three
+    decimals."""
     if fmt == "percent":
         return f"{100 * value:.1f}"
     return f"{value:.0f}" if fmt == "count" else f"{value:.3f}"
@@ -69,7 +71,10 @@ def score_cells(row: Any, columns: list[dict], compact: bool = False) -> SafeStr
                 ci = f'<span class="ci">{ends[0]}{" to " if ends[0].startswith("-") else "–"}{ends[1]}</span>'
             else:
                 ci = f'<span class="ci">[{low}, {high}]</span>'
-        parts.append(f'<td class="num"{title}><span class="v">{_show(float(cell.value), fmt)}</span>{ci}<span class="n">n={int(cell.n)}</span></td>')
+        parts.append(
+            f'<td class="num"{title}><span class="v">{_show(float(cell.value), fmt)}</span>{ci}<span '
+            f'class="n">n={int(cell.n)}</span></td>'
+        )
     return mark_safe("".join(parts))
 
 
@@ -131,6 +136,7 @@ def not_validated(reason: str) -> bool:
 
 
 # --- keys in words (leaderboard.catalog.labels) ------------------------------------------------------
+
 
 @register.filter
 def metric_words(labels: Labels, key: str) -> str:

@@ -1,5 +1,6 @@
 """Export the arena's voted (and imported) battles in the released dataset's schema, or the plain-chat
 setting's battles in the Text Arena schema."""
+
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -8,13 +9,19 @@ from leaderboard.arena.exports import FORMATS, export_to
 
 
 class Command(BaseCommand):
-    help = "Write the votes as the released dataset (JSONL or Parquet, voters hashed), or as Text Arena battles (JSONL)."
+    help = (
+        "Write the votes as the released dataset (JSONL or Parquet, voters hashed), or as Text Arena battles (JSONL)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("out", type=Path)
         parser.add_argument("--format", choices=FORMATS, default="jsonl")
-        parser.add_argument("--schema", choices=("search-arena", "text-arena"), default="search-arena",
-                            help="text-arena: the plain-chat setting's battles in the released Text Arena schema")
+        parser.add_argument(
+            "--schema",
+            choices=("search-arena", "text-arena"),
+            default="search-arena",
+            help="text-arena: the plain-chat setting's battles in the released Text Arena schema",
+        )
 
     def handle(self, *args, out: Path, format: str, schema: str, **options):
         if schema == "text-arena":

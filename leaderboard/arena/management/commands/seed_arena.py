@@ -1,5 +1,6 @@
 """Create the arena's contestants: the embedded default's two extractive responders and any in
 LEADERBOARD_ARENA_MODELS (idempotent)."""
+
 from django.core.management.base import BaseCommand
 
 from leaderboard.arena.services import arena_models_seed

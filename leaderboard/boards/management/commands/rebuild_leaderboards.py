@@ -1,4 +1,5 @@
 """Recompute every leaderboard row from the succeeded runs (after a data fix or a visibility change)."""
+
 from django.core.management.base import BaseCommand
 
 from leaderboard.chains.board_rows import leaderboards_rebuild

