@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models.fields.json import KeyTransform
+
 from evaluators.core.modality import MODALITIES
 from leaderboard.arena import standing
 from leaderboard.arena.catalog_link import contestant_names
@@ -82,25 +84,16 @@ def board_headlines() -> list[BoardHeadlines]:
         higher = bool(primary.get("higher_is_better", True))
         board = BoardHeadlines(benchmark, str(primary["label"]), primary.get("format", "percent") == "percent", higher)
         col = column_id(primary["key"])
+        # only the primary cell of each row (Postgres returns that cell, never the whole ``values``) and the model's
+        # fields the pages show: at 10,000 rows the whole JSON dominated the page's time (issue 47 point 4)
         found = (
             LeaderboardEntry.objects.filter(public_entries_q(), benchmark=benchmark, dataset_version__is_current=True)
+            .annotate(cell=KeyTransform(col, "values"))
             .select_related("model")
-            .only(
-                "values",
-                "model__name",
-                "model__slug",
-                "model__modality",
-                "model__source",
-                "model__created_at",
-                "model__is_reference",
-            )
+            .only("model__name", "model__slug", "model__is_reference")
         )
         entries = [entry for entry in found if not entry.model.is_reference]
-        references = [
-            (entry.model, Cell(*entry.values[col]))
-            for entry in found
-            if entry.model.is_reference and entry.values.get(col)
-        ]
+        references = [(entry.model, Cell(*entry.cell)) for entry in found if entry.model.is_reference and entry.cell]
         board.baselines = [
             (model, Headline(benchmark.slug, cell.value, cell.ci_low, cell.ci_high, None, board.percent))
             for model, cell in sorted(references, key=lambda mc: -mc[1].value if higher else mc[1].value)
@@ -108,11 +101,9 @@ def board_headlines() -> list[BoardHeadlines]:
         version = benchmark.dataset_versions.filter(is_current=True).only("judge_validations").first()
         untrusted = unranked_by_judge(benchmark, found.filter(model__is_reference=False), version) if version else {}
         cells = {
-            entry.model_id: (entry.model, Cell(*entry.values[col]), untrusted.get(entry.pk))
-            for entry in entries
-            if entry.values.get(col)
+            entry.model_id: (entry.model, Cell(*entry.cell), untrusted.get(entry.pk)) for entry in entries if entry.cell
         }
-        raw = [entry.values[col] for entry in entries if entry.values.get(col) and entry.pk not in untrusted]
+        raw = [entry.cell for entry in entries if entry.cell and entry.pk not in untrusted]
         rank = ranks_among(
             [entry_values for entry_values in raw if entry_values[1] is not None and entry_values[2] is not None],
             higher,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models.fields.json import KeyTransform
+
 from leaderboard.arena import standing
 from leaderboard.arena.catalog_link import contestant_name_of
 from leaderboard.arena.selectors import latest_snapshots, model_attribution
@@ -34,7 +36,10 @@ def _rank(run: EvaluationRun, primary: dict[str, Any], value: list | None) -> tu
         public_entries_q(), benchmark_id=run.benchmark_id, dataset_version=current, model__is_reference=False
     )
     entries = entries.exclude(pk__in=list(unranked_by_judge(run.benchmark, entries, current)))
-    cells = [v.get(column_id(primary["key"])) for v in entries.values_list("values", flat=True)]
+    # the primary cell only (Postgres returns that cell, never the whole ``values`` of every row)
+    cells = list(
+        entries.annotate(cell=KeyTransform(column_id(primary["key"]), "values")).values_list("cell", flat=True)
+    )
     cells = [c for c in cells if c and c[1] is not None and c[2] is not None]
     rank = ranks_among(cells, primary.get("higher_is_better", True))(Cell(*value))
     return rank, len(cells), ""

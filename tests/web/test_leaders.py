@@ -80,3 +80,32 @@ def test_a_bad_index_parameter_names_its_field(client, multi_lcb):
         page.status_code == 400
         and "modality: &#x27;smell&#x27; is not one of text, image, video" in page.content.decode()
     )
+
+
+def test_headlines_and_profile_ranks_read_the_primary_cell_among_many(client, multi_lcb, user):
+    """Rows whose ``values`` hold forty other cells that order the models the other way round: the home page, the
+    models index and a model's profile rank by pass@1 alone (the pages read only that cell of each row)."""
+    from leaderboard.runs.models import LeaderboardEntry
+
+    for name, value in [("alpha", 0.30), ("beta", 0.80), ("gamma", 0.55)]:
+        scored_run(multi_lcb, user, name, value)
+    for entry in LeaderboardEntry.objects.all():
+        flipped = 1 - entry.values["pass@1"][0]
+        decoys = {f"pass@1|decoy={i}": [flipped, flipped - 0.001, flipped + 0.001, 3] for i in range(40)}
+        LeaderboardEntry.objects.filter(pk=entry.pk).update(values={**decoys, **entry.values, "zzz": [0.0, 0, 0, 1]})
+    # pass@1 [value - 0.05, value + 0.05]: 75-85, 50-60, 25-35 lie apart, so beta 1, gamma 2, alpha 3
+    assert _leaders(client.get("/").content.decode(), "Multi-LCB") == [
+        ["1", "beta", "80.0% (75.0–85.0)"],
+        ["2", "gamma", "55.0% (50.0–60.0)"],
+        ["3", "alpha", "30.0% (25.0–35.0)"],
+    ]
+    api = client.get("/api/models/index/?sort=multi-lcb").json()
+    assert [(row["name"], row["headlines"]["multi-lcb"]["rank"]) for row in api["rows"]] == [
+        ("beta", 1),
+        ("gamma", 2),
+        ("alpha", 3),
+    ]
+    assert api["rows"][2]["headlines"]["multi-lcb"]["value"] == pytest.approx(0.30)
+    assert api["rows"][2]["headlines"]["multi-lcb"]["ci_low"] == pytest.approx(0.25)
+    profile = {b["benchmark"]: b for b in client.get("/api/models/alpha/profile/").json()["benchmarks"]}
+    assert (profile["multi-lcb"]["rank"], profile["multi-lcb"]["ranked_of"]) == (3, 3)
