@@ -75,40 +75,36 @@ class BoardHeadlines:
 
 def board_headlines() -> list[BoardHeadlines]:
     """Every available benchmark's public rows on its current dataset version: people's, ranked, and apart
-    from them the baselines (reference models), unranked."""
-    boards = []
+    from them the baselines (reference models), unranked. Reads of each row only its primary cell (Postgres
+    returns that cell, never the whole ``values``: at 10,000 rows the whole JSON and an ORM object per row
+    dominated the pages' time, issue 47 point 4), then the models shown (name and slug) in one query."""
+    boards, baselines = [], []
     for benchmark in Benchmark.objects.exclude(evaluator_key="").order_by("pk"):
         primary = next((c for c in benchmark.metric_columns if c.get("primary")), None)
         if primary is None:
             continue
         higher = bool(primary.get("higher_is_better", True))
         board = BoardHeadlines(benchmark, str(primary["label"]), primary.get("format", "percent") == "percent", higher)
-        col = column_id(primary["key"])
-        # only the primary cell of each row (Postgres returns that cell, never the whole ``values``) and the model's
-        # fields the pages show: at 10,000 rows the whole JSON dominated the page's time (issue 47 point 4)
-        found = (
-            LeaderboardEntry.objects.filter(public_entries_q(), benchmark=benchmark, dataset_version__is_current=True)
-            .annotate(cell=KeyTransform(col, "values"))
-            .select_related("model")
-            .only("model__name", "model__slug", "model__is_reference")
+        found = LeaderboardEntry.objects.filter(
+            public_entries_q(), benchmark=benchmark, dataset_version__is_current=True
+        ).annotate(cell=KeyTransform(column_id(primary["key"]), "values"))
+        rows = list(found.values_list("pk", "model_id", "model__is_reference", "cell"))
+        references = [(model_id, Cell(*cell)) for _, model_id, reference, cell in rows if reference and cell]
+        baselines.append(
+            [
+                (model_id, Headline(benchmark.slug, cell.value, cell.ci_low, cell.ci_high, None, board.percent))
+                for model_id, cell in sorted(references, key=lambda mc: -mc[1].value if higher else mc[1].value)
+            ]
         )
-        entries = [entry for entry in found if not entry.model.is_reference]
-        references = [(entry.model, Cell(*entry.cell)) for entry in found if entry.model.is_reference and entry.cell]
-        board.baselines = [
-            (model, Headline(benchmark.slug, cell.value, cell.ci_low, cell.ci_high, None, board.percent))
-            for model, cell in sorted(references, key=lambda mc: -mc[1].value if higher else mc[1].value)
-        ]
         version = benchmark.dataset_versions.filter(is_current=True).only("judge_validations").first()
         untrusted = unranked_by_judge(benchmark, found.filter(model__is_reference=False), version) if version else {}
-        cells = {
-            entry.model_id: (entry.model, Cell(*entry.cell), untrusted.get(entry.pk)) for entry in entries if entry.cell
-        }
-        raw = [entry.cell for entry in entries if entry.cell and entry.pk not in untrusted]
+        entries = [(pk, model_id, cell) for pk, model_id, reference, cell in rows if not reference and cell]
+        cells = {model_id: (Cell(*cell), untrusted.get(pk)) for pk, model_id, cell in entries}
         rank = ranks_among(
-            [entry_values for entry_values in raw if entry_values[1] is not None and entry_values[2] is not None],
+            [cell for pk, _, cell in entries if pk not in untrusted and cell[1] is not None and cell[2] is not None],
             higher,
         )
-        for pk, (model, cell, status) in cells.items():
+        for pk, (cell, status) in cells.items():
             bounded = cell.ci_low is not None and cell.ci_high is not None
             board.by_model[pk] = Headline(
                 benchmark.slug,
@@ -119,12 +115,16 @@ def board_headlines() -> list[BoardHeadlines]:
                 board.percent,
                 status.reason if status is not None else "",
             )
-            board.models[pk] = model
         board.order = sorted(
             cells,
-            key=lambda pk: (board.by_model[pk].rank or 10**9, -cells[pk][1].value if higher else cells[pk][1].value),
+            key=lambda pk: (board.by_model[pk].rank or 10**9, -cells[pk][0].value if higher else cells[pk][0].value),
         )
         boards.append(board)
+    shown = {pk for board in boards for pk in board.by_model} | {pk for pairs in baselines for pk, _ in pairs}
+    models = Model.objects.only("name", "slug", "is_reference").in_bulk(shown)
+    for board, pairs in zip(boards, baselines, strict=True):
+        board.models = {pk: models[pk] for pk in board.by_model}
+        board.baselines = [(models[pk], headline) for pk, headline in pairs]
     return boards
 
 
