@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "leaderboard.layers",
             "leaderboard.middleware",
             "leaderboard.pagecache",
-            "leaderboard.queues",
+            "leaderboard.task_sends",
             "leaderboard.settings",
             "leaderboard.setup_status",
             "leaderboard.spreadsheet",

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from leaderboard import queues
+from leaderboard import task_sends
 from leaderboard.pagecache import quietly
 from leaderboard.runs.models import EvaluationRun, GenerationJob, RunStatus
 
@@ -84,7 +84,14 @@ def ops_status(*, timeout: float = 1.0) -> OpsStatus:
     problems: list[str] = []
     seen = _workers_by_queue(timeout, problems)
     names = sorted(
-        {queues.CPU, queues.BASELINE, queues.INTERACTIVE, queues.ARENA, queues.gpu_queue(settings.GPU_KIND), *seen}
+        {
+            task_sends.CPU,
+            task_sends.BASELINE,
+            task_sends.INTERACTIVE,
+            task_sends.ARENA,
+            task_sends.gpu_queue(settings.GPU_KIND),
+            *seen,
+        }
     )
     waiting = _waiting(names, problems)
     for name in names:

@@ -125,11 +125,11 @@ def arena_public_figures_at_once() -> Iterator[None]:
 
 @pytest.fixture
 def sent_tasks():
-    """What the code under test sends to the queues (``leaderboard.queues.Message``), recorded instead of
+    """What the code under test sends to the queues (``leaderboard.task_sends.Message``), recorded instead of
     reaching a broker; sends still wait for their transaction to commit."""
-    from leaderboard import queues
+    from leaderboard import task_sends
 
-    with queues.record_sends() as sent:
+    with task_sends.record_sends() as sent:
         yield sent
 
 

@@ -7,7 +7,7 @@ person waits for: arena ratings, pre-flights, the run reaper, never behind a lon
 ``arena`` (the arena's answers) and ``gpu-<kind>`` (self-hosted models). Each is consumed by its own
 worker in the launch scripts (scripts/serve, scripts/run-embedded; the tests' default worker takes all
 but the arena's): ``LONG_QUEUES`` says which may not share one. Plain constants, imported by the Celery app, its tasks
-and ``leaderboard.queues`` alike.
+and ``leaderboard.task_sends`` alike.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from django.utils import timezone
 from evaluators.core import modality as modalities
 from evaluators.core.types import InfrastructureError
 from evaluators.llm.types import Endpoint, ModelError, redact_userinfo
-from leaderboard import queues
+from leaderboard import task_sends
 from leaderboard.accounts import policy
 from leaderboard.accounts.site_accounts import DEMO_OWNER
 from leaderboard.catalog.models import Model
@@ -223,7 +223,7 @@ def model_preflight_request(*, model: Model, user: User | AnonymousUser | None =
             "A pre-flight of this model is already queued; its report appears on the model's page "
             "when it ends (ask again in a few minutes if it never does)."
         )
-    queues.preflight_model(model.pk)
+    task_sends.preflight_model(model.pk)
 
 
 class EndpointNotAllowed(ModelError):
@@ -378,7 +378,7 @@ def _preflight_could_not_check(model: Model, exc: Exception) -> str:
             preflight_status=status, preflight_report=data, preflight_checked_at=timezone.now()
         )
         if status == Model.PREFLIGHT_PENDING:
-            queues.preflight_model(model.pk, countdown=delay)
+            task_sends.preflight_model(model.pk, countdown=delay)
     return status
 
 

@@ -5,7 +5,7 @@ pages and a waiting run's estimate call them "baseline" and everything else "use
 
 from __future__ import annotations
 
-from leaderboard import queues
+from leaderboard import task_sends
 from leaderboard.accounts.site_accounts import BASELINE_OWNER, DEMO_OWNER, SITE_OWNERS
 from leaderboard.runs.models import Submission
 
@@ -36,4 +36,4 @@ def work_kind(submission: Submission) -> str:
 
 def scoring_queue_for(submission: Submission) -> str:
     """The queue a run of this submission is scored on: ``baseline`` for the site's own, else ``cpu``."""
-    return queues.BASELINE if is_site_work(submission) else queues.CPU
+    return task_sends.BASELINE if is_site_work(submission) else task_sends.CPU

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard import queues
+from leaderboard import task_sends
 from leaderboard.arena.models import RatingSnapshot
 from leaderboard.runs.models import EvaluationRun, RunStatus
 from leaderboard.runs.services import submission_create_from_predictions
@@ -52,7 +52,7 @@ def test_ratings_are_recomputed_while_a_long_run_holds_the_cpu_worker(
             what="the run to start",
         )
         assert not RatingSnapshot.objects.exists()
-        queues.arena_compute_ratings(countdown=0.1)  # what a vote asks for (ratings_schedule)
+        task_sends.arena_compute_ratings(countdown=0.1)  # what a vote asks for (ratings_schedule)
         wait_for(lambda: RatingSnapshot.objects.exists(), timeout=120, what="the ratings")
         written = RatingSnapshot.objects.order_by("computed_at").first().computed_at
         run.refresh_from_db()

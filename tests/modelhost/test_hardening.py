@@ -17,7 +17,7 @@ from django.core.files.base import ContentFile
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from leaderboard import queues
+from leaderboard import task_sends
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost import services
 from leaderboard.modelhost.api import OctetStreamParser
@@ -81,7 +81,9 @@ def test_storage_unreachable_is_retried_then_reported_as_could_not_check(
             and "not of the model" in first.preflight_report["notice"]
         )
         assert first.preflight_report["problems"] == [] and first.preflight_checked_at is not None
-        assert queues.Message(queues.PREFLIGHT_MODEL, (model.pk,), "interactive", 30) in no_broker  # tried again later
+        assert (
+            task_sends.Message(task_sends.PREFLIGHT_MODEL, (model.pk,), "interactive", 30) in no_broker
+        )  # tried again later
         with django_capture_on_commit_callbacks(execute=True):
             assert services.model_preflight_run(model_id=model.pk) == Model.PREFLIGHT_FAILED
     report = stored(model).preflight_report

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from evaluators.llm.tiny import create_tiny_model
-from leaderboard import queues
+from leaderboard import task_sends
 from leaderboard.catalog.models import Model
 from leaderboard.chains.demo import demo_model_submit
 from leaderboard.modelhost import secrets, services
@@ -58,7 +58,7 @@ def test_key_encrypted_submission_refused_until_preflight_passes(
                 endpoint_api_key="sk-abc-123",
             ),
         )
-    assert queues.Message(queues.PREFLIGHT_MODEL, (model.pk,), "interactive") in no_broker
+    assert task_sends.Message(task_sends.PREFLIGHT_MODEL, (model.pk,), "interactive") in no_broker
     stored = Model.objects.get(pk=model.pk)
     assert (
         "sk-abc-123" not in stored.endpoint_api_key_encrypted
@@ -134,7 +134,7 @@ def test_upload_weights_command_uploads_and_registers(user, tmp_path, no_broker,
         call_command("upload_weights", str(directory), "--model", "cli-tiny", "--owner", user.username)
     model = Model.objects.get(name="cli-tiny")
     assert model.source == "weights" and model.weights_upload.status == "complete"
-    assert queues.Message(queues.PREFLIGHT_MODEL, (model.pk,), "interactive") in no_broker
+    assert task_sends.Message(task_sends.PREFLIGHT_MODEL, (model.pk,), "interactive") in no_broker
 
 
 def test_api_registration_hides_the_key(user):
@@ -195,7 +195,7 @@ def test_demo_model_is_public_weights_anyone_can_submit_once_preflighted(
             benchmarks=[multi_lcb],
             generation_settings={"max_tokens": 16},
         )
-    assert queues.Message(queues.GENERATE_SUBMISSION, (submission.generation.pk,), "gpu-local") in no_broker
+    assert task_sends.Message(task_sends.GENERATE_SUBMISSION, (submission.generation.pk,), "gpu-local") in no_broker
     assert submission.runs.get().phase == "generating"
     # the model's defaults (one short sample: its answers are noise) under the submitter's own settings
     assert submission.generation_settings == {"n": 1, "max_tokens": 16}
@@ -262,14 +262,14 @@ def test_a_run_left_waiting_by_a_finished_job_gets_the_job_queued_again(
     with django_capture_on_commit_callbacks(execute=True):
         assert jobs.generation_jobs_requeue_expired() == (1, 0)
     job = GenerationJob.objects.get(submission=submission)
-    assert job.status == "queued" and queues.Message(queues.GENERATE_SUBMISSION, (job.pk,), "cpu") in no_broker
+    assert job.status == "queued" and task_sends.Message(task_sends.GENERATE_SUBMISSION, (job.pk,), "cpu") in no_broker
 
 
 def test_a_repeated_preflight_request_queues_nothing_while_one_is_pending(user, monkeypatch, settings):
     """One token once queued 252 pre-flights on the runs' queue: now a pending one must finish first,
     unless it was queued long enough ago that its message may have been lost."""
     queued: list[int] = []
-    monkeypatch.setattr(queues, "preflight_model", queued.append)
+    monkeypatch.setattr(task_sends, "preflight_model", queued.append)
     model = services.model_register(
         owner=user,
         name="hosted",

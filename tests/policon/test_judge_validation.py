@@ -94,7 +94,7 @@ def test_validate_judge_reports_stores_and_shows_the_configured_judges_agreement
 def test_the_worker_task_validates_a_spread_sample_and_the_command_can_queue_it(
     policon, judge_server, sent_tasks, django_capture_on_commit_callbacks
 ):
-    from leaderboard import queues
+    from leaderboard import task_sends
     from leaderboard.modelhost.validation import judge_validation_run
     from workers.tasks import validate_judge
 
@@ -104,7 +104,9 @@ def test_the_worker_task_validates_a_spread_sample_and_the_command_can_queue_it(
     assert result["pearson_r"] == pytest.approx(-1.0) and result["band_agreement"] == 1.0
     with django_capture_on_commit_callbacks(execute=True):
         call_command("validate_judge", "policon", "--queue", "--limit", "3", stdout=io.StringIO())
-    assert [(m.task, m.args, m.queue) for m in sent_tasks] == [(queues.VALIDATE_JUDGE, (policon.pk, 3), queues.CPU)]
+    assert [(m.task, m.args, m.queue) for m in sent_tasks] == [
+        (task_sends.VALIDATE_JUDGE, (policon.pk, 3), task_sends.CPU)
+    ]
     later = judge_validation_run(benchmark_id=policon.pk, now=dt.datetime(2027, 1, 2, tzinfo=dt.UTC))
     assert later["at"].startswith("2027-01-02")  # the stored figure is replaced, with its date
 

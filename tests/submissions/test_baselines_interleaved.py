@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard import queues
+from leaderboard import task_sends
 from leaderboard.catalog.models import Benchmark
 from leaderboard.runs.models import EvaluationRun
 
@@ -39,7 +39,7 @@ def test_baselines_are_queued_in_turns_across_boards(sent_tasks, django_capture_
         ("causal-pitfalls-code", "Rubric restated (baseline)"),
     ]
     # the worker's queue receives them in that order
-    runs = [m.args[0] for m in sent_tasks if m.task == queues.EVALUATE_RUN]
+    runs = [m.args[0] for m in sent_tasks if m.task == task_sends.EVALUATE_RUN]
     assert [
         (r.benchmark.slug, r.submission.model.name)
         for r in (EvaluationRun.objects.select_related("benchmark", "submission__model").get(pk=pk) for pk in runs)

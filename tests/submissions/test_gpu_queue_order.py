@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from leaderboard import queues
+from leaderboard import task_sends
 from leaderboard.catalog.models import Model
 from leaderboard.catalog.services import model_get_or_create
 from leaderboard.runs.models import GenerationJob, Submission
@@ -62,7 +62,7 @@ def _job(owner, name: str) -> GenerationJob:
 
 
 def test_a_persons_generation_job_sent_after_the_demos_starts_before_them(user, worker_env, tmp_path):
-    gpu = queues.gpu_queue(settings.GPU_KIND)
+    gpu = task_sends.gpu_queue(settings.GPU_KIND)
     demo = get_user_model().objects.create(username=DEMO_OWNER, is_active=False)
     baselines = [_job(demo, f"tiny-llama {i}") for i in range(BASELINES)]
     mine = _job(user, "my-tiny-model")  # sent last

@@ -10,7 +10,7 @@ from django.db import connection
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from leaderboard import queues
+from leaderboard import task_sends
 from leaderboard.runs import selectors, services
 from leaderboard.runs.models import EvaluationRun, FailureKind, QuotaUsage, RunStatus, Submission
 from tests.conftest import PY_SUM, predictions_jsonl
@@ -140,7 +140,7 @@ def test_expired_lease_is_requeued_then_failed_after_last_attempt(multi_lcb, use
     assert services.runs_requeue_expired() == (1, 0)
     assert EvaluationRun.objects.get(pk=run.pk).status == RunStatus.QUEUED
     assert (
-        sent_tasks == [queues.Message(queues.EVALUATE_RUN, (run.pk,), "cpu")] * 2
+        sent_tasks == [task_sends.Message(task_sends.EVALUATE_RUN, (run.pk,), "cpu")] * 2
     )  # queued at creation, then by the reaper
     services.run_claim(run_id=run.pk, worker="dead-2")
     assert services.runs_requeue_expired() == (0, 1)
@@ -162,6 +162,6 @@ def test_runs_stuck_in_the_queue_are_sent_again(multi_lcb, user, sent_tasks):
     later = timezone.now() + dt.timedelta(seconds=61)
     assert services.runs_resend_stale_queued(now=later) == 1
     assert services.runs_resend_stale_queued(now=later) == 0  # its clock restarted
-    assert sent_tasks == [queues.Message(queues.EVALUATE_RUN, (run.pk,), "cpu")] * 2
+    assert sent_tasks == [task_sends.Message(task_sends.EVALUATE_RUN, (run.pk,), "cpu")] * 2
     assert services.run_claim(run_id=run.pk, worker="w") is not None
     assert services.run_claim(run_id=run.pk, worker="w-duplicate") is None  # the second message does nothing

@@ -17,7 +17,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from evaluators.llm.types import Answer
-from leaderboard import queues
+from leaderboard import task_sends
 from leaderboard.arena.identity import Voter
 from leaderboard.arena.models import (
     SIDE_FIELDS,
@@ -117,7 +117,7 @@ def battle_create(
             setting=setting,
         )
         turn = Turn.objects.create(battle=battle, index=0, prompt=prompt)
-        queues.arena_generate_turn(turn.pk)
+        task_sends.arena_generate_turn(turn.pk)
     return battle
 
 
@@ -153,7 +153,7 @@ def turn_add(*, battle: Battle, prompt: str, voter: Voter) -> Turn:
         if turns and not turns[-1].done:
             raise NotReady("wait until both answers are complete before the next prompt")
         turn = Turn.objects.create(battle=locked, index=len(turns), prompt=prompt)
-        queues.arena_generate_turn(turn.pk)
+        task_sends.arena_generate_turn(turn.pk)
     return turn
 
 
@@ -326,7 +326,7 @@ def turns_resend_unclaimed() -> int:
         ).values_list("pk", flat=True)[:500]
     )
     for turn_id in waiting:
-        queues.arena_generate_turn(turn_id)
+        task_sends.arena_generate_turn(turn_id)
     return len(waiting)
 
 

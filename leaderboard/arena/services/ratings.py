@@ -25,7 +25,7 @@ from django.conf import settings
 from django.db.models import Max, Q
 from django.db.models.fields.json import KeyTextTransform
 
-from leaderboard import pagecache, queues
+from leaderboard import pagecache, task_sends
 from leaderboard.arena.models import ArenaModel, RatingSnapshot, TurnAttribution, Vote, VoteExclusion
 from leaderboard.arena.selectors import (
     closed_battles_q,
@@ -52,7 +52,7 @@ def ratings_schedule() -> None:
     if now - _last_schedule < settings.ARENA_RATINGS_DEBOUNCE_SECONDS:
         return
     _last_schedule = now
-    queues.arena_compute_ratings(countdown=settings.ARENA_RATINGS_DEBOUNCE_SECONDS)
+    task_sends.arena_compute_ratings(countdown=settings.ARENA_RATINGS_DEBOUNCE_SECONDS)
 
 
 def _fingerprint(cut: dt.datetime) -> str:

@@ -18,7 +18,7 @@ from django.core.files.storage import default_storage
 from django.db import connection, models, transaction
 from django.utils import timezone
 
-from leaderboard import queues
+from leaderboard import task_sends
 from leaderboard.runs import leases
 from leaderboard.runs.leases import Claim
 from leaderboard.runs.models import (
@@ -139,7 +139,7 @@ def generation_hand_to_scoring(*, run: EvaluationRun, data: bytes, count: int, e
     if not handed:
         transaction.on_commit(lambda: default_storage.delete(key))
         return False
-    queues.evaluate_run(run.pk, queue=run.queue)  # sent once it commits (now, outside a transaction)
+    task_sends.evaluate_run(run.pk, queue=run.queue)  # sent once it commits (now, outside a transaction)
     return True
 
 
@@ -205,8 +205,8 @@ def generation_fail(*, claim: Claim | None, job_id: int, kind: FailureKind, mess
 
 
 def _send(job: GenerationJob) -> None:
-    """Send a job to its queue again, the site's own after people's (``queues.generate_submission``)."""
-    queues.generate_submission(job.pk, queue=job.queue, site_work=is_site_work(job.submission))
+    """Send a job to its queue again, the site's own after people's (``task_sends.generate_submission``)."""
+    task_sends.generate_submission(job.pk, queue=job.queue, site_work=is_site_work(job.submission))
 
 
 def generation_jobs_requeue_expired(*, now: dt.datetime | None = None) -> tuple[int, int]:

@@ -13,7 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from evaluators.core import ItemScore
-from leaderboard import queues
+from leaderboard import task_sends
 from leaderboard.runs import leases
 from leaderboard.runs.models import EvaluationRun, ItemResult, RunChunk, RunStatus
 
@@ -126,5 +126,5 @@ def run_request_helpers(*, run: EvaluationRun, count: int) -> int:
     """Ask up to ``count`` other workers on the run's queue to claim chunks of this run."""
     count = max(0, min(count, chunks_unfinished(run_id=run.pk) - 1))
     for _ in range(count):
-        queues.help_run(run.pk, queue=run.queue)
+        task_sends.help_run(run.pk, queue=run.queue)
     return count

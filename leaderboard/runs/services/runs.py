@@ -20,7 +20,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from evaluators.core import MetricValue
-from leaderboard import queues
+from leaderboard import task_sends
 from leaderboard.accounts import policy
 from leaderboard.catalog.evaluators import evaluator_settings_for
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
@@ -80,7 +80,7 @@ def run_create(
         if generating:
             generation_job_queue(submission=submission)
         else:
-            queues.evaluate_run(run.pk, queue=run.queue)
+            task_sends.evaluate_run(run.pk, queue=run.queue)
     return run
 
 
@@ -89,7 +89,7 @@ def run_create(
 
 def generation_queue_for(model: Model) -> str:
     """Self-hosted weights need a GPU worker; endpoints only need the network (cpu)."""
-    return queues.CPU if model.source == Model.SOURCE_ENDPOINT else queues.gpu_queue(settings.GPU_KIND)
+    return task_sends.CPU if model.source == Model.SOURCE_ENDPOINT else task_sends.gpu_queue(settings.GPU_KIND)
 
 
 def generation_job_queue(*, submission: Submission) -> GenerationJob:
@@ -114,7 +114,7 @@ def generation_job_queue(*, submission: Submission) -> GenerationJob:
         )
         if not requeued:
             return job  # queued or running: it picks up the new run when it starts, or the reaper re-queues it
-    queues.generate_submission(job.pk, queue=job.queue, site_work=is_site_work(submission))
+    task_sends.generate_submission(job.pk, queue=job.queue, site_work=is_site_work(submission))
     return job
 
 
@@ -233,7 +233,7 @@ def runs_resend_stale_queued(*, now: dt.datetime | None = None) -> int:
     return leases.resend_stale_queued(
         EvaluationRun.objects.exclude(phase=RunPhase.GENERATING).only("pk", "queue"),
         now=now or timezone.now(),
-        send=lambda run: queues.evaluate_run(run.pk, queue=run.queue),
+        send=lambda run: task_sends.evaluate_run(run.pk, queue=run.queue),
     )
 
 
@@ -255,6 +255,6 @@ def runs_requeue_expired(*, now: dt.datetime | None = None) -> tuple[int, int]:
         reason=lambda run: (
             f"worker {run.worker or '?'} stopped sending heartbeats (last at {run.heartbeat_at:%H:%M:%S} UTC)"
         ),
-        send=lambda run: queues.evaluate_run(run.pk, queue=run.queue),
+        send=lambda run: task_sends.evaluate_run(run.pk, queue=run.queue),
         give_up=give_up,
     )

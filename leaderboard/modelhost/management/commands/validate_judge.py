@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluators.core import InfrastructureError
-from leaderboard import queues
+from leaderboard import task_sends
 from leaderboard.catalog.models import Benchmark
 from leaderboard.modelhost.judging import JudgeNotConfigured
 from leaderboard.modelhost.validation import ValidationUnavailable, judge_validation_run
@@ -40,7 +40,7 @@ class Command(BaseCommand):
         if found is None:
             raise CommandError(f"unknown benchmark '{benchmark}'")
         if queue:
-            queues.validate_judge(found.pk, limit=limit)
+            task_sends.validate_judge(found.pk, limit=limit)
             self.stdout.write(f"judge validation of {benchmark} queued on a worker")
             return
         try:
