@@ -26,7 +26,8 @@ uses them).
     BENCH_SIZES=20000,40000 .venv/bin/python bench/bench_ratings_task.py
     BENCH_KEEP=1: keep the database of an earlier run and grow it from the votes it has
     BENCH_GROW=copy: grow by copies of the votes there (grow_by_copies), not by generating more
-    BENCH_MODES=plain,read,task,vote: which measurements (default all)
+    BENCH_MODES=plain,read,task,vote: which measurements (default all; "none": only grow the votes)
+    BENCH_DATABASE=name: the database (default leaderboard_bench_ratings_task)
 """
 
 from __future__ import annotations
@@ -45,12 +46,13 @@ sys.path.insert(0, str(REPO))
 
 from bench.common import recreate_database, results_dir
 
-DB = "leaderboard_bench_ratings_task"
+#: the bench database (BENCH_DATABASE names another, e.g. a helper session's own)
+DB = os.environ.get("BENCH_DATABASE", "leaderboard_bench_ratings_task")
 SIZES = [int(s) for s in os.environ.get("BENCH_SIZES", "1000000,5000000").split(",")]
 MODELS = 100
 INTENTS = ("Factual Lookup", "Guidance", "Analysis", "Recommendation", "Creative")
 BATCH = 500_000
-MODES = os.environ.get("BENCH_MODES", "plain,read,task,vote").split(",")
+MODES = [m for m in os.environ.get("BENCH_MODES", "plain,read,task,vote").split(",") if m and m != "none"]
 #: distinct feature objects per side, drawn from at random (the database stores them per battle all the same)
 TEMPLATES = 4096
 
@@ -60,7 +62,7 @@ def env() -> dict[str, str]:
         **os.environ,
         "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB}",
         "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
-        "LEADERBOARD_VAR_DIR": str(REPO / "var" / "bench-ratings-task"),
+        "LEADERBOARD_VAR_DIR": str(REPO / "var" / "bench-ratings-task" / DB),
         "CELERY_BROKER_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/3"),
         "DJANGO_DEBUG": "0",
         "LEADERBOARD_LOG_LEVEL": "WARNING",

@@ -11,9 +11,14 @@ Everything is in natural-log odds; :mod:`evaluators.arena.ratings` turns it into
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from evaluators.arena.vote_fit import VoteDesign
 
 
 @dataclass
@@ -39,6 +44,13 @@ class Design:
         """``x``, for code that runs only when the design has covariates (``k > 0``)."""
         assert self.x is not None, "this design has no covariates"
         return self.x
+
+    def weighted_information(
+        self, params: np.ndarray, weigh: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+    ) -> np.ndarray:
+        """Sum over rows of weigh(y, p, w, w2) z z^T, p at ``params`` (as ``VoteDesign``'s, in chunks)."""
+        p = 1.0 / (1.0 + np.exp(-linear_predictor(self, params)))
+        return information(self, weigh(self.y, p, self.w, self.w2))
 
 
 class PairDesign:
@@ -358,12 +370,11 @@ def _newton_fits(
     return params
 
 
-def sandwich_covariance(d: Design, params: np.ndarray, info_free: np.ndarray, pivot: int) -> np.ndarray:
+def sandwich_covariance(d: Design | VoteDesign, params: np.ndarray, info_free: np.ndarray, pivot: int) -> np.ndarray:
     """Covariance of all parameters (pivot row/column zero): H^-1 J H^-1, J from per-vote scores."""
     free = np.ones(d.m + d.k, dtype=bool)
     free[pivot] = False
-    p = 1.0 / (1.0 + np.exp(-linear_predictor(d, params)))
-    meat = information(d, d.w2 * (d.y - p) ** 2)[np.ix_(free, free)]
+    meat = d.weighted_information(params, lambda y, p, w, w2: w2 * (y - p) ** 2)[np.ix_(free, free)]
     bread = np.linalg.inv(info_free)
     cov = np.zeros((d.m + d.k, d.m + d.k))
     cov[np.ix_(free, free)] = bread @ meat @ bread
@@ -371,7 +382,7 @@ def sandwich_covariance(d: Design, params: np.ndarray, info_free: np.ndarray, pi
 
 
 def model_half_widths(
-    d: Design, params: np.ndarray, info_free: np.ndarray, pivot: int, centre: np.ndarray, tie_share: float
+    d: Design | VoteDesign, params: np.ndarray, info_free: np.ndarray, pivot: int, centre: np.ndarray, tie_share: float
 ) -> np.ndarray:
     """95% half-widths (log-odds) of the model-based interval with ties: H^-1 J H^-1 where a vote's
     score (1, 1/2 or 0) has, at the fitted p, the variance p (1 - p) - t / 4 when a share t of votes
@@ -381,8 +392,9 @@ def model_half_widths(
     size = d.m + d.k
     free = np.ones(size, dtype=bool)
     free[pivot] = False
-    p = 1.0 / (1.0 + np.exp(-linear_predictor(d, params)))
-    meat = information(d, d.w2 * np.clip(p * (1.0 - p) - tie_share / 4.0, 0.0, None))[np.ix_(free, free)]
+    meat = d.weighted_information(params, lambda y, p, w, w2: w2 * np.clip(p * (1.0 - p) - tie_share / 4.0, 0.0, None))[
+        np.ix_(free, free)
+    ]
     bread = np.linalg.inv(info_free)
     cov = np.zeros((size, size))
     cov[np.ix_(free, free)] = bread @ meat @ bread

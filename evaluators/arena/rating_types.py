@@ -39,7 +39,8 @@ class BattleRecord:
 class BattleArrays:
     """Votes as arrays, for speed: ``a``/``b`` index ``models``, ``outcome`` indexes ``OUTCOMES``;
     optional (n, k) ``features_a``/``features_b`` whose columns are ``feature_names``; optional
-    ``weights`` (inverse propensities)."""
+    ``weights`` (inverse propensities). ``feature_rows``: each vote's row in the features, when they are
+    a larger table's (a subset that copies no features: ``subset(share_features=True)``)."""
 
     models: list[str]
     a: np.ndarray
@@ -49,6 +50,7 @@ class BattleArrays:
     features_b: np.ndarray | None = None
     feature_names: tuple[str, ...] = ()
     weights: np.ndarray | None = None
+    feature_rows: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         m = len(self.models)
@@ -79,9 +81,15 @@ class BattleArrays:
                 value = np.asarray(
                     value, dtype=np.float32 if getattr(value, "dtype", None) == np.float32 else np.float64
                 )
-                if value.shape != (n, len(self.feature_names)):
-                    raise ValueError(f"{name}: expected shape ({n}, {len(self.feature_names)}), got {value.shape}")
+                rows = n if self.feature_rows is None else value.shape[0]
+                if value.shape != (rows, len(self.feature_names)):
+                    raise ValueError(f"{name}: expected shape ({rows}, {len(self.feature_names)}), got {value.shape}")
                 setattr(self, name, value)
+        if self.feature_rows is not None:
+            table = 0 if self.features_a is None else len(self.features_a)
+            inside = not n or 0 <= self.feature_rows.min() <= self.feature_rows.max() < table
+            if len(self.feature_rows) != n or not inside:
+                raise ValueError("feature_rows: need one row of the features per vote")
         if self.weights is not None:
             self.weights = np.asarray(self.weights, dtype=float)
             if self.weights.shape != (n,) or not np.all(np.isfinite(self.weights)) or np.any(self.weights <= 0):
@@ -90,11 +98,14 @@ class BattleArrays:
     def __len__(self) -> int:
         return len(self.a)
 
-    def subset(self, rows: np.ndarray) -> BattleArrays:
+    def subset(self, rows: np.ndarray, *, share_features: bool = False) -> BattleArrays:
         """The votes at ``rows`` (a boolean mask or indexes) with only the models they name, numbered in
         order of first appearance (model_a, then model_b, vote by vote), as :meth:`from_records` numbers
-        them: the same votes as records or as a subset rate the same."""
+        them: the same votes as records or as a subset rate the same. ``share_features``: the subset
+        refers to these features by ``feature_rows`` instead of copying its rows of them."""
         a, b = self.a[rows], self.b[rows]
+        shared = share_features and self.features_a is not None
+        at = _feature_rows(self.feature_rows, rows, shared)
         order, renumber = first_appearance(a, b, len(self.models))
         renumber = renumber.astype(self.a.dtype)  # the votes' index dtype kept (int32 from the typed read)
         return BattleArrays(
@@ -102,10 +113,11 @@ class BattleArrays:
             renumber[a],
             renumber[b],
             self.outcome[rows],
-            None if self.features_a is None else self.features_a[rows],
-            None if self.features_b is None else self.features_b[rows],
+            None if self.features_a is None else self.features_a if shared else self.features_a[at],
+            None if self.features_b is None else self.features_b if shared else self.features_b[at],
             self.feature_names,
             None if self.weights is None else self.weights[rows],
+            at if shared else None,
         )
 
     @classmethod
@@ -130,6 +142,15 @@ class BattleArrays:
             fb = feature_matrix([r.features_b for r in records], names)
         weights = np.array([r.weight for r in records], dtype=float)
         return cls(list(index), a, b, outcome, fa, fb, names, weights)
+
+
+def _feature_rows(feature_rows: np.ndarray | None, rows: np.ndarray, shared: bool) -> Any:
+    """The rows of the features of the votes at ``rows`` (a mask or indexes): through ``feature_rows``
+    when the votes refer to a larger table's; as indexes when the subset is to share the features."""
+    if feature_rows is not None:
+        return feature_rows[rows]
+    rows = np.asarray(rows)
+    return np.flatnonzero(rows) if shared and rows.dtype == bool else rows
 
 
 def _integers(values: Any, bound: int, *, smallest: int = 4) -> np.ndarray:
@@ -261,9 +282,15 @@ class RatingResult:
     #: the rows of the models fitted but withheld from everything above (``rate(withheld=...)``): never
     #: to be shown while they are withheld; ``public_dict`` leaves them out
     withheld: list[ModelRating] = field(default_factory=list)
+    #: the fit's own parameters (log-odds, the pivot at 0), to start the next fit from (``rate(start=...)``):
+    #: {"models": {name: theta}, "coefficients": {feature: beta per standard deviation}}; never stored
+    #: with the result (``to_dict`` leaves it out: it names withheld models too)
+    fitted: dict[str, dict[str, float]] = field(default_factory=dict, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        del data["fitted"]
+        return data
 
     def public_dict(self) -> dict[str, Any]:
         """Everything but the withheld rows (``withheld_dicts``), as stored for the public board."""

@@ -21,8 +21,8 @@ way. Internally ratings are natural-log odds ``theta`` (R = anchor + theta * sca
   model-based interval with ties: each vote's variance p (1 - p) - t/4, t the arena's tie share.
   Coverage on simulated arenas: 94-96% (``bench/bench_intervals.py``).
 * Style control: per battle covariates (f_a - f_b) / (f_a + f_b + 1), z-scored, with L2 penalty
-  ``l2`` on their coefficients, fitted on the individual votes by the same Newton code (started from
-  the raw fit). The sandwich is one extra pass. The bootstrap resamples votes; refitting every round
+  ``l2`` on their coefficients, fitted on the individual votes by the same Newton steps (started from
+  the raw fit), a chunk of votes at a time (``vote_fit``: no array of the votes times the features). The sandwich is one extra pass. The bootstrap resamples votes; refitting every round
   costs about one full fit per round (minutes on 1M votes, ``exact_style_bootstrap=True``), so by
   default each round is a score bootstrap: the resampled votes' gradient at the full-data fit mapped
   through the full-data information matrix (a one-step Newton bootstrap with the Hessian held fixed;
@@ -48,20 +48,22 @@ way. Internally ratings are natural-log odds ``theta`` (R = anchor + theta * sca
   apart, in ``RatingResult.withheld``, ranked as if shown among the others (for publishing at release).
 
 The votes, configuration and results are defined in :mod:`evaluators.arena.rating_types` (and named
-here), the Newton fit and its intervals in :mod:`evaluators.arena.bradley_terry`, the robustness
-search in :mod:`evaluators.arena.robustness`; this module anchors, ranks and assembles the result,
-in parts named for their step: the votes counted per cell (:func:`_count_cells`), which models are
-rankable, bounded and well estimated and the anchor (:func:`_standing`), the likelihoods
-(:func:`_designs`), log-odds to anchored points (:class:`_Scale`), the fit with its intervals
-(:func:`_fit_with_intervals`: :func:`_sandwich_bounds`, or :func:`_bootstrap_rounds` and
-:func:`_percentile_bounds`, then :func:`_provisional_floor`), the rows (:func:`_model_rows`) and the
-method's text (:func:`_method_text`).
+here), the Newton fit and its intervals in :mod:`evaluators.arena.bradley_terry` (on the votes, with
+style control: :mod:`evaluators.arena.vote_fit`, a chunk of votes at a time), the robustness search in
+:mod:`evaluators.arena.robustness`, the counting and placing of the models in
+:mod:`evaluators.arena.rating_parts` (the votes counted per cell, which models are rankable, bounded
+and well estimated, the anchor, the rows); this module fits and assembles the result, in parts named
+for their step: the likelihoods (:func:`_designs`), log-odds to anchored points (:class:`_Scale`),
+the fit with its intervals (:func:`_fit_with_intervals`: :func:`_sandwich_bounds`, or
+:func:`_bootstrap_rounds` and :func:`_percentile_bounds`, then :func:`_provisional_floor`), and the
+method's text (:func:`_method_text`). ``rate(start=...)`` starts the full fit from an earlier one's
+parameters (``RatingResult.fitted``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,13 +72,12 @@ import numpy as np
 from evaluators.arena.bradley_terry import (
     Design,
     PairDesign,
-    linear_predictor,
     model_half_widths,
-    open_bounds,
     pair_fits,
     penalised_fit,
     sandwich_covariance,
 )
+from evaluators.arena.rating_parts import Cells, Fitted, Standing, count_cells, model_rows, standing_of
 from evaluators.arena.rating_types import (
     OUTCOMES,
     BattleArrays,
@@ -88,6 +89,7 @@ from evaluators.arena.rating_types import (
 )
 from evaluators.arena.resample import multinomial_counts
 from evaluators.arena.robustness import top_robustness
+from evaluators.arena.vote_fit import VoteDesign, exact_rounds, score_rounds, vote_fit
 
 __all__ = [
     "OUTCOMES",
@@ -102,125 +104,6 @@ __all__ = [
 
 _SCORE = np.array([1.0, 0.0, 0.5, 0.5])  # model_a's share of the win per outcome code
 _LN10 = math.log(10.0)
-
-
-# ---------------------------------------------------------------- helpers
-
-
-def _components(m: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Connected components of the battle graph; ``a``/``b`` list each played pair (repeats allowed).
-    Each model's label is the lowest model index in its component: every model takes the lowest label
-    among itself and its opponents, then follows its label's label, until nothing changes."""
-    label = np.arange(m)
-    while True:
-        new = label.copy()
-        np.minimum.at(new, a, label[b])
-        np.minimum.at(new, b, label[a])
-        new = new[new]
-        if np.array_equal(new, label):
-            return label
-        label = new
-
-
-def _rank_upper_bounds(
-    low: np.ndarray, high: np.ndarray, rankable: np.ndarray, among: np.ndarray | None = None
-) -> np.ndarray:
-    """1 + the models of ``among`` (default: the rankable ones) whose lower bound is above this one's
-    upper bound, for each rankable model; the others rank after all of ``among``."""
-    ranks = np.empty(len(low), dtype=np.int64)
-    ok = np.flatnonzero(rankable if among is None else among)
-    for i in range(len(low)):
-        ranks[i] = 1 + int(np.sum(low[ok] > high[i])) if rankable[i] else len(ok) + 1
-    return ranks
-
-
-#: rows of the style covariates computed at a time (their float64 temporaries stay this small)
-_COVARIATE_ROWS = 262_144
-
-
-def _style_covariates(arr: BattleArrays, names: tuple[str, ...]) -> np.ndarray:
-    """The z-scored covariates (f_a - f_b) / (f_a + f_b + 1), in float64 whatever the features' dtype
-    (float32 from the ratings task's typed read: exact for integer-valued features), computed in blocks
-    of rows so that the only array of the votes' size is the result."""
-    if arr.features_a is None or arr.features_b is None:
-        raise ValueError("style_control: the battles carry no style features")
-    col = [arr.feature_names.index(f) if f in arr.feature_names else None for f in names]
-    missing = [f for f, c in zip(names, col) if c is None]
-    if missing:
-        raise ValueError(f"style_features: not in the battles' features: {', '.join(missing)}")
-    cols = [c for c in col if c is not None]
-    whole = cols == list(range(arr.features_a.shape[1]))
-    n = len(arr)
-    x: np.ndarray = np.empty((n, len(cols)))
-    for lo in range(0, n, _COVARIATE_ROWS):
-        fa = np.asarray(arr.features_a[lo : lo + _COVARIATE_ROWS], dtype=np.float64)
-        fb = np.asarray(arr.features_b[lo : lo + _COVARIATE_ROWS], dtype=np.float64)
-        if not whole:
-            fa, fb = fa[:, cols], fb[:, cols]
-        part = x[lo : lo + _COVARIATE_ROWS]
-        np.subtract(fa, fb, out=part)
-        part /= fa + fb + 1.0
-    mean = x.mean(axis=0)
-    squares = np.zeros(len(cols))
-    for lo in range(0, n, _COVARIATE_ROWS):
-        deviation = x[lo : lo + _COVARIATE_ROWS] - mean
-        squares += np.einsum("ij,ij->j", deviation, deviation)
-    std = np.sqrt(squares / n) if n else np.zeros(len(cols))
-    std[std == 0] = 1.0
-    x -= mean
-    x /= std
-    return x
-
-
-def _well_estimated(rankable: np.ndarray, bounded: np.ndarray, votes: np.ndarray, min_votes: int) -> np.ndarray:
-    """The models that set the scale: connected, bounded and with enough votes; failing any, connected
-    and bounded; failing that, connected (an arena's first days)."""
-    for core in (rankable & bounded & (votes >= min_votes), rankable & bounded, rankable):
-        if core.any():
-            return core
-    return rankable
-
-
-def _anchor(
-    models: list[str],
-    config: RatingConfig,
-    votes: np.ndarray,
-    battle_count: np.ndarray,
-    core: np.ndarray,
-    shown: np.ndarray,
-) -> tuple[int | None, dict[str, Any]]:
-    """The reference model's index (None: the mean of the well-estimated models) and what the page
-    says about it. A configured reference that is not well estimated is not used; without a usable one,
-    ``auto_reference`` takes the best-connected well-estimated model (most opponents, then most votes).
-    ``core`` holds only shown models; a withheld reference is not used and not named."""
-    why_not = ""
-    if config.reference in models and not shown[models.index(config.reference)]:
-        why_not = "the configured reference is withheld from the board, so it is not used"
-    elif config.reference in models:
-        index = models.index(config.reference)
-        if core[index]:
-            return index, {
-                "kind": "reference",
-                "model": config.reference,
-                "rating": config.reference_rating,
-                "how": "configured",
-            }
-        why_not = (
-            f"the configured reference {config.reference} is not well estimated "
-            f"({int(votes[index])} votes, provisional or with only wins or losses), so it is not used"
-        )
-    if config.auto_reference and core.any():
-        # counted among the well-estimated models only, so that a new model's votes cannot change the choice
-        among = battle_count[np.ix_(core, core)]
-        opponents, core_votes = (among > 0).sum(axis=1), among.sum(axis=1)
-        ranked = max(range(len(among)), key=lambda j: (int(opponents[j]), int(core_votes[j]), -j))
-        index = int(np.flatnonzero(core)[ranked])
-        how = (f"{why_not}; " if why_not else "") + (
-            f"the best-connected well-estimated model: {int(opponents[ranked])} "
-            f"opponents and {int(core_votes[ranked])} votes among them"
-        )
-        return index, {"kind": "reference", "model": models[index], "rating": config.reference_rating, "how": how}
-    return None, {"kind": "mean", "model": "", "rating": config.base, "how": why_not}
 
 
 #: a bootstrap round stops when its step is below this (log-odds, 1.7e-6 rating points at scale 400):
@@ -266,15 +149,20 @@ def rate(
     config: RatingConfig | None = None,
     *,
     withheld: Collection[str] = (),
+    start: Mapping[str, Mapping[str, float]] | None = None,
 ) -> RatingResult:
     """Ratings with 95% intervals, ranks, counts, matrices and (optionally) style coefficients; the
     models named in ``withheld`` are fitted but kept apart (module doc). The linear algebra runs on one
     BLAS thread: the work is many small solves, which threads slow down (2.7x under load), and the limit
-    holds only while this call runs. ``withheld`` is not part of the config: the config is published."""
+    holds only while this call runs. ``withheld`` is not part of the config: the config is published.
+
+    ``start``: an earlier fit's parameters (``RatingResult.fitted``, e.g. before a few more votes came):
+    the full fit starts from them (models and features they do not name from the raw fit), so that it
+    converges in a step or two; the optimum, and so every figure, is the same to the fit's tolerance."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):
-        return _rate(battles, config or RatingConfig(), frozenset(withheld))
+        return _rate(battles, config or RatingConfig(), frozenset(withheld), start)
 
 
 #: how a withheld model is named where the public result must mention one (a robustness search's removed votes)
@@ -282,115 +170,6 @@ WITHHELD_NAME = "a withheld model"
 
 
 # ---------------------------------------------------------------- the parts of a rating, in order
-
-
-@dataclass(frozen=True)
-class _Cells:
-    """The votes counted per (model_a, model_b, outcome) cell, and every count drawn from the cells:
-    per model (votes, wins, losses, ties) and per ordered pair of models (battles, and the row
-    model's wins with ties as half)."""
-
-    keys: np.ndarray  # (a * m + b) * len(OUTCOMES) + outcome, ascending
-    of_vote: np.ndarray | None  # each vote's cell, when the counting sorted the votes (else None)
-    n: np.ndarray  # votes per cell (float)
-    a: np.ndarray
-    b: np.ndarray
-    outcome: np.ndarray
-    votes: np.ndarray
-    wins: np.ndarray
-    losses: np.ndarray
-    ties: np.ndarray
-    battle_count: np.ndarray  # (m, m): battles between i and j, either side
-    won_total: np.ndarray  # (m, m): i's wins against j, ties as half
-
-    @property
-    def tie_share(self) -> float:
-        """The share of ties among all votes, by Laplace's rule ((ties + 1) / (votes + 2))."""
-        return (float(self.n[self.outcome >= 2].sum()) + 1.0) / (float(self.n.sum()) + 2.0)
-
-
-def _count_cells(arr: BattleArrays) -> _Cells:
-    """Every count the rating needs, from one pass over the votes (a bincount when the key space is
-    small, a sort otherwise)."""
-    m, n, k_out = len(arr.models), len(arr), len(OUTCOMES)
-    cell_key = (arr.a * m + arr.b) * k_out + arr.outcome
-    of_vote: np.ndarray | None = None
-    if m * m * k_out <= 4 * n + 1_000_000:  # small key space: counting beats sorting
-        present = np.bincount(cell_key, minlength=m * m * k_out)
-        keys = np.flatnonzero(present)
-        cell_n = present[keys].astype(float)
-    else:
-        keys, of_vote, counted = np.unique(cell_key, return_inverse=True, return_counts=True)
-        cell_n = counted.astype(float)
-    del cell_key
-    a, b, o = keys // k_out // m, keys // k_out % m, keys % k_out
-    votes = (np.bincount(a, weights=cell_n, minlength=m) + np.bincount(b, weights=cell_n, minlength=m)).astype(np.int64)
-    wins = np.bincount(a, weights=cell_n * (o == 0), minlength=m) + np.bincount(
-        b, weights=cell_n * (o == 1), minlength=m
-    )
-    losses = np.bincount(a, weights=cell_n * (o == 1), minlength=m) + np.bincount(
-        b, weights=cell_n * (o == 0), minlength=m
-    )
-    count = np.rint(np.bincount(a * m + b, weights=cell_n, minlength=m * m)).astype(np.int64).reshape(m, m)
-    won = np.bincount(a * m + b, weights=cell_n * _SCORE[o], minlength=m * m).reshape(m, m)
-    return _Cells(
-        keys=keys,
-        of_vote=of_vote,
-        n=cell_n,
-        a=a,
-        b=b,
-        outcome=o,
-        votes=votes,
-        wins=wins,
-        losses=losses,
-        ties=votes - wins - losses,
-        battle_count=count + count.T,
-        won_total=won + (count.T - won.T),
-    )
-
-
-@dataclass(frozen=True)
-class _Standing:
-    """Which models can be compared with the anchor at all (``rankable``: connected to it by battles),
-    which have a finite maximum-likelihood rating (``bounded``: not only wins or only losses), which
-    are shown (not withheld), which are well estimated (``core``: they set the scale; the others are
-    placed on it without moving it), the anchor (``ref_index``, None for the mean of ``core``, and
-    what the page says about it) and the model held at 0 in the fit (``pivot``)."""
-
-    rankable: np.ndarray
-    bounded: np.ndarray
-    shown: np.ndarray
-    core: np.ndarray
-    ref_index: int | None
-    anchor: dict[str, Any]
-    pivot: int
-
-    @property
-    def estimable(self) -> np.ndarray:
-        estimable: np.ndarray = self.rankable & self.bounded
-        return estimable
-
-
-def _standing(arr: BattleArrays, cells: _Cells, config: RatingConfig, withheld: frozenset[str]) -> _Standing:
-    m, n, votes = len(arr.models), len(arr), cells.votes
-    played = np.unique(np.minimum(cells.a, cells.b) * m + np.maximum(cells.a, cells.b))
-    comp = _components(m, played // m, played % m)
-    if n == 0:
-        rankable = np.zeros(m, dtype=bool)
-    else:
-        comp_votes = np.bincount(comp, weights=votes, minlength=m)
-        configured = arr.models.index(config.reference) if config.reference in arr.models else None
-        home = comp[configured] if configured is not None and votes[configured] else int(np.argmax(comp_votes))
-        rankable = (comp == home) & (votes > 0)
-    bounded = ~((votes > 0) & (cells.ties == 0) & ((cells.wins == 0) | (cells.losses == 0)))
-    shown = np.array([name not in withheld for name in arr.models], dtype=bool)
-    # only shown models set the scale: a withheld one is never the anchor nor in the mean
-    core = _well_estimated(rankable & shown, bounded, votes, config.min_votes)
-    ref_index, anchor = _anchor(arr.models, config, votes, cells.battle_count, core, shown)
-    pivot = ref_index if ref_index is not None else int(np.argmax(np.where(core, votes, -1))) if n else 0
-    return _Standing(
-        rankable=rankable, bounded=bounded, shown=shown, core=core, ref_index=ref_index, anchor=anchor, pivot=pivot
-    )
 
 
 @dataclass(frozen=True)
@@ -402,7 +181,7 @@ class _Designs:
 
     raw: Design
     pairs: PairDesign
-    fit: Design
+    fit: Design | VoteDesign
     penalty: np.ndarray
     weighted: bool
     style_names: tuple[str, ...]
@@ -412,7 +191,7 @@ class _Designs:
         return self.fit is self.raw
 
 
-def _designs(arr: BattleArrays, cells: _Cells, config: RatingConfig) -> _Designs:
+def _designs(arr: BattleArrays, cells: Cells, config: RatingConfig) -> _Designs:
     m, n = len(arr.models), len(arr)
     weighted = bool(config.use_weights and arr.weights is not None and n)
     weights = arr.weights / arr.weights.mean() if weighted and arr.weights is not None else None
@@ -433,13 +212,7 @@ def _designs(arr: BattleArrays, cells: _Cells, config: RatingConfig) -> _Designs
             w2=np.bincount(of_vote, weights=weights * weights, minlength=len(cells.keys)),
         )
     names = config.style_features if config.style_control else ()
-    if config.style_control and n:
-        ones = np.ones(n) if weights is None else weights
-        fit = Design(
-            m=m, a=arr.a, b=arr.b, y=_SCORE[arr.outcome], w=ones, w2=ones * ones, x=_style_covariates(arr, names)
-        )
-    else:
-        fit = raw
+    fit: Design | VoteDesign = VoteDesign.build(arr, names, weights) if config.style_control and n else raw
     penalty = np.concatenate([np.full(m, config.rating_l2), np.full(fit.k, config.l2)])
     # the raw likelihood on (unordered) pairs: 4,950 rows for 100 models
     return _Designs(raw=raw, pairs=PairDesign(raw), fit=fit, penalty=penalty, weighted=weighted, style_names=names)
@@ -479,25 +252,38 @@ class _Scale:
         return centre
 
 
-@dataclass(frozen=True)
-class _Fitted:
-    """The fitted parameters (log-odds), and every parameter's point and 95% bounds in points."""
-
-    params: np.ndarray
-    point: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-
-
-def _full_fit(designs: _Designs, pivot: int) -> tuple[np.ndarray, np.ndarray]:
+def _full_fit(designs: _Designs, pivot: int, warm: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """The penalised maximum-likelihood fit and its information (free parameters): on the pairs for
-    the raw model; on the votes for style control, started from the cheap raw fit."""
-    raw, m = designs.raw, designs.raw.m
-    if designs.on_cells:
-        return penalised_fit(designs.pairs.design(raw.w), pivot, designs.penalty)
-    start = np.zeros(m + designs.fit.k)
-    start[:m] = penalised_fit(designs.pairs.design(raw.w), pivot, designs.penalty[:m])[0]
-    return penalised_fit(designs.fit, pivot, designs.penalty, start=start)
+    the raw model; on the votes for style control, started from the cheap raw fit. ``warm``: an earlier
+    fit's parameters (NaN where it had none), the start where given."""
+    raw, m, fit = designs.raw, designs.raw.m, designs.fit
+    pairs = designs.pairs.design(raw.w)
+    known = None if warm is None or np.isnan(warm[pivot]) else warm - warm[pivot]
+    if not isinstance(fit, VoteDesign):
+        start = None if known is None else np.nan_to_num(known)
+        return penalised_fit(pairs, pivot, designs.penalty, start=start)
+    start = np.zeros(m + fit.k)
+    start[:m] = penalised_fit(pairs, pivot, designs.penalty[:m])[0]
+    if known is not None:
+        start = np.where(np.isnan(known), start, known)
+    return vote_fit(fit, pivot, designs.penalty, start)
+
+
+def _warm(arr: BattleArrays, names: tuple[str, ...], start: Mapping[str, Mapping[str, float]] | None) -> Any:
+    """An earlier fit's parameters (``rate(start=...)``) in this fit's order, NaN for what it did not fit."""
+    if not start:
+        return None
+    models, coefficients = start.get("models", {}), start.get("coefficients", {})
+    return np.array([models.get(name, np.nan) for name in arr.models] + [coefficients.get(f, np.nan) for f in names])
+
+
+def _fitted(arr: BattleArrays, names: tuple[str, ...], params: np.ndarray) -> dict[str, dict[str, float]]:
+    """``RatingResult.fitted``: the parameters by model and feature name."""
+    m = len(arr.models)
+    return {
+        "models": {name: float(params[i]) for i, name in enumerate(arr.models)},
+        "coefficients": {f: float(params[m + j]) for j, f in enumerate(names)},
+    }
 
 
 def _sandwich_bounds(
@@ -517,7 +303,7 @@ def _sandwich_bounds(
 
 def _bootstrap_rounds(
     designs: _Designs,
-    cells: _Cells,
+    cells: Cells,
     params: np.ndarray,
     info: np.ndarray,
     pivot: int,
@@ -529,36 +315,16 @@ def _bootstrap_rounds(
     a refit of the votes per round."""
     fit, m = designs.fit, designs.raw.m
     rng = np.random.default_rng(config.seed)
-    rounds = np.empty((config.bootstrap_rounds, m + fit.k))
-    if designs.on_cells:  # every round's refit at once, warm-started from the full fit
+    if not isinstance(fit, VoteDesign):  # every round's refit at once, warm-started from the full fit
         refits = _raw_bootstrap(
             designs.raw, cells.n, designs.weighted, rng, config.bootstrap_rounds, pivot, designs.penalty, params
         )
-        for i, theta in enumerate(refits):
-            rounds[i] = scale.points(theta)
-        return rounds
-    n = len(fit.a)
-    if config.exact_style_bootstrap:
-        for i in range(config.bootstrap_rounds):
-            w = np.bincount(rng.integers(0, n, n), minlength=n) * fit.w
-            rounds[i] = scale.points(penalised_fit(fit, pivot, designs.penalty, start=params, w=w)[0])
-        return rounds
-    # Score bootstrap: the resampled votes' gradient at the full-data fit, through the full-data
-    # information (one Newton step with the Hessian held fixed).
-    free = np.ones(m + fit.k, dtype=bool)
-    free[pivot] = False
-    scores = fit.w * (fit.y - 1.0 / (1.0 + np.exp(-linear_predictor(fit, params))))
-    bread = np.linalg.inv(info)
-    for i in range(config.bootstrap_rounds):
-        v = (np.bincount(rng.integers(0, n, n), minlength=n) - 1.0) * scores
-        grad = np.concatenate(
-            [
-                np.bincount(fit.a, weights=v, minlength=m) - np.bincount(fit.b, weights=v, minlength=m),
-                fit.covariates.T @ v,
-            ]
-        )
-        theta = params.copy()
-        theta[free] += bread @ grad[free]
+    elif config.exact_style_bootstrap:
+        refits = exact_rounds(fit, params, pivot, designs.penalty, rng, config.bootstrap_rounds)
+    else:  # the score bootstrap: one Newton step per round with the Hessian held fixed
+        refits = score_rounds(fit, params, info, pivot, rng, config.bootstrap_rounds)
+    rounds = np.empty((config.bootstrap_rounds, m + fit.k))
+    for i, theta in enumerate(refits):
         rounds[i] = scale.points(theta)
     return rounds
 
@@ -574,8 +340,8 @@ def _percentile_bounds(rounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _provisional_floor(
     designs: _Designs,
-    cells: _Cells,
-    fitted: _Fitted,
+    cells: Cells,
+    fitted: Fitted,
     info: np.ndarray,
     pivot: int,
     centre: np.ndarray,
@@ -598,92 +364,29 @@ def _provisional_floor(
 
 
 def _fit_with_intervals(
-    designs: _Designs, cells: _Cells, standing: _Standing, scale: _Scale, config: RatingConfig
-) -> _Fitted:
+    designs: _Designs, cells: Cells, standing: Standing, scale: _Scale, config: RatingConfig, warm: Any
+) -> Fitted:
     """The fit and every parameter's 95% interval (module doc): the bootstrap's percentiles or the
     sandwich, then the provisional models' floor. With no votes, every model at the anchor."""
     size = designs.raw.m + designs.fit.k
     params = np.zeros(size)
     if not len(cells.n):
         point = scale.points(params)
-        return _Fitted(params=params, point=point, low=point.copy(), high=point.copy())
+        return Fitted(params=params, point=point, low=point.copy(), high=point.copy())
     pivot = standing.pivot
-    params, info = _full_fit(designs, pivot)
+    params, info = _full_fit(designs, pivot, warm)
     point = scale.points(params)
     centre = scale.centre(size)
     if config.interval == "sandwich":
         low, high = _sandwich_bounds(designs, params, info, pivot, centre, point, scale.k_to)
     else:
         low, high = _percentile_bounds(_bootstrap_rounds(designs, cells, params, info, pivot, scale, config))
-    fitted = _Fitted(params=params, point=point, low=low, high=high)
+    fitted = Fitted(params=params, point=point, low=low, high=high)
     _provisional_floor(designs, cells, fitted, info, pivot, centre, config, scale.k_to)
     return fitted
 
 
-def _model_rows(
-    arr: BattleArrays,
-    cells: _Cells,
-    raw: Design,
-    standing: _Standing,
-    fitted: _Fitted,
-    shift: float,
-    k_to: float,
-    min_votes: int,
-) -> list[ModelRating]:
-    """A row per model, in the data's order: its rating and interval (an open bound instead for a
-    model with only wins or only losses), its rank upper bound among the shown models, counts and note."""
-    m, votes = len(arr.models), cells.votes
-    bounds = open_bounds(raw, cells.n, fitted.params[:m], standing.bounded, votes) if len(cells.n) else {}
-    estimable = standing.estimable
-    # ranks among the shown models; a withheld model's rank is where it would stand among them
-    ranks = _rank_upper_bounds(fitted.low[:m], fitted.high[:m], estimable, among=estimable & standing.shown)
-    anchor_name = standing.anchor.get("model") or "the group holding the most votes"
-    rows: list[ModelRating] = []
-    for i, name in enumerate(arr.models):
-        note = ""
-        rating = float(fitted.point[i])
-        ci_low: float | None = float(fitted.low[i])
-        ci_high: float | None = float(fitted.high[i])
-        if votes[i] == 0:
-            note = "no votes"
-        elif not standing.rankable[i]:
-            note = f"not rankable: no chain of battles connects it to {anchor_name}"
-        elif not standing.bounded[i]:
-            bound = shift + bounds[i] * k_to
-            if cells.wins[i]:
-                rating, ci_low, ci_high = bound, bound, None
-                note = (
-                    f"won every battle it had ({int(votes[i])}): its maximum-likelihood rating is unbounded, so it is "
-                    f"not "
-                    f"ranked; with 97.5% confidence it is at least {bound:.0f}"
-                )
-            else:
-                rating, ci_low, ci_high = bound, None, bound
-                note = (
-                    f"lost every battle it had ({int(votes[i])}): its maximum-likelihood rating is unbounded below, so "
-                    f"it is not ranked; with 97.5% confidence it is at most {bound:.0f}"
-                )
-        rows.append(
-            ModelRating(
-                name=name,
-                rating=rating,
-                ci_low=ci_low,
-                ci_high=ci_high,
-                rank_ub=int(ranks[i]),
-                votes=int(votes[i]),
-                wins=int(cells.wins[i]),
-                losses=int(cells.losses[i]),
-                ties=int(cells.ties[i]),
-                provisional=bool(votes[i] < min_votes),
-                rankable=bool(standing.rankable[i]),
-                note=note,
-                bounded=bool(standing.bounded[i]),
-            )
-        )
-    return rows
-
-
-def _method_text(config: RatingConfig, standing: _Standing, designs: _Designs) -> str:
+def _method_text(config: RatingConfig, standing: Standing, designs: _Designs) -> str:
     """What the page says about how the ratings were computed."""
     interval = (
         f"bootstrap {config.bootstrap_rounds} rounds seed {config.seed} (percentile"
@@ -710,7 +413,10 @@ def _method_text(config: RatingConfig, standing: _Standing, designs: _Designs) -
 
 
 def _rate(
-    battles: Sequence[BattleRecord] | BattleArrays, config: RatingConfig, withheld: frozenset[str]
+    battles: Sequence[BattleRecord] | BattleArrays,
+    config: RatingConfig,
+    withheld: frozenset[str],
+    start: Mapping[str, Mapping[str, float]] | None = None,
 ) -> RatingResult:
     """:func:`rate`'s work, in order: count the votes per cell, settle which models are rankable and
     the anchor, build the likelihoods, fit with intervals, then rows, ranks, matrices and robustness."""
@@ -723,8 +429,8 @@ def _rate(
         raise ValueError(f"reference: model {config.reference!r} is not among the rated models")
     k_to = 1.0 / _LN10 * config.scale  # log-odds -> rating points
 
-    cells = _count_cells(arr)
-    standing = _standing(arr, cells, config, withheld)
+    cells = count_cells(arr)
+    standing = standing_of(arr, cells, config, withheld)
     designs = _designs(arr, cells, config)
     scale = _Scale(
         m=m,
@@ -734,9 +440,9 @@ def _rate(
         reference_rating=config.reference_rating,
         base=config.base,
     )
-    fitted = _fit_with_intervals(designs, cells, standing, scale, config)
+    fitted = _fit_with_intervals(designs, cells, standing, scale, config, _warm(arr, designs.style_names, start))
     shift = float(scale.ratings(fitted.params)[0] - fitted.params[0] * k_to) if n else 0.0
-    rows = _model_rows(arr, cells, designs.raw, standing, fitted, shift, k_to, config.min_votes)
+    rows = model_rows(arr, cells, designs.raw, standing, fitted, shift, k_to, config.min_votes)
 
     estimable, shown = standing.estimable, standing.shown
     order = sorted(
@@ -783,4 +489,5 @@ def _rate(
         robustness=robustness,
         anchor={**standing.anchor, "models": int(standing.core.sum())},
         withheld=[rows[i] for i in apart],
+        fitted=_fitted(arr, designs.style_names, fitted.params) if n else {},
     )

@@ -36,6 +36,7 @@ from leaderboard.arena.selectors import (
     withheld_variants,
 )
 from leaderboard.arena.services.cross_setting import setting_reference
+from leaderboard.arena.services.rating_starts import kept_key, load_starts, save_starts, start_key, vote_cache_dir
 from leaderboard.arena.services.vote_copy import IMPORTED_INTENT_METHOD as _IMPORTED_INTENT_METHOD
 
 # --- ratings -----------------------------------------------------------------------------------
@@ -148,7 +149,7 @@ class VoteTable:
             return self
         codes, labels = self.intent_method
         return VoteTable(
-            battles=self.battles.subset(keep),
+            battles=self.battles.subset(keep, share_features=True),
             groups={key: (c[keep], values) for key, (c, values) in self.groups.items()},
             intent_method=(codes[keep], labels),
             withheld=self.withheld[keep],
@@ -250,10 +251,6 @@ VOTE_CHANGES_KEPT = dt.timedelta(days=7)
 _CHANGE_MARGIN = dt.timedelta(minutes=1)
 
 
-def vote_cache_dir() -> Any:
-    return settings.VAR_DIR / "arena-votes"
-
-
 def _cached_rows(
     setting: str,
     cut: dt.datetime | None,
@@ -277,29 +274,19 @@ def _cached_rows(
     from django.db import connection
 
     from leaderboard.arena.models import VoteChange
-    from leaderboard.arena.services.vote_copy import VoteRows, read_votes
+    from leaderboard.arena.services.vote_copy import read_votes
 
     if connection.vendor != "postgresql":
         return read_votes(setting, cut, style_names, attributed=attributed, chunk_bytes=_CHUNK)
-    # kept per database (server, name and the database's oid: a database dropped and made again under the
-    # same name, as a test database is, starts its ids again and must not meet the old one's rows)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT oid FROM pg_database WHERE datname = current_database()")
-        database = (
-            connection.settings_dict.get("HOST"),
-            connection.settings_dict.get("PORT"),
-            connection.settings_dict.get("NAME"),
-            cursor.fetchone()[0],
-        )
-    key = hashlib.sha256(repr((style_names, database)).encode()).hexdigest()[:16]
+    key = kept_key(style_names)  # per database and style definition
     path = vote_cache_dir() / f"{setting}-{key}.npz"
     kept = None
     if path.exists():
         try:
             with np.load(path, allow_pickle=False) as stored:
                 meta = json.loads(str(stored["meta"]))
-                if meta["format"] == _CACHE_FORMAT:
-                    kept = (meta, {name: stored[name] for name in stored.files if name != "meta"})
+                if meta["format"] == _CACHE_FORMAT and "vote" in stored.files:
+                    kept = (meta, path)  # the arrays are read when merged, a column at a time
         except (OSError, ValueError, KeyError):
             kept = None
     now = dt.datetime.now(dt.UTC)
@@ -307,7 +294,7 @@ def _cached_rows(
         VoteChange.objects.aggregate(m=Max("id"))["m"] or 0
     )  # before the reads: a change during them is seen next time
     if kept is not None:
-        meta, arrays = kept
+        meta = kept[0]
         old_cut = dt.datetime.fromisoformat(meta["cut"]) if meta["cut"] else None
         if (
             (meta["cut"] is None) != (cut is None)
@@ -322,10 +309,6 @@ def _cached_rows(
         changed = sorted(
             {v for v in VoteChange.objects.filter(since).values_list("vote_id", flat=True) if v <= meta["last"]}
         )
-        old = VoteRows.from_arrays(arrays, meta["labels"])
-        if changed:
-            keep = ~np.isin(old.vote, np.array(changed, dtype=np.int64))
-            old = VoteRows.from_arrays({name: x[keep] for name, x in old.arrays().items()}, old.labels)
         new = read_votes(
             setting,
             cut,
@@ -336,7 +319,7 @@ def _cached_rows(
             attributed=attributed,
             chunk_bytes=_CHUNK,
         )
-        rows = _merged(old, new) if len(new) else old
+        rows = _merged(path, meta["labels"], changed, new)
         fresh = bool(changed) or len(new) > 0
     else:
         rows = read_votes(setting, cut, style_names, attributed=attributed, chunk_bytes=_CHUNK)
@@ -360,28 +343,34 @@ def _cached_rows(
     return rows
 
 
-def _merged(old: Any, new: Any) -> Any:
-    """Kept rows and newly read ones as one set in vote order; the new rows' group codes renumbered into
-    the kept labels (a label first seen now is added at the end)."""
+def _merged(path: Any, labels: dict[str, list[str]], changed: list[int], new: Any) -> Any:
+    """The kept rows (file ``path``) less the ``changed`` votes and the newly read ones, as one set in vote
+    order, read from the file a column at a time (never the kept rows twice in memory); the new rows'
+    group codes renumbered into the kept ``labels`` (a label first seen now is added at the end)."""
     from leaderboard.arena.services.vote_copy import VoteRows
 
-    labels = {key: list(values) for key, values in old.labels.items()}
+    labels = {key: list(values) for key, values in labels.items()}
     arrays = new.arrays()
     for key, values in new.labels.items():
         for value in values:
             if value not in labels[key]:
                 labels[key].append(value)
-        recode = np.array(
-            [*(labels[key].index(v) for v in values), -1], dtype=np.int16
-        )  # the last entry: -1 (none) stays -1
+        recode = np.array([*(labels[key].index(v) for v in values), -1], dtype=np.int16)  # -1 (none) stays -1
         arrays[f"code_{key}"] = recode[new.codes[key]]
-    kept = old.arrays()
-    joined = {name: np.concatenate([kept[name], arrays[name]]) for name in kept}
-    if (
-        len(old) and len(new) and new.vote.min() < old.vote.max()
-    ):  # a changed vote, or one closed since the last cut with a lower id
-        order = np.argsort(joined["vote"], kind="stable")
-        joined = {name: x[order] for name, x in joined.items()}
+    joined: dict[str, np.ndarray] = {}
+    with np.load(path, allow_pickle=False) as stored:
+        vote = stored["vote"]
+        keep = ~np.isin(vote, np.array(changed, dtype=np.int64)) if changed else None
+        kept_ids = vote if keep is None else vote[keep]
+        # a changed vote, or one closed since the last cut with a lower id: sorted into place
+        order = None
+        if len(kept_ids) and len(new) and new.vote.min() < kept_ids.max():
+            order = np.argsort(np.concatenate([kept_ids, new.vote]), kind="stable")
+        del vote, kept_ids
+        for name in arrays:
+            column = stored[name] if keep is None else stored[name][keep]
+            column = np.concatenate([column, arrays[name]]) if len(new) else column
+            joined[name] = column if order is None else column[order]
     return VoteRows.from_arrays(joined, labels)
 
 
@@ -417,6 +406,23 @@ def _withheld_rows(whole: VoteTable, config: Any, withheld: set[str], *, anchor:
     return rows
 
 
+def _board_config(kind: str, reference: str | None, style_features: tuple[str, ...]) -> Any:
+    """How a board is rated: raw or style-controlled (``kind``), the site's settings."""
+    from evaluators.arena.ratings import RatingConfig
+
+    return RatingConfig(
+        reference=reference,
+        auto_reference=True,
+        bootstrap_rounds=settings.ARENA_BOOTSTRAP_ROUNDS,
+        seed=0,
+        interval="bootstrap",
+        style_control=kind == "style",
+        use_weights=settings.ARENA_PROPENSITY_WEIGHTS,
+        min_votes=settings.ARENA_MIN_VOTES,
+        style_features=style_features,
+    )
+
+
 def ratings_compute(*, force: bool = False, now: dt.datetime | None = None) -> int:
     """Raw and style-controlled snapshots for the public votes (module doc: cast before the public cut at
     ``now``, no pre-release variant under test) and per intent and language. Returns how many snapshots
@@ -427,7 +433,7 @@ def ratings_compute(*, force: bool = False, now: dt.datetime | None = None) -> i
     so subtracting reveals nothing of a variant's record. For each whole board (all votes, and each
     setting's) the variants are also fitted with everyone (``rate(withheld=...)``), and only their own
     rows are kept, in ``RatingSnapshot.withheld``: never served, read by the sampler and at release."""
-    from evaluators.arena.ratings import RatingConfig, rate
+    from evaluators.arena.ratings import rate
     from leaderboard.arena import exports
 
     cut = public_cut(now)
@@ -450,6 +456,7 @@ def ratings_compute(*, force: bool = False, now: dt.datetime | None = None) -> i
     chat = chat_everyone.public()
     common = setting_reference({"search": table.battles, "chat": chat.battles})
     # (filter key, value, the public votes, the group's rows, all votes of the whole board: None for a group)
+    starts, fits = load_starts(table.battles.feature_names), {}  # each board's last fit: the next one starts there
     groups: list[tuple[str, str, VoteTable, np.ndarray | None, VoteTable | None]] = [
         (key, value, table, rows, None if rows is not None else everyone) for key, value, rows in table.slices()
     ]
@@ -457,24 +464,16 @@ def ratings_compute(*, force: bool = False, now: dt.datetime | None = None) -> i
         groups += [("setting", "search", table, None, everyone), ("setting", "chat", chat, None, chat_everyone)]
     snapshots = []
     for filter_key, filter_value, source, rows, whole in groups:
-        subset = source.battles if rows is None else source.battles.subset(rows)
+        subset = source.battles if rows is None else source.battles.subset(rows, share_features=True)
         if not len(subset):  # a group of withheld battles only is no board: it would say they exist
             continue
         methods = source.intent_methods(rows)
         for kind in ("raw", "style"):
             reference = common if filter_key == "setting" and common else reference_model(subset)
-            config = RatingConfig(
-                reference=reference,
-                auto_reference=True,
-                bootstrap_rounds=settings.ARENA_BOOTSTRAP_ROUNDS,
-                seed=0,
-                interval="bootstrap",
-                style_control=kind == "style",
-                use_weights=settings.ARENA_PROPENSITY_WEIGHTS,
-                min_votes=settings.ARENA_MIN_VOTES,
-                style_features=table.battles.feature_names,
-            )
-            result = rate(subset, config, withheld=withheld)
+            config = _board_config(kind, reference, table.battles.feature_names)
+            board = start_key(kind, filter_key, filter_value)
+            result = rate(subset, config, withheld=withheld, start=starts.get(board))
+            fits[board] = result.fitted
             apart = (
                 _withheld_rows(whole, config, withheld, anchor=result.anchor.get("model") or None)
                 if whole is not None
@@ -494,6 +493,7 @@ def ratings_compute(*, force: bool = False, now: dt.datetime | None = None) -> i
                 )
             )
     RatingSnapshot.objects.bulk_create(snapshots)
+    save_starts(table.battles.feature_names, fits)
     # the home page's card, the profiles and the models index show these (bulk_create sends no signal)
     pagecache.boards_changed()
     exports.files_prune(keep=[fingerprint, previous])  # the previous set may still be being downloaded
