@@ -22,8 +22,9 @@ way. Internally ratings are natural-log odds ``theta`` (R = anchor + theta * sca
   Coverage on simulated arenas: 94-96% (``bench/bench_intervals.py``).
 * Style control: per battle covariates (f_a - f_b) / (f_a + f_b + 1), z-scored, with L2 penalty
   ``l2`` on their coefficients, fitted on the individual votes by the same Newton steps (started from
-  the raw fit), a chunk of votes at a time (``vote_fit``: no array of the votes times the features). The sandwich is one extra pass. The bootstrap resamples votes; refitting every round
-  costs about one full fit per round (minutes on 1M votes, ``exact_style_bootstrap=True``), so by
+  the raw fit), a chunk of votes at a time (``vote_fit``: no array of the votes times the features).
+  The sandwich is one extra pass. The bootstrap resamples votes; refitting every round costs about
+  one full fit per round (minutes on 1M votes, ``exact_style_bootstrap=True``), so by
   default each round is a score bootstrap: the resampled votes' gradient at the full-data fit mapped
   through the full-data information matrix (a one-step Newton bootstrap with the Hessian held fixed;
   asymptotically the same interval, percentile as for the raw fit).
