@@ -147,6 +147,47 @@ def test_ratings_after_appended_votes_match_a_hand_computation(seed_votes, reads
     assert rating["Beta"] - rating["Gamma"] == pytest.approx(400 * math.log10((20 + 2) / (6 + 2)), abs=0.01)
 
 
+def test_the_next_fit_starts_from_the_kept_one_and_gives_the_cold_figures(seed_votes, reads, settings, monkeypatch):
+    """Each board's fit is kept beside the vote rows; after more votes the task starts every board's fit
+    from it (``rate(start=...)``) and writes the snapshots a cold start writes (to 1e-6 points); the
+    hand computation of the previous test holds for the warm one."""
+    from evaluators.arena import ratings as engine
+    from leaderboard.arena.services import rating_starts
+
+    settings.ARENA_MIN_VOTES, settings.ARENA_BOOTSTRAP_ROUNDS = 5, 20
+    seed_votes(pair_rows("g", "Alpha", "Beta", 30, 10), intent="Guidance")
+    seed_votes(pair_rows("a", "Beta", "Gamma", 20, 6, 4), intent="Analysis")
+    services.ratings_compute()
+    seed_votes(pair_rows("m", "Alpha", "Beta", 10, 0, tag="more"), intent="Guidance")  # Alpha now 40:10
+    starts: list[object] = []
+    real = engine.rate
+    monkeypatch.setattr(engine, "rate", lambda *a, **k: starts.append(k.get("start")) or real(*a, **k))
+
+    def boards() -> dict[tuple[str, str, str], RatingResult]:
+        latest = RatingSnapshot.objects.order_by("-pk")[: 2 * 4]  # all votes, two intents, a language; raw, style
+        return {(s.kind, s.filter_key, s.filter_value): RatingResult.from_dict(s.result) for s in latest}
+
+    services.ratings_compute()
+    warm = boards()
+    assert len(starts) == 8 and all(start and start["models"] for start in starts)
+    assert set(starts[1]["coefficients"]) == set(ratings_service.style_definition())  # the style board's start
+    rating = {m.name: m.rating for m in warm[("raw", "", "")].models}
+    assert rating["Alpha"] - rating["Beta"] == pytest.approx(400 * math.log10(40 / 10), abs=0.01)
+    for path in rating_starts.vote_cache_dir().glob("fits-*.json"):
+        path.unlink()
+    starts.clear()
+    services.ratings_compute(force=True)
+    assert starts == [None] * 8
+    for board, cold in boards().items():
+        got = warm[board]
+        assert [m.name for m in got.models] == [m.name for m in cold.models], board
+        for new, old in zip(got.models, cold.models):
+            assert (new.rating, new.ci_low, new.ci_high) == pytest.approx(
+                (old.rating, old.ci_low, old.ci_high), abs=1e-6
+            )
+        assert [c.value for c in got.coefficients] == pytest.approx([c.value for c in cold.coefficients], abs=1e-6)
+
+
 def test_the_orm_read_gives_the_copys_rows(seed_votes):
     """The read for databases other than PostgreSQL (``vote_copy._read_orm``) against the binary COPY,
     on the same votes: imported and unrecorded intent methods, no language, an attribution, a propensity."""
