@@ -11,7 +11,8 @@ each size, each in a fresh process of its own, in this order:
   and style-controlled ratings with 100 bootstrap rounds for all votes and each intent and language
   (16 snapshots), stored; the rows kept on disk for the next run;
 * ``vote``: one more vote added (one battle and its vote, by SQL), then ``ratings_compute()`` again:
-  the kept rows checked by Postgres's checksum, the one new vote read and appended, all refitted.
+  the kept rows checked (an index count of the votes up to the highest kept id), the one new vote read
+  and appended, all refitted, each board's fit started from its kept one (``rate(start=...)``).
 
 Time (the read and the whole), peak RSS (``ru_maxrss``) and the RSS after Django's set-up, per mode,
 with the load average before and after each. Results in bench/results/ratings_task.json and .md.
