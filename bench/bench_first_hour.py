@@ -261,7 +261,7 @@ def _follow(web: httpx.Client, submission: int, timeline: Timeline, deadline: fl
     return {
         "run_status": run.get("status"),
         "items": run.get("items_total"),
-        "scores": [(s.get("metric"), s.get("value")) for s in run.get("scores", [])],
+        "scores": {s["key"]: s.get("value") for s in run.get("scores", []) if not s.get("slice_key")},
         "failure": run.get("failure_message"),
     }
 
@@ -307,10 +307,11 @@ def stop(process: subprocess.Popen[str], marker: str, checkout: Path) -> list[in
 
 def report(run: dict[str, Any]) -> str:
     loads = [load for _, load in run["loads"]]
+    board = "not within the wait" if run["board_s"] is None else f"{run['board_s']} s"
     lines = [
         f"### {run['label']}: commit {run['commit'][:10]}, {run['date']}",
         "",
-        f"Example file on the board: **{run['board_s']} s** after `make run` (goal 300 s); site answering "
+        f"Example file on the board: **{board}** after `make run` (goal 300 s); site answering "
         f"`/healthz`: {run['healthz_s']} s. Load average (1 min) during the run: median "
         f"{sorted(loads)[len(loads) // 2] if loads else '-'}, max {max(loads) if loads else '-'}; "
         f"{run['cpu_count']} CPUs. Run: {run['newcomer'].get('run_status')}, "
