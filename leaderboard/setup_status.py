@@ -9,8 +9,10 @@ which boards wait for it (runs are queued meanwhile and scored once the workers 
 
 The scoring workers start once the toolchains are in (``workers``); a judged board's run taken before the judge
 answers goes back to its queue for a while (``leaderboard.chains.execution.run_waits_for``), so a judge-free board
-(Multi-LCB) is scored without waiting for the judge. A waiting run's page says which phases it waits for
-(:func:`waits_for`), with how long each took at the last `make run` (``setup-durations.json``, kept across starts).
+(Multi-LCB) is scored without waiting for the judge; so does a run whose programs import the data sandbox's analysis
+libraries (``analysis``) while they are installed, behind the workers. A waiting run's page says which phases it
+waits for (:func:`waits_for`), with how long each took at the last `make run` (``setup-durations.json``, kept
+across starts).
 """
 
 from __future__ import annotations
@@ -39,8 +41,11 @@ PHASES: dict[str, tuple[str, str]] = {
     "toolchains": (
         "The sandbox's toolchains",
         "Multi-LCB's twelve languages (C++, Java, Python, Go, Rust, Kotlin, Scala, "
-        "C#, Ruby, PHP, JavaScript, TypeScript) and CausalPitfalls' code-assisted "
-        "programs run once they are installed",
+        "C#, Ruby, PHP, JavaScript, TypeScript) run once they are installed",
+    ),
+    "analysis": (
+        "The data sandbox's analysis libraries",
+        "CausalPitfalls' code-assisted programs (pandas, SciPy, statsmodels, scikit-learn) run once they are installed",
     ),
     "search": ("The arena's search index", "the Search Arena's contestants answer once it is built"),
     "workers": (
@@ -53,6 +58,7 @@ WAITING_WORDS: dict[str, str] = {
     "workers": "No worker scores runs yet: the scoring workers start once the sandbox's toolchains are installed",
     "toolchains": "The sandbox's toolchains are being set up",
     "judge": "This board's judge, the demo judge, is being set up; its runs are scored once it answers",
+    "analysis": "The data sandbox's analysis libraries, which this board's programs import, are being installed",
 }
 
 
@@ -145,11 +151,14 @@ def setup_notice(path: Path | None = None, *, now: float | None = None) -> list[
     return pending
 
 
-def waits_for(*, judged: bool, path: Path | None = None, now: float | None = None) -> list[PhaseStatus]:
+def waits_for(
+    *, judged: bool, analysis: bool = False, path: Path | None = None, now: float | None = None
+) -> list[PhaseStatus]:
     """The phases a waiting run of a board waits for, not ready yet and not failed: the scoring workers and
-    what they wait for (the toolchains), and the judge for a ``judged`` board. Empty where no setup is recorded."""
+    what they wait for (the toolchains), the judge for a ``judged`` board, and the analysis libraries for a board
+    whose programs import them (``analysis``). Empty where no setup is recorded."""
     pending = {phase.key: phase for phase in setup_notice(path, now=now) if phase.state != "failed"}
-    keys = ("workers", "toolchains", "judge") if judged else ("workers", "toolchains")
+    keys = ("workers", "toolchains") + (("judge",) if judged else ()) + (("analysis",) if analysis else ())
     return [pending[key] for key in keys if key in pending]
 
 
@@ -157,6 +166,11 @@ def judge_pending(path: Path | None = None) -> bool:
     """Whether the judge is still being set up (waiting or installing; not failed, where its runs fail as they
     would without one)."""
     return any(phase.key == "judge" for phase in waits_for(judged=True, path=path))
+
+
+def analysis_pending(path: Path | None = None) -> bool:
+    """Whether the data sandbox's analysis libraries are still being installed (waiting or installing; not failed)."""
+    return any(phase.key == "analysis" for phase in waits_for(judged=False, analysis=True, path=path))
 
 
 def cache_token(path: Path | None = None) -> str:

@@ -290,6 +290,7 @@ class CausalPitfallsCodeEvaluator(CausalPitfallsEvaluator):
 
     key = "causal-pitfalls-code"
     protocol = "code"
+    uses_analysis_libraries = True
     metric_columns = (
         MetricColumn(RELIABILITY, "Causal reliability", primary=True),
         MetricColumn(CODE_FAILURE, "Sandbox failures", higher_is_better=False),
@@ -319,8 +320,7 @@ class CausalPitfallsCodeEvaluator(CausalPitfallsEvaluator):
         return Generation(conversation=CodeTurns(self))
 
     def baseline_line(self, item: Item, answer: str) -> dict[str, Any]:
-        """The conversation a model answering ``answer`` to both turns has (no program, so nothing runs:
-        the final prompt says none was found, exactly as ``follow_up`` asks it)."""
+        """A model answering ``answer`` to both turns: no program runs; the final prompt says so (``follow_up``)."""
         first = Stage(messages=self.first_messages(item), answer=answer)
         asked = CodeTurns(self).follow_up(item, [first], 0, {})
         assert asked is not None and asked.tool.get("status") == "no_code"

@@ -151,6 +151,7 @@ class Evaluator(ABC):
     key: ClassVar[str] = ""
     #: leaderboard columns; exactly one is primary
     metric_columns: Sequence[MetricColumn] = ()
+    uses_analysis_libraries: ClassVar[bool] = False  # its programs import the data sandbox's (make run: wait for them)
 
     # ----------------------------------------------------------------------------- required
     @abstractmethod

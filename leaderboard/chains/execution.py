@@ -34,7 +34,7 @@ from leaderboard.modelhost import judging
 from leaderboard.runs import leases, services
 from leaderboard.runs.leases import LeaseLost
 from leaderboard.runs.models import EvaluationRun, FailureKind, ItemResult, RunStatus
-from leaderboard.setup_status import judge_pending
+from leaderboard.setup_status import analysis_pending, judge_pending
 
 log = logging.getLogger(__name__)
 LIBRARIES = ("django", "celery", "numpy", "psycopg", "boto3")
@@ -44,11 +44,15 @@ RESULTS_READ = 500
 
 def run_waits_for(run_id: int) -> bool:
     """Whether a worker should put this run back for now: its board is judged and the judge is still being set
-    up (a worker that took it would wait on the judge, holding back the judge-free boards' runs behind it)."""
-    if not judge_pending():
+    up (a worker that took it would wait on the judge, holding back the judge-free boards' runs behind it), or its
+    programs import the analysis libraries that `make run` is still installing (they would fail without them)."""
+    judge, analysis = judge_pending(), analysis_pending()
+    if not (judge or analysis):
         return False
     key = EvaluationRun.objects.filter(pk=run_id).values_list("evaluator_key", flat=True).first()
-    return key is not None and bool(judge_role(key))
+    if key is None:
+        return False
+    return (judge and bool(judge_role(key))) or (analysis and evaluator_for(key).uses_analysis_libraries)
 
 
 def environment_versions(evaluator_environment: dict[str, str]) -> dict[str, str]:

@@ -24,7 +24,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from evaluators.core import judge_role
+from evaluators.core import evaluator_for, judge_role
 from leaderboard.runs.models import EvaluationRun, GenerationJob, RunPhase, RunStatus
 from leaderboard.runs.work_kinds import BASELINE, is_site_work, work_kind
 from leaderboard.setup_status import PhaseStatus, setup_notice, waits_for
@@ -439,7 +439,16 @@ def run_wait(*, run: EvaluationRun, now: dt.datetime | None = None) -> Wait | No
     place = next((i for i, w in enumerate(queued) if type(w) is type(waiting) and w.pk == waiting.pk), len(queued))
     slot = _schedule(_work(RunStatus.RUNNING, waiting.queue), [*queued[:place], waiting], history, now)[-1]
     found = slot.estimate
-    setup = tuple(waits_for(judged=bool(judge_role(run.evaluator_key)))) if setup_notice() else ()
+    setup = (
+        tuple(
+            waits_for(
+                judged=bool(judge_role(run.evaluator_key)),
+                analysis=evaluator_for(run.evaluator_key).uses_analysis_libraries,
+            )
+        )
+        if setup_notice()
+        else ()
+    )
     return Wait(
         what="scoring" if isinstance(waiting, EvaluationRun) else "generating",
         queue=waiting.queue,

@@ -132,3 +132,35 @@ def test_phases_recorded_at_once_are_all_kept(tmp_path: Path):
             thread.join()
         assert setup_notice(path) == [], f"round {round_}: states lost: {setup_notice(path)}"
         path.unlink()
+
+
+@pytest.mark.django_db
+def test_a_code_assisted_run_waits_for_the_analysis_libraries_and_a_multi_lcb_run_does_not(
+    settings, tmp_path: Path, multi_lcb, user
+):
+    """`make run` starts the scoring workers once the twelve languages are in and installs the data sandbox's analysis
+    libraries behind them: meanwhile a CausalPitfalls code-assisted run (its programs import pandas and SciPy) is put
+    back on its queue, a Multi-LCB run (compiled programs, no analysis library) is scored; once they are in, neither
+    waits. Its page names what it waits for."""
+    from leaderboard.catalog.models import Benchmark, DatasetVersion
+    from leaderboard.chains.execution import run_waits_for
+    from leaderboard.runs.eta import run_wait
+    from leaderboard.runs.models import RunStatus
+
+    settings.VAR_DIR = tmp_path
+    path = tmp_path / "setup-status.json"
+    for phase in ("toolchains", "judge", "workers"):
+        record(path, phase, "ready")
+    record(path, "analysis", "installing")
+    code = Benchmark.objects.get(slug="causal-pitfalls-code")
+    DatasetVersion.objects.create(
+        benchmark=code, tag="t", content_hash="0" * 64, storage_key="x", item_count=10, is_current=True
+    )
+    code_run = run_make(code, user, "analyst", status=RunStatus.QUEUED, queue="cpu")
+    lcb_run = run_make(multi_lcb, user, "coder", status=RunStatus.QUEUED, queue="cpu")
+    assert run_waits_for(code_run.pk) and not run_waits_for(lcb_run.pk)
+    code_wait, lcb_wait = run_wait(run=code_run), run_wait(run=lcb_run)
+    assert code_wait is not None and [phase.key for phase in code_wait.setup] == ["analysis"]
+    assert lcb_wait is None or not lcb_wait.setup
+    record(path, "analysis", "ready")
+    assert not run_waits_for(code_run.pk) and not run_waits_for(lcb_run.pk)
