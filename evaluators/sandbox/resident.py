@@ -18,12 +18,12 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from .cgroups import CGroup, CounterFiles, Counters, usage_near_limit
 from .command import BASE_ENV, fill_command, fill_env
 from .languages import DATA_DIR
 from .limits import STDERR_CAP, Limits, rlimits
-from .linux import CGroup, usage_near_limit
 from .results import (
     PROCESS_LIMIT_NOTE,
     REFUSAL,
@@ -52,73 +52,6 @@ SUPERVISOR_START_SECONDS: float = 60.0
 LIVENESS_SECONDS: float = 1.0
 
 
-class Counters(NamedTuple):
-    """A resident's cgroup counters at one moment: OOM kills, memory limit hits, CPU seconds (None
-    without cpuacct) and forks refused at the process limit (pids.events)."""
-
-    oom_kills: int
-    failcnt: int
-    cpu: float | None
-    forks_refused: int
-
-
-class _CounterFiles:
-    """A cgroup's counter files, open for as long as a resident lives: memory.oom_control (OOM kills),
-    memory.failcnt (limit hits), memory.max_usage_in_bytes (reset to 0 after each reading, so that
-    the next peak is the next request's), pids.events (forks refused), cpuacct.usage (CPU). Each is
-    read from offset 0, one system call per file and request, where opening, reading and closing it
-    each time took three."""
-
-    def __init__(self, cgroup: CGroup) -> None:
-        self._fds: list[int] = []
-        self.oom, self.failcnt, self.events = (
-            self._open(f"{path}", os.O_RDONLY)
-            for path in (cgroup.mem / "memory.oom_control", cgroup.mem / "memory.failcnt", cgroup.pids / "pids.events")
-        )
-        self.peak = self._open(f"{cgroup.mem}/memory.max_usage_in_bytes", os.O_WRONLY)
-        self.cpu = self._open(f"{cgroup.cpu}/cpuacct.usage", os.O_RDONLY) if cgroup.cpu is not None else -1
-
-    def _open(self, path: str, flags: int) -> int:
-        try:
-            fd = os.open(path, flags | os.O_CLOEXEC)
-        except OSError:
-            return -1
-        self._fds.append(fd)
-        return fd
-
-    @staticmethod
-    def _read(fd: int) -> bytes:
-        return os.pread(fd, 512, 0) if fd >= 0 else b""
-
-    def read(self) -> Counters:
-        oom_kills = failcnt = forks_refused = 0
-        cpu: float | None = None
-        try:
-            for line in self._read(self.oom).splitlines():
-                key, _, value = line.partition(b" ")
-                if key == b"oom_kill":
-                    oom_kills = int(value)
-            failcnt = int(self._read(self.failcnt) or 0)
-            if self.peak >= 0:
-                try:
-                    os.pwrite(self.peak, b"0", 0)
-                except OSError:
-                    pass
-            forks_refused = int(self._read(self.events).split()[1])
-        except (OSError, ValueError, IndexError):
-            pass
-        try:
-            cpu = int(self._read(self.cpu)) / 1e9 if self.cpu >= 0 else None
-        except (OSError, ValueError):
-            cpu = None
-        return Counters(oom_kills, failcnt, cpu, forks_refused)
-
-    def close(self) -> None:
-        for fd in self._fds:
-            os.close(fd)
-        self._fds = []
-
-
 class Resident:
     """A long-lived process in one sandbox that answers framed requests (a 4-byte big-endian length,
     then the bytes) on its stdin and stdout: the test supervisor of a Session, a warm compiler of
@@ -136,7 +69,7 @@ class Resident:
         #: requests, so they are the next request's "before" too)
         self._previous: Counters | None = None
         #: the cgroup's counter files, opened once (read from offset 0 for each request)
-        self._counter_fds: _CounterFiles | None = None
+        self._counter_fds: CounterFiles | None = None
 
     def _launch(
         self,
@@ -280,7 +213,7 @@ class Resident:
         if self.cgroup is None:
             return Counters(0, 0, None, 0)
         if self._counter_fds is None:
-            self._counter_fds = _CounterFiles(self.cgroup)
+            self._counter_fds = CounterFiles(self.cgroup)
         return self._counter_fds.read()
 
     def _oom_between(self, before: Counters, after: Counters) -> bool:
