@@ -18,11 +18,12 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 from .cgroups import CGroup, CounterFiles, Counters, usage_near_limit
 from .command import BASE_ENV, fill_command, fill_env
-from .languages import DATA_DIR
+from .host import Host
+from .languages import DATA_DIR, Language
 from .limits import STDERR_CAP, Limits, rlimits
 from .results import (
     PROCESS_LIMIT_NOTE,
@@ -37,10 +38,6 @@ from .results import (
     run_result,
 )
 from .wire import HEADER, READY, REQUEST
-
-if TYPE_CHECKING:  # a Sandbox and its programs start resident processes; they are named only for the type checker
-    from .programs import DataDir, Program
-    from .sandbox import Sandbox
 
 #: where the supervisor (the Sandbox's private copy of supervisor.py) is bound in a session's sandbox
 SUPERVISOR_DIR: str = "/opt/supervisor"
@@ -57,8 +54,8 @@ class Resident:
     then the bytes) on its stdin and stdout: the test supervisor of a Session, a warm compiler of
     warm_compilers.WarmCompiler. It has its own uid, cgroup and network namespace for as long as it lives."""
 
-    def __init__(self, sandbox: Sandbox, limits: Limits) -> None:
-        self.sandbox, self.limits = sandbox, limits
+    def __init__(self, host: Host, limits: Limits) -> None:
+        self.host, self.limits = host, limits
         self.proc: subprocess.Popen[bytes] | None = None
         self.cgroup: CGroup | None = None
         self.netns: int | None = None
@@ -84,12 +81,12 @@ class Resident:
         uid: int | None = None,
         supervisor: bool = False,
     ) -> None:
-        sb = self.sandbox
-        self.netns = sb.netns_pool.acquire() if sb.netns_pool is not None else None
-        self.cgroup = sb.new_cgroup(cgroup_limits)
+        host = self.host
+        self.netns = host.netns_pool.acquire() if host.netns_pool is not None else None
+        self.cgroup = host.new_cgroup(cgroup_limits)
         # a resident's uid is held (kept from other runs) until _close
-        self.uid = uid if uid is not None else sb.next_uid(hold=True)
-        argv = sb.bwrap_args(
+        self.uid = uid if uid is not None else host.next_uid(hold=True)
+        argv = host.bwrap_args(
             prog_dir=prog_dir,
             writable_prog=writable_prog,
             env=env,
@@ -100,7 +97,7 @@ class Resident:
             supervisor=supervisor,
         )
         # no CPU rlimit: it would count the whole life of the process, not one request
-        self.proc = sb.launch(
+        self.proc = host.launch(
             argv + ["--", *command],
             self.limits,
             cgroup=self.cgroup,
@@ -258,15 +255,24 @@ class Resident:
             self.cgroup.destroy()
             self.cgroup = None
         if self.uid is not None:
-            self.sandbox.release_uid(self.uid)
+            self.host.release_uid(self.uid)
             self.uid = None
-        if self.netns is not None and self.sandbox.netns_pool is not None:
-            self.sandbox.netns_pool.release(self.netns)
+        if self.netns is not None and self.host.netns_pool is not None:
+            self.host.netns_pool.release(self.netns)
             self.netns = None
         return decode_output(stderr)
 
     def close(self) -> None:
         self._close()
+
+
+class Runnable(NamedTuple):
+    """What a session reads of a program: its language, its directory (bound at /prog) and the class a
+    JVM run starts ({main} in the run command; None for other languages)."""
+
+    language: Language
+    prog_dir: Path
+    main_class: str | None
 
 
 class Session(Resident):
@@ -276,17 +282,26 @@ class Session(Resident):
     program's for as long as the session lasts; its uid is its own. A test that kills or stops the
     supervisor fails, and the next test starts a new session."""
 
-    def __init__(self, program: Program, limits: Limits, data: DataDir | None, *, reusable: bool = False) -> None:
-        """``reusable``: the session may serve other programs of the same language and limits after
-        this one (SessionPool): its /prog is a directory of its own, into which each program's files
-        are moved while it is attached (``attach``, ``detach``)."""
-        super().__init__(program.sandbox, limits)
-        self.program, self.data = program, data
-        lang = program.language
+    def __init__(
+        self,
+        host: Host,
+        runnable: Runnable,
+        limits: Limits,
+        data: Path | None = None,
+        *,
+        pool: SessionPool | None = None,
+    ) -> None:
+        """``data``: a directory bound read-only at DATA_DIR (programs.DataDir's). ``pool``: the session
+        may serve other programs of the same language and limits after this one (unless it has ``data``),
+        and goes back to ``pool`` when closed: its /prog is a directory of its own, into which each
+        program's files are moved while it is attached (``attach``, ``detach``)."""
+        super().__init__(host, limits)
+        self.runnable, self.data = runnable, data
+        lang = runnable.language
         self.env = {**BASE_ENV, **fill_env(lang.env, limits)}
-        self.argv = fill_command(lang.run_cmd, limits, main=program.main_class or "")
+        self.argv = fill_command(lang.run_cmd, limits, main=runnable.main_class or "")
         self.rlimits: list[list[object]] = [
-            list(r) for r in rlimits(limits, with_cgroup=self.sandbox.uses_cgroups, as_root=self.sandbox.is_root)
+            list(r) for r in rlimits(limits, with_cgroup=host.uses_cgroups, as_root=host.is_root)
         ]
         #: the configuration the running supervisor has (it is sent again only when it changes)
         self._config_sent: bytes | None = None
@@ -295,28 +310,30 @@ class Session(Resident):
         #: a reusable session's /prog (bound instead of the program's own directory), and the programs it served
         self._slot: Path | None = None
         self.programs = 0
-        if reusable and data is None:
-            self._slot = Path(tempfile.mkdtemp(prefix="session-", dir=self.sandbox.work_dir))
+        self.pool: SessionPool | None = None
+        if pool is not None and data is None:
+            self.pool = pool
+            self._slot = Path(tempfile.mkdtemp(prefix="session-", dir=host.work_dir))
             os.chmod(self._slot, 0o755)
-            self._move(program.prog_dir, self._slot)
+            self._move(runnable.prog_dir, self._slot)
             self.programs = 1
 
     @property
     def key(self) -> tuple[str, Limits] | None:
         """What a program must share with this session to reuse it (SessionPool), or None: not reusable."""
-        return (self.program.language.key, self.limits) if self._slot is not None else None
+        return (self.runnable.language.key, self.limits) if self._slot is not None else None
 
     @staticmethod
     def _move(source: Path, target: Path) -> None:
         for entry in list(source.iterdir()):
             os.rename(entry, target / entry.name)
 
-    def attach(self, program: Program) -> None:
-        """Serve ``program`` (of this session's language) from now on: its files moved into /prog."""
-        assert self._slot is not None and self.key == (program.language.key, self.limits)
-        self.program = program
-        self.argv = fill_command(program.language.run_cmd, self.limits, main=program.main_class or "")
-        self._move(program.prog_dir, self._slot)
+    def attach(self, runnable: Runnable) -> None:
+        """Serve ``runnable`` (a program of this session's language) from now on: its files moved into /prog."""
+        assert self._slot is not None and self.key == (runnable.language.key, self.limits)
+        self.runnable = runnable
+        self.argv = fill_command(runnable.language.run_cmd, self.limits, main=runnable.main_class or "")
+        self._move(runnable.prog_dir, self._slot)
         self.programs += 1
 
     def detach(self) -> bool:
@@ -324,7 +341,7 @@ class Session(Resident):
         is empty now, as the next program must find it."""
         assert self._slot is not None
         try:
-            self._move(self._slot, self.program.prog_dir)
+            self._move(self._slot, self.runnable.prog_dir)
         except OSError:
             for entry in list(self._slot.iterdir()):
                 if entry.is_dir() and not entry.is_symlink():
@@ -337,9 +354,9 @@ class Session(Resident):
         """Start the sandbox and its supervisor and wait for its ready frame; None once it is ready,
         else why it is not. Until then no program code ran, so bubblewrap's refusal to start is the
         platform's failure (SandboxUnavailable), never the program's."""
-        binds: tuple[tuple[str, str, bool], ...] = ((str(self.sandbox.supervisor_dir), SUPERVISOR_DIR, False),)
+        binds: tuple[tuple[str, str, bool], ...] = ((str(self.host.supervisor_dir), SUPERVISOR_DIR, False),)
         if self.data is not None:
-            binds += ((str(self.data.path), DATA_DIR, False),)
+            binds += ((str(self.data), DATA_DIR, False),)
         own = Limits(memory_mb=self.limits.memory_mb + SUPERVISOR_MEMORY_MB, processes=self.limits.processes + 4)
         self._launch(
             [
@@ -348,12 +365,12 @@ class Session(Resident):
                 "-S",
                 "-B",
                 f"{SUPERVISOR_DIR}/supervisor.py",
-                *(["--warm-python"] if self.program.language.warm_python else []),
-                *([f"--last-pid-fd={self.sandbox.last_pid_fd}"] if self.sandbox.last_pid_fd is not None else []),
+                *(["--warm-python"] if self.runnable.language.warm_python else []),
+                *([f"--last-pid-fd={self.host.last_pid_fd}"] if self.host.last_pid_fd is not None else []),
             ],
             env=self.env,
             cgroup_limits=own,
-            prog_dir=self._slot or self.program.prog_dir,
+            prog_dir=self._slot or self.runnable.prog_dir,
             writable_prog=False,
             binds=binds,
             cwd="/tmp",
@@ -376,7 +393,7 @@ class Session(Resident):
             return asked
         raw, forks_refused = asked
         limits = self.limits
-        result = run_result(raw, limits, self.program.language)
+        result = run_result(raw, limits, self.runnable.language)
         if forks_refused and result.status != "ok":
             note = f"{PROCESS_LIMIT_NOTE} ({limits.processes} processes): a new process or thread was refused"
             result = dataclasses.replace(
@@ -397,7 +414,7 @@ class Session(Resident):
             file_size_mb=min(limits.file_size_mb, self.limits.file_size_mb),
         )
         own: list[list[object]] = [
-            list(r) for r in rlimits(limits, with_cgroup=self.sandbox.uses_cgroups, as_root=self.sandbox.is_root)
+            list(r) for r in rlimits(limits, with_cgroup=self.host.uses_cgroups, as_root=self.host.is_root)
         ]
         asked = self._ask(argv, self.env, "", limits, own)
         if isinstance(asked, RunResult):
@@ -491,9 +508,8 @@ class Session(Resident):
 
     def close(self) -> None:
         """Done with this program: a reusable session whose supervisor is running goes back to its
-        sandbox's pool (``SessionPool.give``) with the program's files moved out of /prog; any other
-        ends."""
-        pool = self.sandbox.session_pool
+        pool (``SessionPool.give``) with the program's files moved out of /prog; any other ends."""
+        pool = self.pool
         if self._slot is not None and pool is not None and self.alive and self.detach() and pool.give(self):
             return
         self.end()
@@ -533,9 +549,9 @@ class SessionPool:
         self._lock = threading.Lock()
         atexit.register(self.close)  # as the warm compilers: a process that ends leaves no cgroup of theirs
 
-    def take(self, program: Program, limits: Limits) -> Session | None:
-        """An idle session for ``program`` (its language, ``limits``) with the program attached, or None."""
-        key = (program.language.key, limits)
+    def take(self, runnable: Runnable, limits: Limits) -> Session | None:
+        """An idle session for ``runnable`` (its language, ``limits``) with the program attached, or None."""
+        key = (runnable.language.key, limits)
         with self._lock:
             found = next((s for s in reversed(self._idle) if s.key == key), None)
             if found is not None:
@@ -546,7 +562,7 @@ class SessionPool:
             found.end()
             return None
         try:
-            found.attach(program)
+            found.attach(runnable)
         except OSError:
             found.end()
             raise
