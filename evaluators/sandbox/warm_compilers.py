@@ -1,6 +1,6 @@
 """Warm compilers: compile servers (CompileServer.java, compile-server.js) kept loaded in a sandbox of
 their own between compiles, for languages whose compiler spends seconds starting (a ``WarmCompiler``
-is a resident process, resident.Resident), and ``WarmCompilers``, which shares a Sandbox's servers
+is a resident process, resident_process.Resident), and ``WarmCompilers``, which shares a Sandbox's servers
 between its threads.
 """
 
@@ -18,7 +18,7 @@ from .command import BASE_ENV, TOOLCHAINS, compile_server_command, compile_serve
 from .host import Host
 from .languages import PROG_DIR, Language
 from .limits import Limits
-from .resident import Resident
+from .resident_process import Resident
 from .results import RawResult
 
 #: compiles after which a warm compiler is replaced (the compiler's caches only grow)
