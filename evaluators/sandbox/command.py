@@ -81,33 +81,42 @@ def build_bwrap_args(
     reset_pids: bool = False,
     layout: StageLayout | None = None,
 ) -> list[str]:
-    """bubblewrap's arguments (up to the command) for one process tree: ``etc_dir`` bound at /etc,
-    ``toolchains`` at TOOLCHAIN_DIR, ``prog_dir`` at PROG_DIR and each ``(host path, sandbox path,
-    writable)`` of ``extra_binds``, every host path bound from ``source(path)`` (its staged twin: see
-    linux.StagingNamespace).
+    """bubblewrap's arguments (up to the command) for one process tree: its namespaces (``_namespace_args``),
+    its root, /dev and /tmp (``_staged_root_args`` with a ``layout``, else ``_own_root_args``), its binds
+    (``_bind_args``: every host path bound from ``source(path)``, its staged twin: see
+    linux.StagingNamespace), a cleared environment with ``env`` over BASE_ENV, and ``cwd``.
 
     ``supervisor``: the command is a session's supervisor, which bwrap execs as the sandbox's pid 1
     (no bwrap init holding the pipes to the parent) with a POSIX message queue filesystem at
-    /dev/mqueue that it empties between tests.
+    /dev/mqueue that it empties between tests. ``reset_pids``: see ``_namespace_args``."""
+    mqueue = ["--mqueue", "/dev/mqueue"] if supervisor else []
+    args = _namespace_args(own_netns=own_netns, supervisor=supervisor, reset_pids=reset_pids)
+    if layout is not None:
+        args += _staged_root_args(layout, mqueue)
+    else:
+        args += _own_root_args(tmpfs_bytes(limits), mqueue, pty=not reset_pids)
+    args += _bind_args(source, etc_dir, toolchains, prog_dir, writable_prog, extra_binds)
+    if layout is None:
+        args += ["--remount-ro", "/"]  # the sandbox's own root tmpfs: only /tmp (and /prog when compiling) are writable
+    args.append("--clearenv")
+    for key, value in {**BASE_ENV, **env}.items():
+        args += ["--setenv", key, value]
+    args += ["--chdir", cwd]
+    return args
 
-    /dev is bwrap's minimal one (null, zero, full, random, urandom, tty, ptmx and pts, the fd links),
-    read-only, with a size-capped tmpfs at /dev/shm that the supervisor empties between tests.
+
+def _namespace_args(*, own_netns: bool, supervisor: bool, reset_pids: bool) -> list[str]:
+    """bwrap itself and the run's namespaces, session, uid and hostname.
+
+    Every namespace is new; the network one is either bwrap's own (--unshare-all) or, when
+    ``own_netns`` is False, a pooled empty one the launcher has already joined (see linux.NetnsPool).
 
     ``reset_pids``: a session whose supervisor sets the sandbox's pid counter back after each test
     (confine.PidCounter), with CAP_CHECKPOINT_RESTORE in the sandbox's user namespace. That capability
     must be held in the namespace that owns the sandbox's PID namespace, and bwrap runs the command in
     a second, nested one both for ``--disable-userns`` and for the devpts instance of ``--dev``: such a
     session has neither (the seccomp filter refuses every route to a new user namespace, and its /dev
-    is the same nodes and links without a pty).
-
-    ``layout``: the run's mounts are neutral (linux.StagingNamespace): / is the staged root (its mount
-    points, links and /dev nodes made once) bound read-only, and /tmp and /dev/shm are the tmpfs mounts
-    the launcher made as root for this run (Sandbox.launch), bound; nothing is mounted inside the
-    run's user namespace but /proc (and /dev/mqueue), so the mount table names neither a host path
-    nor the run's host uid. /dev then never has a pty."""
-    tmp_size = tmpfs_bytes(limits)
-    # Every namespace is new; the network one is either bwrap's own (--unshare-all) or, when
-    # own_netns is False, a pooled empty one the child has already joined (see NetnsPool).
+    is the same nodes and links without a pty)."""
     unshare = (
         ["--unshare-all", "--unshare-user"]
         if own_netns
@@ -115,8 +124,7 @@ def build_bwrap_args(
     )
     # CAP_SETPCAP only to empty the bounding set the tests inherit: the supervisor drops it at once
     userns = ["--cap-add", "CAP_CHECKPOINT_RESTORE", "--cap-add", "CAP_SETPCAP"] if reset_pids else ["--disable-userns"]
-    dev = ["--dev", "/dev"] if not reset_pids else ["--tmpfs", "/dev", *DEV_WITHOUT_PTY]
-    args: list[str] = [
+    return [
         BWRAP,
         *unshare,
         *userns,
@@ -130,72 +138,91 @@ def build_bwrap_args(
         "--hostname",
         "sandbox",
     ]
-    mqueue = ["--mqueue", "/dev/mqueue"] if supervisor else []
-    if layout is not None:
-        args += [
-            "--ro-bind",
-            str(layout.root),
-            "/",
-            "--ro-bind",
-            "/usr",
-            "/usr",
-            "--proc",
-            "/proc",
-            *(arg for node in DEV_NODES for arg in ("--dev-bind", f"/dev/{node}", f"/dev/{node}")),
-            "--bind",
-            str(layout.shm),
-            "/dev/shm",
-            *mqueue,
-            "--bind",
-            str(layout.tmp),
-            "/tmp",
-        ]
-    else:
-        args += [
-            "--ro-bind",
-            "/usr",
-            "/usr",
-            "--symlink",
-            "usr/bin",
-            "/bin",
-            "--symlink",
-            "usr/lib",
-            "/lib",
-            "--symlink",
-            "usr/lib64",
-            "/lib64",
-            "--symlink",
-            "usr/sbin",
-            "/sbin",
-            "--proc",
-            "/proc",
-            *dev,
-            "--size",
-            str(tmp_size),
-            "--tmpfs",
-            "/dev/shm",
-            *mqueue,
-            "--remount-ro",
-            "/dev",
-            "--size",
-            str(tmp_size),
-            "--tmpfs",
-            "/tmp",
-        ]
-    args += ["--ro-bind", source(etc_dir), "/etc"]  # see Sandbox._build_etc
+
+
+def _staged_root_args(layout: StageLayout, mqueue: list[str]) -> list[str]:
+    """/, /usr, /proc, /dev and /tmp of a run whose mounts are neutral (linux.StagingNamespace): / is the
+    staged root (its mount points, links and /dev nodes made once) bound read-only, and /tmp and /dev/shm
+    are the tmpfs mounts the launcher made as root for this run (host.Host.launch), bound; nothing is
+    mounted inside the run's user namespace but /proc (and /dev/mqueue), so the mount table names neither
+    a host path nor the run's host uid. /dev then never has a pty."""
+    return [
+        "--ro-bind",
+        str(layout.root),
+        "/",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--proc",
+        "/proc",
+        *(arg for node in DEV_NODES for arg in ("--dev-bind", f"/dev/{node}", f"/dev/{node}")),
+        "--bind",
+        str(layout.shm),
+        "/dev/shm",
+        *mqueue,
+        "--bind",
+        str(layout.tmp),
+        "/tmp",
+    ]
+
+
+def _own_root_args(tmp_size: int, mqueue: list[str], *, pty: bool) -> list[str]:
+    """/, /usr, /proc, /dev and /tmp of a run that is not staged (without root): bwrap's own tmpfs root with
+    the host's /usr and its links, bwrap's minimal /dev (null, zero, full, random, urandom, tty, the fd
+    links, and with ``pty`` ptmx and pts), read-only, with a size-capped tmpfs at /dev/shm that the
+    supervisor empties between tests, and a size-capped tmpfs at /tmp."""
+    dev = ["--dev", "/dev"] if pty else ["--tmpfs", "/dev", *DEV_WITHOUT_PTY]
+    return [
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--symlink",
+        "usr/bin",
+        "/bin",
+        "--symlink",
+        "usr/lib",
+        "/lib",
+        "--symlink",
+        "usr/lib64",
+        "/lib64",
+        "--symlink",
+        "usr/sbin",
+        "/sbin",
+        "--proc",
+        "/proc",
+        *dev,
+        "--size",
+        str(tmp_size),
+        "--tmpfs",
+        "/dev/shm",
+        *mqueue,
+        "--remount-ro",
+        "/dev",
+        "--size",
+        str(tmp_size),
+        "--tmpfs",
+        "/tmp",
+    ]
+
+
+def _bind_args(
+    source: Callable[[Path], str],
+    etc_dir: Path,
+    toolchains: Path | None,
+    prog_dir: Path | None,
+    writable_prog: bool,
+    extra_binds: tuple[tuple[str, str, bool], ...],
+) -> list[str]:
+    """``etc_dir`` bound at /etc (one bind: see host.Host._build_etc), ``toolchains`` at TOOLCHAIN_DIR,
+    ``prog_dir`` at PROG_DIR (writable when ``writable_prog``) and each ``(host path, sandbox path,
+    writable)`` of ``extra_binds``, each from ``source(path)``."""
+    args = ["--ro-bind", source(etc_dir), "/etc"]
     if toolchains is not None:
         args += ["--ro-bind", source(toolchains), TOOLCHAIN_DIR]
     if prog_dir is not None:
         args += ["--bind" if writable_prog else "--ro-bind", source(prog_dir), PROG_DIR]
     for src, dst, writable in extra_binds:
         args += ["--bind" if writable else "--ro-bind", source(Path(src)), dst]
-    if layout is None:
-        args += ["--remount-ro", "/"]  # the sandbox's own root tmpfs: only /tmp (and /prog when compiling) are writable
-    base_env = {**BASE_ENV, **env}
-    args.append("--clearenv")
-    for key, value in base_env.items():
-        args += ["--setenv", key, value]
-    args += ["--chdir", cwd]
     return args
 
 

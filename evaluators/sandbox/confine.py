@@ -1,7 +1,7 @@
 """What the supervisor does around the tests inside the sandbox: confine them (the default-deny seccomp
 filter built from syscalls.py's table, installed on the supervisor itself before anything else starts
 and so inherited by every test; the same program is what bwrap installs for every other sandboxed run,
-Sandbox.launch), keep their signals from reaching it (``shield_init``), and after each test kill
+host.Host.launch), keep their signals from reaching it (``shield_init``), and after each test kill
 whatever it left running and remove everything it left behind (files in /tmp and /dev/shm, System V
 shared memory, message queues and semaphores, POSIX message queues).
 
@@ -9,7 +9,7 @@ shared memory, message queues and semaphores, POSIX message queues).
 ``pidfd_getfd`` gives nothing that ``kill`` and /proc do not (init ignores a test's signals).
 
 Stdlib only, like supervisor.py: each Sandbox installs a private copy of it beside supervisor.py
-(sandbox.SUPERVISOR_FILES), and the supervisor imports it from its own directory.
+(host.SUPERVISOR_FILES), and the supervisor imports it from its own directory.
 """
 
 from __future__ import annotations

@@ -13,17 +13,15 @@ import subprocess
 import tempfile
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
 
 from .command import TOOLCHAINS, fill_command, fill_env
+from .host import Bind, Host
 from .jvm import class_static_main, jar_main_class
 from .languages import PROG_DIR, Language
 from .limits import Limits
-from .resident import Session
+from .resident import Runnable, Session, SessionPool
 from .results import CompileResult, RawResult, RunResult, decode_output
-
-if TYPE_CHECKING:  # a Sandbox makes programs; they name it only for the type checker
-    from .sandbox import Sandbox
+from .warm_compilers import WarmCompilers
 
 #: the most of a compiler's output read back
 COMPILE_OUTPUT_CAP: int = 64 * 1024
@@ -40,13 +38,13 @@ class DataDir:
     """Files for sandboxed programs, copied under the sandbox's base directory and mounted read-only at
     DATA_DIR (owned by root, or the caller, and never writable by the program's uid). A context manager."""
 
-    def __init__(self, sandbox: Sandbox, source: Path) -> None:
+    def __init__(self, host: Host, source: Path) -> None:
         source = Path(source)
         if not source.is_dir():
             raise FileNotFoundError(f"data directory {source} does not exist")
-        self.sandbox = sandbox
+        self.host = host
         self.closed = False
-        self.root: Path = Path(tempfile.mkdtemp(prefix="data-", dir=sandbox.work_dir))
+        self.root: Path = Path(tempfile.mkdtemp(prefix="data-", dir=host.work_dir))
         os.chmod(self.root, 0o755)
         self.path: Path = self.root / "data"
         try:
@@ -85,20 +83,26 @@ class Program:
 
     def __init__(
         self,
-        sandbox: Sandbox,
+        host: Host,
         language: Language,
         source: str,
         compile_limits: Limits,
         run_limits: Limits | None = None,
+        *,
+        warm_compilers: WarmCompilers | None = None,
+        session_pool: SessionPool | None = None,
     ) -> None:
         """``run_limits``: the limits its session will have, when known; a language whose compile only
         checks the source (``Language.check_in_session``) then checks it in that session, which
-        ``session(run_limits)`` hands over, instead of in a sandbox of its own."""
-        self.sandbox = sandbox
+        ``session(run_limits)`` hands over, instead of in a sandbox of its own. ``warm_compilers``: the
+        servers that compile it when they can; ``session_pool``: where its sessions come from and go
+        back to (its Sandbox's, when it reuses sessions)."""
+        self.host = host
+        self.warm_compilers, self.session_pool = warm_compilers, session_pool
         self.language = language
         #: the session the source was checked in (check_in_session), until session() hands it over
         self._session: Session | None = None
-        self.root: Path = Path(tempfile.mkdtemp(prefix=f"{language.key}-", dir=sandbox.work_dir))
+        self.root: Path = Path(tempfile.mkdtemp(prefix=f"{language.key}-", dir=host.work_dir))
         os.chmod(self.root, 0o755)
         self.prog_dir: Path = self.root / "prog"
         self.prog_dir.mkdir()
@@ -114,7 +118,7 @@ class Program:
     # ------------------------------------------------------------------ compile
     def _compile(self, source: str, limits: Limits, run_limits: Limits | None) -> CompileResult:
         lang = self.language
-        warm = self.sandbox.warm_compilers
+        warm = self.warm_compilers
         raw = warm.compile(lang, limits, source, self.prog_dir) if warm is not None and lang.compiler_main else None
         if raw is None and run_limits is not None and lang.check_in_session:
             raw = self._check_in_session(source, limits, run_limits)
@@ -158,19 +162,19 @@ class Program:
         src_path.write_text(source, encoding="utf-8", errors="surrogateescape")
         for d in lang.mkdirs:
             (self.prog_dir / d).mkdir(exist_ok=True)
-        uid = self.sandbox.next_uid()
-        extra: tuple[tuple[str, str, bool], ...] = ()
+        uid = self.host.next_uid()
+        extra: tuple[Bind, ...] = ()
         overlays: tuple[tuple[str, str], ...] = ()
         if lang.key == "go":
             bind, overlays = self._prepare_gocache(uid)
             extra = (bind,)
-        if self.sandbox.is_root:
+        if self.host.is_root:
             for path in [self.prog_dir, *self.prog_dir.rglob("*")]:
                 os.chown(path, uid, uid)
         if lang.compile_cmd is None:
             return None
         env = {**fill_env(lang.env, limits), **fill_env(lang.compile_env, limits)}
-        return self.sandbox.execute(
+        return self.host.execute(
             fill_command(lang.compile_cmd, limits),
             limits=limits,
             prog_dir=self.prog_dir,
@@ -224,14 +228,14 @@ class Program:
             )
         return None
 
-    def _prepare_gocache(self, uid: int) -> tuple[tuple[str, str, bool], tuple[tuple[str, str], ...]]:
+    def _prepare_gocache(self, uid: int) -> tuple[Bind, tuple[tuple[str, str], ...]]:
         """A private writable Go build cache on the warm one (whose files stay read-only): its bind at
         /gocache and the overlay the launcher mounts for it. Staged runs get an overlay whose writes go to
         the program's directory (its directories there the run's uid's, so that it may add entries);
         otherwise the warm cache is hard-linked into the program's directory."""
         warm = TOOLCHAINS / "gocache"
         upper, work = self.root / "gocache", self.root / "gocache-work"
-        overlay = self.sandbox.gocache_overlay(upper, work) if warm.is_dir() else None
+        overlay = self.host.gocache_overlay(upper, work) if warm.is_dir() else None
         if overlay is not None:
             work.mkdir(mode=0o700)
             for relative in _directories(warm):
@@ -251,7 +255,7 @@ class Program:
                 shutil.rmtree(dst, ignore_errors=True)
         if not copied:
             dst.mkdir(exist_ok=True)
-        if self.sandbox.is_root:
+        if self.host.is_root:
             for dirpath, _dirs, _files in os.walk(dst):
                 os.chown(dirpath, uid, uid)  # directories only: the files are shared hard links
         return (str(dst), "/gocache", True), ()
@@ -264,7 +268,7 @@ class Program:
             raise RuntimeError("program already closed")
         if not self.compile_result.ok:
             raise RuntimeError(f"program did not compile: {self.compile_result.status}")
-        if data is not None and (data.sandbox is not self.sandbox or data.closed):
+        if data is not None and (data.host is not self.host or data.closed):
             raise ValueError("the data directory belongs to another sandbox or is closed")
         checked, self._session = self._session, None
         if checked is not None:
@@ -273,13 +277,18 @@ class Program:
             checked.close()
         return self._new_session(limits, data)
 
+    @property
+    def runnable(self) -> Runnable:
+        """What a session reads of this program (resident.Runnable)."""
+        return Runnable(self.language, self.prog_dir, self.main_class)
+
     def _new_session(self, limits: Limits, data: DataDir | None) -> Session:
-        """A session for this program: an idle one of its sandbox's pool (same language and limits,
-        no data) with this program attached, else a new one (reusable when the sandbox pools them)."""
-        pool = self.sandbox.session_pool
+        """A session for this program: an idle one of its session pool (same language and limits, no
+        data) with this program attached, else a new one (reusable when sessions are pooled)."""
+        pool = self.session_pool
         if pool is not None and data is None:
-            return pool.take(self, limits) or Session(self, limits, None, reusable=True)
-        return Session(self, limits, data)
+            return pool.take(self.runnable, limits) or Session(self.host, self.runnable, limits, pool=pool)
+        return Session(self.host, self.runnable, limits, data.path if data is not None else None)
 
     def run(self, stdin: str, limits: Limits, *, data: DataDir | None = None) -> RunResult:
         """Run the program once; ``data`` is mounted read-only at DATA_DIR for it."""

@@ -1,6 +1,7 @@
-"""Resident processes: long-lived processes in one sandbox each that answer framed requests over their
-stdin and stdout (``Resident``). A ``Session`` runs the supervisor (supervisor.py), which runs one
-program's tests, each as its own process; the warm compilers (warm_compilers.py) are residents too.
+"""Sessions: a ``Session`` is a resident process (resident_process.Resident) that runs the supervisor
+(supervisor.py), which runs one program's tests, each as its own process; a ``SessionPool`` keeps idle
+sessions for the next program of the same language and limits. The warm compilers (warm_compilers.py)
+are residents too.
 """
 
 from __future__ import annotations
@@ -9,21 +10,19 @@ import atexit
 import dataclasses
 import json
 import os
-import select
 import shutil
-import signal
-import subprocess
 import tempfile
 import threading
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from .command import BASE_ENV, fill_command, fill_env
-from .languages import DATA_DIR
+from .host import Bind, Host
+from .languages import DATA_DIR, Language
 from .limits import STDERR_CAP, Limits, rlimits
-from .linux import CGroup, usage_near_limit
+from .resident_process import Resident
 from .results import (
     PROCESS_LIMIT_NOTE,
     REFUSAL,
@@ -31,16 +30,11 @@ from .results import (
     RawResult,
     RunResult,
     SandboxUnavailable,
-    decode_output,
     parse_reply,
     reply_cap,
     run_result,
 )
-from .wire import HEADER, READY, REQUEST
-
-if TYPE_CHECKING:  # a Sandbox and its programs start resident processes; they are named only for the type checker
-    from .programs import DataDir, Program
-    from .sandbox import Sandbox
+from .wire import READY, REQUEST
 
 #: where the supervisor (the Sandbox's private copy of supervisor.py) is bound in a session's sandbox
 SUPERVISOR_DIR: str = "/opt/supervisor"
@@ -48,292 +42,15 @@ SUPERVISOR_DIR: str = "/opt/supervisor"
 SUPERVISOR_MEMORY_MB: int = 64
 #: how long a supervisor may take to start (bwrap, the interpreter, the warm Python) before its ready frame
 SUPERVISOR_START_SECONDS: float = 60.0
-#: how often, while waiting for an answer, the parent checks that the process is not stopped
-LIVENESS_SECONDS: float = 1.0
 
 
-class Counters(NamedTuple):
-    """A resident's cgroup counters at one moment: OOM kills, memory limit hits, CPU seconds (None
-    without cpuacct) and forks refused at the process limit (pids.events)."""
+class Runnable(NamedTuple):
+    """What a session reads of a program: its language, its directory (bound at /prog) and the class a
+    JVM run starts ({main} in the run command; None for other languages)."""
 
-    oom_kills: int
-    failcnt: int
-    cpu: float | None
-    forks_refused: int
-
-
-class _CounterFiles:
-    """A cgroup's counter files, open for as long as a resident lives: memory.oom_control (OOM kills),
-    memory.failcnt (limit hits), memory.max_usage_in_bytes (reset to 0 after each reading, so that
-    the next peak is the next request's), pids.events (forks refused), cpuacct.usage (CPU). Each is
-    read from offset 0, one system call per file and request, where opening, reading and closing it
-    each time took three."""
-
-    def __init__(self, cgroup: CGroup) -> None:
-        self._fds: list[int] = []
-        self.oom, self.failcnt, self.events = (
-            self._open(f"{path}", os.O_RDONLY)
-            for path in (cgroup.mem / "memory.oom_control", cgroup.mem / "memory.failcnt", cgroup.pids / "pids.events")
-        )
-        self.peak = self._open(f"{cgroup.mem}/memory.max_usage_in_bytes", os.O_WRONLY)
-        self.cpu = self._open(f"{cgroup.cpu}/cpuacct.usage", os.O_RDONLY) if cgroup.cpu is not None else -1
-
-    def _open(self, path: str, flags: int) -> int:
-        try:
-            fd = os.open(path, flags | os.O_CLOEXEC)
-        except OSError:
-            return -1
-        self._fds.append(fd)
-        return fd
-
-    @staticmethod
-    def _read(fd: int) -> bytes:
-        return os.pread(fd, 512, 0) if fd >= 0 else b""
-
-    def read(self) -> Counters:
-        oom_kills = failcnt = forks_refused = 0
-        cpu: float | None = None
-        try:
-            for line in self._read(self.oom).splitlines():
-                key, _, value = line.partition(b" ")
-                if key == b"oom_kill":
-                    oom_kills = int(value)
-            failcnt = int(self._read(self.failcnt) or 0)
-            if self.peak >= 0:
-                try:
-                    os.pwrite(self.peak, b"0", 0)
-                except OSError:
-                    pass
-            forks_refused = int(self._read(self.events).split()[1])
-        except (OSError, ValueError, IndexError):
-            pass
-        try:
-            cpu = int(self._read(self.cpu)) / 1e9 if self.cpu >= 0 else None
-        except (OSError, ValueError):
-            cpu = None
-        return Counters(oom_kills, failcnt, cpu, forks_refused)
-
-    def close(self) -> None:
-        for fd in self._fds:
-            os.close(fd)
-        self._fds = []
-
-
-class Resident:
-    """A long-lived process in one sandbox that answers framed requests (a 4-byte big-endian length,
-    then the bytes) on its stdin and stdout: the test supervisor of a Session, a warm compiler of
-    warm_compilers.WarmCompiler. It has its own uid, cgroup and network namespace for as long as it lives."""
-
-    def __init__(self, sandbox: Sandbox, limits: Limits) -> None:
-        self.sandbox, self.limits = sandbox, limits
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.cgroup: CGroup | None = None
-        self.netns: int | None = None
-        self.uid: int | None = None
-        #: why the last _exchange gave no answer
-        self.failure: str = ""
-        #: the counters read after the last request (a Session's: nothing runs in its sandbox between
-        #: requests, so they are the next request's "before" too)
-        self._previous: Counters | None = None
-        #: the cgroup's counter files, opened once (read from offset 0 for each request)
-        self._counter_fds: _CounterFiles | None = None
-
-    def _launch(
-        self,
-        command: list[str],
-        *,
-        env: dict[str, str],
-        cgroup_limits: Limits,
-        prog_dir: Path | None,
-        writable_prog: bool,
-        binds: tuple[tuple[str, str, bool], ...],
-        cwd: str,
-        uid: int | None = None,
-        supervisor: bool = False,
-    ) -> None:
-        sb = self.sandbox
-        self.netns = sb.netns_pool.acquire() if sb.netns_pool is not None else None
-        self.cgroup = sb.new_cgroup(cgroup_limits)
-        # a resident's uid is held (kept from other runs) until _close
-        self.uid = uid if uid is not None else sb.next_uid(hold=True)
-        argv = sb.bwrap_args(
-            prog_dir=prog_dir,
-            writable_prog=writable_prog,
-            env=env,
-            limits=self.limits,
-            extra_binds=binds,
-            cwd=cwd,
-            own_netns=self.netns is None,
-            supervisor=supervisor,
-        )
-        # no CPU rlimit: it would count the whole life of the process, not one request
-        self.proc = sb.launch(
-            argv + ["--", *command],
-            self.limits,
-            cgroup=self.cgroup,
-            netns=self.netns,
-            uid=self.uid,
-            cpu=False,
-            supervisor=supervisor,
-        )
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            assert stream is not None
-            os.set_blocking(stream.fileno(), False)
-
-    @property
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def _stopped(self) -> bool:
-        """Whether the process that answers is stopped (SIGSTOP): it would never answer."""
-        if self.proc is None:
-            return False
-        try:  # bwrap --as-pid-1 forks once: its only child is the command itself
-            with open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children", encoding="ascii") as handle:
-                children = handle.read().split()
-            with open(f"/proc/{children[0]}/stat", encoding="ascii", errors="replace") as handle:
-                return handle.read().rpartition(")")[2].split()[0] in ("T", "t")
-        except (OSError, IndexError):
-            return False
-
-    def _exchange(self, request: bytes | None, deadline: float, max_reply: int) -> bytes | None:
-        """Send one frame (none when ``request`` is None) and read one answer frame of at most
-        ``max_reply`` bytes; None, with ``failure`` saying why, when the process died, stopped or gave
-        no answer in time, or said what it may not: bytes before it was asked, more than one frame,
-        or a frame over the cap (never read past its header: its length is refused from it)."""
-        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
-        out_fd, in_fd = self.proc.stdout.fileno(), self.proc.stdin.fileno()
-        pending = memoryview(b"")
-        if request is not None:
-            try:
-                early = os.read(out_fd, 1)
-            except BlockingIOError:
-                early = None
-            if early is not None:
-                self.failure = "answered before it was asked" if early else "ended"
-                return None
-            pending = memoryview(HEADER.pack(len(request)) + request)
-            try:  # most requests fit in the pipe: written at once, without waiting to be asked
-                pending = pending[os.write(in_fd, pending[: 1 << 20]) :]
-            except BlockingIOError:
-                pass
-            except OSError:
-                self.failure = "ended"
-                return None
-        reply = bytearray()
-        needed: int | None = None
-        poller = select.poll()
-        if pending:
-            poller.register(in_fd, select.POLLOUT)
-        poller.register(out_fd, select.POLLIN)
-        while True:
-            now = time.monotonic()
-            if now >= deadline:
-                self.failure = "gave no answer in time"
-                return None
-            ready = poller.poll(min(deadline - now, LIVENESS_SECONDS) * 1000.0)
-            if not ready and self._stopped():
-                self.failure = "was stopped"
-                return None
-            for fd, _event in ready:
-                if fd == in_fd:
-                    try:
-                        pending = pending[os.write(in_fd, pending[: 1 << 20]) :]
-                    except BlockingIOError:
-                        continue
-                    except OSError:
-                        self.failure = "ended"
-                        return None
-                    if not pending:
-                        poller.unregister(in_fd)
-                    continue
-                try:  # the header and what may follow it (at most the cap), then the rest of the frame
-                    chunk = os.read(
-                        out_fd,
-                        min(
-                            1 << 20,
-                            (needed if needed is not None else HEADER.size + min(max_reply, 65536)) - len(reply),
-                        ),
-                    )
-                except BlockingIOError:
-                    continue
-                if not chunk:
-                    self.failure = "ended"
-                    return None
-                reply += chunk
-                if needed is None and len(reply) >= HEADER.size:
-                    needed = HEADER.size + HEADER.unpack_from(reply)[0]
-                    if needed - HEADER.size > max_reply:
-                        self.failure = f"sent a {needed - HEADER.size}-byte answer (at most {max_reply} are read)"
-                        return None
-                if needed is not None and len(reply) >= needed:
-                    if len(reply) > needed or pending:
-                        self.failure = (
-                            "answered more than one frame" if len(reply) > needed else "answered before it was asked"
-                        )
-                        return None
-                    return bytes(reply[HEADER.size : needed])
-
-    def _counters(self) -> Counters:
-        """The cgroup's OOM kills, limit hits, CPU seconds and refused forks so far (for one request's
-        share), from its counter files, opened once per cgroup and read with one system call each."""
-        if self.cgroup is None:
-            return Counters(0, 0, None, 0)
-        if self._counter_fds is None:
-            self._counter_fds = _CounterFiles(self.cgroup)
-        return self._counter_fds.read()
-
-    def _oom_between(self, before: Counters, after: Counters) -> bool:
-        return after.oom_kills > before.oom_kills or (
-            after.failcnt > before.failcnt and self.cgroup is not None and usage_near_limit(self.cgroup.mem)
-        )
-
-    def _close(self) -> str:
-        """End the process and free its cgroup and namespace; returns what it (or bwrap) printed on stderr."""
-        proc, self.proc = self.proc, None
-        self._previous = None
-        if self._counter_fds is not None:
-            self._counter_fds.close()
-            self._counter_fds = None
-        stderr = b""
-        if proc is not None:
-            try:
-                proc.stdin.close()  # type: ignore[union-attr]
-            except OSError:
-                pass
-            try:
-                proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                pass
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            if self.cgroup is not None:
-                self.cgroup.kill_all()
-            proc.wait()
-            try:
-                stderr = os.read(proc.stderr.fileno(), STDERR_CAP)  # type: ignore[union-attr]
-            except OSError:
-                pass
-            for stream in (proc.stdout, proc.stderr):
-                try:
-                    stream.close()  # type: ignore[union-attr]
-                except OSError:
-                    pass
-        if self.cgroup is not None:
-            self.cgroup.destroy()
-            self.cgroup = None
-        if self.uid is not None:
-            self.sandbox.release_uid(self.uid)
-            self.uid = None
-        if self.netns is not None and self.sandbox.netns_pool is not None:
-            self.sandbox.netns_pool.release(self.netns)
-            self.netns = None
-        return decode_output(stderr)
-
-    def close(self) -> None:
-        self._close()
+    language: Language
+    prog_dir: Path
+    main_class: str | None
 
 
 class Session(Resident):
@@ -343,17 +60,26 @@ class Session(Resident):
     program's for as long as the session lasts; its uid is its own. A test that kills or stops the
     supervisor fails, and the next test starts a new session."""
 
-    def __init__(self, program: Program, limits: Limits, data: DataDir | None, *, reusable: bool = False) -> None:
-        """``reusable``: the session may serve other programs of the same language and limits after
-        this one (SessionPool): its /prog is a directory of its own, into which each program's files
-        are moved while it is attached (``attach``, ``detach``)."""
-        super().__init__(program.sandbox, limits)
-        self.program, self.data = program, data
-        lang = program.language
+    def __init__(
+        self,
+        host: Host,
+        runnable: Runnable,
+        limits: Limits,
+        data: Path | None = None,
+        *,
+        pool: SessionPool | None = None,
+    ) -> None:
+        """``data``: a directory bound read-only at DATA_DIR (programs.DataDir's). ``pool``: the session
+        may serve other programs of the same language and limits after this one (unless it has ``data``),
+        and goes back to ``pool`` when closed: its /prog is a directory of its own, into which each
+        program's files are moved while it is attached (``attach``, ``detach``)."""
+        super().__init__(host, limits)
+        self.runnable, self.data = runnable, data
+        lang = runnable.language
         self.env = {**BASE_ENV, **fill_env(lang.env, limits)}
-        self.argv = fill_command(lang.run_cmd, limits, main=program.main_class or "")
+        self.argv = fill_command(lang.run_cmd, limits, main=runnable.main_class or "")
         self.rlimits: list[list[object]] = [
-            list(r) for r in rlimits(limits, with_cgroup=self.sandbox.uses_cgroups, as_root=self.sandbox.is_root)
+            list(r) for r in rlimits(limits, with_cgroup=host.uses_cgroups, as_root=host.is_root)
         ]
         #: the configuration the running supervisor has (it is sent again only when it changes)
         self._config_sent: bytes | None = None
@@ -362,28 +88,30 @@ class Session(Resident):
         #: a reusable session's /prog (bound instead of the program's own directory), and the programs it served
         self._slot: Path | None = None
         self.programs = 0
-        if reusable and data is None:
-            self._slot = Path(tempfile.mkdtemp(prefix="session-", dir=self.sandbox.work_dir))
+        self.pool: SessionPool | None = None
+        if pool is not None and data is None:
+            self.pool = pool
+            self._slot = Path(tempfile.mkdtemp(prefix="session-", dir=host.work_dir))
             os.chmod(self._slot, 0o755)
-            self._move(program.prog_dir, self._slot)
+            self._move(runnable.prog_dir, self._slot)
             self.programs = 1
 
     @property
     def key(self) -> tuple[str, Limits] | None:
         """What a program must share with this session to reuse it (SessionPool), or None: not reusable."""
-        return (self.program.language.key, self.limits) if self._slot is not None else None
+        return (self.runnable.language.key, self.limits) if self._slot is not None else None
 
     @staticmethod
     def _move(source: Path, target: Path) -> None:
         for entry in list(source.iterdir()):
             os.rename(entry, target / entry.name)
 
-    def attach(self, program: Program) -> None:
-        """Serve ``program`` (of this session's language) from now on: its files moved into /prog."""
-        assert self._slot is not None and self.key == (program.language.key, self.limits)
-        self.program = program
-        self.argv = fill_command(program.language.run_cmd, self.limits, main=program.main_class or "")
-        self._move(program.prog_dir, self._slot)
+    def attach(self, runnable: Runnable) -> None:
+        """Serve ``runnable`` (a program of this session's language) from now on: its files moved into /prog."""
+        assert self._slot is not None and self.key == (runnable.language.key, self.limits)
+        self.runnable = runnable
+        self.argv = fill_command(runnable.language.run_cmd, self.limits, main=runnable.main_class or "")
+        self._move(runnable.prog_dir, self._slot)
         self.programs += 1
 
     def detach(self) -> bool:
@@ -391,7 +119,7 @@ class Session(Resident):
         is empty now, as the next program must find it."""
         assert self._slot is not None
         try:
-            self._move(self._slot, self.program.prog_dir)
+            self._move(self._slot, self.runnable.prog_dir)
         except OSError:
             for entry in list(self._slot.iterdir()):
                 if entry.is_dir() and not entry.is_symlink():
@@ -404,9 +132,9 @@ class Session(Resident):
         """Start the sandbox and its supervisor and wait for its ready frame; None once it is ready,
         else why it is not. Until then no program code ran, so bubblewrap's refusal to start is the
         platform's failure (SandboxUnavailable), never the program's."""
-        binds: tuple[tuple[str, str, bool], ...] = ((str(self.sandbox.supervisor_dir), SUPERVISOR_DIR, False),)
+        binds: tuple[Bind, ...] = ((str(self.host.supervisor_dir), SUPERVISOR_DIR, False),)
         if self.data is not None:
-            binds += ((str(self.data.path), DATA_DIR, False),)
+            binds += ((str(self.data), DATA_DIR, False),)
         own = Limits(memory_mb=self.limits.memory_mb + SUPERVISOR_MEMORY_MB, processes=self.limits.processes + 4)
         self._launch(
             [
@@ -415,12 +143,12 @@ class Session(Resident):
                 "-S",
                 "-B",
                 f"{SUPERVISOR_DIR}/supervisor.py",
-                *(["--warm-python"] if self.program.language.warm_python else []),
-                *([f"--last-pid-fd={self.sandbox.last_pid_fd}"] if self.sandbox.last_pid_fd is not None else []),
+                *(["--warm-python"] if self.runnable.language.warm_python else []),
+                *([f"--last-pid-fd={self.host.last_pid_fd}"] if self.host.last_pid_fd is not None else []),
             ],
             env=self.env,
             cgroup_limits=own,
-            prog_dir=self._slot or self.program.prog_dir,
+            prog_dir=self._slot or self.runnable.prog_dir,
             writable_prog=False,
             binds=binds,
             cwd="/tmp",
@@ -443,7 +171,7 @@ class Session(Resident):
             return asked
         raw, forks_refused = asked
         limits = self.limits
-        result = run_result(raw, limits, self.program.language)
+        result = run_result(raw, limits, self.runnable.language)
         if forks_refused and result.status != "ok":
             note = f"{PROCESS_LIMIT_NOTE} ({limits.processes} processes): a new process or thread was refused"
             result = dataclasses.replace(
@@ -464,7 +192,7 @@ class Session(Resident):
             file_size_mb=min(limits.file_size_mb, self.limits.file_size_mb),
         )
         own: list[list[object]] = [
-            list(r) for r in rlimits(limits, with_cgroup=self.sandbox.uses_cgroups, as_root=self.sandbox.is_root)
+            list(r) for r in rlimits(limits, with_cgroup=self.host.uses_cgroups, as_root=self.host.is_root)
         ]
         asked = self._ask(argv, self.env, "", limits, own)
         if isinstance(asked, RunResult):
@@ -558,9 +286,8 @@ class Session(Resident):
 
     def close(self) -> None:
         """Done with this program: a reusable session whose supervisor is running goes back to its
-        sandbox's pool (``SessionPool.give``) with the program's files moved out of /prog; any other
-        ends."""
-        pool = self.sandbox.session_pool
+        pool (``SessionPool.give``) with the program's files moved out of /prog; any other ends."""
+        pool = self.pool
         if self._slot is not None and pool is not None and self.alive and self.detach() and pool.give(self):
             return
         self.end()
@@ -600,9 +327,9 @@ class SessionPool:
         self._lock = threading.Lock()
         atexit.register(self.close)  # as the warm compilers: a process that ends leaves no cgroup of theirs
 
-    def take(self, program: Program, limits: Limits) -> Session | None:
-        """An idle session for ``program`` (its language, ``limits``) with the program attached, or None."""
-        key = (program.language.key, limits)
+    def take(self, runnable: Runnable, limits: Limits) -> Session | None:
+        """An idle session for ``runnable`` (its language, ``limits``) with the program attached, or None."""
+        key = (runnable.language.key, limits)
         with self._lock:
             found = next((s for s in reversed(self._idle) if s.key == key), None)
             if found is not None:
@@ -613,7 +340,7 @@ class SessionPool:
             found.end()
             return None
         try:
-            found.attach(program)
+            found.attach(runnable)
         except OSError:
             found.end()
             raise

@@ -8,7 +8,7 @@ closes every other descriptor and execs the program), so the supervisor neither 
 execs a launcher per test; without the library, with ``posix_spawn`` of the launcher (launch.c). A
 fork of the warm Python (warm_python.py) sets itself up the same way (``child_setup``).
 
-Stdlib only: each Sandbox installs it beside its private copy of supervisor.py (sandbox.SUPERVISOR_FILES),
+Stdlib only: each Sandbox installs it beside its private copy of supervisor.py (host.SUPERVISOR_FILES),
 and the supervisor imports it from its own directory.
 """
 

@@ -8,7 +8,7 @@ parent (``resident.Session``) talks to it over its stdin and stdout with length-
 ready frame once it started (before it, a failure is bubblewrap's; after it, the program's), then a
 request per test and a reply per test. Stdlib only (and ``spawn.so``, built from spawn.c, through
 ctypes: spawning.py); started as ``python3 -I -S -B``, with its modules beside it (confine.py,
-spawning.py, warm_python.py, wire.py: each Sandbox installs them together, sandbox.SUPERVISOR_FILES).
+spawning.py, warm_python.py, wire.py: each Sandbox installs them together, host.SUPERVISOR_FILES).
 
 Every test runs under a seccomp filter (confine.py) that the supervisor installed on itself before it
 started anything: no ``ptrace``, ``process_vm_readv``/``writev``, ``pidfd_getfd``, ``process_madvise``

@@ -16,7 +16,7 @@ kernel exploits, or of reaching out of the sandbox), is ``REFUSED``: documentati
 not allowed is refused.
 
 Stdlib only and free of imports: each Sandbox installs it beside its private copy of supervisor.py
-(sandbox.SUPERVISOR_FILES).
+(host.SUPERVISOR_FILES).
 """
 
 from __future__ import annotations

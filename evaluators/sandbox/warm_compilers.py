@@ -1,6 +1,6 @@
 """Warm compilers: compile servers (CompileServer.java, compile-server.js) kept loaded in a sandbox of
 their own between compiles, for languages whose compiler spends seconds starting (a ``WarmCompiler``
-is a resident process, resident.Resident), and ``WarmCompilers``, which shares a Sandbox's servers
+is a resident process, resident_process.Resident), and ``WarmCompilers``, which shares a Sandbox's servers
 between its threads.
 """
 
@@ -13,16 +13,13 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .command import BASE_ENV, TOOLCHAINS, compile_server_command, compile_server_digest, fill_env
+from .host import Host
 from .languages import PROG_DIR, Language
 from .limits import Limits
-from .resident import Resident
+from .resident_process import Resident
 from .results import RawResult
-
-if TYPE_CHECKING:  # a Sandbox starts its warm compilers; it is named only for the type checker
-    from .sandbox import Sandbox
 
 #: compiles after which a warm compiler is replaced (the compiler's caches only grow)
 WARM_COMPILER_RECYCLE: int = 200
@@ -41,18 +38,18 @@ class WarmCompiler(Resident):
     its worker compiles; anything but a normal answer (a crash, an exception thrown, a time-out or
     memory kill) ends the server, and the program is compiled cold, which answers as before."""
 
-    def __init__(self, sandbox: Sandbox, language: Language, limits: Limits) -> None:
-        super().__init__(sandbox, limits)
+    def __init__(self, host: Host, language: Language, limits: Limits) -> None:
+        super().__init__(host, limits)
         assert language.compile_cmd is not None and language.compiler_main is not None
         self.language = language
         self.compiles = 0
-        self.root: Path = Path(tempfile.mkdtemp(prefix=f"compiler-{language.key}-", dir=sandbox.work_dir))
+        self.root: Path = Path(tempfile.mkdtemp(prefix=f"compiler-{language.key}-", dir=host.work_dir))
         os.chmod(self.root, 0o755)
         self.work: Path = self.root / "prog"
         self.work.mkdir()
         command, self.args, self.normal = compile_server_command(language, limits)
-        self.uid = uid = sandbox.next_uid(hold=True)
-        if sandbox.is_root:
+        self.uid = uid = host.next_uid(hold=True)
+        if host.is_root:
             os.chown(self.work, uid, uid)
         env = {**BASE_ENV, **fill_env(language.env, limits), **fill_env(language.compile_env, limits)}
         try:
@@ -77,7 +74,7 @@ class WarmCompiler(Resident):
         (self.work / lang.source_name).write_text(source, encoding="utf-8", errors="surrogateescape")
         for name in lang.mkdirs:
             (self.work / name).mkdir(exist_ok=True)
-        if self.sandbox.is_root and self.uid is not None:
+        if self.host.is_root and self.uid is not None:
             for path in self.work.iterdir():
                 os.chown(path, self.uid, self.uid)
         before = self._counters()
@@ -115,8 +112,8 @@ class WarmCompilers:
     and a server is replaced after WARM_COMPILER_RECYCLE compiles (the compiler's caches only grow).
     Idle servers exit by themselves after WARM_COMPILER_IDLE_SECONDS, and with the worker."""
 
-    def __init__(self, sandbox: Sandbox) -> None:
-        self.sandbox = sandbox
+    def __init__(self, host: Host) -> None:
+        self.host = host
         self._idle: dict[tuple[object, ...], list[WarmCompiler]] = {}
         self._lock = threading.Lock()
         atexit.register(self.close)
@@ -150,7 +147,7 @@ class WarmCompilers:
             gone.close()
         if server is None:
             try:
-                server = WarmCompiler(self.sandbox, language, limits)
+                server = WarmCompiler(self.host, language, limits)
             except OSError:
                 return None
         try:

@@ -11,7 +11,7 @@ print on the test's stderr) is compiled in each fork as before. The zygote never
 sees an input, so nothing a program does at module level reaches the next test, and no input is in
 its memory.
 
-Stdlib only: each Sandbox installs it beside its private copy of supervisor.py (sandbox.SUPERVISOR_FILES),
+Stdlib only: each Sandbox installs it beside its private copy of supervisor.py (host.SUPERVISOR_FILES),
 and the supervisor imports it from its own directory.
 """
 

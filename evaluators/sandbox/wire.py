@@ -9,7 +9,7 @@ program's tests. A reply holds the nonce, the exit status, the wall time, the ch
 its rusage, whether it timed out or wrote too much or the session must end, then the capped stdout
 and stderr.
 
-Stdlib only: each Sandbox installs it beside its private copy of supervisor.py (sandbox.SUPERVISOR_FILES),
+Stdlib only: each Sandbox installs it beside its private copy of supervisor.py (host.SUPERVISOR_FILES),
 and the supervisor imports it from its own directory.
 """
 

@@ -20,7 +20,6 @@ STILL_OVER = {
     "evaluators/arena/responders.py:responder_from_config": 100,
     "evaluators/arena/robustness.py:top_robustness": 95,
     "evaluators/llm/judges.py:Judge.ask": 99,
-    "evaluators/sandbox/command.py:build_bwrap_args": 132,
     "leaderboard/arena/distribution.py:prompt_distribution": 85,
     "leaderboard/arena/services/topics.py:topics_compute": 82,
     "leaderboard/arena/services/transfer.py:battle_import_row": 108,

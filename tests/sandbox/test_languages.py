@@ -246,7 +246,9 @@ def test_bubblewrap_refusals_are_told_apart() -> None:
     )
     assert "Unprivileged user namespaces must be enabled" in userns
     prog_dir = sandbox.base_dir / "python-x" / "prog"
-    unreachable = sandbox._diagnose(1, f"bwrap: Can't find source path {sandbox._source(prog_dir)}: Permission denied")
+    unreachable = sandbox._diagnose(
+        1, f"bwrap: Can't find source path {sandbox.host.source(prog_dir)}: Permission denied"
+    )
     assert f"cannot reach {prog_dir} (Permission denied)" in unreachable  # the host's path, not the staged one
     assert "user namespaces" not in unreachable
     other = sandbox._diagnose(1, "")

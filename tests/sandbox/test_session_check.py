@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from evaluators.sandbox import Limits, Sandbox
-from evaluators.sandbox.sandbox import Sandbox as SandboxClass
+from evaluators.sandbox.host import Host
 
 pytestmark = pytest.mark.toolchains
 
@@ -26,13 +26,13 @@ SYNTAX_ERRORS = {
 def launches(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
     """The commands of every sandbox started meanwhile (each is one bwrap)."""
     started: list[list[str]] = []
-    real = SandboxClass.launch
+    real = Host.launch
 
-    def counting(self: Sandbox, command: list[str], *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+    def counting(self: Host, command: list[str], *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
         started.append(command)
         return real(self, command, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(SandboxClass, "launch", counting)
+    monkeypatch.setattr(Host, "launch", counting)
     yield started
 
 

@@ -237,7 +237,7 @@ def test_without_the_spawn_library_tests_are_set_up_the_same(tmp_path, monkeypat
     broken.write_text("this is not C\n")
     monkeypatch.setattr("evaluators.sandbox.linux.SPAWN_SOURCE", broken)
     own = Sandbox(base_dir=tmp_path / "base", warm_compilers=False)
-    assert own._launcher.library is None
+    assert own.host.launcher.library is None
     for language, probe in (("cpp", SETUP_PROBE), ("python", PY_SETUP_PROBE)):
         with own.program(language, probe) as program:
             assert program.compile_result.ok, program.compile_result.output
