@@ -4,6 +4,7 @@ generation defaults short enough for a CPU. ``chains.demo`` submits it once its 
 
 from __future__ import annotations
 
+from leaderboard import pagecache
 from leaderboard.accounts.site_accounts import DEMO_OWNER
 from leaderboard.catalog.models import Model
 from leaderboard.modelhost.services import ModelSource, model_register, upload_from_file
@@ -34,6 +35,7 @@ def demo_model_ensure() -> Model | None:
         if not existing.generation_defaults:
             existing.generation_defaults = DEMO_GENERATION
             existing.save(update_fields=["generation_defaults"])
+            pagecache.boards_changed()
         return existing
     owner, created = get_user_model().objects.get_or_create(username=DEMO_OWNER, defaults={"is_active": False})
     if created:
@@ -54,4 +56,5 @@ def demo_model_ensure() -> Model | None:
     )
     demo.generation_defaults = DEMO_GENERATION
     demo.save(update_fields=["generation_defaults"])
+    pagecache.boards_changed()
     return demo

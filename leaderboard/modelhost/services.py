@@ -34,7 +34,7 @@ from django.utils import timezone
 from evaluators.core import modality as modalities
 from evaluators.core.types import InfrastructureError
 from evaluators.llm.types import Endpoint, ModelError, redact_userinfo
-from leaderboard import task_sends
+from leaderboard import pagecache, task_sends
 from leaderboard.accounts import policy
 from leaderboard.catalog.models import Model
 from leaderboard.catalog.services import model_slug, new_model_name_problem
@@ -176,6 +176,7 @@ def model_register(
             )
         except IntegrityError:
             raise ModelRefused(f"name: you already have a model named '{name}'.", field="name") from None
+        pagecache.boards_changed()
         if model.needs_generation:
             model_preflight_request(model=model)
     return model

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from django.db import transaction
 from django.db.models import Q
 
+from leaderboard import pagecache
 from leaderboard.arena.models import (
     SIDE_FIELDS,
     SIDES,
@@ -47,6 +48,7 @@ def _imported_model(name: str, report: ImportReport) -> ArenaModel:
     )
     if created:
         report.models_created.append(name)
+        pagecache.boards_changed()
     return model
 
 
