@@ -222,7 +222,6 @@ LONG_MODULES = {
     "evaluators.sandbox.sandbox": 718,
     "leaderboard.arena.services.topics": 507,
     "leaderboard.boards.selectors": 531,
-    "leaderboard.runs.generation.worker": 584,
 }
 
 
