@@ -220,7 +220,6 @@ LONG_MODULES = {
     "evaluators.sandbox.linux": 615,
     "evaluators.sandbox.resident": 644,
     "evaluators.sandbox.sandbox": 718,
-    "leaderboard.arena.services.topics": 507,
     "leaderboard.boards.selectors": 531,
 }
 

@@ -23,7 +23,6 @@ STILL_OVER = {
     "evaluators/sandbox/command.py:build_bwrap_args": 132,
     "leaderboard/arena/distribution.py:prompt_distribution": 85,
     "leaderboard/arena/services/ratings.py:ratings_compute": 81,
-    "leaderboard/arena/services/topics.py:topics_compute": 82,
     "leaderboard/arena/services/transfer.py:battle_import_row": 108,
     # added this session: the kept vote rows' update, the scale seed's votes
     "leaderboard/arena/services/ratings.py:_cached_rows": 104,
