@@ -214,7 +214,6 @@ LONG_MODULES = {
     "evaluators.arena.ratings": 786,
     "evaluators.arena.search": 550,
     "evaluators.causal_pitfalls.evaluator": 501,
-    "evaluators.indic_vision.evaluator": 577,
     "evaluators.llm.client": 533,
     "evaluators.llm.server": 541,
     "evaluators.sandbox.linux": 615,
