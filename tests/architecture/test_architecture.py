@@ -213,7 +213,6 @@ def test_the_engine_never_imports_django_or_the_site() -> None:
 LONG_MODULES = {
     "evaluators.arena.ratings": 786,
     "evaluators.arena.search": 550,
-    "evaluators.causal_pitfalls.evaluator": 501,
     "evaluators.llm.client": 533,
     "evaluators.llm.server": 541,
     "evaluators.sandbox.linux": 615,
