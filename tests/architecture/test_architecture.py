@@ -213,7 +213,6 @@ def test_the_engine_never_imports_django_or_the_site() -> None:
 LONG_MODULES = {
     "evaluators.arena.ratings": 786,
     "evaluators.llm.client": 533,
-    "evaluators.llm.server": 541,
     "evaluators.sandbox.linux": 615,
     "evaluators.sandbox.resident": 644,
     "evaluators.sandbox.sandbox": 718,
