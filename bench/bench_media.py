@@ -40,7 +40,8 @@ from bench.common import load_average, median_worst, spread, write_results
 from evaluators.core.images import prepared_jpeg
 from evaluators.core.media import DirectoryMedia, inline_media, media_part
 from evaluators.llm.client import ChatClient
-from evaluators.llm.server import ModelServer, ServerSpec
+from evaluators.llm.server import ModelServer
+from evaluators.llm.server_command import ServerSpec
 from evaluators.llm.tiny import create_tiny_vision_model
 
 

@@ -86,7 +86,8 @@ def main() -> None:
 
     from evaluators.core import evaluator_for
     from evaluators.core.files import read_items
-    from evaluators.llm.server import ModelServer, ServerSpec, server_version
+    from evaluators.llm.server import ModelServer
+    from evaluators.llm.server_command import ServerSpec, server_version
     from evaluators.llm.tiny import create_tiny_model
     from leaderboard.catalog.models import Benchmark, Model
     from leaderboard.catalog.services import dataset_items_path

@@ -1,8 +1,8 @@
 """The order of the site's code, lowest first (checked by tests/architecture/test_app_order.py): a module
 imports only from its own layer and the layers below it, never up.
 
-- ``plumbing``: request types, the page cache, broker sends and the Celery app, settings, setup status,
-  the API's shared paging, parsing, fields and refusals; no app.
+- ``plumbing``: request types, the page cache (and its admin base), broker sends and the Celery app, settings,
+  setup status, the API's shared paging, parsing, fields and refusals; no app.
 - the apps, each over the ones before it: ``accounts`` -> ``catalog`` (benchmarks, datasets, models) ->
   ``modelhost`` (registration, pre-flight, uploads, judges) -> ``arena`` (battles and ratings) -> ``runs``
   (submissions, generation, runs, queue, costs, ETA) -> ``boards`` (the leaderboards' reads and pages)
@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "leaderboard.layers",
             "leaderboard.middleware",
             "leaderboard.pagecache",
+            "leaderboard.pagecache_admin",
             "leaderboard.task_sends",
             "leaderboard.settings",
             "leaderboard.setup_status",

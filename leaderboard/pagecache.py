@@ -3,9 +3,12 @@
 A page is cached for visitors only (no session or messages cookie: nothing on it depends on who asks),
 under the current *generation* of the boards, the path, the query and whether htmx asked for a
 fragment. The generation is a random token in the cache that changes whenever something a board shows
-changes: a leaderboard row, a run, a submission, a model, a dataset version or a benchmark is saved or deleted (signals
-connected in ``leaderboard.web.apps``), once at once and again when the transaction commits, so a page
-rendered from data about to change is never stored under the new generation. The generation is read
+changes: a leaderboard row, a run, a submission, a model, a dataset version, a benchmark, a snapshot, its
+withheld rows, a changelog entry or an arena contestant is written or deleted. The service that writes it
+says so (``boards_changed``), and so does the admin of each of those models (``leaderboard.pagecache_admin``:
+a staff edit calls no service); a bulk write outside both (``seed_scale``) calls ``new_generation`` itself.
+The generation changes once at once and again when the transaction commits, so a page rendered from data
+about to change is never stored under the new generation. The generation is read
 before the page's queries, so a render can only ever be stored under a generation that is older than
 the data it shows.
 
@@ -75,8 +78,8 @@ def new_generation() -> None:
     quietly(lambda: cache.set(GENERATION_KEY, secrets.token_hex(8), None))
 
 
-def boards_changed(**_: Any) -> None:
-    """Signal receiver: something a board shows changed; now, and again once it is committed."""
+def boards_changed() -> None:
+    """Something a board shows changed (the caller wrote it): now, and again once it is committed."""
     new_generation()
     transaction.on_commit(new_generation)
 

@@ -179,16 +179,7 @@ def responder_from_config(
 
     ``secrets`` resolves ``api_key_ref`` to the key. A bad config raises ValueError naming the key.
     """
-    if not isinstance(config, Mapping):
-        raise ValueError(f"responder config must be a JSON object, got {type(config).__name__}")
-    kind = config.get("kind")
-    if kind not in _KEYS:
-        raise ValueError(f"responder config: 'kind' must be one of {KINDS}, got {kind!r}")
-    unknown = sorted(set(config) - _KEYS[kind])
-    if unknown:
-        raise ValueError(
-            f"responder config: unknown key(s) {unknown} for kind {kind!r} (allowed: {sorted(_KEYS[kind])})"
-        )
+    kind = _kind(config)
     label = name or _require(config, "name", str, "a display name", default=str(config.get("model") or kind))
     description = _require(config, "description", str, "text", default=None)
     search = _require(config, "search", Mapping, 'an object like {"backend": "local"}', default=None)
@@ -202,24 +193,7 @@ def responder_from_config(
         )
 
     if kind == "extractive":
-        strategy = _require(config, "strategy", str, f"one of {STRATEGIES}", default="bm25-sentences")
-        if strategy not in STRATEGIES:
-            raise ValueError(f"responder config: 'strategy' must be one of {STRATEGIES}, got {strategy!r}")
-        if search is not None and "index" in config:
-            raise ValueError("responder config: give either 'index' or 'search', not both")
-        index = _require(config, "index", str, "'default' or a path to an index", default="default")
-        search_config = search if search is not None else {"backend": "local", "index": index}
-        # sentences are picked from whole passages; lead snippets are the index's own snippets
-        backend = _backend(search_config, snippet_tokens=None if strategy == "bm25-sentences" else 40)
-        return ExtractiveResponder(
-            label,
-            backend,
-            strategy=strategy,
-            max_sources=max_sources,
-            max_sentences=_require(config, "max_sentences", int, "a positive integer", default=4),
-            delay_s=float(_require(config, "delay_s", (int, float), "seconds", default=0.0)),
-            description=description,
-        )
+        return _extractive(config, label, search, max_sources, description)
     max_tokens = _require(config, "max_tokens", int, "a positive integer", default=1024)
     temperature = float(_require(config, "temperature", (int, float), "a number", default=0.3))
     if kind == "chat" or setting == "chat":
@@ -254,6 +228,49 @@ def responder_from_config(
         max_tokens=max_tokens,
         temperature=temperature,
         extra=dict(_require(config, "extra", Mapping, "an object of request fields", default={})),
+        description=description,
+    )
+
+
+def _kind(config: Mapping[str, Any]) -> str:
+    """The config's ``kind``, once it is an object of that kind's keys only (ValueError naming the key)."""
+    if not isinstance(config, Mapping):
+        raise ValueError(f"responder config must be a JSON object, got {type(config).__name__}")
+    kind = config.get("kind")
+    if kind not in _KEYS:
+        raise ValueError(f"responder config: 'kind' must be one of {KINDS}, got {kind!r}")
+    unknown = sorted(set(config) - _KEYS[kind])
+    if unknown:
+        raise ValueError(
+            f"responder config: unknown key(s) {unknown} for kind {kind!r} (allowed: {sorted(_KEYS[kind])})"
+        )
+    return str(kind)
+
+
+def _extractive(
+    config: Mapping[str, Any],
+    label: str,
+    search: Mapping[str, Any] | None,
+    max_sources: int | None,
+    description: str | None,
+) -> ExtractiveResponder:
+    """An extractive contestant: sentences or lead passages of the search results, no model."""
+    strategy = _require(config, "strategy", str, f"one of {STRATEGIES}", default="bm25-sentences")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"responder config: 'strategy' must be one of {STRATEGIES}, got {strategy!r}")
+    if search is not None and "index" in config:
+        raise ValueError("responder config: give either 'index' or 'search', not both")
+    index = _require(config, "index", str, "'default' or a path to an index", default="default")
+    search_config = search if search is not None else {"backend": "local", "index": index}
+    # sentences are picked from whole passages; lead snippets are the index's own snippets
+    backend = _backend(search_config, snippet_tokens=None if strategy == "bm25-sentences" else 40)
+    return ExtractiveResponder(
+        label,
+        backend,
+        strategy=strategy,
+        max_sources=max_sources,
+        max_sentences=_require(config, "max_sentences", int, "a positive integer", default=4),
+        delay_s=float(_require(config, "delay_s", (int, float), "seconds", default=0.0)),
         description=description,
     )
 

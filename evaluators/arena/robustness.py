@@ -63,16 +63,7 @@ def top_robustness(
         others = np.where(rankable, theta, -np.inf)
         others[top] = -np.inf
         challenger = int(np.argmax(others))
-        p = 1.0 / (1.0 + np.exp(-linear_predictor(raw, theta)))
-        free = np.ones(raw.m, dtype=bool)
-        free[pivot] = False
-        info = information(raw, counts * p * (1.0 - p))[np.ix_(free, free)] + np.diag(penalty[free])
-        direction = np.zeros(raw.m)
-        direction[top], direction[challenger] = 1.0, -1.0
-        v = np.zeros(raw.m)
-        v[free] = np.linalg.solve(info, direction[free])
-        per_vote = -(raw.y - p) * (v[raw.a] - v[raw.b])  # change of the gap per removed vote
-        per_vote[counts < 1] = np.inf
+        per_vote = _gap_change_per_vote(raw, theta, counts, pivot, penalty, top, challenger)
         best = int(np.argmin(per_vote))
         if per_vote[best] >= 0:
             break
@@ -104,20 +95,47 @@ def top_robustness(
         "share_to_flip_top": removed / total if flipped else None,
         "new_top_model": models[new_top] if new_top is not None else None,
         "searched_up_to": None if flipped else removed,
-        "removed_votes": [
-            {
-                "model_a": models[int(raw.a[c])],
-                "model_b": models[int(raw.b[c])],
-                "winner": OUTCOMES[int(outcome[c])],
-                "count": int(original[c] - counts[c]),
-            }
-            for c in np.flatnonzero(original > counts)
-        ]
-        if flipped
-        else [],
+        "removed_votes": _removed_votes(raw, outcome, models, original - counts) if flipped else [],
         "method": (
             "greedy upper bound on the fewest removed votes that change the model with the top raw rating "
             f"(influence-ranked cells, refit each step, capped at {ROBUSTNESS_CAP:.0%} of votes and "
             f"{ROBUSTNESS_STEPS} steps)"
         ),
     }
+
+
+def _gap_change_per_vote(
+    raw: Design,
+    theta: np.ndarray,
+    counts: np.ndarray,
+    pivot: int,
+    penalty: np.ndarray,
+    top: int,
+    challenger: int,
+) -> np.ndarray:
+    """Per cell, the first-order (influence-function) change of the gap between ``top`` and ``challenger``
+    when one of its votes is removed; infinite for a cell with no vote left."""
+    p = 1.0 / (1.0 + np.exp(-linear_predictor(raw, theta)))
+    free = np.ones(raw.m, dtype=bool)
+    free[pivot] = False
+    info = information(raw, counts * p * (1.0 - p))[np.ix_(free, free)] + np.diag(penalty[free])
+    direction = np.zeros(raw.m)
+    direction[top], direction[challenger] = 1.0, -1.0
+    v = np.zeros(raw.m)
+    v[free] = np.linalg.solve(info, direction[free])
+    per_vote: np.ndarray = -(raw.y - p) * (v[raw.a] - v[raw.b])
+    per_vote[counts < 1] = np.inf
+    return per_vote
+
+
+def _removed_votes(raw: Design, outcome: np.ndarray, models: list[str], taken: np.ndarray) -> list[dict[str, Any]]:
+    """The votes removed, by cell: its pair, outcome and how many (``taken`` per cell)."""
+    return [
+        {
+            "model_a": models[int(raw.a[c])],
+            "model_b": models[int(raw.b[c])],
+            "winner": OUTCOMES[int(outcome[c])],
+            "count": int(taken[c]),
+        }
+        for c in np.flatnonzero(taken > 0)
+    ]

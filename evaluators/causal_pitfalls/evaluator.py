@@ -16,7 +16,7 @@ Scoring asks the judge once per answer for ``{"scores": [0|1, ...]}`` over the r
 is asked again, then scored 0 as a fallback. Item score = sum / criteria; the headline "causal
 reliability" is the mean of the category means (each the plain mean of its items), with a bootstrap that
 resamples the challenges' datasets within each category; per difficulty, category and challenge the
-plain item mean, as the released scorer. The code-assisted board also has the sandbox-failure rate and
+plain item mean, as the released scorer (``reliability``). The code-assisted board also has the sandbox-failure rate and
 the paper's error rate (a final answer matching ``error|exception|failed|traceback``, any case). What
 differs from the release is the method card (``card``).
 """
@@ -28,12 +28,9 @@ import json
 import re
 import tempfile
 import threading
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Self
-
-import numpy as np
 
 from evaluators.causal_pitfalls import validation
 from evaluators.causal_pitfalls.baselines import BASELINE_ANSWERS
@@ -57,6 +54,7 @@ from evaluators.causal_pitfalls.release import (
     SAMPLE_ROWS,
     iter_items,
 )
+from evaluators.causal_pitfalls.reliability import RELIABILITY, dataset_of, item_means, reliability_with_ci
 from evaluators.core.evaluator import (
     Aggregation,
     Conversation,
@@ -68,7 +66,7 @@ from evaluators.core.evaluator import (
 )
 from evaluators.core.media import MediaSink
 from evaluators.core.settings import generation_settings, item_seed
-from evaluators.core.stats import BOOTSTRAP_ROUNDS, draw_blocks, ratio_with_ci
+from evaluators.core.stats import ratio_with_ci
 from evaluators.core.types import (
     FollowUp,
     Item,
@@ -86,7 +84,6 @@ from evaluators.llm.judges import FALLBACK_METRIC, judge_fallbacks, judge_fallba
 from evaluators.llm.validation import KnownAnswerValidation, validate_known_answers
 
 DEFAULT_GENERATION: dict[str, Any] = {"n": 1, "temperature": 0.0, "top_p": 1.0, "max_tokens": 2048, "seed": 0}
-RELIABILITY = "causal_reliability"
 CODE_FAILURE = "code_failure_rate"
 JUDGE_MAX_TOKENS = 200
 #: the paper's error rate: a graded answer in which this matches (the released get_final_results.py)
@@ -241,17 +238,17 @@ class CausalPitfallsEvaluator(ScoredByJudge):
         metrics = [MetricValue(RELIABILITY, value, low, high, len(usable))]
         rates = (CODE_FAILURE, ERROR_RATE) if self.protocol == "code" else ()
         for metric in rates:
-            metrics += _item_means(
+            metrics += item_means(
                 metric, [s for s in usable if metric in s.scores], seed=seed, slices=metric == ERROR_RATE
             )
         for dimension in ("category", "difficulty", "challenge"):
             for key in sorted({s.slices.get(dimension, "") for s in usable}):
                 subset = [s for s in usable if s.slices.get(dimension) == key]
-                metrics += _item_means(RELIABILITY, subset, seed=seed, where={dimension: key})
+                metrics += item_means(RELIABILITY, subset, seed=seed, where={dimension: key})
         counts = [judge_fallbacks(s.detail) for s in usable]
         if any(calls for _, calls in counts):
             v, lo, hi = ratio_with_ci(
-                [f for f, _ in counts], [c for _, c in counts], [_dataset_of(s) for s in usable], seed=seed
+                [f for f, _ in counts], [c for _, c in counts], [dataset_of(s) for s in usable], seed=seed
             )
             metrics.append(MetricValue(FALLBACK_METRIC, v, lo, hi, sum(c for _, c in counts)))
         return metrics
@@ -446,56 +443,3 @@ def _code_status(transcript: Sequence[Stage]) -> str:
         if stage.tool.get("name") == "python":
             return str(stage.tool.get("status") or "unknown")
     return "no_transcript"
-
-
-def _dataset_of(score: ItemScore) -> str:
-    return score.item_id.rsplit("/", 1)[0]
-
-
-def _item_means(
-    metric: str, scores: Sequence[ItemScore], *, seed: int, where: dict[str, str] | None = None, slices: bool = False
-) -> list[MetricValue]:
-    """``metric``'s plain mean over ``scores`` (the released scorer's per-difficulty figure), with a 95%
-    interval from a bootstrap over datasets; with ``slices`` also per category and per difficulty."""
-    if not scores:
-        return []
-    v, lo, hi = ratio_with_ci(
-        [s.scores[metric] for s in scores], [1.0] * len(scores), [_dataset_of(s) for s in scores], seed=seed
-    )
-    metrics = [MetricValue(metric, v, lo, hi, len(scores), dict(where or {}))]
-    for dimension in ("category", "difficulty") if slices else ():
-        for key in sorted({s.slices.get(dimension, "") for s in scores}):
-            metrics += _item_means(
-                metric, [s for s in scores if s.slices.get(dimension) == key], seed=seed, where={dimension: key}
-            )
-    return metrics
-
-
-def reliability_with_ci(
-    scores: Sequence[ItemScore], *, seed: int = 0, rounds: int = BOOTSTRAP_ROUNDS
-) -> tuple[float, float | None, float | None]:
-    """The mean of the category means (each the plain mean of its items, as the released scorer), with a
-    95% interval from a bootstrap that resamples each category's datasets (clusters of items) with
-    replacement, so every round keeps every category."""
-    by_category: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for score in scores:
-        by_category[score.slices.get("category", "")][_dataset_of(score)].append(score.scores[RELIABILITY])
-    if not by_category:
-        return float("nan"), None, None
-    sums = {c: np.array([sum(v) for v in d.values()]) for c, d in by_category.items()}
-    counts = {c: np.array([len(v) for v in d.values()], dtype=float) for c, d in by_category.items()}
-    value = float(np.mean([sums[c].sum() / counts[c].sum() for c in by_category]))
-    if all(len(sums[c]) < 2 for c in by_category):
-        return value, None, None
-    rng = np.random.default_rng(seed)
-    means = np.zeros(rounds)
-    for category in by_category:  # a block of rounds at a time: the same draws, flat memory
-        means += np.concatenate(
-            [
-                sums[category][picks].sum(axis=1) / counts[category][picks].sum(axis=1)
-                for picks in draw_blocks(rng, len(sums[category]), rounds)
-            ]
-        )
-    means /= len(by_category)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return value, float(low), float(high)

@@ -166,10 +166,15 @@ _LOOKUP = {
     "oriya": BY_NAME["Odia"],
 }
 INDIC = tuple(language for language in LANGUAGES if language.code != "en")
+#: the languages' names, as the boards' language filter lists them
+LANGUAGE_NAMES = tuple(language.name for language in LANGUAGES)
+INDIC_NAMES = tuple(language.name for language in INDIC)
 __all__ = [
     "BY_NAME",
     "INDIC",
+    "INDIC_NAMES",
     "LANGUAGES",
+    "LANGUAGE_NAMES",
     "LETTERS",
     "Language",
     "choice_letter",

@@ -10,7 +10,8 @@ strings or a JSON schema, through the server's guided decoding where it has it a
 fact where it does not. Every failure is a :class:`ModelError` with a classified ``kind``; the API key
 never appears in a message or a log line. Endpoints are reached directly: proxy environment variables
 (``HTTPS_PROXY``...) are not read. The connection pool is in :mod:`evaluators.llm.connections`, the
-constraints in :mod:`evaluators.llm.constraints`.
+constraints in :mod:`evaluators.llm.constraints`, the reading of an answer (a body or a stream's chunks)
+in :mod:`evaluators.llm.answers`.
 
 Example::
 
@@ -35,6 +36,7 @@ from typing import Any
 
 from evaluators.core.media import MediaSource, inline_media
 from evaluators.core.types import InfrastructureError, ModelRequest
+from evaluators.llm.answers import StreamedAnswer, answer_of_body
 from evaluators.llm.connections import ConnectionPool, Response, error_detail, response_lines, retry_after
 from evaluators.llm.constraints import Constraint, extract_choice, parse_json_answer, with_instruction
 from evaluators.llm.types import ChatResult, DeltaCallback, Endpoint, Message, ModelError, Usage
@@ -411,23 +413,13 @@ class ChatClient:
             raise ModelError(
                 "endpoint", f"{self._where()} answered with a body that is not JSON: {response.text[:200]!r}"
             ) from None
-        choices = data.get("choices") if isinstance(data, dict) else None
-        if not choices or not isinstance(choices, list):
-            raise ModelError("endpoint", f"{self._where()} answered without choices: {str(data)[:200]}")
-        ordered = sorted(choices, key=lambda c: c.get("index", 0))
-        texts = [_content_text((c.get("message") or {}).get("content")) for c in ordered]
-        finish = str(ordered[0].get("finish_reason") or "")
-        return texts, finish, _usage(data.get("usage")), data
+        return answer_of_body(data, self._where())
 
     def _stream(
         self, body: dict[str, Any], on_delta: DeltaCallback, deadline: float, delivered: list[bool]
     ) -> tuple[list[str], str, Usage, dict[str, Any]]:
         body = {**body, "stream": True, "stream_options": {"include_usage": True}}
-        pieces: dict[int, list[str]] = {}
-        finishes: dict[int, str] = {}
-        annotations: list[Any] = []
-        raw: dict[str, Any] = {}
-        usage = Usage()
+        answer = StreamedAnswer(on_delta, delivered)
         done = False
         connection, response = self._send(body, deadline)
         try:
@@ -452,23 +444,7 @@ class ChatClient:
                     raise ModelError(
                         "endpoint", f"{self._where()} streamed a chunk that is not JSON: {payload[:200]!r}"
                     ) from None
-                for key, value in chunk.items():
-                    if key not in ("choices", "usage", "id", "object", "created"):
-                        raw[key] = value
-                if chunk.get("usage"):
-                    usage = _usage(chunk["usage"])
-                for choice in chunk.get("choices") or []:
-                    index = int(choice.get("index", 0))
-                    delta = choice.get("delta") or {}
-                    text = delta.get("content")
-                    if text:
-                        pieces.setdefault(index, []).append(text)
-                        if index == 0:
-                            delivered[0] = True
-                            on_delta(text)
-                    annotations.extend(delta.get("annotations") or [])
-                    if choice.get("finish_reason"):
-                        finishes[index] = str(choice["finish_reason"])
+                answer.take(chunk)
             if done:  # read the chunked body's end, so the connection can serve the next request
                 response.read()
         except TimeoutError as exc:
@@ -483,12 +459,9 @@ class ChatClient:
         self._http.give_back(connection, response)
         # Some servers (transformers serve) end the stream without [DONE]; a finish reason for every
         # sample means it ended normally all the same.
-        if not done and not (finishes and all(i in finishes for i in pieces)):
+        if not done and not answer.finished():
             raise _Retry("the stream ended before [DONE]")
-        count = max([*pieces, *finishes, 0]) + 1
-        if annotations:
-            raw["message"] = {"annotations": annotations}
-        return (["".join(pieces.get(i, [])) for i in range(count)], finishes.get(0, ""), usage, raw)
+        return answer.result()
 
     def _timed_out(self, exc: Exception, deadline: float) -> Exception:
         if time.monotonic() >= deadline - 0.01:
@@ -515,19 +488,3 @@ class ChatClient:
         else:
             message = f"{self._where()} refused the request (HTTP {status}: {detail})"
         raise ModelError("endpoint", message, status=status)
-
-
-def _content_text(content: Any) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # some servers answer with content parts
-        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return str(content)
-
-
-def _usage(data: Any) -> Usage:
-    if not isinstance(data, dict):
-        return Usage()
-    return Usage(int(data.get("prompt_tokens") or 0), int(data.get("completion_tokens") or 0))

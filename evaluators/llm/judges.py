@@ -213,37 +213,14 @@ class Judge:
                     rejected.append(f"output: {exc}")
                     continue
                 if exc.kind == "endpoint" and exc.status in REFUSED_STATUSES:
-                    return JudgeCall(
-                        judge=record,
-                        variables=variables,
-                        raw_answer="",
-                        parsed=None,
-                        usage={},
-                        latency_s=time.monotonic() - started,
-                        error=f"refused: {exc}",
-                        error_kind="refused",
-                        attempts=attempt + 1,
-                        rejected=rejected,
-                    )
+                    return _failed(record, variables, started, "refused", f"refused: {exc}", attempt + 1, rejected)
                 down = JudgeUnavailable(f"the judge {self.spec.label} is unavailable ({exc.kind}: {exc})")
                 self._down = down
                 raise down from exc
-            parsed: Any = result.text.strip()
-            if choices is not None:
-                parsed = extract_choice(result.text, choices)  # "The stance scores 9." from an unguided judge
-                if parsed is None:  # the client checked it; kept for answers that changed in between
-                    rejected.append(result.text)
-                    continue
-            elif json_schema is not None:
-                try:
-                    parsed = parse_json_answer(result.text)
-                except ValueError:  # the client checked it; kept for answers that changed in between
-                    rejected.append(result.text)
-                    continue
-                problem = check(parsed) if check is not None else None
-                if problem:
-                    rejected.append(f"{problem}: {result.text.strip()[:300]}")
-                    continue
+            parsed, rejection = _parsed_answer(result.text, choices, json_schema, check)
+            if rejection is not None:
+                rejected.append(rejection)
+                continue
             return JudgeCall(
                 judge={**record, "constrained": result.constrained},
                 variables=variables,
@@ -254,18 +231,8 @@ class Judge:
                 attempts=attempt + 1,
                 rejected=rejected,
             )
-        return JudgeCall(
-            judge=record,
-            variables=variables,
-            raw_answer="",
-            parsed=None,
-            usage={},
-            latency_s=time.monotonic() - started,
-            error=f"malformed: {rejected[-1] if rejected else ''}",
-            error_kind="malformed",
-            attempts=1 + retries,
-            rejected=rejected,
-        )
+        error = f"malformed: {rejected[-1] if rejected else ''}"
+        return _failed(record, variables, started, "malformed", error, 1 + retries, rejected)
 
     def ask_many(
         self,
@@ -333,6 +300,52 @@ class Judge:
                 self._pool.shutdown(wait=False, cancel_futures=True)
                 self._pool = None
         self.client.close()
+
+
+def _parsed_answer(
+    text: str,
+    choices: Sequence[str] | None,
+    json_schema: dict[str, Any] | None,
+    check: Callable[[Any], str | None] | None,
+) -> tuple[Any, str | None]:
+    """(the judge's answer parsed, None): the choice, the JSON value or the stripped text; or (None, what
+    the call keeps of a rejected answer). The client checked choices and JSON already; this is kept for
+    answers that changed in between."""
+    if choices is not None:
+        parsed = extract_choice(text, choices)  # "The stance scores 9." from an unguided judge
+        return (None, text) if parsed is None else (parsed, None)
+    if json_schema is not None:
+        try:
+            parsed = parse_json_answer(text)
+        except ValueError:
+            return None, text
+        problem = check(parsed) if check is not None else None
+        return (None, f"{problem}: {text.strip()[:300]}") if problem else (parsed, None)
+    return text.strip(), None
+
+
+def _failed(
+    record: dict[str, Any],
+    variables: dict[str, Any],
+    started: float,
+    kind: str,
+    error: str,
+    attempts: int,
+    rejected: list[str],
+) -> JudgeCall:
+    """A call that got no usable answer: refused by the endpoint, or malformed every time."""
+    return JudgeCall(
+        judge=record,
+        variables=variables,
+        raw_answer="",
+        parsed=None,
+        usage={},
+        latency_s=time.monotonic() - started,
+        error=error,
+        error_kind=kind,
+        attempts=attempts,
+        rejected=rejected,
+    )
 
 
 def judge_fallbacks(detail: dict[str, Any]) -> tuple[int, int]:

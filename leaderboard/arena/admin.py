@@ -13,6 +13,7 @@ from django.http import HttpRequest
 
 from leaderboard.arena.models import ArenaModel, Battle, RatingSnapshot, Turn, TurnAttribution, Vote, VoteExclusion
 from leaderboard.arena.services import ArenaRefused, secret_ref_problem
+from leaderboard.pagecache_admin import ChangesBoardsAdmin
 
 #: responder keys that would hold a secret in plain text
 _SECRET_KEYS = ("api_key", "key", "secret", "token", "password", "authorization")
@@ -41,7 +42,10 @@ class ArenaModelForm(forms.ModelForm):
 
 
 @admin.register(ArenaModel)
-class ArenaModelAdmin(admin.ModelAdmin):
+class ArenaModelAdmin(ChangesBoardsAdmin):
+    """A contestant's link to a catalog model decides whose profile and index row show its figures: an
+    edit changes what the boards show."""
+
     form = ArenaModelForm
     list_display = ["name", "organization", "enabled", "imported", "weight", "added_at", "prerelease", "retired_at"]
     list_filter = ["enabled", "imported", "prerelease"]

@@ -120,17 +120,45 @@ def prompt_distribution() -> dict[str, Any]:
         ] += 1
         weeks[_week(_timestamp(stamp, created))][intent] += 1
     intent_order = [label for label, _ in intents.most_common()]
+    languages, named = _top_languages(languages)
+    return {
+        "n": total,
+        "intents": _rows(intents, total, intent_order),
+        "languages": _rows(languages, total, named),
+        "turns": _rows(turn_bins, total, turn_labels),
+        "lengths": _rows(length_bins, total, bin_labels),
+        "length_summary": quantiles([lengths.get(r[0], 0) for r in rows]),
+        "length_by_intent": [{"intent": i, **(quantiles(by_intent[i]) or {})} for i in intent_order],
+        "weeks": _week_rows(weeks, intent_order),
+        "intent_order": intent_order,
+        "legend": [{"intent": i, "colour": PALETTE[k % len(PALETTE)]} for k, i in enumerate(intent_order)],
+        "method": (
+            "the conversations behind the counted votes; intent: the battle's primary intent (its classifier is named "
+            "with the ratings); language: the first language detected in the prompts; length: the first prompt's "
+            "words, split on white space; week: Monday to Sunday, UTC, by the conversation's time (an imported "
+            "one's released timestamp); shares with Wilson 95% intervals"
+        ),
+    }
+
+
+def _top_languages(languages: Counter[str]) -> tuple[Counter[str], list[str]]:
+    """The TOP_LANGUAGES most common languages, the rest counted as "other languages"; and their order."""
     named = [label for label, _ in languages.most_common(TOP_LANGUAGES)]
-    if len(languages) > TOP_LANGUAGES:
-        languages = Counter(
-            {
-                **{k: languages[k] for k in named},
-                "other languages": sum(languages.values()) - sum(languages[k] for k in named),
-            }
-        )
-        named.append("other languages")
+    if len(languages) <= TOP_LANGUAGES:
+        return languages, named
+    kept = Counter(
+        {
+            **{k: languages[k] for k in named},
+            "other languages": sum(languages.values()) - sum(languages[k] for k in named),
+        }
+    )
+    return kept, [*named, "other languages"]
+
+
+def _week_rows(weeks: dict[dt.date, Counter[str]], intent_order: list[str]) -> list[dict[str, Any]]:
+    """Each week's conversations, as a bar split by intent (widths relative to the busiest week)."""
     top_week = max((sum(c.values()) for c in weeks.values()), default=1)
-    week_rows = [
+    return [
         {
             "week": week,
             "count": sum(counter.values()),
@@ -144,21 +172,3 @@ def prompt_distribution() -> dict[str, Any]:
         }
         for week, counter in sorted(weeks.items())
     ]
-    return {
-        "n": total,
-        "intents": _rows(intents, total, intent_order),
-        "languages": _rows(languages, total, named),
-        "turns": _rows(turn_bins, total, turn_labels),
-        "lengths": _rows(length_bins, total, bin_labels),
-        "length_summary": quantiles([lengths.get(r[0], 0) for r in rows]),
-        "length_by_intent": [{"intent": i, **(quantiles(by_intent[i]) or {})} for i in intent_order],
-        "weeks": week_rows,
-        "intent_order": intent_order,
-        "legend": [{"intent": i, "colour": PALETTE[k % len(PALETTE)]} for k, i in enumerate(intent_order)],
-        "method": (
-            "the conversations behind the counted votes; intent: the battle's primary intent (its classifier is named "
-            "with the ratings); language: the first language detected in the prompts; length: the first prompt's "
-            "words, split on white space; week: Monday to Sunday, UTC, by the conversation's time (an imported "
-            "one's released timestamp); shares with Wilson 95% intervals"
-        ),
-    }

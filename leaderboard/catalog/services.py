@@ -79,6 +79,7 @@ def benchmarks_sync() -> list[Benchmark]:
     Benchmark.objects.exclude(slug__in=[row.slug for row in rows]).filter(
         evaluator_key="", dataset_versions__isnull=True, runs__isnull=True
     ).delete()
+    pagecache.boards_changed()
     return rows
 
 
@@ -133,6 +134,7 @@ def dataset_version_import(
                     media_count=media.count,
                     media_bytes=media.bytes,
                 )
+                pagecache.boards_changed()
                 if stored is not None:
                     stored(version)
     except BaseException:
@@ -155,6 +157,7 @@ def dataset_version_make_current(
         if not version.is_current:
             version.is_current = True
             version.save(update_fields=["is_current"])
+            pagecache.boards_changed()
             _open_dimensions_fill(version.benchmark, dataset_items(version))
             if changed is not None:
                 changed(version)
@@ -268,11 +271,12 @@ def model_get_or_create(
         if release_date and existing.release_date is None:
             existing.release_date = release_date
             existing.save(update_fields=["release_date"])
+            pagecache.boards_changed()
         return existing
     reserved = new_model_name_problem(name)
     if reserved:
         raise ValueError(f"model name: {reserved}")
-    return Model.objects.create(
+    model = Model.objects.create(
         owner=owner,
         name=name,
         slug=model_slug(name, is_public=is_public),
@@ -281,3 +285,5 @@ def model_get_or_create(
         release_date=release_date,
         modality=modality,
     )
+    pagecache.boards_changed()
+    return model

@@ -1,6 +1,12 @@
 """The chains' app: no models; it connects the one signal a chain still needs. A saved model or submission
 files the model's leaderboard rows again (``board_rows.leaderboard_entries_resync``): visibility changed
-in the admin (which calls no service), the API or a service reaches the boards at once."""
+in the admin (which calls no service), the API or a service reaches the boards at once.
+
+Unlike the page cache (told explicitly, ``leaderboard.pagecache``), this stays a signal: no service changes a
+model's or a submission's visibility (the admin is the one place that does), while any save of either may
+(a changed ``is_public`` is not told apart from another field), and tests and operators' shells flip
+``is_public`` and ``save()`` as the admin does, expecting the rows filed again. A re-filing writes the rows,
+so it tells the page cache itself (``leaderboard_entries_resync``)."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from evaluators.core import MetricValue
+from leaderboard import pagecache
 from leaderboard.catalog.models import Model
 from leaderboard.history.changelog import changelog_row_filed, changelog_rows_refiled
 from leaderboard.history.withholding import snapshot_withholdings_sync
@@ -64,6 +65,7 @@ def leaderboard_entry_refresh(*, run: EvaluationRun) -> None:
     elif current.finished_at <= finished_at:
         current.run, current.values, current.finished_at = run, values, finished_at
         current.save(update_fields=["run", "values", "finished_at"])
+    pagecache.boards_changed()
 
 
 def run_complete_and_file(*, claim: Claim, metrics: Iterable[MetricValue]) -> bool:
@@ -111,6 +113,7 @@ def leaderboard_entries_resync(*, model_id: int) -> int:
                 for (benchmark_id, dataset_id, public, owner_id), run in latest.items()
             ]
         )
+        pagecache.boards_changed()
         return len(latest)
 
 
@@ -118,6 +121,7 @@ def leaderboards_rebuild() -> int:
     """Recompute every leaderboard row from the succeeded runs (after an import or a data fix)."""
     with transaction.atomic():
         LeaderboardEntry.objects.all().delete()
+        pagecache.boards_changed()
         model_ids = (
             EvaluationRun.objects.filter(status=RunStatus.SUCCEEDED)
             .values_list("submission__model_id", flat=True)

@@ -7,6 +7,7 @@ from evaluators.core import modality as modalities
 from leaderboard.accounts.site_accounts import DEMO_OWNER
 from leaderboard.catalog.models import Benchmark, Model
 from leaderboard.modelhost import services as modelhost
+from leaderboard.modelhost.demo import DEMO_MODEL
 from leaderboard.runs.models import Submission
 from leaderboard.runs.services import submission_create_for_model
 
@@ -17,7 +18,7 @@ def model_preflight_run(*, model_id: int) -> str:
     status = modelhost.model_preflight_run(model_id=model_id)
     model = Model.objects.get(pk=model_id)
     checked = model.source != Model.SOURCE_PREDICTIONS  # a predictions-only model has no pre-flight
-    if checked and status == Model.PREFLIGHT_PASSED and model.name == modelhost.DEMO_MODEL:
+    if checked and status == Model.PREFLIGHT_PASSED and model.name == DEMO_MODEL:
         demo_model_submit(model=model)
     return status
 

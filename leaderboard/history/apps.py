@@ -1,6 +1,7 @@
 """The history app: snapshots, the changelog and rank history (issue 34 points 1-3), and the takedowns
 that withhold a frozen row (issue 44): a deleted run's frozen rows are withheld (``withholding``), and a
-withholding changes the cached pages like any other change to a board."""
+withholding changes the cached pages like any other change to a board (the services that write one say
+so, ``leaderboard.pagecache``)."""
 
 from __future__ import annotations
 
@@ -26,14 +27,8 @@ class HistoryConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from django.db.models.signals import post_delete, post_save
+        from django.db.models.signals import post_delete
 
-        from leaderboard.history.models import SnapshotWithholding
-        from leaderboard.pagecache import boards_changed
         from leaderboard.runs.models import EvaluationRun
 
         post_delete.connect(_run_deleted, sender=EvaluationRun, dispatch_uid="snapshot-withhold-deleted-run")
-        post_save.connect(boards_changed, sender=SnapshotWithholding, dispatch_uid="pagecache-save-SnapshotWithholding")
-        post_delete.connect(
-            boards_changed, sender=SnapshotWithholding, dispatch_uid="pagecache-delete-SnapshotWithholding"
-        )

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from leaderboard import pagecache
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.history.models import ChangeKind, ChangelogEntry, Snapshot
 from leaderboard.runs.models import EvaluationRun, LeaderboardEntry
@@ -42,9 +43,11 @@ def headline_text(benchmark: Benchmark, headline: Headline | None) -> str:
 
 
 def _write(benchmark: Benchmark, kind: ChangeKind, text: str, **fields: Any) -> ChangelogEntry:
-    return ChangelogEntry.objects.create(
+    entry = ChangelogEntry.objects.create(
         benchmark=benchmark, kind=kind, text=text, at=fields.pop("at", None) or timezone.now(), **fields
     )
+    pagecache.boards_changed()
+    return entry
 
 
 def changelog_row_filed(*, run: EvaluationRun, values: Mapping[str, Any], previous: LeaderboardEntry | None) -> None:

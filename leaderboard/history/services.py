@@ -16,6 +16,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from leaderboard import pagecache
 from leaderboard.boards import selectors
 from leaderboard.catalog.models import Benchmark
 from leaderboard.history import exports
@@ -148,6 +149,7 @@ def snapshot_freeze(
             parquet_sha256=exports.sha256(files["parquet"]) if "parquet" in files else "",
         )
         changelog_snapshot(snapshot=snapshot)
+        pagecache.boards_changed()
     return snapshot
 
 
@@ -170,6 +172,7 @@ def snapshot_row_withhold(*, snapshot: Snapshot, run_id: int, reason: str, user:
         found = found or SnapshotWithholding(snapshot=snapshot, run_id=run_id)
         found.cause, found.reason, found.at, found.created_by = WithholdingCause.MODERATED, reason, timezone.now(), user
         found.save()
+        pagecache.boards_changed()
         return found
 
 

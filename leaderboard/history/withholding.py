@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from leaderboard import pagecache
 from leaderboard.catalog.models import Model
 from leaderboard.history.models import Snapshot, SnapshotWithholding, WithholdingCause
 from leaderboard.runs.models import EvaluationRun
@@ -68,6 +69,8 @@ def snapshot_withholdings_sync(*, model: Model) -> None:
         SnapshotWithholding.objects.bulk_create(new, ignore_conflicts=True)
     if lifted:
         SnapshotWithholding.objects.filter(pk__in=lifted).delete()
+    if new or lifted:
+        pagecache.boards_changed()
 
 
 def snapshot_withholdings_run_deleted(*, run_id: int, benchmark_id: int) -> None:

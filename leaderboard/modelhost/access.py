@@ -101,7 +101,7 @@ class ServedModelAccess(ModelAccess):
 
 def _server_facts(spec: Any) -> dict[str, Any]:
     """Server kind and version (read from package metadata: nothing imports torch here)."""
-    from evaluators.llm.server import server_version
+    from evaluators.llm.server_command import server_version
 
     return {
         "server": spec.kind,
@@ -129,7 +129,7 @@ class model_access:  # lower case: used as a context manager, like a function
             endpoint = model_endpoint(model)
             self.access = ModelAccess(endpoint, {"server": "endpoint", **endpoint.redacted()})
             return self.access
-        from evaluators.llm.server import with_options
+        from evaluators.llm.server_command import with_options
 
         self.access = ServedModelAccess(
             with_options(server_spec(model), self.options),
@@ -149,7 +149,7 @@ def _model_facts(model: Model) -> dict[str, Any]:
 
 
 def server_spec(model: Model) -> Any:
-    from evaluators.llm.server import ServerSpec
+    from evaluators.llm.server_command import ServerSpec
 
     logs = Path(settings.VAR_DIR) / "logs"
     logs.mkdir(parents=True, exist_ok=True)

@@ -34,9 +34,8 @@ from django.utils import timezone
 from evaluators.core import modality as modalities
 from evaluators.core.types import InfrastructureError
 from evaluators.llm.types import Endpoint, ModelError, redact_userinfo
-from leaderboard import task_sends
+from leaderboard import pagecache, task_sends
 from leaderboard.accounts import policy
-from leaderboard.accounts.site_accounts import DEMO_OWNER
 from leaderboard.catalog.models import Model
 from leaderboard.catalog.services import model_slug, new_model_name_problem
 from leaderboard.modelhost import secrets
@@ -177,6 +176,7 @@ def model_register(
             )
         except IntegrityError:
             raise ModelRefused(f"name: you already have a model named '{name}'.", field="name") from None
+        pagecache.boards_changed()
         if model.needs_generation:
             model_preflight_request(model=model)
     return model
@@ -490,52 +490,3 @@ def upload_from_file(*, owner: User, file: Any) -> WeightsUpload:
     for number in range(1, upload.part_count + 1):
         upload_put_part(upload=upload, user=owner, number=number, data=file.read(upload.part_size))
     return upload_complete(upload=upload, user=owner)
-
-
-DEMO_MODEL = "tiny-llama (random weights, CPU)"
-
-
-#: the demo's answers are noise: one short sample per problem keeps a whole Multi-LCB run to about a
-#: minute on a CPU (the benchmark's own defaults, 10 samples of up to 32k tokens, would take hours)
-DEMO_GENERATION = {"n": 1, "max_tokens": 48}
-
-
-def demo_model_ensure() -> Model | None:
-    """The embedded default's demo: a tiny Llama with random weights made here (evaluators.llm.tiny),
-    uploaded like any weights and registered public, so anyone can submit it and watch the whole
-    path (pre-flight, generation by `transformers serve`, scoring). Its answers are noise."""
-    import tarfile
-    import tempfile
-    from pathlib import Path
-
-    from django.contrib.auth import get_user_model
-    from django.core.files import File
-
-    from evaluators.llm.tiny import create_tiny_model
-
-    existing = Model.objects.filter(name=DEMO_MODEL).first()
-    if existing is not None:
-        if not existing.generation_defaults:
-            existing.generation_defaults = DEMO_GENERATION
-            existing.save(update_fields=["generation_defaults"])
-        return existing
-    owner, created = get_user_model().objects.get_or_create(username=DEMO_OWNER, defaults={"is_active": False})
-    if created:
-        owner.set_unusable_password()
-        owner.save(update_fields=["password"])
-    with tempfile.TemporaryDirectory() as tmp:
-        directory = create_tiny_model(Path(tmp) / "tiny-llama")
-        archive = Path(tmp) / "tiny-llama.tar"
-        with tarfile.open(archive, "w") as tar:
-            tar.add(directory, arcname="tiny-llama")
-        with archive.open("rb") as handle:
-            upload = upload_from_file(owner=owner, file=File(handle, name=archive.name))
-    demo = model_register(
-        owner=owner,
-        name=DEMO_MODEL,
-        organization="demo (random weights: scores are near zero)",
-        spec=ModelSource(source=Model.SOURCE_WEIGHTS, weights_upload_id=upload.pk),
-    )
-    demo.generation_defaults = DEMO_GENERATION
-    demo.save(update_fields=["generation_defaults"])
-    return demo

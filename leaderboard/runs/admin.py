@@ -1,8 +1,9 @@
 """Admin for submissions and runs: filter by status and failure kind, see progress and logs, and
-cancel or re-queue from the list."""
+cancel or re-queue from the list. An edit or a delete changes what the boards show (``ChangesBoardsAdmin``)."""
 
 from django.contrib import admin, messages
 
+from leaderboard.pagecache_admin import ChangesBoardsAdmin
 from leaderboard.runs import services
 from leaderboard.runs.models import EvaluationRun, GenerationJob, ItemResult, QuotaUsage, Score, Submission
 
@@ -24,7 +25,7 @@ class RunInline(admin.TabularInline):
 
 
 @admin.register(Submission)
-class SubmissionAdmin(admin.ModelAdmin):
+class SubmissionAdmin(ChangesBoardsAdmin):
     list_display = ["id", "model", "owner", "is_public", "predictions_count", "created_at"]
     list_filter = ["is_public"]
     search_fields = ["model__name", "owner__username"]
@@ -55,7 +56,7 @@ def rerun_runs(modeladmin, request, queryset):
 
 
 @admin.register(EvaluationRun)
-class EvaluationRunAdmin(admin.ModelAdmin):
+class EvaluationRunAdmin(ChangesBoardsAdmin):
     list_display = [
         "id",
         "benchmark",

@@ -20,8 +20,9 @@ from leaderboard.runs.services import SETTINGS_MAX_DEPTH, SETTINGS_MAX_KEYS, gen
     {
         "type": "object",
         "maxProperties": SETTINGS_MAX_KEYS,
-        "description": f"setting name -> value (e.g. n, temperature, top_p, max_tokens, seed); nested at most "
-        f"{SETTINGS_MAX_DEPTH} deep; each benchmark checks the names and values it takes",
+        "description": "setting name -> value: n, temperature, top_p, max_tokens, seed, each a number within its "
+        "bounds (evaluators.core.settings.GENERATION_BOUNDS); an unknown name or a value out of bounds is refused "
+        f"naming it; nested at most {SETTINGS_MAX_DEPTH} deep; each benchmark checks which of them it takes",
         "additionalProperties": {
             "oneOf": [
                 {"type": "number"},
@@ -36,7 +37,8 @@ from leaderboard.runs.services import SETTINGS_MAX_DEPTH, SETTINGS_MAX_KEYS, gen
 )
 class GenerationSettingsField(serializers.DictField):
     """A JSON object of generation settings, refused (as the service refuses it) when it nests deeper
-    than SETTINGS_MAX_DEPTH or has more than SETTINGS_MAX_KEYS names."""
+    than SETTINGS_MAX_DEPTH, has more than SETTINGS_MAX_KEYS names or holds a setting ``GenerationSettings``
+    does not read (the message names it)."""
 
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         value = dict(super().to_internal_value(data))

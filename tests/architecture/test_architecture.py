@@ -221,15 +221,7 @@ def test_the_engine_never_imports_django_or_the_site() -> None:
 #: sandbox's session reuse and mount table, the ratings' named parts); a listed module may not grow, and its
 #: entry goes when it is split (the test fails on an entry no longer needed)
 LONG_MODULES = {
-    "evaluators.arena.search": 550,
-    "evaluators.causal_pitfalls.evaluator": 501,
-    "evaluators.indic_vision.evaluator": 577,
-    "evaluators.llm.client": 533,
-    "evaluators.llm.server": 541,
-    "leaderboard.arena.services.topics": 507,
     "leaderboard.boards.selectors": 531,
-    "leaderboard.modelhost.services": 541,
-    "leaderboard.runs.generation.worker": 584,
 }
 
 

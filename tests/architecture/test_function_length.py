@@ -17,12 +17,6 @@ STILL_OVER = {
     # the board read (to be split where h4's page-speed work on it lands)
     "leaderboard/boards/selectors.py:leaderboard": 150,
     # over the limit once ruff format gave each argument and element its own line
-    "evaluators/arena/responders.py:responder_from_config": 100,
-    "evaluators/arena/robustness.py:top_robustness": 95,
-    "evaluators/llm/judges.py:Judge.ask": 99,
-    "leaderboard/arena/distribution.py:prompt_distribution": 85,
-    "leaderboard/arena/services/topics.py:topics_compute": 82,
-    "leaderboard/arena/services/transfer.py:battle_import_row": 108,
     # added this session: the kept vote rows' update, the scale seed's votes
     "leaderboard/arena/services/ratings.py:_cached_rows": 90,
     "leaderboard/web/management/commands/seed_scale.py:Command._votes": 113,

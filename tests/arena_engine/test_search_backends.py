@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluators.arena.html_text import html_sections
 from evaluators.arena.search import (
     Document,
     LocalIndex,
@@ -18,7 +19,6 @@ from evaluators.arena.search import (
     default_index_path,
     fts_query,
     html_documents,
-    html_sections,
     index_version,
     query_terms,
 )

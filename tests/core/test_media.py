@@ -35,7 +35,7 @@ from evaluators.core.media import (
 from evaluators.core.records import image_bytes, iter_records, record_files
 from evaluators.core.types import DatasetError, InfrastructureError, ModelRequest, ServerOptions
 from evaluators.llm.client import ChatClient
-from evaluators.llm.server import ServerSpec, build_command, with_options
+from evaluators.llm.server_command import ServerSpec, build_command, with_options
 from evaluators.llm.types import Endpoint
 from tests.conftest import REPO
 from tests.support.openai_server import OpenAIServer, Reply

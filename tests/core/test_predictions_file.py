@@ -31,7 +31,7 @@ def test_a_nul_character_in_an_output_is_replaced_so_postgres_can_store_it():
     """PostgreSQL's text and jsonb refuse NUL; random-weight models write it (vLLM's tiny model did)."""
     from evaluators.core.types import ModelRequest
     from evaluators.llm.types import ChatResult, Usage
-    from leaderboard.runs.generation.worker import _outputs
+    from leaderboard.runs.generation.sending import _outputs
 
     data = lines({"item_id": "p1/python", "output": "a\u0000b"}, *full()[1:])
     assert parse_predictions(data, IDS)[0].output == "a\ufffdb"

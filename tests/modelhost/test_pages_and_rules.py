@@ -14,6 +14,7 @@ from evaluators.llm.tiny import create_tiny_model
 from leaderboard import task_sends
 from leaderboard.catalog.models import Model
 from leaderboard.chains.demo import demo_model_submit
+from leaderboard.modelhost import demo as demo_model
 from leaderboard.modelhost import secrets, services
 from leaderboard.modelhost.models import WeightsUpload
 from leaderboard.runs import services as submissions
@@ -184,8 +185,8 @@ def test_demo_model_is_public_weights_anyone_can_submit_once_preflighted(
     user, multi_lcb, no_broker, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        demo = services.demo_model_ensure()
-    assert services.demo_model_ensure().pk == demo.pk  # idempotent
+        demo = demo_model.demo_model_ensure()
+    assert demo_model.demo_model_ensure().pk == demo.pk  # idempotent
     assert demo.source == "weights" and demo.is_public and "random weights" in demo.name
     Model.objects.filter(pk=demo.pk).update(preflight_status="passed")
     with django_capture_on_commit_callbacks(execute=True):
@@ -203,14 +204,14 @@ def test_demo_model_is_public_weights_anyone_can_submit_once_preflighted(
         plain = submissions.submission_create_for_model(
             owner=user, model=Model.objects.get(pk=demo.pk), benchmarks=[multi_lcb]
         )
-    assert plain.generation_settings == services.DEMO_GENERATION
+    assert plain.generation_settings == demo_model.DEMO_GENERATION
 
 
 def test_the_demo_model_submits_itself_once_to_each_benchmark_with_a_dataset(
     user, multi_lcb, no_broker, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        demo = services.demo_model_ensure()
+        demo = demo_model.demo_model_ensure()
     Model.objects.filter(pk=demo.pk).update(
         preflight_status="passed"
     )  # what model_preflight_run does before calling it
@@ -218,7 +219,7 @@ def test_the_demo_model_submits_itself_once_to_each_benchmark_with_a_dataset(
     with django_capture_on_commit_callbacks(execute=True):
         submission = demo_model_submit(model=demo)
     assert [run.benchmark for run in submission.runs.all()] == [multi_lcb]  # PoliCon has no dataset in this test
-    assert submission.owner == demo.owner and submission.generation_settings == services.DEMO_GENERATION
+    assert submission.owner == demo.owner and submission.generation_settings == demo_model.DEMO_GENERATION
     assert demo_model_submit(model=demo) is None  # once per benchmark
     Model.objects.filter(pk=demo.pk).update(owner=user)  # anyone else's model is never submitted for them
     assert demo_model_submit(model=Model.objects.get(pk=demo.pk)) is None

@@ -118,7 +118,7 @@ def test_the_demo_judge_is_installed_served_and_votes(tmp_path: Path, server: st
 def test_vllm_serves_the_demo_judge_in_its_weights_precision_on_half_the_cores_unpinned():
     """float32, not vLLM's CPU default of bfloat16 (which this machine's AVX2 cores lack: six times the prefill
     time, bench/README.md), and OpenMP threads for half the cores, not bound to any."""
-    from evaluators.llm.server import build_command
+    from evaluators.llm.server_command import build_command
     from leaderboard.modelhost.management.commands.demo_judge import judge_spec
 
     spec = judge_spec(Path("/models/judge"), None, "vllm")

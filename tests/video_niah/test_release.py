@@ -19,7 +19,7 @@ from PIL import Image
 from evaluators.core.media import FRAME_CACHE, DirectoryMedia, HashingSink, inline_media, media_counts
 from evaluators.core.types import DatasetError, ServerOptions
 from evaluators.core.video import read_frames
-from evaluators.llm.server import ServerSpec, build_command, with_options
+from evaluators.llm.server_command import ServerSpec, build_command, with_options
 from evaluators.video_niah.data import make_sample
 from evaluators.video_niah.evaluator import VideoNIAHMultiEvaluator, VideoNIAHSingleEvaluator
 

@@ -40,6 +40,7 @@ from leaderboard.arena.services.common import (
 from leaderboard.arena.services.contestants import arena_models_seed, secret_ref_problem
 from leaderboard.arena.services.cross_setting import head_to_head
 from leaderboard.arena.services.maintenance import arena_maintain
+from leaderboard.arena.services.prompt_ranking import ForPrompt, ratings_for_prompt
 from leaderboard.arena.services.ratings import (
     battle_records,
     ratings_compute,
@@ -48,7 +49,7 @@ from leaderboard.arena.services.ratings import (
     vote_table,
 )
 from leaderboard.arena.services.text_arena import text_arena_import, text_arena_rows
-from leaderboard.arena.services.topics import ForPrompt, ratings_for_prompt, topics_compute
+from leaderboard.arena.services.topics import topics_compute
 from leaderboard.arena.services.transfer import (
     ImportReport,
     battle_import_row,

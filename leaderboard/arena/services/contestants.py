@@ -9,6 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
+from leaderboard import pagecache
 from leaderboard.arena.models import ArenaModel
 from leaderboard.arena.services.common import ArenaRefused
 
@@ -57,6 +58,7 @@ def arena_models_seed(*, extra: Sequence[dict[str, Any]] | None = None) -> list[
             },
         )
         seeded.append(model)
+    pagecache.boards_changed()
     return seeded
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from leaderboard import pagecache
 from leaderboard.arena.models import ArenaModel
 from leaderboard.arena.services.common import ArenaRefused
 from leaderboard.arena.services.ratings import ratings_schedule
@@ -64,6 +65,7 @@ def model_retire(*, name: str, reason: str) -> ArenaModel:
         model.retired_at, model.retire_reason, model.enabled = timezone.now(), reason, False
         model.final_rating = frozen_rating(name)
         model.save(update_fields=["retired_at", "retire_reason", "enabled", "final_rating"])
+        pagecache.boards_changed()
     return model
 
 
@@ -97,5 +99,6 @@ def prerelease_release(*, name: str) -> list[ArenaModel]:
                 variant.retire_reason = f"tested before release, not released (the provider released {released.name})"
                 fields += ["retired_at", "enabled", "retire_reason"]
             variant.save(update_fields=fields)
+        pagecache.boards_changed()
         transaction.on_commit(ratings_schedule)
     return variants

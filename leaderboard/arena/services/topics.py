@@ -12,11 +12,8 @@ under test.
 two-level k-means, c-TF-IDF labels, each topic's ratings, the held-out comparison) when
 ``evaluators.arena.topics.refit_due`` says so, else the new prompts assigned to the last refit's topics
 (labels kept, shares, examples and ratings recomputed). The vectors, topics and battles go to a file in
-the default storage that the next update and :func:`ratings_for_prompt` read.
-
-:func:`ratings_for_prompt` ranks the models for a typed question by the kernel-weighted fit over the
-nearest public battles, or says why it declines. The question is not stored, logged or cached here:
-it is turned into a vector, compared, and dropped.
+the default storage that the next update and the prompt-conditioned ranking
+(``prompt_ranking.ratings_for_prompt``) read.
 """
 
 from __future__ import annotations
@@ -34,7 +31,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db.models import Count, Max, OuterRef, QuerySet, Subquery, Sum
 
-from evaluators.arena.conditioned import Kernel, conditioned_rating, held_out
+from evaluators.arena.conditioned import Kernel, held_out
 from evaluators.arena.rating_types import OUTCOMES, BattleArrays, RatingConfig
 from evaluators.arena.topics import Assignment, RefitRule, TopicModel, Vocabulary, assign, embed, fit_topics, refit_due
 from leaderboard.arena.models import Setting, TopicSnapshot, Turn, Vote
@@ -165,7 +162,7 @@ def _write(stored: Stored, fingerprint: str) -> str:
 
 
 @lru_cache(maxsize=2)
-def _read(name: str) -> Stored:
+def read_stored(name: str) -> Stored:
     """A snapshot's file (kept for the process: a file name is never reused for other contents)."""
     with default_storage.open(name, "rb") as handle:
         data = np.load(io.BytesIO(handle.read()))
@@ -210,26 +207,7 @@ def topics_compute(*, now: dt.datetime | None = None, force: bool = False) -> To
     later = np.zeros(len(data.ids), dtype=bool)
     if not reason and last is not None:
         model = TopicModel.from_dict(last.model)
-        old = _read(last.vectors)
-        at = np.searchsorted(old.ids, data.ids)
-        at = np.minimum(at, len(old.ids) - 1)
-        known = old.ids[at] == data.ids if len(old.ids) else np.zeros(len(data.ids), dtype=bool)
-        fresh = np.flatnonzero(~known)
-        new_x = _vectors(model, [data.prompts[i] for i in fresh])
-        x = np.zeros((len(data.ids), old.x.shape[1]), dtype=np.float32)
-        x[known] = old.x[at[known]]
-        x[fresh] = new_x
-        placed = assign(model, new_x)
-        found = Assignment(
-            topic=np.zeros(len(data.ids), dtype=np.int64),
-            subtopic=np.zeros(len(data.ids), dtype=np.int64),
-            similarity=np.zeros(len(data.ids)),
-        )
-        for field in ("topic", "subtopic", "similarity"):
-            getattr(found, field)[known] = getattr(old, field)[at[known]]
-            getattr(found, field)[fresh] = getattr(placed, field)
-        later[known] = old.later[at[known]]
-        later[fresh] = True
+        x, found, later = _assigned_to_last_refit(model, read_stored(last.vectors), data)
         since = Assignment(topic=found.topic[later], subtopic=found.subtopic[later], similarity=found.similarity[later])
         reason = refit_due(
             model,
@@ -267,7 +245,36 @@ def topics_compute(*, now: dt.datetime | None = None, force: bool = False) -> To
     return snapshot
 
 
-def _vectors(model: TopicModel, texts: list[str]) -> np.ndarray:
+def _assigned_to_last_refit(
+    model: TopicModel, old: Stored, data: PublicBattles
+) -> tuple[np.ndarray, Assignment, np.ndarray]:
+    """Without a refit: the battles the last snapshot knew keep their vectors and topics, the new ones are
+    embedded and assigned to the last refit's topics. Returns the vectors, the assignment and which
+    battles were assigned after the refit."""
+    at = np.searchsorted(old.ids, data.ids)
+    at = np.minimum(at, len(old.ids) - 1)
+    known = old.ids[at] == data.ids if len(old.ids) else np.zeros(len(data.ids), dtype=bool)
+    fresh = np.flatnonzero(~known)
+    new_x = prompt_vectors(model, [data.prompts[i] for i in fresh])
+    x = np.zeros((len(data.ids), old.x.shape[1]), dtype=np.float32)
+    x[known] = old.x[at[known]]
+    x[fresh] = new_x
+    placed = assign(model, new_x)
+    found = Assignment(
+        topic=np.zeros(len(data.ids), dtype=np.int64),
+        subtopic=np.zeros(len(data.ids), dtype=np.int64),
+        similarity=np.zeros(len(data.ids)),
+    )
+    for field in ("topic", "subtopic", "similarity"):
+        getattr(found, field)[known] = getattr(old, field)[at[known]]
+        getattr(found, field)[fresh] = getattr(placed, field)
+    later = np.zeros(len(data.ids), dtype=bool)
+    later[known] = old.later[at[known]]
+    later[fresh] = True
+    return x, found, later
+
+
+def prompt_vectors(model: TopicModel, texts: list[str]) -> np.ndarray:
     if not texts:
         return np.zeros((0, model.top.shape[1]), dtype=np.float32)
     return model.vocabulary.vectors(texts) if model.vocabulary is not None else _embed(texts)
@@ -293,7 +300,7 @@ def _refit(data: PublicBattles) -> tuple[TopicModel, np.ndarray, Assignment]:
     return model, x, found
 
 
-def _rating_config(battles: BattleArrays, *, full: bool) -> RatingConfig:
+def rating_config(battles: BattleArrays, *, full: bool) -> RatingConfig:
     from leaderboard.arena.services.ratings import reference_model
 
     return RatingConfig(
@@ -311,7 +318,7 @@ def _ratings(battles: BattleArrays, rows: np.ndarray, *, full: bool) -> dict[str
     from evaluators.arena.ratings import rate
 
     subset = battles.subset(rows)
-    result = rate(subset, _rating_config(subset, full=full))
+    result = rate(subset, rating_config(subset, full=full))
     return {
         "models": [
             {
@@ -404,104 +411,3 @@ def _prune(keep: list[str]) -> None:
         path = f"{_PREFIX}/{name}"
         if path not in keep:
             default_storage.delete(path)
-
-
-# --- the conditioned ranking -------------------------------------------------------------------
-
-
-@dataclass
-class ForPrompt:
-    """A conditioned ranking for a typed question (``rows``), or why there is none (``declined``)."""
-
-    declined: str
-    effective_votes: float
-    neighbours: int
-    rows: list[dict[str, Any]]
-    method: str
-    computed_at: dt.datetime | None
-    min_effective_votes: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "declined": self.declined,
-            "effective_votes": self.effective_votes,
-            "neighbours": self.neighbours,
-            "models": self.rows,
-            "method": self.method,
-            "min_effective_votes": self.min_effective_votes,
-            "computed_at": self.computed_at.isoformat() if self.computed_at else None,
-        }
-
-
-def ratings_for_prompt(question: str) -> ForPrompt:
-    """The ranking fitted on the public battles nearest ``question`` (module doc); the question is not kept."""
-    k = kernel()
-    question = (question or "").strip()[: settings.ARENA_MAX_PROMPT_CHARS]
-    snapshot = TopicSnapshot.objects.order_by("-computed_at").first()
-    if not question:
-        return ForPrompt(
-            "type a question to see the models ranked on the battles nearest to it",
-            0.0,
-            0,
-            [],
-            "",
-            None,
-            k.min_effective,
-        )
-    if snapshot is None:
-        return ForPrompt(
-            "there are no public voted battles to compare the question with yet; come back once votes are counted",
-            0.0,
-            0,
-            [],
-            "",
-            None,
-            k.min_effective,
-        )
-    try:
-        stored = _read(snapshot.vectors)
-    except FileNotFoundError:
-        return ForPrompt(
-            "the battles' vectors are being recomputed; try again in a few minutes",
-            0.0,
-            0,
-            [],
-            "",
-            snapshot.computed_at,
-            k.min_effective,
-        )
-    model = TopicModel.from_dict(snapshot.model)
-    try:
-        query = _vectors(model, [question])[0]
-    except RuntimeError:
-        return ForPrompt(
-            "the embeddings service did not answer, so the question could not be compared; try again in a minute",
-            0.0,
-            0,
-            [],
-            "",
-            snapshot.computed_at,
-            k.min_effective,
-        )
-    got = conditioned_rating(stored.battles, stored.x, query, k, _rating_config(stored.battles, full=False))
-    if got.result is None:
-        return ForPrompt(
-            got.declined, got.effective_votes, got.neighbours, [], "", snapshot.computed_at, k.min_effective
-        )
-    rows = [
-        {
-            "name": m.name,
-            "rating": m.rating,
-            "ci_low": m.ci_low,
-            "ci_high": m.ci_high,
-            "rank_ub": m.rank_ub,
-            "votes": m.votes,
-            "ranked": m.rankable and m.bounded,
-        }
-        for m in got.result.models
-    ]
-    method = (
-        f"{got.result.method}; each of the {got.neighbours} nearest public battles weighted by exp(-(1 - cosine) / "
-        f"{k.bandwidth:g}) (cosine at least {k.min_similarity:g}, at most {k.neighbours} battles; {representation()})"
-    )
-    return ForPrompt("", got.effective_votes, got.neighbours, rows, method, snapshot.computed_at, k.min_effective)

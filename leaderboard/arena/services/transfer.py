@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from django.db import transaction
 from django.db.models import Q
 
+from leaderboard import pagecache
 from leaderboard.arena.models import (
     SIDE_FIELDS,
     SIDES,
@@ -21,6 +22,7 @@ from leaderboard.arena.models import (
     Battle,
     BattleStatus,
     Setting,
+    Side,
     Turn,
     Vote,
     VoteExclusion,
@@ -47,6 +49,7 @@ def _imported_model(name: str, report: ImportReport) -> ArenaModel:
     )
     if created:
         report.models_created.append(name)
+        pagecache.boards_changed()
     return model
 
 
@@ -87,8 +90,6 @@ def battle_import_row(row: dict[str, Any], report: ImportReport) -> Battle | Non
     pairs = {side: _turn_pairs(row.get(f"messages_{side}") or []) for side in SIDES}
     n_turns = max(len(pairs["a"]), len(pairs["b"]))
     answers = {side: list(meta[side].pop("answers", None) or []) for side in SIDES}
-    statuses = ours.get("statuses") or []
-    turn_languages = ours.get("turn_languages") or []
     with transaction.atomic():
         battle = Battle.objects.create(
             conv_id=conv_id,
@@ -114,41 +115,7 @@ def battle_import_row(row: dict[str, Any], report: ImportReport) -> Battle | Non
                 "messages_b": row.get("messages_b"),
             },
         )
-        turns = []
-        for index in range(n_turns):
-            fields: dict[str, Any] = {
-                "battle": battle,
-                "index": index,
-                "language": turn_languages[index] if index < len(turn_languages) else "",
-            }
-            for side_no, side in enumerate(SIDES):
-                prompt, text = pairs[side][index] if index < len(pairs[side]) else ("", "")
-                fields.setdefault("prompt", prompt)
-                trace = meta[side].get("web_search_trace") or []
-                answer = (
-                    answers[side][index]
-                    if index < len(answers[side]) and answers[side][index]
-                    else {
-                        "text": text,
-                        "sources": _trace_sources(trace[index] if index < len(trace) else []),
-                        "searches": [],
-                        "citation_style": battle.citation_style_of(side),
-                        "finish_reason": "stop",
-                        "latency_s": 0.0,
-                        "usage": {},
-                        "error": "",
-                    }
-                )
-                fields.update(
-                    {
-                        SIDE_FIELDS[side].text: text,
-                        SIDE_FIELDS[side].answer: answer,
-                        SIDE_FIELDS[side].status: statuses[index][side_no]
-                        if index < len(statuses)
-                        else AnswerStatus.COMPLETE,
-                    }
-                )
-            turns.append(Turn(**fields))
+        turns = _imported_turns(battle, pairs, meta, answers, ours)
         Turn.objects.bulk_create(turns)
         battle.features_a, battle.features_b = (
             style_features(
@@ -160,21 +127,7 @@ def battle_import_row(row: dict[str, Any], report: ImportReport) -> Battle | Non
         )
         battle.save(update_fields=["features_a", "features_b"])
         if row.get("winner"):
-            reasons = list(ours.get("exclusion_reasons") or [])
-            vote = Vote.objects.create(
-                battle=battle,
-                winner=row["winner"],
-                turn_count=int(row.get("turn") or n_turns),
-                voter_hash=battle.voter_hash,
-                valid=not reasons if ours.get("valid") is None else bool(ours["valid"]),
-                exclusion_reasons=reasons,
-            )
-            VoteExclusion.objects.bulk_create(
-                [
-                    VoteExclusion(vote=vote, code=code, detail="recorded in the imported row", by="import")
-                    for code in reasons
-                ]
-            )
+            _imported_vote(battle, row, ours, n_turns)
         if row.get("timestamp"):
             stamp = _parse_timestamp(row["timestamp"])
             if stamp:
@@ -182,6 +135,73 @@ def battle_import_row(row: dict[str, Any], report: ImportReport) -> Battle | Non
                 Vote.objects.filter(battle=battle).update(created_at=stamp)
     report.created += 1
     return battle
+
+
+def _imported_turns(
+    battle: Battle,
+    pairs: Mapping[Side, list[tuple[str, str]]],
+    meta: Mapping[Side, dict[str, Any]],
+    answers: Mapping[Side, list[Any]],
+    ours: dict[str, Any],
+) -> list[Turn]:
+    """The battle's turns (not saved): each side's prompt and text, its stored answer or one made from
+    the released search trace, and its status and language where the row is one of our own exports."""
+    statuses = ours.get("statuses") or []
+    turn_languages = ours.get("turn_languages") or []
+    n_turns = max(len(pairs["a"]), len(pairs["b"]))
+    turns = []
+    for index in range(n_turns):
+        fields: dict[str, Any] = {
+            "battle": battle,
+            "index": index,
+            "language": turn_languages[index] if index < len(turn_languages) else "",
+        }
+        for side_no, side in enumerate(SIDES):
+            prompt, text = pairs[side][index] if index < len(pairs[side]) else ("", "")
+            fields.setdefault("prompt", prompt)
+            trace = meta[side].get("web_search_trace") or []
+            answer = (
+                answers[side][index]
+                if index < len(answers[side]) and answers[side][index]
+                else {
+                    "text": text,
+                    "sources": _trace_sources(trace[index] if index < len(trace) else []),
+                    "searches": [],
+                    "citation_style": battle.citation_style_of(side),
+                    "finish_reason": "stop",
+                    "latency_s": 0.0,
+                    "usage": {},
+                    "error": "",
+                }
+            )
+            fields.update(
+                {
+                    SIDE_FIELDS[side].text: text,
+                    SIDE_FIELDS[side].answer: answer,
+                    SIDE_FIELDS[side].status: statuses[index][side_no]
+                    if index < len(statuses)
+                    else AnswerStatus.COMPLETE,
+                }
+            )
+        turns.append(Turn(**fields))
+    return turns
+
+
+def _imported_vote(battle: Battle, row: dict[str, Any], ours: dict[str, Any], n_turns: int) -> Vote:
+    """The row's vote, with the exclusions it records (valid unless it records one or says otherwise)."""
+    reasons = list(ours.get("exclusion_reasons") or [])
+    vote = Vote.objects.create(
+        battle=battle,
+        winner=row["winner"],
+        turn_count=int(row.get("turn") or n_turns),
+        voter_hash=battle.voter_hash,
+        valid=not reasons if ours.get("valid") is None else bool(ours["valid"]),
+        exclusion_reasons=reasons,
+    )
+    VoteExclusion.objects.bulk_create(
+        [VoteExclusion(vote=vote, code=code, detail="recorded in the imported row", by="import") for code in reasons]
+    )
+    return vote
 
 
 #: top-level fields of a released row that our tables model (anything else is kept verbatim)

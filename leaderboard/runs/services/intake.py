@@ -19,6 +19,7 @@ from django.db import transaction
 from evaluators.core import Prediction, PredictionsError
 from evaluators.core import modality as modalities
 from evaluators.core.files import parse_predictions
+from evaluators.core.settings import GenerationSettings
 from leaderboard import pagecache
 from leaderboard.accounts import policy
 from leaderboard.arena.catalog_link import reserved_name_problem
@@ -232,14 +233,21 @@ def _depth(value: object) -> int:
 
 
 def generation_settings_problem(settings: object) -> str | None:
-    """What is wrong with the shape of a submission's generation settings, or None (each benchmark's
-    evaluator checks the names and values it takes)."""
+    """What is wrong with a submission's generation settings, or None: first their shape (an object, at
+    most SETTINGS_MAX_KEYS names, at most SETTINGS_MAX_DEPTH deep), then each setting as
+    ``GenerationSettings`` reads it (a known name, a number within its bounds; the message names the
+    setting). The generating worker reads them the same way, so what passes here is what it runs with;
+    each benchmark's evaluator then checks which of them it takes."""
     if not isinstance(settings, dict):
         return "expected an object of setting names and values"
     if len(settings) > SETTINGS_MAX_KEYS:
         return f"at most {SETTINGS_MAX_KEYS} settings"
     if _depth(settings) > SETTINGS_MAX_DEPTH:
         return f"nested deeper than {SETTINGS_MAX_DEPTH} levels"
+    try:
+        GenerationSettings.from_json(settings)
+    except ValueError as exc:
+        return str(exc)
     return None
 
 
@@ -257,6 +265,11 @@ def submission_create_for_model(
     model_check_submittable(model=model, owner=owner)
     if generation_settings is not None and (problem := generation_settings_problem(generation_settings)):
         raise SubmissionRefused(f"generation_settings: {problem}", field="generation_settings")
+    merged = {**model.generation_defaults, **(generation_settings or {})}
+    if problem := generation_settings_problem(merged):
+        raise SubmissionRefused(
+            f"generation_settings: with the model's defaults {problem}", field="generation_settings"
+        )
     if not benchmarks:
         raise SubmissionRefused("benchmarks: choose at least one benchmark.", field="benchmarks")
     versions = [(b, current_dataset(b)) for b in benchmarks]
@@ -274,7 +287,7 @@ def submission_create_for_model(
             model=model,
             owner=owner,
             is_public=is_public and model.is_public,
-            generation_settings={**model.generation_defaults, **(generation_settings or {})},
+            generation_settings=merged,
             note=note[:200],
         )
         for benchmark, version in versions:

@@ -20,7 +20,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from evaluators.core import MetricValue
-from leaderboard import task_sends
+from leaderboard import pagecache, task_sends
 from leaderboard.accounts import policy
 from leaderboard.catalog.evaluators import evaluator_settings_for
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
@@ -72,6 +72,7 @@ def run_create(
             rerun_of=rerun_of,
             phase=RunPhase.GENERATING if generating else RunPhase.NONE,
         )
+        pagecache.boards_changed()  # the run, and the submission it is the first run of
         size = max(1, settings.RUN_CHUNK_ITEMS)
         ids = dataset_version.item_ids
         RunChunk.objects.bulk_create(

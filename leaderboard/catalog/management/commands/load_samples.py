@@ -36,7 +36,7 @@ class Command(BaseCommand):
         for benchmark, submission in baselines_submit_interleaved(benchmarks=imported):
             self.stdout.write(f"{benchmark.slug}: baseline queued: {submission.model.name}")
         call_command("seed_arena", stdout=self.stdout)
-        from leaderboard.modelhost.services import demo_model_ensure
+        from leaderboard.modelhost.demo import demo_model_ensure
 
         demo = demo_model_ensure()
         self.stdout.write(f"demo model: {demo.name} (pre-flight {demo.preflight_status})")

@@ -27,7 +27,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluators.llm.answer_cache import AnswerCache
-from evaluators.llm.server import KINDS, ModelServer, ServerSpec
+from evaluators.llm.server import ModelServer
+from evaluators.llm.server_command import KINDS, ServerSpec
 from leaderboard.modelhost.judging import DEMO_JUDGE_DIR, demo_judge_server, demo_judge_setting
 
 #: vLLM's room for the demo judge: the longest judge prompt (a CausalPitfalls rubric with the answer) fits,
