@@ -287,7 +287,6 @@ class CausalPitfallsCodeEvaluator(CausalPitfallsEvaluator):
 
     key = "causal-pitfalls-code"
     protocol = "code"
-    uses_analysis_libraries = True
     metric_columns = (
         MetricColumn(RELIABILITY, "Causal reliability", primary=True),
         MetricColumn(CODE_FAILURE, "Sandbox failures", higher_is_better=False),
@@ -381,6 +380,7 @@ class CodeTurns(Conversation):
         "The code-assisted protocol is a conversation with the platform, which runs the model's program "
         "on the dataset between the two turns."
     )
+    uses_analysis_libraries = True
 
     def __init__(self, evaluator: CausalPitfallsCodeEvaluator) -> None:
         self.evaluator = evaluator

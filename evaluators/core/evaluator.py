@@ -151,7 +151,6 @@ class Evaluator(ABC):
     key: ClassVar[str] = ""
     #: leaderboard columns; exactly one is primary
     metric_columns: Sequence[MetricColumn] = ()
-    uses_analysis_libraries: ClassVar[bool] = False  # its programs import the data sandbox's (make run: wait for them)
 
     # ----------------------------------------------------------------------------- required
     @abstractmethod
@@ -229,6 +228,9 @@ class Conversation(ABC):
 
     #: why a predictions file with a line without a transcript is refused (the platform must run the model)
     transcript_reason: ClassVar[str] = "This benchmark's answers come from a conversation with the platform."
+    #: whether the programs the platform runs between turns import the data sandbox's analysis libraries
+    #: (``make run`` installs them last: a run of this benchmark waits for them)
+    uses_analysis_libraries: ClassVar[bool] = False
 
     @abstractmethod
     def max_stages(self, settings: dict[str, Any]) -> int:
@@ -262,6 +264,10 @@ class Generation:
     def transcript_required(self) -> str:
         """Why a predictions file must carry a transcript on every line ("": it need not)."""
         return self.conversation.transcript_reason if self.conversation is not None else ""
+
+    def uses_analysis_libraries(self) -> bool:
+        """Whether answering runs programs that import the data sandbox's analysis libraries."""
+        return self.conversation is not None and self.conversation.uses_analysis_libraries
 
 
 ValidateJudge = Callable[[Sequence[Item], "int | None", "Callable[[int, int], None] | None"], "JudgeCheck | None"]

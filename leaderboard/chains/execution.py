@@ -52,7 +52,7 @@ def run_waits_for(run_id: int) -> bool:
     key = EvaluationRun.objects.filter(pk=run_id).values_list("evaluator_key", flat=True).first()
     if key is None:
         return False
-    return (judge and bool(judge_role(key))) or (analysis and evaluator_for(key).uses_analysis_libraries)
+    return (judge and bool(judge_role(key))) or (analysis and evaluator_for(key).generation().uses_analysis_libraries())
 
 
 def environment_versions(evaluator_environment: dict[str, str]) -> dict[str, str]:

@@ -443,7 +443,7 @@ def run_wait(*, run: EvaluationRun, now: dt.datetime | None = None) -> Wait | No
         tuple(
             waits_for(
                 judged=bool(judge_role(run.evaluator_key)),
-                analysis=evaluator_for(run.evaluator_key).uses_analysis_libraries,
+                analysis=evaluator_for(run.evaluator_key).generation().uses_analysis_libraries(),
             )
         )
         if setup_notice()
