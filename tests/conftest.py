@@ -236,6 +236,13 @@ class Worker:
                 self.kill()
 
 
+#: One OpenMP thread for the torch of the model servers the tests start (`transformers serve` through a worker,
+#: scripts/gpu-check, the demo judge): with two (torch's default on two cores) each token's small matrix products
+#: wait on a thread the suite's other processes hold off the CPU; the tiny model then took 0.45 s a token at load
+#: 17-24, against 0.011 s with one thread (256 tokens of a 2,015-token prompt: 118 s -> 2.8 s).
+ONE_THREAD = {"OMP_NUM_THREADS": "1"}
+
+
 @pytest.fixture
 def worker_env(django_db_setup, tmp_path) -> dict[str, str]:
     from django.conf import settings
@@ -251,6 +258,7 @@ def worker_env(django_db_setup, tmp_path) -> dict[str, str]:
         LEADERBOARD_RUN_BATCH_SIZE="2",
         LEADERBOARD_RUN_CONCURRENCY="2",
         PYTHONUNBUFFERED="1",
+        **ONE_THREAD,  # the workers' model servers inherit it
         # as arena_public_figures_at_once: tests vote, then read the figures
         LEADERBOARD_ARENA_PUBLIC_DELAY_SECONDS="0",
     )

@@ -10,7 +10,8 @@ for the end, so both workers finish at about the same time.
 How long a file takes comes from ``tests/file_seconds.json``: seconds per file (setup, call and teardown of
 its tests) on a 2-core machine, only their order matters. The shipped table holds the 65 files of the slowest
 150 phases of one whole run at load 20-25 (``--durations=150``; each other test of those files counted at
-``DEFAULT_SECONDS``); this plugin records a whole table with ``LEADERBOARD_TEST_FILE_SECONDS_OUT=path
+``DEFAULT_SECONDS``), the four files of `transformers serve` scaled by their tests' times with one OpenMP
+thread; this plugin records a whole table with ``LEADERBOARD_TEST_FILE_SECONDS_OUT=path
 scripts/test``. A file not in the table counts as ``DEFAULT_SECONDS`` per test. Only the order changes: every test still
 runs, each file's tests in their own order on one worker. Loaded with ``-p tests.xdist_balance`` together with
 ``--no-loadscope-reorder`` (so xdist keeps this order); without xdist nothing is reordered.

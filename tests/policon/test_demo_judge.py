@@ -25,7 +25,7 @@ from evaluators.llm.client import ChatClient
 from evaluators.llm.judges import Judge
 from evaluators.llm.types import Endpoint, JudgeSpec
 from leaderboard.modelhost.judging import DEMO_JUDGE, DEMO_JUDGE_DIR
-from tests.conftest import REPO
+from tests.conftest import ONE_THREAD, REPO
 
 DIGITS = {str(d) for d in range(10)}
 
@@ -46,7 +46,8 @@ def test_the_demo_judge_is_installed_served_and_votes(tmp_path: Path, server: st
     assert (model / "config.json").is_file(), "run scripts/install-demo-judge (make test does)"
     assert "Apache" in (model / "LICENSE").read_text() and "b179c952" in (model / "SOURCE").read_text()
     port = free_port()
-    env = {**os.environ, "LEADERBOARD_VAR_DIR": str(model.parents[1])}
+    # one OpenMP thread for transformers serve's torch (tests/conftest.py); vLLM's spec sets its own (one here too)
+    env = {**os.environ, **ONE_THREAD, "LEADERBOARD_VAR_DIR": str(model.parents[1])}
     setting = json.loads(
         subprocess.run(
             [sys.executable, "manage.py", "demo_judge", "--port", str(port), "--setting", "--server", server],
