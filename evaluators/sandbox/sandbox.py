@@ -409,14 +409,14 @@ class Sandbox:
         """Where the staged mounts are (linux.StageLayout), or None when runs are not staged."""
         return self._staging.layout if self._staging is not None else None
 
-    def gocache_overlay(self, upper: Path, work: Path) -> tuple[str, str] | None:
-        """The overlay (mount point, options) that gives a Go compile the warm build cache with its
-        writes going to ``upper`` (``work``: overlayfs's own empty directory beside it, on the same file
-        system), bound at /gocache from ``layout.gocache``; None when runs are not staged or no warm cache
-        is installed."""
+    def gocache_overlay(self, upper: Path, work: Path, dirs: Path) -> tuple[str, str] | None:
+        """The overlay (mount point, options) that gives a Go compile the warm build cache under ``dirs``
+        (its directories, writable: gocache.directory_layer) with its writes going to ``upper`` (``work``:
+        overlayfs's own empty directory beside it, on the same file system), bound at /gocache from
+        ``layout.gocache``; None when runs are not staged or no warm cache is installed."""
         if self._staging is None or self._toolchains is None or not (self._toolchains / "gocache").is_dir():
             return None
-        lower = f"{self._staging.toolchains_lower}/gocache:{self._staging.layout.empty}"
+        lower = f"{self._source(dirs)}:{self._staging.toolchains_lower}/gocache"
         return (
             str(self._staging.layout.gocache),
             f"lowerdir={lower},upperdir={self._source(upper)},workdir={self._source(work)}",
