@@ -256,14 +256,14 @@ class Host:
         """The inverse of ``source``, for messages that name a path the user can act on."""
         return self._staging.host(source) if self._staging is not None else source
 
-    def gocache_overlay(self, upper: Path, work: Path) -> tuple[str, str] | None:
-        """The overlay (mount point, options) that gives a Go compile the warm build cache with its
-        writes going to ``upper`` (``work``: overlayfs's own empty directory beside it, on the same file
-        system), bound at /gocache from ``layout.gocache``; None when runs are not staged or no warm cache
-        is installed."""
+    def gocache_overlay(self, upper: Path, work: Path, dirs: Path) -> tuple[str, str] | None:
+        """The overlay (mount point, options) that gives a Go compile the warm build cache under ``dirs``
+        (its directories, writable: gocache.directory_layer) with its writes going to ``upper`` (``work``:
+        overlayfs's own empty directory beside it, on the same file system), bound at /gocache from
+        ``layout.gocache``; None when runs are not staged or no warm cache is installed."""
         if self._staging is None or self.toolchains is None or not (self.toolchains / "gocache").is_dir():
             return None
-        lower = f"{self._staging.toolchains_lower}/gocache:{self._staging.layout.empty}"
+        lower = f"{self.source(dirs)}:{self._staging.toolchains_lower}/gocache"
         return (
             str(self._staging.layout.gocache),
             f"lowerdir={lower},upperdir={self.source(upper)},workdir={self.source(work)}",

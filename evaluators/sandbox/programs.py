@@ -5,7 +5,6 @@ be given (``DataDir``); a JVM program's entry point checked after its compile (`
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import shutil
@@ -15,6 +14,7 @@ from pathlib import Path
 from types import TracebackType
 
 from .command import TOOLCHAINS, fill_command, fill_env
+from .gocache import directory_layer
 from .host import Bind, Host
 from .jvm import class_static_main, jar_main_class
 from .languages import PROG_DIR, Language
@@ -25,13 +25,6 @@ from .warm_compilers import WarmCompilers
 
 #: the most of a compiler's output read back
 COMPILE_OUTPUT_CAP: int = 64 * 1024
-
-
-@functools.lru_cache(maxsize=4)
-def _directories(tree: Path) -> tuple[str, ...]:
-    """The directories of ``tree`` (itself first, as "."), relative to it, parents before children: a
-    Go build cache's, listed once (it holds thousands of files, which a walk per compile would read)."""
-    return tuple(os.path.relpath(dirpath, tree) for dirpath, _dirs, _files in os.walk(tree))
 
 
 class DataDir:
@@ -231,17 +224,18 @@ class Program:
     def _prepare_gocache(self, uid: int) -> tuple[Bind, tuple[tuple[str, str], ...]]:
         """A private writable Go build cache on the warm one (whose files stay read-only): its bind at
         /gocache and the overlay the launcher mounts for it. Staged runs get an overlay whose writes go to
-        the program's directory (its directories there the run's uid's, so that it may add entries);
+        the program's directory (its root the run's uid's; the directories it writes into are copied up
+        from the shared layer of the warm cache's directories, writable by anyone: gocache.py);
         otherwise the warm cache is hard-linked into the program's directory."""
         warm = TOOLCHAINS / "gocache"
         upper, work = self.root / "gocache", self.root / "gocache-work"
-        overlay = self.host.gocache_overlay(upper, work) if warm.is_dir() else None
+        staged = warm.is_dir() and self.host.layout is not None  # else no overlay: a hard-linked copy
+        layer = directory_layer(self.host.work_dir, warm) if staged else None
+        overlay = self.host.gocache_overlay(upper, work, layer) if layer is not None else None
         if overlay is not None:
             work.mkdir(mode=0o700)
-            for relative in _directories(warm):
-                mirror = upper / relative
-                mirror.mkdir(mode=0o755)
-                os.chown(mirror, uid, uid)
+            upper.mkdir(mode=0o755)
+            os.chown(upper, uid, uid)
             return (overlay[0], "/gocache", True), (overlay,)
         dst = upper
         copied = False
