@@ -1,6 +1,6 @@
 """A Go compile's build cache: the warm one (``.toolchains/gocache``, the standard library built once by
 ``scripts/install-toolchains``) read-only under a writable layer of the program's own, an overlay the
-launcher mounts at /gocache (``Sandbox.gocache_overlay``).
+launcher mounts at /gocache (``Host.gocache_overlay``).
 
 The warm cache's directories are root's, and overlayfs copies a directory up with its owner and mode
 before anything is written into it, so the compile's uid could not add an entry. Before, each compile
