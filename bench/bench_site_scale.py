@@ -27,8 +27,6 @@ import http.client
 import json
 import os
 import shlex
-import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -37,9 +35,14 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.common import SERVER, load_average, percentile, results_dir, write_results
+from bench.common import SERVER, gunicorn_serving, load_average, percentile, results_dir, write_results
 
-ENV = {"CELERY_BROKER_URL": "redis://127.0.0.1:6379/13", "DJANGO_DEBUG": "0", "LEADERBOARD_LOG_LEVEL": "WARNING"}
+#: the broker and cache: Redis db 13 unless BENCH_REDIS_URL names another (a bench beside others on one Redis)
+ENV = {
+    "CELERY_BROKER_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13"),
+    "DJANGO_DEBUG": "0",
+    "LEADERBOARD_LOG_LEVEL": "WARNING",
+}
 BENCH_USER = "scale-bench"
 GOAL_MS = 300.0
 
@@ -250,41 +253,20 @@ def latencies(
 ) -> tuple[dict[str, dict[str, float]], float, float]:
     """p50/p95 per page through gunicorn, /healthz between pages; pages in ``skip`` are left out (too slow to
     repeat)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    server = subprocess.Popen(
-        [
-            str(REPO / ".venv" / "bin" / "gunicorn"),
-            "leaderboard.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--worker-class",
-            "gthread",
-            "--workers",
-            "1",
-            "--threads",
-            "1",
-            "--timeout",
-            "600",
-            "--log-level",
-            "warning",
-        ],
-        cwd=REPO,
-        env={**os.environ, **ENV},
-    )
     cookie = session_cookie()
     measured = [(name, path) for name, path in found if name not in skip]
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise SystemExit("gunicorn did not start") from None
-                time.sleep(0.2)
+    with gunicorn_serving(
+        "--worker-class",
+        "gthread",
+        "--workers",
+        "1",
+        "--threads",
+        "1",
+        "--timeout",
+        "600",
+        env={**os.environ, **ENV},
+        timeout_s=90,
+    ) as port:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
         for _, path in [("healthz", "/healthz"), *measured]:  # warm-up round
             timed(conn, path, cookie)
@@ -296,9 +278,6 @@ def latencies(
                 samples["healthz"].append(timed(conn, "/healthz", cookie))
         load_after = load_average()
         conn.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     return (
         {
             name: {"p50_ms": round(percentile(v, 0.5), 1), "p95_ms": round(percentile(v, 0.95), 1), "n": len(v)}
