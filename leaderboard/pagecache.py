@@ -94,6 +94,24 @@ def _generation() -> str | None:
     return quietly(read)
 
 
+def kept(name: str, compute: Callable[[], Any]) -> Any:
+    """``compute()``, a computation over public data only (the same for everyone), kept in the cache under the
+    boards' current generation: what changes a board (the same signals that retire the cached pages) retires it.
+    The generation is read before ``compute`` runs, as for a page, so a value computed from data about to change
+    is only ever stored under the generation before the change. With the cache down it is computed every time.
+    ``name`` says what and in which shape (a new shape, a new name)."""
+    generation = _generation()
+    if generation is None:
+        return compute()
+    key = f"pagecache:kept:{name}:{generation}"
+    found = quietly(lambda: cache.get(key))
+    if found is not None:
+        return found
+    value = compute()
+    quietly(lambda: cache.set(key, value, PAGE_SECONDS))
+    return value
+
+
 def _cacheable(request: HttpRequest) -> bool:
     return (
         request.method in {"GET", "HEAD"}
