@@ -45,12 +45,12 @@ def snapshot_latest(*, benchmark: Benchmark) -> Snapshot | None:
     return snapshots_of(benchmark=benchmark).defer("columns").first()
 
 
-def snapshot_get(*, benchmark: Benchmark, snapshot_id: int) -> Snapshot | None:
-    return (
-        Snapshot.objects.filter(benchmark=benchmark, pk=snapshot_id)
-        .select_related("benchmark", "dataset_version", "corrects")
-        .first()
+def snapshot_get(*, benchmark: Benchmark, snapshot_id: int, files: bool = True) -> Snapshot | None:
+    """One snapshot of the board, with its downloads' stored bytes unless ``files`` is false (its page)."""
+    found = Snapshot.objects.filter(benchmark=benchmark, pk=snapshot_id).select_related(
+        "benchmark", "dataset_version", "corrects"
     )
+    return (found if files else found.defer("csv_bytes", "json_bytes", "parquet_bytes")).first()
 
 
 #: the public reason of a row withheld by the check on read alone (no takedown record: changed outside the services)
