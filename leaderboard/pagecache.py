@@ -9,6 +9,9 @@ rendered from data about to change is never stored under the new generation. The
 before the page's queries, so a render can only ever be stored under a generation that is older than
 the data it shows.
 
+Computations over public data that several pages share (every board's ranked headlines: the home page, the
+models index, the profiles) are kept the same way, under the generation, for signed-in requests too (``kept``).
+
 The key is built from the parsed request: the scheme and host, the path, the query's names and values sorted and
 URL-encoded (so no crafted query spells another query's key) and ``request.htmx`` (true only for
 ``HX-Request: true``, as django-htmx reads it).
