@@ -9,9 +9,6 @@ rendered from data about to change is never stored under the new generation. The
 before the page's queries, so a render can only ever be stored under a generation that is older than
 the data it shows.
 
-Computations over public data that several pages share (every board's ranked headlines: the home page, the
-models index, the profiles) are kept the same way, under the generation, for signed-in requests too (``kept``).
-
 The key is built from the parsed request: the scheme and host, the path, the query's names and values sorted and
 URL-encoded (so no crafted query spells another query's key) and ``request.htmx`` (true only for
 ``HX-Request: true``, as django-htmx reads it).
@@ -95,24 +92,6 @@ def _generation() -> str | None:
         return str(found)
 
     return quietly(read)
-
-
-def kept(name: str, compute: Callable[[], Any]) -> Any:
-    """``compute()``, a computation over public data only (the same for everyone), kept in the cache under the
-    boards' current generation: what changes a board (the same signals that retire the cached pages) retires it.
-    The generation is read before ``compute`` runs, as for a page, so a value computed from data about to change
-    is only ever stored under the generation before the change. With the cache down it is computed every time.
-    ``name`` says what and in which shape (a new shape, a new name)."""
-    generation = _generation()
-    if generation is None:
-        return compute()
-    key = f"pagecache:kept:{name}:{generation}"
-    found = quietly(lambda: cache.get(key))
-    if found is not None:
-        return found
-    value = compute()
-    quietly(lambda: cache.set(key, value, PAGE_SECONDS))
-    return value
 
 
 def _cacheable(request: HttpRequest) -> bool:

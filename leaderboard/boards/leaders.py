@@ -13,7 +13,6 @@ from django.db.models import Case, JSONField, When
 from django.db.models.fields.json import KeyTransform
 
 from evaluators.core.modality import MODALITIES
-from leaderboard import pagecache
 from leaderboard.arena import standing
 from leaderboard.arena.catalog_link import contestant_names
 from leaderboard.arena.selectors import latest_snapshots
@@ -99,7 +98,10 @@ def _public_rows(benchmarks: list[Benchmark]) -> dict[int, list[tuple[int, int, 
         return found
     judged = [b.pk for b in benchmarks if is_judged(b)]
     cell = Case(
-        *[When(benchmark_id=b.pk, then=KeyTransform(column_id(_primary(b)["key"]), "values")) for b in benchmarks],
+        *[
+            When(benchmark_id=b.pk, then=KeyTransform(column_id((_primary(b) or {})["key"]), "values"))
+            for b in benchmarks
+        ],
         output_field=JSONField(),
     )
     rows = (
@@ -136,9 +138,9 @@ def _board(
     untrusted = {}
     if version is not None and is_judged(benchmark):
         for pk, _, reference, _, judge, prompt in rows:
-            status = figure_status(judge, prompt, version.judge_validations)
-            if not reference and not status.ranked:
-                untrusted[pk] = status
+            judged_by = figure_status(judge, prompt, version.judge_validations)
+            if not reference and not judged_by.ranked:
+                untrusted[pk] = judged_by
     entries = [(pk, model_id, cell) for pk, model_id, reference, cell, _, _ in rows if not reference and cell]
     cells = {model_id: (Cell(*cell), untrusted.get(pk)) for pk, model_id, cell in entries}
     board.ranked_cells = [
@@ -165,17 +167,10 @@ def _board(
 
 def board_headlines() -> list[BoardHeadlines]:
     """Every available benchmark's public rows on its current dataset version: people's, ranked, and apart
-    from them the baselines (reference models), unranked. Public data only, so computed once per generation of
-    the boards (``pagecache.kept``: whatever changes a board retires it) for the home page, the models index and
-    the profiles, signed in or not."""
-    return pagecache.kept("board-headlines:v1", _board_headlines)
-
-
-def _board_headlines() -> list[BoardHeadlines]:
-    """``board_headlines`` computed: four queries whatever the number of boards, rows and models (issue 47 point
-    4): the boards, their current versions, every board's rows (of each only its primary cell: at 10,000 rows the
-    whole ``values`` JSON and an ORM object per row dominated the pages' time), and the models shown (name and
-    slug)."""
+    from them the baselines (reference models), unranked. Read on every call (a row's visibility is checked on
+    every read), in four queries whatever the number of boards, rows and models (issue 47 point 4): the boards,
+    their current versions, every board's rows (of each only its primary cell: at 10,000 rows the whole ``values``
+    JSON and an ORM object per row dominated the pages' time), and the models shown (name and slug)."""
     benchmarks = [b for b in Benchmark.objects.exclude(evaluator_key="").order_by("pk") if _primary(b) is not None]
     versions = {
         v.benchmark_id: v

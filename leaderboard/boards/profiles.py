@@ -26,8 +26,8 @@ def _rank(
     run: EvaluationRun, primary: dict[str, Any], value: list | None, board: BoardHeadlines | None
 ) -> tuple[int | None, int, str]:
     """(rank, public models ranked, why not) on the benchmark's current board, by the leaderboard's own
-    rule (``selectors.ranks_among``), among the rows ``board`` ranks (``leaders.board_headlines``, kept per
-    generation of the boards: no query per board)."""
+    rule (``selectors.ranks_among``), among the rows ``board`` ranks (``leaders.board_headlines``, read once for
+    every board: no query per board)."""
     if value is None or value[1] is None or value[2] is None:
         return None, 0, "no interval"
     if board is None:  # a board the headlines leave out (no evaluator): read here

@@ -1,8 +1,8 @@
 """The pages that read every board (the home page, the models index and its API, a model's page and its profile
 in the API, two models compared) ask the database the same number of times however many boards, rows and models
 there are (issue 47 point 4: before, each board cost its own three or four queries, a profile three more per board
-it ranks on, and a comparison two per board both models are on). Each count is taken with the boards' kept
-headlines computed afresh (``pagecache.kept``), signed in (the page cache bypassed)."""
+it ranks on, and a comparison two per board both models are on). Each count is taken signed in (the page cache
+bypassed)."""
 
 from __future__ import annotations
 
