@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import http.client
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.common import django_bench_setup, percentile, write_results
+from bench.common import django_bench_setup, gunicorn_serving, percentile, write_results
 
 REQUESTS = int(os.environ.get("BENCH_REQUESTS", "400"))
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
@@ -91,12 +89,6 @@ def session_cookie() -> str:
     return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def timed(conn: http.client.HTTPConnection, path: str, headers: dict[str, str]) -> tuple[float, str]:
     started = time.perf_counter()
     conn.request("GET", path, headers=headers)
@@ -143,39 +135,10 @@ def main() -> None:
     django_bench_setup("leaderboard_bench_pages", REPO / "var" / "bench-pages", **ENV)
     scored_board()
     cookie = session_cookie()
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            str(REPO / ".venv" / "bin" / "gunicorn"),
-            "leaderboard.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--worker-class",
-            "gthread",
-            "--workers",
-            "1",
-            "--threads",
-            "1",
-            "--log-level",
-            "warning",
-        ],
-        cwd=REPO,
-        env={**os.environ, **ENV},
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise SystemExit("gunicorn did not start") from None
-                time.sleep(0.2)
+    with gunicorn_serving(
+        "--worker-class", "gthread", "--workers", "1", "--threads", "1", env={**os.environ, **ENV}
+    ) as port:
         runs = [run_once(port, cookie) for _ in range(REPEATS)]
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     median = sorted(runs, key=lambda r: r["cached_vs_healthz"])[len(runs) // 2]
     result = {
         "server": "gunicorn 23.0.0 gthread 1x1",

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import threading
@@ -34,7 +33,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.common import django_bench_setup, results_dir
+from bench.common import django_bench_setup, free_port, gunicorn_start, results_dir
 
 SECONDS = float(os.environ.get("SOAK_SECONDS", "240"))
 VOTERS = int(os.environ.get("SOAK_VOTERS", "4"))
@@ -76,12 +75,6 @@ ENV = {
     "LEADERBOARD_ARENA_RATINGS_DEBOUNCE_SECONDS": "2",
     "LEADERBOARD_ARENA_BOOTSTRAP_ROUNDS": "10",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Site:
@@ -168,25 +161,16 @@ def main() -> None:
     logs = REPO / "var" / "bench-soak" / "log"
     logs.mkdir(parents=True, exist_ok=True)
     procs = [
-        subprocess.Popen(
-            [
-                str(REPO / ".venv/bin/gunicorn"),
-                "leaderboard.wsgi:application",
-                "--bind",
-                f"127.0.0.1:{port}",
-                "--worker-class",
-                "gthread",
-                "--workers",
-                "2",
-                "--threads",
-                "8",
-                "--log-level",
-                "warning",
-            ],
-            cwd=REPO,
+        gunicorn_start(
+            port,
+            "--worker-class",
+            "gthread",
+            "--workers",
+            "2",
+            "--threads",
+            "8",
             env=env,
             stdout=(logs / "gunicorn.log").open("wb"),
-            stderr=subprocess.STDOUT,
         ),
         subprocess.Popen(
             [

@@ -16,9 +16,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -27,7 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.common import percentile, recreate_database, results_dir
+from bench.common import gunicorn_serving, percentile, recreate_database, results_dir
 
 BENCH_DB = "leaderboard_bench_votes"
 ENV = {
@@ -125,12 +123,6 @@ def prepare() -> list[dict]:
     return clients
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def drive(port: int, clients: list[dict], request_for) -> dict:
     """Every client in its own thread, one keep-alive connection each, requests back to back."""
     latencies: list[float] = []
@@ -202,36 +194,12 @@ def run_once() -> dict:
         connections.close_all()  # the previous run's connection to the database about to be dropped
     recreate_database(BENCH_DB)
     clients = prepare()
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            str(REPO / ".venv" / "bin" / "gunicorn"),
-            "leaderboard.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{port}",
-            *GUNICORN,
-            "--log-level",
-            "warning",
-        ],
-        cwd=REPO,
-        env={**os.environ, **ENV},
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+    with gunicorn_serving(*GUNICORN, env={**os.environ, **ENV}) as port:
         drive(
             port, clients, lambda c: [*list(trivial_for(c))[:5], *votes_for(c, "warmup")]
         )  # warm both workers and their threads
         trivial = drive(port, clients, trivial_for)
         votes = drive(port, clients, votes_for)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     from leaderboard.arena.models import Vote
 
     stored = Vote.objects.count()

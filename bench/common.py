@@ -1,12 +1,19 @@
 """What the benchmarks share: a fresh Postgres database per bench (with the site set up on it), the
-percentile they report, and how every quoted figure names its runs' spread (median and worst) and the
-machine's load."""
+production server (gunicorn) started on a free port and waited for, the percentile they report, and how every
+quoted figure names its runs' spread (median and worst) and the machine's load."""
 
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+REPO = Path(__file__).resolve().parent.parent
 
 SERVER = "postgres://postgres@127.0.0.1:5432"
 
@@ -40,6 +47,63 @@ def django_bench_setup(database: str, var_dir: Path, **env: str) -> None:
 
     call_command("migrate", verbosity=0)
     call_command("load_samples", verbosity=0)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def gunicorn_start(
+    port: int, *options: str, env: Mapping[str, str], stdout: IO[bytes] | None = None
+) -> subprocess.Popen[bytes]:
+    """The production server (gunicorn, the venv's) serving the site on 127.0.0.1:``port`` from the repository,
+    with gunicorn's ``options`` (worker class, workers, threads, timeout), at log level warning; not waited for
+    (``wait_listening``). ``stdout``: where its output goes (with stderr), inherited when None."""
+    return subprocess.Popen(
+        [
+            str(REPO / ".venv" / "bin" / "gunicorn"),
+            "leaderboard.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            *options,
+            "--log-level",
+            "warning",
+        ],
+        cwd=REPO,
+        env=dict(env),
+        stdout=stdout,
+        stderr=subprocess.STDOUT if stdout is not None else None,
+    )
+
+
+def wait_listening(port: int, timeout_s: float = 60.0, what: str = "gunicorn") -> None:
+    """Return once something accepts connections on 127.0.0.1:``port``; SystemExit after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"{what} did not start") from None
+            time.sleep(0.2)
+
+
+@contextmanager
+def gunicorn_serving(*options: str, env: Mapping[str, str], timeout_s: float = 60.0) -> Iterator[int]:
+    """gunicorn (``gunicorn_start``'s ``options``) on a free port, once it listens: yields the port, and
+    terminates the server on the way out."""
+    port = free_port()
+    server = gunicorn_start(port, *options, env=env)
+    try:
+        wait_listening(port, timeout_s)
+        yield port
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def percentile(values: list[float], q: float) -> float:

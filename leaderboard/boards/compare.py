@@ -47,11 +47,20 @@ def _item_key(scores: dict[str, float], primary: str) -> str | None:
     return primary if primary in scores else "correct" if "correct" in scores else None
 
 
-def _items(run_a: Any, run_b: Any, primary: str, higher: bool) -> dict[str, Any]:
+def _item_scores(pairs: list[tuple[Any, Any]]) -> dict[int, dict[str, Any]]:
+    """Each run's per-item scores (by run id, then item id), for the pairs of runs on the same dataset version:
+    one query for every board the two models share (it was two a board)."""
+    runs = [run.pk for a, b in pairs if a.dataset_version_id == b.dataset_version_id for run in (a, b)]
+    found: dict[int, dict[str, Any]] = {run: {} for run in runs}
+    for run, item_id, scores in ItemResult.objects.filter(run__in=runs).values_list("run_id", "item_id", "scores"):
+        found[run][item_id] = scores
+    return found
+
+
+def _items(run_a: Any, run_b: Any, primary: str, higher: bool, scores: dict[int, dict[str, Any]]) -> dict[str, Any]:
     if run_a.dataset_version_id != run_b.dataset_version_id:
         return {"comparable": False, "rows": [], "a_only": 0, "b_only": 0}
-    a = dict(ItemResult.objects.filter(run=run_a).values_list("item_id", "scores"))
-    b = dict(ItemResult.objects.filter(run=run_b).values_list("item_id", "scores"))
+    a, b = scores[run_a.pk], scores[run_b.pk]
     rows: list[dict[str, Any]] = []
     a_only = b_only = 0
     for item_id in sorted(set(a) & set(b)):
@@ -119,6 +128,7 @@ def compare_models(*, a: Model, b: Model, user: Any) -> dict[str, Any]:
     found_a = {bench.pk: (bench, run, scores) for bench, run, scores in model_scores(model=a, user=user)}
     found_b = {bench.pk: (bench, run, scores) for bench, run, scores in model_scores(model=b, user=user)}
     benchmarks = []
+    item_scores = _item_scores([(found_a[pk][1], found_b[pk][1]) for pk in found_a if pk in found_b])
     for pk in (
         [k for k in found_a if k in found_b]
         + [k for k in found_a if k not in found_b]
@@ -159,7 +169,9 @@ def compare_models(*, a: Model, b: Model, user: Any) -> dict[str, Any]:
                 }
             )
         items = (
-            _items(found_a[pk][1], found_b[pk][1], primary["key"], higher) if pk in found_a and pk in found_b else None
+            _items(found_a[pk][1], found_b[pk][1], primary["key"], higher, item_scores)
+            if pk in found_a and pk in found_b
+            else None
         )
         benchmarks.append(
             {

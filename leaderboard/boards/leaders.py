@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import Case, JSONField, When
 from django.db.models.fields.json import KeyTransform
 
 from evaluators.core.modality import MODALITIES
@@ -17,8 +18,8 @@ from leaderboard.arena.catalog_link import contestant_names
 from leaderboard.arena.selectors import latest_snapshots
 from leaderboard.arena.standing import Standings
 from leaderboard.boards.selectors import Cell, public_entries_q, ranks_among
-from leaderboard.catalog.models import Benchmark, Model
-from leaderboard.modelhost.validation import unranked_by_judge
+from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
+from leaderboard.modelhost.validation import figure_status, is_judged
 from leaderboard.runs.models import LeaderboardEntry
 from leaderboard.runs.score_keys import column_id
 
@@ -68,64 +69,130 @@ class BoardHeadlines:
     models: dict[int, Model] = field(default_factory=dict)
     #: the board's baselines (reference models), best first, never ranked: shown marked beside the people's rows
     baselines: list[tuple[Model, Headline]] = field(default_factory=list)
+    #: the current dataset version (None: none) and its judge validations, which a run's figures are ranked under
+    version_id: int | None = None
+    validations: dict[str, Any] = field(default_factory=dict)
+    #: the cells ([value, low, high, n]) of the rows ranked, which any figure is ranked among (``rank_of``)
+    ranked_cells: list[list] = field(default_factory=list)
+
+    def rank_of(self, cell: Cell) -> tuple[int, int]:
+        """(rank, models ranked) of ``cell`` among the board's ranked rows, by the board's rule
+        (``selectors.ranks_among``)."""
+        return ranks_among(self.ranked_cells, self.higher_is_better)(cell), len(self.ranked_cells)
 
     def top(self, n: int) -> list[tuple[Model, Headline]]:
         return [(self.models[pk], self.by_model[pk]) for pk in self.order[:n]]
 
 
+def _primary(benchmark: Benchmark) -> dict[str, Any] | None:
+    return next((c for c in benchmark.metric_columns if c.get("primary")), None)
+
+
+def _public_rows(benchmarks: list[Benchmark]) -> dict[int, list[tuple[int, int, bool, list | None, Any, Any]]]:
+    """Every board's public rows on its current dataset version, read in one query whatever the number of boards:
+    per board (by benchmark id), in row order, (pk, model id, is a baseline, primary cell, judge, judge prompt).
+    Postgres returns of each row only its board's primary cell (a CASE over the boards' key transforms, never the
+    whole ``values``) and, on a board a judge scores, the run's judge record and prompt."""
+    found: dict[int, list[tuple[int, int, bool, list | None, Any, Any]]] = {b.pk: [] for b in benchmarks}
+    if not benchmarks:
+        return found
+    judged = [b.pk for b in benchmarks if is_judged(b)]
+    cell = Case(
+        *[
+            When(benchmark_id=b.pk, then=KeyTransform(column_id((_primary(b) or {})["key"]), "values"))
+            for b in benchmarks
+        ],
+        output_field=JSONField(),
+    )
+    rows = (
+        LeaderboardEntry.objects.filter(public_entries_q(), benchmark__in=benchmarks, dataset_version__is_current=True)
+        .annotate(
+            cell=cell,
+            judge=Case(When(benchmark_id__in=judged, then=KeyTransform("judge", "run__environment"))),
+            judge_prompt=Case(When(benchmark_id__in=judged, then=KeyTransform("judge_prompt", "run__environment"))),
+        )
+        .order_by("benchmark_id", "pk")
+        .values_list("benchmark_id", "pk", "model_id", "model__is_reference", "cell", "judge", "judge_prompt")
+    )
+    for benchmark_id, *row in rows:
+        found[benchmark_id].append(tuple(row))  # type: ignore[arg-type]
+    return found
+
+
+def _board(
+    benchmark: Benchmark, version: DatasetVersion | None, rows: list[tuple[int, int, bool, list | None, Any, Any]]
+) -> tuple[BoardHeadlines, list[tuple[int, Headline]]]:
+    """One board's headlines from its public rows (``_public_rows``): the people's rows ranked by the board's rule,
+    and apart from them its baselines (by model id, best first), never ranked."""
+    primary = _primary(benchmark)
+    assert primary is not None
+    higher = bool(primary.get("higher_is_better", True))
+    board = BoardHeadlines(benchmark, str(primary["label"]), primary.get("format", "percent") == "percent", higher)
+    if version is not None:
+        board.version_id, board.validations = version.pk, version.judge_validations
+    references = [(model_id, Cell(*cell)) for _, model_id, reference, cell, _, _ in rows if reference and cell]
+    baselines = [
+        (model_id, Headline(benchmark.slug, cell.value, cell.ci_low, cell.ci_high, None, board.percent))
+        for model_id, cell in sorted(references, key=lambda mc: -mc[1].value if higher else mc[1].value)
+    ]
+    untrusted = {}
+    if version is not None and is_judged(benchmark):
+        for pk, _, reference, _, judge, prompt in rows:
+            judged_by = figure_status(judge, prompt, version.judge_validations)
+            if not reference and not judged_by.ranked:
+                untrusted[pk] = judged_by
+    entries = [(pk, model_id, cell) for pk, model_id, reference, cell, _, _ in rows if not reference and cell]
+    cells = {model_id: (Cell(*cell), untrusted.get(pk)) for pk, model_id, cell in entries}
+    board.ranked_cells = [
+        cell for pk, _, cell in entries if pk not in untrusted and cell[1] is not None and cell[2] is not None
+    ]
+    rank = ranks_among(board.ranked_cells, higher)
+    for pk, (cell, status) in cells.items():
+        bounded = cell.ci_low is not None and cell.ci_high is not None
+        board.by_model[pk] = Headline(
+            benchmark.slug,
+            cell.value,
+            cell.ci_low,
+            cell.ci_high,
+            rank(cell) if bounded and status is None else None,
+            board.percent,
+            status.reason if status is not None else "",
+        )
+    board.order = sorted(
+        cells,
+        key=lambda pk: (board.by_model[pk].rank or 10**9, -cells[pk][0].value if higher else cells[pk][0].value),
+    )
+    return board, baselines
+
+
 def board_headlines() -> list[BoardHeadlines]:
     """Every available benchmark's public rows on its current dataset version: people's, ranked, and apart
-    from them the baselines (reference models), unranked. Reads of each row only its primary cell (Postgres
-    returns that cell, never the whole ``values``: at 10,000 rows the whole JSON and an ORM object per row
-    dominated the pages' time, issue 47 point 4), then the models shown (name and slug) in one query."""
-    boards, baselines = [], []
-    for benchmark in Benchmark.objects.exclude(evaluator_key="").order_by("pk"):
-        primary = next((c for c in benchmark.metric_columns if c.get("primary")), None)
-        if primary is None:
-            continue
-        higher = bool(primary.get("higher_is_better", True))
-        board = BoardHeadlines(benchmark, str(primary["label"]), primary.get("format", "percent") == "percent", higher)
-        found = LeaderboardEntry.objects.filter(
-            public_entries_q(), benchmark=benchmark, dataset_version__is_current=True
-        ).annotate(cell=KeyTransform(column_id(primary["key"]), "values"))
-        rows = list(found.values_list("pk", "model_id", "model__is_reference", "cell"))
-        references = [(model_id, Cell(*cell)) for _, model_id, reference, cell in rows if reference and cell]
-        baselines.append(
-            [
-                (model_id, Headline(benchmark.slug, cell.value, cell.ci_low, cell.ci_high, None, board.percent))
-                for model_id, cell in sorted(references, key=lambda mc: -mc[1].value if higher else mc[1].value)
-            ]
+    from them the baselines (reference models), unranked. Read on every call (a row's visibility is checked on
+    every read), in four queries whatever the number of boards, rows and models (issue 47 point 4): the boards,
+    their current versions, every board's rows (of each only its primary cell: at 10,000 rows the whole ``values``
+    JSON and an ORM object per row dominated the pages' time), and the models shown (name and slug)."""
+    benchmarks = [b for b in Benchmark.objects.exclude(evaluator_key="").order_by("pk") if _primary(b) is not None]
+    versions = {
+        v.benchmark_id: v
+        for v in DatasetVersion.objects.filter(benchmark__in=benchmarks, is_current=True).only(
+            "benchmark_id", "judge_validations"
         )
-        version = benchmark.dataset_versions.filter(is_current=True).only("judge_validations").first()
-        untrusted = unranked_by_judge(benchmark, found.filter(model__is_reference=False), version) if version else {}
-        entries = [(pk, model_id, cell) for pk, model_id, reference, cell in rows if not reference and cell]
-        cells = {model_id: (Cell(*cell), untrusted.get(pk)) for pk, model_id, cell in entries}
-        rank = ranks_among(
-            [cell for pk, _, cell in entries if pk not in untrusted and cell[1] is not None and cell[2] is not None],
-            higher,
-        )
-        for pk, (cell, status) in cells.items():
-            bounded = cell.ci_low is not None and cell.ci_high is not None
-            board.by_model[pk] = Headline(
-                benchmark.slug,
-                cell.value,
-                cell.ci_low,
-                cell.ci_high,
-                rank(cell) if bounded and status is None else None,
-                board.percent,
-                status.reason if status is not None else "",
-            )
-        board.order = sorted(
-            cells,
-            key=lambda pk: (board.by_model[pk].rank or 10**9, -cells[pk][0].value if higher else cells[pk][0].value),
-        )
-        boards.append(board)
-    shown = {pk for board in boards for pk in board.by_model} | {pk for pairs in baselines for pk, _ in pairs}
-    models = Model.objects.only("name", "slug", "is_reference").in_bulk(shown)
-    for board, pairs in zip(boards, baselines, strict=True):
-        board.models = {pk: models[pk] for pk in board.by_model}
-        board.baselines = [(models[pk], headline) for pk, headline in pairs]
-    return boards
+    }
+    rows = _public_rows(benchmarks)
+    found = [_board(benchmark, versions.get(benchmark.pk), rows[benchmark.pk]) for benchmark in benchmarks]
+    shown = {pk for board, _ in found for pk in board.by_model} | {pk for _, pairs in found for pk, _ in pairs}
+    models = Model.objects.only("name", "slug", "is_reference").filter(
+        pk__in=LeaderboardEntry.objects.filter(
+            public_entries_q(), benchmark__in=benchmarks, dataset_version__is_current=True
+        ).values("model_id")
+    )
+    # the models of every board's public rows, asked by a subquery: a thousand ids as parameters took psycopg
+    # longer to send than Postgres to answer
+    by_pk = {m.pk: m for m in models if m.pk in shown}
+    for board, pairs in found:
+        board.models = {pk: by_pk[pk] for pk in board.by_model}
+        board.baselines = [(by_pk[pk], headline) for pk, headline in pairs]
+    return [board for board, _ in found]
 
 
 def arena_standings() -> Standings:

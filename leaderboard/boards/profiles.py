@@ -11,6 +11,7 @@ from django.db.models.fields.json import KeyTransform
 from leaderboard.arena import standing
 from leaderboard.arena.catalog_link import contestant_name_of
 from leaderboard.arena.selectors import latest_snapshots, model_attribution
+from leaderboard.boards.leaders import BoardHeadlines, board_headlines
 from leaderboard.boards.selectors import Cell, model_scores, public_entries_q, ranks_among
 from leaderboard.catalog.bars import bar_share
 from leaderboard.catalog.models import Model
@@ -21,11 +22,26 @@ from leaderboard.runs.score_keys import column_id
 from leaderboard.runs.selectors import visible_submissions_q
 
 
-def _rank(run: EvaluationRun, primary: dict[str, Any], value: list | None) -> tuple[int | None, int, str]:
+def _rank(
+    run: EvaluationRun, primary: dict[str, Any], value: list | None, board: BoardHeadlines | None
+) -> tuple[int | None, int, str]:
     """(rank, public models ranked, why not) on the benchmark's current board, by the leaderboard's own
-    rule (``selectors.ranks_among``)."""
+    rule (``selectors.ranks_among``), among the rows ``board`` ranks (``leaders.board_headlines``, read once for
+    every board: no query per board)."""
     if value is None or value[1] is None or value[2] is None:
         return None, 0, "no interval"
+    if board is None:  # a board the headlines leave out (no evaluator): read here
+        return _rank_read(run, primary, value)
+    if board.version_id is None or board.version_id != run.dataset_version_id:
+        return None, 0, "scored on an older dataset version"
+    status = run_status(run.benchmark, run.environment, board.validations)
+    if not status.ranked:
+        return None, 0, status.reason
+    return (*board.rank_of(Cell(*value)), "")
+
+
+def _rank_read(run: EvaluationRun, primary: dict[str, Any], value: list) -> tuple[int | None, int, str]:
+    """``_rank`` read from the board's rows."""
     current = run.benchmark.dataset_versions.filter(is_current=True).first()
     if current is None or current.pk != run.dataset_version_id:
         return None, 0, "scored on an older dataset version"
@@ -69,13 +85,14 @@ def _arena(model: Model) -> dict[str, Any] | None:
 def model_profile(*, model: Model, user: Any) -> dict[str, Any]:
     """What the model page and the API show about ``model`` to ``user``."""
     benchmarks = []
+    boards = {board.benchmark.pk: board for board in board_headlines()}
     for benchmark, run, scores in model_scores(model=model, user=user):
         primary = next((c for c in benchmark.metric_columns if c.get("primary")), None)
         if primary is None:
             continue
         score = next((s for s in scores if s.key == primary["key"] and not s.slice_key), None)
         value = [score.value, score.ci_low, score.ci_high, score.n] if score else None
-        rank, ranked_of, why = _rank(run, primary, value)
+        rank, ranked_of, why = _rank(run, primary, value, boards.get(benchmark.pk))
         share = None if score is None else bar_share(primary, score.value)
         benchmarks.append(
             {

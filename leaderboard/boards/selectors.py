@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import BooleanField, ExpressionWrapper, Q, TextField
+from django.db.models import BooleanField, ExpressionWrapper, Q, TextField, prefetch_related_objects
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.db.models.functions import Cast
 
@@ -513,10 +513,10 @@ def model_scores(*, model: Model, user: Any) -> list[tuple[Benchmark, Evaluation
     latest: dict[int, EvaluationRun] = {}
     for run in runs:
         latest.setdefault(run.benchmark_id, run)
-    by_run: dict[int, list[Score]] = {}
-    for score in Score.objects.filter(run_id__in=[r.pk for r in latest.values()]):
-        by_run.setdefault(score.run_id, []).append(score)
-    return [(run.benchmark, run, by_run.get(run.pk, [])) for run in latest.values()]
+    # one query for every run's scores, kept on each run (``run.scores.all()``: the model page's summaries read
+    # them again, which was a query per board)
+    prefetch_related_objects(list(latest.values()), "scores")
+    return [(run.benchmark, run, list(run.scores.all())) for run in latest.values()]
 
 
 def dataset_date_range(*, dataset: DatasetVersion, date_key: str) -> tuple[str, str] | None:

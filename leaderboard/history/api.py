@@ -159,7 +159,7 @@ class SnapshotDetailView(APIView):
     def get(self, request: Request, slug: str, pk: int) -> Response:
         """A frozen board: every row with its values on every slice and what produced it, the citation and the
         downloads."""
-        snapshot = selectors.snapshot_get(benchmark=_board(slug), snapshot_id=pk)
+        snapshot = selectors.snapshot_get(benchmark=_board(slug), snapshot_id=pk, files=False)
         if snapshot is None:
             raise Http404
         context = {"request": request, "withheld": selectors.snapshot_withheld(snapshot)}

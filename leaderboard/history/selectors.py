@@ -15,7 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db import connection
+from django.db.models import JSONField, Q, QuerySet
+from django.db.models.expressions import RawSQL
 from django.http import HttpRequest
 from django.urls import reverse
 
@@ -43,12 +45,12 @@ def snapshot_latest(*, benchmark: Benchmark) -> Snapshot | None:
     return snapshots_of(benchmark=benchmark).defer("columns").first()
 
 
-def snapshot_get(*, benchmark: Benchmark, snapshot_id: int) -> Snapshot | None:
-    return (
-        Snapshot.objects.filter(benchmark=benchmark, pk=snapshot_id)
-        .select_related("benchmark", "dataset_version", "corrects")
-        .first()
+def snapshot_get(*, benchmark: Benchmark, snapshot_id: int, files: bool = True) -> Snapshot | None:
+    """One snapshot of the board, with its downloads' stored bytes unless ``files`` is false (its page)."""
+    found = Snapshot.objects.filter(benchmark=benchmark, pk=snapshot_id).select_related(
+        "benchmark", "dataset_version", "corrects"
     )
+    return (found if files else found.defer("csv_bytes", "json_bytes", "parquet_bytes")).first()
 
 
 #: the public reason of a row withheld by the check on read alone (no takedown record: changed outside the services)
@@ -112,6 +114,32 @@ def snapshots_withheld(snapshots: Sequence[Snapshot]) -> dict[int, Withheld]:
             ),
         )
     return found
+
+
+def _rows_withheld(rows: list[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Of some frozen rows, (snapshot id, run id), those withheld by ``snapshots_withheld``'s rule (a takedown
+    record, or the run gone or no longer public), without reading the snapshots' other rows. Two queries."""
+    runs = {run for _, run in rows}
+    public = set(
+        EvaluationRun.objects.filter(
+            pk__in=runs, submission__is_public=True, submission__model__is_public=True
+        ).values_list("pk", flat=True)
+    )
+    recorded = set(
+        SnapshotWithholding.objects.filter(snapshot__in={pk for pk, _ in rows}, run_id__in=runs).values_list(
+            "snapshot_id", "run_id"
+        )
+    )
+    return {(pk, run) for pk, run in rows if (pk, run) in recorded or run not in public}
+
+
+#: a snapshot's rows of one model (by slug, frozen in each row), in the rows' order: (SQLite, PostgreSQL)
+_ROWS_OF_MODEL = (
+    "(SELECT json_group_array(json(value)) FROM json_each(history_snapshot.rows)"
+    " WHERE json_extract(value, '$.model_slug') = %s)",
+    "(SELECT jsonb_agg(r ORDER BY n) FROM jsonb_array_elements(history_snapshot.rows) WITH ORDINALITY AS t(r, n)"
+    " WHERE r->>'model_slug' = %s)",
+)
 
 
 def snapshot_withheld(snapshot: Snapshot) -> Withheld:
@@ -247,15 +275,18 @@ def model_rank_history(*, model: Model, user: Any = None) -> list[BoardHistory]:
     seen_on = set(model.entries.values_list("benchmark_id", flat=True)) | set(
         ChangelogEntry.objects.filter(model=model).values_list("benchmark_id", flat=True)
     )
+    # of each snapshot only the model's rows, picked out by the database (a snapshot holds every row of its
+    # board: a thousand on a board at scale, over every snapshot the boards ever froze)
     snapshots = list(
         Snapshot.objects.filter(benchmark_id__in=seen_on)
         .select_related("benchmark")
-        .defer("csv_bytes", "json_bytes", "parquet_bytes")
+        .defer("csv_bytes", "json_bytes", "parquet_bytes", "rows")
+        .annotate(own_rows=RawSQL(_ROWS_OF_MODEL[connection.vendor == "postgresql"], [model.slug], JSONField()))
         .order_by("frozen_at", "pk")
     )
-    withheld = snapshots_withheld(snapshots)
+    withheld = _rows_withheld([(snapshot.pk, row["run"]) for snapshot in snapshots for row in snapshot.own_rows or []])
     for snapshot in snapshots:
-        row = next((r for r in withheld[snapshot.pk].shown(snapshot.rows) if r["model_slug"] == model.slug), None)
+        row = next((r for r in snapshot.own_rows or [] if (snapshot.pk, r["run"]) not in withheld), None)
         if row is None:
             continue
         headline = headline_of(snapshot.benchmark, row["values"])

@@ -5,6 +5,7 @@ view calls a selector and renders."""
 
 from __future__ import annotations
 
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
@@ -13,6 +14,8 @@ from leaderboard.history import selectors
 from leaderboard.history.exports import value_columns
 from leaderboard.pagecache import cached_page
 
+#: frozen rows a page of a snapshot shows (a board at scale froze a thousand; each row is a table row of every column)
+SNAPSHOT_PAGE = 100
 #: how long a browser or proxy may keep a download (a takedown reaches cached copies within this)
 DOWNLOAD_MAX_AGE = 600
 CONTENT_TYPES = {
@@ -25,18 +28,20 @@ CONTENT_TYPES = {
 @cached_page
 def snapshot_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    snapshot = selectors.snapshot_get(benchmark=benchmark, snapshot_id=pk)
+    snapshot = selectors.snapshot_get(benchmark=benchmark, snapshot_id=pk, files=False)
     if snapshot is None:
         raise Http404("no such snapshot of this board")
     withheld = selectors.snapshot_withheld(snapshot)
     rows = withheld.shown(snapshot.rows)
+    page = Paginator(rows, SNAPSHOT_PAGE).get_page(request.GET.get("page"))  # every row is in the downloads
     return render(
         request,
         "history/snapshot.html",
         {
             "benchmark": benchmark,
             "snapshot": snapshot,
-            "rows": rows,
+            "rows": page.object_list,
+            "page": page,
             "withheld": withheld,
             "citation": selectors.snapshot_citation(snapshot, request),
             "url": selectors.snapshot_url(snapshot, request),

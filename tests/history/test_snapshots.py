@@ -7,6 +7,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 
 import pyarrow.parquet as pq
 import pytest
@@ -251,3 +252,17 @@ def test_the_beat_freezes_the_boards_an_operator_names(settings):
     entry = app.conf.beat_schedule[name]
     assert (entry["task"], entry["args"]) == ("workers.tasks.snapshot_boards", (["multi-lcb", "policon"],))
     assert entry["schedule"] == crontab(minute="30", hour="4", day_of_month="*", month_of_year="*", day_of_week="1")
+
+
+def test_a_snapshots_page_shows_its_rows_a_page_at_a_time(client, multi_lcb, board, monkeypatch):
+    """A board at scale froze a thousand rows: its snapshot's page shows them a page at a time (issue 47 point 4),
+    in the frozen order (Alpha, Gamma, Beta); with two a page, the third row is on page 2."""
+    from leaderboard.history import views
+
+    monkeypatch.setattr(views, "SNAPSHOT_PAGE", 2)
+    snapshot = snapshot_freeze(benchmark=multi_lcb, reason="paged")
+    first = client.get(f"/benchmarks/multi-lcb/snapshots/{snapshot.pk}/").content.decode()
+    second = client.get(f"/benchmarks/multi-lcb/snapshots/{snapshot.pk}/?page=2").content.decode()
+    shown = [re.findall(r'<th scope="row">(.*?)</th>', page) for page in (first, second)]
+    assert shown == [["Alpha", "Gamma"], ["Beta"]]
+    assert "3 rows frozen" in first and "rows 1–2 of 3, page 1 of 2" in first and "rows 3–3 of 3" in second
