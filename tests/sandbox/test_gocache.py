@@ -48,7 +48,7 @@ def listing(root: Path) -> dict[str, tuple[int, int]]:
 
 
 def test_a_hostile_compile_reaches_neither_the_next_program_nor_the_shared_layers(sandbox: Sandbox) -> None:
-    if sandbox.layout is None:
+    if sandbox.host.layout is None:
         pytest.skip("runs are not staged here: each compile gets a hard-linked copy instead")
     layer = directory_layer(sandbox.work_dir, WARM)
     shared_before, warm_before = (
@@ -78,7 +78,7 @@ def test_go_never_trims_the_shared_cache(sandbox: Sandbox) -> None:
     """The shared layer's trim.txt says it was trimmed when the layer was made (go trims a cache whose
     trim.txt is a day old: it would walk the whole warm cache in every compile, and after five days
     delete every standard package's entry from the compile's view)."""
-    if sandbox.layout is None:
+    if sandbox.host.layout is None:
         pytest.skip("runs are not staged here")
     layer = directory_layer(sandbox.work_dir, WARM)
     made = int((layer / "trim.txt").read_text())
