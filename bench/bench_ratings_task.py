@@ -267,6 +267,7 @@ def measure(mode: str) -> None:
 
     from leaderboard.arena import exports
     from leaderboard.arena.models import RatingSnapshot, Vote
+    from leaderboard.arena.services import rating_starts
     from leaderboard.arena.services import ratings as service
 
     out: dict[str, object] = {
@@ -295,7 +296,7 @@ def measure(mode: str) -> None:
 
         service.vote_table = timed_read  # type: ignore[assignment]
         if mode == "task":
-            shutil.rmtree(service.vote_cache_dir(), ignore_errors=True)
+            shutil.rmtree(rating_starts.vote_cache_dir(), ignore_errors=True)
         RatingSnapshot.objects.all().delete()
         start, cpu = time.perf_counter(), time.process_time()
         out["snapshots"] = service.ratings_compute(force=True)

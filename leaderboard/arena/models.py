@@ -335,7 +335,7 @@ class VoteChange(models.Model):
     battle's models, setting, propensity, intent, languages, intent method or style features change, and
     when a turn or an attribution of its battle is added, changed or removed. The ratings task's kept
     vote rows (``services.ratings.vote_table(cached=True)``) read these again; nothing else reads them.
-    Kept for a week (``ratings.VOTE_CHANGES_KEPT``)."""
+    Kept for a week (``kept_votes.VOTE_CHANGES_KEPT``)."""
 
     vote_id = models.BigIntegerField()
     at = models.DateTimeField(auto_now_add=True, db_index=True)

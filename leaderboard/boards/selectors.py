@@ -8,25 +8,25 @@ from __future__ import annotations
 
 import datetime as dt
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import BooleanField, ExpressionWrapper, Q, TextField, prefetch_related_objects
-from django.db.models.fields.json import KeyTextTransform, KeyTransform
-from django.db.models.functions import Cast
+from django.db.models import BooleanField, ExpressionWrapper, Q, prefetch_related_objects
+from django.db.models.fields.json import KeyTransform
 
-from evaluators.core import ItemScore, MethodNote, ProtocolRow, evaluator_for, evaluator_version
+from evaluators.core import MethodNote, ProtocolRow, evaluator_for, evaluator_version
 from leaderboard.accounts import policy
 from leaderboard.boards import charts
+from leaderboard.boards.recomputed import DateWindow, recomputed_values, under_filter, within_slice
 from leaderboard.catalog.evaluators import configured_evaluator
 from leaderboard.catalog.models import Benchmark, DatasetVersion, Model
 from leaderboard.catalog.services import dataset_items
 from leaderboard.modelhost.validation import judge_validation_notes, unranked_by_judge
 from leaderboard.pagecache import quietly
-from leaderboard.runs.models import EvaluationRun, ItemResult, LeaderboardEntry, RunStatus, Score
-from leaderboard.runs.score_keys import column_id, slice_key
+from leaderboard.runs.models import EvaluationRun, LeaderboardEntry, RunStatus, Score
+from leaderboard.runs.score_keys import column_id
 from leaderboard.runs.selectors import visible_submissions_q
 
 #: a row is public only while its model and its submission both still are (checked on every read)
@@ -147,18 +147,6 @@ def leaderboard_query(*, benchmark: Benchmark, params: Mapping[str, str]) -> Lea
     return LeaderboardQuery(sort=params.get("sort") or None, slice_filter=slice_filter, page=page, window=window)
 
 
-@dataclass(frozen=True)
-class DateWindow:
-    """Items whose date slice (e.g. a contest date) lies in [start, end]; either end may be open."""
-
-    start: dt.date | None
-    end: dt.date | None
-
-    @property
-    def key(self) -> str:
-        return f"{self.start or ''}..{self.end or ''}"
-
-
 def date_slice_of(benchmark: Benchmark) -> str | None:
     """The item slice a benchmark's date window filters on, if its evaluator has one."""
     if not benchmark.evaluator_key:
@@ -214,73 +202,21 @@ def leaderboard(
     dataset = benchmark.dataset_versions.filter(is_current=True).first()
     current_version = evaluator_version(benchmark.evaluator_key) if benchmark.evaluator_key else ""
     columns = _columns(benchmark, slice_filter)
-    primary = next((c for c in benchmark.metric_columns if c.get("primary")), None)
-    default_sort = column_id(primary["key"], slice_filter) if primary else ""
-    sort_col = next((c for c in columns if c["id"] == (sort or default_sort)), None) or (
-        columns[0] if columns else None
-    )
+    sort_col = _sort_column(benchmark, columns, sort, slice_filter)
     if dataset is None or sort_col is None:
         return Leaderboard(benchmark, dataset, columns, [], sort or "", slice_filter, current_version)
     col, higher = sort_col["id"], sort_col["higher_is_better"]
-    entries = LeaderboardEntry.objects.filter(benchmark=benchmark, dataset_version=dataset)
-    entries = entries.filter(visible_entries_q(user)).annotate(
-        shown_public=ExpressionWrapper(public_entries_q(), BooleanField())
-    )
-    windowed: dict[int, dict[str, list]] | None = None
-    contaminated: dict[int, dt.date] = {}
-    date_key = date_slice_of(benchmark) if window else None
-    window = window if date_key else None
-    within = _within(benchmark, slice_filter)
-    if window or within:
-        all_rows = list(entries.values_list("pk", "shown_public", "run_id", "model__release_date"))
-        references = set(entries.filter(model__is_reference=True).values_list("pk", flat=True))
-        by_run = _recomputed_values(
-            benchmark, [run_id for _, _, run_id, _ in all_rows], date_key=date_key, window=window, within=within
-        )
-        windowed = {
-            pk: _under_filter(by_run.get(run_id, {}), slice_filter if within else "") for pk, _, run_id, _ in all_rows
-        }
-        if window and window.start:
-            contaminated = {pk: released for pk, _, _, released in all_rows if released and released >= window.start}
-        keyed = [(pk, pub, windowed[pk].get(col)) for pk, pub, _, _ in all_rows]
-    else:
-        keyed = list(
-            entries.annotate(sort_cell=KeyTransform(col, "values")).values_list("pk", "shown_public", "sort_cell")
-        )
-        references = set(entries.filter(model__is_reference=True).values_list("pk", flat=True))
-    present = [(pk, pub, cell) for pk, pub, cell in keyed if cell]
-    present.sort(key=lambda t: t[2][0], reverse=higher)
-    ordered = [pk for pk, _, _ in present] + [pk for pk, _, cell in keyed if not cell]
+    entries = LeaderboardEntry.objects.filter(visible_entries_q(user), benchmark=benchmark, dataset_version=dataset)
+    entries = entries.annotate(shown_public=ExpressionWrapper(public_entries_q(), BooleanField()))
+    keys = _sort_keys(entries, benchmark, col, slice_filter, window)
+    windowed, contaminated, window = keys.windowed, keys.contaminated, keys.window
     untrusted = unranked_by_judge(benchmark, entries, dataset)
-    ranks = ranks_among(
-        [
-            cell
-            for pk, pub, cell in present
-            if pub and pk not in contaminated and pk not in references and pk not in untrusted
-        ],
-        higher,
-    )
+    ordered, ranks = _order_and_ranks(keys, higher, untrusted)
     pages = max(1, -(-len(ordered) // page_size))
     page = min(max(1, page), pages)
     page_ids = ordered[(page - 1) * page_size : page * page_size]
-    shown_public = {pk for pk, pub, _ in keyed if pub}
-    by_id = {
-        e.pk: e
-        for e in LeaderboardEntry.objects.filter(pk__in=page_ids)
-        .select_related("model", "run")
-        .only(
-            "pk",
-            "values",
-            "model__name",
-            "model__slug",
-            "model__release_date",
-            "model__is_reference",
-            "run__evaluator_version",
-            "run__submission_id",
-            "run__environment",
-            "run__cost",
-        )
-    }
+    shown_public = {pk for pk, pub, _ in keys.keyed if pub}
+    by_id = _page_entries(page_ids)
     wanted = {c["id"] for c in columns}
     figures = charts.specs(benchmark) if not slice_filter else {}
     rows = []
@@ -297,32 +233,14 @@ def leaderboard(
             is_reference=entry.model.is_reference,
             **charts.figures(figures, values),
         )
-        cell = cells.get(col)
-        if row.is_reference:
-            row.unranked_reason = "a reference row (the benchmark's baseline), shown for comparison and never ranked"
-        elif cell is None:
-            row.unranked_reason = f"no {sort_col['label']} score for this selection"
-        elif pk in contaminated and window is not None and window.start is not None:
-            row.unranked_reason = (
-                f"contaminated: released {contaminated[pk]:%Y-%m-%d}, on or after the window's start "
-                f"{window.start:%Y-%m-%d}, so it may have seen these problems"
-            )
-        elif not row.is_public:
-            row.unranked_reason = "private: visible only to its owner and staff"
-        elif pk in untrusted:
-            row.unranked_reason = untrusted[pk].reason
-        elif cell.ci_low is None or cell.ci_high is None:
-            row.unranked_reason = "no interval (too few items)"
+        reason = _unranked_reason(row, cells.get(col), pk, sort_col["label"], contaminated, window, untrusted)
+        if reason:
+            row.unranked_reason = reason
         else:
-            row.rank = ranks(cell)
-        if entry.run.evaluator_version and current_version and entry.run.evaluator_version != current_version:
-            row.flags.append(f"scored by evaluator {entry.run.evaluator_version}; the current one is {current_version}")
+            row.rank = ranks(cells[col])
+        _flag_version(row, current_version)
         rows.append(row)
-    toolchains = _flag_toolchains(rows)
-    judges = sorted({row.judge for row in rows if row.judge})
-    judge_notes = sorted(
-        {str(note) for row in rows if (note := ((row.run.environment or {}).get("judge") or {}).get("note"))}
-    )
+    judges, judge_notes = _judges(rows)
     return Leaderboard(
         benchmark,
         dataset,
@@ -334,7 +252,7 @@ def leaderboard(
         page,
         pages,
         len(ordered),
-        toolchains,
+        _flag_toolchains(rows),
         window,
         judges,
         judge_notes,
@@ -342,79 +260,125 @@ def leaderboard(
     )
 
 
-WINDOW_CACHE_SECONDS = 24 * 3600
+def _sort_column(
+    benchmark: Benchmark, columns: list[dict[str, Any]], sort: str | None, slice_filter: str
+) -> dict[str, Any] | None:
+    """The column the board is sorted by: the one asked for, else the primary metric's (under the slice),
+    else the first; None when the board has no column."""
+    primary = next((c for c in benchmark.metric_columns if c.get("primary")), None)
+    default_sort = column_id(primary["key"], slice_filter) if primary else ""
+    return next((c for c in columns if c["id"] == (sort or default_sort)), None) or (columns[0] if columns else None)
 
 
-def _within(benchmark: Benchmark, slice_filter: str) -> tuple[str, str] | None:
-    """A slice filter on another dimension than the board's first (Multi-LCB's difficulty or platform,
-    not its language): its (dimension, value), for which every metric is recomputed over the items in
-    that slice so that the per-language columns stay on the board; None where the stored scores do."""
-    if not slice_filter or not benchmark.slice_dimensions:
-        return None
-    dim, _, value = slice_filter.partition("=")
-    return None if dim == benchmark.slice_dimensions[0]["key"] else (dim, value)
+def _flag_version(row: LeaderboardRow, current_version: str) -> None:
+    """A row scored by another evaluator version than the current one says so."""
+    if row.run.evaluator_version and current_version and row.run.evaluator_version != current_version:
+        row.flags.append(f"scored by evaluator {row.run.evaluator_version}; the current one is {current_version}")
 
 
-def _under_filter(values: dict[str, list], slice_filter: str) -> dict[str, list]:
-    """Recomputed metrics of the items in ``slice_filter`` under the board's column ids: the headline
-    ``pass@1`` of those items is the filtered column ``pass@1|difficulty=hard``; per-slice ids stay."""
-    if not slice_filter:
-        return values
-    out = {column_id(cid, slice_filter): vec for cid, vec in values.items() if "|" not in cid}
-    out.update((cid, vec) for cid, vec in values.items() if "|" in cid)  # the evaluator's own slice figure wins
-    return out
+def _judges(rows: list[LeaderboardRow]) -> tuple[list[str], list[str]]:
+    """The labels of the judges that scored the page's rows, and their notes."""
+    judges = sorted({row.judge for row in rows if row.judge})
+    notes = sorted(
+        {str(note) for row in rows if (note := ((row.run.environment or {}).get("judge") or {}).get("note"))}
+    )
+    return judges, notes
 
 
-def _recomputed_values(
-    benchmark: Benchmark,
-    run_ids: list[int],
-    *,
-    date_key: str | None,
-    window: DateWindow | None,
-    within: tuple[str, str] | None,
-) -> dict[int, dict[str, list]]:
-    """Every metric of each run recomputed by the evaluator over the item results in the date window
-    and the slice ``within``. A succeeded run's item results never change, so results are cached per
-    (run, window, slice)."""
-    evaluator = configured_evaluator(benchmark)
-    scope = f"{window.key if window else ''}:{'='.join(within) if within else ''}"
-    keys = {run_id: f"lb-window:{run_id}:{scope}" for run_id in run_ids}
-    found = quietly(lambda: cache.get_many(list(keys.values())), {})
-    out = {run_id: found[key] for run_id, key in keys.items() if key in found}
-    missing = [run_id for run_id in run_ids if run_id not in out]
-    if missing:
-        results = ItemResult.objects.filter(run_id__in=missing)
-        # compared as text: the key transform's own __gte/__lte would read the date as JSON on SQLite
-        if window and date_key:
-            results = results.annotate(date=Cast(KeyTextTransform(date_key, "slices"), TextField()))
-            if window.start:
-                results = results.filter(date__gte=window.start.isoformat())
-            if window.end:
-                results = results.filter(date__lte=window.end.isoformat())
-        if within:
-            results = results.annotate(within=Cast(KeyTextTransform(within[0], "slices"), TextField())).filter(
-                within=within[1]
-            )
-        # each run's results fed to its own aggregation as they are read: none kept where the metrics need
-        # a few numbers per item (Multi-LCB)
-        aggregations = {run_id: evaluator.aggregation(seed=run_id) for run_id in missing}
-        found_any: set[int] = set()
-        for run_id, item_id, slices, scores, detail, error in results.values_list(
-            "run_id", "item_id", "slices", "scores", "detail", "error"
-        ).iterator(chunk_size=500):
-            aggregations[run_id].add(
-                ItemScore(item_id=item_id, slices=slices, scores=scores, detail=detail, error=error)
-            )
-            found_any.add(run_id)
-        fresh = {}
-        for run_id, aggregation in aggregations.items():
-            metrics = aggregation.metrics() if run_id in found_any else []
-            fresh[run_id] = {column_id(m.key, slice_key(m.slice)): [m.value, m.ci_low, m.ci_high, m.n] for m in metrics}
-        quietly(
-            lambda: cache.set_many({keys[run_id]: values for run_id, values in fresh.items()}, WINDOW_CACHE_SECONDS)
+@dataclass
+class _SortKeys:
+    """Each visible row's (pk, shown publicly, the sorted column's cell), with what decides its rank: the
+    reference rows, the rows' metrics recomputed under a date window or slice (None: the stored ones),
+    the rows contaminated by the window (released on or after its start) and the window applied."""
+
+    keyed: list[tuple[int, bool, Any]]
+    references: set[int]
+    windowed: dict[int, dict[str, list]] | None
+    contaminated: dict[int, dt.date]
+    window: DateWindow | None
+
+
+def _sort_keys(entries: Any, benchmark: Benchmark, col: str, slice_filter: str, window: DateWindow | None) -> _SortKeys:
+    """The board's rows keyed by the sorted column: from the stored values (one query), or recomputed
+    over the date window or the slice of another dimension (``recomputed``)."""
+    windowed: dict[int, dict[str, list]] | None = None
+    contaminated: dict[int, dt.date] = {}
+    date_key = date_slice_of(benchmark) if window else None
+    window = window if date_key else None
+    within = within_slice(benchmark, slice_filter)
+    if window or within:
+        all_rows = list(entries.values_list("pk", "shown_public", "run_id", "model__release_date"))
+        references = set(entries.filter(model__is_reference=True).values_list("pk", flat=True))
+        by_run = recomputed_values(
+            benchmark, [run_id for _, _, run_id, _ in all_rows], date_key=date_key, window=window, within=within
         )
-        out.update(fresh)
-    return out
+        windowed = {
+            pk: under_filter(by_run.get(run_id, {}), slice_filter if within else "") for pk, _, run_id, _ in all_rows
+        }
+        if window and window.start:
+            contaminated = {pk: released for pk, _, _, released in all_rows if released and released >= window.start}
+        keyed = [(pk, pub, windowed[pk].get(col)) for pk, pub, _, _ in all_rows]
+    else:
+        keyed = list(
+            entries.annotate(sort_cell=KeyTransform(col, "values")).values_list("pk", "shown_public", "sort_cell")
+        )
+        references = set(entries.filter(model__is_reference=True).values_list("pk", flat=True))
+    return _SortKeys(keyed, references, windowed, contaminated, window)
+
+
+def _order_and_ranks(
+    keys: _SortKeys, higher: bool, untrusted: Mapping[int, Any]
+) -> tuple[list[int], Callable[[Cell], int]]:
+    """The rows' order (by the sorted column's value, rows without one last) and the rank function over
+    the rows that are ranked: public, uncontaminated, not a reference, not held back by the judge."""
+    present = [(pk, pub, cell) for pk, pub, cell in keys.keyed if cell]
+    present.sort(key=lambda t: t[2][0], reverse=higher)
+    ordered = [pk for pk, _, _ in present] + [pk for pk, _, cell in keys.keyed if not cell]
+    ranked = [
+        cell
+        for pk, pub, cell in present
+        if pub and pk not in keys.contaminated and pk not in keys.references and pk not in untrusted
+    ]
+    return ordered, ranks_among(ranked, higher)
+
+
+#: what a board's page reads of each row shown
+_PAGE_FIELDS = ("pk", "values", "model__name", "model__slug", "model__release_date", "model__is_reference")
+_PAGE_FIELDS += ("run__evaluator_version", "run__submission_id", "run__environment", "run__cost")
+
+
+def _page_entries(page_ids: list[int]) -> dict[int, LeaderboardEntry]:
+    """The page's rows with the fields a row shows of its model and run (one query)."""
+    shown = LeaderboardEntry.objects.filter(pk__in=page_ids).select_related("model", "run").only(*_PAGE_FIELDS)
+    return {e.pk: e for e in shown}
+
+
+def _unranked_reason(
+    row: LeaderboardRow,
+    cell: Cell | None,
+    pk: int,
+    label: str,
+    contaminated: dict[int, dt.date],
+    window: DateWindow | None,
+    untrusted: Mapping[int, Any],
+) -> str:
+    """Why a row is shown without a rank ("": it is ranked), in the order the reasons are told."""
+    if row.is_reference:
+        return "a reference row (the benchmark's baseline), shown for comparison and never ranked"
+    if cell is None:
+        return f"no {label} score for this selection"
+    if pk in contaminated and window is not None and window.start is not None:
+        return (
+            f"contaminated: released {contaminated[pk]:%Y-%m-%d}, on or after the window's start "
+            f"{window.start:%Y-%m-%d}, so it may have seen these problems"
+        )
+    if not row.is_public:
+        return "private: visible only to its owner and staff"
+    if pk in untrusted:
+        return str(untrusted[pk].reason)
+    if cell.ci_low is None or cell.ci_high is None:
+        return "no interval (too few items)"
+    return ""
 
 
 def judge_label(run: EvaluationRun) -> str:
@@ -466,7 +430,7 @@ def ranks_among(cells: list[list], higher_is_better: bool):
 def _columns(benchmark: Benchmark, slice_filter: str) -> list[dict[str, Any]]:
     """Headline metric columns (for the chosen slice), then the primary metric per value of the
     first slice dimension (for Multi-LCB: one column per language), kept under a filter on another
-    dimension (the languages within a difficulty, recomputed: ``_within``). Each names its header:
+    dimension (the languages within a difficulty, recomputed: ``recomputed.within_slice``). Each names its header:
     ``title`` (the full name: the metric's label, the slice value's name) and ``short`` (an abbreviation
     for a wide board, "" for none)."""
     columns = [
@@ -480,7 +444,7 @@ def _columns(benchmark: Benchmark, slice_filter: str) -> list[dict[str, Any]]:
         for c in benchmark.metric_columns
     ]
     primary = next((c for c in benchmark.metric_columns if c.get("primary")), None)
-    if primary and benchmark.slice_dimensions and (not slice_filter or _within(benchmark, slice_filter)):
+    if primary and benchmark.slice_dimensions and (not slice_filter or within_slice(benchmark, slice_filter)):
         dim = benchmark.slice_dimensions[0]
         named = dict(zip(dim["values"], dim.get("value_labels") or []))
         for value in dim["values"]:

@@ -18,6 +18,7 @@ from django.test import override_settings
 from django.urls import reverse
 
 from evaluators.core.registry import register, register_all
+from leaderboard import pagecache
 from leaderboard.chains import execution
 from leaderboard.modelhost import judging
 from leaderboard.runs import services
@@ -162,6 +163,8 @@ def test_a_judged_benchmark_names_its_judge_and_keeps_every_raw_answer(
         "judge": {**other.environment["judge"], "label": "scripted-judge@2025-06-01 (prompt v2)"},
     }
     other.save(update_fields=["environment"])
+    # a direct write, so it tells the page cache itself, as the services that write runs do (no signal does)
+    pagecache.boards_changed()
     page = client.get(reverse("benchmark", args=[judged_benchmark.slug])).content.decode()
     assert "Judges differ between rows" in page and "judged by scripted-judge@2025-06-01 (prompt v2)" in page
     assert f"judged by {LABEL}" in page

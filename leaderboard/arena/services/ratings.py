@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db.models import Max, Q
+from django.db.models import Max
 from django.db.models.fields.json import KeyTextTransform
 
 from leaderboard import pagecache, task_sends
@@ -36,7 +36,8 @@ from leaderboard.arena.selectors import (
     withheld_variants,
 )
 from leaderboard.arena.services.cross_setting import setting_reference
-from leaderboard.arena.services.rating_starts import kept_key, load_starts, save_starts, start_key, vote_cache_dir
+from leaderboard.arena.services.kept_votes import cached_rows
+from leaderboard.arena.services.rating_starts import load_starts, save_starts, start_key
 from leaderboard.arena.services.vote_copy import IMPORTED_INTENT_METHOD as _IMPORTED_INTENT_METHOD
 
 # --- ratings -----------------------------------------------------------------------------------
@@ -193,7 +194,7 @@ def vote_table(*, setting: str = "search", cut: dt.datetime | None = None, cache
     after it).
 
     ``cached``: the rows read last time for this setting and style definition are kept on disk
-    (:func:`_cached_rows`) and only the votes that entered or changed since are read (PostgreSQL's
+    (``kept_votes.cached_rows``) and only the votes that entered or changed since are read (PostgreSQL's
     triggers log the changes). The table is the same either way (same votes, same order)."""
     from leaderboard.arena.services.attribution import battle_attribution_features
     from leaderboard.arena.services.vote_copy import read_votes
@@ -201,7 +202,7 @@ def vote_table(*, setting: str = "search", cut: dt.datetime | None = None, cache
     style_names = style_definition()
     attributed = battle_attribution_features()
     if cached:
-        rows = _cached_rows(setting, cut, style_names, attributed)
+        rows = cached_rows(setting, cut, style_names, attributed, chunk_bytes=_CHUNK)
     else:
         rows = read_votes(setting, cut, style_names, attributed=attributed, chunk_bytes=_CHUNK)
     return _table(rows, style_names)
@@ -239,139 +240,6 @@ def _table(rows: Any, style_names: tuple[str, ...]) -> VoteTable:
         intent_method=(rows.codes["method"], rows.labels["method"]),
         withheld=withheld,
     )
-
-
-#: the format of the kept rows (a change makes every kept file unreadable: they are read again)
-_CACHE_FORMAT = 4
-#: how long the vote changes are kept (``VoteChange``); kept rows older than this are read again
-VOTE_CHANGES_KEPT = dt.timedelta(days=7)
-#: changes logged this long before a read are looked at again by the next (a change whose transaction
-#: committed after the read, with a lower log id than one the read saw): a transaction that writes a
-#: change and commits more than this later may go unseen until the rows are read again
-_CHANGE_MARGIN = dt.timedelta(minutes=1)
-
-
-def _cached_rows(
-    setting: str,
-    cut: dt.datetime | None,
-    style_names: tuple[str, ...],
-    attributed: dict[tuple[int, str], dict[str, float]],
-) -> Any:
-    """The votes of :func:`vote_table`, from the rows kept on disk plus those that entered or changed since.
-
-    The kept rows are the votes closed under the cut of their read with ids up to the highest read.
-    Every later change to such a vote's inputs (its validity or winner, its battle's models, intent,
-    languages, features, turns or attributions, or its deletion) is logged by PostgreSQL triggers
-    (``VoteChange``, migration 0012). So the update is: the changed votes dropped from the kept rows, then
-    one read of the votes not kept (ids above the kept ones, or closed since the last cut) and of the
-    changed ones that still count, merged in vote order, and the whole kept for next time. Everything is
-    read again when there are no kept rows, the cut went back, they are older than the change log
-    (``VOTE_CHANGES_KEPT``), the number of votes (of any kind) with ids up to the highest kept is not
-    what it was at the last read (an index count, for what no trigger sees: a rollback, a TRUNCATE,
-    another database; also a deleted vote), or the database is not PostgreSQL (no triggers)."""
-    import json
-
-    from django.db import connection
-
-    from leaderboard.arena.models import VoteChange
-    from leaderboard.arena.services.vote_copy import read_votes
-
-    if connection.vendor != "postgresql":
-        return read_votes(setting, cut, style_names, attributed=attributed, chunk_bytes=_CHUNK)
-    key = kept_key(style_names)  # per database and style definition
-    path = vote_cache_dir() / f"{setting}-{key}.npz"
-    kept = None
-    if path.exists():
-        try:
-            with np.load(path, allow_pickle=False) as stored:
-                meta = json.loads(str(stored["meta"]))
-                if meta["format"] == _CACHE_FORMAT and "vote" in stored.files:
-                    kept = (meta, path)  # the arrays are read when merged, a column at a time
-        except (OSError, ValueError, KeyError):
-            kept = None
-    now = dt.datetime.now(dt.UTC)
-    seen = (
-        VoteChange.objects.aggregate(m=Max("id"))["m"] or 0
-    )  # before the reads: a change during them is seen next time
-    if kept is not None:
-        meta = kept[0]
-        old_cut = dt.datetime.fromisoformat(meta["cut"]) if meta["cut"] else None
-        if (
-            (meta["cut"] is None) != (cut is None)
-            or (cut is not None and old_cut is not None and old_cut > cut)
-            or dt.datetime.fromisoformat(meta["read_at"]) < now - VOTE_CHANGES_KEPT + dt.timedelta(hours=1)
-            or Vote.objects.filter(pk__lte=meta["last"]).count() != meta["below"]
-        ):
-            # (the last: votes gone without a trigger, as by a rollback, TRUNCATE or another database, or deleted)
-            kept = None
-    if kept is not None:
-        since = Q(id__gt=meta["change"]) | Q(at__gte=dt.datetime.fromisoformat(meta["read_at"]) - _CHANGE_MARGIN)
-        changed = sorted(
-            {v for v in VoteChange.objects.filter(since).values_list("vote_id", flat=True) if v <= meta["last"]}
-        )
-        new = read_votes(
-            setting,
-            cut,
-            style_names,
-            after=meta["last"],
-            old_cut=old_cut,
-            again=changed,
-            attributed=attributed,
-            chunk_bytes=_CHUNK,
-        )
-        rows = _merged(path, meta["labels"], changed, new)
-        fresh = bool(changed) or len(new) > 0
-    else:
-        rows = read_votes(setting, cut, style_names, attributed=attributed, chunk_bytes=_CHUNK)
-        fresh = True
-    if fresh or kept is None or kept[0]["change"] != seen:
-        last = int(rows.vote.max()) if len(rows) else (kept[0]["last"] if kept else 0)
-        meta = {
-            "format": _CACHE_FORMAT,
-            "cut": cut.isoformat() if cut else None,
-            "change": seen,
-            "read_at": now.isoformat(),
-            "last": last,
-            "below": Vote.objects.filter(pk__lte=last).count(),
-            "labels": rows.labels,
-        }
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(".partial.npz")
-        np.savez(partial, meta=np.array(json.dumps(meta)), **rows.arrays())
-        partial.replace(path)
-    VoteChange.objects.filter(at__lt=now - VOTE_CHANGES_KEPT).delete()
-    return rows
-
-
-def _merged(path: Any, labels: dict[str, list[str]], changed: list[int], new: Any) -> Any:
-    """The kept rows (file ``path``) less the ``changed`` votes and the newly read ones, as one set in vote
-    order, read from the file a column at a time (never the kept rows twice in memory); the new rows'
-    group codes renumbered into the kept ``labels`` (a label first seen now is added at the end)."""
-    from leaderboard.arena.services.vote_copy import VoteRows
-
-    labels = {key: list(values) for key, values in labels.items()}
-    arrays = new.arrays()
-    for key, values in new.labels.items():
-        for value in values:
-            if value not in labels[key]:
-                labels[key].append(value)
-        recode = np.array([*(labels[key].index(v) for v in values), -1], dtype=np.int16)  # -1 (none) stays -1
-        arrays[f"code_{key}"] = recode[new.codes[key]]
-    joined: dict[str, np.ndarray] = {}
-    with np.load(path, allow_pickle=False) as stored:
-        vote = stored["vote"]
-        keep = ~np.isin(vote, np.array(changed, dtype=np.int64)) if changed else None
-        kept_ids = vote if keep is None else vote[keep]
-        # a changed vote, or one closed since the last cut with a lower id: sorted into place
-        order = None
-        if len(kept_ids) and len(new) and new.vote.min() < kept_ids.max():
-            order = np.argsort(np.concatenate([kept_ids, new.vote]), kind="stable")
-        del vote, kept_ids
-        for name in arrays:
-            column = stored[name] if keep is None else stored[name][keep]
-            column = np.concatenate([column, arrays[name]]) if len(new) else column
-            joined[name] = column if order is None else column[order]
-    return VoteRows.from_arrays(joined, labels)
 
 
 def reference_model(battles: Any) -> str | None:

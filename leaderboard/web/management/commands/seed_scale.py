@@ -112,6 +112,56 @@ def _stamp(base: dt.datetime, seconds: np.ndarray) -> list[str]:
     return [(base + dt.timedelta(seconds=int(s))).isoformat() for s in seconds.tolist()]
 
 
+#: the columns the scale seed writes of a battle and of its vote (COPY order)
+BATTLE_COLUMNS = (
+    "id",
+    "public_id",
+    "model_a_id",
+    "model_b_id",
+    "swapped",
+    "setting",
+    "citation_style_a",
+    "citation_style_b",
+    "propensity",
+    "voter_hash",
+    "ip_hash",
+    "status",
+    "locked",
+    "primary_intent",
+    "secondary_intent",
+    "languages",
+    "features_a",
+    "features_b",
+    "extra",
+    "created_at",
+)
+VOTE_COLUMNS = (
+    "battle_id",
+    "winner",
+    "turn_count",
+    "valid",
+    "exclusion_reasons",
+    "voter_hash",
+    "ip_hash",
+    "created_at",
+)
+
+
+def _feature_objects(lengths: np.ndarray, citations: np.ndarray) -> list[str]:
+    """One side's style features as the site stores them (the paper's names and ours), as JSON text."""
+    return [
+        json.dumps(
+            {
+                "paper_response_length": int(length),
+                "paper_citation_count": int(cited),
+                "length": int(length),
+                "citation_count": int(cited),
+            }
+        )
+        for length, cited in zip(lengths.tolist(), citations.tolist())
+    ]
+
+
 class Command(BaseCommand):
     help = (
         "Fill the database with internet-scale arena votes, models, runs and item results (deterministic; refuses "
@@ -241,51 +291,12 @@ class Command(BaseCommand):
         intents = [i.replace("\t", " ") for i in _intents()]
         codes, shares = zip(*LANGUAGES)
         languages = [json.dumps([code]) for code in codes]
-        battle_columns = (
-            "id",
-            "public_id",
-            "model_a_id",
-            "model_b_id",
-            "swapped",
-            "setting",
-            "citation_style_a",
-            "citation_style_b",
-            "propensity",
-            "voter_hash",
-            "ip_hash",
-            "status",
-            "locked",
-            "primary_intent",
-            "secondary_intent",
-            "languages",
-            "features_a",
-            "features_b",
-            "extra",
-            "created_at",
-        )
-        vote_columns = (
-            "battle_id",
-            "winner",
-            "turn_count",
-            "valid",
-            "exclusion_reasons",
-            "voter_hash",
-            "ip_hash",
-            "created_at",
-        )
         for start in range(0, count, CHUNK):
             n = min(CHUNK, count - start)
             a = self.rng.integers(0, len(ids), size=n)
             b = (a + self.rng.integers(1, len(ids), size=n)) % len(ids)
             p_a = 1.0 / (1.0 + np.exp(strengths[b] - strengths[a]))
-            draw = self.rng.random(n)
-            winner = np.where(
-                draw < TIE,
-                "tie",
-                np.where(
-                    draw < TIE + BOTH_BAD, "tie (bothbad)", np.where(self.rng.random(n) < p_a, "model_a", "model_b")
-                ),
-            )
+            winner = self._winners(p_a)
             valid = self.rng.random(n) >= NOT_COUNTED
             setting = np.where(self.rng.random(n) < CHAT_SHARE, "chat", "search")
             intent = self.rng.integers(0, len(intents), size=n)
@@ -297,23 +308,10 @@ class Command(BaseCommand):
             created = _stamp(base, seconds)
             battle_ids = range(first + start, first + start + n)
             hashes = [f"{v:064x}" for v in voter.tolist()]
-            features = [
-                [
-                    json.dumps(
-                        {
-                            "paper_response_length": int(length),
-                            "paper_citation_count": int(cited),
-                            "length": int(length),
-                            "citation_count": int(cited),
-                        }
-                    )
-                    for length, cited in zip(lengths[s].tolist(), citations[s].tolist())
-                ]
-                for s in (0, 1)
-            ]
+            features = [_feature_objects(lengths[side], citations[side]) for side in (0, 1)]
             _copy(
                 "arena_battle",
-                battle_columns,
+                BATTLE_COLUMNS,
                 (
                     f"{bid}\tscale{bid:012d}\t{ids[x]}\t{ids[y]}\t{'t' if x > y else 'f'}\t{st}\t"
                     f"standardized\tstandardized\t\\N\t{h}\t{h}\t"
@@ -334,7 +332,7 @@ class Command(BaseCommand):
             )
             _copy(
                 "arena_vote",
-                vote_columns,
+                VOTE_COLUMNS,
                 (
                     f"{bid}\t{w}\t1\t{'t' if ok else 'f'}\t{'[]' if ok else EXCLUDED}\t{h}\t{h}\t{c}\n"
                     for bid, w, ok, h, c in zip(battle_ids, winner.tolist(), valid.tolist(), hashes, created)
@@ -342,6 +340,12 @@ class Command(BaseCommand):
             )
             self._progress(f"votes {start + n:,} / {count:,}")
         _sync_sequence("arena_battle")
+
+    def _winners(self, p_a: np.ndarray) -> np.ndarray:
+        """Each vote's outcome: a tie or a both-bad tie at their shares, else model A with ``p_a``."""
+        draw = self.rng.random(len(p_a))
+        decided = np.where(self.rng.random(len(p_a)) < p_a, "model_a", "model_b")
+        return np.where(draw < TIE, "tie", np.where(draw < TIE + BOTH_BAD, "tie (bothbad)", decided))
 
     # --- runs -----------------------------------------------------------------------------------
 
