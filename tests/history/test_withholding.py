@@ -19,7 +19,7 @@ from rest_framework.test import APIClient
 from leaderboard.catalog.models import Model
 from leaderboard.history.models import Snapshot, SnapshotWithholding
 from leaderboard.history.services import SnapshotRefused, snapshot_freeze, snapshot_row_withhold
-from tests.support.factories import scored_run
+from tests.support.factories import run_make, scored_run
 
 pytestmark = pytest.mark.django_db
 
@@ -231,16 +231,10 @@ def test_permanent_addresses_and_the_citation_use_the_host_the_site_was_asked_at
 
 
 def test_a_run_cancelled_from_the_admin_names_no_staff_on_its_public_page(multi_lcb, user, staffer):
-    from leaderboard.runs.models import EvaluationRun, RunStatus, Submission
+    from leaderboard.runs.models import RunStatus
 
     model = Model.objects.create(owner=user, name="Delta", slug="delta")
-    submission = Submission.objects.create(model=model, owner=user)
-    run = EvaluationRun.objects.create(
-        submission=submission,
-        benchmark=multi_lcb,
-        dataset_version=multi_lcb.dataset_versions.get(is_current=True),
-        evaluator_key=multi_lcb.evaluator_key,
-    )
+    run = run_make(multi_lcb, user, model, status=RunStatus.QUEUED)
     staff = Client()
     staff.force_login(staffer)
     staff.post(
@@ -248,5 +242,5 @@ def test_a_run_cancelled_from_the_admin_names_no_staff_on_its_public_page(multi_
     )
     run.refresh_from_db()
     assert run.status == RunStatus.CANCELLED and run.log.strip().endswith("cancelled by the site's staff")
-    page = Client().get(f"/submissions/{submission.pk}/").content.decode()
+    page = Client().get(f"/submissions/{run.submission_id}/").content.decode()
     assert "cancelled by the site&#x27;s staff" in page and "quentin" not in page.lower()

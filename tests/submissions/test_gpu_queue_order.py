@@ -20,6 +20,7 @@ from leaderboard.runs.models import GenerationJob, Submission
 from leaderboard.runs.services.runs import generation_job_queue
 from leaderboard.runs.work_kinds import DEMO_OWNER
 from tests.conftest import Worker, wait_for
+from tests.support.factories import submission_make
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -55,9 +56,7 @@ class SoloWorker(Worker):
 def _job(owner, name: str) -> GenerationJob:
     model = model_get_or_create(owner=owner, name=name, is_public=True)
     Model.objects.filter(pk=model.pk).update(source=Model.SOURCE_WEIGHTS)
-    submission = Submission.objects.select_related("model", "owner").get(
-        pk=Submission.objects.create(model=model, owner=owner, is_public=True).pk
-    )
+    submission = Submission.objects.select_related("model", "owner").get(pk=submission_make(owner, model).pk)
     return generation_job_queue(submission=submission)
 
 

@@ -17,10 +17,11 @@ from leaderboard.catalog.models import Benchmark
 from leaderboard.catalog.services import benchmarks_sync, model_get_or_create
 from leaderboard.chains.board_rows import leaderboard_entry_refresh
 from leaderboard.chains.datasets import dataset_version_import
-from leaderboard.runs.models import EvaluationRun, ItemResult, RunStatus, Score, Submission
+from leaderboard.runs.models import EvaluationRun, ItemResult, Score
 from leaderboard.runs.score_keys import slice_key
 from leaderboard.runs.services.chunks import item_result_row
 from leaderboard.runs.work_kinds import BASELINE_OWNER
+from tests.support.factories import run_make
 
 JUDGE = {
     "judge": {
@@ -225,14 +226,12 @@ def scored_run(benchmark: Benchmark, owner: Any, name: str, good: bool, *, refer
         type(model).objects.filter(pk=model.pk).update(is_reference=True)
     evaluator = evaluator_for(benchmark.evaluator_key)
     scores = item_scores(benchmark.slug, good)
-    run = EvaluationRun.objects.create(
-        submission=Submission.objects.create(model=model, owner=owner, is_public=True),
-        benchmark=benchmark,
+    run = run_make(
+        benchmark,
+        owner,
+        model,
         dataset_version=version,
-        status=RunStatus.SUCCEEDED,
-        evaluator_key=benchmark.evaluator_key,
-        items_total=len(scores),
-        items_done=len(scores),
+        items=len(scores),
         evaluator_version="1",
         environment=JUDGE if evaluator.judging() else {},
     )

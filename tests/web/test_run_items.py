@@ -13,8 +13,9 @@ import pytest
 from evaluators.core import ItemScore, evaluator_for
 from leaderboard.catalog.models import Benchmark, DatasetVersion
 from leaderboard.catalog.services import benchmarks_sync, model_get_or_create
-from leaderboard.runs.models import EvaluationRun, ItemResult, RunStatus, Submission
+from leaderboard.runs.models import EvaluationRun, ItemResult
 from leaderboard.runs.services.chunks import item_result_row
+from tests.support.factories import run_make
 
 pytestmark = pytest.mark.django_db
 
@@ -28,16 +29,7 @@ def run_of(slug: str, owner: Any) -> EvaluationRun:
         benchmark=benchmark, tag="hand-made", content_hash="0" * 64, storage_key="none", item_count=2, is_current=True
     )
     model = model_get_or_create(owner=owner, name=f"{slug}-model", is_public=True)
-    submission = Submission.objects.create(model=model, owner=owner, is_public=True)
-    return EvaluationRun.objects.create(
-        submission=submission,
-        benchmark=benchmark,
-        dataset_version=dataset,
-        status=RunStatus.SUCCEEDED,
-        evaluator_key=benchmark.evaluator_key,
-        items_total=2,
-        items_done=2,
-    )
+    return run_make(benchmark, owner, model, dataset_version=dataset, items=2)
 
 
 def record(run: EvaluationRun, *scores: ItemScore) -> None:
@@ -83,17 +75,7 @@ def lcb_sample(index: int, verdict: str, **more: Any) -> dict[str, Any]:
 
 
 def test_a_multi_lcb_sample_shows_its_program_and_where_its_tests_stopped(client, multi_lcb, user):
-    run = EvaluationRun.objects.create(
-        submission=Submission.objects.create(
-            model=model_get_or_create(owner=user, name="coder", is_public=True), owner=user, is_public=True
-        ),
-        benchmark=multi_lcb,
-        dataset_version=multi_lcb.dataset_versions.get(is_current=True),
-        status=RunStatus.SUCCEEDED,
-        evaluator_key="multi-lcb",
-        items_total=2,
-        items_done=2,
-    )
+    run = run_make(multi_lcb, user, "coder", items=2)
     wrong = lcb_sample(
         1,
         "wrong_answer",
