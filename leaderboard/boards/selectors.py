@@ -343,8 +343,8 @@ def _order_and_ranks(
 
 
 #: what a board's page reads of each row shown
-_PAGE_FIELDS = ("pk", "values", "model__name", "model__slug", "model__release_date", "model__is_reference")
-_PAGE_FIELDS += ("run__evaluator_version", "run__submission_id", "run__environment", "run__cost")
+_PAGE_FIELDS: tuple[str, ...] = ("pk", "values", "model__name", "model__slug", "model__release_date")
+_PAGE_FIELDS += ("model__is_reference", "run__evaluator_version", "run__submission_id", "run__environment", "run__cost")
 
 
 def _page_entries(page_ids: list[int]) -> dict[int, LeaderboardEntry]:
